@@ -1,0 +1,139 @@
+#include "capture/procfs_evidence.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace proctape {
+namespace {
+
+// The one place a failed system call becomes evidence: its errno, never 0.
+int FailedErrno() { return errno != 0 ? errno : EIO; }
+
+bool AllDigits(const char* name) {
+  if (*name == '\0') return false;
+  for (const char* c = name; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9') return false;
+  }
+  return true;
+}
+
+std::string PidPath(std::int64_t pid, std::string_view leaf) {
+  return std::to_string(pid) + "/" + std::string(leaf);
+}
+
+Identity IdentityOf(const struct stat& st) {
+  return Identity{0, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+}  // namespace
+
+std::unique_ptr<ProcfsEvidence> ProcfsEvidence::Open(const std::string& proc_root,
+                                                     std::string* error) {
+  int fd = ::open(proc_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot open " + proc_root + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  return std::unique_ptr<ProcfsEvidence>(new ProcfsEvidence(fd));
+}
+
+ProcfsEvidence::~ProcfsEvidence() { ::close(proc_fd_); }
+
+ListResult ProcfsEvidence::ListPids(std::uint64_t bound) {
+  ListResult out;
+  // A fresh descriptor per listing: readdir's position is per description.
+  int fd = ::openat(proc_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    out.err = FailedErrno();
+    return out;
+  }
+  DIR* dir = ::fdopendir(fd);
+  if (dir == nullptr) {
+    out.err = FailedErrno();
+    ::close(fd);
+    return out;
+  }
+  for (;;) {
+    errno = 0;
+    struct dirent* entry = ::readdir(dir);
+    if (entry == nullptr) {
+      if (errno != 0) out.err = errno;
+      break;
+    }
+    if (!AllDigits(entry->d_name)) continue;
+    if (out.names.size() == bound) {
+      out.truncated = true;
+      break;
+    }
+    out.names.emplace_back(entry->d_name);
+  }
+  ::closedir(dir);
+  return out;
+}
+
+ReadResult ProcfsEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
+  ReadResult out;
+  int fd;
+  do {
+    fd = ::openat(proc_fd_, PidPath(pid, ProcFileName(file)).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    out.err = FailedErrno();
+    return out;
+  }
+  if (buffer_.size() < bound + 1) buffer_.resize(bound + 1);
+  std::size_t got = 0;
+  while (got < bound + 1) {
+    ssize_t n = ::read(fd, buffer_.data() + got, bound + 1 - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      out.err = FailedErrno();
+      ::close(fd);
+      return out;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  out.truncated = got > bound;
+  out.data.assign(buffer_.data(), out.truncated ? bound : got);
+  return out;
+}
+
+Identity ProcfsEvidence::ExeIdentity(std::int64_t pid) {
+  struct stat st;
+  // Follows the magic link to the executable itself: identity is st_dev +
+  // st_ino, never the link's text (/bin/sleep and /usr/bin/sleep are one).
+  if (::fstatat(proc_fd_, PidPath(pid, "exe").c_str(), &st, 0) != 0) {
+    return Identity{FailedErrno(), 0, 0};
+  }
+  return IdentityOf(st);
+}
+
+Identity ProcfsEvidence::PathIdentity(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Identity{FailedErrno(), 0, 0};
+  return IdentityOf(st);
+}
+
+std::int64_t ProcfsEvidence::NowNs() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+void ProcfsEvidence::SleepUntil(std::int64_t mono_ns) {
+  struct timespec ts;
+  ts.tv_sec = mono_ns / 1'000'000'000;
+  ts.tv_nsec = mono_ns % 1'000'000'000;
+  while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+}  // namespace proctape

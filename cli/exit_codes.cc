@@ -1,0 +1,54 @@
+#include "cli/exit_codes.h"
+
+namespace proctape {
+
+int ExitCodeFor(Status status) {
+  switch (status) {
+    case Status::kResolved: return kExitOk;
+    case Status::kInvalidRequest: return kExitUsage;
+    case Status::kRootRestarted:
+    case Status::kPidReused:
+    case Status::kAncestryChanged:
+    case Status::kExeMismatch: return kExitIdentityChanged;
+    case Status::kMissingRoot:
+    case Status::kNoMatch:
+    case Status::kTokenMismatch: return kExitNotFound;
+    case Status::kMultipleMatches: return kExitAmbiguous;
+    case Status::kDuplicateRecord:
+    case Status::kMalformedRecord:
+    case Status::kCycle:
+    case Status::kUnreadable: return kExitBadEvidence;
+    case Status::kEntryBound:
+    case Status::kNodeBound:
+    case Status::kDepthBound:
+    case Status::kFileBound:
+    case Status::kByteBudget:
+    case Status::kDeadline: return kExitBound;
+  }
+  return kExitInternal;
+}
+
+int ExitCodeFor(const LivenessVerdict& verdict) {
+  switch (verdict.status) {
+    case LivenessStatus::kAlive: return kExitOk;
+    case LivenessStatus::kDead: return kExitDead;
+    case LivenessStatus::kError: return ExitCodeFor(verdict.reason);
+  }
+  return kExitInternal;
+}
+
+const char* ExitCodeHelp() {
+  return "Exit status:\n"
+         "  0  RESOLVED, or liveness ALIVE\n"
+         "  1  proctape itself failed (for example /proc cannot be opened)\n"
+         "  2  usage error or invalid request\n"
+         "  3  liveness DEAD\n"
+         "  4  identity changed: ROOT_RESTARTED, PID_REUSED, ANCESTRY_CHANGED, EXE_MISMATCH\n"
+         "  5  not found: MISSING_ROOT, NO_MATCH, TOKEN_MISMATCH\n"
+         "  6  ambiguous: MULTIPLE_MATCHES\n"
+         "  7  bad evidence: DUPLICATE_RECORD, MALFORMED_RECORD, CYCLE, UNREADABLE\n"
+         "  8  bound exceeded: ENTRY_BOUND, NODE_BOUND, DEPTH_BOUND, FILE_BOUND, BYTE_BUDGET,\n"
+         "     DEADLINE\n";
+}
+
+}  // namespace proctape

@@ -1,0 +1,27 @@
+// proctape: snapshot and replay of Linux process identity. Parses the command
+// line and hands over to one subcommand; prints "proctape: <error>" on misuse.
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"proctape: find, record and replay the identity of Linux processes.\n"
+               "Run 'proctape COMMAND --help' for one command."};
+  app.require_subcommand(1);
+  int exit_code = proctape::kExitOk;
+  proctape::RegisterResolve(app, &exit_code);
+  proctape::RegisterLiveness(app, &exit_code);
+  app.footer(proctape::ExitCodeHelp());
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "proctape: %s\n", e.what());
+    return proctape::kExitUsage;
+  }
+  return exit_code;
+}

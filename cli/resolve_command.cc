@@ -1,0 +1,175 @@
+// `proctape resolve` and `proctape liveness` on the live host.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capture/procfs_evidence.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "core/resolver.h"
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+struct ResolveOptions {
+  std::int64_t root = 0;
+  std::uint64_t root_start = 0;
+  bool has_root_start = false;
+  std::string token;
+  std::string token_var = "PROCTAPE_TOKEN";
+  std::vector<std::string> argv;
+  std::string exe = "/bin/sleep";
+  std::int64_t deadline_ms = 5000;
+  std::uint64_t byte_budget = Bounds{}.byte_budget;
+  std::string proc = "/proc";
+  bool json = false;
+};
+
+struct LivenessOptions {
+  std::int64_t pid = 0;
+  std::uint64_t start = 0;
+  std::string proc = "/proc";
+  bool json = false;
+};
+
+std::unique_ptr<ProcfsEvidence> OpenProc(const std::string& root, int* exit_code) {
+  std::string error;
+  auto evidence = ProcfsEvidence::Open(root, &error);
+  if (!evidence) {
+    std::fprintf(stderr, "proctape: %s\n", error.c_str());
+    *exit_code = kExitInternal;
+  }
+  return evidence;
+}
+
+// One line: STATUS, then what decided it.
+void PrintVerdict(const Verdict& v) {
+  if (v.resolved()) {
+    std::printf("RESOLVED host pid %lld, start tick %llu (%u attempts, %llu bytes read)\n",
+                static_cast<long long>(v.pid), static_cast<unsigned long long>(v.start_ticks),
+                v.attempts, static_cast<unsigned long long>(v.bytes_read));
+    return;
+  }
+  std::printf("%s: %s (%u attempts, %llu bytes read)\n", std::string(StatusName(v.status)).c_str(),
+              EscapeBytes(v.detail, 1024).c_str(), v.attempts,
+              static_cast<unsigned long long>(v.bytes_read));
+  if (!v.evidence.empty()) std::printf("  evidence: %s\n", EscapeBytes(v.evidence).c_str());
+}
+
+int RunResolve(const ResolveOptions& o) {
+  int exit_code = kExitOk;
+  auto evidence = OpenProc(o.proc, &exit_code);
+  if (!evidence) return exit_code;
+  Request request;
+  request.root_pid = o.root;
+  request.token = o.token;
+  request.token_var = o.token_var;
+  if (!o.argv.empty()) request.argv = o.argv;
+  request.bounds.deadline_ns = o.deadline_ms * 1'000'000;
+  request.bounds.byte_budget = o.byte_budget;
+  request.exe = evidence->PathIdentity(o.exe);
+  if (!request.exe.ok()) {
+    std::fprintf(stderr, "proctape: cannot attest --exe %s: errno %d\n", o.exe.c_str(),
+                 request.exe.err);
+    return kExitUsage;
+  }
+  if (o.has_root_start) {
+    request.root_start_ticks = o.root_start;
+  } else {
+    // Fingerprint the root now: the start time it has at the moment of asking.
+    Verdict fingerprint = FingerprintRoot(*evidence, o.root);
+    if (!fingerprint.resolved()) {
+      if (o.json) {
+        std::printf("%s\n", ToJson(ToProto(fingerprint)).c_str());
+      } else {
+        PrintVerdict(fingerprint);
+      }
+      return ExitCodeFor(fingerprint.status);
+    }
+    request.root_start_ticks = fingerprint.start_ticks;
+  }
+  Verdict verdict = Resolve(*evidence, request);
+  if (o.json) {
+    std::printf("%s\n", ToJson(ToProto(verdict)).c_str());
+  } else {
+    PrintVerdict(verdict);
+  }
+  return ExitCodeFor(verdict.status);
+}
+
+int RunLiveness(const LivenessOptions& o) {
+  int exit_code = kExitOk;
+  auto evidence = OpenProc(o.proc, &exit_code);
+  if (!evidence) return exit_code;
+  LivenessVerdict v = CheckLiveness(*evidence, o.pid, o.start);
+  if (o.json) {
+    std::printf("%s\n", ToJson(ToProto(v)).c_str());
+  } else if (v.status == LivenessStatus::kError) {
+    std::printf("ERROR %s: %s\n", std::string(StatusName(v.reason)).c_str(), v.detail.c_str());
+  } else {
+    std::printf("%s: %s\n", std::string(LivenessName(v.status)).c_str(), v.detail.c_str());
+  }
+  return ExitCodeFor(v);
+}
+
+}  // namespace
+
+void RegisterResolve(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ResolveOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "resolve",
+      "Find the host pid of the exact process a sandbox started beneath a known root.\n"
+      "Scans /proc for the unique descendant of --root whose argv is exactly --argv, whose\n"
+      "environment holds --token-var=--token exactly once, and whose executable is --exe;\n"
+      "retries every 100 ms until the deadline while nothing matches; fails closed otherwise.");
+  sub->add_option("--root", o->root, "host pid of the app-server that started the sandbox")
+      ->required();
+  sub->add_option("--root-start", o->root_start,
+                  "the root's start time (stat field 22, clock ticks) fingerprinted earlier; "
+                  "default: read it now")
+      ->each([o](const std::string&) { o->has_root_start = true; });
+  sub->add_option("--token", o->token, "the per-invocation token the sandbox exported")
+      ->required();
+  sub->add_option("--token-var", o->token_var, "environment variable carrying the token")
+      ->capture_default_str();
+  sub->add_option("--argv", o->argv,
+                  "one element of the expected argv; repeat it (default: /bin/sleep 120)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
+      ->capture_default_str();
+  sub->add_option("--deadline-ms", o->deadline_ms, "give up after this long")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 3'600'000));
+  sub->add_option("--byte-budget", o->byte_budget, "bytes all /proc reads may total")
+      ->capture_default_str();
+  sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  sub->add_flag("--json", o->json, "print the verdict as one JSON object");
+  sub->footer(std::string("Example:\n"
+                          "  proctape resolve --root 4242 --token 7f3c9e --argv /bin/sleep "
+                          "--argv 120\n\n") +
+              ExitCodeHelp());
+  sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
+}
+
+void RegisterLiveness(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<LivenessOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "liveness",
+      "Is the process identified by (--pid, --start) still alive? Re-reads its stat only:\n"
+      "gone or state Z/X/x is DEAD, the same start time is ALIVE, another start time means\n"
+      "the pid was reused (ERROR). Never signals anything.");
+  sub->add_option("--pid", o->pid, "host pid, as resolve printed it")->required();
+  sub->add_option("--start", o->start, "start tick, as resolve printed it")->required();
+  sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  sub->add_flag("--json", o->json, "print the verdict as one JSON object");
+  sub->footer(std::string("Example:\n  proctape liveness --pid 48213 --start 1234567\n\n") +
+              ExitCodeHelp());
+  sub->callback([o, exit_code] { *exit_code = RunLiveness(*o); });
+}
+
+}  // namespace proctape

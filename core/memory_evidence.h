@@ -1,0 +1,64 @@
+// An in-memory Evidence: a fake host whose /proc is a table the test writes.
+// Files are stored as ReadResults, so a test can make any read fail with any
+// errno or return any bytes, hostile ones included. The clock is virtual:
+// every call advances it by `call_cost_ns`, SleepUntil jumps to the target
+// and then runs `on_sleep`, where a test changes the host between attempts.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/evidence.h"
+
+namespace proctape {
+
+class MemoryEvidence : public Evidence {
+ public:
+  struct Process {
+    std::map<ProcFile, ReadResult> files;
+    Identity exe;
+  };
+
+  // Adds (or replaces) a process with a well-formed stat, cmdline, environ
+  // and status. `comm` is written inside the parentheses as given.
+  Process& AddProcess(std::int64_t pid, std::int64_t ppid, std::uint64_t start_ticks,
+                      const std::string& comm, const std::vector<std::string>& argv,
+                      const std::vector<std::string>& environ, Identity exe, char state = 'S');
+  void Remove(std::int64_t pid) { procs_.erase(pid); }
+  Process* Find(std::int64_t pid);
+  // Replaces one file's answer: bytes, or an errno with empty bytes.
+  void SetFile(std::int64_t pid, ProcFile file, std::string data);
+  void SetFileError(std::int64_t pid, ProcFile file, int err);
+  void SetPath(const std::string& path, Identity identity) { paths_[path] = identity; }
+
+  // A stat line as the kernel writes it (52 fields, newline-terminated).
+  static std::string StatLine(std::int64_t pid, const std::string& comm, char state,
+                              std::int64_t ppid, std::uint64_t start_ticks);
+
+  // Directory listing: ascending pids, unless `listing` is set, in which case
+  // those names are listed verbatim (duplicates and junk included).
+  std::optional<std::vector<std::string>> listing;
+  int list_err = 0;
+  std::int64_t now_ns = 1'000'000'000;
+  std::int64_t call_cost_ns = 0;
+  std::function<void(MemoryEvidence&)> on_sleep;
+  std::uint64_t calls = 0;  // every call through the interface, counted
+
+  ListResult ListPids(std::uint64_t bound) override;
+  ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;
+  Identity ExeIdentity(std::int64_t pid) override;
+  Identity PathIdentity(const std::string& path) override;
+  std::int64_t NowNs() override;
+  void SleepUntil(std::int64_t mono_ns) override;
+
+ private:
+  void Tick();
+  std::map<std::int64_t, Process> procs_;
+  std::map<std::string, Identity> paths_;
+};
+
+}  // namespace proctape

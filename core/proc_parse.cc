@@ -1,0 +1,147 @@
+#include "core/proc_parse.h"
+
+#include <cstdio>
+
+namespace proctape {
+namespace {
+
+// Splits `rest` (the fields after comm) at single spaces; the kernel writes
+// exactly one space between fields and a newline at the end.
+std::vector<std::string_view> SplitFields(std::string_view rest) {
+  std::vector<std::string_view> out;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i <= rest.size(); ++i) {
+    if (i == rest.size() || rest[i] == ' ') {
+      out.push_back(rest.substr(begin, i - begin));
+      begin = i + 1;
+    }
+  }
+  return out;
+}
+
+std::optional<std::int64_t> ParseSignedDecimal(std::string_view text) {
+  bool negative = !text.empty() && text[0] == '-';
+  auto magnitude = ParseCanonicalDecimal(negative ? text.substr(1) : text, INT64_MAX);
+  if (!magnitude) return std::nullopt;
+  auto value = static_cast<std::int64_t>(*magnitude);
+  return negative ? -value : value;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> ParseCanonicalDecimal(std::string_view text, std::uint64_t max) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  if (text.size() > 1 && text[0] == '0') return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  if (value > max) return std::nullopt;
+  return value;
+}
+
+StatParse ParseStat(std::string_view stat) {
+  StatParse result;
+  auto fail = [&](std::size_t offset, const std::string& why) {
+    result.error = "stat byte " + std::to_string(offset) + ": " + why;
+    return result;
+  };
+  std::size_t open = stat.find(" (");
+  if (open == std::string_view::npos) return fail(0, "no ' (' after field 1");
+  std::size_t close = stat.rfind(") ");
+  if (close == std::string_view::npos || close < open + 1) {
+    return fail(stat.size(), "no final ') ' after comm");
+  }
+  auto pid = ParseCanonicalDecimal(stat.substr(0, open), kMaxPid);
+  if (!pid || *pid == 0) return fail(0, "field 1 (pid) is not a canonical decimal pid");
+
+  std::string_view rest = stat.substr(close + 2);
+  std::size_t rest_offset = close + 2;
+  if (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
+  std::vector<std::string_view> f = SplitFields(rest);
+  // f[0] is field 3 (state); field N is f[N - 3].
+  if (f.size() < 20) return fail(stat.size(), "fewer than 22 fields");
+  if (f[0].size() != 1) return fail(rest_offset, "field 3 (state) is not one character");
+
+  auto offset_of = [&](std::size_t index) {
+    return static_cast<std::size_t>(f[index].data() - stat.data());
+  };
+  auto ppid = ParseCanonicalDecimal(f[1], kMaxPid);
+  if (!ppid) return fail(offset_of(1), "field 4 (ppid) is not a canonical decimal");
+  auto pgrp = ParseSignedDecimal(f[2]);
+  if (!pgrp) return fail(offset_of(2), "field 5 (pgrp) is not a decimal");
+  auto session = ParseSignedDecimal(f[3]);
+  if (!session) return fail(offset_of(3), "field 6 (session) is not a decimal");
+  auto start = ParseCanonicalDecimal(f[19]);
+  if (!start) return fail(offset_of(19), "field 22 (start time) is not a canonical decimal");
+
+  StatFields fields;
+  fields.pid = static_cast<std::int64_t>(*pid);
+  fields.comm = std::string(stat.substr(open + 2, close - open - 2));
+  fields.state = f[0][0];
+  fields.ppid = static_cast<std::int64_t>(*ppid);
+  fields.pgrp = *pgrp;
+  fields.session = *session;
+  fields.start_ticks = *start;
+  result.fields = std::move(fields);
+  return result;
+}
+
+std::vector<std::string_view> SplitNul(std::string_view bytes) {
+  std::vector<std::string_view> out;
+  std::size_t begin = 0;
+  while (begin < bytes.size()) {
+    std::size_t end = bytes.find('\0', begin);
+    if (end == std::string_view::npos) end = bytes.size();
+    out.push_back(bytes.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return out;
+}
+
+std::string JoinNul(const std::vector<std::string>& elements) {
+  std::string out;
+  for (const auto& e : elements) {
+    out += e;
+    out.push_back('\0');
+  }
+  return out;
+}
+
+std::optional<std::string_view> StatusValue(std::string_view status, std::string_view key) {
+  std::size_t begin = 0;
+  while (begin < status.size()) {
+    std::size_t end = status.find('\n', begin);
+    if (end == std::string_view::npos) end = status.size();
+    std::string_view line = status.substr(begin, end - begin);
+    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ':') {
+      std::string_view value = line.substr(key.size() + 1);
+      while (!value.empty() && (value[0] == '\t' || value[0] == ' ')) value.remove_prefix(1);
+      return value;
+    }
+    begin = end + 1;
+  }
+  return std::nullopt;
+}
+
+std::string EscapeBytes(std::string_view bytes, std::size_t max) {
+  std::string out;
+  std::size_t n = bytes.size() < max ? bytes.size() : max;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto c = static_cast<unsigned char>(bytes[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (bytes.size() > max) out += "...";
+  return out;
+}
+
+}  // namespace proctape

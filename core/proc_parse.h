@@ -1,0 +1,63 @@
+// Pure parsers for /proc text. No I/O; every input is untrusted bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace proctape {
+
+// Seed 000: "PIDs are canonical decimal values from 2 through 2,147,483,647."
+inline constexpr std::uint64_t kMaxPid = 2147483647;
+
+// A canonical decimal: digits only, no sign, no leading zero (except "0"
+// itself), no surrounding space, value <= max. Anything else is nullopt.
+std::optional<std::uint64_t> ParseCanonicalDecimal(std::string_view text,
+                                                   std::uint64_t max = UINT64_MAX);
+
+// The fields of /proc/PID/stat that identity depends on. Example input:
+//   "8155 (sleep) S 8150 8150 8101 0 -1 4194560 ... 12345 ..."
+// comm may contain anything, ") " and newlines included, so the record is
+// split at the *final* ") " (seed 000, step 3).
+struct StatFields {
+  std::int64_t pid = 0;        // field 1
+  std::string comm;            // field 2, without the parentheses, raw bytes
+  char state = 0;              // field 3
+  std::int64_t ppid = 0;       // field 4
+  std::int64_t pgrp = 0;       // field 5
+  std::int64_t session = 0;    // field 6
+  std::uint64_t start_ticks = 0;  // field 22: clock ticks after boot
+};
+
+struct StatParse {
+  std::optional<StatFields> fields;
+  std::string error;           // why it did not parse, naming the byte offset
+  bool ok() const { return fields.has_value(); }
+};
+
+// Parses stat. pid, ppid and start time must be canonical decimals (pid in
+// 1..kMaxPid, ppid in 0..kMaxPid); pgrp and session may be any decimal the
+// kernel prints (they can be 0 or, for some kernel threads, negative).
+StatParse ParseStat(std::string_view stat);
+
+// Splits NUL-delimited cmdline or environ bytes into their elements, without
+// trimming or normalisation. One terminating NUL ends the last element; bytes
+// after the last NUL form a final element; empty input has no elements.
+//   "/bin/sleep\0" "120\0"  -> {"/bin/sleep", "120"}
+//   "a\0\0"                 -> {"a", ""}
+std::vector<std::string_view> SplitNul(std::string_view bytes);
+
+// Joins elements into NUL-terminated form, the inverse of SplitNul.
+std::string JoinNul(const std::vector<std::string>& elements);
+
+// The value of one "Key:\tvalue" line of /proc/PID/status, or nullopt.
+//   StatusValue("Name:\tsleep\nNSpid:\t8155\t3\n", "NSpid") -> "8155\t3"
+std::optional<std::string_view> StatusValue(std::string_view status, std::string_view key);
+
+// Printable form of raw bytes for one-line messages: printable ASCII as is,
+// backslash and everything else as \xNN. Cut at `max` input bytes ("..." added).
+std::string EscapeBytes(std::string_view bytes, std::size_t max = 256);
+
+}  // namespace proctape

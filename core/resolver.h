@@ -1,0 +1,60 @@
+// The Linux host-PID resolver of seed 000 ("Linux tracked-terminal host PID
+// resolution"), written only against the Evidence interface so that capture,
+// replay and unit tests run the identical code.
+//
+// Given the host pid and start time of a fingerprinted root (the app-server),
+// the attested identity of the expected executable and a per-invocation token,
+// it finds the unique process beneath the root whose argv is exactly the
+// expected one, whose environment carries the token exactly once and whose
+// executable is the attested one — or fails closed with a status naming why.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/evidence.h"
+#include "core/verdict.h"
+
+namespace proctape {
+
+// Defaults are the seed's numbers.
+struct Bounds {
+  std::uint64_t max_entries = 65536;      // numeric /proc entries per scan
+  std::uint64_t max_nodes = 65536;        // process records per snapshot
+  std::uint32_t max_depth = 256;          // ancestry depth (parent links)
+  std::uint64_t stat_bytes = 4096;
+  std::uint64_t cmdline_bytes = 65536;
+  std::uint64_t environ_bytes = 65536;
+  std::uint64_t byte_budget = 256ull << 20;  // all reads of all attempts
+  std::int64_t deadline_ns = 5'000'000'000;  // from the start of Resolve
+  std::int64_t retry_ns = 100'000'000;       // between attempt starts
+};
+
+struct Request {
+  std::int64_t root_pid = 0;
+  std::uint64_t root_start_ticks = 0;
+  std::string token;
+  std::string token_var = "PROCTAPE_TOKEN";
+  std::vector<std::string> argv = {"/bin/sleep", "120"};
+  Identity exe;  // attested identity of the expected executable
+  Bounds bounds;
+};
+
+// Runs attempts until a final verdict. The deadline is NowNs() at entry plus
+// bounds.deadline_ns; the byte budget counts every byte of every read.
+Verdict Resolve(Evidence& evidence, const Request& request);
+
+// Seed 000, step 8: "Every later liveness check re-reads stat. A missing
+// process or state Z, X, or x is dead; a matching non-dead start time is
+// alive; PID reuse, malformed data, or unreadable required evidence is an
+// error." One stat read (at most `stat_bytes`), nothing else.
+LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_t start_ticks,
+                              std::uint64_t stat_bytes = 4096);
+
+// The start time (stat field 22) of `pid` now, for fingerprinting a root
+// before a turn. On failure returns a verdict explaining why (MISSING_ROOT,
+// UNREADABLE, MALFORMED_RECORD); on success status is kResolved.
+Verdict FingerprintRoot(Evidence& evidence, std::int64_t pid, std::uint64_t stat_bytes = 4096);
+
+}  // namespace proctape

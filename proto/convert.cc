@@ -1,0 +1,120 @@
+#include "proto/convert.h"
+
+#include <google/protobuf/util/json_util.h>
+
+namespace proctape {
+
+v1::Bounds ToProto(const Bounds& b) {
+  v1::Bounds out;
+  out.set_max_proc_entries(b.max_entries);
+  out.set_max_nodes(b.max_nodes);
+  out.set_max_depth(b.max_depth);
+  out.set_stat_bytes(b.stat_bytes);
+  out.set_cmdline_bytes(b.cmdline_bytes);
+  out.set_environ_bytes(b.environ_bytes);
+  out.set_byte_budget(b.byte_budget);
+  out.set_deadline_ns(b.deadline_ns);
+  out.set_retry_interval_ns(b.retry_ns);
+  return out;
+}
+
+Bounds FromProto(const v1::Bounds& b) {
+  Bounds out;
+  out.max_entries = b.max_proc_entries();
+  out.max_nodes = b.max_nodes();
+  out.max_depth = b.max_depth();
+  out.stat_bytes = b.stat_bytes();
+  out.cmdline_bytes = b.cmdline_bytes();
+  out.environ_bytes = b.environ_bytes();
+  out.byte_budget = b.byte_budget();
+  out.deadline_ns = b.deadline_ns();
+  out.retry_ns = b.retry_interval_ns();
+  return out;
+}
+
+v1::FileIdentity ToProto(const Identity& id) {
+  v1::FileIdentity out;
+  out.set_dev(id.dev);
+  out.set_ino(id.ino);
+  out.set_err(id.err);
+  return out;
+}
+
+Identity FromProto(const v1::FileIdentity& id) { return Identity{id.err(), id.dev(), id.ino()}; }
+
+v1::ResolutionRequest ToProto(const Request& r) {
+  v1::ResolutionRequest out;
+  out.set_root_pid(r.root_pid);
+  out.set_root_start_ticks(r.root_start_ticks);
+  out.set_token(r.token);
+  out.set_token_var(r.token_var);
+  for (const auto& a : r.argv) out.add_argv(a);
+  *out.mutable_exe_identity() = ToProto(r.exe);
+  *out.mutable_bounds() = ToProto(r.bounds);
+  return out;
+}
+
+Request FromProto(const v1::ResolutionRequest& r) {
+  Request out;
+  out.root_pid = r.root_pid();
+  out.root_start_ticks = r.root_start_ticks();
+  out.token = r.token();
+  out.token_var = r.token_var();
+  out.argv.assign(r.argv().begin(), r.argv().end());
+  out.exe = FromProto(r.exe_identity());
+  out.bounds = FromProto(r.bounds());
+  return out;
+}
+
+v1::Verdict ToProto(const Verdict& v) {
+  v1::Verdict out;
+  out.set_status(static_cast<v1::Verdict::Status>(v.status));
+  out.set_pid(v.pid);
+  out.set_start_ticks(v.start_ticks);
+  out.set_expected_ticks(v.expected_ticks);
+  out.set_file(static_cast<v1::ProcFile>(v.file));
+  out.set_err(v.err);
+  out.set_evidence(v.evidence);
+  out.set_detail(v.detail);
+  out.set_attempts(v.attempts);
+  out.set_bytes_read(v.bytes_read);
+  for (auto m : v.matches) out.add_matches(m);
+  return out;
+}
+
+Verdict FromProto(const v1::Verdict& v) {
+  Verdict out;
+  out.status = static_cast<Status>(v.status());
+  out.pid = v.pid();
+  out.start_ticks = v.start_ticks();
+  out.expected_ticks = v.expected_ticks();
+  out.file = v.file();
+  out.err = v.err();
+  out.evidence = v.evidence();
+  out.detail = v.detail();
+  out.attempts = v.attempts();
+  out.bytes_read = v.bytes_read();
+  out.matches.assign(v.matches().begin(), v.matches().end());
+  return out;
+}
+
+v1::LivenessVerdict ToProto(const LivenessVerdict& v) {
+  v1::LivenessVerdict out;
+  out.set_status(static_cast<v1::LivenessVerdict::Status>(v.status));
+  if (v.status == LivenessStatus::kError) out.set_reason(static_cast<v1::Verdict::Status>(v.reason));
+  out.set_state(v.state);
+  out.set_detail(v.detail);
+  out.set_err(v.err);
+  return out;
+}
+
+std::string ToJson(const google::protobuf::Message& message) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  return out;
+}
+
+}  // namespace proctape

@@ -1,0 +1,25 @@
+// Mapping between the core's plain types and schema v1 messages. The core has
+// no dependency on protobuf; everything that stores or prints a verdict in
+// the schema's shape goes through these functions.
+#pragma once
+
+#include "core/resolver.h"
+#include "core/verdict.h"
+#include "proctape.pb.h"
+
+namespace proctape {
+
+v1::Bounds ToProto(const Bounds& bounds);
+Bounds FromProto(const v1::Bounds& bounds);
+v1::ResolutionRequest ToProto(const Request& request);
+Request FromProto(const v1::ResolutionRequest& request);
+v1::Verdict ToProto(const Verdict& verdict);
+Verdict FromProto(const v1::Verdict& verdict);
+v1::LivenessVerdict ToProto(const LivenessVerdict& verdict);
+v1::FileIdentity ToProto(const Identity& identity);
+Identity FromProto(const v1::FileIdentity& identity);
+
+// One JSON object on one line, from protobuf's own printer.
+std::string ToJson(const google::protobuf::Message& message);
+
+}  // namespace proctape
