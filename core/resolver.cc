@@ -1,6 +1,7 @@
 #include "core/resolver.h"
 
 #include <cerrno>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -15,6 +16,13 @@ namespace {
 bool Vanished(int err) { return err == ENOENT || err == ESRCH; }
 
 bool DeadState(char state) { return state == 'Z' || state == 'X' || state == 'x'; }
+
+// t + d for a non-negative d, saturating instead of overflowing: a deadline or
+// retry interval taken from a request (or a tape) may be as large as INT64_MAX.
+std::int64_t AddSaturating(std::int64_t t, std::int64_t d) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  return t > kMax - d ? kMax : t + d;
+}
 
 struct Node {
   std::int64_t pid;
@@ -47,13 +55,13 @@ class Resolution {
   Verdict Run() {
     if (auto invalid = Validate()) return *invalid;
     std::int64_t start = ev_.NowNs();
-    deadline_ = start + b_.deadline_ns;
+    deadline_ = AddSaturating(start, b_.deadline_ns);
     for (;;) {
       ++attempts_;
       std::int64_t attempt_start = attempts_ == 1 ? start : ev_.NowNs();
       retry_ = RetryReason{};
       if (std::optional<Verdict> final_verdict = Attempt()) return Finish(std::move(*final_verdict));
-      std::int64_t next = attempt_start + b_.retry_ns;
+      std::int64_t next = AddSaturating(attempt_start, b_.retry_ns);
       if (next > deadline_) return Finish(NoMatch());
       ev_.SleepUntil(next);
     }
@@ -78,6 +86,10 @@ class Resolution {
       return bad("the expected argv is longer than the cmdline bound");
     }
     if (!req_.exe.ok()) return bad("the expected executable has no attested identity");
+    // A retry interval of 0 would retry without the clock advancing: under a
+    // virtual clock (tests, replay) the loop would never end.
+    if (b_.retry_ns <= 0) return bad("the retry interval is not positive");
+    if (b_.deadline_ns < 0) return bad("the deadline is negative");
     return std::nullopt;
   }
 

@@ -1,0 +1,140 @@
+// Liveness of a resolved identity (seed 000, step 8): "Every later liveness
+// check re-reads stat. A missing process or state Z, X, or x is dead; a
+// matching non-dead start time is alive; PID reuse, malformed data, or
+// unreadable required evidence is an error."
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <string>
+
+#include "core/resolver.h"
+#include "tests/unit/fake_host.h"
+
+namespace proctape {
+namespace {
+
+using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
+
+// Seed: "Cleanup/death detection uses the selected host PID and matching
+// start time." The identity the resolver selected is alive; the marker's
+// namespace pid, taken as a host pid, names another process.
+TEST(Liveness, UsesTheSelectedHostPidAndStartTime) {
+  FakeHost host;
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(v.status, Status::kResolved) << v.detail;
+
+  LivenessVerdict alive = CheckLiveness(host, v.pid, v.start_ticks);
+  EXPECT_EQ(alive.status, LivenessStatus::kAlive) << alive.detail;
+  EXPECT_EQ(alive.state, "S");
+
+  LivenessVerdict marker = CheckLiveness(host, kHostPid3, v.start_ticks);
+  EXPECT_EQ(marker.status, LivenessStatus::kError) << marker.detail;
+  EXPECT_EQ(marker.reason, Status::kPidReused);
+}
+
+// Seed (step 8): "Every later liveness check re-reads stat" — and nothing
+// else: one bounded stat read, no signal, no other file.
+TEST(Liveness, ReadsOnlyTheStatOfThePid) {
+  FakeHost host;
+  CheckLiveness(host, kSleep, kSleepStart);
+  ASSERT_EQ(host.log.size(), 1u);
+  EXPECT_EQ(host.log[0].rfind("read 4103 stat 4096 -> 0 ", 0), 0u) << host.log[0];
+}
+
+// Seed (step 8): "A missing process ... is dead". Gone from /proc (ENOENT) or
+// exiting mid-read (ESRCH).
+TEST(Liveness, MissingProcessIsDead) {
+  FakeHost host;
+  host.Remove(kSleep);
+  LivenessVerdict gone = CheckLiveness(host, kSleep, kSleepStart);
+  EXPECT_EQ(gone.status, LivenessStatus::kDead) << gone.detail;
+  EXPECT_EQ(gone.err, ENOENT);
+
+  host.SetFileError(kSleep, ProcFile::kStat, ESRCH);
+  EXPECT_EQ(CheckLiveness(host, kSleep, kSleepStart).status, LivenessStatus::kDead);
+}
+
+// Seed (step 8): "state Z, X, or x is dead".
+TEST(Liveness, StatesZXxAreDead) {
+  for (char state : {'Z', 'X', 'x'}) {
+    FakeHost host;
+    host.AddSleep(kSleep, kSandboxShell, kSleepStart, kToken, state);
+    LivenessVerdict l = CheckLiveness(host, kSleep, kSleepStart);
+    EXPECT_EQ(l.status, LivenessStatus::kDead) << state << ": " << l.detail;
+    EXPECT_EQ(l.state, std::string(1, state));
+  }
+}
+
+// Seed (step 8): "a matching non-dead start time is alive" — in every other
+// state the kernel shows.
+TEST(Liveness, MatchingStartInAnyOtherStateIsAlive) {
+  for (char state : {'R', 'S', 'D', 'T', 't', 'I', 'W', 'P'}) {
+    FakeHost host;
+    host.AddSleep(kSleep, kSandboxShell, kSleepStart, kToken, state);
+    LivenessVerdict l = CheckLiveness(host, kSleep, kSleepStart);
+    EXPECT_EQ(l.status, LivenessStatus::kAlive) << state << ": " << l.detail;
+  }
+}
+
+// Seed (step 8): "PID reuse ... is an error" — also when the new process at
+// the pid is itself a zombie: the tracked process is not the one observed.
+TEST(Liveness, DifferentStartTimeIsPidReusedError) {
+  for (char state : {'S', 'Z'}) {
+    FakeHost host;
+    host.AddSleep(kSleep, 1, kSleepStart + 50, "other", state);
+    LivenessVerdict l = CheckLiveness(host, kSleep, kSleepStart);
+    EXPECT_EQ(l.status, LivenessStatus::kError) << state << ": " << l.detail;
+    EXPECT_EQ(l.reason, Status::kPidReused) << state;
+  }
+}
+
+// Seed (step 8): "malformed data ... is an error": garbage, another pid's
+// record, a non-canonical start time, a stat larger than its bound.
+TEST(Liveness, MalformedStatIsMalformedRecordError) {
+  for (const std::string& stat :
+       {std::string("\xff garbage"), MemoryEvidence::StatLine(4104, "sleep", 'S', 1, kSleepStart),
+        RawStat("4103", "sleep", "S", "4102", "0510003"),
+        MemoryEvidence::StatLine(kSleep, CommForStatSize(kSleep, 4102, kSleepStart, 4097), 'S',
+                                 4102, kSleepStart)}) {
+    FakeHost host;
+    host.SetFile(kSleep, ProcFile::kStat, stat);
+    LivenessVerdict l = CheckLiveness(host, kSleep, kSleepStart);
+    EXPECT_EQ(l.status, LivenessStatus::kError) << l.detail;
+    EXPECT_EQ(l.reason, Status::kMalformedRecord) << l.detail;
+  }
+}
+
+// Seed (step 3): at most 4,096 bytes of stat: a record of exactly the bound
+// is read whole.
+TEST(Liveness, StatOfExactly4096BytesIsRead) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kStat,
+               MemoryEvidence::StatLine(kSleep, CommForStatSize(kSleep, 4102, kSleepStart, 4096),
+                                        'S', 4102, kSleepStart));
+  EXPECT_EQ(CheckLiveness(host, kSleep, kSleepStart).status, LivenessStatus::kAlive);
+}
+
+// Seed (step 8): "unreadable required evidence is an error" — EACCES is not
+// death.
+TEST(Liveness, UnreadableStatIsUnreadableError) {
+  FakeHost host;
+  host.SetFileError(kSleep, ProcFile::kStat, EACCES);
+  LivenessVerdict l = CheckLiveness(host, kSleep, kSleepStart);
+  EXPECT_EQ(l.status, LivenessStatus::kError) << l.detail;
+  EXPECT_EQ(l.reason, Status::kUnreadable);
+  EXPECT_EQ(l.err, EACCES);
+}
+
+// Seed (step 3): "parsing around the final ") " delimiter": a comm that
+// spells a zombie's fields does not make a sleeping process dead.
+TEST(Liveness, HostileCommDoesNotChangeTheState) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kStat,
+               MemoryEvidence::StatLine(kSleep, "x) Z 1 1 1", 'S', kSandboxShell, kSleepStart));
+  LivenessVerdict l = CheckLiveness(host, kSleep, kSleepStart);
+  EXPECT_EQ(l.status, LivenessStatus::kAlive) << l.detail;
+  EXPECT_EQ(l.state, "S");
+}
+
+}  // namespace
+}  // namespace proctape
