@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what proctape needs from Debian's packages, builds it, then either
+# runs the main job on this host (`run`) or the whole test suite (`test`).
+# Idempotent: packages already present are not fetched again, builds are
+# incremental. Run as root on Debian 12.
+#   bash scripts/setup.sh run    build, then resolve a real sandboxed sleep
+#   bash scripts/setup.sh test   build, run ctest, then again under ASan+UBSan
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-}
+case "$mode" in
+  run|test) ;;
+  *) echo "usage: bash scripts/setup.sh run|test" >&2; exit 2 ;;
+esac
+
+packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
+          libcli11-dev libgtest-dev libgmock-dev bubblewrap util-linux procps)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc)
+build() {  # build DIR [cmake options...]
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  cmake --build "$dir" -j"$jobs"
+}
+
+build build
+if [[ $mode == run ]]; then
+  exec bash scripts/demo.sh build/cli/proctape
+fi
+
+ctest --test-dir build --output-on-failure -j"$jobs"
+echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
+build build-asan -DPROCTAPE_SANITIZE=ON
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"
