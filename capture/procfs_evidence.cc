@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -87,10 +88,18 @@ ReadResult ProcfsEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64
     out.err = FailedErrno();
     return out;
   }
-  if (buffer_.size() < bound + 1) buffer_.resize(bound + 1);
+  // Up to bound + 1 bytes (saturating: a bound of UINT64_MAX must not wrap to
+  // 0). The buffer grows with what the file holds, never to the bound itself:
+  // a huge bound is a limit, not an allocation.
+  const std::uint64_t want = bound == UINT64_MAX ? bound : bound + 1;
   std::size_t got = 0;
-  while (got < bound + 1) {
-    ssize_t n = ::read(fd, buffer_.data() + got, bound + 1 - got);
+  while (got < want) {
+    if (got == buffer_.size()) {
+      std::uint64_t grown = std::max<std::uint64_t>(4096, 2 * static_cast<std::uint64_t>(got));
+      buffer_.resize(static_cast<std::size_t>(std::min(want, grown)));
+    }
+    std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(buffer_.size(), want)) - got;
+    ssize_t n = ::read(fd, buffer_.data() + got, room);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       out.err = FailedErrno();

@@ -127,7 +127,8 @@ void RegisterResolve(CLI::App& app, int* exit_code) {
       "environment holds --token-var=--token exactly once, and whose executable is --exe;\n"
       "retries every 100 ms until the deadline while nothing matches; fails closed otherwise.");
   sub->add_option("--root", o->root, "host pid of the app-server that started the sandbox")
-      ->required();
+      ->required()
+      ->check(CLI::Range(std::int64_t{2}, static_cast<std::int64_t>(kMaxPid)));
   sub->add_option("--root-start", o->root_start,
                   "the root's start time (stat field 22, clock ticks) fingerprinted earlier; "
                   "default: read it now")
@@ -163,7 +164,10 @@ void RegisterLiveness(CLI::App& app, int* exit_code) {
       "Is the process identified by (--pid, --start) still alive? Re-reads its stat only:\n"
       "gone or state Z/X/x is DEAD, the same start time is ALIVE, another start time means\n"
       "the pid was reused (ERROR). Never signals anything.");
-  sub->add_option("--pid", o->pid, "host pid, as resolve printed it")->required();
+  // A value that cannot be a pid is a usage error, not a process that is gone.
+  sub->add_option("--pid", o->pid, "host pid, as resolve printed it")
+      ->required()
+      ->check(CLI::Range(std::int64_t{1}, static_cast<std::int64_t>(kMaxPid)));
   sub->add_option("--start", o->start, "start tick, as resolve printed it")->required();
   sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");

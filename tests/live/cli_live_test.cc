@@ -1,0 +1,165 @@
+// The built proctape binary on live sandboxes: its output lines and its
+// documented exit statuses (0 resolved/alive, 2 usage, 3 dead, 5 not found).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/live/sandbox.h"
+
+#ifndef PROCTAPE_BINARY
+#error "PROCTAPE_BINARY must name the built proctape CLI"
+#endif
+
+namespace proctape {
+namespace {
+
+using live::CommandResult;
+using live::Sandbox;
+using live::SandboxKind;
+
+CommandResult Proctape(std::vector<std::string> args) {
+  args.insert(args.begin(), PROCTAPE_BINARY);
+  return live::RunCommand(args);
+}
+
+std::string Describe(const CommandResult& r) {
+  return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.term_signal) +
+         (r.timed_out ? " (timed out)" : "") + (r.error.empty() ? "" : " error: " + r.error) +
+         "\nstdout: " + r.out + "\nstderr: " + r.err;
+}
+
+bool StartsWith(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// Commands that need no sandbox.
+TEST(CliLive, ResolveWithoutRootIsAUsageErrorOnOneLine) {
+  CommandResult r = Proctape({"resolve", "--token", "T"});
+  ASSERT_TRUE(r.started) << r.error;
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_TRUE(r.out.empty()) << Describe(r);
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_TRUE(StartsWith(r.err, "proctape: ")) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
+  EXPECT_NE(r.err.find("--root"), std::string::npos) << r.err;
+}
+
+TEST(CliLive, ResolveOfANonexistentRootIsMissingRoot) {
+  CommandResult r = Proctape({"resolve", "--root", "999999999", "--token", "T"});
+  ASSERT_TRUE(r.started) << r.error;
+  EXPECT_EQ(r.exit_code, 5) << Describe(r);
+  EXPECT_TRUE(StartsWith(r.out, "MISSING_ROOT")) << Describe(r);
+
+  CommandResult json = Proctape({"resolve", "--root", "999999999", "--token", "T", "--json"});
+  EXPECT_EQ(json.exit_code, 5) << Describe(json);
+  EXPECT_NE(json.out.find("\"status\":\"MISSING_ROOT\""), std::string::npos) << Describe(json);
+}
+
+// A value that cannot be a pid is a usage error (exit 2), never DEAD (3) or
+// MISSING_ROOT (5): a liveness verdict about pid 0 would be a false claim.
+TEST(CliLive, PidsOutsideThePidRangeAreUsageErrors) {
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"liveness", "--pid", "0", "--start", "5"},
+           {"liveness", "--pid", "-1", "--start", "5"},
+           {"liveness", "--pid", "2147483648", "--start", "5"},
+           {"resolve", "--root", "0", "--token", "T"},
+           {"resolve", "--root", "1", "--token", "T"},
+           {"resolve", "--root", "-3", "--root-start", "5", "--token", "T"}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << " " << args[2] << ": " << Describe(r);
+    EXPECT_TRUE(r.out.empty()) << Describe(r);
+    EXPECT_TRUE(StartsWith(r.err, "proctape: ")) << Describe(r);
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
+  }
+}
+
+class CliLiveTest : public ::testing::TestWithParam<SandboxKind> {
+ protected:
+  void SetUp() override {
+    std::string why = live::SandboxUnavailable(GetParam());
+    if (!why.empty()) GTEST_SKIP() << why;
+    std::string error;
+    sandbox_ = Sandbox::Start(GetParam(), live::RandomHex(16), &error);
+    ASSERT_NE(sandbox_, nullptr) << error;
+  }
+  std::string Root() const { return std::to_string(sandbox_->app_server()); }
+  std::string Pid() const { return std::to_string(sandbox_->sleep_pid()); }
+  std::string Start() const { return std::to_string(sandbox_->sleep_start()); }
+
+  std::unique_ptr<Sandbox> sandbox_;
+};
+
+TEST_P(CliLiveTest, ResolvePrintsTheTrueHostPid) {
+  CommandResult r = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token()});
+  ASSERT_TRUE(r.started) << r.error;
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(StartsWith(r.out, "RESOLVED host pid " + Pid() + ", start tick " + Start()))
+      << Describe(r) << "\nexpected host pid " << Pid() << " (marker " << sandbox_->marker()
+      << ")";
+
+  // The same with the root's start time given, as a caller that
+  // fingerprinted it before the turn would.
+  std::optional<live::ProcStat> root = live::ReadStat(sandbox_->app_server());
+  ASSERT_TRUE(root.has_value());
+  std::string root_start = std::to_string(root->start_ticks);
+  CommandResult given = Proctape({"resolve", "--root", Root(), "--root-start", root_start,
+                                  "--token", sandbox_->token(), "--argv", "/bin/sleep", "--argv",
+                                  "120", "--exe", "/usr/bin/sleep"});
+  EXPECT_EQ(given.exit_code, 0) << Describe(given);
+  EXPECT_TRUE(StartsWith(given.out, "RESOLVED host pid " + Pid() + ",")) << Describe(given);
+}
+
+TEST_P(CliLiveTest, ResolveJsonCarriesStatusAndPid) {
+  CommandResult r =
+      Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--json"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("\"status\":\"RESOLVED\""), std::string::npos) << Describe(r);
+  EXPECT_NE(r.out.find("\"pid\":\"" + Pid() + "\""), std::string::npos) << Describe(r);
+}
+
+TEST_P(CliLiveTest, ResolveWithAnotherTokenIsNotFound) {
+  CommandResult r = Proctape({"resolve", "--root", Root(), "--token", live::RandomHex(16),
+                              "--deadline-ms", "300"});
+  EXPECT_EQ(r.exit_code, 5) << Describe(r);
+  EXPECT_TRUE(StartsWith(r.out, "TOKEN_MISMATCH")) << Describe(r);
+}
+
+TEST_P(CliLiveTest, ResolveWithAnotherRootStartIsIdentityChanged) {
+  std::optional<live::ProcStat> root = live::ReadStat(sandbox_->app_server());
+  ASSERT_TRUE(root.has_value());
+  std::string wrong = std::to_string(root->start_ticks + 1);
+  CommandResult r = Proctape(
+      {"resolve", "--root", Root(), "--root-start", wrong, "--token", sandbox_->token()});
+  EXPECT_EQ(r.exit_code, 4) << Describe(r);
+  EXPECT_TRUE(StartsWith(r.out, "ROOT_RESTARTED")) << Describe(r);
+}
+
+TEST_P(CliLiveTest, LivenessIsAliveThenDeadAfterTheSleepEnds) {
+  CommandResult alive = Proctape({"liveness", "--pid", Pid(), "--start", Start()});
+  ASSERT_TRUE(alive.started) << alive.error;
+  EXPECT_EQ(alive.exit_code, 0) << Describe(alive);
+  EXPECT_TRUE(StartsWith(alive.out, "ALIVE")) << Describe(alive);
+
+  ASSERT_TRUE(sandbox_->KillSleep()) << "the sleep did not end within 3 s";
+  CommandResult dead = Proctape({"liveness", "--pid", Pid(), "--start", Start()});
+  EXPECT_EQ(dead.exit_code, 3) << Describe(dead);
+  EXPECT_TRUE(StartsWith(dead.out, "DEAD")) << Describe(dead);
+
+  CommandResult json = Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--json"});
+  EXPECT_EQ(json.exit_code, 3) << Describe(json);
+  EXPECT_NE(json.out.find("\"status\":\"DEAD\""), std::string::npos) << Describe(json);
+}
+
+std::string ParamName(const ::testing::TestParamInfo<SandboxKind>& param) {
+  return live::SandboxName(param.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sandboxes, CliLiveTest,
+                         ::testing::Values(SandboxKind::kUnshare, SandboxKind::kBwrap),
+                         ParamName);
+
+}  // namespace
+}  // namespace proctape
