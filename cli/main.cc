@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "proctape: %s\n", e.what());
+    std::fprintf(stderr, "proctape: %s (see 'proctape --help')\n", e.what());
     return proctape::kExitUsage;
   }
   return exit_code;
