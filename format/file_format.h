@@ -1,0 +1,36 @@
+// Constants of the .ptape file format (docs/format.md is the prose spec).
+//
+//   file   := magic version chunk*
+//   magic  := 89 50 54 41 50 45 0D 0A      ("\x89PTAPE\r\n")
+//   version:= uint32 little-endian          (kFormatVersion)
+//   chunk  := length frame
+//   length := uint32 little-endian          (bytes of `frame`)
+//   frame  := one zstd frame, content size and checksum present, whose
+//             content is one serialized proctape.v1.Chunk message
+//
+// The writer and the reader enforce the same limits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace proctape {
+
+inline constexpr unsigned char kMagic[8] = {0x89, 'P', 'T', 'A', 'P', 'E', '\r', '\n'};
+inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::size_t kPreambleBytes = sizeof(kMagic) + 4;
+inline constexpr std::size_t kLengthBytes = 4;
+
+// Largest serialized Chunk message (a chunk's declared decompressed size).
+inline constexpr std::uint64_t kMaxChunkContent = 16u << 20;
+// Largest compressed chunk: ZSTD_compressBound(kMaxChunkContent), the most a
+// zstd frame of that content can take.
+std::uint64_t MaxChunkFrame();
+// Total bytes of blobs (stored-once data) one file may define.
+inline constexpr std::uint64_t kMaxBlobBytes = 256u << 20;
+// The writer closes a frame part once it holds this many serialized bytes.
+inline constexpr std::uint64_t kTargetChunkContent = 1u << 20;
+// Data of at least this size is stored once per file (see Blob).
+inline constexpr std::size_t kMinBlobBytes = 32;
+
+}  // namespace proctape

@@ -1,0 +1,32 @@
+// What can be wrong with a snapshot file. Each kind has its own exit status
+// (cli/exit_codes.h) and every message is one line naming the chunk and the
+// byte offset where the damage was found.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace proctape {
+
+enum class FormatErrorKind : int {
+  kNone = 0,
+  kIo = 1,            // open/read/write failed, or an output path was refused
+  kBadMagic = 2,      // not a .ptape file
+  kNewerVersion = 3,  // written by a newer format version
+  kTruncated = 4,     // ends inside a chunk, or has no footer
+  kChecksum = 5,      // a chunk's content checksum does not match
+  kCorrupt = 6,       // a chunk does not decode or parse, or breaks the structure
+  kTooLarge = 7,      // a length or declared size over the limits
+};
+
+struct FormatError {
+  FormatErrorKind kind = FormatErrorKind::kNone;
+  std::uint64_t chunk = 0;   // index of the chunk concerned (0 = header chunk)
+  std::uint64_t offset = 0;  // byte offset in the file
+  std::string message;       // one line, without the file name
+  bool ok() const { return kind == FormatErrorKind::kNone; }
+};
+
+const char* FormatErrorName(FormatErrorKind kind);
+
+}  // namespace proctape

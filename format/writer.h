@@ -1,0 +1,91 @@
+// Streaming writer of .ptape files. Memory is bounded by one chunk (plus the
+// table of stored-once blobs, itself bounded): every chunk is compressed and
+// written as soon as it is complete.
+//
+// Crash safety: the file is written as NAME.partial and renamed to NAME by
+// Finish(), after the footer. A writer killed at any point leaves a .partial
+// whose complete chunks all read back.
+//
+// Output safety: NAME that is a symbolic link is refused; an existing NAME
+// is replaced only with `force`; "-" writes to standard output (no rename).
+//
+// Calls after a failure do nothing and return false; error() says why.
+#pragma once
+
+#include <zstd.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "format/file_format.h"
+#include "proctape.pb.h"
+
+namespace proctape {
+
+class SnapshotWriter {
+ public:
+  struct Options {
+    bool force = false;
+    int level = 3;                                   // zstd level
+    std::uint64_t target_chunk = kTargetChunkContent;
+  };
+
+  static std::unique_ptr<SnapshotWriter> Create(const std::string& path, const Options& options,
+                                                std::string* error);
+  ~SnapshotWriter();
+  SnapshotWriter(const SnapshotWriter&) = delete;
+  SnapshotWriter& operator=(const SnapshotWriter&) = delete;
+
+  bool WriteHeader(const v1::Header& header);
+  // A frame: BeginFrame, AddProcess for each record, EndFrame.
+  void BeginFrame(std::uint64_t index, std::int64_t scan_start_mono_ns);
+  bool AddProcess(v1::ProcessRecord&& record);
+  bool EndFrame(std::int64_t scan_end_mono_ns, const std::string& cut_reason,
+                std::uint64_t bytes_read);
+  // Observations are batched into chunks of about target_chunk bytes.
+  bool AddObservation(v1::Observation&& observation);
+  bool WriteResolution(const v1::Resolution& resolution);
+  // Writes the footer (counts filled in), syncs, renames NAME.partial to NAME.
+  bool Finish(v1::Footer footer);
+
+  // One chunk as given, for tests of the limits.
+  bool WriteChunk(const v1::Chunk& chunk);
+
+  const std::string& error() const { return error_; }
+  std::uint64_t bytes_written() const { return bytes_written_; }
+  std::uint64_t chunks() const { return chunks_; }
+
+ private:
+  SnapshotWriter(int fd, std::string path, std::string partial, const Options& options);
+  bool Fail(const std::string& message);
+  bool WriteAll(const void* data, std::size_t size);
+  bool FlushFramePart(bool complete);
+  bool FlushObservations();
+  void StoreOnce(v1::FileRead* read);
+
+  int fd_;
+  std::string path_;     // final name; empty for standard output
+  std::string partial_;  // NAME.partial; empty for standard output
+  Options options_;
+  ZSTD_CCtx* cctx_;
+  std::string serialized_;
+  std::string compressed_;
+  std::string error_;
+  std::uint64_t bytes_written_ = 0;
+  std::uint64_t chunks_ = 0;
+
+  v1::Chunk frame_part_;          // the open frame's current part
+  std::uint64_t frame_part_bytes_ = 0;
+  bool frame_open_ = false;
+  v1::Chunk observations_;
+  std::uint64_t observation_bytes_ = 0;
+
+  std::unordered_map<std::string, std::uint64_t> blobs_;  // content -> id
+  std::uint64_t blob_bytes_ = 0;
+
+  v1::Footer counts_;
+};
+
+}  // namespace proctape
