@@ -54,8 +54,15 @@ std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path, FormatEr
     *error = reader->error_;
     return nullptr;
   }
+  // Every proper prefix of a file is truncated, the empty file included (a
+  // capture killed between creating NAME.partial and writing the preamble).
+  if (got == 0) {
+    *error = FormatError{FormatErrorKind::kTruncated, 0, 0,
+                         "truncated at byte 0: the file is empty"};
+    return nullptr;
+  }
   std::size_t magic_got = got < sizeof kMagic ? got : sizeof kMagic;
-  if (got == 0 || std::memcmp(preamble, kMagic, magic_got) != 0) {
+  if (std::memcmp(preamble, kMagic, magic_got) != 0) {
     *error = FormatError{FormatErrorKind::kBadMagic, 0, 0,
                          "byte 0: not a proctape snapshot (wrong magic number)"};
     return nullptr;
@@ -122,17 +129,24 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
   if (!error_.ok()) return Result::kError;
   const std::uint64_t start = offset_;
   const std::string here = "chunk " + std::to_string(chunks_) + " at byte " + std::to_string(start);
+  // Damage inside a chunk is reported at the chunk's first byte, the offset
+  // its message names.
+  auto damaged = [&](FormatErrorKind kind, const std::string& message) {
+    Result r = Fail(kind, message);
+    error_.offset = start;
+    return r;
+  };
   char length_bytes[kLengthBytes];
   std::size_t got = ReadUpTo(length_bytes, sizeof length_bytes);
   if (!error_.ok()) return Result::kError;
   if (got == 0) return Result::kEnd;
   if (got < sizeof length_bytes) return Truncated(start);
   std::uint32_t length = GetLe32(length_bytes);
-  if (length == 0) return Fail(FormatErrorKind::kCorrupt, here + ": length 0");
+  if (length == 0) return damaged(FormatErrorKind::kCorrupt, here + ": length 0");
   if (length > MaxChunkFrame()) {
-    return Fail(FormatErrorKind::kTooLarge, here + ": length " + std::to_string(length) +
-                                                " is over the limit of " +
-                                                std::to_string(MaxChunkFrame()));
+    return damaged(FormatErrorKind::kTooLarge,
+                   here + ": length " + std::to_string(length) + " is over the limit of " +
+                       std::to_string(MaxChunkFrame()));
   }
   // Allocate only what the file is known to hold.
   if (size_ && *size_ - offset_ < length) return Truncated(start);
@@ -140,33 +154,40 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
   if (ReadUpTo(frame_.data(), length) < length) {
     return error_.ok() ? Truncated(start) : Result::kError;
   }
+  // RFC 8878: the magic number, then the Frame_Header_Descriptor, whose
+  // bit 2 is the Content_Checksum_flag (skippable frames are not chunks).
   unsigned long long declared = ZSTD_getFrameContentSize(frame_.data(), frame_.size());
-  if (declared == ZSTD_CONTENTSIZE_ERROR) {
-    return Fail(FormatErrorKind::kCorrupt, here + ": not a zstd frame");
+  if (declared == ZSTD_CONTENTSIZE_ERROR || frame_.size() < 5 ||
+      GetLe32(frame_.data()) != ZSTD_MAGICNUMBER) {
+    return damaged(FormatErrorKind::kCorrupt, here + ": not a zstd frame");
   }
   if (declared == ZSTD_CONTENTSIZE_UNKNOWN) {
-    return Fail(FormatErrorKind::kCorrupt, here + ": zstd frame declares no content size");
+    return damaged(FormatErrorKind::kCorrupt, here + ": zstd frame declares no content size");
+  }
+  if ((static_cast<unsigned char>(frame_[4]) & 0x04) == 0) {
+    return damaged(FormatErrorKind::kCorrupt, here + ": zstd frame has no content checksum");
   }
   if (declared > kMaxChunkContent) {
-    return Fail(FormatErrorKind::kTooLarge, here + ": declared size " + std::to_string(declared) +
-                                                " is over the limit of " +
-                                                std::to_string(kMaxChunkContent));
+    return damaged(FormatErrorKind::kTooLarge,
+                   here + ": declared size " + std::to_string(declared) + " is over the limit of " +
+                       std::to_string(kMaxChunkContent));
   }
   if (ZSTD_findFrameCompressedSize(frame_.data(), frame_.size()) != frame_.size()) {
-    return Fail(FormatErrorKind::kCorrupt, here + ": length does not match the zstd frame");
+    return damaged(FormatErrorKind::kCorrupt, here + ": length does not match the zstd frame");
   }
   content_.resize(declared);
   std::size_t n = ZSTD_decompressDCtx(dctx_, content_.data(), content_.size(), frame_.data(),
                                       frame_.size());
   if (ZSTD_isError(n)) {
     bool checksum = ZSTD_getErrorCode(n) == ZSTD_error_checksum_wrong;
-    return Fail(checksum ? FormatErrorKind::kChecksum : FormatErrorKind::kCorrupt,
-                here + (checksum ? ": checksum mismatch" : std::string(": zstd: ") + ZSTD_getErrorName(n)));
+    return damaged(checksum ? FormatErrorKind::kChecksum : FormatErrorKind::kCorrupt,
+                   here + (checksum ? ": checksum mismatch"
+                                    : std::string(": zstd: ") + ZSTD_getErrorName(n)));
   }
-  if (n != declared) return Fail(FormatErrorKind::kCorrupt, here + ": content shorter than declared");
+  if (n != declared) return damaged(FormatErrorKind::kCorrupt, here + ": content shorter than declared");
   chunk->Clear();
   if (!chunk->ParseFromString(content_)) {
-    return Fail(FormatErrorKind::kCorrupt, here + ": content is not a Chunk message");
+    return damaged(FormatErrorKind::kCorrupt, here + ": content is not a Chunk message");
   }
   ++chunks_;
   return Result::kChunk;
@@ -204,6 +225,11 @@ class Assembler {
         out_->resolutions.push_back(std::move(*chunk.mutable_resolution()));
         return {};
       case v1::Chunk::kFooter:
+        // A chunk removed or repeated whole leaves every checksum intact.
+        if (chunk.footer().chunks() != out_->chunks) {
+          return "the footer counts " + std::to_string(chunk.footer().chunks()) +
+                 " chunks before it, the file holds " + std::to_string(out_->chunks);
+        }
         out_->footer = std::move(*chunk.mutable_footer());
         return {};
       case v1::Chunk::BODY_NOT_SET: return "an empty chunk";
@@ -224,8 +250,10 @@ class Assembler {
     }
     part.clear_blobs();
     for (v1::ProcessRecord& p : *part.mutable_processes()) {
-      for (v1::FileRead* r : {p.mutable_cmdline(), p.mutable_environ()}) {
-        if (r->blob() == 0) continue;
+      // Only reads that are present: mutable_*() would add absent ones.
+      for (v1::FileRead* r : {p.has_cmdline() ? p.mutable_cmdline() : nullptr,
+                              p.has_environ() ? p.mutable_environ() : nullptr}) {
+        if (r == nullptr || r->blob() == 0) continue;
         if (r->blob() > blobs_.size()) return "a reference to an undefined blob";
         r->set_data(blobs_[r->blob() - 1]);
         r->set_blob(0);

@@ -2,6 +2,8 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include "core/proc_parse.h"
+
 namespace proctape {
 
 v1::Bounds ToProto(const Bounds& b) {
@@ -75,7 +77,9 @@ v1::Verdict ToProto(const Verdict& v) {
   out.set_file(static_cast<v1::ProcFile>(v.file));
   out.set_err(v.err);
   out.set_evidence(v.evidence);
-  out.set_detail(v.detail);
+  // `detail` is a string field: hostile bytes quoted in it must not make the
+  // message invalid UTF-8 (protobuf would refuse to parse it back).
+  out.set_detail(EscapeBytes(v.detail, v.detail.size()));
   out.set_attempts(v.attempts);
   out.set_bytes_read(v.bytes_read);
   for (auto m : v.matches) out.add_matches(m);
@@ -103,7 +107,9 @@ v1::LivenessVerdict ToProto(const LivenessVerdict& v) {
   out.set_status(static_cast<v1::LivenessVerdict::Status>(v.status));
   if (v.status == LivenessStatus::kError) out.set_reason(static_cast<v1::Verdict::Status>(v.reason));
   out.set_state(v.state);
-  out.set_detail(v.detail);
+  // `detail` is a string field: hostile bytes quoted in it must not make the
+  // message invalid UTF-8 (protobuf would refuse to parse it back).
+  out.set_detail(EscapeBytes(v.detail, v.detail.size()));
   out.set_err(v.err);
   return out;
 }
