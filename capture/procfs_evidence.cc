@@ -125,6 +125,15 @@ Identity ProcfsEvidence::ExeIdentity(std::int64_t pid) {
   return IdentityOf(st);
 }
 
+Identity ProcfsEvidence::PidNamespace(std::int64_t pid) {
+  struct stat st;
+  // Follows the magic link into nsfs: st_ino is the namespace inode.
+  if (::fstatat(proc_fd_, PidPath(pid, "ns/pid").c_str(), &st, 0) != 0) {
+    return Identity{FailedErrno(), 0, 0};
+  }
+  return IdentityOf(st);
+}
+
 Identity ProcfsEvidence::PathIdentity(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return Identity{FailedErrno(), 0, 0};

@@ -28,6 +28,10 @@ class ProcfsEvidence : public Evidence {
   ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;
   Identity ExeIdentity(std::int64_t pid) override;
   Identity PathIdentity(const std::string& path) override;
+  // st_dev + st_ino of the pid namespace /proc/PID/ns/pid links to (the
+  // capturer's own addition; not part of the Evidence interface). Needs
+  // ptrace-read access to PID: another user's process gives EACCES.
+  Identity PidNamespace(std::int64_t pid);
   std::int64_t NowNs() override;
   void SleepUntil(std::int64_t mono_ns) override;
 

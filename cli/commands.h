@@ -4,9 +4,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <vector>
+
 namespace proctape {
 
 void RegisterResolve(CLI::App& app, int* exit_code);
 void RegisterLiveness(CLI::App& app, int* exit_code);
+// `command_line` is proctape's own argv, stored in the snapshot's header.
+void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
 
 }  // namespace proctape

@@ -37,6 +37,20 @@ int ExitCodeFor(const LivenessVerdict& verdict) {
   return kExitInternal;
 }
 
+int ExitCodeFor(FormatErrorKind kind) {
+  switch (kind) {
+    case FormatErrorKind::kNone: return kExitOk;
+    case FormatErrorKind::kIo: return kExitIo;
+    case FormatErrorKind::kBadMagic: return kExitBadMagic;
+    case FormatErrorKind::kNewerVersion: return kExitNewerVersion;
+    case FormatErrorKind::kTruncated: return kExitTruncated;
+    case FormatErrorKind::kChecksum: return kExitChecksum;
+    case FormatErrorKind::kCorrupt: return kExitCorrupt;
+    case FormatErrorKind::kTooLarge: return kExitTooLarge;
+  }
+  return kExitInternal;
+}
+
 const char* ExitCodeHelp() {
   return "Exit status:\n"
          "  0  RESOLVED, or liveness ALIVE\n"
@@ -48,7 +62,14 @@ const char* ExitCodeHelp() {
          "  6  ambiguous: MULTIPLE_MATCHES\n"
          "  7  bad evidence: DUPLICATE_RECORD, MALFORMED_RECORD, CYCLE, UNREADABLE\n"
          "  8  bound exceeded: ENTRY_BOUND, NODE_BOUND, DEPTH_BOUND, FILE_BOUND, BYTE_BUDGET,\n"
-         "     DEADLINE\n";
+         "     DEADLINE\n"
+         " 10  file I/O failed, or the output path was refused (exists, symbolic link)\n"
+         " 11  not a snapshot file (bad magic)\n"
+         " 12  snapshot written by a newer format version\n"
+         " 13  snapshot truncated (ends inside a chunk, or has no footer)\n"
+         " 14  snapshot chunk checksum mismatch\n"
+         " 15  snapshot corrupt (a chunk does not decode or parse)\n"
+         " 16  snapshot length or size over the limits\n";
 }
 
 }  // namespace proctape

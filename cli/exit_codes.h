@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/verdict.h"
+#include "format/format_error.h"
 
 namespace proctape {
 
@@ -16,10 +17,20 @@ enum ExitCode : int {
   kExitAmbiguous = 6,        // MULTIPLE_MATCHES
   kExitBadEvidence = 7,      // DUPLICATE_RECORD, MALFORMED_RECORD, CYCLE, UNREADABLE
   kExitBound = 8,            // ENTRY/NODE/DEPTH/FILE_BOUND, BYTE_BUDGET, DEADLINE
+  // Snapshot files: one status per FormatErrorKind (format/format_error.h).
+  kExitIo = 10,              // open/read/write failed, or an output path was refused
+  kExitBadMagic = 11,        // not a .ptape file
+  kExitNewerVersion = 12,    // written by a newer format version
+  kExitTruncated = 13,       // ends inside a chunk, or has no footer
+  kExitChecksum = 14,        // a chunk's content checksum does not match
+  kExitCorrupt = 15,         // a chunk does not decode or parse
+  kExitTooLarge = 16,        // a length or declared size over the limits
 };
 
 int ExitCodeFor(Status status);
 int ExitCodeFor(const LivenessVerdict& verdict);
+// kNone -> 0; every other kind -> its status 10..16.
+int ExitCodeFor(FormatErrorKind kind);
 
 // The table above as text, for --help.
 const char* ExitCodeHelp();

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   int exit_code = proctape::kExitOk;
   proctape::RegisterResolve(app, &exit_code);
   proctape::RegisterLiveness(app, &exit_code);
+  proctape::RegisterCapture(app, &exit_code, {argv, argv + argc});
   app.footer(proctape::ExitCodeHelp());
   try {
     app.parse(argc, argv);

@@ -1,0 +1,104 @@
+// One frame of a capture: every process of the host (or of one subtree),
+// read through an Evidence and handed, one v1::ProcessRecord at a time, to a
+// callback (normally SnapshotWriter::AddProcess), so memory is bounded by one
+// record and the writer's chunk, never by the host.
+//
+// Every record is what was observed, failures included: a read that fails
+// keeps its errno (a process that vanished between the listing and the read:
+// ENOENT or ESRCH; another user's environ: EACCES), an empty read stays empty
+// (a zombie's cmdline), a read over its bound keeps `bound` bytes and says
+// `truncated`. Nothing is parsed, trimmed or normalised; nothing aborts the
+// scan except a bound.
+//
+// Bounds (ScanOptions), each recorded in the file:
+//   - per file: stat 4096, cmdline 65536, environ 65536, cgroup 4096 bytes,
+//     status 16384 bytes. The status bound is our choice: a status file is
+//     about 1.5 KB today; 16 KB leaves room for 32 nested pid namespaces
+//     (NSpid, NStgid, NSpgid, NSsid lines) and about 1,500 supplementary
+//     groups, while a pathological Groups line (up to 65,536 groups, ~450 KB)
+//     is cut and flagged `truncated` instead of growing every record.
+//   - max_processes: records per frame (default 65536). Whole-host scans list
+//     at most that many /proc entries; a listing that held more cuts the
+//     frame ("max-processes") after recording the first max_processes.
+//   - max_bytes: /proc bytes read by the frame (default 1 GiB). A process is
+//     only started when its worst case (the sum of its file bounds) still
+//     fits, so a frame never reads more than max_bytes and every record is
+//     whole; the scan stops with "max-bytes" at the first one that does not.
+//   - max_entries: /proc entries listed by the stat pass of a --root scan
+//     (default 4194304, the kernel's PID_MAX_LIMIT); more cuts ("max-entries").
+//
+// Redaction: unless keep_environ, environ bytes are replaced by
+// RedactEnviron(bytes, kept_entries) (capture/redact.h: every value becomes
+// '*' of the same length; kept entries stay verbatim) before they leave the
+// scanner, and FileRead.redacted is set.
+//
+// Root mode (root_pid set): a stat pass over every listed entry first; the
+// root and every process whose parent chain (stat field 4) reaches it get a
+// full record, reusing the stat bytes of the pass; nothing else is recorded.
+// Memory in this mode also holds the stat bytes of the pass (bounded by
+// max_bytes; about 300 bytes per process).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/evidence.h"
+#include "proctape.pb.h"
+
+namespace proctape {
+
+struct ScanOptions {
+  std::uint64_t max_processes = 65536;
+  std::uint64_t max_bytes = 1ull << 30;
+  std::uint64_t max_entries = 4194304;
+  std::uint64_t stat_bytes = 4096;
+  std::uint64_t cmdline_bytes = 65536;
+  std::uint64_t environ_bytes = 65536;
+  std::uint64_t status_bytes = 16384;
+  std::uint64_t cgroup_bytes = 4096;
+  bool keep_environ = false;
+  std::vector<std::string> kept_entries;  // kept verbatim when redacting
+  std::optional<std::int64_t> root_pid;   // only this process and its descendants
+
+  // The most one process record can read: the sum of the file bounds.
+  std::uint64_t WorstCaseProcessBytes() const {
+    return stat_bytes + cmdline_bytes + environ_bytes + status_bytes + cgroup_bytes;
+  }
+};
+
+// Cut reasons (ScanStats::cut_reason, Frame.cut_reason).
+inline constexpr const char* kCutMaxProcesses = "max-processes";
+inline constexpr const char* kCutMaxBytes = "max-bytes";
+inline constexpr const char* kCutMaxEntries = "max-entries";
+
+struct ScanStats {
+  std::uint64_t processes = 0;       // records handed to the callback
+  std::uint64_t bytes_read = 0;      // /proc bytes read (stat pass included)
+  std::string cut_reason;            // "" or one of kCut*
+  std::int64_t scan_start_mono_ns = 0;
+  std::int64_t scan_end_mono_ns = 0;
+  std::uint64_t listed = 0;          // numeric /proc entries listed
+  std::uint64_t skipped_names = 0;   // listed names that are not canonical pids
+  int list_err = 0;                  // errno of the listing itself (no records then)
+  bool root_found = false;           // root mode: the root was listed
+  bool sink_failed = false;          // the record callback returned false
+};
+
+// Identity of /proc/PID/ns/pid (ProcfsEvidence::PidNamespace); may be empty.
+using PidNamespaceFn = std::function<Identity(std::int64_t pid)>;
+
+struct FrameCallbacks {
+  // Called once, first, with the scan's start time (before the listing).
+  std::function<void(std::int64_t scan_start_mono_ns)> begin;
+  // Called per record, in /proc listing order; returning false stops the scan.
+  std::function<bool(v1::ProcessRecord&&)> record;
+};
+
+// Scans one frame. Times are evidence.NowNs() at the start and at the end.
+ScanStats ScanFrame(Evidence& evidence, const ScanOptions& options, const PidNamespaceFn& pid_ns,
+                    const FrameCallbacks& callbacks);
+
+}  // namespace proctape

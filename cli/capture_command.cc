@@ -1,0 +1,278 @@
+// `proctape capture`: bounded /proc evidence of the live host (or of one
+// subtree) into a .ptape snapshot file, one or more frames.
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capture/frame_scanner.h"
+#include "capture/host_facts.h"
+#include "capture/procfs_evidence.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "format/writer.h"
+
+namespace proctape {
+namespace {
+
+struct CaptureOptions {
+  std::string output;  // empty: ./<hostname>-<UTC time>.ptape
+  std::uint64_t frames = 1;
+  std::int64_t interval_ms = 1000;
+  std::int64_t root = 0;
+  bool has_root = false;
+  std::string env = "redact";
+  std::uint64_t max_processes = ScanOptions{}.max_processes;
+  std::uint64_t max_bytes = ScanOptions{}.max_bytes;
+  bool force = false;
+  bool json = false;
+  std::string proc = "/proc";
+  std::vector<std::string> command_line;
+};
+
+// A hostname as a file name component: [A-Za-z0-9._-] kept, anything else
+// (a '/', a control byte, non-ASCII) becomes '_'.
+std::string FileNameSafe(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-';
+    out.push_back(ok ? c : '_');
+  }
+  if (out.empty() || out[0] == '.') out.insert(0, "host");
+  return out;
+}
+
+// A JSON string literal: control bytes, quote and backslash escaped; other
+// bytes as they are.
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out.append(buf);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string ErrnoName(int err) { return std::strerror(err); }
+
+int Fail(int code, const std::string& message) {
+  std::string line = "proctape: ";
+  line.append(message);
+  std::fprintf(stderr, "%s\n", line.c_str());
+  return code;
+}
+
+struct Totals {
+  std::uint64_t frames = 0;
+  std::uint64_t processes = 0;
+  std::uint64_t bytes_read = 0;
+  std::uint64_t frames_cut = 0;
+  std::string last_cut;
+  std::uint64_t root_missing = 0;  // frames whose listing did not hold --root
+  int list_err = 0;
+};
+
+int RunCapture(const CaptureOptions& o) {
+  ScanOptions scan;
+  scan.max_processes = o.max_processes;
+  scan.max_bytes = o.max_bytes;
+  scan.keep_environ = o.env == "keep";
+  if (o.has_root) scan.root_pid = o.root;
+  if (o.max_bytes < scan.WorstCaseProcessBytes()) {
+    return Fail(kExitUsage, "--max-bytes " + std::to_string(o.max_bytes) +
+                                " is less than one process can take (" +
+                                std::to_string(scan.WorstCaseProcessBytes()) +
+                                " bytes: the sum of the file bounds)");
+  }
+  if (o.output == "-" && ::isatty(STDOUT_FILENO)) {
+    return Fail(kExitUsage, "-o - writes a binary file to standard output, which is a terminal: "
+                            "redirect it or name a file");
+  }
+
+  std::string error;
+  auto proc = ProcfsEvidence::Open(o.proc, &error);
+  if (!proc) return Fail(kExitInternal, error);
+
+  v1::Header header;
+  header.set_tool_version(PROCTAPE_VERSION);
+  FillCaptureHeader(o.proc, &header);
+  v1::Bounds* bounds = header.mutable_bounds();
+  bounds->set_max_proc_entries(scan.root_pid ? scan.max_entries : scan.max_processes);
+  bounds->set_max_nodes(scan.max_processes);
+  bounds->set_stat_bytes(scan.stat_bytes);
+  bounds->set_cmdline_bytes(scan.cmdline_bytes);
+  bounds->set_environ_bytes(scan.environ_bytes);
+  bounds->set_status_bytes(scan.status_bytes);
+  bounds->set_byte_budget(scan.max_bytes);  // per frame
+  header.mutable_redaction()->set_environ(scan.keep_environ ? v1::RedactionPolicy::ENVIRON_KEPT
+                                                            : v1::RedactionPolicy::ENVIRON_REDACTED);
+  for (const std::string& arg : o.command_line) header.add_command_line(arg);
+
+  std::string path = o.output;
+  if (path.empty()) {
+    path = "./";
+    path.append(FileNameSafe(header.host().hostname()));
+    path.push_back('-');
+    path.append(UtcStamp(header.capture_start_realtime_ns()));
+    path.append(".ptape");
+  }
+  const bool to_stdout = path == "-";
+  SnapshotWriter::Options wopts;
+  wopts.force = o.force;
+  auto writer = SnapshotWriter::Create(path, wopts, &error);
+  if (!writer) return Fail(kExitIo, error);
+  if (!writer->WriteHeader(header)) return Fail(kExitIo, writer->error());
+
+  const std::int64_t start = header.capture_start_mono_ns();
+  const std::int64_t interval_ns = o.interval_ms * 1'000'000;
+  const bool progress = o.frames > 1 && ::isatty(STDERR_FILENO);
+  PidNamespaceFn pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
+  Totals totals;
+  for (std::uint64_t k = 0; k < o.frames; ++k) {
+    if (k > 0) {
+      // Frame k starts at start + k * interval (saturating: 10^6 frames a day
+      // apart would overflow).
+      std::int64_t offset = 0, at = 0;
+      if (__builtin_mul_overflow(static_cast<std::int64_t>(k), interval_ns, &offset) ||
+          __builtin_add_overflow(start, offset, &at)) {
+        at = INT64_MAX;
+      }
+      proc->SleepUntil(at);
+    }
+    FrameCallbacks callbacks;
+    callbacks.begin = [&writer, k](std::int64_t t) { writer->BeginFrame(k, t); };
+    callbacks.record = [&writer](v1::ProcessRecord&& r) { return writer->AddProcess(std::move(r)); };
+    ScanStats s = ScanFrame(*proc, scan, pid_ns, callbacks);
+    if (!writer->EndFrame(s.scan_end_mono_ns, s.cut_reason, s.bytes_read)) {
+      if (progress) std::fputc('\n', stderr);
+      return Fail(kExitIo, writer->error());
+    }
+    ++totals.frames;
+    totals.processes += s.processes;
+    totals.bytes_read += s.bytes_read;
+    if (!s.cut_reason.empty()) {
+      ++totals.frames_cut;
+      totals.last_cut = s.cut_reason;
+    }
+    if (s.list_err != 0 && totals.list_err == 0) totals.list_err = s.list_err;
+    if (scan.root_pid && s.list_err == 0 && !s.root_found) ++totals.root_missing;
+    if (progress) {
+      std::fprintf(stderr, "\rframe %" PRIu64 "/%" PRIu64 ": %" PRIu64 " processes   ", k + 1,
+                   o.frames, s.processes);
+      std::fflush(stderr);
+    }
+  }
+  if (progress) std::fputc('\n', stderr);
+
+  v1::Footer footer;
+  footer.set_capture_end_mono_ns(proc->NowNs());
+  if (!writer->Finish(footer)) return Fail(kExitIo, writer->error());
+  const std::int64_t elapsed_ns = proc->NowNs() - start;
+
+  FILE* out = to_stdout ? stderr : stdout;
+  const std::string shown = to_stdout ? "standard output" : path;
+  if (o.json) {
+    std::fprintf(out,
+                 "{\"file\":%s,\"frames\":%" PRIu64 ",\"processes\":%" PRIu64
+                 ",\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64
+                 ",\"elapsed_ns\":%" PRId64 ",\"frames_cut\":%" PRIu64 ",\"cut_reason\":%s"
+                 ",\"environ\":%s}\n",
+                 JsonString(shown).c_str(), totals.frames, totals.processes, totals.bytes_read,
+                 writer->bytes_written(), elapsed_ns, totals.frames_cut,
+                 JsonString(totals.last_cut).c_str(),
+                 scan.keep_environ ? "\"kept\"" : "\"redacted\"");
+  } else {
+    std::fprintf(out,
+                 "wrote %s: %" PRIu64 " frame%s, %" PRIu64 " processes, %" PRIu64
+                 " bytes read, %" PRIu64 " bytes written, %.3f s\n",
+                 EscapeBytes(shown, 4096).c_str(), totals.frames, totals.frames == 1 ? "" : "s",
+                 totals.processes, totals.bytes_read, writer->bytes_written(),
+                 static_cast<double>(elapsed_ns) / 1e9);
+    if (totals.frames_cut > 0) {
+      std::fprintf(out, "  %" PRIu64 " frame%s cut by a bound (%s)\n", totals.frames_cut,
+                   totals.frames_cut == 1 ? "" : "s", totals.last_cut.c_str());
+    }
+  }
+  if (scan.keep_environ) {
+    std::fprintf(stderr,
+                 "proctape: warning: --env keep: environment values are stored as read; the "
+                 "file may hold secrets\n");
+  }
+  if (totals.root_missing > 0) {
+    std::fprintf(stderr, "proctape: warning: --root %" PRId64 " was not in /proc in %" PRIu64
+                         " of %" PRIu64 " frames\n",
+                 o.root, totals.root_missing, totals.frames);
+  }
+  if (totals.list_err != 0) {
+    return Fail(kExitInternal, "cannot list " + o.proc + ": " + ErrnoName(totals.list_err) +
+                                   " (frames without records were written)");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
+  auto o = std::make_shared<CaptureOptions>();
+  o->command_line = std::move(command_line);
+  CLI::App* sub = app.add_subcommand(
+      "capture",
+      "Capture bounded /proc evidence of this host into a .ptape snapshot file: per process\n"
+      "the raw bytes of stat, cmdline, environ (values redacted by default), status and\n"
+      "cgroup, the identity of its executable and of its pid namespace; failed reads are\n"
+      "kept with their errno. The file is written as FILE.partial and renamed when complete.");
+  sub->add_option("-o,--output", o->output,
+                  "output file; '-' for standard output (default: "
+                  "./<hostname>-<UTC time YYYYmmddTHHMMSSZ>.ptape)");
+  sub->add_option("--frames", o->frames, "number of frames to capture")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000}));
+  sub->add_option("--interval", o->interval_ms,
+                  "milliseconds between the starts of consecutive frames")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{86'400'000}));
+  sub->add_option("--root", o->root, "capture only this process and its descendants")
+      ->check(CLI::Range(std::int64_t{1}, static_cast<std::int64_t>(kMaxPid)))
+      ->each([o](const std::string&) { o->has_root = true; });
+  sub->add_option("--env", o->env,
+                  "redact: store each environ value as '*' of the same length (keys kept); "
+                  "keep: store values as read (the file may then hold secrets)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"redact", "keep"}));
+  sub->add_option("--max-processes", o->max_processes, "process records per frame")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{4194304}));
+  sub->add_option("--max-bytes", o->max_bytes,
+                  "/proc bytes one frame may read (at least the sum of the file bounds, 155648)")
+      ->capture_default_str();
+  sub->add_flag("--force", o->force, "replace an existing output file");
+  sub->add_flag("--json", o->json, "print the summary as one JSON object");
+  sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  sub->footer(std::string("Bounds per process: stat 4096, cmdline 65536, environ 65536, status "
+                          "16384, cgroup 4096 bytes.\n"
+                          "The summary goes to standard output (standard error with -o -).\n\n"
+                          "Examples:\n"
+                          "  proctape capture\n"
+                          "  proctape capture -o ci-host.ptape --frames 10 --interval 500\n"
+                          "  proctape capture --root 4242 -o sandbox.ptape --json\n"
+                          "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n\n") +
+              ExitCodeHelp());
+  sub->callback([o, exit_code] { *exit_code = RunCapture(*o); });
+}
+
+}  // namespace proctape

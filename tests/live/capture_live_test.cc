@@ -1,0 +1,586 @@
+// `proctape capture` on the real host (issue 3, sections 2, 4 and 6): the file
+// reads back whole with our own processes exactly as the kernel shows them;
+// no byte of a default capture holds an environ secret; a capture killed by
+// SIGKILL leaves a readable .partial; output paths are refused safely; -o -;
+// --root. Every process a test starts is ended by its pid (or its pidfd).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "capture/procfs_evidence.h"
+#include "format/reader.h"
+#include "tests/live/sandbox.h"
+
+#ifndef PROCTAPE_BINARY
+#error "PROCTAPE_BINARY must name the built proctape CLI"
+#endif
+
+namespace proctape {
+namespace {
+
+using live::CommandResult;
+
+constexpr int kCaptureTimeoutMs = 180'000;  // a whole-host capture on a busy host
+
+CommandResult Proctape(std::vector<std::string> args) {
+  args.insert(args.begin(), PROCTAPE_BINARY);
+  return live::RunCommand(args, kCaptureTimeoutMs);
+}
+
+std::string Describe(const CommandResult& r) {
+  std::string out = "exit " + std::to_string(r.exit_code) + " signal " +
+                    std::to_string(r.term_signal);
+  if (r.timed_out) out.append(" (timed out)");
+  if (!r.error.empty()) out.append(" error: ").append(r.error);
+  out.append("\nstdout: ").append(r.out.size() > 2000 ? "(" + std::to_string(r.out.size()) +
+                                                            " bytes)"
+                                                      : r.out);
+  out.append("\nstderr: ").append(r.err);
+  return out;
+}
+
+bool OneLine(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream(path, std::ios::binary) << data;
+}
+
+// A fresh directory under /tmp, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/proctape-capture-XXXXXX";
+    const char* made = ::mkdtemp(tmpl);
+    path_ = made == nullptr ? "" : made;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Every chunk of `path`, decompressed and serialized again: the bytes the
+// file holds, as the reader sees them. Stops at the first damage.
+std::vector<std::string> DecompressedChunks(const std::string& path, FormatError* error) {
+  std::vector<std::string> out;
+  auto reader = ChunkReader::Open(path, error);
+  if (!reader) return out;
+  v1::Chunk chunk;
+  for (;;) {
+    ChunkReader::Result r = reader->Next(&chunk);
+    if (r == ChunkReader::Result::kEnd) break;
+    if (r == ChunkReader::Result::kError) {
+      *error = reader->error();
+      break;
+    }
+    out.push_back(chunk.SerializeAsString());
+  }
+  return out;
+}
+
+const v1::ProcessRecord* FindRecord(const v1::Frame& frame, std::int64_t pid) {
+  for (const auto& r : frame.processes()) {
+    if (r.pid() == pid) return &r;
+  }
+  return nullptr;
+}
+
+struct FileId {
+  std::uint64_t dev = 0, ino = 0;
+};
+FileId StatOf(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+std::unique_ptr<live::Child> StartAndWait(const std::vector<std::string>& argv,
+                                          const std::string& cmdline) {
+  std::string error;
+  auto child = live::Child::Start(argv, &error);
+  EXPECT_NE(child, nullptr) << error;
+  if (child && !child->WaitForCmdline(cmdline, 5000)) {
+    ADD_FAILURE() << argv[0] << " " << child->pid() << " did not exec within 5 s";
+    return nullptr;
+  }
+  return child;
+}
+
+// A unique argument for a sleep, so its cmdline is ours alone.
+std::string UniqueSeconds() {
+  unsigned long r = std::stoul(live::RandomHex(4), nullptr, 16);
+  return std::to_string(100000 + r % 900000) + "." + std::to_string(1000 + (r >> 20) % 9000);
+}
+
+TEST(CaptureLive, WritesAFileThatReadsBackWholeWithOurProcessAsTheKernelShowsIt) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string seconds = UniqueSeconds();
+  const std::string cmdline = "/bin/sleep" + std::string(1, '\0') + seconds + std::string(1, '\0');
+  auto child = StartAndWait({"/bin/sleep", seconds}, cmdline);
+  ASSERT_NE(child, nullptr);
+  const std::string file = dir.File("host.ptape");
+
+  CommandResult r = Proctape({"capture", "-o", file});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.out.rfind("wrote " + file + ": 1 frame, ", 0), 0u) << Describe(r);
+  EXPECT_NE(r.out.find(" bytes read, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" bytes written, "), std::string::npos) << r.out;
+  EXPECT_FALSE(Exists(file + ".partial"));
+
+  Snapshot snap;
+  FormatError err = ReadSnapshot(file, &snap);
+  ASSERT_TRUE(err.ok()) << err.message;
+  ASSERT_TRUE(snap.footer.has_value());
+  ASSERT_EQ(snap.frames.size(), 1u);
+  EXPECT_EQ(snap.footer->frames(), 1u);
+  const v1::Frame& frame = snap.frames[0];
+  EXPECT_TRUE(frame.complete());
+  EXPECT_EQ(frame.cut_reason(), "");
+  EXPECT_GE(frame.scan_end_mono_ns(), frame.scan_start_mono_ns());
+  EXPECT_GE(frame.scan_start_mono_ns(), snap.header.capture_start_mono_ns());
+  EXPECT_EQ(snap.footer->processes(), static_cast<std::uint64_t>(frame.processes_size()));
+
+  // Header: format, host facts, capturer, bounds, policy, command line.
+  const v1::Header& h = snap.header;
+  EXPECT_EQ(h.format_version(), 1u);
+  EXPECT_FALSE(h.tool_version().empty());
+  EXPECT_EQ(h.host().boot_id(), FileBytes("/proc/sys/kernel/random/boot_id"));
+  EXPECT_EQ(h.host().clock_ticks_per_second(), ::sysconf(_SC_CLK_TCK));
+  EXPECT_EQ(h.host().page_size(), ::sysconf(_SC_PAGESIZE));
+  EXPECT_GT(h.host().pid_max(), 0);
+  EXPECT_FALSE(h.host().hostname().empty());
+  EXPECT_FALSE(h.host().kernel_release().empty());
+  EXPECT_GT(h.capturer_pid(), 0);
+  EXPECT_EQ(h.capturer_uid(), ::getuid());
+  EXPECT_EQ(h.capturer_pid_ns_inode(), StatOf("/proc/self/ns/pid").ino);
+  EXPECT_GT(h.capture_start_realtime_ns(), 1'600'000'000LL * 1'000'000'000LL);
+  EXPECT_EQ(h.redaction().environ(), v1::RedactionPolicy::ENVIRON_REDACTED);
+  EXPECT_EQ(h.bounds().stat_bytes(), 4096u);
+  EXPECT_EQ(h.bounds().cmdline_bytes(), 65536u);
+  EXPECT_EQ(h.bounds().environ_bytes(), 65536u);
+  EXPECT_EQ(h.bounds().status_bytes(), 16384u);
+  EXPECT_EQ(h.bounds().max_nodes(), 65536u);
+  EXPECT_EQ(h.bounds().byte_budget(), 1u << 30);
+  ASSERT_EQ(h.command_line_size(), 4);
+  EXPECT_EQ(h.command_line(1), "capture");
+  EXPECT_EQ(h.command_line(3), file);
+
+  // Our sleep: exact cmdline bytes, stat naming it, exe = stat of /bin/sleep.
+  const v1::ProcessRecord* sleep = FindRecord(frame, child->pid());
+  ASSERT_NE(sleep, nullptr) << "pid " << child->pid() << " not captured";
+  EXPECT_EQ(sleep->cmdline().err(), 0);
+  EXPECT_EQ(sleep->cmdline().data(), cmdline);
+  EXPECT_EQ(sleep->cmdline().bound(), 65536u);
+  const std::string stat_prefix =
+      std::to_string(child->pid()) + " (sleep) S " + std::to_string(::getpid()) + " ";
+  EXPECT_EQ(sleep->stat().data().rfind(stat_prefix, 0), 0u) << sleep->stat().data();
+  EXPECT_EQ(sleep->stat().data().back(), '\n');
+  FileId exe = StatOf("/bin/sleep");
+  EXPECT_EQ(sleep->exe().err(), 0);
+  EXPECT_EQ(sleep->exe().dev(), exe.dev);
+  EXPECT_EQ(sleep->exe().ino(), exe.ino);
+  EXPECT_EQ(sleep->pid_ns().err(), 0);
+  EXPECT_EQ(sleep->pid_ns().ino(), StatOf("/proc/self/ns/pid").ino);
+  EXPECT_EQ(sleep->status().err(), 0);
+  EXPECT_EQ(sleep->status().data().rfind("Name:\tsleep\n", 0), 0u);
+  EXPECT_EQ(sleep->cgroup().err(), 0);
+  EXPECT_EQ(sleep->cgroup().data(), live::ReadProc(child->pid(), "cgroup").value_or("?"));
+  EXPECT_TRUE(sleep->environ().redacted());
+  EXPECT_EQ(sleep->environ().err(), 0);
+  std::optional<std::string> env = live::ReadProc(child->pid(), "environ");
+  ASSERT_TRUE(env.has_value());
+  EXPECT_EQ(sleep->environ().data().size(), env->size());
+
+  // The test process itself, and the capturer (its own record).
+  EXPECT_NE(FindRecord(frame, ::getpid()), nullptr);
+  EXPECT_NE(FindRecord(frame, h.capturer_pid()), nullptr);
+}
+
+TEST(CaptureLive, JsonSummaryIsOneObject) {
+  TempDir dir;
+  const std::string file = dir.File("j.ptape");
+  CommandResult r = Proctape({"capture", "-o", file, "--json", "--root",
+                              std::to_string(::getpid())});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  ASSERT_TRUE(OneLine(r.out)) << r.out;
+  EXPECT_EQ(r.out.front(), '{');
+  for (const char* key : {"\"file\":", "\"frames\":1,", "\"processes\":", "\"bytes_read\":",
+                          "\"bytes_written\":", "\"elapsed_ns\":", "\"environ\":\"redacted\""}) {
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+  }
+  struct stat st;
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_NE(r.out.find("\"bytes_written\":" + std::to_string(st.st_size) + ","),
+            std::string::npos)
+      << r.out << " size " << st.st_size;
+}
+
+// Section 4: "A test starts a real process with a unique secret in its
+// environment, captures the host with and without --env keep, and proves the
+// secret appears in no byte of the decompressed default capture."
+TEST(CaptureLive, NoByteOfTheDefaultCaptureHoldsAnEnvironSecret) {
+  TempDir dir;
+  const std::string secret = live::RandomHex(32);  // 64 hex digits
+  const std::string var = "PROCTAPE_CAPTURE_TEST_SECRET";
+  // env(1) adds the secret and execs sleep: once the exec is done, no
+  // cmdline on the host holds the secret; only the sleep's environ does.
+  const std::string seconds = UniqueSeconds();
+  const std::string cmdline = "/bin/sleep" + std::string(1, '\0') + seconds + std::string(1, '\0');
+  auto child = StartAndWait({"/usr/bin/env", var + "=" + secret, "/bin/sleep", seconds}, cmdline);
+  ASSERT_NE(child, nullptr);
+  std::optional<std::string> live_env = live::ReadProc(child->pid(), "environ");
+  ASSERT_TRUE(live_env.has_value());
+  ASSERT_NE(live_env->find(var + "=" + secret), std::string::npos);
+
+  const std::string redacted_file = dir.File("redacted.ptape");
+  const std::string kept_file = dir.File("kept.ptape");
+  CommandResult red = Proctape({"capture", "-o", redacted_file});
+  ASSERT_EQ(red.exit_code, 0) << Describe(red);
+  CommandResult kept = Proctape({"capture", "-o", kept_file, "--env", "keep"});
+  ASSERT_EQ(kept.exit_code, 0) << Describe(kept);
+  EXPECT_NE(kept.err.find("--env keep"), std::string::npos) << "no warning: " << kept.err;
+
+  // Default: the secret is in no decompressed chunk, nor in the file, nor in
+  // what the command printed; the variable is there with its value starred.
+  FormatError err;
+  std::vector<std::string> chunks = DecompressedChunks(redacted_file, &err);
+  ASSERT_TRUE(err.ok()) << err.message;
+  ASSERT_GE(chunks.size(), 3u);  // header, frame, footer
+  bool starred = false;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    EXPECT_EQ(chunks[i].find(secret), std::string::npos) << "secret in chunk " << i;
+    if (chunks[i].find(var + "=" + std::string(secret.size(), '*')) != std::string::npos) {
+      starred = true;
+    }
+  }
+  EXPECT_TRUE(starred) << "the secret-holding process's redacted environ was not captured";
+  EXPECT_EQ(FileBytes(redacted_file).find(secret), std::string::npos);
+  EXPECT_EQ(red.out.find(secret), std::string::npos);
+  EXPECT_EQ(red.err.find(secret), std::string::npos);
+  Snapshot red_snap;
+  ASSERT_TRUE(ReadSnapshot(redacted_file, &red_snap).ok());
+  EXPECT_EQ(red_snap.header.redaction().environ(), v1::RedactionPolicy::ENVIRON_REDACTED);
+  ASSERT_EQ(red_snap.frames.size(), 1u);
+  const v1::ProcessRecord* red_rec = FindRecord(red_snap.frames[0], child->pid());
+  ASSERT_NE(red_rec, nullptr);
+  EXPECT_TRUE(red_rec->environ().redacted());
+  EXPECT_EQ(red_rec->environ().data().size(), live_env->size());
+
+  // --env keep: the secret is there, and the header says so.
+  chunks = DecompressedChunks(kept_file, &err);
+  ASSERT_TRUE(err.ok()) << err.message;
+  bool found = false;
+  for (const std::string& c : chunks) found = found || c.find(secret) != std::string::npos;
+  EXPECT_TRUE(found) << "--env keep lost the secret: the proof above would prove nothing";
+  Snapshot kept_snap;
+  ASSERT_TRUE(ReadSnapshot(kept_file, &kept_snap).ok());
+  EXPECT_EQ(kept_snap.header.redaction().environ(), v1::RedactionPolicy::ENVIRON_KEPT);
+  ASSERT_EQ(kept_snap.frames.size(), 1u);
+  const v1::ProcessRecord* kept_rec = FindRecord(kept_snap.frames[0], child->pid());
+  ASSERT_NE(kept_rec, nullptr);
+  EXPECT_FALSE(kept_rec->environ().redacted());
+  EXPECT_EQ(kept_rec->environ().data(), *live_env);
+}
+
+// A direct child running proctape, killed and reaped by its pid.
+class Capturer {
+ public:
+  explicit Capturer(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = args;
+    argv.insert(argv.begin(), PROCTAPE_BINARY);
+    pid_ = live::SpawnChild(argv, -1, -1, &error_);
+  }
+  ~Capturer() { KillAndReap(); }
+  pid_t pid() const { return pid_; }
+  const std::string& error() const { return error_; }
+  // SIGKILL (ours and unreaped, so the pid is exact), then waitpid. Returns
+  // the wait status.
+  int KillAndReap() {
+    if (pid_ <= 0) return status_;
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    return status_;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = 0;
+  std::string error_;
+};
+
+// Complete frames readable so far from a file being written.
+int CompleteFrames(const std::string& path) {
+  FormatError err;
+  auto reader = ChunkReader::Open(path, &err);
+  if (!reader) return 0;
+  v1::Chunk chunk;
+  int frames = 0;
+  while (reader->Next(&chunk) == ChunkReader::Result::kChunk) {
+    if (chunk.has_frame() && chunk.frame().complete()) ++frames;
+  }
+  return frames;
+}
+
+TEST(CaptureLive, ACaptureKilledBySigkillLeavesAReadablePartial) {
+  TempDir dir;
+  const std::string file = dir.File("killed.ptape");
+  const std::string partial = file + ".partial";
+  Capturer capturer({"capture", "-o", file, "--frames", "50", "--interval", "50"});
+  ASSERT_GT(capturer.pid(), 0) << capturer.error();
+  ::usleep(500'000);
+  // At least one frame must be complete (a whole-host scan of a busy host
+  // can take longer than 0.5 s); bounded at 60 s.
+  for (int i = 0; i < 6000 && CompleteFrames(partial) < 1; ++i) ::usleep(10'000);
+  int status = capturer.KillAndReap();
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "the capture ended before it was killed: status " << status;
+
+  EXPECT_FALSE(Exists(file)) << "a killed capture must not have its final name";
+  ASSERT_TRUE(Exists(partial));
+  Snapshot snap;
+  FormatError err = ReadSnapshot(partial, &snap);
+  EXPECT_EQ(err.kind, FormatErrorKind::kTruncated) << FormatErrorName(err.kind) << ": "
+                                                    << err.message;
+  EXPECT_NE(err.message.find("truncated"), std::string::npos) << err.message;
+  EXPECT_EQ(err.message.find('\n'), std::string::npos) << err.message;
+  EXPECT_FALSE(snap.footer.has_value());
+  EXPECT_EQ(snap.header.format_version(), 1u);
+  ASSERT_GE(snap.frames.size(), 1u);
+  EXPECT_GT(snap.frames[0].processes_size(), 0);
+  EXPECT_EQ(snap.frames[0].index(), 0u);
+
+  // Every complete chunk reads back: the chunk reader gets exactly as many
+  // chunks as the snapshot reader did, then either a clean chunk boundary
+  // (killed between chunks: only the footer is missing) or the same cut.
+  FormatError chunk_err;
+  std::vector<std::string> chunks = DecompressedChunks(partial, &chunk_err);
+  EXPECT_TRUE(chunk_err.ok() || chunk_err.kind == FormatErrorKind::kTruncated)
+      << FormatErrorName(chunk_err.kind) << ": " << chunk_err.message;
+  EXPECT_EQ(chunks.size(), snap.chunks);
+  EXPECT_GE(chunks.size(), 2u);  // the header and at least one frame
+}
+
+TEST(CaptureLive, AnExistingFileIsNotOverwrittenWithoutForce) {
+  TempDir dir;
+  const std::string file = dir.File("precious.ptape");
+  WriteFile(file, "precious bytes\n");
+  CommandResult r = Proctape({"capture", "-o", file});
+  EXPECT_EQ(r.exit_code, 10) << Describe(r);
+  EXPECT_TRUE(OneLine(r.err)) << r.err;
+  EXPECT_EQ(r.err.rfind("proctape: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(FileBytes(file), "precious bytes\n");
+  EXPECT_FALSE(Exists(file + ".partial"));
+
+  CommandResult forced = Proctape({"capture", "-o", file, "--force", "--root",
+                                   std::to_string(::getpid())});
+  ASSERT_EQ(forced.exit_code, 0) << Describe(forced);
+  Snapshot snap;
+  EXPECT_TRUE(ReadSnapshot(file, &snap).ok());
+}
+
+TEST(CaptureLive, ASymbolicLinkIsRefusedEvenWithForce) {
+  TempDir dir;
+  const std::string target = dir.File("target");
+  const std::string link = dir.File("link.ptape");
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  // A dangling link: following it would create the target.
+  CommandResult r = Proctape({"capture", "-o", link});
+  EXPECT_EQ(r.exit_code, 10) << Describe(r);
+  EXPECT_TRUE(OneLine(r.err)) << r.err;
+  EXPECT_NE(r.err.find("symbolic link"), std::string::npos) << r.err;
+  EXPECT_FALSE(Exists(target));
+  // A link to an existing file, with --force: still refused, target untouched.
+  WriteFile(target, "target bytes");
+  CommandResult forced = Proctape({"capture", "-o", link, "--force"});
+  EXPECT_EQ(forced.exit_code, 10) << Describe(forced);
+  EXPECT_TRUE(OneLine(forced.err)) << forced.err;
+  EXPECT_EQ(FileBytes(target), "target bytes");
+  struct stat st;
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_FALSE(Exists(link + ".partial"));
+}
+
+TEST(CaptureLive, DashWritesAReadableFileToStandardOutput) {
+  TempDir dir;
+  CommandResult r = Proctape({"capture", "-o", "-", "--root", std::to_string(::getpid())});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  // The summary goes to standard error, so standard output is the file alone.
+  EXPECT_EQ(r.err.rfind("wrote standard output: 1 frame, ", 0), 0u) << r.err;
+  const std::string file = dir.File("from-stdout.ptape");
+  WriteFile(file, r.out);
+  Snapshot snap;
+  FormatError err = ReadSnapshot(file, &snap);
+  ASSERT_TRUE(err.ok()) << err.message;
+  ASSERT_TRUE(snap.footer.has_value());
+  ASSERT_EQ(snap.frames.size(), 1u);
+  EXPECT_NE(FindRecord(snap.frames[0], ::getpid()), nullptr);
+}
+
+TEST(CaptureLive, RootCapturesThatProcessAndItsDescendantsOnly) {
+  // sh -> two sleeps: a subtree two levels deep.
+  std::string error;
+  auto sh = live::Child::Start({"/bin/sh", "-c", "/bin/sleep 3601 & /bin/sleep 3602 & wait"},
+                               &error);
+  ASSERT_NE(sh, nullptr) << error;
+  std::vector<pid_t> sleeps;
+  for (int i = 0; i < 500; ++i) {
+    sleeps = live::Descendants(sh->pid());
+    if (sleeps.size() == 2 &&
+        std::all_of(sleeps.begin(), sleeps.end(), [](pid_t p) {
+          std::optional<std::string> c = live::ReadProc(p, "cmdline");
+          return c && c->rfind("/bin/sleep", 0) == 0;
+        })) {
+      break;
+    }
+    ::usleep(10'000);
+  }
+  ASSERT_EQ(sleeps.size(), 2u);
+  // The sleeps are grandchildren: held by pidfd, ended through it.
+  std::vector<live::PidFd> held;
+  for (pid_t p : sleeps) {
+    std::optional<live::ProcStat> st = live::ReadStat(p);
+    ASSERT_TRUE(st.has_value());
+    held.push_back(live::PidFd::Open(p, st->start_ticks, &error));
+    ASSERT_TRUE(held.back().valid()) << error;
+  }
+  struct KillHeld {
+    std::vector<live::PidFd>* fds;
+    ~KillHeld() {
+      for (const auto& fd : *fds) {
+        fd.Kill();
+        fd.WaitExited(3000);
+      }
+    }
+  } kill_held{&held};
+
+  TempDir dir;
+  const std::string file = dir.File("root.ptape");
+  CommandResult r = Proctape({"capture", "-o", file, "--root", std::to_string(sh->pid())});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Snapshot snap;
+  FormatError err = ReadSnapshot(file, &snap);
+  ASSERT_TRUE(err.ok()) << err.message;
+  ASSERT_EQ(snap.frames.size(), 1u);
+  std::set<std::int64_t> got;
+  for (const auto& rec : snap.frames[0].processes()) {
+    EXPECT_TRUE(got.insert(rec.pid()).second) << "pid " << rec.pid() << " twice";
+    EXPECT_TRUE(rec.has_cmdline() && rec.has_environ() && rec.has_status() && rec.has_cgroup());
+  }
+  std::set<std::int64_t> want = {sh->pid(), sleeps[0], sleeps[1]};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(snap.header.bounds().max_proc_entries(), 4194304u);
+  const v1::ProcessRecord* s0 = FindRecord(snap.frames[0], sleeps[0]);
+  ASSERT_NE(s0, nullptr);
+  EXPECT_EQ(s0->cmdline().data().rfind("/bin/sleep", 0), 0u);
+  EXPECT_EQ(s0->stat().data().find(" " + std::to_string(sh->pid()) + " "),
+            s0->stat().data().find(") S ") + 3)
+      << s0->stat().data();
+
+  // A root that is not running: an empty frame, a warning, exit 0.
+  const std::string none = dir.File("none.ptape");
+  CommandResult absent = Proctape({"capture", "-o", none, "--root", "2147483647"});
+  ASSERT_EQ(absent.exit_code, 0) << Describe(absent);
+  EXPECT_NE(absent.err.find("warning: --root 2147483647 was not in /proc"), std::string::npos)
+      << absent.err;
+  Snapshot empty;
+  ASSERT_TRUE(ReadSnapshot(none, &empty).ok());
+  ASSERT_EQ(empty.frames.size(), 1u);
+  EXPECT_EQ(empty.frames[0].processes_size(), 0);
+}
+
+TEST(CaptureLive, FramesStartOnTheirSchedule) {
+  TempDir dir;
+  const std::string file = dir.File("frames.ptape");
+  CommandResult r = Proctape({"capture", "-o", file, "--frames", "3", "--interval", "200",
+                              "--root", std::to_string(::getpid())});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.out.rfind("wrote " + file + ": 3 frames, ", 0), 0u) << r.out;
+  Snapshot snap;
+  ASSERT_TRUE(ReadSnapshot(file, &snap).ok());
+  ASSERT_EQ(snap.frames.size(), 3u);
+  const std::int64_t start = snap.header.capture_start_mono_ns();
+  for (std::size_t k = 0; k < 3; ++k) {
+    const v1::Frame& f = snap.frames[k];
+    EXPECT_EQ(f.index(), k);
+    EXPECT_GE(f.scan_start_mono_ns(), start + static_cast<std::int64_t>(k) * 200'000'000) << k;
+    EXPECT_GE(f.scan_end_mono_ns(), f.scan_start_mono_ns());
+    EXPECT_NE(FindRecord(f, ::getpid()), nullptr) << k;
+  }
+  EXPECT_EQ(snap.footer->frames(), 3u);
+}
+
+TEST(CaptureLive, BadOptionsAreUsageErrorsOnOneLine) {
+  TempDir dir;
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"capture", "--env", "show"},
+           {"capture", "--frames", "0"},
+           {"capture", "--interval", "-5"},
+           {"capture", "--root", "0"},
+           {"capture", "--max-processes", "0"},
+           {"capture", "--max-bytes", "1000"},
+           {"capture", "--bogus"}}) {
+    args.push_back("-o");
+    args.push_back(dir.File("never.ptape"));
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << args[1] << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("proctape: ", 0), 0u) << r.err;
+    EXPECT_FALSE(Exists(dir.File("never.ptape")));
+    EXPECT_FALSE(Exists(dir.File("never.ptape.partial")));
+  }
+}
+
+TEST(CaptureLive, PidNamespaceIsTheInodeOfProcPidNsPid) {
+  std::string error;
+  auto proc = ProcfsEvidence::Open("/proc", &error);
+  ASSERT_NE(proc, nullptr) << error;
+  Identity self = proc->PidNamespace(::getpid());
+  ASSERT_TRUE(self.ok()) << self.err;
+  FileId want = StatOf("/proc/self/ns/pid");
+  EXPECT_EQ(self.ino, want.ino);
+  EXPECT_EQ(self.dev, want.dev);
+  EXPECT_EQ(proc->PidNamespace(2147483647).err, ENOENT);
+}
+
+}  // namespace
+}  // namespace proctape
