@@ -11,6 +11,7 @@
 
 #include "capture/frame_scanner.h"
 #include "capture/host_facts.h"
+#include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -109,19 +110,7 @@ int RunCapture(const CaptureOptions& o) {
   if (!proc) return Fail(kExitInternal, error);
 
   v1::Header header;
-  header.set_tool_version(PROCTAPE_VERSION);
-  FillCaptureHeader(o.proc, &header);
-  v1::Bounds* bounds = header.mutable_bounds();
-  bounds->set_max_proc_entries(scan.root_pid ? scan.max_entries : scan.max_processes);
-  bounds->set_max_nodes(scan.max_processes);
-  bounds->set_stat_bytes(scan.stat_bytes);
-  bounds->set_cmdline_bytes(scan.cmdline_bytes);
-  bounds->set_environ_bytes(scan.environ_bytes);
-  bounds->set_status_bytes(scan.status_bytes);
-  bounds->set_byte_budget(scan.max_bytes);  // per frame
-  header.mutable_redaction()->set_environ(scan.keep_environ ? v1::RedactionPolicy::ENVIRON_KEPT
-                                                            : v1::RedactionPolicy::ENVIRON_REDACTED);
-  for (const std::string& arg : o.command_line) header.add_command_line(arg);
+  FillHeader(scan, o.proc, o.command_line, &header);
 
   std::string path = o.output;
   if (path.empty()) {

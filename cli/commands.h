@@ -9,9 +9,10 @@
 
 namespace proctape {
 
-void RegisterResolve(CLI::App& app, int* exit_code);
-void RegisterLiveness(CLI::App& app, int* exit_code);
+void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
+void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
 // `command_line` is proctape's own argv, stored in the snapshot's header.
+void RegisterVerify(CLI::App& app, int* exit_code);
 void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
 
 }  // namespace proctape

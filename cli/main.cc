@@ -10,9 +10,10 @@ int main(int argc, char** argv) {
                "Run 'proctape COMMAND --help' for one command."};
   app.require_subcommand(1);
   int exit_code = proctape::kExitOk;
-  proctape::RegisterResolve(app, &exit_code);
-  proctape::RegisterLiveness(app, &exit_code);
+  proctape::RegisterResolve(app, &exit_code, {argv, argv + argc});
+  proctape::RegisterLiveness(app, &exit_code, {argv, argv + argc});
   proctape::RegisterCapture(app, &exit_code, {argv, argv + argc});
+  proctape::RegisterVerify(app, &exit_code);
   app.footer(proctape::ExitCodeHelp());
   try {
     app.parse(argc, argv);

@@ -1,10 +1,12 @@
 // `proctape resolve` and `proctape liveness` on the live host.
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -27,6 +29,9 @@ struct ResolveOptions {
   std::uint64_t byte_budget = Bounds{}.byte_budget;
   std::string proc = "/proc";
   bool json = false;
+  std::string record;   // --record FILE
+  bool force = false;
+  std::vector<std::string> command_line;
 };
 
 struct LivenessOptions {
@@ -34,7 +39,34 @@ struct LivenessOptions {
   std::uint64_t start = 0;
   std::string proc = "/proc";
   bool json = false;
+  std::string record;
+  bool force = false;
+  std::vector<std::string> command_line;
 };
+
+// Runs `check` on the live host, recorded into `record` when it is set.
+// Returns false (after a one-line message) when the file could not be written.
+bool RunMaybeRecorded(ProcfsEvidence& live, const std::string& record, bool force,
+                      const std::string& proc, const std::vector<std::string>& command_line,
+                      const std::vector<std::string>& kept_entries,
+                      const std::function<void(Evidence&, v1::Resolution*)>& check) {
+  v1::Resolution unused;
+  if (record.empty()) {
+    check(live, &unused);
+    return true;
+  }
+  LiveRecordOptions options;
+  options.path = record;
+  options.force = force;
+  options.proc_root = proc;
+  options.command_line = command_line;
+  options.kept_entries = kept_entries;
+  std::string error;
+  if (RecordLive(live, options, check, &error)) return true;
+  std::fprintf(stderr, "proctape: cannot record to %s: %s\n", EscapeBytes(record).c_str(),
+               EscapeBytes(error, 1024).c_str());
+  return false;
+}
 
 std::unique_ptr<ProcfsEvidence> OpenProc(const std::string& root, int* exit_code) {
   std::string error;
@@ -92,12 +124,24 @@ int RunResolve(const ResolveOptions& o) {
     }
     request.root_start_ticks = fingerprint.start_ticks;
   }
-  Verdict verdict = Resolve(*evidence, request);
+  Verdict verdict;
+  bool ran = false;
+  std::string token_entry = request.token_var;
+  token_entry.append("=").append(request.token);
+  bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line, {token_entry},
+                                   [&](Evidence& ev, v1::Resolution* r) {
+                                     *r->mutable_resolve() = ToProto(request);
+                                     verdict = Resolve(ev, request);
+                                     ran = true;
+                                     *r->mutable_verdict() = ToProto(verdict);
+                                   });
+  if (!ran) return kExitIo;  // the output file was refused before anything ran
   if (o.json) {
     std::printf("%s\n", ToJson(ToProto(verdict)).c_str());
   } else {
     PrintVerdict(verdict);
   }
+  if (!recorded) return kExitIo;
   return ExitCodeFor(verdict.status);
 }
 
@@ -105,7 +149,17 @@ int RunLiveness(const LivenessOptions& o) {
   int exit_code = kExitOk;
   auto evidence = OpenProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
-  LivenessVerdict v = CheckLiveness(*evidence, o.pid, o.start);
+  LivenessVerdict v;
+  bool ran = false;
+  bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line, {},
+                                   [&](Evidence& ev, v1::Resolution* r) {
+                                     r->mutable_liveness()->set_pid(o.pid);
+                                     r->mutable_liveness()->set_start_ticks(o.start);
+                                     v = CheckLiveness(ev, o.pid, o.start);
+                                     ran = true;
+                                     *r->mutable_liveness_verdict() = ToProto(v);
+                                   });
+  if (!ran) return kExitIo;
   if (o.json) {
     std::printf("%s\n", ToJson(ToProto(v)).c_str());
   } else if (v.status == LivenessStatus::kError) {
@@ -113,13 +167,15 @@ int RunLiveness(const LivenessOptions& o) {
   } else {
     std::printf("%s: %s\n", std::string(LivenessName(v.status)).c_str(), v.detail.c_str());
   }
+  if (!recorded) return kExitIo;
   return ExitCodeFor(v);
 }
 
 }  // namespace
 
-void RegisterResolve(CLI::App& app, int* exit_code) {
+void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
   auto o = std::make_shared<ResolveOptions>();
+  o->command_line = std::move(command_line);
   CLI::App* sub = app.add_subcommand(
       "resolve",
       "Find the host pid of the exact process a sandbox started beneath a known root.\n"
@@ -150,6 +206,10 @@ void RegisterResolve(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
+  sub->add_option("--record", o->record,
+                  "also write FILE (.ptape): a host frame before, every call the resolver "
+                  "made with its result and time, a frame after, request and verdict");
+  sub->add_flag("--force", o->force, "with --record: replace an existing FILE");
   sub->footer(std::string("Example:\n"
                           "  proctape resolve --root 4242 --token 7f3c9e --argv /bin/sleep "
                           "--argv 120\n\n") +
@@ -157,8 +217,9 @@ void RegisterResolve(CLI::App& app, int* exit_code) {
   sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
 }
 
-void RegisterLiveness(CLI::App& app, int* exit_code) {
+void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
   auto o = std::make_shared<LivenessOptions>();
+  o->command_line = std::move(command_line);
   CLI::App* sub = app.add_subcommand(
       "liveness",
       "Is the process identified by (--pid, --start) still alive? Re-reads its stat only:\n"
@@ -171,6 +232,9 @@ void RegisterLiveness(CLI::App& app, int* exit_code) {
   sub->add_option("--start", o->start, "start tick, as resolve printed it")->required();
   sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
+  sub->add_option("--record", o->record,
+                  "also write FILE (.ptape): frames before and after, the stat read and verdict");
+  sub->add_flag("--force", o->force, "with --record: replace an existing FILE");
   sub->footer(std::string("Example:\n  proctape liveness --pid 48213 --start 1234567\n\n") +
               ExitCodeHelp());
   sub->callback([o, exit_code] { *exit_code = RunLiveness(*o); });

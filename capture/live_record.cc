@@ -1,0 +1,81 @@
+#include "capture/live_record.h"
+
+#include "capture/host_facts.h"
+#include "capture/recorder.h"
+#include "format/writer.h"
+
+namespace proctape {
+
+void FillHeader(const ScanOptions& scan, const std::string& proc_root,
+                const std::vector<std::string>& command_line, v1::Header* header) {
+  header->set_tool_version(PROCTAPE_VERSION);
+  FillCaptureHeader(proc_root, header);
+  v1::Bounds* bounds = header->mutable_bounds();
+  bounds->set_max_proc_entries(scan.root_pid ? scan.max_entries : scan.max_processes);
+  bounds->set_max_nodes(scan.max_processes);
+  bounds->set_stat_bytes(scan.stat_bytes);
+  bounds->set_cmdline_bytes(scan.cmdline_bytes);
+  bounds->set_environ_bytes(scan.environ_bytes);
+  bounds->set_status_bytes(scan.status_bytes);
+  bounds->set_byte_budget(scan.max_bytes);  // per frame
+  v1::RedactionPolicy* redaction = header->mutable_redaction();
+  redaction->set_environ(scan.keep_environ ? v1::RedactionPolicy::ENVIRON_KEPT
+                                           : v1::RedactionPolicy::ENVIRON_REDACTED);
+  for (const std::string& kept : scan.kept_entries) redaction->add_kept_entries(kept);
+  for (const std::string& arg : command_line) header->add_command_line(arg);
+}
+
+namespace {
+
+bool WriteFrame(ProcfsEvidence& live, const ScanOptions& scan, std::uint64_t index,
+                SnapshotWriter& writer) {
+  FrameCallbacks callbacks;
+  callbacks.begin = [&writer, index](std::int64_t t) { writer.BeginFrame(index, t); };
+  callbacks.record = [&writer](v1::ProcessRecord&& r) { return writer.AddProcess(std::move(r)); };
+  PidNamespaceFn pid_ns = [&live](std::int64_t pid) { return live.PidNamespace(pid); };
+  ScanStats s = ScanFrame(live, scan, pid_ns, callbacks);
+  return writer.EndFrame(s.scan_end_mono_ns, s.cut_reason, s.bytes_read);
+}
+
+}  // namespace
+
+bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
+                const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error) {
+  ScanOptions scan = options.scan;
+  scan.kept_entries = options.kept_entries;
+  v1::Header header;
+  FillHeader(scan, options.proc_root, options.command_line, &header);
+
+  SnapshotWriter::Options wopts;
+  wopts.force = options.force;
+  auto writer = SnapshotWriter::Create(options.path, wopts, error);
+  if (!writer) return false;
+  auto failed = [&] {
+    *error = writer->error();
+    return false;
+  };
+  if (!writer->WriteHeader(header)) return failed();
+  if (!WriteFrame(live, scan, 0, *writer)) return failed();
+
+  RecorderOptions ropts;
+  ropts.keep_environ = scan.keep_environ;
+  ropts.kept_entries = options.kept_entries;
+  RecordingEvidence recorder(
+      live, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
+  v1::Resolution resolution;
+  resolution.set_first_observation(0);
+  resolution.set_start_mono_ns(live.NowNs());
+  check(recorder, &resolution);
+  resolution.set_end_mono_ns(live.NowNs());
+  resolution.set_observation_count(recorder.observations());
+  if (!writer->error().empty()) return failed();
+
+  if (!WriteFrame(live, scan, 1, *writer)) return failed();
+  if (!writer->WriteResolution(resolution)) return failed();
+  v1::Footer footer;
+  footer.set_capture_end_mono_ns(live.NowNs());
+  if (!writer->Finish(footer)) return failed();
+  return true;
+}
+
+}  // namespace proctape

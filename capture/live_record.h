@@ -1,0 +1,47 @@
+// Recording of one live resolution or liveness check into a .ptape file, the
+// forensic artifact of a failure on a CI host: the header, a whole-host frame
+// taken just before, the tape (every call the check made through the evidence
+// interface, in order, with its exact result and time), a whole-host frame
+// taken just after, and the Resolution (request, verdict, where its tape
+// lies).
+//
+// The check runs against a RecordingEvidence wrapped around the live source,
+// which forwards every call unchanged: recording does not change what the
+// check does. Environ values are redacted in frames and tape alike, except the
+// entries in `kept_entries` (the token entry of the resolution), so a replay
+// sees the same token evidence.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "capture/frame_scanner.h"
+#include "capture/procfs_evidence.h"
+#include "format/format_error.h"
+#include "proctape.pb.h"
+
+namespace proctape {
+
+struct LiveRecordOptions {
+  std::string path;                        // output file, "-" for standard output
+  bool force = false;
+  std::string proc_root = "/proc";
+  std::vector<std::string> command_line;   // stored in the header
+  std::vector<std::string> kept_entries;   // environ entries kept verbatim
+  ScanOptions scan;                        // for the two frames
+};
+
+// Fills the header fields every capture shares: host facts, capturer, tool
+// version, the scan bounds and the redaction policy.
+void FillHeader(const ScanOptions& scan, const std::string& proc_root,
+                const std::vector<std::string>& command_line, v1::Header* header);
+
+// Runs `check` through a recorder between two frames and writes the file.
+// `check` makes its calls through the Evidence it is given and fills the
+// Resolution's request and outcome. Returns false with *error (one line) when
+// the file cannot be written; the check itself has run by then or not at all.
+bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
+                const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error);
+
+}  // namespace proctape
