@@ -30,7 +30,11 @@ std::uint64_t MaxChunkFrame();
 inline constexpr std::uint64_t kMaxBlobBytes = 256u << 20;
 // The writer closes a frame part once it holds this many serialized bytes.
 inline constexpr std::uint64_t kTargetChunkContent = 1u << 20;
-// Data of at least this size is stored once per file (see Blob).
+// Data of at least this size, seen twice, is stored once per file (see Blob).
 inline constexpr std::size_t kMinBlobBytes = 32;
+// The writer's bounds on its stored-once tables: blob bytes it keeps, and
+// hashes of data seen once. Past them data is written inline.
+inline constexpr std::uint64_t kWriterBlobBytes = 8u << 20;
+inline constexpr std::size_t kWriterSeen = 1u << 16;
 
 }  // namespace proctape

@@ -123,20 +123,29 @@ void SnapshotWriter::BeginFrame(std::uint64_t index, std::int64_t scan_start_mon
   frame_open_ = true;
 }
 
-// Replaces large cmdline/environ data by a reference to a blob defined once
-// per file; the blob table's memory is bounded by kMaxBlobBytes.
+// Replaces large cmdline/environ data seen before by a reference to a blob
+// defined once per file. Data seen for the first time stays inline (only its
+// hash is remembered), so unique data costs nothing extra; the second sighting
+// defines the blob. Both tables are bounded (kWriterBlobBytes, kWriterSeen):
+// past them data simply stays inline, so memory does not grow with the host.
 void SnapshotWriter::StoreOnce(v1::FileRead* read) {
-  if (read->data().size() < kMinBlobBytes) return;
-  auto it = blobs_.find(read->data());
+  const std::string& data = read->data();
+  if (data.size() < kMinBlobBytes) return;
+  auto it = blobs_.find(data);
   if (it == blobs_.end()) {
-    if (blob_bytes_ + read->data().size() > kMaxBlobBytes) return;
+    std::uint64_t hash = std::hash<std::string>{}(data);
+    if (seen_.count(hash) == 0) {
+      if (seen_.size() < kWriterSeen) seen_.insert(hash);
+      return;
+    }
+    if (blob_bytes_ + data.size() > kWriterBlobBytes) return;
     std::uint64_t id = blobs_.size() + 1;
     v1::Blob* blob = frame_part_.mutable_frame()->add_blobs();
     blob->set_id(id);
-    blob->set_data(read->data());
-    blob_bytes_ += read->data().size();
-    frame_part_bytes_ += read->data().size() + 8;
-    it = blobs_.emplace(read->data(), id).first;
+    blob->set_data(data);
+    blob_bytes_ += data.size();
+    frame_part_bytes_ += data.size() + 8;
+    it = blobs_.emplace(data, id).first;
   }
   read->clear_data();
   read->set_blob(it->second);

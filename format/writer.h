@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "format/file_format.h"
 #include "proctape.pb.h"
@@ -84,6 +85,7 @@ class SnapshotWriter {
 
   std::unordered_map<std::string, std::uint64_t> blobs_;  // content -> id
   std::uint64_t blob_bytes_ = 0;
+  std::unordered_set<std::uint64_t> seen_;  // hashes of data seen once
 
   v1::Footer counts_;
 };
