@@ -44,7 +44,7 @@ int RunVerify(const VerifyOptions& o) {
   } else {
     std::string name = EscapeBytes(o.file, 4096);
     if (error.ok()) {
-      std::printf("%s: intact: %" PRIu64 " chunks, %zu frames (%" PRIu64
+      std::printf("%s: intact: %" PRIu64 " chunks, %zu frame(s) (%" PRIu64
                   " process records), %zu observations, %zu resolutions, environ %s\n",
                   name.c_str(), snap.chunks, snap.frames.size(), processes,
                   snap.observations.size(), snap.resolutions.size(), kept ? "KEPT" : "redacted");
