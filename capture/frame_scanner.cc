@@ -1,6 +1,14 @@
 #include "capture/frame_scanner.h"
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -24,11 +32,154 @@ void Fill(v1::FileIdentity* out, const Identity& identity) {
   out->set_ino(identity.ino);
 }
 
+// The files of one process, read through `ev` in a fixed order (stat unless
+// given, cmdline, environ, status, cgroup, exe, pid namespace) into a record;
+// *bytes gets the /proc bytes read (the given stat's not included).
+v1::ProcessRecord ReadRecord(Evidence& ev, const PidNamespaceFn& pid_ns, const ScanOptions& o,
+                             std::int64_t pid, ReadResult* given_stat, std::uint64_t* bytes) {
+  std::uint64_t read = 0;
+  auto get = [&](ProcFile file, std::uint64_t bound) {
+    ReadResult r = ev.ReadFile(pid, file, bound);
+    read += r.data.size();
+    return r;
+  };
+  v1::ProcessRecord rec;
+  rec.set_pid(pid);
+  if (given_stat != nullptr) {
+    Fill(rec.mutable_stat(), std::move(*given_stat), o.stat_bytes);
+  } else {
+    Fill(rec.mutable_stat(), get(ProcFile::kStat, o.stat_bytes), o.stat_bytes);
+  }
+  Fill(rec.mutable_cmdline(), get(ProcFile::kCmdline, o.cmdline_bytes), o.cmdline_bytes);
+  ReadResult environ = get(ProcFile::kEnviron, o.environ_bytes);
+  if (!o.keep_environ && environ.ok()) {
+    environ.data = RedactEnviron(environ.data, o.kept_entries);
+  }
+  Fill(rec.mutable_environ(), std::move(environ), o.environ_bytes);
+  rec.mutable_environ()->set_redacted(!o.keep_environ);
+  Fill(rec.mutable_status(), get(ProcFile::kStatus, o.status_bytes), o.status_bytes);
+  Fill(rec.mutable_cgroup(), get(ProcFile::kCgroup, o.cgroup_bytes), o.cgroup_bytes);
+  Fill(rec.mutable_exe(), ev.ExeIdentity(pid));
+  if (pid_ns) Fill(rec.mutable_pid_ns(), pid_ns(pid));
+  *bytes = read;
+  return rec;
+}
+
+// One process to record: its pid, and its stat when the stat pass read it.
+struct Item {
+  std::int64_t pid = 0;
+  ReadResult* stat = nullptr;  // owned by the scanner; moved out by whoever reads the item
+};
+
+// Consecutive items [first, first + count), read by one worker.
+struct Batch {
+  std::size_t first = 0;
+  std::size_t count = 0;
+  std::vector<v1::ProcessRecord> records;
+  std::vector<std::uint64_t> bytes;  // per record
+  std::exception_ptr error;          // what the worker threw, rethrown by the caller
+  bool done = false;                 // guarded by the pool's mutex
+};
+
+// Worker threads that read the batches they are given, in the order given.
+// The destructor stops and joins them, whatever happened on the caller's side.
+class WorkerPool {
+ public:
+  WorkerPool(const ScanOptions& options, std::vector<Item>& items) : o_(options), items_(items) {}
+  ~WorkerPool() { Stop(); }
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // One thread per worker that has an evidence; returns how many started (a
+  // thread that cannot be created is done without).
+  std::size_t Start(std::vector<ScanWorker>& workers) {
+    for (ScanWorker& w : workers) {
+      if (!w.evidence) continue;
+      try {
+        threads_.emplace_back([this, &w] { Run(w); });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+    return threads_.size();
+  }
+
+  void Submit(Batch* batch) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      pending_.push_back(batch);
+    }
+    work_cv_.notify_one();
+  }
+
+  void WaitDone(const Batch* batch) {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [batch] { return batch->done; });
+  }
+
+  // Workers stop before their next process; batches not taken are dropped.
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      pending_.clear();
+    }
+    abort_.store(true, std::memory_order_relaxed);
+    work_cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+
+ private:
+  void Run(ScanWorker& w) {
+    for (;;) {
+      Batch* b = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        work_cv_.wait(lock, [this] { return stop_ || !pending_.empty(); });
+        if (stop_) return;
+        b = pending_.front();
+        pending_.pop_front();
+      }
+      try {
+        b->records.reserve(b->count);
+        b->bytes.reserve(b->count);
+        for (std::size_t i = b->first; i < b->first + b->count; ++i) {
+          if (abort_.load(std::memory_order_relaxed)) break;
+          std::uint64_t bytes = 0;
+          b->records.push_back(
+              ReadRecord(*w.evidence, w.pid_ns, o_, items_[i].pid, items_[i].stat, &bytes));
+          b->bytes.push_back(bytes);
+        }
+      } catch (...) {
+        b->error = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        b->done = true;
+      }
+      done_cv_.notify_all();
+    }
+  }
+
+  const ScanOptions& o_;
+  std::vector<Item>& items_;
+  std::mutex mu_;
+  std::condition_variable work_cv_;
+  std::condition_variable done_cv_;
+  std::deque<Batch*> pending_;
+  bool stop_ = false;
+  std::atomic<bool> abort_{false};
+  std::vector<std::thread> threads_;
+};
+
 class Scanner {
  public:
   Scanner(Evidence& evidence, const ScanOptions& options, const PidNamespaceFn& pid_ns,
-          const FrameCallbacks& callbacks)
-      : ev_(evidence), o_(options), pid_ns_(pid_ns), cb_(callbacks) {}
+          const FrameCallbacks& callbacks, std::vector<ScanWorker>* workers,
+          const ParallelScanOptions& parallel)
+      : ev_(evidence), o_(options), pid_ns_(pid_ns), cb_(callbacks), workers_(workers),
+        parallel_(parallel) {}
 
   ScanStats Run() {
     stats_.scan_start_mono_ns = ev_.NowNs();
@@ -71,30 +222,100 @@ class Scanner {
     return true;
   }
 
-  // Does one more record fit the byte budget? `worst` is its worst case.
-  bool Fits(std::uint64_t worst) const {
-    return stats_.bytes_read <= o_.max_bytes && worst <= o_.max_bytes - stats_.bytes_read;
+  // Do `reserved` + 1 more processes of worst case `worst` each fit the byte
+  // budget? With reserved = 0: does one more record fit?
+  bool Fits(std::uint64_t worst, std::uint64_t reserved = 0) const {
+    if (stats_.bytes_read > o_.max_bytes) return false;
+    if (worst == 0) return true;
+    return reserved < (o_.max_bytes - stats_.bytes_read) / worst;
   }
 
-  // Reads everything but stat (given) and hands the record over.
-  bool Emit(std::int64_t pid, ReadResult&& stat) {
-    v1::ProcessRecord rec;
-    rec.set_pid(pid);
-    Fill(rec.mutable_stat(), std::move(stat), o_.stat_bytes);
-    Fill(rec.mutable_cmdline(), Read(pid, ProcFile::kCmdline, o_.cmdline_bytes), o_.cmdline_bytes);
-    ReadResult environ = Read(pid, ProcFile::kEnviron, o_.environ_bytes);
-    if (!o_.keep_environ && environ.ok()) {
-      environ.data = RedactEnviron(environ.data, o_.kept_entries);
-    }
-    Fill(rec.mutable_environ(), std::move(environ), o_.environ_bytes);
-    rec.mutable_environ()->set_redacted(!o_.keep_environ);
-    Fill(rec.mutable_status(), Read(pid, ProcFile::kStatus, o_.status_bytes), o_.status_bytes);
-    Fill(rec.mutable_cgroup(), Read(pid, ProcFile::kCgroup, o_.cgroup_bytes), o_.cgroup_bytes);
-    Fill(rec.mutable_exe(), ev_.ExeIdentity(pid));
-    if (pid_ns_) Fill(rec.mutable_pid_ns(), pid_ns_(pid));
+  // Hands one record over; false when the callback refused it.
+  bool Emit(v1::ProcessRecord&& rec, std::uint64_t bytes) {
+    stats_.bytes_read += bytes;
     ++stats_.processes;
     if (!cb_.record(std::move(rec))) {
       stats_.sink_failed = true;
+      return false;
+    }
+    return true;
+  }
+
+  // Records every item in order, within max_processes and max_bytes (`worst`
+  // per item). True when all were recorded; otherwise the cut reason is set or
+  // the callback failed.
+  bool RecordAll(std::vector<Item>& items, std::uint64_t worst) {
+    if (workers_ != nullptr && !workers_->empty() && !items.empty()) {
+      WorkerPool pool(o_, items);
+      const std::size_t started = pool.Start(*workers_);
+      if (started > 0) return RecordParallel(pool, started, items, worst);
+    }
+    for (Item& item : items) {
+      if (stats_.processes >= o_.max_processes) {
+        stats_.cut_reason = kCutMaxProcesses;
+        return false;
+      }
+      if (!Fits(worst)) {
+        stats_.cut_reason = kCutMaxBytes;
+        return false;
+      }
+      std::uint64_t bytes = 0;
+      v1::ProcessRecord rec = ReadRecord(ev_, pid_ns_, o_, item.pid, item.stat, &bytes);
+      if (!Emit(std::move(rec), bytes)) return false;
+    }
+    return true;
+  }
+
+  // RecordAll with the reads done by the pool's `threads` threads.
+  bool RecordParallel(WorkerPool& pool, std::size_t threads, std::vector<Item>& items,
+                      std::uint64_t worst) {
+    const std::size_t batch_size = std::max<std::size_t>(1, parallel_.batch);
+    const std::size_t window =
+        parallel_.batches_in_flight > 0 ? parallel_.batches_in_flight : 2 * threads;
+    // Items past max_processes are never read (processes == index here).
+    const std::size_t n = static_cast<std::size_t>(
+        std::min<std::uint64_t>(items.size(), o_.max_processes));
+    std::size_t next = 0;            // first item not dispatched
+    std::uint64_t outstanding = 0;   // dispatched, not handed over
+    std::deque<std::unique_ptr<Batch>> in_flight;
+    // However this returns (a cut, a failed callback, an exception), the
+    // workers are stopped and joined before the batches they write are freed.
+    struct StopPool {
+      WorkerPool& pool;
+      ~StopPool() { pool.Stop(); }
+    } stop_pool{pool};
+    for (;;) {
+      // Dispatch what surely fits, up to the window.
+      while (in_flight.size() < window && next < n) {
+        const std::size_t first = next;
+        while (next < n && next - first < batch_size && Fits(worst, outstanding + (next - first))) {
+          ++next;
+        }
+        if (next == first) break;  // undecidable until the batches before are in
+        auto b = std::make_unique<Batch>();
+        b->first = first;
+        b->count = next - first;
+        outstanding += b->count;
+        pool.Submit(b.get());
+        in_flight.push_back(std::move(b));
+      }
+      if (in_flight.empty()) break;
+      Batch& b = *in_flight.front();
+      pool.WaitDone(&b);
+      if (b.error) std::rethrow_exception(b.error);
+      for (std::size_t i = 0; i < b.records.size(); ++i) {
+        --outstanding;
+        if (!Emit(std::move(b.records[i]), b.bytes[i])) return false;  // the pool stops
+      }
+      in_flight.pop_front();
+    }
+    // Nothing in flight: stats_ is exact, as in the sequential scan.
+    if (next < n) {
+      stats_.cut_reason = kCutMaxBytes;
+      return false;
+    }
+    if (n < items.size()) {
+      stats_.cut_reason = kCutMaxProcesses;
       return false;
     }
     return true;
@@ -104,18 +325,9 @@ class Scanner {
     std::vector<std::int64_t> pids;
     bool truncated = false;
     if (!List(o_.max_processes, &pids, &truncated)) return;
-    const std::uint64_t worst = o_.WorstCaseProcessBytes();
-    for (std::int64_t pid : pids) {
-      if (stats_.processes >= o_.max_processes) {
-        stats_.cut_reason = kCutMaxProcesses;
-        return;
-      }
-      if (!Fits(worst)) {
-        stats_.cut_reason = kCutMaxBytes;
-        return;
-      }
-      if (!Emit(pid, Read(pid, ProcFile::kStat, o_.stat_bytes))) return;
-    }
+    std::vector<Item> items(pids.size());
+    for (std::size_t i = 0; i < pids.size(); ++i) items[i].pid = pids[i];
+    if (!RecordAll(items, o_.WorstCaseProcessBytes())) return;
     if (truncated) stats_.cut_reason = kCutMaxProcesses;
   }
 
@@ -160,25 +372,19 @@ class Scanner {
     }
     children.clear();
     // Pass 2: full records of the subtree, in listing order.
-    const std::uint64_t worst = o_.WorstCaseProcessBytes() - o_.stat_bytes;
+    std::vector<Item> items;
     for (std::size_t i = 0; i < stats.size(); ++i) {
-      if (subtree.count(pids[i]) == 0) continue;
-      if (stats_.processes >= o_.max_processes) {
-        stats_.cut_reason = kCutMaxProcesses;
-        return;
-      }
-      if (!Fits(worst)) {
-        stats_.cut_reason = kCutMaxBytes;
-        return;
-      }
-      if (!Emit(pids[i], std::move(stats[i]))) return;
+      if (subtree.count(pids[i]) != 0) items.push_back(Item{pids[i], &stats[i]});
     }
+    RecordAll(items, o_.WorstCaseProcessBytes() - o_.stat_bytes);
   }
 
   Evidence& ev_;
   const ScanOptions& o_;
   const PidNamespaceFn& pid_ns_;
   const FrameCallbacks& cb_;
+  std::vector<ScanWorker>* workers_;  // null or empty: sequential
+  const ParallelScanOptions& parallel_;
   ScanStats stats_;
 };
 
@@ -186,7 +392,13 @@ class Scanner {
 
 ScanStats ScanFrame(Evidence& evidence, const ScanOptions& options, const PidNamespaceFn& pid_ns,
                     const FrameCallbacks& callbacks) {
-  return Scanner(evidence, options, pid_ns, callbacks).Run();
+  return Scanner(evidence, options, pid_ns, callbacks, nullptr, ParallelScanOptions{}).Run();
+}
+
+ScanStats ScanFrameParallel(Evidence& evidence, const ScanOptions& options,
+                            const PidNamespaceFn& pid_ns, std::vector<ScanWorker>& workers,
+                            const FrameCallbacks& callbacks, const ParallelScanOptions& parallel) {
+  return Scanner(evidence, options, pid_ns, callbacks, &workers, parallel).Run();
 }
 
 }  // namespace proctape

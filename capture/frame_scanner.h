@@ -37,10 +37,40 @@
 // full record, reusing the stat bytes of the pass; nothing else is recorded.
 // Memory in this mode also holds the stat bytes of the pass (bounded by
 // max_bytes; about 300 bytes per process).
+//
+// Parallel scan (ScanFrameParallel): the same frame, read by worker threads,
+// each through its own Evidence (ScanWorker; an Evidence is not thread-safe,
+// so no two threads ever share one). The calling thread lists /proc, reads the
+// clock and (root mode) does the stat pass through `evidence`, as ScanFrame
+// does; the per-process reads are cut into batches of consecutive processes
+// (ParallelScanOptions::batch) in listing order, which the workers take in
+// order; the calling thread hands the records of completed batches to the
+// callback strictly in listing order, so the records and their order are those
+// of ScanFrame on the same (static) source. At most
+// ParallelScanOptions::batches_in_flight batches are read and not yet handed
+// over, so memory stays bounded by that window, never by the host.
+//   - max_bytes: a process is dispatched only when its worst case fits even
+//     if every dispatched process not yet handed over takes its own worst
+//     case; when that cannot be decided the dispatcher waits for the batches
+//     before it (their exact byte counts), and decides as ScanFrame does. So
+//     the frame never reads more than max_bytes, and the first process that
+//     does not fit (the "max-bytes" cut) is the same one as ScanFrame's.
+//   - max_processes: the same count, the same cut.
+//   - a callback returning false stops the scan: no new batch is dispatched,
+//     the workers stop before their next process, and the records they had
+//     read after the failing one are dropped. This is the one difference
+//     from ScanFrame: a few processes after the failing one (at most the
+//     window) may have been read; bytes_read and processes count, as in
+//     ScanFrame, only what was handed to the callback.
+//   - on a live host the reads of one frame interleave differently in time
+//     (a process later in the listing may be read before an earlier one);
+//     every read still lies between scan_start_mono_ns and scan_end_mono_ns.
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,5 +130,28 @@ struct FrameCallbacks {
 // Scans one frame. Times are evidence.NowNs() at the start and at the end.
 ScanStats ScanFrame(Evidence& evidence, const ScanOptions& options, const PidNamespaceFn& pid_ns,
                     const FrameCallbacks& callbacks);
+
+// One reading thread of a parallel scan: an Evidence of its own, used by that
+// thread only, and the pid-namespace identity source bound to it (may be
+// empty: then no record has a pid_ns).
+struct ScanWorker {
+  std::unique_ptr<Evidence> evidence;
+  PidNamespaceFn pid_ns;
+};
+
+struct ParallelScanOptions {
+  std::size_t batch = 64;              // consecutive processes per batch (>= 1)
+  std::size_t batches_in_flight = 0;   // read, not yet handed over; 0: 2 per worker
+};
+
+// ScanFrame with the per-process reads done by one thread per worker (see
+// "Parallel scan" above). `evidence` and `pid_ns` serve the calling thread:
+// the listing, the clock and the stat pass of root mode; without workers (or
+// when no thread can be started) this is ScanFrame itself. The workers may be
+// reused for the next frame.
+ScanStats ScanFrameParallel(Evidence& evidence, const ScanOptions& options,
+                            const PidNamespaceFn& pid_ns, std::vector<ScanWorker>& workers,
+                            const FrameCallbacks& callbacks,
+                            const ParallelScanOptions& parallel = {});
 
 }  // namespace proctape

@@ -1,5 +1,9 @@
 #include "capture/live_record.h"
 
+#include <algorithm>
+#include <memory>
+#include <thread>
+
 #include "capture/host_facts.h"
 #include "capture/recorder.h"
 #include "format/writer.h"
@@ -25,15 +29,34 @@ void FillHeader(const ScanOptions& scan, const std::string& proc_root,
   for (const std::string& arg : command_line) header->add_command_line(arg);
 }
 
+unsigned DefaultScanThreads() {
+  unsigned cores = std::thread::hardware_concurrency();
+  return std::clamp(cores, 1u, 4u);
+}
+
+std::vector<ScanWorker> OpenScanWorkers(const std::string& proc_root, unsigned threads) {
+  std::vector<ScanWorker> workers;
+  if (threads <= 1) return workers;
+  for (unsigned i = 0; i < threads; ++i) {
+    std::string error;
+    std::unique_ptr<ProcfsEvidence> proc = ProcfsEvidence::Open(proc_root, &error);
+    if (!proc) break;
+    ProcfsEvidence* p = proc.get();
+    workers.push_back(
+        ScanWorker{std::move(proc), [p](std::int64_t pid) { return p->PidNamespace(pid); }});
+  }
+  return workers;
+}
+
 namespace {
 
-bool WriteFrame(ProcfsEvidence& live, const ScanOptions& scan, std::uint64_t index,
-                SnapshotWriter& writer) {
+bool WriteFrame(ProcfsEvidence& live, const ScanOptions& scan, std::vector<ScanWorker>& workers,
+                std::uint64_t index, SnapshotWriter& writer) {
   FrameCallbacks callbacks;
   callbacks.begin = [&writer, index](std::int64_t t) { writer.BeginFrame(index, t); };
   callbacks.record = [&writer](v1::ProcessRecord&& r) { return writer.AddProcess(std::move(r)); };
   PidNamespaceFn pid_ns = [&live](std::int64_t pid) { return live.PidNamespace(pid); };
-  ScanStats s = ScanFrame(live, scan, pid_ns, callbacks);
+  ScanStats s = ScanFrameParallel(live, scan, pid_ns, workers, callbacks);
   return writer.EndFrame(s.scan_end_mono_ns, s.cut_reason, s.bytes_read);
 }
 
@@ -55,7 +78,10 @@ bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
     return false;
   };
   if (!writer->WriteHeader(header)) return failed();
-  if (!WriteFrame(live, scan, 0, *writer)) return failed();
+  // The frames' readers (the check itself runs on this thread alone).
+  std::vector<ScanWorker> workers = OpenScanWorkers(
+      options.proc_root, options.threads == 0 ? DefaultScanThreads() : options.threads);
+  if (!WriteFrame(live, scan, workers, 0, *writer)) return failed();
 
   RecorderOptions ropts;
   ropts.keep_environ = scan.keep_environ;
@@ -70,7 +96,7 @@ bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
   resolution.set_observation_count(recorder.observations());
   if (!writer->error().empty()) return failed();
 
-  if (!WriteFrame(live, scan, 1, *writer)) return failed();
+  if (!WriteFrame(live, scan, workers, 1, *writer)) return failed();
   if (!writer->WriteResolution(resolution)) return failed();
   v1::Footer footer;
   footer.set_capture_end_mono_ns(live.NowNs());

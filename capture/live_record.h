@@ -30,7 +30,19 @@ struct LiveRecordOptions {
   std::vector<std::string> command_line;   // stored in the header
   std::vector<std::string> kept_entries;   // environ entries kept verbatim
   ScanOptions scan;                        // for the two frames
+  unsigned threads = 0;                    // frame scan threads; 0: DefaultScanThreads()
 };
+
+// Threads a whole-host frame scan uses by default: the cores the host has
+// (std::thread::hardware_concurrency), at most 4; at least 1.
+unsigned DefaultScanThreads();
+
+// `threads` readers for ScanFrameParallel, each with its own ProcfsEvidence
+// of `proc_root` and the pid-namespace identity bound to it. None when
+// threads <= 1 (the scan is then ScanFrame's, on the caller's thread); fewer
+// when `proc_root` cannot be opened again (e.g. EMFILE): the scan does with
+// what it has.
+std::vector<ScanWorker> OpenScanWorkers(const std::string& proc_root, unsigned threads);
 
 // Fills the header fields every capture shares: host facts, capturer, tool
 // version, the scan bounds and the redaction policy.

@@ -30,6 +30,7 @@ struct CaptureOptions {
   std::string env = "redact";
   std::uint64_t max_processes = ScanOptions{}.max_processes;
   std::uint64_t max_bytes = ScanOptions{}.max_bytes;
+  unsigned threads = 0;  // 0: DefaultScanThreads()
   bool force = false;
   bool json = false;
   std::string proc = "/proc";
@@ -131,6 +132,9 @@ int RunCapture(const CaptureOptions& o) {
   const std::int64_t interval_ns = o.interval_ms * 1'000'000;
   const bool progress = o.frames > 1 && ::isatty(STDERR_FILENO);
   PidNamespaceFn pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
+  // The frames' readers, one /proc descriptor each, kept for every frame.
+  std::vector<ScanWorker> workers =
+      OpenScanWorkers(o.proc, o.threads == 0 ? DefaultScanThreads() : o.threads);
   Totals totals;
   for (std::uint64_t k = 0; k < o.frames; ++k) {
     if (k > 0) {
@@ -146,7 +150,7 @@ int RunCapture(const CaptureOptions& o) {
     FrameCallbacks callbacks;
     callbacks.begin = [&writer, k](std::int64_t t) { writer->BeginFrame(k, t); };
     callbacks.record = [&writer](v1::ProcessRecord&& r) { return writer->AddProcess(std::move(r)); };
-    ScanStats s = ScanFrame(*proc, scan, pid_ns, callbacks);
+    ScanStats s = ScanFrameParallel(*proc, scan, pid_ns, workers, callbacks);
     if (!writer->EndFrame(s.scan_end_mono_ns, s.cut_reason, s.bytes_read)) {
       if (progress) std::fputc('\n', stderr);
       return Fail(kExitIo, writer->error());
@@ -249,6 +253,10 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_option("--max-bytes", o->max_bytes,
                   "/proc bytes one frame may read (at least the sum of the file bounds, 155648)")
       ->capture_default_str();
+  sub->add_option("--threads", o->threads,
+                  "threads reading /proc (1: the calling thread alone; default: the cores, at "
+                  "most 4); the file's content and order do not depend on it")
+      ->check(CLI::Range(1u, 64u));
   sub->add_flag("--force", o->force, "replace an existing output file");
   sub->add_flag("--json", o->json, "print the summary as one JSON object");
   sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();

@@ -558,6 +558,8 @@ TEST(CaptureLive, BadOptionsAreUsageErrorsOnOneLine) {
            {"capture", "--root", "0"},
            {"capture", "--max-processes", "0"},
            {"capture", "--max-bytes", "1000"},
+           {"capture", "--threads", "0"},
+           {"capture", "--threads", "65"},
            {"capture", "--bogus"}}) {
     args.push_back("-o");
     args.push_back(dir.File("never.ptape"));
@@ -568,6 +570,85 @@ TEST(CaptureLive, BadOptionsAreUsageErrorsOnOneLine) {
     EXPECT_FALSE(Exists(dir.File("never.ptape")));
     EXPECT_FALSE(Exists(dir.File("never.ptape.partial")));
   }
+}
+
+// The parallel scan (--threads 2) and the sequential one (--threads 1) see
+// the same processes the same way, in the same order: content and order of a
+// capture do not depend on the threads reading /proc.
+TEST(CaptureLive, TwoThreadsAndOneCaptureTheSameProcessesInTheSameOrder) {
+  // 150 sleeps (more than two batches of 64), each with its own argv and a
+  // zombie, so the records of both captures span several batches.
+  std::vector<std::unique_ptr<live::Child>> children;
+  std::vector<std::string> cmdlines;
+  for (int i = 0; i < 150; ++i) {
+    const std::string seconds = UniqueSeconds();
+    cmdlines.push_back("/bin/sleep" + std::string(1, '\0') + seconds + std::string(1, '\0'));
+    std::string error;
+    children.push_back(live::Child::Start({"/bin/sleep", seconds}, &error));
+    ASSERT_NE(children.back(), nullptr) << error;
+  }
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    ASSERT_TRUE(children[i]->WaitForCmdline(cmdlines[i], 5000)) << children[i]->pid();
+  }
+  std::string error;
+  auto zombie = live::Child::StartZombie(&error);
+  ASSERT_NE(zombie, nullptr) << error;
+
+  TempDir dir;
+  Snapshot snaps[2];
+  for (int t = 0; t < 2; ++t) {
+    const std::string file = dir.File("threads" + std::to_string(t + 1) + ".ptape");
+    CommandResult r = Proctape({"capture", "-o", file, "--threads", std::to_string(t + 1)});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    FormatError err = ReadSnapshot(file, &snaps[t]);
+    ASSERT_TRUE(err.ok()) << err.message;
+    ASSERT_EQ(snaps[t].frames.size(), 1u);
+    EXPECT_EQ(snaps[t].frames[0].cut_reason(), "");
+    ASSERT_EQ(snaps[t].header.command_line_size(), 6);
+    EXPECT_EQ(snaps[t].header.command_line(4), "--threads");
+  }
+  const v1::Frame& one = snaps[0].frames[0];
+  const v1::Frame& two = snaps[1].frames[0];
+
+  // Our processes: in both, with the same record but for what time moves
+  // (stat and status counters); the zombie as a zombie.
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    const pid_t pid = children[i]->pid();
+    const v1::ProcessRecord* a = FindRecord(one, pid);
+    const v1::ProcessRecord* b = FindRecord(two, pid);
+    ASSERT_NE(a, nullptr) << pid << " not in the --threads 1 capture";
+    ASSERT_NE(b, nullptr) << pid << " not in the --threads 2 capture";
+    EXPECT_EQ(a->cmdline().data(), cmdlines[i]) << pid;
+    EXPECT_EQ(b->cmdline().data(), cmdlines[i]) << pid;
+    EXPECT_EQ(a->environ().SerializeAsString(), b->environ().SerializeAsString()) << pid;
+    EXPECT_EQ(a->cgroup().SerializeAsString(), b->cgroup().SerializeAsString()) << pid;
+    EXPECT_EQ(a->exe().SerializeAsString(), b->exe().SerializeAsString()) << pid;
+    EXPECT_EQ(a->pid_ns().SerializeAsString(), b->pid_ns().SerializeAsString()) << pid;
+    const std::string prefix = std::to_string(pid) + " (sleep) S " + std::to_string(::getpid()) + " ";
+    EXPECT_EQ(a->stat().data().rfind(prefix, 0), 0u) << a->stat().data();
+    EXPECT_EQ(b->stat().data().rfind(prefix, 0), 0u) << b->stat().data();
+  }
+  const v1::ProcessRecord* za = FindRecord(one, zombie->pid());
+  const v1::ProcessRecord* zb = FindRecord(two, zombie->pid());
+  ASSERT_NE(za, nullptr);
+  ASSERT_NE(zb, nullptr);
+  EXPECT_EQ(za->SerializeAsString(), zb->SerializeAsString());
+
+  // Listing order: the pids both captures hold come in the same order in
+  // each (ascending, as /proc lists them), each pid once.
+  std::set<std::int64_t> in_one, in_two;
+  for (const auto& r : one.processes()) EXPECT_TRUE(in_one.insert(r.pid()).second) << r.pid();
+  for (const auto& r : two.processes()) EXPECT_TRUE(in_two.insert(r.pid()).second) << r.pid();
+  std::vector<std::int64_t> order_one, order_two;
+  for (const auto& r : one.processes()) {
+    if (in_two.count(r.pid())) order_one.push_back(r.pid());
+  }
+  for (const auto& r : two.processes()) {
+    if (in_one.count(r.pid())) order_two.push_back(r.pid());
+  }
+  EXPECT_EQ(order_one, order_two);
+  EXPECT_TRUE(std::is_sorted(order_two.begin(), order_two.end()));
+  EXPECT_GE(order_two.size(), children.size() + 2);  // ours, the zombie, this test
 }
 
 TEST(CaptureLive, PidNamespaceIsTheInodeOfProcPidNsPid) {
