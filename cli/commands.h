@@ -13,6 +13,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
 void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
 // `command_line` is proctape's own argv, stored in the snapshot's header.
 void RegisterVerify(CLI::App& app, int* exit_code);
+void RegisterReplay(CLI::App& app, int* exit_code);
 void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
 
 }  // namespace proctape

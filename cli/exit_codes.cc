@@ -69,7 +69,9 @@ const char* ExitCodeHelp() {
          " 13  snapshot truncated (ends inside a chunk, or has no footer)\n"
          " 14  snapshot chunk checksum mismatch\n"
          " 15  snapshot corrupt (a chunk does not decode or parse)\n"
-         " 16  snapshot length or size over the limits\n";
+         " 16  snapshot length or size over the limits\n"
+         " 20  replay: VERDICT CHANGED (same evidence, another verdict)\n"
+         " 21  replay: DIVERGED (the resolver asked for what the tape does not hold)\n";
 }
 
 }  // namespace proctape

@@ -1,5 +1,5 @@
 // proctape's exit statuses: one per family of outcome, documented in
-// docs/cli.md and in `proctape --help`.
+// README.md and in `proctape --help`.
 #pragma once
 
 #include "core/verdict.h"
@@ -25,6 +25,9 @@ enum ExitCode : int {
   kExitChecksum = 14,        // a chunk's content checksum does not match
   kExitCorrupt = 15,         // a chunk does not decode or parse
   kExitTooLarge = 16,        // a length or declared size over the limits
+  // Replay.
+  kExitVerdictChanged = 20,  // same evidence, another verdict
+  kExitDiverged = 21,        // the resolver asked for what the tape does not hold
 };
 
 int ExitCodeFor(Status status);

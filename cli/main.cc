@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   proctape::RegisterLiveness(app, &exit_code, {argv, argv + argc});
   proctape::RegisterCapture(app, &exit_code, {argv, argv + argc});
   proctape::RegisterVerify(app, &exit_code);
+  proctape::RegisterReplay(app, &exit_code);
   app.footer(proctape::ExitCodeHelp());
   try {
     app.parse(argc, argv);

@@ -78,18 +78,34 @@ std::unique_ptr<ProcfsEvidence> OpenProc(const std::string& root, int* exit_code
   return evidence;
 }
 
+// The verdict goes to standard output, unless the recorded file does
+// (`--record -`): then to standard error, so the file stays whole.
+std::FILE* VerdictStream(const std::string& record) { return record == "-" ? stderr : stdout; }
+
 // One line: STATUS, then what decided it.
-void PrintVerdict(const Verdict& v) {
+void PrintVerdict(const Verdict& v, std::FILE* out = stdout) {
   if (v.resolved()) {
-    std::printf("RESOLVED host pid %lld, start tick %llu (%u attempts, %llu bytes read)\n",
-                static_cast<long long>(v.pid), static_cast<unsigned long long>(v.start_ticks),
-                v.attempts, static_cast<unsigned long long>(v.bytes_read));
+    std::fprintf(out, "RESOLVED host pid %lld, start tick %llu (%u attempts, %llu bytes read)\n",
+                 static_cast<long long>(v.pid), static_cast<unsigned long long>(v.start_ticks),
+                 v.attempts, static_cast<unsigned long long>(v.bytes_read));
     return;
   }
-  std::printf("%s: %s (%u attempts, %llu bytes read)\n", std::string(StatusName(v.status)).c_str(),
-              EscapeBytes(v.detail, 1024).c_str(), v.attempts,
-              static_cast<unsigned long long>(v.bytes_read));
-  if (!v.evidence.empty()) std::printf("  evidence: %s\n", EscapeBytes(v.evidence).c_str());
+  std::fprintf(out, "%s: %s (%u attempts, %llu bytes read)\n",
+               std::string(StatusName(v.status)).c_str(), EscapeBytes(v.detail, 1024).c_str(),
+               v.attempts, static_cast<unsigned long long>(v.bytes_read));
+  if (!v.evidence.empty()) std::fprintf(out, "  evidence: %s\n", EscapeBytes(v.evidence).c_str());
+}
+
+// Without a given root start time, fingerprints the root first, through the
+// same (possibly recording) evidence: a root that is already gone is then on
+// the tape too. A failed fingerprint is the verdict.
+Verdict FingerprintAndResolve(Evidence& evidence, bool root_start_given, Request* request) {
+  if (!root_start_given) {
+    Verdict fingerprint = FingerprintRoot(evidence, request->root_pid);
+    if (!fingerprint.resolved()) return fingerprint;
+    request->root_start_ticks = fingerprint.start_ticks;
+  }
+  return Resolve(evidence, *request);
 }
 
 int RunResolve(const ResolveOptions& o) {
@@ -109,37 +125,26 @@ int RunResolve(const ResolveOptions& o) {
                  request.exe.err);
     return kExitUsage;
   }
-  if (o.has_root_start) {
-    request.root_start_ticks = o.root_start;
-  } else {
-    // Fingerprint the root now: the start time it has at the moment of asking.
-    Verdict fingerprint = FingerprintRoot(*evidence, o.root);
-    if (!fingerprint.resolved()) {
-      if (o.json) {
-        std::printf("%s\n", ToJson(ToProto(fingerprint)).c_str());
-      } else {
-        PrintVerdict(fingerprint);
-      }
-      return ExitCodeFor(fingerprint.status);
-    }
-    request.root_start_ticks = fingerprint.start_ticks;
-  }
+  if (o.has_root_start) request.root_start_ticks = o.root_start;
   Verdict verdict;
   bool ran = false;
   std::string token_entry = request.token_var;
   token_entry.append("=").append(request.token);
   bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line, {token_entry},
                                    [&](Evidence& ev, v1::Resolution* r) {
-                                     *r->mutable_resolve() = ToProto(request);
-                                     verdict = Resolve(ev, request);
+                                     verdict = FingerprintAndResolve(ev, o.has_root_start, &request);
                                      ran = true;
+                                     *r->mutable_resolve() = ToProto(request);
+                                     r->mutable_resolve()->set_exe_path(o.exe);
+                                     r->mutable_resolve()->set_fingerprint_on_tape(!o.has_root_start);
                                      *r->mutable_verdict() = ToProto(verdict);
                                    });
   if (!ran) return kExitIo;  // the output file was refused before anything ran
+  std::FILE* out = VerdictStream(o.record);
   if (o.json) {
-    std::printf("%s\n", ToJson(ToProto(verdict)).c_str());
+    std::fprintf(out, "%s\n", ToJson(ToProto(verdict)).c_str());
   } else {
-    PrintVerdict(verdict);
+    PrintVerdict(verdict, out);
   }
   if (!recorded) return kExitIo;
   return ExitCodeFor(verdict.status);
@@ -160,12 +165,14 @@ int RunLiveness(const LivenessOptions& o) {
                                      *r->mutable_liveness_verdict() = ToProto(v);
                                    });
   if (!ran) return kExitIo;
+  std::FILE* out = VerdictStream(o.record);
   if (o.json) {
-    std::printf("%s\n", ToJson(ToProto(v)).c_str());
+    std::fprintf(out, "%s\n", ToJson(ToProto(v)).c_str());
   } else if (v.status == LivenessStatus::kError) {
-    std::printf("ERROR %s: %s\n", std::string(StatusName(v.reason)).c_str(), v.detail.c_str());
+    std::fprintf(out, "ERROR %s: %s\n", std::string(StatusName(v.reason)).c_str(),
+                 v.detail.c_str());
   } else {
-    std::printf("%s: %s\n", std::string(LivenessName(v.status)).c_str(), v.detail.c_str());
+    std::fprintf(out, "%s: %s\n", std::string(LivenessName(v.status)).c_str(), v.detail.c_str());
   }
   if (!recorded) return kExitIo;
   return ExitCodeFor(v);
@@ -208,7 +215,8 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   sub->add_option("--record", o->record,
                   "also write FILE (.ptape): a host frame before, every call the resolver "
-                  "made with its result and time, a frame after, request and verdict");
+                  "made with its result and time, a frame after, request and verdict; "
+                  "- writes it to standard output (the verdict then goes to standard error)");
   sub->add_flag("--force", o->force, "with --record: replace an existing FILE");
   sub->footer(std::string("Example:\n"
                           "  proctape resolve --root 4242 --token 7f3c9e --argv /bin/sleep "
@@ -233,7 +241,8 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
   sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   sub->add_option("--record", o->record,
-                  "also write FILE (.ptape): frames before and after, the stat read and verdict");
+                  "also write FILE (.ptape): frames before and after, the stat read and verdict; "
+                  "- writes it to standard output (the verdict then goes to standard error)");
   sub->add_flag("--force", o->force, "with --record: replace an existing FILE");
   sub->footer(std::string("Example:\n  proctape liveness --pid 48213 --start 1234567\n\n") +
               ExitCodeHelp());

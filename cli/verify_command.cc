@@ -49,13 +49,16 @@ int RunVerify(const VerifyOptions& o) {
                   name.c_str(), snap.chunks, snap.frames.size(), processes,
                   snap.observations.size(), snap.resolutions.size(), kept ? "KEPT" : "redacted");
     } else {
-      std::fprintf(stderr, "proctape: %s: %s\n", name.c_str(), error.message.c_str());
+      // One line: the damage, then what came before it.
+      std::string before;
       if (snap.chunks > 0) {
-        std::fprintf(stderr,
-                     "proctape: %s: %" PRIu64 " complete chunks before it read back (%zu frames, "
-                     "%zu observations)\n",
-                     name.c_str(), snap.chunks, snap.frames.size(), snap.observations.size());
+        before.append("; ").append(std::to_string(snap.chunks));
+        before.append(" complete chunks before it read back (");
+        before.append(std::to_string(snap.frames.size())).append(" frames, ");
+        before.append(std::to_string(snap.observations.size())).append(" observations)");
       }
+      std::fprintf(stderr, "proctape: %s: %s%s\n", name.c_str(), error.message.c_str(),
+                   before.c_str());
     }
   }
   if (kept && error.ok() && !o.json) {

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# record_bench.sh: what recording costs a live resolution (issue 3, section 3),
+# on a host with N extra idle processes.
+#
+#   bash bench/record_bench.sh BUILD/bench/record_overhead
+#
+# Builds nothing: it runs the CMake-built record_overhead (bench/CMakeLists.txt,
+# option PROCTAPE_BENCH) and the spawn_idle / idle_worker built next to it.
+#
+# Environment:
+#   BENCH_N="1000 10000"  extra idle processes, one measurement per value
+#   BENCH_ROUNDS=11       alternated rounds per N (medians are taken over them)
+#   BENCH_WARMUP=1        rounds run first and discarded
+#   BENCH_TMP=/tmp        where the recorded files are written (a real disk:
+#                         Finish() fsyncs, as `resolve --record` does)
+#
+# For each N:
+#  1. spawn_idle starts N idle workers (idle_worker; distinct argv, CI-like
+#     environment) and waits until all have exec'd. They are children of
+#     spawn_idle, not of the resolution's root.
+#  2. record_overhead resolves its own /bin/sleep child (root = itself) R rounds,
+#     each round running in alternation (see bench/record_overhead.cc):
+#       plain   Resolve on ProcfsEvidence
+#       tape    the same through a RecordingEvidence whose sink is a
+#               SnapshotWriter: create, header, observations, resolution,
+#               footer, fsync, rename (the real path of the tape)
+#       record  RecordLive: the whole of `resolve --record` (the tape plus a
+#               whole-host frame before and after)
+#  3. Closes spawn_idle's stdin: it SIGKILLs exactly the pids it started and
+#     reaps them; the script checks that none of them is left.
+# Then prints a markdown table (stdout; progress on stderr). Every process the
+# script starts is ended on exit (trap EXIT); the workers also carry
+# PR_SET_PDEATHSIG, so a killed harness leaves nothing behind.
+set -euo pipefail
+
+usage() {
+  echo "usage: bash bench/record_bench.sh BUILD/bench/record_overhead" >&2
+  echo "       (BENCH_N=\"1000 10000\" BENCH_ROUNDS=11 BENCH_WARMUP=1 BENCH_TMP=/tmp)" >&2
+  exit 2
+}
+[[ $# -eq 1 ]] || usage
+bench=$1
+[[ -x $bench && -f $bench ]] || { echo "record_bench: not an executable: $bench" >&2; exit 2; }
+bench=$(cd "$(dirname -- "$bench")" && pwd)/$(basename -- "$bench")
+bindir=$(dirname -- "$bench")
+for helper in spawn_idle idle_worker; do
+  [[ -x $bindir/$helper ]] || { echo "record_bench: $bindir/$helper not built (cmake --build BUILD)" >&2; exit 2; }
+done
+
+bench_n=${BENCH_N:-1000 10000}
+rounds=${BENCH_ROUNDS:-11}
+warmup=${BENCH_WARMUP:-1}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "record_bench: BENCH_ROUNDS must be >= 1" >&2; exit 2; }
+[[ $warmup =~ ^[0-9]+$ ]] || { echo "record_bench: BENCH_WARMUP must be >= 0" >&2; exit 2; }
+for n in $bench_n; do
+  [[ $n =~ ^[0-9]+$ && $n -le 30000 ]] || { echo "record_bench: bad N in BENCH_N: $n" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-record-bench.XXXXXX")
+spawner=
+ctl_fd=
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+
+# Ends the spawner (and so, by pid, every worker it started).
+stop_workers() {
+  [[ -n $ctl_fd ]] && { exec {ctl_fd}>&-; ctl_fd=; }   # stdin EOF: spawn_idle ends its workers
+  [[ -n $spawner ]] || return 0
+  local waited=0
+  while kill -0 "$spawner" 2>/dev/null && ((waited < 600)); do
+    ((waited == 100)) && kill -TERM "$spawner" 2>/dev/null   # still there after 10 s
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  # Last resort: SIGKILL the spawner (our own child, by pid); PR_SET_PDEATHSIG
+  # kills its workers.
+  kill -0 "$spawner" 2>/dev/null && kill -KILL "$spawner" 2>/dev/null
+  wait "$spawner" 2>/dev/null || true
+  spawner=
+}
+cleanup() {
+  local rc=$?
+  set +e
+  stop_workers
+  rm -rf -- "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+start_workers() { # N
+  rm -f "$work/ctl" "$work/pids"
+  mkfifo "$work/ctl"
+  "$bindir/spawn_idle" "$1" "$bindir/idle_worker" <"$work/ctl" >"$work/pids" 2>>"$work/spawn.log" &
+  spawner=$!
+  exec {ctl_fd}>"$work/ctl"
+  local waited=0
+  until grep -q '^ready ' "$work/pids" 2>/dev/null; do
+    if ! kill -0 "$spawner" 2>/dev/null; then
+      tail -5 "$work/spawn.log" >&2
+      echo "record_bench: spawn_idle failed" >&2
+      exit 1
+    fi
+    ((waited++ < 12000)) || { echo "record_bench: workers not ready after 600 s" >&2; exit 1; }
+    sleep 0.05
+  done
+  local started
+  started=$(grep -c '^[0-9]' "$work/pids" || true)
+  [[ $started == "$1" ]] || { echo "record_bench: spawn_idle reported $started pids, wanted $1" >&2; exit 1; }
+}
+
+# After stop_workers: none of the pids we started may still be a worker.
+check_no_leftovers() {
+  local left=0 p a0
+  while read -r p; do
+    [[ $p =~ ^[0-9]+$ ]] || continue
+    a0=
+    { IFS= read -r -d '' a0 <"/proc/$p/cmdline"; } 2>/dev/null || true
+    if [[ $a0 == proctape-bench-worker-* ]]; then left=$((left + 1)); fi
+  done <"$work/pids"
+  if ((left > 0)); then
+    echo "record_bench: $left workers still alive after ending them" >&2
+    exit 1
+  fi
+}
+
+field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
+fmt() { awk -v v="$1" -v f="$2" 'BEGIN {printf f, v}'; }
+
+rows=()
+cpu_rows=()
+raw=()
+for n in $bench_n; do
+  if ((n > 0)); then
+    log "N=$n: starting $n idle workers"
+    start_workers "$n"
+    log "N=$n: $(tail -1 "$work/spawn.log" 2>/dev/null || true)"
+  fi
+  log "N=$n: $rounds alternated rounds (+$warmup warm-up)"
+  out=$("$bench" --rounds "$rounds" --warmup "$warmup" --dir "$work")
+  printf '%s\n' "$out" | sed '/^RESULT /d' >&2
+  result=$(grep '^RESULT ' <<<"$out")
+  raw+=("N=$n $result")
+  if ((n > 0)); then
+    log "N=$n: ending the workers"
+    stop_workers
+    check_no_leftovers
+    log "N=$n: all $n workers ended and reaped"
+  fi
+  procs="$(field "$result" listed) ($(field "$result" processes)..$(field "$result" processes_after))"
+  plain=$(field "$result" plain_ms)
+  obs=$(field "$result" observations)
+  tape_bytes=$(field "$result" tape_bytes)
+  per_obs=$(awk -v b="$tape_bytes" -v o="$obs" 'BEGIN {printf "%.1f", (o > 0 ? b / o : 0)}')
+  cpu_ratio=$(awk -v a="$(field "$result" tape_resolve_cpu_ms)" -v b="$(field "$result" plain_cpu_ms)" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+  tape_cpu_ratio=$(awk -v a="$(field "$result" tape_cpu_ms)" -v b="$(field "$result" plain_cpu_ms)" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+  cpu_rows+=("| $n | $(fmt "$(field "$result" plain_cpu_ms)" %.2f) | $(fmt "$(field "$result" tape_resolve_cpu_ms)" %.2f) | $cpu_ratio | $(fmt "$(field "$result" tape_cpu_ms)" %.2f) | $tape_cpu_ratio | $(fmt "$(field "$result" record_cpu_ms)" %.1f) |")
+  rows+=("| $n | $procs | $(fmt "$plain" %.2f) | $(fmt "$(field "$result" tape_resolve_ms)" %.2f) | $(fmt "$(field "$result" tape_resolve_ratio)" %.2f) ($(fmt "$(field "$result" tape_resolve_round_ratio)" %.2f)) | $(fmt "$(field "$result" tape_ms)" %.2f) | $(fmt "$(field "$result" tape_ratio)" %.2f) ($(fmt "$(field "$result" tape_round_ratio)" %.2f)) | $obs | $tape_bytes ($per_obs B/obs) | $(fmt "$(field "$result" record_ms)" %.1f) | $(fmt "$(field "$result" record_ratio)" %.1f) | $(field "$result" record_bytes) |")
+done
+
+cat <<EOF
+
+## Recording overhead of a live resolution
+
+- Host: $(uname -sr), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM, load average $load_start at the start, $(cut -d" " -f1-3 /proc/loadavg) at the end; $(date -u '+%Y-%m-%d %H:%M UTC')
+- Command: BENCH_N="$bench_n" BENCH_ROUNDS=$rounds BENCH_WARMUP=$warmup bash bench/record_bench.sh $1
+- Each N: N idle workers on top of the host's own processes; one resolution of
+  the bench's own /bin/sleep child per mode per round, modes in alternation
+  (the first rotates every round); $warmup warm-up round(s) discarded, medians of $rounds.
+  Ratios: median/median, and in parentheses the median of the per-round ratios.
+  Files are written to ${BENCH_TMP:-/tmp} (fsync'd by Finish, as \`resolve --record\` does).
+
+| N | processes listed (at start..end) | plain resolve ms | recorded Resolve ms | recorded/plain | tape file ms (create..fsync) | tape/plain | observations | tape bytes | \`--record\` (2 frames + tape) ms | --record/plain | --record bytes |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+$(printf '%s\n' "${rows[@]}")
+
+CPU time (medians, ms): the resolver's thread during Resolve, and the whole
+process for a mode (RecordLive's frame scans use worker threads). Less
+sensitive than wall time to other load on the host.
+
+| N | plain resolve CPU | recorded Resolve CPU | recorded/plain | tape file CPU | tape/plain | \`--record\` CPU |
+|---:|---:|---:|---:|---:|---:|---:|
+$(printf '%s\n' "${cpu_rows[@]}")
+
+Raw results:
+\`\`\`
+$(printf '%s\n' "${raw[@]}")
+\`\`\`
+EOF

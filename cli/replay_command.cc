@@ -1,0 +1,276 @@
+// `proctape replay FILE`: runs the identical resolver code against the tape of
+// every resolution recorded in FILE and says whether each verdict reproduced.
+// `--model frames` runs it against the captured frames instead (what-if, on
+// any capture); `--legacy-marker N` reports what the legacy kill(N, 0) check
+// would have concluded from the first frame. Never reads the live /proc,
+// never sleeps in real time.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "format/reader.h"
+#include "proto/convert.h"
+#include "replay/frame_evidence.h"
+#include "replay/legacy_replay.h"
+#include "replay/replay.h"
+
+namespace proctape {
+namespace {
+
+struct ReplayOptions {
+  std::string file;
+  bool json = false;
+  RequestOverrides overrides;
+  std::int64_t root = 0;
+  std::uint64_t root_start = 0;
+  std::string token;
+  std::string token_var;
+  std::vector<std::string> argv;
+  std::string exe_identity;  // DEV:INO
+  std::string model = "tape";
+  std::int64_t exe_like = 0;
+  bool has_exe_like = false;
+  bool has_root = false;
+  bool has_token = false;
+  std::string legacy_marker;
+  bool has_legacy = false;
+};
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "proctape: %s\n", message.c_str());
+  return code;
+}
+
+// "proctape: note: ..." on standard error: never part of the output proper.
+void Note(const std::string& message) {
+  std::fprintf(stderr, "proctape: note: %s\n", message.c_str());
+}
+
+// Environ values stored redacted cannot carry the token unless its entry was
+// kept verbatim (a recording keeps it; a plain capture does not).
+void NoteRedaction(const Snapshot& snapshot, const Request& request, const std::string& name) {
+  if (snapshot.header.redaction().environ() != v1::RedactionPolicy::ENVIRON_REDACTED) return;
+  const std::string entry = request.token_var + "=" + request.token;
+  for (const std::string& kept : snapshot.header.redaction().kept_entries()) {
+    if (kept == entry) return;
+  }
+  Note(name + " stores environ values redacted ('*' of the same length) and the entry " +
+       EscapeBytes(request.token_var) +
+       "=<token> is not kept verbatim: no process in its frames can carry the token "
+       "(capture with --env keep to replay a token check)");
+}
+
+// --model frames: every recorded resolution re-run on the frames (request
+// overrides applied), or, in a plain capture, the request of the options.
+int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name) {
+  if (snapshot.frames.empty()) {
+    return Fail(kExitUsage, name + " holds no frame (take one with 'proctape capture')");
+  }
+  std::vector<FrameRun> runs;
+  if (!snapshot.resolutions.empty()) {
+    bool any_resolve = false;
+    for (const v1::Resolution& r : snapshot.resolutions) any_resolve |= r.has_resolve();
+    if (o.overrides.any() && !any_resolve) {
+      return Fail(kExitUsage, name + " records only liveness checks: the request options "
+                                     "apply to resolutions");
+    }
+    for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
+      const v1::Resolution& r = snapshot.resolutions[i];
+      if (r.has_resolve()) {
+        Request request = FromProto(r.resolve());
+        o.overrides.Apply(&request);
+        NoteRedaction(snapshot, request, name);
+      }
+      runs.push_back(RerunOnFrames(snapshot, i, o.overrides));
+    }
+  } else {
+    // A plain capture: no recorded request to start from.
+    if (!o.has_root || !o.has_token) {
+      return Fail(kExitUsage, name + " records no resolution: --model frames needs --root and "
+                                     "--token (and --exe-identity or --exe-like)");
+    }
+    if (!o.overrides.exe) {
+      return Fail(kExitUsage, name + " records no resolution: give the attested executable "
+                                     "with --exe-identity DEV:INO or --exe-like PID");
+    }
+    const std::int64_t start = FrameModelStart(snapshot, nullptr);
+    Request request;
+    o.overrides.Apply(&request);
+    if (!o.overrides.root_start_ticks) {
+      FrameEvidence at_start(snapshot.frames, start);
+      const v1::Frame& first = snapshot.frames[*at_start.FrameInForce()];
+      if (std::optional<StatFields> root = StatInFrame(first, request.root_pid)) {
+        request.root_start_ticks = root->start_ticks;
+      } else {
+        Note("root pid " + std::to_string(request.root_pid) + " has no valid stat in frame " +
+             std::to_string(first.index()) + ": its start tick defaults to 0 (give --root-start)");
+      }
+    }
+    NoteRedaction(snapshot, request, name);
+    runs.push_back(RunOnFrames(snapshot, request, start));
+  }
+  int code = kExitOk;
+  for (const FrameRun& run : runs) {
+    if (o.json) {
+      std::string json = run.liveness ? ToJson(ToProto(run.liveness_verdict))
+                                      : ToJson(ToProto(run.verdict));
+      std::printf("%s\n", json.c_str());
+    } else {
+      std::fputs(DescribeFrameRun(run).c_str(), stdout);
+    }
+    int c = run.liveness ? ExitCodeFor(run.liveness_verdict) : ExitCodeFor(run.verdict.status);
+    if (code == kExitOk) code = c;
+  }
+  return code;
+}
+
+// --legacy-marker N: the legacy check's conclusion, from the first frame.
+int RunLegacy(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name) {
+  if (snapshot.frames.empty()) {
+    return Fail(kExitUsage, name + " holds no frame: the legacy check is answered from one");
+  }
+  v1::LegacyReport report = LegacyReplay(snapshot, o.legacy_marker);
+  if (o.json) {
+    std::printf("%s\n", ToJson(report).c_str());
+  } else {
+    std::fputs(DescribeLegacy(report).c_str(), stdout);
+  }
+  return kExitOk;
+}
+
+int RunReplay(ReplayOptions o) {
+  if (o.has_legacy && (o.model != "tape" || o.overrides.any() || !o.argv.empty() ||
+                       !o.exe_identity.empty() || o.has_exe_like)) {
+    return Fail(kExitUsage, "--legacy-marker takes no --model and no request option");
+  }
+  if (!o.exe_identity.empty() && o.has_exe_like) {
+    return Fail(kExitUsage, "give --exe-identity or --exe-like, not both");
+  }
+  if (!o.exe_identity.empty()) {
+    std::size_t colon = o.exe_identity.find(':');
+    auto dev = ParseCanonicalDecimal(o.exe_identity.substr(0, colon));
+    auto ino = colon == std::string::npos ? std::nullopt
+                                          : ParseCanonicalDecimal(o.exe_identity.substr(colon + 1));
+    if (!dev || !ino) return Fail(kExitUsage, "--exe-identity wants DEV:INO, e.g. 2049:1311");
+    o.overrides.exe = Identity{0, *dev, *ino};
+  }
+  if (!o.argv.empty()) o.overrides.argv = o.argv;
+  Snapshot snapshot;
+  FormatError error = ReadSnapshot(o.file, &snapshot);
+  std::string name = EscapeBytes(o.file, 4096);
+  if (!error.ok()) return Fail(ExitCodeFor(error.kind), name + ": " + error.message);
+  if (o.has_legacy) return RunLegacy(o, snapshot, name);
+  if (o.has_exe_like) {
+    // The identity of that process's executable in the first frame.
+    FrameEvidence at_start(snapshot.frames, FrameModelStart(snapshot, nullptr));
+    Identity exe = at_start.ExeIdentity(o.exe_like);
+    if (!exe.ok()) {
+      return Fail(kExitUsage, "--exe-like " + std::to_string(o.exe_like) +
+                                  ": no executable identity of that pid in the first frame of " +
+                                  name + " (errno " + std::to_string(exe.err) + ")");
+    }
+    o.overrides.exe = exe;
+  }
+  if (o.model == "frames") return RunFrames(o, snapshot, name);
+  if (snapshot.resolutions.empty()) {
+    return Fail(kExitUsage, name + " holds no recorded resolution (record one with "
+                                   "'proctape resolve ... --record FILE', or replay a capture "
+                                   "with --model frames)");
+  }
+  std::vector<v1::ReplayResult> results;
+  for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
+    results.push_back(ReplayResolution(snapshot, i, o.overrides));
+  }
+  for (const auto& r : results) {
+    if (o.json) {
+      std::printf("%s\n", ToJson(r).c_str());
+    } else {
+      std::fputs(DescribeReplay(r).c_str(), stdout);
+    }
+  }
+  switch (WorstOutcome(results)) {
+    case v1::ReplayResult::DIVERGED: return kExitDiverged;
+    case v1::ReplayResult::VERDICT_CHANGED: return kExitVerdictChanged;
+    default: return kExitOk;
+  }
+}
+
+}  // namespace
+
+void RegisterReplay(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ReplayOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "replay",
+      "Run the identical resolver against the tape of every resolution recorded in FILE\n"
+      "(by 'resolve --record' or 'liveness --record'): each call is answered with its\n"
+      "recorded result, the clock is the recorded one, nothing live is read. Says\n"
+      "REPRODUCED, VERDICT CHANGED (same evidence, another decision: both shown), or\n"
+      "DIVERGED (the resolver asked for something the tape does not hold: where, and what).\n"
+      "The request options below change the recorded request for a what-if replay.\n\n"
+      "--model frames answers every call from the captured frames instead of the tape:\n"
+      "the latest frame whose scan started at or before the virtual time (the clock starts\n"
+      "at the recorded resolution's start, or the first frame's scan start, and each\n"
+      "listing of /proc advances it by that frame's recorded scan duration; sleeping moves\n"
+      "it to the wake-up time); pids absent from the frame answer ENOENT, like a live\n"
+      "/proc. Works on any capture: recorded resolutions are re-run (request options\n"
+      "applied) and compared with the recorded verdict (same status, pid and start tick);\n"
+      "a plain 'proctape capture' needs --root, --token and --exe-identity or --exe-like\n"
+      "(--root-start defaults to the root's start tick in the first frame). Exit status:\n"
+      "the verdict's, as for 'resolve'.\n\n"
+      "--legacy-marker N reports what treating the marker N as a host pid and probing it\n"
+      "with kill(N, 0) would have concluded at capture time, from the first frame (the\n"
+      "capturer's uid from the file's header), beside the sandboxed sleep's real host pid\n"
+      "when FILE records a RESOLVED resolution. Exit status 0 once reported.");
+  sub->add_option("FILE", o->file, "a .ptape file: a recording or a capture")->required();
+  sub->add_flag("--json", o->json,
+                "one JSON object per resolution (--model frames: the verdict, as 'resolve "
+                "--json' prints it; --legacy-marker: a LegacyReport)");
+  sub->add_option("--model", o->model,
+                  "tape: answer from the recorded tape; frames: from the captured frames")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"tape", "frames"}));
+  CLI::Option* root = sub->add_option("--root", o->root, "replace the recorded root pid");
+  CLI::Option* root_start =
+      sub->add_option("--root-start", o->root_start, "replace the recorded root start tick");
+  CLI::Option* token = sub->add_option("--token", o->token, "replace the recorded token");
+  CLI::Option* token_var =
+      sub->add_option("--token-var", o->token_var, "replace the recorded token variable");
+  sub->add_option("--argv", o->argv, "replace the expected argv; repeat for each element")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub->add_option("--exe-identity", o->exe_identity,
+                  "replace the attested executable identity, as DEV:INO");
+  CLI::Option* exe_like = sub->add_option(
+      "--exe-like", o->exe_like,
+      "attest the executable of this captured pid: its exe identity in the first frame");
+  CLI::Option* legacy = sub->add_option(
+      "--legacy-marker", o->legacy_marker,
+      "report what the legacy kill(N, 0) check on this marker would have concluded");
+  sub->footer(std::string("Examples:\n"
+                          "  proctape replay failure.ptape\n"
+                          "  proctape replay failure.ptape --json\n"
+                          "  proctape replay failure.ptape --token other   # what if...\n"
+                          "  proctape replay failure.ptape --model frames\n"
+                          "  proctape replay host.ptape --model frames --root 4000 --token T "
+                          "--exe-like 4103\n"
+                          "  proctape replay failure.ptape --legacy-marker 3\n\n") +
+              ExitCodeHelp());
+  sub->callback([=] {
+    // Only the options given change the recorded request.
+    if (root->count() > 0) o->overrides.root_pid = o->root;
+    if (root_start->count() > 0) o->overrides.root_start_ticks = o->root_start;
+    if (token->count() > 0) o->overrides.token = o->token;
+    if (token_var->count() > 0) o->overrides.token_var = o->token_var;
+    o->has_root = root->count() > 0;
+    o->has_token = token->count() > 0;
+    o->has_exe_like = exe_like->count() > 0;
+    o->has_legacy = legacy->count() > 0;
+    *exit_code = RunReplay(*o);
+  });
+}
+
+}  // namespace proctape

@@ -1,0 +1,299 @@
+#include "replay/frame_evidence.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+std::int64_t ScanDuration(const v1::Frame& f) {
+  if (!f.complete() || f.scan_end_mono_ns() < f.scan_start_mono_ns()) return 0;
+  return f.scan_end_mono_ns() - f.scan_start_mono_ns();
+}
+
+// The recorded read of `file`, or null when the record does not hold it.
+const v1::FileRead* RecordedRead(const v1::ProcessRecord& r, ProcFile file) {
+  switch (file) {
+    case ProcFile::kStat: return r.has_stat() ? &r.stat() : nullptr;
+    case ProcFile::kCmdline: return r.has_cmdline() ? &r.cmdline() : nullptr;
+    case ProcFile::kEnviron: return r.has_environ() ? &r.environ() : nullptr;
+    case ProcFile::kStatus: return r.has_status() ? &r.status() : nullptr;
+    case ProcFile::kCgroup: return r.has_cgroup() ? &r.cgroup() : nullptr;
+    case ProcFile::kExe: return nullptr;  // never read, only its identity taken
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+FrameEvidence::FrameEvidence(const std::vector<v1::Frame>& frames, std::int64_t start_ns)
+    : frames_(frames), index_(frames.size()), indexed_(frames.size(), false), now_(start_ns) {
+  order_.resize(frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) order_[i] = i;
+  std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+    return frames[a].scan_start_mono_ns() < frames[b].scan_start_mono_ns();
+  });
+}
+
+void FrameEvidence::SetAttestedPath(std::string path, Identity identity) {
+  attested_path_ = std::move(path);
+  attested_identity_ = identity;
+}
+
+std::optional<std::size_t> FrameEvidence::FrameInForce() const {
+  if (order_.empty()) return std::nullopt;
+  // The first frame (by scan start) whose scan started after now; the one
+  // before it is in force.
+  auto after = std::upper_bound(order_.begin(), order_.end(), now_,
+                                [&](std::int64_t t, std::size_t i) {
+                                  return t < frames_[i].scan_start_mono_ns();
+                                });
+  if (after == order_.begin()) return order_.front();
+  return *(after - 1);
+}
+
+const v1::Frame* FrameEvidence::Use() {
+  ++calls_;
+  in_force_ = FrameInForce();
+  if (!in_force_) return nullptr;
+  if (!first_used_) first_used_ = in_force_;
+  last_used_ = in_force_;
+  return &frames_[*in_force_];
+}
+
+const v1::ProcessRecord* FrameEvidence::Find(std::size_t i, std::int64_t pid) {
+  if (!indexed_[i]) {
+    auto& index = index_[i];
+    index.reserve(static_cast<std::size_t>(frames_[i].processes_size()));
+    for (const v1::ProcessRecord& r : frames_[i].processes()) index.emplace(r.pid(), &r);
+    indexed_[i] = true;
+  }
+  auto it = index_[i].find(pid);
+  return it == index_[i].end() ? nullptr : it->second;
+}
+
+ListResult FrameEvidence::ListPids(std::uint64_t bound) {
+  const v1::Frame* f = Use();
+  ++lists_;
+  ListResult out;
+  if (f == nullptr) {
+    out.err = ENOENT;
+    return out;
+  }
+  const auto count = static_cast<std::uint64_t>(f->processes_size());
+  const std::uint64_t listed = std::min(count, bound);
+  out.names.reserve(static_cast<std::size_t>(listed));
+  for (std::uint64_t i = 0; i < listed; ++i) {
+    out.names.push_back(std::to_string(f->processes(static_cast<int>(i)).pid()));
+  }
+  out.truncated = count > bound || f->cut_by_bounds();
+  now_ += ScanDuration(*f);
+  return out;
+}
+
+ReadResult FrameEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
+  if (Use() == nullptr) return ReadResult{ENOENT, {}, false};
+  const v1::ProcessRecord* r = Find(*in_force_, pid);
+  if (r == nullptr) return ReadResult{ENOENT, {}, false};
+  const v1::FileRead* read = RecordedRead(*r, file);
+  if (read == nullptr) return ReadResult{ENOENT, {}, false};
+  if (read->err() != 0) return ReadResult{read->err(), {}, false};
+  ReadResult out;
+  const std::string& data = read->data();
+  if (data.size() > bound) {
+    out.data.assign(data, 0, static_cast<std::size_t>(bound));
+    out.truncated = true;
+  } else {
+    out.data = data;
+    // Past a recorded bound nothing was seen: never answered whole.
+    out.truncated = read->truncated();
+  }
+  return out;
+}
+
+Identity FrameEvidence::ExeIdentity(std::int64_t pid) {
+  if (Use() == nullptr) return Identity{ENOENT, 0, 0};
+  const v1::ProcessRecord* r = Find(*in_force_, pid);
+  if (r == nullptr || !r->has_exe()) return Identity{ENOENT, 0, 0};
+  return FromProto(r->exe());
+}
+
+Identity FrameEvidence::PathIdentity(const std::string& path) {
+  ++calls_;
+  if (attested_path_ && *attested_path_ == path) return attested_identity_;
+  return Identity{ENOENT, 0, 0};
+}
+
+std::int64_t FrameEvidence::NowNs() {
+  ++calls_;
+  return now_;
+}
+
+void FrameEvidence::SleepUntil(std::int64_t mono_ns) {
+  ++calls_;
+  if (mono_ns > now_) now_ = mono_ns;
+}
+
+std::int64_t FrameModelStart(const Snapshot& snapshot, const v1::Resolution* resolution) {
+  if (resolution != nullptr) return resolution->start_mono_ns();
+  if (snapshot.frames.empty()) return 0;
+  std::int64_t start = snapshot.frames.front().scan_start_mono_ns();
+  for (const v1::Frame& f : snapshot.frames) start = std::min(start, f.scan_start_mono_ns());
+  return start;
+}
+
+const v1::ProcessRecord* RecordInFrame(const v1::Frame& frame, std::int64_t pid) {
+  for (const v1::ProcessRecord& r : frame.processes()) {
+    if (r.pid() == pid) return &r;
+  }
+  return nullptr;
+}
+
+std::optional<StatFields> StatInFrame(const v1::Frame& frame, std::int64_t pid) {
+  const v1::ProcessRecord* r = RecordInFrame(frame, pid);
+  if (r == nullptr || !r->has_stat() || r->stat().err() != 0 || r->stat().truncated()) {
+    return std::nullopt;
+  }
+  StatParse parsed = ParseStat(r->stat().data());
+  if (!parsed.ok() || parsed.fields->pid != pid) return std::nullopt;
+  return parsed.fields;
+}
+
+Identity ExeInFrame(const v1::Frame& frame, std::int64_t pid) {
+  const v1::ProcessRecord* r = RecordInFrame(frame, pid);
+  if (r == nullptr || !r->has_exe()) return Identity{ENOENT, 0, 0};
+  return FromProto(r->exe());
+}
+
+namespace {
+
+void NoteFrames(const FrameEvidence& ev, std::int64_t start_ns, FrameRun* run) {
+  run->calls = ev.calls();
+  run->first_frame = ev.first_frame_used();
+  run->last_frame = ev.last_frame_used();
+  run->virtual_ns = ev.now() - start_ns;
+}
+
+}  // namespace
+
+FrameRun RunOnFrames(const Snapshot& snapshot, const Request& request, std::int64_t start_ns,
+                     const std::string& exe_path) {
+  FrameEvidence ev(snapshot.frames, start_ns);
+  if (!exe_path.empty()) ev.SetAttestedPath(exe_path, request.exe);
+  FrameRun run;
+  run.verdict = Resolve(ev, request);
+  NoteFrames(ev, start_ns, &run);
+  return run;
+}
+
+FrameRun RerunOnFrames(const Snapshot& snapshot, std::size_t index,
+                       const RequestOverrides& overrides) {
+  const v1::Resolution& recorded = snapshot.resolutions.at(index);
+  const std::int64_t start = FrameModelStart(snapshot, &recorded);
+  FrameRun run;
+  if (recorded.has_liveness()) {
+    FrameEvidence ev(snapshot.frames, start);
+    run.liveness_verdict = CheckLiveness(ev, recorded.liveness().pid(),
+                                         recorded.liveness().start_ticks());
+    NoteFrames(ev, start, &run);
+    run.liveness = true;
+    if (recorded.has_liveness_verdict()) {
+      run.recorded_liveness = recorded.liveness_verdict();
+      run.same_decision = SameDecision(*run.recorded_liveness, ToProto(run.liveness_verdict));
+    }
+  } else {
+    Request request = FromProto(recorded.resolve());
+    overrides.Apply(&request);
+    run = RunOnFrames(snapshot, request, start, recorded.resolve().exe_path());
+    run.request_changed = overrides.any();
+    if (recorded.has_verdict()) {
+      run.recorded = recorded.verdict();
+      run.same_decision = SameDecision(*run.recorded, ToProto(run.verdict));
+    }
+  }
+  run.resolution_index = index;
+  return run;
+}
+
+bool SameDecision(const v1::Verdict& a, const v1::Verdict& b) {
+  return a.status() == b.status() && a.pid() == b.pid() && a.start_ticks() == b.start_ticks();
+}
+
+bool SameDecision(const v1::LivenessVerdict& a, const v1::LivenessVerdict& b) {
+  return a.status() == b.status() && a.reason() == b.reason();
+}
+
+namespace {
+
+std::string VerdictLine(const v1::Verdict& v) {
+  std::string out = v1::Verdict::Status_Name(v.status());
+  if (v.status() == v1::Verdict::RESOLVED) {
+    out.append(" host pid ").append(std::to_string(v.pid()));
+    out.append(", start tick ").append(std::to_string(v.start_ticks()));
+  } else if (!v.detail().empty()) {
+    out.append(": ").append(v.detail());
+  }
+  return out;
+}
+
+std::string LivenessLine(const v1::LivenessVerdict& v) {
+  std::string out = v1::LivenessVerdict::Status_Name(v.status());
+  if (v.status() == v1::LivenessVerdict::ERROR) {
+    out.append(" ").append(v1::Verdict::Status_Name(v.reason()));
+  }
+  if (!v.detail().empty()) out.append(": ").append(v.detail());
+  return out;
+}
+
+std::string FramesUsed(const FrameRun& run) {
+  if (!run.first_frame) return "no frame";
+  if (*run.first_frame == *run.last_frame) return "frame " + std::to_string(*run.first_frame);
+  return "frames " + std::to_string(*run.first_frame) + ".." + std::to_string(*run.last_frame);
+}
+
+}  // namespace
+
+std::string DescribeFrameRun(const FrameRun& run) {
+  std::string head;
+  if (run.resolution_index) {
+    head = "resolution " + std::to_string(*run.resolution_index);
+    if (run.liveness) head += " (liveness)";
+    if (run.request_changed) head += " (request changed)";
+    head += " on the frames: ";
+  } else {
+    head = "request on the frames: ";
+  }
+  char virt[64];
+  std::snprintf(virt, sizeof virt, "%" PRId64 ".%03" PRId64 " s virtual", run.virtual_ns / 1'000'000'000,
+                (run.virtual_ns % 1'000'000'000) / 1'000'000);
+  std::string counts = " (";
+  if (!run.liveness) {
+    counts.append(std::to_string(run.verdict.attempts))
+        .append(run.verdict.attempts == 1 ? " attempt, " : " attempts, ");
+  }
+  counts.append(std::to_string(run.calls)).append(" calls, ").append(FramesUsed(run));
+  counts.append(", ").append(virt).append(")");
+  std::string out;
+  if (run.liveness) {
+    v1::LivenessVerdict now = ToProto(run.liveness_verdict);
+    out = head + LivenessLine(now) + counts + "\n";
+    if (run.recorded_liveness) {
+      out += "  recorded: " + LivenessLine(*run.recorded_liveness) +
+             (run.same_decision ? " (the same decision)\n" : " (a DIFFERENT decision)\n");
+    }
+  } else {
+    v1::Verdict now = ToProto(run.verdict);
+    out = head + VerdictLine(now) + counts + "\n";
+    if (run.recorded) {
+      out += "  recorded: " + VerdictLine(*run.recorded) +
+             (run.same_decision ? " (the same decision)\n" : " (a DIFFERENT decision)\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace proctape

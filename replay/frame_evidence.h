@@ -1,0 +1,167 @@
+// The frame model of replay (issue 4, section 2): an Evidence that answers
+// every call from the captured frames of a snapshot instead of its tape, so
+// that a changed resolver, or a different request, runs against any capture —
+// one recorded by `resolve --record` or one taken with plain `proctape capture`.
+// Nothing live is ever read, nothing waits in real time.
+//
+// The virtual clock and the frame in force (the exact rule):
+//   - the clock starts at `start_ns`: the recorded resolution's start
+//     (Resolution.start_mono_ns) when one is replayed, else the earliest
+//     frame's scan start (FrameModelStart);
+//   - the frame in force at time T is the latest frame whose scan started at
+//     or before T (frames ordered by scan start, then by file order); before
+//     the earliest scan start, the earliest frame is in force;
+//   - every call is answered from the frame in force at the virtual time of
+//     the call;
+//   - NowNs returns the virtual time and does not move it;
+//   - ListPids answers from the frame in force, then advances the clock by
+//     that frame's recorded scan duration (scan_end - scan_start; 0 when the
+//     frame is incomplete or its end precedes its start): an enumeration of
+//     the host takes as long as the capture's did, so a resolution's reads
+//     after a listing are answered at the time the frame's scan ended;
+//   - SleepUntil(t) sets the clock to t if t is later (never backwards).
+//   So a retry loop moves through the frames as the recorded host moved: a
+//   process that appears only in frame 1 is found by the first attempt that
+//   starts at or after frame 1's scan start. A frame scan reads far more than
+//   a resolver's listing (every file of every process), so the modelled
+//   listing is slow: in a recording (a frame, the resolution, a frame) the
+//   reads that follow the first listing may already be answered by the frame
+//   taken after the resolution — as a live /proc would answer them later —
+//   and an attempt that starts just before the deadline can end in DEADLINE
+//   where the tape shows NO_MATCH.
+//
+// Answers:
+//   - ListPids: the pids of the frame's records, in recorded (listing) order,
+//     as decimal names; at most `bound` of them, `truncated` when the frame
+//     holds more. A frame whose scan was cut by a bound (Frame.cut_by_bounds:
+//     max-processes, max-bytes, max-entries) also answers `truncated`: the
+//     host held processes the frame does not, and the resolver must not
+//     decide as if the listing were whole (it fails closed with ENTRY_BOUND).
+//     A frame of a --root capture lists only that subtree.
+//   - ReadFile: a pid without a record in the frame answers ENOENT, like a
+//     live /proc; so does a record whose file was not recorded (and kExe,
+//     which is never read). A recorded failure answers its errno. A recorded
+//     success answers its bytes, cut to `bound` if longer (then `truncated`);
+//     a recorded read that was itself truncated answers `truncated` even when
+//     the asked bound is larger than the recorded one: the bytes past the
+//     recorded bound were never seen, so the file cannot be answered whole.
+//     Environ bytes are answered as stored: redacted values stay '*' (only
+//     the kept entries, e.g. the token entry of a recording, are verbatim).
+//   - ExeIdentity: the record's exe identity (or its errno); no record, or no
+//     exe recorded: ENOENT.
+//   - PathIdentity: frames hold no paths. The identity set with
+//     SetAttestedPath (the request's exe path and its attested identity) is
+//     answered for exactly that path; every other path answers ENOENT.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/evidence.h"
+#include "core/proc_parse.h"
+#include "core/resolver.h"
+#include "core/verdict.h"
+#include "format/reader.h"
+#include "proctape.pb.h"
+#include "replay/replay.h"
+
+namespace proctape {
+
+class FrameEvidence : public Evidence {
+ public:
+  // Serves `frames` (which must outlive this object), clock starting at
+  // `start_ns`.
+  FrameEvidence(const std::vector<v1::Frame>& frames, std::int64_t start_ns);
+
+  // PathIdentity(path) answers `identity`; every other path ENOENT.
+  void SetAttestedPath(std::string path, Identity identity);
+
+  // The file-order index of the frame in force now (nullopt: no frames).
+  std::optional<std::size_t> FrameInForce() const;
+  // Calls answered so far (every call through the interface).
+  std::uint64_t calls() const { return calls_; }
+  std::uint64_t lists() const { return lists_; }
+  // File-order indexes of the first and last frame that answered a call.
+  std::optional<std::size_t> first_frame_used() const { return first_used_; }
+  std::optional<std::size_t> last_frame_used() const { return last_used_; }
+  std::int64_t now() const { return now_; }
+
+  ListResult ListPids(std::uint64_t bound) override;
+  ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;
+  Identity ExeIdentity(std::int64_t pid) override;
+  Identity PathIdentity(const std::string& path) override;
+  std::int64_t NowNs() override;
+  void SleepUntil(std::int64_t mono_ns) override;
+
+ private:
+  // The frame in force now, noted as used; null when there are no frames.
+  const v1::Frame* Use();
+  // The record of `pid` in frame `i` (the first one, if listed twice).
+  const v1::ProcessRecord* Find(std::size_t i, std::int64_t pid);
+
+  const std::vector<v1::Frame>& frames_;
+  std::vector<std::size_t> order_;  // file-order indexes, by scan start
+  std::vector<std::unordered_map<std::int64_t, const v1::ProcessRecord*>> index_;
+  std::vector<bool> indexed_;
+  std::int64_t now_;
+  std::optional<std::size_t> in_force_;  // set by Use()
+  std::uint64_t calls_ = 0;
+  std::uint64_t lists_ = 0;
+  std::optional<std::size_t> first_used_;
+  std::optional<std::size_t> last_used_;
+  std::optional<std::string> attested_path_;
+  Identity attested_identity_;
+};
+
+// The clock start of the frame model: `resolution`'s start when given, else
+// the earliest frame scan start (0 without frames).
+std::int64_t FrameModelStart(const Snapshot& snapshot, const v1::Resolution* resolution);
+
+// What one record of a frame says about a process (nullopt: no record, or its
+// stat was not read whole and parsed).
+std::optional<StatFields> StatInFrame(const v1::Frame& frame, std::int64_t pid);
+// The exe identity recorded for `pid` (err ENOENT without a record).
+Identity ExeInFrame(const v1::Frame& frame, std::int64_t pid);
+// The record of `pid` in `frame` (the first one), or null.
+const v1::ProcessRecord* RecordInFrame(const v1::Frame& frame, std::int64_t pid);
+
+// One run of the frame model: a recorded resolution (its request, with any
+// overrides, from its start time) or a request of the command line.
+struct FrameRun {
+  std::optional<std::size_t> resolution_index;  // the recorded resolution re-run
+  bool liveness = false;                         // a recorded liveness check
+  bool request_changed = false;                  // overrides were applied
+  Verdict verdict;                               // for a resolution
+  LivenessVerdict liveness_verdict;              // for a liveness check
+  std::optional<v1::Verdict> recorded;           // the recorded verdict, if any
+  std::optional<v1::LivenessVerdict> recorded_liveness;
+  bool same_decision = false;  // recorded: same status, pid and start tick
+  std::uint64_t calls = 0;     // Evidence calls answered by the frames
+  std::optional<std::size_t> first_frame;  // frames that answered (file order)
+  std::optional<std::size_t> last_frame;
+  std::int64_t virtual_ns = 0;  // virtual time the run took
+};
+
+// Resolves `request` against the frames of `snapshot`, clock from `start_ns`.
+// `exe_path` (may be empty) is the path PathIdentity answers for.
+FrameRun RunOnFrames(const Snapshot& snapshot, const Request& request, std::int64_t start_ns,
+                     const std::string& exe_path = {});
+
+// Re-runs recorded resolution `index` of `snapshot` against its frames: a
+// resolution with `overrides` applied (a liveness check as recorded), from the
+// recorded start time; compares with the recorded verdict.
+FrameRun RerunOnFrames(const Snapshot& snapshot, std::size_t index,
+                       const RequestOverrides& overrides);
+
+// Recorded and replayed verdicts decide the same: same status, pid and start
+// tick (attempt and byte counts may differ: frames are not the tape).
+bool SameDecision(const v1::Verdict& a, const v1::Verdict& b);
+bool SameDecision(const v1::LivenessVerdict& a, const v1::LivenessVerdict& b);
+
+// One or two human lines.
+std::string DescribeFrameRun(const FrameRun& run);
+
+}  // namespace proctape

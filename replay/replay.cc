@@ -1,0 +1,172 @@
+#include "replay/replay.h"
+
+#include <google/protobuf/util/message_differencer.h>
+
+#include "capture/redact.h"
+#include "core/proc_parse.h"
+#include "proto/convert.h"
+
+namespace proctape {
+
+void RequestOverrides::Apply(Request* r) const {
+  if (root_pid) r->root_pid = *root_pid;
+  if (root_start_ticks) r->root_start_ticks = *root_start_ticks;
+  if (token) r->token = *token;
+  if (token_var) r->token_var = *token_var;
+  if (argv) r->argv = *argv;
+  if (exe) r->exe = *exe;
+}
+
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+
+v1::ReplayResult::Outcome Decide(bool same_verdict, const TapeEvidence& tape,
+                                 v1::ReplayResult* result) {
+  result->set_consumed(tape.consumed());
+  result->set_recorded_count(tape.count());
+  if (tape.diverged()) {
+    result->set_divergence_index(tape.divergence().index);
+    result->set_recorded_call(tape.divergence().recorded);
+    result->set_made_call(tape.divergence().made);
+    return v1::ReplayResult::DIVERGED;
+  }
+  if (!same_verdict) return v1::ReplayResult::VERDICT_CHANGED;
+  if (tape.consumed() != tape.count()) {
+    // Same verdict, but the tape holds calls the resolver no longer makes.
+    result->set_divergence_index(tape.consumed());
+    result->set_recorded_call("observation " + std::to_string(tape.consumed()) + " and later");
+    result->set_made_call("none: the resolver stopped");
+    return v1::ReplayResult::DIVERGED;
+  }
+  return v1::ReplayResult::REPRODUCED;
+}
+
+// Whether the recorded and the replayed verdict are the same decision on the
+// same evidence. A verdict's `evidence` quotes the bytes the resolver read;
+// when those are environ bytes (FILE_BOUND on an environ, TOKEN_MISMATCH for
+// two token entries) the live resolver quoted them as read, while the tape
+// holds them redacted (values as '*', kept entries verbatim) and the replayed
+// resolver quotes those. The two excerpts are then compared after redaction
+// with the file's kept entries: RedactEnviron(raw prefix) and
+// RedactEnviron(redacted prefix) are the same bytes when the tape is the
+// redaction of what was read, so nothing but the redaction is forgiven.
+bool SameVerdict(v1::Verdict recorded, v1::Verdict replayed, const Snapshot& snapshot,
+                 const TapeEvidence& tape, std::uint64_t first) {
+  if (recorded.file() == v1::PROC_FILE_ENVIRON && replayed.file() == v1::PROC_FILE_ENVIRON &&
+      recorded.pid() == replayed.pid()) {
+    bool redacted = false;
+    for (std::uint64_t i = first; i < first + tape.consumed(); ++i) {
+      const v1::Observation& o = snapshot.observations[i];
+      if (o.has_read_file() && o.read_file().pid() == replayed.pid() &&
+          o.read_file().file() == v1::PROC_FILE_ENVIRON && o.read_file().result().redacted()) {
+        redacted = true;
+      }
+    }
+    if (redacted) {
+      const auto& kept_entries = snapshot.header.redaction().kept_entries();
+      std::vector<std::string> kept(kept_entries.begin(), kept_entries.end());
+      recorded.set_evidence(RedactEnviron(recorded.evidence(), kept));
+      replayed.set_evidence(RedactEnviron(replayed.evidence(), kept));
+    }
+  }
+  return MessageDifferencer::Equals(recorded, replayed);
+}
+
+}  // namespace
+
+v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
+                                  const RequestOverrides& overrides) {
+  const v1::Resolution& recorded = snapshot.resolutions.at(index);
+  v1::ReplayResult result;
+  result.set_resolution_index(index);
+  TapeEvidence tape(snapshot.observations, recorded.first_observation(),
+                    recorded.observation_count());
+  if (recorded.has_liveness()) {
+    const v1::LivenessRequest& req = recorded.liveness();
+    LivenessVerdict v = CheckLiveness(tape, req.pid(), req.start_ticks());
+    *result.mutable_recorded_liveness() = recorded.liveness_verdict();
+    *result.mutable_replayed_liveness() = ToProto(v);
+    bool same = MessageDifferencer::Equals(result.recorded_liveness(), result.replayed_liveness());
+    result.set_outcome(Decide(same, tape, &result));
+    return result;
+  }
+  Request request = FromProto(recorded.resolve());
+  overrides.Apply(&request);
+  result.set_request_changed(overrides.any());
+  Verdict v;
+  if (recorded.resolve().fingerprint_on_tape() && !overrides.root_start_ticks) {
+    // The recording began by fingerprinting the root; so does the replay.
+    Verdict fingerprint = FingerprintRoot(tape, request.root_pid);
+    if (fingerprint.resolved()) request.root_start_ticks = fingerprint.start_ticks;
+    v = fingerprint.resolved() ? Resolve(tape, request) : fingerprint;
+  } else if (recorded.resolve().fingerprint_on_tape()) {
+    // A start time given for a what-if: nothing to fingerprint, but the tape
+    // begins with the recorded fingerprint read (of the recorded root). Pass
+    // over it as recorded, then resolve with the given start time; otherwise
+    // every such replay would diverge at observation 0.
+    (void)FingerprintRoot(tape, recorded.resolve().root_pid());
+    v = Resolve(tape, request);
+  } else {
+    v = Resolve(tape, request);
+  }
+  *result.mutable_recorded() = recorded.verdict();
+  *result.mutable_replayed() = ToProto(v);
+  bool same = SameVerdict(result.recorded(), result.replayed(), snapshot, tape,
+                          recorded.first_observation());
+  result.set_outcome(Decide(same, tape, &result));
+  return result;
+}
+
+v1::ReplayResult::Outcome WorstOutcome(const std::vector<v1::ReplayResult>& results) {
+  v1::ReplayResult::Outcome worst = v1::ReplayResult::REPRODUCED;
+  for (const auto& r : results) {
+    if (r.outcome() == v1::ReplayResult::DIVERGED) return r.outcome();
+    if (r.outcome() == v1::ReplayResult::VERDICT_CHANGED) worst = r.outcome();
+  }
+  return worst;
+}
+
+namespace {
+
+std::string VerdictText(const v1::Verdict& v) {
+  std::string out = v1::Verdict::Status_Name(v.status());
+  if (v.status() == v1::Verdict::RESOLVED) {
+    out += " host pid " + std::to_string(v.pid()) + ", start tick " + std::to_string(v.start_ticks());
+  } else if (!v.detail().empty()) {
+    out += ": " + v.detail();
+  }
+  return out;
+}
+
+std::string LivenessText(const v1::LivenessVerdict& v) {
+  std::string out = v1::LivenessVerdict::Status_Name(v.status());
+  if (v.status() == v1::LivenessVerdict::ERROR) out += " " + v1::Verdict::Status_Name(v.reason());
+  return out;
+}
+
+}  // namespace
+
+std::string DescribeReplay(const v1::ReplayResult& r) {
+  bool liveness = r.has_recorded_liveness();
+  std::string recorded = liveness ? LivenessText(r.recorded_liveness()) : VerdictText(r.recorded());
+  std::string replayed = liveness ? LivenessText(r.replayed_liveness()) : VerdictText(r.replayed());
+  std::string head = "resolution " + std::to_string(r.resolution_index()) +
+                     (liveness ? " (liveness): " : ": ");
+  std::string counts = " (" + std::to_string(r.consumed()) + " of " +
+                       std::to_string(r.recorded_count()) + " observations)";
+  switch (r.outcome()) {
+    case v1::ReplayResult::REPRODUCED:
+      return head + "REPRODUCED " + replayed + counts + "\n";
+    case v1::ReplayResult::VERDICT_CHANGED:
+      return head + "VERDICT CHANGED: recorded " + recorded + "; now " + replayed + counts + "\n";
+    case v1::ReplayResult::DIVERGED:
+      return head + "DIVERGED at observation " + std::to_string(r.divergence_index()) +
+             ": recorded " + r.recorded_call() + ", made " + r.made_call() + "\n" +
+             "  verdict so far: " + replayed + "; recorded: " + recorded + counts + "\n";
+    default: break;
+  }
+  return head + "unknown outcome\n";
+}
+
+}  // namespace proctape

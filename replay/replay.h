@@ -1,0 +1,50 @@
+// Replay of recorded resolutions: the identical resolver (or liveness) code
+// runs against the tape of a snapshot file, and the outcome says whether the
+// recorded verdict reproduced.
+//   REPRODUCED      same verdict, every recorded observation consumed;
+//   VERDICT_CHANGED the resolver decides differently on the same evidence
+//                   (it asked only for what the tape holds, and stopped with
+//                   another verdict);
+//   DIVERGED        it asked for something the tape does not hold, or left
+//                   recorded observations unasked: the report names the
+//                   observation index, the recorded call and the call made.
+// Nothing live is read; the clock is the recorded one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/resolver.h"
+#include "format/reader.h"
+#include "proctape.pb.h"
+#include "replay/tape_evidence.h"
+
+namespace proctape {
+
+// Changes to a recorded request, for what-if replays.
+struct RequestOverrides {
+  std::optional<std::int64_t> root_pid;
+  std::optional<std::uint64_t> root_start_ticks;
+  std::optional<std::string> token;
+  std::optional<std::string> token_var;
+  std::optional<std::vector<std::string>> argv;
+  std::optional<Identity> exe;
+  bool any() const {
+    return root_pid || root_start_ticks || token || token_var || argv || exe;
+  }
+  void Apply(Request* request) const;
+};
+
+// Runs the recorded resolution `index` of `snapshot` against its tape.
+v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
+                                  const RequestOverrides& overrides);
+
+// The worst outcome of several: DIVERGED over VERDICT_CHANGED over REPRODUCED.
+v1::ReplayResult::Outcome WorstOutcome(const std::vector<v1::ReplayResult>& results);
+
+// One human line (and a second for a divergence) per result.
+std::string DescribeReplay(const v1::ReplayResult& result);
+
+}  // namespace proctape

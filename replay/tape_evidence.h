@@ -1,0 +1,64 @@
+// Serves a recorded tape to the resolver: the Evidence a replay runs the
+// identical resolver code against. Each call must match the next recorded
+// observation — same operation and same arguments (pid, file, bound, path,
+// sleep target) — and is answered with the recorded result. The clock is the
+// recorded one: NowNs returns the recorded reading and SleepUntil returns at
+// once, so a 5-second retry loop replays in microseconds.
+//
+// A call the tape does not hold (another operation, other arguments, or past
+// the end) is a divergence: the first one is kept, and from then on every
+// read fails with EIO and the clock reads far past any deadline, so the
+// resolver stops at once, fail-closed. Nothing live is ever touched.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/evidence.h"
+#include "proctape.pb.h"
+
+namespace proctape {
+
+struct Divergence {
+  std::uint64_t index = 0;  // tape index of the observation that did not match
+  std::string recorded;     // the recorded call, or "end of tape"
+  std::string made;         // the call the resolver made
+};
+
+// "ReadFile(pid 4103, environ, bound 65536)" and the like.
+std::string DescribeCall(const v1::Observation& observation);
+
+class TapeEvidence : public Evidence {
+ public:
+  // Serves observations [first, first + count) of `tape`, which must outlive
+  // this object.
+  TapeEvidence(const std::vector<v1::Observation>& tape, std::uint64_t first, std::uint64_t count);
+
+  bool diverged() const { return diverged_; }
+  const Divergence& divergence() const { return divergence_; }
+  std::uint64_t consumed() const { return next_ - first_; }
+  std::uint64_t count() const { return end_ - first_; }
+
+  ListResult ListPids(std::uint64_t bound) override;
+  ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;
+  Identity ExeIdentity(std::int64_t pid) override;
+  Identity PathIdentity(const std::string& path) override;
+  std::int64_t NowNs() override;
+  void SleepUntil(std::int64_t mono_ns) override;
+
+ private:
+  // The next observation if it is the call `made`; otherwise records the
+  // divergence and returns null.
+  const v1::Observation* Take(const v1::Observation& made);
+
+  const std::vector<v1::Observation>& tape_;
+  std::uint64_t first_;
+  std::uint64_t end_;
+  std::uint64_t next_;
+  std::int64_t last_now_ = 0;
+  bool diverged_ = false;
+  Divergence divergence_;
+};
+
+}  // namespace proctape
