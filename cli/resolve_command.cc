@@ -8,6 +8,7 @@
 
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
+#include "capture/redact.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -133,6 +134,11 @@ int RunResolve(const ResolveOptions& o) {
   bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line, {token_entry},
                                    [&](Evidence& ev, v1::Resolution* r) {
                                      verdict = FingerprintAndResolve(ev, o.has_root_start, &request);
+                                     // An environ excerpt in the verdict is a secret like
+                                     // any other environ bytes: redacted as the tape is.
+                                     if (verdict.file == static_cast<int>(ProcFile::kEnviron)) {
+                                       verdict.evidence = RedactEnviron(verdict.evidence, {token_entry});
+                                     }
                                      ran = true;
                                      *r->mutable_resolve() = ToProto(request);
                                      r->mutable_resolve()->set_exe_path(o.exe);

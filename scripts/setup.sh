@@ -41,6 +41,6 @@ fi
 
 ctest --test-dir build --output-on-failure -j"$jobs"
 echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
-build build-asan -DPROCTAPE_SANITIZE=ON
+build build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
