@@ -48,9 +48,20 @@ class TapeEvidence : public Evidence {
   void SleepUntil(std::int64_t mono_ns) override;
 
  private:
-  // The next observation if it is the call `made`; otherwise records the
-  // divergence and returns null.
-  const v1::Observation* Take(const v1::Observation& made);
+  // A call as made: what must match the next recorded observation.
+  struct Call {
+    v1::Observation::CallCase kind;
+    std::int64_t pid = 0;
+    int file = 0;
+    std::uint64_t bound = 0;
+    const std::string* path = nullptr;
+    std::int64_t until_ns = 0;
+  };
+  static bool Matches(const v1::Observation& recorded, const Call& call);
+  static v1::Observation ToObservation(const Call& call);
+  // The next observation if it is `call`; otherwise records the divergence
+  // and returns null. Builds nothing on the matching path.
+  const v1::Observation* Take(const Call& call);
 
   const std::vector<v1::Observation>& tape_;
   std::uint64_t first_;
