@@ -25,6 +25,7 @@
 
 #include "capture/procfs_evidence.h"
 #include "format/reader.h"
+#include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 
 #ifndef PROCTAPE_BINARY
@@ -35,6 +36,9 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::DecompressedChunks;
+using live::FindRecord;
+using live::TempDir;
 
 constexpr int kCaptureTimeoutMs = 180'000;  // a whole-host capture on a busy host
 
@@ -71,51 +75,6 @@ std::string FileBytes(const std::string& path) {
 
 void WriteFile(const std::string& path, const std::string& data) {
   std::ofstream(path, std::ios::binary) << data;
-}
-
-// A fresh directory under /tmp, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/proctape-capture-XXXXXX";
-    const char* made = ::mkdtemp(tmpl);
-    path_ = made == nullptr ? "" : made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// Every chunk of `path`, decompressed and serialized again: the bytes the
-// file holds, as the reader sees them. Stops at the first damage.
-std::vector<std::string> DecompressedChunks(const std::string& path, FormatError* error) {
-  std::vector<std::string> out;
-  auto reader = ChunkReader::Open(path, error);
-  if (!reader) return out;
-  v1::Chunk chunk;
-  for (;;) {
-    ChunkReader::Result r = reader->Next(&chunk);
-    if (r == ChunkReader::Result::kEnd) break;
-    if (r == ChunkReader::Result::kError) {
-      *error = reader->error();
-      break;
-    }
-    out.push_back(chunk.SerializeAsString());
-  }
-  return out;
-}
-
-const v1::ProcessRecord* FindRecord(const v1::Frame& frame, std::int64_t pid) {
-  for (const auto& r : frame.processes()) {
-    if (r.pid() == pid) return &r;
-  }
-  return nullptr;
 }
 
 struct FileId {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "format/reader.h"
+#include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 
 #ifndef PROCTAPE_BINARY
@@ -32,6 +33,9 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::DecompressedChunks;
+using live::FindRecord;
+using live::TempDir;
 using live::Sandbox;
 using live::SandboxKind;
 
@@ -80,51 +84,6 @@ FileId StatOf(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return {};
   return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
-}
-
-// A fresh directory under /tmp, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/proctape-record-XXXXXX";
-    const char* made = ::mkdtemp(tmpl);
-    path_ = made == nullptr ? "" : made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// Every chunk of `path`, decompressed and serialized again: the bytes the
-// file holds, as the reader sees them. Stops at the first damage.
-std::vector<std::string> DecompressedChunks(const std::string& path, FormatError* error) {
-  std::vector<std::string> out;
-  auto reader = ChunkReader::Open(path, error);
-  if (!reader) return out;
-  v1::Chunk chunk;
-  for (;;) {
-    ChunkReader::Result r = reader->Next(&chunk);
-    if (r == ChunkReader::Result::kEnd) break;
-    if (r == ChunkReader::Result::kError) {
-      *error = reader->error();
-      break;
-    }
-    out.push_back(chunk.SerializeAsString());
-  }
-  return out;
-}
-
-const v1::ProcessRecord* FindRecord(const v1::Frame& frame, std::int64_t pid) {
-  for (const auto& r : frame.processes()) {
-    if (r.pid() == pid) return &r;
-  }
-  return nullptr;
 }
 
 std::vector<std::string> SplitNul(const std::string& s) {

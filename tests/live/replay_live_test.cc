@@ -27,6 +27,7 @@
 #include "proctape.pb.h"
 #include "proto/convert.h"
 #include "replay/replay.h"
+#include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 
 #ifndef PROCTAPE_BINARY
@@ -37,6 +38,9 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::DecompressedChunks;
+using live::FindRecord;
+using live::TempDir;
 using live::Sandbox;
 using live::SandboxKind;
 
@@ -73,25 +77,6 @@ std::string FileBytes(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
-
-// A fresh directory under /tmp, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/proctape-replay-live-XXXXXX";
-    const char* made = ::mkdtemp(tmpl);
-    path_ = made == nullptr ? "" : made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // `proctape replay ARGS...` run in a private mount namespace whose /proc is
 // an empty tmpfs: the host's /proc cannot be read, nor any process's. The

@@ -19,6 +19,7 @@
 
 #include "format/file_format.h"
 #include "proctape.pb.h"
+#include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 
 #ifndef PROCTAPE_BINARY
@@ -29,6 +30,9 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::DecompressedChunks;
+using live::FindRecord;
+using live::TempDir;
 
 constexpr int kTimeoutMs = 120'000;
 
@@ -97,25 +101,6 @@ std::vector<ChunkSpan> Chunks(const std::string& bytes) {
   EXPECT_EQ(at, bytes.size()) << "the file does not end at a chunk boundary";
   return out;
 }
-
-// A fresh directory under /tmp, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/proctape-verify-XXXXXX";
-    const char* made = ::mkdtemp(tmpl);
-    path_ = made == nullptr ? "" : made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // One fresh recording per test: `proctape resolve --record` of a sleep that
 // is our own child (root = this test process), so the file has every kind of
