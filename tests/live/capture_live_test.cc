@@ -36,6 +36,12 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::Exists;
+using live::FileBytes;
+using live::FileId;
+using live::OneLine;
+using live::StatOf;
+using live::WriteFile;
 using live::DecompressedChunks;
 using live::FindRecord;
 using live::TempDir;
@@ -47,7 +53,7 @@ CommandResult Proctape(std::vector<std::string> args) {
   return live::RunCommand(args, kCaptureTimeoutMs);
 }
 
-std::string Describe(const CommandResult& r) {
+std::string Explain(const CommandResult& r) {
   std::string out = "exit " + std::to_string(r.exit_code) + " signal " +
                     std::to_string(r.term_signal);
   if (r.timed_out) out.append(" (timed out)");
@@ -57,33 +63,6 @@ std::string Describe(const CommandResult& r) {
                                                       : r.out);
   out.append("\nstderr: ").append(r.err);
   return out;
-}
-
-bool OneLine(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
-std::string FileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary) << data;
-}
-
-struct FileId {
-  std::uint64_t dev = 0, ino = 0;
-};
-FileId StatOf(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
 std::unique_ptr<live::Child> StartAndWait(const std::vector<std::string>& argv,
@@ -114,8 +93,8 @@ TEST(CaptureLive, WritesAFileThatReadsBackWholeWithOurProcessAsTheKernelShowsIt)
   const std::string file = dir.File("host.ptape");
 
   CommandResult r = Proctape({"capture", "-o", file});
-  ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_EQ(r.out.rfind("wrote " + file + ": 1 frame, ", 0), 0u) << Describe(r);
+  ASSERT_EQ(r.exit_code, 0) << Explain(r);
+  EXPECT_EQ(r.out.rfind("wrote " + file + ": 1 frame, ", 0), 0u) << Explain(r);
   EXPECT_NE(r.out.find(" bytes read, "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" bytes written, "), std::string::npos) << r.out;
   EXPECT_FALSE(Exists(file + ".partial"));
@@ -194,7 +173,7 @@ TEST(CaptureLive, JsonSummaryIsOneObject) {
   const std::string file = dir.File("j.ptape");
   CommandResult r = Proctape({"capture", "-o", file, "--json", "--root",
                               std::to_string(::getpid())});
-  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  ASSERT_EQ(r.exit_code, 0) << Explain(r);
   ASSERT_TRUE(OneLine(r.out)) << r.out;
   EXPECT_EQ(r.out.front(), '{');
   for (const char* key : {"\"file\":", "\"frames\":1,", "\"processes\":", "\"bytes_read\":",
@@ -228,9 +207,9 @@ TEST(CaptureLive, NoByteOfTheDefaultCaptureHoldsAnEnvironSecret) {
   const std::string redacted_file = dir.File("redacted.ptape");
   const std::string kept_file = dir.File("kept.ptape");
   CommandResult red = Proctape({"capture", "-o", redacted_file});
-  ASSERT_EQ(red.exit_code, 0) << Describe(red);
+  ASSERT_EQ(red.exit_code, 0) << Explain(red);
   CommandResult kept = Proctape({"capture", "-o", kept_file, "--env", "keep"});
-  ASSERT_EQ(kept.exit_code, 0) << Describe(kept);
+  ASSERT_EQ(kept.exit_code, 0) << Explain(kept);
   EXPECT_NE(kept.err.find("--env keep"), std::string::npos) << "no warning: " << kept.err;
 
   // Default: the secret is in no decompressed chunk, nor in the file, nor in
@@ -360,7 +339,7 @@ TEST(CaptureLive, AnExistingFileIsNotOverwrittenWithoutForce) {
   const std::string file = dir.File("precious.ptape");
   WriteFile(file, "precious bytes\n");
   CommandResult r = Proctape({"capture", "-o", file});
-  EXPECT_EQ(r.exit_code, 10) << Describe(r);
+  EXPECT_EQ(r.exit_code, 10) << Explain(r);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
   EXPECT_EQ(r.err.rfind("proctape: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
@@ -371,7 +350,7 @@ TEST(CaptureLive, AnExistingFileIsNotOverwrittenWithoutForce) {
 
   CommandResult forced = Proctape({"capture", "-o", file, "--force", "--root",
                                    std::to_string(::getpid())});
-  ASSERT_EQ(forced.exit_code, 0) << Describe(forced);
+  ASSERT_EQ(forced.exit_code, 0) << Explain(forced);
   Snapshot snap;
   EXPECT_TRUE(ReadSnapshot(file, &snap).ok());
 }
@@ -383,14 +362,14 @@ TEST(CaptureLive, ASymbolicLinkIsRefusedEvenWithForce) {
   ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
   // A dangling link: following it would create the target.
   CommandResult r = Proctape({"capture", "-o", link});
-  EXPECT_EQ(r.exit_code, 10) << Describe(r);
+  EXPECT_EQ(r.exit_code, 10) << Explain(r);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
   EXPECT_NE(r.err.find("symbolic link"), std::string::npos) << r.err;
   EXPECT_FALSE(Exists(target));
   // A link to an existing file, with --force: still refused, target untouched.
   WriteFile(target, "target bytes");
   CommandResult forced = Proctape({"capture", "-o", link, "--force"});
-  EXPECT_EQ(forced.exit_code, 10) << Describe(forced);
+  EXPECT_EQ(forced.exit_code, 10) << Explain(forced);
   EXPECT_TRUE(OneLine(forced.err)) << forced.err;
   EXPECT_EQ(FileBytes(target), "target bytes");
   struct stat st;
@@ -402,7 +381,7 @@ TEST(CaptureLive, ASymbolicLinkIsRefusedEvenWithForce) {
 TEST(CaptureLive, DashWritesAReadableFileToStandardOutput) {
   TempDir dir;
   CommandResult r = Proctape({"capture", "-o", "-", "--root", std::to_string(::getpid())});
-  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  ASSERT_EQ(r.exit_code, 0) << Explain(r);
   // The summary goes to standard error, so standard output is the file alone.
   EXPECT_EQ(r.err.rfind("wrote standard output: 1 frame, ", 0), 0u) << r.err;
   const std::string file = dir.File("from-stdout.ptape");
@@ -455,7 +434,7 @@ TEST(CaptureLive, RootCapturesThatProcessAndItsDescendantsOnly) {
   TempDir dir;
   const std::string file = dir.File("root.ptape");
   CommandResult r = Proctape({"capture", "-o", file, "--root", std::to_string(sh->pid())});
-  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  ASSERT_EQ(r.exit_code, 0) << Explain(r);
   Snapshot snap;
   FormatError err = ReadSnapshot(file, &snap);
   ASSERT_TRUE(err.ok()) << err.message;
@@ -478,7 +457,7 @@ TEST(CaptureLive, RootCapturesThatProcessAndItsDescendantsOnly) {
   // A root that is not running: an empty frame, a warning, exit 0.
   const std::string none = dir.File("none.ptape");
   CommandResult absent = Proctape({"capture", "-o", none, "--root", "2147483647"});
-  ASSERT_EQ(absent.exit_code, 0) << Describe(absent);
+  ASSERT_EQ(absent.exit_code, 0) << Explain(absent);
   EXPECT_NE(absent.err.find("warning: --root 2147483647 was not in /proc"), std::string::npos)
       << absent.err;
   Snapshot empty;
@@ -492,7 +471,7 @@ TEST(CaptureLive, FramesStartOnTheirSchedule) {
   const std::string file = dir.File("frames.ptape");
   CommandResult r = Proctape({"capture", "-o", file, "--frames", "3", "--interval", "200",
                               "--root", std::to_string(::getpid())});
-  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  ASSERT_EQ(r.exit_code, 0) << Explain(r);
   EXPECT_EQ(r.out.rfind("wrote " + file + ": 3 frames, ", 0), 0u) << r.out;
   Snapshot snap;
   ASSERT_TRUE(ReadSnapshot(file, &snap).ok());
@@ -523,7 +502,7 @@ TEST(CaptureLive, BadOptionsAreUsageErrorsOnOneLine) {
     args.push_back("-o");
     args.push_back(dir.File("never.ptape"));
     CommandResult r = Proctape(args);
-    EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << Describe(r);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << Explain(r);
     EXPECT_TRUE(OneLine(r.err)) << args[1] << ": " << r.err;
     EXPECT_EQ(r.err.rfind("proctape: ", 0), 0u) << r.err;
     EXPECT_FALSE(Exists(dir.File("never.ptape")));
@@ -558,7 +537,7 @@ TEST(CaptureLive, TwoThreadsAndOneCaptureTheSameProcessesInTheSameOrder) {
   for (int t = 0; t < 2; ++t) {
     const std::string file = dir.File("threads" + std::to_string(t + 1) + ".ptape");
     CommandResult r = Proctape({"capture", "-o", file, "--threads", std::to_string(t + 1)});
-    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    ASSERT_EQ(r.exit_code, 0) << Explain(r);
     FormatError err = ReadSnapshot(file, &snaps[t]);
     ASSERT_TRUE(err.ok()) << err.message;
     ASSERT_EQ(snaps[t].frames.size(), 1u);

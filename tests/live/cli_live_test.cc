@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 
 #ifndef PROCTAPE_BINARY
@@ -17,6 +18,7 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::StartsWith;
 using live::Sandbox;
 using live::SandboxKind;
 
@@ -25,22 +27,18 @@ CommandResult Proctape(std::vector<std::string> args) {
   return live::RunCommand(args);
 }
 
-std::string Describe(const CommandResult& r) {
+std::string Explain(const CommandResult& r) {
   return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.term_signal) +
          (r.timed_out ? " (timed out)" : "") + (r.error.empty() ? "" : " error: " + r.error) +
          "\nstdout: " + r.out + "\nstderr: " + r.err;
-}
-
-bool StartsWith(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
 }
 
 // Commands that need no sandbox.
 TEST(CliLive, ResolveWithoutRootIsAUsageErrorOnOneLine) {
   CommandResult r = Proctape({"resolve", "--token", "T"});
   ASSERT_TRUE(r.started) << r.error;
-  EXPECT_EQ(r.exit_code, 2) << Describe(r);
-  EXPECT_TRUE(r.out.empty()) << Describe(r);
+  EXPECT_EQ(r.exit_code, 2) << Explain(r);
+  EXPECT_TRUE(r.out.empty()) << Explain(r);
   ASSERT_FALSE(r.err.empty());
   EXPECT_TRUE(StartsWith(r.err, "proctape: ")) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
@@ -50,12 +48,12 @@ TEST(CliLive, ResolveWithoutRootIsAUsageErrorOnOneLine) {
 TEST(CliLive, ResolveOfANonexistentRootIsMissingRoot) {
   CommandResult r = Proctape({"resolve", "--root", "999999999", "--token", "T"});
   ASSERT_TRUE(r.started) << r.error;
-  EXPECT_EQ(r.exit_code, 5) << Describe(r);
-  EXPECT_TRUE(StartsWith(r.out, "MISSING_ROOT")) << Describe(r);
+  EXPECT_EQ(r.exit_code, 5) << Explain(r);
+  EXPECT_TRUE(StartsWith(r.out, "MISSING_ROOT")) << Explain(r);
 
   CommandResult json = Proctape({"resolve", "--root", "999999999", "--token", "T", "--json"});
-  EXPECT_EQ(json.exit_code, 5) << Describe(json);
-  EXPECT_NE(json.out.find("\"status\":\"MISSING_ROOT\""), std::string::npos) << Describe(json);
+  EXPECT_EQ(json.exit_code, 5) << Explain(json);
+  EXPECT_NE(json.out.find("\"status\":\"MISSING_ROOT\""), std::string::npos) << Explain(json);
 }
 
 // A value that cannot be a pid is a usage error (exit 2), never DEAD (3) or
@@ -69,9 +67,9 @@ TEST(CliLive, PidsOutsideThePidRangeAreUsageErrors) {
            {"resolve", "--root", "1", "--token", "T"},
            {"resolve", "--root", "-3", "--root-start", "5", "--token", "T"}}) {
     CommandResult r = Proctape(args);
-    EXPECT_EQ(r.exit_code, 2) << args[1] << " " << args[2] << ": " << Describe(r);
-    EXPECT_TRUE(r.out.empty()) << Describe(r);
-    EXPECT_TRUE(StartsWith(r.err, "proctape: ")) << Describe(r);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << " " << args[2] << ": " << Explain(r);
+    EXPECT_TRUE(r.out.empty()) << Explain(r);
+    EXPECT_TRUE(StartsWith(r.err, "proctape: ")) << Explain(r);
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
   }
 }
@@ -95,9 +93,9 @@ class CliLiveTest : public ::testing::TestWithParam<SandboxKind> {
 TEST_P(CliLiveTest, ResolvePrintsTheTrueHostPid) {
   CommandResult r = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token()});
   ASSERT_TRUE(r.started) << r.error;
-  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.exit_code, 0) << Explain(r);
   EXPECT_TRUE(StartsWith(r.out, "RESOLVED host pid " + Pid() + ", start tick " + Start()))
-      << Describe(r) << "\nexpected host pid " << Pid() << " (marker " << sandbox_->marker()
+      << Explain(r) << "\nexpected host pid " << Pid() << " (marker " << sandbox_->marker()
       << ")";
 
   // The same with the root's start time given, as a caller that
@@ -108,23 +106,23 @@ TEST_P(CliLiveTest, ResolvePrintsTheTrueHostPid) {
   CommandResult given = Proctape({"resolve", "--root", Root(), "--root-start", root_start,
                                   "--token", sandbox_->token(), "--argv", "/bin/sleep", "--argv",
                                   "120", "--exe", "/usr/bin/sleep"});
-  EXPECT_EQ(given.exit_code, 0) << Describe(given);
-  EXPECT_TRUE(StartsWith(given.out, "RESOLVED host pid " + Pid() + ",")) << Describe(given);
+  EXPECT_EQ(given.exit_code, 0) << Explain(given);
+  EXPECT_TRUE(StartsWith(given.out, "RESOLVED host pid " + Pid() + ",")) << Explain(given);
 }
 
 TEST_P(CliLiveTest, ResolveJsonCarriesStatusAndPid) {
   CommandResult r =
       Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--json"});
-  EXPECT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_NE(r.out.find("\"status\":\"RESOLVED\""), std::string::npos) << Describe(r);
-  EXPECT_NE(r.out.find("\"pid\":\"" + Pid() + "\""), std::string::npos) << Describe(r);
+  EXPECT_EQ(r.exit_code, 0) << Explain(r);
+  EXPECT_NE(r.out.find("\"status\":\"RESOLVED\""), std::string::npos) << Explain(r);
+  EXPECT_NE(r.out.find("\"pid\":\"" + Pid() + "\""), std::string::npos) << Explain(r);
 }
 
 TEST_P(CliLiveTest, ResolveWithAnotherTokenIsNotFound) {
   CommandResult r = Proctape({"resolve", "--root", Root(), "--token", live::RandomHex(16),
                               "--deadline-ms", "300"});
-  EXPECT_EQ(r.exit_code, 5) << Describe(r);
-  EXPECT_TRUE(StartsWith(r.out, "TOKEN_MISMATCH")) << Describe(r);
+  EXPECT_EQ(r.exit_code, 5) << Explain(r);
+  EXPECT_TRUE(StartsWith(r.out, "TOKEN_MISMATCH")) << Explain(r);
 }
 
 TEST_P(CliLiveTest, ResolveWithAnotherRootStartIsIdentityChanged) {
@@ -133,24 +131,24 @@ TEST_P(CliLiveTest, ResolveWithAnotherRootStartIsIdentityChanged) {
   std::string wrong = std::to_string(root->start_ticks + 1);
   CommandResult r = Proctape(
       {"resolve", "--root", Root(), "--root-start", wrong, "--token", sandbox_->token()});
-  EXPECT_EQ(r.exit_code, 4) << Describe(r);
-  EXPECT_TRUE(StartsWith(r.out, "ROOT_RESTARTED")) << Describe(r);
+  EXPECT_EQ(r.exit_code, 4) << Explain(r);
+  EXPECT_TRUE(StartsWith(r.out, "ROOT_RESTARTED")) << Explain(r);
 }
 
 TEST_P(CliLiveTest, LivenessIsAliveThenDeadAfterTheSleepEnds) {
   CommandResult alive = Proctape({"liveness", "--pid", Pid(), "--start", Start()});
   ASSERT_TRUE(alive.started) << alive.error;
-  EXPECT_EQ(alive.exit_code, 0) << Describe(alive);
-  EXPECT_TRUE(StartsWith(alive.out, "ALIVE")) << Describe(alive);
+  EXPECT_EQ(alive.exit_code, 0) << Explain(alive);
+  EXPECT_TRUE(StartsWith(alive.out, "ALIVE")) << Explain(alive);
 
   ASSERT_TRUE(sandbox_->KillSleep()) << "the sleep did not end within 3 s";
   CommandResult dead = Proctape({"liveness", "--pid", Pid(), "--start", Start()});
-  EXPECT_EQ(dead.exit_code, 3) << Describe(dead);
-  EXPECT_TRUE(StartsWith(dead.out, "DEAD")) << Describe(dead);
+  EXPECT_EQ(dead.exit_code, 3) << Explain(dead);
+  EXPECT_TRUE(StartsWith(dead.out, "DEAD")) << Explain(dead);
 
   CommandResult json = Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--json"});
-  EXPECT_EQ(json.exit_code, 3) << Describe(json);
-  EXPECT_NE(json.out.find("\"status\":\"DEAD\""), std::string::npos) << Describe(json);
+  EXPECT_EQ(json.exit_code, 3) << Explain(json);
+  EXPECT_NE(json.out.find("\"status\":\"DEAD\""), std::string::npos) << Explain(json);
 }
 
 std::string ParamName(const ::testing::TestParamInfo<SandboxKind>& param) {

@@ -1,17 +1,22 @@
-// File helpers shared by the live tests: a temporary directory removed with
-// everything in it, and the decompressed chunks or records of a snapshot.
+// Helpers shared by the live tests: files (a temporary directory removed with
+// everything in it, whole-file reads and writes, identities), the decompressed
+// chunks or records of a snapshot, and a command result in one message.
 #pragma once
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "format/reader.h"
 #include "proctape.pb.h"
+#include "tests/live/sandbox.h"
 
 namespace proctape::live {
 
@@ -60,6 +65,51 @@ inline const v1::ProcessRecord* FindRecord(const v1::Frame& frame, std::int64_t 
     if (r.pid() == pid) return &r;
   }
   return nullptr;
+}
+
+inline bool StartsWith(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// Exactly one line: non-empty, one newline, at the end.
+inline bool OneLine(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
+
+// Anything at `path`, a dangling link included.
+inline bool Exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+inline std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream(path, std::ios::binary) << data;
+}
+
+struct FileId {
+  std::uint64_t dev = 0, ino = 0;
+};
+// Device and inode of `path`, links followed; zeros when it cannot be stat'ed.
+inline FileId StatOf(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+// A command's outcome and output, for assertion messages.
+inline std::string Describe(const CommandResult& r) {
+  std::string out = "exit " + std::to_string(r.exit_code) + " signal " +
+                    std::to_string(r.term_signal);
+  if (r.timed_out) out.append(" (timed out)");
+  if (!r.error.empty()) out.append(" error: ").append(r.error);
+  out.append("\nstdout: ").append(r.out);
+  out.append("\nstderr: ").append(r.err);
+  return out;
 }
 
 }  // namespace proctape::live

@@ -33,6 +33,13 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::Describe;
+using live::Exists;
+using live::FileBytes;
+using live::FileId;
+using live::StartsWith;
+using live::StatOf;
+using live::WriteFile;
 using live::DecompressedChunks;
 using live::FindRecord;
 using live::TempDir;
@@ -45,45 +52,6 @@ constexpr char kSecretVar[] = "PROCTAPE_RECORD_TEST_SECRET";
 CommandResult Proctape(std::vector<std::string> args) {
   args.insert(args.begin(), PROCTAPE_BINARY);
   return live::RunCommand(args, kRecordTimeoutMs);
-}
-
-std::string Describe(const CommandResult& r) {
-  std::string out = "exit " + std::to_string(r.exit_code) + " signal " +
-                    std::to_string(r.term_signal);
-  if (r.timed_out) out.append(" (timed out)");
-  if (!r.error.empty()) out.append(" error: ").append(r.error);
-  out.append("\nstdout: ").append(r.out);
-  out.append("\nstderr: ").append(r.err);
-  return out;
-}
-
-bool StartsWith(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
-std::string FileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary) << data;
-}
-
-struct FileId {
-  std::uint64_t dev = 0, ino = 0;
-};
-FileId StatOf(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
 std::vector<std::string> SplitNul(const std::string& s) {

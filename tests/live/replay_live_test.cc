@@ -38,6 +38,9 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::Describe;
+using live::FileBytes;
+using live::StartsWith;
 using live::DecompressedChunks;
 using live::FindRecord;
 using live::TempDir;
@@ -55,27 +58,6 @@ CommandResult RunArgv(std::vector<std::string> argv, int timeout_ms = kReplayTim
 CommandResult Proctape(std::vector<std::string> args, int timeout_ms = kReplayTimeoutMs) {
   args.insert(args.begin(), PROCTAPE_BINARY);
   return RunArgv(args, timeout_ms);
-}
-
-std::string Describe(const CommandResult& r) {
-  std::string out = "exit " + std::to_string(r.exit_code) + " signal " +
-                    std::to_string(r.term_signal);
-  if (r.timed_out) out.append(" (timed out)");
-  if (!r.error.empty()) out.append(" error: ").append(r.error);
-  out.append("\nstdout: ").append(r.out);
-  out.append("\nstderr: ").append(r.err);
-  return out;
-}
-
-bool StartsWith(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
-
-std::string FileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // `proctape replay ARGS...` run in a private mount namespace whose /proc is

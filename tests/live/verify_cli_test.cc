@@ -30,6 +30,11 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::Describe;
+using live::FileBytes;
+using live::OneLine;
+using live::StartsWith;
+using live::WriteFile;
 using live::DecompressedChunks;
 using live::FindRecord;
 using live::TempDir;
@@ -39,33 +44,6 @@ constexpr int kTimeoutMs = 120'000;
 CommandResult Proctape(std::vector<std::string> args) {
   args.insert(args.begin(), PROCTAPE_BINARY);
   return live::RunCommand(args, kTimeoutMs);
-}
-
-std::string Describe(const CommandResult& r) {
-  std::string out = "exit " + std::to_string(r.exit_code) + " signal " +
-                    std::to_string(r.term_signal);
-  if (r.timed_out) out.append(" (timed out)");
-  if (!r.error.empty()) out.append(" error: ").append(r.error);
-  out.append("\nstdout: ").append(r.out);
-  out.append("\nstderr: ").append(r.err);
-  return out;
-}
-
-bool StartsWith(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
-
-bool OneLine(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
-
-std::string FileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << data;
 }
 
 std::uint32_t GetLe32(const std::string& s, std::size_t at) {
