@@ -64,6 +64,11 @@ bool WriteFrame(ProcfsEvidence& live, const ScanOptions& scan, std::vector<ScanW
 
 bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
                 const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error) {
+  return RecordLiveSteps(live, options, {LiveStep{nullptr, check}}, error);
+}
+
+bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
+                     const std::vector<LiveStep>& steps, std::string* error) {
   ScanOptions scan = options.scan;
   scan.kept_entries = options.kept_entries;
   v1::Header header;
@@ -78,26 +83,33 @@ bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
     return false;
   };
   if (!writer->WriteHeader(header)) return failed();
-  // The frames' readers (the check itself runs on this thread alone).
+  // The frames' readers (the checks themselves run on this thread alone).
   std::vector<ScanWorker> workers = OpenScanWorkers(
       options.proc_root, options.threads == 0 ? DefaultScanThreads() : options.threads);
-  if (!WriteFrame(live, scan, workers, 0, *writer)) return failed();
-
   RecorderOptions ropts;
   ropts.keep_environ = scan.keep_environ;
   ropts.kept_entries = options.kept_entries;
-  RecordingEvidence recorder(
-      live, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
-  v1::Resolution resolution;
-  resolution.set_first_observation(0);
-  resolution.set_start_mono_ns(live.NowNs());
-  check(recorder, &resolution);
-  resolution.set_end_mono_ns(live.NowNs());
-  resolution.set_observation_count(recorder.observations());
-  if (!writer->error().empty()) return failed();
-
-  if (!WriteFrame(live, scan, workers, 1, *writer)) return failed();
-  if (!writer->WriteResolution(resolution)) return failed();
+  std::uint64_t frame = 0;
+  std::uint64_t observations = 0;
+  std::vector<v1::Resolution> resolutions;
+  for (const LiveStep& step : steps) {
+    if (step.before && !step.before(error)) return false;  // the .partial stays, for a look
+    if (!WriteFrame(live, scan, workers, frame++, *writer)) return failed();
+    RecordingEvidence recorder(
+        live, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
+    v1::Resolution& resolution = resolutions.emplace_back();
+    resolution.set_first_observation(observations);
+    resolution.set_start_mono_ns(live.NowNs());
+    step.check(recorder, &resolution);
+    resolution.set_end_mono_ns(live.NowNs());
+    resolution.set_observation_count(recorder.observations());
+    observations += recorder.observations();
+    if (!writer->error().empty()) return failed();
+  }
+  if (!WriteFrame(live, scan, workers, frame, *writer)) return failed();
+  for (const v1::Resolution& resolution : resolutions) {
+    if (!writer->WriteResolution(resolution)) return failed();
+  }
   v1::Footer footer;
   footer.set_capture_end_mono_ns(live.NowNs());
   if (!writer->Finish(footer)) return failed();

@@ -56,4 +56,20 @@ void FillHeader(const ScanOptions& scan, const std::string& proc_root,
 bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
                 const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error);
 
+// One check of a multi-check recording and what is done to the host just
+// before it (e.g. the lab ends the sleep, then checks liveness again).
+struct LiveStep {
+  std::function<bool(std::string* error)> before;  // optional; false stops the recording
+  std::function<void(Evidence&, v1::Resolution*)> check;
+};
+
+// Several checks in one file: for each step, `before`, a whole-host frame,
+// then the check through the recorder; one more frame after the last. Frame k
+// is taken just before check k, so a frame model of check k sees the host as
+// the action left it. The tape holds every check's calls, in order; each
+// Resolution names its part. When a `before` fails, *error is its message and
+// NAME.partial is left with what was recorded so far.
+bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
+                     const std::vector<LiveStep>& steps, std::string* error);
+
 }  // namespace proctape

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "capture/live_checks.h"
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
-#include "capture/redact.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -97,18 +97,6 @@ void PrintVerdict(const Verdict& v, std::FILE* out = stdout) {
   if (!v.evidence.empty()) std::fprintf(out, "  evidence: %s\n", EscapeBytes(v.evidence).c_str());
 }
 
-// Without a given root start time, fingerprints the root first, through the
-// same (possibly recording) evidence: a root that is already gone is then on
-// the tape too. A failed fingerprint is the verdict.
-Verdict FingerprintAndResolve(Evidence& evidence, bool root_start_given, Request* request) {
-  if (!root_start_given) {
-    Verdict fingerprint = FingerprintRoot(evidence, request->root_pid);
-    if (!fingerprint.resolved()) return fingerprint;
-    request->root_start_ticks = fingerprint.start_ticks;
-  }
-  return Resolve(evidence, *request);
-}
-
 int RunResolve(const ResolveOptions& o) {
   int exit_code = kExitOk;
   auto evidence = OpenProc(o.proc, &exit_code);
@@ -129,21 +117,11 @@ int RunResolve(const ResolveOptions& o) {
   if (o.has_root_start) request.root_start_ticks = o.root_start;
   Verdict verdict;
   bool ran = false;
-  std::string token_entry = request.token_var;
-  token_entry.append("=").append(request.token);
-  bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line, {token_entry},
-                                   [&](Evidence& ev, v1::Resolution* r) {
-                                     verdict = FingerprintAndResolve(ev, o.has_root_start, &request);
-                                     // An environ excerpt in the verdict is a secret like
-                                     // any other environ bytes: redacted as the tape is.
-                                     if (verdict.file == static_cast<int>(ProcFile::kEnviron)) {
-                                       verdict.evidence = RedactEnviron(verdict.evidence, {token_entry});
-                                     }
+  LiveCheck check = ResolveCheck(&request, o.exe, !o.has_root_start, &verdict);
+  bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line,
+                                   {TokenEntry(request)}, [&](Evidence& ev, v1::Resolution* r) {
+                                     check(ev, r);
                                      ran = true;
-                                     *r->mutable_resolve() = ToProto(request);
-                                     r->mutable_resolve()->set_exe_path(o.exe);
-                                     r->mutable_resolve()->set_fingerprint_on_tape(!o.has_root_start);
-                                     *r->mutable_verdict() = ToProto(verdict);
                                    });
   if (!ran) return kExitIo;  // the output file was refused before anything ran
   std::FILE* out = VerdictStream(o.record);
@@ -162,13 +140,11 @@ int RunLiveness(const LivenessOptions& o) {
   if (!evidence) return exit_code;
   LivenessVerdict v;
   bool ran = false;
+  LiveCheck check = LivenessCheck(o.pid, o.start, &v);
   bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line, {},
                                    [&](Evidence& ev, v1::Resolution* r) {
-                                     r->mutable_liveness()->set_pid(o.pid);
-                                     r->mutable_liveness()->set_start_ticks(o.start);
-                                     v = CheckLiveness(ev, o.pid, o.start);
+                                     check(ev, r);
                                      ran = true;
-                                     *r->mutable_liveness_verdict() = ToProto(v);
                                    });
   if (!ran) return kExitIo;
   std::FILE* out = VerdictStream(o.record);

@@ -1,0 +1,49 @@
+#include "capture/live_checks.h"
+
+#include <utility>
+
+#include "capture/redact.h"
+#include "proto/convert.h"
+
+namespace proctape {
+
+std::string TokenEntry(const Request& request) {
+  std::string entry = request.token_var;
+  entry.append("=").append(request.token);
+  return entry;
+}
+
+LiveCheck ResolveCheck(Request* request, std::string exe_path, bool fingerprint_root,
+                       Verdict* verdict) {
+  return [=, exe_path = std::move(exe_path)](Evidence& evidence, v1::Resolution* r) {
+    *verdict = Verdict{};
+    bool fingerprinted = true;
+    if (fingerprint_root) {
+      Verdict fingerprint = FingerprintRoot(evidence, request->root_pid);
+      fingerprinted = fingerprint.resolved();
+      if (fingerprinted) request->root_start_ticks = fingerprint.start_ticks;
+      else *verdict = fingerprint;
+    }
+    if (fingerprinted) *verdict = Resolve(evidence, *request);
+    // An environ excerpt in the verdict is a secret like any other environ
+    // bytes: redacted as the tape is.
+    if (verdict->file == static_cast<int>(ProcFile::kEnviron)) {
+      verdict->evidence = RedactEnviron(verdict->evidence, {TokenEntry(*request)});
+    }
+    *r->mutable_resolve() = ToProto(*request);
+    r->mutable_resolve()->set_exe_path(exe_path);
+    r->mutable_resolve()->set_fingerprint_on_tape(fingerprint_root);
+    *r->mutable_verdict() = ToProto(*verdict);
+  };
+}
+
+LiveCheck LivenessCheck(std::int64_t pid, std::uint64_t start_ticks, LivenessVerdict* verdict) {
+  return [=](Evidence& evidence, v1::Resolution* r) {
+    r->mutable_liveness()->set_pid(pid);
+    r->mutable_liveness()->set_start_ticks(start_ticks);
+    *verdict = CheckLiveness(evidence, pid, start_ticks);
+    *r->mutable_liveness_verdict() = ToProto(*verdict);
+  };
+}
+
+}  // namespace proctape
