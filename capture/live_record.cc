@@ -89,21 +89,21 @@ bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
   RecorderOptions ropts;
   ropts.keep_environ = scan.keep_environ;
   ropts.kept_entries = options.kept_entries;
+  // One recorder for the whole file: observation indexes run on across checks.
+  RecordingEvidence recorder(
+      live, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
   std::uint64_t frame = 0;
-  std::uint64_t observations = 0;
   std::vector<v1::Resolution> resolutions;
   for (const LiveStep& step : steps) {
     if (step.before && !step.before(error)) return false;  // the .partial stays, for a look
     if (!WriteFrame(live, scan, workers, frame++, *writer)) return failed();
-    RecordingEvidence recorder(
-        live, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
     v1::Resolution& resolution = resolutions.emplace_back();
-    resolution.set_first_observation(observations);
+    const std::uint64_t first = recorder.observations();
+    resolution.set_first_observation(first);
     resolution.set_start_mono_ns(live.NowNs());
     step.check(recorder, &resolution);
     resolution.set_end_mono_ns(live.NowNs());
-    resolution.set_observation_count(recorder.observations());
-    observations += recorder.observations();
+    resolution.set_observation_count(recorder.observations() - first);
     if (!writer->error().empty()) return failed();
   }
   if (!WriteFrame(live, scan, workers, frame, *writer)) return failed();
