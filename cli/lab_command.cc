@@ -1,0 +1,193 @@
+// `proctape lab SCENARIO --record FILE`: stages one of the seed's races with
+// real processes on this kernel and records the live checks; `--list` names
+// the scenarios. Thin: the lab itself is lab/.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "lab/lab.h"
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+struct LabCommandOptions {
+  std::string scenario;
+  std::string sandbox = "unshare";
+  std::string record;
+  bool force = false;
+  bool list = false;
+  bool json = false;
+  std::int64_t deadline_ms = 5000;
+  std::vector<std::string> command_line;
+};
+
+int List(bool json) {
+  if (json) {
+    std::printf("[");
+    bool first = true;
+    for (const lab::ScenarioInfo& s : lab::Scenarios()) {
+      std::printf("%s{\"name\":\"%s\",\"summary\":\"%s\",\"expect\":\"%s\",\"needsRoot\":%s}",
+                  first ? "" : ",", s.name, EscapeBytes(s.summary).c_str(), s.expect,
+                  s.needs_root ? "true" : "false");
+      first = false;
+    }
+    std::printf("]\n");
+    return kExitOk;
+  }
+  for (const lab::ScenarioInfo& s : lab::Scenarios()) {
+    std::printf("%-16s %s%s\n%-16s   expect: %s\n", s.name, s.summary,
+                s.needs_root ? " (root)" : "", "", s.expect);
+  }
+  return kExitOk;
+}
+
+std::string CheckLine(std::size_t k, const v1::Resolution& r) {
+  std::string line = "check " + std::to_string(k + 1) + " ";
+  if (r.has_verdict()) {
+    const v1::Verdict& v = r.verdict();
+    line += "resolve: " + v1::Verdict::Status_Name(v.status());
+    if (v.status() == v1::Verdict::RESOLVED) {
+      line += " host pid " + std::to_string(v.pid()) + ", start tick " + std::to_string(v.start_ticks());
+    } else if (!v.detail().empty()) {
+      line += ": " + EscapeBytes(v.detail(), 300);
+    }
+    line += " (" + std::to_string(v.attempts()) + " attempt" + (v.attempts() == 1 ? "" : "s") + ")";
+  } else {
+    const v1::LivenessVerdict& v = r.liveness_verdict();
+    line += "liveness of " + std::to_string(r.liveness().pid()) + "@" +
+            std::to_string(r.liveness().start_ticks()) + ": " + v1::LivenessVerdict::Status_Name(v.status());
+    if (v.status() == v1::LivenessVerdict::ERROR) line += " " + v1::Verdict::Status_Name(v.reason());
+    if (!v.detail().empty()) line += ": " + EscapeBytes(v.detail(), 300);
+  }
+  return line;
+}
+
+int Run(const LabCommandOptions& o) {
+  if (o.list) return List(o.json);
+  if (o.scenario.empty() || o.record.empty()) {
+    std::fprintf(stderr, "proctape: lab: give a SCENARIO and --record FILE (see 'proctape lab --list')\n");
+    return kExitUsage;
+  }
+  if (!lab::FindScenario(o.scenario)) {
+    std::fprintf(stderr, "proctape: lab: unknown scenario '%s' (see 'proctape lab --list')\n",
+                 EscapeBytes(o.scenario, 64).c_str());
+    return kExitUsage;
+  }
+  if (o.record == "-") {
+    std::fprintf(stderr, "proctape: lab: --record needs a file (the lab reads it back)\n");
+    return kExitUsage;
+  }
+  lab::LabOptions options;
+  options.scenario = o.scenario;
+  options.sandbox = o.sandbox == "bwrap" ? lab::SandboxKind::kBwrap : lab::SandboxKind::kUnshare;
+  options.record = o.record;
+  options.force = o.force;
+  options.deadline_ms = o.deadline_ms;
+  options.command_line = o.command_line;
+  if (::isatty(2)) {
+    options.progress = [](const std::string& line) { std::fprintf(stderr, "proctape: lab: %s\n", line.c_str()); };
+  }
+  lab::LabResult r = lab::RunLab(options);
+
+  if (o.json) {
+    v1::LabReport report;
+    report.set_scenario(o.scenario);
+    report.set_sandbox(o.sandbox);
+    report.set_file(o.record);
+    report.set_shown(r.outcome == lab::LabOutcome::kShown);
+    report.set_error(r.error);
+    for (const std::string& f : r.facts) report.add_facts(f);
+    for (const v1::Resolution& c : r.checks) *report.add_checks() = c;
+    for (const lab::StartedProcess& p : r.started) {
+      v1::LabReport::Started* s = report.add_started();
+      s->set_pid(p.pid);
+      s->set_start_ticks(p.start_ticks);
+      s->set_role(p.role);
+    }
+    for (pid_t pid : r.left_running) report.add_left_running(pid);
+    std::printf("%s\n", ToJson(report).c_str());
+  } else {
+    std::printf("lab %s (%s sandbox)\n", o.scenario.c_str(), o.sandbox.c_str());
+    for (const std::string& f : r.facts) std::printf("  %s\n", f.c_str());
+    for (std::size_t k = 0; k < r.checks.size(); ++k) {
+      std::printf("%s\n", CheckLine(k, r.checks[k]).c_str());
+    }
+    if (r.outcome == lab::LabOutcome::kShown || r.outcome == lab::LabOutcome::kNotShown) {
+      std::printf("recorded %s: replay it with 'proctape replay %s'\n", EscapeBytes(o.record).c_str(),
+                  EscapeBytes(o.record).c_str());
+    }
+    if (!r.started.empty()) {
+      std::string pids;
+      for (const lab::StartedProcess& p : r.started) {
+        pids += (pids.empty() ? "" : ", ") + p.role + " " + std::to_string(p.pid);
+      }
+      std::printf("cleanup: ended the %zu processes the lab started (%s)\n", r.started.size(), pids.c_str());
+    }
+  }
+  if (!r.left_running.empty()) {
+    std::fprintf(stderr, "proctape: lab: %zu started process(es) still running after cleanup\n",
+                 r.left_running.size());
+    return kExitInternal;
+  }
+  switch (r.outcome) {
+    case lab::LabOutcome::kShown: return kExitOk;
+    case lab::LabOutcome::kNotShown:
+      std::fprintf(stderr, "proctape: lab: %s did not show what it says: %s\n", o.scenario.c_str(),
+                   r.error.c_str());
+      return kExitLabFailed;
+    case lab::LabOutcome::kUnavailable:
+      std::fprintf(stderr, "proctape: lab: cannot run here: %s\n", r.error.c_str());
+      return kExitLabUnavailable;
+    case lab::LabOutcome::kFailed:
+      std::fprintf(stderr, "proctape: lab: %s could not be staged: %s\n", o.scenario.c_str(),
+                   r.error.c_str());
+      return kExitLabFailed;
+  }
+  return kExitInternal;
+}
+
+}  // namespace
+
+void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
+  auto o = std::make_shared<LabCommandOptions>();
+  o->command_line = std::move(command_line);
+  CLI::App* sub = app.add_subcommand(
+      "lab",
+      "Stage one of the seed's namespace-PID races with real processes on this kernel and\n"
+      "record the live checks into FILE, as 'resolve --record' would on a CI host.\n"
+      "A stand-in app-server is started; beneath it a PID-namespace sandbox (--sandbox)\n"
+      "exports the token, writes $$ to a marker and execs /bin/sleep 120 — or does what\n"
+      "the scenario says instead. The lab then resolves (and checks liveness) with the\n"
+      "host changed between checks as the scenario says, and reports whether the recorded\n"
+      "verdicts show what the scenario's name says.\n\n"
+      "The lab ends every process it started, by pidfd (or, its own children, by pid),\n"
+      "also when a scenario fails or the lab is interrupted; it signals nothing else.\n"
+      "pid-reuse and root-restarted reuse a pid on purpose (clone3 set_tid): root only.");
+  sub->add_option("SCENARIO", o->scenario, "what to stage (see --list)");
+  sub->add_flag("--list", o->list, "list the scenarios and what each should record");
+  sub->add_option("--record", o->record, "the .ptape file to write");
+  sub->add_flag("--force", o->force, "replace an existing FILE");
+  sub->add_option("--sandbox", o->sandbox, "unshare --pid --fork, or bwrap --unshare-pid")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"unshare", "bwrap"}));
+  sub->add_option("--deadline-ms", o->deadline_ms, "the resolver's deadline (the seed's 5 s)")
+      ->capture_default_str()
+      ->check(CLI::Range(100, 60'000));
+  sub->add_flag("--json", o->json, "print a LabReport (or the list) as JSON");
+  sub->footer(std::string("Examples:\n"
+                          "  proctape lab --list\n"
+                          "  proctape lab plain --record plain.ptape\n"
+                          "  proctape lab pid-reuse --sandbox bwrap --record reuse.ptape\n"
+                          "  proctape replay reuse.ptape && proctape corpus add reuse.ptape\n\n") +
+              ExitCodeHelp());
+  sub->callback([o, exit_code] { *exit_code = Run(*o); });
+}
+
+}  // namespace proctape

@@ -1,0 +1,78 @@
+// `proctape lab`: the seed's namespace-PID races, staged with real processes
+// on this kernel and recorded by the same code as `resolve --record`.
+//
+// Every scenario starts a stand-in app-server (lab/app_server.h); beneath it
+// a PID-namespace sandbox (`unshare --pid --fork` or `bwrap --unshare-pid`)
+// exports the token, writes `$$` to a marker and (usually) execs
+// `/bin/sleep 120`. The lab then records one or more checks — resolve,
+// liveness — with the host changed between them as the scenario says, into
+// one .ptape file, and says whether the recorded verdicts show what the
+// scenario's name says.
+//
+// The lab ends every process it started, by pidfd or (its own unreaped
+// children) by pid — also when a scenario fails, and on SIGINT, SIGTERM or
+// SIGHUP. It signals nothing else.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "proctape.pb.h"
+
+namespace proctape::lab {
+
+enum class SandboxKind { kUnshare, kBwrap };
+const char* SandboxName(SandboxKind kind);
+
+struct ScenarioInfo {
+  const char* name;
+  const char* summary;   // one line: what is staged
+  const char* expect;    // the verdicts the file should hold, in check order
+  bool needs_root;       // reuses a pid on purpose (clone3 set_tid)
+};
+// Every scenario, in the order `lab --list` shows them.
+const std::vector<ScenarioInfo>& Scenarios();
+const ScenarioInfo* FindScenario(const std::string& name);
+
+struct LabOptions {
+  std::string scenario;
+  SandboxKind sandbox = SandboxKind::kUnshare;
+  std::string record;                     // output .ptape
+  bool force = false;                     // replace an existing output
+  std::int64_t deadline_ms = 5000;        // the resolver's deadline (the seed's 5 s)
+  std::vector<std::string> command_line;  // stored in the file's header
+  std::function<void(const std::string&)> progress;  // one line per step, may be empty
+};
+
+enum class LabOutcome {
+  kShown,        // recorded, and the verdicts show what the scenario says
+  kNotShown,     // recorded, but a verdict differs from the scenario's expectation
+  kUnavailable,  // cannot run here: no namespaces, tool, or privilege
+  kFailed,       // could not be staged (or the file could not be written)
+};
+
+struct StartedProcess {
+  pid_t pid = 0;
+  std::uint64_t start_ticks = 0;
+  std::string role;  // "app-server", "sandbox" (beneath it), "match" (a process
+                     // WaitFor found: argv, token, exe), "reuser", ...
+};
+
+struct LabResult {
+  LabOutcome outcome = LabOutcome::kFailed;
+  std::string error;                    // one line, for kUnavailable / kFailed / kNotShown
+  std::vector<std::string> facts;       // what was staged, one line each
+  std::vector<v1::Resolution> checks;   // the recorded checks, in order
+  std::vector<StartedProcess> started;  // every process the lab started
+  std::vector<pid_t> left_running;      // started processes still alive after cleanup
+};
+
+// Runs one scenario; never throws. The file is written only as a whole
+// (NAME.partial while recording).
+LabResult RunLab(const LabOptions& options);
+
+}  // namespace proctape::lab

@@ -1,0 +1,426 @@
+#include "lab/session.h"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+namespace proctape::lab {
+namespace {
+
+// ---- What an interrupt must end: fixed arrays, safe in a signal handler ----
+
+constexpr int kMaxHeld = 512;
+constexpr int kMaxDirect = 32;
+constexpr int kMaxFiles = 32;
+int g_pidfds[kMaxHeld];
+std::atomic<int> g_pidfd_count{0};
+pid_t g_direct[kMaxDirect];  // unreaped direct children: app-servers, clone3 children
+std::atomic<int> g_direct_count{0};
+char g_files[kMaxFiles][512];  // the directory's files, then the directory
+std::atomic<int> g_file_count{0};
+std::atomic<bool> g_handlers{false};
+
+void RegisterPidfd(int fd) {
+  int i = g_pidfd_count.load();
+  if (i < kMaxHeld) {
+    g_pidfds[i] = fd;
+    g_pidfd_count.store(i + 1);
+  }
+}
+void RegisterDirect(pid_t pid) {
+  int i = g_direct_count.load();
+  if (i < kMaxDirect) {
+    g_direct[i] = pid;
+    g_direct_count.store(i + 1);
+  }
+}
+void RegisterFile(const std::string& path) {
+  int i = g_file_count.load();
+  if (i < kMaxFiles && path.size() < sizeof g_files[0]) {
+    std::memcpy(g_files[i], path.c_str(), path.size() + 1);
+    g_file_count.store(i + 1);
+  }
+}
+// Blocks the interrupts for its lifetime: the registry and the processes
+// change together.
+class Uninterrupted {
+ public:
+  Uninterrupted() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    ::sigprocmask(SIG_BLOCK, &set, &old_);
+  }
+  ~Uninterrupted() { ::sigprocmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t old_;
+};
+
+// Once reaped, a pid may name anyone: it leaves the registry first.
+void UnregisterDirect(pid_t pid) {
+  int n = g_direct_count.load();
+  for (int i = 0; i < n; ++i) {
+    if (g_direct[i] == pid) {
+      g_direct[i] = g_direct[n - 1];
+      g_direct_count.store(n - 1);
+      return;
+    }
+  }
+}
+
+void ForgetAll() {
+  g_pidfd_count.store(0);
+  g_direct_count.store(0);
+  g_file_count.store(0);
+}
+
+void OnInterrupt(int sig) {
+  // Deepest first: the order held is shallowest first.
+  for (int i = g_pidfd_count.load() - 1; i >= 0; --i) {
+    ::syscall(SYS_pidfd_send_signal, g_pidfds[i], SIGKILL, nullptr, 0);
+  }
+  for (int i = g_direct_count.load() - 1; i >= 0; --i) ::kill(g_direct[i], SIGKILL);
+  for (int i = 0; i < g_file_count.load(); ++i) {
+    if (::unlink(g_files[i]) != 0) ::rmdir(g_files[i]);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void InstallHandlers() {
+  if (g_handlers.exchange(true)) return;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = OnInterrupt;
+  sigfillset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
+
+// The token and marker are positional parameters: no quoting games.
+const char* ScriptText(Script script) {
+  switch (script) {
+    case Script::kExecSleep:
+      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; exec /bin/sleep 120";
+    case Script::kExecAsSleep:
+      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; exec -a /bin/sleep \"$3\" 120";
+    case Script::kExecOther:
+      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; exec \"$3\" -f /dev/null";
+    case Script::kForkThenExec:
+      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; /bin/sleep 120 & "
+             "exec /bin/sleep 1000";
+    case Script::kLateExec:
+      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; /bin/sleep 0.3; "
+             "exec /bin/sleep 120";
+    case Script::kNeverExec:
+      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; while :; do /bin/sleep 1; done";
+  }
+  return "";
+}
+
+std::string FindOnPath(const std::string& program) {
+  for (const char* dir : {"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"}) {
+    std::string candidate = std::string(dir) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+bool HasEnvEntry(const std::string& environ, const std::string& entry) {
+  for (std::string_view e : SplitNul(environ)) {
+    if (e == entry) return true;
+  }
+  return false;
+}
+
+const std::vector<std::string>& BaseEnv() {
+  static const std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+  return env;
+}
+
+}  // namespace
+
+const char* SandboxName(SandboxKind kind) {
+  return kind == SandboxKind::kUnshare ? "unshare" : "bwrap";
+}
+
+std::string SandboxUnavailable(SandboxKind kind) {
+  const std::string tool = SandboxName(kind);
+  const std::string path = FindOnPath(tool);
+  if (path.empty()) {
+    return tool + " is not installed (Debian: " +
+           (kind == SandboxKind::kUnshare ? "util-linux" : "bubblewrap") + ")";
+  }
+  // Probe: can it make a PID namespace here? (Containers often forbid it.)
+  std::vector<std::string> argv = {path};
+  const bool root = ::geteuid() == 0;
+  if (kind == SandboxKind::kUnshare) {
+    if (!root) argv.insert(argv.end(), {"--user", "--map-root-user"});
+    argv.insert(argv.end(), {"--pid", "--fork", "--kill-child", "/bin/true"});
+  } else {
+    if (!root) argv.push_back("--unshare-user");
+    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
+                             "--proc", "/proc", "--", "/bin/true"});
+  }
+  char log_template[] = "/tmp/proctape-lab-probe-XXXXXX";
+  int log_fd = ::mkstemp(log_template);
+  if (log_fd >= 0) ::unlink(log_template);
+  std::string error;
+  pid_t pid = StartChild(argv, BaseEnv(), log_fd, 0, &error);
+  if (pid < 0) {
+    if (log_fd >= 0) ::close(log_fd);
+    return tool + " cannot be started: " + error;
+  }
+  std::int64_t until = MonoMs() + 10000;
+  while (!ChildExited(pid) && MonoMs() < until) SleepMs(2);
+  ::kill(pid, SIGKILL);  // our unreaped child
+  int status = ReapChild(pid);
+  std::string said;
+  if (log_fd >= 0) {
+    char buf[512];
+    ssize_t n = ::pread(log_fd, buf, sizeof buf, 0);
+    if (n > 0) said.assign(buf, static_cast<std::size_t>(n));
+    ::close(log_fd);
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+  return tool + " cannot make a PID namespace here" +
+         (said.empty() ? std::string() : ": " + EscapeBytes(said, 300));
+}
+
+bool Session::Init(SandboxKind kind, std::string* error) {
+  kind_ = kind;
+  tool_ = FindOnPath(SandboxName(kind));
+  const char* tmp = std::getenv("TMPDIR");
+  std::string base = tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp";
+  std::string pattern = base + "/proctape-lab-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    *error = "mkdtemp " + pattern + ": " + std::strerror(errno);
+    return false;
+  }
+  dir_ = pattern;
+  InstallHandlers();
+  std::string log = Path("log");
+  log_fd_ = ::open(log.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (log_fd_ < 0) {
+    *error = "open " + log + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+std::string Session::Path(const std::string& name) {
+  std::string path = dir_ + "/" + name;
+  files_.push_back(path);
+  RegisterFile(path);
+  return path;
+}
+
+std::string Session::Log() const {
+  if (log_fd_ < 0) return "";
+  char buf[1024];
+  ssize_t n = ::pread(log_fd_, buf, sizeof buf, 0);
+  return n > 0 ? EscapeBytes(std::string_view(buf, static_cast<std::size_t>(n)), 1024) : "";
+}
+
+bool Session::StartAppServer(std::string* error) {
+  app_ = AppServer::Start(log_fd_, error);
+  if (!app_) return false;
+  RegisterDirect(app_->pid());
+  app_servers_.push_back({app_->pid(), app_->start_ticks(), "app-server"});
+  return true;
+}
+
+void Session::StopAppServer() {
+  if (!app_) return;
+  Uninterrupted hold;
+  // Its tree, deepest first, by pidfd; then it ends itself.
+  Track(app_->pid(), "sandbox");
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) it->fd.Kill();
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) it->fd.WaitExited(3000);
+  pid_t pid = app_->pid();
+  app_->Stop();
+  UnregisterDirect(pid);
+  app_.reset();
+}
+
+std::vector<std::string> Session::SandboxArgv(Script script, const std::string& token,
+                                              const std::string& marker,
+                                              const std::string& extra) const {
+  const bool root = ::geteuid() == 0;
+  std::vector<std::string> argv = {tool_};
+  if (kind_ == SandboxKind::kUnshare) {
+    if (!root) argv.insert(argv.end(), {"--user", "--map-root-user"});
+    argv.insert(argv.end(), {"--pid", "--fork", "--kill-child"});
+  } else {
+    if (!root) argv.push_back("--unshare-user");
+    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
+                             "--proc", "/proc", "--"});
+  }
+  // `exec -a` is bash's; everything else is the seed's plain sh.
+  const bool bash = script == Script::kExecAsSleep;
+  argv.insert(argv.end(), {bash ? "/bin/bash" : "/bin/sh", "-c", ScriptText(script),
+                           bash ? "bash" : "sh", token, marker, extra});
+  return argv;
+}
+
+std::optional<std::string> Session::StartSandbox(Script script, const std::string& token,
+                                                 const std::string& extra, std::string* error) {
+  if (!app_) {
+    *error = "no app-server";
+    return std::nullopt;
+  }
+  std::string marker = Path("marker-" + std::to_string(files_.size()));
+  pid_t pid = app_->Spawn(SandboxArgv(script, token, marker, extra), BaseEnv(), error);
+  if (pid < 0) return std::nullopt;
+  Track(app_->pid(), "sandbox");
+  return marker;
+}
+
+pid_t Session::StartAt(pid_t tid, const std::vector<std::string>& argv,
+                       const std::vector<std::string>& env, const std::string& role,
+                       std::string* error) {
+  pid_t pid = StartChild(argv, env, log_fd_, tid, error);
+  if (pid < 0) return -1;
+  RegisterDirect(pid);
+  std::optional<StatFields> st = ReadStatOf(pid);
+  direct_.push_back({pid, st ? st->start_ticks : 0, role});
+  return pid;
+}
+
+void Session::Track(pid_t root, const std::string& role) {
+  std::set<std::pair<pid_t, std::uint64_t>> known;
+  for (const Held& h : held_) known.insert({h.fd.pid(), h.fd.start_ticks()});
+  for (const StatFields& st : DescendantsOf(root)) {
+    if (known.count({static_cast<pid_t>(st.pid), st.start_ticks})) continue;
+    PidFd fd = PidFd::Open(static_cast<pid_t>(st.pid), st.start_ticks);
+    if (!fd.valid()) continue;  // already gone: nothing to end
+    RegisterPidfd(fd.fd());
+    held_.push_back({std::move(fd), role});
+  }
+}
+
+std::optional<long> Session::WaitMarker(const std::string& path, int timeout_ms) {
+  std::int64_t until = MonoMs() + timeout_ms;
+  for (;;) {
+    if (FILE* f = std::fopen(path.c_str(), "re")) {
+      char buf[32] = {0};
+      std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+      std::fclose(f);
+      std::string text(buf, n);
+      // `>` creates the file before echo writes: wait for the whole line.
+      if (text.size() > 1 && text.back() == '\n') {
+        if (auto v = ParseCanonicalDecimal(text.substr(0, text.size() - 1))) {
+          return static_cast<long>(*v);
+        }
+      }
+    }
+    if (MonoMs() > until) return std::nullopt;
+    SleepMs(1);
+  }
+}
+
+std::vector<StatFields> Session::WaitFor(pid_t root, const std::string& cmdline,
+                                         const std::string& env_entry, std::optional<FileId> exe,
+                                         std::size_t count, int timeout_ms, std::string* error) {
+  std::int64_t until = MonoMs() + timeout_ms;
+  for (;;) {
+    Track(root, "sandbox");
+    std::vector<StatFields> found;
+    for (const StatFields& st : DescendantsOf(root)) {
+      pid_t pid = static_cast<pid_t>(st.pid);
+      if (ReadProcFile(pid, "cmdline") != cmdline) continue;
+      if (exe && IdentityOf("/proc/" + std::to_string(pid) + "/exe") != exe) continue;
+      std::optional<std::string> env = ReadProcFile(pid, "environ");
+      if (env && HasEnvEntry(*env, env_entry)) found.push_back(st);
+    }
+    if (found.size() == count) {
+      Track(root, "sandbox");
+      for (const StatFields& st : found) {
+        for (Held& h : held_) {
+          if (h.fd.pid() == st.pid && h.fd.start_ticks() == st.start_ticks) h.role = "match";
+        }
+      }
+      return found;
+    }
+    if (found.size() > count || MonoMs() > until) {
+      *error = "expected " + std::to_string(count) + " process(es) with argv '" +
+               EscapeBytes(cmdline, 200) + "' and the token beneath pid " + std::to_string(root) +
+               ", found " + std::to_string(found.size()) + " within " +
+               std::to_string(timeout_ms) + " ms; log: " + Log();
+      return {};
+    }
+    SleepMs(2);
+  }
+}
+
+bool Session::Kill(pid_t pid, bool reaped, std::string* error) {
+  for (const Held& h : held_) {
+    if (h.fd.pid() != pid) continue;
+    h.fd.Kill();
+    bool ok = h.fd.WaitExited(3000);
+    std::int64_t until = MonoMs() + 3000;
+    while (ok && reaped && ::access(("/proc/" + std::to_string(pid)).c_str(), F_OK) == 0) {
+      if (MonoMs() > until) ok = false;
+      SleepMs(1);
+    }
+    if (!ok) *error = "pid " + std::to_string(pid) + " did not end within 3 s";
+    return ok;
+  }
+  *error = "pid " + std::to_string(pid) + " is not one the lab started";
+  return false;
+}
+
+std::vector<StartedProcess> Session::Started() const {
+  std::vector<StartedProcess> out = app_servers_;
+  for (const Held& h : held_) out.push_back({h.fd.pid(), h.fd.start_ticks(), h.role});
+  out.insert(out.end(), direct_.begin(), direct_.end());
+  return out;
+}
+
+void Session::Cleanup(std::vector<StartedProcess>* started, std::vector<pid_t>* left_running) {
+  if (cleaned_) return;
+  cleaned_ = true;
+  Uninterrupted hold;
+  if (app_) Track(app_->pid(), "sandbox");
+  for (const StartedProcess& d : direct_) Track(d.pid, "sandbox");
+  std::vector<StartedProcess> all = Started();
+  // Deepest first: the held processes in reverse order of sight, then the
+  // direct children (clone3), then the app-server, which reaps the rest.
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) it->fd.Kill();
+  for (auto it = direct_.rbegin(); it != direct_.rend(); ++it) ::kill(it->pid, SIGKILL);
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) it->fd.WaitExited(3000);
+  for (const StartedProcess& d : direct_) ReapChild(d.pid);
+  if (app_) app_->Stop();
+  app_.reset();
+  held_.clear();
+  ForgetAll();
+  if (log_fd_ >= 0) ::close(log_fd_);
+  log_fd_ = -1;
+  for (const std::string& f : files_) ::unlink(f.c_str());
+  if (!dir_.empty()) ::rmdir(dir_.c_str());
+  if (started != nullptr) *started = all;
+  if (left_running != nullptr) {
+    left_running->clear();
+    for (const StartedProcess& p : all) {
+      std::optional<StatFields> st = ReadStatOf(p.pid);
+      if (st && st->start_ticks == p.start_ticks && st->state != 'Z' && st->state != 'X' &&
+          st->state != 'x') {
+        left_running->push_back(p.pid);
+      }
+    }
+  }
+}
+
+Session::~Session() { Cleanup(nullptr, nullptr); }
+
+}  // namespace proctape::lab
