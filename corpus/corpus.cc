@@ -1,0 +1,414 @@
+#include "corpus/corpus.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <vector>
+
+#include "core/proc_parse.h"
+#include "corpus/expect.h"
+#include "corpus/sha256.h"
+#include "format/reader.h"
+#include "replay/replay.h"
+
+namespace proctape {
+namespace {
+
+std::string Errno(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+std::string Escaped(const std::string& path) { return EscapeBytes(path, 4096); }
+
+bool IsNameByte(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+// A file descriptor closed when it goes out of scope.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// A temporary file DIR/.BASE.XXXXXX, mode 0644, unlinked unless kept.
+struct TempFile {
+  std::string path;
+  Fd fd;
+  bool keep = false;
+  ~TempFile() {
+    if (!keep && fd.fd >= 0) ::unlink(path.c_str());
+  }
+  bool Open(const std::string& dir, const std::string& base, std::string* error) {
+    path = dir + "/." + base + ".XXXXXX";
+    fd.fd = ::mkostemp(path.data(), O_CLOEXEC);
+    if (fd.fd < 0 || ::fchmod(fd.fd, 0644) != 0) {
+      *error = Escaped(path) + ": " + Errno("cannot create");
+      return false;
+    }
+    return true;
+  }
+  bool Write(std::string_view data, std::string* error) {
+    while (!data.empty()) {
+      ssize_t n = ::write(fd.fd, data.data(), data.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        *error = Escaped(path) + ": " + Errno("cannot write");
+        return false;
+      }
+      data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+  bool Sync(std::string* error) {
+    if (::fsync(fd.fd) != 0) {
+      *error = Escaped(path) + ": " + Errno("cannot sync");
+      return false;
+    }
+    return true;
+  }
+};
+
+// Copies `src` into DIR/<sha256 prefix>.ptape without ever replacing a file:
+// an existing file of the same content is kept, one of other content is
+// refused. The copy is hashed as it is made and must be `sha256`: a source
+// changed since it was checked is refused too.
+bool CopyIntoCorpus(const std::string& src, const std::string& dir, const std::string& sha256,
+                    std::string* error) {
+  const std::string target = dir + "/" + CorpusFileName(sha256);
+  auto same_content = [&] {
+    std::string hex, why;
+    if (Sha256File(target, &hex, &why) && hex == sha256) return true;
+    *error = Escaped(target) + " exists with other content: not replaced";
+    return false;
+  };
+  struct stat st;
+  if (::lstat(target.c_str(), &st) == 0) return same_content();
+  Fd in{::open(src.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0) {
+    *error = Escaped(src) + ": " + Errno("cannot open");
+    return false;
+  }
+  TempFile tmp;
+  if (!tmp.Open(dir, CorpusFileName(sha256), error)) return false;
+  Sha256 hash;
+  std::vector<char> buf(64 * 1024);
+  for (;;) {
+    ssize_t n = ::read(in.fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = Escaped(src) + ": " + Errno("cannot read");
+      return false;
+    }
+    if (n == 0) break;
+    std::string_view piece(buf.data(), static_cast<std::size_t>(n));
+    hash.Update(piece);
+    if (!tmp.Write(piece, error)) return false;
+  }
+  if (hash.Hex() != sha256) {
+    *error = Escaped(src) + " changed while it was being added: not added";
+    return false;
+  }
+  if (!tmp.Sync(error)) return false;
+  if (::link(tmp.path.c_str(), target.c_str()) != 0) {
+    if (errno == EEXIST) return same_content();
+    *error = Escaped(target) + ": " + Errno("cannot create");
+    return false;
+  }
+  return true;
+}
+
+// The recording as one entry, its expectations aside.
+ManifestEntry EntryFor(const Snapshot& snapshot, const AddRequest& request,
+                       const std::string& sha256) {
+  ManifestEntry e;
+  e.name = request.name.empty() ? DefaultEntryName(snapshot.header, request.file) : request.name;
+  e.file = CorpusFileName(sha256);
+  e.sha256 = sha256;
+  e.shows = request.note;
+  e.kernel = snapshot.header.host().kernel_release();
+  e.captured = CapturedUtc(snapshot.header.capture_start_realtime_ns());
+  e.scenario = ScenarioOf(snapshot.header);
+  return e;
+}
+
+AddOutcome Failed(AddOutcome::Kind kind, std::string message) {
+  AddOutcome out;
+  out.kind = kind;
+  out.message = std::move(message);
+  return out;
+}
+
+// kAlreadyPresent when `manifest` holds `sha256`; a usage failure when the
+// entry's name is taken by other content; otherwise kAdded.
+AddOutcome Place(const Manifest& manifest, const std::string& sha256, const std::string& name) {
+  for (const ManifestEntry& e : manifest.entries) {
+    if (e.sha256 == sha256) {
+      AddOutcome out;
+      out.kind = AddOutcome::Kind::kAlreadyPresent;
+      out.entry = e;
+      return out;
+    }
+  }
+  for (const ManifestEntry& e : manifest.entries) {
+    if (e.name == name) {
+      return Failed(AddOutcome::Kind::kUsage,
+                    "the name " + name + " is taken by other content (" + e.file +
+                        "): pass --name with another name");
+    }
+  }
+  return AddOutcome{};
+}
+
+// The expect line of every resolution: the replayed verdict, or the --expect
+// given for it. Refuses a divergence always, and a changed verdict unless
+// --expect names what is wanted.
+AddOutcome Expectations(const AddRequest& request, const std::vector<v1::ReplayResult>& replays,
+                        std::vector<std::string>* expects) {
+  const std::string file = Escaped(request.file);
+  for (const v1::ReplayResult& r : replays) {
+    if (r.outcome() == v1::ReplayResult::DIVERGED) {
+      return Failed(AddOutcome::Kind::kDiverged,
+                    file + ": resolution " + std::to_string(r.resolution_index()) + " " +
+                        ReplayPhrase(r) + ": the corpus holds files whose tape replays");
+    }
+  }
+  AddOutcome out;
+  for (const v1::ReplayResult& r : replays) {
+    if (request.expects.empty()) {
+      if (r.outcome() != v1::ReplayResult::REPRODUCED) {
+        return Failed(AddOutcome::Kind::kVerdictChanged,
+                      file + ": resolution " + std::to_string(r.resolution_index()) +
+                          ": VERDICT CHANGED: recorded " + RecordedExpect(r) + ", replayed " +
+                          ReplayedExpect(r) + " (pass --expect with the intended verdict)");
+      }
+      expects->push_back(ReplayedExpect(r));
+      continue;
+    }
+    std::string why;
+    std::string expect = ExpectFromOption(request.expects[r.resolution_index()], r, &why);
+    if (expect.empty()) return Failed(AddOutcome::Kind::kUsage, why);
+    if (expect != ReplayedExpect(r)) {
+      out.warnings.push_back("resolution " + std::to_string(r.resolution_index()) +
+                             " is expected to give " + expect + " but replays to " +
+                             ReplayedExpect(r) +
+                             ": the entry will drift until the resolver gives " + expect);
+    }
+    expects->push_back(expect);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string CapturedUtc(std::int64_t realtime_ns) {
+  if (realtime_ns <= 0) return "";
+  std::time_t seconds = static_cast<std::time_t>(realtime_ns / 1'000'000'000);
+  std::tm tm{};
+  char buf[32];
+  if (::gmtime_r(&seconds, &tm) == nullptr ||
+      std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
+    return "";
+  }
+  return buf;
+}
+
+std::string ScenarioOf(const v1::Header& header) {
+  std::string out;
+  for (int i = 1; i < header.command_line_size(); ++i) {
+    const std::string& arg = header.command_line(i);
+    bool plain = !arg.empty();
+    for (char c : arg) plain &= IsNameByte(c) || std::strchr("/:=,+@%", c) != nullptr;
+    if (!out.empty()) out += ' ';
+    if (plain) {
+      out += arg;
+      continue;
+    }
+    out += '\'';
+    for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
+}
+
+std::string SanitizeName(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (out.size() == 64) break;
+    char k = IsNameByte(c) ? c : '-';
+    bool alnum = k != '.' && k != '_' && k != '-';
+    if (out.empty() && !alnum) continue;
+    out += k;
+  }
+  return out.empty() ? "entry" : out;
+}
+
+std::string DefaultEntryName(const v1::Header& header, const std::string& path) {
+  const auto& args = header.command_line();
+  if (args.size() >= 2 && args[1] == "lab") {
+    // `proctape lab [OPTIONS] SCENARIO [OPTIONS]`: the options of cli/lab_command.cc
+    // that take a value are skipped with it.
+    std::string scenario, sandbox = "unshare";
+    for (int i = 2; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      bool valued = a == "--sandbox" || a == "--record" || a == "--deadline-ms";
+      if (a == "--sandbox" && i + 1 < args.size()) sandbox = args[i + 1];
+      if (a.rfind("--sandbox=", 0) == 0) sandbox = a.substr(10);
+      if (valued) {
+        ++i;
+      } else if (scenario.empty() && !a.empty() && a[0] != '-') {
+        scenario = a;
+      }
+    }
+    if (!scenario.empty()) return SanitizeName(scenario + "-" + sandbox);
+  }
+  std::string base = std::filesystem::path(path).filename().string();
+  if (base.size() > 6 && base.ends_with(".ptape")) base.resize(base.size() - 6);
+  return SanitizeName(base);
+}
+
+std::string ManifestPath(const std::string& dir) { return dir + "/" + kManifestName; }
+
+bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest,
+                  std::string* error) {
+  const std::string path = ManifestPath(dir);
+  *manifest = Manifest{};
+  Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (fd.fd < 0 && errno == ENOENT && missing_ok) return true;
+  if (fd.fd < 0) {
+    *error = Escaped(path) + ": " + Errno("cannot open") +
+             (errno == ENOENT ? " (not a corpus: 'proctape corpus add' creates one)" : "");
+    return false;
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = Escaped(path) + ": " + Errno("cannot read");
+      return false;
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ManifestError e;
+  if (!ParseManifest(text, manifest, &e)) {
+    *error = Escaped(path) + ":" + std::to_string(e.line) + ": " + e.message;
+    return false;
+  }
+  return true;
+}
+
+bool WriteFileAtomic(const std::string& path, const std::string& data, std::string* error) {
+  std::filesystem::path p(path);
+  std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  TempFile tmp;
+  if (!tmp.Open(dir, p.filename().string(), error) || !tmp.Write(data, error) ||
+      !tmp.Sync(error)) {
+    return false;
+  }
+  if (::rename(tmp.path.c_str(), path.c_str()) != 0) {
+    *error = Escaped(path) + ": " + Errno("cannot write");
+    return false;
+  }
+  tmp.keep = true;
+  return true;
+}
+
+AddOutcome AddToCorpus(const AddRequest& request) {
+  using Kind = AddOutcome::Kind;
+  const std::string file = Escaped(request.file);
+  if (!request.name.empty() && !IsEntryName(request.name)) {
+    return Failed(Kind::kUsage, "--name " + EscapeBytes(request.name) +
+                                    ": 1 to 64 of [A-Za-z0-9._-], beginning with a letter or "
+                                    "digit");
+  }
+  // Already there? Then nothing else matters.
+  Manifest manifest;
+  std::string error, sha256;
+  if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
+  if (!Sha256File(request.file, &sha256, &error)) return Failed(Kind::kIo, file + ": " + error);
+  AddOutcome placed = Place(manifest, sha256, "");
+  if (placed.kind == Kind::kAlreadyPresent) return placed;
+
+  Snapshot snapshot;
+  FormatError damage = ReadSnapshot(request.file, &snapshot);
+  if (!damage.ok()) {
+    AddOutcome out = Failed(Kind::kFile, file + ": " + damage.message);
+    out.file_error = damage.kind;
+    return out;
+  }
+  const std::size_t n = snapshot.resolutions.size();
+  if (n == 0) {
+    return Failed(Kind::kUsage, file + " holds no recorded resolution: the corpus holds "
+                                       "recordings ('proctape resolve ... --record FILE')");
+  }
+  if (!request.expects.empty() && request.expects.size() != n) {
+    return Failed(Kind::kUsage, file + " records " + std::to_string(n) +
+                                    " resolution(s): give --expect once per resolution, in "
+                                    "order (" + std::to_string(request.expects.size()) +
+                                    " given)");
+  }
+  std::vector<v1::ReplayResult> replays;
+  for (std::size_t i = 0; i < n; ++i) replays.push_back(ReplayResolution(snapshot, i, {}));
+  ManifestEntry entry = EntryFor(snapshot, request, sha256);
+  AddOutcome out = Expectations(request, replays, &entry.expects);
+  if (out.kind != Kind::kAdded) return out;
+
+  // Write under the directory's lock, against the manifest as it is now.
+  std::error_code ec;
+  std::filesystem::create_directories(request.dir, ec);
+  Fd lock{::open(request.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (ec || lock.fd < 0 || ::flock(lock.fd, LOCK_EX) != 0) {
+    return Failed(Kind::kIo, Escaped(request.dir) + ": cannot create or lock the directory: " +
+                                 (ec ? ec.message() : std::strerror(errno)));
+  }
+  if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
+  placed = Place(manifest, sha256, entry.name);
+  if (placed.kind != Kind::kAdded) return placed;
+  if (!CopyIntoCorpus(request.file, request.dir, sha256, &error)) return Failed(Kind::kIo, error);
+  manifest.entries.push_back(entry);
+  std::stable_sort(manifest.entries.begin(), manifest.entries.end(),
+                   [](const ManifestEntry& a, const ManifestEntry& b) { return a.name < b.name; });
+  if (!WriteFileAtomic(ManifestPath(request.dir), FormatManifest(manifest), &error)) {
+    return Failed(Kind::kIo, error);
+  }
+  out.entry = entry;
+  return out;
+}
+
+v1::CorpusEntry ToProto(const ManifestEntry& e) {
+  v1::CorpusEntry out;
+  out.set_name(e.name);
+  out.set_file(e.file);
+  out.set_sha256(e.sha256);
+  for (const std::string& x : e.expects) out.add_expect(EscapeValue(x));
+  out.set_shows(EscapeValue(e.shows));
+  out.set_kernel(EscapeValue(e.kernel));
+  out.set_captured(EscapeValue(e.captured));
+  out.set_scenario(EscapeValue(e.scenario));
+  return out;
+}
+
+std::string ListLine(const ManifestEntry& e, std::size_t name_width) {
+  std::string out = e.name;
+  if (out.size() < name_width) out.append(name_width - out.size(), ' ');
+  out += " ";
+  for (std::size_t i = 0; i < e.expects.size(); ++i) {
+    out += (i == 0 ? " " : ", ") + EscapeValue(e.expects[i]);
+  }
+  if (!e.kernel.empty()) out += "  kernel " + EscapeValue(e.kernel);
+  if (!e.captured.empty()) out += "  captured " + EscapeValue(e.captured);
+  if (!e.shows.empty()) out += "  shows " + EscapeValue(e.shows);
+  return out;
+}
+
+}  // namespace proctape

@@ -1,0 +1,127 @@
+// The regression corpus (docs/corpus.md): a directory holding a MANIFEST and
+// the snapshot files it names (<first 16 hex of sha256>.ptape, flat). `add`
+// puts a recording in after replaying it; `check` replays every entry and
+// compares each verdict with the manifest's expect lines; `list` shows them.
+// This library does the work and returns what happened; the CLI
+// (cli/corpus_command.cc) prints it and picks the exit status.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "corpus/manifest.h"
+#include "format/format_error.h"
+#include "proctape.pb.h"
+
+namespace proctape {
+
+// ---- Facts of a recording, for its manifest entry ---------------------------
+
+// "2026-12-01T03:12:44Z" for CLOCK_REALTIME nanoseconds; "" for <= 0.
+std::string CapturedUtc(std::int64_t realtime_ns);
+// How it was captured: Header.command_line without argv[0], each argument
+// that is empty or holds a byte outside [A-Za-z0-9_./:=,+@%-] single-quoted.
+std::string ScenarioOf(const v1::Header& header);
+// Any text made an entry name: bytes outside the name alphabet become '-',
+// leading bytes that are not a letter or digit go, at most 64 are kept;
+// nothing left gives "entry".
+std::string SanitizeName(std::string_view text);
+// The name `corpus add` gives without --name: SCENARIO-SANDBOX for a file
+// recorded by `proctape lab SCENARIO [--sandbox X] ...` (options in any
+// order; X defaults to unshare), else `path`'s base name without ".ptape";
+// sanitized.
+std::string DefaultEntryName(const v1::Header& header, const std::string& path);
+
+// ---- The manifest on disk ---------------------------------------------------
+
+std::string ManifestPath(const std::string& dir);
+// Reads and parses DIR/MANIFEST. A missing file is an empty manifest when
+// `missing_ok`. On failure *error is one line: "DIR/MANIFEST:LINE: what"
+// (or "DIR/MANIFEST: what" for the file as a whole), paths escaped.
+bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest,
+                  std::string* error);
+// Writes `data` to a temporary file beside `path` and renames it over `path`:
+// readers see the old or the new file, never a part. Mode 0644.
+bool WriteFileAtomic(const std::string& path, const std::string& data, std::string* error);
+
+// ---- corpus add -------------------------------------------------------------
+
+struct AddRequest {
+  std::string file;                  // the recording; copied, never moved
+  std::string dir;                   // the corpus; created when missing
+  std::string name;                  // "" = DefaultEntryName
+  std::string note;                  // the entry's `shows`
+  std::vector<std::string> expects;  // --expect: none, or one per resolution
+};
+
+struct AddOutcome {
+  enum class Kind {
+    kAdded,           // entry and file written
+    kAlreadyPresent,  // the same content is in the corpus (entry says as what)
+    kUsage,           // bad name, name taken, --expect wrong, no resolution
+    kFile,            // the recording is not intact: file_error says how
+    kVerdictChanged,  // a replay gives another verdict and no --expect says so
+    kDiverged,        // a replay diverged from the tape
+    kManifest,        // DIR/MANIFEST does not parse
+    kIo,              // reading, copying or writing failed
+  };
+  Kind kind = Kind::kAdded;
+  FormatErrorKind file_error = FormatErrorKind::kNone;
+  std::string message;                // failures: one line, no "proctape: "
+  ManifestEntry entry;                // kAdded, kAlreadyPresent
+  std::vector<std::string> warnings;  // kAdded: expectations the replay does not meet yet
+};
+
+// Validates, replays and adds one recording (see AddOutcome). The corpus
+// directory is locked (flock) while its MANIFEST is read and rewritten.
+AddOutcome AddToCorpus(const AddRequest& request);
+
+// ---- corpus check -----------------------------------------------------------
+
+// Fills expected/got/state/detail of `result` from an entry's expect lines
+// and the replay of each of its recorded resolutions. REPRODUCED when every
+// replayed verdict, in ExpectText form, equals its line and none DIVERGED;
+// else DRIFTED with detail "expected A, B; got C, D".
+void CompareWithExpects(const std::vector<std::string>& expects,
+                        const std::vector<v1::ReplayResult>& replays,
+                        v1::CorpusEntryResult* result);
+
+// One entry: its file present, its sha256 the manifest's, intact, holding at
+// least one resolution (else UNREADABLE, detail saying which), then replayed.
+v1::CorpusEntryResult CheckEntry(const std::string& dir, const ManifestEntry& entry);
+
+struct CheckOptions {
+  unsigned jobs = 1;  // entries replayed at once
+  // Called once per finished entry, from the worker that finished it, one
+  // call at a time: entries done so far, all of them, the one just done.
+  std::function<void(std::size_t done, std::size_t total, const std::string& name)> progress;
+};
+
+// Checks `entries` (of the manifest of `dir`) on `jobs` threads. The results
+// are in the order of `entries`, whatever the threads did.
+v1::CorpusReport CheckCorpus(const std::string& dir, const std::vector<ManifestEntry>& entries,
+                             const CheckOptions& options);
+
+// "DRIFT NAME: expected X; got Y" or "UNREADABLE NAME: why"; "" when reproduced.
+std::string CheckLine(const v1::CorpusEntryResult& result);
+// "corpus DIR: N entries, P reproduced, D drifted, U unreadable (T s)".
+std::string SummaryLine(const v1::CorpusReport& report);
+
+// JUnit XML: one testsuite "proctape-corpus", one testcase per entry, a
+// <failure> for a drift, an <error> for an unreadable entry.
+std::string JUnitXml(const v1::CorpusReport& report);
+// Text for XML content and attribute values: & < > " ' as entities, tab and
+// newline as character references, any other byte outside printable ASCII
+// (control bytes are not XML characters at all) as the text \xNN.
+std::string XmlEscape(std::string_view text);
+
+// ---- corpus list ------------------------------------------------------------
+
+v1::CorpusEntry ToProto(const ManifestEntry& entry);
+// "NAME  EXPECT[, EXPECT]  kernel K  captured C  shows S", the name padded to
+// `name_width`; absent facts left out; values escaped.
+std::string ListLine(const ManifestEntry& entry, std::size_t name_width);
+
+}  // namespace proctape
