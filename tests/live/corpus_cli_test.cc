@@ -1,0 +1,373 @@
+// `proctape corpus add|check|list` with the built binary, on the four real
+// recordings of tests/data/replay copied into a temporary corpus: what each
+// command prints, the files it writes (MANIFEST, <hash>.ptape, JUnit XML,
+// JSON), and the exit status of every refusal and every kind of drift
+// (cli/exit_codes.h: 2 usage, 10-16 file damage, 20 verdict changed, 21
+// diverged, 22 drift, 23 manifest). No process is started but proctape.
+#include <google/protobuf/util/json_util.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "corpus/sha256.h"
+#include "format/reader.h"
+#include "proctape.pb.h"
+#include "tests/live/files.h"
+#include "tests/live/sandbox.h"
+#include "tests/unit/replay_fixture.h"
+
+#ifndef PROCTAPE_BINARY
+#error "PROCTAPE_BINARY must name the built proctape CLI"
+#endif
+
+namespace proctape {
+namespace {
+
+using live::CommandResult;
+using live::Describe;
+using live::Exists;
+using live::FileBytes;
+using live::OneLine;
+using live::StartsWith;
+using live::TempDir;
+using live::WriteFile;
+
+constexpr int kTimeoutMs = 120'000;
+const char* const kNames[] = {"alive", "dead", "no-match-5s", "resolved"};  // sorted
+
+CommandResult Proctape(std::vector<std::string> args) {
+  args.insert(args.begin(), PROCTAPE_BINARY);
+  return live::RunCommand(args, kTimeoutMs);
+}
+
+std::string Data(const std::string& name) {
+  return (std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "replay" /
+          (name + ".ptape"))
+      .string();
+}
+
+std::string Hash16(const std::string& path) { return Sha256Hex(FileBytes(path)).substr(0, 16); }
+
+// The summary line without its wall time.
+std::string Timeless(const std::string& out) {
+  return std::regex_replace(out, std::regex(R"( \([0-9]+\.[0-9]{3} s\)\n)"), " (T s)\n");
+}
+
+// The testcases of a JUnit file: name -> "" (passed), "failure: MESSAGE" or
+// "error: MESSAGE".
+std::map<std::string, std::string> JUnitCases(const std::string& xml) {
+  std::map<std::string, std::string> out;
+  std::regex testcase(R"re(<testcase classname="proctape-corpus" name="([^"]*)" file="[^"]*" time="[0-9.]+"(/>|>\s*<(failure|error) type="[a-z]+" message="([^"]*)">))re");
+  for (std::sregex_iterator it(xml.begin(), xml.end(), testcase), end; it != end; ++it) {
+    const std::smatch& m = *it;
+    out[m[1]] = m[2] == "/>" ? "" : m[3].str() + ": " + m[4].str();
+  }
+  return out;
+}
+
+class CorpusCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(tmp_.path().empty());
+    dir_ = tmp_.File("corpus");
+  }
+
+  // Adds the four recordings; each says what it added.
+  void AddAll() {
+    for (const char* name : kNames) {
+      CommandResult r = Proctape({"corpus", "add", Data(name), "--corpus", dir_, "--note",
+                                  std::string("the ") + name + " recording"});
+      ASSERT_EQ(r.exit_code, 0) << name << Describe(r);
+      EXPECT_TRUE(StartsWith(r.out, std::string("added ") + name + " as " + dir_ + "/" +
+                                        Hash16(Data(name)) + ".ptape: expect "))
+          << Describe(r);
+      EXPECT_TRUE(r.err.empty()) << Describe(r);
+    }
+  }
+
+  // Replaces `from` by `to` in the MANIFEST (exactly once).
+  void EditManifest(const std::string& from, const std::string& to) {
+    std::string text = FileBytes(dir_ + "/MANIFEST");
+    std::size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    WriteFile(dir_ + "/MANIFEST", text.replace(at, from.size(), to));
+  }
+
+  TempDir tmp_{"corpus"};
+  std::string dir_;
+};
+
+TEST_F(CorpusCliTest, AddListAndCheckTheRecordings) {
+  AddAll();
+  for (const char* name : kNames) {
+    EXPECT_EQ(FileBytes(dir_ + "/" + Hash16(Data(name)) + ".ptape"), FileBytes(Data(name)));
+    EXPECT_TRUE(Exists(Data(name))) << "copied, not moved";
+  }
+  EXPECT_TRUE(StartsWith(FileBytes(dir_ + "/MANIFEST"), "# proctape corpus manifest, format 1\n"));
+
+  CommandResult list = Proctape({"corpus", "list", dir_});
+  ASSERT_EQ(list.exit_code, 0) << Describe(list);
+  EXPECT_TRUE(StartsWith(list.out, "alive        ALIVE  kernel ")) << list.out;
+  EXPECT_NE(list.out.find("\nresolved     RESOLVED pid=7 start=616688  kernel "), std::string::npos)
+      << list.out;
+  EXPECT_NE(list.out.find("  shows the no-match-5s recording\n"), std::string::npos) << list.out;
+  EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 4);
+
+  CommandResult json = Proctape({"corpus", "list", dir_, "--json"});
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  v1::CorpusList entries;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json.out, &entries).ok()) << json.out;
+  ASSERT_EQ(entries.entries_size(), 4);
+  for (int i = 0; i < 4; ++i) {
+    const v1::CorpusEntry& e = entries.entries(i);
+    EXPECT_EQ(e.name(), kNames[i]);
+    EXPECT_EQ(e.sha256(), Sha256Hex(FileBytes(Data(kNames[i]))));
+    EXPECT_EQ(e.file(), Hash16(Data(kNames[i])) + ".ptape");
+    EXPECT_FALSE(e.kernel().empty());
+    EXPECT_TRUE(std::regex_match(e.captured(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
+        << e.captured();
+  }
+  EXPECT_EQ(entries.entries(0).expect(0), "ALIVE");
+  EXPECT_EQ(entries.entries(2).expect(0), "NO_MATCH");
+  EXPECT_TRUE(StartsWith(entries.entries(3).scenario(), "resolve --root "));
+
+  const std::string junit = tmp_.File("corpus.xml");
+  CommandResult check = Proctape({"corpus", "check", dir_, "--junit", junit});
+  EXPECT_EQ(check.exit_code, 0) << Describe(check);
+  EXPECT_EQ(Timeless(check.out),
+            "corpus " + dir_ + ": 4 entries, 4 reproduced, 0 drifted, 0 unreadable (T s)\n");
+  EXPECT_TRUE(check.err.empty()) << "no progress when standard error is no terminal\n"
+                                 << Describe(check);
+  std::string xml = FileBytes(junit);
+  EXPECT_NE(xml.find("<testsuite name=\"proctape-corpus\" tests=\"4\" failures=\"0\" errors=\"0\""),
+            std::string::npos) << xml;
+  auto cases = JUnitCases(xml);
+  ASSERT_EQ(cases.size(), 4u) << xml;
+  for (const char* name : kNames) EXPECT_EQ(cases[name], "") << name;
+
+  CommandResult report_json = Proctape({"corpus", "check", dir_, "--json"});
+  EXPECT_EQ(report_json.exit_code, 0) << Describe(report_json);
+  v1::CorpusReport report;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(report_json.out, &report).ok())
+      << report_json.out;
+  EXPECT_EQ(report.entries(), 4u);
+  EXPECT_EQ(report.reproduced(), 4u);
+  ASSERT_EQ(report.results_size(), 4);
+  EXPECT_EQ(report.results(3).name(), "resolved");
+  EXPECT_EQ(report.results(3).got(0), "RESOLVED pid=7 start=616688");
+  EXPECT_EQ(report.results(3).replays(0).outcome(), v1::ReplayResult::REPRODUCED);
+}
+
+TEST_F(CorpusCliTest, SameContentOnceAndANameOnce) {
+  AddAll();
+  const std::string manifest = FileBytes(dir_ + "/MANIFEST");
+  CommandResult again = Proctape({"corpus", "add", Data("dead"), "--corpus", dir_, "--name", "x"});
+  EXPECT_EQ(again.exit_code, 0) << Describe(again);
+  EXPECT_EQ(again.out, Data("dead") + " is already in the corpus as dead (" + Hash16(Data("dead")) +
+                           ".ptape)\n");
+  TempDir other("corpus-other");
+  const std::string copy = other.File("alive.ptape");  // another file, another name
+  Snapshot s;
+  ASSERT_TRUE(ReadSnapshot(Data("dead"), &s).ok());
+  s.header.set_tool_version("edited");  // other content, same basename as an entry
+  std::string error;
+  ASSERT_TRUE(test::WriteSnapshotFile(s, copy, &error)) << error;
+  CommandResult clash = Proctape({"corpus", "add", copy, "--corpus", dir_});
+  EXPECT_EQ(clash.exit_code, 2) << Describe(clash);
+  EXPECT_TRUE(OneLine(clash.err)) << Describe(clash);
+  EXPECT_TRUE(StartsWith(clash.err, "proctape: the name alive is taken by other content (" +
+                                        Hash16(Data("alive")) + ".ptape): pass --name"))
+      << Describe(clash);
+  EXPECT_EQ(FileBytes(dir_ + "/MANIFEST"), manifest);
+  CommandResult named = Proctape({"corpus", "add", copy, "--corpus", dir_, "--name", "dead-2"});
+  EXPECT_EQ(named.exit_code, 0) << Describe(named);
+  EXPECT_TRUE(StartsWith(named.out, "added dead-2 as ")) << Describe(named);
+}
+
+TEST_F(CorpusCliTest, AChangedFileIsUnreadable) {
+  AddAll();
+  const std::string file = dir_ + "/" + Hash16(Data("resolved")) + ".ptape";
+  std::string bytes = FileBytes(file);
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x01);
+  WriteFile(file, bytes);
+  const std::string junit = tmp_.File("j.xml");
+  CommandResult r = Proctape({"corpus", "check", dir_, "--junit", junit});
+  EXPECT_EQ(r.exit_code, 22) << Describe(r);
+  EXPECT_EQ(Timeless(r.out), "UNREADABLE resolved: " + Hash16(Data("resolved")) +
+                                 ".ptape changed: its sha256 is " + Sha256Hex(bytes).substr(0, 16) +
+                                 "..., the manifest's " + Hash16(Data("resolved")) + "...\n" +
+                                 "corpus " + dir_ +
+                                 ": 4 entries, 3 reproduced, 0 drifted, 1 unreadable (T s)\n");
+  auto cases = JUnitCases(FileBytes(junit));
+  EXPECT_TRUE(StartsWith(cases["resolved"], "error: " + Hash16(Data("resolved")) + ".ptape changed"))
+      << cases["resolved"];
+  EXPECT_EQ(cases["alive"], "");
+}
+
+TEST_F(CorpusCliTest, AWrongExpectLineDrifts) {
+  AddAll();
+  EditManifest("expect   DEAD\n", "expect   ALIVE\n");
+  const std::string junit = tmp_.File("j.xml");
+  CommandResult r = Proctape({"corpus", "check", dir_, "--junit", junit});
+  EXPECT_EQ(r.exit_code, 22) << Describe(r);
+  EXPECT_EQ(Timeless(r.out), "DRIFT dead: expected ALIVE; got DEAD\ncorpus " + dir_ +
+                                 ": 4 entries, 3 reproduced, 1 drifted, 0 unreadable (T s)\n");
+  EXPECT_EQ(JUnitCases(FileBytes(junit))["dead"], "failure: expected ALIVE; got DEAD");
+  CommandResult json = Proctape({"corpus", "check", dir_, "--json"});
+  EXPECT_EQ(json.exit_code, 22) << Describe(json);
+  v1::CorpusReport report;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json.out, &report).ok()) << json.out;
+  EXPECT_EQ(report.drifted(), 1u);
+  EXPECT_EQ(report.results(1).state(), v1::CorpusEntryResult::DRIFTED);
+  EXPECT_EQ(report.results(1).expected(0), "ALIVE");
+  EXPECT_EQ(report.results(1).got(0), "DEAD");
+}
+
+// The "bug not yet fixed" case: the verdict a fix must give, pinned now.
+TEST_F(CorpusCliTest, ExpectAVerdictTheReplayDoesNotGiveYet) {
+  CommandResult r = Proctape({"corpus", "add", Data("no-match-5s"), "--corpus", dir_, "--expect",
+                              "MULTIPLE_MATCHES", "--name", "pinned"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.out, "added pinned as " + dir_ + "/" + Hash16(Data("no-match-5s")) +
+                       ".ptape: expect MULTIPLE_MATCHES\n");
+  EXPECT_EQ(r.err, "proctape: warning: resolution 0 is expected to give MULTIPLE_MATCHES but "
+                   "replays to NO_MATCH: the entry will drift until the resolver gives "
+                   "MULTIPLE_MATCHES\n");
+  CommandResult check = Proctape({"corpus", "check", dir_});
+  EXPECT_EQ(check.exit_code, 22) << Describe(check);
+  EXPECT_TRUE(StartsWith(check.out, "DRIFT pinned: expected MULTIPLE_MATCHES; got NO_MATCH\n"))
+      << Describe(check);
+  CommandResult bare = Proctape({"corpus", "add", Data("dead"), "--corpus", dir_, "--expect",
+                                 "RESOLVED"});
+  EXPECT_EQ(bare.exit_code, 2) << Describe(bare);
+  EXPECT_TRUE(OneLine(bare.err)) << Describe(bare);
+}
+
+TEST_F(CorpusCliTest, RefusesWhatIsNotAnIntactRecordingThatReplays) {
+  const std::string whole = FileBytes(Data("resolved"));
+  WriteFile(tmp_.File("cut.ptape"), whole.substr(0, whole.size() - 5));
+  WriteFile(tmp_.File("text.ptape"), "hello, world\n");
+  Snapshot changed, diverged, capture;
+  ASSERT_TRUE(ReadSnapshot(Data("resolved"), &changed).ok());
+  diverged = capture = changed;
+  changed.resolutions[0].mutable_verdict()->set_start_ticks(1);
+  test::RemoveObservation(&diverged, 0);
+  capture.resolutions.clear();
+  capture.observations.clear();
+  std::string error;
+  ASSERT_TRUE(test::WriteSnapshotFile(changed, tmp_.File("changed.ptape"), &error)) << error;
+  ASSERT_TRUE(test::WriteSnapshotFile(diverged, tmp_.File("diverged.ptape"), &error)) << error;
+  ASSERT_TRUE(test::WriteSnapshotFile(capture, tmp_.File("capture.ptape"), &error)) << error;
+  struct Case {
+    std::string file;
+    int status;
+    std::string says;
+  };
+  const Case cases[] = {
+      {"cut.ptape", 13, "truncated"},
+      {"text.ptape", 11, ""},
+      {"absent.ptape", 10, "cannot open"},
+      {"capture.ptape", 2, "holds no recorded resolution"},
+      {"changed.ptape", 20, "resolution 0: VERDICT CHANGED: recorded RESOLVED pid=7 start=1, "
+                            "replayed RESOLVED pid=7 start=616688"},
+      {"diverged.ptape", 21, "resolution 0 DIVERGED at observation 0"},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = Proctape({"corpus", "add", tmp_.File(c.file), "--corpus", dir_});
+    EXPECT_EQ(r.exit_code, c.status) << c.file << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << c.file << Describe(r);
+    EXPECT_TRUE(StartsWith(r.err, "proctape: " + tmp_.File(c.file))) << Describe(r);
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.says << Describe(r);
+    EXPECT_TRUE(r.out.empty()) << Describe(r);
+  }
+  EXPECT_FALSE(Exists(dir_)) << "a refused file creates nothing";
+  CommandResult pinned = Proctape({"corpus", "add", tmp_.File("changed.ptape"), "--corpus", dir_,
+                                   "--expect", "RESOLVED"});
+  EXPECT_EQ(pinned.exit_code, 0) << Describe(pinned);
+}
+
+TEST_F(CorpusCliTest, ABrokenManifestNamesItsLine) {
+  AddAll();
+  EditManifest("expect   NO_MATCH\n", "expect   NO_MATCH\nexpected DEAD\n");
+  const std::string text = FileBytes(dir_ + "/MANIFEST");
+  const int line = static_cast<int>(std::count(text.begin(), text.begin() + text.find("expected D"),
+                                               '\n')) + 1;
+  const std::string says = "proctape: " + dir_ + "/MANIFEST:" + std::to_string(line) +
+                           ": unknown key 'expected'";
+  for (std::vector<std::string> args : {std::vector<std::string>{"corpus", "check", dir_},
+                                        {"corpus", "list", dir_},
+                                        {"corpus", "add", Data("dead"), "--corpus", dir_}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 23) << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+    EXPECT_TRUE(StartsWith(r.err, says)) << says << "\n" << Describe(r);
+    EXPECT_TRUE(r.out.empty()) << Describe(r);
+  }
+  CommandResult none = Proctape({"corpus", "check", tmp_.File("nowhere")});
+  EXPECT_EQ(none.exit_code, 23) << Describe(none);
+  EXPECT_TRUE(StartsWith(none.err, "proctape: " + tmp_.File("nowhere") + "/MANIFEST: cannot open"))
+      << Describe(none);
+}
+
+TEST_F(CorpusCliTest, AMissingFileIsUnreadableAndAManifestError) {
+  AddAll();
+  std::filesystem::remove(dir_ + "/" + Hash16(Data("alive")) + ".ptape");
+  CommandResult r = Proctape({"corpus", "check", dir_});
+  EXPECT_EQ(r.exit_code, 23) << Describe(r);
+  EXPECT_TRUE(StartsWith(r.out, "UNREADABLE alive: " + Hash16(Data("alive")) +
+                                    ".ptape is missing from the corpus directory\n"))
+      << Describe(r);
+}
+
+TEST_F(CorpusCliTest, OutputDoesNotDependOnJobs) {
+  AddAll();
+  EditManifest("expect   DEAD\n", "expect   ERROR PID_REUSED\n");
+  EditManifest("expect   NO_MATCH\n", "expect   NO_MATCH\nexpect   ALIVE\n");
+  std::vector<std::string> outs;
+  for (const char* jobs : {"1", "4"}) {
+    CommandResult r = Proctape({"corpus", "check", dir_, "--jobs", jobs});
+    EXPECT_EQ(r.exit_code, 22) << Describe(r);
+    outs.push_back(Timeless(r.out));
+  }
+  EXPECT_EQ(outs[0], outs[1]);
+  EXPECT_EQ(outs[0], "DRIFT dead: expected ERROR PID_REUSED; got DEAD\n"
+                     "DRIFT no-match-5s: expected NO_MATCH, ALIVE; got NO_MATCH\n"
+                     "corpus " + dir_ + ": 4 entries, 2 reproduced, 2 drifted, 0 unreadable (T s)\n");
+}
+
+TEST_F(CorpusCliTest, EntryChecksOnlyTheNamedEntries) {
+  AddAll();
+  EditManifest("expect   DEAD\n", "expect   ALIVE\n");
+  CommandResult one = Proctape({"corpus", "check", dir_, "--entry", "alive"});
+  EXPECT_EQ(one.exit_code, 0) << Describe(one);
+  EXPECT_EQ(Timeless(one.out),
+            "corpus " + dir_ + ": 1 entries, 1 reproduced, 0 drifted, 0 unreadable (T s)\n");
+  CommandResult two = Proctape({"corpus", "check", dir_, "--entry", "dead", "--entry", "alive"});
+  EXPECT_EQ(two.exit_code, 22) << Describe(two);
+  EXPECT_TRUE(StartsWith(two.out, "DRIFT dead: expected ALIVE; got DEAD\ncorpus ")) << two.out;
+  CommandResult unknown = Proctape({"corpus", "check", dir_, "--entry", "nope"});
+  EXPECT_EQ(unknown.exit_code, 2) << Describe(unknown);
+  EXPECT_EQ(unknown.err, "proctape: no entry nope in " + dir_ + "/MANIFEST\n");
+}
+
+TEST(CorpusCliHelp, TeachesWithExamples) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"corpus", "--help"},
+                                        {"corpus", "add", "--help"},
+                                        {"corpus", "check", "--help"},
+                                        {"corpus", "list", "--help"}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 0) << Describe(r);
+    EXPECT_NE(r.out.find("Example"), std::string::npos) << Describe(r);
+    EXPECT_NE(r.out.find("proctape corpus "), std::string::npos) << Describe(r);
+  }
+  CommandResult bare = Proctape({"corpus"});
+  EXPECT_EQ(bare.exit_code, 2) << Describe(bare);
+}
+
+}  // namespace
+}  // namespace proctape
