@@ -15,5 +15,7 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
 void RegisterVerify(CLI::App& app, int* exit_code);
 void RegisterReplay(CLI::App& app, int* exit_code);
 void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
+void RegisterCorpus(CLI::App& app, int* exit_code);
+void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
 
 }  // namespace proctape

@@ -71,7 +71,11 @@ const char* ExitCodeHelp() {
          " 15  snapshot corrupt (a chunk does not decode or parse)\n"
          " 16  snapshot length or size over the limits\n"
          " 20  replay: VERDICT CHANGED (same evidence, another verdict)\n"
-         " 21  replay: DIVERGED (the resolver asked for what the tape does not hold)\n";
+         " 21  replay: DIVERGED (the resolver asked for what the tape does not hold)\n"
+         " 22  corpus: an entry drifted from its expected verdict, or could not be read\n"
+         " 23  corpus: the manifest does not parse, or names a file that is missing\n"
+         " 24  lab: cannot run here (no PID namespace, sandbox tool or needed privilege)\n"
+         " 25  lab: the scenario could not be set up as described\n";
 }
 
 }  // namespace proctape

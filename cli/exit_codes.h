@@ -28,6 +28,11 @@ enum ExitCode : int {
   // Replay.
   kExitVerdictChanged = 20,  // same evidence, another verdict
   kExitDiverged = 21,        // the resolver asked for what the tape does not hold
+  // Corpus and lab.
+  kExitCorpusDrift = 22,     // a corpus entry drifted from its expectation or is unreadable
+  kExitCorpusManifest = 23,  // a corpus manifest does not parse, or names a missing file
+  kExitLabUnavailable = 24,  // the lab cannot run here (no PID namespaces, tool or privilege)
+  kExitLabFailed = 25,       // a lab scenario could not be set up as described
 };
 
 int ExitCodeFor(Status status);

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   proctape::RegisterCapture(app, &exit_code, {argv, argv + argc});
   proctape::RegisterVerify(app, &exit_code);
   proctape::RegisterReplay(app, &exit_code);
+  proctape::RegisterCorpus(app, &exit_code);
+  proctape::RegisterLab(app, &exit_code, {argv, argv + argc});
   app.footer(proctape::ExitCodeHelp());
   try {
     app.parse(argc, argv);
