@@ -4,7 +4,8 @@
 # Idempotent: packages already present are not fetched again, builds are
 # incremental. Run as root on Debian 12.
 #   bash scripts/setup.sh run    build, then resolve a real sandboxed sleep
-#   bash scripts/setup.sh test   build, run ctest, then again under ASan+UBSan
+#   bash scripts/setup.sh test   build, run ctest and the corpus check, then ctest
+#                                again under ASan+UBSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +41,8 @@ if [[ $mode == run ]]; then
 fi
 
 ctest --test-dir build --output-on-failure -j"$jobs"
+# The regression corpus, as a CI system would run it (JUnit for its report).
+build/cli/proctape corpus check corpus --junit build/corpus-junit.xml
 echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
 build build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
