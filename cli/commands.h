@@ -17,5 +17,12 @@ void RegisterReplay(CLI::App& app, int* exit_code);
 void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
 void RegisterCorpus(CLI::App& app, int* exit_code);
 void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
+// The analyze layer: views over snapshot files and the ownership planner.
+void RegisterShow(CLI::App& app, int* exit_code);
+void RegisterTree(CLI::App& app, int* exit_code);
+void RegisterDiff(CLI::App& app, int* exit_code);
+void RegisterExplain(CLI::App& app, int* exit_code);
+void RegisterExport(CLI::App& app, int* exit_code);
+void RegisterOwnership(CLI::App& app, int* exit_code);
 
 }  // namespace proctape

@@ -18,6 +18,12 @@ int main(int argc, char** argv) {
   proctape::RegisterReplay(app, &exit_code);
   proctape::RegisterCorpus(app, &exit_code);
   proctape::RegisterLab(app, &exit_code, {argv, argv + argc});
+  proctape::RegisterShow(app, &exit_code);
+  proctape::RegisterTree(app, &exit_code);
+  proctape::RegisterDiff(app, &exit_code);
+  proctape::RegisterExplain(app, &exit_code);
+  proctape::RegisterExport(app, &exit_code);
+  proctape::RegisterOwnership(app, &exit_code);
   app.footer(proctape::ExitCodeHelp());
   try {
     app.parse(argc, argv);

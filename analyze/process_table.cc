@@ -1,0 +1,83 @@
+#include "analyze/process_table.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+// Whitespace-separated canonical decimals; empty when any is not one.
+template <typename T>
+std::vector<T> Numbers(std::string_view text) {
+  std::vector<T> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
+    std::size_t end = pos;
+    while (end < text.size() && text[end] != ' ' && text[end] != '\t') ++end;
+    if (end == pos) break;
+    std::optional<std::uint64_t> v = ParseCanonicalDecimal(text.substr(pos, end - pos));
+    if (!v) return {};
+    out.push_back(static_cast<T>(*v));
+    pos = end;
+  }
+  return out;
+}
+
+ProcessView View(const v1::ProcessRecord& r) {
+  ProcessView v;
+  v.pid = r.pid();
+  v.record = &r;
+  if (r.stat().err() != 0) {
+    v.stat_problem = "stat unreadable: " + std::string(std::strerror(r.stat().err()));
+  } else {
+    StatParse parsed = ParseStat(r.stat().data());
+    if (parsed.ok() && parsed.fields->pid != r.pid()) {
+      v.stat_problem = "stat names pid " + std::to_string(parsed.fields->pid);
+    } else if (parsed.ok()) {
+      v.stat = parsed.fields;
+    } else {
+      v.stat_problem = "stat malformed: " + parsed.error;
+    }
+  }
+  if (r.cmdline().err() == 0) {
+    v.cmdline_ok = true;
+    for (std::string_view a : SplitNul(r.cmdline().data())) v.argv.emplace_back(a);
+  }
+  if (r.status().err() == 0) {
+    const std::string& status = r.status().data();
+    if (auto uid = StatusValue(status, "Uid")) v.uids = Numbers<std::uint32_t>(*uid);
+    if (auto ns = StatusValue(status, "NSpid")) v.nspid = Numbers<std::int64_t>(*ns);
+  }
+  if (r.cgroup().err() == 0) {
+    v.cgroup_ok = true;
+    v.cgroup = r.cgroup().data();
+  }
+  v.exe = FromProto(r.exe());
+  v.pid_ns = FromProto(r.pid_ns());
+  return v;
+}
+
+}  // namespace
+
+std::vector<ProcessView> ProcessTable(const v1::Frame& frame) {
+  std::vector<ProcessView> table;
+  table.reserve(static_cast<std::size_t>(frame.processes_size()));
+  for (const v1::ProcessRecord& r : frame.processes()) table.push_back(View(r));
+  std::stable_sort(table.begin(), table.end(),
+                   [](const ProcessView& a, const ProcessView& b) { return a.pid < b.pid; });
+  table.erase(std::unique(table.begin(), table.end(),
+                          [](const ProcessView& a, const ProcessView& b) { return a.pid == b.pid; }),
+              table.end());
+  return table;
+}
+
+std::map<std::int64_t, std::size_t> IndexByPid(const std::vector<ProcessView>& table) {
+  std::map<std::int64_t, std::size_t> index;
+  for (std::size_t i = 0; i < table.size(); ++i) index.emplace(table[i].pid, i);
+  return index;
+}
+
+}  // namespace proctape

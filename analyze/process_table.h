@@ -1,0 +1,58 @@
+// A frame's process records, parsed once for the views (tree, diff, ...) and
+// the ownership planner: stat by core's ParseStat (split at the final ") "),
+// argv split at NULs, the status lines that identify a process (Uid, NSpid),
+// the cgroup. Nothing is trimmed or normalized: fields keep their raw bytes,
+// and what did not parse says why. Identity is (pid, start tick), never a pid
+// alone and never a name.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/evidence.h"
+#include "core/proc_parse.h"
+#include "proctape.pb.h"
+
+namespace proctape {
+
+struct ProcessView {
+  std::int64_t pid = 0;
+  const v1::ProcessRecord* record = nullptr;  // into the frame it came from
+
+  std::optional<StatFields> stat;   // nullopt: stat unread or malformed
+  std::string stat_problem;         // why (errno or the parser's reason)
+
+  bool cmdline_ok = false;          // read (it may be empty: a kernel thread or zombie)
+  std::vector<std::string> argv;
+
+  // status "Uid:" real, effective, saved, fs; empty when status is unread or
+  // has no such line.
+  std::vector<std::uint32_t> uids;
+  // status "NSpid:", outermost first ({8155, 3}); empty when unknown.
+  std::vector<std::int64_t> nspid;
+
+  bool cgroup_ok = false;
+  std::string cgroup;               // the cgroup file as read (raw bytes)
+
+  Identity exe;                     // err != 0 when unreadable
+  Identity pid_ns;
+
+  bool has_identity() const { return stat.has_value(); }
+  std::uint64_t start_ticks() const { return stat ? stat->start_ticks : 0; }
+  std::int64_t ppid() const { return stat ? stat->ppid : 0; }
+  std::optional<std::uint32_t> real_uid() const {
+    return uids.empty() ? std::nullopt : std::optional<std::uint32_t>(uids[0]);
+  }
+};
+
+// Every record of `frame`, in pid order. A pid listed twice keeps its first
+// record (the resolver calls that DUPLICATE_RECORD; views show the first).
+std::vector<ProcessView> ProcessTable(const v1::Frame& frame);
+
+// pid -> index into `table`.
+std::map<std::int64_t, std::size_t> IndexByPid(const std::vector<ProcessView>& table);
+
+}  // namespace proctape

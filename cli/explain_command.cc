@@ -1,0 +1,5 @@
+// Placeholder: 'proctape explain' lands with issue 6.
+#include "cli/commands.h"
+namespace proctape {
+void RegisterExplain(CLI::App&, int*) {}
+}  // namespace proctape

@@ -1,0 +1,5 @@
+// Placeholder: 'proctape tree' lands with issue 6.
+#include "cli/commands.h"
+namespace proctape {
+void RegisterTree(CLI::App&, int*) {}
+}  // namespace proctape
