@@ -1,0 +1,582 @@
+#include "analyze/ownership.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "analyze/process_table.h"
+#include "core/proc_parse.h"
+
+namespace proctape {
+namespace {
+
+using Decision = v1::OwnershipDecision;
+using Problem = v1::OwnershipProblem;
+
+// A quoted, escaped value: EscapeBytes, and '"' as \x22 so that the quotes
+// delimit it.
+std::string Quote(std::string_view bytes) {
+  std::string out = "\"";
+  for (char c : EscapeBytes(bytes)) {
+    if (c == '"') {
+      out.append("\\x22");
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string At(std::int64_t pid, std::uint64_t start) {
+  return std::to_string(pid) + "@" + std::to_string(start);
+}
+
+bool Vanished(int err) { return err == ENOENT || err == ESRCH; }
+
+// What the scope rules can tell of one record of a frame.
+enum class Scope { kIn, kOut, kVanished, kUnknown };
+struct Classified {
+  Scope scope = Scope::kUnknown;
+  Decision::Reason out_reason = Decision::REASON_UNSPECIFIED;
+  std::optional<std::string> cgroup;  // the v2 path, when known
+  std::string why;                    // kOut / kVanished / kUnknown: one phrase
+};
+
+// A process is out of scope as soon as one readable attribute excludes it;
+// in scope when uid and cgroup both match and its stat gives its identity;
+// unknown otherwise (it may be in scope and cannot be decided).
+Classified Classify(const ProcessView& v, const OwnershipRequest& request) {
+  Classified c;
+  const v1::ProcessRecord& r = *v.record;
+  for (const auto& [name, read] : {std::pair<const char*, const v1::FileRead*>{"stat", &r.stat()},
+                                   {"status", &r.status()},
+                                   {"cgroup", &r.cgroup()}}) {
+    if (Vanished(read->err())) {
+      c.scope = Scope::kVanished;
+      c.why = std::string(name) + ": " + std::strerror(read->err());
+      return c;
+    }
+  }
+  if (v.cgroup_ok) c.cgroup = CgroupV2Path(v.cgroup, r.cgroup().truncated());
+  const std::optional<std::uint32_t> uid = v.real_uid();
+  if (uid && *uid != request.uid) {
+    c.scope = Scope::kOut;
+    c.out_reason = Decision::OTHER_UID;
+    c.why = "uid " + std::to_string(*uid);
+    return c;
+  }
+  if (c.cgroup && *c.cgroup != request.cgroup) {
+    c.scope = Scope::kOut;
+    c.out_reason = Decision::OTHER_CGROUP;
+    c.why = "cgroup " + Quote(*c.cgroup);
+    return c;
+  }
+  if (!uid) {
+    c.why = r.status().err() != 0
+                ? std::string("status unreadable: ") + std::strerror(r.status().err())
+                : "status has no valid Uid line";
+  } else if (!c.cgroup) {
+    c.why = r.cgroup().err() != 0
+                ? std::string("cgroup unreadable: ") + std::strerror(r.cgroup().err())
+                : "cgroup has no single complete \"0::\" (cgroup v2) line";
+  } else if (!v.has_identity()) {
+    c.why = v.stat_problem;
+  } else {
+    c.scope = Scope::kIn;
+    return c;
+  }
+  c.why += " (uid and cgroup do not rule it out)";
+  return c;
+}
+
+// One frame, parsed and classified once.
+struct FrameView {
+  const v1::Frame* frame = nullptr;
+  std::vector<ProcessView> table;
+  std::map<std::int64_t, std::size_t> index;
+  std::vector<Classified> scope;  // parallel to table
+
+  FrameView(const v1::Frame& f, const OwnershipRequest& request)
+      : frame(&f), table(ProcessTable(f)), index(IndexByPid(table)) {
+    for (const ProcessView& v : table) scope.push_back(Classify(v, request));
+  }
+  const ProcessView* Find(std::int64_t pid) const {
+    auto it = index.find(pid);
+    return it == index.end() ? nullptr : &table[it->second];
+  }
+};
+
+// The parent chain of `pid` in a frame, `pid` first, up to a process whose
+// ppid is 0 or up to `stop`. `broken` says why it could not be followed.
+struct Chain {
+  std::vector<std::int64_t> pids;
+  bool reached_stop = false;
+  std::string broken;  // empty: complete
+};
+
+Chain ParentChain(const FrameView& f, std::int64_t pid, std::optional<std::int64_t> stop) {
+  Chain c;
+  std::set<std::int64_t> seen;
+  for (std::int64_t at = pid;;) {
+    if (!seen.insert(at).second) {
+      c.broken = "the parent chain loops at pid " + std::to_string(at);
+      return c;
+    }
+    const ProcessView* v = f.Find(at);
+    if (v == nullptr) {
+      c.broken = "pid " + std::to_string(at) + " is not in the frame";
+      return c;
+    }
+    if (!v->has_identity()) {
+      c.broken = "pid " + std::to_string(at) + ": " + v->stat_problem;
+      return c;
+    }
+    c.pids.push_back(at);
+    if (stop && at == *stop) {
+      c.reached_stop = true;
+      return c;
+    }
+    if (v->ppid() == 0) return c;
+    at = v->ppid();
+  }
+}
+
+bool Contains(const std::vector<std::int64_t>& pids, std::int64_t pid) {
+  for (std::int64_t p : pids) {
+    if (p == pid) return true;
+  }
+  return false;
+}
+
+class Planner {
+ public:
+  Planner(const Snapshot& baseline, const Snapshot& current, const OwnershipRequest& request)
+      : baseline_(baseline), current_(current), request_(request) {}
+
+  v1::OwnershipPlan Run() {
+    plan_.set_baseline_file(EscapeBytes(request_.baseline_name, 4096));
+    plan_.set_current_file(EscapeBytes(request_.current_name, 4096));
+    plan_.set_uid(request_.uid);
+    plan_.set_cgroup(request_.cgroup);
+    plan_.set_self_pid(request_.self_pid);
+    plan_.set_baseline_capturer_pid(baseline_.header.capturer_pid());
+    plan_.set_current_capturer_pid(current_.header.capturer_pid());
+    if (!CheckCaptures()) return Refused();
+    // The baseline's frames in order (the last is the one the plan uses),
+    // then the current's last frame.
+    for (const v1::Frame& f : baseline_.frames) base_.emplace_back(f, request_);
+    cur_.emplace(current_.frames.back(), request_);
+    plan_.set_baseline_frame(baseline_.frames.back().index());
+    plan_.set_current_frame(current_.frames.back().index());
+    CheckReadable();
+    CheckVerifier();
+    if (!plan_.problems().empty()) return Refused();
+    CheckBootstrap();
+    if (!plan_.problems().empty()) return Refused();
+    Decide();
+    plan_.set_outcome(v1::OwnershipPlan::PLANNED);
+    return plan_;
+  }
+
+ private:
+  void Add(Problem::Kind kind, const std::string& snapshot, std::uint64_t frame, std::int64_t pid,
+           std::uint64_t start, const std::string& detail) {
+    Problem* p = plan_.add_problems();
+    p->set_kind(kind);
+    p->set_snapshot(snapshot);
+    p->set_frame(frame);
+    p->set_pid(pid);
+    p->set_start_ticks(start);
+    p->set_detail(detail);
+  }
+
+  v1::OwnershipPlan Refused() {
+    plan_.set_outcome(v1::OwnershipPlan::REFUSED);
+    plan_.clear_decisions();
+    plan_.set_kept(0);
+    plan_.set_removed(0);
+    plan_.set_out_of_scope(0);
+    plan_.set_exited(0);
+    return plan_;
+  }
+
+  // Seed: "The repair captures runtime process lifetimes when the trusted
+  // verifier enters its freshly provisioned sandbox, before any repository
+  // command": the two files must be comparable (same boot, same pid
+  // namespace), whole (no frame cut by a bound), and in that order.
+  bool CheckCaptures() {
+    bool ok = true;
+    for (const auto& [name, s] : {std::pair<const char*, const Snapshot*>{"baseline", &baseline_},
+                                  {"current", &current_}}) {
+      if (s->frames.empty()) {
+        Add(Problem::NO_FRAME, name, 0, 0, 0, std::string("the ") + name + " holds no frame");
+        ok = false;
+      }
+    }
+    if (!ok) return false;
+    auto cut = [&](const char* name, const v1::Frame& f) {
+      if (!f.cut_by_bounds()) return;
+      Add(Problem::FRAME_CUT, name, f.index(), 0, 0,
+          "the scan stopped at a bound (" + EscapeBytes(f.cut_reason()) +
+              "): the frame does not hold every process");
+      ok = false;
+    };
+    for (const v1::Frame& f : baseline_.frames) cut("baseline", f);
+    cut("current", current_.frames.back());
+    const std::string& boot = baseline_.header.host().boot_id();
+    if (boot.empty() || boot != current_.header.host().boot_id()) {
+      Add(Problem::DIFFERENT_BOOT, "", 0, 0, 0,
+          "boot ids differ or are unknown (baseline " + Quote(boot) + ", current " +
+              Quote(current_.header.host().boot_id()) +
+              "): pids and start ticks of two boots cannot be compared");
+      ok = false;
+    }
+    const std::uint64_t ns = baseline_.header.capturer_pid_ns_inode();
+    if (ns == 0 || ns != current_.header.capturer_pid_ns_inode()) {
+      Add(Problem::DIFFERENT_PID_NAMESPACE, "", 0, 0, 0,
+          "the captures saw pid namespaces " + std::to_string(ns) + " and " +
+              std::to_string(current_.header.capturer_pid_ns_inode()) +
+              " (0: unknown): their pids cannot be compared");
+      ok = false;
+    }
+    const v1::Frame& last = baseline_.frames.back();
+    const v1::Frame& now = current_.frames.back();
+    if (baseline_.header.capture_start_mono_ns() >= current_.header.capture_start_mono_ns() ||
+        last.scan_end_mono_ns() >= now.scan_start_mono_ns()) {
+      Add(Problem::BASELINE_NOT_BEFORE, "", 0, 0, 0,
+          "the baseline (capture started at " +
+              std::to_string(baseline_.header.capture_start_mono_ns()) +
+              " ns, last scan ended at " + std::to_string(last.scan_end_mono_ns()) +
+              " ns) was not captured strictly before the current snapshot (started at " +
+              std::to_string(current_.header.capture_start_mono_ns()) + " ns, scanned from " +
+              std::to_string(now.scan_start_mono_ns()) + " ns; monotonic clock)");
+      ok = false;
+    }
+    return ok;
+  }
+
+  // Seed: "unreadable identities": a process that may be in scope must have a
+  // readable identity in every frame the plan reads, and a pid the plan looks
+  // up in the baseline must have one there. A pid listed twice is as bad.
+  void CheckReadable() {
+    auto check = [&](const char* name, const FrameView& f) {
+      std::map<std::int64_t, int> count;
+      for (const v1::ProcessRecord& r : f.frame->processes()) ++count[r.pid()];
+      for (const auto& [pid, n] : count) {
+        if (n > 1) {
+          Add(Problem::UNREADABLE_IDENTITY, name, f.frame->index(), pid, 0,
+              "pid " + std::to_string(pid) + " has " + std::to_string(n) +
+                  " records in the frame");
+        }
+      }
+      for (std::size_t i = 0; i < f.table.size(); ++i) {
+        if (f.scope[i].scope != Scope::kUnknown) continue;
+        Add(Problem::UNREADABLE_IDENTITY, name, f.frame->index(), f.table[i].pid,
+            f.table[i].start_ticks(), f.scope[i].why);
+      }
+    };
+    for (const FrameView& f : base_) check("baseline", f);
+    check("current", *cur_);
+    const FrameView& last = base_.back();
+    for (std::size_t i = 0; i < cur_->table.size(); ++i) {
+      if (cur_->scope[i].scope != Scope::kIn) continue;
+      const ProcessView* b = last.Find(cur_->table[i].pid);
+      if (b == nullptr || b->has_identity() || Vanished(b->record->stat().err())) continue;
+      // Already reported above when the baseline's record may be in scope.
+      if (last.scope[last.index.at(b->pid)].scope == Scope::kUnknown) continue;
+      Add(Problem::UNREADABLE_IDENTITY, "baseline", last.frame->index(), b->pid, 0,
+          "the baseline's record of pid " + std::to_string(b->pid) +
+              ", which is in scope now, has no start tick (" + b->stat_problem +
+              "): cannot tell whether it is the same process");
+    }
+  }
+
+  // The verifier is the same process in both snapshots, and its whole parent
+  // chain is in each (a capture of one subtree, --root, has no such chain).
+  void CheckVerifier() {
+    const std::int64_t self = request_.self_pid;
+    const ProcessView* b = base_.back().Find(self);
+    const ProcessView* c = cur_->Find(self);
+    bool found = true;
+    for (const auto& [name, v, f] :
+         {std::tuple<const char*, const ProcessView*, const FrameView*>{"baseline", b, &base_.back()},
+          {"current", c, &*cur_}}) {
+      if (v == nullptr || !v->has_identity()) {
+        Add(Problem::VERIFIER_MISSING, name, f->frame->index(), self, 0,
+            "the verifier, pid " + std::to_string(self) + ", " +
+                (v == nullptr ? std::string("is not in the ") + name + " frame"
+                              : "has no identity in the " + std::string(name) + " frame (" +
+                                    v->stat_problem + ")"));
+        found = false;
+      }
+    }
+    if (!found) return;
+    if (b->start_ticks() != c->start_ticks()) {
+      Add(Problem::VERIFIER_RESTARTED, "current", cur_->frame->index(), self, c->start_ticks(),
+          "the verifier was " + At(self, b->start_ticks()) + " in the baseline and is " +
+              At(self, c->start_ticks()) +
+              " now: another process holds its pid, or it restarted");
+      return;
+    }
+    plan_.set_self_start_ticks(c->start_ticks());
+    for (const auto& [name, f] : {std::pair<const char*, const FrameView*>{"baseline", &base_.back()},
+                                  {"current", &*cur_}}) {
+      Chain chain = ParentChain(*f, self, std::nullopt);
+      if (!chain.broken.empty()) {
+        Add(Problem::ANCESTRY_BROKEN, name, f->frame->index(), self, c->start_ticks(),
+            "the verifier's parent chain is cut: " + chain.broken +
+                " (a capture of one subtree cannot show the runtime's processes)");
+      }
+    }
+  }
+
+  // Seed: "The snapshot must never be captured in the coding agent's sandbox
+  // or refreshed after bootstrap." The baseline's capturer must be the
+  // verifier or its descendant, and in every baseline frame the verifier's
+  // only in-scope descendants are the capture itself: the processes between
+  // the verifier and the capturer, and the capturer's descendants.
+  void CheckBootstrap() {
+    const std::int64_t self = request_.self_pid;
+    const std::int64_t capturer = baseline_.header.capturer_pid();
+    const FrameView& last = base_.back();
+    Chain to_self = ParentChain(last, capturer, self);
+    if (!to_self.reached_stop) {
+      Add(Problem::NOT_BY_VERIFIER, "baseline", last.frame->index(), capturer, 0,
+          "the baseline was captured by pid " + std::to_string(capturer) +
+              ", which is not the verifier or its descendant in the baseline" +
+              (to_self.broken.empty() ? std::string() : " (" + to_self.broken + ")"));
+      return;
+    }
+    for (const FrameView& f : base_) {
+      const Chain capture = ParentChain(f, capturer, self);
+      for (std::size_t i = 0; i < f.table.size(); ++i) {
+        const ProcessView& v = f.table[i];
+        if (f.scope[i].scope != Scope::kIn || v.pid == self) continue;
+        Chain chain = ParentChain(f, v.pid, self);
+        if (!chain.broken.empty()) {
+          Add(Problem::ANCESTRY_BROKEN, "baseline", f.frame->index(), v.pid, v.start_ticks(),
+              "cannot tell whether " + At(v.pid, v.start_ticks()) +
+                  " descends from the verifier: " + chain.broken);
+          continue;
+        }
+        if (!chain.reached_stop) continue;  // not the verifier's
+        const bool part_of_capture = capture.reached_stop && (Contains(capture.pids, v.pid) ||
+                                                              Contains(chain.pids, capturer));
+        if (part_of_capture) continue;
+        Add(Problem::NOT_AT_BOOTSTRAP, "baseline", f.frame->index(), v.pid, v.start_ticks(),
+            "it descends from the verifier and is not part of the capture: a command had "
+            "started before the baseline was taken (argv " + Argv(v) + ")");
+      }
+    }
+  }
+
+  static std::string Argv(const ProcessView& v) {
+    std::string out;
+    for (const std::string& a : v.argv) {
+      if (!out.empty()) out.push_back(' ');
+      out.append(Quote(a));
+    }
+    return out.empty() ? "empty" : out;
+  }
+
+  // Seed: "Cleanup preserves those exact PID/start-time pairs and still
+  // removes new same-UID cgroup processes, including detached and
+  // double-forked children. A recycled PID does not inherit the exemption."
+  void Decide() {
+    const std::int64_t self = request_.self_pid;
+    const FrameView& base = base_.back();
+    const Chain ancestors = ParentChain(*cur_, self, std::nullopt);
+    for (std::size_t i = 0; i < cur_->table.size(); ++i) {
+      const ProcessView& v = cur_->table[i];
+      const Classified& c = cur_->scope[i];
+      if (c.scope == Scope::kOut) {
+        plan_.set_out_of_scope(plan_.out_of_scope() + 1);
+      } else if (c.scope == Scope::kVanished) {
+        plan_.set_exited(plan_.exited() + 1);
+      }
+      if (c.scope != Scope::kIn && !request_.all) continue;
+      Decision* d = plan_.add_decisions();
+      d->set_pid(v.pid);
+      d->set_start_ticks(v.start_ticks());
+      if (v.stat) {
+        d->set_ppid(v.stat->ppid);
+        d->set_state(std::string(1, v.stat->state));
+        d->set_comm(v.stat->comm);
+      }
+      for (const std::string& a : v.argv) d->add_argv(a);
+      if (std::optional<std::uint32_t> uid = v.real_uid()) {
+        d->set_uid_known(true);
+        d->set_uid(*uid);
+      }
+      if (c.cgroup) d->set_cgroup(*c.cgroup);
+      d->set_current_capturer(v.pid == current_.header.capturer_pid());
+      if (c.scope == Scope::kOut) {
+        d->set_action(Decision::OUT_OF_SCOPE);
+        d->set_reason(c.out_reason);
+        d->set_detail("out of scope: " + c.why);
+        continue;
+      }
+      if (c.scope == Scope::kVanished) {
+        d->set_action(Decision::EXITED);
+        d->set_reason(Decision::VANISHED);
+        d->set_detail("vanished during the scan (" + c.why + ")");
+        continue;
+      }
+      const ProcessView* b = base.Find(v.pid);
+      if (v.pid == self) {
+        Keep(d, Decision::VERIFIER, "the verifier, the same process in both snapshots");
+      } else if (Contains(ancestors.pids, v.pid)) {
+        Keep(d, Decision::VERIFIER_ANCESTOR, "an ancestor of the verifier");
+      } else if (b != nullptr && b->has_identity() && b->start_ticks() == v.start_ticks()) {
+        Keep(d, Decision::IN_BASELINE,
+             "the same (pid, start) is in the baseline: it ran before any repository command");
+      } else if (b != nullptr && b->has_identity()) {
+        d->set_baseline_start_ticks(b->start_ticks());
+        Remove(d, Decision::PID_REUSED,
+               "pid reused: the baseline had " + At(v.pid, b->start_ticks()) + ", now " +
+                   At(v.pid, v.start_ticks()) + "; the exemption does not pass to it");
+      } else {
+        Remove(d, Decision::NEW,
+               b == nullptr ? "not in the baseline: started after it"
+                            : "not in the baseline (pid " + std::to_string(v.pid) +
+                                  " vanished during its scan): started after it");
+      }
+    }
+  }
+
+  void Keep(Decision* d, Decision::Reason reason, const std::string& detail) {
+    d->set_action(Decision::KEEP);
+    d->set_reason(reason);
+    d->set_detail(detail);
+    plan_.set_kept(plan_.kept() + 1);
+  }
+  void Remove(Decision* d, Decision::Reason reason, std::string detail) {
+    if (d->current_capturer()) detail += " (it took the current snapshot)";
+    d->set_action(Decision::REMOVE);
+    d->set_reason(reason);
+    d->set_detail(detail);
+    plan_.set_removed(plan_.removed() + 1);
+  }
+
+  const Snapshot& baseline_;
+  const Snapshot& current_;
+  const OwnershipRequest& request_;
+  v1::OwnershipPlan plan_;
+  std::vector<FrameView> base_;
+  std::optional<FrameView> cur_;
+};
+
+// "NOT_AT_BOOTSTRAP" -> "not-at-bootstrap".
+std::string Token(const std::string& enum_name) {
+  std::string out;
+  for (char c : enum_name) out.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return out;
+}
+
+std::string ReasonToken(const Decision& d) {
+  switch (d.reason()) {
+    case Decision::VERIFIER: return "verifier";
+    case Decision::VERIFIER_ANCESTOR: return "ancestor";
+    case Decision::IN_BASELINE: return "baseline";
+    case Decision::NEW: return "new";
+    case Decision::PID_REUSED:
+      return "pid-reused (baseline " + At(d.pid(), d.baseline_start_ticks()) + ")";
+    case Decision::OTHER_UID: return "other-uid " + std::to_string(d.uid());
+    case Decision::OTHER_CGROUP: return "other-cgroup " + Quote(d.cgroup());
+    case Decision::VANISHED: return "vanished";
+    default: return "?";
+  }
+}
+
+std::string ActionToken(Decision::Action action) {
+  switch (action) {
+    case Decision::KEEP: return "KEEP";
+    case Decision::REMOVE: return "REMOVE";
+    case Decision::OUT_OF_SCOPE: return "OUT";
+    case Decision::EXITED: return "GONE";
+    default: return "?";
+  }
+}
+
+std::string Pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+}  // namespace
+
+std::optional<std::string> CgroupV2Path(std::string_view file, bool truncated) {
+  std::optional<std::string> path;
+  int found = 0;
+  std::size_t pos = 0;
+  while (pos < file.size()) {
+    std::size_t end = file.find('\n', pos);
+    const bool complete = end != std::string_view::npos || !truncated;
+    if (end == std::string_view::npos) end = file.size();
+    std::string_view line = file.substr(pos, end - pos);
+    if (line.substr(0, 3) == "0::") {
+      if (!complete) return std::nullopt;
+      ++found;
+      path = std::string(line.substr(3));
+    }
+    pos = end + 1;
+  }
+  if (found != 1) return std::nullopt;
+  return path;
+}
+
+v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
+                                const OwnershipRequest& request) {
+  return Planner(baseline, current, request).Run();
+}
+
+std::string DescribePlan(const v1::OwnershipPlan& plan) {
+  const bool planned = plan.outcome() == v1::OwnershipPlan::PLANNED;
+  std::string out = "ownership plan for uid " + std::to_string(plan.uid()) + ", cgroup " +
+                    Quote(plan.cgroup()) + ", verifier " +
+                    (plan.self_start_ticks() != 0 ? At(plan.self_pid(), plan.self_start_ticks())
+                                                  : std::to_string(plan.self_pid())) +
+                    "\n";
+  auto source = [&](const char* label, const std::string& file, std::uint64_t frame,
+                    std::int64_t capturer) {
+    out += label + Quote(file);
+    if (planned) out += ", frame " + std::to_string(frame);
+    out += ", captured by pid " + std::to_string(capturer) + "\n";
+  };
+  source("  baseline ", plan.baseline_file(), plan.baseline_frame(), plan.baseline_capturer_pid());
+  source("  current  ", plan.current_file(), plan.current_frame(), plan.current_capturer_pid());
+  if (!planned) {
+    out += "REFUSED: " + std::to_string(plan.problems_size()) + " problem" +
+           (plan.problems_size() == 1 ? "" : "s") + "; no process is planned\n";
+    for (const v1::OwnershipProblem& p : plan.problems()) {
+      out += "  " + Token(v1::OwnershipProblem::Kind_Name(p.kind()));
+      if (!p.snapshot().empty()) out += " " + p.snapshot() + " frame " + std::to_string(p.frame());
+      if (p.pid() != 0) {
+        out += " pid " + (p.start_ticks() != 0 ? At(p.pid(), p.start_ticks())
+                                               : std::to_string(p.pid()));
+      }
+      out += ": " + p.detail() + "\n";
+    }
+    return out;
+  }
+  for (const v1::OwnershipDecision& d : plan.decisions()) {
+    std::string reason = ReasonToken(d);
+    if (d.current_capturer()) reason += " [took the current snapshot]";
+    std::string line = Pad(ActionToken(d.action()), 7) + Pad(At(d.pid(), d.start_ticks()), 18) +
+                       " " + Pad(reason, 10) + "  comm " + Quote(d.comm()) + "  argv";
+    if (d.argv().empty()) line += " (empty)";
+    for (const std::string& a : d.argv()) line += " " + Quote(a);
+    out += line + "\n";
+  }
+  out += "PLANNED: " + std::to_string(plan.kept() + plan.removed()) + " in scope: " +
+         std::to_string(plan.kept()) + " to keep, " + std::to_string(plan.removed()) +
+         " to remove; " + std::to_string(plan.out_of_scope()) + " out of scope, " +
+         std::to_string(plan.exited()) + " vanished during the scan. Nothing was signalled.\n";
+  return out;
+}
+
+}  // namespace proctape

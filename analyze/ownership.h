@@ -1,0 +1,59 @@
+// The ownership planner of seed 002: which same-uid, same-cgroup processes a
+// verifier's cleanup must end, and which the runtime legitimately owns.
+//
+// Inputs are two snapshots: the baseline, captured by the trusted verifier
+// when it entered its fresh sandbox, before any repository command, and the
+// current one, captured at cleanup time. The plan decides every process of
+// the current snapshot whose real uid is `uid` and whose cgroup v2 path is
+// exactly `cgroup`:
+//   KEEP   the verifier (--self), the same (pid, start tick) in both snapshots;
+//   KEEP   an ancestor of the verifier in the current snapshot;
+//   KEEP   a process whose exact (pid, start tick) pair is in the baseline;
+//   REMOVE anything else: new processes (detached and double-forked ones too,
+//          wherever they were reparented) and a pid reused since the baseline.
+// It refuses (decides nothing) when the evidence cannot support a plan: a
+// process that may be in scope without a readable identity, a baseline not
+// taken strictly before the current snapshot, on another boot or pid
+// namespace, not by the verifier, or after a command of the verifier had
+// started. Process names are never consulted. It only plans: nothing here,
+// nor in proctape, signals a process.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "format/reader.h"
+#include "ownership.pb.h"
+
+namespace proctape {
+
+struct OwnershipRequest {
+  std::uint32_t uid = 0;      // real uid (status "Uid:", first field)
+  std::string cgroup;         // cgroup v2 path, compared exactly ("/system.slice/x")
+  std::int64_t self_pid = 0;  // the verifier
+  bool all = false;           // also list out-of-scope and vanished processes
+  std::string baseline_name;  // for the plan's file fields (escaped there)
+  std::string current_name;
+};
+
+// The plan for `request` over the baseline's last frame and the current's
+// last frame (docs/ownership.md says why those and which checks read the
+// other frames).
+v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
+                                const OwnershipRequest& request);
+
+// The plan as text: a heading, one line per decision, a summary (or the
+// refusal and every problem). Every byte from /proc is escaped.
+std::string DescribePlan(const v1::OwnershipPlan& plan);
+
+// The path of the single "0::" line of a /proc/PID/cgroup file (cgroup v2,
+// or the unified hierarchy of a hybrid host), or nullopt when there is none,
+// more than one, or it is cut by a truncated read.
+//   "0::/user.slice/x\n"                  -> "/user.slice/x"
+//   "4:memory:/a\n0::/b\n"                -> "/b"
+//   "4:memory:/a\n"                       -> nullopt (cgroup v1 only)
+std::optional<std::string> CgroupV2Path(std::string_view cgroup_file, bool truncated);
+
+}  // namespace proctape
