@@ -1,5 +1,130 @@
-// Placeholder: 'proctape ownership' lands with issue 6.
+// `proctape ownership`: the cleanup plan of seed 002 over two snapshots (a
+// baseline the verifier captured at bootstrap, and the current host): which
+// same-uid, same-cgroup processes to keep and which to remove, each with its
+// reason. It only plans: proctape never signals a process.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "analyze/ownership.h"
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "format/reader.h"
+#include "proto/convert.h"
+
 namespace proctape {
-void RegisterOwnership(CLI::App&, int*) {}
+namespace {
+
+struct OwnershipOptions {
+  std::string baseline;
+  std::string current;
+  OwnershipRequest request;
+  bool json = false;
+};
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "proctape: %s\n", message.c_str());
+  return code;
+}
+
+// A refused plan exits with the status of its first problem.
+int PlanExitCode(const v1::OwnershipPlan& plan) {
+  if (plan.outcome() == v1::OwnershipPlan::PLANNED) return kExitOk;
+  if (plan.problems().empty()) return kExitInternal;
+  switch (plan.problems(0).kind()) {
+    case v1::OwnershipProblem::VERIFIER_MISSING: return kExitNotFound;
+    case v1::OwnershipProblem::VERIFIER_RESTARTED: return kExitIdentityChanged;
+    case v1::OwnershipProblem::FRAME_CUT: return kExitBound;
+    case v1::OwnershipProblem::UNREADABLE_IDENTITY:
+    case v1::OwnershipProblem::ANCESTRY_BROKEN: return kExitBadEvidence;
+    default: return kExitUsage;  // the baseline is rejected for this request
+  }
+}
+
+int RunOwnership(OwnershipOptions o) {
+  if (o.request.cgroup.empty() || o.request.cgroup[0] != '/') {
+    return Fail(kExitUsage, "--cgroup wants a cgroup v2 path such as /system.slice/ci.service "
+                            "(the part after \"0::\" in /proc/PID/cgroup)");
+  }
+  Snapshot baseline, current;
+  for (const auto& [path, snapshot] :
+       {std::pair<const std::string*, Snapshot*>{&o.baseline, &baseline}, {&o.current, &current}}) {
+    FormatError error = ReadSnapshot(*path, snapshot);
+    if (!error.ok()) {
+      return Fail(ExitCodeFor(error.kind), EscapeBytes(*path, 4096) + ": " + error.message);
+    }
+  }
+  o.request.baseline_name = o.baseline;
+  o.request.current_name = o.current;
+  v1::OwnershipPlan plan = PlanOwnership(baseline, current, o.request);
+  if (o.json) {
+    std::printf("%s\n", ToJson(plan).c_str());
+  } else {
+    std::fputs(DescribePlan(plan).c_str(), stdout);
+  }
+  return PlanExitCode(plan);
+}
+
+}  // namespace
+
+void RegisterOwnership(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<OwnershipOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "ownership",
+      "Plan a verifier's cleanup from two snapshots: which processes repository code started\n"
+      "(REMOVE) and which the runtime owns (KEEP). It only plans: proctape never signals.\n\n"
+      "The baseline is a 'proctape capture' the verifier runs as its very first command in\n"
+      "its fresh sandbox; the current snapshot is a capture at cleanup time. Every process of\n"
+      "the current snapshot's last frame whose real uid is --uid and whose cgroup v2 path is\n"
+      "exactly --cgroup is decided, by identity (pid, start tick) alone:\n"
+      "  KEEP   verifier  --self, the same (pid, start) in both snapshots\n"
+      "  KEEP   ancestor  on the verifier's parent chain\n"
+      "  KEEP   baseline  its exact (pid, start) is in the baseline's last frame\n"
+      "  REMOVE new       anything else, detached and double-forked children included\n"
+      "  REMOVE pid-reused  the baseline had this pid with another start: no exemption\n"
+      "Names and argv are shown, never consulted.\n\n"
+      "The plan is REFUSED (nothing decided, every problem listed) when a process that may\n"
+      "be in scope has no readable identity, a frame was cut by a bound, the two captures\n"
+      "differ in boot or pid namespace, the baseline was not captured strictly before the\n"
+      "current, not by the verifier or its descendant, or after the verifier had started\n"
+      "anything but the capture itself, or when --self is missing or restarted.");
+  sub->add_option("--baseline", o->baseline, "the capture taken at bootstrap (a .ptape file)")
+      ->required();
+  sub->add_option("--current", o->current, "the capture taken at cleanup time (a .ptape file)")
+      ->required();
+  sub->add_option("--uid", o->request.uid, "the verifier's real uid (as 'id -u' prints it)")
+      ->required();
+  sub->add_option("--cgroup", o->request.cgroup,
+                  "the cgroup v2 path to clean, compared exactly (the text after \"0::\" in "
+                  "/proc/self/cgroup)")
+      ->required();
+  sub->add_option("--self", o->request.self_pid, "the verifier's pid")
+      ->required()
+      ->check(CLI::Range(std::int64_t{1}, static_cast<std::int64_t>(kMaxPid)));
+  sub->add_flag("--all", o->request.all,
+                "also list the processes out of scope (OUT) and those that vanished during the "
+                "scan (GONE)");
+  sub->add_flag("--json", o->json, "print the plan as one JSON object (OwnershipPlan)");
+  sub->footer(
+      std::string(
+          "Examples (in the verifier, uid and cgroup its own):\n"
+          "  proctape capture -o /run/verifier/baseline.ptape        # first, at bootstrap\n"
+          "  ... repository commands ...\n"
+          "  proctape capture -o /run/verifier/current.ptape\n"
+          "  proctape ownership --baseline /run/verifier/baseline.ptape \\\n"
+          "      --current /run/verifier/current.ptape --uid \"$(id -u)\" \\\n"
+          "      --cgroup \"$(sed -n 's/^0:://p' /proc/self/cgroup)\" --self $$\n"
+          "  ... --json | jq -r '.decisions[] | select(.action==\"REMOVE\") | \"\\(.pid) "
+          "\\(.start_ticks)\"'\n\n"
+          "ownership exits 0 when PLANNED (also when it removes something); REFUSED, with the\n"
+          "status of its first problem: 2 the baseline does not fit (no frame, another boot\n"
+          "or pid namespace, not strictly before the current, not by the verifier, not at\n"
+          "bootstrap); 4 the verifier restarted; 5 the verifier is missing; 7 an unreadable\n"
+          "identity or a cut parent chain; 8 a frame cut by a bound. A file that cannot be\n"
+          "read whole: 10-16. Details: docs/ownership.md.\n\n") +
+      ExitCodeHelp());
+  sub->callback([o, exit_code] { *exit_code = RunOwnership(*o); });
+}
+
 }  // namespace proctape
