@@ -144,7 +144,7 @@ echo $! > "$2/keepalive.pid"
 constexpr const char* kVerifier = R"sh(set -e
 echo "$$ $(cut -d' ' -f22 /proc/$$/stat)" > "$1/verifier.id"
 "$2" capture -o "$1/baseline.ptape" --threads 1 >/dev/null
-setsid -f /bin/sh -c 'echo $$ > "$1/detached.pid.tmp"; mv "$1/detached.pid.tmp" "$1/detached.pid"; exec /bin/sleep 300' sh "$1" </dev/null >/dev/null 2>&1
+setsid -f /bin/sh -c 'echo $$ > "$1/detached.pid"; exec /bin/sleep 300' sh "$1" </dev/null >/dev/null 2>&1
 /bin/sh -c '/bin/sleep 300 </dev/null >/dev/null 2>&1 & echo $! > "$1/double.pid"' sh "$1"
 /bin/sleep 300 </dev/null >/dev/null 2>&1 &
 echo $! > "$1/impostor.pid"
