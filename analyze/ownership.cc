@@ -569,7 +569,7 @@ std::string DescribePlan(const v1::OwnershipPlan& plan) {
     std::string line = Pad(ActionToken(d.action()), 7) + Pad(At(d.pid(), d.start_ticks()), 18) +
                        " " + Pad(reason, 10) + "  comm " + Quote(d.comm()) + "  argv";
     if (d.argv().empty()) line += " (empty)";
-    for (const std::string& a : d.argv()) line += " " + Quote(a);
+    for (const std::string& a : d.argv()) line.append(" ").append(Quote(a));
     out += line + "\n";
   }
   out += "PLANNED: " + std::to_string(plan.kept() + plan.removed()) + " in scope: " +
