@@ -26,6 +26,21 @@ std::vector<T> Numbers(std::string_view text) {
   return out;
 }
 
+// PF_KTHREAD in stat's flags: field 9, the 7th after the final ") ".
+bool KernelThread(std::string_view stat) {
+  constexpr std::uint64_t kPfKthread = 0x00200000;
+  std::size_t pos = stat.rfind(") ");
+  if (pos == std::string_view::npos) return false;
+  std::string_view rest = stat.substr(pos + 2);
+  for (int skip = 0; skip < 6; ++skip) {
+    std::size_t space = rest.find(' ');
+    if (space == std::string_view::npos) return false;
+    rest.remove_prefix(space + 1);
+  }
+  std::optional<std::uint64_t> flags = ParseCanonicalDecimal(rest.substr(0, rest.find(' ')));
+  return flags && (*flags & kPfKthread) != 0;
+}
+
 ProcessView View(const v1::ProcessRecord& r) {
   ProcessView v;
   v.pid = r.pid();
@@ -38,6 +53,7 @@ ProcessView View(const v1::ProcessRecord& r) {
       v.stat_problem = "stat names pid " + std::to_string(parsed.fields->pid);
     } else if (parsed.ok()) {
       v.stat = parsed.fields;
+      v.kernel_thread = KernelThread(r.stat().data());
     } else {
       v.stat_problem = "stat malformed: " + parsed.error;
     }

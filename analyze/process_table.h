@@ -24,6 +24,7 @@ struct ProcessView {
 
   std::optional<StatFields> stat;   // nullopt: stat unread or malformed
   std::string stat_problem;         // why (errno or the parser's reason)
+  bool kernel_thread = false;       // PF_KTHREAD in stat field 9 (flags)
 
   bool cmdline_ok = false;          // read (it may be empty: a kernel thread or zombie)
   std::vector<std::string> argv;
