@@ -1,0 +1,139 @@
+// The process table the views share (analyze/process_table.h): each record
+// parsed once, raw bytes kept, identity (pid, start tick) only from a stat
+// that parses and names its own pid.
+#include "analyze/process_table.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "views_fixture.h"
+
+namespace proctape {
+namespace {
+
+using test::MakeFrame;
+using test::MakeRecord;
+using test::Proc;
+
+TEST(ProcessTableTest, HostileCommIsSplitAtTheFinalParenSpaceAndKeptRaw) {
+  // The lab's hostile-comm name: a first-')' parser sees a zombie whose parent is 1.
+  Proc p = Proc(283).Comm("x) Z 1 1 1\nx").Ppid(282).Start(1310682);
+  std::vector<ProcessView> table = ProcessTable(MakeFrame(0, {p}));
+  ASSERT_EQ(table.size(), 1u);
+  ASSERT_TRUE(table[0].has_identity()) << table[0].stat_problem;
+  EXPECT_EQ(table[0].stat->comm, "x) Z 1 1 1\nx");
+  EXPECT_EQ(table[0].stat->state, 'S');
+  EXPECT_EQ(table[0].ppid(), 282);
+  EXPECT_EQ(table[0].start_ticks(), 1310682u);
+  EXPECT_FALSE(table[0].kernel_thread);
+}
+
+TEST(ProcessTableTest, KernelThreadFlagComesFromStatFlagsNotTheName) {
+  Proc kthread = Proc(2).Comm("kthreadd").Ppid(0).Argv({}).Flags(test::kKthreadFlags);
+  // A user process named like a kernel thread, whose comm also holds a fake flags field.
+  Proc impostor = Proc(9).Comm("kworker/0:1) S 0 0 0 0 -1 2129984").Ppid(1);
+  std::vector<ProcessView> table = ProcessTable(MakeFrame(0, {kthread, impostor}));
+  ASSERT_EQ(table.size(), 2u);
+  EXPECT_TRUE(table[0].kernel_thread);
+  EXPECT_FALSE(table[1].kernel_thread);
+  EXPECT_TRUE(table[0].argv.empty());
+  EXPECT_TRUE(table[0].cmdline_ok);
+}
+
+TEST(ProcessTableTest, MissingStatusLeavesUidsAndNspidUnknownNotZero) {
+  v1::ProcessRecord r = MakeRecord(Proc(7).Uid(0));
+  r.mutable_status()->Clear();
+  r.mutable_status()->set_err(EACCES);
+  v1::Frame f;
+  *f.add_processes() = r;
+  std::vector<ProcessView> table = ProcessTable(f);
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_TRUE(table[0].has_identity());
+  EXPECT_TRUE(table[0].uids.empty());
+  EXPECT_FALSE(table[0].real_uid().has_value());
+  EXPECT_TRUE(table[0].nspid.empty());
+}
+
+TEST(ProcessTableTest, StatusLinesAreParsedOutermostFirst) {
+  std::vector<ProcessView> table =
+      ProcessTable(MakeFrame(0, {Proc(215).Nspid({215, 1}).Uid(1000)}));
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].nspid, (std::vector<std::int64_t>{215, 1}));
+  EXPECT_EQ(table[0].uids, (std::vector<std::uint32_t>{1000, 1000, 1000, 1000}));
+  EXPECT_EQ(table[0].exe.ino, 11u);
+}
+
+TEST(ProcessTableTest, TruncatedStatHasNoIdentityAndSaysWhy) {
+  v1::ProcessRecord r = MakeRecord(Proc(8).Start(5555));
+  // Cut before field 22: the start time was never read.
+  r.mutable_stat()->set_data(r.stat().data().substr(0, 30));
+  r.mutable_stat()->set_truncated(true);
+  v1::Frame f;
+  *f.add_processes() = r;
+  std::vector<ProcessView> table = ProcessTable(f);
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_FALSE(table[0].has_identity());
+  EXPECT_NE(table[0].stat_problem.find("stat malformed"), std::string::npos)
+      << table[0].stat_problem;
+  EXPECT_EQ(table[0].start_ticks(), 0u);
+}
+
+TEST(ProcessTableTest, TruncatedCmdlineKeepsWhatWasReadUntrimmed) {
+  v1::ProcessRecord r = MakeRecord(Proc(8));
+  r.mutable_cmdline()->set_data(std::string("/bin/sh\0-c\0echo ", 16));
+  r.mutable_cmdline()->set_truncated(true);
+  v1::Frame f;
+  *f.add_processes() = r;
+  std::vector<ProcessView> table = ProcessTable(f);
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_TRUE(table[0].cmdline_ok);
+  EXPECT_EQ(table[0].argv, (std::vector<std::string>{"/bin/sh", "-c", "echo "}));
+}
+
+TEST(ProcessTableTest, UnreadableStatAndCmdlineSayWhy) {
+  v1::ProcessRecord r = MakeRecord(Proc(8));
+  r.mutable_stat()->Clear();
+  r.mutable_stat()->set_err(ESRCH);
+  r.mutable_cmdline()->Clear();
+  r.mutable_cmdline()->set_err(ESRCH);
+  v1::Frame f;
+  *f.add_processes() = r;
+  std::vector<ProcessView> table = ProcessTable(f);
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_FALSE(table[0].has_identity());
+  EXPECT_EQ(table[0].stat_problem, std::string("stat unreadable: ") + std::strerror(ESRCH));
+  EXPECT_FALSE(table[0].cmdline_ok);
+}
+
+TEST(ProcessTableTest, StatNamingAnotherPidHasNoIdentity) {
+  v1::ProcessRecord r = MakeRecord(Proc(8));
+  r.mutable_stat()->set_data(test::StatLine(Proc(9)));
+  v1::Frame f;
+  *f.add_processes() = r;
+  std::vector<ProcessView> table = ProcessTable(f);
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_FALSE(table[0].has_identity());
+  EXPECT_EQ(table[0].stat_problem, "stat names pid 9");
+}
+
+TEST(ProcessTableTest, DuplicatePidKeepsTheFirstRecordAndSortsByPid) {
+  v1::Frame f = MakeFrame(0, {Proc(30).Start(3), Proc(5).Start(111),
+                              Proc(5).Start(222), Proc(12).Start(4)});
+  std::vector<ProcessView> table = ProcessTable(f);
+  ASSERT_EQ(table.size(), 3u);
+  EXPECT_EQ(table[0].pid, 5);
+  EXPECT_EQ(table[0].start_ticks(), 111u);
+  EXPECT_EQ(table[0].record, &f.processes(1));
+  EXPECT_EQ(table[1].pid, 12);
+  EXPECT_EQ(table[2].pid, 30);
+  std::map<std::int64_t, std::size_t> index = IndexByPid(table);
+  EXPECT_EQ(index.at(12), 1u);
+  EXPECT_EQ(index.count(7), 0u);
+}
+
+}  // namespace
+}  // namespace proctape
