@@ -1,0 +1,206 @@
+#include "analyze/diff.h"
+
+#include <map>
+#include <vector>
+
+#include "analyze/process_table.h"
+#include "analyze/tree.h"
+#include "core/proc_parse.h"
+
+namespace proctape {
+namespace {
+
+using Kind = v1::DiffReport::Change;
+
+// "214 \"unshare\"" for the parent pid in `table`, or "214 (not in the frame)".
+std::string ParentText(std::int64_t ppid, const std::vector<ProcessView>& table,
+                       const std::map<std::int64_t, std::size_t>& index) {
+  auto it = index.find(ppid);
+  if (it == index.end()) return std::to_string(ppid) + " (not in the frame)";
+  const ProcessView& p = table[it->second];
+  if (!p.stat) return std::to_string(ppid) + " (no identity)";
+  return IdentityText(ppid, p.start_ticks()) + " " + Quoted(EscapeBytes(p.stat->comm, p.stat->comm.size()));
+}
+
+std::string BootText(const std::string& boot_id) {
+  std::string_view b = boot_id;
+  if (!b.empty() && b.back() == '\n') b.remove_suffix(1);
+  return EscapeBytes(b);
+}
+
+}  // namespace
+
+std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, std::string* error) {
+  for (const DiffSide* side : {&a, &b}) {
+    if (side->frame >= side->snapshot->frames.size()) {
+      *error = side->name + " has no frame " + std::to_string(side->frame) + " (it holds " +
+               std::to_string(side->snapshot->frames.size()) + ")";
+      return std::nullopt;
+    }
+  }
+  v1::DiffReport report;
+  report.set_file_a(a.name);
+  report.set_frame_a(a.frame);
+  report.set_file_b(b.name);
+  report.set_frame_b(b.frame);
+
+  const std::string& boot_a = a.snapshot->header.host().boot_id();
+  const std::string& boot_b = b.snapshot->header.host().boot_id();
+  if (boot_a.empty() || boot_b.empty()) {
+    report.add_warnings("the boot id of " + (boot_a.empty() ? a.name : b.name) +
+                        " is unknown: start ticks may count from different boots");
+  } else if (boot_a != boot_b) {
+    report.set_different_boots(true);
+    report.add_warnings(a.name + " (boot " + BootText(boot_a) + ") and " + b.name + " (boot " +
+                        BootText(boot_b) +
+                        ") are of different boots: start ticks count from each boot, so "
+                        "(pid, start tick) identities cannot be compared");
+  }
+
+  const std::vector<ProcessView> ta = ProcessTable(a.snapshot->frames[a.frame]);
+  const std::vector<ProcessView> tb = ProcessTable(b.snapshot->frames[b.frame]);
+  const std::map<std::int64_t, std::size_t> ia = IndexByPid(ta);
+  const std::map<std::int64_t, std::size_t> ib = IndexByPid(tb);
+  const std::int64_t hz_a = a.snapshot->header.host().clock_ticks_per_second();
+  const std::int64_t hz_b = b.snapshot->header.host().clock_ticks_per_second();
+  report.set_processes_a(ta.size());
+  report.set_processes_b(tb.size());
+
+  std::map<Kind::Kind, std::vector<Kind>> by_kind;
+  auto add = [&](Kind::Kind kind, std::int64_t pid, const ProcessView* before,
+                 const ProcessView* after) -> Kind& {
+    Kind& c = by_kind[kind].emplace_back();
+    c.set_kind(kind);
+    c.set_pid(pid);
+    if (before != nullptr) *c.mutable_before() = Summarize(*before, hz_a);
+    if (after != nullptr) *c.mutable_after() = Summarize(*after, hz_b);
+    return c;
+  };
+
+  // Both tables are in pid order: walk them together.
+  std::size_t i = 0, j = 0;
+  while (i < ta.size() || j < tb.size()) {
+    const ProcessView* pa = i < ta.size() ? &ta[i] : nullptr;
+    const ProcessView* pb = j < tb.size() ? &tb[j] : nullptr;
+    if (pa != nullptr && pb != nullptr && pa->pid != pb->pid) {
+      if (pa->pid < pb->pid) {
+        pb = nullptr;
+      } else {
+        pa = nullptr;
+      }
+    }
+    if (pa != nullptr) ++i;
+    if (pb != nullptr) ++j;
+    const std::int64_t pid = pa != nullptr ? pa->pid : pb->pid;
+    if ((pa != nullptr && !pa->has_identity()) || (pb != nullptr && !pb->has_identity())) {
+      add(Kind::UNIDENTIFIED, pid, pa, pb);
+    } else if (pb == nullptr) {
+      add(Kind::EXITED, pid, pa, nullptr);
+    } else if (pa == nullptr) {
+      add(Kind::APPEARED, pid, nullptr, pb);
+    } else if (pa->start_ticks() != pb->start_ticks()) {
+      add(Kind::REUSED, pid, pa, pb);
+    } else {
+      bool changed = false;
+      if (pa->ppid() != pb->ppid()) {
+        Kind& c = add(Kind::REPARENTED, pid, pa, pb);
+        c.set_parent_before(ParentText(pa->ppid(), ta, ia));
+        c.set_parent_after(ParentText(pb->ppid(), tb, ib));
+        changed = true;
+      }
+      if (pa->cmdline_ok != pb->cmdline_ok || pa->argv != pb->argv) {
+        add(Kind::ARGV_CHANGED, pid, pa, pb);
+        changed = true;
+      }
+      if (!(pa->exe == pb->exe)) {
+        add(Kind::EXE_CHANGED, pid, pa, pb);
+        changed = true;
+      }
+      if (!changed) report.set_unchanged(report.unchanged() + 1);
+    }
+  }
+  for (auto& [kind, changes] : by_kind) {
+    for (Kind& c : changes) *report.add_changes() = std::move(c);
+  }
+  report.set_reused(by_kind[Kind::REUSED].size());
+  report.set_exited(by_kind[Kind::EXITED].size());
+  report.set_appeared(by_kind[Kind::APPEARED].size());
+  report.set_reparented(by_kind[Kind::REPARENTED].size());
+  report.set_argv_changed(by_kind[Kind::ARGV_CHANGED].size());
+  report.set_exe_changed(by_kind[Kind::EXE_CHANGED].size());
+  report.set_unidentified(by_kind[Kind::UNIDENTIFIED].size());
+  return report;
+}
+
+namespace {
+
+// `215@1310656 "sleep"`.
+std::string Who(const v1::ProcessSummary& p) {
+  return IdentityText(p.pid(), p.start_ticks()) + " " + Quoted(p.comm());
+}
+
+std::string Side(const char* label, bool present, const v1::ProcessSummary& p) {
+  if (!present) return std::string(label) + " absent";
+  if (!p.identified()) return std::string(label) + " no identity (" + p.problem() + ")";
+  return std::string(label) + " " + Who(p);
+}
+
+}  // namespace
+
+std::string RenderDiff(const v1::DiffReport& r) {
+  std::string out;
+  if (r.file_a() == r.file_b()) {
+    out = r.file_a() + ": frame " + std::to_string(r.frame_a()) + " -> frame " +
+          std::to_string(r.frame_b());
+  } else {
+    out = r.file_a() + " frame " + std::to_string(r.frame_a()) + " -> " + r.file_b() +
+          " frame " + std::to_string(r.frame_b());
+  }
+  out += ", " + std::to_string(r.processes_a()) + " -> " + std::to_string(r.processes_b()) +
+         " processes\n";
+  for (const v1::DiffReport::Change& c : r.changes()) {
+    const v1::ProcessSummary& a = c.before();
+    const v1::ProcessSummary& b = c.after();
+    switch (c.kind()) {
+      case Kind::REUSED:
+        out += "reused       " + std::to_string(c.pid()) + ": " +
+               IdentityText(a.pid(), a.start_ticks()) + " ended, " +
+               IdentityText(b.pid(), b.start_ticks()) + " took its pid\n";
+        out += "  - " + std::to_string(a.pid()) + " " + ProcessFacts(a) + "\n";
+        out += "  + " + std::to_string(b.pid()) + " " + ProcessFacts(b) + "\n";
+        break;
+      case Kind::EXITED:
+        out += "exited       " + std::to_string(a.pid()) + " " + ProcessFacts(a) + "\n";
+        break;
+      case Kind::APPEARED:
+        out += "appeared     " + std::to_string(b.pid()) + " " + ProcessFacts(b) + "\n";
+        break;
+      case Kind::REPARENTED:
+        out += "reparented   " + Who(b) + ": parent " + c.parent_before() + " -> " +
+               c.parent_after() + "\n";
+        break;
+      case Kind::ARGV_CHANGED:
+        out += "argv         " + Who(b) + ": " + ArgvText(a) + " -> " + ArgvText(b) + "\n";
+        break;
+      case Kind::EXE_CHANGED:
+        out += "exe          " + Who(b) + ": " + ExeText(a.exe()) + " -> " + ExeText(b.exe()) +
+               "\n";
+        break;
+      case Kind::UNIDENTIFIED:
+        out += "unidentified " + std::to_string(c.pid()) + ": " + Side("A", c.has_before(), a) +
+               "; " + Side("B", c.has_after(), b) + "\n";
+        break;
+      default:
+        break;
+    }
+  }
+  out += "summary: " + std::to_string(r.reused()) + " reused, " + std::to_string(r.exited()) +
+         " exited, " + std::to_string(r.appeared()) + " appeared, " +
+         std::to_string(r.reparented()) + " reparented, " + std::to_string(r.argv_changed()) +
+         " argv changed, " + std::to_string(r.exe_changed()) + " exe changed, " +
+         std::to_string(r.unidentified()) + " without identity; " +
+         std::to_string(r.unchanged()) + " unchanged\n";
+  return out;
+}
+
+}  // namespace proctape

@@ -1,0 +1,39 @@
+// `proctape diff`: what changed between two frames (of one file or of two).
+// Identity is (pid, start tick), never a pid alone and never a name:
+//   REUSED      the pid is in both frames with another start tick;
+//   EXITED      an identity of A whose pid is absent from B;
+//   APPEARED    an identity of B whose pid is absent from A;
+//   REPARENTED  the same identity with another parent pid (its parent ended:
+//               adopted by a subreaper or init);
+//   ARGV_CHANGED, EXE_CHANGED  the same identity with another cmdline (an
+//               exec, or a zombie's empty one) or executable identity;
+//   UNIDENTIFIED a record whose stat is unreadable or malformed: no identity,
+//               so not compared.
+// Start ticks count from boot: frames of different boots (Header boot_id)
+// cannot be compared, and the report says so.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "format/reader.h"
+#include "views.pb.h"
+
+namespace proctape {
+
+struct DiffSide {
+  const Snapshot* snapshot = nullptr;
+  std::string name;       // the file as the user gave it
+  std::size_t frame = 0;  // position in the file
+};
+
+// nullopt (with a one-line *error) when a frame is not in its file.
+std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, std::string* error);
+
+// The text form: a heading, one line (or three, for REUSED) per change,
+// grouped by kind in the order above, then the counts. The warnings are not
+// in it (the CLI prints them on standard error).
+std::string RenderDiff(const v1::DiffReport& report);
+
+}  // namespace proctape

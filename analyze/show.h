@@ -1,0 +1,29 @@
+// `proctape show`: what a snapshot file holds, in one report: the header's
+// facts (host, boot, capturer), the frames and their scans, the tape, each
+// recorded resolution (request and verdict), the redaction policy, and the
+// damage, if any. A damaged file is shown as far as it was read.
+#pragma once
+
+#include <string>
+
+#include "format/format_error.h"
+#include "format/reader.h"
+#include "views.pb.h"
+
+namespace proctape {
+
+// The pid namespace inode of the initial namespace (the kernel's
+// PROC_PID_INIT_INO): a capturer in it sees host pids.
+inline constexpr std::uint64_t kInitialPidNsInode = 4026531836;
+
+// `error` is what ReadSnapshot returned; `name` the file as the user gave it.
+// Tokens and kept environment values are never copied into the report: only
+// variable names and lengths.
+v1::ShowReport BuildShow(const Snapshot& snapshot, const FormatError& error,
+                         const std::string& name);
+
+// The text form, one fact per line; the last line says whether the file is
+// intact or where it is damaged.
+std::string RenderShow(const v1::ShowReport& report);
+
+}  // namespace proctape

@@ -1,0 +1,386 @@
+#include "analyze/tree.h"
+
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "core/proc_parse.h"
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+constexpr std::size_t kArgTextMax = 256;    // characters of one argv element in text
+constexpr int kArgTextCount = 32;           // argv elements in text
+constexpr std::uint32_t kMaxIndent = 100;   // tree levels drawn in text
+
+std::string KernelThreads(std::uint64_t n) {
+  return std::to_string(n) + (n == 1 ? " kernel thread" : " kernel threads");
+}
+
+std::string ErrnoText(int err) {
+  const char* name = strerrorname_np(err);
+  return name != nullptr ? std::string(name) : "errno " + std::to_string(err);
+}
+
+// Escaped text quoted, cut at `max` characters (never inside a \xNN escape)
+// with "..." after the closing quote.
+std::string QuotedCut(const std::string& escaped, std::size_t max) {
+  if (escaped.size() <= max) return Quoted(escaped);
+  std::size_t at = max;
+  for (std::size_t back = 1; back <= 3 && back <= at; ++back) {
+    if (escaped[at - back] == '\\') {
+      at -= back;
+      break;
+    }
+  }
+  return Quoted(escaped.substr(0, at)) + "...";
+}
+
+template <typename T>
+std::string Joined(const T& values) {
+  std::string out;
+  for (const auto& v : values) {
+    if (!out.empty()) out += ",";
+    out += std::to_string(v);
+  }
+  return out;
+}
+
+// (pid, start tick) of a resolution's RESOLVED verdict, if it has one.
+bool ResolvedIdentity(const v1::Resolution& r, std::int64_t* pid, std::uint64_t* start) {
+  if (!r.has_resolve() || !r.has_verdict() || r.verdict().status() != v1::Verdict::RESOLVED) {
+    return false;
+  }
+  *pid = r.verdict().pid();
+  *start = r.verdict().start_ticks();
+  return true;
+}
+
+// Marks for the processes of `table` from the recorded resolutions.
+std::map<std::int64_t, std::vector<std::string>> ResolutionMarks(
+    const Snapshot& snapshot, const std::vector<ProcessView>& table) {
+  std::map<std::int64_t, std::vector<std::string>> marks;
+  std::map<std::int64_t, std::size_t> index = IndexByPid(table);
+  auto mark = [&](std::int64_t pid, std::uint64_t start, const std::string& same,
+                  const std::string& other) {
+    auto it = index.find(pid);
+    if (it == index.end() || !table[it->second].has_identity()) return;
+    if (table[it->second].start_ticks() == start) {
+      marks[pid].push_back(same);
+    } else {
+      marks[pid].push_back(other + " (that one started at tick " + std::to_string(start) + ")");
+    }
+  };
+  for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
+    const v1::Resolution& r = snapshot.resolutions[i];
+    const std::string n = std::to_string(i);
+    if (r.has_resolve()) {
+      mark(r.resolve().root_pid(), r.resolve().root_start_ticks(), "root of resolution " + n,
+           "not the root of resolution " + n);
+    }
+    std::int64_t pid = 0;
+    std::uint64_t start = 0;
+    if (ResolvedIdentity(r, &pid, &start)) {
+      mark(pid, start, "resolved by resolution " + n,
+           "not the process resolution " + n + " resolved");
+    }
+  }
+  return marks;
+}
+
+}  // namespace
+
+v1::ProcessSummary Summarize(const ProcessView& p, std::int64_t clock_ticks_per_second) {
+  v1::ProcessSummary s;
+  s.set_pid(p.pid);
+  if (p.stat) {
+    s.set_identified(true);
+    s.set_start_ticks(p.stat->start_ticks);
+    s.set_comm(EscapeBytes(p.stat->comm, p.stat->comm.size()));
+    s.set_state(EscapeBytes(std::string_view(&p.stat->state, 1)));
+    s.set_ppid(p.stat->ppid);
+    s.set_pgrp(p.stat->pgrp);
+    s.set_session(p.stat->session);
+    if (clock_ticks_per_second >= 1 && clock_ticks_per_second <= 1'000'000) {
+      const auto hz = static_cast<std::uint64_t>(clock_ticks_per_second);
+      const std::uint64_t hundredths = (p.stat->start_ticks % hz) * 100 / hz;
+      s.set_start_seconds(std::to_string(p.stat->start_ticks / hz) + "." +
+                          (hundredths < 10 ? "0" : "") + std::to_string(hundredths));
+    }
+  } else {
+    s.set_problem(EscapeBytes(p.stat_problem));
+  }
+  for (std::int64_t v : p.nspid) s.add_nspid(v);
+  for (std::uint32_t v : p.uids) s.add_uids(v);
+  *s.mutable_exe() = ToProto(p.exe);
+  s.set_argv_read(p.cmdline_ok);
+  if (!p.cmdline_ok && p.record != nullptr) s.set_argv_err(p.record->cmdline().err());
+  for (const std::string& a : p.argv) s.add_argv(EscapeBytes(a, a.size()));
+  s.set_kernel_thread(p.kernel_thread);
+  return s;
+}
+
+std::string Quoted(const std::string& escaped) {
+  std::string out = "\"";
+  for (char c : escaped) {
+    if (c == '"') {
+      out += "\\x22";
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string IdentityText(std::int64_t pid, std::uint64_t start_ticks) {
+  return std::to_string(pid) + "@" + std::to_string(start_ticks);
+}
+
+std::string ProcessFacts(const v1::ProcessSummary& p) {
+  std::string out;
+  if (p.identified()) {
+    out = Quoted(p.comm()) + " " + p.state();
+    if (p.kernel_thread()) out += " kthread";
+    out += " ppid=" + std::to_string(p.ppid()) + " pgrp=" + std::to_string(p.pgrp()) +
+           " sid=" + std::to_string(p.session()) + " start=" + std::to_string(p.start_ticks());
+    if (!p.start_seconds().empty()) out += " (" + p.start_seconds() + "s)";
+  } else {
+    out = "no identity (" + p.problem() + ")";
+  }
+  out += " uid=" + (p.uids().empty() ? std::string("?") : std::to_string(p.uids(0)));
+  out += " nspid=" + (p.nspid().empty() ? std::string("?") : Joined(p.nspid()));
+  out += " exe=" + ExeText(p.exe());
+  out += " argv=" + ArgvText(p);
+  return out;
+}
+
+std::string ExeText(const v1::FileIdentity& id) {
+  if (id.err() != 0) return "unreadable(" + ErrnoText(id.err()) + ")";
+  return std::to_string(id.dev()) + ":" + std::to_string(id.ino());
+}
+
+std::string ArgvText(const v1::ProcessSummary& p) {
+  std::string out;
+  if (!p.argv_read()) {
+    out += "unreadable(" + ErrnoText(p.argv_err()) + ")";
+  } else if (p.argv().empty()) {
+    out += "empty";
+  } else {
+    for (int i = 0; i < p.argv_size() && i < kArgTextCount; ++i) {
+      if (i > 0) out += " ";
+      out += QuotedCut(p.argv(i), kArgTextMax);
+    }
+    if (p.argv_size() > kArgTextCount) {
+      out += " ...(" + std::to_string(p.argv_size() - kArgTextCount) + " more)";
+    }
+  }
+  return out;
+}
+
+std::optional<std::int64_t> DerivedMarker(const Snapshot& snapshot, std::string* source) {
+  const v1::Header& h = snapshot.header;
+  if (h.command_line_size() < 2 || h.command_line(1) != "lab") return std::nullopt;
+  for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
+    std::int64_t pid = 0;
+    std::uint64_t start = 0;
+    if (!ResolvedIdentity(snapshot.resolutions[i], &pid, &start)) continue;
+    for (const v1::Frame& frame : snapshot.frames) {
+      for (const ProcessView& p : ProcessTable(frame)) {
+        if (p.pid != pid || !p.has_identity() || p.start_ticks() != start || p.nspid.empty()) {
+          continue;
+        }
+        *source = "derived: the innermost NSpid of " + IdentityText(pid, start) +
+                  ", which resolution " + std::to_string(i) +
+                  " resolved; the lab's shell wrote its $$ there, then exec'd";
+        return p.nspid.back();
+      }
+    }
+    return std::nullopt;  // only the first RESOLVED resolution speaks for the marker
+  }
+  return std::nullopt;
+}
+
+std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::string& name,
+                                        const TreeOptions& options, std::string* error) {
+  if (options.frame >= snapshot.frames.size()) {
+    *error = name + " has no frame " + std::to_string(options.frame) + " (it holds " +
+             std::to_string(snapshot.frames.size()) + ")";
+    return std::nullopt;
+  }
+  const v1::Frame& frame = snapshot.frames[options.frame];
+  const std::vector<ProcessView> table = ProcessTable(frame);
+  const std::map<std::int64_t, std::size_t> index = IndexByPid(table);
+  const std::int64_t hz = snapshot.header.host().clock_ticks_per_second();
+
+  v1::TreeReport report;
+  report.set_file(name);
+  report.set_frame(options.frame);
+  report.set_frames(snapshot.frames.size());
+  report.set_frame_complete(frame.complete());
+  report.set_processes(table.size());
+  report.set_root(options.root);
+
+  // Parent links: a process whose parent is absent (or itself) is a root.
+  const std::size_t n = table.size();
+  constexpr std::size_t kNone = SIZE_MAX;
+  std::vector<std::size_t> parent(n, kNone);
+  std::vector<std::vector<std::size_t>> children(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!table[i].has_identity() || table[i].ppid() == table[i].pid) continue;
+    auto it = index.find(table[i].ppid());
+    if (it == index.end()) continue;
+    parent[i] = it->second;
+    children[it->second].push_back(i);  // in pid order: the table is sorted
+  }
+
+  std::vector<std::size_t> roots;
+  if (options.root != 0) {
+    auto it = index.find(options.root);
+    if (it == index.end()) {
+      *error = "--root " + std::to_string(options.root) + ": no process has that pid in frame " +
+               std::to_string(options.frame) + " of " + name;
+      return std::nullopt;
+    }
+    roots.push_back(it->second);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (parent[i] == kNone) roots.push_back(i);
+    }
+  }
+
+  std::string marker_source;
+  std::optional<std::int64_t> marker = options.marker;
+  if (marker) {
+    marker_source = "--marker";
+  } else {
+    marker = DerivedMarker(snapshot, &marker_source);
+  }
+  std::map<std::int64_t, std::vector<std::string>> marks = ResolutionMarks(snapshot, table);
+  if (marker) {
+    report.set_marker(*marker);
+    report.set_marker_source(marker_source);
+    report.set_marker_in_frame(index.count(*marker) > 0);
+    marks[*marker].push_back("marker " + std::to_string(*marker) + " names this host pid");
+  }
+
+  // Depth first, iteratively (a hostile file may chain 65,536 parents).
+  std::vector<bool> visited(n, false);
+  std::uint64_t folded_total = 0;
+  auto walk = [&](std::size_t start, bool cycle) {
+    struct Item {
+      std::size_t i;
+      std::uint32_t depth;
+    };
+    std::vector<Item> stack{{start, 0}};
+    while (!stack.empty()) {
+      Item item = stack.back();
+      stack.pop_back();
+      if (visited[item.i]) continue;
+      visited[item.i] = true;
+      const ProcessView& p = table[item.i];
+      v1::TreeReport::Node* node = report.add_nodes();
+      *node->mutable_process() = Summarize(p, hz);
+      node->set_depth(item.depth);
+      if (item.depth > 0) node->set_parent(table[parent[item.i]].pid);
+      if (cycle && item.depth == 0) node->add_marks("its parent links loop back to it");
+      for (const std::string& m : marks[p.pid]) node->add_marks(m);
+      std::vector<std::size_t> shown;
+      for (std::size_t c : children[item.i]) {
+        if (visited[c]) continue;
+        if (!options.kernel && p.kernel_thread && table[c].kernel_thread) {
+          // Folded: c and everything beneath it, counted.
+          std::vector<std::size_t> hide{c};
+          std::uint64_t count = 0;
+          while (!hide.empty()) {
+            std::size_t h = hide.back();
+            hide.pop_back();
+            if (visited[h]) continue;
+            visited[h] = true;
+            ++count;
+            for (std::size_t g : children[h]) hide.push_back(g);
+          }
+          node->set_folded_kernel_threads(node->folded_kernel_threads() + count);
+          folded_total += count;
+        } else {
+          shown.push_back(c);
+        }
+      }
+      for (auto it = shown.rbegin(); it != shown.rend(); ++it) stack.push_back({*it, item.depth + 1});
+    }
+  };
+  for (std::size_t r : roots) walk(r, false);
+  if (options.root == 0) {
+    // What no root reaches hangs in a loop of parent links: its lowest pid
+    // becomes a root.
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!visited[i]) walk(i, true);
+    }
+  }
+  report.set_folded_kernel_threads(folded_total);
+  if (marker) {
+    for (const v1::TreeReport::Node& node : report.nodes()) {
+      if (node.process().pid() == *marker) report.set_marker_shown(true);
+    }
+  }
+  return report;
+}
+
+std::string RenderTree(const v1::TreeReport& r) {
+  std::string out = r.file() + ": frame " + std::to_string(r.frame()) + " of " +
+                    std::to_string(r.frames()) + ", " + std::to_string(r.processes()) +
+                    " processes";
+  if (!r.frame_complete()) out += ", incomplete (the capture stopped inside this frame)";
+  if (r.root() != 0) out += ", the subtree of " + std::to_string(r.root());
+  out += "\n";
+
+  // has_next[i]: a sibling follows node i (computed backwards).
+  const int n = r.nodes_size();
+  std::vector<bool> has_next(static_cast<std::size_t>(n), false);
+  std::vector<bool> pending;
+  for (int i = n - 1; i >= 0; --i) {
+    const std::size_t d = r.nodes(i).depth();
+    if (pending.size() <= d) pending.resize(d + 1, false);
+    has_next[static_cast<std::size_t>(i)] = pending[d];
+    pending[d] = true;
+    pending.resize(d + 1);
+  }
+  std::vector<bool> open;  // open[k]: the ancestor at depth k has a later sibling
+  for (int i = 0; i < n; ++i) {
+    const v1::TreeReport::Node& node = r.nodes(i);
+    const std::uint32_t d = node.depth();
+    open.resize(d + 1);
+    open[d] = has_next[static_cast<std::size_t>(i)];
+    std::string line;
+    if (d > 0) {
+      const std::uint32_t drawn = d < kMaxIndent ? d : kMaxIndent;
+      for (std::uint32_t k = 1; k < drawn; ++k) line += open[k] ? "| " : "  ";
+      if (d > kMaxIndent) line += "[depth " + std::to_string(d) + "] ";
+      line += open[d] ? "|-" : "`-";
+    }
+    line += std::to_string(node.process().pid()) + " " + ProcessFacts(node.process());
+    if (node.folded_kernel_threads() > 0) {
+      line += " [+" + KernelThreads(node.folded_kernel_threads()) + " folded]";
+    }
+    for (int m = 0; m < node.marks_size(); ++m) {
+      line += (m == 0 ? "  <= " : "; ") + node.marks(m);
+    }
+    out += line + "\n";
+  }
+  if (r.folded_kernel_threads() > 0) {
+    out += "(" + KernelThreads(r.folded_kernel_threads()) + " folded; --kernel shows them)\n";
+  }
+  if (!r.marker_source().empty()) {
+    std::string m = "marker " + std::to_string(r.marker()) + " (" + r.marker_source() + ")";
+    if (r.marker_shown()) {
+      out += m + " names host pid " + std::to_string(r.marker()) + ", marked above\n";
+    } else if (r.marker_in_frame()) {
+      out += m + " names host pid " + std::to_string(r.marker()) + ", outside the subtree shown\n";
+    } else {
+      out += m + ": no process has host pid " + std::to_string(r.marker()) + " in this frame\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace proctape
