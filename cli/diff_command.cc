@@ -1,5 +1,137 @@
-// Placeholder: 'proctape diff' lands with issue 6.
+// `proctape diff A [B]`: what changed between two frames, of one file or of
+// two (analyze/diff.h), as text or one JSON object. Frames of different boots
+// are refused (exit 2) unless --force.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyze/diff.h"
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "format/reader.h"
+#include "proto/convert.h"
+
 namespace proctape {
-void RegisterDiff(CLI::App&, int*) {}
+namespace {
+
+struct DiffOptions {
+  std::vector<std::string> files;
+  std::vector<std::size_t> frames;  // --frames I J
+  std::optional<std::size_t> frame_a;
+  std::optional<std::size_t> frame_b;
+  bool force = false;
+  bool json = false;
+};
+
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "proctape: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// The last complete frame, or the last one when none is complete.
+std::size_t LastFrame(const Snapshot& s) {
+  for (std::size_t i = s.frames.size(); i > 0; --i) {
+    if (s.frames[i - 1].complete()) return i - 1;
+  }
+  return s.frames.empty() ? 0 : s.frames.size() - 1;
+}
+
+int RunDiff(DiffOptions o) {
+  const bool two = o.files.size() == 2;
+  if (!o.frames.empty()) {
+    if (two) return Usage("--frames I J picks two frames of one file; with two files use --frame-a and --frame-b");
+    if (o.frame_a || o.frame_b) return Usage("give --frames I J, or --frame-a and --frame-b, not both");
+    o.frame_a = o.frames[0];
+    o.frame_b = o.frames[1];
+  }
+  Snapshot snapshots[2];
+  std::string names[2];
+  int damage = kExitOk;
+  for (std::size_t k = 0; k < o.files.size(); ++k) {
+    const FormatError error = ReadSnapshot(o.files[k], &snapshots[k]);
+    names[k] = EscapeBytes(o.files[k], 4096);
+    if (error.ok()) continue;
+    std::fprintf(stderr, "proctape: %s: %s%s\n", names[k].c_str(), EscapeBytes(error.message).c_str(),
+                 snapshots[k].frames.empty() ? "" : " (the frames before the damage are used)");
+    if (snapshots[k].frames.empty()) return ExitCodeFor(error.kind);
+    if (damage == kExitOk) damage = ExitCodeFor(error.kind);
+  }
+  const Snapshot& a = snapshots[0];
+  const Snapshot& b = two ? snapshots[1] : snapshots[0];
+  if (!two && !o.frame_a && !o.frame_b && a.frames.size() < 2) {
+    return Usage(names[0] + " holds one frame: give a second file to compare it with");
+  }
+  DiffSide side_a{&a, names[0], o.frame_a.value_or(two ? LastFrame(a) : 0)};
+  DiffSide side_b{&b, names[two ? 1 : 0], o.frame_b.value_or(two ? 0 : LastFrame(b))};
+  std::string why;
+  std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &why);
+  if (!report) {
+    std::fprintf(stderr, "proctape: %s\n", why.c_str());
+    return damage != kExitOk ? damage : kExitUsage;
+  }
+  if (report->different_boots() && !o.force) {
+    return Usage(report->warnings(0) + " (--force compares them anyway)");
+  }
+  for (const std::string& w : report->warnings()) {
+    std::fprintf(stderr, "proctape: warning: %s\n", w.c_str());
+  }
+  if (o.json) {
+    std::printf("%s\n", ToJson(*report).c_str());
+  } else {
+    std::fputs(RenderDiff(*report).c_str(), stdout);
+  }
+  return damage;
+}
+
+}  // namespace
+
+void RegisterDiff(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<DiffOptions>();
+  auto frame_a = std::make_shared<std::size_t>(0);
+  auto frame_b = std::make_shared<std::size_t>(0);
+  CLI::App* sub = app.add_subcommand(
+      "diff",
+      "Say what changed between two frames: of one file (by default its first and its last\n"
+      "complete frame; --frames I J for others) or of two files (by default A's last\n"
+      "complete frame and B's first). A process's identity is its (pid, start tick), never\n"
+      "a pid alone and never a name, so each change is one of:\n"
+      "  reused       the pid is in both frames with another start tick: the process of A\n"
+      "               ended and another took its pid (shown as - A, + B);\n"
+      "  exited       a process of A whose pid is free in B;\n"
+      "  appeared     a process of B whose pid was free in A;\n"
+      "  reparented   the same process under another parent pid (its parent ended and a\n"
+      "               subreaper or init adopted it);\n"
+      "  argv, exe    the same process with another argv (an exec; a zombie's is empty) or\n"
+      "               another executable identity (device:inode);\n"
+      "  unidentified a record whose stat is unreadable or malformed: not compared.\n"
+      "Processes are printed as 'proctape tree' prints them. Start ticks count from boot:\n"
+      "frames of different boots (the files' boot ids differ) are refused with exit status\n"
+      "2 unless --force. A damaged file's complete frames are used; the exit status is then\n"
+      "the damage's (10-16).");
+  sub->add_option("FILES", o->files, "one .ptape file (two of its frames) or two")
+      ->required()
+      ->expected(1, 2);
+  sub->add_option("--frames", o->frames, "two frames I J of one file, counted from 0")
+      ->expected(2);
+  CLI::Option* fa = sub->add_option("--frame-a", *frame_a, "the frame of A, counted from 0");
+  CLI::Option* fb = sub->add_option("--frame-b", *frame_b, "the frame of B, counted from 0");
+  sub->add_flag("--force", o->force, "compare frames of different boots all the same");
+  sub->add_flag("--json", o->json,
+                "print one JSON object (DiffReport of proto/views.proto; docs/views.md)");
+  sub->footer(std::string("Examples:\n"
+                          "  proctape diff failure.ptape                  # first frame -> last\n"
+                          "  proctape diff failure.ptape --frames 1 2\n"
+                          "  proctape diff before.ptape after.ptape\n"
+                          "  proctape diff a.ptape b.ptape --frame-a 0 --frame-b 3 --json\n\n") +
+              ExitCodeHelp());
+  sub->callback([o, frame_a, frame_b, fa, fb, exit_code] {
+    if (fa->count() > 0) o->frame_a = *frame_a;
+    if (fb->count() > 0) o->frame_b = *frame_b;
+    *exit_code = RunDiff(*o);
+  });
+}
+
 }  // namespace proctape

@@ -1,5 +1,72 @@
-// Placeholder: 'proctape show' lands with issue 6.
+// `proctape show FILE`: what a snapshot file holds (analyze/show.h), as text
+// or one JSON object. A damaged file is shown up to its damage, and the exit
+// status is the damage's (10-16).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "analyze/show.h"
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "format/reader.h"
+#include "proto/convert.h"
+
 namespace proctape {
-void RegisterShow(CLI::App&, int*) {}
+namespace {
+
+struct ShowOptions {
+  std::string file;
+  bool json = false;
+};
+
+int RunShow(const ShowOptions& o) {
+  Snapshot snapshot;
+  const FormatError error = ReadSnapshot(o.file, &snapshot);
+  const std::string name = EscapeBytes(o.file, 4096);
+  if (!error.ok() && snapshot.chunks == 0) {
+    std::fprintf(stderr, "proctape: %s: %s\n", name.c_str(), EscapeBytes(error.message).c_str());
+    return ExitCodeFor(error.kind);
+  }
+  const v1::ShowReport report = BuildShow(snapshot, error, name);
+  if (o.json) {
+    std::printf("%s\n", ToJson(report).c_str());
+  } else {
+    std::fputs(RenderShow(report).c_str(), stdout);
+  }
+  if (error.ok()) return kExitOk;
+  std::fflush(stdout);
+  std::fprintf(stderr, "proctape: %s: %s\n", name.c_str(), EscapeBytes(error.message).c_str());
+  return ExitCodeFor(error.kind);
+}
+
+}  // namespace
+
+void RegisterShow(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ShowOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "show",
+      "Print what a snapshot file holds: who wrote it and how; the capturing host\n"
+      "(hostname, kernel, boot id, pid_max, clock ticks per second); when the capture\n"
+      "started and ended; the capturer's pid, uid and pid namespace (not the initial one:\n"
+      "every pid in the file is a pid of that namespace); each frame (processes, scan\n"
+      "duration, bytes read, reads truncated at their bound, a scan cut by a bound, and the\n"
+      "recorded resolution it precedes); the tape; each recorded resolution (request,\n"
+      "verdict, observations); how environments were stored (a WARNING when values were\n"
+      "kept; a kept token entry shows its variable name and length, never its value); and\n"
+      "whether the file is intact. A damaged file (a capture that was killed, a flipped\n"
+      "bit) is shown up to the damage: the last line names it, and the exit status is its\n"
+      "kind's (13 truncated, 14 checksum, ...). Names and other bytes from the host are\n"
+      "printed escaped (\\xNN). 'proctape tree' draws the processes of one frame.");
+  sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")->required();
+  sub->add_flag("--json", o->json,
+                "print one JSON object (ShowReport of proto/views.proto; docs/views.md)");
+  sub->footer(std::string("Examples:\n"
+                          "  proctape show failure.ptape\n"
+                          "  proctape show host.ptape.partial      # a capture that was killed\n"
+                          "  proctape show failure.ptape --json\n\n") +
+              ExitCodeHelp());
+  sub->callback([o, exit_code] { *exit_code = RunShow(*o); });
+}
+
 }  // namespace proctape

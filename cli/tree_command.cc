@@ -1,5 +1,96 @@
-// Placeholder: 'proctape tree' lands with issue 6.
+// `proctape tree FILE`: the process forest of one frame (analyze/tree.h), as
+// text or one JSON object.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "analyze/tree.h"
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "format/reader.h"
+#include "proto/convert.h"
+
 namespace proctape {
-void RegisterTree(CLI::App&, int*) {}
+namespace {
+
+struct TreeCliOptions {
+  std::string file;
+  bool json = false;
+  TreeOptions tree;
+  std::int64_t marker = 0;
+  bool has_marker = false;
+};
+
+int RunTree(TreeCliOptions o) {
+  if (o.has_marker) o.tree.marker = o.marker;
+  Snapshot snapshot;
+  const FormatError error = ReadSnapshot(o.file, &snapshot);
+  const std::string name = EscapeBytes(o.file, 4096);
+  if (!error.ok()) {
+    std::fprintf(stderr, "proctape: %s: %s%s\n", name.c_str(), EscapeBytes(error.message).c_str(),
+                 snapshot.frames.empty() ? "" : " (the frames before the damage are used)");
+    if (snapshot.frames.empty()) return ExitCodeFor(error.kind);
+  }
+  std::string why;
+  std::optional<v1::TreeReport> report = BuildTree(snapshot, name, o.tree, &why);
+  if (!report) {
+    std::fprintf(stderr, "proctape: %s\n", why.c_str());
+    return error.ok() ? kExitUsage : ExitCodeFor(error.kind);
+  }
+  if (!error.ok()) report->set_warning(name + ": " + EscapeBytes(error.message));
+  if (o.json) {
+    std::printf("%s\n", ToJson(*report).c_str());
+  } else {
+    std::fputs(RenderTree(*report).c_str(), stdout);
+  }
+  return error.ok() ? kExitOk : ExitCodeFor(error.kind);
+}
+
+}  // namespace
+
+void RegisterTree(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<TreeCliOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "tree",
+      "Draw the processes of one frame of a snapshot file as a tree, like 'pstree -p':\n"
+      "one line per process with its host pid, then its command name (stat field 2,\n"
+      "quoted), state, parent pid, process group and session (stat fields 5 and 6), start\n"
+      "time in clock ticks after boot (and in seconds), real uid, NSpid chain (outermost\n"
+      "first: the last number is its pid inside its own namespace), executable identity\n"
+      "(device:inode) and argv (each element quoted). (pid, start tick) is a process's\n"
+      "identity. Bytes that are not printable ASCII, quotes and backslashes are escaped as\n"
+      "\\xNN, so a hostile name cannot forge a line or a terminal escape.\n\n"
+      "Marks after '<=': the process a recorded resolution resolved, the root it searched\n"
+      "beneath, and the host process that the sandbox's marker names. The marker (what the\n"
+      "sandboxed shell's 'echo $$' wrote, a pid of the sandbox's namespace) is not stored\n"
+      "in files: give it with --marker N ('proctape lab' prints it). For a 'proctape lab'\n"
+      "recording it is derived: the innermost NSpid of the resolved process is the $$ of\n"
+      "the shell that exec'd it. A process whose parent is not in the frame is a root of\n"
+      "the forest. Kernel threads beneath kthreadd are folded into one count unless\n"
+      "--kernel is given.");
+  sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")->required();
+  sub->add_option("--frame", o->tree.frame,
+                  "the frame to draw, counted from 0 in file order ('proctape show' lists them)")
+      ->capture_default_str();
+  sub->add_option("--root", o->tree.root, "draw only this host pid and its descendants")
+      ->check(CLI::PositiveNumber);
+  CLI::Option* marker = sub->add_option(
+      "--marker", o->marker, "the marker's value: mark the host process with that pid")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("--kernel", o->tree.kernel, "show kernel threads instead of folding them");
+  sub->add_flag("--json", o->json,
+                "print one JSON object (TreeReport of proto/views.proto; docs/views.md)");
+  sub->footer(std::string("Examples:\n"
+                          "  proctape tree failure.ptape\n"
+                          "  proctape tree failure.ptape --frame 1 --root 4242\n"
+                          "  proctape tree host.ptape --marker 1 --kernel\n"
+                          "  proctape tree failure.ptape --json\n\n") +
+              ExitCodeHelp());
+  sub->callback([o, marker, exit_code] {
+    o->has_marker = marker->count() > 0;
+    *exit_code = RunTree(*o);
+  });
+}
+
 }  // namespace proctape
