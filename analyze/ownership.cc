@@ -62,6 +62,13 @@ Classified Classify(const ProcessView& v, const OwnershipRequest& request) {
     }
   }
   if (v.cgroup_ok) c.cgroup = CgroupV2Path(v.cgroup, r.cgroup().truncated());
+  if (v.kernel_thread) {
+    // No repository command starts one, and no signal ends one.
+    c.scope = Scope::kOut;
+    c.out_reason = Decision::KERNEL_THREAD;
+    c.why = "a kernel thread";
+    return c;
+  }
   const std::optional<std::uint32_t> uid = v.real_uid();
   if (uid && *uid != request.uid) {
     c.scope = Scope::kOut;
@@ -488,6 +495,7 @@ std::string ReasonToken(const Decision& d) {
     case Decision::OTHER_UID: return "other-uid " + std::to_string(d.uid());
     case Decision::OTHER_CGROUP: return "other-cgroup " + Quote(d.cgroup());
     case Decision::VANISHED: return "vanished";
+    case Decision::KERNEL_THREAD: return "kernel-thread";
     default: return "?";
   }
 }

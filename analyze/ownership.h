@@ -5,7 +5,7 @@
 // when it entered its fresh sandbox, before any repository command, and the
 // current one, captured at cleanup time. The plan decides every process of
 // the current snapshot whose real uid is `uid` and whose cgroup v2 path is
-// exactly `cgroup`:
+// exactly `cgroup`, kernel threads (PF_KTHREAD) aside:
 //   KEEP   the verifier (--self), the same (pid, start tick) in both snapshots;
 //   KEEP   an ancestor of the verifier in the current snapshot;
 //   KEEP   a process whose exact (pid, start tick) pair is in the baseline;

@@ -22,7 +22,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -328,10 +327,12 @@ echo $$ > "$2/verifier.pid"
 
 // ---- The CLI on the shipped corpus, against the golden files ---------------
 
+#ifndef PROCTAPE_SOURCE_DIR
+#error "PROCTAPE_SOURCE_DIR must name the repository root"
+#endif
+
 // The repository root: the golden files and the corpus, by relative path.
-std::string SourceDir() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().string();
-}
+std::string SourceDir() { return PROCTAPE_SOURCE_DIR; }
 
 // proctape ARGS..., run with the repository root as working directory so that
 // the file names it prints are the relative ones of the golden files.

@@ -238,6 +238,37 @@ TEST(OwnershipTest, OnlySameUidSameCgroupProcessesAreDecided) {
   EXPECT_EQ(plan.kept() + plan.removed(), 4u);
 }
 
+// Kernel threads sit in the root cgroup with uid 0: no repository command
+// starts one and no signal ends one, so a plan for uid 0 and cgroup / leaves
+// them out, by the PF_KTHREAD flag of stat (never by a name such as kworker).
+TEST(OwnershipTest, KernelThreadsAreNeverDecided) {
+  auto root = [](P p) {
+    p.uid = 0;
+    p.cgroup = "/";
+    return p;
+  };
+  v1::ProcessRecord kworker = Record(root({77, 2, 870, {}, "kworker/0:2-events"}));
+  std::string stat = kworker.stat().data();
+  const std::string flags = " 4194560 ";  // MemoryEvidence::StatLine's
+  ASSERT_NE(stat.find(flags), std::string::npos);
+  stat.replace(stat.find(flags), flags.size(), " 2129984 ");  // 0x208040: PF_KTHREAD set
+  kworker.mutable_stat()->set_data(stat);
+  P impostor = root({78, kVerifier, 871, {}, "kworker/0:2-events"});  // a name proves nothing
+  std::vector<P> runtime = {root(Init()), root(Keepalive()), root(Verifier()), root(BaseCapture())};
+  std::vector<v1::ProcessRecord> now =
+      Records({root(Init()), root(Keepalive()), root(Verifier()), root(CurCapture()), impostor});
+  now.push_back(kworker);
+  OwnershipRequest request = Request();
+  request.uid = 0;
+  request.cgroup = "/";
+  request.all = true;
+  v1::OwnershipPlan plan = PlanOwnership(Snap({Records(runtime)}, kBaseCapturer, 1'000'000),
+                                         Snap({now}, kCurCapturer, 9'000'000), request);
+  ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
+  EXPECT_EQ(Verdict(plan, 77), "OUT_OF_SCOPE/KERNEL_THREAD");
+  EXPECT_EQ(Verdict(plan, 78), "REMOVE/NEW");
+}
+
 // A process whose /proc entry vanished during the scan (ENOENT) is gone: it
 // cannot be in scope and is not an unreadable identity.
 TEST(OwnershipTest, ProcessThatVanishedDuringTheScanIsNotDecided) {
