@@ -1,0 +1,213 @@
+// The text of `proctape explain`: every byte from a /proc file escaped, every
+// line a function of the explanation alone (no clock, no path of this host).
+#include <cerrno>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyze/explain.h"
+#include "core/proc_parse.h"
+
+namespace proctape {
+namespace {
+
+std::string Num(std::int64_t v) { return std::to_string(v); }
+std::string Num(std::uint64_t v) { return std::to_string(v); }
+
+std::string Plural(std::uint64_t n, const std::string& one, const std::string& many) {
+  return Num(n) + " " + (n == 1 ? one : many);
+}
+
+// At most 64 pids, then how many more.
+std::string Pids(const google::protobuf::RepeatedField<std::int64_t>& pids) {
+  constexpr int kShown = 64;
+  std::string out;
+  for (int i = 0; i < pids.size() && i < kShown; ++i) out.append(" ").append(Num(pids[i]));
+  if (pids.size() > kShown) out += " ... (" + Num(std::int64_t{pids.size() - kShown}) + " more)";
+  return out;
+}
+
+// "\"sleep\" S, parent 6, start tick 1309522", or why there is no record.
+std::string StatText(const v1::ExplainStat& s) {
+  if (s.err() != 0) {
+    return (s.err() == ENOENT || s.err() == ESRCH ? "gone (errno " : "unreadable (errno ") +
+           std::to_string(s.err()) + ")";
+  }
+  if (s.truncated()) return "larger than its bound";
+  if (!s.parsed()) return "does not parse: " + s.parse_error();
+  return QuoteBytes(s.comm()) + " " + EscapeBytes(s.state()) + ", parent " + Num(s.ppid()) +
+         ", start tick " + Num(s.start_ticks());
+}
+
+std::string VerdictText(const v1::Verdict& v) {
+  std::string out = v1::Verdict::Status_Name(v.status());
+  if (v.status() == v1::Verdict::RESOLVED) {
+    out += " host pid " + Num(v.pid()) + ", start tick " + Num(v.start_ticks());
+  } else if (!v.detail().empty()) {
+    out += ": " + v.detail();
+  }
+  return out + " (" + Plural(v.attempts(), "attempt", "attempts") + ", " +
+         Plural(v.bytes_read(), "byte", "bytes") + " read)";
+}
+
+std::string LivenessText(const v1::LivenessVerdict& v) {
+  std::string out = v1::LivenessVerdict::Status_Name(v.status());
+  if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(v1::Verdict::Status_Name(v.reason()));
+  if (!v.detail().empty()) out += ": " + v.detail();
+  return out;
+}
+
+// The lines of an attempt after its first: what decides whether two
+// attempts read alike.
+std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::ExplainCheck& check) {
+  std::vector<std::string> out;
+  const std::string in = "    ";
+  if (!a.vanished_before_stat().empty()) {
+    out.push_back(in + "gone before their stat was read:" + Pids(a.vanished_before_stat()));
+  }
+  if (a.root_seen()) {
+    const std::uint64_t expected = check.resolve().root_start_ticks();
+    // Only the root's identity matters to the resolver: its state and parent
+    // are left out, so that attempts alike read alike.
+    out.push_back(in + "root " + Num(a.root().pid()) + " " + QuoteBytes(a.root().comm()) +
+                  ", start tick " + Num(a.root().start_ticks()) +
+                  (a.root().start_ticks() == expected ? ": as expected"
+                                                      : ": not the expected " + Num(expected)));
+  } else if (a.scan_complete() && a.list_err() == 0 && !a.list_truncated()) {
+    out.push_back(in + "root " + Num(check.resolve().root_pid()) + ": not in this scan");
+  }
+  if (a.root_seen() && a.root().start_ticks() == check.resolve().root_start_ticks()) {
+    out.push_back(in + "beneath the root: " +
+                  (a.beneath_root().empty()
+                       ? std::string("no process")
+                       : Plural(static_cast<std::uint64_t>(a.beneath_root_size()), "process",
+                                "processes") +
+                             ":" + Pids(a.beneath_root())));
+  }
+  for (const v1::ExplainCandidate& k : a.candidates()) {
+    std::string line = in + "pid " + Num(k.pid());
+    if (!k.state().empty()) {
+      line.append(" ").append(QuoteBytes(k.comm()) + " " + EscapeBytes(k.state()) +
+                              ", start tick " + Num(k.start_ticks()));
+    }
+    out.push_back(line + ": " + k.detail());
+    for (const v1::ExplainAncestor& link : k.ancestry()) {
+      out.push_back(in + "  re-read: " + link.detail());
+    }
+  }
+  if (!a.not_inspected().empty()) {
+    out.push_back(in + "not inspected (the attempt ended first):" + Pids(a.not_inspected()));
+  }
+  out.push_back(in + "outcome: " + a.summary());
+  return out;
+}
+
+// What the attempt's listing found.
+std::string AttemptScan(const v1::ExplainAttempt& a) {
+  if (a.list_err() != 0) return "listing /proc failed (errno " + Num(std::int64_t{a.list_err()}) + ")";
+  std::string out = "listed " + Plural(a.listed(), "/proc entry", "/proc entries");
+  if (a.list_truncated()) return out + ", more than the bound";
+  return out + ", " + Plural(a.records(), "stat record", "stat records");
+}
+
+void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
+  const v1::ResolutionRequest& r = c.resolve();
+  *out += "check " + Num(c.index()) + ": resolve\n";
+  std::string argv;
+  for (const std::string& arg : r.argv()) argv.append(" ").append(QuoteBytes(arg));
+  *out += "  request: root pid " + Num(r.root_pid()) + ", start tick " + Num(r.root_start_ticks()) +
+          (c.fingerprinted() ? " (fingerprinted on the tape)" : "") + "; argv" + argv + "; " +
+          EscapeBytes(r.token_var()) + "=" + QuoteBytes(r.token()) + "; exe " +
+          QuoteBytes(r.exe_path()) + " " + Num(r.exe_identity().dev()) + ":" +
+          Num(r.exe_identity().ino()) + "\n";
+  *out += "  bounds: a new attempt every " + FormatOffset(r.bounds().retry_interval_ns()).substr(1) +
+          " until " + FormatOffset(r.bounds().deadline_ns()) + "\n";
+  if (c.fingerprinted()) {
+    *out += "  fingerprint: /proc/" + Num(r.root_pid()) + "/stat: " + StatText(c.fingerprint()) + "\n";
+  }
+  const auto& attempts = c.attempts();
+  auto alike = [&c](const v1::ExplainAttempt& x, const v1::ExplainAttempt& y) {
+    return AttemptScan(x) == AttemptScan(y) && AttemptBody(x, c) == AttemptBody(y, c);
+  };
+  auto at = [](const v1::ExplainAttempt& a) { return FormatOffset(a.start_offset_ns()); };
+  for (int i = 0; i < attempts.size();) {
+    const v1::ExplainAttempt& a = attempts[i];
+    *out += "  attempt " + Num(std::uint64_t{a.index()}) + " at " + at(a) + ": " + AttemptScan(a) + "\n";
+    for (const std::string& line : AttemptBody(a, c)) *out += line + "\n";
+    int j = i + 1;
+    while (!all && j < attempts.size() && alike(attempts[j], a)) ++j;
+    const std::string same =
+        "the same as attempt " + Num(std::uint64_t{a.index()}) + " (" + a.summary() + ")\n";
+    if (j == i + 2) {
+      *out += "  attempt " + Num(std::uint64_t{attempts[i + 1].index()}) + " at " +
+              at(attempts[i + 1]) + ": " + same;
+    } else if (j > i + 2) {
+      *out += "  attempts " + Num(std::uint64_t{attempts[i + 1].index()}) + "-" +
+              Num(std::uint64_t{attempts[j - 1].index()}) + " at " + at(attempts[i + 1]) + " to " +
+              at(attempts[j - 1]) + ": each " + same;
+    }
+    i = j;
+  }
+  *out += "  ended: " + c.ended_by() + "\n";
+  *out += "  verdict: " + VerdictText(c.verdict()) + "\n";
+}
+
+void RenderLiveness(const v1::ExplainCheck& c, std::string* out) {
+  const v1::LivenessRequest& r = c.liveness();
+  *out += "check " + Num(c.index()) + ": liveness of pid " + Num(r.pid()) + ", start tick " +
+          Num(r.start_ticks()) + "\n";
+  const v1::ExplainStat& s = c.liveness_read();
+  if (s.pid() == 0) {
+    *out += "  no stat read on the tape\n";
+  } else {
+    std::string line = "  re-read /proc/" + Num(s.pid()) + "/stat: " + StatText(s);
+    if (s.parsed()) {
+      line += s.start_ticks() == r.start_ticks() ? ": the expected start tick"
+                                                 : ": not the expected " + Num(r.start_ticks());
+    }
+    *out += line + "\n";
+  }
+  *out += "  verdict: " + LivenessText(c.liveness_verdict()) + "\n";
+}
+
+}  // namespace
+
+std::string FormatOffset(std::int64_t ns) {
+  const bool negative = ns < 0;
+  const std::uint64_t magnitude =
+      negative ? static_cast<std::uint64_t>(-(ns + 1)) + 1 : static_cast<std::uint64_t>(ns);
+  const std::uint64_t tenths = magnitude / 100'000 + (magnitude % 100'000 >= 50'000 ? 1 : 0);
+  return std::string(negative ? "-" : "+") + Num(tenths / 10) + "." + Num(tenths % 10) + " ms";
+}
+
+std::string QuoteBytes(std::string_view bytes) {
+  std::string out = "\"";
+  for (char c : EscapeBytes(bytes)) {
+    if (c == '"') {
+      out += "\\x22";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string RenderExplanation(const v1::Explanation& e, bool all) {
+  std::string out = e.file() + ": " +
+                    Plural(e.recorded_checks(), "recorded check", "recorded checks") + "\n";
+  for (const v1::ExplainCheck& c : e.checks()) {
+    out += "\n";
+    if (c.kind() == v1::ExplainCheck::LIVENESS) {
+      RenderLiveness(c, &out);
+    } else {
+      RenderResolve(c, all, &out);
+    }
+    out += "  replay: " + v1::ReplayResult::Outcome_Name(c.replay()) + " (" +
+           Num(c.observations()) + " of " + Num(c.recorded_observations()) + " observations)";
+    if (!c.replay_detail().empty()) out += ": " + c.replay_detail();
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace proctape
