@@ -1,5 +1,104 @@
-// Placeholder: 'proctape explain' lands with issue 6.
+// `proctape explain FILE`: each recorded check told step by step, from a
+// replay of the identical resolver against the file's tape (analyze/explain.h).
+// Never reads the live /proc, never sleeps.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "analyze/explain.h"
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "format/reader.h"
+#include "proto/convert.h"
+
 namespace proctape {
-void RegisterExplain(CLI::App&, int*) {}
+namespace {
+
+struct ExplainOptions {
+  std::string file;
+  bool json = false;
+  bool all = false;
+  std::optional<std::size_t> check;
+};
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "proctape: %s\n", message.c_str());
+  return code;
+}
+
+int RunExplain(const ExplainOptions& o) {
+  Snapshot snapshot;
+  FormatError error = ReadSnapshot(o.file, &snapshot);
+  const std::string name = EscapeBytes(o.file, 4096);
+  if (!error.ok()) return Fail(ExitCodeFor(error.kind), name + ": " + error.message);
+  const std::size_t n = snapshot.resolutions.size();
+  if (n == 0) {
+    return Fail(kExitUsage, name + " holds no recorded check: explain a resolution on its frames "
+                                   "with 'proctape replay " + name + " --model frames --root PID "
+                                   "--token T --exe-like PID'");
+  }
+  if (o.check && *o.check >= n) {
+    return Fail(kExitUsage, "--check " + std::to_string(*o.check) + ": " + name + " holds " +
+                                std::to_string(n) + " recorded check" + (n == 1 ? "" : "s") +
+                                " (0.." + std::to_string(n - 1) + ")");
+  }
+  v1::Explanation e =
+      Explain(snapshot, std::filesystem::path(o.file).filename().string(), o.check);
+  if (o.json) {
+    std::printf("%s\n", ToJson(e).c_str());
+  } else {
+    std::fputs(RenderExplanation(e, o.all).c_str(), stdout);
+  }
+  int code = kExitOk;
+  for (const v1::ExplainCheck& c : e.checks()) {
+    if (c.replay() == v1::ReplayResult::DIVERGED) return kExitDiverged;
+    if (c.replay() == v1::ReplayResult::VERDICT_CHANGED) code = kExitVerdictChanged;
+  }
+  return code;
+}
+
+}  // namespace
+
+void RegisterExplain(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ExplainOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "explain",
+      "Tell each check recorded in FILE (by 'resolve --record', 'liveness --record' or\n"
+      "'lab') step by step. The check is replayed with the identical resolver against its\n"
+      "tape and every call it makes is told with the recorded answer:\n"
+      "  - each attempt: when it started, how many /proc entries it listed, the root's\n"
+      "    record, the processes beneath the root;\n"
+      "  - each of them the resolver inspected, and why it is or is not the process:\n"
+      "    argv (shown escaped) not the expected one; no token entry, another token, the\n"
+      "    token in more than one entry; the executable not the attested one; the ancestry\n"
+      "    re-read (a start tick or a parent that changed, a process gone or dead);\n"
+      "  - why it retried, and what ended it: the verdict, the deadline, a bound.\n"
+      "A liveness check is its one stat re-read: gone, another start tick, or the state.\n"
+      "Environ values are never shown: only how many entries carry the token variable.\n"
+      "Consecutive attempts that read alike are told once (--all tells each).\n"
+      "Checks count from 0, as 'proctape replay' numbers its resolutions.\n\n"
+      "Exit status: 0 once explained; 20 or 21 when the file's tape no longer replays to\n"
+      "its recorded verdict (as 'proctape replay' says): what is told is then what the\n"
+      "resolver does now, up to where the tape diverged. A plain capture holds no check:\n"
+      "exit 2 (try 'proctape replay FILE --model frames').");
+  sub->add_option("FILE", o->file, "a recording: 'resolve --record', 'liveness --record', 'lab'")
+      ->required();
+  sub->add_flag("--json", o->json,
+                "one JSON object, an Explanation (proto/explain.proto, protobuf's JSON printer; "
+                "raw bytes as base64); every attempt, as with --all");
+  sub->add_flag("--all", o->all, "tell every attempt, also those alike the one before");
+  sub->add_option("--check", o->check, "explain only recorded check N (from 0)");
+  sub->footer(std::string("Examples:\n"
+                          "  proctape explain failure.ptape\n"
+                          "  proctape explain failure.ptape --check 1\n"
+                          "  proctape explain never-exec.ptape --all      # every retry\n"
+                          "  proctape explain failure.ptape --json | jq '.checks[0].attempts[-1]'\n"
+                          "  proctape explain corpus/703c44185d6f3686.ptape\n\n") +
+              ExitCodeHelp());
+  sub->callback([o, exit_code] { *exit_code = RunExplain(*o); });
+}
+
 }  // namespace proctape
