@@ -5,7 +5,9 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/proc_parse.h"
@@ -41,9 +43,6 @@ struct Seen {
   std::uint64_t index = 0;  // within the check's tape
 };
 
-// The decorator: every call goes to the tape unchanged and is kept with its
-// answer. Calls made after the replay diverged are not answers of the tape
-// and are not kept.
 Seen Call(Seen::Op op, std::int64_t pid = 0, ProcFile file = ProcFile::kStat) {
   Seen s;
   s.op = op;
@@ -52,6 +51,9 @@ Seen Call(Seen::Op op, std::int64_t pid = 0, ProcFile file = ProcFile::kStat) {
   return s;
 }
 
+// The decorator: every call goes to the tape unchanged and is kept with its
+// answer. Calls made after the replay diverged are not answers of the tape
+// and are not kept.
 class WatchingEvidence : public Evidence {
  public:
   explicit WatchingEvidence(TapeEvidence& tape) : tape_(tape) {}
@@ -187,7 +189,7 @@ class ResolveExplainer {
                    const v1::Verdict& verdict, v1::ExplainCheck* out)
       : calls_(calls), req_(request), verdict_(verdict), out_(out) {}
 
-  // Calls [begin, end) are Resolve's: its clock reading, then the attempts.
+  // The calls from `begin` on are Resolve's: its clock reading, then the attempts.
   void Run(std::size_t begin) {
     if (begin >= calls_.size() || calls_[begin].op != Seen::Op::kNow) {
       out_->set_ended_by(verdict_.status() == v1::Verdict::INVALID_REQUEST
