@@ -145,7 +145,7 @@ TEST_F(CorpusCliTest, AddListAndCheckTheRecordings) {
   CommandResult list = Proctape({"corpus", "list", dir_});
   ASSERT_EQ(list.exit_code, 0) << Describe(list);
   EXPECT_TRUE(StartsWith(list.out, "alive        ALIVE  kernel ")) << list.out;
-  EXPECT_NE(list.out.find("\nresolved     RESOLVED pid=7 start=616688  kernel "), std::string::npos)
+  EXPECT_NE(list.out.find("\nresolved     RESOLVED pid=6 start=1675507  kernel "), std::string::npos)
       << list.out;
   EXPECT_NE(list.out.find("  shows the no-match-5s recording\n"), std::string::npos) << list.out;
   EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 4);
@@ -190,7 +190,7 @@ TEST_F(CorpusCliTest, AddListAndCheckTheRecordings) {
   EXPECT_EQ(report.reproduced(), 4u);
   ASSERT_EQ(report.results_size(), 4);
   EXPECT_EQ(report.results(3).name(), "resolved");
-  EXPECT_EQ(report.results(3).got(0), "RESOLVED pid=7 start=616688");
+  EXPECT_EQ(report.results(3).got(0), "RESOLVED pid=6 start=1675507");
   EXPECT_EQ(report.results(3).replays(0).outcome(), v1::ReplayResult::REPRODUCED);
 }
 
@@ -304,8 +304,8 @@ TEST_F(CorpusCliTest, RefusesWhatIsNotAnIntactRecordingThatReplays) {
       {"text.ptape", 11, ""},
       {"absent.ptape", 10, "cannot open"},
       {"capture.ptape", 2, "holds no recorded resolution"},
-      {"changed.ptape", 20, "resolution 0: VERDICT CHANGED: recorded RESOLVED pid=7 start=1, "
-                            "replayed RESOLVED pid=7 start=616688"},
+      {"changed.ptape", 20, "resolution 0: VERDICT CHANGED: recorded RESOLVED pid=6 start=1, "
+                            "replayed RESOLVED pid=6 start=1675507"},
       {"diverged.ptape", 21, "resolution 0 DIVERGED at observation 0"},
   };
   for (const Case& c : cases) {

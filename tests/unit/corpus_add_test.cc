@@ -114,7 +114,7 @@ TEST(CorpusAdd, CopiesTheRecordingAndDescribesItInTheManifest) {
   EXPECT_EQ(out.entry.name, "resolved");
   EXPECT_EQ(out.entry.sha256, sha);
   EXPECT_EQ(out.entry.file, sha.substr(0, 16) + ".ptape");
-  EXPECT_EQ(out.entry.expects, std::vector<std::string>{"RESOLVED pid=7 start=616688"});
+  EXPECT_EQ(out.entry.expects, std::vector<std::string>{"RESOLVED pid=6 start=1675507"});
   Snapshot s = Read(Data("resolved"));
   EXPECT_EQ(out.entry.kernel, s.header.host().kernel_release());
   EXPECT_EQ(out.entry.captured, CapturedUtc(s.header.capture_start_realtime_ns()));
@@ -180,14 +180,14 @@ TEST(CorpusAdd, AChangedVerdictNeedsExpect) {
   AddOutcome refused = Add(file, tmp.File("c"));
   EXPECT_EQ(refused.kind, Kind::kVerdictChanged) << Why(refused);
   EXPECT_NE(refused.message.find("resolution 0: VERDICT CHANGED: recorded RESOLVED pid=8 "
-                                 "start=616688, replayed RESOLVED pid=7 start=616688"),
+                                 "start=1675507, replayed RESOLVED pid=6 start=1675507"),
             std::string::npos) << refused.message;
   EXPECT_FALSE(std::filesystem::exists(tmp.File("c")));  // nothing created
 
   // The replayed identity, taken from the replay: no warning.
   AddOutcome fixed = Add(file, tmp.File("c"), {"RESOLVED"});
   ASSERT_EQ(fixed.kind, Kind::kAdded) << Why(fixed);
-  EXPECT_EQ(fixed.entry.expects, std::vector<std::string>{"RESOLVED pid=7 start=616688"});
+  EXPECT_EQ(fixed.entry.expects, std::vector<std::string>{"RESOLVED pid=6 start=1675507"});
   EXPECT_TRUE(fixed.warnings.empty());
 
   // A verdict the resolver does not give yet: added, with a warning.

@@ -28,12 +28,21 @@ set -eu
 
 if [ "${1:-}" != "--inside" ]; then
   [ $# -eq 1 ] || { echo "usage: $0 PROCTAPE_BINARY" >&2; exit 2; }
-  proctape=$(realpath "$1")
   out=$(cd "$(dirname "$0")" && pwd)
+  # proctape and this script run from a temporary directory, by name: no
+  # path of this machine reaches the recorded command lines.
+  work=$(mktemp -d /tmp/proctape-replay-corpus-XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  cp "$1" "$work/proctape"
+  cp "$0" "$work/make_corpus.sh"
   # A minimal environment: nothing of the caller's (not even its variable
   # names) reaches the recorded environ blocks.
-  exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin unshare --pid --fork --mount-proc --kill-child \
-    /bin/sh "$out/make_corpus.sh" --inside "$proctape" "$out"
+  (cd "$work" && env -i PATH="$work:/usr/sbin:/usr/bin:/sbin:/bin" \
+    unshare --pid --fork --mount-proc --kill-child /bin/sh ./make_corpus.sh --inside proctape .)
+  for f in resolved no-match-5s alive dead; do
+    cp "$work/$f.ptape" "$work/$f.replay.txt" "$work/$f.replay.json" "$out/"
+  done
+  exit 0
 fi
 proctape=$2
 out=$3
