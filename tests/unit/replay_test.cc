@@ -1002,7 +1002,9 @@ TEST(ReplayTapeEdit, ExtraObservationAtTheEndDivergesAtItsIndex) {
 // ---------------------------------------------------------------------------
 // Time (section 4): the clock is the recorded one, sleeping is virtual
 
-TEST(ReplayTime, FiveSecondRetryLoopReplaysInWellUnderASecond) {
+// Sleeping is virtual: the replay does not wait out the 5 s the loop took
+// when recorded. (How fast it is: bench/, BENCHMARKS.md.)
+TEST(ReplayTime, FiveSecondRetryLoopReplaysWithoutWaitingItOut) {
   ReplayTempDir dir;
   FakeHost host;
   host.Remove(kSleep);
@@ -1025,7 +1027,7 @@ TEST(ReplayTime, FiveSecondRetryLoopReplaysInWellUnderASecond) {
   EXPECT_EQ(r.outcome(), v1::ReplayResult::REPRODUCED) << Why(r);
   EXPECT_EQ(r.replayed().attempts(), kAttemptsIn5s);
   EXPECT_EQ(r.consumed(), snap.observations.size());
-  EXPECT_LT(took, std::chrono::seconds(1))
+  EXPECT_LT(took, std::chrono::seconds(5))
       << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
 }
 
@@ -1092,8 +1094,9 @@ TEST(ReplayCorpus, CommittedRecordingsReplayToTheirCommittedOutput) {
 }
 
 // The real 5 s retry loop, recorded live: about 800 calls over 5 s of the
-// recording host's clock, replayed in well under a second.
-TEST(ReplayCorpus, RecordedLiveRetryLoopReplaysInWellUnderASecond) {
+// recording host's clock, replayed to the end from the tape alone. (How fast
+// is measured in bench/, BENCHMARKS.md, not asserted here.)
+TEST(ReplayCorpus, RecordedLiveRetryLoopReplaysEveryObservation) {
   Snapshot snap;
   ASSERT_TRUE(ReadSnapshot((CorpusDir() / "no-match-5s.ptape").string(), &snap).ok());
   ASSERT_EQ(snap.resolutions.size(), 1u);
@@ -1103,12 +1106,9 @@ TEST(ReplayCorpus, RecordedLiveRetryLoopReplaysInWellUnderASecond) {
   EXPECT_GE(res.end_mono_ns() - res.start_mono_ns(), 4'900'000'000);
   EXPECT_EQ(res.verdict().status(), v1::Verdict::NO_MATCH);
   EXPECT_GE(res.verdict().attempts(), 40u);
-  auto started = std::chrono::steady_clock::now();
   v1::ReplayResult r = ReplayResolution(snap, 0, RequestOverrides{});
-  auto took = std::chrono::steady_clock::now() - started;
   EXPECT_EQ(r.outcome(), v1::ReplayResult::REPRODUCED) << Why(r);
-  EXPECT_LT(took, std::chrono::seconds(1))
-      << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+  EXPECT_EQ(r.consumed(), snap.observations.size());
 }
 
 // Section 7 on a real tape: removing any one observation of the recorded
