@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/proc_dir.h"
 #include "capture/frame_scanner.h"
 #include "capture/host_facts.h"
 #include "capture/live_record.h"
@@ -34,6 +35,7 @@ struct CaptureOptions {
   bool force = false;
   bool json = false;
   std::string proc = "/proc";
+  std::string proc_root;  // --proc-root: a /proc-like directory (analyze/proc_dir.h)
   std::vector<std::string> command_line;
 };
 
@@ -107,11 +109,38 @@ int RunCapture(const CaptureOptions& o) {
   }
 
   std::string error;
-  auto proc = ProcfsEvidence::Open(o.proc, &error);
+  const std::string root = o.proc_root.empty() ? o.proc : o.proc_root;
+  auto proc = ProcfsEvidence::Open(root, &error);
   if (!proc) return Fail(kExitInternal, error);
+  Evidence* ev = proc.get();
+  PidNamespaceFn pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
+  // --proc-root: one frame of the directory, read through its side files; a
+  // proctape-frame (an export) gives the recorded frame's facts back.
+  std::unique_ptr<ProcDirEvidence> dir;
+  const FrameFacts* facts = nullptr;
+  if (!o.proc_root.empty()) {
+    dir = ProcDirEvidence::Open(o.proc_root, *proc, pid_ns, &error);
+    if (!dir) return Fail(kExitCorrupt, error);
+    ev = dir.get();
+    pid_ns = [&dir](std::int64_t pid) { return dir->PidNamespace(pid); };
+    if (dir->frame()) {
+      facts = &*dir->frame();
+      if (scan.keep_environ && facts->environ == v1::RedactionPolicy::ENVIRON_REDACTED) {
+        return Fail(kExitUsage, "--env keep: " + EscapeBytes(o.proc_root, 4096) +
+                                    " holds redacted environ values: they cannot be kept");
+      }
+      scan.kept_entries = facts->kept_entries;
+    }
+  }
 
   v1::Header header;
-  FillHeader(scan, o.proc, o.command_line, &header);
+  FillHeader(scan, root, o.command_line, &header);
+  const std::int64_t start = header.capture_start_mono_ns();
+  if (facts) {
+    *header.mutable_host() = facts->host;
+    header.set_capture_start_mono_ns(facts->scan_start_mono_ns);
+    header.set_capture_start_realtime_ns(facts->scan_start_realtime_ns);
+  }
 
   std::string path = o.output;
   if (path.empty()) {
@@ -128,13 +157,12 @@ int RunCapture(const CaptureOptions& o) {
   if (!writer) return Fail(kExitIo, error);
   if (!writer->WriteHeader(header)) return Fail(kExitIo, writer->error());
 
-  const std::int64_t start = header.capture_start_mono_ns();
   const std::int64_t interval_ns = o.interval_ms * 1'000'000;
   const bool progress = o.frames > 1 && ::isatty(STDERR_FILENO);
-  PidNamespaceFn pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
   // The frames' readers, one /proc descriptor each, kept for every frame.
   std::vector<ScanWorker> workers =
-      OpenScanWorkers(o.proc, o.threads == 0 ? DefaultScanThreads() : o.threads);
+      dir ? std::vector<ScanWorker>{}
+          : OpenScanWorkers(o.proc, o.threads == 0 ? DefaultScanThreads() : o.threads);
   Totals totals;
   for (std::uint64_t k = 0; k < o.frames; ++k) {
     if (k > 0) {
@@ -145,13 +173,20 @@ int RunCapture(const CaptureOptions& o) {
           __builtin_add_overflow(start, offset, &at)) {
         at = INT64_MAX;
       }
-      proc->SleepUntil(at);
+      ev->SleepUntil(at);
     }
     FrameCallbacks callbacks;
-    callbacks.begin = [&writer, k](std::int64_t t) { writer->BeginFrame(k, t); };
-    callbacks.record = [&writer](v1::ProcessRecord&& r) { return writer->AddProcess(std::move(r)); };
-    ScanStats s = ScanFrameParallel(*proc, scan, pid_ns, workers, callbacks);
-    if (!writer->EndFrame(s.scan_end_mono_ns, s.cut_reason, s.bytes_read)) {
+    callbacks.begin = [&writer, k, facts](std::int64_t t) {
+      writer->BeginFrame(k, facts ? facts->scan_start_mono_ns : t);
+    };
+    callbacks.record = [&writer, &dir](v1::ProcessRecord&& r) {
+      return (!dir || dir->error().empty()) && writer->AddProcess(std::move(r));
+    };
+    ScanStats s = ScanFrameParallel(*ev, scan, pid_ns, workers, callbacks);
+    if (dir && !dir->error().empty()) return Fail(kExitCorrupt, dir->error());
+    if (facts && s.cut_reason.empty()) s.cut_reason = facts->cut_reason;
+    if (!writer->EndFrame(facts ? facts->scan_end_mono_ns : s.scan_end_mono_ns, s.cut_reason,
+                          s.bytes_read)) {
       if (progress) std::fputc('\n', stderr);
       return Fail(kExitIo, writer->error());
     }
@@ -173,9 +208,9 @@ int RunCapture(const CaptureOptions& o) {
   if (progress) std::fputc('\n', stderr);
 
   v1::Footer footer;
-  footer.set_capture_end_mono_ns(proc->NowNs());
+  footer.set_capture_end_mono_ns(facts ? facts->scan_end_mono_ns : ev->NowNs());
   if (!writer->Finish(footer)) return Fail(kExitIo, writer->error());
-  const std::int64_t elapsed_ns = proc->NowNs() - start;
+  const std::int64_t elapsed_ns = ev->NowNs() - start;
 
   FILE* out = to_stdout ? stderr : stdout;
   const std::string shown = to_stdout ? "standard output" : path;
@@ -212,7 +247,7 @@ int RunCapture(const CaptureOptions& o) {
                  o.root, totals.root_missing, totals.frames);
   }
   if (totals.list_err != 0) {
-    return Fail(kExitInternal, "cannot list " + o.proc + ": " + ErrnoName(totals.list_err) +
+    return Fail(kExitInternal, "cannot list " + root + ": " + ErrnoName(totals.list_err) +
                                    " (frames without records were written)");
   }
   return kExitOk;
@@ -259,7 +294,17 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
       ->check(CLI::Range(1u, 64u));
   sub->add_flag("--force", o->force, "replace an existing output file");
   sub->add_flag("--json", o->json, "print the summary as one JSON object");
-  sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  CLI::Option* proc =
+      sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  sub->add_option("--proc-root", o->proc_root,
+                  "capture one frame of a /proc-like directory instead: a 'proctape export "
+                  "--format proc-dir' (its proctape-identity and proctape-frame side files give "
+                  "back identities, errnos, truncation, times and host facts) or a fixture made "
+                  "by another tool (read like /proc; exe and ns/pid followed if present)")
+      ->excludes(proc)
+      ->excludes(sub->get_option("--frames"))
+      ->excludes(sub->get_option("--interval"))
+      ->excludes(sub->get_option("--threads"));
   sub->footer(std::string("Bounds per process: stat 4096, cmdline 65536, environ 65536, status "
                           "16384, cgroup 4096 bytes.\n"
                           "The summary goes to standard output (standard error with -o -).\n\n"
@@ -267,7 +312,8 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape capture\n"
                           "  proctape capture -o ci-host.ptape --frames 10 --interval 500\n"
                           "  proctape capture --root 4242 -o sandbox.ptape --json\n"
-                          "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n\n") +
+                          "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
+                          "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
               ExitCodeHelp());
   sub->callback([o, exit_code] { *exit_code = RunCapture(*o); });
 }

@@ -1,5 +1,124 @@
-// Placeholder: 'proctape export' lands with issue 6.
+// `proctape export FILE --format json|dot|proc-dir`: a snapshot file in a form
+// other tools read (docs/export.md): the whole file as one JSON document, a
+// frame's process tree as Graphviz DOT, or a frame as a /proc-like directory
+// that `proctape capture --proc-root` reads back.
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "analyze/export.h"
+#include "analyze/proc_dir.h"
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "format/reader.h"
+#include "proto/convert.h"
+
 namespace proctape {
-void RegisterExport(CLI::App&, int*) {}
+namespace {
+
+struct ExportOptions {
+  std::string file;
+  std::string format;
+  std::string out;
+  std::uint64_t frame = 0;
+  bool has_frame = false;
+  bool has_out = false;
+  bool force = false;
+};
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "proctape: %s\n", message.c_str());
+  return code;
+}
+
+int RunExport(const ExportOptions& o) {
+  if (o.format == "json" && o.has_frame) {
+    return Fail(kExitUsage, "--frame: --format json exports the whole file, every frame");
+  }
+  if (o.format == "proc-dir" && (!o.has_out || o.out == "-")) {
+    return Fail(kExitUsage, "--format proc-dir writes a directory: name it with --out DIR");
+  }
+  const std::string out = o.has_out ? o.out : "-";
+  Snapshot snapshot;
+  FormatError read = ReadSnapshot(o.file, &snapshot);
+  const std::string name = EscapeBytes(o.file, 4096);
+  if (!read.ok()) return Fail(ExitCodeFor(read.kind), name + ": " + read.message);
+  if (o.format != "json" && o.frame >= snapshot.frames.size()) {
+    std::string has = snapshot.frames.empty()
+                          ? "holds no frame"
+                          : "has frames 0.." + std::to_string(snapshot.frames.size() - 1);
+    return Fail(kExitUsage, "--frame " + std::to_string(o.frame) + ": " + name + " " + has);
+  }
+  const std::size_t frame = static_cast<std::size_t>(o.frame);
+  const std::string shown = EscapeBytes(out, 4096);
+  std::string error;
+  if (o.format == "proc-dir") {
+    ProcDirStats stats;
+    if (!WriteProcDir(snapshot, frame, out, o.force, &stats, &error)) return Fail(kExitIo, error);
+    std::printf("wrote %s: frame %zu of %s, %" PRIu64 " processes, %" PRIu64 " files, %" PRIu64
+                " bytes\n",
+                shown.c_str(), frame, name.c_str(), stats.processes, stats.files, stats.bytes);
+    return kExitOk;
+  }
+  const std::string data =
+      o.format == "json" ? ToJson(ToExport(snapshot)) + "\n" : FrameDot(snapshot, frame);
+  if (!WriteOutputFile(out, data, o.force, &error)) return Fail(kExitIo, error);
+  if (out != "-") {
+    std::printf("wrote %s: %s of %s, %zu bytes\n", shown.c_str(),
+                o.format == "json" ? "the whole file"
+                                   : ("the process tree of frame " + std::to_string(frame)).c_str(),
+                name.c_str(), data.size());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterExport(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "export",
+      "Write a .ptape file in a form other tools read:\n"
+      "  json      the whole file (header, frames, observations, resolutions, footer) as one\n"
+      "            JSON object, protobuf's JSON mapping of proctape.v1.SnapshotExport: field\n"
+      "            names as in proto/proctape.proto, raw /proc bytes (bytes fields) in base64.\n"
+      "  dot       the process tree of one frame as a Graphviz digraph: a node per process\n"
+      "            (pid, start tick, state, command name escaped as \\xNN), an edge per parent;\n"
+      "            the process a recorded resolution RESOLVED is filled, its root has a double\n"
+      "            border. Render it with 'dot -Tsvg' (graphviz is not needed by proctape).\n"
+      "  proc-dir  one frame as a directory laid out like /proc: DIR/PID/stat, cmdline,\n"
+      "            environ, status, cgroup holding exactly the recorded bytes (a failed read:\n"
+      "            no file), DIR/PID/proctape-identity (exe and pid-namespace identity, errnos,\n"
+      "            truncation) and DIR/proctape-frame (times, host facts, redaction). Read it\n"
+      "            back with 'proctape capture --proc-root DIR'.\n"
+      "Outputs are written as PATH.partial and renamed when complete.");
+  sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")->required();
+  sub->add_option("--format", o->format, "json, dot or proc-dir")
+      ->required()
+      ->check(CLI::IsMember({"json", "dot", "proc-dir"}));
+  CLI::Option* out = sub->add_option(
+      "--out", o->out,
+      "the file (json, dot; '-' or absent: standard output) or the directory (proc-dir) to write");
+  CLI::Option* frame = sub->add_option(
+      "--frame", o->frame, "dot, proc-dir: the frame, counted from 0 in file order (default 0)");
+  sub->add_flag("--force", o->force,
+                "replace an existing output file, or a directory holding an earlier proc-dir "
+                "export (a directory that is not one is never replaced)");
+  sub->footer(std::string("Examples:\n"
+                          "  proctape export failure.ptape --format json | jq .resolutions\n"
+                          "  proctape export failure.ptape --format dot --frame 1 --out tree.dot\n"
+                          "  dot -Tsvg tree.dot > tree.svg\n"
+                          "  proctape export failure.ptape --format proc-dir --out frame0\n"
+                          "  cat frame0/283/proctape-identity\n"
+                          "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
+              ExitCodeHelp());
+  sub->callback([o, out, frame, exit_code] {
+    o->has_out = out->count() > 0;
+    o->has_frame = frame->count() > 0;
+    *exit_code = RunExport(*o);
+  });
+}
+
 }  // namespace proctape

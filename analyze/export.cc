@@ -1,0 +1,199 @@
+#include "analyze/export.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "analyze/process_table.h"
+#include "core/proc_parse.h"
+
+namespace proctape {
+namespace {
+
+using Key = std::pair<std::int64_t, std::uint64_t>;  // (pid, start tick)
+
+// Resolution indexes per process they name, for one role.
+using Marks = std::map<Key, std::vector<std::size_t>>;
+
+std::string List(const std::vector<std::size_t>& indexes) {
+  std::string out;
+  for (std::size_t i : indexes) out += (out.empty() ? "" : ", ") + std::to_string(i);
+  return out;
+}
+
+std::string Plural(const char* word, std::size_t n) {
+  return std::string(word) + (n == 1 ? " " : "s ");
+}
+
+std::string NodeId(const ProcessView& p) {
+  std::string id = "p";
+  id.append(std::to_string(p.pid));
+  if (p.stat) id.append("_").append(std::to_string(p.stat->start_ticks));
+  return id;
+}
+
+bool WriteAll(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+v1::SnapshotExport ToExport(const Snapshot& snapshot) {
+  v1::SnapshotExport out;
+  *out.mutable_header() = snapshot.header;
+  for (const v1::Frame& f : snapshot.frames) *out.add_frames() = f;
+  for (const v1::Observation& o : snapshot.observations) *out.add_observations() = o;
+  for (const v1::Resolution& r : snapshot.resolutions) *out.add_resolutions() = r;
+  if (snapshot.footer) *out.mutable_footer() = *snapshot.footer;
+  return out;
+}
+
+std::string DotEscape(std::string_view raw, std::size_t max) {
+  std::string out;
+  for (char c : EscapeBytes(raw, max)) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string FrameDot(const Snapshot& snapshot, std::size_t frame) {
+  const v1::Frame& f = snapshot.frames[frame];
+  const std::vector<ProcessView> table = ProcessTable(f);
+  const std::map<std::int64_t, std::size_t> by_pid = IndexByPid(table);
+
+  Marks resolved, roots;
+  for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
+    const v1::Resolution& r = snapshot.resolutions[i];
+    if (!r.has_resolve()) continue;
+    roots[{r.resolve().root_pid(), r.resolve().root_start_ticks()}].push_back(i);
+    if (r.has_verdict() && r.verdict().status() == v1::Verdict::RESOLVED) {
+      resolved[{r.verdict().pid(), r.verdict().start_ticks()}].push_back(i);
+    }
+  }
+
+  std::string graph_label = "frame " + std::to_string(frame) + ": " +
+                            std::to_string(table.size()) + " " +
+                            (table.size() == 1 ? "process" : "processes");
+  for (const auto& [key, indexes] : resolved) {
+    auto it = by_pid.find(key.first);
+    if (it != by_pid.end() && table[it->second].stat &&
+        table[it->second].start_ticks() == key.second) {
+      continue;
+    }
+    graph_label += "\\n" + Plural("resolution", indexes.size()) + List(indexes) + ": RESOLVED " +
+                   std::to_string(key.first) + " start " + std::to_string(key.second) +
+                   ", not in this frame";
+  }
+
+  std::string out = "// proctape export --format dot, frame " + std::to_string(frame) + "\n";
+  out += "digraph proctape {\n";
+  out += "  graph [label=\"" + graph_label + "\", labelloc=t, fontname=\"monospace\"];\n";
+  out += "  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
+  for (const ProcessView& p : table) {
+    std::string label = std::to_string(p.pid);
+    std::vector<std::string> attrs;
+    if (p.stat) {
+      label += " start " + std::to_string(p.stat->start_ticks) + " " +
+               DotEscape(std::string_view(&p.stat->state, 1)) + "\\n" + DotEscape(p.stat->comm);
+      const Key key{p.pid, p.stat->start_ticks};
+      if (auto it = resolved.find(key); it != resolved.end()) {
+        label += "\\nRESOLVED (" + Plural("resolution", it->second.size()) + List(it->second) + ")";
+        attrs.push_back("style=\"filled,bold\", fillcolor=\"#ffd966\"");
+      }
+      if (auto it = roots.find(key); it != roots.end()) {
+        label += "\\nroot of " + Plural("resolution", it->second.size()) + List(it->second);
+        attrs.push_back("peripheries=2");
+      }
+    } else {
+      label += "\\n(" + DotEscape(p.stat_problem) + ")";
+      attrs.push_back("style=dashed");
+    }
+    out += "  " + NodeId(p) + " [label=\"" + label + "\"";
+    for (const std::string& a : attrs) out += ", " + a;
+    out += "];\n";
+  }
+  for (const ProcessView& child : table) {
+    if (!child.stat) continue;
+    auto it = by_pid.find(child.stat->ppid);
+    if (it == by_pid.end() || it->second == static_cast<std::size_t>(&child - table.data())) {
+      continue;
+    }
+    const ProcessView& parent = table[it->second];
+    out += "  " + NodeId(parent) + " -> " + NodeId(child);
+    if (parent.stat && parent.stat->start_ticks > child.stat->start_ticks) {
+      out += " [style=dashed]";
+    }
+    out += ";\n";
+  }
+  out += "}\n";
+  return out;
+}
+
+bool WriteOutputFile(const std::string& path, const std::string& data, bool force,
+                     std::string* error) {
+  const std::string shown = EscapeBytes(path, 4096);
+  if (path == "-") {
+    if (WriteAll(STDOUT_FILENO, data)) return true;
+    *error = std::string("cannot write to standard output: ") + std::strerror(errno);
+    return false;
+  }
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      *error = shown + " is a symbolic link: refused";
+      return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      *error = shown + " is a directory: refused";
+      return false;
+    }
+    if (!force) {
+      *error = shown + " exists: refused (use --force to replace it)";
+      return false;
+    }
+  }
+  const std::string partial = path + ".partial";
+  if (force && ::lstat(partial.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+    ::unlink(partial.c_str());
+  }
+  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *error = errno == EEXIST ? shown + ".partial exists (left by an export that did not finish?): "
+                                       "remove it or use --force"
+                             : "cannot create " + shown + ".partial: " + std::strerror(errno);
+    return false;
+  }
+  bool ok = WriteAll(fd, data) && ::fsync(fd) == 0;
+  int err = errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok && ::renameat2(AT_FDCWD, partial.c_str(), AT_FDCWD, path.c_str(),
+                        force ? 0 : RENAME_NOREPLACE) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    ::unlink(partial.c_str());
+    *error = "cannot write " + shown + ": " + std::strerror(err);
+  }
+  return ok;
+}
+
+}  // namespace proctape

@@ -1,0 +1,618 @@
+#include "analyze/proc_dir.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <unordered_set>
+
+#include "core/proc_parse.h"
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+constexpr const char* kFrameFile = "proctape-frame";
+constexpr const char* kIdentityFile = "proctape-identity";
+constexpr std::size_t kIdentityFileBound = 4096;
+constexpr std::size_t kFrameFileBound = 16u << 20;
+constexpr std::uint64_t kPidMaxLimit = 4194304;
+
+constexpr ProcFile kFiles[] = {ProcFile::kStat, ProcFile::kCmdline, ProcFile::kEnviron,
+                               ProcFile::kStatus, ProcFile::kCgroup};
+
+std::string Escape(std::string_view bytes) { return EscapeBytes(bytes, SIZE_MAX); }
+
+// The inverse of Escape: printable ASCII, backslash only as \xNN.
+bool Unescape(std::string_view text, std::string* out) {
+  out->clear();
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c >= 0x7f) return false;
+    if (c != '\\') {
+      out->push_back(static_cast<char>(c));
+      continue;
+    }
+    if (i + 3 >= text.size()) return false;
+    if (text[i + 1] != 'x' || hex(text[i + 2]) < 0 || hex(text[i + 3]) < 0) return false;
+    out->push_back(static_cast<char>(hex(text[i + 2]) * 16 + hex(text[i + 3])));
+    i += 3;
+  }
+  return true;
+}
+
+std::optional<std::int64_t> ParseSigned(std::string_view text) {
+  bool negative = !text.empty() && text[0] == '-';
+  if (negative) text.remove_prefix(1);
+  std::optional<std::uint64_t> v = ParseCanonicalDecimal(text, INT64_MAX);
+  if (!v || (negative && *v == 0)) return std::nullopt;
+  return negative ? -static_cast<std::int64_t>(*v) : static_cast<std::int64_t>(*v);
+}
+
+std::optional<int> ParseErrno(std::string_view text) {
+  std::optional<std::int64_t> v = ParseSigned(text);
+  if (!v || *v == 0 || *v < INT_MIN || *v > INT_MAX) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+std::string PrintIdentity(const Identity& id) {
+  if (id.err != 0) return "error " + std::to_string(id.err);
+  return std::to_string(id.dev) + ":" + std::to_string(id.ino);
+}
+
+std::optional<Identity> ParseIdentity(std::string_view text) {
+  if (text.substr(0, 6) == "error ") {
+    std::optional<int> err = ParseErrno(text.substr(6));
+    if (!err) return std::nullopt;
+    return Identity{*err, 0, 0};
+  }
+  std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  auto dev = ParseCanonicalDecimal(text.substr(0, colon));
+  auto ino = ParseCanonicalDecimal(text.substr(colon + 1));
+  if (!dev || !ino) return std::nullopt;
+  return Identity{0, *dev, *ino};
+}
+
+// The lines of a side file after its header "NAME 1": (key, value) pairs.
+// False with *error when the text does not have that shape.
+bool SplitLines(std::string_view text, std::string_view name,
+                std::vector<std::pair<std::string_view, std::string_view>>* lines,
+                std::string* error) {
+  const std::string header = std::string(name) + " 1";
+  std::size_t line_no = 0;
+  while (!text.empty()) {
+    ++line_no;
+    std::size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) {
+      *error = "line " + std::to_string(line_no) + " has no newline";
+      return false;
+    }
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl + 1);
+    if (line_no == 1) {
+      if (line != header) {
+        *error = "line 1 is not \"" + header + "\"";
+        return false;
+      }
+      continue;
+    }
+    std::size_t space = line.find(' ');
+    if (space == std::string_view::npos || space == 0) {
+      *error = "line " + std::to_string(line_no) + " is not \"KEY VALUE\"";
+      return false;
+    }
+    lines->emplace_back(line.substr(0, space), line.substr(space + 1));
+  }
+  if (line_no == 0) {
+    *error = "empty (not a " + std::string(name) + " file)";
+    return false;
+  }
+  return true;
+}
+
+std::string LineError(std::size_t index, std::string_view key, const std::string& why) {
+  return "line " + std::to_string(index + 2) + " (" + EscapeBytes(key, 64) + "): " + why;
+}
+
+bool WriteAll(int fd, std::string_view data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Creates NAME in directory `dir_fd` holding `data`; errno on failure.
+int WriteFileAt(int dir_fd, const char* name, std::string_view data, mode_t mode) {
+  int fd = ::openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) return errno;
+  int err = WriteAll(fd, data) ? 0 : errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  return err;
+}
+
+// At most `bound` bytes of NAME in `dir_fd`; errno, or EFBIG when larger.
+int ReadFileAt(int dir_fd, const std::string& name, std::size_t bound, std::string* out) {
+  int fd;
+  do {
+    fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return errno;
+  out->clear();
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return err;
+    }
+    if (n == 0) break;
+    out->append(buf, static_cast<std::size_t>(n));
+    if (out->size() > bound) {
+      ::close(fd);
+      return EFBIG;
+    }
+  }
+  ::close(fd);
+  return 0;
+}
+
+const v1::FileRead* ReadOf(const v1::ProcessRecord& r, ProcFile file) {
+  switch (file) {
+    case ProcFile::kStat: return r.has_stat() ? &r.stat() : nullptr;
+    case ProcFile::kCmdline: return r.has_cmdline() ? &r.cmdline() : nullptr;
+    case ProcFile::kEnviron: return r.has_environ() ? &r.environ() : nullptr;
+    case ProcFile::kStatus: return r.has_status() ? &r.status() : nullptr;
+    case ProcFile::kCgroup: return r.has_cgroup() ? &r.cgroup() : nullptr;
+    case ProcFile::kExe: return nullptr;
+  }
+  return nullptr;
+}
+
+bool Valid(std::int64_t pid) { return pid >= 1 && static_cast<std::uint64_t>(pid) <= kMaxPid; }
+
+}  // namespace
+
+// ---- PID/proctape-identity -------------------------------------------------
+
+IdentityFacts IdentityFactsOf(const v1::ProcessRecord& record) {
+  IdentityFacts f;
+  if (record.has_exe()) f.exe = FromProto(record.exe());
+  if (record.has_pid_ns()) f.pid_ns = FromProto(record.pid_ns());
+  for (ProcFile file : kFiles) {
+    const v1::FileRead* read = ReadOf(record, file);
+    if (read == nullptr) continue;
+    if (read->err() != 0) {
+      f.errors[file] = read->err();
+    } else if (read->truncated()) {
+      f.truncated.insert(file);
+    }
+  }
+  return f;
+}
+
+std::string PrintIdentityFacts(const IdentityFacts& facts) {
+  std::string out = std::string(kIdentityFile) + " 1\n";
+  if (facts.exe) out += "exe " + PrintIdentity(*facts.exe) + "\n";
+  if (facts.pid_ns) out += "pid_ns " + PrintIdentity(*facts.pid_ns) + "\n";
+  for (ProcFile file : kFiles) {
+    std::string name(ProcFileName(file));
+    if (auto it = facts.errors.find(file); it != facts.errors.end()) {
+      out += name + " error " + std::to_string(it->second) + "\n";
+    } else if (facts.truncated.count(file) != 0) {
+      out += name + " truncated\n";
+    }
+  }
+  return out;
+}
+
+bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* error) {
+  *out = IdentityFacts{};
+  std::vector<std::pair<std::string_view, std::string_view>> lines;
+  if (!SplitLines(text, kIdentityFile, &lines, error)) return false;
+  int last = -1;  // rank of the previous line: exe 0, pid_ns 1, files 2..6
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    auto [key, value] = lines[i];
+    int rank = -1;
+    if (key == "exe") rank = 0;
+    if (key == "pid_ns") rank = 1;
+    for (std::size_t k = 0; k < std::size(kFiles); ++k) {
+      if (key == ProcFileName(kFiles[k])) rank = 2 + static_cast<int>(k);
+    }
+    if (rank < 0) {
+      *error = LineError(i, key, "unknown key");
+      return false;
+    }
+    if (rank <= last) {
+      *error = LineError(i, key, "repeated or out of order");
+      return false;
+    }
+    last = rank;
+    if (rank < 2) {
+      std::optional<Identity> id = ParseIdentity(value);
+      if (!id) {
+        *error = LineError(i, key, "wants DEV:INO or \"error ERRNO\"");
+        return false;
+      }
+      (rank == 0 ? out->exe : out->pid_ns) = *id;
+      continue;
+    }
+    ProcFile file = kFiles[rank - 2];
+    if (value == "truncated") {
+      out->truncated.insert(file);
+    } else if (std::optional<int> err =
+                   value.substr(0, 6) == "error " ? ParseErrno(value.substr(6)) : std::nullopt) {
+      out->errors[file] = *err;
+    } else {
+      *error = LineError(i, key, "wants \"error ERRNO\" or \"truncated\"");
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---- proctape-frame --------------------------------------------------------
+
+FrameFacts FrameFactsOf(const Snapshot& snapshot, std::size_t frame) {
+  const v1::Frame& f = snapshot.frames[frame];
+  const v1::Header& h = snapshot.header;
+  FrameFacts facts;
+  facts.scan_start_mono_ns = f.scan_start_mono_ns();
+  facts.scan_end_mono_ns = f.scan_end_mono_ns();
+  std::int64_t since = 0, realtime = 0;
+  if (h.capture_start_realtime_ns() != 0 &&
+      !__builtin_sub_overflow(f.scan_start_mono_ns(), h.capture_start_mono_ns(), &since) &&
+      !__builtin_add_overflow(h.capture_start_realtime_ns(), since, &realtime)) {
+    facts.scan_start_realtime_ns = realtime;
+  }
+  facts.cut_reason = f.cut_reason();
+  facts.host = h.host();
+  facts.environ = h.redaction().environ();
+  for (const std::string& e : h.redaction().kept_entries()) facts.kept_entries.push_back(e);
+  std::unordered_set<std::int64_t> seen;
+  for (const v1::ProcessRecord& r : f.processes()) {
+    if (!Valid(r.pid()) || !seen.insert(r.pid()).second) facts.dropped_pids.push_back(r.pid());
+  }
+  return facts;
+}
+
+namespace {
+
+// proctape-frame keys in print order; the last two may repeat.
+enum FrameKey : int {
+  kScanStart, kScanEnd, kRealtime, kCutReason, kHostname, kKernel, kBootId, kPidMax, kTicks,
+  kPageSize, kEnvironMode, kKeptEntry, kDroppedPid, kFrameKeys
+};
+constexpr const char* kFrameKeyNames[kFrameKeys] = {
+    "scan_start_mono_ns", "scan_end_mono_ns", "scan_start_realtime_ns", "cut_reason",
+    "hostname", "kernel_release", "boot_id", "pid_max", "clock_ticks_per_second", "page_size",
+    "environ", "kept_entry", "dropped_pid"};
+
+}  // namespace
+
+std::string PrintFrameFacts(const FrameFacts& facts) {
+  std::string out = std::string(kFrameFile) + " 1\n";
+  auto line = [&out](FrameKey key, const std::string& value) {
+    out.append(kFrameKeyNames[key]).append(" ").append(value).append("\n");
+  };
+  auto number = [&line](FrameKey key, std::int64_t v) {
+    if (v != 0) line(key, std::to_string(v));
+  };
+  auto bytes = [&line](FrameKey key, const std::string& v) {
+    if (!v.empty()) line(key, Escape(v));
+  };
+  number(kScanStart, facts.scan_start_mono_ns);
+  number(kScanEnd, facts.scan_end_mono_ns);
+  number(kRealtime, facts.scan_start_realtime_ns);
+  bytes(kCutReason, facts.cut_reason);
+  bytes(kHostname, facts.host.hostname());
+  bytes(kKernel, facts.host.kernel_release());
+  bytes(kBootId, facts.host.boot_id());
+  number(kPidMax, facts.host.pid_max());
+  number(kTicks, facts.host.clock_ticks_per_second());
+  number(kPageSize, facts.host.page_size());
+  if (facts.environ == v1::RedactionPolicy::ENVIRON_REDACTED) line(kEnvironMode, "redacted");
+  if (facts.environ == v1::RedactionPolicy::ENVIRON_KEPT) line(kEnvironMode, "kept");
+  for (const std::string& e : facts.kept_entries) line(kKeptEntry, Escape(e));
+  for (std::int64_t pid : facts.dropped_pids) line(kDroppedPid, std::to_string(pid));
+  return out;
+}
+
+bool ParseFrameFacts(std::string_view text, FrameFacts* out, std::string* error) {
+  *out = FrameFacts{};
+  std::vector<std::pair<std::string_view, std::string_view>> lines;
+  if (!SplitLines(text, kFrameFile, &lines, error)) return false;
+  int last = -1;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    auto [key, value] = lines[i];
+    int rank = -1;
+    for (int k = 0; k < kFrameKeys; ++k) {
+      if (key == kFrameKeyNames[k]) rank = k;
+    }
+    if (rank < 0) {
+      *error = LineError(i, key, "unknown key");
+      return false;
+    }
+    const bool repeats = rank == kKeptEntry || rank == kDroppedPid;
+    if (rank < last || (rank == last && !repeats)) {
+      *error = LineError(i, key, "repeated or out of order");
+      return false;
+    }
+    last = rank;
+    std::string bytes;
+    std::optional<std::int64_t> number;
+    switch (rank) {
+      case kCutReason: case kHostname: case kKernel: case kBootId: case kKeptEntry:
+        if (!Unescape(value, &bytes)) {
+          *error = LineError(i, key, "not printable ASCII with \\xNN escapes");
+          return false;
+        }
+        break;
+      case kEnvironMode:
+        break;
+      default:
+        number = ParseSigned(value);
+        if (!number) {
+          *error = LineError(i, key, "not a decimal number");
+          return false;
+        }
+    }
+    switch (rank) {
+      case kScanStart: out->scan_start_mono_ns = *number; break;
+      case kScanEnd: out->scan_end_mono_ns = *number; break;
+      case kRealtime: out->scan_start_realtime_ns = *number; break;
+      case kCutReason: out->cut_reason = bytes; break;
+      case kHostname: out->host.set_hostname(bytes); break;
+      case kKernel: out->host.set_kernel_release(bytes); break;
+      case kBootId: out->host.set_boot_id(bytes); break;
+      case kPidMax: out->host.set_pid_max(*number); break;
+      case kTicks: out->host.set_clock_ticks_per_second(*number); break;
+      case kPageSize: out->host.set_page_size(*number); break;
+      case kEnvironMode:
+        if (value == "redacted") {
+          out->environ = v1::RedactionPolicy::ENVIRON_REDACTED;
+        } else if (value == "kept") {
+          out->environ = v1::RedactionPolicy::ENVIRON_KEPT;
+        } else {
+          *error = LineError(i, key, "wants \"redacted\" or \"kept\"");
+          return false;
+        }
+        break;
+      case kKeptEntry: out->kept_entries.push_back(bytes); break;
+      case kDroppedPid: out->dropped_pids.push_back(*number); break;
+    }
+  }
+  return true;
+}
+
+// ---- Writing a frame as a directory ----------------------------------------
+
+bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string& path, bool force,
+                  ProcDirStats* stats, std::string* error) {
+  const std::string shown = EscapeBytes(path, 4096);
+  *stats = ProcDirStats{};
+  enum { kAbsent, kEmpty, kEarlierExport } target = kAbsent;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      *error = shown + " is a symbolic link: refused";
+      return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      *error = shown + " exists and is not a directory: refused";
+      return false;
+    }
+    std::error_code ec;
+    const bool empty = std::filesystem::is_empty(path, ec);
+    if (ec) {
+      *error = "cannot read " + shown + ": " + ec.message();
+      return false;
+    }
+    target = empty ? kEmpty : kEarlierExport;
+    if (!empty && !force) {
+      *error = shown + " is not empty: refused (use --force to replace an earlier export)";
+      return false;
+    }
+    if (!empty && (::lstat((path + "/" + kFrameFile).c_str(), &st) != 0 || !S_ISREG(st.st_mode))) {
+      *error = shown + " is not empty and holds no " + kFrameFile +
+               ": refused, even with --force (it is not an export)";
+      return false;
+    }
+  }
+  const std::string partial = path + ".partial";
+  if (::lstat(partial.c_str(), &st) == 0) {
+    if (!force) {
+      *error = shown + ".partial exists (left by an export that did not finish?): remove it or "
+                       "use --force";
+      return false;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(partial, ec);
+  }
+  if (::mkdir(partial.c_str(), 0755) != 0) {
+    *error = "cannot create " + shown + ".partial: " + std::strerror(errno);
+    return false;
+  }
+  int dir_fd = ::open(partial.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  auto fail = [&](const std::string& what, int err) {
+    if (dir_fd >= 0) ::close(dir_fd);
+    std::error_code ec;
+    std::filesystem::remove_all(partial, ec);
+    *error = "cannot write " + shown + ": " + what + ": " + std::strerror(err);
+    return false;
+  };
+  if (dir_fd < 0) return fail("open .partial", errno);
+
+  const FrameFacts facts = FrameFactsOf(snapshot, frame);
+  std::unordered_set<std::int64_t> written;
+  auto write = [&](int fd, const char* name, std::string_view data, mode_t mode) {
+    int err = WriteFileAt(fd, name, data, mode);
+    if (err == 0) {
+      ++stats->files;
+      stats->bytes += data.size();
+    }
+    return err;
+  };
+  for (const v1::ProcessRecord& r : snapshot.frames[frame].processes()) {
+    if (!Valid(r.pid()) || !written.insert(r.pid()).second) continue;
+    const std::string pid = std::to_string(r.pid());
+    if (::mkdirat(dir_fd, pid.c_str(), 0755) != 0) return fail("mkdir " + pid, errno);
+    int pid_fd = ::openat(dir_fd, pid.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (pid_fd < 0) return fail("open " + pid, errno);
+    int err = 0;
+    std::string failed;
+    for (ProcFile file : kFiles) {
+      const v1::FileRead* read = ReadOf(r, file);
+      if (read == nullptr || read->err() != 0) continue;
+      const std::string name(ProcFileName(file));
+      err = write(pid_fd, name.c_str(), read->data(), file == ProcFile::kEnviron ? 0600 : 0644);
+      if (err != 0) {
+        failed = pid + "/" + name;
+        break;
+      }
+    }
+    if (err == 0) {
+      err = write(pid_fd, kIdentityFile, PrintIdentityFacts(IdentityFactsOf(r)), 0644);
+      if (err != 0) failed = pid + "/" + kIdentityFile;
+    }
+    ::close(pid_fd);
+    if (err != 0) return fail(failed, err);
+    ++stats->processes;
+  }
+  if (int err = write(dir_fd, kFrameFile, PrintFrameFacts(facts), 0644); err != 0) {
+    return fail(kFrameFile, err);
+  }
+  ::close(dir_fd);
+  dir_fd = -1;
+  // An absent PATH must still be absent, an empty one may be replaced; an
+  // earlier export is swapped with the new one atomically, then removed.
+  unsigned flags = target == kAbsent ? RENAME_NOREPLACE
+                   : target == kEarlierExport ? RENAME_EXCHANGE
+                                              : 0;
+  if (::renameat2(AT_FDCWD, partial.c_str(), AT_FDCWD, path.c_str(), flags) != 0) {
+    return fail("rename .partial", errno);
+  }
+  if (target == kEarlierExport) {
+    std::error_code ec;
+    std::filesystem::remove_all(partial, ec);
+  }
+  return true;
+}
+
+// ---- Reading it back -------------------------------------------------------
+
+std::unique_ptr<ProcDirEvidence> ProcDirEvidence::Open(const std::string& dir, Evidence& inner,
+                                                       PidNamespaceFn inner_pid_ns,
+                                                       std::string* error) {
+  const std::string shown = EscapeBytes(dir, 4096);
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot open " + shown + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  std::unique_ptr<ProcDirEvidence> ev(
+      new ProcDirEvidence(fd, dir, inner, std::move(inner_pid_ns)));
+  std::string text;
+  int err = ReadFileAt(fd, kFrameFile, kFrameFileBound, &text);
+  if (err == ENOENT) return ev;
+  std::string why;
+  if (err != 0) {
+    why = std::strerror(err);
+  } else {
+    FrameFacts facts;
+    if (ParseFrameFacts(text, &facts, &why)) {
+      ev->frame_ = std::move(facts);
+      return ev;
+    }
+  }
+  *error = shown + "/" + kFrameFile + ": " + why;
+  return nullptr;
+}
+
+ProcDirEvidence::~ProcDirEvidence() { ::close(dir_fd_); }
+
+const IdentityFacts& ProcDirEvidence::Facts(std::int64_t pid) {
+  if (pid == cached_pid_) return cached_;
+  cached_pid_ = pid;
+  cached_ = IdentityFacts{};
+  const std::string name = std::to_string(pid) + "/" + kIdentityFile;
+  std::string text;
+  int err = ReadFileAt(dir_fd_, name, kIdentityFileBound, &text);
+  if (err == ENOENT || err == ENOTDIR) return cached_;
+  std::string why;
+  if (err == EFBIG) {
+    why = "over " + std::to_string(kIdentityFileBound) + " bytes";
+  } else if (err != 0) {
+    why = std::strerror(err);
+  } else if (ParseIdentityFacts(text, &cached_, &why)) {
+    return cached_;
+  }
+  cached_ = IdentityFacts{};
+  if (error_.empty()) error_ = EscapeBytes(dir_, 4096) + "/" + name + ": " + why;
+  return cached_;
+}
+
+ListResult ProcDirEvidence::ListPids(std::uint64_t bound) {
+  ListResult out = inner_.ListPids(kPidMaxLimit);
+  std::sort(out.names.begin(), out.names.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  if (out.names.size() > bound) {
+    out.names.resize(static_cast<std::size_t>(bound));
+    out.truncated = true;
+  }
+  return out;
+}
+
+ReadResult ProcDirEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
+  const IdentityFacts& facts = Facts(pid);
+  if (auto it = facts.errors.find(file); it != facts.errors.end()) {
+    ReadResult out;
+    out.err = it->second;
+    return out;
+  }
+  const bool truncated = facts.truncated.count(file) != 0;
+  ReadResult out = inner_.ReadFile(pid, file, bound);
+  if (out.ok() && truncated) out.truncated = true;
+  return out;
+}
+
+Identity ProcDirEvidence::ExeIdentity(std::int64_t pid) {
+  const IdentityFacts& facts = Facts(pid);
+  return facts.exe ? *facts.exe : inner_.ExeIdentity(pid);
+}
+
+Identity ProcDirEvidence::PidNamespace(std::int64_t pid) {
+  const IdentityFacts& facts = Facts(pid);
+  if (facts.pid_ns) return *facts.pid_ns;
+  return inner_pid_ns_ ? inner_pid_ns_(pid) : Identity{ENOENT, 0, 0};
+}
+
+Identity ProcDirEvidence::PathIdentity(const std::string& path) {
+  return inner_.PathIdentity(path);
+}
+
+std::int64_t ProcDirEvidence::NowNs() { return inner_.NowNs(); }
+
+void ProcDirEvidence::SleepUntil(std::int64_t mono_ns) { inner_.SleepUntil(mono_ns); }
+
+}  // namespace proctape
