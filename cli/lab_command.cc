@@ -49,7 +49,7 @@ int List(bool json) {
 }
 
 std::string CheckLine(std::size_t k, const v1::Resolution& r) {
-  std::string line = "check " + std::to_string(k + 1) + " ";
+  std::string line = "check " + std::to_string(k) + " ";
   if (r.has_verdict()) {
     const v1::Verdict& v = r.verdict();
     line += "resolve: " + v1::Verdict::Status_Name(v.status());
@@ -120,8 +120,10 @@ int Run(const LabCommandOptions& o) {
       std::printf("%s\n", CheckLine(k, r.checks[k]).c_str());
     }
     if (r.outcome == lab::LabOutcome::kShown || r.outcome == lab::LabOutcome::kNotShown) {
-      std::printf("recorded %s: replay it with 'proctape replay %s'\n", EscapeBytes(o.record).c_str(),
-                  EscapeBytes(o.record).c_str());
+      const std::string file = EscapeBytes(o.record);
+      std::printf("recorded %s: replay it with 'proctape replay %s', see why with 'proctape explain "
+                  "%s'\n",
+                  file.c_str(), file.c_str(), file.c_str());
     }
     if (!r.started.empty()) {
       std::string pids;

@@ -106,22 +106,22 @@ std::string StatusText(const v1::Resolution& r) {
 // Check k is a resolve with `status` (and, when RESOLVED, `pid`).
 std::string ExpectResolve(const std::vector<v1::Resolution>& rs, std::size_t k,
                           VStatus::Status status, std::int64_t pid = 0) {
-  if (k >= rs.size() || !rs[k].has_verdict()) return "check " + std::to_string(k + 1) + " is missing";
+  if (k >= rs.size() || !rs[k].has_verdict()) return "check " + std::to_string(k) + " is missing";
   const v1::Verdict& v = rs[k].verdict();
   if (v.status() == status && (status != VStatus::RESOLVED || v.pid() == pid)) return "";
   std::string want = VStatus::Status_Name(status);
   if (status == VStatus::RESOLVED) want += " pid " + std::to_string(pid);
-  return "check " + std::to_string(k + 1) + " wanted " + want + ", got " + StatusText(rs[k]);
+  return "check " + std::to_string(k) + " wanted " + want + ", got " + StatusText(rs[k]);
 }
 
 std::string ExpectLiveness(const std::vector<v1::Resolution>& rs, std::size_t k,
                            LStatus::Status status, VStatus::Status reason = VStatus::STATUS_UNSPECIFIED) {
-  if (k >= rs.size() || !rs[k].has_liveness_verdict()) return "check " + std::to_string(k + 1) + " is missing";
+  if (k >= rs.size() || !rs[k].has_liveness_verdict()) return "check " + std::to_string(k) + " is missing";
   const v1::LivenessVerdict& v = rs[k].liveness_verdict();
   if (v.status() == status && (status != LStatus::ERROR || v.reason() == reason)) return "";
   std::string want = LStatus::Status_Name(status);
   if (status == LStatus::ERROR) want += " " + VStatus::Status_Name(reason);
-  return "check " + std::to_string(k + 1) + " wanted " + want + ", got " + StatusText(rs[k]);
+  return "check " + std::to_string(k) + " wanted " + want + ", got " + StatusText(rs[k]);
 }
 
 // Check k is a resolve that ended at the deadline: NO_MATCH when it passed
