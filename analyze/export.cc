@@ -39,7 +39,9 @@ std::string NodeId(const ProcessView& p) {
   return id;
 }
 
-bool WriteAll(int fd, const std::string& data) {
+}  // namespace
+
+bool WriteAll(int fd, std::string_view data) {
   std::size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
@@ -50,7 +52,6 @@ bool WriteAll(int fd, const std::string& data) {
   return true;
 }
 
-}  // namespace
 
 v1::SnapshotExport ToExport(const Snapshot& snapshot) {
   v1::SnapshotExport out;

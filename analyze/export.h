@@ -39,6 +39,10 @@ std::string DotEscape(std::string_view raw, std::size_t max = 256);
 // function of the file alone.
 std::string FrameDot(const Snapshot& snapshot, std::size_t frame);
 
+// Writes all of `data` to `fd`, retrying short writes and EINTR; false with
+// errno set on the first failure.
+bool WriteAll(int fd, std::string_view data);
+
 // Writes `data` to `path` atomically: PATH.partial, fsync, rename. "-" writes
 // to standard output. A symbolic link, a directory, or (without `force`) an
 // existing file at `path` is refused; so is a PATH.partial left over (removed

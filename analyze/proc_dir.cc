@@ -13,6 +13,7 @@
 #include <system_error>
 #include <unordered_set>
 
+#include "analyze/export.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 
@@ -126,17 +127,6 @@ bool SplitLines(std::string_view text, std::string_view name,
 
 std::string LineError(std::size_t index, std::string_view key, const std::string& why) {
   return "line " + std::to_string(index + 2) + " (" + EscapeBytes(key, 64) + "): " + why;
-}
-
-bool WriteAll(int fd, std::string_view data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 // Creates NAME in directory `dir_fd` holding `data`; errno on failure.
