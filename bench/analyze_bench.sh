@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# analyze_bench.sh: what the views and exports of issue 6 cost on a file of a
+# host of N processes, side by side with `proctape verify` (reading and
+# checking the same file) and `proctape replay` (replaying the same recording).
+#
+#   bash bench/analyze_bench.sh BUILD/cli/proctape      (from the repo root, as root)
+#
+# Needs BUILD/bench/spawn_idle and BUILD/bench/idle_worker (built with the
+# project) and a C compiler (bench/timeit.c is compiled into the work dir).
+#
+# Environment:
+#   BENCH_N="10000"   idle processes to start, one measurement per value
+#   BENCH_ROUNDS=5    alternated rounds per N (medians are taken over them)
+#   BENCH_WARMUP=1    rounds run first and discarded
+#   BENCH_TMP=/tmp    where the work directory is made
+#
+# For each N:
+#  1. bench/spawn_idle starts N idle workers; `proctape capture --frames 2
+#     --interval 200` writes host.ptape and `proctape lab plain --record`
+#     writes lab.ptape (a recorded resolution: two whole-host frames and the
+#     tape); then the workers are ended (by pid, by spawn_idle) so that the
+#     timings below do not share the machine with them.
+#  2. Rounds: each command below runs once per round under bench/timeit (wall
+#     time fork..wait4, peak RSS from rusage), the starting command rotating
+#     every round; each must exit 0.
+# Prints a markdown table of medians: wall ms, ratio to `verify` of the same
+# file (`replay` for explain), peak RSS. Progress goes to stderr.
+# Every process it starts is ended on exit; the work directory is removed.
+set -euo pipefail
+
+usage() {
+  echo "usage: bash bench/analyze_bench.sh BUILD/cli/proctape" >&2
+  echo "       (BENCH_N=\"10000\" BENCH_ROUNDS=5 BENCH_WARMUP=1 BENCH_TMP=/tmp)" >&2
+  exit 2
+}
+[[ $# -eq 1 ]] || usage
+proctape=$1
+[[ -x $proctape && -f $proctape ]] || { echo "analyze_bench: not an executable: $proctape" >&2; exit 2; }
+proctape=$(cd "$(dirname -- "$proctape")" && pwd)/$(basename -- "$proctape")
+bindir=$(cd "$(dirname -- "$proctape")/../bench" && pwd)
+for helper in spawn_idle idle_worker; do
+  [[ -x $bindir/$helper ]] || { echo "analyze_bench: $bindir/$helper not built (cmake --build BUILD)" >&2; exit 2; }
+done
+command -v cc >/dev/null || { echo "analyze_bench: 'cc' is required (Debian: apt-get install gcc)" >&2; exit 2; }
+
+bench_n=${BENCH_N:-10000}
+rounds=${BENCH_ROUNDS:-5}
+warmup=${BENCH_WARMUP:-1}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "analyze_bench: BENCH_ROUNDS must be >= 1" >&2; exit 2; }
+[[ $warmup =~ ^[0-9]+$ ]] || { echo "analyze_bench: BENCH_WARMUP must be >= 0" >&2; exit 2; }
+for n in $bench_n; do
+  [[ $n =~ ^[0-9]+$ && $n -le 30000 ]] || { echo "analyze_bench: bad N in BENCH_N: $n" >&2; exit 2; }
+done
+
+here=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-analyze-bench.XXXXXX")
+spawner=
+ctl_fd=
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+
+# Ends the spawner, and so, by pid, every worker it started.
+stop_workers() {
+  [[ -n $ctl_fd ]] && { exec {ctl_fd}>&-; ctl_fd=; }   # stdin EOF: spawn_idle ends its workers
+  [[ -n $spawner ]] || return 0
+  local waited=0
+  while kill -0 "$spawner" 2>/dev/null && ((waited < 600)); do
+    ((waited == 100)) && kill -TERM "$spawner" 2>/dev/null   # still there after 10 s
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  # Last resort: SIGKILL the spawner (our own child, by pid); PR_SET_PDEATHSIG
+  # kills its workers.
+  kill -0 "$spawner" 2>/dev/null && kill -KILL "$spawner" 2>/dev/null
+  wait "$spawner" 2>/dev/null || true
+  spawner=
+}
+cleanup() {
+  local rc=$?
+  set +e
+  stop_workers
+  rm -rf -- "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+start_workers() { # N
+  rm -f "$work/ctl" "$work/pids"
+  mkfifo "$work/ctl"
+  "$bindir/spawn_idle" "$1" "$bindir/idle_worker" <"$work/ctl" >"$work/pids" 2>>"$work/spawn.log" &
+  spawner=$!
+  exec {ctl_fd}>"$work/ctl"
+  local waited=0
+  until grep -q '^ready ' "$work/pids" 2>/dev/null; do
+    kill -0 "$spawner" 2>/dev/null || { tail -5 "$work/spawn.log" >&2; echo "analyze_bench: spawn_idle failed" >&2; exit 1; }
+    ((waited++ < 12000)) || { echo "analyze_bench: workers not ready after 600 s" >&2; exit 1; }
+    sleep 0.05
+  done
+}
+
+cc -O2 -Wall -Wextra -o "$work/timeit" "$here/timeit.c"
+median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+# name | baseline name | arguments (after the binary); W is the work dir.
+commands=(
+  "verify|verify|verify W/host.ptape"
+  "show|verify|show W/host.ptape"
+  "tree|verify|tree W/host.ptape --frame 1 --kernel"
+  "tree --json|verify|tree W/host.ptape --frame 1 --kernel --json"
+  "diff|verify|diff W/host.ptape --frames 0 1"
+  "export json|verify|export W/host.ptape --format json --out W/out.json --force"
+  "export dot|verify|export W/host.ptape --format dot --frame 1 --out W/out.dot --force"
+  "export proc-dir|verify|export W/host.ptape --format proc-dir --frame 1 --out W/frame --force"
+  "capture --proc-root|verify|capture --proc-root W/frame -o W/again.ptape --force"
+  "replay|replay|replay W/lab.ptape"
+  "explain|replay|explain W/lab.ptape"
+)
+
+rows=()
+for n in $bench_n; do
+  if ((n > 0)); then
+    log "N=$n: starting $n idle workers"
+    start_workers "$n"
+  fi
+  "$proctape" capture --frames 2 --interval 200 -o "$work/host.ptape" --force >/dev/null
+  "$proctape" lab plain --record "$work/lab.ptape" >/dev/null
+  stop_workers
+  procs=$("$proctape" show "$work/host.ptape" | sed -n 's/^  frame 1: \([0-9]*\) processes.*/\1/p')
+  size=$(stat -c %s "$work/host.ptape")
+  # The proc-dir that capture --proc-root reads exists before the first round.
+  "$proctape" export "$work/host.ptape" --format proc-dir --frame 1 --out "$work/frame" --force >/dev/null
+  log "N=$n: host.ptape $size bytes, frame 1: $procs processes; $((warmup + rounds)) rounds"
+  for ((i = 0; i < ${#commands[@]}; i++)); do : >"$work/t$i"; done
+  for ((r = 0; r < warmup + rounds; r++)); do
+    for ((k = 0; k < ${#commands[@]}; k++)); do
+      i=$(((k + r) % ${#commands[@]}))
+      IFS='|' read -r name _ args <<<"${commands[$i]}"
+      read -ra argv <<<"${args//W\//$work/}"
+      out=$work/t$i
+      ((r < warmup)) && out=$work/discard
+      if ! "$work/timeit" "$out" "$proctape" "${argv[@]}" >/dev/null 2>"$work/err"; then
+        echo "analyze_bench: proctape $args failed: $(head -1 "$work/err")" >&2
+        exit 1
+      fi
+    done
+    log "N=$n: round $((r + 1)) of $((warmup + rounds))"
+  done
+  declare -A wall=()
+  for ((i = 0; i < ${#commands[@]}; i++)); do
+    IFS='|' read -r name _ _ <<<"${commands[$i]}"
+    wall[$name]=$(awk '{print $1 * 1000}' "$work/t$i" | median)
+  done
+  for ((i = 0; i < ${#commands[@]}; i++)); do
+    IFS='|' read -r name base _ <<<"${commands[$i]}"
+    rss=$(awk '{print $4 / 1024}' "$work/t$i" | median)
+    rows+=("$(awk -v n="$procs" -v c="$name" -v w="${wall[$name]}" -v b="${wall[$base]}" -v base="$base" -v m="$rss" \
+      'BEGIN {printf "| %d | `%s` | %.1f | %.2f× %s | %.0f |", n, c, w, w / b, base, m}')")
+  done
+  unset wall
+done
+
+echo
+echo "analyze_bench: medians of $rounds rounds ($warmup discarded), load average at start $load_start," \
+  "at end $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| processes | command | wall ms | ratio | peak RSS MiB |"
+echo "|---:|---|---:|---:|---:|"
+printf '%s\n' "${rows[@]}"
