@@ -341,7 +341,11 @@ std::vector<StatFields> Session::WaitFor(pid_t root, const std::string& cmdline,
       if (ReadProcFile(pid, "cmdline") != cmdline) continue;
       if (exe && IdentityOf("/proc/" + std::to_string(pid) + "/exe") != exe) continue;
       std::optional<std::string> env = ReadProcFile(pid, "environ");
-      if (env && HasEnvEntry(*env, env_entry)) found.push_back(st);
+      if (!env || !HasEnvEntry(*env, env_entry)) continue;
+      // `st` may predate the exec that made the cmdline match (its comm is
+      // then the shell's): the stat of the same process after the match.
+      std::optional<StatFields> now = ReadStatOf(pid);
+      if (now && now->start_ticks == st.start_ticks) found.push_back(*now);
     }
     if (found.size() == count) {
       Track(root, "sandbox");
