@@ -166,18 +166,6 @@ int ReadFileAt(int dir_fd, const std::string& name, std::size_t bound, std::stri
   return 0;
 }
 
-const v1::FileRead* ReadOf(const v1::ProcessRecord& r, ProcFile file) {
-  switch (file) {
-    case ProcFile::kStat: return r.has_stat() ? &r.stat() : nullptr;
-    case ProcFile::kCmdline: return r.has_cmdline() ? &r.cmdline() : nullptr;
-    case ProcFile::kEnviron: return r.has_environ() ? &r.environ() : nullptr;
-    case ProcFile::kStatus: return r.has_status() ? &r.status() : nullptr;
-    case ProcFile::kCgroup: return r.has_cgroup() ? &r.cgroup() : nullptr;
-    case ProcFile::kExe: return nullptr;
-  }
-  return nullptr;
-}
-
 bool Valid(std::int64_t pid) { return pid >= 1 && static_cast<std::uint64_t>(pid) <= kMaxPid; }
 
 }  // namespace
@@ -189,7 +177,7 @@ IdentityFacts IdentityFactsOf(const v1::ProcessRecord& record) {
   if (record.has_exe()) f.exe = FromProto(record.exe());
   if (record.has_pid_ns()) f.pid_ns = FromProto(record.pid_ns());
   for (ProcFile file : kFiles) {
-    const v1::FileRead* read = ReadOf(record, file);
+    const v1::FileRead* read = RecordedRead(record, file);
     if (read == nullptr) continue;
     if (read->err() != 0) {
       f.errors[file] = read->err();
@@ -471,7 +459,7 @@ bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string
     int err = 0;
     std::string failed;
     for (ProcFile file : kFiles) {
-      const v1::FileRead* read = ReadOf(r, file);
+      const v1::FileRead* read = RecordedRead(r, file);
       if (read == nullptr || read->err() != 0) continue;
       const std::string name(ProcFileName(file));
       err = write(pid_fd, name.c_str(), read->data(), file == ProcFile::kEnviron ? 0600 : 0644);

@@ -114,6 +114,18 @@ v1::LivenessVerdict ToProto(const LivenessVerdict& v) {
   return out;
 }
 
+const v1::FileRead* RecordedRead(const v1::ProcessRecord& r, ProcFile file) {
+  switch (file) {
+    case ProcFile::kStat: return r.has_stat() ? &r.stat() : nullptr;
+    case ProcFile::kCmdline: return r.has_cmdline() ? &r.cmdline() : nullptr;
+    case ProcFile::kEnviron: return r.has_environ() ? &r.environ() : nullptr;
+    case ProcFile::kStatus: return r.has_status() ? &r.status() : nullptr;
+    case ProcFile::kCgroup: return r.has_cgroup() ? &r.cgroup() : nullptr;
+    case ProcFile::kExe: return nullptr;
+  }
+  return nullptr;
+}
+
 std::string ToJson(const google::protobuf::Message& message) {
   std::string out;
   google::protobuf::util::JsonPrintOptions options;

@@ -19,6 +19,10 @@ v1::LivenessVerdict ToProto(const LivenessVerdict& verdict);
 v1::FileIdentity ToProto(const Identity& identity);
 Identity FromProto(const v1::FileIdentity& identity);
 
+// The read of `file` a process record holds, or null when it holds none
+// (ProcFile::kExe is never read, only its identity taken).
+const v1::FileRead* RecordedRead(const v1::ProcessRecord& record, ProcFile file);
+
 // One JSON object on one line, from protobuf's own printer.
 std::string ToJson(const google::protobuf::Message& message);
 

@@ -15,19 +15,6 @@ std::int64_t ScanDuration(const v1::Frame& f) {
   return f.scan_end_mono_ns() - f.scan_start_mono_ns();
 }
 
-// The recorded read of `file`, or null when the record does not hold it.
-const v1::FileRead* RecordedRead(const v1::ProcessRecord& r, ProcFile file) {
-  switch (file) {
-    case ProcFile::kStat: return r.has_stat() ? &r.stat() : nullptr;
-    case ProcFile::kCmdline: return r.has_cmdline() ? &r.cmdline() : nullptr;
-    case ProcFile::kEnviron: return r.has_environ() ? &r.environ() : nullptr;
-    case ProcFile::kStatus: return r.has_status() ? &r.status() : nullptr;
-    case ProcFile::kCgroup: return r.has_cgroup() ? &r.cgroup() : nullptr;
-    case ProcFile::kExe: return nullptr;  // never read, only its identity taken
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 FrameEvidence::FrameEvidence(const std::vector<v1::Frame>& frames, std::int64_t start_ns)
