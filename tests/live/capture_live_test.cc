@@ -46,12 +46,8 @@ using live::DecompressedChunks;
 using live::FindRecord;
 using live::TempDir;
 
-constexpr int kCaptureTimeoutMs = 180'000;  // a whole-host capture on a busy host
 
-CommandResult Proctape(std::vector<std::string> args) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
-  return live::RunCommand(args, kCaptureTimeoutMs);
-}
+using live::Proctape;
 
 std::string Explain(const CommandResult& r) {
   std::string out = "exit " + std::to_string(r.exit_code) + " signal " +

@@ -22,10 +22,7 @@ using live::StartsWith;
 using live::Sandbox;
 using live::SandboxKind;
 
-CommandResult Proctape(std::vector<std::string> args) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
-  return live::RunCommand(args);
-}
+using live::Proctape;
 
 std::string Explain(const CommandResult& r) {
   return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.term_signal) +

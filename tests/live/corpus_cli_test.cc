@@ -38,13 +38,9 @@ using live::StartsWith;
 using live::TempDir;
 using live::WriteFile;
 
-constexpr int kTimeoutMs = 120'000;
 const char* const kNames[] = {"alive", "dead", "no-match-5s", "resolved"};  // sorted
 
-CommandResult Proctape(std::vector<std::string> args) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
-  return live::RunCommand(args, kTimeoutMs);
-}
+using live::Proctape;
 
 std::string Data(const std::string& name) {
   return (std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "replay" /

@@ -36,10 +36,7 @@ using live::Describe;
 using live::FileBytes;
 using live::TempDir;
 
-CommandResult Proctape(std::vector<std::string> args, int timeout_ms = 60'000) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
-  return live::RunCommand(args, timeout_ms);
-}
+using live::Proctape;
 
 std::filesystem::path SourceDir() { return PROCTAPE_SOURCE_DIR; }
 

@@ -30,13 +30,8 @@ namespace {
 
 using namespace std::string_literals;
 
-const std::string kBinary = PROCTAPE_BINARY;
 const std::string kSource = PROCTAPE_SOURCE_DIR;
 
-CommandResult Proctape(std::vector<std::string> args) {
-  args.insert(args.begin(), kBinary);
-  return RunCommand(args, 60000);
-}
 
 // Compares `actual` with tests/golden/export/NAME byte for byte;
 // PROCTAPE_UPDATE_GOLDEN=1 rewrites the file instead.

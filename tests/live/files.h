@@ -20,6 +20,15 @@
 
 namespace proctape::live {
 
+#ifdef PROCTAPE_BINARY
+// The built proctape CLI (PROCTAPE_BINARY) run with `args`; the default
+// timeout allows a whole-host capture on a busy host.
+inline CommandResult Proctape(std::vector<std::string> args, int timeout_ms = 180'000) {
+  args.insert(args.begin(), PROCTAPE_BINARY);
+  return RunCommand(args, timeout_ms);
+}
+#endif
+
 // A fresh directory /tmp/proctape-NAME-XXXXXX, removed with everything in it.
 class TempDir {
  public:

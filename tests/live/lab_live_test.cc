@@ -32,10 +32,7 @@ using live::CommandResult;
 using live::Describe;
 using live::TempDir;
 
-CommandResult Proctape(std::vector<std::string> args, int timeout_ms = 60'000) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
-  return live::RunCommand(args, timeout_ms);
-}
+using live::Proctape;
 
 // Is (pid, start tick) still a live process? Read here, not by the lab.
 bool StillRunning(std::int64_t pid, std::uint64_t start_ticks) {

@@ -46,13 +46,9 @@ using live::TempDir;
 using live::Sandbox;
 using live::SandboxKind;
 
-constexpr int kRecordTimeoutMs = 120'000;  // two whole-host frames on a busy host
 constexpr char kSecretVar[] = "PROCTAPE_RECORD_TEST_SECRET";
 
-CommandResult Proctape(std::vector<std::string> args) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
-  return live::RunCommand(args, kRecordTimeoutMs);
-}
+using live::Proctape;
 
 std::vector<std::string> SplitNul(const std::string& s) {
   std::vector<std::string> out;

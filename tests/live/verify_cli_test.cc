@@ -39,12 +39,8 @@ using live::DecompressedChunks;
 using live::FindRecord;
 using live::TempDir;
 
-constexpr int kTimeoutMs = 120'000;
 
-CommandResult Proctape(std::vector<std::string> args) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
-  return live::RunCommand(args, kTimeoutMs);
-}
+using live::Proctape;
 
 std::uint32_t GetLe32(const std::string& s, std::size_t at) {
   std::uint32_t v = 0;
