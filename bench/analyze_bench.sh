@@ -56,25 +56,13 @@ here=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-analyze-bench.XXXXXX")
 spawner=
 ctl_fd=
+bench_name=analyze_bench
+workers_dir=$bindir
+# shellcheck source=bench/idle_workers.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/idle_workers.sh"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
-# Ends the spawner, and so, by pid, every worker it started.
-stop_workers() {
-  [[ -n $ctl_fd ]] && { exec {ctl_fd}>&-; ctl_fd=; }   # stdin EOF: spawn_idle ends its workers
-  [[ -n $spawner ]] || return 0
-  local waited=0
-  while kill -0 "$spawner" 2>/dev/null && ((waited < 600)); do
-    ((waited == 100)) && kill -TERM "$spawner" 2>/dev/null   # still there after 10 s
-    sleep 0.1
-    waited=$((waited + 1))
-  done
-  # Last resort: SIGKILL the spawner (our own child, by pid); PR_SET_PDEATHSIG
-  # kills its workers.
-  kill -0 "$spawner" 2>/dev/null && kill -KILL "$spawner" 2>/dev/null
-  wait "$spawner" 2>/dev/null || true
-  spawner=
-}
 cleanup() {
   local rc=$?
   set +e
@@ -86,20 +74,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
-
-start_workers() { # N
-  rm -f "$work/ctl" "$work/pids"
-  mkfifo "$work/ctl"
-  "$bindir/spawn_idle" "$1" "$bindir/idle_worker" <"$work/ctl" >"$work/pids" 2>>"$work/spawn.log" &
-  spawner=$!
-  exec {ctl_fd}>"$work/ctl"
-  local waited=0
-  until grep -q '^ready ' "$work/pids" 2>/dev/null; do
-    kill -0 "$spawner" 2>/dev/null || { tail -5 "$work/spawn.log" >&2; echo "analyze_bench: spawn_idle failed" >&2; exit 1; }
-    ((waited++ < 12000)) || { echo "analyze_bench: workers not ready after 600 s" >&2; exit 1; }
-    sleep 0.05
-  done
-}
 
 cc -O2 -Wall -Wextra -o "$work/timeit" "$here/timeit.c"
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }

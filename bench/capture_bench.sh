@@ -68,6 +68,10 @@ work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-bench.XXXXXX")
 bin=$work/bin
 spawner=
 ctl_fd=
+bench_name=capture_bench
+workers_dir=$bin
+# shellcheck source=bench/idle_workers.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/idle_workers.sh"
 raw=
 # The raw copy for tar (30,000 small files at N=10,000) goes to tmpfs when there
 # is one: on ext4 it takes ~15 s to write.
@@ -77,22 +81,6 @@ raw_parent=$work
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
-# Ends the spawner (and so, by pid, every worker it started), then removes the
-# work directory. Runs on every exit, including errors and signals.
-stop_workers() {
-  [[ -n $ctl_fd ]] && { exec {ctl_fd}>&-; ctl_fd=; }   # stdin EOF: spawn_idle ends its workers
-  [[ -n $spawner ]] || return 0
-  local waited=0
-  while kill -0 "$spawner" 2>/dev/null && ((waited < 600)); do
-    ((waited == 100)) && kill -TERM "$spawner" 2>/dev/null   # still there after 10 s
-    sleep 0.1
-    waited=$((waited + 1))
-  done
-  # Last resort: SIGKILL the spawner; PR_SET_PDEATHSIG kills its workers.
-  kill -0 "$spawner" 2>/dev/null && kill -KILL "$spawner" 2>/dev/null
-  wait "$spawner" 2>/dev/null || true
-  spawner=
-}
 cleanup() {
   local rc=$?
   set +e
@@ -146,42 +134,6 @@ run_tool() { # TOOL RESULT_FILE
     capture) "$bin/timeit" "$2" "$proctape" capture -o "$work/capture.ptape" --force >"$work/capture.out" 2>&1 || true ;;
     ps) "$bin/timeit" "$2" ps -eo pid,ppid,lstart,args >/dev/null || true ;;
   esac
-}
-
-start_workers() { # N
-  rm -f "$work/ctl" "$work/pids"
-  mkfifo "$work/ctl"
-  "$bin/spawn_idle" "$1" "$bin/idle_worker" <"$work/ctl" >"$work/pids" 2>>"$work/spawn.log" &
-  spawner=$!
-  exec {ctl_fd}>"$work/ctl"
-  local waited=0
-  until grep -q '^ready ' "$work/pids" 2>/dev/null; do
-    if ! kill -0 "$spawner" 2>/dev/null; then
-      tail -5 "$work/spawn.log" >&2
-      echo "capture_bench: spawn_idle failed" >&2
-      exit 1
-    fi
-    ((waited++ < 12000)) || { echo "capture_bench: workers not ready after 600 s" >&2; exit 1; }
-    sleep 0.05
-  done
-  local started
-  started=$(grep -c '^[0-9]' "$work/pids")
-  [[ $started == "$1" ]] || { echo "capture_bench: spawn_idle reported $started pids, wanted $1" >&2; exit 1; }
-}
-
-# After stop_workers: none of the pids we started may still be a worker.
-check_no_leftovers() {
-  local left=0 p a0
-  while read -r p; do
-    [[ $p =~ ^[0-9]+$ ]] || continue
-    a0=
-    { IFS= read -r -d '' a0 <"/proc/$p/cmdline"; } 2>/dev/null || true
-    if [[ $a0 == proctape-bench-worker-* ]]; then left=$((left + 1)); fi
-  done <"$work/pids"
-  if ((left > 0)); then
-    echo "capture_bench: $left workers still alive after ending them" >&2
-    exit 1
-  fi
 }
 
 rows=()

@@ -59,25 +59,13 @@ done
 work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-record-bench.XXXXXX")
 spawner=
 ctl_fd=
+bench_name=record_bench
+workers_dir=$bindir
+# shellcheck source=bench/idle_workers.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/idle_workers.sh"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
-# Ends the spawner (and so, by pid, every worker it started).
-stop_workers() {
-  [[ -n $ctl_fd ]] && { exec {ctl_fd}>&-; ctl_fd=; }   # stdin EOF: spawn_idle ends its workers
-  [[ -n $spawner ]] || return 0
-  local waited=0
-  while kill -0 "$spawner" 2>/dev/null && ((waited < 600)); do
-    ((waited == 100)) && kill -TERM "$spawner" 2>/dev/null   # still there after 10 s
-    sleep 0.1
-    waited=$((waited + 1))
-  done
-  # Last resort: SIGKILL the spawner (our own child, by pid); PR_SET_PDEATHSIG
-  # kills its workers.
-  kill -0 "$spawner" 2>/dev/null && kill -KILL "$spawner" 2>/dev/null
-  wait "$spawner" 2>/dev/null || true
-  spawner=
-}
 cleanup() {
   local rc=$?
   set +e
@@ -89,42 +77,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
-
-start_workers() { # N
-  rm -f "$work/ctl" "$work/pids"
-  mkfifo "$work/ctl"
-  "$bindir/spawn_idle" "$1" "$bindir/idle_worker" <"$work/ctl" >"$work/pids" 2>>"$work/spawn.log" &
-  spawner=$!
-  exec {ctl_fd}>"$work/ctl"
-  local waited=0
-  until grep -q '^ready ' "$work/pids" 2>/dev/null; do
-    if ! kill -0 "$spawner" 2>/dev/null; then
-      tail -5 "$work/spawn.log" >&2
-      echo "record_bench: spawn_idle failed" >&2
-      exit 1
-    fi
-    ((waited++ < 12000)) || { echo "record_bench: workers not ready after 600 s" >&2; exit 1; }
-    sleep 0.05
-  done
-  local started
-  started=$(grep -c '^[0-9]' "$work/pids" || true)
-  [[ $started == "$1" ]] || { echo "record_bench: spawn_idle reported $started pids, wanted $1" >&2; exit 1; }
-}
-
-# After stop_workers: none of the pids we started may still be a worker.
-check_no_leftovers() {
-  local left=0 p a0
-  while read -r p; do
-    [[ $p =~ ^[0-9]+$ ]] || continue
-    a0=
-    { IFS= read -r -d '' a0 <"/proc/$p/cmdline"; } 2>/dev/null || true
-    if [[ $a0 == proctape-bench-worker-* ]]; then left=$((left + 1)); fi
-  done <"$work/pids"
-  if ((left > 0)); then
-    echo "record_bench: $left workers still alive after ending them" >&2
-    exit 1
-  fi
-}
 
 field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
 fmt() { awk -v v="$1" -v f="$2" 'BEGIN {printf f, v}'; }
