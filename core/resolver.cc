@@ -96,7 +96,7 @@ class Resolution {
   Verdict Make(Status status, std::int64_t pid, std::string detail) const {
     Verdict v;
     v.status = status;
-    v.pid = pid;
+    (status == Status::kResolved ? v.pid : v.subject_pid) = pid;
     v.detail = std::move(detail);
     return v;
   }
@@ -348,7 +348,7 @@ class Resolution {
                        "root pid " + std::to_string(root->pid) + " started at tick " +
                            std::to_string(root->start_ticks) + ", not the fingerprinted " +
                            std::to_string(req_.root_start_ticks));
-      v.start_ticks = root->start_ticks;
+      v.subject_start_ticks = root->start_ticks;
       v.expected_ticks = req_.root_start_ticks;
       return v;
     }
@@ -423,7 +423,7 @@ class Resolution {
                                 "pid " + std::to_string(n->pid) + " now started at tick " +
                                     std::to_string(f.start_ticks) + ", not " +
                                     std::to_string(n->start_ticks));
-        v.start_ticks = f.start_ticks;
+        v.subject_start_ticks = f.start_ticks;
         v.expected_ticks = n->start_ticks;
         return v;
       }
@@ -498,7 +498,7 @@ LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_
 
 Verdict FingerprintRoot(Evidence& evidence, std::int64_t pid, std::uint64_t stat_bytes) {
   Verdict v;
-  v.pid = pid;
+  v.subject_pid = pid;
   std::string where = "/proc/" + std::to_string(pid) + "/stat";
   ReadResult r = evidence.ReadFile(pid, ProcFile::kStat, stat_bytes);
   v.file = static_cast<int>(ProcFile::kStat);
@@ -518,6 +518,8 @@ Verdict FingerprintRoot(Evidence& evidence, std::int64_t pid, std::uint64_t stat
     return v;
   }
   v.status = Status::kResolved;
+  v.subject_pid = 0;
+  v.pid = pid;
   v.start_ticks = parsed.fields->start_ticks;
   v.detail = "pid " + std::to_string(pid) + " started at tick " + std::to_string(v.start_ticks);
   return v;

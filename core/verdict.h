@@ -41,8 +41,10 @@ std::string_view StatusName(Status status);
 
 struct Verdict {
   Status status = Status::kNoMatch;
-  std::int64_t pid = 0;               // resolved pid, or the pid the evidence is about
-  std::uint64_t start_ticks = 0;      // resolved start time, or the one observed
+  std::int64_t pid = 0;               // the resolved pid; 0 unless kResolved
+  std::uint64_t start_ticks = 0;      // the resolved start time; 0 unless kResolved
+  std::int64_t subject_pid = 0;       // a failure: the pid the evidence is about
+  std::uint64_t subject_start_ticks = 0;  // a failure: the start time observed for it
   std::uint64_t expected_ticks = 0;   // the start time expected, where one was
   int file = 0;                       // ProcFile value, 0 when no file decided
   int err = 0;                        // errno of the deciding read
@@ -51,6 +53,7 @@ struct Verdict {
   std::uint32_t attempts = 0;
   std::uint64_t bytes_read = 0;
   std::vector<std::int64_t> matches;  // every match, for kMultipleMatches
+  bool late_fingerprint = false;      // the root was fingerprinted at resolve time
 
   bool resolved() const { return status == Status::kResolved; }
 };

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "format/file_format.h"
+#include "proto/convert.h"
 
 namespace proctape {
 namespace {
@@ -222,7 +223,13 @@ class Assembler {
         }
         return {};
       case v1::Chunk::kResolution:
+        if (chunk.resolution().has_verdict()) {
+          UpgradeVerdict(chunk.mutable_resolution()->mutable_verdict());
+        }
         out_->resolutions.push_back(std::move(*chunk.mutable_resolution()));
+        return {};
+      case v1::Chunk::kFingerprint:
+        out_->fingerprints.push_back(std::move(*chunk.mutable_fingerprint()));
         return {};
       case v1::Chunk::kFooter:
         // A chunk removed or repeated whole leaves every checksum intact.

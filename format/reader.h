@@ -59,6 +59,7 @@ struct Snapshot {
   std::vector<v1::Frame> frames;
   std::vector<v1::Observation> observations;
   std::vector<v1::Resolution> resolutions;
+  std::vector<v1::RootFingerprint> fingerprints;  // `proctape fingerprint` files
   std::optional<v1::Footer> footer;
   std::uint64_t chunks = 0;
   std::uint64_t bytes = 0;  // bytes of the file that were read

@@ -71,8 +71,14 @@ Request FromProto(const v1::ResolutionRequest& r) {
 v1::Verdict ToProto(const Verdict& v) {
   v1::Verdict out;
   out.set_status(static_cast<v1::Verdict::Status>(v.status));
-  out.set_pid(v.pid);
-  out.set_start_ticks(v.start_ticks);
+  if (v.resolved()) {
+    out.set_pid(v.pid);
+    out.set_start_ticks(v.start_ticks);
+  } else {
+    out.set_subject_pid(v.subject_pid);
+    out.set_subject_start_ticks(v.subject_start_ticks);
+  }
+  out.set_late_fingerprint(v.late_fingerprint);
   out.set_expected_ticks(v.expected_ticks);
   out.set_file(static_cast<v1::ProcFile>(v.file));
   out.set_err(v.err);
@@ -91,6 +97,9 @@ Verdict FromProto(const v1::Verdict& v) {
   out.status = static_cast<Status>(v.status());
   out.pid = v.pid();
   out.start_ticks = v.start_ticks();
+  out.subject_pid = v.subject_pid();
+  out.subject_start_ticks = v.subject_start_ticks();
+  out.late_fingerprint = v.late_fingerprint();
   out.expected_ticks = v.expected_ticks();
   out.file = v.file();
   out.err = v.err();
@@ -112,6 +121,16 @@ v1::LivenessVerdict ToProto(const LivenessVerdict& v) {
   out.set_detail(EscapeBytes(v.detail, v.detail.size()));
   out.set_err(v.err);
   return out;
+}
+
+void UpgradeVerdict(v1::Verdict* v) {
+  if (v->status() == v1::Verdict::RESOLVED) return;
+  if (v->subject_pid() == 0 && v->pid() != 0) v->set_subject_pid(v->pid());
+  if (v->subject_start_ticks() == 0 && v->start_ticks() != 0) {
+    v->set_subject_start_ticks(v->start_ticks());
+  }
+  v->clear_pid();
+  v->clear_start_ticks();
 }
 
 const v1::FileRead* RecordedRead(const v1::ProcessRecord& r, ProcFile file) {

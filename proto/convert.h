@@ -16,6 +16,10 @@ Request FromProto(const v1::ResolutionRequest& request);
 v1::Verdict ToProto(const Verdict& verdict);
 Verdict FromProto(const v1::Verdict& verdict);
 v1::LivenessVerdict ToProto(const LivenessVerdict& verdict);
+// A verdict as files written before subject_pid existed hold it (the subject
+// of a failure in pid/start_ticks) becomes the current shape: pid and
+// start_ticks present for RESOLVED only. Current verdicts are unchanged.
+void UpgradeVerdict(v1::Verdict* verdict);
 v1::FileIdentity ToProto(const Identity& identity);
 Identity FromProto(const v1::FileIdentity& identity);
 

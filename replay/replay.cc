@@ -51,14 +51,26 @@ v1::ReplayResult::Outcome Decide(bool same_verdict, const TapeEvidence& tape,
 // with the file's kept entries: RedactEnviron(raw prefix) and
 // RedactEnviron(redacted prefix) are the same bytes when the tape is the
 // redaction of what was read, so nothing but the redaction is forgiven.
+//
+// The decision is the status, the identity (resolved or subject, start ticks
+// observed and expected), the deciding file, errno and evidence, the matches
+// and the number of attempts. The detail sentence and the byte count are how
+// a decision is told and accounted, not the decision: a proctape that words a
+// verdict differently, or counts the /proc listing's bytes, still reproduces
+// a recording made before it (the calls made must still be the recorded ones,
+// which Decide() checks).
 bool SameVerdict(v1::Verdict recorded, v1::Verdict replayed, const Snapshot& snapshot,
                  const TapeEvidence& tape, std::uint64_t first) {
+  for (v1::Verdict* v : {&recorded, &replayed}) {
+    v->clear_detail();
+    v->clear_bytes_read();
+  }
   if (recorded.file() == v1::PROC_FILE_ENVIRON && replayed.file() == v1::PROC_FILE_ENVIRON &&
-      recorded.pid() == replayed.pid()) {
+      recorded.subject_pid() == replayed.subject_pid()) {
     bool redacted = false;
     for (std::uint64_t i = first; i < first + tape.consumed(); ++i) {
       const v1::Observation& o = snapshot.observations[i];
-      if (o.has_read_file() && o.read_file().pid() == replayed.pid() &&
+      if (o.has_read_file() && o.read_file().pid() == replayed.subject_pid() &&
           o.read_file().file() == v1::PROC_FILE_ENVIRON && o.read_file().result().redacted()) {
         redacted = true;
       }

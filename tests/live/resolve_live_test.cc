@@ -124,7 +124,7 @@ TEST_P(ResolveLiveTest, WrongTokenIsTokenMismatch) {
   request.bounds.deadline_ns = 300'000'000;
   Verdict v = Resolve(*evidence_, request);
   EXPECT_EQ(v.status, Status::kTokenMismatch) << StatusName(v.status) << ": " << v.detail;
-  EXPECT_EQ(v.pid, sandbox_->sleep_pid());
+  EXPECT_EQ(v.subject_pid, sandbox_->sleep_pid());
   EXPECT_GE(v.attempts, 2u);  // a stale token is retried until the deadline
 }
 
@@ -134,8 +134,8 @@ TEST_P(ResolveLiveTest, RootOfAnotherStartTimeIsRootRestarted) {
   request.root_start_ticks = real - 1;
   Verdict v = Resolve(*evidence_, request);
   EXPECT_EQ(v.status, Status::kRootRestarted) << StatusName(v.status) << ": " << v.detail;
-  EXPECT_EQ(v.pid, sandbox_->app_server());
-  EXPECT_EQ(v.start_ticks, real);
+  EXPECT_EQ(v.subject_pid, sandbox_->app_server());
+  EXPECT_EQ(v.subject_start_ticks, real);
   EXPECT_EQ(v.expected_ticks, real - 1);
 }
 

@@ -75,8 +75,8 @@ TEST(Convert, RequestRoundTripKeepsNonUtf8Bytes) {
 TEST(Convert, VerdictRoundTripKeepsEvidenceBytes) {
   Verdict v;
   v.status = Status::kMultipleMatches;
-  v.pid = 4103;
-  v.start_ticks = 510003;
+  v.subject_pid = 4103;
+  v.subject_start_ticks = 510003;
   v.expected_ticks = 510002;
   v.file = static_cast<int>(ProcFile::kEnviron);
   v.err = 13;
@@ -88,8 +88,8 @@ TEST(Convert, VerdictRoundTripKeepsEvidenceBytes) {
 
   Verdict back = FromProto(Wire(ToProto(v)));
   EXPECT_EQ(back.status, v.status);
-  EXPECT_EQ(back.pid, v.pid);
-  EXPECT_EQ(back.start_ticks, v.start_ticks);
+  EXPECT_EQ(back.subject_pid, v.subject_pid);
+  EXPECT_EQ(back.subject_start_ticks, v.subject_start_ticks);
   EXPECT_EQ(back.expected_ticks, v.expected_ticks);
   EXPECT_EQ(back.file, v.file);
   EXPECT_EQ(back.err, v.err);
@@ -146,6 +146,52 @@ TEST(Convert, ToJsonEmitsTheStatusName) {
   std::string dj = ToJson(ToProto(dead));
   EXPECT_NE(dj.find("\"status\":\"DEAD\""), std::string::npos) << dj;
   EXPECT_EQ(dj.find("PID_REUSED"), std::string::npos) << dj;
+}
+
+
+// A failure carries no pid: `jq -r .pid` must never yield a pid for a
+// verdict that is not RESOLVED. The process it is about is subject_pid.
+TEST(Convert, OnlyAResolvedVerdictHasAPid) {
+  Verdict failed;
+  failed.status = Status::kPidReused;
+  failed.subject_pid = 4103;
+  failed.subject_start_ticks = 77;
+  v1::Verdict out = ToProto(failed);
+  EXPECT_FALSE(out.has_pid());
+  EXPECT_FALSE(out.has_start_ticks());
+  EXPECT_EQ(out.subject_pid(), 4103);
+  EXPECT_EQ(ToJson(out).find("\"pid\""), std::string::npos) << ToJson(out);
+
+  Verdict resolved;
+  resolved.status = Status::kResolved;
+  resolved.pid = 4103;
+  resolved.start_ticks = 77;
+  out = ToProto(resolved);
+  EXPECT_TRUE(out.has_pid());
+  EXPECT_EQ(out.pid(), 4103);
+  EXPECT_EQ(out.start_ticks(), 77u);
+  EXPECT_EQ(out.subject_pid(), 0);
+}
+
+// Files written before subject_pid existed kept a failure's subject in pid.
+TEST(Convert, UpgradeVerdictMovesAnOldFailuresPidToItsSubject) {
+  v1::Verdict old;
+  old.set_status(v1::Verdict::TOKEN_MISMATCH);
+  old.set_pid(215);
+  old.set_start_ticks(1310656);
+  UpgradeVerdict(&old);
+  EXPECT_FALSE(old.has_pid());
+  EXPECT_FALSE(old.has_start_ticks());
+  EXPECT_EQ(old.subject_pid(), 215);
+  EXPECT_EQ(old.subject_start_ticks(), 1310656u);
+
+  v1::Verdict resolved;
+  resolved.set_status(v1::Verdict::RESOLVED);
+  resolved.set_pid(215);
+  resolved.set_start_ticks(9);
+  v1::Verdict copy = resolved;
+  UpgradeVerdict(&copy);
+  EXPECT_EQ(copy.SerializeAsString(), resolved.SerializeAsString());
 }
 
 }  // namespace

@@ -270,8 +270,8 @@ v1::Resolution SampleResolve(std::uint64_t first, std::uint64_t count) {
   req->mutable_bounds()->set_max_nodes(7);
   auto* v = r.mutable_verdict();
   v->set_status(v1::Verdict::MULTIPLE_MATCHES);
-  v->set_pid(500);
-  v->set_start_ticks(7);
+  v->set_subject_pid(500);
+  v->set_subject_start_ticks(7);
   v->set_file(v1::PROC_FILE_ENVIRON);
   v->set_err(EACCES);
   v->set_evidence("PROCTAPE_TOKEN=t0k\xff\0"s);

@@ -589,7 +589,7 @@ TEST(ReplayRequestChange, ChangedExeIdentityIsVerdictChangedToExeMismatch) {
   EXPECT_TRUE(r.request_changed());
   EXPECT_EQ(r.recorded().status(), v1::Verdict::RESOLVED);
   EXPECT_EQ(r.replayed().status(), v1::Verdict::EXE_MISMATCH);
-  EXPECT_EQ(r.replayed().pid(), kSleep);
+  EXPECT_EQ(r.replayed().subject_pid(), kSleep);
   // It stopped after the exe check and its deadline check.
   EXPECT_EQ(r.consumed(), Find(s, IsExe) + 2);
   EXPECT_LT(r.consumed(), r.recorded_count());
@@ -616,7 +616,7 @@ TEST(ReplayRequestChange, ChangedRootIsVerdictChangedAfterTheFirstScan) {
   v1::ReplayResult missing = ReplayResolution(s, 0, absent);
   EXPECT_EQ(missing.outcome(), v1::ReplayResult::VERDICT_CHANGED) << Why(missing);
   EXPECT_EQ(missing.replayed().status(), v1::Verdict::MISSING_ROOT);
-  EXPECT_EQ(missing.replayed().pid(), 4242);
+  EXPECT_EQ(missing.replayed().subject_pid(), 4242);
   EXPECT_EQ(missing.consumed(), first_cmdline);
 
   RequestOverrides restarted;
@@ -624,7 +624,7 @@ TEST(ReplayRequestChange, ChangedRootIsVerdictChangedAfterTheFirstScan) {
   v1::ReplayResult rr = ReplayResolution(s, 0, restarted);
   EXPECT_EQ(rr.outcome(), v1::ReplayResult::VERDICT_CHANGED) << Why(rr);
   EXPECT_EQ(rr.replayed().status(), v1::Verdict::ROOT_RESTARTED);
-  EXPECT_EQ(rr.replayed().start_ticks(), kAppServerStart);
+  EXPECT_EQ(rr.replayed().subject_start_ticks(), kAppServerStart);
   EXPECT_EQ(rr.replayed().expected_ticks(), kAppServerStart + 7);
   EXPECT_EQ(rr.consumed(), first_cmdline);
 
@@ -675,7 +675,7 @@ TEST(ReplayRequestChange, FingerprintedRecordingWithChangedRootOrStart) {
   v1::ReplayResult missing = ReplayResolution(s, 0, absent);
   EXPECT_EQ(missing.outcome(), v1::ReplayResult::VERDICT_CHANGED) << Why(missing);
   EXPECT_EQ(missing.replayed().status(), v1::Verdict::MISSING_ROOT);
-  EXPECT_EQ(missing.replayed().pid(), 4242);
+  EXPECT_EQ(missing.replayed().subject_pid(), 4242);
 
   RequestOverrides root_only;
   root_only.root_pid = 4242;
@@ -950,7 +950,7 @@ TEST(ReplayTapeEdit, AlteredReReadStartTimeIsVerdictChangedToPidReused) {
   v1::ReplayResult r = ReplayResolution(s, 0, RequestOverrides{});
   EXPECT_EQ(r.outcome(), v1::ReplayResult::VERDICT_CHANGED) << Why(r);
   EXPECT_EQ(r.replayed().status(), v1::Verdict::PID_REUSED);
-  EXPECT_EQ(r.replayed().start_ticks(), 999999u);
+  EXPECT_EQ(r.replayed().subject_start_ticks(), 999999u);
   EXPECT_EQ(r.replayed().expected_ticks(), kSleepStart);
   EXPECT_EQ(r.consumed(), reread + 2);
 }

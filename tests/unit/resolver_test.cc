@@ -102,7 +102,7 @@ TEST(ResolverSelection, OlderSleepAloneEndsInTokenMismatchAtDeadline) {
   AddSecondSandbox(host, kOldToken);
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kTokenMismatch) << v.detail;
-  EXPECT_EQ(v.pid, kSecondSleep);
+  EXPECT_EQ(v.subject_pid, kSecondSleep);
   EXPECT_EQ(v.attempts, kAttemptsIn5s);
 }
 
@@ -116,7 +116,7 @@ TEST(ResolverSelection, TwoTokenEntriesFailImmediately) {
                   kSleepExe);
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kTokenMismatch) << v.detail;
-  EXPECT_EQ(v.pid, kSleep);
+  EXPECT_EQ(v.subject_pid, kSleep);
   EXPECT_EQ(v.file, static_cast<int>(ProcFile::kEnviron));
   EXPECT_EQ(v.attempts, 1u);
 }
@@ -186,8 +186,8 @@ TEST(ResolverFailClosed, PidReusedBetweenSnapshotAndReReadIsPidReused) {
   };
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kPidReused) << v.detail;
-  EXPECT_EQ(v.pid, kSleep);
-  EXPECT_EQ(v.start_ticks, 777777u);
+  EXPECT_EQ(v.subject_pid, kSleep);
+  EXPECT_EQ(v.subject_start_ticks, 777777u);
   EXPECT_EQ(v.expected_ticks, kSleepStart);
   EXPECT_EQ(v.file, static_cast<int>(ProcFile::kStat));
   EXPECT_EQ(v.attempts, 1u);
@@ -204,8 +204,8 @@ TEST(ResolverFailClosed, AncestorPidReusedIsPidReused) {
   };
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kPidReused) << v.detail;
-  EXPECT_EQ(v.pid, kSandboxInit);
-  EXPECT_EQ(v.start_ticks, 600000u);
+  EXPECT_EQ(v.subject_pid, kSandboxInit);
+  EXPECT_EQ(v.subject_start_ticks, 600000u);
 }
 
 // Seed (step 4): the root's "start time must remain unchanged" — also at the
@@ -220,7 +220,7 @@ TEST(ResolverFailClosed, RootRestartedDuringInspectionIsRootRestarted) {
   };
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kRootRestarted) << v.detail;
-  EXPECT_EQ(v.pid, kAppServer);
+  EXPECT_EQ(v.subject_pid, kAppServer);
   EXPECT_EQ(v.expected_ticks, kAppServerStart);
 }
 
@@ -232,7 +232,7 @@ TEST(ResolverFailClosed, ZombieOrDeadCandidateIsNeverResolved) {
     host.AddSleep(kSleep, kSandboxShell, kSleepStart, kToken, state);
     Verdict v = Resolve(host, FakeHost::TypicalRequest());
     EXPECT_EQ(v.status, Status::kNoMatch) << state << ": " << v.detail;
-    EXPECT_EQ(v.pid, kSleep) << state;
+    EXPECT_EQ(v.subject_pid, kSleep) << state;
     EXPECT_EQ(v.attempts, kAttemptsIn5s) << state;
   }
 }
@@ -249,7 +249,7 @@ TEST(ResolverFailClosed, ChangedAncestryIsAncestryChanged) {
   };
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kAncestryChanged) << v.detail;
-  EXPECT_EQ(v.pid, kSleep);
+  EXPECT_EQ(v.subject_pid, kSleep);
   EXPECT_EQ(v.file, static_cast<int>(ProcFile::kStat));
 }
 
@@ -260,7 +260,7 @@ TEST(ResolverFailClosed, ExeMismatchIsExeMismatch) {
   host.Find(kSleep)->exe = kOtherExe;
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kExeMismatch) << v.detail;
-  EXPECT_EQ(v.pid, kSleep);
+  EXPECT_EQ(v.subject_pid, kSleep);
   EXPECT_EQ(v.file, static_cast<int>(ProcFile::kExe));
   EXPECT_EQ(v.attempts, 1u);
 }
@@ -302,7 +302,7 @@ TEST(ResolverFailClosed, MalformedStatIsMalformedRecordImmediately) {
     host.SetFile(kHostPid3, ProcFile::kStat, stat);
     Verdict v = Resolve(host, FakeHost::TypicalRequest());
     EXPECT_EQ(v.status, Status::kMalformedRecord) << EscapeBytes(stat) << ": " << v.detail;
-    EXPECT_EQ(v.pid, kHostPid3);
+    EXPECT_EQ(v.subject_pid, kHostPid3);
     EXPECT_EQ(v.file, static_cast<int>(ProcFile::kStat));
     EXPECT_EQ(v.evidence, stat.substr(0, kEvidenceExcerpt));
     EXPECT_EQ(v.attempts, 1u);
@@ -328,7 +328,7 @@ TEST(ResolverFailClosed, UnreadableRequiredFileIsUnreadableWithPidFileErrno) {
     Verdict v = Resolve(host, FakeHost::TypicalRequest());
     std::string what = std::to_string(c.pid) + "/" + std::string(ProcFileName(c.file));
     EXPECT_EQ(v.status, Status::kUnreadable) << what << ": " << v.detail;
-    EXPECT_EQ(v.pid, c.pid) << what;
+    EXPECT_EQ(v.subject_pid, c.pid) << what;
     EXPECT_EQ(v.file, static_cast<int>(c.file)) << what;
     EXPECT_EQ(v.err, EACCES) << what;
     EXPECT_EQ(v.attempts, 1u) << what;
@@ -396,7 +396,7 @@ TEST(ResolverRetry, OwnedProcessVanishingDuringInspectionRetries) {
   host.SetFileError(kMcpServer, ProcFile::kCmdline, ENOENT);
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kNoMatch) << v.detail;
-  EXPECT_EQ(v.pid, kMcpServer);
+  EXPECT_EQ(v.subject_pid, kMcpServer);
   EXPECT_EQ(v.attempts, kAttemptsIn5s);
 }
 
@@ -428,7 +428,7 @@ TEST(ResolverRetry, MissingRootFailsImmediately) {
   host.Remove(kAppServer);
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kMissingRoot) << v.detail;
-  EXPECT_EQ(v.pid, kAppServer);
+  EXPECT_EQ(v.subject_pid, kAppServer);
   EXPECT_EQ(v.attempts, 1u);
 }
 
@@ -440,7 +440,7 @@ TEST(ResolverRetry, RootStartTimeChangedIsRootRestarted) {
   r.root_start_ticks = kAppServerStart - 1;
   Verdict v = Resolve(host, r);
   EXPECT_EQ(v.status, Status::kRootRestarted) << v.detail;
-  EXPECT_EQ(v.start_ticks, kAppServerStart);
+  EXPECT_EQ(v.subject_start_ticks, kAppServerStart);
   EXPECT_EQ(v.expected_ticks, kAppServerStart - 1);
   EXPECT_EQ(v.attempts, 1u);
 }
@@ -452,7 +452,7 @@ TEST(ResolverRetry, DuplicateListingEntryIsDuplicateRecord) {
                                           "3", "4100", "4101", "4102", "4103"};
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kDuplicateRecord) << v.detail;
-  EXPECT_EQ(v.pid, kHostPid3);
+  EXPECT_EQ(v.subject_pid, kHostPid3);
   EXPECT_EQ(v.attempts, 1u);
 }
 
@@ -463,7 +463,7 @@ TEST(ResolverRetry, CycleOfParentLinksIsCycle) {
   host.AddProcess(5001, 5000, 1, "b", {"b"}, {}, kOtherExe);
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kCycle) << v.detail;
-  EXPECT_TRUE(v.pid == 5000 || v.pid == 5001) << v.pid;
+  EXPECT_TRUE(v.subject_pid == 5000 || v.subject_pid == 5001) << v.subject_pid;
   EXPECT_EQ(v.attempts, 1u);
 
   FakeHost self_parent;
@@ -514,7 +514,7 @@ TEST(ResolverBounds, StatFileBoundAtExactly4096Bytes) {
   host.SetFile(kHostPid3, ProcFile::kStat, past);
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kFileBound) << v.detail;
-  EXPECT_EQ(v.pid, kHostPid3);
+  EXPECT_EQ(v.subject_pid, kHostPid3);
   EXPECT_EQ(v.file, static_cast<int>(ProcFile::kStat));
   EXPECT_EQ(v.attempts, 1u);
 }
@@ -539,7 +539,7 @@ TEST(ResolverBounds, CandidateEnvironBoundAtExactly65536Bytes) {
                   env_of_size(65537), kSleepExe);
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kFileBound) << v.detail;
-  EXPECT_EQ(v.pid, kSleep);
+  EXPECT_EQ(v.subject_pid, kSleep);
   EXPECT_EQ(v.file, static_cast<int>(ProcFile::kEnviron));
   EXPECT_EQ(v.attempts, 1u);
 }
@@ -596,7 +596,7 @@ TEST(ResolverBounds, NodeBoundAtExactlyTheBound) {
   host.AddProcess(5000, kKthreadd, 3, "kworker", {}, {}, Identity{ENOENT, 0, 0});
   Verdict v = Resolve(host, r);
   EXPECT_EQ(v.status, Status::kNodeBound) << v.detail;
-  EXPECT_EQ(v.pid, 5000);
+  EXPECT_EQ(v.subject_pid, 5000);
   EXPECT_EQ(v.attempts, 1u);
 
   // An entry gone before its initial stat is no record and no node.
