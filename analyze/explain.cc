@@ -648,6 +648,12 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
     }
   }
 
+  // Past a divergence the tape answered nothing: what the resolver concluded
+  // from the failures fed to it is no verdict (as in `proctape replay`).
+  if (tape.diverged()) {
+    out.clear_verdict();
+    out.clear_liveness_verdict();
+  }
   switch (replay.outcome()) {
     case v1::ReplayResult::VERDICT_CHANGED:
       out.set_replay_detail("the recorded verdict differs: this is what the resolver decides now");

@@ -110,6 +110,9 @@ std::string AttemptScan(const v1::ExplainAttempt& a) {
   return out + ", " + Plural(a.records(), "stat record", "stat records");
 }
 
+// A replay that diverged where the tape could not answer has no verdict.
+const std::string kNoVerdict = "none: the tape cannot answer a call the resolver made";
+
 void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
   const v1::ResolutionRequest& r = c.resolve();
   *out += "check " + Num(c.index()) + ": resolve\n";
@@ -149,7 +152,7 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
     i = j;
   }
   *out += "  ended: " + c.ended_by() + "\n";
-  *out += "  verdict: " + VerdictText(c.verdict()) + "\n";
+  *out += "  verdict: " + (c.has_verdict() ? VerdictText(c.verdict()) : kNoVerdict) + "\n";
 }
 
 void RenderLiveness(const v1::ExplainCheck& c, std::string* out) {
@@ -167,7 +170,8 @@ void RenderLiveness(const v1::ExplainCheck& c, std::string* out) {
     }
     *out += line + "\n";
   }
-  *out += "  verdict: " + LivenessText(c.liveness_verdict()) + "\n";
+  *out += "  verdict: " +
+          (c.has_liveness_verdict() ? LivenessText(c.liveness_verdict()) : kNoVerdict) + "\n";
 }
 
 }  // namespace

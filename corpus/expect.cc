@@ -45,7 +45,11 @@ std::string ExpectText(const v1::LivenessVerdict& v) {
 }
 
 std::string ReplayedExpect(const v1::ReplayResult& r) {
-  return r.has_replayed_liveness() ? ExpectText(r.replayed_liveness()) : ExpectText(r.replayed());
+  if (r.outcome() == v1::ReplayResult::DIVERGED && !r.has_replayed() &&
+      !r.has_replayed_liveness()) {
+    return "DIVERGED";  // no verdict: the tape could not answer a call
+  }
+  return r.has_recorded_liveness() ? ExpectText(r.replayed_liveness()) : ExpectText(r.replayed());
 }
 
 std::string RecordedExpect(const v1::ReplayResult& r) {

@@ -101,6 +101,7 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
     *result.mutable_replayed_liveness() = ToProto(v);
     bool same = MessageDifferencer::Equals(result.recorded_liveness(), result.replayed_liveness());
     result.set_outcome(Decide(same, tape, &result));
+    if (tape.diverged()) result.clear_replayed_liveness();  // decided on no evidence
     return result;
   }
   Request request = FromProto(recorded.resolve());
@@ -127,6 +128,10 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
   bool same = SameVerdict(result.recorded(), result.replayed(), snapshot, tape,
                           recorded.first_observation());
   result.set_outcome(Decide(same, tape, &result));
+  // Past a divergence the tape answers nothing (TapeEvidence fails every
+  // read and puts the clock past the deadline so the resolver stops): what
+  // the resolver concluded from that is not a verdict, and is not reported.
+  if (tape.diverged()) result.clear_replayed();
   return result;
 }
 
@@ -172,10 +177,21 @@ std::string DescribeReplay(const v1::ReplayResult& r) {
       return head + "REPRODUCED " + replayed + counts + "\n";
     case v1::ReplayResult::VERDICT_CHANGED:
       return head + "VERDICT CHANGED: recorded " + recorded + "; now " + replayed + counts + "\n";
-    case v1::ReplayResult::DIVERGED:
-      return head + "DIVERGED at observation " + std::to_string(r.divergence_index()) +
-             ": recorded " + r.recorded_call() + ", made " + r.made_call() + "\n" +
-             "  verdict so far: " + replayed + "; recorded: " + recorded + counts + "\n";
+    case v1::ReplayResult::DIVERGED: {
+      std::string out = head + "DIVERGED at observation " + std::to_string(r.divergence_index()) +
+                        ": recorded " + r.recorded_call() + ", made " + r.made_call() + "\n";
+      if (r.has_replayed() || r.has_replayed_liveness()) {
+        // The resolver decided on recorded evidence, but left some unasked.
+        return out + "  replayed verdict: " + replayed + "; recorded: " + recorded + counts + "\n";
+      }
+      out += "  no replayed verdict: the tape cannot answer that call, and replay invents no "
+             "evidence; recorded: " + recorded + counts + "\n";
+      if (r.request_changed()) {
+        out += "  a changed request needs evidence the tape never read: replay it against "
+               "the frames (--model frames)\n";
+      }
+      return out;
+    }
     default: break;
   }
   return head + "unknown outcome\n";

@@ -8,6 +8,9 @@
 //   DIVERGED        it asked for something the tape does not hold, or left
 //                   recorded observations unasked: the report names the
 //                   observation index, the recorded call and the call made.
+//                   When the tape could not answer a call, the result holds
+//                   no replayed verdict (replay never invents evidence); when
+//                   the resolver stopped early on recorded answers, it does.
 // Nothing live is read; the clock is the recorded one.
 #pragma once
 

@@ -617,6 +617,12 @@ TEST(ExplainReplay, ATapeWithACallRemovedSaysWhereItDiverged) {
   const v1::ExplainCandidate* sleep = FindCandidate(c.attempts(0), kSleep);
   ASSERT_NE(sleep, nullptr);
   EXPECT_FALSE(sleep->environ_read());
+  // Past the divergence the tape answered nothing: no verdict is told.
+  EXPECT_FALSE(c.has_verdict()) << c.verdict().DebugString();
+  std::string text = Text(c);
+  EXPECT_NE(text.find("  verdict: none: the tape cannot answer a call the resolver made\n"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("errno 5"), std::string::npos) << text;
 }
 
 // ---------------------------------------------------------------------------

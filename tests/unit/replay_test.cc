@@ -641,6 +641,33 @@ TEST(ReplayRequestChange, ChangedRootIsVerdictChangedAfterTheFirstScan) {
   EXPECT_EQ(h.made_call(), "ReadFile(pid 4000, cmdline, bound 65536)");
 }
 
+// A what-if replay never invents evidence: past the call the tape cannot
+// answer, the resolver was fed failures (EIO) and a clock past the deadline
+// only so that it stops. Whatever it concluded from them is no verdict: the
+// result holds none, and the text says the tape cannot answer, naming the
+// call, instead of "errno 5" or "the deadline passed 4.6e18 ns ago".
+TEST(ReplayRequestChange, ATapeThatCannotAnswerGivesNoInventedVerdict) {
+  ReplayTempDir dir;
+  Snapshot s = RecordTypical(dir, "typical.ptape");
+  for (int change = 0; change < 3; ++change) {
+    RequestOverrides o;
+    if (change == 0) o.argv = std::vector<std::string>{"/bin/sleep", "121"};
+    if (change == 1) o.token = std::string("another-token");
+    if (change == 2) o.root_pid = kUserShell, o.root_start_ticks = 400000;
+    v1::ReplayResult r = ReplayResolution(s, 0, o);
+    ASSERT_EQ(r.outcome(), v1::ReplayResult::DIVERGED) << change << ": " << Why(r);
+    EXPECT_FALSE(r.has_replayed()) << change << ": " << r.replayed().DebugString();
+    std::string text = DescribeReplay(r);
+    EXPECT_NE(text.find("no replayed verdict: the tape cannot answer that call"),
+              std::string::npos) << text;
+    EXPECT_NE(text.find("made " + r.made_call()), std::string::npos) << text;
+    EXPECT_NE(text.find("--model frames"), std::string::npos) << text;
+    EXPECT_EQ(text.find("errno"), std::string::npos) << text;
+    EXPECT_EQ(text.find("deadline"), std::string::npos) << text;
+    EXPECT_EQ(text.find("UNREADABLE"), std::string::npos) << text;
+  }
+}
+
 // A recording made without --root-start begins with the root's fingerprint.
 // A what-if start time passes over that recorded read (the fix in replay.cc:
 // it used to diverge at observation 0 for any --root-start) and resolves with
@@ -994,7 +1021,7 @@ TEST(ReplayTapeEdit, ExtraObservationAtTheEndDivergesAtItsIndex) {
             "resolution 0: DIVERGED at observation " + std::to_string(n) +
                 ": recorded observation " + std::to_string(n) +
                 " and later, made none: the resolver stopped\n"
-                "  verdict so far: RESOLVED host pid 4103, start tick 510003; recorded: RESOLVED "
+                "  replayed verdict: RESOLVED host pid 4103, start tick 510003; recorded: RESOLVED "
                 "host pid 4103, start tick 510003 (" +
                 std::to_string(n) + " of " + std::to_string(n + 1) + " observations)\n");
 }
