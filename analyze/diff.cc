@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analyze/process_table.h"
+#include "analyze/scope.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"
 
@@ -66,6 +67,18 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   report.set_processes_a(ta.size());
   report.set_processes_b(tb.size());
 
+  // A process absent from a frame whose scope does not cover it is outside
+  // that scope, not exited (or appeared).
+  const FrameScope scope_a = ScopeOf(*a.snapshot, a.snapshot->frames[a.frame]);
+  const FrameScope scope_b = ScopeOf(*b.snapshot, b.snapshot->frames[b.frame]);
+  report.set_scope_a(ScopeText(scope_a));
+  report.set_scope_b(ScopeText(scope_b));
+  if (!(scope_a == scope_b) || !scope_a.whole_host()) {
+    report.add_warnings("A holds " + report.scope_a() + "; B holds " + report.scope_b() +
+                        ": a process absent from a frame that could not hold it is outside "
+                        "its scope, not exited or appeared");
+  }
+
   std::map<Kind::Kind, std::vector<Kind>> by_kind;
   auto add = [&](Kind::Kind kind, std::int64_t pid, const ProcessView* before,
                  const ProcessView* after) -> Kind& {
@@ -95,9 +108,17 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
     if ((pa != nullptr && !pa->has_identity()) || (pb != nullptr && !pb->has_identity())) {
       add(Kind::UNIDENTIFIED, pid, pa, pb);
     } else if (pb == nullptr) {
-      add(Kind::EXITED, pid, pa, nullptr);
+      if (auto why = Uncovered(scope_b, *pa, ta, ia)) {
+        add(Kind::OUT_OF_SCOPE, pid, pa, nullptr).set_scope("not in B: " + *why);
+      } else {
+        add(Kind::EXITED, pid, pa, nullptr);
+      }
     } else if (pa == nullptr) {
-      add(Kind::APPEARED, pid, nullptr, pb);
+      if (auto why = Uncovered(scope_a, *pb, tb, ib)) {
+        add(Kind::OUT_OF_SCOPE, pid, nullptr, pb).set_scope("not in A: " + *why);
+      } else {
+        add(Kind::APPEARED, pid, nullptr, pb);
+      }
     } else if (pa->start_ticks() != pb->start_ticks()) {
       add(Kind::REUSED, pid, pa, pb);
     } else {
@@ -129,6 +150,7 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   report.set_argv_changed(by_kind[Kind::ARGV_CHANGED].size());
   report.set_exe_changed(by_kind[Kind::EXE_CHANGED].size());
   report.set_unidentified(by_kind[Kind::UNIDENTIFIED].size());
+  report.set_out_of_scope(by_kind[Kind::OUT_OF_SCOPE].size());
   return report;
 }
 
@@ -158,6 +180,9 @@ std::string RenderDiff(const v1::DiffReport& r) {
   }
   out += ", " + std::to_string(r.processes_a()) + " -> " + std::to_string(r.processes_b()) +
          " processes\n";
+  if (r.scope_a() != r.scope_b() || r.scope_a() != "the whole host") {
+    out += "scope: A holds " + r.scope_a() + "; B holds " + r.scope_b() + "\n";
+  }
   for (const v1::DiffReport::Change& c : r.changes()) {
     const v1::ProcessSummary& a = c.before();
     const v1::ProcessSummary& b = c.after();
@@ -186,6 +211,14 @@ std::string RenderDiff(const v1::DiffReport& r) {
         out += "exe          " + Who(b) + ": " + ExeText(a.exe()) + " -> " + ExeText(b.exe()) +
                "\n";
         break;
+      case Kind::OUT_OF_SCOPE:
+        if (c.has_before()) {
+          out += "outside B    " + std::to_string(a.pid()) + " " + ProcessFacts(a) + "\n";
+        } else {
+          out += "outside A    " + std::to_string(b.pid()) + " " + ProcessFacts(b) + "\n";
+        }
+        out += "  " + c.scope() + "\n";
+        break;
       case Kind::UNIDENTIFIED:
         out += "unidentified " + std::to_string(c.pid()) + ": " + Side("A", c.has_before(), a) +
                "; " + Side("B", c.has_after(), b) + "\n";
@@ -199,7 +232,11 @@ std::string RenderDiff(const v1::DiffReport& r) {
          std::to_string(r.reparented()) + " reparented, " + std::to_string(r.argv_changed()) +
          " argv changed, " + std::to_string(r.exe_changed()) + " exe changed, " +
          std::to_string(r.unidentified()) + " without identity; " +
-         std::to_string(r.unchanged()) + " unchanged\n";
+         std::to_string(r.unchanged()) + " unchanged" +
+         (r.out_of_scope() > 0
+              ? "; " + std::to_string(r.out_of_scope()) + " outside the other frame's scope"
+              : std::string()) +
+         "\n";
   return out;
 }
 

@@ -8,7 +8,11 @@
 //   ARGV_CHANGED, EXE_CHANGED  the same identity with another cmdline (an
 //               exec, or a zombie's empty one) or executable identity;
 //   UNIDENTIFIED a record whose stat is unreadable or malformed: no identity,
-//               so not compared.
+//               so not compared;
+//   OUT_OF_SCOPE an identity of one frame whose pid is absent from the other,
+//               which could not have held it (a `capture --root` subtree it
+//               is not beneath, or a scan cut by a bound): not called EXITED
+//               or APPEARED. Frames of different scopes are warned about.
 // Start ticks count from boot: frames of different boots (Header boot_id)
 // cannot be compared, and the report says so.
 #pragma once

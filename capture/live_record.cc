@@ -27,6 +27,7 @@ void FillHeader(const ScanOptions& scan, const std::string& proc_root,
                                            : v1::RedactionPolicy::ENVIRON_REDACTED);
   for (const std::string& kept : scan.kept_entries) redaction->add_kept_entries(kept);
   for (const std::string& arg : command_line) header->add_command_line(arg);
+  if (scan.root_pid) header->set_scope_root_pid(*scan.root_pid);
 }
 
 unsigned DefaultScanThreads() {

@@ -470,5 +470,50 @@ TEST(ViewsLiveTest, FreshCapturesOfThisHost) {
   EXPECT_NE(r.out.find(" start=" + std::to_string(sleep->start_ticks) + " "), std::string::npos);
 }
 
+// A `capture --root` of this test's subtree beside a whole-host capture: the
+// host's other processes are outside the subtree's scope, never "exited";
+// the sleep that ended beneath this process is exited.
+TEST(ViewsLiveTest, DiffOfAWholeHostAndARootCaptureTellsScopeFromExit) {
+  TempDir dir("views-scope");
+  const pid_t self = ::getpid();
+  std::string error;
+  std::unique_ptr<live::Child> child = live::Child::Start({"/bin/sleep", "120"}, &error);
+  ASSERT_NE(child, nullptr) << error;
+  ASSERT_TRUE(child->WaitForCmdline(std::string("/bin/sleep\0" "120\0", 15), 5000));
+  const pid_t sleep_pid = child->pid();
+  CommandResult r = ProctapeIn(dir.path(), {"capture", "-o", "host.ptape"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  child.reset();  // SIGKILL by pid and reaped: gone
+  r = ProctapeIn(dir.path(), {"capture", "--root", std::to_string(self), "-o", "mine.ptape"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+
+  r = ProctapeIn(dir.path(), {"diff", "host.ptape", "mine.ptape"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("\nscope: A holds the whole host; B holds pid " + std::to_string(self) +
+                       " and its descendants\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nexited       " + std::to_string(sleep_pid) + " \"sleep\" "),
+            std::string::npos) << r.out;
+  // Init (pid 1) is not beneath this process: outside B's scope.
+  EXPECT_NE(r.out.find("\noutside B    1 "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\nexited       1 "), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("B holds pid " + std::to_string(self) + " and its descendants"),
+            std::string::npos) << r.err;
+
+  r = ProctapeIn(dir.path(), {"diff", "host.ptape", "mine.ptape", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  auto report = ParseJson<v1::DiffReport>(r.out);
+  EXPECT_GT(report.out_of_scope(), 0u);
+  // Exited: the sleep, and the first capture's own process; both were this
+  // test's children. Nothing else of the host is said to have exited.
+  bool sleep_exited = false;
+  for (const auto& c : report.changes()) {
+    if (c.kind() != v1::DiffReport::Change::EXITED) continue;
+    EXPECT_EQ(c.before().ppid(), self) << c.pid();
+    if (c.pid() == sleep_pid) sleep_exited = true;
+  }
+  EXPECT_TRUE(sleep_exited) << r.out;
+}
+
 }  // namespace
 }  // namespace proctape

@@ -175,5 +175,112 @@ TEST(DiffTest, OneFileHeadingNamesItOnce) {
             "changed, 0 without identity; 6 unchanged\n");
 }
 
+// Scope: a `capture --root 50` frame holds 50 and its descendants only. The
+// processes of a whole-host frame that are not beneath 50 are outside its
+// scope, never "exited"; one beneath 50 that is gone is exited.
+std::vector<Proc> Subtree50(const std::vector<Proc>& procs) {
+  std::vector<Proc> out;
+  for (const Proc& p : procs) {
+    if (p.pid == 50 || p.pid == 60 || p.pid == 61) out.push_back(p);
+  }
+  return out;
+}
+
+TEST(DiffScope, ProcessesOutsideARootCaptureAreOutOfScopeNotExited) {
+  Snapshot host = MakeSnapshot({MakeFrame(0, Before())});
+  std::vector<Proc> sub = Subtree50(Before());
+  sub.pop_back();  // 61 (sh, beneath 50) exited
+  Snapshot root = MakeSnapshot({MakeFrame(0, sub)});
+  root.header.set_scope_root_pid(50);
+  v1::DiffReport r = Diff(host, 0, root, 0);
+  EXPECT_EQ(Kinds(r), (std::vector<Change::Kind>{Change::EXITED, Change::OUT_OF_SCOPE,
+                                                 Change::OUT_OF_SCOPE, Change::OUT_OF_SCOPE}));
+  EXPECT_EQ(r.changes(0).pid(), 61);
+  EXPECT_EQ(r.changes(1).pid(), 1);
+  EXPECT_EQ(r.changes(2).pid(), 70);
+  EXPECT_EQ(r.changes(3).pid(), 80);
+  EXPECT_EQ(r.changes(3).scope(),
+            "not in B: it holds only pid 50 and its descendants, and this process is not "
+            "beneath it");
+  EXPECT_EQ(r.exited(), 1u);
+  EXPECT_EQ(r.out_of_scope(), 3u);
+  EXPECT_EQ(r.scope_a(), "the whole host");
+  EXPECT_EQ(r.scope_b(), "pid 50 and its descendants");
+  ASSERT_EQ(r.warnings_size(), 1);
+  EXPECT_EQ(r.warnings(0),
+            "A holds the whole host; B holds pid 50 and its descendants: a process absent from "
+            "a frame that could not hold it is outside its scope, not exited or appeared");
+  const std::string text = RenderDiff(r);
+  EXPECT_NE(text.find("scope: A holds the whole host; B holds pid 50 and its descendants\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("outside B    80 "), std::string::npos) << text;
+  EXPECT_EQ(text.find("exited       80"), std::string::npos) << text;
+  EXPECT_NE(text.find("; 3 outside the other frame's scope\n"), std::string::npos) << text;
+
+  // The other way round: the host's processes did not "appear"; a new child
+  // of 50 did.
+  std::vector<Proc> grown = Before();
+  grown.push_back(Proc(95).Ppid(61).Start(950).Comm("sleep"));
+  Snapshot later = MakeSnapshot({MakeFrame(0, grown)});
+  r = Diff(root, 0, later, 0);
+  int appeared = 0, outside = 0;
+  for (const Change& c : r.changes()) {
+    if (c.kind() == Change::APPEARED) {
+      ++appeared;
+      EXPECT_TRUE(c.pid() == 61 || c.pid() == 95) << c.pid();
+    }
+    if (c.kind() == Change::OUT_OF_SCOPE) {
+      ++outside;
+      EXPECT_FALSE(c.has_before());
+      EXPECT_EQ(c.scope().rfind("not in A: ", 0), 0u) << c.scope();
+    }
+  }
+  EXPECT_EQ(appeared, 2);  // 61 (absent from the root frame, beneath 50) and 95
+  EXPECT_EQ(outside, 3);   // 1, 70, 80
+}
+
+// A frame cut by a bound holds a prefix of the listing: what it lacks may
+// simply not have been reached.
+TEST(DiffScope, AScanCutByABoundCoversNothingItLacks) {
+  Snapshot a = MakeSnapshot({MakeFrame(0, Before())});
+  const std::vector<Proc> all = Before();
+  std::vector<Proc> prefix(all.begin(), all.begin() + 3);
+  v1::Frame cut = MakeFrame(0, prefix);
+  cut.set_cut_by_bounds(true);
+  cut.set_cut_reason("max-processes");
+  Snapshot b = MakeSnapshot({cut});
+  v1::DiffReport r = Diff(a, 0, b, 0);
+  EXPECT_EQ(r.exited(), 0u);
+  EXPECT_EQ(r.out_of_scope(), 3u);
+  EXPECT_EQ(r.scope_b(), "the whole host (scan cut: max-processes)");
+  EXPECT_EQ(r.changes(0).scope(),
+            "not in B: the scan was cut by max-processes and may not have reached it");
+  EXPECT_EQ(r.warnings_size(), 1);
+}
+
+// Files written before Header.scope_root_pid existed say `--root` only in
+// their command line.
+TEST(DiffScope, AnOlderRootCaptureIsKnownByItsCommandLine) {
+  Snapshot host = MakeSnapshot({MakeFrame(0, Before())});
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"proctape", "capture", "--root", "50", "-o", "x.ptape"},
+        std::vector<std::string>{"proctape", "capture", "--root=50"}}) {
+    Snapshot root = MakeSnapshot({MakeFrame(0, Subtree50(Before()))});
+    root.header.clear_command_line();
+    for (const std::string& a : args) root.header.add_command_line(a);
+    v1::DiffReport r = Diff(host, 0, root, 0);
+    EXPECT_EQ(r.exited(), 0u) << args.back();
+    EXPECT_EQ(r.out_of_scope(), 3u) << args.back();
+  }
+}
+
+// Two captures of the same scope compare as before: no warning, no line.
+TEST(DiffScope, EqualWholeHostScopesAddNothing) {
+  Snapshot s = MakeSnapshot({MakeFrame(0, Before()), MakeFrame(1, Before())});
+  v1::DiffReport r = Diff(s, 0, s, 1);
+  EXPECT_EQ(r.warnings_size(), 0);
+  EXPECT_EQ(RenderDiff(r).find("scope:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace proctape
