@@ -407,15 +407,14 @@ class ResolveExplainer {
     } else if (r.start_ticks() != link->scanned_start_ticks()) {
       detail = who + " now started at tick " + Num(r.start_ticks()) + ", not " +
                Num(link->scanned_start_ticks());
-    } else if (!root && r.ppid() != link->scanned_ppid()) {
+    } else if (r.ppid() != link->scanned_ppid()) {  // the root's parent too (step 7)
       detail = who + " now has parent " + Num(r.ppid()) + ", not " + Num(link->scanned_ppid());
     } else if (c.pid == k->pid() && (r.state() == "Z" || r.state() == "X" || r.state() == "x")) {
       detail = who + " is dead (state " + EscapeBytes(r.state()) + ")";
     } else {
       link->set_unchanged(true);
-      detail = who + ": start tick " + Num(r.start_ticks()) +
-               (root ? "" : ", parent " + Num(r.ppid())) + ", state " + EscapeBytes(r.state()) +
-               ": unchanged";
+      detail = who + ": start tick " + Num(r.start_ticks()) + ", parent " + Num(r.ppid()) +
+               ", state " + EscapeBytes(r.state()) + ": unchanged";
     }
     link->set_detail(detail);
   }
@@ -501,7 +500,7 @@ class ResolveExplainer {
         why = root ? v1::ExplainCandidate::ROOT_VANISHED : v1::ExplainCandidate::VANISHED;
       } else if (r.parsed() && r.start_ticks() != link.scanned_start_ticks()) {
         why = root ? v1::ExplainCandidate::ROOT_RESTARTED : v1::ExplainCandidate::PID_REUSED;
-      } else if (r.parsed() && !root && r.ppid() != link.scanned_ppid()) {
+      } else if (r.parsed() && r.ppid() != link.scanned_ppid()) {
         why = v1::ExplainCandidate::ANCESTRY_CHANGED;
       } else if (r.parsed()) {
         why = v1::ExplainCandidate::DEAD;

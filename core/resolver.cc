@@ -190,7 +190,10 @@ class Resolution {
   }
 
   // Seed 000, steps 6-8: executable identity, then re-read stat of the
-  // candidate and every ancestor through the root.
+  // candidate and every ancestor through the root. Step 7: "Re-reads stat
+  // for the candidate and every ancestor through the app-server root ...
+  // Every PID, parent PID, and start time must match the snapshot" — the
+  // root's parent pid included (a reparented root is ANCESTRY_CHANGED).
   std::optional<Verdict> Confirm(const Snapshot& snap, const Node& match) {
     Identity exe = ev_.ExeIdentity(match.pid);
     if (auto v = meter_.CheckDeadline()) return v;
@@ -234,7 +237,7 @@ class Resolution {
         v.expected_ticks = n->start_ticks;
         return v;
       }
-      if (!is_root && f.ppid != n->ppid) {
+      if (f.ppid != n->ppid) {
         return FileVerdict(Status::kAncestryChanged, n->pid, ProcFile::kStat, r,
                            "pid " + std::to_string(n->pid) + " now has parent " +
                                std::to_string(f.ppid) + ", not " + std::to_string(n->ppid));

