@@ -362,6 +362,8 @@ class ResolveExplainer {
     k->set_cmdline_truncated(c.read.truncated);
     if (c.read.ok()) {
       for (std::string_view arg : SplitNul(c.read.data)) k->add_argv(std::string(arg));
+      k->set_cmdline_unterminated(!c.read.truncated && !c.read.data.empty() &&
+                                  c.read.data.back() != '\0');
     }
   }
 
@@ -438,9 +440,12 @@ class ResolveExplainer {
                      " bytes: cannot be the expected argv");
     }
     if (!k->environ_read()) {
+      // Seed 000, step 5: the cmdline is the argv NUL-terminated, byte for byte.
+      const std::string unterminated = k->cmdline_unterminated() ? " without the final NUL" : "";
       return set(v1::ExplainCandidate::ARGV_DIFFERS,
                  k->argv().empty() ? "argv empty (a kernel thread or a zombie): not the expected argv"
-                                   : "argv " + QuoteArgv(k->argv()) + ": not the expected argv");
+                                   : "argv " + QuoteArgv(k->argv()) + unterminated +
+                                         ": not the expected argv");
     }
     const std::string exact = "argv exact; ";
     if (stopped(at.environ)) {

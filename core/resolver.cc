@@ -36,7 +36,11 @@ struct RetryReason {
 class Resolution {
  public:
   Resolution(Evidence& evidence, const Request& request)
-      : ev_(evidence), req_(request), b_(request.bounds), meter_(evidence, request.bounds) {}
+      : ev_(evidence),
+        req_(request),
+        b_(request.bounds),
+        meter_(evidence, request.bounds),
+        expected_cmdline_(JoinNul(request.argv)) {}
 
   Verdict Run() {
     if (auto invalid = Validate()) return *invalid;
@@ -68,7 +72,11 @@ class Resolution {
       return bad("the token variable name is empty or holds '=' or NUL");
     }
     if (req_.argv.empty()) return bad("the expected argv is empty");
-    if (JoinNul(req_.argv).size() > b_.cmdline_bytes) {
+    for (const std::string& arg : req_.argv) {
+      // Its bytes would be those of two elements of a real argv.
+      if (arg.find('\0') != std::string::npos) return bad("an expected argv element holds NUL");
+    }
+    if (expected_cmdline_.size() > b_.cmdline_bytes) {
       return bad("the expected argv is longer than the cmdline bound");
     }
     if (!req_.exe.ok()) return bad("the expected executable has no attested identity");
@@ -103,11 +111,11 @@ class Resolution {
     // A cmdline longer than the bound cannot equal the expected argv, which
     // Validate() proved fits within it: not a match, and nothing more is read.
     if (cmd.truncated) return std::nullopt;
-    std::vector<std::string_view> argv = SplitNul(cmd.data);
-    if (argv.size() != req_.argv.size()) return std::nullopt;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-      if (argv[i] != req_.argv[i]) return std::nullopt;
-    }
+    // "argv exactly equal to ...", "without trimming or text normalization":
+    // the kernel writes argv as NUL-terminated strings, so the cmdline must
+    // be the expected argv joined with NUL and NUL-terminated, byte for byte
+    // (the same bytes without the final NUL are not that argv).
+    if (cmd.data != expected_cmdline_) return std::nullopt;
     ReadResult env;
     if (auto v = meter_.ReadRequired(pid, ProcFile::kEnviron, b_.environ_bytes, &env)) return v;
     if (!env.ok()) return *vanished = true, std::nullopt;
@@ -258,6 +266,7 @@ class Resolution {
   const Request& req_;
   const Bounds& b_;
   Meter meter_;
+  const std::string expected_cmdline_;  // the expected argv, NUL-terminated elements
   std::uint32_t attempts_ = 0;
   RetryReason retry_;
 };

@@ -385,6 +385,26 @@ TEST(ExplainAttempts, TheTreeBeneathTheRootAndTheAncestryReRead) {
   EXPECT_EQ(mcp->detail(), "argv \"node\" \"mcp-server.js\": not the expected argv");
 }
 
+// Seed (step 5): the argv is exact only when the cmdline is its elements
+// NUL-terminated, byte for byte. The same elements without the final NUL are
+// told as not the expected argv, and why, though they split alike.
+TEST(ExplainAttempts, CmdlineWithoutItsFinalNulIsToldAsNotTheExpectedArgv) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kCmdline, std::string("/bin/sleep\0" "120", 14));
+  Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(x.recorded.verdict.status, Status::kNoMatch) << x.recorded.verdict.detail;
+  ExpectFaithful(x);
+  const v1::ExplainCandidate* sleep = FindCandidate(x.check.attempts(0), kSleep);
+  ASSERT_NE(sleep, nullptr);
+  EXPECT_TRUE(sleep->cmdline_unterminated());
+  EXPECT_EQ(sleep->why(), v1::ExplainCandidate::ARGV_DIFFERS);
+  EXPECT_EQ(sleep->detail(),
+            "argv \"/bin/sleep\" \"120\" without the final NUL: not the expected argv");
+  const v1::ExplainCandidate* shell = FindCandidate(x.check.attempts(0), kSandboxShell);
+  ASSERT_NE(shell, nullptr);
+  EXPECT_FALSE(shell->cmdline_unterminated());
+}
+
 TEST(ExplainAttempts, VanishedCandidateLeavesTheRestUninspectedAndIsRetried) {
   FakeHost host;
   host.SetFileError(kSandboxInit, ProcFile::kCmdline, ENOENT);

@@ -57,5 +57,47 @@ TEST(ResolverRootReRead, RootWithItsSnapshotParentResolves) {
   EXPECT_EQ(v.pid, kSleep);
 }
 
+
+// ---------------------------------------------------------------------------
+// Step 5: the exact argv is the exact cmdline bytes
+
+// Seed (step 5): "A candidate must have argv exactly equal to ["/bin/sleep",
+// "120"]", read "without trimming or text normalization". The kernel writes
+// argv as NUL-terminated strings, so the cmdline of that argv is
+// "/bin/sleep\0" "120\0", byte for byte: the same bytes without the final
+// NUL are not that argv (a process that rewrote its argument area), and are
+// never a match; its environ is not even read.
+TEST(ResolverExactArgv, CmdlineWithoutItsFinalNulIsNotAMatch) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kCmdline, std::string("/bin/sleep\0" "120", 14));
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kNoMatch) << v.detail;
+  EXPECT_EQ(host.Reads(kSleep, ProcFile::kEnviron), 0);
+}
+
+// The other way: the expected argv joined with NUL and NUL-terminated is a
+// match, and resolves.
+TEST(ResolverExactArgv, CmdlineOfTheArgvNulTerminatedIsAMatch) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kCmdline, std::string("/bin/sleep\0" "120\0", 15));
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kResolved) << v.detail;
+  EXPECT_EQ(v.pid, kSleep);
+  EXPECT_EQ(host.Reads(kSleep, ProcFile::kEnviron), 1);
+}
+
+// An expected argv element holding a NUL can never be one element of a real
+// argv, and its joined bytes would equal those of another argv
+// ({"/bin/sleep\0120"} joins to the cmdline of {"/bin/sleep", "120"}): the
+// request is refused before anything is read.
+TEST(ResolverExactArgv, ExpectedArgvElementHoldingNulIsAnInvalidRequest) {
+  Request r = FakeHost::TypicalRequest();
+  r.argv = {std::string("/bin/sleep\0" "120", 14)};
+  FakeHost host;
+  Verdict v = Resolve(host, r);
+  EXPECT_EQ(v.status, Status::kInvalidRequest) << v.detail;
+  EXPECT_EQ(host.calls, 0u);
+}
+
 }  // namespace
 }  // namespace proctape
