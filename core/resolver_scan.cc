@@ -94,7 +94,12 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
     return Make(Status::kEntryBound, 0,
                 "/proc holds more than " + std::to_string(b.max_entries) + " numeric entries");
   }
-  if (auto v = meter.CheckDeadline()) return v;
+  // The listing is part of the scan and costs what it returned: the bytes
+  // of the names (each name's length; the directory reads behind them are
+  // the evidence source's). Charged like every read: budget, then deadline.
+  std::size_t listed_bytes = 0;
+  for (const std::string& name : list.names) listed_bytes += name.size();
+  if (auto v = meter.Charge(listed_bytes)) return v;
   snap->nodes.reserve(list.names.size());
   for (const std::string& name : list.names) {
     auto parsed_pid = ParseCanonicalDecimal(name, kMaxPid);

@@ -99,5 +99,69 @@ TEST(ResolverExactArgv, ExpectedArgvElementHoldingNulIsAnInvalidRequest) {
   EXPECT_EQ(host.calls, 0u);
 }
 
+// ---------------------------------------------------------------------------
+// The /proc listing is part of the scan
+
+// The bytes a listing of `host` costs: the bytes of the names it returns.
+std::uint64_t ListingBytes(FakeHost& host) {
+  std::uint64_t n = 0;
+  for (const std::string& name : host.ListPids(UINT64_MAX).names) n += name.size();
+  return n;
+}
+
+// Seed: "a cumulative proc-evidence byte budget; both are checked throughout
+// enumeration and after every required read." The listing is the first read
+// of every attempt: the names it returns count, and a budget smaller than
+// they are ends the resolution before any stat is read.
+TEST(ResolverListing, ListingBytesCountAgainstTheByteBudget) {
+  FakeHost probe;
+  const std::uint64_t listing = ListingBytes(probe);
+  ASSERT_GT(listing, 0u);
+
+  Request r = FakeHost::TypicalRequest();
+  r.bounds.byte_budget = listing - 1;
+  FakeHost host;
+  Verdict v = Resolve(host, r);
+  EXPECT_EQ(v.status, Status::kByteBudget) << v.detail;
+  EXPECT_EQ(v.bytes_read, listing);
+  EXPECT_EQ(host.ReadsOf(ProcFile::kStat), 0);
+
+  // At exactly the listing's bytes the listing passes; the first stat does not.
+  r.bounds.byte_budget = listing;
+  FakeHost at;
+  Verdict first_stat = Resolve(at, r);
+  EXPECT_EQ(first_stat.status, Status::kByteBudget) << first_stat.detail;
+  EXPECT_EQ(at.ReadsOf(ProcFile::kStat), 1);
+}
+
+// The same host listed with two more entries that vanish before their stat
+// (no stat bytes): the verdict's bytes_read grows by exactly their names.
+TEST(ResolverListing, ListedNamesCountInBytesRead) {
+  FakeHost plain;
+  Verdict a = Resolve(plain, FakeHost::TypicalRequest());
+  ASSERT_EQ(a.status, Status::kResolved) << a.detail;
+
+  FakeHost longer;
+  longer.listing = longer.ListPids(UINT64_MAX).names;
+  longer.listing->push_back("70001");
+  longer.listing->push_back("70002");
+  Verdict b = Resolve(longer, FakeHost::TypicalRequest());
+  ASSERT_EQ(b.status, Status::kResolved) << b.detail;
+  EXPECT_EQ(b.bytes_read, a.bytes_read + 10);
+}
+
+// Seed: "both are checked throughout enumeration": the deadline is checked
+// right after the listing, before any stat is read.
+TEST(ResolverListing, DeadlinePassingDuringTheListingEndsBeforeAnyStat) {
+  FakeHost host;
+  host.after_call = [](FakeHost& h, const Call& c) {
+    if (c.kind == "list") h.now_ns += 6'000'000'000;
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kDeadline) << v.detail;
+  EXPECT_EQ(host.ReadsOf(ProcFile::kStat), 0);
+  EXPECT_EQ(v.bytes_read, ListingBytes(host));
+}
+
 }  // namespace
 }  // namespace proctape
