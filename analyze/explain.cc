@@ -159,6 +159,7 @@ struct CandidateCalls {
   std::size_t cmdline = kNone;
   std::size_t environ = kNone;
   std::size_t exe = kNone;
+  std::size_t environ_recheck = kNone;
   std::vector<std::size_t> ancestry;
 };
 
@@ -247,6 +248,13 @@ class ResolveExplainer {
               order.push_back(c.pid);
               a->set_records(a->records() + 1);
             }
+          } else if (c.file == ProcFile::kStat && confirming < 0 && a->candidates_size() > 0 &&
+                     a->candidates().rbegin()->pid() == c.pid &&
+                     a->candidates().rbegin()->environ_read()) {
+            // The stat re-read after an empty environ (exited, or no token?).
+            *a->mutable_candidates(a->candidates_size() - 1)->mutable_environ_recheck() =
+                StatOf(c.pid, c.read);
+            where.back().environ_recheck = j;
           } else if (c.file == ProcFile::kStat && confirming >= 0) {
             Reread(a->mutable_candidates(confirming), scanned, c);
             where[static_cast<std::size_t>(confirming)].ancestry.push_back(j);
@@ -458,6 +466,42 @@ class ResolveExplainer {
                      " bytes: the token cannot be checked");
     }
     const std::string var = EscapeBytes(req_.token_var);
+    if (k->has_environ_recheck()) {
+      // Environ read empty: the resolver re-read stat to tell a process that
+      // exited during inspection (retried) from one without a token.
+      const v1::ExplainStat& r = k->environ_recheck();
+      const std::string empty = exact + "environ empty, and its stat re-read ";
+      const std::string exited = ": it exited during inspection";
+      if (stopped(at.environ_recheck)) {
+        return set(v1::ExplainCandidate::STOPPED,
+                   exact + "environ empty; " + stop + "stat re-read: " + status);
+      }
+      if (r.err() != 0 && !Vanished(r.err())) {
+        return set(v1::ExplainCandidate::UNREADABLE, exact + "environ empty; " +
+                                                         Where(k->pid(), ProcFile::kStat) +
+                                                         " is unreadable (" + Errno(r.err()) + ")");
+      }
+      if (r.err() != 0) {
+        return set(v1::ExplainCandidate::VANISHED, empty + "finds it gone (" + Errno(r.err()) + ")" + exited);
+      }
+      if (!r.parsed()) {
+        return set(v1::ExplainCandidate::MALFORMED,
+                   empty + (r.truncated() ? "is larger than " + Num(req_.bounds.stat_bytes) + " bytes"
+                                          : "does not parse: " + r.parse_error()));
+      }
+      if (r.state() == "Z" || r.state() == "X" || r.state() == "x") {
+        return set(v1::ExplainCandidate::VANISHED,
+                   empty + "shows it dead (state " + EscapeBytes(r.state()) + ")" + exited);
+      }
+      if (r.start_ticks() != k->start_ticks()) {
+        return set(v1::ExplainCandidate::VANISHED,
+                   empty + "shows pid " + Num(k->pid()) + " started at tick " +
+                       Num(r.start_ticks()) + ", not " + Num(k->start_ticks()) + exited);
+      }
+      return set(v1::ExplainCandidate::NO_TOKEN,
+                 empty + "shows it alive (state " + EscapeBytes(r.state()) + "): no " + var +
+                     " entry: not this invocation's");
+    }
     const std::uint32_t named = k->token_entries();
     const std::uint32_t carrying = k->token_carrying();
     if (named == 0) {

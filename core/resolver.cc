@@ -101,13 +101,15 @@ class Resolution {
   }
 
   // Seed 000, step 5: argv exact, exactly one environment entry carrying the
-  // token. Returns a final verdict, or sets *match / *vanished.
-  std::optional<Verdict> Inspect(std::int64_t pid, bool* match, bool* vanished) {
+  // token. Returns a final verdict, or sets *match, or says in *vanished why
+  // the process vanished during inspection (empty: it did not).
+  std::optional<Verdict> Inspect(const Node& node, bool* match, std::string* vanished) {
+    const std::int64_t pid = node.pid;
     *match = false;
-    *vanished = false;
+    vanished->clear();
     ReadResult cmd;
     if (auto v = meter_.ReadRequired(pid, ProcFile::kCmdline, b_.cmdline_bytes, &cmd)) return v;
-    if (!cmd.ok()) return *vanished = true, std::nullopt;
+    if (!cmd.ok()) return *vanished = "vanished during inspection", std::nullopt;
     // A cmdline longer than the bound cannot equal the expected argv, which
     // Validate() proved fits within it: not a match, and nothing more is read.
     if (cmd.truncated) return std::nullopt;
@@ -118,12 +120,16 @@ class Resolution {
     if (cmd.data != expected_cmdline_) return std::nullopt;
     ReadResult env;
     if (auto v = meter_.ReadRequired(pid, ProcFile::kEnviron, b_.environ_bytes, &env)) return v;
-    if (!env.ok()) return *vanished = true, std::nullopt;
+    if (!env.ok()) return *vanished = "vanished during inspection", std::nullopt;
     if (env.truncated) {
       return FileVerdict(Status::kFileBound, pid, ProcFile::kEnviron, env,
                          Where(pid, ProcFile::kEnviron) + " is larger than " +
                              std::to_string(b_.environ_bytes) +
                              " bytes: the token cannot be checked");
+    }
+    if (env.data.empty()) {
+      if (auto v = ExitedWithEmptyEnviron(node, vanished)) return v;
+      if (!vanished->empty()) return std::nullopt;
     }
     std::size_t with_key = 0;
     std::size_t carrying = 0;
@@ -143,6 +149,32 @@ class Resolution {
       retry_.pid = pid;
       retry_.stale_token = true;
       retry_.detail = "pid " + std::to_string(pid) + " matches argv but carries another token";
+    }
+    return std::nullopt;
+  }
+
+  // Seed 000: "an owned process disappearing during inspection retries from
+  // a fresh snapshot". An environ that reads empty after an exact cmdline may
+  // be the process exiting between the two reads (a process whose memory is
+  // gone shows an empty environ; a zombie's reads empty for root), not a
+  // process without a token: stat is re-read to tell. Gone, dead (Z, X, x)
+  // or another start time (its pid reused) is a vanished process, retried;
+  // a live one really carries no token. Unreadable or malformed fails closed.
+  std::optional<Verdict> ExitedWithEmptyEnviron(const Node& node, std::string* vanished) {
+    ReadResult r;
+    if (auto v = meter_.ReadRequired(node.pid, ProcFile::kStat, b_.stat_bytes, &r)) return v;
+    const std::string empty = "vanished during inspection (environ empty, then stat ";
+    if (!r.ok()) {
+      *vanished = empty + "errno " + std::to_string(r.err) + ")";
+      return std::nullopt;
+    }
+    StatFields f;
+    if (auto v = meter_.ParseRequiredStat(node.pid, r, &f)) return v;
+    if (DeadState(f.state)) {
+      *vanished = empty + "state " + f.state + ")";
+    } else if (f.start_ticks != node.start_ticks) {
+      *vanished = empty + "start tick " + std::to_string(f.start_ticks) + ", not " +
+                  std::to_string(node.start_ticks) + ")";
     }
     return std::nullopt;
   }
@@ -172,9 +204,9 @@ class Resolution {
     for (std::size_t i = 0; i < snap.nodes.size(); ++i) {
       if (!under_root[i]) continue;
       bool match = false;
-      bool vanished = false;
-      if (auto v = Inspect(snap.nodes[i].pid, &match, &vanished)) return v;
-      if (vanished) return Retry(snap.nodes[i].pid, "vanished during inspection");
+      std::string vanished;
+      if (auto v = Inspect(snap.nodes[i], &match, &vanished)) return v;
+      if (!vanished.empty()) return Retry(snap.nodes[i].pid, vanished);
       if (match) matches.push_back(&snap.nodes[i]);
     }
     if (matches.empty()) {

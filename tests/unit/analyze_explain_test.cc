@@ -84,6 +84,20 @@ void AfterExe(FakeHost& host, std::function<void(FakeHost&)> change) {
   };
 }
 
+// In every attempt, the sleep's environ reads empty and `exit` follows it
+// (the sleep exited between its cmdline and environ reads); a fresh one is
+// back before the next attempt.
+void ExitAtEnviron(FakeHost& host, std::function<void(FakeHost&)> exit) {
+  host.SetFile(kSleep, ProcFile::kEnviron, "");
+  host.after_call = [exit = std::move(exit)](FakeHost& h, const Call& c) {
+    if (c.kind == "read" && c.pid == kSleep && c.file == ProcFile::kEnviron) exit(h);
+  };
+  host.on_sleep = [](MemoryEvidence& ev) {
+    ev.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"}, {},
+                  kSleepExe);
+  };
+}
+
 struct Explained {
   Recorded recorded;
   Snapshot snapshot;
@@ -276,6 +290,29 @@ std::vector<WhyScenario> WhyScenarios() {
          });
        },
        Status::kNoMatch, A::RETRY, {{kSleep, C::DEAD}}},
+      // The sleep exits between its cmdline and its environ read: environ
+      // reads empty, and the stat re-read that tells why finds it gone or a
+      // zombie (seed: "an owned process disappearing during inspection
+      // retries"); in every attempt, so the verdict is NO_MATCH.
+      {"EnvironEmptyThenGone",
+       [](FakeHost& h, Request&) { ExitAtEnviron(h, [](FakeHost& host) { host.Remove(kSleep); }); },
+       Status::kNoMatch, A::RETRY, {{kSleep, C::VANISHED}}},
+      {"EnvironEmptyThenZombie",
+       [](FakeHost& h, Request&) {
+         ExitAtEnviron(h, [](FakeHost& host) {
+           host.SetFile(kSleep, ProcFile::kStat,
+                        MemoryEvidence::StatLine(kSleep, "sleep", 'Z', kSandboxShell, kSleepStart));
+         });
+       },
+       Status::kNoMatch, A::RETRY, {{kSleep, C::VANISHED}}},
+      // A live sleep with a really empty environ (env -i): its stat is re-read,
+      // unchanged, and it carries no token.
+      {"EnvironEmptyAndAlive",
+       [](FakeHost& h, Request&) {
+         h.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"}, {},
+                      kSleepExe);
+       },
+       Status::kTokenMismatch, A::RETRY, {{kSleep, C::NO_TOKEN}}},
       // Vanished during inspection: the sandbox's init is gone when its
       // cmdline is read, in the first attempt only.
       {"VanishedDuringInspection",
@@ -403,6 +440,28 @@ TEST(ExplainAttempts, CmdlineWithoutItsFinalNulIsToldAsNotTheExpectedArgv) {
   const v1::ExplainCandidate* shell = FindCandidate(x.check.attempts(0), kSandboxShell);
   ASSERT_NE(shell, nullptr);
   EXPECT_FALSE(shell->cmdline_unterminated());
+}
+
+// The stat re-read after an empty environ is told with the candidate: what
+// it found, and so why the attempt was retried.
+TEST(ExplainAttempts, EmptyEnvironOfAnExitedCandidateIsToldWithItsStatReRead) {
+  FakeHost host;
+  ExitAtEnviron(host, [](FakeHost& h) {
+    h.SetFile(kSleep, ProcFile::kStat,
+              MemoryEvidence::StatLine(kSleep, "sleep", 'Z', kSandboxShell, kSleepStart));
+  });
+  Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(x.recorded.verdict.status, Status::kNoMatch) << x.recorded.verdict.detail;
+  ExpectFaithful(x);
+  const v1::ExplainAttempt& first = x.check.attempts(0);
+  const v1::ExplainCandidate* sleep = FindCandidate(first, kSleep);
+  ASSERT_NE(sleep, nullptr);
+  ASSERT_TRUE(sleep->has_environ_recheck());
+  EXPECT_EQ(sleep->environ_recheck().state(), "Z");
+  EXPECT_EQ(sleep->detail(),
+            "argv exact; environ empty, and its stat re-read shows it dead (state Z): "
+            "it exited during inspection");
+  EXPECT_EQ(first.summary(), "pid 4103 vanished during inspection: retried");
 }
 
 TEST(ExplainAttempts, VanishedCandidateLeavesTheRestUninspectedAndIsRetried) {

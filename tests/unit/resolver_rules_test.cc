@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,121 @@ TEST(ResolverListing, DeadlinePassingDuringTheListingEndsBeforeAnyStat) {
   EXPECT_EQ(v.status, Status::kDeadline) << v.detail;
   EXPECT_EQ(host.ReadsOf(ProcFile::kStat), 0);
   EXPECT_EQ(v.bytes_read, ListingBytes(host));
+}
+
+// ---------------------------------------------------------------------------
+// A candidate whose environ reads empty because it exited
+
+// The sleep of `host` exits right after its environ is read as empty (what
+// the kernel answers for a process whose memory is gone), in every attempt:
+// `exit` leaves it gone or a zombie; the host brings a fresh one back before
+// the next attempt.
+void SleepExitsWhileItsEnvironIsRead(FakeHost& host, std::function<void(FakeHost&)> exit) {
+  host.SetFile(kSleep, ProcFile::kEnviron, "");
+  host.after_call = [exit](FakeHost& h, const Call& c) {
+    if (c.kind == "read" && c.pid == kSleep && c.file == ProcFile::kEnviron) exit(h);
+  };
+  host.on_sleep = [](MemoryEvidence& ev) {
+    ev.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"}, {},
+                  kSleepExe);
+  };
+}
+
+// Seed: "Zero matches or an owned process disappearing during inspection
+// retries from a fresh snapshot"; only "invocation-token mismatch" of a
+// process that carries another token is TOKEN_MISMATCH. An exact argv whose
+// environ reads back empty because the process exited (gone, a zombie, or
+// its pid already reused) is a vanished process — its stat is re-read to
+// tell — and the verdict at the deadline is NO_MATCH, never TOKEN_MISMATCH.
+TEST(ResolverVanishedEnviron, EmptyEnvironOfAnExitedCandidateIsVanishedNotAnotherToken) {
+  struct Case {
+    const char* name;
+    std::function<void(FakeHost&)> exit;
+  };
+  const std::vector<Case> cases = {
+      {"gone", [](FakeHost& h) { h.Remove(kSleep); }},
+      {"zombie", [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat,
+                                             MemoryEvidence::StatLine(kSleep, "sleep", 'Z',
+                                                                      kSandboxShell, kSleepStart)); }},
+      {"dead", [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat,
+                                           MemoryEvidence::StatLine(kSleep, "sleep", 'X',
+                                                                    kSandboxShell, kSleepStart)); }},
+      {"stat ESRCH", [](FakeHost& h) { h.SetFileError(kSleep, ProcFile::kStat, ESRCH); }},
+      {"pid reused", [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat,
+                                                 MemoryEvidence::StatLine(kSleep, "sh", 'S', 1,
+                                                                          kSleepStart + 7)); }},
+  };
+  for (const Case& c : cases) {
+    FakeHost host;
+    SleepExitsWhileItsEnvironIsRead(host, c.exit);
+    Verdict v = Resolve(host, FakeHost::TypicalRequest());
+    EXPECT_EQ(v.status, Status::kNoMatch) << c.name << ": " << v.detail;
+    EXPECT_EQ(v.subject_pid, kSleep) << c.name;
+    EXPECT_NE(v.detail.find("vanished"), std::string::npos) << c.name << ": " << v.detail;
+    EXPECT_EQ(v.attempts, 51u) << c.name;
+  }
+}
+
+// Vanished means retried: the sleep that exited mid-inspection is replaced
+// by the real one before the next attempt, which resolves it.
+TEST(ResolverVanishedEnviron, CandidateExitingMidInspectionIsRetriedAndTheNextAttemptResolves) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kEnviron, "");
+  host.after_call = [](FakeHost& h, const Call& c) {
+    if (c.kind == "read" && c.pid == kSleep && c.file == ProcFile::kEnviron &&
+        h.Find(kSleep)->files[ProcFile::kEnviron].data.empty()) {
+      h.Remove(kSleep);
+    }
+  };
+  host.on_sleep = [](MemoryEvidence& ev) {
+    ev.AddProcess(kSleep, kSandboxShell, kSleepStart + 1, "sleep", {"/bin/sleep", "120"},
+                  SleepEnviron(kToken), kSleepExe);
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(v.status, Status::kResolved) << v.detail;
+  EXPECT_EQ(v.start_ticks, kSleepStart + 1);
+  EXPECT_EQ(v.attempts, 2u);
+}
+
+// The other side of the rule: a live process (its stat unchanged and not
+// dead) whose environ is really empty (`env -i /bin/sleep 120`) carries no
+// token; as before, that is another invocation's process and ends in
+// TOKEN_MISMATCH at the deadline. The stat re-read is made only for an empty
+// environ: a non-empty one adds no call.
+TEST(ResolverVanishedEnviron, LiveCandidateWithAnEmptyEnvironCarriesNoToken) {
+  FakeHost host;
+  host.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"}, {},
+                  kSleepExe);
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kTokenMismatch) << v.detail;
+  EXPECT_EQ(v.subject_pid, kSleep);
+  EXPECT_EQ(host.Reads(kSleep, ProcFile::kStat), 2 * 51);  // the scan's and the re-read
+
+  FakeHost other_token;
+  other_token.AddSleep(kSleep, kSandboxShell, kSleepStart, kOldToken);
+  Verdict w = Resolve(other_token, FakeHost::TypicalRequest());
+  EXPECT_EQ(w.status, Status::kTokenMismatch) << w.detail;
+  EXPECT_EQ(other_token.Reads(kSleep, ProcFile::kStat), 51);  // the scan's only
+}
+
+// The re-read stat is required evidence like any other: unreadable (not
+// vanished) or malformed fails closed at once.
+TEST(ResolverVanishedEnviron, UnreadableOrMalformedReReadFailsClosed) {
+  FakeHost denied;
+  SleepExitsWhileItsEnvironIsRead(
+      denied, [](FakeHost& h) { h.SetFileError(kSleep, ProcFile::kStat, EACCES); });
+  Verdict v = Resolve(denied, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kUnreadable) << v.detail;
+  EXPECT_EQ(v.subject_pid, kSleep);
+  EXPECT_EQ(v.file, static_cast<int>(ProcFile::kStat));
+  EXPECT_EQ(v.attempts, 1u);
+
+  FakeHost garbage;
+  SleepExitsWhileItsEnvironIsRead(
+      garbage, [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat, "\xff garbage\n"); });
+  Verdict m = Resolve(garbage, FakeHost::TypicalRequest());
+  EXPECT_EQ(m.status, Status::kMalformedRecord) << m.detail;
+  EXPECT_EQ(m.attempts, 1u);
 }
 
 }  // namespace
