@@ -289,14 +289,19 @@ class ResolveExplainer {
         case Seen::Op::kPath: break;
       }
     }
-    bool ran_out = last && RanOut(verdict_);
-    bool final_attempt = last && !slept && !ran_out;
-    bool scan_done = !scanning || !final_attempt || !IsScanStatus(verdict_.status());
+    // The deadline passed during this last attempt after earlier ones
+    // completed (the resolver's last clock reading is past it): the verdict
+    // is the earlier attempts' diagnosis, this attempt was cut.
+    cut_ = last && !slept && RanOut(verdict_) && calls_[end - 1].op == Seen::Op::kNow &&
+           calls_[end - 1].ns > deadline_;
+    bool ran_out = last && RanOut(verdict_) && !cut_;
+    bool final_attempt = last && !slept && !ran_out && !cut_;
+    bool scan_done = !scanning || (!cut_ && (!final_attempt || !IsScanStatus(verdict_.status())));
     a->set_scan_complete(scan_done);
     if (scanning && scan_done) Tree(*a, scanned, order);
 
-    bool stop = final_attempt && (verdict_.status() == v1::Verdict::DEADLINE ||
-                                  verdict_.status() == v1::Verdict::BYTE_BUDGET);
+    bool stop = cut_ || (final_attempt && (verdict_.status() == v1::Verdict::DEADLINE ||
+                                           verdict_.status() == v1::Verdict::BYTE_BUDGET));
     for (int i = 0; i < a->candidates_size(); ++i) {
       Decide(a->mutable_candidates(i), where[static_cast<std::size_t>(i)],
              stop ? last_read : kNone);
@@ -311,6 +316,12 @@ class ResolveExplainer {
     if (slept) {
       a->set_outcome(v1::ExplainAttempt::RETRY);
       a->set_summary(RetryReason(*a) + ": retried");
+      last_retry_reason_ = RetryReason(*a);
+    } else if (cut_) {
+      a->set_outcome(v1::ExplainAttempt::CUT);
+      a->set_summary("the deadline at " + Offset(deadline_) +
+                     " passed during this attempt: the verdict keeps the diagnosis of attempt " +
+                     std::to_string(index - 1));
     } else if (ran_out) {
       a->set_outcome(v1::ExplainAttempt::LAST);
       a->set_summary(RetryReason(*a) + ": no time for another attempt");
@@ -439,7 +450,7 @@ class ResolveExplainer {
     };
     auto stopped = [stopped_at](std::size_t j) { return stopped_at != kNone && j == stopped_at; };
     const std::string stop = "the resolution stopped after reading its ";
-    const std::string status = v1::Verdict::Status_Name(verdict_.status());
+    const std::string status = cut_ ? "DEADLINE" : v1::Verdict::Status_Name(verdict_.status());
     if (stopped(at.cmdline)) return set(v1::ExplainCandidate::STOPPED, stop + "cmdline: " + status);
     if (k->cmdline_err() != 0) return ReadFailed(k, ProcFile::kCmdline, k->cmdline_err(), "");
     if (k->cmdline_truncated()) {
@@ -605,6 +616,10 @@ class ResolveExplainer {
       ended = "no match by the deadline: the next attempt would start at " +
               Offset(AddSaturating(last_start_, req_.bounds.retry_ns)) +
               ", after the deadline at " + Offset(deadline_);
+    } else if (last_outcome_ == v1::ExplainAttempt::CUT) {
+      ended = "the deadline at " + Offset(deadline_) + " passed during " + at + ", after " +
+              std::to_string(n - 1) + " completed attempts without a match (" +
+              last_retry_reason_ + "): " + v1::Verdict::Status_Name(verdict_.status());
     } else if (last_outcome_ == v1::ExplainAttempt::RETRY) {
       ended = "the tape ends after " + at;
     } else {
@@ -640,6 +655,8 @@ class ResolveExplainer {
   std::int64_t deadline_ = 0;
   std::int64_t last_start_ = 0;
   v1::ExplainAttempt::Outcome last_outcome_ = v1::ExplainAttempt::OUTCOME_UNSPECIFIED;
+  bool cut_ = false;                // the attempt being told was cut by the deadline
+  std::string last_retry_reason_;   // of the last attempt that was retried
 };
 
 }  // namespace

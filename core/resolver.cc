@@ -50,7 +50,13 @@ class Resolution {
       ++attempts_;
       std::int64_t attempt_start = attempts_ == 1 ? start : ev_.NowNs();
       retry_ = RetryReason{};
-      if (std::optional<Verdict> final_verdict = Attempt()) return Finish(std::move(*final_verdict));
+      if (std::optional<Verdict> final_verdict = Attempt()) {
+        if (final_verdict->status == Status::kDeadline && completed_) {
+          return Finish(DeadlineAfterCompletedAttempts(*final_verdict));
+        }
+        return Finish(std::move(*final_verdict));
+      }
+      completed_ = retry_;
       std::int64_t next = AddSaturating(attempt_start, b_.retry_ns);
       if (next > meter_.deadline()) return Finish(NoMatch());
       ev_.SleepUntil(next);
@@ -91,6 +97,21 @@ class Resolution {
     v.attempts = attempts_;
     v.bytes_read = meter_.bytes_read();
     return v;
+  }
+
+  // The deadline passed during attempt N+1 after N attempts completed
+  // without a match: the search was the retry loop, and the deadline ended
+  // it as it ends it between attempts. The verdict keeps the diagnosis of
+  // the last completed attempt (NO_MATCH, or TOKEN_MISMATCH for a match
+  // carrying another token), its detail naming the deadline. DEADLINE alone
+  // is for a deadline that passed before any attempt completed.
+  Verdict DeadlineAfterCompletedAttempts(const Verdict& deadline) const {
+    Status status = completed_->stale_token ? Status::kTokenMismatch : Status::kNoMatch;
+    return Make(status, completed_->pid,
+                "no match by the deadline after " + std::to_string(attempts_ - 1) +
+                    " completed attempts: the deadline passed during attempt " +
+                    std::to_string(attempts_) + " (DEADLINE: " + deadline.detail +
+                    "); last completed attempt: " + completed_->detail);
   }
 
   Verdict NoMatch() const {
@@ -301,6 +322,7 @@ class Resolution {
   const std::string expected_cmdline_;  // the expected argv, NUL-terminated elements
   std::uint32_t attempts_ = 0;
   RetryReason retry_;
+  std::optional<RetryReason> completed_;  // the last attempt that completed without a verdict
 };
 
 }  // namespace

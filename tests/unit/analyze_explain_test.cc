@@ -464,6 +464,34 @@ TEST(ExplainAttempts, EmptyEnvironOfAnExitedCandidateIsToldWithItsStatReRead) {
   EXPECT_EQ(first.summary(), "pid 4103 vanished during inspection: retried");
 }
 
+// On a busy host the deadline passes during an attempt after earlier ones
+// completed without a match: the verdict keeps their diagnosis (NO_MATCH),
+// and explain tells the cut attempt as cut by the deadline, not as one that
+// ran out of time before starting, nor as the one that decided.
+TEST(ExplainAttempts, DeadlinePassingDuringAnAttemptIsToldAsTheCutThatEndedTheSearch) {
+  FakeHost host;
+  host.Remove(kSleep);
+  host.call_cost_ns = 1'000'000;  // 1 ms a call: an attempt takes ~0.3 s
+  for (std::int64_t pid = 10000; pid < 10300; ++pid) {
+    host.AddProcess(pid, kKthreadd, 3, "kworker", {}, {}, Identity{ENOENT, 0, 0});
+  }
+  Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(x.recorded.verdict.status, Status::kNoMatch) << x.recorded.verdict.detail;
+  ExpectFaithful(x);
+  const int n = x.check.attempts_size();
+  ASSERT_GT(n, 1);
+  const v1::ExplainAttempt& cut = x.check.attempts(n - 1);
+  EXPECT_EQ(cut.outcome(), v1::ExplainAttempt::CUT) << Text(x.check);
+  EXPECT_EQ(cut.summary(), "the deadline at +5000.0 ms passed during this attempt: the verdict "
+                           "keeps the diagnosis of attempt " + std::to_string(n - 1));
+  EXPECT_EQ(x.check.ended_by(),
+            "the deadline at +5000.0 ms passed during attempt " + std::to_string(n) + ", after " +
+                std::to_string(n - 1) +
+                " completed attempts without a match (no process beneath the root matches): "
+                "NO_MATCH");
+  EXPECT_EQ(x.check.attempts(n - 2).summary(), "no process beneath the root matches: retried");
+}
+
 TEST(ExplainAttempts, VanishedCandidateLeavesTheRestUninspectedAndIsRetried) {
   FakeHost host;
   host.SetFileError(kSandboxInit, ProcFile::kCmdline, ENOENT);

@@ -279,5 +279,85 @@ TEST(ResolverVanishedEnviron, UnreadableOrMalformedReReadFailsClosed) {
   EXPECT_EQ(m.attempts, 1u);
 }
 
+// ---------------------------------------------------------------------------
+// The diagnosis a deadline keeps
+
+// A busy host: the typical one with `extra` kernel workers, every call taking
+// `call_cost_ns`, so an attempt takes about (extra + 20) calls.
+void MakeBusy(FakeHost& host, int extra, std::int64_t call_cost_ns) {
+  host.logging = false;
+  host.call_cost_ns = call_cost_ns;
+  for (std::int64_t pid = 10000; pid < 10000 + extra; ++pid) {
+    host.AddProcess(pid, kKthreadd, 3, "kworker", {}, {}, Identity{ENOENT, 0, 0});
+  }
+}
+
+// docs/resolver.md: the retries end at the deadline with NO_MATCH (or
+// TOKEN_MISMATCH). On a busy host an attempt takes longer than the retry
+// interval, and the deadline passes *during* an attempt rather than between
+// two: the attempts that completed found no match, and the verdict keeps
+// their diagnosis, naming the deadline as what ended the search — the same
+// verdict the same host gives when its scans are short.
+TEST(ResolverDeadlineDiagnosis, DeadlinePassingMidAttemptAfterCompletedAttemptsKeepsNoMatch) {
+  for (std::int64_t cost : {std::int64_t{1'000}, std::int64_t{1'000'000}}) {
+    FakeHost host;
+    MakeBusy(host, 300, cost);
+    host.Remove(kSleep);
+    Verdict v = Resolve(host, FakeHost::TypicalRequest());
+    EXPECT_EQ(v.status, Status::kNoMatch) << cost << ": " << v.detail;
+    EXPECT_GT(v.attempts, 1u) << cost;
+    EXPECT_EQ(v.subject_pid, 0) << cost;
+    if (cost == 1'000'000) {
+      // Cut mid-attempt: the detail names the deadline and the attempt it cut.
+      EXPECT_NE(v.detail.find("the deadline passed during attempt " + std::to_string(v.attempts)),
+                std::string::npos)
+          << v.detail;
+      EXPECT_NE(v.detail.find("no process beneath the root matches"), std::string::npos)
+          << v.detail;
+    }
+  }
+}
+
+// The same with an older sleep carrying another invocation's token: the
+// completed attempts' diagnosis is TOKEN_MISMATCH, naming that sleep.
+TEST(ResolverDeadlineDiagnosis, DeadlinePassingMidAttemptAfterCompletedAttemptsKeepsTokenMismatch) {
+  FakeHost host;
+  MakeBusy(host, 300, 1'000'000);
+  host.AddSleep(kSleep, kSandboxShell, kSleepStart, kOldToken);
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kTokenMismatch) << v.detail;
+  EXPECT_EQ(v.subject_pid, kSleep);
+  EXPECT_GT(v.attempts, 1u);
+  EXPECT_NE(v.detail.find("the deadline passed during attempt"), std::string::npos) << v.detail;
+}
+
+// DEADLINE alone is for a deadline that passed before any attempt completed:
+// nothing was diagnosed yet.
+TEST(ResolverDeadlineDiagnosis, DeadlinePassingDuringTheFirstAttemptIsDeadline) {
+  FakeHost host;
+  MakeBusy(host, 6000, 1'000'000);  // one attempt takes > 5 s
+  host.Remove(kSleep);
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kDeadline) << v.detail;
+  EXPECT_EQ(v.attempts, 1u);
+}
+
+// The kept diagnosis is that of the last attempt that completed, not of an
+// earlier one: a vanished process in attempt 2 (after a stale token in
+// attempt 1) is NO_MATCH.
+TEST(ResolverDeadlineDiagnosis, TheLastCompletedAttemptsDiagnosisIsKept) {
+  FakeHost host;
+  MakeBusy(host, 300, 1'000'000);
+  host.AddSleep(kSleep, kSandboxShell, kSleepStart, kOldToken);
+  int sleeps = 0;
+  host.on_sleep = [&sleeps](MemoryEvidence& ev) {
+    if (++sleeps == 1) ev.SetFileError(kSleep, ProcFile::kCmdline, ENOENT);
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kNoMatch) << v.detail;
+  EXPECT_EQ(v.subject_pid, kSleep);
+  EXPECT_NE(v.detail.find("vanished"), std::string::npos) << v.detail;
+}
+
 }  // namespace
 }  // namespace proctape
