@@ -19,6 +19,14 @@ LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_
     out.detail = std::move(detail);
     return out;
   };
+  // As resolve validates its root: "PIDs are canonical decimal values from 2
+  // through 2,147,483,647"; a start tick of 0 is no process started after
+  // boot. Refused before anything is read.
+  if (pid < 2 || static_cast<std::uint64_t>(pid) > kMaxPid) {
+    return error(Status::kInvalidRequest,
+                 "pid " + std::to_string(pid) + " is outside 2..2147483647");
+  }
+  if (start_ticks == 0) return error(Status::kInvalidRequest, "the start tick is 0");
   std::string where = "/proc/" + std::to_string(pid) + "/stat";
   ReadResult r = evidence.ReadFile(pid, ProcFile::kStat, stat_bytes);
   out.err = r.err;
