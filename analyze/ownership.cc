@@ -30,8 +30,9 @@ using ownership::Vanished;
 
 class Planner {
  public:
-  Planner(const Snapshot& baseline, const Snapshot& current, const OwnershipRequest& request)
-      : baseline_(baseline), current_(current), request_(request) {}
+  Planner(const Snapshot& baseline, const Snapshot& current, const OwnershipRequest& request,
+          PathLookup& paths)
+      : baseline_(baseline), current_(current), request_(request), paths_(paths) {}
 
   v1::OwnershipPlan Run() {
     plan_.set_baseline_file(EscapeBytes(request_.baseline_name, 4096));
@@ -41,7 +42,9 @@ class Planner {
     plan_.set_self_pid(request_.self_pid);
     plan_.set_baseline_capturer_pid(baseline_.header.capturer_pid());
     plan_.set_current_capturer_pid(current_.header.capturer_pid());
-    if (!CheckCaptures()) return Refused();
+    const bool captures_ok = CheckCaptures();
+    PlanOutputs();
+    if (!captures_ok || !plan_.problems().empty()) return Refused();
     // The baseline's frames in order (the last is the one the plan uses),
     // then the current's last frame.
     for (const v1::Frame& f : baseline_.frames) base_.emplace_back(f, request_);
@@ -77,7 +80,34 @@ class Planner {
     plan_.set_removed(0);
     plan_.set_out_of_scope(0);
     plan_.set_exited(0);
+    plan_.clear_outputs();
+    plan_.set_outputs_present(0);
+    plan_.set_outputs_absent(0);
     return plan_;
+  }
+
+  // Seed 002: "Missing parents now mean that the output is already absent;
+  // existing symlink and non-directory parents still fail closed." Every
+  // declared output, in the order given; one that fails closed is a problem
+  // that refuses the plan.
+  void PlanOutputs() {
+    for (const std::string& path : request_.outputs) {
+      v1::DeclaredOutput o = PlanDeclaredOutput(path, paths_);
+      if (o.state() == v1::DeclaredOutput::FAIL_CLOSED) {
+        Problem::Kind kind = o.err() != 0 || o.kind() == v1::DeclaredOutput::KIND_UNSPECIFIED
+                                 ? Problem::OUTPUT_UNREADABLE
+                             : o.kind() == v1::DeclaredOutput::SYMLINK
+                                 ? Problem::OUTPUT_PARENT_SYMLINK
+                                 : Problem::OUTPUT_PARENT_NOT_DIRECTORY;
+        Add(kind, "", 0, 0, 0, "output " + Quote(path) + ": " + o.detail());
+        plan_.mutable_problems(plan_.problems_size() - 1)->set_path(path);
+      } else if (o.state() == v1::DeclaredOutput::PRESENT) {
+        plan_.set_outputs_present(plan_.outputs_present() + 1);
+      } else {
+        plan_.set_outputs_absent(plan_.outputs_absent() + 1);
+      }
+      *plan_.add_outputs() = std::move(o);
+    }
   }
 
   // Seed: "The repair captures runtime process lifetimes when the trusted
@@ -341,6 +371,7 @@ class Planner {
   const Snapshot& baseline_;
   const Snapshot& current_;
   const OwnershipRequest& request_;
+  PathLookup& paths_;
   v1::OwnershipPlan plan_;
   std::vector<FrameView> base_;
   std::optional<FrameView> cur_;
@@ -349,8 +380,14 @@ class Planner {
 }  // namespace
 
 v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
+                                const OwnershipRequest& request, PathLookup& paths) {
+  return Planner(baseline, current, request, paths).Run();
+}
+
+v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
                                 const OwnershipRequest& request) {
-  return Planner(baseline, current, request).Run();
+  LivePathLookup live;
+  return PlanOwnership(baseline, current, request, live);
 }
 
 }  // namespace proctape

@@ -90,10 +90,18 @@ std::string DescribePlan(const v1::OwnershipPlan& plan) {
     for (const std::string& a : d.argv()) line.append(" ").append(Quote(a));
     out += line + "\n";
   }
+  for (const v1::DeclaredOutput& o : plan.outputs()) {
+    out += "OUTPUT " + Quote(o.path()) + ": " + o.detail() + "\n";
+  }
   out += "PLANNED: " + std::to_string(plan.kept() + plan.removed()) + " in scope: " +
          std::to_string(plan.kept()) + " to keep, " + std::to_string(plan.removed()) +
          " to remove; " + std::to_string(plan.out_of_scope()) + " out of scope, " +
          std::to_string(plan.exited()) + " vanished during the scan. Nothing was signalled.\n";
+  if (plan.outputs_size() > 0) {
+    out += "OUTPUTS: " + std::to_string(plan.outputs_size()) + " declared: " +
+           std::to_string(plan.outputs_present()) + " present, " +
+           std::to_string(plan.outputs_absent()) + " already absent. Nothing was deleted.\n";
+  }
   return out;
 }
 
