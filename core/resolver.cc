@@ -99,8 +99,10 @@ class Resolution {
     return v;
   }
 
-  // The deadline passed during attempt N+1 after N attempts completed
-  // without a match: the search was the retry loop, and the deadline ended
+  // Seed 000: "Zero matches or an owned process disappearing during
+  // inspection retries from a fresh snapshot every 100 ms for at most 5
+  // seconds." The deadline passed during attempt N+1 after N attempts
+  // completed without a match: the search was the retry loop, and the deadline ended
   // it as it ends it between attempts. The verdict keeps the diagnosis of
   // the last completed attempt (NO_MATCH, or TOKEN_MISMATCH for a match
   // carrying another token), its detail naming the deadline. DEADLINE alone
