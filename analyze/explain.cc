@@ -159,6 +159,7 @@ struct CandidateCalls {
   std::size_t cmdline = kNone;
   std::size_t environ = kNone;
   std::size_t exe = kNone;
+  std::size_t environ_recheck = kNone;
   std::vector<std::size_t> ancestry;
 };
 
@@ -247,6 +248,13 @@ class ResolveExplainer {
               order.push_back(c.pid);
               a->set_records(a->records() + 1);
             }
+          } else if (c.file == ProcFile::kStat && confirming < 0 && a->candidates_size() > 0 &&
+                     a->candidates().rbegin()->pid() == c.pid &&
+                     a->candidates().rbegin()->environ_read()) {
+            // The stat re-read after an empty environ (exited, or no token?).
+            *a->mutable_candidates(a->candidates_size() - 1)->mutable_environ_recheck() =
+                StatOf(c.pid, c.read);
+            where.back().environ_recheck = j;
           } else if (c.file == ProcFile::kStat && confirming >= 0) {
             Reread(a->mutable_candidates(confirming), scanned, c);
             where[static_cast<std::size_t>(confirming)].ancestry.push_back(j);
@@ -281,14 +289,19 @@ class ResolveExplainer {
         case Seen::Op::kPath: break;
       }
     }
-    bool ran_out = last && RanOut(verdict_);
-    bool final_attempt = last && !slept && !ran_out;
-    bool scan_done = !scanning || !final_attempt || !IsScanStatus(verdict_.status());
+    // The deadline passed during this last attempt after earlier ones
+    // completed (the resolver's last clock reading is past it): the verdict
+    // is the earlier attempts' diagnosis, this attempt was cut.
+    cut_ = last && !slept && RanOut(verdict_) && calls_[end - 1].op == Seen::Op::kNow &&
+           calls_[end - 1].ns > deadline_;
+    bool ran_out = last && RanOut(verdict_) && !cut_;
+    bool final_attempt = last && !slept && !ran_out && !cut_;
+    bool scan_done = !scanning || (!cut_ && (!final_attempt || !IsScanStatus(verdict_.status())));
     a->set_scan_complete(scan_done);
     if (scanning && scan_done) Tree(*a, scanned, order);
 
-    bool stop = final_attempt && (verdict_.status() == v1::Verdict::DEADLINE ||
-                                  verdict_.status() == v1::Verdict::BYTE_BUDGET);
+    bool stop = cut_ || (final_attempt && (verdict_.status() == v1::Verdict::DEADLINE ||
+                                           verdict_.status() == v1::Verdict::BYTE_BUDGET));
     for (int i = 0; i < a->candidates_size(); ++i) {
       Decide(a->mutable_candidates(i), where[static_cast<std::size_t>(i)],
              stop ? last_read : kNone);
@@ -303,6 +316,12 @@ class ResolveExplainer {
     if (slept) {
       a->set_outcome(v1::ExplainAttempt::RETRY);
       a->set_summary(RetryReason(*a) + ": retried");
+      last_retry_reason_ = RetryReason(*a);
+    } else if (cut_) {
+      a->set_outcome(v1::ExplainAttempt::CUT);
+      a->set_summary("the deadline at " + Offset(deadline_) +
+                     " passed during this attempt: the verdict keeps the diagnosis of attempt " +
+                     std::to_string(index - 1));
     } else if (ran_out) {
       a->set_outcome(v1::ExplainAttempt::LAST);
       a->set_summary(RetryReason(*a) + ": no time for another attempt");
@@ -362,6 +381,8 @@ class ResolveExplainer {
     k->set_cmdline_truncated(c.read.truncated);
     if (c.read.ok()) {
       for (std::string_view arg : SplitNul(c.read.data)) k->add_argv(std::string(arg));
+      k->set_cmdline_unterminated(!c.read.truncated && !c.read.data.empty() &&
+                                  c.read.data.back() != '\0');
     }
   }
 
@@ -407,15 +428,14 @@ class ResolveExplainer {
     } else if (r.start_ticks() != link->scanned_start_ticks()) {
       detail = who + " now started at tick " + Num(r.start_ticks()) + ", not " +
                Num(link->scanned_start_ticks());
-    } else if (!root && r.ppid() != link->scanned_ppid()) {
+    } else if (r.ppid() != link->scanned_ppid()) {  // the root's parent too (step 7)
       detail = who + " now has parent " + Num(r.ppid()) + ", not " + Num(link->scanned_ppid());
     } else if (c.pid == k->pid() && (r.state() == "Z" || r.state() == "X" || r.state() == "x")) {
       detail = who + " is dead (state " + EscapeBytes(r.state()) + ")";
     } else {
       link->set_unchanged(true);
-      detail = who + ": start tick " + Num(r.start_ticks()) +
-               (root ? "" : ", parent " + Num(r.ppid())) + ", state " + EscapeBytes(r.state()) +
-               ": unchanged";
+      detail = who + ": start tick " + Num(r.start_ticks()) + ", parent " + Num(r.ppid()) +
+               ", state " + EscapeBytes(r.state()) + ": unchanged";
     }
     link->set_detail(detail);
   }
@@ -430,7 +450,7 @@ class ResolveExplainer {
     };
     auto stopped = [stopped_at](std::size_t j) { return stopped_at != kNone && j == stopped_at; };
     const std::string stop = "the resolution stopped after reading its ";
-    const std::string status = v1::Verdict::Status_Name(verdict_.status());
+    const std::string status = cut_ ? "DEADLINE" : v1::Verdict::Status_Name(verdict_.status());
     if (stopped(at.cmdline)) return set(v1::ExplainCandidate::STOPPED, stop + "cmdline: " + status);
     if (k->cmdline_err() != 0) return ReadFailed(k, ProcFile::kCmdline, k->cmdline_err(), "");
     if (k->cmdline_truncated()) {
@@ -439,9 +459,12 @@ class ResolveExplainer {
                      " bytes: cannot be the expected argv");
     }
     if (!k->environ_read()) {
+      // Seed 000, step 5: the cmdline is the argv NUL-terminated, byte for byte.
+      const std::string unterminated = k->cmdline_unterminated() ? " without the final NUL" : "";
       return set(v1::ExplainCandidate::ARGV_DIFFERS,
                  k->argv().empty() ? "argv empty (a kernel thread or a zombie): not the expected argv"
-                                   : "argv " + QuoteArgv(k->argv()) + ": not the expected argv");
+                                   : "argv " + QuoteArgv(k->argv()) + unterminated +
+                                         ": not the expected argv");
     }
     const std::string exact = "argv exact; ";
     if (stopped(at.environ)) {
@@ -454,6 +477,42 @@ class ResolveExplainer {
                      " bytes: the token cannot be checked");
     }
     const std::string var = EscapeBytes(req_.token_var);
+    if (k->has_environ_recheck()) {
+      // Environ read empty: the resolver re-read stat to tell a process that
+      // exited during inspection (retried) from one without a token.
+      const v1::ExplainStat& r = k->environ_recheck();
+      const std::string empty = exact + "environ empty, and its stat re-read ";
+      const std::string exited = ": it exited during inspection";
+      if (stopped(at.environ_recheck)) {
+        return set(v1::ExplainCandidate::STOPPED,
+                   exact + "environ empty; " + stop + "stat re-read: " + status);
+      }
+      if (r.err() != 0 && !Vanished(r.err())) {
+        return set(v1::ExplainCandidate::UNREADABLE, exact + "environ empty; " +
+                                                         Where(k->pid(), ProcFile::kStat) +
+                                                         " is unreadable (" + Errno(r.err()) + ")");
+      }
+      if (r.err() != 0) {
+        return set(v1::ExplainCandidate::VANISHED, empty + "finds it gone (" + Errno(r.err()) + ")" + exited);
+      }
+      if (!r.parsed()) {
+        return set(v1::ExplainCandidate::MALFORMED,
+                   empty + (r.truncated() ? "is larger than " + Num(req_.bounds.stat_bytes) + " bytes"
+                                          : "does not parse: " + r.parse_error()));
+      }
+      if (r.state() == "Z" || r.state() == "X" || r.state() == "x") {
+        return set(v1::ExplainCandidate::VANISHED,
+                   empty + "shows it dead (state " + EscapeBytes(r.state()) + ")" + exited);
+      }
+      if (r.start_ticks() != k->start_ticks()) {
+        return set(v1::ExplainCandidate::VANISHED,
+                   empty + "shows pid " + Num(k->pid()) + " started at tick " +
+                       Num(r.start_ticks()) + ", not " + Num(k->start_ticks()) + exited);
+      }
+      return set(v1::ExplainCandidate::NO_TOKEN,
+                 empty + "shows it alive (state " + EscapeBytes(r.state()) + "): no " + var +
+                     " entry: not this invocation's");
+    }
     const std::uint32_t named = k->token_entries();
     const std::uint32_t carrying = k->token_carrying();
     if (named == 0) {
@@ -501,7 +560,7 @@ class ResolveExplainer {
         why = root ? v1::ExplainCandidate::ROOT_VANISHED : v1::ExplainCandidate::VANISHED;
       } else if (r.parsed() && r.start_ticks() != link.scanned_start_ticks()) {
         why = root ? v1::ExplainCandidate::ROOT_RESTARTED : v1::ExplainCandidate::PID_REUSED;
-      } else if (r.parsed() && !root && r.ppid() != link.scanned_ppid()) {
+      } else if (r.parsed() && r.ppid() != link.scanned_ppid()) {
         why = v1::ExplainCandidate::ANCESTRY_CHANGED;
       } else if (r.parsed()) {
         why = v1::ExplainCandidate::DEAD;
@@ -557,6 +616,10 @@ class ResolveExplainer {
       ended = "no match by the deadline: the next attempt would start at " +
               Offset(AddSaturating(last_start_, req_.bounds.retry_ns)) +
               ", after the deadline at " + Offset(deadline_);
+    } else if (last_outcome_ == v1::ExplainAttempt::CUT) {
+      ended = "the deadline at " + Offset(deadline_) + " passed during " + at + ", after " +
+              std::to_string(n - 1) + " completed attempts without a match (" +
+              last_retry_reason_ + "): " + v1::Verdict::Status_Name(verdict_.status());
     } else if (last_outcome_ == v1::ExplainAttempt::RETRY) {
       ended = "the tape ends after " + at;
     } else {
@@ -592,6 +655,8 @@ class ResolveExplainer {
   std::int64_t deadline_ = 0;
   std::int64_t last_start_ = 0;
   v1::ExplainAttempt::Outcome last_outcome_ = v1::ExplainAttempt::OUTCOME_UNSPECIFIED;
+  bool cut_ = false;                // the attempt being told was cut by the deadline
+  std::string last_retry_reason_;   // of the last attempt that was retried
 };
 
 }  // namespace

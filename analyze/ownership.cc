@@ -1,12 +1,15 @@
+// The ownership planner of seed 002: the checks that may refuse a plan and
+// the decision for every in-scope process. How a frame is read is in
+// ownership_frames.cc, the text of a plan in ownership_render.cc.
 #include "analyze/ownership.h"
 
-#include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <set>
+#include <tuple>
+#include <utility>
 #include <vector>
 
+#include "analyze/ownership_frames.h"
 #include "analyze/process_table.h"
 #include "core/proc_parse.h"
 
@@ -15,154 +18,21 @@ namespace {
 
 using Decision = v1::OwnershipDecision;
 using Problem = v1::OwnershipProblem;
-
-// A quoted, escaped value: EscapeBytes, and '"' as \x22 so that the quotes
-// delimit it.
-std::string Quote(std::string_view bytes) {
-  std::string out = "\"";
-  for (char c : EscapeBytes(bytes)) {
-    if (c == '"') {
-      out.append("\\x22");
-    } else {
-      out.push_back(c);
-    }
-  }
-  out.push_back('"');
-  return out;
-}
-
-std::string At(std::int64_t pid, std::uint64_t start) {
-  return std::to_string(pid) + "@" + std::to_string(start);
-}
-
-bool Vanished(int err) { return err == ENOENT || err == ESRCH; }
-
-// What the scope rules can tell of one record of a frame.
-enum class Scope { kIn, kOut, kVanished, kUnknown };
-struct Classified {
-  Scope scope = Scope::kUnknown;
-  Decision::Reason out_reason = Decision::REASON_UNSPECIFIED;
-  std::optional<std::string> cgroup;  // the v2 path, when known
-  std::string why;                    // kOut / kVanished / kUnknown: one phrase
-};
-
-// A process is out of scope as soon as one readable attribute excludes it;
-// in scope when uid and cgroup both match and its stat gives its identity;
-// unknown otherwise (it may be in scope and cannot be decided).
-Classified Classify(const ProcessView& v, const OwnershipRequest& request) {
-  Classified c;
-  const v1::ProcessRecord& r = *v.record;
-  for (const auto& [name, read] : {std::pair<const char*, const v1::FileRead*>{"stat", &r.stat()},
-                                   {"status", &r.status()},
-                                   {"cgroup", &r.cgroup()}}) {
-    if (Vanished(read->err())) {
-      c.scope = Scope::kVanished;
-      c.why = std::string(name) + ": " + std::strerror(read->err());
-      return c;
-    }
-  }
-  if (v.cgroup_ok) c.cgroup = CgroupV2Path(v.cgroup, r.cgroup().truncated());
-  if (v.kernel_thread) {
-    // No repository command starts one, and no signal ends one.
-    c.scope = Scope::kOut;
-    c.out_reason = Decision::KERNEL_THREAD;
-    c.why = "a kernel thread";
-    return c;
-  }
-  const std::optional<std::uint32_t> uid = v.real_uid();
-  if (uid && *uid != request.uid) {
-    c.scope = Scope::kOut;
-    c.out_reason = Decision::OTHER_UID;
-    c.why = "uid " + std::to_string(*uid);
-    return c;
-  }
-  if (c.cgroup && *c.cgroup != request.cgroup) {
-    c.scope = Scope::kOut;
-    c.out_reason = Decision::OTHER_CGROUP;
-    c.why = "cgroup " + Quote(*c.cgroup);
-    return c;
-  }
-  if (!uid) {
-    c.why = r.status().err() != 0
-                ? std::string("status unreadable: ") + std::strerror(r.status().err())
-                : "status has no valid Uid line";
-  } else if (!c.cgroup) {
-    c.why = r.cgroup().err() != 0
-                ? std::string("cgroup unreadable: ") + std::strerror(r.cgroup().err())
-                : "cgroup has no single complete \"0::\" (cgroup v2) line";
-  } else if (!v.has_identity()) {
-    c.why = v.stat_problem;
-  } else {
-    c.scope = Scope::kIn;
-    return c;
-  }
-  c.why += " (uid and cgroup do not rule it out)";
-  return c;
-}
-
-// One frame, parsed and classified once.
-struct FrameView {
-  const v1::Frame* frame = nullptr;
-  std::vector<ProcessView> table;
-  std::map<std::int64_t, std::size_t> index;
-  std::vector<Classified> scope;  // parallel to table
-
-  FrameView(const v1::Frame& f, const OwnershipRequest& request)
-      : frame(&f), table(ProcessTable(f)), index(IndexByPid(table)) {
-    for (const ProcessView& v : table) scope.push_back(Classify(v, request));
-  }
-  const ProcessView* Find(std::int64_t pid) const {
-    auto it = index.find(pid);
-    return it == index.end() ? nullptr : &table[it->second];
-  }
-};
-
-// The parent chain of `pid` in a frame, `pid` first, up to a process whose
-// ppid is 0 or up to `stop`. `broken` says why it could not be followed.
-struct Chain {
-  std::vector<std::int64_t> pids;
-  bool reached_stop = false;
-  std::string broken;  // empty: complete
-};
-
-Chain ParentChain(const FrameView& f, std::int64_t pid, std::optional<std::int64_t> stop) {
-  Chain c;
-  std::set<std::int64_t> seen;
-  for (std::int64_t at = pid;;) {
-    if (!seen.insert(at).second) {
-      c.broken = "the parent chain loops at pid " + std::to_string(at);
-      return c;
-    }
-    const ProcessView* v = f.Find(at);
-    if (v == nullptr) {
-      c.broken = "pid " + std::to_string(at) + " is not in the frame";
-      return c;
-    }
-    if (!v->has_identity()) {
-      c.broken = "pid " + std::to_string(at) + ": " + v->stat_problem;
-      return c;
-    }
-    c.pids.push_back(at);
-    if (stop && at == *stop) {
-      c.reached_stop = true;
-      return c;
-    }
-    if (v->ppid() == 0) return c;
-    at = v->ppid();
-  }
-}
-
-bool Contains(const std::vector<std::int64_t>& pids, std::int64_t pid) {
-  for (std::int64_t p : pids) {
-    if (p == pid) return true;
-  }
-  return false;
-}
+using ownership::At;
+using ownership::Chain;
+using ownership::Classified;
+using ownership::Contains;
+using ownership::FrameView;
+using ownership::ParentChain;
+using ownership::Quote;
+using ownership::Scope;
+using ownership::Vanished;
 
 class Planner {
  public:
-  Planner(const Snapshot& baseline, const Snapshot& current, const OwnershipRequest& request)
-      : baseline_(baseline), current_(current), request_(request) {}
+  Planner(const Snapshot& baseline, const Snapshot& current, const OwnershipRequest& request,
+          PathLookup& paths)
+      : baseline_(baseline), current_(current), request_(request), paths_(paths) {}
 
   v1::OwnershipPlan Run() {
     plan_.set_baseline_file(EscapeBytes(request_.baseline_name, 4096));
@@ -172,7 +42,9 @@ class Planner {
     plan_.set_self_pid(request_.self_pid);
     plan_.set_baseline_capturer_pid(baseline_.header.capturer_pid());
     plan_.set_current_capturer_pid(current_.header.capturer_pid());
-    if (!CheckCaptures()) return Refused();
+    const bool captures_ok = CheckCaptures();
+    PlanOutputs();
+    if (!captures_ok || !plan_.problems().empty()) return Refused();
     // The baseline's frames in order (the last is the one the plan uses),
     // then the current's last frame.
     for (const v1::Frame& f : baseline_.frames) base_.emplace_back(f, request_);
@@ -208,7 +80,34 @@ class Planner {
     plan_.set_removed(0);
     plan_.set_out_of_scope(0);
     plan_.set_exited(0);
+    plan_.clear_outputs();
+    plan_.set_outputs_present(0);
+    plan_.set_outputs_absent(0);
     return plan_;
+  }
+
+  // Seed 002: "Missing parents now mean that the output is already absent;
+  // existing symlink and non-directory parents still fail closed." Every
+  // declared output, in the order given; one that fails closed is a problem
+  // that refuses the plan.
+  void PlanOutputs() {
+    for (const std::string& path : request_.outputs) {
+      v1::DeclaredOutput o = PlanDeclaredOutput(path, paths_);
+      if (o.state() == v1::DeclaredOutput::FAIL_CLOSED) {
+        Problem::Kind kind = o.err() != 0 || o.kind() == v1::DeclaredOutput::KIND_UNSPECIFIED
+                                 ? Problem::OUTPUT_UNREADABLE
+                             : o.kind() == v1::DeclaredOutput::SYMLINK
+                                 ? Problem::OUTPUT_PARENT_SYMLINK
+                                 : Problem::OUTPUT_PARENT_NOT_DIRECTORY;
+        Add(kind, "", 0, 0, 0, "output " + Quote(path) + ": " + o.detail());
+        plan_.mutable_problems(plan_.problems_size() - 1)->set_path(path);
+      } else if (o.state() == v1::DeclaredOutput::PRESENT) {
+        plan_.set_outputs_present(plan_.outputs_present() + 1);
+      } else {
+        plan_.set_outputs_absent(plan_.outputs_absent() + 1);
+      }
+      *plan_.add_outputs() = std::move(o);
+    }
   }
 
   // Seed: "The repair captures runtime process lifetimes when the trusted
@@ -472,119 +371,23 @@ class Planner {
   const Snapshot& baseline_;
   const Snapshot& current_;
   const OwnershipRequest& request_;
+  PathLookup& paths_;
   v1::OwnershipPlan plan_;
   std::vector<FrameView> base_;
   std::optional<FrameView> cur_;
 };
 
-// "NOT_AT_BOOTSTRAP" -> "not-at-bootstrap".
-std::string Token(const std::string& enum_name) {
-  std::string out;
-  for (char c : enum_name) out.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
-
-std::string ReasonToken(const Decision& d) {
-  switch (d.reason()) {
-    case Decision::VERIFIER: return "verifier";
-    case Decision::VERIFIER_ANCESTOR: return "ancestor";
-    case Decision::IN_BASELINE: return "baseline";
-    case Decision::NEW: return "new";
-    case Decision::PID_REUSED:
-      return "pid-reused (baseline " + At(d.pid(), d.baseline_start_ticks()) + ")";
-    case Decision::OTHER_UID: return "other-uid " + std::to_string(d.uid());
-    case Decision::OTHER_CGROUP: return "other-cgroup " + Quote(d.cgroup());
-    case Decision::VANISHED: return "vanished";
-    case Decision::KERNEL_THREAD: return "kernel-thread";
-    default: return "?";
-  }
-}
-
-std::string ActionToken(Decision::Action action) {
-  switch (action) {
-    case Decision::KEEP: return "KEEP";
-    case Decision::REMOVE: return "REMOVE";
-    case Decision::OUT_OF_SCOPE: return "OUT";
-    case Decision::EXITED: return "GONE";
-    default: return "?";
-  }
-}
-
-std::string Pad(std::string s, std::size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s;
-}
-
 }  // namespace
 
-std::optional<std::string> CgroupV2Path(std::string_view file, bool truncated) {
-  std::optional<std::string> path;
-  int found = 0;
-  std::size_t pos = 0;
-  while (pos < file.size()) {
-    std::size_t end = file.find('\n', pos);
-    const bool complete = end != std::string_view::npos || !truncated;
-    if (end == std::string_view::npos) end = file.size();
-    std::string_view line = file.substr(pos, end - pos);
-    if (line.substr(0, 3) == "0::") {
-      if (!complete) return std::nullopt;
-      ++found;
-      path = std::string(line.substr(3));
-    }
-    pos = end + 1;
-  }
-  if (found != 1) return std::nullopt;
-  return path;
+v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
+                                const OwnershipRequest& request, PathLookup& paths) {
+  return Planner(baseline, current, request, paths).Run();
 }
 
 v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
                                 const OwnershipRequest& request) {
-  return Planner(baseline, current, request).Run();
-}
-
-std::string DescribePlan(const v1::OwnershipPlan& plan) {
-  const bool planned = plan.outcome() == v1::OwnershipPlan::PLANNED;
-  std::string out = "ownership plan for uid " + std::to_string(plan.uid()) + ", cgroup " +
-                    Quote(plan.cgroup()) + ", verifier " +
-                    (plan.self_start_ticks() != 0 ? At(plan.self_pid(), plan.self_start_ticks())
-                                                  : std::to_string(plan.self_pid())) +
-                    "\n";
-  auto source = [&](const char* label, const std::string& file, std::uint64_t frame,
-                    std::int64_t capturer) {
-    out += label + Quote(file);
-    if (planned) out += ", frame " + std::to_string(frame);
-    out += ", captured by pid " + std::to_string(capturer) + "\n";
-  };
-  source("  baseline ", plan.baseline_file(), plan.baseline_frame(), plan.baseline_capturer_pid());
-  source("  current  ", plan.current_file(), plan.current_frame(), plan.current_capturer_pid());
-  if (!planned) {
-    out += "REFUSED: " + std::to_string(plan.problems_size()) + " problem" +
-           (plan.problems_size() == 1 ? "" : "s") + "; no process is planned\n";
-    for (const v1::OwnershipProblem& p : plan.problems()) {
-      out += "  " + Token(v1::OwnershipProblem::Kind_Name(p.kind()));
-      if (!p.snapshot().empty()) out += " " + p.snapshot() + " frame " + std::to_string(p.frame());
-      if (p.pid() != 0) {
-        out += " pid " + (p.start_ticks() != 0 ? At(p.pid(), p.start_ticks())
-                                               : std::to_string(p.pid()));
-      }
-      out += ": " + p.detail() + "\n";
-    }
-    return out;
-  }
-  for (const v1::OwnershipDecision& d : plan.decisions()) {
-    std::string reason = ReasonToken(d);
-    if (d.current_capturer()) reason += " [took the current snapshot]";
-    std::string line = Pad(ActionToken(d.action()), 7) + Pad(At(d.pid(), d.start_ticks()), 18) +
-                       " " + Pad(reason, 10) + "  comm " + Quote(d.comm()) + "  argv";
-    if (d.argv().empty()) line += " (empty)";
-    for (const std::string& a : d.argv()) line.append(" ").append(Quote(a));
-    out += line + "\n";
-  }
-  out += "PLANNED: " + std::to_string(plan.kept() + plan.removed()) + " in scope: " +
-         std::to_string(plan.kept()) + " to keep, " + std::to_string(plan.removed()) +
-         " to remove; " + std::to_string(plan.out_of_scope()) + " out of scope, " +
-         std::to_string(plan.exited()) + " vanished during the scan. Nothing was signalled.\n";
-  return out;
+  LivePathLookup live;
+  return PlanOwnership(baseline, current, request, live);
 }
 
 }  // namespace proctape

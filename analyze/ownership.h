@@ -15,15 +15,20 @@
 // process that may be in scope without a readable identity, a baseline not
 // taken strictly before the current snapshot, on another boot or pid
 // namespace, not by the verifier, or after a command of the verifier had
-// started. Process names are never consulted. It only plans: nothing here,
-// nor in proctape, signals a process.
+// started. Process names are never consulted. Declared outputs (paths the
+// task produces, which cleanup would delete) are planned present or already
+// absent; a parent that is a symbolic link or not a directory refuses the
+// plan. It only plans: nothing here, nor in proctape, signals a process or
+// deletes a file.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "analyze/declared_outputs.h"
 #include "format/reader.h"
 #include "ownership.pb.h"
 
@@ -36,11 +41,19 @@ struct OwnershipRequest {
   bool all = false;           // also list out-of-scope and vanished processes
   std::string baseline_name;  // for the plan's file fields (escaped there)
   std::string current_name;
+  // Declared outputs (--output): each is planned present or already absent
+  // (declared_outputs.h); one whose parent is a symbolic link or not a
+  // directory, or cannot be looked up, refuses the whole plan.
+  std::vector<std::string> outputs;
 };
 
 // The plan for `request` over the baseline's last frame and the current's
 // last frame (docs/ownership.md says why those and which checks read the
-// other frames).
+// other frames); declared outputs looked up in `paths`.
+v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
+                                const OwnershipRequest& request, PathLookup& paths);
+
+// The same, declared outputs looked up on the live filesystem.
 v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
                                 const OwnershipRequest& request);
 

@@ -37,7 +37,10 @@ int PlanExitCode(const v1::OwnershipPlan& plan) {
     case v1::OwnershipProblem::VERIFIER_RESTARTED: return kExitIdentityChanged;
     case v1::OwnershipProblem::FRAME_CUT: return kExitBound;
     case v1::OwnershipProblem::UNREADABLE_IDENTITY:
-    case v1::OwnershipProblem::ANCESTRY_BROKEN: return kExitBadEvidence;
+    case v1::OwnershipProblem::ANCESTRY_BROKEN:
+    case v1::OwnershipProblem::OUTPUT_PARENT_SYMLINK:
+    case v1::OwnershipProblem::OUTPUT_PARENT_NOT_DIRECTORY:
+    case v1::OwnershipProblem::OUTPUT_UNREADABLE: return kExitBadEvidence;
     default: return kExitUsage;  // the baseline is rejected for this request
   }
 }
@@ -46,6 +49,11 @@ int RunOwnership(OwnershipOptions o) {
   if (o.request.cgroup.empty() || o.request.cgroup[0] != '/') {
     return Fail(kExitUsage, "--cgroup wants a cgroup v2 path such as /system.slice/ci.service "
                             "(the part after \"0::\" in /proc/PID/cgroup)");
+  }
+  for (const std::string& output : o.request.outputs) {
+    if (output.find_first_not_of('/') == std::string::npos) {
+      return Fail(kExitUsage, "--output '" + EscapeBytes(output) + "' names no file");
+    }
   }
   Snapshot baseline, current;
   for (const auto& [path, snapshot] :
@@ -88,7 +96,10 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
       "be in scope has no readable identity, a frame was cut by a bound, the two captures\n"
       "differ in boot or pid namespace, the baseline was not captured strictly before the\n"
       "current, not by the verifier or its descendant, or after the verifier had started\n"
-      "anything but the capture itself, or when --self is missing or restarted.");
+      "anything but the capture itself, or when --self is missing or restarted.\n\n"
+      "Each --output PATH (a declared output of the task) gets a line: present, or already\n"
+      "absent when it or a parent is missing (git clean -fdX removed it); a parent that is a\n"
+      "symbolic link or not a directory refuses the plan (fails closed).");
   sub->add_option("--baseline", o->baseline, "the capture taken at bootstrap (a .ptape file)")
       ->required();
   sub->add_option("--current", o->current, "the capture taken at cleanup time (a .ptape file)")
@@ -105,6 +116,13 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
   sub->add_flag("--all", o->request.all,
                 "also list the processes out of scope (OUT) and those that vanished during the "
                 "scan (GONE)");
+  sub->add_option("--output", o->request.outputs,
+                  "a declared output of the task (a path cleanup would delete; repeat it): "
+                  "planned present or already absent (a missing parent: already absent); a "
+                  "parent that is a symbolic link or not a directory refuses the plan. Relative "
+                  "paths are from the current directory; nothing is deleted")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--json", o->json, "print the plan as one JSON object (OwnershipPlan)");
   sub->footer(
       std::string(
@@ -121,7 +139,8 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
           "status of its first problem: 2 the baseline does not fit (no frame, another boot\n"
           "or pid namespace, not strictly before the current, not by the verifier, not at\n"
           "bootstrap); 4 the verifier restarted; 5 the verifier is missing; 7 an unreadable\n"
-          "identity or a cut parent chain; 8 a frame cut by a bound. A file that cannot be\n"
+          "identity, a cut parent chain, or a declared output whose parent is a symbolic link,\n"
+          "not a directory or cannot be looked up; 8 a frame cut by a bound. A file that cannot be\n"
           "read whole: 10-16. Details: docs/ownership.md.\n\n") +
       ExitCodeHelp());
   sub->callback([o, exit_code] { *exit_code = RunOwnership(*o); });

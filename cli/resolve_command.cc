@@ -1,4 +1,5 @@
 // `proctape resolve` and `proctape liveness` on the live host.
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "capture/host_facts.h"
 #include "capture/live_checks.h"
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
@@ -135,6 +137,20 @@ int RunResolve(const ResolveOptions& o) {
 }
 
 int RunLiveness(const LivenessOptions& o) {
+  // The pid must be one this host can have: the kernel hands out pids below
+  // PROC/sys/kernel/pid_max (the core checks the seed's 2..2147483647).
+  const std::int64_t pid_max = CollectHostFacts(o.proc).pid_max();
+  if (pid_max <= 0) {
+    std::fprintf(stderr, "proctape: cannot read %s/sys/kernel/pid_max: --pid cannot be checked "
+                 "against this host's pid range\n", EscapeBytes(o.proc).c_str());
+    return kExitInternal;
+  }
+  if (o.pid >= pid_max) {
+    std::fprintf(stderr, "proctape: --pid %lld is not a pid of this host: pids are below its "
+                 "pid_max %lld (%s/sys/kernel/pid_max)\n", static_cast<long long>(o.pid),
+                 static_cast<long long>(pid_max), EscapeBytes(o.proc).c_str());
+    return kExitUsage;
+  }
   int exit_code = kExitOk;
   auto evidence = OpenProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
@@ -215,11 +231,14 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
       "Is the process identified by (--pid, --start) still alive? Re-reads its stat only:\n"
       "gone or state Z/X/x is DEAD, the same start time is ALIVE, another start time means\n"
       "the pid was reused (ERROR). Never signals anything.");
-  // A value that cannot be a pid is a usage error, not a process that is gone.
-  sub->add_option("--pid", o->pid, "host pid, as resolve printed it")
+  // A value that cannot be a pid is a usage error, not a process that is gone:
+  // 2..2147483647 (seed 000), and below this host's pid_max (checked when run).
+  sub->add_option("--pid", o->pid, "host pid, as resolve printed it (2 up to below pid_max)")
       ->required()
-      ->check(CLI::Range(std::int64_t{1}, static_cast<std::int64_t>(kMaxPid)));
-  sub->add_option("--start", o->start, "start tick, as resolve printed it")->required();
+      ->check(CLI::Range(std::int64_t{2}, static_cast<std::int64_t>(kMaxPid)));
+  sub->add_option("--start", o->start, "start tick, as resolve printed it (not 0)")
+      ->required()
+      ->check(CLI::Range(std::uint64_t{1}, UINT64_MAX));
   sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   sub->add_option("--record", o->record,

@@ -1,44 +1,30 @@
+// Seed 000's resolution: attempts and retries under one deadline and byte
+// budget, inspection of the root's descendants (step 5), confirmation of the
+// single match (steps 6-7). The scan and the graph (steps 2-4) are in
+// resolver_scan.cc, liveness and the root's fingerprint in liveness.cc.
 #include "core/resolver.h"
 
-#include <cerrno>
-#include <limits>
 #include <optional>
-#include <unordered_map>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/proc_parse.h"
+#include "core/resolver_internal.h"
 
 namespace proctape {
 namespace {
 
-// A process that vanished between listing and reading: the kernel answers
-// ENOENT for a gone /proc/PID and ESRCH for a task that exited mid-read.
-bool Vanished(int err) { return err == ENOENT || err == ESRCH; }
-
-bool DeadState(char state) { return state == 'Z' || state == 'X' || state == 'x'; }
-
-// t + d for a non-negative d, saturating instead of overflowing: a deadline or
-// retry interval taken from a request (or a tape) may be as large as INT64_MAX.
-std::int64_t AddSaturating(std::int64_t t, std::int64_t d) {
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  return t > kMax - d ? kMax : t + d;
-}
-
-struct Node {
-  std::int64_t pid;
-  std::int64_t ppid;
-  std::uint64_t start_ticks;
-};
-
-// One point-in-time snapshot: nodes in listing order plus an index by pid.
-struct Snapshot {
-  std::vector<Node> nodes;
-  std::unordered_map<std::int64_t, std::size_t> index;
-  const Node* Find(std::int64_t pid) const {
-    auto it = index.find(pid);
-    return it == index.end() ? nullptr : &nodes[it->second];
-  }
-};
+using resolver::AddSaturating;
+using resolver::DeadState;
+using resolver::FileVerdict;
+using resolver::Make;
+using resolver::Meter;
+using resolver::Node;
+using resolver::Snapshot;
+using resolver::Vanished;
+using resolver::Where;
 
 // Why an attempt ended without a final verdict; the last one explains NO_MATCH.
 struct RetryReason {
@@ -50,19 +36,29 @@ struct RetryReason {
 class Resolution {
  public:
   Resolution(Evidence& evidence, const Request& request)
-      : ev_(evidence), req_(request), b_(request.bounds) {}
+      : ev_(evidence),
+        req_(request),
+        b_(request.bounds),
+        meter_(evidence, request.bounds),
+        expected_cmdline_(JoinNul(request.argv)) {}
 
   Verdict Run() {
     if (auto invalid = Validate()) return *invalid;
     std::int64_t start = ev_.NowNs();
-    deadline_ = AddSaturating(start, b_.deadline_ns);
+    meter_.Start(start);
     for (;;) {
       ++attempts_;
       std::int64_t attempt_start = attempts_ == 1 ? start : ev_.NowNs();
       retry_ = RetryReason{};
-      if (std::optional<Verdict> final_verdict = Attempt()) return Finish(std::move(*final_verdict));
+      if (std::optional<Verdict> final_verdict = Attempt()) {
+        if (final_verdict->status == Status::kDeadline && completed_) {
+          return Finish(DeadlineAfterCompletedAttempts(*final_verdict));
+        }
+        return Finish(std::move(*final_verdict));
+      }
+      completed_ = retry_;
       std::int64_t next = AddSaturating(attempt_start, b_.retry_ns);
-      if (next > deadline_) return Finish(NoMatch());
+      if (next > meter_.deadline()) return Finish(NoMatch());
       ev_.SleepUntil(next);
     }
   }
@@ -82,7 +78,11 @@ class Resolution {
       return bad("the token variable name is empty or holds '=' or NUL");
     }
     if (req_.argv.empty()) return bad("the expected argv is empty");
-    if (JoinNul(req_.argv).size() > b_.cmdline_bytes) {
+    for (const std::string& arg : req_.argv) {
+      // Its bytes would be those of two elements of a real argv.
+      if (arg.find('\0') != std::string::npos) return bad("an expected argv element holds NUL");
+    }
+    if (expected_cmdline_.size() > b_.cmdline_bytes) {
       return bad("the expected argv is longer than the cmdline bound");
     }
     if (!req_.exe.ok()) return bad("the expected executable has no attested identity");
@@ -93,31 +93,27 @@ class Resolution {
     return std::nullopt;
   }
 
-  Verdict Make(Status status, std::int64_t pid, std::string detail) const {
-    Verdict v;
-    v.status = status;
-    (status == Status::kResolved ? v.pid : v.subject_pid) = pid;
-    v.detail = std::move(detail);
-    return v;
-  }
-
-  Verdict FileVerdict(Status status, std::int64_t pid, ProcFile file, const ReadResult& r,
-                      std::string detail) const {
-    Verdict v = Make(status, pid, std::move(detail));
-    v.file = static_cast<int>(file);
-    v.err = r.err;
-    v.evidence = r.data.substr(0, kEvidenceExcerpt);
-    return v;
-  }
-
-  std::string Where(std::int64_t pid, ProcFile file) const {
-    return "/proc/" + std::to_string(pid) + "/" + std::string(ProcFileName(file));
-  }
-
   Verdict Finish(Verdict v) const {
     v.attempts = attempts_;
-    v.bytes_read = bytes_read_;
+    v.bytes_read = meter_.bytes_read();
     return v;
+  }
+
+  // Seed 000: "Zero matches or an owned process disappearing during
+  // inspection retries from a fresh snapshot every 100 ms for at most 5
+  // seconds." The deadline passed during attempt N+1 after N attempts
+  // completed without a match: the search was the retry loop, and the deadline ended
+  // it as it ends it between attempts. The verdict keeps the diagnosis of
+  // the last completed attempt (NO_MATCH, or TOKEN_MISMATCH for a match
+  // carrying another token), its detail naming the deadline. DEADLINE alone
+  // is for a deadline that passed before any attempt completed.
+  Verdict DeadlineAfterCompletedAttempts(const Verdict& deadline) const {
+    Status status = completed_->stale_token ? Status::kTokenMismatch : Status::kNoMatch;
+    return Make(status, completed_->pid,
+                "no match by the deadline after " + std::to_string(attempts_ - 1) +
+                    " completed attempts: the deadline passed during attempt " +
+                    std::to_string(attempts_) + " (DEADLINE: " + deadline.detail +
+                    "); last completed attempt: " + completed_->detail);
   }
 
   Verdict NoMatch() const {
@@ -127,188 +123,36 @@ class Resolution {
                     " attempts; last attempt: " + retry_.detail);
   }
 
-  // Seed 000: "both are checked throughout enumeration and after every
-  // required read". Counts the bytes of `r` and checks budget and deadline.
-  std::optional<Verdict> Charge(std::size_t bytes) {
-    bytes_read_ += bytes;
-    if (bytes_read_ > b_.byte_budget) {
-      return Make(Status::kByteBudget, 0,
-                  "read " + std::to_string(bytes_read_) + " bytes, over the budget of " +
-                      std::to_string(b_.byte_budget));
-    }
-    return CheckDeadline();
-  }
-
-  std::optional<Verdict> CheckDeadline() {
-    std::int64_t now = ev_.NowNs();
-    if (now > deadline_) {
-      return Make(Status::kDeadline, 0,
-                  "the deadline passed " + std::to_string(now - deadline_) + " ns ago");
-    }
-    return std::nullopt;
-  }
-
-  // Reads a required file and charges it. Returns a final verdict for
-  // unreadable (other than vanished) evidence; the caller handles the rest.
-  std::optional<Verdict> ReadRequired(std::int64_t pid, ProcFile file, std::uint64_t bound,
-                                      ReadResult* out) {
-    *out = ev_.ReadFile(pid, file, bound);
-    if (auto v = Charge(out->data.size())) return v;
-    if (!out->ok() && !Vanished(out->err)) {
-      return FileVerdict(Status::kUnreadable, pid, file, *out,
-                         Where(pid, file) + " is unreadable (errno " + std::to_string(out->err) + ")");
-    }
-    return std::nullopt;
-  }
-
-  // Parses a stat that was read whole; a verdict if it is not a valid record
-  // of `pid`.
-  std::optional<Verdict> ParseRequiredStat(std::int64_t pid, const ReadResult& r,
-                                           StatFields* out) const {
-    if (r.truncated) {
-      return FileVerdict(Status::kFileBound, pid, ProcFile::kStat, r,
-                         Where(pid, ProcFile::kStat) + " is larger than " +
-                             std::to_string(b_.stat_bytes) + " bytes");
-    }
-    StatParse parsed = ParseStat(r.data);
-    if (!parsed.ok()) {
-      return FileVerdict(Status::kMalformedRecord, pid, ProcFile::kStat, r,
-                         Where(pid, ProcFile::kStat) + ": " + parsed.error);
-    }
-    if (parsed.fields->pid != pid) {
-      return FileVerdict(Status::kMalformedRecord, pid, ProcFile::kStat, r,
-                         Where(pid, ProcFile::kStat) + ": field 1 is " +
-                             std::to_string(parsed.fields->pid) + ", not the directory's pid");
-    }
-    *out = *parsed.fields;
-    return std::nullopt;
-  }
-
-  // Seed 000, steps 2-3: enumerate, read and validate every stat.
-  std::optional<Verdict> Scan(Snapshot* snap) {
-    ListResult list = ev_.ListPids(b_.max_entries);
-    if (!list.ok()) {
-      Verdict v = Make(Status::kUnreadable, 0,
-                       "listing /proc failed (errno " + std::to_string(list.err) + ")");
-      v.err = list.err;
-      return v;
-    }
-    if (list.truncated) {
-      return Make(Status::kEntryBound, 0,
-                  "/proc holds more than " + std::to_string(b_.max_entries) + " numeric entries");
-    }
-    if (auto v = CheckDeadline()) return v;
-    snap->nodes.reserve(list.names.size());
-    for (const std::string& name : list.names) {
-      auto parsed_pid = ParseCanonicalDecimal(name, kMaxPid);
-      if (!parsed_pid || *parsed_pid == 0) {
-        Verdict v = Make(Status::kMalformedRecord, 0,
-                         "/proc entry '" + EscapeBytes(name) + "' is not a canonical pid");
-        v.evidence = name.substr(0, kEvidenceExcerpt);
-        return v;
-      }
-      auto pid = static_cast<std::int64_t>(*parsed_pid);
-      if (pid == 1) continue;  // init: outside the seed's pid range 2..2147483647
-      ReadResult r;
-      if (auto v = ReadRequired(pid, ProcFile::kStat, b_.stat_bytes, &r)) return v;
-      // Seed 000: "A numeric proc entry that disappears before its initial
-      // stat can be omitted from that point-in-time snapshot".
-      if (!r.ok()) continue;
-      StatFields f;
-      if (auto v = ParseRequiredStat(pid, r, &f)) return v;
-      if (snap->index.count(pid)) {
-        return FileVerdict(Status::kDuplicateRecord, pid, ProcFile::kStat, r,
-                           "pid " + std::to_string(pid) + " is listed twice in one snapshot");
-      }
-      if (snap->nodes.size() >= b_.max_nodes) {
-        return Make(Status::kNodeBound, pid,
-                    "more than " + std::to_string(b_.max_nodes) + " process records");
-      }
-      snap->index.emplace(pid, snap->nodes.size());
-      snap->nodes.push_back(Node{pid, f.ppid, f.start_ticks});
-    }
-    return std::nullopt;
-  }
-
-  // Seed 000, step 3-4: cycles and depth over every record; marks the
-  // descendants of the root. `under_root[i]` is true for strict descendants.
-  std::optional<Verdict> Graph(const Snapshot& snap, std::vector<bool>* under_root) const {
-    enum Mark : unsigned char { kUnseen, kOnPath, kDone };
-    std::vector<Mark> mark(snap.nodes.size(), kUnseen);
-    std::vector<std::uint32_t> depth(snap.nodes.size(), 0);
-    under_root->assign(snap.nodes.size(), false);
-    std::vector<std::size_t> path;
-    for (std::size_t start = 0; start < snap.nodes.size(); ++start) {
-      if (mark[start] == kDone) continue;
-      path.clear();
-      std::size_t i = start;
-      // Walk up until a known node or the top of the graph.
-      std::optional<std::size_t> top_known;
-      for (;;) {
-        if (mark[i] == kOnPath) {
-          return Make(Status::kCycle, snap.nodes[i].pid,
-                      "parent links from pid " + std::to_string(snap.nodes[start].pid) +
-                          " loop through pid " + std::to_string(snap.nodes[i].pid));
-        }
-        if (mark[i] == kDone) {
-          top_known = i;
-          break;
-        }
-        mark[i] = kOnPath;
-        path.push_back(i);
-        if (path.size() > static_cast<std::size_t>(b_.max_depth) + 1) {
-          return Make(Status::kDepthBound, snap.nodes[start].pid,
-                      "ancestry of pid " + std::to_string(snap.nodes[start].pid) +
-                          " is deeper than " + std::to_string(b_.max_depth));
-        }
-        const Node* parent = snap.Find(snap.nodes[i].ppid);
-        if (parent == nullptr) break;
-        i = static_cast<std::size_t>(parent - snap.nodes.data());
-      }
-      // Unwind: depth counts parent links up to the top of the graph.
-      std::uint32_t d = top_known ? depth[*top_known] + 1 : 0;
-      bool under = top_known && ((*under_root)[*top_known] ||
-                                 snap.nodes[*top_known].pid == req_.root_pid);
-      for (auto it = path.rbegin(); it != path.rend(); ++it) {
-        if (d > b_.max_depth) {
-          return Make(Status::kDepthBound, snap.nodes[*it].pid,
-                      "ancestry of pid " + std::to_string(snap.nodes[*it].pid) +
-                          " is deeper than " + std::to_string(b_.max_depth));
-        }
-        depth[*it] = d;
-        (*under_root)[*it] = under;
-        mark[*it] = kDone;
-        if (snap.nodes[*it].pid == req_.root_pid) under = true;
-        ++d;
-      }
-    }
-    return std::nullopt;
-  }
-
   // Seed 000, step 5: argv exact, exactly one environment entry carrying the
-  // token. Returns a final verdict, or sets *match / *vanished.
-  std::optional<Verdict> Inspect(std::int64_t pid, bool* match, bool* vanished) {
+  // token. Returns a final verdict, or sets *match, or says in *vanished why
+  // the process vanished during inspection (empty: it did not).
+  std::optional<Verdict> Inspect(const Node& node, bool* match, std::string* vanished) {
+    const std::int64_t pid = node.pid;
     *match = false;
-    *vanished = false;
+    vanished->clear();
     ReadResult cmd;
-    if (auto v = ReadRequired(pid, ProcFile::kCmdline, b_.cmdline_bytes, &cmd)) return v;
-    if (!cmd.ok()) return *vanished = true, std::nullopt;
+    if (auto v = meter_.ReadRequired(pid, ProcFile::kCmdline, b_.cmdline_bytes, &cmd)) return v;
+    if (!cmd.ok()) return *vanished = "vanished during inspection", std::nullopt;
     // A cmdline longer than the bound cannot equal the expected argv, which
     // Validate() proved fits within it: not a match, and nothing more is read.
     if (cmd.truncated) return std::nullopt;
-    std::vector<std::string_view> argv = SplitNul(cmd.data);
-    if (argv.size() != req_.argv.size()) return std::nullopt;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-      if (argv[i] != req_.argv[i]) return std::nullopt;
-    }
+    // "argv exactly equal to ...", "without trimming or text normalization":
+    // the kernel writes argv as NUL-terminated strings, so the cmdline must
+    // be the expected argv joined with NUL and NUL-terminated, byte for byte
+    // (the same bytes without the final NUL are not that argv).
+    if (cmd.data != expected_cmdline_) return std::nullopt;
     ReadResult env;
-    if (auto v = ReadRequired(pid, ProcFile::kEnviron, b_.environ_bytes, &env)) return v;
-    if (!env.ok()) return *vanished = true, std::nullopt;
+    if (auto v = meter_.ReadRequired(pid, ProcFile::kEnviron, b_.environ_bytes, &env)) return v;
+    if (!env.ok()) return *vanished = "vanished during inspection", std::nullopt;
     if (env.truncated) {
       return FileVerdict(Status::kFileBound, pid, ProcFile::kEnviron, env,
                          Where(pid, ProcFile::kEnviron) + " is larger than " +
                              std::to_string(b_.environ_bytes) +
                              " bytes: the token cannot be checked");
+    }
+    if (env.data.empty()) {
+      if (auto v = ExitedWithEmptyEnviron(node, vanished)) return v;
+      if (!vanished->empty()) return std::nullopt;
     }
     std::size_t with_key = 0;
     std::size_t carrying = 0;
@@ -332,11 +176,37 @@ class Resolution {
     return std::nullopt;
   }
 
+  // Seed 000: "an owned process disappearing during inspection retries from
+  // a fresh snapshot". An environ that reads empty after an exact cmdline may
+  // be the process exiting between the two reads (a process whose memory is
+  // gone shows an empty environ; a zombie's reads empty for root), not a
+  // process without a token: stat is re-read to tell. Gone, dead (Z, X, x)
+  // or another start time (its pid reused) is a vanished process, retried;
+  // a live one really carries no token. Unreadable or malformed fails closed.
+  std::optional<Verdict> ExitedWithEmptyEnviron(const Node& node, std::string* vanished) {
+    ReadResult r;
+    if (auto v = meter_.ReadRequired(node.pid, ProcFile::kStat, b_.stat_bytes, &r)) return v;
+    const std::string empty = "vanished during inspection (environ empty, then stat ";
+    if (!r.ok()) {
+      *vanished = empty + "errno " + std::to_string(r.err) + ")";
+      return std::nullopt;
+    }
+    StatFields f;
+    if (auto v = meter_.ParseRequiredStat(node.pid, r, &f)) return v;
+    if (DeadState(f.state)) {
+      *vanished = empty + "state " + f.state + ")";
+    } else if (f.start_ticks != node.start_ticks) {
+      *vanished = empty + "start tick " + std::to_string(f.start_ticks) + ", not " +
+                  std::to_string(node.start_ticks) + ")";
+    }
+    return std::nullopt;
+  }
+
   std::optional<Verdict> Attempt() {
     Snapshot snap;
-    if (auto v = Scan(&snap)) return v;
+    if (auto v = Scan(meter_, &snap)) return v;
     std::vector<bool> under_root;
-    if (auto v = Graph(snap, &under_root)) return v;
+    if (auto v = Graph(snap, req_.root_pid, b_.max_depth, &under_root)) return v;
 
     const Node* root = snap.Find(req_.root_pid);
     if (root == nullptr) {
@@ -357,9 +227,9 @@ class Resolution {
     for (std::size_t i = 0; i < snap.nodes.size(); ++i) {
       if (!under_root[i]) continue;
       bool match = false;
-      bool vanished = false;
-      if (auto v = Inspect(snap.nodes[i].pid, &match, &vanished)) return v;
-      if (vanished) return Retry(snap.nodes[i].pid, "vanished during inspection");
+      std::string vanished;
+      if (auto v = Inspect(snap.nodes[i], &match, &vanished)) return v;
+      if (!vanished.empty()) return Retry(snap.nodes[i].pid, vanished);
       if (match) matches.push_back(&snap.nodes[i]);
     }
     if (matches.empty()) {
@@ -383,10 +253,13 @@ class Resolution {
   }
 
   // Seed 000, steps 6-8: executable identity, then re-read stat of the
-  // candidate and every ancestor through the root.
+  // candidate and every ancestor through the root. Step 7: "Re-reads stat
+  // for the candidate and every ancestor through the app-server root ...
+  // Every PID, parent PID, and start time must match the snapshot" — the
+  // root's parent pid included (a reparented root is ANCESTRY_CHANGED).
   std::optional<Verdict> Confirm(const Snapshot& snap, const Node& match) {
     Identity exe = ev_.ExeIdentity(match.pid);
-    if (auto v = CheckDeadline()) return v;
+    if (auto v = meter_.CheckDeadline()) return v;
     if (!exe.ok()) {
       if (Vanished(exe.err)) return Retry(match.pid, "vanished before its executable was read");
       Verdict v = Make(Status::kUnreadable, match.pid,
@@ -407,7 +280,7 @@ class Resolution {
     for (const Node* n = &match;; n = snap.Find(n->ppid)) {
       bool is_root = n->pid == req_.root_pid;
       ReadResult r;
-      if (auto v = ReadRequired(n->pid, ProcFile::kStat, b_.stat_bytes, &r)) return v;
+      if (auto v = meter_.ReadRequired(n->pid, ProcFile::kStat, b_.stat_bytes, &r)) return v;
       if (!r.ok()) {
         if (is_root) {
           return Make(Status::kMissingRoot, n->pid,
@@ -416,7 +289,7 @@ class Resolution {
         return Retry(n->pid, "vanished before its ancestry was re-read");
       }
       StatFields f;
-      if (auto v = ParseRequiredStat(n->pid, r, &f)) return v;
+      if (auto v = meter_.ParseRequiredStat(n->pid, r, &f)) return v;
       if (f.start_ticks != n->start_ticks) {
         Verdict v = FileVerdict(is_root ? Status::kRootRestarted : Status::kPidReused, n->pid,
                                 ProcFile::kStat, r,
@@ -427,7 +300,7 @@ class Resolution {
         v.expected_ticks = n->start_ticks;
         return v;
       }
-      if (!is_root && f.ppid != n->ppid) {
+      if (f.ppid != n->ppid) {
         return FileVerdict(Status::kAncestryChanged, n->pid, ProcFile::kStat, r,
                            "pid " + std::to_string(n->pid) + " now has parent " +
                                std::to_string(f.ppid) + ", not " + std::to_string(n->ppid));
@@ -447,82 +320,17 @@ class Resolution {
   Evidence& ev_;
   const Request& req_;
   const Bounds& b_;
-  std::int64_t deadline_ = 0;
+  Meter meter_;
+  const std::string expected_cmdline_;  // the expected argv, NUL-terminated elements
   std::uint32_t attempts_ = 0;
-  std::uint64_t bytes_read_ = 0;
   RetryReason retry_;
+  std::optional<RetryReason> completed_;  // the last attempt that completed without a verdict
 };
 
 }  // namespace
 
 Verdict Resolve(Evidence& evidence, const Request& request) {
   return Resolution(evidence, request).Run();
-}
-
-LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_t start_ticks,
-                              std::uint64_t stat_bytes) {
-  LivenessVerdict out;
-  auto error = [&](Status reason, std::string detail) {
-    out.status = LivenessStatus::kError;
-    out.reason = reason;
-    out.detail = std::move(detail);
-    return out;
-  };
-  std::string where = "/proc/" + std::to_string(pid) + "/stat";
-  ReadResult r = evidence.ReadFile(pid, ProcFile::kStat, stat_bytes);
-  out.err = r.err;
-  if (!r.ok()) {
-    if (Vanished(r.err)) {
-      out.status = LivenessStatus::kDead;
-      out.detail = where + " is gone (errno " + std::to_string(r.err) + ")";
-      return out;
-    }
-    return error(Status::kUnreadable, where + " is unreadable (errno " + std::to_string(r.err) + ")");
-  }
-  if (r.truncated) return error(Status::kMalformedRecord, where + " is larger than its bound");
-  StatParse parsed = ParseStat(r.data);
-  if (!parsed.ok()) return error(Status::kMalformedRecord, where + ": " + parsed.error);
-  const StatFields& f = *parsed.fields;
-  out.state = std::string(1, f.state);
-  if (f.pid != pid) return error(Status::kMalformedRecord, where + ": field 1 is not the pid");
-  if (f.start_ticks != start_ticks) {
-    return error(Status::kPidReused, "pid " + std::to_string(pid) + " started at tick " +
-                                         std::to_string(f.start_ticks) + ", not " +
-                                         std::to_string(start_ticks) + ": the pid was reused");
-  }
-  out.status = DeadState(f.state) ? LivenessStatus::kDead : LivenessStatus::kAlive;
-  out.detail = "pid " + std::to_string(pid) + " in state " + out.state + " started at tick " +
-               std::to_string(start_ticks);
-  return out;
-}
-
-Verdict FingerprintRoot(Evidence& evidence, std::int64_t pid, std::uint64_t stat_bytes) {
-  Verdict v;
-  v.subject_pid = pid;
-  std::string where = "/proc/" + std::to_string(pid) + "/stat";
-  ReadResult r = evidence.ReadFile(pid, ProcFile::kStat, stat_bytes);
-  v.file = static_cast<int>(ProcFile::kStat);
-  v.err = r.err;
-  v.bytes_read = r.data.size();
-  if (!r.ok()) {
-    v.status = Vanished(r.err) ? Status::kMissingRoot : Status::kUnreadable;
-    v.detail = where + " cannot be read (errno " + std::to_string(r.err) + ")";
-    return v;
-  }
-  StatParse parsed = r.truncated ? StatParse{} : ParseStat(r.data);
-  if (!parsed.ok() || parsed.fields->pid != pid) {
-    v.status = Status::kMalformedRecord;
-    v.evidence = r.data.substr(0, kEvidenceExcerpt);
-    v.detail = where + " is not a valid stat record" +
-               (parsed.error.empty() ? std::string() : ": " + parsed.error);
-    return v;
-  }
-  v.status = Status::kResolved;
-  v.subject_pid = 0;
-  v.pid = pid;
-  v.start_ticks = parsed.fields->start_ticks;
-  v.detail = "pid " + std::to_string(pid) + " started at tick " + std::to_string(v.start_ticks);
-  return v;
 }
 
 }  // namespace proctape

@@ -48,7 +48,8 @@ Verdict Resolve(Evidence& evidence, const Request& request);
 // Seed 000, step 8: "Every later liveness check re-reads stat. A missing
 // process or state Z, X, or x is dead; a matching non-dead start time is
 // alive; PID reuse, malformed data, or unreadable required evidence is an
-// error." One stat read (at most `stat_bytes`), nothing else.
+// error." One stat read (at most `stat_bytes`), nothing else. A pid outside
+// 2..2147483647 or a start tick of 0 is ERROR INVALID_REQUEST, nothing read.
 LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_t start_ticks,
                               std::uint64_t stat_bytes = 4096);
 

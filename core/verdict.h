@@ -65,7 +65,8 @@ std::string_view LivenessName(LivenessStatus status);
 
 struct LivenessVerdict {
   LivenessStatus status = LivenessStatus::kError;
-  Status reason = Status::kUnreadable;  // for kError: kPidReused, kMalformedRecord, kUnreadable
+  Status reason = Status::kUnreadable;  // for kError: kPidReused, kMalformedRecord, kUnreadable,
+                                        // kInvalidRequest (a pid or start tick that cannot be)
   std::string state;                    // stat field 3 as read
   std::string detail;
   int err = 0;

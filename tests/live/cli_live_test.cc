@@ -71,6 +71,31 @@ TEST(CliLive, PidsOutsideThePidRangeAreUsageErrors) {
   }
 }
 
+// liveness validates its request like resolve: the pid must be one this
+// host can have (2 up to below /proc/sys/kernel/pid_max: the kernel hands
+// out pids below it) and the start tick a real one (not 0). Each is a usage
+// error, one line, before /proc is read — not DEAD (pid_max names no
+// process, so its stat is missing) nor an error about init (pid 1).
+TEST(CliLive, LivenessRefusesPidsThisHostCannotHaveAndStartTickZero) {
+  std::string pid_max = live::FileBytes("/proc/sys/kernel/pid_max");
+  while (!pid_max.empty() && pid_max.back() == '\n') pid_max.pop_back();
+  ASSERT_FALSE(pid_max.empty());
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"liveness", "--pid", pid_max, "--start", "5"},
+           {"liveness", "--pid", "1", "--start", "5"},
+           {"liveness", "--pid", "2", "--start", "0"}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << args[2] << "@" << args[4] << ": " << Explain(r);
+    EXPECT_TRUE(r.out.empty()) << Explain(r);
+    EXPECT_TRUE(StartsWith(r.err, "proctape: ")) << Explain(r);
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
+  }
+  // The pid just below pid_max is one this host can have: a real verdict.
+  CommandResult below = Proctape(
+      {"liveness", "--pid", std::to_string(std::stoll(pid_max) - 1), "--start", "5"});
+  EXPECT_TRUE(below.exit_code == 3 || below.exit_code == 4) << Explain(below);
+}
+
 class CliLiveTest : public ::testing::TestWithParam<SandboxKind> {
  protected:
   void SetUp() override {

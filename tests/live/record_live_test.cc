@@ -277,7 +277,10 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
     const v1::Observation& o = tape[i];
     ASSERT_NE(o.call_case(), v1::Observation::CALL_NOT_SET) << i;
     EXPECT_FALSE(o.has_sleep_until()) << "a retry in a first-attempt resolution, at " << i;
-    if (o.has_list_pids()) ++list_calls;
+    if (o.has_list_pids()) {
+      ++list_calls;
+      for (const std::string& name : o.list_pids().names()) bytes_read += name.size();
+    }
     if (o.has_exe_identity()) {
       EXPECT_FALSE(exe_call.has_value()) << "a second exe identity at " << i;
       exe_call = i;
@@ -320,7 +323,8 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
     }
   }
   EXPECT_EQ(list_calls, verdict.attempts());
-  // Redaction keeps lengths, so the tape holds exactly the bytes the resolver counted.
+  // Redaction keeps lengths, so the tape holds exactly the bytes the resolver
+  // counted: the names each listing returned and the bytes of every read.
   EXPECT_EQ(bytes_read, verdict.bytes_read());
   ASSERT_TRUE(first_read.has_value());
   EXPECT_GT(*first_read, 1u);

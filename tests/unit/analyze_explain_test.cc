@@ -84,6 +84,20 @@ void AfterExe(FakeHost& host, std::function<void(FakeHost&)> change) {
   };
 }
 
+// In every attempt, the sleep's environ reads empty and `exit` follows it
+// (the sleep exited between its cmdline and environ reads); a fresh one is
+// back before the next attempt.
+void ExitAtEnviron(FakeHost& host, std::function<void(FakeHost&)> exit) {
+  host.SetFile(kSleep, ProcFile::kEnviron, "");
+  host.after_call = [exit = std::move(exit)](FakeHost& h, const Call& c) {
+    if (c.kind == "read" && c.pid == kSleep && c.file == ProcFile::kEnviron) exit(h);
+  };
+  host.on_sleep = [](MemoryEvidence& ev) {
+    ev.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"}, {},
+                  kSleepExe);
+  };
+}
+
 struct Explained {
   Recorded recorded;
   Snapshot snapshot;
@@ -247,6 +261,16 @@ std::vector<WhyScenario> WhyScenarios() {
          });
        },
        Status::kRootRestarted, A::FINAL, {{kSleep, C::ROOT_RESTARTED}}},
+      // Seed (step 7): "Every PID, parent PID, and start time must match the
+      // snapshot" — the root's parent too: reparented to init at its re-read.
+      {"RootReparentedAtReRead",
+       [](FakeHost& h, Request&) {
+         AfterExe(h, [](FakeHost& host) {
+           host.AddProcess(kAppServer, 1, kAppServerStart, "codex", {"codex", "app-server"}, {},
+                           Identity{0, 0x803, 500});
+         });
+       },
+       Status::kAncestryChanged, A::FINAL, {{kSleep, C::ANCESTRY_CHANGED}}},
       {"RootGoneAtReRead",
        [](FakeHost& h, Request&) { AfterExe(h, [](FakeHost& host) { host.Remove(kAppServer); }); },
        Status::kMissingRoot, A::FINAL, {{kSleep, C::ROOT_VANISHED}}},
@@ -266,6 +290,29 @@ std::vector<WhyScenario> WhyScenarios() {
          });
        },
        Status::kNoMatch, A::RETRY, {{kSleep, C::DEAD}}},
+      // The sleep exits between its cmdline and its environ read: environ
+      // reads empty, and the stat re-read that tells why finds it gone or a
+      // zombie (seed: "an owned process disappearing during inspection
+      // retries"); in every attempt, so the verdict is NO_MATCH.
+      {"EnvironEmptyThenGone",
+       [](FakeHost& h, Request&) { ExitAtEnviron(h, [](FakeHost& host) { host.Remove(kSleep); }); },
+       Status::kNoMatch, A::RETRY, {{kSleep, C::VANISHED}}},
+      {"EnvironEmptyThenZombie",
+       [](FakeHost& h, Request&) {
+         ExitAtEnviron(h, [](FakeHost& host) {
+           host.SetFile(kSleep, ProcFile::kStat,
+                        MemoryEvidence::StatLine(kSleep, "sleep", 'Z', kSandboxShell, kSleepStart));
+         });
+       },
+       Status::kNoMatch, A::RETRY, {{kSleep, C::VANISHED}}},
+      // A live sleep with a really empty environ (env -i): its stat is re-read,
+      // unchanged, and it carries no token.
+      {"EnvironEmptyAndAlive",
+       [](FakeHost& h, Request&) {
+         h.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"}, {},
+                      kSleepExe);
+       },
+       Status::kTokenMismatch, A::RETRY, {{kSleep, C::NO_TOKEN}}},
       // Vanished during inspection: the sandbox's init is gone when its
       // cmdline is read, in the first attempt only.
       {"VanishedDuringInspection",
@@ -373,6 +420,76 @@ TEST(ExplainAttempts, TheTreeBeneathTheRootAndTheAncestryReRead) {
   EXPECT_FALSE(mcp->argv_exact());
   EXPECT_FALSE(mcp->environ_read());
   EXPECT_EQ(mcp->detail(), "argv \"node\" \"mcp-server.js\": not the expected argv");
+}
+
+// Seed (step 5): the argv is exact only when the cmdline is its elements
+// NUL-terminated, byte for byte. The same elements without the final NUL are
+// told as not the expected argv, and why, though they split alike.
+TEST(ExplainAttempts, CmdlineWithoutItsFinalNulIsToldAsNotTheExpectedArgv) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kCmdline, std::string("/bin/sleep\0" "120", 14));
+  Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(x.recorded.verdict.status, Status::kNoMatch) << x.recorded.verdict.detail;
+  ExpectFaithful(x);
+  const v1::ExplainCandidate* sleep = FindCandidate(x.check.attempts(0), kSleep);
+  ASSERT_NE(sleep, nullptr);
+  EXPECT_TRUE(sleep->cmdline_unterminated());
+  EXPECT_EQ(sleep->why(), v1::ExplainCandidate::ARGV_DIFFERS);
+  EXPECT_EQ(sleep->detail(),
+            "argv \"/bin/sleep\" \"120\" without the final NUL: not the expected argv");
+  const v1::ExplainCandidate* shell = FindCandidate(x.check.attempts(0), kSandboxShell);
+  ASSERT_NE(shell, nullptr);
+  EXPECT_FALSE(shell->cmdline_unterminated());
+}
+
+// The stat re-read after an empty environ is told with the candidate: what
+// it found, and so why the attempt was retried.
+TEST(ExplainAttempts, EmptyEnvironOfAnExitedCandidateIsToldWithItsStatReRead) {
+  FakeHost host;
+  ExitAtEnviron(host, [](FakeHost& h) {
+    h.SetFile(kSleep, ProcFile::kStat,
+              MemoryEvidence::StatLine(kSleep, "sleep", 'Z', kSandboxShell, kSleepStart));
+  });
+  Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(x.recorded.verdict.status, Status::kNoMatch) << x.recorded.verdict.detail;
+  ExpectFaithful(x);
+  const v1::ExplainAttempt& first = x.check.attempts(0);
+  const v1::ExplainCandidate* sleep = FindCandidate(first, kSleep);
+  ASSERT_NE(sleep, nullptr);
+  ASSERT_TRUE(sleep->has_environ_recheck());
+  EXPECT_EQ(sleep->environ_recheck().state(), "Z");
+  EXPECT_EQ(sleep->detail(),
+            "argv exact; environ empty, and its stat re-read shows it dead (state Z): "
+            "it exited during inspection");
+  EXPECT_EQ(first.summary(), "pid 4103 vanished during inspection: retried");
+}
+
+// On a busy host the deadline passes during an attempt after earlier ones
+// completed without a match: the verdict keeps their diagnosis (NO_MATCH),
+// and explain tells the cut attempt as cut by the deadline, not as one that
+// ran out of time before starting, nor as the one that decided.
+TEST(ExplainAttempts, DeadlinePassingDuringAnAttemptIsToldAsTheCutThatEndedTheSearch) {
+  FakeHost host;
+  host.Remove(kSleep);
+  host.call_cost_ns = 1'000'000;  // 1 ms a call: an attempt takes ~0.3 s
+  for (std::int64_t pid = 10000; pid < 10300; ++pid) {
+    host.AddProcess(pid, kKthreadd, 3, "kworker", {}, {}, Identity{ENOENT, 0, 0});
+  }
+  Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(x.recorded.verdict.status, Status::kNoMatch) << x.recorded.verdict.detail;
+  ExpectFaithful(x);
+  const int n = x.check.attempts_size();
+  ASSERT_GT(n, 1);
+  const v1::ExplainAttempt& cut = x.check.attempts(n - 1);
+  EXPECT_EQ(cut.outcome(), v1::ExplainAttempt::CUT) << Text(x.check);
+  EXPECT_EQ(cut.summary(), "the deadline at +5000.0 ms passed during this attempt: the verdict "
+                           "keeps the diagnosis of attempt " + std::to_string(n - 1));
+  EXPECT_EQ(x.check.ended_by(),
+            "the deadline at +5000.0 ms passed during attempt " + std::to_string(n) + ", after " +
+                std::to_string(n - 1) +
+                " completed attempts without a match (no process beneath the root matches): "
+                "NO_MATCH");
+  EXPECT_EQ(x.check.attempts(n - 2).summary(), "no process beneath the root matches: retried");
 }
 
 TEST(ExplainAttempts, VanishedCandidateLeavesTheRestUninspectedAndIsRetried) {

@@ -136,5 +136,31 @@ TEST(Liveness, HostileCommDoesNotChangeTheState) {
   EXPECT_EQ(l.state, "S");
 }
 
+// Liveness validates its request as resolve does: a pid outside the seed's
+// range ("PIDs are canonical decimal values from 2 through 2,147,483,647")
+// names no process the resolver can have selected, and a start tick of 0 no
+// process started after boot; either is an error of the request, decided
+// before anything is read, never DEAD (a false claim about pid 0) or ALIVE
+// (init, pid 1).
+TEST(Liveness, InvalidPidOrStartTickIsAnInvalidRequestWithoutReading) {
+  struct Case {
+    std::int64_t pid;
+    std::uint64_t start;
+  };
+  for (Case c : {Case{0, kSleepStart}, Case{1, 1}, Case{-4103, kSleepStart},
+                 Case{2147483648, kSleepStart}, Case{kSleep, 0}}) {
+    FakeHost host;
+    LivenessVerdict l = CheckLiveness(host, c.pid, c.start);
+    EXPECT_EQ(l.status, LivenessStatus::kError) << c.pid << "@" << c.start << ": " << l.detail;
+    EXPECT_EQ(l.reason, Status::kInvalidRequest) << c.pid << "@" << c.start;
+    EXPECT_EQ(host.calls, 0u) << c.pid << "@" << c.start;
+  }
+  // The ends of the range are valid requests.
+  FakeHost host;
+  host.AddSleep(2147483647, kSandboxShell, 1, kToken);
+  EXPECT_EQ(CheckLiveness(host, 2147483647, 1).status, LivenessStatus::kAlive);
+  EXPECT_EQ(CheckLiveness(host, kKthreadd, 2).status, LivenessStatus::kAlive);
+}
+
 }  // namespace
 }  // namespace proctape

@@ -1,0 +1,112 @@
+// The parts of the resolver shared by its files (internal to core/, not an
+// interface of proctape): how a verdict is made, the meter that charges every
+// read against the byte budget and the deadline, and one point-in-time
+// snapshot of the process graph (seed 000, steps 2-4).
+//
+//   resolver_scan.cc  the meter, the scan and the graph (steps 2-4)
+//   resolver.cc       attempts and retries, inspection, confirmation (1, 5-8)
+//   liveness.cc       the one-stat checks: liveness (step 8), root fingerprint (step 1)
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/evidence.h"
+#include "core/proc_parse.h"
+#include "core/resolver.h"
+#include "core/verdict.h"
+
+namespace proctape::resolver {
+
+// A process that vanished between listing and reading: the kernel answers
+// ENOENT for a gone /proc/PID and ESRCH for a task that exited mid-read.
+inline bool Vanished(int err) { return err == ENOENT || err == ESRCH; }
+
+// Seed 000, step 8: "A missing process or state Z, X, or x is dead".
+inline bool DeadState(char state) { return state == 'Z' || state == 'X' || state == 'x'; }
+
+// t + d for a non-negative d, saturating instead of overflowing: a deadline or
+// retry interval taken from a request (or a tape) may be as large as INT64_MAX.
+inline std::int64_t AddSaturating(std::int64_t t, std::int64_t d) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  return t > kMax - d ? kMax : t + d;
+}
+
+// "/proc/PID/FILE", for details.
+std::string Where(std::int64_t pid, ProcFile file);
+
+// A verdict about `pid`: the resolved process for kResolved, else its subject.
+Verdict Make(Status status, std::int64_t pid, std::string detail);
+
+// A verdict decided by one read: its file, errno and an excerpt of its bytes.
+Verdict FileVerdict(Status status, std::int64_t pid, ProcFile file, const ReadResult& r,
+                    std::string detail);
+
+// Seed 000: "Each attempt receives the same absolute monotonic deadline and a
+// cumulative proc-evidence byte budget; both are checked throughout
+// enumeration and after every required read." One meter serves every
+// attempt of one resolution.
+class Meter {
+ public:
+  Meter(Evidence& evidence, const Bounds& bounds) : ev_(evidence), b_(bounds) {}
+
+  // Sets the absolute deadline: `start` + bounds.deadline_ns.
+  void Start(std::int64_t start) { deadline_ = AddSaturating(start, b_.deadline_ns); }
+
+  // Counts `bytes`, then checks the budget and the deadline: BYTE_BUDGET or
+  // DEADLINE when one is exceeded.
+  std::optional<Verdict> Charge(std::size_t bytes);
+  std::optional<Verdict> CheckDeadline();
+
+  // Reads a required file and charges it. Returns a final verdict for
+  // unreadable (other than vanished) evidence; the caller handles the rest.
+  std::optional<Verdict> ReadRequired(std::int64_t pid, ProcFile file, std::uint64_t bound,
+                                      ReadResult* out);
+
+  // Parses a stat that was read whole; a verdict if it is not a valid record
+  // of `pid` (FILE_BOUND when truncated, MALFORMED_RECORD otherwise).
+  std::optional<Verdict> ParseRequiredStat(std::int64_t pid, const ReadResult& r,
+                                           StatFields* out) const;
+
+  Evidence& evidence() { return ev_; }
+  const Bounds& bounds() const { return b_; }
+  std::int64_t deadline() const { return deadline_; }
+  std::uint64_t bytes_read() const { return bytes_read_; }
+
+ private:
+  Evidence& ev_;
+  const Bounds& b_;
+  std::int64_t deadline_ = 0;
+  std::uint64_t bytes_read_ = 0;
+};
+
+struct Node {
+  std::int64_t pid;
+  std::int64_t ppid;
+  std::uint64_t start_ticks;
+};
+
+// One point-in-time snapshot: nodes in listing order plus an index by pid.
+struct Snapshot {
+  std::vector<Node> nodes;
+  std::unordered_map<std::int64_t, std::size_t> index;
+  const Node* Find(std::int64_t pid) const {
+    auto it = index.find(pid);
+    return it == index.end() ? nullptr : &nodes[it->second];
+  }
+};
+
+// Seed 000, steps 2-3: enumerate, read and validate every stat.
+std::optional<Verdict> Scan(Meter& meter, Snapshot* snap);
+
+// Seed 000, steps 3-4: cycles and depth over every record; marks the
+// descendants of `root_pid`. `under_root[i]` is true for strict descendants.
+std::optional<Verdict> Graph(const Snapshot& snap, std::int64_t root_pid, std::uint32_t max_depth,
+                             std::vector<bool>* under_root);
+
+}  // namespace proctape::resolver

@@ -1,0 +1,190 @@
+// The meter every read of a resolution goes through, and one point-in-time
+// snapshot of the process graph (seed 000, steps 2-4).
+#include <string>
+#include <utility>
+
+#include "core/resolver_internal.h"
+
+namespace proctape::resolver {
+
+std::string Where(std::int64_t pid, ProcFile file) {
+  return "/proc/" + std::to_string(pid) + "/" + std::string(ProcFileName(file));
+}
+
+Verdict Make(Status status, std::int64_t pid, std::string detail) {
+  Verdict v;
+  v.status = status;
+  (status == Status::kResolved ? v.pid : v.subject_pid) = pid;
+  v.detail = std::move(detail);
+  return v;
+}
+
+Verdict FileVerdict(Status status, std::int64_t pid, ProcFile file, const ReadResult& r,
+                    std::string detail) {
+  Verdict v = Make(status, pid, std::move(detail));
+  v.file = static_cast<int>(file);
+  v.err = r.err;
+  v.evidence = r.data.substr(0, kEvidenceExcerpt);
+  return v;
+}
+
+std::optional<Verdict> Meter::Charge(std::size_t bytes) {
+  bytes_read_ += bytes;
+  if (bytes_read_ > b_.byte_budget) {
+    return Make(Status::kByteBudget, 0,
+                "read " + std::to_string(bytes_read_) + " bytes, over the budget of " +
+                    std::to_string(b_.byte_budget));
+  }
+  return CheckDeadline();
+}
+
+std::optional<Verdict> Meter::CheckDeadline() {
+  std::int64_t now = ev_.NowNs();
+  if (now > deadline_) {
+    return Make(Status::kDeadline, 0,
+                "the deadline passed " + std::to_string(now - deadline_) + " ns ago");
+  }
+  return std::nullopt;
+}
+
+std::optional<Verdict> Meter::ReadRequired(std::int64_t pid, ProcFile file, std::uint64_t bound,
+                                           ReadResult* out) {
+  *out = ev_.ReadFile(pid, file, bound);
+  if (auto v = Charge(out->data.size())) return v;
+  if (!out->ok() && !Vanished(out->err)) {
+    return FileVerdict(Status::kUnreadable, pid, file, *out,
+                       Where(pid, file) + " is unreadable (errno " + std::to_string(out->err) + ")");
+  }
+  return std::nullopt;
+}
+
+std::optional<Verdict> Meter::ParseRequiredStat(std::int64_t pid, const ReadResult& r,
+                                                StatFields* out) const {
+  if (r.truncated) {
+    return FileVerdict(Status::kFileBound, pid, ProcFile::kStat, r,
+                       Where(pid, ProcFile::kStat) + " is larger than " +
+                           std::to_string(b_.stat_bytes) + " bytes");
+  }
+  StatParse parsed = ParseStat(r.data);
+  if (!parsed.ok()) {
+    return FileVerdict(Status::kMalformedRecord, pid, ProcFile::kStat, r,
+                       Where(pid, ProcFile::kStat) + ": " + parsed.error);
+  }
+  if (parsed.fields->pid != pid) {
+    return FileVerdict(Status::kMalformedRecord, pid, ProcFile::kStat, r,
+                       Where(pid, ProcFile::kStat) + ": field 1 is " +
+                           std::to_string(parsed.fields->pid) + ", not the directory's pid");
+  }
+  *out = *parsed.fields;
+  return std::nullopt;
+}
+
+// Seed 000, steps 2-3.
+std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
+  Evidence& ev = meter.evidence();
+  const Bounds& b = meter.bounds();
+  ListResult list = ev.ListPids(b.max_entries);
+  if (!list.ok()) {
+    Verdict v = Make(Status::kUnreadable, 0,
+                     "listing /proc failed (errno " + std::to_string(list.err) + ")");
+    v.err = list.err;
+    return v;
+  }
+  if (list.truncated) {
+    return Make(Status::kEntryBound, 0,
+                "/proc holds more than " + std::to_string(b.max_entries) + " numeric entries");
+  }
+  // The listing is part of the scan and costs what it returned: the bytes
+  // of the names (each name's length; the directory reads behind them are
+  // the evidence source's). Charged like every read: budget, then deadline.
+  std::size_t listed_bytes = 0;
+  for (const std::string& name : list.names) listed_bytes += name.size();
+  if (auto v = meter.Charge(listed_bytes)) return v;
+  snap->nodes.reserve(list.names.size());
+  for (const std::string& name : list.names) {
+    auto parsed_pid = ParseCanonicalDecimal(name, kMaxPid);
+    if (!parsed_pid || *parsed_pid == 0) {
+      Verdict v = Make(Status::kMalformedRecord, 0,
+                       "/proc entry '" + EscapeBytes(name) + "' is not a canonical pid");
+      v.evidence = name.substr(0, kEvidenceExcerpt);
+      return v;
+    }
+    auto pid = static_cast<std::int64_t>(*parsed_pid);
+    if (pid == 1) continue;  // init: outside the seed's pid range 2..2147483647
+    ReadResult r;
+    if (auto v = meter.ReadRequired(pid, ProcFile::kStat, b.stat_bytes, &r)) return v;
+    // Seed 000: "A numeric proc entry that disappears before its initial
+    // stat can be omitted from that point-in-time snapshot".
+    if (!r.ok()) continue;
+    StatFields f;
+    if (auto v = meter.ParseRequiredStat(pid, r, &f)) return v;
+    if (snap->index.count(pid)) {
+      return FileVerdict(Status::kDuplicateRecord, pid, ProcFile::kStat, r,
+                         "pid " + std::to_string(pid) + " is listed twice in one snapshot");
+    }
+    if (snap->nodes.size() >= b.max_nodes) {
+      return Make(Status::kNodeBound, pid,
+                  "more than " + std::to_string(b.max_nodes) + " process records");
+    }
+    snap->index.emplace(pid, snap->nodes.size());
+    snap->nodes.push_back(Node{pid, f.ppid, f.start_ticks});
+  }
+  return std::nullopt;
+}
+
+// Seed 000, steps 3-4.
+std::optional<Verdict> Graph(const Snapshot& snap, std::int64_t root_pid, std::uint32_t max_depth,
+                             std::vector<bool>* under_root) {
+  enum Mark : unsigned char { kUnseen, kOnPath, kDone };
+  std::vector<Mark> mark(snap.nodes.size(), kUnseen);
+  std::vector<std::uint32_t> depth(snap.nodes.size(), 0);
+  under_root->assign(snap.nodes.size(), false);
+  std::vector<std::size_t> path;
+  for (std::size_t start = 0; start < snap.nodes.size(); ++start) {
+    if (mark[start] == kDone) continue;
+    path.clear();
+    std::size_t i = start;
+    // Walk up until a known node or the top of the graph.
+    std::optional<std::size_t> top_known;
+    for (;;) {
+      if (mark[i] == kOnPath) {
+        return Make(Status::kCycle, snap.nodes[i].pid,
+                    "parent links from pid " + std::to_string(snap.nodes[start].pid) +
+                        " loop through pid " + std::to_string(snap.nodes[i].pid));
+      }
+      if (mark[i] == kDone) {
+        top_known = i;
+        break;
+      }
+      mark[i] = kOnPath;
+      path.push_back(i);
+      if (path.size() > static_cast<std::size_t>(max_depth) + 1) {
+        return Make(Status::kDepthBound, snap.nodes[start].pid,
+                    "ancestry of pid " + std::to_string(snap.nodes[start].pid) +
+                        " is deeper than " + std::to_string(max_depth));
+      }
+      const Node* parent = snap.Find(snap.nodes[i].ppid);
+      if (parent == nullptr) break;
+      i = static_cast<std::size_t>(parent - snap.nodes.data());
+    }
+    // Unwind: depth counts parent links up to the top of the graph.
+    std::uint32_t d = top_known ? depth[*top_known] + 1 : 0;
+    bool under = top_known && ((*under_root)[*top_known] ||
+                               snap.nodes[*top_known].pid == root_pid);
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      if (d > max_depth) {
+        return Make(Status::kDepthBound, snap.nodes[*it].pid,
+                    "ancestry of pid " + std::to_string(snap.nodes[*it].pid) +
+                        " is deeper than " + std::to_string(max_depth));
+      }
+      depth[*it] = d;
+      (*under_root)[*it] = under;
+      mark[*it] = kDone;
+      if (snap.nodes[*it].pid == root_pid) under = true;
+      ++d;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace proctape::resolver

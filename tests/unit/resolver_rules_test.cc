@@ -1,0 +1,363 @@
+// The resolver's rules of seed 000 that issue 10 tightened, against the
+// in-memory host of fake_host.h: the root's parent re-read (step 7), the
+// exact cmdline bytes (step 5), the /proc listing charged like every read,
+// a candidate whose environ reads empty because it exited, and the
+// diagnosis a deadline keeps. Each test quotes the rule it proves.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/proc_parse.h"
+#include "core/resolver.h"
+#include "tests/unit/fake_host.h"
+
+namespace proctape {
+namespace {
+
+using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
+
+// ---------------------------------------------------------------------------
+// Step 7: the root's parent pid is re-read too
+
+// Seed (step 7): "Re-reads stat for the candidate and every ancestor through
+// the app-server root after command-line and executable inspection. Every
+// PID, parent PID, and start time must match the snapshot." The root is one
+// of those ancestors: its parent (the user's shell) exits between the
+// snapshot and the re-read, and the root is reparented to init.
+TEST(ResolverRootReRead, RootReparentedBeforeItsReReadIsAncestryChanged) {
+  FakeHost host;
+  host.after_call = [](FakeHost& h, const Call& c) {
+    if (c.kind == "exe" && c.pid == kSleep) {
+      h.Remove(kUserShell);
+      h.AddProcess(kAppServer, 1, kAppServerStart, "codex", {"codex", "app-server"},
+                   {"HOME=/root"}, Identity{0, 0x803, 500});
+    }
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kAncestryChanged) << v.detail;
+  EXPECT_EQ(v.subject_pid, kAppServer);
+  EXPECT_EQ(v.file, static_cast<int>(ProcFile::kStat));
+  EXPECT_EQ(v.attempts, 1u);
+  EXPECT_EQ(v.pid, 0);
+}
+
+// The same rule on the unchanged host: the root's re-read parent equals the
+// snapshot's, and the sleep resolves (the check is of the root's own parent,
+// not of whether that parent is still listed).
+TEST(ResolverRootReRead, RootWithItsSnapshotParentResolves) {
+  FakeHost host;
+  host.after_call = [](FakeHost& h, const Call& c) {
+    if (c.kind == "exe" && c.pid == kSleep) h.Remove(kMcpServer);
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kResolved) << v.detail;
+  EXPECT_EQ(v.pid, kSleep);
+}
+
+
+// ---------------------------------------------------------------------------
+// Step 5: the exact argv is the exact cmdline bytes
+
+// Seed (step 5): "A candidate must have argv exactly equal to ["/bin/sleep",
+// "120"]", read "without trimming or text normalization". The kernel writes
+// argv as NUL-terminated strings, so the cmdline of that argv is
+// "/bin/sleep\0" "120\0", byte for byte: the same bytes without the final
+// NUL are not that argv (a process that rewrote its argument area), and are
+// never a match; its environ is not even read.
+TEST(ResolverExactArgv, CmdlineWithoutItsFinalNulIsNotAMatch) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kCmdline, std::string("/bin/sleep\0" "120", 14));
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kNoMatch) << v.detail;
+  EXPECT_EQ(host.Reads(kSleep, ProcFile::kEnviron), 0);
+}
+
+// The other way: the expected argv joined with NUL and NUL-terminated is a
+// match, and resolves.
+TEST(ResolverExactArgv, CmdlineOfTheArgvNulTerminatedIsAMatch) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kCmdline, std::string("/bin/sleep\0" "120\0", 15));
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kResolved) << v.detail;
+  EXPECT_EQ(v.pid, kSleep);
+  EXPECT_EQ(host.Reads(kSleep, ProcFile::kEnviron), 1);
+}
+
+// An expected argv element holding a NUL can never be one element of a real
+// argv, and its joined bytes would equal those of another argv
+// ({"/bin/sleep\0120"} joins to the cmdline of {"/bin/sleep", "120"}): the
+// request is refused before anything is read.
+TEST(ResolverExactArgv, ExpectedArgvElementHoldingNulIsAnInvalidRequest) {
+  Request r = FakeHost::TypicalRequest();
+  r.argv = {std::string("/bin/sleep\0" "120", 14)};
+  FakeHost host;
+  Verdict v = Resolve(host, r);
+  EXPECT_EQ(v.status, Status::kInvalidRequest) << v.detail;
+  EXPECT_EQ(host.calls, 0u);
+}
+
+// ---------------------------------------------------------------------------
+// The /proc listing is part of the scan
+
+// The bytes a listing of `host` costs: the bytes of the names it returns.
+std::uint64_t ListingBytes(FakeHost& host) {
+  std::uint64_t n = 0;
+  for (const std::string& name : host.ListPids(UINT64_MAX).names) n += name.size();
+  return n;
+}
+
+// Seed: "a cumulative proc-evidence byte budget; both are checked throughout
+// enumeration and after every required read." The listing is the first read
+// of every attempt: the names it returns count, and a budget smaller than
+// they are ends the resolution before any stat is read.
+TEST(ResolverListing, ListingBytesCountAgainstTheByteBudget) {
+  FakeHost probe;
+  const std::uint64_t listing = ListingBytes(probe);
+  ASSERT_GT(listing, 0u);
+
+  Request r = FakeHost::TypicalRequest();
+  r.bounds.byte_budget = listing - 1;
+  FakeHost host;
+  Verdict v = Resolve(host, r);
+  EXPECT_EQ(v.status, Status::kByteBudget) << v.detail;
+  EXPECT_EQ(v.bytes_read, listing);
+  EXPECT_EQ(host.ReadsOf(ProcFile::kStat), 0);
+
+  // At exactly the listing's bytes the listing passes; the first stat does not.
+  r.bounds.byte_budget = listing;
+  FakeHost at;
+  Verdict first_stat = Resolve(at, r);
+  EXPECT_EQ(first_stat.status, Status::kByteBudget) << first_stat.detail;
+  EXPECT_EQ(at.ReadsOf(ProcFile::kStat), 1);
+}
+
+// The same host listed with two more entries that vanish before their stat
+// (no stat bytes): the verdict's bytes_read grows by exactly their names.
+TEST(ResolverListing, ListedNamesCountInBytesRead) {
+  FakeHost plain;
+  Verdict a = Resolve(plain, FakeHost::TypicalRequest());
+  ASSERT_EQ(a.status, Status::kResolved) << a.detail;
+
+  FakeHost longer;
+  longer.listing = longer.ListPids(UINT64_MAX).names;
+  longer.listing->push_back("70001");
+  longer.listing->push_back("70002");
+  Verdict b = Resolve(longer, FakeHost::TypicalRequest());
+  ASSERT_EQ(b.status, Status::kResolved) << b.detail;
+  EXPECT_EQ(b.bytes_read, a.bytes_read + 10);
+}
+
+// Seed: "both are checked throughout enumeration": the deadline is checked
+// right after the listing, before any stat is read.
+TEST(ResolverListing, DeadlinePassingDuringTheListingEndsBeforeAnyStat) {
+  FakeHost host;
+  host.after_call = [](FakeHost& h, const Call& c) {
+    if (c.kind == "list") h.now_ns += 6'000'000'000;
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kDeadline) << v.detail;
+  EXPECT_EQ(host.ReadsOf(ProcFile::kStat), 0);
+  EXPECT_EQ(v.bytes_read, ListingBytes(host));
+}
+
+// ---------------------------------------------------------------------------
+// A candidate whose environ reads empty because it exited
+
+// The sleep of `host` exits right after its environ is read as empty (what
+// the kernel answers for a process whose memory is gone), in every attempt:
+// `exit` leaves it gone or a zombie; the host brings a fresh one back before
+// the next attempt.
+void SleepExitsWhileItsEnvironIsRead(FakeHost& host, std::function<void(FakeHost&)> exit) {
+  host.SetFile(kSleep, ProcFile::kEnviron, "");
+  host.after_call = [exit](FakeHost& h, const Call& c) {
+    if (c.kind == "read" && c.pid == kSleep && c.file == ProcFile::kEnviron) exit(h);
+  };
+  host.on_sleep = [](MemoryEvidence& ev) {
+    ev.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"}, {},
+                  kSleepExe);
+  };
+}
+
+// Seed: "Zero matches or an owned process disappearing during inspection
+// retries from a fresh snapshot"; only "invocation-token mismatch" of a
+// process that carries another token is TOKEN_MISMATCH. An exact argv whose
+// environ reads back empty because the process exited (gone, a zombie, or
+// its pid already reused) is a vanished process — its stat is re-read to
+// tell — and the verdict at the deadline is NO_MATCH, never TOKEN_MISMATCH.
+TEST(ResolverVanishedEnviron, EmptyEnvironOfAnExitedCandidateIsVanishedNotAnotherToken) {
+  struct Case {
+    const char* name;
+    std::function<void(FakeHost&)> exit;
+  };
+  const std::vector<Case> cases = {
+      {"gone", [](FakeHost& h) { h.Remove(kSleep); }},
+      {"zombie", [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat,
+                                             MemoryEvidence::StatLine(kSleep, "sleep", 'Z',
+                                                                      kSandboxShell, kSleepStart)); }},
+      {"dead", [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat,
+                                           MemoryEvidence::StatLine(kSleep, "sleep", 'X',
+                                                                    kSandboxShell, kSleepStart)); }},
+      {"stat ESRCH", [](FakeHost& h) { h.SetFileError(kSleep, ProcFile::kStat, ESRCH); }},
+      {"pid reused", [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat,
+                                                 MemoryEvidence::StatLine(kSleep, "sh", 'S', 1,
+                                                                          kSleepStart + 7)); }},
+  };
+  for (const Case& c : cases) {
+    FakeHost host;
+    SleepExitsWhileItsEnvironIsRead(host, c.exit);
+    Verdict v = Resolve(host, FakeHost::TypicalRequest());
+    EXPECT_EQ(v.status, Status::kNoMatch) << c.name << ": " << v.detail;
+    EXPECT_EQ(v.subject_pid, kSleep) << c.name;
+    EXPECT_NE(v.detail.find("vanished"), std::string::npos) << c.name << ": " << v.detail;
+    EXPECT_EQ(v.attempts, 51u) << c.name;
+  }
+}
+
+// Vanished means retried: the sleep that exited mid-inspection is replaced
+// by the real one before the next attempt, which resolves it.
+TEST(ResolverVanishedEnviron, CandidateExitingMidInspectionIsRetriedAndTheNextAttemptResolves) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kEnviron, "");
+  host.after_call = [](FakeHost& h, const Call& c) {
+    if (c.kind == "read" && c.pid == kSleep && c.file == ProcFile::kEnviron &&
+        h.Find(kSleep)->files[ProcFile::kEnviron].data.empty()) {
+      h.Remove(kSleep);
+    }
+  };
+  host.on_sleep = [](MemoryEvidence& ev) {
+    ev.AddProcess(kSleep, kSandboxShell, kSleepStart + 1, "sleep", {"/bin/sleep", "120"},
+                  SleepEnviron(kToken), kSleepExe);
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(v.status, Status::kResolved) << v.detail;
+  EXPECT_EQ(v.start_ticks, kSleepStart + 1);
+  EXPECT_EQ(v.attempts, 2u);
+}
+
+// The other side of the rule: a live process (its stat unchanged and not
+// dead) whose environ is really empty (`env -i /bin/sleep 120`) carries no
+// token; as before, that is another invocation's process and ends in
+// TOKEN_MISMATCH at the deadline. The stat re-read is made only for an empty
+// environ: a non-empty one adds no call.
+TEST(ResolverVanishedEnviron, LiveCandidateWithAnEmptyEnvironCarriesNoToken) {
+  FakeHost host;
+  host.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"}, {},
+                  kSleepExe);
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kTokenMismatch) << v.detail;
+  EXPECT_EQ(v.subject_pid, kSleep);
+  EXPECT_EQ(host.Reads(kSleep, ProcFile::kStat), 2 * 51);  // the scan's and the re-read
+
+  FakeHost other_token;
+  other_token.AddSleep(kSleep, kSandboxShell, kSleepStart, kOldToken);
+  Verdict w = Resolve(other_token, FakeHost::TypicalRequest());
+  EXPECT_EQ(w.status, Status::kTokenMismatch) << w.detail;
+  EXPECT_EQ(other_token.Reads(kSleep, ProcFile::kStat), 51);  // the scan's only
+}
+
+// The re-read stat is required evidence like any other: unreadable (not
+// vanished) or malformed fails closed at once.
+TEST(ResolverVanishedEnviron, UnreadableOrMalformedReReadFailsClosed) {
+  FakeHost denied;
+  SleepExitsWhileItsEnvironIsRead(
+      denied, [](FakeHost& h) { h.SetFileError(kSleep, ProcFile::kStat, EACCES); });
+  Verdict v = Resolve(denied, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kUnreadable) << v.detail;
+  EXPECT_EQ(v.subject_pid, kSleep);
+  EXPECT_EQ(v.file, static_cast<int>(ProcFile::kStat));
+  EXPECT_EQ(v.attempts, 1u);
+
+  FakeHost garbage;
+  SleepExitsWhileItsEnvironIsRead(
+      garbage, [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat, "\xff garbage\n"); });
+  Verdict m = Resolve(garbage, FakeHost::TypicalRequest());
+  EXPECT_EQ(m.status, Status::kMalformedRecord) << m.detail;
+  EXPECT_EQ(m.attempts, 1u);
+}
+
+// ---------------------------------------------------------------------------
+// The diagnosis a deadline keeps
+
+// A busy host: the typical one with `extra` kernel workers, every call taking
+// `call_cost_ns`, so an attempt takes about (extra + 20) calls.
+void MakeBusy(FakeHost& host, int extra, std::int64_t call_cost_ns) {
+  host.logging = false;
+  host.call_cost_ns = call_cost_ns;
+  for (std::int64_t pid = 10000; pid < 10000 + extra; ++pid) {
+    host.AddProcess(pid, kKthreadd, 3, "kworker", {}, {}, Identity{ENOENT, 0, 0});
+  }
+}
+
+// docs/resolver.md: the retries end at the deadline with NO_MATCH (or
+// TOKEN_MISMATCH). On a busy host an attempt takes longer than the retry
+// interval, and the deadline passes *during* an attempt rather than between
+// two: the attempts that completed found no match, and the verdict keeps
+// their diagnosis, naming the deadline as what ended the search — the same
+// verdict the same host gives when its scans are short.
+TEST(ResolverDeadlineDiagnosis, DeadlinePassingMidAttemptAfterCompletedAttemptsKeepsNoMatch) {
+  for (std::int64_t cost : {std::int64_t{1'000}, std::int64_t{1'000'000}}) {
+    FakeHost host;
+    MakeBusy(host, 300, cost);
+    host.Remove(kSleep);
+    Verdict v = Resolve(host, FakeHost::TypicalRequest());
+    EXPECT_EQ(v.status, Status::kNoMatch) << cost << ": " << v.detail;
+    EXPECT_GT(v.attempts, 1u) << cost;
+    EXPECT_EQ(v.subject_pid, 0) << cost;
+    if (cost == 1'000'000) {
+      // Cut mid-attempt: the detail names the deadline and the attempt it cut.
+      EXPECT_NE(v.detail.find("the deadline passed during attempt " + std::to_string(v.attempts)),
+                std::string::npos)
+          << v.detail;
+      EXPECT_NE(v.detail.find("no process beneath the root matches"), std::string::npos)
+          << v.detail;
+    }
+  }
+}
+
+// The same with an older sleep carrying another invocation's token: the
+// completed attempts' diagnosis is TOKEN_MISMATCH, naming that sleep.
+TEST(ResolverDeadlineDiagnosis, DeadlinePassingMidAttemptAfterCompletedAttemptsKeepsTokenMismatch) {
+  FakeHost host;
+  MakeBusy(host, 300, 1'000'000);
+  host.AddSleep(kSleep, kSandboxShell, kSleepStart, kOldToken);
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kTokenMismatch) << v.detail;
+  EXPECT_EQ(v.subject_pid, kSleep);
+  EXPECT_GT(v.attempts, 1u);
+  EXPECT_NE(v.detail.find("the deadline passed during attempt"), std::string::npos) << v.detail;
+}
+
+// DEADLINE alone is for a deadline that passed before any attempt completed:
+// nothing was diagnosed yet.
+TEST(ResolverDeadlineDiagnosis, DeadlinePassingDuringTheFirstAttemptIsDeadline) {
+  FakeHost host;
+  MakeBusy(host, 6000, 1'000'000);  // one attempt takes > 5 s
+  host.Remove(kSleep);
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kDeadline) << v.detail;
+  EXPECT_EQ(v.attempts, 1u);
+}
+
+// The kept diagnosis is that of the last attempt that completed, not of an
+// earlier one: a vanished process in attempt 2 (after a stale token in
+// attempt 1) is NO_MATCH.
+TEST(ResolverDeadlineDiagnosis, TheLastCompletedAttemptsDiagnosisIsKept) {
+  FakeHost host;
+  MakeBusy(host, 300, 1'000'000);
+  host.AddSleep(kSleep, kSandboxShell, kSleepStart, kOldToken);
+  int sleeps = 0;
+  host.on_sleep = [&sleeps](MemoryEvidence& ev) {
+    if (++sleeps == 1) ev.SetFileError(kSleep, ProcFile::kCmdline, ENOENT);
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kNoMatch) << v.detail;
+  EXPECT_EQ(v.subject_pid, kSleep);
+  EXPECT_NE(v.detail.find("vanished"), std::string::npos) << v.detail;
+}
+
+}  // namespace
+}  // namespace proctape
