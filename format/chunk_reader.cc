@@ -1,0 +1,195 @@
+#include "format/chunk_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd_errors.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "format/file_format.h"
+
+namespace proctape {
+namespace {
+
+std::uint32_t GetLe32(const char* p) {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+}  // namespace
+
+std::uint64_t MaxChunkFrame() { return ZSTD_compressBound(kMaxChunkContent); }
+
+const char* FormatErrorName(FormatErrorKind kind) {
+  switch (kind) {
+    case FormatErrorKind::kNone: return "ok";
+    case FormatErrorKind::kIo: return "io";
+    case FormatErrorKind::kBadMagic: return "bad-magic";
+    case FormatErrorKind::kNewerVersion: return "newer-version";
+    case FormatErrorKind::kTruncated: return "truncated";
+    case FormatErrorKind::kChecksum: return "checksum";
+    case FormatErrorKind::kCorrupt: return "corrupt";
+    case FormatErrorKind::kTooLarge: return "too-large";
+  }
+  return "unknown";
+}
+
+std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path, FormatError* error) {
+  int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = FormatError{FormatErrorKind::kIo, 0, 0, std::string("cannot open: ") + std::strerror(errno)};
+    return nullptr;
+  }
+  std::optional<std::uint64_t> size;
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) size = static_cast<std::uint64_t>(st.st_size);
+  std::unique_ptr<ChunkReader> reader(new ChunkReader(fd, path != "-", size));
+  char preamble[kPreambleBytes];
+  std::size_t got = reader->ReadUpTo(preamble, sizeof preamble);
+  if (!reader->error_.ok()) {
+    *error = reader->error_;
+    return nullptr;
+  }
+  // Every proper prefix of a file is truncated, the empty file included (a
+  // capture killed between creating NAME.partial and writing the preamble).
+  if (got == 0) {
+    *error = FormatError{FormatErrorKind::kTruncated, 0, 0,
+                         "truncated at byte 0: the file is empty"};
+    return nullptr;
+  }
+  std::size_t magic_got = got < sizeof kMagic ? got : sizeof kMagic;
+  if (std::memcmp(preamble, kMagic, magic_got) != 0) {
+    *error = FormatError{FormatErrorKind::kBadMagic, 0, 0,
+                         "byte 0: not a proctape snapshot (wrong magic number)"};
+    return nullptr;
+  }
+  if (got < sizeof preamble) {
+    *error = FormatError{FormatErrorKind::kTruncated, 0, got,
+                         "truncated at byte " + std::to_string(got) + ", inside the preamble"};
+    return nullptr;
+  }
+  std::uint32_t version = GetLe32(preamble + sizeof kMagic);
+  if (version > kFormatVersion) {
+    *error = FormatError{FormatErrorKind::kNewerVersion, 0, sizeof kMagic,
+                         "byte 8: format version " + std::to_string(version) +
+                             " is newer than this proctape reads (" +
+                             std::to_string(kFormatVersion) + ")"};
+    return nullptr;
+  }
+  if (version == 0) {
+    *error = FormatError{FormatErrorKind::kCorrupt, 0, sizeof kMagic, "byte 8: format version 0"};
+    return nullptr;
+  }
+  return reader;
+}
+
+ChunkReader::ChunkReader(int fd, bool owned, std::optional<std::uint64_t> size)
+    : fd_(fd), owned_(owned), size_(size), dctx_(ZSTD_createDCtx()) {}
+
+ChunkReader::~ChunkReader() {
+  ZSTD_freeDCtx(dctx_);
+  if (owned_) ::close(fd_);
+}
+
+std::size_t ChunkReader::ReadUpTo(char* buf, std::size_t n) {
+  std::size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::read(fd_, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      Fail(FormatErrorKind::kIo, std::string("read failed at byte ") +
+                                     std::to_string(offset_ + got) + ": " + std::strerror(errno));
+      break;
+    }
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  offset_ += got;
+  return got;
+}
+
+ChunkReader::Result ChunkReader::Fail(FormatErrorKind kind, const std::string& message) {
+  if (error_.ok()) error_ = FormatError{kind, chunks_, offset_, message};
+  return Result::kError;
+}
+
+ChunkReader::Result ChunkReader::Truncated(std::uint64_t at) {
+  std::string where = chunks_ == 0 ? "truncated before the first chunk"
+                                   : "truncated after chunk " + std::to_string(chunks_ - 1);
+  Result r = Fail(FormatErrorKind::kTruncated, where + " at byte " + std::to_string(at));
+  error_.offset = at;
+  return r;
+}
+
+ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
+  if (!error_.ok()) return Result::kError;
+  const std::uint64_t start = offset_;
+  const std::string here = "chunk " + std::to_string(chunks_) + " at byte " + std::to_string(start);
+  // Damage inside a chunk is reported at the chunk's first byte, the offset
+  // its message names.
+  auto damaged = [&](FormatErrorKind kind, const std::string& message) {
+    Result r = Fail(kind, message);
+    error_.offset = start;
+    return r;
+  };
+  char length_bytes[kLengthBytes];
+  std::size_t got = ReadUpTo(length_bytes, sizeof length_bytes);
+  if (!error_.ok()) return Result::kError;
+  if (got == 0) return Result::kEnd;
+  if (got < sizeof length_bytes) return Truncated(start);
+  std::uint32_t length = GetLe32(length_bytes);
+  if (length == 0) return damaged(FormatErrorKind::kCorrupt, here + ": length 0");
+  if (length > MaxChunkFrame()) {
+    return damaged(FormatErrorKind::kTooLarge,
+                   here + ": length " + std::to_string(length) + " is over the limit of " +
+                       std::to_string(MaxChunkFrame()));
+  }
+  // Allocate only what the file is known to hold.
+  if (size_ && *size_ - offset_ < length) return Truncated(start);
+  frame_.resize(length);
+  if (ReadUpTo(frame_.data(), length) < length) {
+    return error_.ok() ? Truncated(start) : Result::kError;
+  }
+  // RFC 8878: the magic number, then the Frame_Header_Descriptor, whose
+  // bit 2 is the Content_Checksum_flag (skippable frames are not chunks).
+  unsigned long long declared = ZSTD_getFrameContentSize(frame_.data(), frame_.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR || frame_.size() < 5 ||
+      GetLe32(frame_.data()) != ZSTD_MAGICNUMBER) {
+    return damaged(FormatErrorKind::kCorrupt, here + ": not a zstd frame");
+  }
+  if (declared == ZSTD_CONTENTSIZE_UNKNOWN) {
+    return damaged(FormatErrorKind::kCorrupt, here + ": zstd frame declares no content size");
+  }
+  if ((static_cast<unsigned char>(frame_[4]) & 0x04) == 0) {
+    return damaged(FormatErrorKind::kCorrupt, here + ": zstd frame has no content checksum");
+  }
+  if (declared > kMaxChunkContent) {
+    return damaged(FormatErrorKind::kTooLarge,
+                   here + ": declared size " + std::to_string(declared) + " is over the limit of " +
+                       std::to_string(kMaxChunkContent));
+  }
+  if (ZSTD_findFrameCompressedSize(frame_.data(), frame_.size()) != frame_.size()) {
+    return damaged(FormatErrorKind::kCorrupt, here + ": length does not match the zstd frame");
+  }
+  content_.resize(declared);
+  std::size_t n = ZSTD_decompressDCtx(dctx_, content_.data(), content_.size(), frame_.data(),
+                                      frame_.size());
+  if (ZSTD_isError(n)) {
+    bool checksum = ZSTD_getErrorCode(n) == ZSTD_error_checksum_wrong;
+    return damaged(checksum ? FormatErrorKind::kChecksum : FormatErrorKind::kCorrupt,
+                   here + (checksum ? ": checksum mismatch"
+                                    : std::string(": zstd: ") + ZSTD_getErrorName(n)));
+  }
+  if (n != declared) return damaged(FormatErrorKind::kCorrupt, here + ": content shorter than declared");
+  chunk->Clear();
+  if (!chunk->ParseFromString(content_)) {
+    return damaged(FormatErrorKind::kCorrupt, here + ": content is not a Chunk message");
+  }
+  ++chunks_;
+  return Result::kChunk;
+}
+
+}  // namespace proctape
