@@ -19,6 +19,60 @@ std::uint32_t GetLe32(const char* p) {
   return v;
 }
 
+
+// The header of a zstd frame (RFC 8878, 3.1.1), as far as the format's
+// requirements go (docs/format.md section 1).
+struct FrameHeader {
+  bool has_content_size = false;
+  std::uint64_t content_size = 0;  // Frame_Content_Size
+  bool checksum = false;           // Content_Checksum_flag
+  std::uint32_t dictionary_id = 0;
+  std::uint64_t window_size = 0;   // from the Window_Descriptor; 0 when single segment
+};
+
+// Returns nullptr, or why `frame` does not begin with a zstd frame header:
+// the zstd magic number 28 B5 2F FD (a skippable frame's is not), a
+// Frame_Header_Descriptor whose reserved bit (3) is 0, and every header field
+// the descriptor announces within the frame's bytes. The unused bit (4) is
+// not interpreted, as RFC 8878 says.
+const char* ParseFrameHeader(const std::string& frame, FrameHeader* h) {
+  const auto byte = [&frame](std::size_t i) { return static_cast<unsigned char>(frame[i]); };
+  const auto le = [&](std::size_t at, int n) {
+    std::uint64_t v = 0;
+    for (int i = n - 1; i >= 0; --i) v = (v << 8) | byte(at + static_cast<std::size_t>(i));
+    return v;
+  };
+  if (frame.size() < 4) return "shorter than a magic number";
+  const std::uint32_t magic = static_cast<std::uint32_t>(le(0, 4));
+  if ((magic & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START) return "a skippable frame";
+  if (magic != ZSTD_MAGICNUMBER) return "no zstd magic number";
+  if (frame.size() < 5) return "its header is cut short";
+  const unsigned fhd = byte(4);
+  const unsigned fcs_flag = fhd >> 6;
+  const bool single_segment = (fhd >> 5) & 1;
+  if ((fhd >> 3) & 1) return "the reserved bit of its header is set";
+  h->checksum = (fhd >> 2) & 1;
+  static constexpr int kDictionaryBytes[4] = {0, 1, 2, 4};
+  static constexpr int kContentSizeBytes[4] = {0, 2, 4, 8};
+  const int dictionary_bytes = kDictionaryBytes[fhd & 3];
+  const int content_size_bytes = fcs_flag == 0 && single_segment ? 1 : kContentSizeBytes[fcs_flag];
+  std::size_t at = 5;
+  if (frame.size() < at + (single_segment ? 0 : 1) + static_cast<std::size_t>(dictionary_bytes) +
+                         static_cast<std::size_t>(content_size_bytes)) {
+    return "its header is cut short";
+  }
+  if (!single_segment) {
+    const unsigned descriptor = byte(at++);
+    const std::uint64_t base = std::uint64_t{1} << (10 + (descriptor >> 3));
+    h->window_size = base + (base / 8) * (descriptor & 7);
+  }
+  h->dictionary_id = static_cast<std::uint32_t>(le(at, dictionary_bytes));
+  at += static_cast<std::size_t>(dictionary_bytes);
+  h->has_content_size = content_size_bytes > 0;
+  h->content_size = le(at, content_size_bytes) + (content_size_bytes == 2 ? 256 : 0);
+  return nullptr;
+}
+
 }  // namespace
 
 std::uint64_t MaxChunkFrame() { return ZSTD_compressBound(kMaxChunkContent); }
@@ -83,6 +137,7 @@ std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path, FormatEr
     *error = FormatError{FormatErrorKind::kCorrupt, 0, sizeof kMagic, "byte 8: format version 0"};
     return nullptr;
   }
+  reader->version_ = version;
   return reader;
 }
 
@@ -135,6 +190,18 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
     error_.offset = start;
     return r;
   };
+  // Step 1: the file ends with its footer. A byte after it is damage,
+  // reported as such and never read as a length (`cat a.ptape a.ptape`).
+  if (after_footer_) {
+    if (size_) {
+      if (*size_ <= offset_) return Result::kEnd;
+      return damaged(FormatErrorKind::kCorrupt,
+                     here + ": " + std::to_string(*size_ - offset_) + " bytes after the footer");
+    }
+    char byte;
+    if (ReadUpTo(&byte, 1) == 0) return error_.ok() ? Result::kEnd : Result::kError;
+    return damaged(FormatErrorKind::kCorrupt, here + ": data after the footer");
+  }
   char length_bytes[kLengthBytes];
   std::size_t got = ReadUpTo(length_bytes, sizeof length_bytes);
   if (!error_.ok()) return Result::kError;
@@ -153,27 +220,44 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
   if (ReadUpTo(frame_.data(), length) < length) {
     return error_.ok() ? Truncated(start) : Result::kError;
   }
-  // RFC 8878: the magic number, then the Frame_Header_Descriptor, whose
-  // bit 2 is the Content_Checksum_flag (skippable frames are not chunks).
-  unsigned long long declared = ZSTD_getFrameContentSize(frame_.data(), frame_.size());
-  if (declared == ZSTD_CONTENTSIZE_ERROR || frame_.size() < 5 ||
-      GetLe32(frame_.data()) != ZSTD_MAGICNUMBER) {
-    return damaged(FormatErrorKind::kCorrupt, here + ": not a zstd frame");
+  // Steps 5-11 of docs/format.md section 8: the zstd frame header, then
+  // the frame's extent.
+  FrameHeader h;
+  const char* not_zstd = ParseFrameHeader(frame_, &h);
+  if (not_zstd != nullptr) {
+    return damaged(FormatErrorKind::kCorrupt, here + ": not a zstd frame (" + not_zstd + ")");
   }
-  if (declared == ZSTD_CONTENTSIZE_UNKNOWN) {
+  if (!h.has_content_size) {
     return damaged(FormatErrorKind::kCorrupt, here + ": zstd frame declares no content size");
   }
-  if ((static_cast<unsigned char>(frame_[4]) & 0x04) == 0) {
+  if (!h.checksum) {
     return damaged(FormatErrorKind::kCorrupt, here + ": zstd frame has no content checksum");
   }
+  if (h.dictionary_id != 0) {
+    return damaged(FormatErrorKind::kCorrupt,
+                   here + ": zstd frame names dictionary " + std::to_string(h.dictionary_id));
+  }
+  const std::uint64_t declared = h.content_size;
   if (declared > kMaxChunkContent) {
     return damaged(FormatErrorKind::kTooLarge,
                    here + ": declared size " + std::to_string(declared) + " is over the limit of " +
                        std::to_string(kMaxChunkContent));
   }
-  if (ZSTD_findFrameCompressedSize(frame_.data(), frame_.size()) != frame_.size()) {
-    return damaged(FormatErrorKind::kCorrupt, here + ": length does not match the zstd frame");
+  if (h.window_size > kMaxChunkContent) {
+    return damaged(FormatErrorKind::kTooLarge,
+                   here + ": zstd frame window of " + std::to_string(h.window_size) +
+                       " bytes is over the limit of " + std::to_string(kMaxChunkContent));
   }
+  const std::size_t extent = ZSTD_findFrameCompressedSize(frame_.data(), frame_.size());
+  if (ZSTD_isError(extent) || extent != frame_.size()) {
+    return damaged(FormatErrorKind::kCorrupt,
+                   here + ": length " + std::to_string(length) + " does not match the zstd frame (" +
+                       (ZSTD_isError(extent) ? std::string("zstd: ") + ZSTD_getErrorName(extent)
+                                             : std::to_string(extent) + " bytes") +
+                       ")");
+  }
+  // Steps 12-14: decoding, the checksum (XXH64, seed 0, of the content),
+  // the Chunk message.
   content_.resize(declared);
   std::size_t n = ZSTD_decompressDCtx(dctx_, content_.data(), content_.size(), frame_.data(),
                                       frame_.size());
@@ -188,6 +272,7 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
   if (!chunk->ParseFromString(content_)) {
     return damaged(FormatErrorKind::kCorrupt, here + ": content is not a Chunk message");
   }
+  after_footer_ = chunk->has_footer();
   ++chunks_;
   return Result::kChunk;
 }

@@ -28,11 +28,15 @@ class ChunkReader {
   ChunkReader& operator=(const ChunkReader&) = delete;
 
   enum class Result { kChunk, kEnd, kError };
-  // kEnd: clean end of file at a chunk boundary. kError: error() says what.
+  // The next chunk, checked in the order of docs/format.md section 8 (its
+  // framing, zstd frame, checksum and Chunk message; not the structure).
+  // kEnd: the file ends at a chunk boundary; after a footer chunk it must end
+  // there, and a byte after it is kError. kError: error() says what.
   Result Next(v1::Chunk* chunk);
   const FormatError& error() const { return error_; }
   std::uint64_t chunks() const { return chunks_; }  // complete chunks read
   std::uint64_t offset() const { return offset_; }  // bytes consumed
+  std::uint32_t version() const { return version_; }  // the preamble's format version
 
  private:
   ChunkReader(int fd, bool owned, std::optional<std::uint64_t> size);
@@ -46,6 +50,8 @@ class ChunkReader {
   std::optional<std::uint64_t> size_;  // known for regular files
   std::uint64_t offset_ = 0;
   std::uint64_t chunks_ = 0;
+  std::uint32_t version_ = 0;
+  bool after_footer_ = false;  // the last chunk read was the footer
   ZSTD_DCtx* dctx_;
   std::string frame_;
   std::string content_;

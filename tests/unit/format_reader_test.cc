@@ -297,7 +297,7 @@ TEST_F(FormatReaderTest, TwoFramesInOneChunkAreCorrupt) {
   Snapshot s;
   FormatError e = ReadSnapshot(path, &s);
   EXPECT_EQ(e.kind, FormatErrorKind::kCorrupt) << e.message;
-  EXPECT_NE(e.message.find("length does not match"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("does not match the zstd frame"), std::string::npos) << e.message;
 }
 
 // ---------------------------------------------------------------------------
@@ -330,7 +330,7 @@ TEST_F(FormatReaderTest, StructureIsChecked) {
       {HeaderChunk() + chunk(bad_blob), FormatErrorKind::kCorrupt, 1, "undefined blob"},
       {HeaderChunk() + chunk(bad_obs), FormatErrorKind::kCorrupt, 1, "observation index"},
       {HeaderChunk() + FooterChunk(1) + chunk(frame), FormatErrorKind::kCorrupt, 2,
-       "a chunk follows the footer"},
+       "bytes after the footer"},
   };
   for (const Case& c : cases) {
     Spit(path, Preamble() + c.bytes);
