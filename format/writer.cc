@@ -104,7 +104,35 @@ bool SnapshotWriter::WriteChunk(const v1::Chunk& chunk) {
   std::memcpy(compressed_.data(), length.data(), kLengthBytes);
   if (!WriteAll(compressed_.data(), kLengthBytes + n)) return false;
   ++chunks_;
+  Count(chunk);
   return true;
+}
+
+// The footer's counts are those of the chunks written, whichever call wrote
+// them (docs/format.md section 2).
+void SnapshotWriter::Count(const v1::Chunk& chunk) {
+  switch (chunk.body_case()) {
+    case v1::Chunk::kFrame: {
+      const v1::Frame& part = chunk.frame();
+      counts_.set_processes(counts_.processes() + static_cast<std::uint64_t>(part.processes_size()));
+      for (const v1::ProcessRecord& p : part.processes()) {
+        for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+          if (r->truncated()) counts_.set_reads_truncated(counts_.reads_truncated() + 1);
+        }
+      }
+      if (part.complete()) {
+        counts_.set_frames(counts_.frames() + 1);
+        if (part.cut_by_bounds()) counts_.set_frames_cut_by_bounds(counts_.frames_cut_by_bounds() + 1);
+      }
+      break;
+    }
+    case v1::Chunk::kObservations:
+      counts_.set_observations(counts_.observations() +
+                               static_cast<std::uint64_t>(chunk.observations().observations_size()));
+      break;
+    case v1::Chunk::kResolution: counts_.set_resolutions(counts_.resolutions() + 1); break;
+    default: break;
+  }
 }
 
 bool SnapshotWriter::WriteHeader(const v1::Header& header) {
@@ -153,15 +181,10 @@ void SnapshotWriter::StoreOnce(v1::FileRead* read) {
 
 bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   if (!frame_open_) return Fail("AddProcess outside a frame");
-  for (const v1::FileRead* r : {&record.stat(), &record.cmdline(), &record.environ(),
-                                &record.status(), &record.cgroup()}) {
-    if (r->truncated()) counts_.set_reads_truncated(counts_.reads_truncated() + 1);
-  }
   if (record.has_cmdline()) StoreOnce(record.mutable_cmdline());
   if (record.has_environ()) StoreOnce(record.mutable_environ());
   frame_part_bytes_ += record.ByteSizeLong() + 4;
   *frame_part_.mutable_frame()->add_processes() = std::move(record);
-  counts_.set_processes(counts_.processes() + 1);
   if (frame_part_bytes_ >= options_.target_chunk) return FlushFramePart(false);
   return error_.empty();
 }
@@ -187,15 +210,12 @@ bool SnapshotWriter::EndFrame(std::int64_t scan_end_mono_ns, const std::string& 
   f->set_cut_reason(cut_reason);
   f->set_bytes_read(bytes_read);
   frame_open_ = false;
-  counts_.set_frames(counts_.frames() + 1);
-  if (!cut_reason.empty()) counts_.set_frames_cut_by_bounds(counts_.frames_cut_by_bounds() + 1);
   return FlushFramePart(true);
 }
 
 bool SnapshotWriter::AddObservation(v1::Observation&& observation) {
   observation_bytes_ += observation.ByteSizeLong() + 4;
   *observations_.mutable_observations()->add_observations() = std::move(observation);
-  counts_.set_observations(counts_.observations() + 1);
   if (observation_bytes_ >= options_.target_chunk) return FlushObservations();
   return error_.empty();
 }
@@ -212,7 +232,6 @@ bool SnapshotWriter::WriteResolution(const v1::Resolution& resolution) {
   if (!FlushObservations()) return false;
   v1::Chunk chunk;
   *chunk.mutable_resolution() = resolution;
-  counts_.set_resolutions(counts_.resolutions() + 1);
   return WriteChunk(chunk);
 }
 

@@ -51,7 +51,8 @@ class SnapshotWriter {
   // Writes the footer (counts filled in), syncs, renames NAME.partial to NAME.
   bool Finish(v1::Footer footer);
 
-  // One chunk as given, for tests of the limits.
+  // One chunk as given, for tests of the limits and of the reader: only the
+  // size limit is checked (the footer still counts what it holds).
   bool WriteChunk(const v1::Chunk& chunk);
 
   const std::string& error() const { return error_; }
@@ -61,6 +62,7 @@ class SnapshotWriter {
  private:
   SnapshotWriter(int fd, std::string path, std::string partial, const Options& options);
   bool Fail(const std::string& message);
+  void Count(const v1::Chunk& chunk);
   bool WriteAll(const void* data, std::size_t size);
   bool FlushFramePart(bool complete);
   bool FlushObservations();
@@ -87,7 +89,7 @@ class SnapshotWriter {
   std::uint64_t blob_bytes_ = 0;
   std::unordered_set<std::uint64_t> seen_;  // hashes of data seen once
 
-  v1::Footer counts_;
+  v1::Footer counts_;  // of the chunks written
 };
 
 }  // namespace proctape

@@ -326,7 +326,7 @@ TEST_F(FormatReaderTest, StructureIsChecked) {
       {chunk(frame), FormatErrorKind::kCorrupt, 0, "the first chunk is not a header"},
       {HeaderChunk() + HeaderChunk(), FormatErrorKind::kCorrupt, 1, "a second header"},
       {HeaderChunk() + chunk(empty), FormatErrorKind::kCorrupt, 1, "an empty chunk"},
-      {chunk(newer), FormatErrorKind::kNewerVersion, 0, "newer"},
+      {chunk(newer), FormatErrorKind::kCorrupt, 0, "differs from the preamble's"},
       {HeaderChunk() + chunk(bad_blob), FormatErrorKind::kCorrupt, 1, "undefined blob"},
       {HeaderChunk() + chunk(bad_obs), FormatErrorKind::kCorrupt, 1, "observation index"},
       {HeaderChunk() + FooterChunk(1) + chunk(frame), FormatErrorKind::kCorrupt, 2,
