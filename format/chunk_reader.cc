@@ -19,7 +19,6 @@ std::uint32_t GetLe32(const char* p) {
   return v;
 }
 
-
 // The header of a zstd frame (RFC 8878, 3.1.1), as far as the format's
 // requirements go (docs/format.md section 1).
 struct FrameHeader {
@@ -107,8 +106,10 @@ std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path, FormatEr
     *error = reader->error_;
     return nullptr;
   }
-  // Every proper prefix of a file is truncated, the empty file included (a
-  // capture killed between creating NAME.partial and writing the preamble).
+  // The preamble's checks 1-5 of docs/format.md section 8, in order; each
+  // error has chunk 0 and the offset of its field. Every proper prefix of a
+  // file is truncated, the empty file included (a capture killed between
+  // creating NAME.partial and writing the preamble).
   if (got == 0) {
     *error = FormatError{FormatErrorKind::kTruncated, 0, 0,
                          "truncated at byte 0: the file is empty"};
@@ -190,8 +191,9 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
     error_.offset = start;
     return r;
   };
-  // Step 1: the file ends with its footer. A byte after it is damage,
-  // reported as such and never read as a length (`cat a.ptape a.ptape`).
+  // The checks of docs/format.md section 8, in its order: a chunk's first
+  // failing check is the error. Step 1: the file ends with its footer; a
+  // byte after it is damage, never read as a length (`cat a.ptape a.ptape`).
   if (after_footer_) {
     if (size_) {
       if (*size_ <= offset_) return Result::kEnd;
@@ -202,6 +204,7 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
     if (ReadUpTo(&byte, 1) == 0) return error_.ok() ? Result::kEnd : Result::kError;
     return damaged(FormatErrorKind::kCorrupt, here + ": data after the footer");
   }
+  // Steps 2-5: the length prefix, its limits, and the bytes it names.
   char length_bytes[kLengthBytes];
   std::size_t got = ReadUpTo(length_bytes, sizeof length_bytes);
   if (!error_.ok()) return Result::kError;
@@ -220,8 +223,7 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
   if (ReadUpTo(frame_.data(), length) < length) {
     return error_.ok() ? Truncated(start) : Result::kError;
   }
-  // Steps 5-11 of docs/format.md section 8: the zstd frame header, then
-  // the frame's extent.
+  // Steps 6-12: the zstd frame header (section 1), then the frame's extent.
   FrameHeader h;
   const char* not_zstd = ParseFrameHeader(frame_, &h);
   if (not_zstd != nullptr) {
@@ -250,13 +252,14 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
   }
   const std::size_t extent = ZSTD_findFrameCompressedSize(frame_.data(), frame_.size());
   if (ZSTD_isError(extent) || extent != frame_.size()) {
-    return damaged(FormatErrorKind::kCorrupt,
-                   here + ": length " + std::to_string(length) + " does not match the zstd frame (" +
-                       (ZSTD_isError(extent) ? std::string("zstd: ") + ZSTD_getErrorName(extent)
-                                             : std::to_string(extent) + " bytes") +
-                       ")");
+    const std::string frame_bytes = ZSTD_isError(extent)
+                                        ? std::string("zstd: ") + ZSTD_getErrorName(extent)
+                                        : std::to_string(extent) + " bytes";
+    return damaged(FormatErrorKind::kCorrupt, here + ": length " + std::to_string(length) +
+                                                  " does not match the zstd frame (" +
+                                                  frame_bytes + ")");
   }
-  // Steps 12-14: decoding, the checksum (XXH64, seed 0, of the content),
+  // Steps 13-15: decoding, the checksum (XXH64, seed 0, of the content),
   // the Chunk message.
   content_.resize(declared);
   std::size_t n = ZSTD_decompressDCtx(dctx_, content_.data(), content_.size(), frame_.data(),
@@ -267,7 +270,9 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
                    here + (checksum ? ": checksum mismatch"
                                     : std::string(": zstd: ") + ZSTD_getErrorName(n)));
   }
-  if (n != declared) return damaged(FormatErrorKind::kCorrupt, here + ": content shorter than declared");
+  if (n != declared) {
+    return damaged(FormatErrorKind::kCorrupt, here + ": content shorter than declared");
+  }
   chunk->Clear();
   if (!chunk->ParseFromString(content_)) {
     return damaged(FormatErrorKind::kCorrupt, here + ": content is not a Chunk message");
