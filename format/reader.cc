@@ -33,7 +33,8 @@ class Assembler {
   std::string Check(const v1::Chunk& chunk, FormatErrorKind* kind) const {
     // "The header is chunk 0, and only chunk 0."
     const bool first = out_->chunks == 0;
-    if (first != chunk.has_header()) return first ? "the first chunk is not a header" : "a second header";
+    if (first != chunk.has_header())
+      return first ? "the first chunk is not a header" : "a second header";
     switch (chunk.body_case()) {
       case v1::Chunk::kHeader: return CheckHeader(chunk.header());
       case v1::Chunk::kFrame: return CheckFrame(chunk.frame(), kind);
@@ -75,7 +76,8 @@ class Assembler {
     std::uint64_t bytes = blob_bytes_;
     for (int i = 0; i < part.blobs_size(); ++i) {
       const v1::Blob& blob = part.blobs(i);
-      if (blob.id() != blobs_.size() + static_cast<std::uint64_t>(i) + 1) return "blob ids out of order";
+      if (blob.id() != blobs_.size() + static_cast<std::uint64_t>(i) + 1)
+        return "blob ids out of order";
       bytes += blob.data().size();
       if (bytes > kMaxBlobBytes) {
         *kind = FormatErrorKind::kTooLarge;
@@ -111,7 +113,8 @@ class Assembler {
     std::uint64_t next = out_->observations.size();
     for (const v1::Observation& o : batch.observations()) {
       // "Observation indexes run 0, 1, 2, ... across the whole file."
-      if (o.index() != next) return "observation index " + Str(o.index()) + ", expected " + Str(next);
+      if (o.index() != next)
+        return "observation index " + Str(o.index()) + ", expected " + Str(next);
       if (o.read_file().result().blob() != 0) {
         return "a blob reference outside a process record's cmdline or environ (observation " +
                Str(o.index()) + ")";
@@ -155,7 +158,8 @@ class Assembler {
     };
     for (const auto& c : counts) {
       if (c.says != c.holds) {
-        return "the footer counts " + Str(c.says) + " " + c.name + ", the file holds " + Str(c.holds);
+        return "the footer counts " + Str(c.says) + " " + c.name + ", the file holds " +
+               Str(c.holds);
       }
     }
     return {};
@@ -173,10 +177,13 @@ class Assembler {
         break;
       case v1::Chunk::kResolution:
         // Verdicts of files written before subject_pid existed are moved to it.
-        if (chunk.resolution().has_verdict()) UpgradeVerdict(chunk.mutable_resolution()->mutable_verdict());
+        if (chunk.resolution().has_verdict())
+          UpgradeVerdict(chunk.mutable_resolution()->mutable_verdict());
         out_->resolutions.push_back(std::move(*chunk.mutable_resolution()));
         break;
-      case v1::Chunk::kFingerprint: out_->fingerprints.push_back(std::move(*chunk.mutable_fingerprint())); break;
+      case v1::Chunk::kFingerprint:
+        out_->fingerprints.push_back(std::move(*chunk.mutable_fingerprint()));
+        break;
       case v1::Chunk::kFooter: out_->footer = std::move(*chunk.mutable_footer()); break;
       case v1::Chunk::BODY_NOT_SET: break;
     }
@@ -192,7 +199,8 @@ class Assembler {
     part.clear_blobs();
     for (v1::ProcessRecord& p : *part.mutable_processes()) {
       ++processes_;
-      for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+      for (const v1::FileRead* r :
+           {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
         reads_truncated_ += r->truncated() ? 1 : 0;
       }
       // Only reads that are present: mutable_*() would add absent ones.
@@ -252,10 +260,12 @@ FormatError ReadSnapshot(const std::string& path, Snapshot* out) {
     ++out->chunks;
   }
   if (!out->footer) {
-    std::string where = out->chunks == 0 ? "truncated before the first chunk"
-                                         : "truncated after chunk " + std::to_string(out->chunks - 1);
+    std::string where = out->chunks == 0
+                            ? "truncated before the first chunk"
+                            : "truncated after chunk " + std::to_string(out->chunks - 1);
     return FormatError{FormatErrorKind::kTruncated, out->chunks, out->bytes,
-                       where + " at byte " + std::to_string(out->bytes) + ": no footer (the capture did not finish)"};
+                       where + " at byte " + std::to_string(out->bytes) +
+                           ": no footer (the capture did not finish)"};
   }
   return error;
 }

@@ -114,21 +114,26 @@ void SnapshotWriter::Count(const v1::Chunk& chunk) {
   switch (chunk.body_case()) {
     case v1::Chunk::kFrame: {
       const v1::Frame& part = chunk.frame();
-      counts_.set_processes(counts_.processes() + static_cast<std::uint64_t>(part.processes_size()));
+      counts_.set_processes(counts_.processes() +
+                            static_cast<std::uint64_t>(part.processes_size()));
       for (const v1::ProcessRecord& p : part.processes()) {
-        for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+        for (const v1::FileRead* r :
+             {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
           if (r->truncated()) counts_.set_reads_truncated(counts_.reads_truncated() + 1);
         }
       }
       if (part.complete()) {
         counts_.set_frames(counts_.frames() + 1);
-        if (part.cut_by_bounds()) counts_.set_frames_cut_by_bounds(counts_.frames_cut_by_bounds() + 1);
+        if (part.cut_by_bounds()) {
+          counts_.set_frames_cut_by_bounds(counts_.frames_cut_by_bounds() + 1);
+        }
       }
       break;
     }
     case v1::Chunk::kObservations:
-      counts_.set_observations(counts_.observations() +
-                               static_cast<std::uint64_t>(chunk.observations().observations_size()));
+      counts_.set_observations(
+          counts_.observations() +
+          static_cast<std::uint64_t>(chunk.observations().observations_size()));
       break;
     case v1::Chunk::kResolution: counts_.set_resolutions(counts_.resolutions() + 1); break;
     case v1::Chunk::kFingerprint: ++fingerprints_; break;

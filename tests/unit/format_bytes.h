@@ -94,14 +94,14 @@ inline std::uint64_t Xxh64(const std::string& data, std::uint64_t seed) {
 // content size present, a checksum of XXH64 with seed 0, no dictionary.
 struct FrameSpec {
   bool single_segment = true;
-  int window_byte = -1;           // Window_Descriptor; -1: none (single segment)
-  bool content_size = true;       // Frame_Content_Size present (needs !single_segment to omit)
+  int window_byte = -1;      // Window_Descriptor; -1: none (single segment)
+  bool content_size = true;  // Frame_Content_Size present (needs !single_segment to omit)
   bool checksum = true;
   std::uint64_t checksum_seed = 0;
-  int dictionary_bytes = 0;       // 0, 1, 2 or 4: Dictionary_ID field size
+  int dictionary_bytes = 0;  // 0, 1, 2 or 4: Dictionary_ID field size
   std::uint32_t dictionary_id = 0;
-  bool reserved_bit = false;      // Frame_Header_Descriptor bit 3
-  bool unused_bit = false;        // bit 4, which decoders do not interpret
+  bool reserved_bit = false;        // Frame_Header_Descriptor bit 3
+  bool unused_bit = false;          // bit 4, which decoders do not interpret
   std::int64_t declared_size = -1;  // Frame_Content_Size; -1: the content's
 };
 
@@ -112,12 +112,12 @@ inline std::string ZstdRawFrame(const std::string& content, const FrameSpec& spe
   if (!spec.content_size) fcs_flag = 0;
   int did_flag = spec.dictionary_bytes == 4 ? 3 : spec.dictionary_bytes;
   unsigned char fhd = static_cast<unsigned char>((fcs_flag << 6) | (spec.single_segment << 5) |
-                                                 (spec.unused_bit << 4) |
-                                                 (spec.reserved_bit << 3) |
+                                                 (spec.unused_bit << 4) | (spec.reserved_bit << 3) |
                                                  (spec.checksum << 2) | did_flag);
   std::string f = Le32(0xFD2FB528);
   f.push_back(static_cast<char>(fhd));
-  if (!spec.single_segment) f.push_back(static_cast<char>(spec.window_byte < 0 ? 0 : spec.window_byte));
+  if (!spec.single_segment)
+    f.push_back(static_cast<char>(spec.window_byte < 0 ? 0 : spec.window_byte));
   f += Le(spec.dictionary_id, spec.dictionary_bytes);
   if (fcs_flag == 3) f += Le(declared, 8);
   // Raw blocks of at most 128 KiB; Last_Block on the final one.

@@ -32,7 +32,8 @@ class FormatFramingRulesTest : public TempDirTest {
 // with "chunk K at byte B" and says what broke.
 ::testing::AssertionResult Refused(const FormatError& e, FormatErrorKind kind, std::uint64_t chunk,
                                    std::uint64_t offset, const std::string& says) {
-  const std::string at = "chunk " + std::to_string(chunk) + " at byte " + std::to_string(offset) + ": ";
+  const std::string at =
+      "chunk " + std::to_string(chunk) + " at byte " + std::to_string(offset) + ": ";
   if (e.kind != kind || e.chunk != chunk || e.offset != offset || e.message.rfind(at, 0) != 0 ||
       e.message.find(says) == std::string::npos || e.message.find('\n') != std::string::npos) {
     return ::testing::AssertionFailure()
@@ -152,12 +153,12 @@ TEST_F(FormatFramingRulesTest, NotAZstdFrameIsCorrupt) {
   FrameSpec reserved;
   reserved.reserved_bit = true;
   const std::string cases[] = {
-      "PK\x03\x04" + frame.substr(4),                    // another magic number
-      Le32(0x184D2A50) + Le32(4) + "abcd",               // a skippable frame
-      Le32(0x184D2A5F) + Le32(0),                        // the last skippable magic
-      frame.substr(0, 3),                                // shorter than the magic
-      frame.substr(0, 4),                                // the magic alone
-      frame.substr(0, 12),                               // the header cut (8-byte content size)
+      "PK\x03\x04" + frame.substr(4),       // another magic number
+      Le32(0x184D2A50) + Le32(4) + "abcd",  // a skippable frame
+      Le32(0x184D2A5F) + Le32(0),           // the last skippable magic
+      frame.substr(0, 3),                   // shorter than the magic
+      frame.substr(0, 4),                   // the magic alone
+      frame.substr(0, 12),                  // the header cut (8-byte content size)
       ZstdRawFrame(ResolutionBody().SerializeAsString(), reserved),  // reserved bit set
   };
   for (const std::string& bad : cases) {
@@ -264,9 +265,10 @@ TEST_F(FormatFramingRulesTest, ChecksOfAChunkComeInTheDocumentedOrder) {
     f.declared_size = kMaxChunkContent + 1;
   });
   const std::string window_long = frame([](FrameSpec& f) {
-    f.single_segment = false;
-    f.window_byte = 31 << 3;
-  }) + "x";
+                                    f.single_segment = false;
+                                    f.window_byte = 31 << 3;
+                                  }) +
+                                  "x";
   const std::string long_sum = frame([](FrameSpec& f) { f.checksum_seed = 1; }) + "x";
   const std::string garbage(40, '\x07');
   std::string sum_garbage = ZstdRawFrame(garbage);
@@ -314,7 +316,8 @@ TEST_F(FormatFramingRulesTest, BytesAfterTheFooterAreCorruptWhereTheFooterEnds) 
   Snapshot s;
   ASSERT_TRUE(Read(whole, &s).ok());
   // `cat a.ptape a.ptape`: the second preamble is not read as a length.
-  for (const std::string& tail : {whole, "\0"s, "\0\0\0\0"s, Le32(5) + "abcde", ChunkOf(ResolutionBody())}) {
+  for (const std::string& tail :
+       {whole, "\0"s, "\0\0\0\0"s, Le32(5) + "abcde", ChunkOf(ResolutionBody())}) {
     FormatError e = Read(whole + tail, &s);
     EXPECT_TRUE(Refused(e, FormatErrorKind::kCorrupt, 3, whole.size(),
                         std::to_string(tail.size()) + " bytes after the footer"));

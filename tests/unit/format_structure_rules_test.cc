@@ -4,8 +4,8 @@
 // reads, a file breaking it is refused with the documented kind, chunk and
 // byte offset, and the snapshot holds every chunk before the damaged one and
 // nothing of it.
-#include <gtest/gtest.h>
 #include <google/protobuf/descriptor.h>
+#include <gtest/gtest.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -40,15 +40,18 @@ v1::Footer CountedFooter(const std::vector<v1::Chunk>& body) {
     if (c.has_frame()) {
       const v1::Frame& part = c.frame();
       if (part.complete()) f.set_frames(f.frames() + 1);
-      if (part.complete() && part.cut_by_bounds()) f.set_frames_cut_by_bounds(f.frames_cut_by_bounds() + 1);
+      if (part.complete() && part.cut_by_bounds())
+        f.set_frames_cut_by_bounds(f.frames_cut_by_bounds() + 1);
       f.set_processes(f.processes() + part.processes_size());
       for (const v1::ProcessRecord& p : part.processes()) {
-        for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+        for (const v1::FileRead* r :
+             {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
           if (r->truncated()) f.set_reads_truncated(f.reads_truncated() + 1);
         }
       }
     }
-    if (c.has_observations()) f.set_observations(f.observations() + c.observations().observations_size());
+    if (c.has_observations())
+      f.set_observations(f.observations() + c.observations().observations_size());
     if (c.has_resolution()) f.set_resolutions(f.resolutions() + 1);
   }
   return f;
@@ -144,7 +147,8 @@ class FormatStructureRulesTest : public TempDirTest {
                                    FormatErrorKind kind = FormatErrorKind::kCorrupt) {
   const FormatError& e = r.error;
   const std::uint64_t offset = b.starts.at(chunk);
-  const std::string at = "chunk " + std::to_string(chunk) + " at byte " + std::to_string(offset) + ": ";
+  const std::string at =
+      "chunk " + std::to_string(chunk) + " at byte " + std::to_string(offset) + ": ";
   if (e.kind != kind || e.chunk != chunk || e.offset != offset || e.message.rfind(at, 0) != 0 ||
       e.message.find(says) == std::string::npos || e.message.find('\n') != std::string::npos ||
       r.snapshot.chunks != chunk) {
@@ -168,9 +172,11 @@ TEST_F(FormatStructureRulesTest, HeaderFormatVersionEqualsThePreambles) {
   Built b = Build({}, std::nullopt, true, HeaderBody(1));
   EXPECT_TRUE(Reads(ReadBytes(b.bytes)));
   b = Build({}, std::nullopt, true, HeaderBody(0));  // absent: proto3 stores no 0
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 0, "the header has no format version (the preamble's is 1)"));
+  EXPECT_TRUE(
+      Refused(ReadBytes(b.bytes), b, 0, "the header has no format version (the preamble's is 1)"));
   b = Build({}, std::nullopt, true, HeaderBody(2));
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 0, "the header's format version 2 differs from the preamble's 1"));
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 0,
+                      "the header's format version 2 differs from the preamble's 1"));
 }
 
 TEST_F(FormatStructureRulesTest, HeaderIsChunk0AndOnlyChunk0) {
@@ -194,7 +200,8 @@ TEST_F(FormatStructureRulesTest, ChunkOfNoKnownKindIsCorrupt) {
 // Frames
 
 TEST_F(FormatStructureRulesTest, FrameIndexIsTheFramesPositionInTheFile) {
-  Built b = Build({FramePart(0, false), FramePart(0, true), FramePart(1, true), FramePart(2, true)});
+  Built b =
+      Build({FramePart(0, false), FramePart(0, true), FramePart(1, true), FramePart(2, true)});
   Read r = ReadBytes(b.bytes);
   ASSERT_TRUE(Reads(r));
   ASSERT_EQ(r.snapshot.frames.size(), 3u);
@@ -210,7 +217,8 @@ TEST_F(FormatStructureRulesTest, FrameIndexIsTheFramesPositionInTheFile) {
 
 TEST_F(FormatStructureRulesTest, PartOfAnotherFrameWhileOneIsOpenIsCorrupt) {
   // Other kinds of chunk may come between parts.
-  Built b = Build({FramePart(0, false), Batch({0}), Resolution(0, 1), Fingerprint(1), FramePart(0, true)});
+  Built b = Build(
+      {FramePart(0, false), Batch({0}), Resolution(0, 1), Fingerprint(1), FramePart(0, true)});
   Read r = ReadBytes(b.bytes);
   ASSERT_TRUE(Reads(r));
   EXPECT_EQ(r.snapshot.frames.at(0).processes_size(), 2);
@@ -266,17 +274,18 @@ TEST_F(FormatStructureRulesTest, BlobReferencesOnlyInARecordsCmdlineOrEnviron) {
   std::vector<std::string> names;
   for (const auto& p : paths) names.push_back(Name(p));
   // A FileRead added elsewhere to the schema must be classified here first.
-  ASSERT_EQ(names, (std::vector<std::string>{
-                       "frame.processes.stat", "frame.processes.cmdline", "frame.processes.environ",
-                       "frame.processes.status", "frame.processes.cgroup",
-                       "observations.observations.read_file.result"}));
+  ASSERT_EQ(names, (std::vector<std::string>{"frame.processes.stat", "frame.processes.cmdline",
+                                             "frame.processes.environ", "frame.processes.status",
+                                             "frame.processes.cgroup",
+                                             "observations.observations.read_file.result"}));
   for (const auto& p : paths) {
     SCOPED_TRACE(Name(p));
     // Blob 1 is defined (and used) by frame 0; chunk 2 refers to it at `p`.
     v1::Chunk c;
     google::protobuf::Message* m = &c;
     for (const FieldDescriptor* f : p) {
-      m = f->is_repeated() ? m->GetReflection()->AddMessage(m, f) : m->GetReflection()->MutableMessage(m, f);
+      m = f->is_repeated() ? m->GetReflection()->AddMessage(m, f)
+                           : m->GetReflection()->MutableMessage(m, f);
     }
     static_cast<v1::FileRead*>(m)->set_blob(1);
     if (c.has_frame()) {
@@ -293,7 +302,8 @@ TEST_F(FormatStructureRulesTest, BlobReferencesOnlyInARecordsCmdlineOrEnviron) {
       EXPECT_EQ(read.data(), kData);
       EXPECT_EQ(read.blob(), 0u);
     } else {
-      EXPECT_TRUE(Refused(r, b, 2, "a blob reference outside a process record's cmdline or environ"));
+      EXPECT_TRUE(
+          Refused(r, b, 2, "a blob reference outside a process record's cmdline or environ"));
     }
   }
 }
@@ -327,7 +337,8 @@ TEST_F(FormatStructureRulesTest, BlobIsDefinedWhereItIsFirstReferredTo) {
   unused.mutable_frame()->add_blobs()->set_id(1);
   unused.mutable_frame()->mutable_blobs(0)->set_data(kData);
   b = Build({unused});
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 1, "blob 1 is defined but not referred to in its part"));
+  EXPECT_TRUE(
+      Refused(ReadBytes(b.bytes), b, 1, "blob 1 is defined but not referred to in its part"));
   // Referred to before it is defined.
   b = Build({later, BlobFrame()});
   EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 1, "a reference to an undefined blob"));
@@ -353,9 +364,10 @@ TEST_F(FormatStructureRulesTest, ResolutionSpanEndsWithinTheObservationsBeforeIt
   Built b = Build({Batch({0, 1, 2}), Resolution(1, 2), Resolution(3, 0), Resolution(0, 3)});
   ASSERT_TRUE(Reads(ReadBytes(b.bytes)));
   b = Build({Batch({0, 1, 2}), Resolution(1, 3)});
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2,
-                      "the resolution's span (first_observation 1, observation_count 3) runs past the 3 "
-                      "observations before it"));
+  EXPECT_TRUE(
+      Refused(ReadBytes(b.bytes), b, 2,
+              "the resolution's span (first_observation 1, observation_count 3) runs past the 3 "
+              "observations before it"));
   b = Build({Resolution(0, 1), Batch({0})});  // the batch comes after it
   EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 1, "runs past the 0 observations before it"));
   b = Build({Batch({0}), Resolution(UINT64_MAX, 2)});  // first + count overflows
@@ -425,8 +437,9 @@ TEST_F(FormatStructureRulesTest, FooterCountsAreChecked) {
     Read r = ReadBytes(b.bytes);
     const std::string what = f == chunks ? "chunks before it" : name;
     EXPECT_TRUE(Refused(r, b, 6,
-                        "the footer counts " + std::to_string(wrong.GetReflection()->GetUInt64(wrong, f)) +
-                            " " + what + ", the file holds " +
+                        "the footer counts " +
+                            std::to_string(wrong.GetReflection()->GetUInt64(wrong, f)) + " " +
+                            what + ", the file holds " +
                             std::to_string(footer.GetReflection()->GetUInt64(footer, f))));
     EXPECT_FALSE(r.snapshot.footer);
   }

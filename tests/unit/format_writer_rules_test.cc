@@ -173,7 +173,8 @@ TEST_F(FormatWriterRulesTest, WhatTheWriterWritesObeysEveryRule) {
         defined.insert(b.id());
       }
       for (const v1::ProcessRecord& p : f.processes()) {
-        for (const v1::FileRead* r : {&p.stat(), &p.status(), &p.cgroup()}) EXPECT_EQ(r->blob(), 0u);
+        for (const v1::FileRead* r : {&p.stat(), &p.status(), &p.cgroup()})
+          EXPECT_EQ(r->blob(), 0u);
         for (const v1::FileRead* r : {&p.cmdline(), &p.environ()}) {
           if (r->blob() == 0) continue;
           EXPECT_TRUE(r->data().empty());
@@ -181,11 +182,13 @@ TEST_F(FormatWriterRulesTest, WhatTheWriterWritesObeysEveryRule) {
           EXPECT_LE(r->blob(), blobs);
           used.insert(r->blob());
         }
-        for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+        for (const v1::FileRead* r :
+             {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
           counted.set_reads_truncated(counted.reads_truncated() + (r->truncated() ? 1 : 0));
         }
       }
-      for (std::uint64_t id : defined) EXPECT_TRUE(used.count(id)) << "blob " << id << " unused in its part";
+      for (std::uint64_t id : defined)
+        EXPECT_TRUE(used.count(id)) << "blob " << id << " unused in its part";
       counted.set_processes(counted.processes() + f.processes_size());
       open = !f.complete();
       if (f.complete()) {
@@ -282,7 +285,8 @@ TEST_F(FormatWriterRulesTest, DataOfAFailedReadStaysInline) {
   Snapshot s;
   FormatError e = ReadSnapshot(path, &s);
   ASSERT_TRUE(e.ok()) << e.message;
-  for (const v1::ProcessRecord& p : s.frames.at(0).processes()) EXPECT_EQ(p.environ().err(), EACCES);
+  for (const v1::ProcessRecord& p : s.frames.at(0).processes())
+    EXPECT_EQ(p.environ().err(), EACCES);
 }
 
 // Each call that would break a rule fails, names what it would break, and
@@ -351,7 +355,8 @@ TEST_F(FormatWriterRulesTest, CallsThatWouldBreakARuleFail) {
          v1::Resolution r;
          r.set_first_observation(1);
          r.set_observation_count(1);
-         return w.WriteHeader(v1::Header()) && w.AddObservation(observation(0)) && w.WriteResolution(r);
+         return w.WriteHeader(v1::Header()) && w.AddObservation(observation(0)) &&
+                w.WriteResolution(r);
        },
        "WriteResolution: observations 1 + 1 past the 1 written"},
       {"a second fingerprint",
