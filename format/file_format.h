@@ -1,12 +1,15 @@
 // Constants of the .ptape file format (docs/format.md is the prose spec).
 //
-//   file   := magic version chunk*
+//   file   := magic version chunk*         (the last chunk is the footer;
+//                                           not one byte follows it)
 //   magic  := 89 50 54 41 50 45 0D 0A      ("\x89PTAPE\r\n")
 //   version:= uint32 little-endian          (kFormatVersion)
 //   chunk  := length frame
-//   length := uint32 little-endian          (bytes of `frame`)
-//   frame  := one zstd frame, content size and checksum present, whose
-//             content is one serialized proctape.v1.Chunk message
+//   length := uint32 little-endian          (bytes of `frame`, >= 1)
+//   frame  := one zstd frame filling `length`: content size present, a
+//             checksum (XXH64 seed 0, low 32 bits), no dictionary, a window
+//             (if any) of at most kMaxChunkContent; its content is one
+//             serialized proctape.v1.Chunk message
 //
 // The writer and the reader enforce the same limits.
 #pragma once
@@ -21,7 +24,8 @@ inline constexpr std::uint32_t kFormatVersion = 1;
 inline constexpr std::size_t kPreambleBytes = sizeof(kMagic) + 4;
 inline constexpr std::size_t kLengthBytes = 4;
 
-// Largest serialized Chunk message (a chunk's declared decompressed size).
+// Largest serialized Chunk message (a chunk's declared decompressed size),
+// and largest window a chunk's zstd frame may declare.
 inline constexpr std::uint64_t kMaxChunkContent = 16u << 20;
 // Largest compressed chunk: ZSTD_compressBound(kMaxChunkContent), the most a
 // zstd frame of that content can take.

@@ -21,8 +21,12 @@ enum class FormatErrorKind : int {
 
 struct FormatError {
   FormatErrorKind kind = FormatErrorKind::kNone;
-  std::uint64_t chunk = 0;   // index of the chunk concerned (0 = header chunk)
-  std::uint64_t offset = 0;  // byte offset in the file
+  // The chunk concerned (from 0, the header) and the byte offset of its
+  // length prefix ("truncated": where the missing bytes begin). An error of
+  // the preamble has chunk 0 and the offset of its field: 0 for the magic,
+  // 8 for the version, the file's size for a file ending inside it.
+  std::uint64_t chunk = 0;
+  std::uint64_t offset = 0;
   std::string message;       // one line, without the file name
   bool ok() const { return kind == FormatErrorKind::kNone; }
 };

@@ -1,13 +1,6 @@
 #include "format/reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zstd_errors.h>
-
-#include <cerrno>
-#include <cstring>
-#include <unordered_map>
+#include <unordered_set>
 
 #include "format/file_format.h"
 #include "proto/convert.h"
@@ -15,261 +8,212 @@
 namespace proctape {
 namespace {
 
-std::uint32_t GetLe32(const char* p) {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
+std::string Str(std::uint64_t v) { return std::to_string(v); }
 
-}  // namespace
-
-std::uint64_t MaxChunkFrame() { return ZSTD_compressBound(kMaxChunkContent); }
-
-const char* FormatErrorName(FormatErrorKind kind) {
-  switch (kind) {
-    case FormatErrorKind::kNone: return "ok";
-    case FormatErrorKind::kIo: return "io";
-    case FormatErrorKind::kBadMagic: return "bad-magic";
-    case FormatErrorKind::kNewerVersion: return "newer-version";
-    case FormatErrorKind::kTruncated: return "truncated";
-    case FormatErrorKind::kChecksum: return "checksum";
-    case FormatErrorKind::kCorrupt: return "corrupt";
-    case FormatErrorKind::kTooLarge: return "too-large";
-  }
-  return "unknown";
-}
-
-std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path, FormatError* error) {
-  int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *error = FormatError{FormatErrorKind::kIo, 0, 0, std::string("cannot open: ") + std::strerror(errno)};
-    return nullptr;
-  }
-  std::optional<std::uint64_t> size;
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) size = static_cast<std::uint64_t>(st.st_size);
-  std::unique_ptr<ChunkReader> reader(new ChunkReader(fd, path != "-", size));
-  char preamble[kPreambleBytes];
-  std::size_t got = reader->ReadUpTo(preamble, sizeof preamble);
-  if (!reader->error_.ok()) {
-    *error = reader->error_;
-    return nullptr;
-  }
-  // Every proper prefix of a file is truncated, the empty file included (a
-  // capture killed between creating NAME.partial and writing the preamble).
-  if (got == 0) {
-    *error = FormatError{FormatErrorKind::kTruncated, 0, 0,
-                         "truncated at byte 0: the file is empty"};
-    return nullptr;
-  }
-  std::size_t magic_got = got < sizeof kMagic ? got : sizeof kMagic;
-  if (std::memcmp(preamble, kMagic, magic_got) != 0) {
-    *error = FormatError{FormatErrorKind::kBadMagic, 0, 0,
-                         "byte 0: not a proctape snapshot (wrong magic number)"};
-    return nullptr;
-  }
-  if (got < sizeof preamble) {
-    *error = FormatError{FormatErrorKind::kTruncated, 0, got,
-                         "truncated at byte " + std::to_string(got) + ", inside the preamble"};
-    return nullptr;
-  }
-  std::uint32_t version = GetLe32(preamble + sizeof kMagic);
-  if (version > kFormatVersion) {
-    *error = FormatError{FormatErrorKind::kNewerVersion, 0, sizeof kMagic,
-                         "byte 8: format version " + std::to_string(version) +
-                             " is newer than this proctape reads (" +
-                             std::to_string(kFormatVersion) + ")"};
-    return nullptr;
-  }
-  if (version == 0) {
-    *error = FormatError{FormatErrorKind::kCorrupt, 0, sizeof kMagic, "byte 8: format version 0"};
-    return nullptr;
-  }
-  return reader;
-}
-
-ChunkReader::ChunkReader(int fd, bool owned, std::optional<std::uint64_t> size)
-    : fd_(fd), owned_(owned), size_(size), dctx_(ZSTD_createDCtx()) {}
-
-ChunkReader::~ChunkReader() {
-  ZSTD_freeDCtx(dctx_);
-  if (owned_) ::close(fd_);
-}
-
-std::size_t ChunkReader::ReadUpTo(char* buf, std::size_t n) {
-  std::size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::read(fd_, buf + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      Fail(FormatErrorKind::kIo, std::string("read failed at byte ") +
-                                     std::to_string(offset_ + got) + ": " + std::strerror(errno));
-      break;
-    }
-    if (r == 0) break;
-    got += static_cast<std::size_t>(r);
-  }
-  offset_ += got;
-  return got;
-}
-
-ChunkReader::Result ChunkReader::Fail(FormatErrorKind kind, const std::string& message) {
-  if (error_.ok()) error_ = FormatError{kind, chunks_, offset_, message};
-  return Result::kError;
-}
-
-ChunkReader::Result ChunkReader::Truncated(std::uint64_t at) {
-  std::string where = chunks_ == 0 ? "truncated before the first chunk"
-                                   : "truncated after chunk " + std::to_string(chunks_ - 1);
-  Result r = Fail(FormatErrorKind::kTruncated, where + " at byte " + std::to_string(at));
-  error_.offset = at;
-  return r;
-}
-
-ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
-  if (!error_.ok()) return Result::kError;
-  const std::uint64_t start = offset_;
-  const std::string here = "chunk " + std::to_string(chunks_) + " at byte " + std::to_string(start);
-  // Damage inside a chunk is reported at the chunk's first byte, the offset
-  // its message names.
-  auto damaged = [&](FormatErrorKind kind, const std::string& message) {
-    Result r = Fail(kind, message);
-    error_.offset = start;
-    return r;
-  };
-  char length_bytes[kLengthBytes];
-  std::size_t got = ReadUpTo(length_bytes, sizeof length_bytes);
-  if (!error_.ok()) return Result::kError;
-  if (got == 0) return Result::kEnd;
-  if (got < sizeof length_bytes) return Truncated(start);
-  std::uint32_t length = GetLe32(length_bytes);
-  if (length == 0) return damaged(FormatErrorKind::kCorrupt, here + ": length 0");
-  if (length > MaxChunkFrame()) {
-    return damaged(FormatErrorKind::kTooLarge,
-                   here + ": length " + std::to_string(length) + " is over the limit of " +
-                       std::to_string(MaxChunkFrame()));
-  }
-  // Allocate only what the file is known to hold.
-  if (size_ && *size_ - offset_ < length) return Truncated(start);
-  frame_.resize(length);
-  if (ReadUpTo(frame_.data(), length) < length) {
-    return error_.ok() ? Truncated(start) : Result::kError;
-  }
-  // RFC 8878: the magic number, then the Frame_Header_Descriptor, whose
-  // bit 2 is the Content_Checksum_flag (skippable frames are not chunks).
-  unsigned long long declared = ZSTD_getFrameContentSize(frame_.data(), frame_.size());
-  if (declared == ZSTD_CONTENTSIZE_ERROR || frame_.size() < 5 ||
-      GetLe32(frame_.data()) != ZSTD_MAGICNUMBER) {
-    return damaged(FormatErrorKind::kCorrupt, here + ": not a zstd frame");
-  }
-  if (declared == ZSTD_CONTENTSIZE_UNKNOWN) {
-    return damaged(FormatErrorKind::kCorrupt, here + ": zstd frame declares no content size");
-  }
-  if ((static_cast<unsigned char>(frame_[4]) & 0x04) == 0) {
-    return damaged(FormatErrorKind::kCorrupt, here + ": zstd frame has no content checksum");
-  }
-  if (declared > kMaxChunkContent) {
-    return damaged(FormatErrorKind::kTooLarge,
-                   here + ": declared size " + std::to_string(declared) + " is over the limit of " +
-                       std::to_string(kMaxChunkContent));
-  }
-  if (ZSTD_findFrameCompressedSize(frame_.data(), frame_.size()) != frame_.size()) {
-    return damaged(FormatErrorKind::kCorrupt, here + ": length does not match the zstd frame");
-  }
-  content_.resize(declared);
-  std::size_t n = ZSTD_decompressDCtx(dctx_, content_.data(), content_.size(), frame_.data(),
-                                      frame_.size());
-  if (ZSTD_isError(n)) {
-    bool checksum = ZSTD_getErrorCode(n) == ZSTD_error_checksum_wrong;
-    return damaged(checksum ? FormatErrorKind::kChecksum : FormatErrorKind::kCorrupt,
-                   here + (checksum ? ": checksum mismatch"
-                                    : std::string(": zstd: ") + ZSTD_getErrorName(n)));
-  }
-  if (n != declared) return damaged(FormatErrorKind::kCorrupt, here + ": content shorter than declared");
-  chunk->Clear();
-  if (!chunk->ParseFromString(content_)) {
-    return damaged(FormatErrorKind::kCorrupt, here + ": content is not a Chunk message");
-  }
-  ++chunks_;
-  return Result::kChunk;
-}
-
-namespace {
-
-// Joins frame parts, resolves blobs, checks the order of chunks.
+// The structure of docs/format.md (sections 2-5), chunk by chunk in file
+// order. Each chunk is checked whole before anything of it is kept: a
+// damaged chunk contributes nothing to the snapshot (section 8).
 class Assembler {
  public:
-  explicit Assembler(Snapshot* out) : out_(out) {}
+  Assembler(Snapshot* out, std::uint32_t version) : out_(out), version_(version) {}
 
-  // Returns an empty string, or what is wrong with this chunk.
+  // Checks `chunk` (the out_->chunks-th) and adds it. Returns an empty
+  // string, or what is wrong with it and *kind.
   std::string Add(v1::Chunk& chunk, FormatErrorKind* kind) {
     *kind = FormatErrorKind::kCorrupt;
-    bool first = out_->chunks == 0;
-    if (out_->footer) return "a chunk follows the footer";
-    if (first != chunk.has_header()) return first ? "the first chunk is not a header" : "a second header";
-    switch (chunk.body_case()) {
-      case v1::Chunk::kHeader:
-        if (chunk.header().format_version() > 1) {
-          *kind = FormatErrorKind::kNewerVersion;
-          return "header format version " + std::to_string(chunk.header().format_version()) + " is newer than this proctape reads";
-        }
-        out_->header = std::move(*chunk.mutable_header());
-        return {};
-      case v1::Chunk::kFrame: return AddFrame(*chunk.mutable_frame(), kind);
-      case v1::Chunk::kObservations:
-        for (auto& o : *chunk.mutable_observations()->mutable_observations()) {
-          if (o.index() != out_->observations.size()) return "observation index out of order";
-          out_->observations.push_back(std::move(o));
-        }
-        return {};
-      case v1::Chunk::kResolution:
-        if (chunk.resolution().has_verdict()) {
-          UpgradeVerdict(chunk.mutable_resolution()->mutable_verdict());
-        }
-        out_->resolutions.push_back(std::move(*chunk.mutable_resolution()));
-        return {};
-      case v1::Chunk::kFingerprint:
-        out_->fingerprints.push_back(std::move(*chunk.mutable_fingerprint()));
-        return {};
-      case v1::Chunk::kFooter:
-        // A chunk removed or repeated whole leaves every checksum intact.
-        if (chunk.footer().chunks() != out_->chunks) {
-          return "the footer counts " + std::to_string(chunk.footer().chunks()) +
-                 " chunks before it, the file holds " + std::to_string(out_->chunks);
-        }
-        out_->footer = std::move(*chunk.mutable_footer());
-        return {};
-      case v1::Chunk::BODY_NOT_SET: return "an empty chunk";
-    }
-    return "an unknown chunk";
+    std::string wrong = Check(chunk, kind);
+    if (!wrong.empty()) return wrong;
+    Keep(chunk);
+    return {};
   }
 
  private:
-  std::string AddFrame(v1::Frame& part, FormatErrorKind* kind) {
-    for (const v1::Blob& blob : part.blobs()) {
-      if (blob.id() != blobs_.size() + 1) return "blob ids out of order";
-      blob_bytes_ += blob.data().size();
-      if (blob_bytes_ > kMaxBlobBytes) {
-        *kind = FormatErrorKind::kTooLarge;
-        return "blobs exceed " + std::to_string(kMaxBlobBytes) + " bytes";
+  bool FrameOpen() const { return !out_->frames.empty() && !out_->frames.back().complete(); }
+
+  std::string Check(const v1::Chunk& chunk, FormatErrorKind* kind) const {
+    // "The header is chunk 0, and only chunk 0."
+    const bool first = out_->chunks == 0;
+    if (first != chunk.has_header())
+      return first ? "the first chunk is not a header" : "a second header";
+    switch (chunk.body_case()) {
+      case v1::Chunk::kHeader: return CheckHeader(chunk.header());
+      case v1::Chunk::kFrame: return CheckFrame(chunk.frame(), kind);
+      case v1::Chunk::kObservations: return CheckObservations(chunk.observations());
+      case v1::Chunk::kResolution: return CheckResolution(chunk.resolution());
+      case v1::Chunk::kFingerprint:
+        // "A file holds at most one fingerprint chunk."
+        return out_->fingerprints.empty() ? std::string() : "a second fingerprint";
+      case v1::Chunk::kFooter: return CheckFooter(chunk.footer());
+      case v1::Chunk::BODY_NOT_SET: break;
+    }
+    return chunk.GetReflection()->GetUnknownFields(chunk).empty()
+               ? "an empty chunk"
+               : "a chunk of a kind this reader does not know";
+  }
+
+  // "Header.format_version equals the preamble's version."
+  std::string CheckHeader(const v1::Header& header) const {
+    if (header.format_version() == version_) return {};
+    if (header.format_version() == 0) {
+      return "the header has no format version (the preamble's is " + Str(version_) + ")";
+    }
+    return "the header's format version " + Str(header.format_version()) +
+           " differs from the preamble's " + Str(version_);
+  }
+
+  std::string CheckFrame(const v1::Frame& part, FormatErrorKind* kind) const {
+    // "Frame k of the file (from 0) has index k; the parts of an open frame
+    // carry its index, and no other frame's part comes while it is open."
+    if (FrameOpen()) {
+      const std::uint64_t open = out_->frames.back().index();
+      if (part.index() != open) {
+        return "a part of frame " + Str(part.index()) + " while frame " + Str(open) + " is open";
       }
+    } else if (part.index() != out_->frames.size()) {
+      return "frame index " + Str(part.index()) + ", expected " + Str(out_->frames.size());
+    }
+    // Blobs: ids 1, 2, 3, ... in order of definition; their total bounded.
+    std::uint64_t bytes = blob_bytes_;
+    for (int i = 0; i < part.blobs_size(); ++i) {
+      const v1::Blob& blob = part.blobs(i);
+      if (blob.id() != blobs_.size() + static_cast<std::uint64_t>(i) + 1)
+        return "blob ids out of order";
+      bytes += blob.data().size();
+      if (bytes > kMaxBlobBytes) {
+        *kind = FormatErrorKind::kTooLarge;
+        return "blobs exceed " + Str(kMaxBlobBytes) + " bytes";
+      }
+    }
+    const std::uint64_t defined = blobs_.size() + static_cast<std::uint64_t>(part.blobs_size());
+    std::unordered_set<std::uint64_t> used_new;
+    for (const v1::ProcessRecord& p : part.processes()) {
+      // "Only ProcessRecord.cmdline and ProcessRecord.environ refer to blobs."
+      for (const v1::FileRead* r : {&p.stat(), &p.status(), &p.cgroup()}) {
+        if (r->blob() != 0) return "a blob reference outside a process record's cmdline or environ";
+      }
+      for (const v1::FileRead* r : {&p.cmdline(), &p.environ()}) {
+        if (r->blob() == 0) continue;
+        // "A reference has empty data and err 0: the data is the blob's."
+        if (!r->data().empty()) return "a blob reference beside inline data";
+        if (r->err() != 0) return "a blob reference on a failed read";
+        if (r->blob() > defined) return "a reference to an undefined blob";
+        if (r->blob() > blobs_.size()) used_new.insert(r->blob());
+      }
+    }
+    // "A blob is defined in the part where it is first referred to."
+    for (const v1::Blob& blob : part.blobs()) {
+      if (used_new.count(blob.id()) == 0) {
+        return "blob " + Str(blob.id()) + " is defined but not referred to in its part";
+      }
+    }
+    return {};
+  }
+
+  std::string CheckObservations(const v1::ObservationBatch& batch) const {
+    std::uint64_t next = out_->observations.size();
+    for (const v1::Observation& o : batch.observations()) {
+      // "Observation indexes run 0, 1, 2, ... across the whole file."
+      if (o.index() != next)
+        return "observation index " + Str(o.index()) + ", expected " + Str(next);
+      if (o.read_file().result().blob() != 0) {
+        return "a blob reference outside a process record's cmdline or environ (observation " +
+               Str(o.index()) + ")";
+      }
+      ++next;
+    }
+    return {};
+  }
+
+  // "A resolution's span lies within the observations before it."
+  std::string CheckResolution(const v1::Resolution& r) const {
+    const std::uint64_t seen = out_->observations.size();
+    if (r.first_observation() <= seen && r.observation_count() <= seen - r.first_observation()) {
+      return {};
+    }
+    return "the resolution's span (first_observation " + Str(r.first_observation()) +
+           ", observation_count " + Str(r.observation_count()) + ") runs past the " + Str(seen) +
+           " observations before it";
+  }
+
+  // "No footer while a frame is open; the footer's counts are the file's."
+  std::string CheckFooter(const v1::Footer& footer) const {
+    if (FrameOpen()) {
+      return "the footer comes while frame " + Str(out_->frames.back().index()) + " is open";
+    }
+    // A chunk removed or repeated whole leaves every checksum intact.
+    if (footer.chunks() != out_->chunks) {
+      return "the footer counts " + Str(footer.chunks()) + " chunks before it, the file holds " +
+             Str(out_->chunks);
+    }
+    const struct {
+      const char* name;
+      std::uint64_t says, holds;
+    } counts[] = {
+        {"frames", footer.frames(), out_->frames.size()},
+        {"observations", footer.observations(), out_->observations.size()},
+        {"resolutions", footer.resolutions(), out_->resolutions.size()},
+        {"processes", footer.processes(), processes_},
+        {"reads_truncated", footer.reads_truncated(), reads_truncated_},
+        {"frames_cut_by_bounds", footer.frames_cut_by_bounds(), frames_cut_},
+    };
+    for (const auto& c : counts) {
+      if (c.says != c.holds) {
+        return "the footer counts " + Str(c.says) + " " + c.name + ", the file holds " +
+               Str(c.holds);
+      }
+    }
+    return {};
+  }
+
+  // Adds a checked chunk.
+  void Keep(v1::Chunk& chunk) {
+    switch (chunk.body_case()) {
+      case v1::Chunk::kHeader: out_->header = std::move(*chunk.mutable_header()); break;
+      case v1::Chunk::kFrame: KeepFrame(*chunk.mutable_frame()); break;
+      case v1::Chunk::kObservations:
+        for (auto& o : *chunk.mutable_observations()->mutable_observations()) {
+          out_->observations.push_back(std::move(o));
+        }
+        break;
+      case v1::Chunk::kResolution:
+        // Verdicts of files written before subject_pid existed are moved to it.
+        if (chunk.resolution().has_verdict())
+          UpgradeVerdict(chunk.mutable_resolution()->mutable_verdict());
+        out_->resolutions.push_back(std::move(*chunk.mutable_resolution()));
+        break;
+      case v1::Chunk::kFingerprint:
+        out_->fingerprints.push_back(std::move(*chunk.mutable_fingerprint()));
+        break;
+      case v1::Chunk::kFooter: out_->footer = std::move(*chunk.mutable_footer()); break;
+      case v1::Chunk::BODY_NOT_SET: break;
+    }
+  }
+
+  // Resolves the part's blob references and joins it to the open frame, or
+  // starts a new one.
+  void KeepFrame(v1::Frame& part) {
+    for (const v1::Blob& blob : part.blobs()) {
+      blob_bytes_ += blob.data().size();
       blobs_.push_back(blob.data());
     }
     part.clear_blobs();
     for (v1::ProcessRecord& p : *part.mutable_processes()) {
+      ++processes_;
+      for (const v1::FileRead* r :
+           {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+        reads_truncated_ += r->truncated() ? 1 : 0;
+      }
       // Only reads that are present: mutable_*() would add absent ones.
       for (v1::FileRead* r : {p.has_cmdline() ? p.mutable_cmdline() : nullptr,
                               p.has_environ() ? p.mutable_environ() : nullptr}) {
         if (r == nullptr || r->blob() == 0) continue;
-        if (r->blob() > blobs_.size()) return "a reference to an undefined blob";
         r->set_data(blobs_[r->blob() - 1]);
         r->set_blob(0);
       }
     }
-    bool continues = !out_->frames.empty() && !out_->frames.back().complete();
-    if (continues) {
+    if (part.complete() && part.cut_by_bounds()) ++frames_cut_;
+    if (FrameOpen()) {
       v1::Frame& open = out_->frames.back();
-      if (open.index() != part.index()) return "a frame part of another frame before the last part";
       for (auto& p : *part.mutable_processes()) *open.add_processes() = std::move(p);
       open.set_complete(part.complete());
       open.set_scan_end_mono_ns(part.scan_end_mono_ns());
@@ -279,12 +223,16 @@ class Assembler {
     } else {
       out_->frames.push_back(std::move(part));
     }
-    return {};
   }
 
   Snapshot* out_;
+  const std::uint32_t version_;  // the preamble's
   std::vector<std::string> blobs_;
   std::uint64_t blob_bytes_ = 0;
+  // What the footer counts, beyond what out_ holds.
+  std::uint64_t processes_ = 0;
+  std::uint64_t reads_truncated_ = 0;
+  std::uint64_t frames_cut_ = 0;
 };
 
 }  // namespace
@@ -294,7 +242,7 @@ FormatError ReadSnapshot(const std::string& path, Snapshot* out) {
   FormatError error;
   std::unique_ptr<ChunkReader> reader = ChunkReader::Open(path, &error);
   if (!reader) return error;
-  Assembler assembler(out);
+  Assembler assembler(out, reader->version());
   v1::Chunk chunk;
   for (;;) {
     std::uint64_t start = reader->offset();
@@ -312,10 +260,12 @@ FormatError ReadSnapshot(const std::string& path, Snapshot* out) {
     ++out->chunks;
   }
   if (!out->footer) {
-    std::string where = out->chunks == 0 ? "truncated before the first chunk"
-                                         : "truncated after chunk " + std::to_string(out->chunks - 1);
+    std::string where = out->chunks == 0
+                            ? "truncated before the first chunk"
+                            : "truncated after chunk " + std::to_string(out->chunks - 1);
     return FormatError{FormatErrorKind::kTruncated, out->chunks, out->bytes,
-                       where + " at byte " + std::to_string(out->bytes) + ": no footer (the capture did not finish)"};
+                       where + " at byte " + std::to_string(out->bytes) +
+                           ": no footer (the capture did not finish)"};
   }
   return error;
 }

@@ -1,57 +1,20 @@
-// Reader of .ptape files, safe on untrusted input: every length and every
-// declared decompressed size is checked against the limits of
-// format/file_format.h, and a chunk's bytes are only allocated once the file
-// is known to hold them (a 10 KB file cannot make it allocate gigabytes).
-// Damage is reported, never guessed around: the first bad chunk ends the
-// read, and every complete chunk before it is still returned.
+// Reader of .ptape files: the chunks of format/chunk_reader.h, checked against
+// the structure of docs/format.md (chunk order, frame parts, blobs,
+// observations, the footer) and assembled into a Snapshot. Damage is reported,
+// never guessed around: the first bad chunk ends the read, and every complete
+// chunk before it is still returned.
 #pragma once
 
-#include <zstd.h>
-
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "format/chunk_reader.h"
 #include "format/format_error.h"
 #include "proctape.pb.h"
 
 namespace proctape {
-
-// Chunk by chunk, as stored (blobs not resolved, frame parts not joined).
-class ChunkReader {
- public:
-  // Opens `path` ("-" for standard input) and checks magic and version.
-  static std::unique_ptr<ChunkReader> Open(const std::string& path, FormatError* error);
-  ~ChunkReader();
-  ChunkReader(const ChunkReader&) = delete;
-  ChunkReader& operator=(const ChunkReader&) = delete;
-
-  enum class Result { kChunk, kEnd, kError };
-  // kEnd: clean end of file at a chunk boundary. kError: error() says what.
-  Result Next(v1::Chunk* chunk);
-  const FormatError& error() const { return error_; }
-  std::uint64_t chunks() const { return chunks_; }  // complete chunks read
-  std::uint64_t offset() const { return offset_; }  // bytes consumed
-
- private:
-  ChunkReader(int fd, bool owned, std::optional<std::uint64_t> size);
-  Result Fail(FormatErrorKind kind, const std::string& message);
-  Result Truncated(std::uint64_t at);
-  // Reads exactly n bytes into buf; returns how many were available.
-  std::size_t ReadUpTo(char* buf, std::size_t n);
-
-  int fd_;
-  bool owned_;
-  std::optional<std::uint64_t> size_;  // known for regular files
-  std::uint64_t offset_ = 0;
-  std::uint64_t chunks_ = 0;
-  ZSTD_DCtx* dctx_;
-  std::string frame_;
-  std::string content_;
-  FormatError error_;
-};
 
 // A whole file, blobs resolved and frame parts joined.
 struct Snapshot {

@@ -104,10 +104,55 @@ bool SnapshotWriter::WriteChunk(const v1::Chunk& chunk) {
   std::memcpy(compressed_.data(), length.data(), kLengthBytes);
   if (!WriteAll(compressed_.data(), kLengthBytes + n)) return false;
   ++chunks_;
+  Count(chunk);
+  return true;
+}
+
+// The footer's counts are those of the chunks written, whichever call wrote
+// them (docs/format.md section 2).
+void SnapshotWriter::Count(const v1::Chunk& chunk) {
+  switch (chunk.body_case()) {
+    case v1::Chunk::kFrame: {
+      const v1::Frame& part = chunk.frame();
+      counts_.set_processes(counts_.processes() +
+                            static_cast<std::uint64_t>(part.processes_size()));
+      for (const v1::ProcessRecord& p : part.processes()) {
+        for (const v1::FileRead* r :
+             {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+          if (r->truncated()) counts_.set_reads_truncated(counts_.reads_truncated() + 1);
+        }
+      }
+      if (part.complete()) {
+        counts_.set_frames(counts_.frames() + 1);
+        if (part.cut_by_bounds()) {
+          counts_.set_frames_cut_by_bounds(counts_.frames_cut_by_bounds() + 1);
+        }
+      }
+      break;
+    }
+    case v1::Chunk::kObservations:
+      counts_.set_observations(
+          counts_.observations() +
+          static_cast<std::uint64_t>(chunk.observations().observations_size()));
+      break;
+    case v1::Chunk::kResolution: counts_.set_resolutions(counts_.resolutions() + 1); break;
+    case v1::Chunk::kFingerprint: ++fingerprints_; break;
+    default: break;
+  }
+}
+
+// Structured calls come after the header and before Finish.
+bool SnapshotWriter::Ready(const char* what) {
+  if (!error_.empty()) return false;
+  if (finished_) return Fail(std::string(what) + " after Finish");
+  if (chunks_ == 0) return Fail(std::string(what) + " before the header");
   return true;
 }
 
 bool SnapshotWriter::WriteHeader(const v1::Header& header) {
+  if (!error_.empty()) return false;
+  // "The header is chunk 0, and only chunk 0"; its version is the preamble's.
+  if (chunks_ != 0 || finished_) return Fail("WriteHeader after chunk 0");
   v1::Chunk chunk;
   *chunk.mutable_header() = header;
   chunk.mutable_header()->set_format_version(kFormatVersion);
@@ -115,6 +160,17 @@ bool SnapshotWriter::WriteHeader(const v1::Header& header) {
 }
 
 void SnapshotWriter::BeginFrame(std::uint64_t index, std::int64_t scan_start_mono_ns) {
+  if (!Ready("BeginFrame")) return;
+  if (frame_open_) {
+    Fail("BeginFrame inside an open frame");
+    return;
+  }
+  // "Frame k of the file (from 0) has index k."
+  if (index != counts_.frames()) {
+    Fail("BeginFrame index " + std::to_string(index) + ", expected " +
+         std::to_string(counts_.frames()));
+    return;
+  }
   frame_part_.Clear();
   v1::Frame* f = frame_part_.mutable_frame();
   f->set_index(index);
@@ -130,7 +186,7 @@ void SnapshotWriter::BeginFrame(std::uint64_t index, std::int64_t scan_start_mon
 // past them data simply stays inline, so memory does not grow with the host.
 void SnapshotWriter::StoreOnce(v1::FileRead* read) {
   const std::string& data = read->data();
-  if (data.size() < kMinBlobBytes) return;
+  if (read->err() != 0 || data.size() < kMinBlobBytes) return;
   auto it = blobs_.find(data);
   if (it == blobs_.end()) {
     std::uint64_t hash = std::hash<std::string>{}(data);
@@ -152,16 +208,17 @@ void SnapshotWriter::StoreOnce(v1::FileRead* read) {
 }
 
 bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
+  if (!error_.empty()) return false;
   if (!frame_open_) return Fail("AddProcess outside a frame");
+  // Blob references are the writer's alone to make.
   for (const v1::FileRead* r : {&record.stat(), &record.cmdline(), &record.environ(),
                                 &record.status(), &record.cgroup()}) {
-    if (r->truncated()) counts_.set_reads_truncated(counts_.reads_truncated() + 1);
+    if (r->blob() != 0) return Fail("AddProcess: a record that refers to a blob");
   }
   if (record.has_cmdline()) StoreOnce(record.mutable_cmdline());
   if (record.has_environ()) StoreOnce(record.mutable_environ());
   frame_part_bytes_ += record.ByteSizeLong() + 4;
   *frame_part_.mutable_frame()->add_processes() = std::move(record);
-  counts_.set_processes(counts_.processes() + 1);
   if (frame_part_bytes_ >= options_.target_chunk) return FlushFramePart(false);
   return error_.empty();
 }
@@ -187,15 +244,24 @@ bool SnapshotWriter::EndFrame(std::int64_t scan_end_mono_ns, const std::string& 
   f->set_cut_reason(cut_reason);
   f->set_bytes_read(bytes_read);
   frame_open_ = false;
-  counts_.set_frames(counts_.frames() + 1);
-  if (!cut_reason.empty()) counts_.set_frames_cut_by_bounds(counts_.frames_cut_by_bounds() + 1);
   return FlushFramePart(true);
 }
 
 bool SnapshotWriter::AddObservation(v1::Observation&& observation) {
+  if (!Ready("AddObservation")) return false;
+  // "Observation indexes run 0, 1, 2, ... across the whole file."
+  const std::uint64_t next =
+      counts_.observations() +
+      static_cast<std::uint64_t>(observations_.observations().observations_size());
+  if (observation.index() != next) {
+    return Fail("AddObservation index " + std::to_string(observation.index()) + ", expected " +
+                std::to_string(next));
+  }
+  if (observation.read_file().result().blob() != 0) {
+    return Fail("AddObservation: a read that refers to a blob");
+  }
   observation_bytes_ += observation.ByteSizeLong() + 4;
   *observations_.mutable_observations()->add_observations() = std::move(observation);
-  counts_.set_observations(counts_.observations() + 1);
   if (observation_bytes_ >= options_.target_chunk) return FlushObservations();
   return error_.empty();
 }
@@ -209,14 +275,31 @@ bool SnapshotWriter::FlushObservations() {
 }
 
 bool SnapshotWriter::WriteResolution(const v1::Resolution& resolution) {
-  if (!FlushObservations()) return false;
+  if (!Ready("WriteResolution") || !FlushObservations()) return false;
+  // "A resolution's span lies within the observations before it."
+  const std::uint64_t seen = counts_.observations();
+  if (resolution.first_observation() > seen ||
+      resolution.observation_count() > seen - resolution.first_observation()) {
+    return Fail("WriteResolution: observations " + std::to_string(resolution.first_observation()) +
+                " + " + std::to_string(resolution.observation_count()) + " past the " +
+                std::to_string(seen) + " written");
+  }
   v1::Chunk chunk;
   *chunk.mutable_resolution() = resolution;
-  counts_.set_resolutions(counts_.resolutions() + 1);
+  return WriteChunk(chunk);
+}
+
+bool SnapshotWriter::WriteFingerprint(const v1::RootFingerprint& fingerprint) {
+  if (!Ready("WriteFingerprint")) return false;
+  // "A file holds at most one fingerprint chunk."
+  if (fingerprints_ != 0) return Fail("WriteFingerprint: a second fingerprint");
+  v1::Chunk chunk;
+  *chunk.mutable_fingerprint() = fingerprint;
   return WriteChunk(chunk);
 }
 
 bool SnapshotWriter::Finish(v1::Footer footer) {
+  if (!Ready("Finish")) return false;
   if (frame_open_) return Fail("Finish inside an open frame");
   if (!FlushObservations()) return false;
   footer.set_frames(counts_.frames());
@@ -229,6 +312,7 @@ bool SnapshotWriter::Finish(v1::Footer footer) {
   v1::Chunk chunk;
   *chunk.mutable_footer() = footer;
   if (!WriteChunk(chunk)) return false;
+  finished_ = true;  // "Nothing may follow the footer."
   if (partial_.empty()) return true;  // standard output: nothing to rename
   if (::fsync(fd_) != 0) return Fail(Errno("fsync " + partial_));
   if (::close(fd_) != 0) {

@@ -39,19 +39,29 @@ class SnapshotWriter {
   SnapshotWriter(const SnapshotWriter&) = delete;
   SnapshotWriter& operator=(const SnapshotWriter&) = delete;
 
-  bool WriteHeader(const v1::Header& header);
-  // A frame: BeginFrame, AddProcess for each record, EndFrame.
+  // The calls below keep the rules of docs/format.md: a call that would break
+  // one fails (and the writer with it), e.g. a second header, a frame index
+  // other than the next, an observation index out of order, a resolution
+  // whose span runs past the observations written, a second fingerprint, or
+  // anything after Finish.
+  bool WriteHeader(const v1::Header& header);  // chunk 0; format_version set
+  // A frame: BeginFrame, AddProcess for each record, EndFrame. Frames are
+  // numbered 0, 1, 2, ... in file order: `index` is the next one.
   void BeginFrame(std::uint64_t index, std::int64_t scan_start_mono_ns);
   bool AddProcess(v1::ProcessRecord&& record);
   bool EndFrame(std::int64_t scan_end_mono_ns, const std::string& cut_reason,
                 std::uint64_t bytes_read);
-  // Observations are batched into chunks of about target_chunk bytes.
+  // Observations are batched into chunks of about target_chunk bytes; their
+  // indexes run 0, 1, 2, ... across the file.
   bool AddObservation(v1::Observation&& observation);
   bool WriteResolution(const v1::Resolution& resolution);
+  // The one fingerprint chunk a file may hold (`proctape fingerprint`).
+  bool WriteFingerprint(const v1::RootFingerprint& fingerprint);
   // Writes the footer (counts filled in), syncs, renames NAME.partial to NAME.
   bool Finish(v1::Footer footer);
 
-  // One chunk as given, for tests of the limits.
+  // One chunk as given, for tests of the limits and of the reader: only the
+  // size limit is checked (the footer still counts what it holds).
   bool WriteChunk(const v1::Chunk& chunk);
 
   const std::string& error() const { return error_; }
@@ -61,6 +71,8 @@ class SnapshotWriter {
  private:
   SnapshotWriter(int fd, std::string path, std::string partial, const Options& options);
   bool Fail(const std::string& message);
+  bool Ready(const char* what);
+  void Count(const v1::Chunk& chunk);
   bool WriteAll(const void* data, std::size_t size);
   bool FlushFramePart(bool complete);
   bool FlushObservations();
@@ -87,7 +99,9 @@ class SnapshotWriter {
   std::uint64_t blob_bytes_ = 0;
   std::unordered_set<std::uint64_t> seen_;  // hashes of data seen once
 
-  v1::Footer counts_;
+  v1::Footer counts_;  // of the chunks written
+  std::uint64_t fingerprints_ = 0;
+  bool finished_ = false;  // the footer is written
 };
 
 }  // namespace proctape

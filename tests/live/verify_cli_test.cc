@@ -224,6 +224,15 @@ TEST_F(VerifyCliTest, LengthPrefixOverTheLimitExits16) {
   }
 }
 
+// `cat a.ptape a.ptape`: the second preamble is data after the footer, not a
+// length of over 1 GB (docs/format.md section 8, step 1).
+TEST_F(VerifyCliTest, TwoCopiesCatenatedExit15NamingTheBytesAfterTheFooter) {
+  const std::string n = std::to_string(bytes_.size());
+  ExpectDamage(Damaged("twice.ptape", bytes_ + bytes_), 15,
+               "chunk " + std::to_string(chunks_.size()) + " at byte " + n + ": " + n +
+                   " bytes after the footer");
+}
+
 TEST_F(VerifyCliTest, NonexistentFileExits10) {
   const std::string missing = dir_.File("no-such.ptape");
   ExpectDamage(missing, 10, "cannot open: ");

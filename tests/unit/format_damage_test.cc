@@ -393,15 +393,17 @@ TEST_F(FormatDamageTest, ChunkAfterTheFooterIsCorrupt) {
   WriteSmallCapture(path);
   std::string bytes = Slurp(path);
   const std::vector<std::uint64_t> ends = ChunkEnds(path);
-  // Append a copy of chunk 1 (a valid frame part).
-  bytes += bytes.substr(ends[0], ends[1] - ends[0]);
+  // Append a copy of chunk 1 (a valid frame part): not read as a chunk.
+  const std::uint64_t copy = ends[1] - ends[0];
+  bytes += bytes.substr(ends[0], copy);
   Spit(path, bytes);
   Snapshot s;
   FormatError e = ReadSnapshot(path, &s);
   EXPECT_EQ(e.kind, FormatErrorKind::kCorrupt) << e.message;
   EXPECT_EQ(e.chunk, ends.size());
   EXPECT_EQ(e.message, "chunk " + std::to_string(ends.size()) + " at byte " +
-                           std::to_string(ends.back()) + ": a chunk follows the footer");
+                           std::to_string(ends.back()) + ": " + std::to_string(copy) +
+                           " bytes after the footer");
   EXPECT_TRUE(s.footer);
 }
 

@@ -297,7 +297,7 @@ TEST_F(FormatReaderTest, TwoFramesInOneChunkAreCorrupt) {
   Snapshot s;
   FormatError e = ReadSnapshot(path, &s);
   EXPECT_EQ(e.kind, FormatErrorKind::kCorrupt) << e.message;
-  EXPECT_NE(e.message.find("length does not match"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("does not match the zstd frame"), std::string::npos) << e.message;
 }
 
 // ---------------------------------------------------------------------------
@@ -326,11 +326,11 @@ TEST_F(FormatReaderTest, StructureIsChecked) {
       {chunk(frame), FormatErrorKind::kCorrupt, 0, "the first chunk is not a header"},
       {HeaderChunk() + HeaderChunk(), FormatErrorKind::kCorrupt, 1, "a second header"},
       {HeaderChunk() + chunk(empty), FormatErrorKind::kCorrupt, 1, "an empty chunk"},
-      {chunk(newer), FormatErrorKind::kNewerVersion, 0, "newer"},
+      {chunk(newer), FormatErrorKind::kCorrupt, 0, "differs from the preamble's"},
       {HeaderChunk() + chunk(bad_blob), FormatErrorKind::kCorrupt, 1, "undefined blob"},
       {HeaderChunk() + chunk(bad_obs), FormatErrorKind::kCorrupt, 1, "observation index"},
       {HeaderChunk() + FooterChunk(1) + chunk(frame), FormatErrorKind::kCorrupt, 2,
-       "a chunk follows the footer"},
+       "bytes after the footer"},
   };
   for (const Case& c : cases) {
     Spit(path, Preamble() + c.bytes);
