@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/proc_dir.h"
+#include "analyze/proc_dir_evidence.h"
 #include "capture/frame_scanner.h"
 #include "capture/host_facts.h"
 #include "capture/live_record.h"
@@ -35,7 +35,7 @@ struct CaptureOptions {
   bool force = false;
   bool json = false;
   std::string proc = "/proc";
-  std::string proc_root;  // --proc-root: a /proc-like directory (analyze/proc_dir.h)
+  std::string proc_root;  // --proc-root: a /proc-like directory (analyze/proc_dir_evidence.h)
   std::vector<std::string> command_line;
 };
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "analyze/export.h"
-#include "analyze/proc_dir.h"
+#include "analyze/proc_dir_writer.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"

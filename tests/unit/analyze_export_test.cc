@@ -16,7 +16,8 @@
 #include <vector>
 
 #include "analyze/export.h"
-#include "analyze/proc_dir.h"
+#include "analyze/proc_dir_evidence.h"
+#include "analyze/proc_dir_writer.h"
 #include "capture/frame_scanner.h"
 #include "capture/procfs_evidence.h"
 
