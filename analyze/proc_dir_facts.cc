@@ -124,7 +124,9 @@ bool ProcDirPid(std::int64_t pid) {
 IdentityFacts IdentityFactsOf(const v1::ProcessRecord& record) {
   IdentityFacts f;
   if (record.has_exe()) f.exe = FromProto(record.exe());
+  if (!record.exe().link_text().empty()) f.exe_link = record.exe().link_text();
   if (record.has_pid_ns()) f.pid_ns = FromProto(record.pid_ns());
+  if (!record.pid_ns().link_text().empty()) f.pid_ns_link = record.pid_ns().link_text();
   for (ProcFile file : kFiles) {
     const v1::FileRead* read = RecordedRead(record, file);
     if (read == nullptr) continue;
@@ -140,7 +142,11 @@ IdentityFacts IdentityFactsOf(const v1::ProcessRecord& record) {
 std::string PrintIdentityFacts(const IdentityFacts& facts) {
   std::string out = std::string(kIdentityFile) + " 1\n";
   if (facts.exe) out += "exe " + PrintIdentity(*facts.exe) + "\n";
+  if (facts.exe_link && !facts.exe_link->empty()) out += "exe_link " + Escape(*facts.exe_link) + "\n";
   if (facts.pid_ns) out += "pid_ns " + PrintIdentity(*facts.pid_ns) + "\n";
+  if (facts.pid_ns_link && !facts.pid_ns_link->empty()) {
+    out += "pid_ns_link " + Escape(*facts.pid_ns_link) + "\n";
+  }
   for (ProcFile file : kFiles) {
     std::string name(ProcFileName(file));
     if (auto it = facts.errors.find(file); it != facts.errors.end()) {
@@ -156,14 +162,18 @@ bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* 
   *out = IdentityFacts{};
   std::vector<std::pair<std::string_view, std::string_view>> lines;
   if (!SplitLines(text, kIdentityFile, &lines, error)) return false;
-  int last = -1;  // rank of the previous line: exe 0, pid_ns 1, files 2..6
+  // Rank of a key: exe 0, exe_link 1, pid_ns 2, pid_ns_link 3, files 4..8.
+  constexpr int kFirstFile = 4;
+  int last = -1;  // rank of the previous line
   for (std::size_t i = 0; i < lines.size(); ++i) {
     auto [key, value] = lines[i];
     int rank = -1;
     if (key == "exe") rank = 0;
-    if (key == "pid_ns") rank = 1;
+    if (key == "exe_link") rank = 1;
+    if (key == "pid_ns") rank = 2;
+    if (key == "pid_ns_link") rank = 3;
     for (std::size_t k = 0; k < std::size(kFiles); ++k) {
-      if (key == ProcFileName(kFiles[k])) rank = 2 + static_cast<int>(k);
+      if (key == ProcFileName(kFiles[k])) rank = kFirstFile + static_cast<int>(k);
     }
     if (rank < 0) {
       *error = LineError(i, key, "unknown key");
@@ -174,7 +184,7 @@ bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* 
       return false;
     }
     last = rank;
-    if (rank < 2) {
+    if (rank == 0 || rank == 2) {
       std::optional<Identity> id = ParseIdentity(value);
       if (!id) {
         *error = LineError(i, key, "wants DEV:INO or \"error ERRNO\"");
@@ -183,7 +193,16 @@ bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* 
       (rank == 0 ? out->exe : out->pid_ns) = *id;
       continue;
     }
-    ProcFile file = kFiles[rank - 2];
+    if (rank == 1 || rank == 3) {
+      std::string link;
+      if (!Unescape(value, &link) || link.empty()) {
+        *error = LineError(i, key, "not printable ASCII with \\xNN escapes");
+        return false;
+      }
+      (rank == 1 ? out->exe_link : out->pid_ns_link) = std::move(link);
+      continue;
+    }
+    ProcFile file = kFiles[rank - kFirstFile];
     if (value == "truncated") {
       out->truncated.insert(file);
     } else if (std::optional<int> err =

@@ -39,15 +39,20 @@ bool ProcDirPid(std::int64_t pid);
 
 // PID/proctape-identity:
 //   exe DEV:INO | exe error ERRNO          ProcessRecord.exe
+//   exe_link BYTES                         ProcessRecord.exe.link_text (an
+//                                          import's link, not followed)
 //   pid_ns DEV:INO | pid_ns error ERRNO    ProcessRecord.pid_ns
+//   pid_ns_link BYTES                      ProcessRecord.pid_ns.link_text
 //   FILE error ERRNO                       FILE (stat, cmdline, environ, status,
 //                                          cgroup) failed with ERRNO: no file
 //   FILE truncated                         FILE held more than its bound; the
 //                                          file holds the bytes kept
-// Lines in that order, FILE in that order.
+// Lines in that order, FILE in that order; an empty link text has no line.
 struct IdentityFacts {
   std::optional<Identity> exe;
+  std::optional<std::string> exe_link;
   std::optional<Identity> pid_ns;
+  std::optional<std::string> pid_ns_link;
   std::map<ProcFile, int> errors;
   std::set<ProcFile> truncated;
   bool operator==(const IdentityFacts&) const = default;

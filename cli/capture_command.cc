@@ -110,17 +110,26 @@ int RunCapture(const CaptureOptions& o) {
 
   std::string error;
   const std::string root = o.proc_root.empty() ? o.proc : o.proc_root;
-  auto proc = ProcfsEvidence::Open(root, &error);
-  if (!proc) return Fail(kExitInternal, error);
-  Evidence* ev = proc.get();
-  PidNamespaceFn pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
-  // --proc-root: one frame of the directory, read through its side files; a
-  // proctape-frame (an export) gives the recorded frame's facts back.
+  std::unique_ptr<ProcfsEvidence> proc;
+  Evidence* ev = nullptr;
+  PidNamespaceFn pid_ns;
+  // --proc-root: one frame of the directory, read sealed inside it through
+  // its side files; a proctape-frame (an export) gives the recorded frame's
+  // facts back.
   std::unique_ptr<ProcDirEvidence> dir;
   const FrameFacts* facts = nullptr;
-  if (!o.proc_root.empty()) {
-    dir = ProcDirEvidence::Open(o.proc_root, *proc, pid_ns, &error);
-    if (!dir) return Fail(kExitCorrupt, error);
+  if (o.proc_root.empty()) {
+    proc = ProcfsEvidence::Open(root, &error);
+    if (!proc) return Fail(kExitInternal, error);
+    ev = proc.get();
+    pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
+  } else {
+    ProcDirEvidence::OpenFailure failure;
+    dir = ProcDirEvidence::Open(o.proc_root, &error, &failure);
+    if (!dir) {
+      return Fail(failure == ProcDirEvidence::OpenFailure::kFrameFile ? kExitCorrupt : kExitInternal,
+                  error);
+    }
     ev = dir.get();
     pid_ns = [&dir](std::int64_t pid) { return dir->PidNamespace(pid); };
     if (dir->frame()) {
@@ -180,6 +189,7 @@ int RunCapture(const CaptureOptions& o) {
       writer->BeginFrame(k, facts ? facts->scan_start_mono_ns : t);
     };
     callbacks.record = [&writer, &dir](v1::ProcessRecord&& r) {
+      if (dir) dir->AddLinkTexts(&r);
       return (!dir || dir->error().empty()) && writer->AddProcess(std::move(r));
     };
     ScanStats s = ScanFrameParallel(*ev, scan, pid_ns, workers, callbacks);
@@ -300,7 +310,8 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "capture one frame of a /proc-like directory instead: a 'proctape export "
                   "--format proc-dir' (its proctape-identity and proctape-frame side files give "
                   "back identities, errnos, truncation, times and host facts) or a fixture made "
-                  "by another tool (read like /proc; exe and ns/pid followed if present)")
+                  "by another tool (read like /proc). Sealed inside DIR: no link out of it is "
+                  "followed, and exe and ns/pid links are kept as text, never followed")
       ->excludes(proc)
       ->excludes(sub->get_option("--frames"))
       ->excludes(sub->get_option("--interval"))
