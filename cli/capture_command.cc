@@ -119,7 +119,11 @@ int RunCapture(const CaptureOptions& o) {
   std::unique_ptr<ProcDirEvidence> dir;
   const FrameFacts* facts = nullptr;
   if (o.proc_root.empty()) {
-    proc = ProcfsEvidence::Open(root, &error);
+    ProcfsEvidence::OpenFailure failure;
+    proc = ProcfsEvidence::Open(root, &error, &failure);
+    if (failure == ProcfsEvidence::OpenFailure::kNotProcfs) {
+      return Fail(kExitUsage, "--proc " + EscapeBytes(error, 4096));
+    }
     if (!proc) return Fail(kExitInternal, error);
     ev = proc.get();
     pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
@@ -304,8 +308,10 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
       ->check(CLI::Range(1u, 64u));
   sub->add_flag("--force", o->force, "replace an existing output file");
   sub->add_flag("--json", o->json, "print the summary as one JSON object");
-  CLI::Option* proc =
-      sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  CLI::Option* proc = sub->add_option("--proc", o->proc,
+                                      "the /proc mount to read: the root of a procfs mount "
+                                      "(statfs), anything else is refused (exit 2)")
+                           ->capture_default_str();
   sub->add_option("--proc-root", o->proc_root,
                   "capture one frame of a /proc-like directory instead: a 'proctape export "
                   "--format proc-dir' (its proctape-identity and proctape-frame side files give "

@@ -69,12 +69,17 @@ bool RunMaybeRecorded(ProcfsEvidence& live, const std::string& record, bool forc
   return false;
 }
 
+// --proc must be the root of a procfs mount: anything else is a usage error
+// (a directory of files is imported with capture --proc-root), not a host.
 std::unique_ptr<ProcfsEvidence> OpenProc(const std::string& root, int* exit_code) {
   std::string error;
-  auto evidence = ProcfsEvidence::Open(root, &error);
+  ProcfsEvidence::OpenFailure failure;
+  auto evidence = ProcfsEvidence::Open(root, &error, &failure);
   if (!evidence) {
-    std::fprintf(stderr, "proctape: %s\n", error.c_str());
-    *exit_code = kExitInternal;
+    const bool usage = failure == ProcfsEvidence::OpenFailure::kNotProcfs;
+    std::fprintf(stderr, "proctape: %s%s\n", usage ? "--proc " : "",
+                 EscapeBytes(error, 4096).c_str());
+    *exit_code = usage ? kExitUsage : kExitInternal;
   }
   return evidence;
 }
@@ -193,7 +198,10 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       ->check(CLI::Range(0, 3'600'000));
   sub->add_option("--byte-budget", o->byte_budget, "bytes all /proc reads may total")
       ->capture_default_str();
-  sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  sub->add_option("--proc", o->proc,
+                  "the /proc mount to read: the root of a procfs mount (statfs), anything else "
+                  "is refused (exit 2)")
+      ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   sub->add_option("--record", o->record,
                   "also write FILE (.ptape): a host frame before, every call the resolver "
@@ -220,7 +228,10 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
       ->required()
       ->check(CLI::Range(std::int64_t{1}, static_cast<std::int64_t>(kMaxPid)));
   sub->add_option("--start", o->start, "start tick, as resolve printed it")->required();
-  sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  sub->add_option("--proc", o->proc,
+                  "the /proc mount to read: the root of a procfs mount (statfs), anything else "
+                  "is refused (exit 2)")
+      ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   sub->add_option("--record", o->record,
                   "also write FILE (.ptape): frames before and after, the stat read and verdict; "
