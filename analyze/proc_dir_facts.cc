@@ -232,6 +232,7 @@ FrameFacts FrameFactsOf(const Snapshot& snapshot, std::size_t frame) {
   }
   facts.cut_reason = f.cut_reason();
   facts.host = h.host();
+  facts.capturer_pid_ns_inode = h.capturer_pid_ns_inode();
   facts.environ = h.redaction().environ();
   for (const std::string& e : h.redaction().kept_entries()) facts.kept_entries.push_back(e);
   std::unordered_set<std::int64_t> seen;
@@ -246,12 +247,12 @@ namespace {
 // proctape-frame keys in print order; the last two may repeat.
 enum FrameKey : int {
   kScanStart, kScanEnd, kRealtime, kCutReason, kHostname, kKernel, kBootId, kPidMax, kTicks,
-  kPageSize, kEnvironMode, kKeptEntry, kDroppedPid, kFrameKeys
+  kPageSize, kCapturerPidNs, kEnvironMode, kKeptEntry, kDroppedPid, kFrameKeys
 };
 constexpr const char* kFrameKeyNames[kFrameKeys] = {
     "scan_start_mono_ns", "scan_end_mono_ns", "scan_start_realtime_ns", "cut_reason",
     "hostname", "kernel_release", "boot_id", "pid_max", "clock_ticks_per_second", "page_size",
-    "environ", "kept_entry", "dropped_pid"};
+    "capturer_pid_ns_inode", "environ", "kept_entry", "dropped_pid"};
 
 }  // namespace
 
@@ -276,6 +277,7 @@ std::string PrintFrameFacts(const FrameFacts& facts) {
   number(kPidMax, facts.host.pid_max());
   number(kTicks, facts.host.clock_ticks_per_second());
   number(kPageSize, facts.host.page_size());
+  number(kCapturerPidNs, static_cast<std::int64_t>(facts.capturer_pid_ns_inode));
   if (facts.environ == v1::RedactionPolicy::ENVIRON_REDACTED) line(kEnvironMode, "redacted");
   if (facts.environ == v1::RedactionPolicy::ENVIRON_KEPT) line(kEnvironMode, "kept");
   for (const std::string& e : facts.kept_entries) line(kKeptEntry, Escape(e));
@@ -333,6 +335,13 @@ bool ParseFrameFacts(std::string_view text, FrameFacts* out, std::string* error)
       case kPidMax: out->host.set_pid_max(*number); break;
       case kTicks: out->host.set_clock_ticks_per_second(*number); break;
       case kPageSize: out->host.set_page_size(*number); break;
+      case kCapturerPidNs:
+        if (*number < 0) {
+          *error = LineError(i, key, "not a decimal number");
+          return false;
+        }
+        out->capturer_pid_ns_inode = static_cast<std::uint64_t>(*number);
+        break;
       case kEnvironMode:
         if (value == "redacted") {
           out->environ = v1::RedactionPolicy::ENVIRON_REDACTED;

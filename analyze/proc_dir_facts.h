@@ -73,6 +73,9 @@ bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* 
 //   cut_reason TEXT                             Frame.cut_reason, when cut
 //   hostname, kernel_release, boot_id BYTES     Header.host, as read
 //   pid_max, clock_ticks_per_second, page_size N
+//   capturer_pid_ns_inode N                     Header.capturer_pid_ns_inode:
+//                                               the namespace whose pids the
+//                                               frame holds
 //   environ redacted|kept                       Header.redaction.environ
 //   kept_entry BYTES                            one per kept_entries entry
 //   dropped_pid N                               a record not written: a pid
@@ -86,6 +89,7 @@ struct FrameFacts {
   std::int64_t scan_start_realtime_ns = 0;
   std::string cut_reason;
   v1::HostFacts host;
+  std::uint64_t capturer_pid_ns_inode = 0;
   v1::RedactionPolicy::EnvironMode environ = v1::RedactionPolicy::ENVIRON_MODE_UNSPECIFIED;
   std::vector<std::string> kept_entries;
   std::vector<std::int64_t> dropped_pids;

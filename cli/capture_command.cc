@@ -147,10 +147,19 @@ int RunCapture(const CaptureOptions& o) {
   }
 
   v1::Header header;
-  FillHeader(scan, root, o.command_line, &header);
+  if (dir) {
+    // An import: its host is not this machine. Host facts and the pid
+    // namespace its pids belong to come from proctape-frame, or stay unknown
+    // (empty, 0); the capturer is who imported it.
+    FillScanHeader(scan, o.command_line, &header);
+    FillImportCapturer(&header);
+  } else {
+    FillHeader(scan, root, o.command_line, &header);
+  }
   const std::int64_t start = header.capture_start_mono_ns();
   if (facts) {
     *header.mutable_host() = facts->host;
+    header.set_capturer_pid_ns_inode(facts->capturer_pid_ns_inode);
     header.set_capture_start_mono_ns(facts->scan_start_mono_ns);
     header.set_capture_start_realtime_ns(facts->scan_start_realtime_ns);
   }

@@ -159,5 +159,84 @@ TEST(ImportCliTest, AMountInsideTheDirectoryIsNotCrossed) {
   EXPECT_EQ(FindRecord(s.frames[0], 3)->stat().data(), StatLine(3, "inside"));
 }
 
+// Host facts of an import come from DIR's proctape-frame or are unknown:
+// never this machine's hostname, kernel, boot id, pid_max, clock ticks, page
+// size or pid namespace. `show` says "unknown" for each.
+TEST(ImportCliTest, AFixtureRecordsNoHostFactOfThisMachine) {
+  TempDir tmp("import-facts");
+  const std::string dir = tmp.File("proc");
+  Put(dir + "/7/stat", StatLine(7, "sh"));
+  CommandResult r = Proctape({"capture", "--proc-root", dir, "-o", tmp.File("f.ptape")});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Snapshot s;
+  ASSERT_TRUE(ReadSnapshot(tmp.File("f.ptape"), &s).ok());
+  EXPECT_EQ(s.header.host().SerializeAsString(), "") << s.header.host().DebugString();
+  EXPECT_EQ(s.header.capturer_pid_ns_inode(), 0u);
+  const ThisHost host = ThisMachine();
+  const std::string bytes = AllBytes(tmp.File("f.ptape"));
+  EXPECT_EQ(bytes.find(host.boot_id.substr(0, 36)), std::string::npos);
+  EXPECT_EQ(bytes.find(host.kernel), std::string::npos);
+  r = Proctape({"show", tmp.File("f.ptape")});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("\nhost: unknown, kernel unknown, boot_id unknown\n"
+                       "  pid_max unknown, clock ticks per second unknown, page size unknown\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(", pid namespace unknown ("), std::string::npos) << r.out;
+  r = Proctape({"show", tmp.File("f.ptape"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("\"unknown\":[\"hostname\",\"kernel_release\",\"boot_id\",\"pid_max\","
+                       "\"clock_ticks_per_second\",\"page_size\",\"capturer_pid_ns_inode\"]"),
+            std::string::npos)
+      << r.out;
+  // The default name cannot be this machine's either.
+  const std::string cwd = tmp.File("cwd");
+  std::filesystem::create_directories(cwd);
+  r = RunCommand({"/bin/sh", "-c", "cd \"$1\" && exec \"$2\" capture --proc-root \"$3\"", "sh", cwd,
+                  PROCTAPE_BINARY, dir});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  for (const auto& e : std::filesystem::directory_iterator(cwd)) {
+    EXPECT_EQ(e.path().filename().string().rfind("host-", 0), 0u) << e.path();
+  }
+}
+
+// A proctape-frame gives the facts it holds, and only those; the capturer's
+// pid namespace (the namespace whose pids the frame holds) comes back from an
+// export.
+TEST(ImportCliTest, TheFrameSideFileGivesTheFactsItHoldsAndNoOthers) {
+  TempDir tmp("import-frame");
+  const std::string dir = tmp.File("proc");
+  Put(dir + "/7/stat", StatLine(7, "sh"));
+  Put(dir + "/proctape-frame", "proctape-frame 1\nhostname ci-1\nclock_ticks_per_second 100\n");
+  CommandResult r = Proctape({"capture", "--proc-root", dir, "-o", tmp.File("f.ptape")});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Snapshot s;
+  ASSERT_TRUE(ReadSnapshot(tmp.File("f.ptape"), &s).ok());
+  v1::HostFacts want;
+  want.set_hostname("ci-1");
+  want.set_clock_ticks_per_second(100);
+  EXPECT_EQ(s.header.host().SerializeAsString(), want.SerializeAsString())
+      << s.header.host().DebugString();
+  EXPECT_EQ(s.header.capturer_pid_ns_inode(), 0u);
+
+  // An export of a recording made in a sandbox's namespace.
+  const std::string corpus = std::string(PROCTAPE_SOURCE_DIR) + "/corpus/b552a8b49f217079.ptape";
+  Snapshot original;
+  ASSERT_TRUE(ReadSnapshot(corpus, &original).ok());
+  ASSERT_NE(original.header.capturer_pid_ns_inode(), 0u);
+  r = Proctape({"export", corpus, "--format", "proc-dir", "--out", tmp.File("x")});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(FileBytes(tmp.File("x/proctape-frame"))
+                .find("\ncapturer_pid_ns_inode " +
+                      std::to_string(original.header.capturer_pid_ns_inode()) + "\n"),
+            std::string::npos);
+  r = Proctape({"capture", "--proc-root", tmp.File("x"), "-o", tmp.File("g.ptape")});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Snapshot again;
+  ASSERT_TRUE(ReadSnapshot(tmp.File("g.ptape"), &again).ok());
+  EXPECT_EQ(again.header.host().SerializeAsString(), original.header.host().SerializeAsString());
+  EXPECT_EQ(again.header.capturer_pid_ns_inode(), original.header.capturer_pid_ns_inode());
+}
+
 }  // namespace
 }  // namespace proctape::live

@@ -291,6 +291,7 @@ TEST(ProcDirSideFileTest, FrameFactsRoundTripHostileBytes) {
   f.host.set_boot_id("\xff\x00\x1b\n"s);
   f.host.set_pid_max(4194304);
   f.host.set_page_size(4096);
+  f.capturer_pid_ns_inode = 4026532178;
   f.environ = v1::RedactionPolicy::ENVIRON_KEPT;
   f.kept_entries = {"A=1", "", "B=\"x\" y"};
   f.dropped_pids = {-3};
@@ -305,6 +306,7 @@ TEST(ProcDirSideFileTest, FrameFactsRoundTripHostileBytes) {
   EXPECT_EQ(back.kept_entries, f.kept_entries);
   EXPECT_EQ(back.scan_end_mono_ns, INT64_MAX);
   EXPECT_EQ(back.environ, v1::RedactionPolicy::ENVIRON_KEPT);
+  EXPECT_EQ(back.capturer_pid_ns_inode, 4026532178u);
 }
 
 TEST(ProcDirSideFileTest, FrameParseIsStrict) {
@@ -317,6 +319,8 @@ TEST(ProcDirSideFileTest, FrameParseIsStrict) {
       {"proctape-frame 1\npid_max -0\n", "not a decimal"},
       {"proctape-frame 1\npid_max 007\n", "not a decimal"},
       {"proctape-frame 1\npid_max 9223372036854775808\n", "not a decimal"},
+      {"proctape-frame 1\ncapturer_pid_ns_inode -1\n", "not a decimal"},
+      {"proctape-frame 1\nenviron kept\ncapturer_pid_ns_inode 5\n", "repeated or out of order"},
       {"proctape-frame 1\nenviron maybe\n", "wants \"redacted\" or \"kept\""},
       {"proctape-frame 1\nhostname a\nhostname b\n", "repeated or out of order"},
       {"proctape-frame 1\nenviron kept\nhostname a\n", "repeated or out of order"},
