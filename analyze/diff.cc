@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analyze/process_table.h"
+#include "analyze/token_mask.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"
 
@@ -129,6 +130,10 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   report.set_argv_changed(by_kind[Kind::ARGV_CHANGED].size());
   report.set_exe_changed(by_kind[Kind::EXE_CHANGED].size());
   report.set_unidentified(by_kind[Kind::UNIDENTIFIED].size());
+  // The tokens of both files: argv and comm may hold them.
+  TokenMask mask = TokenMask::Of(*a.snapshot);
+  mask.Add(TokenMask::Of(*b.snapshot));
+  mask.Mask(&report);
   return report;
 }
 

@@ -13,6 +13,7 @@
 
 #include "analyze/export.h"
 #include "analyze/proc_dir_facts.h"
+#include "analyze/token_mask.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 
@@ -89,8 +90,16 @@ bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string
   };
   if (dir_fd < 0) return fail("open .partial", errno);
 
-  const FrameFacts facts = FrameFactsOf(snapshot, frame);
+  // The token of the file's resolutions is masked in every byte written (a
+  // sandbox's argv and environ, the kept entries): stars of its length. The
+  // JSON export is the lossless one.
+  const TokenMask mask = TokenMask::Of(snapshot);
+  FrameFacts facts = FrameFactsOf(snapshot, frame);
+  mask.Mask(&facts.host);
+  mask.Mask(&facts.cut_reason);
+  for (std::string& entry : facts.kept_entries) mask.Mask(&entry);
   std::unordered_set<std::int64_t> written;
+  v1::ProcessRecord masked;
   auto write = [&](int fd, const char* name, std::string_view data, mode_t mode) {
     int err = WriteFileAt(fd, name, data, mode);
     if (err == 0) {
@@ -99,8 +108,15 @@ bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string
     }
     return err;
   };
-  for (const v1::ProcessRecord& r : snapshot.frames[frame].processes()) {
-    if (!ProcDirPid(r.pid()) || !written.insert(r.pid()).second) continue;
+  for (const v1::ProcessRecord& recorded : snapshot.frames[frame].processes()) {
+    if (!ProcDirPid(recorded.pid()) || !written.insert(recorded.pid()).second) continue;
+    const v1::ProcessRecord* record = &recorded;
+    if (!mask.empty()) {
+      masked = recorded;
+      mask.Mask(&masked);
+      record = &masked;
+    }
+    const v1::ProcessRecord& r = *record;
     const std::string pid = std::to_string(r.pid());
     if (::mkdirat(dir_fd, pid.c_str(), 0755) != 0) return fail("mkdir " + pid, errno);
     int pid_fd = ::openat(dir_fd, pid.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

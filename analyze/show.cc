@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "analyze/process_table.h"
+#include "analyze/token_mask.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"
 
@@ -229,6 +230,9 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {
     *report.add_resolutions() = SummarizeResolution(snap.resolutions[i], i, snap.observations.size());
   }
+  // The command line that wrote the file (`--token VALUE`) and any other byte
+  // shown: the token's length at most, never its value.
+  TokenMask::Of(snap).Mask(&report);
   return report;
 }
 
