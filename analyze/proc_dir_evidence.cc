@@ -62,7 +62,8 @@ ReadResult ReadBeneath(int dir_fd, const std::string& path, std::uint64_t bound,
       std::uint64_t grown = std::max<std::uint64_t>(4096, 2 * static_cast<std::uint64_t>(got));
       buffer->resize(static_cast<std::size_t>(std::min(want, grown)));
     }
-    std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(buffer->size(), want)) - got;
+    std::size_t room =
+        static_cast<std::size_t>(std::min<std::uint64_t>(buffer->size(), want)) - got;
     ssize_t n = ::read(fd, buffer->data() + got, room);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
@@ -255,13 +256,14 @@ Identity ProcDirEvidence::PidNamespace(std::int64_t pid) {
 
 void ProcDirEvidence::AddLinkTexts(v1::ProcessRecord* record) {
   const IdentityFacts& facts = Facts(record->pid());
+  const std::int64_t pid = record->pid();
   if (record->has_exe()) {
     record->mutable_exe()->set_link_text(facts.exe_link ? *facts.exe_link
-                                                        : Entry(record->pid(), "exe").text);
+                                                        : Entry(pid, "exe").text);
   }
   if (record->has_pid_ns()) {
     record->mutable_pid_ns()->set_link_text(facts.pid_ns_link ? *facts.pid_ns_link
-                                                              : Entry(record->pid(), "ns/pid").text);
+                                                              : Entry(pid, "ns/pid").text);
   }
 }
 

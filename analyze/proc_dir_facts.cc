@@ -142,7 +142,9 @@ IdentityFacts IdentityFactsOf(const v1::ProcessRecord& record) {
 std::string PrintIdentityFacts(const IdentityFacts& facts) {
   std::string out = std::string(kIdentityFile) + " 1\n";
   if (facts.exe) out += "exe " + PrintIdentity(*facts.exe) + "\n";
-  if (facts.exe_link && !facts.exe_link->empty()) out += "exe_link " + Escape(*facts.exe_link) + "\n";
+  if (facts.exe_link && !facts.exe_link->empty()) {
+    out += "exe_link " + Escape(*facts.exe_link) + "\n";
+  }
   if (facts.pid_ns) out += "pid_ns " + PrintIdentity(*facts.pid_ns) + "\n";
   if (facts.pid_ns_link && !facts.pid_ns_link->empty()) {
     out += "pid_ns_link " + Escape(*facts.pid_ns_link) + "\n";

@@ -131,8 +131,8 @@ int RunCapture(const CaptureOptions& o) {
     ProcDirEvidence::OpenFailure failure;
     dir = ProcDirEvidence::Open(o.proc_root, &error, &failure);
     if (!dir) {
-      return Fail(failure == ProcDirEvidence::OpenFailure::kFrameFile ? kExitCorrupt : kExitInternal,
-                  error);
+      const bool corrupt = failure == ProcDirEvidence::OpenFailure::kFrameFile;
+      return Fail(corrupt ? kExitCorrupt : kExitInternal, error);
     }
     ev = dir.get();
     pid_ns = [&dir](std::int64_t pid) { return dir->PidNamespace(pid); };

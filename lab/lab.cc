@@ -487,7 +487,9 @@ LabResult RunLab(const LabOptions& options) {
   auto live = ProcfsEvidence::Open("/proc", &error, &failure);
   if (!live) {
     // Without a procfs at /proc there is no live process to stage: cannot run here.
-    if (failure == ProcfsEvidence::OpenFailure::kNotProcfs) result.outcome = LabOutcome::kUnavailable;
+    if (failure == ProcfsEvidence::OpenFailure::kNotProcfs) {
+      result.outcome = LabOutcome::kUnavailable;
+    }
     result.error = error;
     return result;
   }

@@ -177,7 +177,8 @@ TEST_P(CliLiveTest, ProcThatIsNotAProcfsIsAUsageErrorNotAVerdict) {
     }
   }
   // The real one still answers.
-  CommandResult alive = Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--proc", "/proc"});
+  CommandResult alive =
+      Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--proc", "/proc"});
   EXPECT_EQ(alive.exit_code, 0) << Explain(alive);
 }
 

@@ -91,7 +91,8 @@ TEST(ImportCliTest, LinksOutOfTheDirectoryNeverBringThisHostIntoTheFile) {
   const ThisHost host = ThisMachine();
   for (const v1::ProcessRecord& p : s.frames[0].processes()) {
     const std::string what = "pid " + std::to_string(p.pid()) + "\n" + p.DebugString();
-    for (const v1::FileRead* read : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+    for (const v1::FileRead* read :
+         {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
       if (p.pid() == 9 && read == &p.stat()) continue;
       EXPECT_NE(read->err(), 0) << what;
       EXPECT_EQ(read->data(), "") << what;

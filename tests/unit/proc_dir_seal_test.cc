@@ -95,7 +95,8 @@ const v1::ProcessRecord* Find(const Scan& scan, std::int64_t pid) {
 
 // No byte the record holds came from outside: no file read succeeded.
 void ExpectNothingRead(const v1::ProcessRecord& r, int err) {
-  for (const v1::FileRead* read : {&r.stat(), &r.cmdline(), &r.environ(), &r.status(), &r.cgroup()}) {
+  for (const v1::FileRead* read :
+       {&r.stat(), &r.cmdline(), &r.environ(), &r.status(), &r.cgroup()}) {
     EXPECT_EQ(read->err(), err) << "pid " << r.pid() << "\n" << r.DebugString();
     EXPECT_EQ(read->data(), "") << "pid " << r.pid();
   }
