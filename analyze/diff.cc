@@ -5,6 +5,7 @@
 
 #include "analyze/process_table.h"
 #include "analyze/scope.h"
+#include "analyze/token_mask.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"
 
@@ -151,6 +152,10 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   report.set_exe_changed(by_kind[Kind::EXE_CHANGED].size());
   report.set_unidentified(by_kind[Kind::UNIDENTIFIED].size());
   report.set_out_of_scope(by_kind[Kind::OUT_OF_SCOPE].size());
+  // The tokens of both files: argv and comm may hold them.
+  TokenMask mask = TokenMask::Of(*a.snapshot);
+  mask.Add(TokenMask::Of(*b.snapshot));
+  mask.Mask(&report);
   return report;
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyze/token_mask.h"
 #include "core/proc_parse.h"
 #include "core/resolver.h"
 #include "proto/convert.h"
@@ -187,8 +188,8 @@ bool RanOut(const v1::Verdict& v) {
 class ResolveExplainer {
  public:
   ResolveExplainer(const std::vector<Seen>& calls, const Request& request,
-                   const v1::Verdict& verdict, v1::ExplainCheck* out)
-      : calls_(calls), req_(request), verdict_(verdict), out_(out) {}
+                   const v1::Verdict& verdict, const TokenMask& mask, v1::ExplainCheck* out)
+      : calls_(calls), req_(request), verdict_(verdict), mask_(mask), out_(out) {}
 
   // The calls from `begin` on are Resolve's: its clock reading, then the attempts.
   void Run(std::size_t begin) {
@@ -380,7 +381,8 @@ class ResolveExplainer {
     k->set_cmdline_err(c.read.err);
     k->set_cmdline_truncated(c.read.truncated);
     if (c.read.ok()) {
-      for (std::string_view arg : SplitNul(c.read.data)) k->add_argv(std::string(arg));
+      // Masked here, before a detail quotes (and cuts) them.
+      for (std::string_view arg : SplitNul(c.read.data)) k->add_argv(mask_.Masked(arg));
       k->set_cmdline_unterminated(!c.read.truncated && !c.read.data.empty() &&
                                   c.read.data.back() != '\0');
     }
@@ -650,6 +652,7 @@ class ResolveExplainer {
   const std::vector<Seen>& calls_;
   const Request& req_;
   const v1::Verdict& verdict_;
+  const TokenMask& mask_;
   v1::ExplainCheck* out_;
   std::int64_t start_ = 0;
   std::int64_t deadline_ = 0;
@@ -663,6 +666,8 @@ class ResolveExplainer {
 
 v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t index) {
   const v1::Resolution& recorded = snapshot.resolutions.at(index);
+  // The replay reads the token; what is told never shows it (analyze/token_mask.h).
+  const TokenMask mask = TokenMask::Of(snapshot);
   v1::ExplainCheck out;
   out.set_index(index);
 
@@ -709,7 +714,7 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
     if (failed_fingerprint) {
       out.set_ended_by("the root's fingerprint failed: no attempt was made");
     } else {
-      ResolveExplainer(calls, request, out.verdict(), &out).Run(begin);
+      ResolveExplainer(calls, request, out.verdict(), mask, &out).Run(begin);
     }
   }
 
@@ -730,6 +735,7 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
       break;
     default: break;
   }
+  mask.Mask(&out);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analyze/process_table.h"
+#include "analyze/token_mask.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
@@ -76,6 +77,8 @@ std::string FrameDot(const Snapshot& snapshot, std::size_t frame) {
   const v1::Frame& f = snapshot.frames[frame];
   const std::vector<ProcessView> table = ProcessTable(f);
   const std::map<std::int64_t, std::size_t> by_pid = IndexByPid(table);
+  // Host bytes shown (a comm, a stat's problem) never show a token's value.
+  const TokenMask mask = TokenMask::Of(snapshot);
 
   Marks resolved, roots;
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
@@ -110,7 +113,8 @@ std::string FrameDot(const Snapshot& snapshot, std::size_t frame) {
     std::vector<std::string> attrs;
     if (p.stat) {
       label += " start " + std::to_string(p.stat->start_ticks) + " " +
-               DotEscape(std::string_view(&p.stat->state, 1)) + "\\n" + DotEscape(p.stat->comm);
+               DotEscape(std::string_view(&p.stat->state, 1)) + "\\n" +
+               DotEscape(mask.Masked(p.stat->comm));
       const Key key{p.pid, p.stat->start_ticks};
       if (auto it = resolved.find(key); it != resolved.end()) {
         label += "\\nRESOLVED (" + Plural("resolution", it->second.size()) + List(it->second) + ")";
@@ -121,7 +125,7 @@ std::string FrameDot(const Snapshot& snapshot, std::size_t frame) {
         attrs.push_back("peripheries=2");
       }
     } else {
-      label += "\\n(" + DotEscape(p.stat_problem) + ")";
+      label += "\\n(" + DotEscape(mask.Masked(p.stat_problem)) + ")";
       attrs.push_back("style=dashed");
     }
     out += "  " + NodeId(p) + " [label=\"" + label + "\"";

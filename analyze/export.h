@@ -1,6 +1,6 @@
 // `proctape export`: a snapshot file as one JSON document, or one of its
 // frames as a Graphviz DOT process tree (the third format, a /proc-like
-// directory, is analyze/proc_dir.h). Pure functions of a read snapshot, plus
+// directory, is analyze/proc_dir_writer.h). Pure functions of a read snapshot, plus
 // the one output rule every format shares (WriteOutputFile).
 #pragma once
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "analyze/process_table.h"
+#include "analyze/token_mask.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"
 
@@ -147,14 +148,25 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   report.set_format_version(h.format_version());
   report.set_tool_version(Printable(h.tool_version()));
   for (const std::string& arg : h.command_line()) report.add_command_line(Escaped(arg));
-  report.set_hostname(Escaped(h.host().hostname()));
-  report.set_kernel_release(Escaped(h.host().kernel_release()));
-  std::string_view boot = h.host().boot_id();
+  // A fact the file does not hold is unknown: absent, and named in `unknown`
+  // (an import of a fixture records no fact of the machine that imported it).
+  const v1::HostFacts& host = h.host();
+  std::string_view boot = host.boot_id();
   if (!boot.empty() && boot.back() == '\n') boot.remove_suffix(1);
-  report.set_boot_id(Escaped(boot));
-  report.set_pid_max(h.host().pid_max());
-  report.set_clock_ticks_per_second(h.host().clock_ticks_per_second());
-  report.set_page_size(h.host().page_size());
+  auto known = [&report](const char* fact, bool is_known) {
+    if (!is_known) report.add_unknown(fact);
+    return is_known;
+  };
+  if (known("hostname", !host.hostname().empty())) report.set_hostname(Escaped(host.hostname()));
+  if (known("kernel_release", !host.kernel_release().empty())) {
+    report.set_kernel_release(Escaped(host.kernel_release()));
+  }
+  if (known("boot_id", !boot.empty())) report.set_boot_id(Escaped(boot));
+  if (known("pid_max", host.pid_max() != 0)) report.set_pid_max(host.pid_max());
+  if (known("clock_ticks_per_second", host.clock_ticks_per_second() != 0)) {
+    report.set_clock_ticks_per_second(host.clock_ticks_per_second());
+  }
+  if (known("page_size", host.page_size() != 0)) report.set_page_size(host.page_size());
   report.set_capture_start_realtime_ns(h.capture_start_realtime_ns());
   report.set_capture_start_utc(Utc(h.capture_start_realtime_ns()));
   report.set_capture_start_mono_ns(h.capture_start_mono_ns());
@@ -162,7 +174,9 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   report.set_footer(snap.footer.has_value());
   report.set_capturer_pid(h.capturer_pid());
   report.set_capturer_uid(h.capturer_uid());
-  report.set_capturer_pid_ns_inode(h.capturer_pid_ns_inode());
+  if (known("capturer_pid_ns_inode", h.capturer_pid_ns_inode() != 0)) {
+    report.set_capturer_pid_ns_inode(h.capturer_pid_ns_inode());
+  }
   report.set_capturer_in_initial_pid_ns(h.capturer_pid_ns_inode() == kInitialPidNsInode);
   if (h.has_bounds()) *report.mutable_bounds() = h.bounds();
 
@@ -216,6 +230,9 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {
     *report.add_resolutions() = SummarizeResolution(snap.resolutions[i], i, snap.observations.size());
   }
+  // The command line that wrote the file (`--token VALUE`) and any other byte
+  // shown: the token's length at most, never its value.
+  TokenMask::Of(snap).Mask(&report);
   return report;
 }
 
@@ -231,11 +248,19 @@ std::string RenderShow(const v1::ShowReport& r) {
     for (const std::string& arg : r.command_line()) out += " " + arg;
   }
   out += "\n";
-  out += "host: " + Quoted(r.hostname()) + ", kernel " + Quoted(r.kernel_release()) + ", boot_id " +
-         Quoted(r.boot_id()) + "\n";
-  out += "  pid_max " + std::to_string(r.pid_max()) + ", " +
-         std::to_string(r.clock_ticks_per_second()) + " clock ticks per second, page size " +
-         std::to_string(r.page_size()) + "\n";
+  // An unknown fact says so, unquoted: a host named "unknown" is quoted.
+  auto text = [](bool has, const std::string& escaped) {
+    return has ? Quoted(escaped) : std::string("unknown");
+  };
+  auto number = [](bool has, std::int64_t v) { return has ? std::to_string(v) : "unknown"; };
+  out += "host: " + text(r.has_hostname(), r.hostname()) + ", kernel " +
+         text(r.has_kernel_release(), r.kernel_release()) + ", boot_id " +
+         text(r.has_boot_id(), r.boot_id()) + "\n";
+  out += "  pid_max " + number(r.has_pid_max(), r.pid_max()) + ", " +
+         (r.has_clock_ticks_per_second()
+              ? std::to_string(r.clock_ticks_per_second()) + " clock ticks per second"
+              : std::string("clock ticks per second unknown")) +
+         ", page size " + number(r.has_page_size(), r.page_size()) + "\n";
   out += "capture: started " +
          (r.capture_start_utc().empty() ? std::string("at an unknown time") : r.capture_start_utc()) +
          " (monotonic " + Seconds(r.capture_start_mono_ns()) + ")";
@@ -246,12 +271,14 @@ std::string RenderShow(const v1::ShowReport& r) {
   }
   out += "\n";
   out += "capturer: pid " + std::to_string(r.capturer_pid()) + ", uid " +
-         std::to_string(r.capturer_uid()) + ", pid namespace " +
-         std::to_string(r.capturer_pid_ns_inode());
-  if (r.capturer_in_initial_pid_ns()) {
-    out += " (the initial one: pids are host pids)\n";
+         std::to_string(r.capturer_uid()) + ", pid namespace ";
+  if (!r.has_capturer_pid_ns_inode()) {
+    out += "unknown (the pids in this file are of a namespace the file does not name)\n";
+  } else if (r.capturer_in_initial_pid_ns()) {
+    out += std::to_string(r.capturer_pid_ns_inode()) + " (the initial one: pids are host pids)\n";
   } else {
-    out += " (not the initial one, " + std::to_string(kInitialPidNsInode) +
+    out += std::to_string(r.capturer_pid_ns_inode()) + " (not the initial one, " +
+           std::to_string(kInitialPidNsInode) +
            ": every pid in this file is a pid of that namespace)\n";
   }
   if (r.has_bounds()) {

@@ -1,5 +1,7 @@
 #include "analyze/tree.h"
 
+#include "analyze/token_mask.h"
+
 #include <cstring>
 #include <map>
 #include <vector>
@@ -323,6 +325,9 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
       if (node.process().pid() == *marker) report.set_marker_shown(true);
     }
   }
+  // argv and comm may hold the token (the sandbox's own command line): shown
+  // as stars of its length, masked before the text cuts a long argument.
+  TokenMask::Of(snapshot).Mask(&report);
   return report;
 }
 

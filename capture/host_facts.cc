@@ -82,6 +82,13 @@ void FillCaptureHeader(const std::string& proc_root, v1::Header* header) {
   header->set_capture_start_realtime_ns(ClockNs(CLOCK_REALTIME));
 }
 
+void FillImportCapturer(v1::Header* header) {
+  header->set_capturer_pid(::getpid());
+  header->set_capturer_uid(::getuid());
+  header->set_capture_start_mono_ns(ClockNs(CLOCK_MONOTONIC));
+  header->set_capture_start_realtime_ns(ClockNs(CLOCK_REALTIME));
+}
+
 std::string UtcStamp(std::int64_t realtime_ns) {
   time_t seconds = static_cast<time_t>(realtime_ns / 1'000'000'000);
   struct tm tm;

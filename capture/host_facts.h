@@ -25,6 +25,12 @@ v1::HostFacts CollectHostFacts(const std::string& proc_root);
 // (read back to back).
 void FillCaptureHeader(const std::string& proc_root, v1::Header* header);
 
+// For an import (capture --proc-root), whose host is not this machine: only
+// who imported it and when, capturer_pid, capturer_uid,
+// capture_start_mono_ns and capture_start_realtime_ns. No host fact and no
+// pid namespace of this machine: the directory gives those, or nothing does.
+void FillImportCapturer(v1::Header* header);
+
 // "YYYYmmddTHHMMSSZ" for CLOCK_REALTIME nanoseconds, in UTC.
 std::string UtcStamp(std::int64_t realtime_ns);
 

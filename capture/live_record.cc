@@ -12,8 +12,13 @@ namespace proctape {
 
 void FillHeader(const ScanOptions& scan, const std::string& proc_root,
                 const std::vector<std::string>& command_line, v1::Header* header) {
-  header->set_tool_version(PROCTAPE_VERSION);
   FillCaptureHeader(proc_root, header);
+  FillScanHeader(scan, command_line, header);
+}
+
+void FillScanHeader(const ScanOptions& scan, const std::vector<std::string>& command_line,
+                    v1::Header* header) {
+  header->set_tool_version(PROCTAPE_VERSION);
   v1::Bounds* bounds = header->mutable_bounds();
   bounds->set_max_proc_entries(scan.root_pid ? scan.max_entries : scan.max_processes);
   bounds->set_max_nodes(scan.max_processes);

@@ -44,8 +44,15 @@ unsigned DefaultScanThreads();
 // what it has.
 std::vector<ScanWorker> OpenScanWorkers(const std::string& proc_root, unsigned threads);
 
-// Fills the header fields every capture shares: host facts, capturer, tool
-// version, the scan bounds and the redaction policy.
+// Fills the header fields every capture shares that are facts of no host:
+// tool version, the scan bounds, the redaction policy, the command line.
+void FillScanHeader(const ScanOptions& scan, const std::vector<std::string>& command_line,
+                    v1::Header* header);
+
+// FillScanHeader, and the facts of this machine and of the capturer
+// (capture/host_facts.h: FillCaptureHeader on `proc_root`): the header of a
+// live capture. An import (capture --proc-root) takes neither: its host is
+// not this machine.
 void FillHeader(const ScanOptions& scan, const std::string& proc_root,
                 const std::vector<std::string>& command_line, v1::Header* header);
 

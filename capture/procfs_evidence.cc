@@ -2,12 +2,15 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace proctape {
@@ -35,12 +38,42 @@ Identity IdentityOf(const struct stat& st) {
 }  // namespace
 
 std::unique_ptr<ProcfsEvidence> ProcfsEvidence::Open(const std::string& proc_root,
-                                                     std::string* error) {
+                                                     std::string* error, OpenFailure* failure) {
+  OpenFailure ignored;
+  if (failure == nullptr) failure = &ignored;
+  *failure = OpenFailure::kCannotOpen;
   int fd = ::open(proc_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     *error = "cannot open " + proc_root + ": " + std::strerror(errno);
     return nullptr;
   }
+  // The one check every live command gets: the descriptor is a procfs (its
+  // superblock magic) and its root (PROC_ROOT_INO, 1), where the pid
+  // directories are. Checked on the descriptor that is then read, so the
+  // path cannot be swapped in between.
+  struct statfs fs;
+  struct stat st;
+  if (::fstatfs(fd, &fs) != 0 || ::fstat(fd, &st) != 0) {
+    *error = "cannot open " + proc_root + ": " + std::strerror(errno);
+    ::close(fd);
+    return nullptr;
+  }
+  constexpr ino_t kProcRootIno = 1;
+  if (fs.f_type != PROC_SUPER_MAGIC || st.st_ino != kProcRootIno) {
+    char what[96];
+    if (fs.f_type != PROC_SUPER_MAGIC) {
+      std::snprintf(what, sizeof what, "filesystem type 0x%lx, not procfs 0x%x",
+                    static_cast<unsigned long>(fs.f_type), static_cast<unsigned>(PROC_SUPER_MAGIC));
+    } else {
+      std::snprintf(what, sizeof what, "a directory inside procfs, not its root");
+    }
+    *error = proc_root + ": not the root of a procfs mount (" + what +
+             "); a /proc-like directory is imported with 'capture --proc-root'";
+    *failure = OpenFailure::kNotProcfs;
+    ::close(fd);
+    return nullptr;
+  }
+  *failure = OpenFailure::kNone;
   return std::unique_ptr<ProcfsEvidence>(new ProcfsEvidence(fd));
 }
 

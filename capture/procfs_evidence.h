@@ -1,8 +1,12 @@
 // The live Linux Evidence: one directory descriptor of a /proc mount, and
-// openat/read/fstatat relative to it. Nothing outside that directory is ever
-// opened; the only path outside it that is touched is the one PathIdentity is
-// asked for, and only by stat(2). Read-only: it never signals, ptraces or
-// writes to a process.
+// openat/read/fstatat relative to it. Open takes only the root of a procfs
+// mount (statfs PROC_SUPER_MAGIC, the root inode): any other directory holds
+// no live process, and reading it as a host would give verdicts about
+// processes it never saw (a live process DEAD). A /proc-like directory is
+// imported with ProcDirEvidence (analyze/proc_dir_evidence.h) instead.
+// Nothing outside that directory is ever opened; the only path outside it
+// that is touched is the one PathIdentity is asked for, and only by stat(2).
+// Read-only: it never signals, ptraces or writes to a process.
 #pragma once
 
 #include <memory>
@@ -15,9 +19,17 @@ namespace proctape {
 
 class ProcfsEvidence : public Evidence {
  public:
-  // Opens `proc_root` (normally "/proc"). On failure returns null and sets
-  // *error to one line naming the path and the errno.
-  static std::unique_ptr<ProcfsEvidence> Open(const std::string& proc_root, std::string* error);
+  enum class OpenFailure {
+    kNone,
+    kCannotOpen,  // open(2) or fstatfs(2) failed: the errno is in the message
+    kNotProcfs,   // a directory, but not the root of a procfs mount
+  };
+  // Opens `proc_root` (normally "/proc"), which must be the root of a procfs
+  // mount. On failure returns null, sets *error to one line starting with the
+  // path ("PATH: not the root of a procfs mount (...)", "cannot open PATH:
+  // ERRNO") and, when given, *failure to why.
+  static std::unique_ptr<ProcfsEvidence> Open(const std::string& proc_root, std::string* error,
+                                              OpenFailure* failure = nullptr);
   ~ProcfsEvidence() override;
   ProcfsEvidence(const ProcfsEvidence&) = delete;
   ProcfsEvidence& operator=(const ProcfsEvidence&) = delete;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/proc_dir.h"
+#include "analyze/proc_dir_evidence.h"
 #include "capture/frame_scanner.h"
 #include "capture/host_facts.h"
 #include "capture/live_record.h"
@@ -35,7 +35,7 @@ struct CaptureOptions {
   bool force = false;
   bool json = false;
   std::string proc = "/proc";
-  std::string proc_root;  // --proc-root: a /proc-like directory (analyze/proc_dir.h)
+  std::string proc_root;  // --proc-root: a /proc-like directory (analyze/proc_dir_evidence.h)
   std::vector<std::string> command_line;
 };
 
@@ -110,17 +110,30 @@ int RunCapture(const CaptureOptions& o) {
 
   std::string error;
   const std::string root = o.proc_root.empty() ? o.proc : o.proc_root;
-  auto proc = ProcfsEvidence::Open(root, &error);
-  if (!proc) return Fail(kExitInternal, error);
-  Evidence* ev = proc.get();
-  PidNamespaceFn pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
-  // --proc-root: one frame of the directory, read through its side files; a
-  // proctape-frame (an export) gives the recorded frame's facts back.
+  std::unique_ptr<ProcfsEvidence> proc;
+  Evidence* ev = nullptr;
+  PidNamespaceFn pid_ns;
+  // --proc-root: one frame of the directory, read sealed inside it through
+  // its side files; a proctape-frame (an export) gives the recorded frame's
+  // facts back.
   std::unique_ptr<ProcDirEvidence> dir;
   const FrameFacts* facts = nullptr;
-  if (!o.proc_root.empty()) {
-    dir = ProcDirEvidence::Open(o.proc_root, *proc, pid_ns, &error);
-    if (!dir) return Fail(kExitCorrupt, error);
+  if (o.proc_root.empty()) {
+    ProcfsEvidence::OpenFailure failure;
+    proc = ProcfsEvidence::Open(root, &error, &failure);
+    if (failure == ProcfsEvidence::OpenFailure::kNotProcfs) {
+      return Fail(kExitUsage, "--proc " + EscapeBytes(error, 4096));
+    }
+    if (!proc) return Fail(kExitInternal, error);
+    ev = proc.get();
+    pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
+  } else {
+    ProcDirEvidence::OpenFailure failure;
+    dir = ProcDirEvidence::Open(o.proc_root, &error, &failure);
+    if (!dir) {
+      const bool corrupt = failure == ProcDirEvidence::OpenFailure::kFrameFile;
+      return Fail(corrupt ? kExitCorrupt : kExitInternal, error);
+    }
     ev = dir.get();
     pid_ns = [&dir](std::int64_t pid) { return dir->PidNamespace(pid); };
     if (dir->frame()) {
@@ -134,10 +147,19 @@ int RunCapture(const CaptureOptions& o) {
   }
 
   v1::Header header;
-  FillHeader(scan, root, o.command_line, &header);
+  if (dir) {
+    // An import: its host is not this machine. Host facts and the pid
+    // namespace its pids belong to come from proctape-frame, or stay unknown
+    // (empty, 0); the capturer is who imported it.
+    FillScanHeader(scan, o.command_line, &header);
+    FillImportCapturer(&header);
+  } else {
+    FillHeader(scan, root, o.command_line, &header);
+  }
   const std::int64_t start = header.capture_start_mono_ns();
   if (facts) {
     *header.mutable_host() = facts->host;
+    header.set_capturer_pid_ns_inode(facts->capturer_pid_ns_inode);
     header.set_capture_start_mono_ns(facts->scan_start_mono_ns);
     header.set_capture_start_realtime_ns(facts->scan_start_realtime_ns);
   }
@@ -180,6 +202,7 @@ int RunCapture(const CaptureOptions& o) {
       writer->BeginFrame(k, facts ? facts->scan_start_mono_ns : t);
     };
     callbacks.record = [&writer, &dir](v1::ProcessRecord&& r) {
+      if (dir) dir->AddLinkTexts(&r);
       return (!dir || dir->error().empty()) && writer->AddProcess(std::move(r));
     };
     ScanStats s = ScanFrameParallel(*ev, scan, pid_ns, workers, callbacks);
@@ -294,13 +317,16 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
       ->check(CLI::Range(1u, 64u));
   sub->add_flag("--force", o->force, "replace an existing output file");
   sub->add_flag("--json", o->json, "print the summary as one JSON object");
-  CLI::Option* proc =
-      sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  CLI::Option* proc = sub->add_option("--proc", o->proc,
+                                      "the /proc mount to read: the root of a procfs mount "
+                                      "(statfs), anything else is refused (exit 2)")
+                           ->capture_default_str();
   sub->add_option("--proc-root", o->proc_root,
                   "capture one frame of a /proc-like directory instead: a 'proctape export "
                   "--format proc-dir' (its proctape-identity and proctape-frame side files give "
                   "back identities, errnos, truncation, times and host facts) or a fixture made "
-                  "by another tool (read like /proc; exe and ns/pid followed if present)")
+                  "by another tool (read like /proc). Sealed inside DIR: no link out of it is "
+                  "followed, and exe and ns/pid links are kept as text, never followed")
       ->excludes(proc)
       ->excludes(sub->get_option("--frames"))
       ->excludes(sub->get_option("--interval"))

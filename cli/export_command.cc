@@ -8,7 +8,7 @@
 #include <string>
 
 #include "analyze/export.h"
-#include "analyze/proc_dir.h"
+#include "analyze/proc_dir_writer.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -84,15 +84,17 @@ void RegisterExport(CLI::App& app, int* exit_code) {
       "  json      the whole file (header, frames, observations, resolutions, footer) as one\n"
       "            JSON object, protobuf's JSON mapping of proctape.v1.SnapshotExport: field\n"
       "            names as in proto/proctape.proto, raw /proc bytes (bytes fields) in base64.\n"
+      "            Lossless: the one output that holds a recording's token (every other shows\n"
+      "            it as '*' of its length). Keep it as you keep the .ptape file.\n"
       "  dot       the process tree of one frame as a Graphviz digraph: a node per process\n"
       "            (pid, start tick, state, command name escaped as \\xNN), an edge per parent;\n"
       "            the process a recorded resolution RESOLVED is filled, its root has a double\n"
       "            border. Render it with 'dot -Tsvg' (graphviz is not needed by proctape).\n"
       "  proc-dir  one frame as a directory laid out like /proc: DIR/PID/stat, cmdline,\n"
       "            environ, status, cgroup holding exactly the recorded bytes (a failed read:\n"
-      "            no file), DIR/PID/proctape-identity (exe and pid-namespace identity, errnos,\n"
-      "            truncation) and DIR/proctape-frame (times, host facts, redaction). Read it\n"
-      "            back with 'proctape capture --proc-root DIR'.\n"
+      "            no file; the token masked to '*'), DIR/PID/proctape-identity (exe and\n"
+      "            pid-namespace identity, errnos, truncation) and DIR/proctape-frame (times,\n"
+      "            host facts, redaction). Read it back with 'proctape capture --proc-root DIR'.\n"
       "Outputs are written as PATH.partial and renamed when complete.");
   sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")->required();
   sub->add_option("--format", o->format, "json, dot or proc-dir")

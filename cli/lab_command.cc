@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/token_mask.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -112,6 +113,13 @@ int Run(const LabCommandOptions& o) {
       s->set_role(p.role);
     }
     for (pid_t pid : r.left_running) report.add_left_running(pid);
+    // The checks as recorded, their token shown by its length only (the
+    // recording keeps it: 'proctape export --format json').
+    TokenMask mask;
+    for (const v1::Resolution& c : r.checks) {
+      if (c.has_resolve()) mask.Add(c.resolve().token());
+    }
+    mask.Mask(&report);
     std::printf("%s\n", ToJson(report).c_str());
   } else {
     std::printf("lab %s (%s sandbox)\n", o.scenario.c_str(), o.sandbox.c_str());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/token_mask.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -114,10 +115,20 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
     runs.push_back(RunOnFrames(snapshot, request, start));
   }
   int code = kExitOk;
+  // A verdict's evidence may quote an environ entry: never the token's value
+  // (the file's, or the one given with --token).
+  TokenMask mask = TokenMask::Of(snapshot);
+  if (o.overrides.token) mask.Add(*o.overrides.token);
   for (const FrameRun& run : runs) {
     if (o.json) {
-      std::string json = run.liveness ? ToJson(ToProto(run.liveness_verdict))
-                                      : ToJson(ToProto(run.verdict));
+      std::string json;
+      if (run.liveness) {
+        json = ToJson(ToProto(run.liveness_verdict));
+      } else {
+        v1::Verdict verdict = ToProto(run.verdict);
+        mask.Mask(&verdict);
+        json = ToJson(verdict);
+      }
       std::printf("%s\n", json.c_str());
     } else {
       std::fputs(DescribeFrameRun(run).c_str(), stdout);
@@ -182,8 +193,12 @@ int RunReplay(ReplayOptions o) {
                                    "with --model frames)");
   }
   std::vector<v1::ReplayResult> results;
+  // A verdict's evidence may quote an environ entry: never the token's value.
+  TokenMask mask = TokenMask::Of(snapshot);
+  if (o.overrides.token) mask.Add(*o.overrides.token);
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
     results.push_back(ReplayResolution(snapshot, i, o.overrides));
+    mask.Mask(&results.back());
   }
   for (const auto& r : results) {
     if (o.json) {

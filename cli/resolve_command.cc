@@ -71,12 +71,17 @@ bool RunMaybeRecorded(ProcfsEvidence& live, const std::string& record, bool forc
   return false;
 }
 
+// --proc must be the root of a procfs mount: anything else is a usage error
+// (a directory of files is imported with capture --proc-root), not a host.
 std::unique_ptr<ProcfsEvidence> OpenProc(const std::string& root, int* exit_code) {
   std::string error;
-  auto evidence = ProcfsEvidence::Open(root, &error);
+  ProcfsEvidence::OpenFailure failure;
+  auto evidence = ProcfsEvidence::Open(root, &error, &failure);
   if (!evidence) {
-    std::fprintf(stderr, "proctape: %s\n", error.c_str());
-    *exit_code = kExitInternal;
+    const bool usage = failure == ProcfsEvidence::OpenFailure::kNotProcfs;
+    std::fprintf(stderr, "proctape: %s%s\n", usage ? "--proc " : "",
+                 EscapeBytes(error, 4096).c_str());
+    *exit_code = usage ? kExitUsage : kExitInternal;
   }
   return evidence;
 }
@@ -137,6 +142,11 @@ int RunResolve(const ResolveOptions& o) {
 }
 
 int RunLiveness(const LivenessOptions& o) {
+  // --proc first: a directory that is not a procfs root is refused before
+  // anything is read from it.
+  int exit_code = kExitOk;
+  auto evidence = OpenProc(o.proc, &exit_code);
+  if (!evidence) return exit_code;
   // The pid must be one this host can have: the kernel hands out pids below
   // PROC/sys/kernel/pid_max (the core checks the seed's 2..2147483647).
   const std::int64_t pid_max = CollectHostFacts(o.proc).pid_max();
@@ -151,9 +161,6 @@ int RunLiveness(const LivenessOptions& o) {
                  static_cast<long long>(pid_max), EscapeBytes(o.proc).c_str());
     return kExitUsage;
   }
-  int exit_code = kExitOk;
-  auto evidence = OpenProc(o.proc, &exit_code);
-  if (!evidence) return exit_code;
   LivenessVerdict v;
   bool ran = false;
   LiveCheck check = LivenessCheck(o.pid, o.start, &v);
@@ -209,7 +216,10 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       ->check(CLI::Range(0, 3'600'000));
   sub->add_option("--byte-budget", o->byte_budget, "bytes all /proc reads may total")
       ->capture_default_str();
-  sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  sub->add_option("--proc", o->proc,
+                  "the /proc mount to read: the root of a procfs mount (statfs), anything else "
+                  "is refused (exit 2)")
+      ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   sub->add_option("--record", o->record,
                   "also write FILE (.ptape): a host frame before, every call the resolver "
@@ -239,7 +249,10 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
   sub->add_option("--start", o->start, "start tick, as resolve printed it (not 0)")
       ->required()
       ->check(CLI::Range(std::uint64_t{1}, UINT64_MAX));
-  sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  sub->add_option("--proc", o->proc,
+                  "the /proc mount to read: the root of a procfs mount (statfs), anything else "
+                  "is refused (exit 2)")
+      ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   sub->add_option("--record", o->record,
                   "also write FILE (.ptape): frames before and after, the stat read and verdict; "

@@ -483,8 +483,13 @@ LabResult RunLab(const LabOptions& options) {
   }
   result.outcome = LabOutcome::kFailed;
   std::string error;
-  auto live = ProcfsEvidence::Open("/proc", &error);
+  ProcfsEvidence::OpenFailure failure;
+  auto live = ProcfsEvidence::Open("/proc", &error, &failure);
   if (!live) {
+    // Without a procfs at /proc there is no live process to stage: cannot run here.
+    if (failure == ProcfsEvidence::OpenFailure::kNotProcfs) {
+      result.outcome = LabOutcome::kUnavailable;
+    }
     result.error = error;
     return result;
   }

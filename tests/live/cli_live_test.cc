@@ -2,6 +2,7 @@
 // documented exit statuses (0 resolved/alive, 2 usage, 3 dead, 5 not found).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -171,6 +172,39 @@ TEST_P(CliLiveTest, LivenessIsAliveThenDeadAfterTheSleepEnds) {
   CommandResult json = Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--json"});
   EXPECT_EQ(json.exit_code, 3) << Explain(json);
   EXPECT_NE(json.out.find("\"status\":\"DEAD\""), std::string::npos) << Explain(json);
+}
+
+// --proc must name the root of a procfs mount (statfs PROC_SUPER_MAGIC): a
+// directory that is not one holds no live process, so every live command
+// refuses it as a usage error (exit 2, one line) instead of reading it as a
+// host (liveness of a live process was DEAD). Files are imported with
+// capture --proc-root.
+TEST_P(CliLiveTest, ProcThatIsNotAProcfsIsAUsageErrorNotAVerdict) {
+  live::TempDir tmp("not-procfs");
+  // A directory that even holds the live sleep's stat, as a copy.
+  ASSERT_TRUE(std::filesystem::create_directories(tmp.File(Pid())));
+  live::WriteFile(tmp.File(Pid() + "/stat"), live::FileBytes("/proc/" + Pid() + "/stat"));
+  for (const std::string& proc : {tmp.path(), std::string("/tmp"), "/proc/" + Pid()}) {
+    for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+             {"liveness", "--pid", Pid(), "--start", Start(), "--proc", proc},
+             {"liveness", "--pid", Pid(), "--start", Start(), "--proc", proc, "--record",
+              tmp.File("l.ptape")},
+             {"resolve", "--root", Root(), "--token", sandbox_->token(), "--proc", proc},
+             {"capture", "--proc", proc, "-o", tmp.File("c.ptape")}}) {
+      CommandResult r = Proctape(args);
+      EXPECT_EQ(r.exit_code, 2) << args[0] << " --proc " << proc << ": " << Explain(r);
+      EXPECT_TRUE(r.out.empty()) << Explain(r);
+      EXPECT_TRUE(StartsWith(r.err, "proctape: --proc " + proc + ": ")) << Explain(r);
+      EXPECT_NE(r.err.find("not the root of a procfs mount"), std::string::npos) << Explain(r);
+      EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
+      EXPECT_FALSE(live::Exists(tmp.File("l.ptape")));
+      EXPECT_FALSE(live::Exists(tmp.File("c.ptape")));
+    }
+  }
+  // The real one still answers.
+  CommandResult alive =
+      Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--proc", "/proc"});
+  EXPECT_EQ(alive.exit_code, 0) << Explain(alive);
 }
 
 std::string ParamName(const ::testing::TestParamInfo<SandboxKind>& param) {

@@ -50,6 +50,27 @@ TEST_F(ProcfsEvidenceTest, OpenOfAMissingDirectoryFailsWithOneLine) {
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
 }
 
+// A live source is the root of a procfs mount, checked once at Open: any
+// other directory (tmpfs, a copy of /proc, a per-process directory of /proc)
+// is refused, and says so, instead of being read as a host without processes.
+TEST_F(ProcfsEvidenceTest, OpenRefusesWhatIsNotTheRootOfAProcfsMount) {
+  for (const std::string& dir : {std::string("/tmp"), std::string("/"), std::string("/proc/self"),
+                                 std::string("/proc/sys")}) {
+    std::string error;
+    ProcfsEvidence::OpenFailure failure = ProcfsEvidence::OpenFailure::kNone;
+    EXPECT_EQ(ProcfsEvidence::Open(dir, &error, &failure), nullptr) << dir;
+    EXPECT_EQ(failure, ProcfsEvidence::OpenFailure::kNotProcfs) << dir;
+    EXPECT_EQ(error.rfind(dir + ": not the root of a procfs mount", 0), 0u) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+  std::string error;
+  ProcfsEvidence::OpenFailure failure = ProcfsEvidence::OpenFailure::kNone;
+  EXPECT_NE(ProcfsEvidence::Open("/proc/", &error, &failure), nullptr) << error;
+  EXPECT_EQ(failure, ProcfsEvidence::OpenFailure::kNone);
+  EXPECT_EQ(ProcfsEvidence::Open("/nonexistent-proctape-proc", &error, &failure), nullptr);
+  EXPECT_EQ(failure, ProcfsEvidence::OpenFailure::kCannotOpen);
+}
+
 TEST_F(ProcfsEvidenceTest, ListPidsHoldsOurOwnPidAndOnlyDigits) {
   ListResult list = evidence_->ListPids(65536);
   ASSERT_TRUE(list.ok()) << "errno " << list.err;

@@ -16,9 +16,10 @@
 #include <vector>
 
 #include "analyze/export.h"
-#include "analyze/proc_dir.h"
+#include "analyze/proc_dir_evidence.h"
+#include "analyze/proc_dir_writer.h"
+#include "analyze/token_mask.h"
 #include "capture/frame_scanner.h"
-#include "capture/procfs_evidence.h"
 
 namespace proctape {
 namespace {
@@ -238,6 +239,31 @@ TEST(ProcDirSideFileTest, IdentityParseIsStrict) {
   }
 }
 
+TEST(ProcDirSideFileTest, LinkTextsPrintEscapedInOrderAndParseBack) {
+  v1::ProcessRecord r;
+  r.mutable_exe()->set_err(ELOOP);
+  r.mutable_exe()->set_link_text("/bin/sl eep\n\\");
+  r.mutable_pid_ns()->set_err(ELOOP);
+  r.mutable_pid_ns()->set_link_text("pid:[4026531836]");
+  const IdentityFacts f = IdentityFactsOf(r);
+  const std::string text = PrintIdentityFacts(f);
+  EXPECT_EQ(text, "proctape-identity 1\nexe error 40\nexe_link /bin/sl eep\\x0a\\x5c\n"
+                  "pid_ns error 40\npid_ns_link pid:[4026531836]\n");
+  IdentityFacts back;
+  std::string error;
+  ASSERT_TRUE(ParseIdentityFacts(text, &back, &error)) << error;
+  EXPECT_TRUE(back == f);
+  for (const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{
+           {"proctape-identity 1\nexe_link \n", "line 2 (exe_link): not printable"},
+           {"proctape-identity 1\nexe_link a\\q\n", "line 2 (exe_link): not printable"},
+           {"proctape-identity 1\npid_ns 1:2\nexe_link a\n", "line 3 (exe_link): repeated or out"},
+           {"proctape-identity 1\npid_ns_link a\npid_ns 1:2\n", "line 3 (pid_ns): repeated or out"},
+       }) {
+    EXPECT_FALSE(ParseIdentityFacts(bad, &back, &error)) << bad;
+    EXPECT_NE(error.find(why), std::string::npos) << bad << " -> " << error;
+  }
+}
+
 TEST(ProcDirSideFileTest, FrameFactsOfASnapshot) {
   const FrameFacts f = FrameFactsOf(HostileSnapshot(), 0);
   EXPECT_EQ(f.scan_start_realtime_ns, 1'796'000'000'500'000'000);  // + (1.5 s - 1 s)
@@ -266,6 +292,7 @@ TEST(ProcDirSideFileTest, FrameFactsRoundTripHostileBytes) {
   f.host.set_boot_id("\xff\x00\x1b\n"s);
   f.host.set_pid_max(4194304);
   f.host.set_page_size(4096);
+  f.capturer_pid_ns_inode = 4026532178;
   f.environ = v1::RedactionPolicy::ENVIRON_KEPT;
   f.kept_entries = {"A=1", "", "B=\"x\" y"};
   f.dropped_pids = {-3};
@@ -280,6 +307,7 @@ TEST(ProcDirSideFileTest, FrameFactsRoundTripHostileBytes) {
   EXPECT_EQ(back.kept_entries, f.kept_entries);
   EXPECT_EQ(back.scan_end_mono_ns, INT64_MAX);
   EXPECT_EQ(back.environ, v1::RedactionPolicy::ENVIRON_KEPT);
+  EXPECT_EQ(back.capturer_pid_ns_inode, 4026532178u);
 }
 
 TEST(ProcDirSideFileTest, FrameParseIsStrict) {
@@ -292,6 +320,8 @@ TEST(ProcDirSideFileTest, FrameParseIsStrict) {
       {"proctape-frame 1\npid_max -0\n", "not a decimal"},
       {"proctape-frame 1\npid_max 007\n", "not a decimal"},
       {"proctape-frame 1\npid_max 9223372036854775808\n", "not a decimal"},
+      {"proctape-frame 1\ncapturer_pid_ns_inode -1\n", "not a decimal"},
+      {"proctape-frame 1\nenviron kept\ncapturer_pid_ns_inode 5\n", "repeated or out of order"},
       {"proctape-frame 1\nenviron maybe\n", "wants \"redacted\" or \"kept\""},
       {"proctape-frame 1\nhostname a\nhostname b\n", "repeated or out of order"},
       {"proctape-frame 1\nenviron kept\nhostname a\n", "repeated or out of order"},
@@ -322,12 +352,15 @@ TEST(ProcDirWriterTest, WritesTheRecordedBytesAndSideFiles) {
   const v1::ProcessRecord& hostile = s.frames[0].processes(2);
   EXPECT_EQ(Slurp(dir + "/41/stat"), hostile.stat().data());
   EXPECT_EQ(Slurp(dir + "/41/cmdline"), hostile.cmdline().data());
-  EXPECT_EQ(Slurp(dir + "/41/environ"), "PATH=****\0PROCTAPE_TOKEN=t0k3n\0"s);
+  // The kept token entry by its length only (analyze/token_mask.h).
+  EXPECT_EQ(Slurp(dir + "/41/environ"), "PATH=****\0PROCTAPE_TOKEN=*****\0"s);
   EXPECT_EQ(Slurp(dir + "/41/status"), hostile.status().data());
   EXPECT_EQ(Slurp(dir + "/41/cgroup"), "0::/lab\n");
   EXPECT_EQ(Slurp(dir + "/41/proctape-identity"),
             PrintIdentityFacts(IdentityFactsOf(hostile)));
-  EXPECT_EQ(Slurp(dir + "/proctape-frame"), PrintFrameFacts(FrameFactsOf(s, 0)));
+  FrameFacts facts = FrameFactsOf(s, 0);
+  facts.kept_entries = {"PROCTAPE_TOKEN=*****"};
+  EXPECT_EQ(Slurp(dir + "/proctape-frame"), PrintFrameFacts(facts));
   // A failed read is no file; an empty read is an empty file.
   struct stat st;
   EXPECT_NE(::lstat((dir + "/42/stat").c_str(), &st), 0);
@@ -402,14 +435,12 @@ TEST(WriteOutputFileTest, AtomicAndRefusesLinksAndExistingFiles) {
 std::vector<v1::ProcessRecord> ScanDir(const std::string& dir, const ScanOptions& scan,
                                        std::string* error) {
   std::vector<v1::ProcessRecord> out;
-  auto proc = ProcfsEvidence::Open(dir, error);
-  if (!proc) return out;
-  auto ev = ProcDirEvidence::Open(
-      dir, *proc, [&proc](std::int64_t pid) { return proc->PidNamespace(pid); }, error);
+  auto ev = ProcDirEvidence::Open(dir, error);
   if (!ev) return out;
   FrameCallbacks callbacks;
   callbacks.begin = [](std::int64_t) {};
-  callbacks.record = [&out](v1::ProcessRecord&& r) {
+  callbacks.record = [&out, &ev](v1::ProcessRecord&& r) {
+    ev->AddLinkTexts(&r);
     out.push_back(std::move(r));
     return true;
   };
@@ -425,13 +456,16 @@ TEST(ProcDirEvidenceTest, TheCapturesScannerReadsBackTheRecordedRecords) {
   std::string error;
   ASSERT_TRUE(WriteProcDir(s, 0, tmp.File("dir"), false, &stats, &error)) << error;
   ScanOptions scan;
-  scan.kept_entries = {"PROCTAPE_TOKEN=t0k3n"};  // as capture --proc-root takes them
+  scan.kept_entries = {"PROCTAPE_TOKEN=*****"};  // as capture --proc-root takes them
   std::vector<v1::ProcessRecord> back = ScanDir(tmp.File("dir"), scan, &error);
   EXPECT_EQ(error, "");
   // Pids in numeric order, as /proc lists them; the two dropped records absent.
+  // The records are the recorded ones with the token masked.
   ASSERT_EQ(back.size(), 7u);
+  const TokenMask mask = TokenMask::Of(s);
   for (std::size_t i = 0; i < back.size(); ++i) {
-    const v1::ProcessRecord& original = s.frames[0].processes(static_cast<int>(i));
+    v1::ProcessRecord original = s.frames[0].processes(static_cast<int>(i));
+    mask.Mask(&original);
     EXPECT_EQ(back[i].SerializeAsString(), original.SerializeAsString())
         << "pid " << original.pid() << "\n"
         << back[i].DebugString() << "\nexpected\n"
@@ -448,18 +482,20 @@ TEST(ProcDirEvidenceTest, AFixtureOfAnotherToolWithoutSideFiles) {
   }
   ASSERT_EQ(::symlink("/bin/sh", (dir + "/9/exe").c_str()), 0);
   std::string error;
-  auto proc = ProcfsEvidence::Open(dir, &error);
-  ASSERT_TRUE(proc) << error;
-  auto ev = ProcDirEvidence::Open(dir, *proc, nullptr, &error);
+  auto ev = ProcDirEvidence::Open(dir, &error);
   ASSERT_TRUE(ev) << error;
   EXPECT_FALSE(ev->frame().has_value());
   ListResult list = ev->ListPids(2);
   EXPECT_EQ(list.names, (std::vector<std::string>{"9", "10"}));
   EXPECT_TRUE(list.truncated);
-  struct stat st;
-  ASSERT_EQ(::stat("/bin/sh", &st), 0);
-  EXPECT_EQ(ev->ExeIdentity(9), (Identity{0, static_cast<std::uint64_t>(st.st_dev),
-                                          static_cast<std::uint64_t>(st.st_ino)}));
+  // An exe link is never followed (tests/unit/proc_dir_seal_test.cc): its
+  // identity is unknown (ELOOP), its text is kept.
+  EXPECT_EQ(ev->ExeIdentity(9), (Identity{ELOOP, 0, 0}));
+  v1::ProcessRecord nine;
+  nine.set_pid(9);
+  nine.mutable_exe()->set_err(ELOOP);
+  ev->AddLinkTexts(&nine);
+  EXPECT_EQ(nine.exe().link_text(), "/bin/sh");
   EXPECT_EQ(ev->ExeIdentity(10).err, ENOENT);
   EXPECT_EQ(ev->PidNamespace(10).err, ENOENT);
   EXPECT_EQ(ev->ReadFile(10, ProcFile::kCmdline, 100).err, ENOENT);
@@ -475,9 +511,7 @@ TEST(ProcDirEvidenceTest, AMalformedSideFileIsReportedNotGuessedAround) {
   ASSERT_TRUE(std::filesystem::create_directories(dir + "/5"));
   std::ofstream(dir + "/5/proctape-identity") << "proctape-identity 1\nexe 1:2\nexe 3:4\n";
   std::string error;
-  auto proc = ProcfsEvidence::Open(dir, &error);
-  ASSERT_TRUE(proc) << error;
-  auto ev = ProcDirEvidence::Open(dir, *proc, nullptr, &error);
+  auto ev = ProcDirEvidence::Open(dir, &error);
   ASSERT_TRUE(ev) << error;
   EXPECT_EQ(ev->ExeIdentity(5).err, ENOENT);
   EXPECT_NE(ev->error().find("/5/proctape-identity: line 3 (exe): repeated or out of order"),
@@ -485,7 +519,7 @@ TEST(ProcDirEvidenceTest, AMalformedSideFileIsReportedNotGuessedAround) {
       << ev->error();
   // A malformed proctape-frame refuses the directory.
   std::ofstream(dir + "/proctape-frame") << "proctape-frame 1\nenviron secret\n";
-  EXPECT_FALSE(ProcDirEvidence::Open(dir, *proc, nullptr, &error));
+  EXPECT_FALSE(ProcDirEvidence::Open(dir, &error));
   EXPECT_NE(error.find("/proctape-frame: line 2 (environ)"), std::string::npos) << error;
 }
 

@@ -171,6 +171,53 @@ TEST(ShowTest, HostileHeaderBytesAreEscaped) {
       << out;
 }
 
+// A fact the file does not hold (an import of a fixture records no host
+// facts of the machine that imported it) is "unknown", never 0 or an empty
+// quoted name; a capturer namespace it never saw is not claimed.
+TEST(ShowTest, AnAbsentHostFactIsUnknownNeverZero) {
+  Snapshot s = MakeSnapshot({});
+  s.header.clear_host();
+  s.header.set_capturer_pid_ns_inode(0);
+  v1::ShowReport r = BuildShow(s, FormatError{}, "import.ptape");
+  EXPECT_FALSE(r.has_hostname());
+  EXPECT_FALSE(r.has_pid_max());
+  EXPECT_FALSE(r.has_capturer_pid_ns_inode());
+  EXPECT_FALSE(r.capturer_in_initial_pid_ns());
+  EXPECT_EQ(std::vector<std::string>(r.unknown().begin(), r.unknown().end()),
+            (std::vector<std::string>{"hostname", "kernel_release", "boot_id", "pid_max",
+                                      "clock_ticks_per_second", "page_size",
+                                      "capturer_pid_ns_inode"}));
+  const std::string out = RenderShow(r);
+  EXPECT_NE(out.find("\nhost: unknown, kernel unknown, boot_id unknown\n"
+                     "  pid_max unknown, clock ticks per second unknown, page size unknown\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\ncapturer: pid 42, uid 0, pid namespace unknown (the pids in this file "
+                     "are of a namespace the file does not name)\n"),
+            std::string::npos)
+      << out;
+  for (const char* zero : {"pid_max 0", " 0 clock", "page size 0", "namespace 0", "\"\""}) {
+    EXPECT_EQ(out.find(zero), std::string::npos) << zero << "\n" << out;
+  }
+  // JSON: the fields are absent and named in "unknown".
+  const std::string json = ToJson(r);
+  EXPECT_EQ(json.find("\"hostname\":"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"pid_max\":"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"capturer_pid_ns_inode\":"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"unknown\":[\"hostname\",\"kernel_release\",\"boot_id\",\"pid_max\","
+                      "\"clock_ticks_per_second\",\"page_size\",\"capturer_pid_ns_inode\"]"),
+            std::string::npos)
+      << json;
+  // Facts it holds are shown, the others still unknown.
+  s.header.mutable_host()->set_hostname("ci-1");
+  s.header.mutable_host()->set_clock_ticks_per_second(100);
+  const std::string some = RenderShow(BuildShow(s, FormatError{}, "import.ptape"));
+  EXPECT_NE(some.find("\nhost: \"ci-1\", kernel unknown, boot_id unknown\n"
+                      "  pid_max unknown, 100 clock ticks per second, page size unknown\n"),
+            std::string::npos)
+      << some;
+}
+
 TEST(ShowTest, NothingReadIsOneDamageLine) {
   Snapshot s;
   FormatError error{FormatErrorKind::kBadMagic, 0, 0, "not a proctape file (bad magic)"};

@@ -1,33 +1,17 @@
-#include "analyze/proc_dir.h"
+#include "analyze/proc_dir_facts.h"
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
 #include <climits>
-#include <cstring>
-#include <filesystem>
-#include <system_error>
 #include <unordered_set>
 
-#include "analyze/export.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 
 namespace proctape {
 namespace {
 
-constexpr const char* kFrameFile = "proctape-frame";
-constexpr const char* kIdentityFile = "proctape-identity";
-constexpr std::size_t kIdentityFileBound = 4096;
-constexpr std::size_t kFrameFileBound = 16u << 20;
-constexpr std::uint64_t kPidMaxLimit = 4194304;
-
-constexpr ProcFile kFiles[] = {ProcFile::kStat, ProcFile::kCmdline, ProcFile::kEnviron,
-                               ProcFile::kStatus, ProcFile::kCgroup};
+constexpr const char* kFrameFile = kProcDirFrameFile;
+constexpr const char* kIdentityFile = kProcDirIdentityFile;
+constexpr const auto& kFiles = kProcDirFiles;
 
 std::string Escape(std::string_view bytes) { return EscapeBytes(bytes, SIZE_MAX); }
 
@@ -129,53 +113,20 @@ std::string LineError(std::size_t index, std::string_view key, const std::string
   return "line " + std::to_string(index + 2) + " (" + EscapeBytes(key, 64) + "): " + why;
 }
 
-// Creates NAME in directory `dir_fd` holding `data`; errno on failure.
-int WriteFileAt(int dir_fd, const char* name, std::string_view data, mode_t mode) {
-  int fd = ::openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) return errno;
-  int err = WriteAll(fd, data) ? 0 : errno;
-  if (::close(fd) != 0 && err == 0) err = errno;
-  return err;
-}
-
-// At most `bound` bytes of NAME in `dir_fd`; errno, or EFBIG when larger.
-int ReadFileAt(int dir_fd, const std::string& name, std::size_t bound, std::string* out) {
-  int fd;
-  do {
-    fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return errno;
-  out->clear();
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      return err;
-    }
-    if (n == 0) break;
-    out->append(buf, static_cast<std::size_t>(n));
-    if (out->size() > bound) {
-      ::close(fd);
-      return EFBIG;
-    }
-  }
-  ::close(fd);
-  return 0;
-}
-
-bool Valid(std::int64_t pid) { return pid >= 1 && static_cast<std::uint64_t>(pid) <= kMaxPid; }
-
 }  // namespace
+
+bool ProcDirPid(std::int64_t pid) {
+  return pid >= 1 && static_cast<std::uint64_t>(pid) <= kMaxPid;
+}
 
 // ---- PID/proctape-identity -------------------------------------------------
 
 IdentityFacts IdentityFactsOf(const v1::ProcessRecord& record) {
   IdentityFacts f;
   if (record.has_exe()) f.exe = FromProto(record.exe());
+  if (!record.exe().link_text().empty()) f.exe_link = record.exe().link_text();
   if (record.has_pid_ns()) f.pid_ns = FromProto(record.pid_ns());
+  if (!record.pid_ns().link_text().empty()) f.pid_ns_link = record.pid_ns().link_text();
   for (ProcFile file : kFiles) {
     const v1::FileRead* read = RecordedRead(record, file);
     if (read == nullptr) continue;
@@ -191,7 +142,13 @@ IdentityFacts IdentityFactsOf(const v1::ProcessRecord& record) {
 std::string PrintIdentityFacts(const IdentityFacts& facts) {
   std::string out = std::string(kIdentityFile) + " 1\n";
   if (facts.exe) out += "exe " + PrintIdentity(*facts.exe) + "\n";
+  if (facts.exe_link && !facts.exe_link->empty()) {
+    out += "exe_link " + Escape(*facts.exe_link) + "\n";
+  }
   if (facts.pid_ns) out += "pid_ns " + PrintIdentity(*facts.pid_ns) + "\n";
+  if (facts.pid_ns_link && !facts.pid_ns_link->empty()) {
+    out += "pid_ns_link " + Escape(*facts.pid_ns_link) + "\n";
+  }
   for (ProcFile file : kFiles) {
     std::string name(ProcFileName(file));
     if (auto it = facts.errors.find(file); it != facts.errors.end()) {
@@ -207,14 +164,18 @@ bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* 
   *out = IdentityFacts{};
   std::vector<std::pair<std::string_view, std::string_view>> lines;
   if (!SplitLines(text, kIdentityFile, &lines, error)) return false;
-  int last = -1;  // rank of the previous line: exe 0, pid_ns 1, files 2..6
+  // Rank of a key: exe 0, exe_link 1, pid_ns 2, pid_ns_link 3, files 4..8.
+  constexpr int kFirstFile = 4;
+  int last = -1;  // rank of the previous line
   for (std::size_t i = 0; i < lines.size(); ++i) {
     auto [key, value] = lines[i];
     int rank = -1;
     if (key == "exe") rank = 0;
-    if (key == "pid_ns") rank = 1;
+    if (key == "exe_link") rank = 1;
+    if (key == "pid_ns") rank = 2;
+    if (key == "pid_ns_link") rank = 3;
     for (std::size_t k = 0; k < std::size(kFiles); ++k) {
-      if (key == ProcFileName(kFiles[k])) rank = 2 + static_cast<int>(k);
+      if (key == ProcFileName(kFiles[k])) rank = kFirstFile + static_cast<int>(k);
     }
     if (rank < 0) {
       *error = LineError(i, key, "unknown key");
@@ -225,7 +186,7 @@ bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* 
       return false;
     }
     last = rank;
-    if (rank < 2) {
+    if (rank == 0 || rank == 2) {
       std::optional<Identity> id = ParseIdentity(value);
       if (!id) {
         *error = LineError(i, key, "wants DEV:INO or \"error ERRNO\"");
@@ -234,7 +195,16 @@ bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* 
       (rank == 0 ? out->exe : out->pid_ns) = *id;
       continue;
     }
-    ProcFile file = kFiles[rank - 2];
+    if (rank == 1 || rank == 3) {
+      std::string link;
+      if (!Unescape(value, &link) || link.empty()) {
+        *error = LineError(i, key, "not printable ASCII with \\xNN escapes");
+        return false;
+      }
+      (rank == 1 ? out->exe_link : out->pid_ns_link) = std::move(link);
+      continue;
+    }
+    ProcFile file = kFiles[rank - kFirstFile];
     if (value == "truncated") {
       out->truncated.insert(file);
     } else if (std::optional<int> err =
@@ -264,11 +234,12 @@ FrameFacts FrameFactsOf(const Snapshot& snapshot, std::size_t frame) {
   }
   facts.cut_reason = f.cut_reason();
   facts.host = h.host();
+  facts.capturer_pid_ns_inode = h.capturer_pid_ns_inode();
   facts.environ = h.redaction().environ();
   for (const std::string& e : h.redaction().kept_entries()) facts.kept_entries.push_back(e);
   std::unordered_set<std::int64_t> seen;
   for (const v1::ProcessRecord& r : f.processes()) {
-    if (!Valid(r.pid()) || !seen.insert(r.pid()).second) facts.dropped_pids.push_back(r.pid());
+    if (!ProcDirPid(r.pid()) || !seen.insert(r.pid()).second) facts.dropped_pids.push_back(r.pid());
   }
   return facts;
 }
@@ -278,12 +249,12 @@ namespace {
 // proctape-frame keys in print order; the last two may repeat.
 enum FrameKey : int {
   kScanStart, kScanEnd, kRealtime, kCutReason, kHostname, kKernel, kBootId, kPidMax, kTicks,
-  kPageSize, kEnvironMode, kKeptEntry, kDroppedPid, kFrameKeys
+  kPageSize, kCapturerPidNs, kEnvironMode, kKeptEntry, kDroppedPid, kFrameKeys
 };
 constexpr const char* kFrameKeyNames[kFrameKeys] = {
     "scan_start_mono_ns", "scan_end_mono_ns", "scan_start_realtime_ns", "cut_reason",
     "hostname", "kernel_release", "boot_id", "pid_max", "clock_ticks_per_second", "page_size",
-    "environ", "kept_entry", "dropped_pid"};
+    "capturer_pid_ns_inode", "environ", "kept_entry", "dropped_pid"};
 
 }  // namespace
 
@@ -308,6 +279,7 @@ std::string PrintFrameFacts(const FrameFacts& facts) {
   number(kPidMax, facts.host.pid_max());
   number(kTicks, facts.host.clock_ticks_per_second());
   number(kPageSize, facts.host.page_size());
+  number(kCapturerPidNs, static_cast<std::int64_t>(facts.capturer_pid_ns_inode));
   if (facts.environ == v1::RedactionPolicy::ENVIRON_REDACTED) line(kEnvironMode, "redacted");
   if (facts.environ == v1::RedactionPolicy::ENVIRON_KEPT) line(kEnvironMode, "kept");
   for (const std::string& e : facts.kept_entries) line(kKeptEntry, Escape(e));
@@ -365,6 +337,13 @@ bool ParseFrameFacts(std::string_view text, FrameFacts* out, std::string* error)
       case kPidMax: out->host.set_pid_max(*number); break;
       case kTicks: out->host.set_clock_ticks_per_second(*number); break;
       case kPageSize: out->host.set_page_size(*number); break;
+      case kCapturerPidNs:
+        if (*number < 0) {
+          *error = LineError(i, key, "not a decimal number");
+          return false;
+        }
+        out->capturer_pid_ns_inode = static_cast<std::uint64_t>(*number);
+        break;
       case kEnvironMode:
         if (value == "redacted") {
           out->environ = v1::RedactionPolicy::ENVIRON_REDACTED;
@@ -381,216 +360,5 @@ bool ParseFrameFacts(std::string_view text, FrameFacts* out, std::string* error)
   }
   return true;
 }
-
-// ---- Writing a frame as a directory ----------------------------------------
-
-bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string& path, bool force,
-                  ProcDirStats* stats, std::string* error) {
-  const std::string shown = EscapeBytes(path, 4096);
-  *stats = ProcDirStats{};
-  enum { kAbsent, kEmpty, kEarlierExport } target = kAbsent;
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0) {
-    if (S_ISLNK(st.st_mode)) {
-      *error = shown + " is a symbolic link: refused";
-      return false;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      *error = shown + " exists and is not a directory: refused";
-      return false;
-    }
-    std::error_code ec;
-    const bool empty = std::filesystem::is_empty(path, ec);
-    if (ec) {
-      *error = "cannot read " + shown + ": " + ec.message();
-      return false;
-    }
-    target = empty ? kEmpty : kEarlierExport;
-    if (!empty && !force) {
-      *error = shown + " is not empty: refused (use --force to replace an earlier export)";
-      return false;
-    }
-    if (!empty && (::lstat((path + "/" + kFrameFile).c_str(), &st) != 0 || !S_ISREG(st.st_mode))) {
-      *error = shown + " is not empty and holds no " + kFrameFile +
-               ": refused, even with --force (it is not an export)";
-      return false;
-    }
-  }
-  const std::string partial = path + ".partial";
-  if (::lstat(partial.c_str(), &st) == 0) {
-    if (!force) {
-      *error = shown + ".partial exists (left by an export that did not finish?): remove it or "
-                       "use --force";
-      return false;
-    }
-    std::error_code ec;
-    std::filesystem::remove_all(partial, ec);
-  }
-  if (::mkdir(partial.c_str(), 0755) != 0) {
-    *error = "cannot create " + shown + ".partial: " + std::strerror(errno);
-    return false;
-  }
-  int dir_fd = ::open(partial.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  auto fail = [&](const std::string& what, int err) {
-    if (dir_fd >= 0) ::close(dir_fd);
-    std::error_code ec;
-    std::filesystem::remove_all(partial, ec);
-    *error = "cannot write " + shown + ": " + what + ": " + std::strerror(err);
-    return false;
-  };
-  if (dir_fd < 0) return fail("open .partial", errno);
-
-  const FrameFacts facts = FrameFactsOf(snapshot, frame);
-  std::unordered_set<std::int64_t> written;
-  auto write = [&](int fd, const char* name, std::string_view data, mode_t mode) {
-    int err = WriteFileAt(fd, name, data, mode);
-    if (err == 0) {
-      ++stats->files;
-      stats->bytes += data.size();
-    }
-    return err;
-  };
-  for (const v1::ProcessRecord& r : snapshot.frames[frame].processes()) {
-    if (!Valid(r.pid()) || !written.insert(r.pid()).second) continue;
-    const std::string pid = std::to_string(r.pid());
-    if (::mkdirat(dir_fd, pid.c_str(), 0755) != 0) return fail("mkdir " + pid, errno);
-    int pid_fd = ::openat(dir_fd, pid.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (pid_fd < 0) return fail("open " + pid, errno);
-    int err = 0;
-    std::string failed;
-    for (ProcFile file : kFiles) {
-      const v1::FileRead* read = RecordedRead(r, file);
-      if (read == nullptr || read->err() != 0) continue;
-      const std::string name(ProcFileName(file));
-      err = write(pid_fd, name.c_str(), read->data(), file == ProcFile::kEnviron ? 0600 : 0644);
-      if (err != 0) {
-        failed = pid + "/" + name;
-        break;
-      }
-    }
-    if (err == 0) {
-      err = write(pid_fd, kIdentityFile, PrintIdentityFacts(IdentityFactsOf(r)), 0644);
-      if (err != 0) failed = pid + "/" + kIdentityFile;
-    }
-    ::close(pid_fd);
-    if (err != 0) return fail(failed, err);
-    ++stats->processes;
-  }
-  if (int err = write(dir_fd, kFrameFile, PrintFrameFacts(facts), 0644); err != 0) {
-    return fail(kFrameFile, err);
-  }
-  ::close(dir_fd);
-  dir_fd = -1;
-  // An absent PATH must still be absent, an empty one may be replaced; an
-  // earlier export is swapped with the new one atomically, then removed.
-  unsigned flags = target == kAbsent ? RENAME_NOREPLACE
-                   : target == kEarlierExport ? RENAME_EXCHANGE
-                                              : 0;
-  if (::renameat2(AT_FDCWD, partial.c_str(), AT_FDCWD, path.c_str(), flags) != 0) {
-    return fail("rename .partial", errno);
-  }
-  if (target == kEarlierExport) {
-    std::error_code ec;
-    std::filesystem::remove_all(partial, ec);
-  }
-  return true;
-}
-
-// ---- Reading it back -------------------------------------------------------
-
-std::unique_ptr<ProcDirEvidence> ProcDirEvidence::Open(const std::string& dir, Evidence& inner,
-                                                       PidNamespaceFn inner_pid_ns,
-                                                       std::string* error) {
-  const std::string shown = EscapeBytes(dir, 4096);
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    *error = "cannot open " + shown + ": " + std::strerror(errno);
-    return nullptr;
-  }
-  std::unique_ptr<ProcDirEvidence> ev(
-      new ProcDirEvidence(fd, dir, inner, std::move(inner_pid_ns)));
-  std::string text;
-  int err = ReadFileAt(fd, kFrameFile, kFrameFileBound, &text);
-  if (err == ENOENT) return ev;
-  std::string why;
-  if (err != 0) {
-    why = std::strerror(err);
-  } else {
-    FrameFacts facts;
-    if (ParseFrameFacts(text, &facts, &why)) {
-      ev->frame_ = std::move(facts);
-      return ev;
-    }
-  }
-  *error = shown + "/" + kFrameFile + ": " + why;
-  return nullptr;
-}
-
-ProcDirEvidence::~ProcDirEvidence() { ::close(dir_fd_); }
-
-const IdentityFacts& ProcDirEvidence::Facts(std::int64_t pid) {
-  if (pid == cached_pid_) return cached_;
-  cached_pid_ = pid;
-  cached_ = IdentityFacts{};
-  const std::string name = std::to_string(pid) + "/" + kIdentityFile;
-  std::string text;
-  int err = ReadFileAt(dir_fd_, name, kIdentityFileBound, &text);
-  if (err == ENOENT || err == ENOTDIR) return cached_;
-  std::string why;
-  if (err == EFBIG) {
-    why = "over " + std::to_string(kIdentityFileBound) + " bytes";
-  } else if (err != 0) {
-    why = std::strerror(err);
-  } else if (ParseIdentityFacts(text, &cached_, &why)) {
-    return cached_;
-  }
-  cached_ = IdentityFacts{};
-  if (error_.empty()) error_ = EscapeBytes(dir_, 4096) + "/" + name + ": " + why;
-  return cached_;
-}
-
-ListResult ProcDirEvidence::ListPids(std::uint64_t bound) {
-  ListResult out = inner_.ListPids(kPidMaxLimit);
-  std::sort(out.names.begin(), out.names.end(), [](const std::string& a, const std::string& b) {
-    return a.size() != b.size() ? a.size() < b.size() : a < b;
-  });
-  if (out.names.size() > bound) {
-    out.names.resize(static_cast<std::size_t>(bound));
-    out.truncated = true;
-  }
-  return out;
-}
-
-ReadResult ProcDirEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
-  const IdentityFacts& facts = Facts(pid);
-  if (auto it = facts.errors.find(file); it != facts.errors.end()) {
-    ReadResult out;
-    out.err = it->second;
-    return out;
-  }
-  const bool truncated = facts.truncated.count(file) != 0;
-  ReadResult out = inner_.ReadFile(pid, file, bound);
-  if (out.ok() && truncated) out.truncated = true;
-  return out;
-}
-
-Identity ProcDirEvidence::ExeIdentity(std::int64_t pid) {
-  const IdentityFacts& facts = Facts(pid);
-  return facts.exe ? *facts.exe : inner_.ExeIdentity(pid);
-}
-
-Identity ProcDirEvidence::PidNamespace(std::int64_t pid) {
-  const IdentityFacts& facts = Facts(pid);
-  if (facts.pid_ns) return *facts.pid_ns;
-  return inner_pid_ns_ ? inner_pid_ns_(pid) : Identity{ENOENT, 0, 0};
-}
-
-Identity ProcDirEvidence::PathIdentity(const std::string& path) {
-  return inner_.PathIdentity(path);
-}
-
-std::int64_t ProcDirEvidence::NowNs() { return inner_.NowNs(); }
-
-void ProcDirEvidence::SleepUntil(std::int64_t mono_ns) { inner_.SleepUntil(mono_ns); }
 
 }  // namespace proctape

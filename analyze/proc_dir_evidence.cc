@@ -1,0 +1,286 @@
+#include "analyze/proc_dir_evidence.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "core/proc_parse.h"
+
+namespace proctape {
+namespace {
+
+constexpr const char* kFrameFile = kProcDirFrameFile;
+constexpr const char* kIdentityFile = kProcDirIdentityFile;
+constexpr std::size_t kIdentityFileBound = 4096;
+constexpr std::size_t kFrameFileBound = 16u << 20;
+constexpr std::uint64_t kPidMaxLimit = 4194304;
+
+// The one way a path under DIR is opened (see the header): the kernel
+// resolves `path` beneath `dir_fd`, never out of it, through no magic link
+// and across no mount; with O_NOFOLLOW in `flags`, a last component that is a
+// link is not followed either. -1 with errno set on failure; EINTR and
+// EAGAIN (a rename or mount raced the walk) are retried a few times.
+int OpenBeneath(int dir_fd, const std::string& path, std::uint64_t flags) {
+  struct open_how how;
+  std::memset(&how, 0, sizeof how);
+  how.flags = flags | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+  for (int tries = 0;; ++tries) {
+    long fd = ::syscall(SYS_openat2, dir_fd, path.c_str(), &how, sizeof how);
+    if (fd >= 0) return static_cast<int>(fd);
+    if ((errno != EINTR && errno != EAGAIN) || tries == 16) return -1;
+  }
+}
+
+// The one place a failed system call becomes evidence: its errno, never 0.
+int FailedErrno() { return errno != 0 ? errno : EIO; }
+
+// At most `bound` bytes of `path` under `dir_fd` (bound + 1 read, so a file of
+// exactly `bound` bytes is whole and one more is `truncated`), into *buffer.
+ReadResult ReadBeneath(int dir_fd, const std::string& path, std::uint64_t bound,
+                       std::vector<char>* buffer) {
+  ReadResult out;
+  int fd = OpenBeneath(dir_fd, path, O_RDONLY | O_NOFOLLOW);
+  if (fd < 0) {
+    out.err = FailedErrno();
+    return out;
+  }
+  // Saturating: a bound of UINT64_MAX must not wrap to 0. The buffer grows
+  // with what the file holds, never to the bound itself.
+  const std::uint64_t want = bound == UINT64_MAX ? bound : bound + 1;
+  std::size_t got = 0;
+  while (got < want) {
+    if (got == buffer->size()) {
+      std::uint64_t grown = std::max<std::uint64_t>(4096, 2 * static_cast<std::uint64_t>(got));
+      buffer->resize(static_cast<std::size_t>(std::min(want, grown)));
+    }
+    std::size_t room =
+        static_cast<std::size_t>(std::min<std::uint64_t>(buffer->size(), want)) - got;
+    ssize_t n = ::read(fd, buffer->data() + got, room);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      out.err = FailedErrno();
+      ::close(fd);
+      return out;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  out.truncated = got > bound;
+  out.data.assign(buffer->data(), out.truncated ? bound : got);
+  return out;
+}
+
+// A side file: errno, or EFBIG when it holds more than `bound` bytes.
+int ReadSideFile(int dir_fd, const std::string& path, std::size_t bound, std::string* out) {
+  std::vector<char> buffer;
+  ReadResult r = ReadBeneath(dir_fd, path, bound, &buffer);
+  if (!r.ok()) return r.err;
+  if (r.truncated) return EFBIG;
+  *out = std::move(r.data);
+  return 0;
+}
+
+bool AllDigits(const char* name) {
+  if (*name == '\0') return false;
+  for (const char* c = name; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<ProcDirEvidence> ProcDirEvidence::Open(const std::string& dir, std::string* error,
+                                                       OpenFailure* failure) {
+  OpenFailure ignored;
+  if (failure == nullptr) failure = &ignored;
+  *failure = OpenFailure::kCannotOpen;
+  const std::string shown = EscapeBytes(dir, 4096);
+  // DIR itself is the user's to name (a link to it is followed once, here);
+  // everything beneath it is opened sealed.
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot open " + shown + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  int self = OpenBeneath(fd, ".", O_RDONLY | O_DIRECTORY);
+  if (self < 0) {
+    *error = "cannot read " + shown + " sealed inside it (openat2 RESOLVE_BENEATH, Linux 5.6): " +
+             std::strerror(errno);
+    ::close(fd);
+    return nullptr;
+  }
+  ::close(self);
+  std::unique_ptr<ProcDirEvidence> ev(new ProcDirEvidence(fd, dir));
+  *failure = OpenFailure::kNone;
+  std::string text;
+  int err = ReadSideFile(fd, kFrameFile, kFrameFileBound, &text);
+  if (err == ENOENT) return ev;
+  std::string why;
+  if (err == EFBIG) {
+    why = "over " + std::to_string(kFrameFileBound) + " bytes";
+  } else if (err == ELOOP) {
+    why = "a symbolic link (a side file is read only as a file of the directory)";
+  } else if (err != 0) {
+    why = std::strerror(err);
+  } else {
+    FrameFacts facts;
+    if (ParseFrameFacts(text, &facts, &why)) {
+      ev->frame_ = std::move(facts);
+      return ev;
+    }
+  }
+  *error = shown + "/" + kFrameFile + ": " + why;
+  *failure = OpenFailure::kFrameFile;
+  return nullptr;
+}
+
+ProcDirEvidence::~ProcDirEvidence() { ::close(dir_fd_); }
+
+const IdentityFacts& ProcDirEvidence::Facts(std::int64_t pid) {
+  if (pid == cached_pid_) return cached_;
+  cached_pid_ = pid;
+  cached_ = IdentityFacts{};
+  const std::string name = std::to_string(pid) + "/" + kIdentityFile;
+  std::string text;
+  int err = ReadSideFile(dir_fd_, name, kIdentityFileBound, &text);
+  // Not in DIR: no such file, PID is not a directory, or PID lies outside.
+  if (err == ENOENT || err == ENOTDIR || err == EXDEV) return cached_;
+  std::string why;
+  if (err == EFBIG) {
+    why = "over " + std::to_string(kIdentityFileBound) + " bytes";
+  } else if (err == ELOOP) {
+    why = "a symbolic link (a side file is read only as a file of the directory)";
+  } else if (err != 0) {
+    why = std::strerror(err);
+  } else if (ParseIdentityFacts(text, &cached_, &why)) {
+    return cached_;
+  }
+  cached_ = IdentityFacts{};
+  if (error_.empty()) error_ = EscapeBytes(dir_, 4096) + "/" + name + ": " + why;
+  return cached_;
+}
+
+ProcDirEvidence::LinkEntry ProcDirEvidence::Entry(std::int64_t pid, const char* leaf) const {
+  LinkEntry out;
+  // O_PATH | O_NOFOLLOW: the entry itself, a link included, never its target.
+  int fd = OpenBeneath(dir_fd_, std::to_string(pid) + "/" + leaf, O_PATH | O_NOFOLLOW);
+  if (fd < 0) {
+    out.identity.err = FailedErrno();
+    return out;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    out.identity.err = FailedErrno();
+  } else if (!S_ISLNK(st.st_mode)) {
+    out.identity.err = EINVAL;  // readlink(2)'s answer: not a link, no executable named
+  } else {
+    out.identity.err = ELOOP;   // a link an import does not follow
+    char text[4096];
+    ssize_t n = ::readlinkat(fd, "", text, sizeof text);
+    if (n > 0) out.text.assign(text, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+ListResult ProcDirEvidence::ListPids(std::uint64_t bound) {
+  ListResult out;
+  // A fresh descriptor per listing: readdir's position is per description.
+  int fd = OpenBeneath(dir_fd_, ".", O_RDONLY | O_DIRECTORY);
+  DIR* dir = fd < 0 ? nullptr : ::fdopendir(fd);
+  if (dir == nullptr) {
+    out.err = FailedErrno();
+    if (fd >= 0) ::close(fd);
+    return out;
+  }
+  for (;;) {
+    errno = 0;
+    struct dirent* entry = ::readdir(dir);
+    if (entry == nullptr) {
+      if (errno != 0) out.err = errno;
+      break;
+    }
+    if (!AllDigits(entry->d_name)) continue;
+    if (out.names.size() == kPidMaxLimit) {
+      out.truncated = true;
+      break;
+    }
+    out.names.emplace_back(entry->d_name);
+  }
+  ::closedir(dir);
+  std::sort(out.names.begin(), out.names.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  if (out.names.size() > bound) {
+    out.names.resize(static_cast<std::size_t>(bound));
+    out.truncated = true;
+  }
+  return out;
+}
+
+ReadResult ProcDirEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
+  const IdentityFacts& facts = Facts(pid);
+  if (auto it = facts.errors.find(file); it != facts.errors.end()) {
+    ReadResult out;
+    out.err = it->second;
+    return out;
+  }
+  const bool truncated = facts.truncated.count(file) != 0;
+  ReadResult out =
+      ReadBeneath(dir_fd_, std::to_string(pid) + "/" + std::string(ProcFileName(file)), bound,
+                  &buffer_);
+  if (out.ok() && truncated) out.truncated = true;
+  return out;
+}
+
+Identity ProcDirEvidence::ExeIdentity(std::int64_t pid) {
+  const IdentityFacts& facts = Facts(pid);
+  return facts.exe ? *facts.exe : Entry(pid, "exe").identity;
+}
+
+Identity ProcDirEvidence::PidNamespace(std::int64_t pid) {
+  const IdentityFacts& facts = Facts(pid);
+  return facts.pid_ns ? *facts.pid_ns : Entry(pid, "ns/pid").identity;
+}
+
+void ProcDirEvidence::AddLinkTexts(v1::ProcessRecord* record) {
+  const IdentityFacts& facts = Facts(record->pid());
+  const std::int64_t pid = record->pid();
+  if (record->has_exe()) {
+    record->mutable_exe()->set_link_text(facts.exe_link ? *facts.exe_link
+                                                        : Entry(pid, "exe").text);
+  }
+  if (record->has_pid_ns()) {
+    record->mutable_pid_ns()->set_link_text(facts.pid_ns_link ? *facts.pid_ns_link
+                                                              : Entry(pid, "ns/pid").text);
+  }
+}
+
+Identity ProcDirEvidence::PathIdentity(const std::string&) { return Identity{EXDEV, 0, 0}; }
+
+std::int64_t ProcDirEvidence::NowNs() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+void ProcDirEvidence::SleepUntil(std::int64_t mono_ns) {
+  struct timespec ts;
+  ts.tv_sec = mono_ns / 1'000'000'000;
+  ts.tv_nsec = mono_ns % 1'000'000'000;
+  while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+}  // namespace proctape

@@ -1,0 +1,42 @@
+// Writing one frame of a snapshot as a directory laid out like /proc
+// (docs/export.md, `proctape export --format proc-dir`):
+//
+//   DIR/proctape-frame           frame-level facts (FrameFacts, text)
+//   DIR/PID/stat cmdline environ status cgroup
+//                                exactly the recorded bytes; a read that
+//                                failed (or was not recorded) has no file
+//   DIR/PID/proctape-identity    what a directory cannot hold (IdentityFacts,
+//                                text): exe and pid-namespace identity, the
+//                                errno of each failed read, truncation
+//
+// The side files are analyze/proc_dir_facts.h; ProcDirEvidence
+// (analyze/proc_dir_evidence.h) reads the directory back, so that for a frame
+// without duplicate or invalid pids export -> capture --proc-root -> export
+// gives the same directory byte for byte.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "format/reader.h"
+
+namespace proctape {
+
+struct ProcDirStats {
+  std::uint64_t processes = 0;  // PID directories
+  std::uint64_t files = 0;      // files written, side files included
+  std::uint64_t bytes = 0;      // bytes written
+};
+
+// Materializes snapshot.frames[frame] at `path`, built as PATH.partial and
+// renamed. Refused: a symbolic link at `path`, anything but a directory, a
+// non-empty directory unless `force` and it holds a proctape-frame (an
+// earlier export, then replaced whole: never a directory that is not an
+// export), a PATH.partial left over unless `force` (then removed). Files are
+// 0644, environ 0600 (it may hold kept entries), directories 0755. False with
+// *error, one line; nothing is left behind then.
+bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string& path, bool force,
+                  ProcDirStats* stats, std::string* error);
+
+}  // namespace proctape
