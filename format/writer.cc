@@ -216,6 +216,13 @@ bool SnapshotWriter::WriteResolution(const v1::Resolution& resolution) {
   return WriteChunk(chunk);
 }
 
+bool SnapshotWriter::WriteFingerprint(const v1::RootFingerprint& fingerprint) {
+  if (!FlushObservations()) return false;
+  v1::Chunk chunk;
+  *chunk.mutable_fingerprint() = fingerprint;
+  return WriteChunk(chunk);
+}
+
 bool SnapshotWriter::Finish(v1::Footer footer) {
   if (frame_open_) return Fail("Finish inside an open frame");
   if (!FlushObservations()) return false;

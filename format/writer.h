@@ -48,6 +48,8 @@ class SnapshotWriter {
   // Observations are batched into chunks of about target_chunk bytes.
   bool AddObservation(v1::Observation&& observation);
   bool WriteResolution(const v1::Resolution& resolution);
+  // A root fingerprinted before the turn (format/fingerprint_file.h).
+  bool WriteFingerprint(const v1::RootFingerprint& fingerprint);
   // Writes the footer (counts filled in), syncs, renames NAME.partial to NAME.
   bool Finish(v1::Footer footer);
 

@@ -123,6 +123,12 @@ v1::LivenessVerdict ToProto(const LivenessVerdict& v) {
   return out;
 }
 
+void ApplyFingerprint(const v1::RootFingerprint& fingerprint, Request* request) {
+  request->root_pid = fingerprint.root_pid();
+  request->root_start_ticks = fingerprint.root_start_ticks();
+  request->exe = FromProto(fingerprint.exe_identity());
+}
+
 void UpgradeVerdict(v1::Verdict* v) {
   if (v->status() == v1::Verdict::RESOLVED) return;
   if (v->subject_pid() == 0 && v->pid() != 0) v->set_subject_pid(v->pid());

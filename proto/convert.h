@@ -20,6 +20,10 @@ v1::LivenessVerdict ToProto(const LivenessVerdict& verdict);
 // of a failure in pid/start_ticks) becomes the current shape: pid and
 // start_ticks present for RESOLVED only. Current verdicts are unchanged.
 void UpgradeVerdict(v1::Verdict* verdict);
+// Seed 000, step 1, kept in a fingerprint taken before the turn: the
+// request's root pid, the root's start tick and the attested executable's
+// identity become the fingerprint's.
+void ApplyFingerprint(const v1::RootFingerprint& fingerprint, Request* request);
 v1::FileIdentity ToProto(const Identity& identity);
 Identity FromProto(const v1::FileIdentity& identity);
 
