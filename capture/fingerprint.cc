@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include "capture/host_facts.h"
 #include "core/proc_parse.h"
 #include "core/resolver.h"
 #include "proto/convert.h"
@@ -56,6 +57,15 @@ TakenFingerprint TakeFingerprint(Evidence& evidence, std::int64_t root_pid,
   fp.set_taken_mono_ns(evidence.NowNs());
   fp.set_taken_realtime_ns(RealtimeNs());
   return out;
+}
+
+v1::Header FingerprintHeader(const std::string& proc_root,
+                             const std::vector<std::string>& command_line) {
+  v1::Header header;
+  header.set_tool_version(PROCTAPE_VERSION);
+  FillCaptureHeader(proc_root, &header);
+  for (const std::string& arg : command_line) header.add_command_line(arg);
+  return header;
 }
 
 }  // namespace proctape

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/evidence.h"
 #include "core/verdict.h"
@@ -33,5 +34,11 @@ struct TakenFingerprint {
 // when the root cannot be fingerprinted.
 TakenFingerprint TakeFingerprint(Evidence& evidence, std::int64_t root_pid,
                                  const std::string& exe_path, const std::string& boot_id);
+
+// The header of a fingerprint file taken on this host: its facts (the boot id
+// read from `proc_root`, which the fingerprint repeats), the capturer, the
+// tool version and `command_line`.
+v1::Header FingerprintHeader(const std::string& proc_root,
+                             const std::vector<std::string>& command_line);
 
 }  // namespace proctape
