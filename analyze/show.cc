@@ -37,8 +37,26 @@ std::uint64_t TruncatedReads(const v1::Frame& frame) {
   return n;
 }
 
+v1::FingerprintSummary SummarizeFingerprint(const v1::RootFingerprint& f, const v1::Header& h) {
+  v1::FingerprintSummary s;
+  s.set_root_pid(f.root_pid());
+  s.set_root_start_ticks(f.root_start_ticks());
+  s.set_root_comm(Escaped(f.root_comm()));
+  s.set_exe_path(Escaped(f.exe_path()));
+  *s.mutable_exe_identity() = f.exe_identity();
+  std::string_view boot = f.boot_id();
+  if (!boot.empty() && boot.back() == '\n') boot.remove_suffix(1);
+  s.set_boot_id(Escaped(boot));
+  s.set_boot_of_file(!f.boot_id().empty() && f.boot_id() == h.host().boot_id());
+  s.set_taken_mono_ns(f.taken_mono_ns());
+  s.set_taken_realtime_ns(f.taken_realtime_ns());
+  s.set_taken_utc(Utc(f.taken_realtime_ns()));
+  return s;
+}
+
 v1::ShowReport::Resolution SummarizeResolution(const v1::Resolution& r, std::size_t index,
-                                     std::size_t observations_read) {
+                                               std::size_t observations_read,
+                                               const v1::Header& header) {
   v1::ShowReport::Resolution s;
   s.set_index(index);
   if (r.has_resolve()) {
@@ -52,6 +70,7 @@ v1::ShowReport::Resolution SummarizeResolution(const v1::Resolution& r, std::siz
     for (const std::string& a : q.argv()) s.add_argv(Escaped(a));
     s.set_exe_path(Escaped(q.exe_path()));
     *s.mutable_exe_identity() = q.exe_identity();
+    if (q.has_fingerprint()) *s.mutable_fingerprint() = SummarizeFingerprint(q.fingerprint(), header);
   } else if (r.has_liveness()) {
     s.set_kind("liveness");
     s.set_pid(r.liveness().pid());
@@ -170,7 +189,11 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   report.set_processes(processes);
   report.set_observations(snap.observations.size());
   for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {
-    *report.add_resolutions() = SummarizeResolution(snap.resolutions[i], i, snap.observations.size());
+    *report.add_resolutions() =
+        SummarizeResolution(snap.resolutions[i], i, snap.observations.size(), h);
+  }
+  for (const v1::RootFingerprint& f : snap.fingerprints) {
+    *report.add_fingerprints() = SummarizeFingerprint(f, h);
   }
   return report;
 }

@@ -51,6 +51,17 @@ std::string Plural(std::uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// "root 4000 \"codex\" at start tick 500000, exe \"/bin/sleep\" 2051:1311,
+// taken 2026-12-01T03:24:48.781Z, in the file's boot".
+std::string FingerprintText(const v1::FingerprintSummary& f) {
+  std::string out = "root " + std::to_string(f.root_pid()) + " " + Quoted(f.root_comm()) +
+                    " at start tick " + std::to_string(f.root_start_ticks()) + ", exe " +
+                    Quoted(f.exe_path()) + " " + ExeText(f.exe_identity()) + ", taken " +
+                    (f.taken_utc().empty() ? std::string("at an unknown time") : f.taken_utc());
+  if (f.boot_of_file()) return out + ", in the file's boot";
+  return out + ", in boot " + Quoted(f.boot_id()) + " (NOT the file's)";
+}
+
 }  // namespace
 
 std::string RenderShow(const v1::ShowReport& r) {
@@ -147,11 +158,16 @@ std::string RenderShow(const v1::ShowReport& r) {
     out += "  resolution " + std::to_string(s.index()) + ": ";
     if (s.kind() == "resolve") {
       out += "resolve beneath root " + IdentityText(s.root_pid(), s.root_start_ticks());
-      if (s.fingerprint_on_tape()) out += " (fingerprinted on the tape)";
+      if (s.has_fingerprint()) {
+        out += " (fingerprinted before the turn)";
+      } else if (s.fingerprint_on_tape()) {
+        out += " (fingerprinted late, on the tape: a restarted root cannot be detected)";
+      }
       out += ", token " + s.token_var() + " (" + std::to_string(s.token_bytes()) +
              " bytes, not shown), argv";
       for (const std::string& a : s.argv()) out.append(" ").append(Quoted(a));
       out += ", exe " + Quoted(s.exe_path()) + " " + ExeText(s.exe_identity()) + "\n";
+      if (s.has_fingerprint()) out += "    fingerprint: " + FingerprintText(s.fingerprint()) + "\n";
     } else if (s.kind() == "liveness") {
       out += "liveness of " + IdentityText(s.pid(), s.start_ticks()) + "\n";
     } else {
@@ -189,6 +205,12 @@ std::string RenderShow(const v1::ShowReport& r) {
     }
     if (!s.observations_read()) out += ", NOT all in the file's tape";
     out += ", " + Ms(Span(s.start_mono_ns(), s.end_mono_ns())) + "\n";
+  }
+  if (r.fingerprints_size() > 0) {
+    out += "fingerprints: " + std::to_string(r.fingerprints_size()) + "\n";
+    for (int i = 0; i < r.fingerprints_size(); ++i) {
+      out += "  fingerprint " + std::to_string(i) + ": " + FingerprintText(r.fingerprints(i)) + "\n";
+    }
   }
   if (r.intact()) {
     out += "damage: none (" + std::to_string(r.chunks()) + " chunks, footer present)\n";

@@ -161,6 +161,39 @@ TEST(FingerprintCli, OutputRulesAndRootsThatCannotBeFingerprinted) {
   EXPECT_EQ(none.exit_code, 2) << Describe(none);
 }
 
+// A fingerprint file is a .ptape like any other: verify says it is whole and
+// what it fingerprinted, show prints the fingerprint, --json counts it.
+TEST(FingerprintCli, FingerprintFileVerifiesAndShows) {
+  TempDir dir("fingerprint");
+  const std::string self = std::to_string(::getpid());
+  const std::string fp = dir.File("root.ptape");
+  ASSERT_EQ(Proctape({"fingerprint", "--root", self, "-o", fp}).exit_code, 0);
+  std::optional<live::ProcStat> st = live::ReadStat(::getpid());
+  ASSERT_TRUE(st.has_value());
+  const live::FileId sleep = live::StatOf("/bin/sleep");
+  const std::string what = "root " + self + " at start tick " + std::to_string(st->start_ticks) +
+                           ", exe /bin/sleep " + std::to_string(sleep.dev) + ":" +
+                           std::to_string(sleep.ino);
+
+  CommandResult v = Proctape({"verify", fp});
+  EXPECT_EQ(v.exit_code, 0) << Describe(v);
+  EXPECT_EQ(v.out, fp + ": intact: 3 chunks, 1 root fingerprint(s): " + what + "\n");
+  CommandResult vj = Proctape({"verify", fp, "--json"});
+  EXPECT_NE(vj.out.find("\"fingerprints\":\"1\""), std::string::npos) << Describe(vj);
+
+  CommandResult show = Proctape({"show", fp});
+  EXPECT_EQ(show.exit_code, 0) << Describe(show);
+  EXPECT_NE(show.out.find("\nfingerprints: 1\n  fingerprint 0: root " + self + " \""),
+            std::string::npos)
+      << Describe(show);
+  EXPECT_NE(show.out.find(" at start tick " + std::to_string(st->start_ticks) +
+                          ", exe \"/bin/sleep\" " + std::to_string(sleep.dev) + ":" +
+                          std::to_string(sleep.ino) + ", taken "),
+            std::string::npos)
+      << Describe(show);
+  EXPECT_NE(show.out.find(", in the file's boot\n"), std::string::npos) << Describe(show);
+}
+
 // ---- On a live sandbox -------------------------------------------------------
 
 class FingerprintLiveTest : public ::testing::TestWithParam<SandboxKind> {
@@ -271,6 +304,15 @@ TEST_P(FingerprintLiveTest, RecordingKeepsTheFingerprintAndReplaysAgainstIt) {
   EXPECT_EQ(q.root_start_ticks(), file.fingerprint.root_start_ticks());
   EXPECT_TRUE(MessageDifferencer::Equals(q.exe_identity(), file.fingerprint.exe_identity()));
   EXPECT_FALSE(snap.resolutions[0].verdict().late_fingerprint());
+
+  CommandResult show = Proctape({"show", rec});
+  EXPECT_NE(show.out.find("resolve beneath root " + Root() + "@" +
+                          std::to_string(file.fingerprint.root_start_ticks()) +
+                          " (fingerprinted before the turn)"),
+            std::string::npos)
+      << Describe(show);
+  EXPECT_NE(show.out.find("\n    fingerprint: root " + Root() + " "), std::string::npos)
+      << Describe(show);
 
   CommandResult replay = Proctape({"replay", rec});
   EXPECT_EQ(replay.exit_code, 0) << Describe(replay);
