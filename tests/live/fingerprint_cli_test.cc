@@ -161,6 +161,34 @@ TEST(FingerprintCli, OutputRulesAndRootsThatCannotBeFingerprinted) {
   EXPECT_EQ(none.exit_code, 2) << Describe(none);
 }
 
+// `replay --fingerprint` asks what a fingerprint taken before the turn would
+// have decided; one of another boot than the recording's cannot say.
+TEST(FingerprintCli, ReplayRefusesAFingerprintOfAnotherBootThanTheRecordings) {
+  TempDir dir("fingerprint");
+  const std::string fp = dir.File("root.ptape");
+  ASSERT_EQ(Proctape({"fingerprint", "--root", std::to_string(::getpid()), "-o", fp}).exit_code, 0);
+  // Recorded on another machine, in another boot.
+  const std::string recording = std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/replay/resolved.ptape";
+  Snapshot snap;
+  ASSERT_TRUE(ReadSnapshot(recording, &snap).ok());
+  ASSERT_NE(snap.header.host().boot_id(), HostBootId());
+  CommandResult r = Proctape({"replay", recording, "--fingerprint", fp});
+  EXPECT_EQ(r.exit_code, 9) << Describe(r);
+  EXPECT_TRUE(r.out.empty()) << Describe(r);
+  EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+  EXPECT_NE(r.err.find("the recording's"), std::string::npos) << r.err;
+
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
+           {"--root", "5"}, {"--root-start", "5"}, {"--exe-identity", "1:2"}, {"--exe-like", "5"},
+           {"--legacy-marker", "1"}}) {
+    std::vector<std::string> args = {"replay", recording, "--fingerprint", fp};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CommandResult u = Proctape(args);
+    EXPECT_EQ(u.exit_code, 2) << extra[0] << ": " << Describe(u);
+    EXPECT_TRUE(OneLine(u.err)) << Describe(u);
+  }
+}
+
 // A fingerprint file is a .ptape like any other: verify says it is whole and
 // what it fingerprinted, show prints the fingerprint, --json counts it.
 TEST(FingerprintCli, FingerprintFileVerifiesAndShows) {
@@ -373,7 +401,10 @@ TEST(FingerprintRestart, RootRestartedBetweenFingerprintAndResolveIsRootRestarte
   EXPECT_FALSE(v->late_fingerprint());
   EXPECT_TRUE(with.err.empty()) << Describe(with);
 
-  CommandResult without = Proctape({"resolve", "--root", std::to_string(root), "--token", token});
+  const std::string late = dir.File("late.ptape");
+  CommandResult without = Proctape(
+      {"resolve", "--root", std::to_string(root), "--token", token, "--record", late},
+      kRecordTimeoutMs);
   EXPECT_EQ(without.exit_code, 0) << Describe(without);
   EXPECT_TRUE(StartsWith(without.out, "RESOLVED host pid " + std::to_string(sleep[0].pid) + ","))
       << Describe(without);
@@ -381,6 +412,24 @@ TEST(FingerprintRestart, RootRestartedBetweenFingerprintAndResolveIsRootRestarte
   EXPECT_TRUE(StartsWith(without.err, "proctape: warning: root " + std::to_string(root) +
                                           " is fingerprinted late"))
       << Describe(without);
+
+  // The late recording says so, and a replay with the fingerprint taken
+  // before the turn decides what the resolution should have decided.
+  CommandResult show = Proctape({"show", late});
+  EXPECT_NE(show.out.find("(fingerprinted late, on the tape: a restarted root cannot be detected)"),
+            std::string::npos)
+      << Describe(show);
+  CommandResult replay = Proctape({"replay", late});
+  EXPECT_EQ(replay.exit_code, 0) << Describe(replay);
+  CommandResult what_if = Proctape({"replay", late, "--fingerprint", fp});
+  EXPECT_EQ(what_if.exit_code, 20) << Describe(what_if);
+  EXPECT_NE(what_if.out.find("VERDICT CHANGED: recorded RESOLVED host pid " +
+                             std::to_string(sleep[0].pid)),
+            std::string::npos)
+      << Describe(what_if);
+  EXPECT_NE(what_if.out.find("; now ROOT_RESTARTED: root pid " + std::to_string(root)),
+            std::string::npos)
+      << Describe(what_if);
 
   std::vector<lab::StartedProcess> started;
   std::vector<pid_t> left_running;
