@@ -8,9 +8,11 @@
 #include <deque>
 #include <random>
 
+#include "capture/fingerprint.h"
 #include "capture/live_checks.h"
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
+#include "format/fingerprint_file.h"
 #include "format/reader.h"
 #include "lab/session.h"
 #include "proto/convert.h"
@@ -41,6 +43,7 @@ struct Stage {
   Session session;
   std::string token;
   Request request;
+  v1::RootFingerprint fingerprint;     // taken before the turn; every resolve uses it
   FileId sleep_exe;
   std::vector<std::string> facts;
   std::vector<LiveStep> steps;
@@ -53,7 +56,8 @@ struct Stage {
 
   void Resolve(std::function<bool(std::string*)> before = nullptr) {
     Request* r = &requests.emplace_back(request);
-    steps.push_back({std::move(before), ResolveCheck(r, "/bin/sleep", false, &verdicts.emplace_back())});
+    steps.push_back({std::move(before), ResolveCheck(r, "/bin/sleep", false,
+                                                     &verdicts.emplace_back(), &fingerprint)});
   }
   void Liveness(const StatFields& p, std::function<bool(std::string*)> before = nullptr) {
     steps.push_back({std::move(before), LivenessCheck(p.pid, p.start_ticks, &liveness.emplace_back())});
@@ -440,6 +444,42 @@ const std::vector<Scenario>& Table() {
   return table;
 }
 
+// The app-server's fingerprint, written to the session's directory and read
+// back; the request's root, start tick and executable become its own. The
+// app-server read its start tick itself: the two must agree.
+bool FingerprintBeforeTheTurn(ProcfsEvidence& live, const LabOptions& options, Stage& stage,
+                              std::string* error) {
+  const pid_t root = stage.session.app()->pid();
+  const v1::Header header = FingerprintHeader("/proc", options.command_line);
+  TakenFingerprint taken = TakeFingerprint(live, root, "/bin/sleep", header.host().boot_id());
+  if (!taken.ok()) {
+    *error = "cannot fingerprint the app-server " + std::to_string(root) + ": " +
+             (taken.root.resolved() ? "/bin/sleep errno " + std::to_string(taken.exe.err)
+                                    : taken.root.detail);
+    return false;
+  }
+  const std::string path = stage.session.Path("root-fingerprint.ptape");
+  if (!WriteFingerprintFile(path, false, header, taken.fingerprint, error)) return false;
+  FingerprintFile file = ReadFingerprintFile(path);
+  if (!file.ok()) {
+    *error = path + " " + file.error;
+    return false;
+  }
+  if (std::string other = OtherBoot(file.fingerprint, header.host().boot_id()); !other.empty()) {
+    *error = "the app-server's fingerprint was " + other;
+    return false;
+  }
+  if (file.fingerprint.root_start_ticks() != stage.session.app()->start_ticks()) {
+    *error = "the app-server's fingerprint says start tick " +
+             std::to_string(file.fingerprint.root_start_ticks()) + ", the app-server " +
+             std::to_string(stage.session.app()->start_ticks());
+    return false;
+  }
+  stage.fingerprint = file.fingerprint;
+  ApplyFingerprint(stage.fingerprint, &stage.request);
+  return true;
+}
+
 }  // namespace
 
 const std::vector<ScenarioInfo>& Scenarios() {
@@ -503,11 +543,13 @@ LabResult RunLab(const LabOptions& options) {
   stage.token = RandomHex(16);
   progress("starting the app-server");
   if (!stage.session.StartAppServer(&error)) return finish(LabOutcome::kFailed, error);
-  // Seed step 1: the root is fingerprinted before the turn starts.
-  stage.request.root_pid = stage.session.app()->pid();
-  stage.request.root_start_ticks = stage.session.app()->start_ticks();
+  // Seed step 1: the root is fingerprinted before the turn starts, as
+  // `proctape fingerprint` does, into a file that the resolve checks read
+  // back, as `resolve --fingerprint` does.
+  if (!FingerprintBeforeTheTurn(*live, options, stage, &error)) {
+    return finish(LabOutcome::kFailed, error);
+  }
   stage.request.token = stage.token;
-  stage.request.exe = exe;
   stage.request.bounds.deadline_ns = options.deadline_ms * 1'000'000;
   stage.Fact("app-server: host pid " + std::to_string(stage.request.root_pid) + ", start tick " +
              std::to_string(stage.request.root_start_ticks) + "; sandbox: " +
