@@ -65,6 +65,7 @@ Request FromProto(const v1::ResolutionRequest& r) {
   out.argv.assign(r.argv().begin(), r.argv().end());
   out.exe = FromProto(r.exe_identity());
   out.bounds = FromProto(r.bounds());
+  if (r.has_fingerprint()) ApplyFingerprint(r.fingerprint(), &out);
   return out;
 }
 

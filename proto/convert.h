@@ -12,6 +12,10 @@ namespace proctape {
 v1::Bounds ToProto(const Bounds& bounds);
 Bounds FromProto(const v1::Bounds& bounds);
 v1::ResolutionRequest ToProto(const Request& request);
+// A request made with a fingerprint taken before the turn (it holds the
+// RootFingerprint) takes its root pid, start tick and executable identity
+// from it, not from its own copies of them: a replay or an explanation
+// resolves against the very fingerprint the recording was made with.
 Request FromProto(const v1::ResolutionRequest& request);
 v1::Verdict ToProto(const Verdict& verdict);
 Verdict FromProto(const v1::Verdict& verdict);

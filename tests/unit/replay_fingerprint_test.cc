@@ -109,6 +109,30 @@ TEST(ReplayFingerprint, RecordingWithAFingerprintTakenBeforeTheTurnReproducesNot
   EXPECT_FALSE(r.replayed().late_fingerprint());
 }
 
+// The fingerprint a recording holds is what its replay resolves against:
+// the request's own root fields are only its copy.
+TEST(ReplayFingerprint, ReplayResolvesAgainstTheRecordedFingerprint) {
+  ReplayTempDir dir;
+  FakeHost host;
+  TakenFingerprint taken = TakeFingerprint(host, kAppServer, "/bin/sleep", kBoot);
+  ASSERT_TRUE(taken.ok());
+  RecordOptions before;
+  before.before_turn = taken.fingerprint;
+  Snapshot s = Record(dir, "before.ptape", host, before);
+  v1::ResolutionRequest* q = s.resolutions[0].mutable_resolve();
+  q->set_root_start_ticks(kAppServerStart + 99);
+  q->mutable_exe_identity()->set_ino(1);
+  v1::ReplayResult r = ReplayResolution(s, 0, RequestOverrides{});
+  EXPECT_EQ(r.outcome(), v1::ReplayResult::REPRODUCED) << Why(r);
+
+  // A what-if still changes it.
+  RequestOverrides other;
+  other.root_start_ticks = kAppServerStart + 99;
+  r = ReplayResolution(s, 0, other);
+  EXPECT_EQ(r.outcome(), v1::ReplayResult::VERDICT_CHANGED) << Why(r);
+  EXPECT_EQ(r.replayed().status(), v1::Verdict::ROOT_RESTARTED);
+}
+
 // The root restarted after its fingerprint: recorded ROOT_RESTARTED, and the
 // replay decides the same against the same fingerprint.
 TEST(ReplayFingerprint, RootRestartedAfterTheFingerprintReproduces) {
