@@ -177,6 +177,7 @@ int RunReplay(ReplayOptions o) {
     o.overrides.root_pid = fp->root_pid();
     o.overrides.root_start_ticks = fp->root_start_ticks();
     o.overrides.exe = FromProto(fp->exe_identity());
+    o.has_root = true;  // for --model frames on a plain capture
   }
   if (o.has_exe_like) {
     // The identity of that process's executable in the first frame.

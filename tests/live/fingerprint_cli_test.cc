@@ -189,6 +189,46 @@ TEST(FingerprintCli, ReplayRefusesAFingerprintOfAnotherBootThanTheRecordings) {
   }
 }
 
+// --model frames on a plain capture takes the root, its start tick and the
+// executable from the fingerprint, as it would from --root, --root-start and
+// --exe-identity.
+TEST(FingerprintCli, FramesModelOfACaptureTakesTheRootFromTheFingerprint) {
+  TempDir dir("fingerprint");
+  const std::string self = std::to_string(::getpid());
+  std::uint64_t start = 0;
+  // A fingerprint of the test one tick later than it started: the capture's
+  // root is then not the fingerprinted one.
+  const std::string fp = WriteEdited(dir, "root.ptape", [&](v1::Header&, v1::RootFingerprint& f) {
+    start = f.root_start_ticks();
+    f.set_root_start_ticks(start + 1);
+  });
+  const std::string capture = dir.File("capture.ptape");
+  ASSERT_EQ(Proctape({"capture", "--root", self, "-o", capture}).exit_code, 0);
+  CommandResult r = Proctape({"replay", capture, "--model", "frames", "--fingerprint", fp,
+                              "--token", "T", "--json"});
+  EXPECT_EQ(r.exit_code, 4) << Describe(r);
+  std::optional<v1::Verdict> v = VerdictJson(r.out);
+  ASSERT_TRUE(v.has_value()) << Describe(r);
+  EXPECT_EQ(v->status(), v1::Verdict::ROOT_RESTARTED) << v->detail();
+  EXPECT_EQ(v->subject_pid(), ::getpid());
+  EXPECT_EQ(v->expected_ticks(), start + 1);
+}
+
+// `fingerprint -o -` writes the file to standard output, its report to
+// standard error.
+TEST(FingerprintCli, FingerprintToStandardOutput) {
+  TempDir dir("fingerprint");
+  CommandResult r = Proctape({"fingerprint", "--root", std::to_string(::getpid()), "-o", "-"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(StartsWith(r.err, "fingerprinted root ")) << Describe(r);
+  EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+  const std::string file = dir.File("stdout.ptape");
+  live::WriteFile(file, r.out);
+  FingerprintFile read = ReadFingerprintFile(file);
+  EXPECT_TRUE(read.ok()) << read.error;
+  EXPECT_EQ(read.fingerprint.root_pid(), ::getpid());
+}
+
 // A fingerprint file is a .ptape like any other: verify says it is whole and
 // what it fingerprinted, show prints the fingerprint, --json counts it.
 TEST(FingerprintCli, FingerprintFileVerifiesAndShows) {
