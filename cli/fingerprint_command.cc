@@ -49,7 +49,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   const v1::Header header = FingerprintHeader(o.proc, o.command_line);
   const std::string& boot_id = header.host().boot_id();
   if (boot_id.empty()) {
-    return Fail(kExitInternal, "cannot read " + o.proc +
+    return Fail(kExitInternal, "cannot read " + EscapeBytes(o.proc, 4096) +
                                    "/sys/kernel/random/boot_id: a fingerprint must name its boot");
   }
   TakenFingerprint taken = TakeFingerprint(*live, o.root, o.exe, boot_id);

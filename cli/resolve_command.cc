@@ -125,7 +125,7 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
     const std::string boot_id = CollectHostFacts(o.proc).boot_id();
     if (boot_id.empty()) {
       std::fprintf(stderr, "proctape: cannot read %s/sys/kernel/random/boot_id: the fingerprint's "
-                   "boot cannot be checked\n", o.proc.c_str());
+                   "boot cannot be checked\n", EscapeBytes(o.proc, 4096).c_str());
       *exit_code = kExitInternal;
       return false;
     }

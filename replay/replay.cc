@@ -56,10 +56,9 @@ v1::ReplayResult::Outcome Decide(bool same_verdict, const TapeEvidence& tape,
 // observed and expected), the deciding file, errno and evidence, the matches
 // and the number of attempts. The detail sentence and the byte count are how
 // a decision is told and accounted, late_fingerprint how the root came to be
-// known, not the decision: a proctape that words a
-// verdict differently, or counts the /proc listing's bytes, still reproduces
-// a recording made before it (the calls made must still be the recorded ones,
-// which Decide() checks).
+// known, not the decision: a proctape that words a verdict differently, or
+// counts the /proc listing's bytes, still reproduces a recording made before
+// it (the calls made must still be the recorded ones, which Decide() checks).
 bool SameVerdict(v1::Verdict recorded, v1::Verdict replayed, const Snapshot& snapshot,
                  const TapeEvidence& tape, std::uint64_t first) {
   for (v1::Verdict* v : {&recorded, &replayed}) {
