@@ -118,8 +118,14 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
   *out += "check " + Num(c.index()) + ": resolve\n";
   std::string argv;
   for (const std::string& arg : r.argv()) argv.append(" ").append(QuoteBytes(arg));
+  std::string how;
+  if (r.has_fingerprint()) {
+    how = " (fingerprinted before the turn)";
+  } else if (c.fingerprinted()) {
+    how = " (fingerprinted late, on the tape: a restarted root cannot be detected)";
+  }
   *out += "  request: root pid " + Num(r.root_pid()) + ", start tick " + Num(r.root_start_ticks()) +
-          (c.fingerprinted() ? " (fingerprinted on the tape)" : "") + "; argv" + argv + "; " +
+          how + "; argv" + argv + "; " +
           EscapeBytes(r.token_var()) + "=" + QuoteBytes(r.token()) + "; exe " +
           QuoteBytes(r.exe_path()) + " " + Num(r.exe_identity().dev()) + ":" +
           Num(r.exe_identity().ino()) + "\n";
@@ -127,6 +133,12 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
           " until " + FormatOffset(r.bounds().deadline_ns()) + "\n";
   if (c.fingerprinted()) {
     *out += "  fingerprint: /proc/" + Num(r.root_pid()) + "/stat: " + StatText(c.fingerprint()) + "\n";
+  } else if (r.has_fingerprint()) {
+    const v1::RootFingerprint& f = r.fingerprint();
+    *out += "  fingerprint: taken before the turn: root " + Num(f.root_pid()) + " " +
+            QuoteBytes(f.root_comm()) + ", start tick " + Num(f.root_start_ticks()) + "; exe " +
+            QuoteBytes(f.exe_path()) + " " + Num(f.exe_identity().dev()) + ":" +
+            Num(f.exe_identity().ino()) + "\n";
   }
   const auto& attempts = c.attempts();
   auto alike = [&c](const v1::ExplainAttempt& x, const v1::ExplainAttempt& y) {

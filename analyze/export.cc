@@ -61,6 +61,7 @@ v1::SnapshotExport ToExport(const Snapshot& snapshot) {
   for (const v1::Observation& o : snapshot.observations) *out.add_observations() = o;
   for (const v1::Resolution& r : snapshot.resolutions) *out.add_resolutions() = r;
   if (snapshot.footer) *out.mutable_footer() = *snapshot.footer;
+  for (const v1::RootFingerprint& f : snapshot.fingerprints) *out.add_fingerprints() = f;
   return out;
 }
 

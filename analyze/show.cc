@@ -2,7 +2,6 @@
 
 #include <time.h>
 
-#include <cinttypes>
 #include <cstdio>
 #include <string_view>
 
@@ -13,24 +12,6 @@
 
 namespace proctape {
 namespace {
-
-// Text proctape composed, read back from an untrusted file: printable ASCII
-// as is (backslashes too: such text may already hold escapes), other bytes
-// as \xNN.
-std::string Printable(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(ch);
-    } else {
-      char buf[5];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
 
 std::string Escaped(std::string_view bytes) { return EscapeBytes(bytes, bytes.size()); }
 
@@ -47,33 +28,6 @@ std::string Utc(std::int64_t realtime_ns) {
   return buf;
 }
 
-// b - a, or 0 when it would overflow or be negative.
-std::int64_t Span(std::int64_t a, std::int64_t b) {
-  std::int64_t d = 0;
-  if (__builtin_sub_overflow(b, a, &d) || d < 0) return 0;
-  return d;
-}
-
-// "5.114 ms".
-std::string Ms(std::int64_t ns) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%" PRId64 ".%03" PRId64 " ms", ns / 1'000'000,
-                ns % 1'000'000 / 1'000);
-  return buf;
-}
-
-// "13106.570713659 s".
-std::string Seconds(std::int64_t ns) {
-  char buf[48];
-  if (ns < 0) {
-    std::snprintf(buf, sizeof buf, "%" PRId64 " ns", ns);
-  } else {
-    std::snprintf(buf, sizeof buf, "%" PRId64 ".%09" PRId64 " s", ns / 1'000'000'000,
-                  ns % 1'000'000'000);
-  }
-  return buf;
-}
-
 std::uint64_t TruncatedReads(const v1::Frame& frame) {
   std::uint64_t n = 0;
   for (const v1::ProcessRecord& r : frame.processes()) {
@@ -84,27 +38,26 @@ std::uint64_t TruncatedReads(const v1::Frame& frame) {
   return n;
 }
 
-std::string StatusText(const v1::Verdict& v) {
-  std::string name = v1::Verdict::Status_Name(v.status());
-  return name.empty() ? "status " + std::to_string(v.status()) : name;
-}
-
-std::string LivenessText(const v1::LivenessVerdict& v) {
-  std::string name = v1::LivenessVerdict::Status_Name(v.status());
-  std::string out = name.empty() ? "status " + std::to_string(v.status()) : name;
-  if (v.status() == v1::LivenessVerdict::ERROR) {
-    std::string reason = v1::Verdict::Status_Name(v.reason());
-    out += " " + (reason.empty() ? "reason " + std::to_string(v.reason()) : reason);
-  }
-  return out;
-}
-
-std::string Plural(std::uint64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
+v1::FingerprintSummary SummarizeFingerprint(const v1::RootFingerprint& f, const v1::Header& h) {
+  v1::FingerprintSummary s;
+  s.set_root_pid(f.root_pid());
+  s.set_root_start_ticks(f.root_start_ticks());
+  s.set_root_comm(Escaped(f.root_comm()));
+  s.set_exe_path(Escaped(f.exe_path()));
+  *s.mutable_exe_identity() = f.exe_identity();
+  std::string_view boot = f.boot_id();
+  if (!boot.empty() && boot.back() == '\n') boot.remove_suffix(1);
+  s.set_boot_id(Escaped(boot));
+  s.set_boot_of_file(!f.boot_id().empty() && f.boot_id() == h.host().boot_id());
+  s.set_taken_mono_ns(f.taken_mono_ns());
+  s.set_taken_realtime_ns(f.taken_realtime_ns());
+  s.set_taken_utc(Utc(f.taken_realtime_ns()));
+  return s;
 }
 
 v1::ShowReport::Resolution SummarizeResolution(const v1::Resolution& r, std::size_t index,
-                                     std::size_t observations_read) {
+                                               std::size_t observations_read,
+                                               const v1::Header& header) {
   v1::ShowReport::Resolution s;
   s.set_index(index);
   if (r.has_resolve()) {
@@ -118,6 +71,7 @@ v1::ShowReport::Resolution SummarizeResolution(const v1::Resolution& r, std::siz
     for (const std::string& a : q.argv()) s.add_argv(Escaped(a));
     s.set_exe_path(Escaped(q.exe_path()));
     *s.mutable_exe_identity() = q.exe_identity();
+    if (q.has_fingerprint()) *s.mutable_fingerprint() = SummarizeFingerprint(q.fingerprint(), header);
   } else if (r.has_liveness()) {
     s.set_kind("liveness");
     s.set_pid(r.liveness().pid());
@@ -135,6 +89,27 @@ v1::ShowReport::Resolution SummarizeResolution(const v1::Resolution& r, std::siz
 }
 
 }  // namespace
+
+std::string Printable(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(ch);
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+std::int64_t Span(std::int64_t a, std::int64_t b) {
+  std::int64_t d = 0;
+  if (__builtin_sub_overflow(b, a, &d) || d < 0) return 0;
+  return d;
+}
 
 v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const std::string& name) {
   v1::ShowReport report;
@@ -228,167 +203,16 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   report.set_processes(processes);
   report.set_observations(snap.observations.size());
   for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {
-    *report.add_resolutions() = SummarizeResolution(snap.resolutions[i], i, snap.observations.size());
+    *report.add_resolutions() =
+        SummarizeResolution(snap.resolutions[i], i, snap.observations.size(), h);
+  }
+  for (const v1::RootFingerprint& f : snap.fingerprints) {
+    *report.add_fingerprints() = SummarizeFingerprint(f, h);
   }
   // The command line that wrote the file (`--token VALUE`) and any other byte
   // shown: the token's length at most, never its value.
   TokenMask::Of(snap).Mask(&report);
   return report;
-}
-
-std::string RenderShow(const v1::ShowReport& r) {
-  std::string out = "file: " + r.file() + "\n";
-  if (r.chunks() == 0) {
-    return out + "damage: " + r.error() + "; nothing could be read\n";
-  }
-  out += "written by: proctape " + r.tool_version() + " (format " +
-         std::to_string(r.format_version()) + ")";
-  if (r.command_line_size() > 0) {
-    out += ":";
-    for (const std::string& arg : r.command_line()) out += " " + arg;
-  }
-  out += "\n";
-  // An unknown fact says so, unquoted: a host named "unknown" is quoted.
-  auto text = [](bool has, const std::string& escaped) {
-    return has ? Quoted(escaped) : std::string("unknown");
-  };
-  auto number = [](bool has, std::int64_t v) { return has ? std::to_string(v) : "unknown"; };
-  out += "host: " + text(r.has_hostname(), r.hostname()) + ", kernel " +
-         text(r.has_kernel_release(), r.kernel_release()) + ", boot_id " +
-         text(r.has_boot_id(), r.boot_id()) + "\n";
-  out += "  pid_max " + number(r.has_pid_max(), r.pid_max()) + ", " +
-         (r.has_clock_ticks_per_second()
-              ? std::to_string(r.clock_ticks_per_second()) + " clock ticks per second"
-              : std::string("clock ticks per second unknown")) +
-         ", page size " + number(r.has_page_size(), r.page_size()) + "\n";
-  out += "capture: started " +
-         (r.capture_start_utc().empty() ? std::string("at an unknown time") : r.capture_start_utc()) +
-         " (monotonic " + Seconds(r.capture_start_mono_ns()) + ")";
-  if (r.footer()) {
-    out += ", ended " + Ms(Span(r.capture_start_mono_ns(), r.capture_end_mono_ns())) + " later";
-  } else {
-    out += ", no end recorded (no footer)";
-  }
-  out += "\n";
-  out += "capturer: pid " + std::to_string(r.capturer_pid()) + ", uid " +
-         std::to_string(r.capturer_uid()) + ", pid namespace ";
-  if (!r.has_capturer_pid_ns_inode()) {
-    out += "unknown (the pids in this file are of a namespace the file does not name)\n";
-  } else if (r.capturer_in_initial_pid_ns()) {
-    out += std::to_string(r.capturer_pid_ns_inode()) + " (the initial one: pids are host pids)\n";
-  } else {
-    out += std::to_string(r.capturer_pid_ns_inode()) + " (not the initial one, " +
-           std::to_string(kInitialPidNsInode) +
-           ": every pid in this file is a pid of that namespace)\n";
-  }
-  if (r.has_bounds()) {
-    const v1::Bounds& b = r.bounds();
-    std::string bounds;
-    auto add = [&bounds](const char* key, std::uint64_t v) {
-      if (v != 0) bounds += std::string(bounds.empty() ? "" : ", ") + key + " " + std::to_string(v);
-    };
-    add("max_proc_entries", b.max_proc_entries());
-    add("max_nodes", b.max_nodes());
-    add("max_depth", b.max_depth());
-    add("stat_bytes", b.stat_bytes());
-    add("cmdline_bytes", b.cmdline_bytes());
-    add("environ_bytes", b.environ_bytes());
-    add("status_bytes", b.status_bytes());
-    add("byte_budget", b.byte_budget());
-    if (!bounds.empty()) out += "bounds: " + bounds + "\n";
-  }
-  out += "environ: " + r.environ();
-  if (r.environ() == "REDACTED") out += " (each value stored as '*' of its length)";
-  for (int i = 0; i < r.kept_entries_size(); ++i) {
-    const auto& k = r.kept_entries(i);
-    out += (i == 0 ? "; kept verbatim: " : ", ") + k.name() + " (a value of " +
-           std::to_string(k.value_bytes()) + " bytes, not shown)";
-  }
-  out += "\n";
-  if (!r.warning().empty()) out += "WARNING: " + r.warning() + "\n";
-
-  out += "frames: " + std::to_string(r.frames_size()) + " (" +
-         Plural(r.processes(), "process record", "process records") + ")\n";
-  for (const v1::ShowReport::Frame& f : r.frames()) {
-    out += "  frame " + std::to_string(f.position()) + ": " +
-           Plural(f.processes(), "process", "processes");
-    if (f.records() != f.processes()) {
-      out += " (" + std::to_string(f.records() - f.processes()) + " duplicate records)";
-    }
-    if (f.unidentified() > 0) out += ", " + std::to_string(f.unidentified()) + " without identity";
-    if (f.complete()) {
-      out += ", scan " + Ms(f.scan_ns());
-    } else {
-      out += ", INCOMPLETE (the capture stopped inside it)";
-    }
-    out += ", " + std::to_string(f.bytes_read()) + " bytes read";
-    if (f.truncated_reads() > 0) {
-      out += ", " + Plural(f.truncated_reads(), "read", "reads") + " truncated at its bound";
-    }
-    if (f.cut_by_bounds()) out += ", CUT by a bound: " + f.cut_reason();
-    if (f.index() != f.position()) out += ", stored index " + std::to_string(f.index());
-    if (f.before_resolution() >= 0) {
-      out += ", before resolution " + std::to_string(f.before_resolution());
-    } else if (f.complete() && r.resolutions_size() > 0) {
-      out += ", after the last resolution";
-    }
-    out += "\n";
-  }
-  out += "tape: " + Plural(r.observations(), "observation", "observations") + "\n";
-  out += "resolutions: " + std::to_string(r.resolutions_size()) + "\n";
-  for (const v1::ShowReport::Resolution& s : r.resolutions()) {
-    out += "  resolution " + std::to_string(s.index()) + ": ";
-    if (s.kind() == "resolve") {
-      out += "resolve beneath root " + IdentityText(s.root_pid(), s.root_start_ticks());
-      if (s.fingerprint_on_tape()) out += " (fingerprinted on the tape)";
-      out += ", token " + s.token_var() + " (" + std::to_string(s.token_bytes()) +
-             " bytes, not shown), argv";
-      for (const std::string& a : s.argv()) out.append(" ").append(Quoted(a));
-      out += ", exe " + Quoted(s.exe_path()) + " " + ExeText(s.exe_identity()) + "\n";
-    } else if (s.kind() == "liveness") {
-      out += "liveness of " + IdentityText(s.pid(), s.start_ticks()) + "\n";
-    } else {
-      out += "no request recorded\n";
-    }
-    if (s.has_verdict()) {
-      const v1::Verdict& v = s.verdict();
-      out += "    verdict: " + StatusText(v);
-      if (v.status() == v1::Verdict::RESOLVED) {
-        out += " host pid " + std::to_string(v.pid()) + ", start tick " +
-               std::to_string(v.start_ticks());
-      }
-      for (int m = 0; m < v.matches_size(); ++m) {
-        out += (m == 0 ? ", matches " : " ") + std::to_string(v.matches(m));
-      }
-      out += ", " + Plural(v.attempts(), "attempt", "attempts") + ", " +
-             std::to_string(v.bytes_read()) + " bytes read";
-      if (!v.detail().empty()) out += ": " + Printable(v.detail());
-      out += "\n";
-    } else if (s.has_liveness_verdict()) {
-      const v1::LivenessVerdict& v = s.liveness_verdict();
-      out += "    verdict: " + LivenessText(v);
-      if (!v.state().empty()) out += " (state " + Escaped(v.state()) + ")";
-      if (!v.detail().empty()) out += ": " + Printable(v.detail());
-      out += "\n";
-    } else {
-      out += "    verdict: none recorded\n";
-    }
-    if (s.observation_count() > 0) {
-      out += "    observations " + std::to_string(s.first_observation()) + ".." +
-             std::to_string(s.first_observation() + s.observation_count() - 1) + " (" +
-             std::to_string(s.observation_count()) + ")";
-    } else {
-      out += "    no observations";
-    }
-    if (!s.observations_read()) out += ", NOT all in the file's tape";
-    out += ", " + Ms(Span(s.start_mono_ns(), s.end_mono_ns())) + "\n";
-  }
-  if (r.intact()) {
-    out += "damage: none (" + std::to_string(r.chunks()) + " chunks, footer present)\n";
-  } else {
-    out += "damage: " + r.error_kind() + ": " + r.error() + " (everything above was read before it)\n";
-  }
-  return out;
 }
 
 }  // namespace proctape

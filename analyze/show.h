@@ -4,7 +4,9 @@
 // damage, if any. A damaged file is shown as far as it was read.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "format/format_error.h"
 #include "format/reader.h"
@@ -23,7 +25,15 @@ v1::ShowReport BuildShow(const Snapshot& snapshot, const FormatError& error,
                          const std::string& name);
 
 // The text form, one fact per line; the last line says whether the file is
-// intact or where it is damaged.
+// intact or where it is damaged (analyze/show_render.cc).
 std::string RenderShow(const v1::ShowReport& report);
+
+// Shared by the report and its text form.
+// Text proctape composed, read back from an untrusted file: printable ASCII
+// as is (backslashes too: such text may already hold escapes), other bytes
+// as \xNN.
+std::string Printable(std::string_view text);
+// b - a in nanoseconds, or 0 when it would overflow or be negative.
+std::int64_t Span(std::int64_t a, std::int64_t b);
 
 }  // namespace proctape

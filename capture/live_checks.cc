@@ -14,7 +14,9 @@ std::string TokenEntry(const Request& request) {
 }
 
 LiveCheck ResolveCheck(Request* request, std::string exe_path, bool fingerprint_root,
-                       Verdict* verdict) {
+                       Verdict* verdict, const v1::RootFingerprint* taken_before) {
+  std::optional<v1::RootFingerprint> before_turn;
+  if (taken_before != nullptr) before_turn = *taken_before;
   return [=, exe_path = std::move(exe_path)](Evidence& evidence, v1::Resolution* r) {
     *verdict = Verdict{};
     bool fingerprinted = true;
@@ -25,6 +27,7 @@ LiveCheck ResolveCheck(Request* request, std::string exe_path, bool fingerprint_
       else *verdict = fingerprint;
     }
     if (fingerprinted) *verdict = Resolve(evidence, *request);
+    verdict->late_fingerprint = fingerprint_root;
     // An environ excerpt in the verdict is a secret like any other environ
     // bytes: redacted as the tape is.
     if (verdict->file == static_cast<int>(ProcFile::kEnviron)) {
@@ -33,6 +36,7 @@ LiveCheck ResolveCheck(Request* request, std::string exe_path, bool fingerprint_
     *r->mutable_resolve() = ToProto(*request);
     r->mutable_resolve()->set_exe_path(exe_path);
     r->mutable_resolve()->set_fingerprint_on_tape(fingerprint_root);
+    if (before_turn) *r->mutable_resolve()->mutable_fingerprint() = *before_turn;
     *r->mutable_verdict() = ToProto(*verdict);
   };
 }

@@ -10,6 +10,7 @@
 namespace proctape {
 
 void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
+void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
 void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
 // `command_line` is proctape's own argv, stored in the snapshot's header.
 void RegisterVerify(CLI::App& app, int* exit_code);

@@ -63,6 +63,7 @@ const char* ExitCodeHelp() {
          "  7  bad evidence: DUPLICATE_RECORD, MALFORMED_RECORD, CYCLE, UNREADABLE\n"
          "  8  bound exceeded: ENTRY_BOUND, NODE_BOUND, DEPTH_BOUND, FILE_BOUND, BYTE_BUDGET,\n"
          "     DEADLINE\n"
+         "  9  a root fingerprint from another boot (its boot_id is not this one's)\n"
          " 10  file I/O failed, or the output path was refused (exists, symbolic link)\n"
          " 11  not a snapshot file (bad magic)\n"
          " 12  snapshot written by a newer format version\n"

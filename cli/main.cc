@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
                "Run 'proctape COMMAND --help' for one command."};
   app.require_subcommand(1);
   int exit_code = proctape::kExitOk;
+  proctape::RegisterFingerprint(app, &exit_code, {argv, argv + argc});
   proctape::RegisterResolve(app, &exit_code, {argv, argv + argc});
   proctape::RegisterLiveness(app, &exit_code, {argv, argv + argc});
   proctape::RegisterCapture(app, &exit_code, {argv, argv + argc});

@@ -6,12 +6,14 @@
 // never sleeps in real time.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analyze/token_mask.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/fingerprint_load.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
 #include "proto/convert.h"
@@ -39,6 +41,7 @@ struct ReplayOptions {
   bool has_token = false;
   std::string legacy_marker;
   bool has_legacy = false;
+  std::string fingerprint;  // --fingerprint FILE
 };
 
 int Fail(int code, const std::string& message) {
@@ -155,7 +158,7 @@ int RunLegacy(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
 
 int RunReplay(ReplayOptions o) {
   if (o.has_legacy && (o.model != "tape" || o.overrides.any() || !o.argv.empty() ||
-                       !o.exe_identity.empty() || o.has_exe_like)) {
+                       !o.exe_identity.empty() || o.has_exe_like || !o.fingerprint.empty())) {
     return Fail(kExitUsage, "--legacy-marker takes no --model and no request option");
   }
   if (!o.exe_identity.empty() && o.has_exe_like) {
@@ -175,6 +178,18 @@ int RunReplay(ReplayOptions o) {
   std::string name = EscapeBytes(o.file, 4096);
   if (!error.ok()) return Fail(ExitCodeFor(error.kind), name + ": " + error.message);
   if (o.has_legacy) return RunLegacy(o, snapshot, name);
+  if (!o.fingerprint.empty()) {
+    // What if the root had been fingerprinted before the turn: the file's
+    // root, start tick and executable, if it was taken in the recording's boot.
+    int code = kExitOk;
+    std::optional<v1::RootFingerprint> fp =
+        LoadFingerprint(o.fingerprint, snapshot.header.host().boot_id(), "the recording's", &code);
+    if (!fp) return code;
+    o.overrides.root_pid = fp->root_pid();
+    o.overrides.root_start_ticks = fp->root_start_ticks();
+    o.overrides.exe = FromProto(fp->exe_identity());
+    o.has_root = true;  // for --model frames on a plain capture
+  }
   if (o.has_exe_like) {
     // The identity of that process's executable in the first frame.
     FrameEvidence at_start(snapshot.frames, FrameModelStart(snapshot, nullptr));
@@ -257,11 +272,19 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
   sub->add_option("--argv", o->argv, "replace the expected argv; repeat for each element")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  sub->add_option("--exe-identity", o->exe_identity,
-                  "replace the attested executable identity, as DEV:INO");
+  CLI::Option* exe_identity = sub->add_option(
+      "--exe-identity", o->exe_identity, "replace the attested executable identity, as DEV:INO");
   CLI::Option* exe_like = sub->add_option(
       "--exe-like", o->exe_like,
       "attest the executable of this captured pid: its exe identity in the first frame");
+  sub->add_option("--fingerprint", o->fingerprint,
+                  "what if the root had been fingerprinted before the turn: the root, start "
+                  "tick and executable of this fingerprint file ('proctape fingerprint') replace "
+                  "the recorded ones; refused if taken in another boot than the recording (exit 9)")
+      ->excludes(root)
+      ->excludes(root_start)
+      ->excludes(exe_identity)
+      ->excludes(exe_like);
   CLI::Option* legacy = sub->add_option(
       "--legacy-marker", o->legacy_marker,
       "report what the legacy kill(N, 0) check on this marker would have concluded");
@@ -269,6 +292,7 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
                           "  proctape replay failure.ptape\n"
                           "  proctape replay failure.ptape --json\n"
                           "  proctape replay failure.ptape --token other   # what if...\n"
+                          "  proctape replay late.ptape --fingerprint root.ptape\n"
                           "  proctape replay failure.ptape --model frames\n"
                           "  proctape replay host.ptape --model frames --root 4000 --token T "
                           "--exe-like 4103\n"

@@ -4,6 +4,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/fingerprint_load.h"
 #include "core/proc_parse.h"
 #include "core/resolver.h"
 #include "proto/convert.h"
@@ -22,8 +24,10 @@ namespace {
 
 struct ResolveOptions {
   std::int64_t root = 0;
+  bool has_root = false;
   std::uint64_t root_start = 0;
   bool has_root_start = false;
+  std::string fingerprint;  // --fingerprint FILE
   std::string token;
   std::string token_var = "PROCTAPE_TOKEN";
   std::vector<std::string> argv;
@@ -90,18 +94,86 @@ std::unique_ptr<ProcfsEvidence> OpenProc(const std::string& root, int* exit_code
 // (`--record -`): then to standard error, so the file stays whole.
 std::FILE* VerdictStream(const std::string& record) { return record == "-" ? stderr : stdout; }
 
-// One line: STATUS, then what decided it.
-void PrintVerdict(const Verdict& v, std::FILE* out = stdout) {
+// One line: STATUS, then what decided it; a line more for the offending
+// bytes, and one when the root was fingerprinted late.
+void PrintVerdict(const Verdict& v, std::int64_t root, std::FILE* out = stdout) {
   if (v.resolved()) {
     std::fprintf(out, "RESOLVED host pid %lld, start tick %llu (%u attempts, %llu bytes read)\n",
                  static_cast<long long>(v.pid), static_cast<unsigned long long>(v.start_ticks),
                  v.attempts, static_cast<unsigned long long>(v.bytes_read));
-    return;
+  } else {
+    std::fprintf(out, "%s: %s (%u attempts, %llu bytes read)\n",
+                 std::string(StatusName(v.status)).c_str(), EscapeBytes(v.detail, 1024).c_str(),
+                 v.attempts, static_cast<unsigned long long>(v.bytes_read));
+    if (!v.evidence.empty()) std::fprintf(out, "  evidence: %s\n", EscapeBytes(v.evidence).c_str());
   }
-  std::fprintf(out, "%s: %s (%u attempts, %llu bytes read)\n",
-               std::string(StatusName(v.status)).c_str(), EscapeBytes(v.detail, 1024).c_str(),
-               v.attempts, static_cast<unsigned long long>(v.bytes_read));
-  if (!v.evidence.empty()) std::fprintf(out, "  evidence: %s\n", EscapeBytes(v.evidence).c_str());
+  if (v.late_fingerprint) {
+    std::fprintf(out,
+                 "  late fingerprint: root %lld's start tick was read at resolve time, not "
+                 "before the turn: a restarted root cannot be detected\n",
+                 static_cast<long long>(root));
+  }
+}
+
+// "proctape: warning: ..." on standard error, one line.
+void Warn(const std::string& message) {
+  std::fprintf(stderr, "proctape: warning: %s\n", message.c_str());
+}
+
+// The request's root and executable: from the fingerprint file taken before
+// the turn, or from --root, --root-start and --exe now (then *late says what
+// was not fixed before the turn, for a warning). False (after one line) when
+// the fingerprint is refused, with *exit_code its status.
+bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
+                std::optional<v1::RootFingerprint>* fingerprint, std::string* late,
+                int* exit_code) {
+  if (!o.fingerprint.empty()) {
+    const std::string boot_id = CollectHostFacts(o.proc).boot_id();
+    if (boot_id.empty()) {
+      std::fprintf(stderr, "proctape: cannot read %s/sys/kernel/random/boot_id: the fingerprint's "
+                   "boot cannot be checked\n", EscapeBytes(o.proc, 4096).c_str());
+      *exit_code = kExitInternal;
+      return false;
+    }
+    *fingerprint = LoadFingerprint(o.fingerprint, boot_id, "this host's", exit_code);
+    if (!*fingerprint) return false;
+    if (o.has_root && o.root != (*fingerprint)->root_pid()) {
+      std::fprintf(stderr, "proctape: --root %lld is not the root %lld that %s fingerprinted\n",
+                   static_cast<long long>(o.root),
+                   static_cast<long long>((*fingerprint)->root_pid()),
+                   EscapeBytes(o.fingerprint, 4096).c_str());
+      *exit_code = kExitUsage;
+      return false;
+    }
+    ApplyFingerprint(**fingerprint, request);
+    return true;
+  }
+  if (!o.has_root) {
+    std::fprintf(stderr, "proctape: resolve needs --fingerprint FILE (taken before the turn) or "
+                 "--root PID\n");
+    *exit_code = kExitUsage;
+    return false;
+  }
+  request->root_pid = o.root;
+  request->exe = live.PathIdentity(o.exe);
+  if (!request->exe.ok()) {
+    std::fprintf(stderr, "proctape: cannot attest --exe %s: errno %d\n", o.exe.c_str(),
+                 request->exe.err);
+    *exit_code = kExitUsage;
+    return false;
+  }
+  if (o.has_root_start) {
+    request->root_start_ticks = o.root_start;
+    *late = "--exe " + EscapeBytes(o.exe, 1024) +
+            " is attested now, not before the turn: an executable replaced since cannot be "
+            "detected (use 'proctape fingerprint' before the turn and --fingerprint)";
+  } else {
+    *late = "root " + std::to_string(o.root) +
+            " is fingerprinted late: its start tick is read now, not before the turn, so a "
+            "restarted root cannot be detected (use 'proctape fingerprint' before the turn and "
+            "--fingerprint)";
+  }
+  return true;
 }
 
 int RunResolve(const ResolveOptions& o) {
@@ -109,22 +181,21 @@ int RunResolve(const ResolveOptions& o) {
   auto evidence = OpenProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
   Request request;
-  request.root_pid = o.root;
   request.token = o.token;
   request.token_var = o.token_var;
   if (!o.argv.empty()) request.argv = o.argv;
   request.bounds.deadline_ns = o.deadline_ms * 1'000'000;
   request.bounds.byte_budget = o.byte_budget;
-  request.exe = evidence->PathIdentity(o.exe);
-  if (!request.exe.ok()) {
-    std::fprintf(stderr, "proctape: cannot attest --exe %s: errno %d\n", o.exe.c_str(),
-                 request.exe.err);
-    return kExitUsage;
+  std::optional<v1::RootFingerprint> fingerprint;
+  std::string late_warning;
+  if (!RootAndExe(o, *evidence, &request, &fingerprint, &late_warning, &exit_code)) {
+    return exit_code;
   }
-  if (o.has_root_start) request.root_start_ticks = o.root_start;
   Verdict verdict;
   bool ran = false;
-  LiveCheck check = ResolveCheck(&request, o.exe, !o.has_root_start, &verdict);
+  const bool late = !fingerprint && !o.has_root_start;
+  LiveCheck check = ResolveCheck(&request, fingerprint ? fingerprint->exe_path() : o.exe, late,
+                                 &verdict, fingerprint ? &*fingerprint : nullptr);
   bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line,
                                    {TokenEntry(request)}, [&](Evidence& ev, v1::Resolution* r) {
                                      check(ev, r);
@@ -135,8 +206,10 @@ int RunResolve(const ResolveOptions& o) {
   if (o.json) {
     std::fprintf(out, "%s\n", ToJson(ToProto(verdict)).c_str());
   } else {
-    PrintVerdict(verdict, out);
+    PrintVerdict(verdict, request.root_pid, out);
   }
+  // After the verdict: with --record - the verdict itself is on standard error.
+  if (!late_warning.empty()) Warn(late_warning);
   if (!recorded) return kExitIo;
   return ExitCodeFor(verdict.status);
 }
@@ -191,16 +264,28 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   CLI::App* sub = app.add_subcommand(
       "resolve",
       "Find the host pid of the exact process a sandbox started beneath a known root.\n"
-      "Scans /proc for the unique descendant of --root whose argv is exactly --argv, whose\n"
-      "environment holds --token-var=--token exactly once, and whose executable is --exe;\n"
-      "retries every 100 ms until the deadline while nothing matches; fails closed otherwise.");
-  sub->add_option("--root", o->root, "host pid of the app-server that started the sandbox")
-      ->required()
-      ->check(CLI::Range(std::int64_t{2}, static_cast<std::int64_t>(kMaxPid)));
+      "Scans /proc for the unique descendant of the root whose argv is exactly --argv, whose\n"
+      "environment holds --token-var=--token exactly once, and whose executable is the\n"
+      "attested one; retries every 100 ms until the deadline while nothing matches; fails\n"
+      "closed otherwise. The root, its start time and the executable come from\n"
+      "--fingerprint FILE, taken before the turn by 'proctape fingerprint' (seed 000, step 1).\n"
+      "Without it, --root's start time (unless --root-start gives it) and --exe are read now:\n"
+      "a restarted root cannot be detected, which is said on standard error, in the verdict\n"
+      "(late_fingerprint) and in a recording.");
+  CLI::Option* fingerprint = sub->add_option(
+      "--fingerprint", o->fingerprint,
+      "the root's fingerprint file, taken before the turn ('proctape fingerprint'): root pid, "
+      "start time and executable identity; refused from another boot (exit 9)");
+  sub->add_option("--root", o->root,
+                  "host pid of the app-server that started the sandbox (with --fingerprint: "
+                  "optional, and it must be the fingerprint's)")
+      ->check(CLI::Range(std::int64_t{2}, static_cast<std::int64_t>(kMaxPid)))
+      ->each([o](const std::string&) { o->has_root = true; });
   sub->add_option("--root-start", o->root_start,
-                  "the root's start time (stat field 22, clock ticks) fingerprinted earlier; "
-                  "default: read it now")
-      ->each([o](const std::string&) { o->has_root_start = true; });
+                  "without --fingerprint: the root's start time (stat field 22, clock ticks) "
+                  "recorded before the turn; default: read it now (late)")
+      ->each([o](const std::string&) { o->has_root_start = true; })
+      ->excludes(fingerprint);
   sub->add_option("--token", o->token, "the per-invocation token the sandbox exported")
       ->required();
   sub->add_option("--token-var", o->token_var, "environment variable carrying the token")
@@ -209,8 +294,11 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "one element of the expected argv; repeat it (default: /bin/sleep 120)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
-      ->capture_default_str();
+  sub->add_option("--exe", o->exe,
+                  "without --fingerprint: the expected executable, attested now by device and "
+                  "inode")
+      ->capture_default_str()
+      ->excludes(fingerprint);
   sub->add_option("--deadline-ms", o->deadline_ms, "give up after this long")
       ->capture_default_str()
       ->check(CLI::Range(0, 3'600'000));
@@ -226,9 +314,11 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "made with its result and time, a frame after, request and verdict; "
                   "- writes it to standard output (the verdict then goes to standard error)");
   sub->add_flag("--force", o->force, "with --record: replace an existing FILE");
-  sub->footer(std::string("Example:\n"
-                          "  proctape resolve --root 4242 --token 7f3c9e --argv /bin/sleep "
-                          "--argv 120\n\n") +
+  sub->footer(std::string("Examples:\n"
+                          "  proctape fingerprint --root 4242 -o root.ptape      # before the turn\n"
+                          "  proctape resolve --fingerprint root.ptape --token 7f3c9e --argv "
+                          "/bin/sleep --argv 120\n"
+                          "  proctape resolve --root 4242 --token 7f3c9e       # late: warns\n\n") +
               ExitCodeHelp());
   sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
 }

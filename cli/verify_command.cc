@@ -40,10 +40,20 @@ int RunVerify(const VerifyOptions& o) {
     report.set_observations(snap.observations.size());
     report.set_resolutions(snap.resolutions.size());
     report.set_environ_kept(kept);
+    report.set_fingerprints(snap.fingerprints.size());
     std::printf("%s\n", ToJson(report).c_str());
   } else {
     std::string name = EscapeBytes(o.file, 4096);
-    if (error.ok()) {
+    if (error.ok() && !snap.fingerprints.empty() && snap.frames.empty() &&
+        snap.resolutions.empty()) {
+      // A fingerprint file: what it fingerprinted, not frames and environs.
+      const v1::RootFingerprint& f = snap.fingerprints[0];
+      std::printf("%s: intact: %" PRIu64 " chunks, %zu root fingerprint(s): root %" PRId64
+                  " at start tick %" PRIu64 ", exe %s %" PRIu64 ":%" PRIu64 "\n",
+                  name.c_str(), snap.chunks, snap.fingerprints.size(), f.root_pid(),
+                  f.root_start_ticks(), EscapeBytes(f.exe_path(), 1024).c_str(),
+                  f.exe_identity().dev(), f.exe_identity().ino());
+    } else if (error.ok()) {
       std::printf("%s: intact: %" PRIu64 " chunks, %zu frame(s) (%" PRIu64
                   " process records), %zu observations, %zu resolutions, environ %s\n",
                   name.c_str(), snap.chunks, snap.frames.size(), processes,

@@ -55,7 +55,8 @@ class SnapshotWriter {
   // indexes run 0, 1, 2, ... across the file.
   bool AddObservation(v1::Observation&& observation);
   bool WriteResolution(const v1::Resolution& resolution);
-  // The one fingerprint chunk a file may hold (`proctape fingerprint`).
+  // The one fingerprint chunk a file may hold (`proctape fingerprint`,
+  // format/fingerprint_file.h).
   bool WriteFingerprint(const v1::RootFingerprint& fingerprint);
   // Writes the footer (counts filled in), syncs, renames NAME.partial to NAME.
   bool Finish(v1::Footer footer);

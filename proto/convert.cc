@@ -65,6 +65,7 @@ Request FromProto(const v1::ResolutionRequest& r) {
   out.argv.assign(r.argv().begin(), r.argv().end());
   out.exe = FromProto(r.exe_identity());
   out.bounds = FromProto(r.bounds());
+  if (r.has_fingerprint()) ApplyFingerprint(r.fingerprint(), &out);
   return out;
 }
 
@@ -121,6 +122,12 @@ v1::LivenessVerdict ToProto(const LivenessVerdict& v) {
   out.set_detail(EscapeBytes(v.detail, v.detail.size()));
   out.set_err(v.err);
   return out;
+}
+
+void ApplyFingerprint(const v1::RootFingerprint& fingerprint, Request* request) {
+  request->root_pid = fingerprint.root_pid();
+  request->root_start_ticks = fingerprint.root_start_ticks();
+  request->exe = FromProto(fingerprint.exe_identity());
 }
 
 void UpgradeVerdict(v1::Verdict* v) {

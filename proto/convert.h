@@ -12,6 +12,10 @@ namespace proctape {
 v1::Bounds ToProto(const Bounds& bounds);
 Bounds FromProto(const v1::Bounds& bounds);
 v1::ResolutionRequest ToProto(const Request& request);
+// A request made with a fingerprint taken before the turn (it holds the
+// RootFingerprint) takes its root pid, start tick and executable identity
+// from it, not from its own copies of them: a replay or an explanation
+// resolves against the very fingerprint the recording was made with.
 Request FromProto(const v1::ResolutionRequest& request);
 v1::Verdict ToProto(const Verdict& verdict);
 Verdict FromProto(const v1::Verdict& verdict);
@@ -20,6 +24,10 @@ v1::LivenessVerdict ToProto(const LivenessVerdict& verdict);
 // of a failure in pid/start_ticks) becomes the current shape: pid and
 // start_ticks present for RESOLVED only. Current verdicts are unchanged.
 void UpgradeVerdict(v1::Verdict* verdict);
+// Seed 000, step 1, kept in a fingerprint taken before the turn: the
+// request's root pid, the root's start tick and the attested executable's
+// identity become the fingerprint's.
+void ApplyFingerprint(const v1::RootFingerprint& fingerprint, Request* request);
 v1::FileIdentity ToProto(const Identity& identity);
 Identity FromProto(const v1::FileIdentity& identity);
 

@@ -55,15 +55,19 @@ v1::ReplayResult::Outcome Decide(bool same_verdict, const TapeEvidence& tape,
 // The decision is the status, the identity (resolved or subject, start ticks
 // observed and expected), the deciding file, errno and evidence, the matches
 // and the number of attempts. The detail sentence and the byte count are how
-// a decision is told and accounted, not the decision: a proctape that words a
-// verdict differently, or counts the /proc listing's bytes, still reproduces
-// a recording made before it (the calls made must still be the recorded ones,
-// which Decide() checks).
+// a decision is told and accounted, late_fingerprint how the root came to be
+// known, not the decision: a proctape that words a verdict differently, or
+// counts the /proc listing's bytes, still reproduces a recording made before
+// it (the calls made must still be the recorded ones, which Decide() checks).
 bool SameVerdict(v1::Verdict recorded, v1::Verdict replayed, const Snapshot& snapshot,
                  const TapeEvidence& tape, std::uint64_t first) {
   for (v1::Verdict* v : {&recorded, &replayed}) {
     v->clear_detail();
     v->clear_bytes_read();
+    // Derived from the request, not the evidence (and absent from files
+    // written before it existed): how the root was fingerprinted, not what
+    // was decided.
+    v->clear_late_fingerprint();
   }
   if (recorded.file() == v1::PROC_FILE_ENVIRON && replayed.file() == v1::PROC_FILE_ENVIRON &&
       recorded.subject_pid() == replayed.subject_pid()) {
@@ -123,6 +127,9 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
   } else {
     v = Resolve(tape, request);
   }
+  // As ResolveCheck says it: the root's start tick was read at resolve time
+  // (on the tape), unless the what-if gave one.
+  v.late_fingerprint = recorded.resolve().fingerprint_on_tape() && !overrides.root_start_ticks;
   *result.mutable_recorded() = recorded.verdict();
   *result.mutable_replayed() = ToProto(v);
   bool same = SameVerdict(result.recorded(), result.replayed(), snapshot, tape,

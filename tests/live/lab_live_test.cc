@@ -73,6 +73,17 @@ TEST_P(LabScenario, RecordsWhatItsNameSaysReplaysReproducedAndLeavesNothingRunni
     EXPECT_FALSE(StillRunning(p.pid(), p.start_ticks())) << p.role() << " " << p.pid();
   }
   ASSERT_GE(report.checks_size(), 1);
+  // Seed step 1: the app-server was fingerprinted before the turn, and every
+  // resolve check consumed that fingerprint (none fingerprinted it late).
+  for (const v1::Resolution& check : report.checks()) {
+    if (!check.has_resolve()) continue;
+    EXPECT_TRUE(check.resolve().has_fingerprint());
+    EXPECT_FALSE(check.resolve().fingerprint_on_tape());
+    EXPECT_FALSE(check.verdict().late_fingerprint());
+    EXPECT_EQ(check.resolve().fingerprint().root_pid(), report.started(0).pid());
+    EXPECT_EQ(check.resolve().fingerprint().root_start_ticks(), report.started(0).start_ticks());
+    EXPECT_EQ(check.resolve().root_start_ticks(), report.started(0).start_ticks());
+  }
 
   CommandResult replay = Proctape({"replay", file});
   EXPECT_EQ(replay.exit_code, 0) << Describe(replay);

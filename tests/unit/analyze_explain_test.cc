@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "capture/fingerprint.h"
 #include "corpus/manifest.h"
 #include "format/reader.h"
 #include "proto/convert.h"
@@ -642,6 +643,46 @@ TEST(ExplainFingerprint, TheRootsFingerprintReadComesFirst) {
     EXPECT_EQ(x.check.attempts_size(), 0);
     EXPECT_EQ(x.check.fingerprint().err(), ENOENT);
     EXPECT_EQ(x.check.ended_by(), "the root's fingerprint failed: no attempt was made");
+  }
+}
+
+// How the root came to be known is told in the request line: late, on the
+// tape (a restarted root cannot be detected), or before the turn.
+TEST(ExplainFingerprint, TheRequestSaysHowTheRootWasFingerprinted) {
+  {
+    FakeHost host;
+    RecordOptions options;
+    options.fingerprint = true;
+    Explained x = RecordAndExplain(host, FakeHost::TypicalRequest(), options);
+    EXPECT_NE(Text(x.check).find("  request: root pid 4000, start tick 500000 (fingerprinted "
+                                 "late, on the tape: a restarted root cannot be detected); argv"),
+              std::string::npos)
+        << Text(x.check);
+  }
+  {
+    FakeHost host;
+    TakenFingerprint taken = TakeFingerprint(host, kAppServer, "/bin/sleep", "b00t\n");
+    ASSERT_TRUE(taken.ok());
+    RecordOptions options;
+    options.before_turn = taken.fingerprint;
+    Explained x = RecordAndExplain(host, FakeHost::TypicalRequest(), options);
+    ExpectFaithful(x);
+    EXPECT_FALSE(x.check.fingerprinted());
+    EXPECT_TRUE(x.check.resolve().has_fingerprint());
+    const std::string text = Text(x.check);
+    EXPECT_NE(text.find("  request: root pid 4000, start tick 500000 (fingerprinted before the "
+                        "turn); argv"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("  fingerprint: taken before the turn: root 4000 \"codex\", start tick "
+                        "500000; exe \"/bin/sleep\" 2051:1311\n"),
+              std::string::npos)
+        << text;
+  }
+  {
+    FakeHost host;
+    Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
+    EXPECT_EQ(Text(x.check).find("fingerprint"), std::string::npos) << Text(x.check);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "analyze/proc_dir_evidence.h"
 #include "analyze/proc_dir_writer.h"
 #include "analyze/token_mask.h"
+#include "proto/convert.h"
 #include "capture/frame_scanner.h"
 
 namespace proctape {
@@ -191,6 +192,23 @@ TEST(ExportJsonTest, TheWholeSnapshot) {
   EXPECT_EQ(e.frames(0).processes_size(), s.frames[0].processes_size());
   EXPECT_EQ(e.resolutions_size(), 2);
   EXPECT_EQ(e.footer().frames(), 1u);
+}
+
+// A fingerprint file (`proctape fingerprint`) exports its fingerprint too.
+TEST(ExportJsonTest, TheFingerprintOfAFingerprintFile) {
+  Snapshot s;
+  s.header.mutable_host()->set_boot_id("b00t\n");
+  v1::RootFingerprint& f = s.fingerprints.emplace_back();
+  f.set_root_pid(4000);
+  f.set_root_start_ticks(500000);
+  f.set_boot_id("b00t\n");
+  v1::SnapshotExport e = ToExport(s);
+  ASSERT_EQ(e.fingerprints_size(), 1);
+  EXPECT_EQ(e.fingerprints(0).root_start_ticks(), 500000u);
+  EXPECT_NE(ToJson(e).find("\"fingerprints\":[{\"root_pid\":\"4000\",\"root_start_ticks\":"
+                           "\"500000\""),
+            std::string::npos)
+      << ToJson(e);
 }
 
 // ---- Side files ------------------------------------------------------------

@@ -225,5 +225,72 @@ TEST(ShowTest, NothingReadIsOneDamageLine) {
             "file: x.txt\ndamage: not a proctape file (bad magic); nothing could be read\n");
 }
 
+v1::RootFingerprint Fingerprint(const std::string& boot_id) {
+  v1::RootFingerprint f;
+  f.set_root_pid(50);
+  f.set_root_start_ticks(500);
+  f.set_root_comm("app\nserver");
+  f.set_exe_path("/bin/sleep");
+  f.mutable_exe_identity()->set_dev(2049);
+  f.mutable_exe_identity()->set_ino(1311);
+  f.set_boot_id(boot_id);
+  f.set_taken_realtime_ns(1'764'559'488'781'000'000);
+  return f;
+}
+
+// A fingerprint file (`proctape fingerprint`): header, the fingerprint, footer.
+TEST(ShowTest, FingerprintFileShowsTheFingerprint) {
+  Snapshot s = MakeSnapshot({});
+  s.fingerprints.push_back(Fingerprint("b00t\n"));
+  v1::ShowReport r = BuildShow(s, FormatError{}, "root.ptape");
+  ASSERT_EQ(r.fingerprints_size(), 1);
+  EXPECT_EQ(r.fingerprints(0).root_comm(), "app\\x0aserver");
+  EXPECT_TRUE(r.fingerprints(0).boot_of_file());
+  EXPECT_EQ(r.fingerprints(0).taken_utc(), "2025-12-01T03:24:48.781Z");
+  const std::string text = RenderShow(r);
+  EXPECT_NE(text.find("\nfingerprints: 1\n  fingerprint 0: root 50 \"app\\x0aserver\" at start "
+                      "tick 500, exe \"/bin/sleep\" 2049:1311, taken 2025-12-01T03:24:48.781Z, "
+                      "in the file's boot\n"),
+            std::string::npos)
+      << text;
+
+  s.fingerprints[0].set_boot_id("0ther\n");
+  EXPECT_NE(RenderShow(BuildShow(s, FormatError{}, "root.ptape"))
+                .find(", in boot \"0ther\" (NOT the file's)\n"),
+            std::string::npos);
+}
+
+// How the root of a recorded resolution was fingerprinted: before the turn
+// (the request holds the fingerprint), late (on the tape), or given.
+TEST(ShowTest, ResolutionSaysHowItsRootWasFingerprinted) {
+  Snapshot before = Recording();
+  *before.resolutions[0].mutable_resolve()->mutable_fingerprint() = Fingerprint("b00t\n");
+  v1::ShowReport r = BuildShow(before, FormatError{}, "rec.ptape");
+  ASSERT_TRUE(r.resolutions(0).has_fingerprint());
+  std::string text = RenderShow(r);
+  EXPECT_NE(text.find("  resolution 0: resolve beneath root 50@500 (fingerprinted before the "
+                      "turn), token"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n    fingerprint: root 50 \"app\\x0aserver\" at start tick 500, exe "
+                      "\"/bin/sleep\" 2049:1311, taken 2025-12-01T03:24:48.781Z, in the file's "
+                      "boot\n    verdict: "),
+            std::string::npos)
+      << text;
+
+  Snapshot late = Recording();
+  late.resolutions[0].mutable_resolve()->set_fingerprint_on_tape(true);
+  text = RenderShow(BuildShow(late, FormatError{}, "rec.ptape"));
+  EXPECT_NE(text.find("  resolution 0: resolve beneath root 50@500 (fingerprinted late, on the "
+                      "tape: a restarted root cannot be detected), token"),
+            std::string::npos)
+      << text;
+
+  text = RenderShow(BuildShow(Recording(), FormatError{}, "rec.ptape"));
+  EXPECT_NE(text.find("  resolution 0: resolve beneath root 50@500, token"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("fingerprint"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace proctape

@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -74,6 +75,10 @@ struct RecordOptions {
   // request is stored with fingerprint_on_tape. Otherwise as with
   // --root-start: the tape is the resolver's alone.
   bool fingerprint = false;
+  // As `proctape resolve --fingerprint FILE`: the request's root pid, start
+  // time and executable identity are this fingerprint's (taken before the
+  // turn), and the request stores it. Excludes `fingerprint`.
+  std::optional<v1::RootFingerprint> before_turn;
   bool keep_environ = false;         // store environ values as read
   std::string exe_path = "/bin/sleep";
 };
@@ -175,8 +180,9 @@ inline Recorded Record(MemoryEvidence& host, const std::string& path, const Reco
 
 // Records Resolve(host, request) into `path`, like
 // `proctape resolve ... --record path` (with --root-start, unless
-// options.fingerprint): the request (with exe_path) and the verdict as the
-// CLI stores them.
+// options.fingerprint or options.before_turn): the request (with exe_path,
+// and the fingerprint it was given) and the verdict (late_fingerprint when
+// the root was fingerprinted on the tape) as the CLI stores them.
 inline Recorded RecordResolution(MemoryEvidence& host, const Request& request,
                                  const std::string& path, const RecordOptions& options = {}) {
   std::string token_entry = request.token_var;
@@ -187,6 +193,7 @@ inline Recorded RecordResolution(MemoryEvidence& host, const Request& request,
        "--record", std::filesystem::path(path).filename().string()},
       [&](Evidence& ev, v1::Resolution* r, Recorded* out) {
         Request asked = request;
+        if (options.before_turn) ApplyFingerprint(*options.before_turn, &asked);
         if (options.fingerprint) {
           asked.root_start_ticks = 0;  // not given: found by the fingerprint
           Verdict fingerprint = FingerprintRoot(ev, asked.root_pid);
@@ -199,9 +206,12 @@ inline Recorded RecordResolution(MemoryEvidence& host, const Request& request,
         } else {
           out->verdict = Resolve(ev, asked);
         }
+        // Fingerprinted late, as the CLI says in the verdict.
+        out->verdict.late_fingerprint = options.fingerprint;
         *r->mutable_resolve() = ToProto(asked);
         r->mutable_resolve()->set_exe_path(options.exe_path);
         r->mutable_resolve()->set_fingerprint_on_tape(options.fingerprint);
+        if (options.before_turn) *r->mutable_resolve()->mutable_fingerprint() = *options.before_turn;
         *r->mutable_verdict() = ToProto(out->verdict);
       });
 }

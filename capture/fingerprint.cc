@@ -1,0 +1,71 @@
+#include "capture/fingerprint.h"
+
+#include <time.h>
+
+#include "capture/host_facts.h"
+#include "core/proc_parse.h"
+#include "core/resolver.h"
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+// Forwards every call; keeps the bytes of the last file read, so that the
+// command name comes from the very stat read that gave the start tick.
+class KeepLastRead : public Evidence {
+ public:
+  explicit KeepLastRead(Evidence& inner) : inner_(inner) {}
+  ListResult ListPids(std::uint64_t bound) override { return inner_.ListPids(bound); }
+  ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override {
+    ReadResult r = inner_.ReadFile(pid, file, bound);
+    last_ = r.data;
+    return r;
+  }
+  Identity ExeIdentity(std::int64_t pid) override { return inner_.ExeIdentity(pid); }
+  Identity PathIdentity(const std::string& path) override { return inner_.PathIdentity(path); }
+  std::int64_t NowNs() override { return inner_.NowNs(); }
+  void SleepUntil(std::int64_t mono_ns) override { inner_.SleepUntil(mono_ns); }
+  const std::string& last() const { return last_; }
+
+ private:
+  Evidence& inner_;
+  std::string last_;
+};
+
+std::int64_t RealtimeNs() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+TakenFingerprint TakeFingerprint(Evidence& evidence, std::int64_t root_pid,
+                                 const std::string& exe_path, const std::string& boot_id) {
+  TakenFingerprint out;
+  KeepLastRead keep(evidence);
+  out.root = FingerprintRoot(keep, root_pid);
+  if (!out.root.resolved()) return out;
+  out.exe = evidence.PathIdentity(exe_path);
+  v1::RootFingerprint& fp = out.fingerprint;
+  fp.set_root_pid(root_pid);
+  fp.set_root_start_ticks(out.root.start_ticks);
+  if (StatParse parsed = ParseStat(keep.last()); parsed.ok()) fp.set_root_comm(parsed.fields->comm);
+  fp.set_boot_id(boot_id);
+  fp.set_exe_path(exe_path);
+  *fp.mutable_exe_identity() = ToProto(out.exe);
+  fp.set_taken_mono_ns(evidence.NowNs());
+  fp.set_taken_realtime_ns(RealtimeNs());
+  return out;
+}
+
+v1::Header FingerprintHeader(const std::string& proc_root,
+                             const std::vector<std::string>& command_line) {
+  v1::Header header;
+  header.set_tool_version(PROCTAPE_VERSION);
+  FillCaptureHeader(proc_root, &header);
+  for (const std::string& arg : command_line) header.add_command_line(arg);
+  return header;
+}
+
+}  // namespace proctape

@@ -1,0 +1,143 @@
+// `proctape fingerprint`: seed 000, step 1, before the turn. The root's pid
+// and start tick, the expected executable's device and inode, and this boot,
+// written to a fingerprint file that `resolve --fingerprint` consumes after
+// the turn. Also the reading of such a file for resolve and replay
+// (cli/fingerprint_load.h).
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "capture/fingerprint.h"
+#include "capture/procfs_evidence.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/fingerprint_load.h"
+#include "core/proc_parse.h"
+#include "format/fingerprint_file.h"
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+struct FingerprintOptions {
+  std::int64_t root = 0;
+  std::string exe = "/bin/sleep";
+  std::string output;
+  bool force = false;
+  std::string proc = "/proc";
+  std::vector<std::string> command_line;
+};
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "proctape: %s\n", message.c_str());
+  return code;
+}
+
+// A boot id for one line: its trailing newline removed, escaped.
+std::string BootText(std::string_view boot_id) {
+  if (!boot_id.empty() && boot_id.back() == '\n') boot_id.remove_suffix(1);
+  return EscapeBytes(boot_id, 64);
+}
+
+int RunFingerprint(const FingerprintOptions& o) {
+  std::string error;
+  std::unique_ptr<ProcfsEvidence> live = ProcfsEvidence::Open(o.proc, &error);
+  if (!live) return Fail(kExitInternal, error);
+  const v1::Header header = FingerprintHeader(o.proc, o.command_line);
+  const std::string& boot_id = header.host().boot_id();
+  if (boot_id.empty()) {
+    return Fail(kExitInternal, "cannot read " + EscapeBytes(o.proc, 4096) +
+                                   "/sys/kernel/random/boot_id: a fingerprint must name its boot");
+  }
+  TakenFingerprint taken = TakeFingerprint(*live, o.root, o.exe, boot_id);
+  if (!taken.root.resolved()) {
+    return Fail(ExitCodeFor(taken.root.status),
+                "cannot fingerprint root " + std::to_string(o.root) + ": " +
+                    std::string(StatusName(taken.root.status)) + ": " +
+                    EscapeBytes(taken.root.detail, 1024));
+  }
+  if (!taken.exe.ok()) {
+    return Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": errno " +
+                                std::to_string(taken.exe.err));
+  }
+  if (!WriteFingerprintFile(o.output, o.force, header, taken.fingerprint, &error)) {
+    return Fail(kExitIo, "cannot write the fingerprint: " + EscapeBytes(error, 1024));
+  }
+  const v1::RootFingerprint& fp = taken.fingerprint;
+  // The file may be standard output: the report then goes to standard error.
+  std::fprintf(o.output == "-" ? stderr : stdout,
+               "fingerprinted root %lld \"%s\" at start tick %llu, %s as %llu:%llu, in boot %s: "
+               "wrote %s\n",
+               static_cast<long long>(fp.root_pid()), EscapeBytes(fp.root_comm(), 64).c_str(),
+               static_cast<unsigned long long>(fp.root_start_ticks()),
+               EscapeBytes(fp.exe_path(), 1024).c_str(),
+               static_cast<unsigned long long>(fp.exe_identity().dev()),
+               static_cast<unsigned long long>(fp.exe_identity().ino()),
+               BootText(fp.boot_id()).c_str(), EscapeBytes(o.output, 4096).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+std::optional<v1::RootFingerprint> LoadFingerprint(const std::string& path,
+                                                   const std::string& boot_id,
+                                                   const std::string& whose, int* exit_code) {
+  const std::string name = EscapeBytes(path, 4096);
+  FingerprintFile file = ReadFingerprintFile(path);
+  switch (file.problem) {
+    case FingerprintFile::Problem::kNone: break;
+    case FingerprintFile::Problem::kFormat:
+      *exit_code = Fail(ExitCodeFor(file.format.kind), name + ": " + EscapeBytes(file.error, 1024));
+      return std::nullopt;
+    case FingerprintFile::Problem::kNotAFingerprint:
+      *exit_code = Fail(kExitUsage, name + " " + file.error +
+                                        ": take one before the turn with 'proctape fingerprint "
+                                        "--root PID -o FILE'");
+      return std::nullopt;
+    case FingerprintFile::Problem::kInvalid:
+      *exit_code = Fail(kExitCorrupt, name + " " + EscapeBytes(file.error, 1024));
+      return std::nullopt;
+  }
+  if (std::string other = OtherBoot(file.fingerprint, boot_id); !other.empty()) {
+    *exit_code = Fail(kExitOtherBoot,
+                      name + " was " + other + " (" + whose +
+                          "): its start tick counts from another boot and names no process of "
+                          "this one; fingerprint the root again");
+    return std::nullopt;
+  }
+  return file.fingerprint;
+}
+
+void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
+  auto o = std::make_shared<FingerprintOptions>();
+  o->command_line = std::move(command_line);
+  CLI::App* sub = app.add_subcommand(
+      "fingerprint",
+      "Before the turn: record the root's host pid and its start time (stat field 22), the\n"
+      "expected executable's device and inode, and this boot's id, in a small .ptape file\n"
+      "(seed 000, step 1). 'resolve --fingerprint FILE' resolves against it after the turn,\n"
+      "so a root restarted meanwhile is ROOT_RESTARTED and a replaced executable\n"
+      "EXE_MISMATCH; 'resolve --record' copies it into the recording. A fingerprint from\n"
+      "another boot is refused (exit 9).");
+  sub->add_option("--root", o->root, "host pid of the app-server that will start the sandbox")
+      ->required()
+      ->check(CLI::Range(std::int64_t{2}, static_cast<std::int64_t>(kMaxPid)));
+  sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
+      ->capture_default_str();
+  sub->add_option("-o,--output", o->output,
+                  "the fingerprint file (.ptape); - writes it to standard output")
+      ->required();
+  sub->add_flag("--force", o->force, "replace an existing output file");
+  sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  sub->footer(std::string("Example:\n"
+                          "  proctape fingerprint --root \"$APP_SERVER_PID\" -o root.ptape\n"
+                          "  ... the turn starts the sandbox ...\n"
+                          "  proctape resolve --fingerprint root.ptape --token \"$TOKEN\"\n\n") +
+              ExitCodeHelp());
+  sub->callback([o, exit_code] { *exit_code = RunFingerprint(*o); });
+}
+
+}  // namespace proctape

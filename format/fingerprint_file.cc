@@ -1,0 +1,85 @@
+#include "format/fingerprint_file.h"
+
+#include <memory>
+#include <string_view>
+
+#include "core/proc_parse.h"
+#include "format/reader.h"
+#include "format/writer.h"
+
+namespace proctape {
+
+bool WriteFingerprintFile(const std::string& path, bool force, const v1::Header& header,
+                          const v1::RootFingerprint& fingerprint, std::string* error) {
+  SnapshotWriter::Options options;
+  options.force = force;
+  std::unique_ptr<SnapshotWriter> writer = SnapshotWriter::Create(path, options, error);
+  if (!writer) return false;
+  v1::Footer footer;
+  footer.set_capture_end_mono_ns(fingerprint.taken_mono_ns());
+  if (writer->WriteHeader(header) && writer->WriteFingerprint(fingerprint) &&
+      writer->Finish(footer)) {
+    return true;
+  }
+  *error = writer->error();
+  return false;
+}
+
+std::string FingerprintProblem(const v1::RootFingerprint& fp) {
+  if (fp.root_pid() < 2 || static_cast<std::uint64_t>(fp.root_pid()) > kMaxPid) {
+    return "its root pid " + std::to_string(fp.root_pid()) + " is outside 2..2147483647";
+  }
+  if (fp.boot_id().empty()) return "it names no boot (boot_id is empty)";
+  if (!fp.has_exe_identity() || fp.exe_identity().err() != 0 || fp.exe_identity().ino() == 0) {
+    return "its executable has no attested identity";
+  }
+  return "";
+}
+
+std::string OtherBoot(const v1::RootFingerprint& fp, const std::string& boot_id) {
+  if (!boot_id.empty() && fp.boot_id() == boot_id) return "";
+  auto line = [](std::string_view id) {
+    if (!id.empty() && id.back() == '\n') id.remove_suffix(1);
+    return id.empty() ? std::string("an unknown boot") : EscapeBytes(id, 64);
+  };
+  return "taken in boot " + line(fp.boot_id()) + ", not in " + line(boot_id);
+}
+
+FingerprintFile ReadFingerprintFile(const std::string& path) {
+  FingerprintFile out;
+  Snapshot snapshot;
+  out.format = ReadSnapshot(path, &snapshot);
+  auto fail = [&out](FingerprintFile::Problem problem, std::string error) {
+    out.problem = problem;
+    out.error = std::move(error);
+    return out;
+  };
+  if (!out.format.ok()) return fail(FingerprintFile::Problem::kFormat, out.format.message);
+  out.header = snapshot.header;
+  if (snapshot.fingerprints.empty()) {
+    return fail(FingerprintFile::Problem::kNotAFingerprint,
+                "holds no fingerprint (" + std::to_string(snapshot.frames.size()) + " frames, " +
+                    std::to_string(snapshot.resolutions.size()) + " resolutions)");
+  }
+  if (snapshot.fingerprints.size() > 1 || !snapshot.frames.empty() ||
+      !snapshot.observations.empty() || !snapshot.resolutions.empty()) {
+    return fail(FingerprintFile::Problem::kInvalid,
+                "is not a fingerprint file: " + std::to_string(snapshot.fingerprints.size()) +
+                    " fingerprints beside " + std::to_string(snapshot.frames.size()) +
+                    " frames, " + std::to_string(snapshot.observations.size()) +
+                    " observations and " + std::to_string(snapshot.resolutions.size()) +
+                    " resolutions (a fingerprint file holds one fingerprint and nothing else)");
+  }
+  out.fingerprint = snapshot.fingerprints[0];
+  if (std::string problem = FingerprintProblem(out.fingerprint); !problem.empty()) {
+    return fail(FingerprintFile::Problem::kInvalid, "holds an unusable fingerprint: " + problem);
+  }
+  if (out.fingerprint.boot_id() != out.header.host().boot_id()) {
+    return fail(FingerprintFile::Problem::kInvalid,
+                "holds a fingerprint of boot " + EscapeBytes(out.fingerprint.boot_id()) +
+                    " in a file written in boot " + EscapeBytes(out.header.host().boot_id()));
+  }
+  return out;
+}
+
+}  // namespace proctape

@@ -1,0 +1,59 @@
+// A fingerprint file: seed 000, step 1 ("Before starting the turn, records
+// the AppServerConnection child host PID and its /proc/<pid>/stat start time,
+// and records /bin/sleep device and inode identity") kept on disk between the
+// moment it is taken (`proctape fingerprint`, before the turn) and the
+// resolution that relies on it (`proctape resolve --fingerprint`, after).
+//
+// It is a .ptape file (docs/format.md, "Fingerprint files") of exactly three
+// chunks: the header (whose host facts hold the boot id that scopes the
+// start tick), one `fingerprint` chunk (a RootFingerprint), the footer.
+#pragma once
+
+#include <string>
+
+#include "format/format_error.h"
+#include "proctape.pb.h"
+
+namespace proctape {
+
+// Writes header, fingerprint and footer with SnapshotWriter's output rules:
+// NAME.partial renamed once complete; an existing NAME replaced only with
+// `force`; a NAME that is a symbolic link refused; "-" is standard output.
+// False with *error (one line) when the file cannot be written.
+bool WriteFingerprintFile(const std::string& path, bool force, const v1::Header& header,
+                          const v1::RootFingerprint& fingerprint, std::string* error);
+
+// What is wrong with a fingerprint as a basis for a resolution, or "" when
+// nothing is: the root pid must be a pid the resolver accepts (2..2^31-1),
+// the boot id must be there (a start tick means nothing outside its boot),
+// and the executable must have an attested identity (no errno, an inode).
+std::string FingerprintProblem(const v1::RootFingerprint& fingerprint);
+
+// "" when `fingerprint` was taken in the boot `boot_id` names (the bytes of
+// /proc/sys/kernel/random/boot_id as read, compared exactly); otherwise one
+// line naming both. A start tick counts clock ticks since boot: from another
+// boot it names no process of this one. An empty `boot_id` (it could not be
+// read) matches no fingerprint.
+std::string OtherBoot(const v1::RootFingerprint& fingerprint, const std::string& boot_id);
+
+struct FingerprintFile {
+  enum class Problem {
+    kNone,
+    kFormat,          // the file cannot be read whole: `format` says how
+    kNotAFingerprint, // an intact .ptape that holds no fingerprint (a capture, a recording)
+    kInvalid,         // a fingerprint, but not in a fingerprint file's shape, or unusable
+  };
+  Problem problem = Problem::kNone;
+  FormatError format;  // kFormat: the first damage, as ReadSnapshot found it
+  std::string error;   // one line, without the file name, for every problem
+  v1::Header header;
+  v1::RootFingerprint fingerprint;
+  bool ok() const { return problem == Problem::kNone; }
+};
+
+// Reads a fingerprint file and checks its shape: intact, exactly one
+// fingerprint chunk and nothing else but header and footer, the
+// fingerprint's boot id the header's, and FingerprintProblem() empty.
+FingerprintFile ReadFingerprintFile(const std::string& path);
+
+}  // namespace proctape
