@@ -5,7 +5,7 @@
 
 #include "analyze/process_table.h"
 #include "analyze/scope.h"
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 #include "core/proc_parse.h"
 #include "core/resolver.h"
 #include "proto/convert.h"
@@ -666,7 +666,7 @@ class ResolveExplainer {
 
 v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t index) {
   const v1::Resolution& recorded = snapshot.resolutions.at(index);
-  // The replay reads the token; what is told never shows it (analyze/token_mask.h).
+  // The replay reads the token; what is told never shows it (replay/token_mask.h).
   const TokenMask mask = TokenMask::Of(snapshot);
   v1::ExplainCheck out;
   out.set_index(index);

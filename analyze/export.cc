@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "analyze/process_table.h"
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 #include "core/proc_parse.h"
 
 namespace proctape {

@@ -13,7 +13,7 @@
 
 #include "analyze/export.h"
 #include "analyze/proc_dir_facts.h"
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "analyze/process_table.h"
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"
 

@@ -1,6 +1,6 @@
 #include "analyze/tree.h"
 
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 
 #include <cstring>
 #include <map>

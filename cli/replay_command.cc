@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/fingerprint_load.h"

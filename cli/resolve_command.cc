@@ -18,6 +18,7 @@
 #include "core/proc_parse.h"
 #include "core/resolver.h"
 #include "proto/convert.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -202,6 +203,12 @@ int RunResolve(const ResolveOptions& o) {
                                      ran = true;
                                    });
   if (!ran) return kExitIo;  // the output file was refused before anything ran
+  // The token's value is shown nowhere, not even an environ excerpt quoting
+  // it (TOKEN_MISMATCH): its length only, as every view shows it.
+  TokenMask mask;
+  mask.Add(request.token);
+  mask.Mask(&verdict.evidence);
+  mask.Mask(&verdict.detail);
   std::FILE* out = VerdictStream(o.record);
   if (o.json) {
     std::fprintf(out, "%s\n", ToJson(ToProto(verdict)).c_str());

@@ -14,6 +14,7 @@
 #include "corpus/sha256.h"
 #include "format/reader.h"
 #include "replay/replay.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -91,8 +92,10 @@ v1::CorpusEntryResult CheckEntry(const std::string& dir, const ManifestEntry& en
     return done(Unreadable(r, entry.file + " holds no recorded resolution"));
   }
   std::vector<v1::ReplayResult> replays;
+  const TokenMask mask = TokenMask::Of(snapshot);  // a verdict's evidence may quote it
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
     replays.push_back(ReplayResolution(snapshot, i, {}));
+    mask.Mask(&replays.back());
     *r.add_replays() = replays.back();
   }
   CompareWithExpects(entry.expects, replays, &r);

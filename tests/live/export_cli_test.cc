@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 #include "corpus/manifest.h"
 #include "corpus/sha256.h"
 #include "format/reader.h"

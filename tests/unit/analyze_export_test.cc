@@ -18,7 +18,7 @@
 #include "analyze/export.h"
 #include "analyze/proc_dir_evidence.h"
 #include "analyze/proc_dir_writer.h"
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 #include "proto/convert.h"
 #include "capture/frame_scanner.h"
 
@@ -370,7 +370,7 @@ TEST(ProcDirWriterTest, WritesTheRecordedBytesAndSideFiles) {
   const v1::ProcessRecord& hostile = s.frames[0].processes(2);
   EXPECT_EQ(Slurp(dir + "/41/stat"), hostile.stat().data());
   EXPECT_EQ(Slurp(dir + "/41/cmdline"), hostile.cmdline().data());
-  // The kept token entry by its length only (analyze/token_mask.h).
+  // The kept token entry by its length only (replay/token_mask.h).
   EXPECT_EQ(Slurp(dir + "/41/environ"), "PATH=****\0PROCTAPE_TOKEN=*****\0"s);
   EXPECT_EQ(Slurp(dir + "/41/status"), hostile.status().data());
   EXPECT_EQ(Slurp(dir + "/41/cgroup"), "0::/lab\n");

@@ -1,11 +1,11 @@
-// A recording's token appears in no view (analyze/token_mask.h): the mask
+// A recording's token appears in no view (replay/token_mask.h): the mask
 // itself (which tokens, which forms, which fields), and every view of a
 // hand-made recording whose token sits where views print bytes: the command
 // line that wrote the file (`--token VALUE`, `--token=VALUE`), the kept
 // environ entry, argv elements (one long enough to be cut in text), a comm,
 // the environ of the sandbox. The corpus recordings are checked through the
 // binary in tests/live/token_views_test.cc.
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

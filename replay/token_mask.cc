@@ -1,4 +1,4 @@
-#include "analyze/token_mask.h"
+#include "replay/token_mask.h"
 
 #include <algorithm>
 #include <cstdint>
