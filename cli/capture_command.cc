@@ -15,6 +15,7 @@
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/writer.h"
@@ -290,31 +291,28 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_option("-o,--output", o->output,
                   "output file; '-' for standard output (default: "
                   "./<hostname>-<UTC time YYYYmmddTHHMMSSZ>.ptape)");
-  sub->add_option("--frames", o->frames, "number of frames to capture")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000}));
-  sub->add_option("--interval", o->interval_ms,
-                  "milliseconds between the starts of consecutive frames")
-      ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{86'400'000}));
-  sub->add_option("--root", o->root, "capture only this process and its descendants")
-      ->check(CLI::Range(std::int64_t{1}, static_cast<std::int64_t>(kMaxPid)))
+  AddUnsigned(sub, "--frames", o->frames, 1, 1'000'000, "number of frames to capture")
+      ->capture_default_str();
+  AddSigned(sub, "--interval", o->interval_ms, 0, 86'400'000,
+            "milliseconds between the starts of consecutive frames", "MS")
+      ->capture_default_str();
+  AddSigned(sub, "--root", o->root, 1, kMaxPidValue,
+            "capture only this process and its descendants", "PID")
       ->each([o](const std::string&) { o->has_root = true; });
   sub->add_option("--env", o->env,
                   "redact: store each environ value as '*' of the same length (keys kept); "
                   "keep: store values as read (the file may then hold secrets)")
       ->capture_default_str()
       ->check(CLI::IsMember({"redact", "keep"}));
-  sub->add_option("--max-processes", o->max_processes, "process records per frame")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{4194304}));
-  sub->add_option("--max-bytes", o->max_bytes,
-                  "/proc bytes one frame may read (at least the sum of the file bounds, 155648)")
+  AddUnsigned(sub, "--max-processes", o->max_processes, 1, 4194304, "process records per frame")
       ->capture_default_str();
-  sub->add_option("--threads", o->threads,
-                  "threads reading /proc (1: the calling thread alone; default: the cores, at "
-                  "most 4); the file's content and order do not depend on it")
-      ->check(CLI::Range(1u, 64u));
+  AddUnsigned(sub, "--max-bytes", o->max_bytes, 1, UINT64_MAX,
+              "/proc bytes one frame may read (at least the sum of the file bounds, 155648)",
+              "BYTES")
+      ->capture_default_str();
+  AddUnsigned(sub, "--threads", o->threads, 1, 64,
+              "threads reading /proc (1: the calling thread alone; default: the cores, at "
+              "most 4); the file's content and order do not depend on it");
   sub->add_flag("--force", o->force, "replace an existing output file");
   sub->add_flag("--json", o->json, "print the summary as one JSON object");
   CLI::Option* proc = sub->add_option("--proc", o->proc,
@@ -340,7 +338,7 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape capture --root 4242 -o sandbox.ptape --json\n"
                           "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
                           "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0 written, 2 usage error, 10 the output cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunCapture(*o); });
 }
 

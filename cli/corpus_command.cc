@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "corpus/corpus.h"
@@ -219,7 +220,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                         "  proctape corpus add lab.ptape --corpus corpus --name plain-bwrap\n"
                         "  proctape corpus add bug.ptape --expect NO_MATCH   # pins the verdict "
                         "a fix must give\n\n") +
-            ExitCodeHelp());
+            ExitStatusFooter("0 added, 20/21 the file does not replay to its verdict, 22-23 corpus problems"));
   a->callback([add, exit_code] { *exit_code = RunAdd(*add); });
 
   auto check = std::make_shared<CheckCliOptions>();
@@ -233,8 +234,8 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "error when it is a terminal. Exit 0 when every entry reproduced, 22 otherwise, 23\n"
       "when the MANIFEST does not parse or names a missing file.");
   c->add_option("DIR", check->dir, "the corpus directory")->capture_default_str();
-  c->add_option("--jobs,-j", check->jobs, "entries replayed at once (default: one per core)")
-      ->check(CLI::Range(1u, 1024u));
+  AddUnsigned(c, "--jobs,-j", check->jobs, 1, 1024,
+              "entries replayed at once (default: one per core)");
   c->add_option("--junit", check->junit,
                 "also write JUnit XML to this file: a testcase per entry, <failure> for a drift, "
                 "<error> for an unreadable entry");
@@ -246,7 +247,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                         "  proctape corpus check                     # ./corpus\n"
                         "  proctape corpus check corpus --junit corpus.xml --jobs 4\n"
                         "  proctape corpus check corpus --entry plain-unshare\n\n") +
-            ExitCodeHelp());
+            ExitStatusFooter("0 every entry reproduced, 22 an entry drifted or is unreadable, 23 bad MANIFEST"));
   c->callback([check, exit_code] { *exit_code = RunCheck(*check); });
 
   auto list = std::make_shared<ListOptions>();
@@ -255,7 +256,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
               "capture time, what it shows.");
   l->add_option("DIR", list->dir, "the corpus directory")->capture_default_str();
   l->add_flag("--json", list->json, "print the entries as one JSON object (CorpusList)");
-  l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") + ExitCodeHelp());
+  l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") + ExitStatusFooter("0, 23 bad MANIFEST"));
   l->callback([list, exit_code] { *exit_code = RunList(*list); });
 }
 

@@ -9,6 +9,7 @@
 
 #include "analyze/diff.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
@@ -114,10 +115,13 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
   sub->add_option("FILES", o->files, "one .ptape file (two of its frames) or two")
       ->required()
       ->expected(1, 2);
-  sub->add_option("--frames", o->frames, "two frames I J of one file, counted from 0")
+  AddUnsigned(sub, "--frames", o->frames, 0, 4294967295,
+              "two frames I J of one file, counted from 0")
       ->expected(2);
-  CLI::Option* fa = sub->add_option("--frame-a", *frame_a, "the frame of A, counted from 0");
-  CLI::Option* fb = sub->add_option("--frame-b", *frame_b, "the frame of B, counted from 0");
+  CLI::Option* fa =
+      AddUnsigned(sub, "--frame-a", *frame_a, 0, 4294967295, "the frame of A, counted from 0");
+  CLI::Option* fb =
+      AddUnsigned(sub, "--frame-b", *frame_b, 0, 4294967295, "the frame of B, counted from 0");
   sub->add_flag("--force", o->force, "compare frames of different boots all the same");
   sub->add_flag("--json", o->json,
                 "print one JSON object (DiffReport of proto/views.proto; docs/views.md)");
@@ -126,7 +130,7 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
                           "  proctape diff failure.ptape --frames 1 2\n"
                           "  proctape diff before.ptape after.ptape\n"
                           "  proctape diff a.ptape b.ptape --frame-a 0 --frame-b 3 --json\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0, 2 usage error (frames of different boots without --force), 10-16 damaged file"));
   sub->callback([o, frame_a, frame_b, fa, fb, exit_code] {
     if (fa->count() > 0) o->frame_a = *frame_a;
     if (fb->count() > 0) o->frame_b = *frame_b;

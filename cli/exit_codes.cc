@@ -79,4 +79,29 @@ const char* ExitCodeHelp() {
          " 25  lab: the scenario could not be set up as described\n";
 }
 
+std::string ExitStatusFooter(const std::string& these) {
+  std::string out = "Exit status:";
+  std::size_t column = out.size();
+  std::string word;
+  auto flush = [&] {
+    if (word.empty()) return;
+    if (column + 1 + word.size() > 80) {
+      out += "\n ";
+      column = 1;
+    }
+    out += " " + word;
+    column += 1 + word.size();
+    word.clear();
+  };
+  for (char c : these) {
+    if (c == ' ') {
+      flush();
+    } else {
+      word += c;
+    }
+  }
+  flush();
+  return out + "\nEvery status: 'proctape help exit-codes'.\n";
+}
+
 }  // namespace proctape

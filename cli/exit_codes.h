@@ -2,6 +2,8 @@
 // README.md and in `proctape --help`.
 #pragma once
 
+#include <string>
+
 #include "core/verdict.h"
 #include "format/format_error.h"
 
@@ -41,7 +43,10 @@ int ExitCodeFor(const LivenessVerdict& verdict);
 // kNone -> 0; every other kind -> its status 10..16.
 int ExitCodeFor(FormatErrorKind kind);
 
-// The table above as text, for --help.
+// The table above as text: `proctape help exit-codes`.
 const char* ExitCodeHelp();
+// A command's help footer: the statuses it gives (`these`), wrapped, and a
+// pointer to the whole table.
+std::string ExitStatusFooter(const std::string& these);
 
 }  // namespace proctape

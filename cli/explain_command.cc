@@ -9,6 +9,7 @@
 
 #include "analyze/explain.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
@@ -90,14 +91,14 @@ void RegisterExplain(CLI::App& app, int* exit_code) {
                 "one JSON object, an Explanation (proto/explain.proto, protobuf's JSON printer; "
                 "raw bytes as base64); every attempt, as with --all");
   sub->add_flag("--all", o->all, "tell every attempt, also those alike the one before");
-  sub->add_option("--check", o->check, "explain only recorded check N (from 0)");
+  AddUnsigned(sub, "--check", o->check, 0, 4294967295, "explain only recorded check N (from 0)");
   sub->footer(std::string("Examples:\n"
                           "  proctape explain failure.ptape\n"
                           "  proctape explain failure.ptape --check 1\n"
                           "  proctape explain never-exec.ptape --all      # every retry\n"
                           "  proctape explain failure.ptape --json | jq '.checks[0].attempts[-1]'\n"
                           "  proctape explain corpus/703c44185d6f3686.ptape\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0 reproduced, 20 verdict changed, 21 diverged, 10-16 damaged file"));
   sub->callback([o, exit_code] { *exit_code = RunExplain(*o); });
 }
 

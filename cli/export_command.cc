@@ -10,6 +10,7 @@
 #include "analyze/export.h"
 #include "analyze/proc_dir_writer.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
@@ -103,8 +104,9 @@ void RegisterExport(CLI::App& app, int* exit_code) {
   CLI::Option* out = sub->add_option(
       "--out", o->out,
       "the file (json, dot; '-' or absent: standard output) or the directory (proc-dir) to write");
-  CLI::Option* frame = sub->add_option(
-      "--frame", o->frame, "dot, proc-dir: the frame, counted from 0 in file order (default 0)");
+  CLI::Option* frame =
+      AddUnsigned(sub, "--frame", o->frame, 0, 4294967295,
+                  "dot, proc-dir: the frame, counted from 0 in file order (default 0)");
   sub->add_flag("--force", o->force,
                 "replace an existing output file, or a directory holding an earlier proc-dir "
                 "export (a directory that is not one is never replaced)");
@@ -115,7 +117,7 @@ void RegisterExport(CLI::App& app, int* exit_code) {
                           "  proctape export failure.ptape --format proc-dir --out frame0\n"
                           "  cat frame0/283/proctape-identity\n"
                           "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0 written, 2 usage error, 10 the output cannot be written, 11-16 damaged input"));
   sub->callback([o, out, frame, exit_code] {
     o->has_out = out->count() > 0;
     o->has_frame = frame->count() > 0;

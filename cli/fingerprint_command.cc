@@ -13,6 +13,7 @@
 #include "capture/fingerprint.h"
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/fingerprint_load.h"
 #include "core/proc_parse.h"
@@ -122,9 +123,9 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
       "so a root restarted meanwhile is ROOT_RESTARTED and a replaced executable\n"
       "EXE_MISMATCH; 'resolve --record' copies it into the recording. A fingerprint from\n"
       "another boot is refused (exit 9).");
-  sub->add_option("--root", o->root, "host pid of the app-server that will start the sandbox")
-      ->required()
-      ->check(CLI::Range(std::int64_t{2}, static_cast<std::int64_t>(kMaxPid)));
+  AddSigned(sub, "--root", o->root, 2, kMaxPidValue,
+            "host pid of the app-server that will start the sandbox", "PID")
+      ->required();
   sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
       ->capture_default_str();
   sub->add_option("-o,--output", o->output,
@@ -136,7 +137,7 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
                           "  proctape fingerprint --root \"$APP_SERVER_PID\" -o root.ptape\n"
                           "  ... the turn starts the sandbox ...\n"
                           "  proctape resolve --fingerprint root.ptape --token \"$TOKEN\"\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0 written, 2 usage error, 5/7 the root cannot be read, 10 the output cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunFingerprint(*o); });
 }
 

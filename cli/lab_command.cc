@@ -10,6 +10,7 @@
 
 #include "replay/token_mask.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "lab/lab.h"
@@ -187,16 +188,16 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
   sub->add_option("--sandbox", o->sandbox, "unshare --pid --fork, or bwrap --unshare-pid")
       ->capture_default_str()
       ->check(CLI::IsMember({"unshare", "bwrap"}));
-  sub->add_option("--deadline-ms", o->deadline_ms, "the resolver's deadline (the seed's 5 s)")
-      ->capture_default_str()
-      ->check(CLI::Range(100, 60'000));
+  AddSigned(sub, "--deadline-ms", o->deadline_ms, 100, 60'000,
+            "the resolver's deadline (the seed's 5 s)", "MS")
+      ->capture_default_str();
   sub->add_flag("--json", o->json, "print a LabReport (or the list) as JSON");
   sub->footer(std::string("Examples:\n"
                           "  proctape lab --list\n"
                           "  proctape lab plain --record plain.ptape\n"
                           "  proctape lab pid-reuse --sandbox bwrap --record reuse.ptape\n"
                           "  proctape replay reuse.ptape && proctape corpus add reuse.ptape\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0 shown, 24 cannot run here, 25 not shown"));
   sub->callback([o, exit_code] { *exit_code = Run(*o); });
 }
 

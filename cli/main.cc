@@ -1,31 +1,43 @@
 // proctape: snapshot and replay of Linux process identity. Parses the command
-// line and hands over to one subcommand; prints "proctape: <error>" on misuse.
+// line and hands over to one subcommand (cli/commands.h). Usage errors are
+// one line on standard error, naming the command whose help teaches it, with
+// exit status 2 (docs/cli.md).
 #include <CLI/CLI.hpp>
 #include <google/protobuf/stubs/common.h>
 
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/help.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"proctape: find, record and replay the identity of Linux processes.\n"
-               "Run 'proctape COMMAND --help' for one command."};
-  app.require_subcommand(1);
+  CLI::App app{"find, record and replay the identity of Linux processes", "proctape"};
+  app.formatter(proctape::MakeFormatter());
   int exit_code = proctape::kExitOk;
-  proctape::RegisterFingerprint(app, &exit_code, {argv, argv + argc});
-  proctape::RegisterResolve(app, &exit_code, {argv, argv + argc});
-  proctape::RegisterLiveness(app, &exit_code, {argv, argv + argc});
-  proctape::RegisterCapture(app, &exit_code, {argv, argv + argc});
+  const std::vector<std::string> command_line(argv, argv + argc);
+  proctape::RegisterFingerprint(app, &exit_code, command_line);
+  proctape::RegisterResolve(app, &exit_code, command_line);
+  proctape::RegisterLiveness(app, &exit_code, command_line);
+  proctape::RegisterCapture(app, &exit_code, command_line);
   proctape::RegisterVerify(app, &exit_code);
-  proctape::RegisterReplay(app, &exit_code);
-  proctape::RegisterCorpus(app, &exit_code);
-  proctape::RegisterLab(app, &exit_code, {argv, argv + argc});
   proctape::RegisterShow(app, &exit_code);
   proctape::RegisterTree(app, &exit_code);
   proctape::RegisterDiff(app, &exit_code);
   proctape::RegisterExplain(app, &exit_code);
   proctape::RegisterExport(app, &exit_code);
+  proctape::RegisterReplay(app, &exit_code);
+  proctape::RegisterCorpus(app, &exit_code);
+  proctape::RegisterLab(app, &exit_code, command_line);
   proctape::RegisterOwnership(app, &exit_code);
-  app.footer(proctape::ExitCodeHelp());
+  proctape::RegisterHelp(app, &exit_code);
+  proctape::GroupCommands(app);
+
+  // Before CLI11 sees it: the top level is proctape's own (a grouped list of
+  // the commands that fits a screen, the version, an unknown command named).
+  if (std::optional<int> handled = proctape::TopLevel(app, command_line)) return *handled;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -33,8 +45,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "proctape: %s (see 'proctape --help')\n", e.what());
-    return proctape::kExitUsage;
+    return proctape::UsageError(app, command_line, e.what());
   }
   // Frees protobuf's global tables, so leak checkers see a clean exit.
   google::protobuf::ShutdownProtobufLibrary();

@@ -8,6 +8,7 @@
 
 #include "analyze/ownership.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
@@ -104,15 +105,15 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
       ->required();
   sub->add_option("--current", o->current, "the capture taken at cleanup time (a .ptape file)")
       ->required();
-  sub->add_option("--uid", o->request.uid, "the verifier's real uid (as 'id -u' prints it)")
+  AddUnsigned(sub, "--uid", o->request.uid, 0, 4294967294,
+              "the verifier's real uid (as 'id -u' prints it)", "UID")
       ->required();
   sub->add_option("--cgroup", o->request.cgroup,
                   "the cgroup v2 path to clean, compared exactly (the text after \"0::\" in "
                   "/proc/self/cgroup)")
       ->required();
-  sub->add_option("--self", o->request.self_pid, "the verifier's pid")
-      ->required()
-      ->check(CLI::Range(std::int64_t{1}, static_cast<std::int64_t>(kMaxPid)));
+  AddSigned(sub, "--self", o->request.self_pid, 1, kMaxPidValue, "the verifier's pid", "PID")
+      ->required();
   sub->add_flag("--all", o->request.all,
                 "also list the processes out of scope (OUT) and those that vanished during the "
                 "scan (GONE)");
@@ -142,7 +143,7 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
           "identity, a cut parent chain, or a declared output whose parent is a symbolic link,\n"
           "not a directory or cannot be looked up; 8 a frame cut by a bound. A file that cannot be\n"
           "read whole: 10-16. Details: docs/ownership.md.\n\n") +
-      ExitCodeHelp());
+      ExitStatusFooter("0 planned, 7 refused (unreadable identity, bad output parent), 10-16 damaged file"));
   sub->callback([o, exit_code] { *exit_code = RunOwnership(*o); });
 }
 

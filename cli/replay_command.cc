@@ -12,6 +12,7 @@
 
 #include "replay/token_mask.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/fingerprint_load.h"
 #include "core/proc_parse.h"
@@ -263,9 +264,10 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
                   "tape: answer from the recorded tape; frames: from the captured frames")
       ->capture_default_str()
       ->check(CLI::IsMember({"tape", "frames"}));
-  CLI::Option* root = sub->add_option("--root", o->root, "replace the recorded root pid");
-  CLI::Option* root_start =
-      sub->add_option("--root-start", o->root_start, "replace the recorded root start tick");
+  CLI::Option* root =
+      AddSigned(sub, "--root", o->root, 2, kMaxPidValue, "replace the recorded root pid", "PID");
+  CLI::Option* root_start = AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
+                                        "replace the recorded root start tick", "TICKS");
   CLI::Option* token = sub->add_option("--token", o->token, "replace the recorded token");
   CLI::Option* token_var =
       sub->add_option("--token-var", o->token_var, "replace the recorded token variable");
@@ -274,9 +276,10 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   CLI::Option* exe_identity = sub->add_option(
       "--exe-identity", o->exe_identity, "replace the attested executable identity, as DEV:INO");
-  CLI::Option* exe_like = sub->add_option(
-      "--exe-like", o->exe_like,
-      "attest the executable of this captured pid: its exe identity in the first frame");
+  CLI::Option* exe_like =
+      AddSigned(sub, "--exe-like", o->exe_like, 1, kMaxPidValue,
+                "attest the executable of this captured pid: its exe identity in the first frame",
+                "PID");
   sub->add_option("--fingerprint", o->fingerprint,
                   "what if the root had been fingerprinted before the turn: the root, start "
                   "tick and executable of this fingerprint file ('proctape fingerprint') replace "
@@ -297,7 +300,7 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
                           "  proctape replay host.ptape --model frames --root 4000 --token T "
                           "--exe-like 4103\n"
                           "  proctape replay failure.ptape --legacy-marker 3\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0 reproduced, 20 verdict changed, 21 diverged, 9 fingerprint of another boot, 10-16 damaged file"));
   sub->callback([=] {
     // Only the options given change the recorded request.
     if (root->count() > 0) o->overrides.root_pid = o->root;

@@ -13,6 +13,7 @@
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/fingerprint_load.h"
 #include "core/proc_parse.h"
@@ -283,14 +284,15 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       "--fingerprint", o->fingerprint,
       "the root's fingerprint file, taken before the turn ('proctape fingerprint'): root pid, "
       "start time and executable identity; refused from another boot (exit 9)");
-  sub->add_option("--root", o->root,
-                  "host pid of the app-server that started the sandbox (with --fingerprint: "
-                  "optional, and it must be the fingerprint's)")
-      ->check(CLI::Range(std::int64_t{2}, static_cast<std::int64_t>(kMaxPid)))
+  AddSigned(sub, "--root", o->root, 2, kMaxPidValue,
+            "host pid of the app-server that started the sandbox (with --fingerprint: "
+            "optional, and it must be the fingerprint's)",
+            "PID")
       ->each([o](const std::string&) { o->has_root = true; });
-  sub->add_option("--root-start", o->root_start,
-                  "without --fingerprint: the root's start time (stat field 22, clock ticks) "
-                  "recorded before the turn; default: read it now (late)")
+  AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
+              "without --fingerprint: the root's start time (stat field 22, clock ticks) "
+              "recorded before the turn; default: read it now (late)",
+              "TICKS")
       ->each([o](const std::string&) { o->has_root_start = true; })
       ->excludes(fingerprint);
   sub->add_option("--token", o->token, "the per-invocation token the sandbox exported")
@@ -306,10 +308,10 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "inode")
       ->capture_default_str()
       ->excludes(fingerprint);
-  sub->add_option("--deadline-ms", o->deadline_ms, "give up after this long")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 3'600'000));
-  sub->add_option("--byte-budget", o->byte_budget, "bytes all /proc reads may total")
+  AddSigned(sub, "--deadline-ms", o->deadline_ms, 0, 3'600'000, "give up after this long", "MS")
+      ->capture_default_str();
+  AddUnsigned(sub, "--byte-budget", o->byte_budget, 1, std::uint64_t{1} << 40,
+              "bytes all /proc reads may total (at most 1 TiB)", "BYTES")
       ->capture_default_str();
   sub->add_option("--proc", o->proc,
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
@@ -326,7 +328,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape resolve --fingerprint root.ptape --token 7f3c9e --argv "
                           "/bin/sleep --argv 120\n"
                           "  proctape resolve --root 4242 --token 7f3c9e       # late: warns\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0 RESOLVED, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot"));
   sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
 }
 
@@ -340,12 +342,12 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
       "the pid was reused (ERROR). Never signals anything.");
   // A value that cannot be a pid is a usage error, not a process that is gone:
   // 2..2147483647 (seed 000), and below this host's pid_max (checked when run).
-  sub->add_option("--pid", o->pid, "host pid, as resolve printed it (2 up to below pid_max)")
-      ->required()
-      ->check(CLI::Range(std::int64_t{2}, static_cast<std::int64_t>(kMaxPid)));
-  sub->add_option("--start", o->start, "start tick, as resolve printed it (not 0)")
-      ->required()
-      ->check(CLI::Range(std::uint64_t{1}, UINT64_MAX));
+  AddSigned(sub, "--pid", o->pid, 2, kMaxPidValue,
+            "host pid, as resolve printed it (2 up to below pid_max)", "PID")
+      ->required();
+  AddUnsigned(sub, "--start", o->start, 1, UINT64_MAX, "start tick, as resolve printed it (not 0)",
+              "TICKS")
+      ->required();
   sub->add_option("--proc", o->proc,
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
                   "is refused (exit 2)")
@@ -356,7 +358,7 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
                   "- writes it to standard output (the verdict then goes to standard error)");
   sub->add_flag("--force", o->force, "with --record: replace an existing FILE");
   sub->footer(std::string("Example:\n  proctape liveness --pid 48213 --start 1234567\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0 ALIVE, 3 DEAD, 4 pid reused, 7 unreadable"));
   sub->callback([o, exit_code] { *exit_code = RunLiveness(*o); });
 }
 

@@ -65,7 +65,7 @@ void RegisterShow(CLI::App& app, int* exit_code) {
                           "  proctape show failure.ptape\n"
                           "  proctape show host.ptape.partial      # a capture that was killed\n"
                           "  proctape show failure.ptape --json\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0, 10-16 the file is damaged (shown up to the damage)"));
   sub->callback([o, exit_code] { *exit_code = RunShow(*o); });
 }
 

@@ -6,6 +6,7 @@
 
 #include "analyze/tree.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
@@ -70,14 +71,13 @@ void RegisterTree(CLI::App& app, int* exit_code) {
       "the forest. Kernel threads beneath kthreadd are folded into one count unless\n"
       "--kernel is given.");
   sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")->required();
-  sub->add_option("--frame", o->tree.frame,
-                  "the frame to draw, counted from 0 in file order ('proctape show' lists them)")
+  AddUnsigned(sub, "--frame", o->tree.frame, 0, 4294967295,
+              "the frame to draw, counted from 0 in file order ('proctape show' lists them)")
       ->capture_default_str();
-  sub->add_option("--root", o->tree.root, "draw only this host pid and its descendants")
-      ->check(CLI::PositiveNumber);
-  CLI::Option* marker = sub->add_option(
-      "--marker", o->marker, "the marker's value: mark the host process with that pid")
-      ->check(CLI::PositiveNumber);
+  AddSigned(sub, "--root", o->tree.root, 1, kMaxPidValue,
+            "draw only this host pid and its descendants", "PID");
+  CLI::Option* marker = AddSigned(sub, "--marker", o->marker, 1, kMaxPidValue,
+                                  "the marker's value: mark the host process with that pid", "PID");
   sub->add_flag("--kernel", o->tree.kernel, "show kernel threads instead of folding them");
   sub->add_flag("--json", o->json,
                 "print one JSON object (TreeReport of proto/views.proto; docs/views.md)");
@@ -86,7 +86,7 @@ void RegisterTree(CLI::App& app, int* exit_code) {
                           "  proctape tree failure.ptape --frame 1 --root 4242\n"
                           "  proctape tree host.ptape --marker 1 --kernel\n"
                           "  proctape tree failure.ptape --json\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0, 2 usage error, 10-16 damaged file"));
   sub->callback([o, marker, exit_code] {
     o->has_marker = marker->count() > 0;
     *exit_code = RunTree(*o);

@@ -90,7 +90,7 @@ void RegisterVerify(CLI::App& app, int* exit_code) {
   sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")->required();
   sub->add_flag("--json", o->json, "print the report as one JSON object");
   sub->footer(std::string("Example:\n  proctape verify host-20261130T120000Z.ptape\n\n") +
-              ExitCodeHelp());
+              ExitStatusFooter("0 intact, 10-16 the kind of damage"));
   sub->callback([o, exit_code] { *exit_code = RunVerify(*o); });
 }
 

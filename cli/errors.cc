@@ -1,0 +1,59 @@
+#include "cli/errors.h"
+
+#include <cstdio>
+
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+struct Mode {
+  std::string command;
+  bool json = false;
+};
+
+Mode& ErrorModeOf() {
+  static Mode mode;
+  return mode;
+}
+
+std::string OneLine(std::string message) {
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  for (char& c : message) {
+    if (c == '\n') c = ' ';
+  }
+  return message;
+}
+
+}  // namespace
+
+void SetErrorMode(const std::string& command, bool json) { ErrorModeOf() = Mode{command, json}; }
+
+bool JsonErrors() { return ErrorModeOf().json; }
+
+int Fail(int status, const std::string& message) {
+  const Mode& mode = ErrorModeOf();
+  if (mode.json) {
+    v1::ErrorReport report;
+    report.set_command(mode.command);
+    report.set_error(OneLine(message));
+    report.set_exit_status(status);
+    std::fprintf(stderr, "%s\n", ToJson(report).c_str());
+  } else {
+    std::fprintf(stderr, "proctape: %s\n", OneLine(message).c_str());
+  }
+  return status;
+}
+
+void Warn(const std::string& message) {
+  if (ErrorModeOf().json) {
+    v1::ErrorReport report;
+    report.set_command(ErrorModeOf().command);
+    report.set_warning(OneLine(message));
+    std::fprintf(stderr, "%s\n", ToJson(report).c_str());
+  } else {
+    std::fprintf(stderr, "proctape: warning: %s\n", OneLine(message).c_str());
+  }
+}
+
+}  // namespace proctape

@@ -1,0 +1,42 @@
+// The top level of the command line: `proctape --help` (the commands in
+// groups, one line each, one screen), `proctape help [COMMAND|exit-codes]`,
+// `proctape --version`, an unknown command named as such, and usage errors
+// that point to the help of the command they belong to (docs/cli.md).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace proctape {
+
+// Option lists without parser noise: a value's name (FILE, PID, N), its
+// default where one is shown, "(required)".
+std::shared_ptr<CLI::Formatter> MakeFormatter();
+
+// Puts every registered command in its group (the table in help.cc); a
+// command the table does not know is a programming error caught by a test
+// (`proctape help` lists it under "Other").
+void GroupCommands(CLI::App& app);
+
+// `proctape help [TOPIC]`.
+void RegisterHelp(CLI::App& app, int* exit_code);
+
+// The whole top-level help text.
+std::string TopHelp(const CLI::App& app);
+// "proctape 0.1.0" and the format versions it writes and reads.
+std::string VersionText();
+
+// Handles what CLI11 should not: no arguments, --help/-h, --version, an
+// unknown top-level option or command. Returns the exit status when it
+// handled the command line, nullopt when CLI11 should parse it.
+std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>& argv);
+
+// A parse error of `argv`'s command, as one line naming that command's help;
+// as JSON on standard error when the command line asked for --json. Returns 2.
+int UsageError(const CLI::App& app, const std::vector<std::string>& argv, const std::string& what);
+
+}  // namespace proctape

@@ -1,0 +1,106 @@
+#include "cli/options.h"
+
+#include <limits>
+
+namespace proctape {
+namespace {
+
+// Magnitude of a run of digits, saturating at UINT64_MAX with *overflow set.
+std::uint64_t Digits(std::string_view digits, bool* overflow) {
+  std::uint64_t v = 0;
+  *overflow = false;
+  for (char c : digits) {
+    auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) {
+      *overflow = true;
+      return std::numeric_limits<std::uint64_t>::max();
+    }
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+std::string Quote(std::string_view text) {
+  std::string out = "'";
+  for (unsigned char c : text.substr(0, 64)) {
+    if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\') {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text.size() > 64) out += "...";
+  return out + "'";
+}
+
+template <typename T>
+std::string Outside(std::string_view text, T lo, T hi) {
+  return Quote(text) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
+}
+
+}  // namespace
+
+std::optional<std::int64_t> ParseInteger(std::string_view text, std::int64_t lo, std::int64_t hi) {
+  const bool negative = !text.empty() && text[0] == '-' && lo < 0;
+  std::string_view digits = negative ? text.substr(1) : text;
+  if (!AllDigits(digits)) return std::nullopt;
+  bool overflow = false;
+  std::uint64_t magnitude = Digits(digits, &overflow);
+  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (overflow || magnitude > kMax + (negative ? 1 : 0)) return std::nullopt;
+  std::int64_t v = negative ? static_cast<std::int64_t>(0 - magnitude)
+                            : static_cast<std::int64_t>(magnitude);
+  if (v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
+std::optional<std::uint64_t> ParseInteger(std::string_view text, std::uint64_t lo,
+                                          std::uint64_t hi) {
+  if (!AllDigits(text)) return std::nullopt;
+  bool overflow = false;
+  std::uint64_t v = Digits(text, &overflow);
+  if (overflow || v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
+std::string IntegerError(std::string_view text, std::int64_t lo, std::int64_t hi) {
+  const bool negative = !text.empty() && text[0] == '-';
+  if (!AllDigits(negative ? text.substr(1) : text)) return Quote(text) + " is not a number";
+  if (ParseInteger(text, lo, hi)) return "";
+  return Outside(text, lo, hi);
+}
+
+std::string IntegerError(std::string_view text, std::uint64_t lo, std::uint64_t hi) {
+  const bool negative = !text.empty() && text[0] == '-';
+  if (!AllDigits(negative ? text.substr(1) : text)) return Quote(text) + " is not a number";
+  if (ParseInteger(text, lo, hi)) return "";
+  return Outside(text, lo, hi);
+}
+
+CLI::Validator Integer(std::int64_t lo, std::int64_t hi) {
+  // An empty description: the range is said when a value is refused, and
+  // the help stays free of "INT in [a - b]".
+  return CLI::Validator([lo, hi](std::string& text) { return IntegerError(text, lo, hi); }, "",
+                        "integer");
+}
+
+CLI::Validator Unsigned(std::uint64_t lo, std::uint64_t hi) {
+  return CLI::Validator([lo, hi](std::string& text) { return IntegerError(text, lo, hi); }, "",
+                        "integer");
+}
+
+CLI::Validator LivePid() { return Integer(2, kMaxPidValue); }
+CLI::Validator FilePid() { return Integer(1, kMaxPidValue); }
+
+}  // namespace proctape

@@ -1,0 +1,64 @@
+// The command line's one rule for numbers: an integer option takes a plain
+// decimal number inside its domain, or the command stops with a one-line
+// usage error (exit 2) that names the option, the value as given and the
+// allowed range. Nothing is wrapped (-1 is never 18446744073709551615),
+// rounded or read as a float.
+//
+//   --root: 'abc' is not a number
+//   --start: '-1' is outside 1..18446744073709551615
+//   --frame: '99999999999999999999' is outside 0..18446744073709551615
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace proctape {
+
+// Why `text` is not an integer in lo..hi, or "" when it is one. Accepted:
+// ASCII digits, a leading '-' where lo < 0; no sign '+', no space, no other
+// character. Leading zeros are accepted ("007" is 7).
+std::string IntegerError(std::string_view text, std::int64_t lo, std::int64_t hi);
+std::string IntegerError(std::string_view text, std::uint64_t lo, std::uint64_t hi);
+
+// The integer `text` holds, when IntegerError is "".
+std::optional<std::int64_t> ParseInteger(std::string_view text, std::int64_t lo, std::int64_t hi);
+std::optional<std::uint64_t> ParseInteger(std::string_view text, std::uint64_t lo,
+                                          std::uint64_t hi);
+
+// A validator for CLI11 options of integer type: checks the text before
+// CLI11 converts it, so the conversion never sees what it would wrap.
+CLI::Validator Integer(std::int64_t lo, std::int64_t hi);
+CLI::Validator Unsigned(std::uint64_t lo, std::uint64_t hi);
+
+// Domains used across the commands.
+inline constexpr std::int64_t kMaxPidValue = 2147483647;  // seed 000: pids 2..2^31-1
+// A pid option of a live command: a process the resolver may look at
+// (2..2^31-1; below the host's pid_max is checked when the command runs).
+CLI::Validator LivePid();
+// A pid option naming a process of a file: 1..2^31-1 (init is a process
+// of a frame, the resolver only skips it).
+CLI::Validator FilePid();
+
+}  // namespace proctape
+
+namespace proctape {
+
+// An integer option: `name` takes a plain decimal in lo..hi (else a usage
+// error naming it, the value and the range), shown in help as `type`.
+template <typename Target>
+CLI::Option* AddSigned(CLI::App* app, const std::string& name, Target& target, std::int64_t lo,
+                       std::int64_t hi, const std::string& help, const std::string& type = "N") {
+  return app->add_option(name, target, help)->check(Integer(lo, hi))->type_name(type);
+}
+template <typename Target>
+CLI::Option* AddUnsigned(CLI::App* app, const std::string& name, Target& target, std::uint64_t lo,
+                         std::uint64_t hi, const std::string& help,
+                         const std::string& type = "N") {
+  return app->add_option(name, target, help)->check(Unsigned(lo, hi))->type_name(type);
+}
+
+}  // namespace proctape
