@@ -1,0 +1,259 @@
+#include "analyze/explain_candidate.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "analyze/explain.h"
+#include "core/proc_parse.h"
+#include "proto/convert.h"
+
+namespace proctape::explain {
+namespace {
+
+using Why = v1::ExplainCandidate::Why;
+
+std::string Num(std::int64_t v) { return std::to_string(v); }
+std::string Num(std::uint64_t v) { return std::to_string(v); }
+
+std::string Where(std::int64_t pid, ProcFile file) {
+  return "/proc/" + Num(pid) + "/" + std::string(ProcFileName(file));
+}
+
+std::string Errno(int err) { return "errno " + std::to_string(err); }
+
+std::string QuoteArgv(const google::protobuf::RepeatedPtrField<std::string>& argv) {
+  constexpr int kShown = 16;
+  std::string out;
+  for (int i = 0; i < argv.size() && i < kShown; ++i) {
+    if (i > 0) out += " ";
+    out += QuoteBytes(argv[i]);
+  }
+  if (argv.size() > kShown) out += " ... (" + Num(std::int64_t{argv.size() - kShown}) + " more)";
+  return out;
+}
+
+std::string DevIno(const v1::FileIdentity& id) { return Num(id.dev()) + ":" + Num(id.ino()); }
+
+std::string Entries(std::uint32_t n, const std::string& var) {
+  return n == 1 ? "one " + var + " entry" : Num(std::uint64_t{n}) + " " + var + " entries";
+}
+
+void ReadFailed(v1::ExplainCandidate* k, ProcFile file, int err, const std::string& before) {
+  std::string what = file == ProcFile::kExe ? "its executable" : "its " + std::string(ProcFileName(file));
+  if (Vanished(err)) {
+    k->set_why(v1::ExplainCandidate::VANISHED);
+    k->set_detail(before + "gone before " + what + " was read (" + Errno(err) + ")");
+  } else {
+    k->set_why(v1::ExplainCandidate::UNREADABLE);
+    k->set_detail(before + Where(k->pid(), file) + " is unreadable (" + Errno(err) + ")");
+  }
+}
+
+}  // namespace
+
+void InspectCandidate(const Seen& c, const v1::ExplainStat* scanned, const TokenMask& mask,
+                      v1::ExplainCandidate* k) {
+  k->set_pid(c.pid);
+  if (scanned != nullptr) {
+    k->set_start_ticks(scanned->start_ticks());
+    k->set_ppid(scanned->ppid());
+    k->set_comm(scanned->comm());
+    k->set_state(scanned->state());
+  }
+  k->set_cmdline_err(c.read.err);
+  k->set_cmdline_truncated(c.read.truncated);
+  if (c.read.ok()) {
+    // Masked here, before a detail quotes (and cuts) them.
+    for (std::string_view arg : SplitNul(c.read.data)) k->add_argv(mask.Masked(arg));
+    k->set_cmdline_unterminated(!c.read.truncated && !c.read.data.empty() &&
+                                c.read.data.back() != '\0');
+  }
+}
+
+// Counts the entries named the token variable; their values are not kept.
+void RecordEnviron(const ReadResult& r, const Request& request, v1::ExplainCandidate* k) {
+  k->set_argv_exact(true);
+  k->set_environ_read(true);
+  k->set_environ_err(r.err);
+  k->set_environ_truncated(r.truncated);
+  if (!r.ok() || r.truncated) return;
+  std::uint32_t named = 0;
+  std::uint32_t carrying = 0;
+  for (std::string_view entry : SplitNul(r.data)) {
+    std::size_t eq = entry.find('=');
+    if (eq == std::string_view::npos || entry.substr(0, eq) != request.token_var) continue;
+    ++named;
+    if (entry.substr(eq + 1) == request.token) ++carrying;
+  }
+  k->set_token_entries(named);
+  k->set_token_carrying(carrying);
+}
+
+void RecordReread(const Seen& c, const v1::ExplainStat* scanned, const Request& request,
+                  v1::ExplainCandidate* k) {
+  v1::ExplainAncestor* link = k->add_ancestry();
+  link->set_pid(c.pid);
+  bool root = c.pid == request.root_pid;
+  if (scanned != nullptr) {
+    link->set_scanned_start_ticks(scanned->start_ticks());
+    link->set_scanned_ppid(scanned->ppid());
+  }
+  *link->mutable_reread() = StatOf(c.pid, c.read);
+  const v1::ExplainStat& r = link->reread();
+  std::string who = root ? "root " + Num(c.pid) : "pid " + Num(c.pid);
+  std::string detail;
+  if (r.err() != 0) {
+    detail = who + (Vanished(r.err()) ? " is gone (" : " is unreadable (") + Errno(r.err()) + ")";
+  } else if (r.truncated()) {
+    detail = who + ": stat larger than " + Num(request.bounds.stat_bytes) + " bytes";
+  } else if (!r.parsed()) {
+    detail = who + ": stat does not parse: " + r.parse_error();
+  } else if (r.start_ticks() != link->scanned_start_ticks()) {
+    detail = who + " now started at tick " + Num(r.start_ticks()) + ", not " +
+             Num(link->scanned_start_ticks());
+  } else if (r.ppid() != link->scanned_ppid()) {  // the root's parent too (step 7)
+    detail = who + " now has parent " + Num(r.ppid()) + ", not " + Num(link->scanned_ppid());
+  } else if (c.pid == k->pid() && (r.state() == "Z" || r.state() == "X" || r.state() == "x")) {
+    detail = who + " is dead (state " + EscapeBytes(r.state()) + ")";
+  } else {
+    link->set_unchanged(true);
+    detail = who + ": start tick " + Num(r.start_ticks()) + ", parent " + Num(r.ppid()) +
+             ", state " + EscapeBytes(r.state()) + ": unchanged";
+  }
+  link->set_detail(detail);
+}
+
+// Seed 000, steps 5-8, as the resolver took them: cmdline, environ (and the
+// stat re-read after an empty one), executable identity, ancestry re-read.
+void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std::string& status,
+                     const Request& request, v1::ExplainCandidate* k) {
+  auto set = [k](Why why, std::string detail) {
+    k->set_why(why);
+    k->set_detail(std::move(detail));
+  };
+  auto stopped = [stopped_at](std::size_t j) { return stopped_at != kNoCall && j == stopped_at; };
+  const std::string stop = "the resolution stopped after reading its ";
+  if (stopped(at.cmdline)) return set(v1::ExplainCandidate::STOPPED, stop + "cmdline: " + status);
+  if (k->cmdline_err() != 0) return ReadFailed(k, ProcFile::kCmdline, k->cmdline_err(), "");
+  if (k->cmdline_truncated()) {
+    return set(v1::ExplainCandidate::CMDLINE_TOO_LONG,
+               "cmdline larger than " + Num(request.bounds.cmdline_bytes) +
+                   " bytes: cannot be the expected argv");
+  }
+  if (!k->environ_read()) {
+    // Seed 000, step 5: the cmdline is the argv NUL-terminated, byte for byte.
+    const std::string unterminated = k->cmdline_unterminated() ? " without the final NUL" : "";
+    return set(v1::ExplainCandidate::ARGV_DIFFERS,
+               k->argv().empty() ? "argv empty (a kernel thread or a zombie): not the expected argv"
+                                 : "argv " + QuoteArgv(k->argv()) + unterminated +
+                                       ": not the expected argv");
+  }
+  const std::string exact = "argv exact; ";
+  if (stopped(at.environ)) {
+    return set(v1::ExplainCandidate::STOPPED, exact + stop + "environ: " + status);
+  }
+  if (k->environ_err() != 0) return ReadFailed(k, ProcFile::kEnviron, k->environ_err(), exact);
+  if (k->environ_truncated()) {
+    return set(v1::ExplainCandidate::ENVIRON_TOO_LARGE,
+               exact + "environ larger than " + Num(request.bounds.environ_bytes) +
+                   " bytes: the token cannot be checked");
+  }
+  const std::string var = EscapeBytes(request.token_var);
+  if (k->has_environ_recheck()) {
+    // Environ read empty: the resolver re-read stat to tell a process that
+    // exited during inspection (retried) from one without a token.
+    const v1::ExplainStat& r = k->environ_recheck();
+    const std::string empty = exact + "environ empty, and its stat re-read ";
+    const std::string exited = ": it exited during inspection";
+    if (stopped(at.environ_recheck)) {
+      return set(v1::ExplainCandidate::STOPPED,
+                 exact + "environ empty; " + stop + "stat re-read: " + status);
+    }
+    if (r.err() != 0 && !Vanished(r.err())) {
+      return set(v1::ExplainCandidate::UNREADABLE, exact + "environ empty; " +
+                                                       Where(k->pid(), ProcFile::kStat) +
+                                                       " is unreadable (" + Errno(r.err()) + ")");
+    }
+    if (r.err() != 0) {
+      return set(v1::ExplainCandidate::VANISHED, empty + "finds it gone (" + Errno(r.err()) + ")" + exited);
+    }
+    if (!r.parsed()) {
+      return set(v1::ExplainCandidate::MALFORMED,
+                 empty + (r.truncated() ? "is larger than " + Num(request.bounds.stat_bytes) + " bytes"
+                                        : "does not parse: " + r.parse_error()));
+    }
+    if (r.state() == "Z" || r.state() == "X" || r.state() == "x") {
+      return set(v1::ExplainCandidate::VANISHED,
+                 empty + "shows it dead (state " + EscapeBytes(r.state()) + ")" + exited);
+    }
+    if (r.start_ticks() != k->start_ticks()) {
+      return set(v1::ExplainCandidate::VANISHED,
+                 empty + "shows pid " + Num(k->pid()) + " started at tick " +
+                     Num(r.start_ticks()) + ", not " + Num(k->start_ticks()) + exited);
+    }
+    return set(v1::ExplainCandidate::NO_TOKEN,
+               empty + "shows it alive (state " + EscapeBytes(r.state()) + "): no " + var +
+                   " entry: not this invocation's");
+  }
+  const std::uint32_t named = k->token_entries();
+  const std::uint32_t carrying = k->token_carrying();
+  if (named == 0) {
+    return set(v1::ExplainCandidate::NO_TOKEN,
+               exact + "environ has no " + var + " entry: not this invocation's");
+  }
+  if (carrying == 0) {
+    return set(v1::ExplainCandidate::OTHER_TOKEN,
+               exact + "environ has " + Entries(named, var) +
+                   " with another token: another invocation's");
+  }
+  if (named != 1) {
+    return set(v1::ExplainCandidate::TOKEN_TWICE,
+               exact + "environ has " + Entries(named, var) + ", " + Num(std::uint64_t{carrying}) +
+                   " with the token: not exactly one");
+  }
+  std::string matched = exact + "environ has one " + var + " entry, with the token: a match";
+  set(v1::ExplainCandidate::MATCH, matched);
+  if (!k->exe_read()) return;
+  if (stopped(at.exe)) {
+    return set(v1::ExplainCandidate::STOPPED, matched + "; " + stop + "exe identity: " + status);
+  }
+  const v1::FileIdentity& exe = k->exe();
+  if (exe.err() != 0) return ReadFailed(k, ProcFile::kExe, exe.err(), matched + "; ");
+  if (exe.dev() != request.exe.dev || exe.ino() != request.exe.ino) {
+    return set(v1::ExplainCandidate::EXE_MISMATCH,
+               matched + "; exe " + DevIno(exe) + ", not the attested " +
+                   DevIno(ToProto(request.exe)));
+  }
+  matched += "; exe " + DevIno(exe) + " as attested";
+  for (int i = 0; i < k->ancestry_size(); ++i) {
+    const v1::ExplainAncestor& link = k->ancestry(i);
+    if (stopped(at.ancestry[static_cast<std::size_t>(i)])) {
+      return set(v1::ExplainCandidate::STOPPED,
+                 matched + "; " + stop + "re-read of " + Where(link.pid(), ProcFile::kStat) +
+                     ": " + status);
+    }
+    if (link.unchanged()) continue;
+    const v1::ExplainStat& r = link.reread();
+    bool root = link.pid() == request.root_pid;
+    Why why = v1::ExplainCandidate::MALFORMED;
+    if (r.err() != 0 && !Vanished(r.err())) {
+      why = v1::ExplainCandidate::UNREADABLE;
+    } else if (r.err() != 0) {
+      why = root ? v1::ExplainCandidate::ROOT_VANISHED : v1::ExplainCandidate::VANISHED;
+    } else if (r.parsed() && r.start_ticks() != link.scanned_start_ticks()) {
+      why = root ? v1::ExplainCandidate::ROOT_RESTARTED : v1::ExplainCandidate::PID_REUSED;
+    } else if (r.parsed() && r.ppid() != link.scanned_ppid()) {
+      why = v1::ExplainCandidate::ANCESTRY_CHANGED;
+    } else if (r.parsed()) {
+      why = v1::ExplainCandidate::DEAD;
+    }
+    return set(why, matched + "; ancestry re-read: " + link.detail());
+  }
+  if (k->ancestry_size() > 0 && k->ancestry(k->ancestry_size() - 1).pid() == request.root_pid) {
+    set(v1::ExplainCandidate::RESOLVED, matched + "; ancestry re-read: unchanged up to the root");
+  }
+}
+
+}  // namespace proctape::explain

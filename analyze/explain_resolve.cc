@@ -1,0 +1,317 @@
+#include "analyze/explain_resolve.h"
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+
+#include "analyze/explain.h"
+#include "analyze/explain_candidate.h"
+#include "proto/convert.h"
+
+namespace proctape::explain {
+namespace {
+
+std::int64_t AddSaturating(std::int64_t t, std::int64_t d) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  return t > kMax - d ? kMax : t + d;
+}
+
+std::string Num(std::int64_t v) { return std::to_string(v); }
+std::string Num(std::uint64_t v) { return std::to_string(v); }
+
+// `pid`'s record from the scan, or null.
+const v1::ExplainStat* Scanned(const std::map<std::int64_t, v1::ExplainStat>& scanned,
+                               std::int64_t pid) {
+  auto s = scanned.find(pid);
+  return s == scanned.end() ? nullptr : &s->second;
+}
+
+bool IsScanStatus(v1::Verdict::Status s) {
+  switch (s) {
+    case v1::Verdict::UNREADABLE:
+    case v1::Verdict::ENTRY_BOUND:
+    case v1::Verdict::DEADLINE:
+    case v1::Verdict::BYTE_BUDGET:
+    case v1::Verdict::MALFORMED_RECORD:
+    case v1::Verdict::DUPLICATE_RECORD:
+    case v1::Verdict::NODE_BOUND:
+    case v1::Verdict::FILE_BOUND: return true;
+    default: return false;
+  }
+}
+
+// Whether the resolver's retry loop ran out (NoMatch): NO_MATCH, or
+// TOKEN_MISMATCH without a deciding file (the at-once one names environ).
+bool RanOut(const v1::Verdict& v) {
+  return v.status() == v1::Verdict::NO_MATCH ||
+         (v.status() == v1::Verdict::TOKEN_MISMATCH && v.file() == v1::PROC_FILE_UNSPECIFIED);
+}
+
+class ResolveExplainer {
+ public:
+  ResolveExplainer(const std::vector<Seen>& calls, const Request& request,
+                   const v1::Verdict& verdict, const TokenMask& mask, v1::ExplainCheck* out)
+      : calls_(calls), req_(request), verdict_(verdict), mask_(mask), out_(out) {}
+
+  // The calls from `begin` on are Resolve's: its clock reading, then the attempts.
+  void Run(std::size_t begin) {
+    if (begin >= calls_.size() || calls_[begin].op != Seen::Op::kNow) {
+      out_->set_ended_by(verdict_.status() == v1::Verdict::INVALID_REQUEST
+                             ? "the request is invalid: the resolver made no call"
+                             : "the resolver made no call the tape answered");
+      return;
+    }
+    start_ = calls_[begin].ns;
+    deadline_ = AddSaturating(start_, req_.bounds.deadline_ns);
+    std::vector<std::size_t> firsts;
+    for (std::size_t j = begin + 1; j < calls_.size(); ++j) {
+      if (calls_[j].op != Seen::Op::kList) continue;
+      firsts.push_back(calls_[j - 1].op == Seen::Op::kNow ? j - 1 : j);
+    }
+    for (std::size_t k = 0; k < firsts.size(); ++k) {
+      std::size_t end = k + 1 < firsts.size() ? firsts[k + 1] : calls_.size();
+      Attempt(static_cast<std::uint32_t>(k + 1), firsts[k], end, k + 1 == firsts.size());
+    }
+    EndedBy();
+  }
+
+ private:
+  void Attempt(std::uint32_t index, std::size_t first, std::size_t end, bool last) {
+    v1::ExplainAttempt* a = out_->add_attempts();
+    a->set_index(index);
+    a->set_start_offset_ns(calls_[first].op == Seen::Op::kNow ? calls_[first].ns - start_ : 0);
+    a->set_first_observation(calls_[first].index);
+    a->set_observation_count(calls_[end - 1].index - calls_[first].index + 1);
+
+    std::map<std::int64_t, v1::ExplainStat> scanned;
+    std::vector<std::int64_t> order;
+    std::vector<CandidateCalls> where;
+    bool scanning = true;
+    bool slept = false;
+    std::size_t last_read = kNoCall;
+    int confirming = -1;  // the candidate whose executable was taken
+    for (std::size_t j = first; j < end; ++j) {
+      const Seen& c = calls_[j];
+      switch (c.op) {
+        case Seen::Op::kList:
+          a->set_list_err(c.list.err);
+          a->set_list_truncated(c.list.truncated);
+          a->set_listed(c.list.names.size());
+          last_read = j;
+          break;
+        case Seen::Op::kRead:
+          last_read = j;
+          if (c.file == ProcFile::kStat && scanning) {
+            if (Vanished(c.read.err)) {
+              a->add_vanished_before_stat(c.pid);
+              break;
+            }
+            v1::ExplainStat s = StatOf(c.pid, c.read);
+            if (s.parsed() && scanned.emplace(c.pid, s).second) {
+              order.push_back(c.pid);
+              a->set_records(a->records() + 1);
+            }
+          } else if (c.file == ProcFile::kStat && confirming < 0 && a->candidates_size() > 0 &&
+                     a->candidates().rbegin()->pid() == c.pid &&
+                     a->candidates().rbegin()->environ_read()) {
+            // The stat re-read after an empty environ (exited, or no token?).
+            *a->mutable_candidates(a->candidates_size() - 1)->mutable_environ_recheck() =
+                StatOf(c.pid, c.read);
+            where.back().environ_recheck = j;
+          } else if (c.file == ProcFile::kStat && confirming >= 0) {
+            RecordReread(c, Scanned(scanned, c.pid), req_, a->mutable_candidates(confirming));
+            where[static_cast<std::size_t>(confirming)].ancestry.push_back(j);
+          } else if (c.file == ProcFile::kCmdline) {
+            if (scanning) Tree(*a, scanned, order);
+            scanning = false;
+            InspectCandidate(c, Scanned(scanned, c.pid), mask_, a->add_candidates());
+            where.emplace_back().cmdline = j;
+          } else if (c.file == ProcFile::kEnviron && a->candidates_size() > 0 &&
+                     a->candidates().rbegin()->pid() == c.pid) {
+            RecordEnviron(c.read, req_, a->mutable_candidates(a->candidates_size() - 1));
+            where.back().environ = j;
+          }
+          break;
+        case Seen::Op::kExe:
+          last_read = j;
+          for (int i = 0; i < a->candidates_size(); ++i) {
+            if (a->candidates(i).pid() != c.pid) continue;
+            v1::ExplainCandidate* m = a->mutable_candidates(i);
+            m->set_exe_read(true);
+            *m->mutable_exe() = ToProto(c.identity);
+            where[static_cast<std::size_t>(i)].exe = j;
+            confirming = i;
+            break;
+          }
+          break;
+        case Seen::Op::kSleep:
+          slept = true;
+          a->set_next_offset_ns(c.ns - start_);
+          break;
+        case Seen::Op::kNow:
+        case Seen::Op::kPath: break;
+      }
+    }
+    // The deadline passed during this last attempt after earlier ones
+    // completed (the resolver's last clock reading is past it): the verdict
+    // is the earlier attempts' diagnosis, this attempt was cut.
+    cut_ = last && !slept && RanOut(verdict_) && calls_[end - 1].op == Seen::Op::kNow &&
+           calls_[end - 1].ns > deadline_;
+    bool ran_out = last && RanOut(verdict_) && !cut_;
+    bool final_attempt = last && !slept && !ran_out && !cut_;
+    bool scan_done = !scanning || (!cut_ && (!final_attempt || !IsScanStatus(verdict_.status())));
+    a->set_scan_complete(scan_done);
+    if (scanning && scan_done) Tree(*a, scanned, order);
+
+    bool stop = cut_ || (final_attempt && (verdict_.status() == v1::Verdict::DEADLINE ||
+                                           verdict_.status() == v1::Verdict::BYTE_BUDGET));
+    const std::string status = cut_ ? "DEADLINE" : v1::Verdict::Status_Name(verdict_.status());
+    for (int i = 0; i < a->candidates_size(); ++i) {
+      DecideCandidate(where[static_cast<std::size_t>(i)], stop ? last_read : kNoCall, status, req_,
+                      a->mutable_candidates(i));
+    }
+    if (!scanning) {
+      std::set<std::int64_t> inspected;
+      for (const auto& c : a->candidates()) inspected.insert(c.pid());
+      for (std::int64_t pid : a->beneath_root()) {
+        if (!inspected.count(pid)) a->add_not_inspected(pid);
+      }
+    }
+    if (slept) {
+      a->set_outcome(v1::ExplainAttempt::RETRY);
+      a->set_summary(RetryReason(*a) + ": retried");
+      last_retry_reason_ = RetryReason(*a);
+    } else if (cut_) {
+      a->set_outcome(v1::ExplainAttempt::CUT);
+      a->set_summary("the deadline at " + Offset(deadline_) +
+                     " passed during this attempt: the verdict keeps the diagnosis of attempt " +
+                     std::to_string(index - 1));
+    } else if (ran_out) {
+      a->set_outcome(v1::ExplainAttempt::LAST);
+      a->set_summary(RetryReason(*a) + ": no time for another attempt");
+    } else {
+      a->set_outcome(v1::ExplainAttempt::FINAL);
+      std::string summary = v1::Verdict::Status_Name(verdict_.status());
+      if (!verdict_.detail().empty()) summary += ": " + verdict_.detail();
+      if (verdict_.matches_size() > 0) {
+        summary += " (pids";
+        for (std::int64_t m : verdict_.matches()) summary.append(" ").append(Num(m));
+        summary += ")";
+      }
+      a->set_summary(summary);
+    }
+    if (last) {
+      last_start_ = calls_[first].op == Seen::Op::kNow ? calls_[first].ns : start_;
+      last_outcome_ = a->outcome();
+    }
+  }
+
+  // The root's record and the strict descendants in listing order, once
+  // the scan is over. Shown only when the root is the fingerprinted one:
+  // those are the processes the resolver inspects.
+  void Tree(v1::ExplainAttempt& a, const std::map<std::int64_t, v1::ExplainStat>& scanned,
+            const std::vector<std::int64_t>& order) const {
+    auto root = scanned.find(req_.root_pid);
+    if (root == scanned.end()) return;
+    a.set_root_seen(true);
+    *a.mutable_root() = root->second;
+    if (root->second.start_ticks() != req_.root_start_ticks) return;
+    for (std::int64_t pid : order) {
+      if (pid == req_.root_pid) continue;
+      std::int64_t up = scanned.at(pid).ppid();
+      for (std::size_t steps = 0; steps <= order.size(); ++steps) {
+        if (up == req_.root_pid) {
+          a.add_beneath_root(pid);
+          break;
+        }
+        auto parent = scanned.find(up);
+        if (parent == scanned.end()) break;
+        up = parent->second.ppid();
+      }
+    }
+  }
+
+  // The resolver's reason for another attempt, from the candidates.
+  static std::string RetryReason(const v1::ExplainAttempt& a) {
+    for (const auto& k : a.candidates()) {
+      if (k.why() == v1::ExplainCandidate::VANISHED) {
+        return "pid " + Num(k.pid()) + " vanished during inspection";
+      }
+      if (k.why() == v1::ExplainCandidate::DEAD) return "pid " + Num(k.pid()) + " is dead";
+    }
+    for (const auto& k : a.candidates()) {
+      if (k.why() == v1::ExplainCandidate::OTHER_TOKEN) {
+        return "pid " + Num(k.pid()) + " matches argv but carries another token";
+      }
+      if (k.why() == v1::ExplainCandidate::NO_TOKEN) {
+        return "pid " + Num(k.pid()) + " matches argv but carries no token";
+      }
+    }
+    return "no process beneath the root matches";
+  }
+
+  void EndedBy() {
+    const int n = out_->attempts_size();
+    const std::string at = n == 0 ? "" : "attempt " + std::to_string(n);
+    std::string ended;
+    if (n == 0) {
+      ended = "no attempt was made";
+    } else if (last_outcome_ == v1::ExplainAttempt::LAST) {
+      ended = "no match by the deadline: the next attempt would start at " +
+              Offset(AddSaturating(last_start_, req_.bounds.retry_ns)) +
+              ", after the deadline at " + Offset(deadline_);
+    } else if (last_outcome_ == v1::ExplainAttempt::CUT) {
+      ended = "the deadline at " + Offset(deadline_) + " passed during " + at + ", after " +
+              std::to_string(n - 1) + " completed attempts without a match (" +
+              last_retry_reason_ + "): " + v1::Verdict::Status_Name(verdict_.status());
+    } else if (last_outcome_ == v1::ExplainAttempt::RETRY) {
+      ended = "the tape ends after " + at;
+    } else {
+      switch (verdict_.status()) {
+        case v1::Verdict::RESOLVED: ended = at + " confirmed the only match"; break;
+        case v1::Verdict::DEADLINE:
+          ended = "the deadline at " + Offset(deadline_) + " passed during " + at;
+          break;
+        case v1::Verdict::BYTE_BUDGET:
+          ended = "the byte budget of " + Num(req_.bounds.byte_budget) + " bytes ran out during " + at;
+          break;
+        case v1::Verdict::ENTRY_BOUND:
+        case v1::Verdict::NODE_BOUND:
+        case v1::Verdict::DEPTH_BOUND:
+        case v1::Verdict::FILE_BOUND:
+          ended = "a bound ended " + at + ": " + v1::Verdict::Status_Name(verdict_.status());
+          break;
+        default:
+          ended = at + " decided at once: " + v1::Verdict::Status_Name(verdict_.status());
+          break;
+      }
+    }
+    out_->set_ended_by(ended);
+  }
+
+  std::string Offset(std::int64_t t) const { return FormatOffset(t - start_); }
+
+  const std::vector<Seen>& calls_;
+  const Request& req_;
+  const v1::Verdict& verdict_;
+  const TokenMask& mask_;
+  v1::ExplainCheck* out_;
+  std::int64_t start_ = 0;
+  std::int64_t deadline_ = 0;
+  std::int64_t last_start_ = 0;
+  v1::ExplainAttempt::Outcome last_outcome_ = v1::ExplainAttempt::OUTCOME_UNSPECIFIED;
+  bool cut_ = false;                // the attempt being told was cut by the deadline
+  std::string last_retry_reason_;   // of the last attempt that was retried
+};
+
+}  // namespace
+
+void ExplainResolveCalls(const std::vector<Seen>& calls, std::size_t begin,
+                         const Request& request, const v1::Verdict& verdict,
+                         const TokenMask& mask, v1::ExplainCheck* out) {
+  ResolveExplainer(calls, request, verdict, mask, out).Run(begin);
+}
+
+}  // namespace proctape::explain

@@ -1,0 +1,95 @@
+#include "analyze/explain_watch.h"
+
+#include <cerrno>
+#include <string>
+#include <utility>
+
+#include "core/proc_parse.h"
+
+namespace proctape::explain {
+namespace {
+
+Seen Call(Seen::Op op, std::int64_t pid = 0, ProcFile file = ProcFile::kStat) {
+  Seen s;
+  s.op = op;
+  s.pid = pid;
+  s.file = file;
+  return s;
+}
+
+}  // namespace
+
+bool Vanished(int err) { return err == ENOENT || err == ESRCH; }
+
+ListResult WatchingEvidence::ListPids(std::uint64_t bound) {
+  Seen s = Call(Seen::Op::kList);
+  s.list = tape_.ListPids(bound);
+  return Keep(std::move(s)).list;
+}
+
+ReadResult WatchingEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
+  Seen s = Call(Seen::Op::kRead, pid, file);
+  s.read = tape_.ReadFile(pid, file, bound);
+  return Keep(std::move(s)).read;
+}
+
+Identity WatchingEvidence::ExeIdentity(std::int64_t pid) {
+  Seen s = Call(Seen::Op::kExe, pid, ProcFile::kExe);
+  s.identity = tape_.ExeIdentity(pid);
+  return Keep(std::move(s)).identity;
+}
+
+Identity WatchingEvidence::PathIdentity(const std::string& path) {
+  Seen s = Call(Seen::Op::kPath);
+  s.identity = tape_.PathIdentity(path);
+  return Keep(std::move(s)).identity;
+}
+
+std::int64_t WatchingEvidence::NowNs() {
+  Seen s = Call(Seen::Op::kNow);
+  s.ns = tape_.NowNs();
+  return Keep(std::move(s)).ns;
+}
+
+void WatchingEvidence::SleepUntil(std::int64_t mono_ns) {
+  Seen s = Call(Seen::Op::kSleep);
+  s.ns = mono_ns;
+  tape_.SleepUntil(mono_ns);
+  Keep(std::move(s));
+}
+
+const Seen& WatchingEvidence::Keep(Seen s) {
+  if (tape_.diverged()) {
+    dropped_ = s;
+    return dropped_;
+  }
+  s.index = tape_.consumed() - 1;
+  seen_.push_back(std::move(s));
+  return seen_.back();
+}
+
+v1::ExplainStat StatOf(std::int64_t pid, const ReadResult& r) {
+  v1::ExplainStat s;
+  s.set_pid(pid);
+  s.set_err(r.err);
+  s.set_truncated(r.truncated);
+  if (!r.ok() || r.truncated) return s;
+  StatParse parsed = ParseStat(r.data);
+  if (!parsed.ok()) {
+    s.set_parse_error(parsed.error);
+    return s;
+  }
+  if (parsed.fields->pid != pid) {
+    s.set_parse_error("field 1 is " + std::to_string(parsed.fields->pid) +
+                      ", not the directory's pid");
+    return s;
+  }
+  s.set_parsed(true);
+  s.set_comm(parsed.fields->comm);
+  s.set_state(std::string(1, parsed.fields->state));
+  s.set_ppid(parsed.fields->ppid);
+  s.set_start_ticks(parsed.fields->start_ticks);
+  return s;
+}
+
+}  // namespace proctape::explain

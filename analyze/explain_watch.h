@@ -1,0 +1,66 @@
+// What `proctape explain` watches (internal to analyze/explain*.cc): every
+// call the replayed resolver makes, kept with the tape's answer, and the stat
+// record told of a read. Nothing here decides anything; the resolver does,
+// and the explainer reads what it did from these calls.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/evidence.h"
+#include "explain.pb.h"
+#include "replay/tape_evidence.h"
+
+namespace proctape::explain {
+
+// A read that failed because the process exited: ENOENT or ESRCH.
+bool Vanished(int err);
+
+// One call the resolver made and the tape's answer.
+struct Seen {
+  enum class Op { kList, kRead, kExe, kPath, kNow, kSleep };
+  Op op = Op::kNow;
+  std::int64_t pid = 0;
+  ProcFile file = ProcFile::kStat;
+  ListResult list;
+  ReadResult read;
+  Identity identity;
+  std::int64_t ns = 0;      // kNow: the reading; kSleep: the target
+  std::uint64_t index = 0;  // within the check's tape
+};
+
+// The decorator: every call goes to `tape` (which must outlive it) unchanged
+// and is kept with its answer, in order. Calls made after the replay
+// diverged are not answers of the tape and are not kept.
+class WatchingEvidence : public Evidence {
+ public:
+  explicit WatchingEvidence(TapeEvidence& tape) : tape_(tape) {}
+  WatchingEvidence(const WatchingEvidence&) = delete;
+  WatchingEvidence& operator=(const WatchingEvidence&) = delete;
+
+  const std::vector<Seen>& seen() const { return seen_; }
+
+  ListResult ListPids(std::uint64_t bound) override;
+  ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;
+  Identity ExeIdentity(std::int64_t pid) override;
+  Identity PathIdentity(const std::string& path) override;
+  std::int64_t NowNs() override;
+  void SleepUntil(std::int64_t mono_ns) override;
+
+ private:
+  // Keeps `s` (numbered within the tape), or only holds it when the tape
+  // has diverged; returns what was kept or held.
+  const Seen& Keep(Seen s);
+
+  TapeEvidence& tape_;
+  std::vector<Seen> seen_;
+  Seen dropped_;
+};
+
+// The record told of the stat read `r` of /proc/`pid`: the errno, whether it
+// was cut at its bound, why it does not parse (a field 1 other than `pid`
+// too), or its comm, state, parent and start tick.
+v1::ExplainStat StatOf(std::int64_t pid, const ReadResult& r);
+
+}  // namespace proctape::explain
