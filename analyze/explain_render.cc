@@ -67,12 +67,16 @@ std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::Expl
   }
   if (a.root_seen()) {
     const std::uint64_t expected = check.resolve().root_start_ticks();
-    // Only the root's identity matters to the resolver: its state and parent
-    // are left out, so that attempts alike read alike.
+    // Only the root's identity and whether it is dead matter to the
+    // resolver: its parent is left out, so that attempts alike read alike.
+    // A dead root (Z, X) is a missing one: the one state that decides.
+    const std::string& state = a.root().state();
+    const bool dead = state == "Z" || state == "X" || state == "x";
     out.push_back(in + "root " + Num(a.root().pid()) + " " + QuoteBytes(a.root().comm()) +
                   ", start tick " + Num(a.root().start_ticks()) +
-                  (a.root().start_ticks() == expected ? ": as expected"
-                                                      : ": not the expected " + Num(expected)));
+                  (a.root().start_ticks() != expected ? ": not the expected " + Num(expected)
+                   : dead ? ": as expected, but dead (state " + EscapeBytes(state) + ")"
+                          : ": as expected"));
   } else if (a.scan_complete() && a.list_err() == 0 && !a.list_truncated()) {
     out.push_back(in + "root " + Num(check.resolve().root_pid()) + ": not in this scan");
   }

@@ -45,9 +45,15 @@ LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_
   out.state = std::string(1, f.state);
   if (f.pid != pid) return error(Status::kMalformedRecord, where + ": field 1 is not the pid");
   if (f.start_ticks != start_ticks) {
-    return error(Status::kPidReused, "pid " + std::to_string(pid) + " started at tick " +
-                                         std::to_string(f.start_ticks) + ", not " +
-                                         std::to_string(start_ticks) + ": the pid was reused");
+    // A later start is a process that took the pid since; an earlier one
+    // means the identity given never held this pid. Either way the process
+    // named is not the one there.
+    const bool later = f.start_ticks > start_ticks;
+    return error(Status::kPidReused,
+                 "pid " + std::to_string(pid) + " started at tick " +
+                     std::to_string(f.start_ticks) + ", not " + std::to_string(start_ticks) +
+                     (later ? ": the pid was reused"
+                            : ": another process holds the pid (it started before the one named)"));
   }
   out.status = DeadState(f.state) ? LivenessStatus::kDead : LivenessStatus::kAlive;
   out.detail = "pid " + std::to_string(pid) + " in state " + out.state + " started at tick " +

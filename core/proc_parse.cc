@@ -144,4 +144,20 @@ std::string EscapeBytes(std::string_view bytes, std::size_t max) {
   return out;
 }
 
+std::string DurationText(std::int64_t ns) {
+  char buf[64];
+  const double v = static_cast<double>(ns);
+  const double a = v < 0 ? -v : v;
+  if (a < 1e3) {
+    std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  } else if (a < 1e6) {
+    std::snprintf(buf, sizeof buf, "%.1f us", v / 1e3);
+  } else if (a < 1e9) {
+    std::snprintf(buf, sizeof buf, "%.1f ms", v / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+  }
+  return buf;
+}
+
 }  // namespace proctape

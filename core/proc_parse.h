@@ -60,4 +60,7 @@ std::optional<std::string_view> StatusValue(std::string_view status, std::string
 // backslash and everything else as \xNN. Cut at `max` input bytes ("..." added).
 std::string EscapeBytes(std::string_view bytes, std::size_t max = 256);
 
+// A span of time for people: "850 ns", "12.5 us", "3.1 ms", "1.250 s".
+std::string DurationText(std::int64_t ns);
+
 }  // namespace proctape

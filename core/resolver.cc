@@ -216,10 +216,20 @@ class Resolution {
     if (root->start_ticks != req_.root_start_ticks) {
       Verdict v = Make(Status::kRootRestarted, root->pid,
                        "root pid " + std::to_string(root->pid) + " started at tick " +
-                           std::to_string(root->start_ticks) + ", not the fingerprinted " +
+                           std::to_string(root->start_ticks) + ", not the expected " +
                            std::to_string(req_.root_start_ticks));
       v.subject_start_ticks = root->start_ticks;
       v.expected_ticks = req_.root_start_ticks;
+      return v;
+    }
+    // Seed 000, "Failure modes": the checker stops on a missing app-server
+    // root. A dead one (a zombie not yet reaped) is missing: its children are
+    // reparented away, and waiting out the deadline would find nothing.
+    if (DeadState(root->state)) {
+      Verdict v = Make(Status::kMissingRoot, root->pid,
+                       "root pid " + std::to_string(root->pid) + " is dead (state " +
+                           std::string(1, root->state) + "): nothing it started is beneath it");
+      v.subject_start_ticks = root->start_ticks;
       return v;
     }
 
@@ -307,6 +317,13 @@ class Resolution {
       }
       if (n == &match && DeadState(f.state)) {
         return Retry(n->pid, std::string("is dead (state ") + f.state + ")");
+      }
+      if (is_root && DeadState(f.state)) {
+        Verdict v = FileVerdict(Status::kMissingRoot, n->pid, ProcFile::kStat, r,
+                                "root pid " + std::to_string(n->pid) + " died during inspection "
+                                "(state " + std::string(1, f.state) + ")");
+        v.subject_start_ticks = f.start_ticks;
+        return v;
       }
       if (is_root) break;
     }

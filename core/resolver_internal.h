@@ -89,6 +89,7 @@ struct Node {
   std::int64_t pid;
   std::int64_t ppid;
   std::uint64_t start_ticks;
+  char state;  // stat field 3
 };
 
 // One point-in-time snapshot: nodes in listing order plus an index by pid.

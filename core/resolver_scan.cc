@@ -1,5 +1,6 @@
 // The meter every read of a resolution goes through, and one point-in-time
 // snapshot of the process graph (seed 000, steps 2-4).
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -41,8 +42,11 @@ std::optional<Verdict> Meter::Charge(std::size_t bytes) {
 std::optional<Verdict> Meter::CheckDeadline() {
   std::int64_t now = ev_.NowNs();
   if (now > deadline_) {
-    return Make(Status::kDeadline, 0,
-                "the deadline passed " + std::to_string(now - deadline_) + " ns ago");
+    // now > deadline_, so the difference is positive; it saturates where a
+    // recorded clock is absurd rather than overflowing.
+    std::int64_t late = 0;
+    if (__builtin_sub_overflow(now, deadline_, &late)) late = INT64_MAX;
+    return Make(Status::kDeadline, 0, "the deadline passed " + DurationText(late) + " ago");
   }
   return std::nullopt;
 }
@@ -127,7 +131,7 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
                   "more than " + std::to_string(b.max_nodes) + " process records");
     }
     snap->index.emplace(pid, snap->nodes.size());
-    snap->nodes.push_back(Node{pid, f.ppid, f.start_ticks});
+    snap->nodes.push_back(Node{pid, f.ppid, f.start_ticks, f.state});
   }
   return std::nullopt;
 }

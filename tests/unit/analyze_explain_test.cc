@@ -443,6 +443,22 @@ TEST(ExplainAttempts, CmdlineWithoutItsFinalNulIsToldAsNotTheExpectedArgv) {
   EXPECT_FALSE(shell->cmdline_unterminated());
 }
 
+// A dead root (a zombie app-server) is a missing root: told on the root's
+// line, and the check ends at once with MISSING_ROOT.
+TEST(ExplainAttempts, ADeadRootIsToldAsDeadAndEndsTheCheck) {
+  FakeHost host;
+  host.AddProcess(kAppServer, kUserShell, kAppServerStart, "codex", {}, {},
+                  Identity{ENOENT, 0, 0}, 'Z');
+  Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(x.recorded.verdict.status, Status::kMissingRoot) << x.recorded.verdict.detail;
+  ExpectFaithful(x);
+  const std::string text = Text(x.check);
+  EXPECT_NE(text.find("start tick " + std::to_string(kAppServerStart) +
+                      ": as expected, but dead (state Z)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("verdict: MISSING_ROOT"), std::string::npos) << text;
+}
+
 // The stat re-read after an empty environ is told with the candidate: what
 // it found, and so why the attempt was retried.
 TEST(ExplainAttempts, EmptyEnvironOfAnExitedCandidateIsToldWithItsStatReRead) {

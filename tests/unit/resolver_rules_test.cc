@@ -359,5 +359,48 @@ TEST(ResolverDeadlineDiagnosis, TheLastCompletedAttemptsDiagnosisIsKept) {
   EXPECT_NE(v.detail.find("vanished"), std::string::npos) << v.detail;
 }
 
+// ---------------------------------------------------------------------------
+// A dead root is a missing root
+
+// Seed (failure modes): "The checker stops on a missing app-server root". A
+// root that died (a zombie not yet reaped, state Z; or X) with its start time
+// unchanged is missing: its children are reparented away, so waiting out the
+// deadline would only end in NO_MATCH five seconds later. It fails at once.
+TEST(ResolverDeadRoot, ADeadRootIsMissingAtOnce) {
+  for (char state : {'Z', 'X', 'x'}) {
+    FakeHost host;
+    host.AddProcess(kAppServer, kUserShell, kAppServerStart, "codex", {}, {},
+                    Identity{ENOENT, 0, 0}, state);
+    host.Remove(kMcpServer);
+    host.Remove(kBwrap);
+    host.Remove(kSandboxInit);
+    host.Remove(kSandboxShell);
+    host.Remove(kSleep);
+    Verdict v = Resolve(host, FakeHost::TypicalRequest());
+    EXPECT_EQ(v.status, Status::kMissingRoot) << state << ": " << v.detail;
+    EXPECT_EQ(v.attempts, 1u) << state;
+    EXPECT_EQ(v.subject_pid, kAppServer);
+    EXPECT_NE(v.detail.find(std::string("is dead (state ") + state + ")"), std::string::npos)
+        << v.detail;
+  }
+}
+
+// The root dies between the snapshot and its re-read (step 7): the re-read
+// shows Z, and the resolution fails closed as MISSING_ROOT, not RESOLVED.
+TEST(ResolverDeadRoot, ARootThatDiesBeforeItsReReadIsMissing) {
+  FakeHost host;
+  host.after_call = [](FakeHost& h, const Call& c) {
+    if (c.kind == "exe" && c.pid == kSleep) {
+      h.AddProcess(kAppServer, kUserShell, kAppServerStart, "codex", {}, {},
+                   Identity{ENOENT, 0, 0}, 'Z');
+    }
+  };
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kMissingRoot) << v.detail;
+  EXPECT_EQ(v.file, static_cast<int>(ProcFile::kStat));
+  EXPECT_NE(v.detail.find("died during inspection (state Z)"), std::string::npos) << v.detail;
+  EXPECT_EQ(v.pid, 0);
+}
+
 }  // namespace
 }  // namespace proctape
