@@ -27,7 +27,10 @@ LiveCheck ResolveCheck(Request* request, std::string exe_path, bool fingerprint_
       else *verdict = fingerprint;
     }
     if (fingerprinted) *verdict = Resolve(evidence, *request);
-    verdict->late_fingerprint = fingerprint_root;
+    // Late only where a start tick was read late and used: not when the
+    // fingerprint itself failed, nor for a request refused before any read.
+    verdict->late_fingerprint =
+        fingerprint_root && fingerprinted && verdict->status != Status::kInvalidRequest;
     // An environ excerpt in the verdict is a secret like any other environ
     // bytes: redacted as the tape is.
     if (verdict->file == static_cast<int>(ProcFile::kEnviron)) {

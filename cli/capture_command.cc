@@ -15,8 +15,10 @@
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
+#include "cli/live_proc.h"
 #include "core/proc_parse.h"
 #include "format/writer.h"
 
@@ -75,12 +77,6 @@ std::string JsonString(const std::string& s) {
 
 std::string ErrnoName(int err) { return std::strerror(err); }
 
-int Fail(int code, const std::string& message) {
-  std::string line = "proctape: ";
-  line.append(message);
-  std::fprintf(stderr, "%s\n", line.c_str());
-  return code;
-}
 
 struct Totals {
   std::uint64_t frames = 0;
@@ -120,15 +116,17 @@ int RunCapture(const CaptureOptions& o) {
   std::unique_ptr<ProcDirEvidence> dir;
   const FrameFacts* facts = nullptr;
   if (o.proc_root.empty()) {
-    ProcfsEvidence::OpenFailure failure;
-    proc = ProcfsEvidence::Open(root, &error, &failure);
-    if (failure == ProcfsEvidence::OpenFailure::kNotProcfs) {
-      return Fail(kExitUsage, "--proc " + EscapeBytes(error, 4096));
-    }
-    if (!proc) return Fail(kExitInternal, error);
+    int exit_code = kExitOk;
+    proc = OpenLiveProc(root, &exit_code);
+    if (!proc) return exit_code;
     ev = proc.get();
     pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
   } else {
+    if (IsProcfs(o.proc_root)) {
+      return Fail(kExitUsage, "--proc-root " + EscapeBytes(o.proc_root, 4096) +
+                                  " is a procfs mount: capture a live /proc with --proc, and a "
+                                  "copy of one (an export, a fixture) with --proc-root");
+    }
     ProcDirEvidence::OpenFailure failure;
     dir = ProcDirEvidence::Open(o.proc_root, &error, &failure);
     if (!dir) {

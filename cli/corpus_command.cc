@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -25,10 +26,6 @@ namespace {
 
 constexpr char kDefaultDir[] = "corpus";
 
-int Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "proctape: %s\n", message.c_str());
-  return code;
-}
 
 // ---- add --------------------------------------------------------------------
 

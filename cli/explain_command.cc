@@ -9,6 +9,7 @@
 
 #include "analyze/explain.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -25,10 +26,6 @@ struct ExplainOptions {
   std::optional<std::size_t> check;
 };
 
-int Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "proctape: %s\n", message.c_str());
-  return code;
-}
 
 int RunExplain(const ExplainOptions& o) {
   Snapshot snapshot;

@@ -10,6 +10,7 @@
 #include "analyze/export.h"
 #include "analyze/proc_dir_writer.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -29,10 +30,6 @@ struct ExportOptions {
   bool force = false;
 };
 
-int Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "proctape: %s\n", message.c_str());
-  return code;
-}
 
 int RunExport(const ExportOptions& o) {
   if (o.format == "json" && o.has_frame) {

@@ -13,8 +13,10 @@
 #include "capture/fingerprint.h"
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
+#include "cli/live_proc.h"
 #include "cli/fingerprint_load.h"
 #include "core/proc_parse.h"
 #include "format/fingerprint_file.h"
@@ -32,10 +34,6 @@ struct FingerprintOptions {
   std::vector<std::string> command_line;
 };
 
-int Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "proctape: %s\n", message.c_str());
-  return code;
-}
 
 // A boot id for one line: its trailing newline removed, escaped.
 std::string BootText(std::string_view boot_id) {
@@ -45,8 +43,9 @@ std::string BootText(std::string_view boot_id) {
 
 int RunFingerprint(const FingerprintOptions& o) {
   std::string error;
-  std::unique_ptr<ProcfsEvidence> live = ProcfsEvidence::Open(o.proc, &error);
-  if (!live) return Fail(kExitInternal, error);
+  int exit_code = kExitOk;
+  std::unique_ptr<ProcfsEvidence> live = OpenLiveProc(o.proc, &exit_code);
+  if (!live) return exit_code;
   const v1::Header header = FingerprintHeader(o.proc, o.command_line);
   const std::string& boot_id = header.host().boot_id();
   if (boot_id.empty()) {

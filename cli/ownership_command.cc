@@ -8,6 +8,7 @@
 
 #include "analyze/ownership.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -24,10 +25,6 @@ struct OwnershipOptions {
   bool json = false;
 };
 
-int Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "proctape: %s\n", message.c_str());
-  return code;
-}
 
 // A refused plan exits with the status of its first problem.
 int PlanExitCode(const v1::OwnershipPlan& plan) {

@@ -12,6 +12,7 @@
 
 #include "replay/token_mask.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/fingerprint_load.h"
@@ -45,10 +46,6 @@ struct ReplayOptions {
   std::string fingerprint;  // --fingerprint FILE
 };
 
-int Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "proctape: %s\n", message.c_str());
-  return code;
-}
 
 // "proctape: note: ..." on standard error: never part of the output proper.
 void Note(const std::string& message) {

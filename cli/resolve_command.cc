@@ -13,8 +13,10 @@
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
+#include "cli/live_proc.h"
 #include "cli/fingerprint_load.h"
 #include "core/proc_parse.h"
 #include "core/resolver.h"
@@ -79,18 +81,6 @@ bool RunMaybeRecorded(ProcfsEvidence& live, const std::string& record, bool forc
 
 // --proc must be the root of a procfs mount: anything else is a usage error
 // (a directory of files is imported with capture --proc-root), not a host.
-std::unique_ptr<ProcfsEvidence> OpenProc(const std::string& root, int* exit_code) {
-  std::string error;
-  ProcfsEvidence::OpenFailure failure;
-  auto evidence = ProcfsEvidence::Open(root, &error, &failure);
-  if (!evidence) {
-    const bool usage = failure == ProcfsEvidence::OpenFailure::kNotProcfs;
-    std::fprintf(stderr, "proctape: %s%s\n", usage ? "--proc " : "",
-                 EscapeBytes(error, 4096).c_str());
-    *exit_code = usage ? kExitUsage : kExitInternal;
-  }
-  return evidence;
-}
 
 // The verdict goes to standard output, unless the recorded file does
 // (`--record -`): then to standard error, so the file stays whole.
@@ -111,15 +101,11 @@ void PrintVerdict(const Verdict& v, std::int64_t root, std::FILE* out = stdout) 
   }
   if (v.late_fingerprint) {
     std::fprintf(out,
-                 "  late fingerprint: root %lld's start tick was read at resolve time, not "
-                 "before the turn: a restarted root cannot be detected\n",
+                 "  late fingerprint: root %lld's start tick was read, and the executable "
+                 "attested, at resolve time, not before the turn: a restarted root or a "
+                 "replaced executable cannot be detected\n",
                  static_cast<long long>(root));
   }
-}
-
-// "proctape: warning: ..." on standard error, one line.
-void Warn(const std::string& message) {
-  std::fprintf(stderr, "proctape: warning: %s\n", message.c_str());
 }
 
 // The request's root and executable: from the fingerprint file taken before
@@ -171,16 +157,16 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
             "detected (use 'proctape fingerprint' before the turn and --fingerprint)";
   } else {
     *late = "root " + std::to_string(o.root) +
-            " is fingerprinted late: its start tick is read now, not before the turn, so a "
-            "restarted root cannot be detected (use 'proctape fingerprint' before the turn and "
-            "--fingerprint)";
+            " is fingerprinted late: its start tick is read, and --exe attested, now, not "
+            "before the turn, so a restarted root or a replaced executable cannot be detected "
+            "(use 'proctape fingerprint' before the turn and --fingerprint)";
   }
   return true;
 }
 
 int RunResolve(const ResolveOptions& o) {
   int exit_code = kExitOk;
-  auto evidence = OpenProc(o.proc, &exit_code);
+  auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
   Request request;
   request.token = o.token;
@@ -217,7 +203,11 @@ int RunResolve(const ResolveOptions& o) {
     PrintVerdict(verdict, request.root_pid, out);
   }
   // After the verdict: with --record - the verdict itself is on standard error.
-  if (!late_warning.empty()) Warn(late_warning);
+  // Only for a resolution that used what was read late (not one that failed
+  // at the root's fingerprint or was refused as a request).
+  const bool used_late = o.has_root_start ? verdict.status != Status::kInvalidRequest
+                                          : verdict.late_fingerprint;
+  if (!late_warning.empty() && used_late) Warn(late_warning);
   if (!recorded) return kExitIo;
   return ExitCodeFor(verdict.status);
 }
@@ -226,7 +216,7 @@ int RunLiveness(const LivenessOptions& o) {
   // --proc first: a directory that is not a procfs root is refused before
   // anything is read from it.
   int exit_code = kExitOk;
-  auto evidence = OpenProc(o.proc, &exit_code);
+  auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
   // The pid must be one this host can have: the kernel hands out pids below
   // PROC/sys/kernel/pid_max (the core checks the seed's 2..2147483647).

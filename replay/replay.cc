@@ -112,11 +112,13 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
   overrides.Apply(&request);
   result.set_request_changed(overrides.any());
   Verdict v;
+  bool read_late = false;  // a start tick read on the tape was used
   if (recorded.resolve().fingerprint_on_tape() && !overrides.root_start_ticks) {
     // The recording began by fingerprinting the root; so does the replay.
     Verdict fingerprint = FingerprintRoot(tape, request.root_pid);
     if (fingerprint.resolved()) request.root_start_ticks = fingerprint.start_ticks;
     v = fingerprint.resolved() ? Resolve(tape, request) : fingerprint;
+    read_late = fingerprint.resolved();
   } else if (recorded.resolve().fingerprint_on_tape()) {
     // A start time given for a what-if: nothing to fingerprint, but the tape
     // begins with the recorded fingerprint read (of the recorded root). Pass
@@ -128,8 +130,8 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
     v = Resolve(tape, request);
   }
   // As ResolveCheck says it: the root's start tick was read at resolve time
-  // (on the tape), unless the what-if gave one.
-  v.late_fingerprint = recorded.resolve().fingerprint_on_tape() && !overrides.root_start_ticks;
+  // (on the tape) and used, unless the what-if gave one.
+  v.late_fingerprint = read_late && v.status != Status::kInvalidRequest;
   *result.mutable_recorded() = recorded.verdict();
   *result.mutable_replayed() = ToProto(v);
   bool same = SameVerdict(result.recorded(), result.replayed(), snapshot, tape,

@@ -322,13 +322,14 @@ TEST_P(FingerprintLiveTest, ResolveWithoutAFingerprintSaysTheRootWasFingerprinte
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_TRUE(StartsWith(r.out, "RESOLVED host pid " + Pid() + ",")) << Describe(r);
   EXPECT_NE(r.out.find("\n  late fingerprint: root " + Root() +
-                       "'s start tick was read at resolve time"),
+                       "'s start tick was read, and the executable attested, at resolve time"),
             std::string::npos)
       << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << Describe(r);
   EXPECT_TRUE(StartsWith(r.err, "proctape: warning: root " + Root() + " is fingerprinted late"))
       << Describe(r);
-  EXPECT_NE(r.err.find("a restarted root cannot be detected"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a restarted root or a replaced executable cannot be detected"),
+            std::string::npos) << r.err;
 
   CommandResult json = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--json"});
   std::optional<v1::Verdict> v = VerdictJson(json.out);
@@ -346,9 +347,13 @@ TEST_P(FingerprintLiveTest, ResolveWithoutAFingerprintSaysTheRootWasFingerprinte
   v = VerdictJson(given.out);
   ASSERT_TRUE(v.has_value()) << Describe(given);
   EXPECT_FALSE(v->late_fingerprint());
+  // Under --json the warning is JSON too, on standard error (docs/cli.md).
   EXPECT_TRUE(OneLine(given.err)) << Describe(given);
-  EXPECT_TRUE(StartsWith(given.err, "proctape: warning: --exe /bin/sleep is attested now"))
-      << Describe(given);
+  v1::ErrorReport warning;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(given.err, &warning).ok()) << given.err;
+  EXPECT_TRUE(StartsWith(warning.warning(), "--exe /bin/sleep is attested now")) << given.err;
+  EXPECT_EQ(warning.command(), "resolve");
+  EXPECT_EQ(warning.error(), "");
 }
 
 TEST_P(FingerprintLiveTest, RecordingKeepsTheFingerprintAndReplaysAgainstIt) {

@@ -44,7 +44,10 @@ TEST(ResolveCheck, RootFingerprintedAtResolveTimeIsLateInVerdictAndRequest) {
   EXPECT_EQ(r.resolve().root_start_ticks(), kAppServerStart);
 }
 
-TEST(ResolveCheck, LateFingerprintThatFailedIsStillLate) {
+// A late fingerprint that failed (the root is gone) read no start tick that a
+// resolution then used: the verdict says why it failed, not that it was late.
+// The recording still says how the root was to be fingerprinted.
+TEST(ResolveCheck, LateFingerprintThatFailedIsNotSaidToBeLate) {
   FakeHost host;
   host.Remove(kAppServer);
   Request request = FakeHost::TypicalRequest();
@@ -52,8 +55,21 @@ TEST(ResolveCheck, LateFingerprintThatFailedIsStillLate) {
   v1::Resolution r;
   ResolveCheck(&request, "/bin/sleep", true, &verdict)(host, &r);
   EXPECT_EQ(verdict.status, Status::kMissingRoot) << verdict.detail;
-  EXPECT_TRUE(verdict.late_fingerprint);
-  EXPECT_TRUE(r.verdict().late_fingerprint());
+  EXPECT_FALSE(verdict.late_fingerprint);
+  EXPECT_FALSE(r.verdict().late_fingerprint());
+  EXPECT_TRUE(r.resolve().fingerprint_on_tape());
+}
+
+// Nor is a request refused before any read (an empty token).
+TEST(ResolveCheck, RefusedRequestIsNotSaidToBeLate) {
+  FakeHost host;
+  Request request = FakeHost::TypicalRequest();
+  request.token.clear();
+  Verdict verdict;
+  v1::Resolution r;
+  ResolveCheck(&request, "/bin/sleep", true, &verdict)(host, &r);
+  EXPECT_EQ(verdict.status, Status::kInvalidRequest) << verdict.detail;
+  EXPECT_FALSE(verdict.late_fingerprint);
 }
 
 // The caller gave the start tick (--root-start): the root is not late.

@@ -194,20 +194,24 @@ inline Recorded RecordResolution(MemoryEvidence& host, const Request& request,
       [&](Evidence& ev, v1::Resolution* r, Recorded* out) {
         Request asked = request;
         if (options.before_turn) ApplyFingerprint(*options.before_turn, &asked);
+        bool read_late = false;
         if (options.fingerprint) {
           asked.root_start_ticks = 0;  // not given: found by the fingerprint
           Verdict fingerprint = FingerprintRoot(ev, asked.root_pid);
           if (fingerprint.resolved()) {
             asked.root_start_ticks = fingerprint.start_ticks;
             out->verdict = Resolve(ev, asked);
+            read_late = true;
           } else {
             out->verdict = fingerprint;
           }
         } else {
           out->verdict = Resolve(ev, asked);
         }
-        // Fingerprinted late, as the CLI says in the verdict.
-        out->verdict.late_fingerprint = options.fingerprint;
+        // Fingerprinted late, as ResolveCheck says it: a start tick read late
+        // and used by a resolution that ran.
+        out->verdict.late_fingerprint =
+            read_late && out->verdict.status != Status::kInvalidRequest;
         *r->mutable_resolve() = ToProto(asked);
         r->mutable_resolve()->set_exe_path(options.exe_path);
         r->mutable_resolve()->set_fingerprint_on_tape(options.fingerprint);

@@ -1,0 +1,29 @@
+#include "cli/live_proc.h"
+
+#include <linux/magic.h>
+#include <sys/vfs.h>
+
+#include "cli/errors.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+
+namespace proctape {
+
+std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_code) {
+  std::string error;
+  ProcfsEvidence::OpenFailure failure;
+  auto evidence = ProcfsEvidence::Open(proc, &error, &failure);
+  if (!evidence) {
+    const bool usage = failure == ProcfsEvidence::OpenFailure::kNotProcfs;
+    *exit_code = Fail(usage ? kExitUsage : kExitInternal,
+                      (usage ? "--proc " : "") + EscapeBytes(error, 4096));
+  }
+  return evidence;
+}
+
+bool IsProcfs(const std::string& dir) {
+  struct statfs fs;
+  return ::statfs(dir.c_str(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+}
+
+}  // namespace proctape

@@ -1,0 +1,21 @@
+// Opening the live /proc for a command (resolve, liveness, fingerprint,
+// capture): a --proc that is not the root of a procfs mount is a usage error
+// (exit 2, "--proc DIR: ..."), a procfs that cannot be opened is proctape's
+// own failure (exit 1). One line either way (cli/errors.h).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "capture/procfs_evidence.h"
+
+namespace proctape {
+
+// The evidence, or null with *exit_code set after the message was printed.
+std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_code);
+
+// Whether `dir` is on a procfs (statfs): `capture --proc-root` takes a copy
+// of /proc, never /proc itself.
+bool IsProcfs(const std::string& dir);
+
+}  // namespace proctape
