@@ -174,7 +174,7 @@ std::string Side(const char* label, bool present, const v1::ProcessSummary& p) {
 
 }  // namespace
 
-std::string RenderDiff(const v1::DiffReport& r) {
+std::string RenderDiff(const v1::DiffReport& r, bool all_out_of_scope) {
   std::string out;
   if (r.file_a() == r.file_b()) {
     out = r.file_a() + ": frame " + std::to_string(r.frame_a()) + " -> frame " +
@@ -217,6 +217,7 @@ std::string RenderDiff(const v1::DiffReport& r) {
                "\n";
         break;
       case Kind::OUT_OF_SCOPE:
+        if (!all_out_of_scope) break;  // counted below, one line per side
         if (c.has_before()) {
           out += "outside B    " + std::to_string(a.pid()) + " " + ProcessFacts(a) + "\n";
         } else {
@@ -230,6 +231,21 @@ std::string RenderDiff(const v1::DiffReport& r) {
         break;
       default:
         break;
+    }
+  }
+  if (!all_out_of_scope) {
+    // "outside B    84 processes of A: not in B: it holds only ..."
+    for (bool of_a : {true, false}) {
+      std::uint64_t n = 0;
+      const v1::DiffReport::Change* first = nullptr;
+      for (const v1::DiffReport::Change& c : r.changes()) {
+        if (c.kind() != Kind::OUT_OF_SCOPE || c.has_before() != of_a) continue;
+        if (n++ == 0) first = &c;
+      }
+      if (n == 0) continue;
+      out += std::string(of_a ? "outside B    " : "outside A    ") +
+             Plural(n, "process", "processes") + " of " + (of_a ? "A" : "B") + ": " +
+             first->scope() + " (--all lists them)\n";
     }
   }
   out += "summary: " + std::to_string(r.reused()) + " reused, " + std::to_string(r.exited()) +

@@ -37,7 +37,10 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
 
 // The text form: a heading, one line (or three, for REUSED) per change,
 // grouped by kind in the order above, then the counts. The warnings are not
-// in it (the CLI prints them on standard error).
-std::string RenderDiff(const v1::DiffReport& report);
+// in it (the CLI prints them on standard error). Processes outside the other
+// frame's scope are one line per side, their count and why, unless
+// `all_out_of_scope` lists each (a subtree beside a whole host would
+// otherwise list every process of the host).
+std::string RenderDiff(const v1::DiffReport& report, bool all_out_of_scope = false);
 
 }  // namespace proctape

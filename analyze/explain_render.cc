@@ -14,10 +14,6 @@ namespace {
 std::string Num(std::int64_t v) { return std::to_string(v); }
 std::string Num(std::uint64_t v) { return std::to_string(v); }
 
-std::string Plural(std::uint64_t n, const std::string& one, const std::string& many) {
-  return Num(n) + " " + (n == 1 ? one : many);
-}
-
 // At most 64 pids, then how many more.
 std::string Pids(const google::protobuf::RepeatedField<std::int64_t>& pids) {
   constexpr int kShown = 64;

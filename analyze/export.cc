@@ -29,7 +29,8 @@ std::string List(const std::vector<std::size_t>& indexes) {
   return out;
 }
 
-std::string Plural(const char* word, std::size_t n) {
+// "resolution " or "resolutions ", before a list of their indexes.
+std::string Noun(const char* word, std::size_t n) {
   return std::string(word) + (n == 1 ? " " : "s ");
 }
 
@@ -100,7 +101,7 @@ std::string FrameDot(const Snapshot& snapshot, std::size_t frame) {
         table[it->second].start_ticks() == key.second) {
       continue;
     }
-    graph_label += "\\n" + Plural("resolution", indexes.size()) + List(indexes) + ": RESOLVED " +
+    graph_label += "\\n" + Noun("resolution", indexes.size()) + List(indexes) + ": RESOLVED " +
                    std::to_string(key.first) + " start " + std::to_string(key.second) +
                    ", not in this frame";
   }
@@ -118,11 +119,11 @@ std::string FrameDot(const Snapshot& snapshot, std::size_t frame) {
                DotEscape(mask.Masked(p.stat->comm));
       const Key key{p.pid, p.stat->start_ticks};
       if (auto it = resolved.find(key); it != resolved.end()) {
-        label += "\\nRESOLVED (" + Plural("resolution", it->second.size()) + List(it->second) + ")";
+        label += "\\nRESOLVED (" + Noun("resolution", it->second.size()) + List(it->second) + ")";
         attrs.push_back("style=\"filled,bold\", fillcolor=\"#ffd966\"");
       }
       if (auto it = roots.find(key); it != roots.end()) {
-        label += "\\nroot of " + Plural("resolution", it->second.size()) + List(it->second);
+        label += "\\nroot of " + Noun("resolution", it->second.size()) + List(it->second);
         attrs.push_back("peripheries=2");
       }
     } else {

@@ -151,8 +151,8 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   report.set_capturer_uid(h.capturer_uid());
   if (known("capturer_pid_ns_inode", h.capturer_pid_ns_inode() != 0)) {
     report.set_capturer_pid_ns_inode(h.capturer_pid_ns_inode());
+    report.set_capturer_in_initial_pid_ns(h.capturer_pid_ns_inode() == kInitialPidNsInode);
   }
-  report.set_capturer_in_initial_pid_ns(h.capturer_pid_ns_inode() == kInitialPidNsInode);
   if (h.has_bounds()) *report.mutable_bounds() = h.bounds();
 
   switch (h.redaction().environ()) {

@@ -47,10 +47,6 @@ std::string LivenessText(const v1::LivenessVerdict& v) {
   return out;
 }
 
-std::string Plural(std::uint64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // "root 4000 \"codex\" at start tick 500000, exe \"/bin/sleep\" 2051:1311,
 // taken 2026-12-01T03:24:48.781Z, in the file's boot".
 std::string FingerprintText(const v1::FingerprintSummary& f) {

@@ -77,7 +77,6 @@ std::string JsonString(const std::string& s) {
 
 std::string ErrnoName(int err) { return std::strerror(err); }
 
-
 struct Totals {
   std::uint64_t frames = 0;
   std::uint64_t processes = 0;

@@ -26,7 +26,6 @@ namespace {
 
 constexpr char kDefaultDir[] = "corpus";
 
-
 // ---- add --------------------------------------------------------------------
 
 struct AddOptions {

@@ -24,6 +24,7 @@ struct DiffOptions {
   std::optional<std::size_t> frame_a;
   std::optional<std::size_t> frame_b;
   bool force = false;
+  bool all = false;  // list each process outside the other frame's scope
   bool json = false;
 };
 
@@ -82,7 +83,7 @@ int RunDiff(DiffOptions o) {
   if (o.json) {
     std::printf("%s\n", ToJson(*report).c_str());
   } else {
-    std::fputs(RenderDiff(*report).c_str(), stdout);
+    std::fputs(RenderDiff(*report, o.all).c_str(), stdout);
   }
   return damage;
 }
@@ -123,6 +124,9 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
   CLI::Option* fb =
       AddUnsigned(sub, "--frame-b", *frame_b, 0, 4294967295, "the frame of B, counted from 0");
   sub->add_flag("--force", o->force, "compare frames of different boots all the same");
+  sub->add_flag("--all", o->all,
+                "list each process outside the other frame's scope (a --root capture beside a "
+                "whole host), not only how many");
   sub->add_flag("--json", o->json,
                 "print one JSON object (DiffReport of proto/views.proto; docs/views.md)");
   sub->footer(std::string("Examples:\n"

@@ -26,7 +26,6 @@ struct ExplainOptions {
   std::optional<std::size_t> check;
 };
 
-
 int RunExplain(const ExplainOptions& o) {
   Snapshot snapshot;
   FormatError error = ReadSnapshot(o.file, &snapshot);
@@ -34,6 +33,13 @@ int RunExplain(const ExplainOptions& o) {
   if (!error.ok()) return Fail(ExitCodeFor(error.kind), name + ": " + error.message);
   const std::size_t n = snapshot.resolutions.size();
   if (n == 0) {
+    if (snapshot.frames.empty()) {
+      return Fail(kExitUsage, name + " holds no recorded check and no frame: nothing to explain" +
+                                  (snapshot.fingerprints.empty()
+                                       ? std::string()
+                                       : " (a fingerprint file: 'proctape show " + name +
+                                             "' shows it)"));
+    }
     return Fail(kExitUsage, name + " holds no recorded check: explain a resolution on its frames "
                                    "with 'proctape replay " + name + " --model frames --root PID "
                                    "--token T --exe-like PID'");

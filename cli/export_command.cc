@@ -30,7 +30,6 @@ struct ExportOptions {
   bool force = false;
 };
 
-
 int RunExport(const ExportOptions& o) {
   if (o.format == "json" && o.has_frame) {
     return Fail(kExitUsage, "--frame: --format json exports the whole file, every frame");

@@ -34,7 +34,6 @@ struct FingerprintOptions {
   std::vector<std::string> command_line;
 };
 
-
 // A boot id for one line: its trailing newline removed, escaped.
 std::string BootText(std::string_view boot_id) {
   if (!boot_id.empty() && boot_id.back() == '\n') boot_id.remove_suffix(1);

@@ -25,7 +25,6 @@ struct OwnershipOptions {
   bool json = false;
 };
 
-
 // A refused plan exits with the status of its first problem.
 int PlanExitCode(const v1::OwnershipPlan& plan) {
   if (plan.outcome() == v1::OwnershipPlan::PLANNED) return kExitOk;

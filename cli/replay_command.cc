@@ -46,7 +46,6 @@ struct ReplayOptions {
   std::string fingerprint;  // --fingerprint FILE
 };
 
-
 // "proctape: note: ..." on standard error: never part of the output proper.
 void Note(const std::string& message) {
   std::fprintf(stderr, "proctape: note: %s\n", message.c_str());
@@ -116,10 +115,10 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
     runs.push_back(RunOnFrames(snapshot, request, start));
   }
   int code = kExitOk;
-  // A verdict's evidence may quote an environ entry: never the token's value
-  // (the file's, or the one given with --token).
+  // A verdict's evidence may quote an environ entry: never the file's token.
+  // (A token given with --token is the user's own words, and is not masked:
+  // masking it would rewrite proctape's text wherever those letters occur.)
   TokenMask mask = TokenMask::Of(snapshot);
-  if (o.overrides.token) mask.Add(*o.overrides.token);
   for (const FrameRun& run : runs) {
     if (o.json) {
       std::string json;
@@ -132,7 +131,7 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
       }
       std::printf("%s\n", json.c_str());
     } else {
-      std::fputs(DescribeFrameRun(run).c_str(), stdout);
+      std::fputs(mask.Masked(DescribeFrameRun(run)).c_str(), stdout);
     }
     int c = run.liveness ? ExitCodeFor(run.liveness_verdict) : ExitCodeFor(run.verdict.status);
     if (code == kExitOk) code = c;
@@ -208,7 +207,6 @@ int RunReplay(ReplayOptions o) {
   std::vector<v1::ReplayResult> results;
   // A verdict's evidence may quote an environ entry: never the token's value.
   TokenMask mask = TokenMask::Of(snapshot);
-  if (o.overrides.token) mask.Add(*o.overrides.token);
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
     results.push_back(ReplayResolution(snapshot, i, o.overrides));
     mask.Mask(&results.back());

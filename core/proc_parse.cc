@@ -144,6 +144,10 @@ std::string EscapeBytes(std::string_view bytes, std::size_t max) {
   return out;
 }
 
+std::string Plural(std::uint64_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
 std::string DurationText(std::int64_t ns) {
   char buf[64];
   const double v = static_cast<double>(ns);

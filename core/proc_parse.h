@@ -60,6 +60,9 @@ std::optional<std::string_view> StatusValue(std::string_view status, std::string
 // backslash and everything else as \xNN. Cut at `max` input bytes ("..." added).
 std::string EscapeBytes(std::string_view bytes, std::size_t max = 256);
 
+// "1 attempt", "2 attempts": a count and its noun, singular for 1 alone.
+std::string Plural(std::uint64_t n, std::string_view one, std::string_view many);
+
 // A span of time for people: "850 ns", "12.5 us", "3.1 ms", "1.250 s".
 std::string DurationText(std::int64_t ns);
 

@@ -57,9 +57,20 @@ FingerprintFile ReadFingerprintFile(const std::string& path) {
   if (!out.format.ok()) return fail(FingerprintFile::Problem::kFormat, out.format.message);
   out.header = snapshot.header;
   if (snapshot.fingerprints.empty()) {
+    // A recording is not a fingerprint file, even one whose request holds
+    // the fingerprint it was resolved against: that one is replayed with it.
+    bool recorded_one = false;
+    for (const v1::Resolution& r : snapshot.resolutions) {
+      if (r.has_resolve() && r.resolve().has_fingerprint()) recorded_one = true;
+    }
     return fail(FingerprintFile::Problem::kNotAFingerprint,
-                "holds no fingerprint (" + std::to_string(snapshot.frames.size()) + " frames, " +
-                    std::to_string(snapshot.resolutions.size()) + " resolutions)");
+                "is not a fingerprint file (" +
+                    Plural(snapshot.frames.size(), "frame", "frames") + ", " +
+                    Plural(snapshot.resolutions.size(), "resolution", "resolutions") + ")" +
+                    (recorded_one ? ": its recorded request holds the fingerprint it was "
+                                    "resolved against, which 'proctape replay' uses; take a new "
+                                    "one with 'proctape fingerprint' before the turn"
+                                  : ": take one with 'proctape fingerprint' before the turn"));
   }
   if (snapshot.fingerprints.size() > 1 || !snapshot.frames.empty() ||
       !snapshot.observations.empty() || !snapshot.resolutions.empty()) {

@@ -177,8 +177,10 @@ std::string DescribeReplay(const v1::ReplayResult& r) {
   bool liveness = r.has_recorded_liveness();
   std::string recorded = liveness ? LivenessText(r.recorded_liveness()) : VerdictText(r.recorded());
   std::string replayed = liveness ? LivenessText(r.replayed_liveness()) : VerdictText(r.replayed());
+  // A what-if says so: its verdict is of the request as changed.
   std::string head = "resolution " + std::to_string(r.resolution_index()) +
-                     (liveness ? " (liveness): " : ": ");
+                     (liveness ? " (liveness)" : "") +
+                     (r.request_changed() ? " (request changed)" : "") + ": ";
   std::string counts = " (" + std::to_string(r.consumed()) + " of " +
                        std::to_string(r.recorded_count()) + " observations)";
   switch (r.outcome()) {

@@ -94,7 +94,7 @@ TEST(FingerprintCli, FileThatIsNoUsableFingerprintIsRefusedClearly) {
   CommandResult r = Proctape({"resolve", "--fingerprint", capture, "--token", "T"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << Describe(r);
-  EXPECT_NE(r.err.find("holds no fingerprint"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is not a fingerprint file"), std::string::npos) << r.err;
 
   // Cut short: the file's own status (13, truncated).
   const std::string good = dir.File("root.ptape");

@@ -283,7 +283,7 @@ TEST_P(ReplayLiveTest, ChangedRequestsGiveVerdictChangedOrDiverged) {
 
   CommandResult exe = Proctape({"replay", file, "--exe-identity", "1:2"});
   EXPECT_EQ(exe.exit_code, 20) << Describe(exe);
-  EXPECT_TRUE(StartsWith(exe.out, "resolution 0: VERDICT CHANGED: " + recorded +
+  EXPECT_TRUE(StartsWith(exe.out, "resolution 0 (request changed): VERDICT CHANGED: " + recorded +
                                       "now EXE_MISMATCH: /proc/" + Pid() + "/exe is "))
       << Describe(exe);
   EXPECT_NE(exe.out.find("not the attested 1:2 ("), std::string::npos) << Describe(exe);
@@ -292,14 +292,14 @@ TEST_P(ReplayLiveTest, ChangedRequestsGiveVerdictChangedOrDiverged) {
   // fingerprint read is passed over, the scan finds no such root.
   CommandResult root = Proctape({"replay", file, "--root", "2147483647", "--root-start", "1"});
   EXPECT_EQ(root.exit_code, 20) << Describe(root);
-  EXPECT_TRUE(StartsWith(root.out, "resolution 0: VERDICT CHANGED: " + recorded +
+  EXPECT_TRUE(StartsWith(root.out, "resolution 0 (request changed): VERDICT CHANGED: " + recorded +
                                        "now MISSING_ROOT: root pid 2147483647 is not in the "
                                        "snapshot ("))
       << Describe(root);
 
   CommandResult start = Proctape({"replay", file, "--root-start", "1"});
   EXPECT_EQ(start.exit_code, 20) << Describe(start);
-  EXPECT_TRUE(StartsWith(start.out, "resolution 0: VERDICT CHANGED: " + recorded +
+  EXPECT_TRUE(StartsWith(start.out, "resolution 0 (request changed): VERDICT CHANGED: " + recorded +
                                         "now ROOT_RESTARTED: root pid " + Root() +
                                         " started at tick "))
       << Describe(start);
@@ -308,7 +308,7 @@ TEST_P(ReplayLiveTest, ChangedRequestsGiveVerdictChangedOrDiverged) {
   // recorded root's only.
   CommandResult root_only = Proctape({"replay", file, "--root", "2147483647"});
   EXPECT_EQ(root_only.exit_code, 21) << Describe(root_only);
-  EXPECT_TRUE(StartsWith(root_only.out, "resolution 0: DIVERGED at observation 0: recorded "
+  EXPECT_TRUE(StartsWith(root_only.out, "resolution 0 (request changed): DIVERGED at observation 0: recorded "
                                         "ReadFile(pid " + Root() +
                                             ", stat, bound 4096), made ReadFile(pid "
                                             "2147483647, stat, bound 4096)\n"))
@@ -318,7 +318,7 @@ TEST_P(ReplayLiveTest, ChangedRequestsGiveVerdictChangedOrDiverged) {
   // to retry where the tape holds the exe check.
   CommandResult token = Proctape({"replay", file, "--token", "not-the-token"});
   EXPECT_EQ(token.exit_code, 21) << Describe(token);
-  EXPECT_TRUE(StartsWith(token.out, "resolution 0: DIVERGED at observation "))
+  EXPECT_TRUE(StartsWith(token.out, "resolution 0 (request changed): DIVERGED at observation "))
       << Describe(token);
   EXPECT_NE(token.out.find(": recorded ExeIdentity(pid " + Pid() + "), made SleepUntil("),
             std::string::npos)

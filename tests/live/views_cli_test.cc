@@ -496,9 +496,14 @@ TEST(ViewsLiveTest, DiffOfAWholeHostAndARootCaptureTellsScopeFromExit) {
             std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nexited       " + std::to_string(sleep_pid) + " \"sleep\" "),
             std::string::npos) << r.out;
-  // Init (pid 1) is not beneath this process: outside B's scope.
-  EXPECT_NE(r.out.find("\noutside B    1 "), std::string::npos) << r.out;
+  // Init (pid 1) is not beneath this process: outside B's scope, counted
+  // (--all lists it).
+  EXPECT_NE(r.out.find("\noutside B    "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" processes of A: not in B: it holds only pid " + std::to_string(self)),
+            std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\nexited       1 "), std::string::npos) << r.out;
+  CommandResult all = ProctapeIn(dir.path(), {"diff", "host.ptape", "mine.ptape", "--all"});
+  EXPECT_NE(all.out.find("\noutside B    1 "), std::string::npos) << all.out;
   EXPECT_NE(r.err.find("B holds pid " + std::to_string(self) + " and its descendants"),
             std::string::npos) << r.err;
 

@@ -210,12 +210,19 @@ TEST(DiffScope, ProcessesOutsideARootCaptureAreOutOfScopeNotExited) {
   EXPECT_EQ(r.warnings(0),
             "A holds the whole host; B holds pid 50 and its descendants: a process absent from "
             "a frame that could not hold it is outside its scope, not exited or appeared");
+  const std::string all = RenderDiff(r, true);
+  EXPECT_NE(all.find("scope: A holds the whole host; B holds pid 50 and its descendants\n"),
+            std::string::npos) << all;
+  EXPECT_NE(all.find("outside B    80 "), std::string::npos) << all;
+  EXPECT_EQ(all.find("exited       80"), std::string::npos) << all;
+  EXPECT_NE(all.find("; 3 outside the other frame's scope\n"), std::string::npos) << all;
+  // By default one line says how many, and why; the exits are still listed.
   const std::string text = RenderDiff(r);
-  EXPECT_NE(text.find("scope: A holds the whole host; B holds pid 50 and its descendants\n"),
+  EXPECT_EQ(text.find("outside B    80 "), std::string::npos) << text;
+  EXPECT_NE(text.find("\noutside B    3 processes of A: not in B: it holds only pid 50 and its "
+                      "descendants, and this process is not beneath it (--all lists them)\n"),
             std::string::npos) << text;
-  EXPECT_NE(text.find("outside B    80 "), std::string::npos) << text;
-  EXPECT_EQ(text.find("exited       80"), std::string::npos) << text;
-  EXPECT_NE(text.find("; 3 outside the other frame's scope\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nexited       61 "), std::string::npos) << text;
 
   // The other way round: the host's processes did not "appear"; a new child
   // of 50 did.

@@ -185,7 +185,7 @@ TEST(FingerprintFile, CaptureOrRecordingIsNotAFingerprint) {
   std::string path = WriteChunks(dir, "capture.ptape", {frame}, HeaderOfBoot(kBoot));
   FingerprintFile read = ReadFingerprintFile(path);
   EXPECT_EQ(read.problem, FingerprintFile::Problem::kNotAFingerprint) << read.error;
-  EXPECT_NE(read.error.find("holds no fingerprint"), std::string::npos) << read.error;
+  EXPECT_NE(read.error.find("is not a fingerprint file"), std::string::npos) << read.error;
 }
 
 TEST(FingerprintFile, FingerprintBesideAnythingElseIsRefused) {

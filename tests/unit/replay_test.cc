@@ -595,7 +595,7 @@ TEST(ReplayRequestChange, ChangedExeIdentityIsVerdictChangedToExeMismatch) {
   EXPECT_LT(r.consumed(), r.recorded_count());
   EXPECT_EQ(r.recorded_count(), s.observations.size());
   EXPECT_EQ(DescribeReplay(r),
-            "resolution 0: VERDICT CHANGED: recorded RESOLVED host pid 4103, start tick 510003; "
+            "resolution 0 (request changed): VERDICT CHANGED: recorded RESOLVED host pid 4103, start tick 510003; "
             "now EXE_MISMATCH: /proc/4103/exe is 2051:1311, not the attested 2049:9999 (" +
                 std::to_string(r.consumed()) + " of " + std::to_string(r.recorded_count()) +
                 " observations)\n");
