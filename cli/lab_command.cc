@@ -144,8 +144,9 @@ int Run(const LabCommandOptions& o) {
     }
   }
   if (!r.left_running.empty()) {
-    return Fail(kExitInternal, "lab: " + std::to_string(r.left_running.size()) +
-                                   " started process(es) still running after cleanup");
+    return Fail(kExitInternal, "lab: " + Plural(r.left_running.size(), "started process",
+                                                "started processes") +
+                                   " still running after cleanup");
   }
   switch (r.outcome) {
     case lab::LabOutcome::kShown: return kExitOk;
