@@ -270,7 +270,8 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                         "  proctape corpus add lab.ptape --corpus corpus --name plain-bwrap\n"
                         "  proctape corpus add bug.ptape --expect NO_MATCH   # pins the verdict "
                         "a fix must give\n\n") +
-            ExitStatusFooter("0 added, 20/21 the file does not replay to its verdict, 22-23 corpus problems"));
+            ExitStatusFooter("0 added, 10 the corpus cannot be written (checked first), 20/21 the "
+                             "file does not replay to its verdict, 22-23 corpus problems"));
   a->callback([add, exit_code] { *exit_code = RunAdd(*add); });
 
   auto check = std::make_shared<CheckCliOptions>();
@@ -299,7 +300,8 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                         "  proctape corpus check                     # ./corpus\n"
                         "  proctape corpus check corpus --junit corpus.xml --jobs 4\n"
                         "  proctape corpus check corpus --entry plain-unshare\n\n") +
-            ExitStatusFooter("0 every entry reproduced, 22 an entry drifted or is unreadable, 23 bad MANIFEST"));
+            ExitStatusFooter("0 every entry reproduced, 10 --junit refused or cannot be written, "
+                             "22 an entry drifted or is unreadable, 23 bad MANIFEST"));
   c->callback([check, exit_code] { *exit_code = RunCheck(*check); });
 
   auto list = std::make_shared<ListOptions>();
