@@ -85,6 +85,7 @@ bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
   request.path = options.path;
   request.force = options.force;
   request.stdout_allowed = true;
+  request.binary = true;
   OutputError refused;
   std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
   if (!output) {

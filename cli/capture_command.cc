@@ -107,10 +107,6 @@ int RunCapture(const CaptureOptions& o) {
   if (std::string why = ForceWithoutOutput(o.force, "-o", true, o.output); !why.empty()) {
     return Fail(kExitUsage, why);
   }
-  if (o.output == "-" && ::isatty(STDOUT_FILENO)) {
-    return Fail(kExitUsage, "-o - writes a binary file to standard output, which is a terminal: "
-                            "redirect it or name a file");
-  }
 
   std::string error;
   const std::string root = o.proc_root.empty() ? o.proc : o.proc_root;
@@ -184,6 +180,7 @@ int RunCapture(const CaptureOptions& o) {
   request.path = path;
   request.force = o.force;
   request.stdout_allowed = true;
+  request.binary = true;
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
   if (!output) return exit_code;

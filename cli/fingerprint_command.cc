@@ -54,6 +54,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   request.path = o.output;
   request.force = o.force;
   request.stdout_allowed = true;
+  request.binary = true;
   std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
   if (!output) return exit_code;
   const v1::Header header = FingerprintHeader(o.proc, o.command_line);

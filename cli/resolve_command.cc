@@ -73,6 +73,7 @@ std::unique_ptr<OutputFile> OpenRecord(bool given, const std::string& record, bo
   request.path = record;
   request.force = force;
   request.stdout_allowed = true;
+  request.binary = true;
   return OpenOutput(request, exit_code);
 }
 

@@ -131,6 +131,11 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
       return refuse(std::string("'-' (standard output) cannot be written here: name a ") + noun,
                     true);
     }
+    if (request.binary && ::isatty(STDOUT_FILENO) == 1) {
+      return refuse("'-' writes a binary file to standard output, which is a terminal: redirect "
+                    "it or name a file",
+                    true);
+    }
     out->stdout_ = true;
     out->fd_ = STDOUT_FILENO;
     return out;

@@ -3,7 +3,8 @@
 // corpus's files (docs/cli/outputs.md).
 //
 //   1. Checked before any work, when the output is opened: the path is not
-//      empty; "-" is standard output where the command allows it; its
+//      empty; "-" is standard output where the command allows it (a binary
+//      file never to a terminal); its
 //      directory exists and is a directory; the path is not a symbolic link
 //      (dangling or not), not a directory (of a file output), not a device,
 //      pipe or socket; and it does not exist, unless `force` (a regular file)
@@ -41,6 +42,7 @@ struct OutputRequest {
   std::string path;
   bool force = false;           // replace an existing regular file (or earlier export)
   bool stdout_allowed = false;  // "-" is standard output
+  bool binary = false;          // a .ptape: "-" refused when standard output is a terminal
   bool directory = false;       // a directory output
   std::string directory_marker; // directory: what makes an existing one replaceable
   mode_t mode = 0644;           // a file's permission bits (the umask applies)

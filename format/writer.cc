@@ -23,6 +23,7 @@ std::unique_ptr<SnapshotWriter> SnapshotWriter::Create(const std::string& path,
   request.path = path;
   request.force = options.force;
   request.stdout_allowed = true;
+  request.binary = true;
   OutputError refused;
   std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
   if (!output) {

@@ -352,6 +352,33 @@ TEST(OutputOptions, OutputAndOutAreOneOptionInEveryCommandWithAMainOutput) {
             (std::vector<std::string>{"a.ptape", "b.ptape", "c.ptape", "d.dot", "e.dot"}));
 }
 
+// `args` run by `script` on a pseudo-terminal: standard output is a terminal.
+CommandResult OnATerminal(const std::vector<std::string>& args) {
+  std::string command = "exec '" + std::string(PROCTAPE_BINARY) + "'";
+  for (const std::string& a : args) command += " '" + a + "'";  // no quote in them
+  return RunCommand({FindOnPath("script"), "-q", "-e", "-c", command, "/dev/null"}, 60'000);
+}
+
+TEST(OutputOptions, ABinaryFileIsNeverWrittenToATerminal) {
+  if (FindOnPath("script").empty()) GTEST_SKIP() << "needs script (util-linux) for a terminal";
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"capture", "--root", Self(), "-o", "-"},
+           {"fingerprint", "--root", Self(), "-o", "-"},
+           {"resolve", "--root", Self(), "--token", "t", "--deadline-ms", "0", "--record", "-"},
+           {"liveness", "--pid", Self(), "--start", SelfStart(), "--record", "-"},
+       }) {
+    CommandResult r = OnATerminal(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << Describe(r);
+    EXPECT_TRUE(Has(r.out, "'-' writes a binary file to standard output, which is a terminal"))
+        << args[0] << ": " << Describe(r);
+    EXPECT_FALSE(Has(r.out, "PTAPE")) << args[0] << ": the file reached the terminal";
+  }
+  // Text is for terminals.
+  CommandResult r = OnATerminal({"export", kRecording, "--format", "dot"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(Has(r.out, "digraph proctape")) << r.out;
+}
+
 // ---- Interrupted ----------------------------------------------------------------
 
 // Complete frames readable so far from a file being written.
