@@ -369,20 +369,10 @@ AddOutcome AddToCorpus(const AddRequest& request) {
 
   // Write under the directory's lock, against the manifest as it is now. A
   // missing corpus is made here, one level (its directory was checked).
-  const bool made = ::mkdir(request.dir.c_str(), 0755) == 0;
-  if (!made && errno != EEXIST) {
+  if (::mkdir(request.dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return Failed(Kind::kIo, "cannot create the corpus " + Escaped(request.dir) + ": " +
                                  std::strerror(errno));
   }
-  // A corpus made here and left empty by a failure below goes again (rmdir
-  // removes nothing else: once it holds its files, it stays).
-  struct RemoveIfMadeEmpty {
-    const std::string& dir;
-    bool made;
-    ~RemoveIfMadeEmpty() {
-      if (made) ::rmdir(dir.c_str());
-    }
-  } made_here{request.dir, made};
   Fd lock{::open(request.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (lock.fd < 0 || ::flock(lock.fd, LOCK_EX) != 0) {
     return Failed(Kind::kIo, "cannot lock the corpus " + Escaped(request.dir) + ": " +
