@@ -1,12 +1,5 @@
 #include "analyze/export.h"
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <utility>
 #include <vector>
@@ -42,18 +35,6 @@ std::string NodeId(const ProcessView& p) {
 }
 
 }  // namespace
-
-bool WriteAll(int fd, std::string_view data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 
 v1::SnapshotExport ToExport(const Snapshot& snapshot) {
   v1::SnapshotExport out;
@@ -149,58 +130,6 @@ std::string FrameDot(const Snapshot& snapshot, std::size_t frame) {
   }
   out += "}\n";
   return out;
-}
-
-bool WriteOutputFile(const std::string& path, const std::string& data, bool force,
-                     std::string* error) {
-  const std::string shown = EscapeBytes(path, 4096);
-  if (path == "-") {
-    if (WriteAll(STDOUT_FILENO, data)) return true;
-    *error = std::string("cannot write to standard output: ") + std::strerror(errno);
-    return false;
-  }
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0) {
-    if (S_ISLNK(st.st_mode)) {
-      *error = shown + " is a symbolic link: refused";
-      return false;
-    }
-    if (S_ISDIR(st.st_mode)) {
-      *error = shown + " is a directory: refused";
-      return false;
-    }
-    if (!force) {
-      *error = shown + " exists: refused (use --force to replace it)";
-      return false;
-    }
-  }
-  const std::string partial = path + ".partial";
-  if (force && ::lstat(partial.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
-    ::unlink(partial.c_str());
-  }
-  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *error = errno == EEXIST ? shown + ".partial exists (left by an export that did not finish?): "
-                                       "remove it or use --force"
-                             : "cannot create " + shown + ".partial: " + std::strerror(errno);
-    return false;
-  }
-  bool ok = WriteAll(fd, data) && ::fsync(fd) == 0;
-  int err = errno;
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (ok && ::renameat2(AT_FDCWD, partial.c_str(), AT_FDCWD, path.c_str(),
-                        force ? 0 : RENAME_NOREPLACE) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    ::unlink(partial.c_str());
-    *error = "cannot write " + shown + ": " + std::strerror(err);
-  }
-  return ok;
 }
 
 }  // namespace proctape

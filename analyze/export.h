@@ -1,7 +1,7 @@
 // `proctape export`: a snapshot file as one JSON document, or one of its
 // frames as a Graphviz DOT process tree (the third format, a /proc-like
-// directory, is analyze/proc_dir_writer.h). Pure functions of a read snapshot, plus
-// the one output rule every format shares (WriteOutputFile).
+// directory, is analyze/proc_dir_writer.h). Pure functions of a read snapshot;
+// the output is written under the one rule of format/output_file.h.
 #pragma once
 
 #include <cstddef>
@@ -38,16 +38,5 @@ std::string DotEscape(std::string_view raw, std::size_t max = 256);
 // named in the graph's label. Nodes and edges in pid order: the output is a
 // function of the file alone.
 std::string FrameDot(const Snapshot& snapshot, std::size_t frame);
-
-// Writes all of `data` to `fd`, retrying short writes and EINTR; false with
-// errno set on the first failure.
-bool WriteAll(int fd, std::string_view data);
-
-// Writes `data` to `path` atomically: PATH.partial, fsync, rename. "-" writes
-// to standard output. A symbolic link, a directory, or (without `force`) an
-// existing file at `path` is refused; so is a PATH.partial left over (removed
-// with `force`). Returns false with *error, one line.
-bool WriteOutputFile(const std::string& path, const std::string& data, bool force,
-                     std::string* error);
 
 }  // namespace proctape

@@ -7,11 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <system_error>
 #include <unordered_set>
 
-#include "analyze/export.h"
 #include "analyze/proc_dir_facts.h"
 #include "replay/token_mask.h"
 #include "core/proc_parse.h"
@@ -34,61 +31,37 @@ int WriteFileAt(int dir_fd, const char* name, std::string_view data, mode_t mode
 
 }  // namespace
 
+OutputRequest ProcDirRequest(const std::string& path, bool force) {
+  OutputRequest request;
+  request.path = path;
+  request.force = force;
+  request.directory = true;
+  request.directory_marker = kFrameFile;
+  return request;
+}
+
 bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string& path, bool force,
                   ProcDirStats* stats, std::string* error) {
-  const std::string shown = EscapeBytes(path, 4096);
   *stats = ProcDirStats{};
-  enum { kAbsent, kEmpty, kEarlierExport } target = kAbsent;
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0) {
-    if (S_ISLNK(st.st_mode)) {
-      *error = shown + " is a symbolic link: refused";
-      return false;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      *error = shown + " exists and is not a directory: refused";
-      return false;
-    }
-    std::error_code ec;
-    const bool empty = std::filesystem::is_empty(path, ec);
-    if (ec) {
-      *error = "cannot read " + shown + ": " + ec.message();
-      return false;
-    }
-    target = empty ? kEmpty : kEarlierExport;
-    if (!empty && !force) {
-      *error = shown + " is not empty: refused (use --force to replace an earlier export)";
-      return false;
-    }
-    if (!empty && (::lstat((path + "/" + kFrameFile).c_str(), &st) != 0 || !S_ISREG(st.st_mode))) {
-      *error = shown + " is not empty and holds no " + kFrameFile +
-               ": refused, even with --force (it is not an export)";
-      return false;
-    }
-  }
-  const std::string partial = path + ".partial";
-  if (::lstat(partial.c_str(), &st) == 0) {
-    if (!force) {
-      *error = shown + ".partial exists (left by an export that did not finish?): remove it or "
-                       "use --force";
-      return false;
-    }
-    std::error_code ec;
-    std::filesystem::remove_all(partial, ec);
-  }
-  if (::mkdir(partial.c_str(), 0755) != 0) {
-    *error = "cannot create " + shown + ".partial: " + std::strerror(errno);
+  OutputError refused;
+  std::unique_ptr<OutputFile> output = OutputFile::Open(ProcDirRequest(path, force), &refused);
+  if (!output) {
+    *error = refused.message;
     return false;
   }
-  int dir_fd = ::open(partial.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  return WriteProcDir(snapshot, frame, std::move(output), stats, error);
+}
+
+bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, std::unique_ptr<OutputFile> output,
+                  ProcDirStats* stats, std::string* error) {
+  *stats = ProcDirStats{};
+  const std::string shown = output->shown();
+  const int dir_fd = output->fd();
+  // The output's temporary is removed when `output` goes, unless committed.
   auto fail = [&](const std::string& what, int err) {
-    if (dir_fd >= 0) ::close(dir_fd);
-    std::error_code ec;
-    std::filesystem::remove_all(partial, ec);
     *error = "cannot write " + shown + ": " + what + ": " + std::strerror(err);
     return false;
   };
-  if (dir_fd < 0) return fail("open .partial", errno);
 
   // The token of the file's resolutions is masked in every byte written (a
   // sandbox's argv and environ, the kept entries): stars of its length. The
@@ -144,21 +117,9 @@ bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string
   if (int err = write(dir_fd, kFrameFile, PrintFrameFacts(facts), 0644); err != 0) {
     return fail(kFrameFile, err);
   }
-  ::close(dir_fd);
-  dir_fd = -1;
   // An absent PATH must still be absent, an empty one may be replaced; an
   // earlier export is swapped with the new one atomically, then removed.
-  unsigned flags = target == kAbsent ? RENAME_NOREPLACE
-                   : target == kEarlierExport ? RENAME_EXCHANGE
-                                              : 0;
-  if (::renameat2(AT_FDCWD, partial.c_str(), AT_FDCWD, path.c_str(), flags) != 0) {
-    return fail("rename .partial", errno);
-  }
-  if (target == kEarlierExport) {
-    std::error_code ec;
-    std::filesystem::remove_all(partial, ec);
-  }
-  return true;
+  return output->Commit(error);
 }
 
 }  // namespace proctape

@@ -17,8 +17,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "format/output_file.h"
 #include "format/reader.h"
 
 namespace proctape {
@@ -29,13 +31,18 @@ struct ProcDirStats {
   std::uint64_t bytes = 0;      // bytes written
 };
 
-// Materializes snapshot.frames[frame] at `path`, built as PATH.partial and
-// renamed. Refused: a symbolic link at `path`, anything but a directory, a
-// non-empty directory unless `force` and it holds a proctape-frame (an
-// earlier export, then replaced whole: never a directory that is not an
-// export), a PATH.partial left over unless `force` (then removed). Files are
-// 0644, environ 0600 (it may hold kept entries), directories 0755. False with
-// *error, one line; nothing is left behind then.
+// The OutputRequest of a proc-dir at `path`: a directory output that may
+// replace (with `force`) a directory holding a proctape-frame, an earlier
+// export, and never one that is not an export (format/output_file.h).
+OutputRequest ProcDirRequest(const std::string& path, bool force);
+
+// Materializes snapshot.frames[frame] in `output`'s temporary directory and
+// commits it (renamed to its path). Files are 0644, environ 0600 (it may hold
+// kept entries), directories 0755. False with *error, one line; nothing is
+// left behind then.
+bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, std::unique_ptr<OutputFile> output,
+                  ProcDirStats* stats, std::string* error);
+// The same at `path`, opened here with ProcDirRequest(path, force).
 bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string& path, bool force,
                   ProcDirStats* stats, std::string* error);
 

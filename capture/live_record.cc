@@ -69,21 +69,41 @@ bool WriteFrame(ProcfsEvidence& live, const ScanOptions& scan, std::vector<ScanW
 }  // namespace
 
 bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
+                std::unique_ptr<OutputFile> output,
+                const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error) {
+  return RecordLiveSteps(live, options, std::move(output), {LiveStep{nullptr, check}}, error);
+}
+
+bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
                 const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error) {
   return RecordLiveSteps(live, options, {LiveStep{nullptr, check}}, error);
 }
 
 bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
                      const std::vector<LiveStep>& steps, std::string* error) {
+  OutputRequest request;
+  request.path = options.path;
+  request.force = options.force;
+  request.stdout_allowed = true;
+  request.binary = true;
+  OutputError refused;
+  std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
+  if (!output) {
+    *error = refused.message;
+    return false;
+  }
+  return RecordLiveSteps(live, options, std::move(output), steps, error);
+}
+
+bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
+                     std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
+                     std::string* error) {
   ScanOptions scan = options.scan;
   scan.kept_entries = options.kept_entries;
   v1::Header header;
   FillHeader(scan, options.proc_root, options.command_line, &header);
 
-  SnapshotWriter::Options wopts;
-  wopts.force = options.force;
-  auto writer = SnapshotWriter::Create(options.path, wopts, error);
-  if (!writer) return false;
+  auto writer = SnapshotWriter::Create(std::move(output), {});
   auto failed = [&] {
     *error = writer->error();
     return false;
@@ -101,7 +121,7 @@ bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
   std::uint64_t frame = 0;
   std::vector<v1::Resolution> resolutions;
   for (const LiveStep& step : steps) {
-    if (step.before && !step.before(error)) return false;  // the .partial stays, for a look
+    if (step.before && !step.before(error)) return false;  // the temporary goes with the writer
     if (!WriteFrame(live, scan, workers, frame++, *writer)) return failed();
     v1::Resolution& resolution = resolutions.emplace_back();
     const std::uint64_t first = recorder.observations();

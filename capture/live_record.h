@@ -13,19 +13,21 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "capture/frame_scanner.h"
 #include "capture/procfs_evidence.h"
 #include "format/format_error.h"
+#include "format/output_file.h"
 #include "proctape.pb.h"
 
 namespace proctape {
 
 struct LiveRecordOptions {
-  std::string path;                        // output file, "-" for standard output
-  bool force = false;
+  std::string path;                        // output file, "-" for standard output: opened
+  bool force = false;                      //   by the calls that take no OutputFile
   std::string proc_root = "/proc";
   std::vector<std::string> command_line;   // stored in the header
   std::vector<std::string> kept_entries;   // environ entries kept verbatim
@@ -56,10 +58,16 @@ void FillScanHeader(const ScanOptions& scan, const std::vector<std::string>& com
 void FillHeader(const ScanOptions& scan, const std::string& proc_root,
                 const std::vector<std::string>& command_line, v1::Header* header);
 
-// Runs `check` through a recorder between two frames and writes the file.
+// Runs `check` through a recorder between two frames and writes the file to
+// `output`, opened (and so checked) before any work (format/output_file.h).
 // `check` makes its calls through the Evidence it is given and fills the
 // Resolution's request and outcome. Returns false with *error (one line) when
 // the file cannot be written; the check itself has run by then or not at all.
+// Nothing is left of the file then.
+bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
+                std::unique_ptr<OutputFile> output,
+                const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error);
+// The same to options.path, opened here.
 bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
                 const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error);
 
@@ -75,7 +83,11 @@ struct LiveStep {
 // is taken just before check k, so a frame model of check k sees the host as
 // the action left it. The tape holds every check's calls, in order; each
 // Resolution names its part. When a `before` fails, *error is its message and
-// NAME.partial is left with what was recorded so far.
+// nothing is left of the file.
+bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
+                     std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
+                     std::string* error);
+// The same to options.path, opened here.
 bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
                      const std::vector<LiveStep>& steps, std::string* error);
 

@@ -19,7 +19,9 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
+#include "cli/outputs.h"
 #include "core/proc_parse.h"
+#include "format/interrupt.h"
 #include "format/writer.h"
 
 namespace proctape {
@@ -88,6 +90,9 @@ struct Totals {
 };
 
 int RunCapture(const CaptureOptions& o) {
+  // A first Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends the capture with the frames
+  // complete; a second one ends it at once, leaving nothing.
+  DeferInterrupts();
   ScanOptions scan;
   scan.max_processes = o.max_processes;
   scan.max_bytes = o.max_bytes;
@@ -99,9 +104,8 @@ int RunCapture(const CaptureOptions& o) {
                                 std::to_string(scan.WorstCaseProcessBytes()) +
                                 " bytes: the sum of the file bounds)");
   }
-  if (o.output == "-" && ::isatty(STDOUT_FILENO)) {
-    return Fail(kExitUsage, "-o - writes a binary file to standard output, which is a terminal: "
-                            "redirect it or name a file");
+  if (std::string why = ForceWithoutOutput(o.force, "-o", true, o.output); !why.empty()) {
+    return Fail(kExitUsage, why);
   }
 
   std::string error;
@@ -171,10 +175,16 @@ int RunCapture(const CaptureOptions& o) {
     path.append(".ptape");
   }
   const bool to_stdout = path == "-";
-  SnapshotWriter::Options wopts;
-  wopts.force = o.force;
-  auto writer = SnapshotWriter::Create(path, wopts, &error);
-  if (!writer) return Fail(kExitIo, error);
+  // Before the scan: the output checked and its temporary made.
+  OutputRequest request;
+  request.path = path;
+  request.force = o.force;
+  request.stdout_allowed = true;
+  request.binary = true;
+  int exit_code = kExitOk;
+  std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
+  if (!output) return exit_code;
+  auto writer = SnapshotWriter::Create(std::move(output), {});
   if (!writer->WriteHeader(header)) return Fail(kExitIo, writer->error());
 
   const std::int64_t interval_ns = o.interval_ms * 1'000'000;
@@ -184,16 +194,16 @@ int RunCapture(const CaptureOptions& o) {
       dir ? std::vector<ScanWorker>{}
           : OpenScanWorkers(o.proc, o.threads == 0 ? DefaultScanThreads() : o.threads);
   Totals totals;
-  for (std::uint64_t k = 0; k < o.frames; ++k) {
+  for (std::uint64_t k = 0; k < o.frames && Interrupted() == 0; ++k) {
     if (k > 0) {
       // Frame k starts at start + k * interval (saturating: 10^6 frames a day
-      // apart would overflow).
+      // apart would overflow). An interrupt ends the wait, and the capture.
       std::int64_t offset = 0, at = 0;
       if (__builtin_mul_overflow(static_cast<std::int64_t>(k), interval_ns, &offset) ||
           __builtin_add_overflow(start, offset, &at)) {
         at = INT64_MAX;
       }
-      ev->SleepUntil(at);
+      if (!SleepUntilOrInterrupted(at)) break;
     }
     FrameCallbacks callbacks;
     callbacks.begin = [&writer, k, facts](std::int64_t t) {
@@ -227,6 +237,10 @@ int RunCapture(const CaptureOptions& o) {
     }
   }
   if (progress) std::fputc('\n', stderr);
+  // Interrupted before the last frame: the file is finished with the frames
+  // complete (the one being scanned when the signal came was completed: its
+  // scan is bounded), and the status says so.
+  const int signal = totals.frames < o.frames ? Interrupted() : 0;
 
   v1::Footer footer;
   footer.set_capture_end_mono_ns(facts ? facts->scan_end_mono_ns : ev->NowNs());
@@ -271,7 +285,13 @@ int RunCapture(const CaptureOptions& o) {
     return Fail(kExitInternal, "cannot list " + root + ": " + ErrnoName(totals.list_err) +
                                    " (frames without records were written)");
   }
-  return kExitOk;
+  if (signal != 0) {
+    Warn(std::string("interrupted by ") + SignalName(signal) + " after " +
+         Plural(totals.frames, "frame", "frames") + " of " + std::to_string(o.frames) + ": " +
+         EscapeBytes(shown, 4096) + " holds those, complete (exit " +
+         std::to_string(ExitInterrupted(signal)) + ")");
+  }
+  return signal != 0 ? ExitInterrupted(signal) : kExitOk;
 }
 
 }  // namespace
@@ -284,8 +304,9 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
       "Capture bounded /proc evidence of this host into a .ptape snapshot file: per process\n"
       "the raw bytes of stat, cmdline, environ (values redacted by default), status and\n"
       "cgroup, the identity of its executable and of its pid namespace; failed reads are\n"
-      "kept with their errno. The file is written as FILE.partial and renamed when complete.");
-  sub->add_option("-o,--output", o->output,
+      "kept with their errno. The file is written as a temporary FILE.XXXXXX.partial beside\n"
+      "FILE and renamed when complete; Ctrl-C finishes it with the frames complete (exit 130).");
+  AddOutputOption(sub, o->output,
                   "output file; '-' for standard output (default: "
                   "./<hostname>-<UTC time YYYYmmddTHHMMSSZ>.ptape)");
   AddUnsigned(sub, "--frames", o->frames, 1, 1'000'000, "number of frames to capture")
@@ -310,7 +331,7 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
   AddUnsigned(sub, "--threads", o->threads, 1, 64,
               "threads reading /proc (1: the calling thread alone; default: the cores, at "
               "most 4); the file's content and order do not depend on it");
-  sub->add_flag("--force", o->force, "replace an existing output file");
+  AddForceOption(sub, o->force, "replace an existing output file (a regular file: never a link)");
   sub->add_flag("--json", o->json, "print the summary as one JSON object");
   CLI::Option* proc = sub->add_option("--proc", o->proc,
                                       "the /proc mount to read: the root of a procfs mount "
@@ -335,7 +356,8 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape capture --root 4242 -o sandbox.ptape --json\n"
                           "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
                           "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
-              ExitStatusFooter("0 written, 2 usage error, 10 the output cannot be written"));
+              ExitStatusFooter("0 written, 2 usage error, 10 the output refused or cannot be "
+                               "written, 130 interrupted: the file holds the frames complete"));
   sub->callback([o, exit_code] { *exit_code = RunCapture(*o); });
 }
 

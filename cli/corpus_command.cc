@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/options.h"
+#include "cli/outputs.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "corpus/corpus.h"
@@ -26,10 +27,42 @@ namespace {
 
 constexpr char kDefaultDir[] = "corpus";
 
+// The corpus directory: --corpus DIR in every corpus command; check and list
+// also take it as their one positional DIR, a shorthand. Both given is a
+// usage error, even when they agree.
+struct CorpusDirOption {
+  std::string option = kDefaultDir;
+  std::string positional;
+  bool has_option = false;
+  bool has_positional = false;
+
+  void Register(CLI::App* sub, bool positional_too) {
+    sub->add_option("--corpus", option, "the corpus directory")
+        ->check(NonEmptyPath())
+        ->type_name("DIR")
+        ->capture_default_str()
+        ->each([this](const std::string&) { has_option = true; });
+    if (positional_too) {
+      sub->add_option("DIR", positional, "the corpus directory: the same as --corpus DIR")
+          ->check(NonEmptyPath())
+          ->each([this](const std::string&) { has_positional = true; });
+    }
+  }
+  // The directory, or "" after a usage error (*exit_code set).
+  std::string Get(int* exit_code) const {
+    if (has_option && has_positional) {
+      *exit_code = Fail(kExitUsage, "the corpus is given twice (DIR and --corpus): give it once");
+      return "";
+    }
+    return has_positional ? positional : option;
+  }
+};
+
 // ---- add --------------------------------------------------------------------
 
 struct AddOptions {
   AddRequest request;
+  CorpusDirOption corpus;
   bool json = false;
 };
 
@@ -53,13 +86,14 @@ std::string Expects(const ManifestEntry& e) {
   return out;
 }
 
-int RunAdd(const AddOptions& o) {
+int RunAdd(AddOptions o) {
+  int exit_code = kExitOk;
+  o.request.dir = o.corpus.Get(&exit_code);
+  if (o.request.dir.empty()) return exit_code;
   AddOutcome out = AddToCorpus(o.request);
   const int code = ExitFor(out);
   if (code != kExitOk) return Fail(code, out.message);
-  for (const std::string& w : out.warnings) {
-    std::fprintf(stderr, "proctape: warning: %s\n", w.c_str());
-  }
+  for (const std::string& w : out.warnings) Warn(w);
   const bool added = out.kind == AddOutcome::Kind::kAdded;
   if (o.json) {
     v1::CorpusAddResult result;
@@ -82,24 +116,42 @@ int RunAdd(const AddOptions& o) {
 // ---- check ------------------------------------------------------------------
 
 struct CheckCliOptions {
-  std::string dir = kDefaultDir;
+  CorpusDirOption corpus;
   unsigned jobs = 0;  // 0: one per core
   std::string junit;
+  bool has_junit = false;
+  bool force = false;
   bool json = false;
   std::vector<std::string> only;
 };
 
 int RunCheck(const CheckCliOptions& o) {
+  int exit_code = kExitOk;
+  const std::string dir = o.corpus.Get(&exit_code);
+  if (dir.empty()) return exit_code;
+  if (std::string why = ForceWithoutOutput(o.force, "--junit", o.has_junit, o.junit);
+      !why.empty()) {
+    return Fail(kExitUsage, why);
+  }
+  // The JUnit file before any entry is replayed: checked, its temporary made.
+  std::unique_ptr<OutputFile> junit;
+  if (o.has_junit) {
+    OutputRequest request;
+    request.path = o.junit;
+    request.force = o.force;
+    junit = OpenOutput(request, &exit_code);
+    if (!junit) return exit_code;
+  }
   Manifest manifest;
   std::string error;
-  if (!LoadManifest(o.dir, false, &manifest, &error)) return Fail(kExitCorpusManifest, error);
+  if (!LoadManifest(dir, false, &manifest, &error)) return Fail(kExitCorpusManifest, error);
   std::vector<ManifestEntry> entries;
   for (const std::string& name : o.only) {
     auto it = std::find_if(manifest.entries.begin(), manifest.entries.end(),
                            [&](const ManifestEntry& e) { return e.name == name; });
     if (it == manifest.entries.end()) {
       return Fail(kExitUsage, "no entry " + EscapeBytes(name) + " in " +
-                                  EscapeBytes(ManifestPath(o.dir), 4096));
+                                  EscapeBytes(ManifestPath(dir), 4096));
     }
   }
   for (const ManifestEntry& e : manifest.entries) {  // manifest order, --entry or not
@@ -116,7 +168,7 @@ int RunCheck(const CheckCliOptions& o) {
       std::fflush(stderr);
     };
   }
-  v1::CorpusReport report = CheckCorpus(o.dir, entries, options);
+  v1::CorpusReport report = CheckCorpus(dir, entries, options);
   if (terminal && !entries.empty()) std::fputs("\r\033[K", stderr);
 
   if (o.json) {
@@ -129,7 +181,7 @@ int RunCheck(const CheckCliOptions& o) {
     std::printf("%s\n", SummaryLine(report).c_str());
   }
   std::fflush(stdout);
-  if (!o.junit.empty() && !WriteFileAtomic(o.junit, JUnitXml(report), &error)) {
+  if (junit && (!junit->Write(JUnitXml(report), &error) || !junit->Commit(&error))) {
     return Fail(kExitIo, error);
   }
   for (const v1::CorpusEntryResult& r : report.results()) {
@@ -141,17 +193,20 @@ int RunCheck(const CheckCliOptions& o) {
 // ---- list -------------------------------------------------------------------
 
 struct ListOptions {
-  std::string dir = kDefaultDir;
+  CorpusDirOption corpus;
   bool json = false;
 };
 
 int RunList(const ListOptions& o) {
+  int exit_code = kExitOk;
+  const std::string dir = o.corpus.Get(&exit_code);
+  if (dir.empty()) return exit_code;
   Manifest manifest;
   std::string error;
-  if (!LoadManifest(o.dir, false, &manifest, &error)) return Fail(kExitCorpusManifest, error);
+  if (!LoadManifest(dir, false, &manifest, &error)) return Fail(kExitCorpusManifest, error);
   if (o.json) {
     v1::CorpusList list;
-    list.set_dir(EscapeBytes(o.dir, 4096));
+    list.set_dir(EscapeBytes(dir, 4096));
     for (const ManifestEntry& e : manifest.entries) *list.add_entries() = ToProto(e);
     std::printf("%s\n", ToJson(list).c_str());
     return kExitOk;
@@ -184,7 +239,6 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "format.");
 
   auto add = std::make_shared<AddOptions>();
-  add->request.dir = kDefaultDir;
   CLI::App* a = corpus->add_subcommand(
       "add",
       "Add a recording to the corpus. FILE must be intact and hold at least one recorded\n"
@@ -199,7 +253,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
   a->add_option("FILE", add->request.file, "a recording: 'proctape resolve|liveness|lab ... "
                                             "--record FILE'")
       ->required();
-  a->add_option("--corpus", add->request.dir, "the corpus directory")->capture_default_str();
+  add->corpus.Register(a, false);
   a->add_option("--name", add->request.name,
                 "the entry's name (default: SCENARIO-SANDBOX for a lab recording, else FILE's "
                 "base name); [A-Za-z0-9._-], at most 64");
@@ -216,7 +270,8 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                         "  proctape corpus add lab.ptape --corpus corpus --name plain-bwrap\n"
                         "  proctape corpus add bug.ptape --expect NO_MATCH   # pins the verdict "
                         "a fix must give\n\n") +
-            ExitStatusFooter("0 added, 20/21 the file does not replay to its verdict, 22-23 corpus problems"));
+            ExitStatusFooter("0 added, 10 the corpus cannot be written (checked first), 20/21 the "
+                             "file does not replay to its verdict, 22-23 corpus problems"));
   a->callback([add, exit_code] { *exit_code = RunAdd(*add); });
 
   auto check = std::make_shared<CheckCliOptions>();
@@ -229,12 +284,14 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "replayed in parallel; the output is in manifest order. Progress is shown on standard\n"
       "error when it is a terminal. Exit 0 when every entry reproduced, 22 otherwise, 23\n"
       "when the MANIFEST does not parse or names a missing file.");
-  c->add_option("DIR", check->dir, "the corpus directory")->capture_default_str();
+  check->corpus.Register(c, true);
   AddUnsigned(c, "--jobs,-j", check->jobs, 1, 1024,
               "entries replayed at once (default: one per core)");
-  c->add_option("--junit", check->junit,
-                "also write JUnit XML to this file: a testcase per entry, <failure> for a drift, "
-                "<error> for an unreadable entry");
+  AddSideOutputOption(c, "--junit", check->junit,
+                      "also write JUnit XML to this file: a testcase per entry, <failure> for a "
+                      "drift, <error> for an unreadable entry")
+      ->each([check](const std::string&) { check->has_junit = true; });
+  AddForceOption(c, check->force, "with --junit FILE: replace an existing FILE");
   c->add_option("--entry", check->only, "check only this entry; repeat for more")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -243,14 +300,15 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                         "  proctape corpus check                     # ./corpus\n"
                         "  proctape corpus check corpus --junit corpus.xml --jobs 4\n"
                         "  proctape corpus check corpus --entry plain-unshare\n\n") +
-            ExitStatusFooter("0 every entry reproduced, 22 an entry drifted or is unreadable, 23 bad MANIFEST"));
+            ExitStatusFooter("0 every entry reproduced, 10 --junit refused or cannot be written, "
+                             "22 an entry drifted or is unreadable, 23 bad MANIFEST"));
   c->callback([check, exit_code] { *exit_code = RunCheck(*check); });
 
   auto list = std::make_shared<ListOptions>();
   CLI::App* l = corpus->add_subcommand(
       "list", "One line per entry of the corpus in DIR: name, expected verdicts, kernel,\n"
               "capture time, what it shows.");
-  l->add_option("DIR", list->dir, "the corpus directory")->capture_default_str();
+  list->corpus.Register(l, true);
   l->add_flag("--json", list->json, "print the entries as one JSON object (CorpusList)");
   l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") + ExitStatusFooter("0, 23 bad MANIFEST"));
   l->callback([list, exit_code] { *exit_code = RunList(*list); });

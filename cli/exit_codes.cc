@@ -64,7 +64,8 @@ const char* ExitCodeHelp() {
          "  8  bound exceeded: ENTRY_BOUND, NODE_BOUND, DEPTH_BOUND, FILE_BOUND, BYTE_BUDGET,\n"
          "     DEADLINE\n"
          "  9  a root fingerprint from another boot (its boot_id is not this one's)\n"
-         " 10  file I/O failed, or the output path was refused (exists, symbolic link)\n"
+         " 10  file I/O failed, or the output was refused (exists, a link, a directory, its\n"
+         "     directory missing or not writable)\n"
          " 11  not a snapshot file (bad magic)\n"
          " 12  snapshot written by a newer format version\n"
          " 13  snapshot truncated (ends inside a chunk, or has no footer)\n"
@@ -76,7 +77,10 @@ const char* ExitCodeHelp() {
          " 22  corpus: an entry drifted from its expected verdict, or could not be read\n"
          " 23  corpus: the manifest does not parse, or names a file that is missing\n"
          " 24  lab: cannot run here (no PID namespace, sandbox tool or needed privilege)\n"
-         " 25  lab: the scenario could not be set up as described\n";
+         " 25  lab: the scenario could not be set up as described\n"
+         "130  interrupted (128 + the signal: 129 SIGHUP, 143 SIGTERM): capture finished\n"
+         "     its file with the frames complete; any other command removed what it had\n"
+         "     begun and ended by the signal\n";
 }
 
 std::string ExitStatusFooter(const std::string& these) {

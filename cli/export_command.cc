@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/options.h"
+#include "cli/outputs.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
@@ -35,9 +36,24 @@ int RunExport(const ExportOptions& o) {
     return Fail(kExitUsage, "--frame: --format json exports the whole file, every frame");
   }
   if (o.format == "proc-dir" && (!o.has_out || o.out == "-")) {
-    return Fail(kExitUsage, "--format proc-dir writes a directory: name it with --out DIR");
+    return Fail(kExitUsage, "--format proc-dir writes a directory: name it with -o DIR");
+  }
+  if (std::string why = ForceWithoutOutput(o.force, "-o", o.has_out, o.out); !why.empty()) {
+    return Fail(kExitUsage, why);
   }
   const std::string out = o.has_out ? o.out : "-";
+  // The output before the input is read: checked, its temporary made.
+  OutputRequest request;
+  if (o.format == "proc-dir") {
+    request = ProcDirRequest(out, o.force);
+  } else {
+    request.path = out;
+    request.force = o.force;
+    request.stdout_allowed = true;
+  }
+  int exit_code = kExitOk;
+  std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
+  if (!output) return exit_code;
   Snapshot snapshot;
   FormatError read = ReadSnapshot(o.file, &snapshot);
   const std::string name = EscapeBytes(o.file, 4096);
@@ -53,7 +69,9 @@ int RunExport(const ExportOptions& o) {
   std::string error;
   if (o.format == "proc-dir") {
     ProcDirStats stats;
-    if (!WriteProcDir(snapshot, frame, out, o.force, &stats, &error)) return Fail(kExitIo, error);
+    if (!WriteProcDir(snapshot, frame, std::move(output), &stats, &error)) {
+      return Fail(kExitIo, error);
+    }
     std::printf("wrote %s: frame %zu of %s, %" PRIu64 " processes, %" PRIu64 " files, %" PRIu64
                 " bytes\n",
                 shown.c_str(), frame, name.c_str(), stats.processes, stats.files, stats.bytes);
@@ -61,7 +79,7 @@ int RunExport(const ExportOptions& o) {
   }
   const std::string data =
       o.format == "json" ? ToJson(ToExport(snapshot)) + "\n" : FrameDot(snapshot, frame);
-  if (!WriteOutputFile(out, data, o.force, &error)) return Fail(kExitIo, error);
+  if (!output->Write(data, &error) || !output->Commit(&error)) return Fail(kExitIo, error);
   if (out != "-") {
     std::printf("wrote %s: %s of %s, %zu bytes\n", shown.c_str(),
                 o.format == "json" ? "the whole file"
@@ -92,28 +110,31 @@ void RegisterExport(CLI::App& app, int* exit_code) {
       "            no file; the token masked to '*'), DIR/PID/proctape-identity (exe and\n"
       "            pid-namespace identity, errnos, truncation) and DIR/proctape-frame (times,\n"
       "            host facts, redaction). Read it back with 'proctape capture --proc-root DIR'.\n"
-      "Outputs are written as PATH.partial and renamed when complete.");
+      "Outputs are written as a temporary PATH.XXXXXX.partial beside PATH and renamed when\n"
+      "complete; nothing is left behind on a failure or Ctrl-C.");
   sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")->required();
   sub->add_option("--format", o->format, "json, dot or proc-dir")
       ->required()
       ->check(CLI::IsMember({"json", "dot", "proc-dir"}));
-  CLI::Option* out = sub->add_option(
-      "--out", o->out,
-      "the file (json, dot; '-' or absent: standard output) or the directory (proc-dir) to write");
+  CLI::Option* out = AddOutputOption(
+      sub, o->out,
+      "the file (json, dot; '-' or absent: standard output) or the directory (proc-dir) to write",
+      "PATH");
   CLI::Option* frame =
       AddUnsigned(sub, "--frame", o->frame, 0, 4294967295,
                   "dot, proc-dir: the frame, counted from 0 in file order (default 0)");
-  sub->add_flag("--force", o->force,
-                "replace an existing output file, or a directory holding an earlier proc-dir "
-                "export (a directory that is not one is never replaced)");
+  AddForceOption(sub, o->force,
+                 "replace an existing output file, or a directory holding an earlier proc-dir "
+                 "export (a directory that is not one is never replaced)");
   sub->footer(std::string("Examples:\n"
                           "  proctape export failure.ptape --format json | jq .resolutions\n"
-                          "  proctape export failure.ptape --format dot --frame 1 --out tree.dot\n"
+                          "  proctape export failure.ptape --format dot --frame 1 -o tree.dot\n"
                           "  dot -Tsvg tree.dot > tree.svg\n"
-                          "  proctape export failure.ptape --format proc-dir --out frame0\n"
+                          "  proctape export failure.ptape --format proc-dir -o frame0\n"
                           "  cat frame0/283/proctape-identity\n"
                           "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
-              ExitStatusFooter("0 written, 2 usage error, 10 the output cannot be written, 11-16 damaged input"));
+              ExitStatusFooter("0 written, 2 usage error, 10 the output refused or cannot be "
+                               "written, 11-16 damaged input"));
   sub->callback([o, out, frame, exit_code] {
     o->has_out = out->count() > 0;
     o->has_frame = frame->count() > 0;

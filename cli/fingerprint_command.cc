@@ -18,6 +18,7 @@
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
 #include "cli/fingerprint_load.h"
+#include "cli/outputs.h"
 #include "core/proc_parse.h"
 #include "format/fingerprint_file.h"
 #include "proto/convert.h"
@@ -42,9 +43,20 @@ std::string BootText(std::string_view boot_id) {
 
 int RunFingerprint(const FingerprintOptions& o) {
   std::string error;
+  if (std::string why = ForceWithoutOutput(o.force, "-o", true, o.output); !why.empty()) {
+    return Fail(kExitUsage, why);
+  }
   int exit_code = kExitOk;
   std::unique_ptr<ProcfsEvidence> live = OpenLiveProc(o.proc, &exit_code);
   if (!live) return exit_code;
+  // The output before the root is read: checked, its temporary made.
+  OutputRequest request;
+  request.path = o.output;
+  request.force = o.force;
+  request.stdout_allowed = true;
+  request.binary = true;
+  std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
+  if (!output) return exit_code;
   const v1::Header header = FingerprintHeader(o.proc, o.command_line);
   const std::string& boot_id = header.host().boot_id();
   if (boot_id.empty()) {
@@ -62,8 +74,8 @@ int RunFingerprint(const FingerprintOptions& o) {
     return Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": errno " +
                                 std::to_string(taken.exe.err));
   }
-  if (!WriteFingerprintFile(o.output, o.force, header, taken.fingerprint, &error)) {
-    return Fail(kExitIo, "cannot write the fingerprint: " + EscapeBytes(error, 1024));
+  if (!WriteFingerprintFile(std::move(output), header, taken.fingerprint, &error)) {
+    return Fail(kExitIo, "cannot write the fingerprint: " + error);
   }
   const v1::RootFingerprint& fp = taken.fingerprint;
   // The file may be standard output: the report then goes to standard error.
@@ -126,16 +138,16 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
       ->required();
   sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
       ->capture_default_str();
-  sub->add_option("-o,--output", o->output,
-                  "the fingerprint file (.ptape); - writes it to standard output")
+  AddOutputOption(sub, o->output, "the fingerprint file (.ptape); - writes it to standard output")
       ->required();
-  sub->add_flag("--force", o->force, "replace an existing output file");
+  AddForceOption(sub, o->force, "replace an existing output file (a regular file: never a link)");
   sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
   sub->footer(std::string("Example:\n"
                           "  proctape fingerprint --root \"$APP_SERVER_PID\" -o root.ptape\n"
                           "  ... the turn starts the sandbox ...\n"
                           "  proctape resolve --fingerprint root.ptape --token \"$TOKEN\"\n\n") +
-              ExitStatusFooter("0 written, 2 usage error, 5/7 the root cannot be read, 10 the output cannot be written"));
+              ExitStatusFooter("0 written, 2 usage error, 5/7 the root cannot be read, 10 the "
+                               "output refused or cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunFingerprint(*o); });
 }
 

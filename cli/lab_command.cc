@@ -10,7 +10,9 @@
 
 #include "replay/token_mask.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
+#include "cli/outputs.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "lab/lab.h"
@@ -74,17 +76,14 @@ std::string CheckLine(std::size_t k, const v1::Resolution& r) {
 int Run(const LabCommandOptions& o) {
   if (o.list) return List(o.json);
   if (o.scenario.empty() || o.record.empty()) {
-    std::fprintf(stderr, "proctape: lab: give a SCENARIO and --record FILE (see 'proctape lab --list')\n");
-    return kExitUsage;
+    return Fail(kExitUsage, "lab: give a SCENARIO and --record FILE (see 'proctape lab --list')");
   }
   if (!lab::FindScenario(o.scenario)) {
-    std::fprintf(stderr, "proctape: lab: unknown scenario '%s' (see 'proctape lab --list')\n",
-                 EscapeBytes(o.scenario, 64).c_str());
-    return kExitUsage;
+    return Fail(kExitUsage, "lab: unknown scenario '" + EscapeBytes(o.scenario, 64) +
+                                "' (see 'proctape lab --list')");
   }
   if (o.record == "-") {
-    std::fprintf(stderr, "proctape: lab: --record needs a file (the lab reads it back)\n");
-    return kExitUsage;
+    return Fail(kExitUsage, "lab: --record needs a file (the lab reads it back)");
   }
   lab::LabOptions options;
   options.scenario = o.scenario;
@@ -97,6 +96,8 @@ int Run(const LabCommandOptions& o) {
     options.progress = [](const std::string& line) { std::fprintf(stderr, "proctape: lab: %s\n", line.c_str()); };
   }
   lab::LabResult r = lab::RunLab(options);
+  // Refused before anything was started: the refusal is the whole story.
+  if (r.outcome == lab::LabOutcome::kOutputRefused) return Fail(kExitIo, "lab: --record " + r.error);
 
   if (o.json) {
     v1::LabReport report;
@@ -143,23 +144,19 @@ int Run(const LabCommandOptions& o) {
     }
   }
   if (!r.left_running.empty()) {
-    std::fprintf(stderr, "proctape: lab: %zu started process(es) still running after cleanup\n",
-                 r.left_running.size());
-    return kExitInternal;
+    return Fail(kExitInternal, "lab: " + Plural(r.left_running.size(), "started process",
+                                                "started processes") +
+                                   " still running after cleanup");
   }
   switch (r.outcome) {
     case lab::LabOutcome::kShown: return kExitOk;
     case lab::LabOutcome::kNotShown:
-      std::fprintf(stderr, "proctape: lab: %s did not show what it says: %s\n", o.scenario.c_str(),
-                   r.error.c_str());
-      return kExitLabFailed;
+      return Fail(kExitLabFailed, "lab: " + o.scenario + " did not show what it says: " + r.error);
     case lab::LabOutcome::kUnavailable:
-      std::fprintf(stderr, "proctape: lab: cannot run here: %s\n", r.error.c_str());
-      return kExitLabUnavailable;
+      return Fail(kExitLabUnavailable, "lab: cannot run here: " + r.error);
     case lab::LabOutcome::kFailed:
-      std::fprintf(stderr, "proctape: lab: %s could not be staged: %s\n", o.scenario.c_str(),
-                   r.error.c_str());
-      return kExitLabFailed;
+      return Fail(kExitLabFailed, "lab: " + o.scenario + " could not be staged: " + r.error);
+    case lab::LabOutcome::kOutputRefused: return kExitIo;  // said above
   }
   return kExitInternal;
 }
@@ -183,8 +180,9 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
       "pid-reuse and root-restarted reuse a pid on purpose (clone3 set_tid): root only.");
   sub->add_option("SCENARIO", o->scenario, "what to stage (see --list)");
   sub->add_flag("--list", o->list, "list the scenarios and what each should record");
-  sub->add_option("--record", o->record, "the .ptape file to write");
-  sub->add_flag("--force", o->force, "replace an existing FILE");
+  AddSideOutputOption(sub, "--record", o->record,
+                      "the .ptape file to write (checked before any process is started)");
+  AddForceOption(sub, o->force, "replace an existing FILE (a regular file: never a link)");
   sub->add_option("--sandbox", o->sandbox, "unshare --pid --fork, or bwrap --unshare-pid")
       ->capture_default_str()
       ->check(CLI::IsMember({"unshare", "bwrap"}));
@@ -197,7 +195,8 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
                           "  proctape lab plain --record plain.ptape\n"
                           "  proctape lab pid-reuse --sandbox bwrap --record reuse.ptape\n"
                           "  proctape replay reuse.ptape && proctape corpus add reuse.ptape\n\n") +
-              ExitStatusFooter("0 shown, 24 cannot run here, 25 not shown"));
+              ExitStatusFooter("0 shown, 10 --record refused or cannot be written, 24 cannot "
+                               "run here, 25 not shown"));
   sub->callback([o, exit_code] { *exit_code = Run(*o); });
 }
 

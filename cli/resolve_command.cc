@@ -18,6 +18,7 @@
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
 #include "cli/fingerprint_load.h"
+#include "cli/outputs.h"
 #include "core/proc_parse.h"
 #include "core/resolver.h"
 #include "proto/convert.h"
@@ -41,6 +42,7 @@ struct ResolveOptions {
   std::string proc = "/proc";
   bool json = false;
   std::string record;   // --record FILE
+  bool has_record = false;
   bool force = false;
   std::vector<std::string> command_line;
 };
@@ -51,31 +53,48 @@ struct LivenessOptions {
   std::string proc = "/proc";
   bool json = false;
   std::string record;
+  bool has_record = false;
   bool force = false;
   std::vector<std::string> command_line;
 };
 
-// Runs `check` on the live host, recorded into `record` when it is set.
+// --force only with a --record FILE, and --record opened (checked, its
+// temporary made) before anything else: the output before any work. Null
+// (and no exit status) when there is no --record; *exit_code is set when it
+// is refused.
+std::unique_ptr<OutputFile> OpenRecord(bool given, const std::string& record, bool force,
+                                       int* exit_code) {
+  if (std::string why = ForceWithoutOutput(force, "--record", given, record); !why.empty()) {
+    *exit_code = Fail(kExitUsage, why);
+    return nullptr;
+  }
+  if (!given) return nullptr;
+  OutputRequest request;
+  request.path = record;
+  request.force = force;
+  request.stdout_allowed = true;
+  request.binary = true;
+  return OpenOutput(request, exit_code);
+}
+
+// Runs `check` on the live host, recorded into `output` when there is one.
 // Returns false (after a one-line message) when the file could not be written.
-bool RunMaybeRecorded(ProcfsEvidence& live, const std::string& record, bool force,
+bool RunMaybeRecorded(ProcfsEvidence& live, std::unique_ptr<OutputFile> output,
                       const std::string& proc, const std::vector<std::string>& command_line,
                       const std::vector<std::string>& kept_entries,
                       const std::function<void(Evidence&, v1::Resolution*)>& check) {
   v1::Resolution unused;
-  if (record.empty()) {
+  if (!output) {
     check(live, &unused);
     return true;
   }
   LiveRecordOptions options;
-  options.path = record;
-  options.force = force;
   options.proc_root = proc;
   options.command_line = command_line;
   options.kept_entries = kept_entries;
   std::string error;
-  if (RecordLive(live, options, check, &error)) return true;
-  std::fprintf(stderr, "proctape: cannot record to %s: %s\n", EscapeBytes(record).c_str(),
-               EscapeBytes(error, 1024).c_str());
+  if (RecordLive(live, options, std::move(output), check, &error)) return true;
+  Fail(kExitIo, "--record: " + error);
   return false;
 }
 
@@ -166,6 +185,8 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
 
 int RunResolve(const ResolveOptions& o) {
   int exit_code = kExitOk;
+  std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force, &exit_code);
+  if (exit_code != kExitOk) return exit_code;
   auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
   Request request;
@@ -184,12 +205,12 @@ int RunResolve(const ResolveOptions& o) {
   const bool late = !fingerprint && !o.has_root_start;
   LiveCheck check = ResolveCheck(&request, fingerprint ? fingerprint->exe_path() : o.exe, late,
                                  &verdict, fingerprint ? &*fingerprint : nullptr);
-  bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line,
+  bool recorded = RunMaybeRecorded(*evidence, std::move(record), o.proc, o.command_line,
                                    {TokenEntry(request)}, [&](Evidence& ev, v1::Resolution* r) {
                                      check(ev, r);
                                      ran = true;
                                    });
-  if (!ran) return kExitIo;  // the output file was refused before anything ran
+  if (!ran) return kExitIo;  // the recording could not be begun (said above)
   // The token's value is shown nowhere, not even an environ excerpt quoting
   // it (TOKEN_MISMATCH): its length only, as every view shows it.
   TokenMask mask;
@@ -213,9 +234,11 @@ int RunResolve(const ResolveOptions& o) {
 }
 
 int RunLiveness(const LivenessOptions& o) {
-  // --proc first: a directory that is not a procfs root is refused before
-  // anything is read from it.
+  // The output first, then --proc: a directory that is not a procfs root is
+  // refused before anything is read from it.
   int exit_code = kExitOk;
+  std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force, &exit_code);
+  if (exit_code != kExitOk) return exit_code;
   auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
   // The pid must be one this host can have: the kernel hands out pids below
@@ -235,7 +258,7 @@ int RunLiveness(const LivenessOptions& o) {
   LivenessVerdict v;
   bool ran = false;
   LiveCheck check = LivenessCheck(o.pid, o.start, &v);
-  bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line, {},
+  bool recorded = RunMaybeRecorded(*evidence, std::move(record), o.proc, o.command_line, {},
                                    [&](Evidence& ev, v1::Resolution* r) {
                                      check(ev, r);
                                      ran = true;
@@ -308,17 +331,18 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "is refused (exit 2)")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
-  sub->add_option("--record", o->record,
-                  "also write FILE (.ptape): a host frame before, every call the resolver "
-                  "made with its result and time, a frame after, request and verdict; "
-                  "- writes it to standard output (the verdict then goes to standard error)");
-  sub->add_flag("--force", o->force, "with --record: replace an existing FILE");
+  AddSideOutputOption(sub, "--record", o->record,
+                      "also write FILE (.ptape): a host frame before, every call the resolver "
+                      "made with its result and time, a frame after, request and verdict; "
+                      "- writes it to standard output (the verdict then goes to standard error)")
+      ->each([o](const std::string&) { o->has_record = true; });
+  AddForceOption(sub, o->force, "with --record FILE: replace an existing FILE");
   sub->footer(std::string("Examples:\n"
                           "  proctape fingerprint --root 4242 -o root.ptape      # before the turn\n"
                           "  proctape resolve --fingerprint root.ptape --token 7f3c9e --argv "
                           "/bin/sleep --argv 120\n"
                           "  proctape resolve --root 4242 --token 7f3c9e       # late: warns\n\n") +
-              ExitStatusFooter("0 RESOLVED, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot"));
+              ExitStatusFooter("0 RESOLVED, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot, 10 --record refused or cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
 }
 
@@ -343,12 +367,14 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
                   "is refused (exit 2)")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
-  sub->add_option("--record", o->record,
-                  "also write FILE (.ptape): frames before and after, the stat read and verdict; "
-                  "- writes it to standard output (the verdict then goes to standard error)");
-  sub->add_flag("--force", o->force, "with --record: replace an existing FILE");
+  AddSideOutputOption(sub, "--record", o->record,
+                      "also write FILE (.ptape): frames before and after, the stat read and "
+                      "verdict; - writes it to standard output (the verdict then goes to "
+                      "standard error)")
+      ->each([o](const std::string&) { o->has_record = true; });
+  AddForceOption(sub, o->force, "with --record FILE: replace an existing FILE");
   sub->footer(std::string("Example:\n  proctape liveness --pid 48213 --start 1234567\n\n") +
-              ExitStatusFooter("0 ALIVE, 3 DEAD, 4 pid reused, 7 unreadable"));
+              ExitStatusFooter("0 ALIVE, 3 DEAD, 4 pid reused, 7 unreadable, 10 --record refused or cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunLiveness(*o); });
 }
 

@@ -15,6 +15,7 @@
 #include "core/proc_parse.h"
 #include "corpus/expect.h"
 #include "corpus/sha256.h"
+#include "format/output_file.h"
 #include "format/reader.h"
 #include "replay/replay.h"
 
@@ -38,54 +39,22 @@ struct Fd {
   }
 };
 
-// A temporary file DIR/.BASE.XXXXXX, mode 0644, unlinked unless kept.
-struct TempFile {
-  std::string path;
-  Fd fd;
-  bool keep = false;
-  ~TempFile() {
-    if (!keep && fd.fd >= 0) ::unlink(path.c_str());
-  }
-  bool Open(const std::string& dir, const std::string& base, std::string* error) {
-    path = dir + "/." + base + ".XXXXXX";
-    fd.fd = ::mkostemp(path.data(), O_CLOEXEC);
-    if (fd.fd < 0 || ::fchmod(fd.fd, 0644) != 0) {
-      *error = Escaped(path) + ": " + Errno("cannot create");
-      return false;
-    }
-    return true;
-  }
-  bool Write(std::string_view data, std::string* error) {
-    while (!data.empty()) {
-      ssize_t n = ::write(fd.fd, data.data(), data.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        *error = Escaped(path) + ": " + Errno("cannot write");
-        return false;
-      }
-      data.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-  }
-  bool Sync(std::string* error) {
-    if (::fsync(fd.fd) != 0) {
-      *error = Escaped(path) + ": " + Errno("cannot sync");
-      return false;
-    }
-    return true;
-  }
-};
-
 // Copies `src` into DIR/<sha256 prefix>.ptape without ever replacing a file:
-// an existing file of the same content is kept, one of other content is
-// refused. The copy is hashed as it is made and must be `sha256`: a source
+// an existing file of the same content is kept, one of other content (or
+// anything but a regular file) is refused. The copy is written under the one
+// output rule (format/output_file.h: a temporary beside it, synced, renamed
+// without replacing), hashed as it is made, and must be `sha256`: a source
 // changed since it was checked is refused too.
 bool CopyIntoCorpus(const std::string& src, const std::string& dir, const std::string& sha256,
                     std::string* error) {
   const std::string target = dir + "/" + CorpusFileName(sha256);
   auto same_content = [&] {
+    struct stat st;
     std::string hex, why;
-    if (Sha256File(target, &hex, &why) && hex == sha256) return true;
+    if (::lstat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        Sha256File(target, &hex, &why) && hex == sha256) {
+      return true;
+    }
     *error = Escaped(target) + " exists with other content: not replaced";
     return false;
   };
@@ -96,8 +65,14 @@ bool CopyIntoCorpus(const std::string& src, const std::string& dir, const std::s
     *error = Escaped(src) + ": " + Errno("cannot open");
     return false;
   }
-  TempFile tmp;
-  if (!tmp.Open(dir, CorpusFileName(sha256), error)) return false;
+  OutputRequest request;
+  request.path = target;
+  OutputError refused;
+  std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
+  if (!out) {
+    *error = refused.message;
+    return false;
+  }
   Sha256 hash;
   std::vector<char> buf(64 * 1024);
   for (;;) {
@@ -110,19 +85,15 @@ bool CopyIntoCorpus(const std::string& src, const std::string& dir, const std::s
     if (n == 0) break;
     std::string_view piece(buf.data(), static_cast<std::size_t>(n));
     hash.Update(piece);
-    if (!tmp.Write(piece, error)) return false;
+    if (!out->Write(piece, error)) return false;
   }
   if (hash.Hex() != sha256) {
     *error = Escaped(src) + " changed while it was being added: not added";
     return false;
   }
-  if (!tmp.Sync(error)) return false;
-  if (::link(tmp.path.c_str(), target.c_str()) != 0) {
-    if (errno == EEXIST) return same_content();
-    *error = Escaped(target) + ": " + Errno("cannot create");
-    return false;
-  }
-  return true;
+  if (out->Commit(error)) return true;
+  // Made meanwhile (by another add, outside the lock): the same content is fine.
+  return ::lstat(target.c_str(), &st) == 0 ? same_content() : false;
 }
 
 // The recording as one entry, its expectations aside.
@@ -308,19 +279,47 @@ bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest,
 }
 
 bool WriteFileAtomic(const std::string& path, const std::string& data, std::string* error) {
-  std::filesystem::path p(path);
-  std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
-  TempFile tmp;
-  if (!tmp.Open(dir, p.filename().string(), error) || !tmp.Write(data, error) ||
-      !tmp.Sync(error)) {
+  OutputRequest request;
+  request.path = path;
+  request.force = true;  // the corpus's own file, rewritten whole
+  OutputError refused;
+  std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
+  if (!out) {
+    *error = refused.message;
     return false;
   }
-  if (::rename(tmp.path.c_str(), path.c_str()) != 0) {
-    *error = Escaped(path) + ": " + Errno("cannot write");
-    return false;
+  return out->Write(data, error) && out->Commit(error);
+}
+
+std::string CorpusDirProblem(const std::string& dir) {
+  const std::string shown = Escaped(dir);
+  if (dir.empty()) return "the corpus directory is empty: name one";
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return "the corpus " + shown + " is not a directory: refused";
+    if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+      return "cannot write in the corpus " + shown + ": " + std::strerror(errno);
+    }
+    const std::string manifest = ManifestPath(dir);
+    if (::lstat(manifest.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      return Escaped(manifest) + (S_ISLNK(st.st_mode) ? " is a symbolic link" : " is not a file") +
+             ": refused (a corpus's MANIFEST is a regular file)";
+    }
+    return "";
   }
-  tmp.keep = true;
-  return true;
+  if (errno != ENOENT) return "the corpus " + shown + ": " + std::strerror(errno);
+  std::filesystem::path p(dir);
+  while (p.has_relative_path() && p.filename().empty()) p = p.parent_path();  // "a/b/"
+  const std::string parent = p.has_parent_path() ? p.parent_path().string() : ".";
+  if (::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return "cannot create the corpus " + shown + ": its directory " + Escaped(parent) +
+           " does not exist";
+  }
+  if (::faccessat(AT_FDCWD, parent.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+    return "cannot create the corpus " + shown + " in " + Escaped(parent) + ": " +
+           std::strerror(errno);
+  }
+  return "";
 }
 
 AddOutcome AddToCorpus(const AddRequest& request) {
@@ -330,6 +329,11 @@ AddOutcome AddToCorpus(const AddRequest& request) {
     return Failed(Kind::kUsage, "--name " + EscapeBytes(request.name) +
                                     ": 1 to 64 of [A-Za-z0-9._-], beginning with a letter or "
                                     "digit");
+  }
+  // Where it goes, before any work: a corpus that cannot be written is found
+  // before the recording is replayed.
+  if (std::string problem = CorpusDirProblem(request.dir); !problem.empty()) {
+    return Failed(Kind::kIo, problem);
   }
   // Already there? Then nothing else matters.
   Manifest manifest;
@@ -363,13 +367,16 @@ AddOutcome AddToCorpus(const AddRequest& request) {
   AddOutcome out = Expectations(request, replays, &entry.expects);
   if (out.kind != Kind::kAdded) return out;
 
-  // Write under the directory's lock, against the manifest as it is now.
-  std::error_code ec;
-  std::filesystem::create_directories(request.dir, ec);
+  // Write under the directory's lock, against the manifest as it is now. A
+  // missing corpus is made here, one level (its directory was checked).
+  if (::mkdir(request.dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Failed(Kind::kIo, "cannot create the corpus " + Escaped(request.dir) + ": " +
+                                 std::strerror(errno));
+  }
   Fd lock{::open(request.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (ec || lock.fd < 0 || ::flock(lock.fd, LOCK_EX) != 0) {
-    return Failed(Kind::kIo, Escaped(request.dir) + ": cannot create or lock the directory: " +
-                                 (ec ? ec.message() : std::strerror(errno)));
+  if (lock.fd < 0 || ::flock(lock.fd, LOCK_EX) != 0) {
+    return Failed(Kind::kIo, "cannot lock the corpus " + Escaped(request.dir) + ": " +
+                                 std::strerror(errno));
   }
   if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
   placed = Place(manifest, sha256, entry.name);

@@ -42,9 +42,18 @@ std::string ManifestPath(const std::string& dir);
 // (or "DIR/MANIFEST: what" for the file as a whole), paths escaped.
 bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest,
                   std::string* error);
-// Writes `data` to a temporary file beside `path` and renames it over `path`:
-// readers see the old or the new file, never a part. Mode 0644.
+// Writes `data` to a temporary file beside `path` and renames it over `path`
+// (format/output_file.h, forced: the corpus's own file): readers see the old
+// or the new file, never a part. Mode 0644 (the umask applies). A `path` that
+// is a symbolic link or a directory is refused.
 bool WriteFileAtomic(const std::string& path, const std::string& data, std::string* error);
+// Why `corpus add` cannot write into the corpus `dir`, or "" when it can:
+// an existing `dir` must be a directory (a link to one is followed: the
+// corpus is where files go, not a file written) that this process may write
+// in, whose MANIFEST, if any, is a regular file; a missing one is created
+// (one level) in a directory that exists and may be written in. Checked
+// before any work.
+std::string CorpusDirProblem(const std::string& dir);
 
 // ---- corpus add -------------------------------------------------------------
 

@@ -9,12 +9,10 @@
 
 namespace proctape {
 
-bool WriteFingerprintFile(const std::string& path, bool force, const v1::Header& header,
-                          const v1::RootFingerprint& fingerprint, std::string* error) {
-  SnapshotWriter::Options options;
-  options.force = force;
-  std::unique_ptr<SnapshotWriter> writer = SnapshotWriter::Create(path, options, error);
-  if (!writer) return false;
+namespace {
+
+bool WriteWith(SnapshotWriter* writer, const v1::Header& header,
+               const v1::RootFingerprint& fingerprint, std::string* error) {
   v1::Footer footer;
   footer.set_capture_end_mono_ns(fingerprint.taken_mono_ns());
   if (writer->WriteHeader(header) && writer->WriteFingerprint(fingerprint) &&
@@ -23,6 +21,22 @@ bool WriteFingerprintFile(const std::string& path, bool force, const v1::Header&
   }
   *error = writer->error();
   return false;
+}
+
+}  // namespace
+
+bool WriteFingerprintFile(std::unique_ptr<OutputFile> output, const v1::Header& header,
+                          const v1::RootFingerprint& fingerprint, std::string* error) {
+  return WriteWith(SnapshotWriter::Create(std::move(output), {}).get(), header, fingerprint,
+                   error);
+}
+
+bool WriteFingerprintFile(const std::string& path, bool force, const v1::Header& header,
+                          const v1::RootFingerprint& fingerprint, std::string* error) {
+  SnapshotWriter::Options options;
+  options.force = force;
+  std::unique_ptr<SnapshotWriter> writer = SnapshotWriter::Create(path, options, error);
+  return writer && WriteWith(writer.get(), header, fingerprint, error);
 }
 
 std::string FingerprintProblem(const v1::RootFingerprint& fp) {

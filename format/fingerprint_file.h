@@ -11,15 +11,21 @@
 
 #include <string>
 
+#include <memory>
+
 #include "format/format_error.h"
+#include "format/output_file.h"
 #include "proctape.pb.h"
 
 namespace proctape {
 
-// Writes header, fingerprint and footer with SnapshotWriter's output rules:
-// NAME.partial renamed once complete; an existing NAME replaced only with
-// `force`; a NAME that is a symbolic link refused; "-" is standard output.
-// False with *error (one line) when the file cannot be written.
+// Writes header, fingerprint and footer to `output` (opened, and so checked,
+// before the fingerprint was taken: format/output_file.h). False with *error
+// (one line) when the file cannot be written; nothing is left then.
+bool WriteFingerprintFile(std::unique_ptr<OutputFile> output, const v1::Header& header,
+                          const v1::RootFingerprint& fingerprint, std::string* error);
+// The same to `path`, opened here: an existing NAME replaced only with
+// `force`; "-" is standard output.
 bool WriteFingerprintFile(const std::string& path, bool force, const v1::Header& header,
                           const v1::RootFingerprint& fingerprint, std::string* error);
 

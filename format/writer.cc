@@ -1,17 +1,9 @@
 #include "format/writer.h"
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
 
 namespace proctape {
 namespace {
-
-std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 void PutLe32(std::string* out, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -19,39 +11,30 @@ void PutLe32(std::string* out, std::uint32_t v) {
 
 }  // namespace
 
+std::unique_ptr<SnapshotWriter> SnapshotWriter::Create(std::unique_ptr<OutputFile> output,
+                                                       const Options& options) {
+  return std::unique_ptr<SnapshotWriter>(new SnapshotWriter(std::move(output), options));
+}
+
 std::unique_ptr<SnapshotWriter> SnapshotWriter::Create(const std::string& path,
                                                        const Options& options,
                                                        std::string* error) {
-  if (path == "-") {
-    return std::unique_ptr<SnapshotWriter>(new SnapshotWriter(STDOUT_FILENO, "", "", options));
-  }
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0) {
-    if (S_ISLNK(st.st_mode)) {
-      *error = path + " is a symbolic link: refused";
-      return nullptr;
-    }
-    if (!options.force) {
-      *error = path + " exists: refused (use --force to replace it)";
-      return nullptr;
-    }
-  }
-  std::string partial = path + ".partial";
-  if (options.force && ::lstat(partial.c_str(), &st) == 0) ::unlink(partial.c_str());
-  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *error = errno == EEXIST
-                 ? partial + " exists (left by a capture that did not finish?): remove it or use --force"
-                 : Errno("cannot create " + partial);
+  OutputRequest request;
+  request.path = path;
+  request.force = options.force;
+  request.stdout_allowed = true;
+  request.binary = true;
+  OutputError refused;
+  std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
+  if (!output) {
+    *error = refused.message;
     return nullptr;
   }
-  return std::unique_ptr<SnapshotWriter>(new SnapshotWriter(fd, path, partial, options));
+  return Create(std::move(output), options);
 }
 
-SnapshotWriter::SnapshotWriter(int fd, std::string path, std::string partial,
-                               const Options& options)
-    : fd_(fd), path_(std::move(path)), partial_(std::move(partial)), options_(options),
-      cctx_(ZSTD_createCCtx()) {
+SnapshotWriter::SnapshotWriter(std::unique_ptr<OutputFile> output, const Options& options)
+    : output_(std::move(output)), options_(options), cctx_(ZSTD_createCCtx()) {
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, options_.level);
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_contentSizeFlag, 1);
@@ -60,9 +43,12 @@ SnapshotWriter::SnapshotWriter(int fd, std::string path, std::string partial,
   WriteAll(preamble.data(), preamble.size());
 }
 
-SnapshotWriter::~SnapshotWriter() {
-  ZSTD_freeCCtx(cctx_);
-  if (!partial_.empty() && fd_ >= 0) ::close(fd_);  // an unfinished file stays .partial
+// An unfinished file's temporary is removed with the OutputFile.
+SnapshotWriter::~SnapshotWriter() { ZSTD_freeCCtx(cctx_); }
+
+std::string SnapshotWriter::Abandon() {
+  if (error_.empty()) error_ = "abandoned";
+  return output_->Abandon();
 }
 
 bool SnapshotWriter::Fail(const std::string& message) {
@@ -72,15 +58,11 @@ bool SnapshotWriter::Fail(const std::string& message) {
 
 bool SnapshotWriter::WriteAll(const void* data, std::size_t size) {
   if (!error_.empty()) return false;
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::write(fd_, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Fail(Errno("write to " + (path_.empty() ? "standard output" : partial_)));
-    p += n;
-    size -= static_cast<std::size_t>(n);
-    bytes_written_ += static_cast<std::uint64_t>(n);
+  std::string error;
+  if (!output_->Write(std::string_view(static_cast<const char*>(data), size), &error)) {
+    return Fail(error);
   }
+  bytes_written_ += size;
   return true;
 }
 
@@ -313,19 +295,10 @@ bool SnapshotWriter::Finish(v1::Footer footer) {
   *chunk.mutable_footer() = footer;
   if (!WriteChunk(chunk)) return false;
   finished_ = true;  // "Nothing may follow the footer."
-  if (partial_.empty()) return true;  // standard output: nothing to rename
-  if (::fsync(fd_) != 0) return Fail(Errno("fsync " + partial_));
-  if (::close(fd_) != 0) {
-    fd_ = -1;
-    return Fail(Errno("close " + partial_));
-  }
-  fd_ = -1;
-  // No replacing of a NAME that appeared meanwhile unless forced; a rename
-  // never follows a link at NAME.
-  unsigned flags = options_.force ? 0 : RENAME_NOREPLACE;
-  if (::renameat2(AT_FDCWD, partial_.c_str(), AT_FDCWD, path_.c_str(), flags) != 0) {
-    return Fail(Errno("rename " + partial_ + " to " + path_));
-  }
+  // Synced and renamed; a NAME that appeared meanwhile is not replaced
+  // unless forced, and a rename never follows a link at NAME.
+  std::string error;
+  if (!output_->Commit(&error)) return Fail(error);
   return true;
 }
 

@@ -2,12 +2,12 @@
 // table of stored-once blobs, itself bounded): every chunk is compressed and
 // written as soon as it is complete.
 //
-// Crash safety: the file is written as NAME.partial and renamed to NAME by
-// Finish(), after the footer. A writer killed at any point leaves a .partial
-// whose complete chunks all read back.
-//
-// Output safety: NAME that is a symbolic link is refused; an existing NAME
-// is replaced only with `force`; "-" writes to standard output (no rename).
+// Output: the one rule of format/output_file.h. The file is written as a
+// temporary NAME.XXXXXX.partial beside NAME and renamed by Finish(), after
+// the footer; a writer destroyed unfinished (a failure) removes it, as an
+// interrupt does. Crash safety: a writer killed by SIGKILL at any point
+// leaves the temporary, whose complete chunks all read back. "-" writes to
+// standard output (no temporary, no rename).
 //
 // Calls after a failure do nothing and return false; error() says why.
 #pragma once
@@ -21,6 +21,7 @@
 #include <unordered_set>
 
 #include "format/file_format.h"
+#include "format/output_file.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -28,11 +29,16 @@ namespace proctape {
 class SnapshotWriter {
  public:
   struct Options {
-    bool force = false;
+    bool force = false;  // Create(path): replace an existing NAME
     int level = 3;                                   // zstd level
     std::uint64_t target_chunk = kTargetChunkContent;
   };
 
+  // Writes to `output`, opened (and so checked) before any work began.
+  static std::unique_ptr<SnapshotWriter> Create(std::unique_ptr<OutputFile> output,
+                                                const Options& options);
+  // Opens `path` ("-": standard output) and writes to it; null with *error
+  // when the output is refused.
   static std::unique_ptr<SnapshotWriter> Create(const std::string& path, const Options& options,
                                                 std::string* error);
   ~SnapshotWriter();
@@ -58,19 +64,25 @@ class SnapshotWriter {
   // The one fingerprint chunk a file may hold (`proctape fingerprint`,
   // format/fingerprint_file.h).
   bool WriteFingerprint(const v1::RootFingerprint& fingerprint);
-  // Writes the footer (counts filled in), syncs, renames NAME.partial to NAME.
+  // Writes the footer (counts filled in), syncs, renames the temporary to NAME.
   bool Finish(v1::Footer footer);
+  // Stops as SIGKILL would stop the writer: the temporary stays, unfinished,
+  // and its path is returned ("" for standard output). For tests of crash
+  // safety and of the reader.
+  std::string Abandon();
 
   // One chunk as given, for tests of the limits and of the reader: only the
   // size limit is checked (the footer still counts what it holds).
   bool WriteChunk(const v1::Chunk& chunk);
 
   const std::string& error() const { return error_; }
+  // The temporary being written ("" for standard output).
+  const std::string& temporary() const { return output_->temporary(); }
   std::uint64_t bytes_written() const { return bytes_written_; }
   std::uint64_t chunks() const { return chunks_; }
 
  private:
-  SnapshotWriter(int fd, std::string path, std::string partial, const Options& options);
+  SnapshotWriter(std::unique_ptr<OutputFile> output, const Options& options);
   bool Fail(const std::string& message);
   bool Ready(const char* what);
   void Count(const v1::Chunk& chunk);
@@ -79,9 +91,7 @@ class SnapshotWriter {
   bool FlushObservations();
   void StoreOnce(v1::FileRead* read);
 
-  int fd_;
-  std::string path_;     // final name; empty for standard output
-  std::string partial_;  // NAME.partial; empty for standard output
+  std::unique_ptr<OutputFile> output_;
   Options options_;
   ZSTD_CCtx* cctx_;
   std::string serialized_;

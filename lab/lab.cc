@@ -7,6 +7,7 @@
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
 #include "format/fingerprint_file.h"
+#include "format/output_file.h"
 #include "format/reader.h"
 #include "lab/session.h"
 #include "lab/stage.h"
@@ -88,6 +89,18 @@ LabResult RunLab(const LabOptions& options) {
                    " reuses a pid on purpose (clone3 with set_tid), which needs root";
     return result;
   }
+  // The recording's output, checked (and its temporary made) before any
+  // process is started: the probe below is one.
+  OutputRequest request;
+  request.path = options.record;
+  request.force = options.force;
+  OutputError refused;
+  std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
+  if (!output) {
+    result.outcome = LabOutcome::kOutputRefused;
+    result.error = refused.message;
+    return result;
+  }
   if (std::string why = SandboxUnavailable(options.sandbox); !why.empty()) {
     result.error = why;
     return result;
@@ -135,12 +148,11 @@ LabResult RunLab(const LabOptions& options) {
   if (!scenario->stage(stage, &error)) return finish(LabOutcome::kFailed, error);
   progress("recording " + std::to_string(stage.steps.size()) + " check(s) to " + options.record);
   LiveRecordOptions record;
-  record.path = options.record;
-  record.force = options.force;
   record.command_line = options.command_line;
   record.kept_entries = {TokenEntry(stage.request)};
-  if (!RecordLiveSteps(*live, record, stage.steps, &error)) {
-    return finish(LabOutcome::kFailed, "recording " + options.record + ": " + error);
+  if (!RecordLiveSteps(*live, record, std::move(output), stage.steps, &error)) {
+    return finish(LabOutcome::kFailed, "recording " + EscapeBytes(options.record, 4096) + ": " +
+                                           error);
   }
   // The file as written is what the report describes.
   Snapshot written;

@@ -11,7 +11,8 @@
 //
 // The lab ends every process it started, by pidfd or (its own unreaped
 // children) by pid — also when a scenario fails, and on SIGINT, SIGTERM or
-// SIGHUP. It signals nothing else.
+// SIGHUP (format/interrupt.h), which also remove its private directory and
+// the recording's temporary. It signals nothing else.
 #pragma once
 
 #include <sys/types.h>
@@ -41,8 +42,8 @@ const ScenarioInfo* FindScenario(const std::string& name);
 struct LabOptions {
   std::string scenario;
   SandboxKind sandbox = SandboxKind::kUnshare;
-  std::string record;                     // output .ptape
-  bool force = false;                     // replace an existing output
+  std::string record;                     // output .ptape (format/output_file.h),
+  bool force = false;                     //   checked before any process starts
   std::int64_t deadline_ms = 5000;        // the resolver's deadline (the seed's 5 s)
   std::vector<std::string> command_line;  // stored in the file's header
   std::function<void(const std::string&)> progress;  // one line per step, may be empty
@@ -53,6 +54,7 @@ enum class LabOutcome {
   kNotShown,     // recorded, but a verdict differs from the scenario's expectation
   kUnavailable,  // cannot run here: no namespaces, tool, or privilege
   kFailed,       // could not be staged (or the file could not be written)
+  kOutputRefused,  // `record` refused (exists, a link, ...): nothing was started
 };
 
 struct StartedProcess {
@@ -71,8 +73,8 @@ struct LabResult {
   std::vector<pid_t> left_running;      // started processes still alive after cleanup
 };
 
-// Runs one scenario; never throws. The file is written only as a whole
-// (NAME.partial while recording).
+// Runs one scenario; never throws. The file is written only as a whole (a
+// temporary NAME.XXXXXX.partial while recording, removed on failure).
 LabResult RunLab(const LabOptions& options);
 
 }  // namespace proctape::lab

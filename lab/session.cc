@@ -13,6 +13,8 @@
 #include <cstring>
 #include <set>
 
+#include "format/interrupt.h"
+
 namespace proctape::lab {
 namespace {
 
@@ -20,14 +22,10 @@ namespace {
 
 constexpr int kMaxHeld = 512;
 constexpr int kMaxDirect = 32;
-constexpr int kMaxFiles = 32;
 int g_pidfds[kMaxHeld];
 std::atomic<int> g_pidfd_count{0};
 pid_t g_direct[kMaxDirect];  // unreaped direct children: app-servers, clone3 children
 std::atomic<int> g_direct_count{0};
-char g_files[kMaxFiles][512];  // the directory's files, then the directory
-std::atomic<int> g_file_count{0};
-std::atomic<bool> g_handlers{false};
 
 void RegisterPidfd(int fd) {
   int i = g_pidfd_count.load();
@@ -41,13 +39,6 @@ void RegisterDirect(pid_t pid) {
   if (i < kMaxDirect) {
     g_direct[i] = pid;
     g_direct_count.store(i + 1);
-  }
-}
-void RegisterFile(const std::string& path) {
-  int i = g_file_count.load();
-  if (i < kMaxFiles && path.size() < sizeof g_files[0]) {
-    std::memcpy(g_files[i], path.c_str(), path.size() + 1);
-    g_file_count.store(i + 1);
   }
 }
 // Blocks the interrupts for its lifetime: the registry and the processes
@@ -81,29 +72,16 @@ void UnregisterDirect(pid_t pid) {
 void ForgetAll() {
   g_pidfd_count.store(0);
   g_direct_count.store(0);
-  g_file_count.store(0);
 }
 
-void OnInterrupt(int sig) {
+// The interrupt hook (format/interrupt.h runs it first, then removes the
+// session's directory and the recording's temporary, then re-raises).
+void EndStartedProcesses() {
   // Deepest first: the order held is shallowest first.
   for (int i = g_pidfd_count.load() - 1; i >= 0; --i) {
     ::syscall(SYS_pidfd_send_signal, g_pidfds[i], SIGKILL, nullptr, 0);
   }
   for (int i = g_direct_count.load() - 1; i >= 0; --i) ::kill(g_direct[i], SIGKILL);
-  for (int i = 0; i < g_file_count.load(); ++i) {
-    if (::unlink(g_files[i]) != 0) ::rmdir(g_files[i]);
-  }
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-void InstallHandlers() {
-  if (g_handlers.exchange(true)) return;
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = OnInterrupt;
-  sigfillset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
 
 // The token and marker are positional parameters: no quoting games.
@@ -208,7 +186,19 @@ bool Session::Init(SandboxKind kind, std::string* error) {
     return false;
   }
   dir_ = pattern;
-  InstallHandlers();
+  // The directory goes with everything in it on an interrupt, after the
+  // processes the lab started.
+  AddInterruptHook(&EndStartedProcesses);
+  const std::size_t slash = dir_.rfind('/');
+  const std::string parent = slash == 0 ? "/" : dir_.substr(0, slash);
+  parent_fd_ = ::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (parent_fd_ < 0) {
+    *error = "open " + parent + ": " + std::strerror(errno);
+    ::rmdir(dir_.c_str());
+    dir_.clear();
+    return false;
+  }
+  dir_slot_ = RegisterTemporary(parent_fd_, dir_.substr(slash + 1), true);
   std::string log = Path("log");
   log_fd_ = ::open(log.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (log_fd_ < 0) {
@@ -221,7 +211,6 @@ bool Session::Init(SandboxKind kind, std::string* error) {
 std::string Session::Path(const std::string& name) {
   std::string path = dir_ + "/" + name;
   files_.push_back(path);
-  RegisterFile(path);
   return path;
 }
 
@@ -410,8 +399,15 @@ void Session::Cleanup(std::vector<StartedProcess>* started, std::vector<pid_t>* 
   ForgetAll();
   if (log_fd_ >= 0) ::close(log_fd_);
   log_fd_ = -1;
-  for (const std::string& f : files_) ::unlink(f.c_str());
-  if (!dir_.empty()) ::rmdir(dir_.c_str());
+  // The directory with everything in it (a temporary a failed write left
+  // included), as an interrupt would remove it.
+  if (!dir_.empty()) {
+    RemoveTemporaryAt(parent_fd_, dir_.substr(dir_.rfind('/') + 1).c_str(), true);
+  }
+  UnregisterTemporary(dir_slot_);
+  dir_slot_ = -1;
+  if (parent_fd_ >= 0) ::close(parent_fd_);
+  parent_fd_ = -1;
   if (started != nullptr) *started = all;
   if (left_running != nullptr) {
     left_running->clear();

@@ -44,6 +44,7 @@ using live::StatOf;
 using live::WriteFile;
 using live::DecompressedChunks;
 using live::FindRecord;
+using live::TemporariesOf;
 using live::TempDir;
 
 
@@ -294,13 +295,18 @@ int CompleteFrames(const std::string& path) {
 TEST(CaptureLive, ACaptureKilledBySigkillLeavesAReadablePartial) {
   TempDir dir;
   const std::string file = dir.File("killed.ptape");
-  const std::string partial = file + ".partial";
   Capturer capturer({"capture", "-o", file, "--frames", "50", "--interval", "50"});
   ASSERT_GT(capturer.pid(), 0) << capturer.error();
-  ::usleep(500'000);
-  // At least one frame must be complete (a whole-host scan of a busy host
-  // can take longer than 0.5 s); bounded at 60 s.
-  for (int i = 0; i < 6000 && CompleteFrames(partial) < 1; ++i) ::usleep(10'000);
+  // The temporary beside the file, killed.ptape.XXXXXX.partial (made before
+  // the first frame), and at least one frame complete in it (a whole-host
+  // scan of a busy host can take longer than 0.5 s); bounded at 60 s.
+  std::string partial;
+  for (int i = 0; i < 6000; ++i) {
+    std::vector<std::string> temporaries = TemporariesOf(dir.path(), "killed.ptape");
+    if (temporaries.size() == 1) partial = dir.File(temporaries[0]);
+    if (!partial.empty() && CompleteFrames(partial) >= 1) break;
+    ::usleep(10'000);
+  }
   int status = capturer.KillAndReap();
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
       << "the capture ended before it was killed: status " << status;

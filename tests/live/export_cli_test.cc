@@ -288,10 +288,17 @@ TEST(ExportCliTest, RefusalsAndExitStatuses) {
   r = Proctape({"export", file, "--format", "proc-dir", "--out", tmp.File("link-dir"), "--force"});
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_NE(r.err.find("is a symbolic link: refused"), std::string::npos) << r.err;
-  // A directory that is not an export is never replaced.
-  r = Proctape({"export", file, "--format", "proc-dir", "--out", tmp.path(), "--force"});
-  EXPECT_EQ(r.exit_code, 10) << Describe(r);
-  EXPECT_NE(r.err.find("it is not an export"), std::string::npos) << r.err;
+  // A directory that is not an export is never replaced, and says so up front.
+  for (bool force : {false, true}) {
+    std::vector<std::string> args = {"export", file, "--format", "proc-dir", "--out", tmp.path()};
+    if (force) args.push_back("--force");
+    r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 10) << Describe(r);
+    EXPECT_NE(r.err.find("is a directory that is not an earlier export (it holds no "
+                         "proctape-frame): refused, --force or not"),
+              std::string::npos)
+        << r.err;
+  }
   EXPECT_EQ(FileBytes(tmp.File("tree.dot")).empty(), false);
   // An earlier export is, with --force.
   r = Proctape({"export", file, "--format", "proc-dir", "--out", tmp.File("d")});

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +89,33 @@ inline bool OneLine(const std::string& s) { return !s.empty() && s.find('\n') ==
 inline bool Exists(const std::string& path) {
   struct stat st;
   return ::lstat(path.c_str(), &st) == 0;
+}
+
+// The names in `dir`, sorted ("." and ".." left out).
+inline std::vector<std::string> Entries(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The temporaries of the output `base` in `dir`: NAME.XXXXXX.partial, six
+// letters or digits (docs/cli/outputs.md), as names in `dir`.
+inline std::vector<std::string> TemporariesOf(const std::string& dir, const std::string& base) {
+  std::vector<std::string> out;
+  const std::string suffix = ".partial";
+  for (const std::string& name : Entries(dir)) {
+    if (name.size() == base.size() + 7 + suffix.size() && name.compare(0, base.size(), base) == 0 &&
+        name[base.size()] == '.' && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      bool tag = true;
+      for (char c : name.substr(base.size() + 1, 6)) tag &= std::isalnum(static_cast<unsigned char>(c)) != 0;
+      if (tag) out.push_back(name);
+    }
+  }
+  return out;
 }
 
 inline std::string FileBytes(const std::string& path) {

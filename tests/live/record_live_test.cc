@@ -41,6 +41,7 @@ using live::StartsWith;
 using live::StatOf;
 using live::WriteFile;
 using live::DecompressedChunks;
+using live::Entries;
 using live::FindRecord;
 using live::TempDir;
 using live::Sandbox;
@@ -449,10 +450,10 @@ TEST_P(RecordLiveTest, ExistingFileIsNotReplacedWithoutForce) {
     ASSERT_TRUE(r.started) << r.error;
     EXPECT_EQ(r.exit_code, 10) << args[0] << ": " << Describe(r);
     EXPECT_TRUE(r.out.empty()) << args[0] << ": a verdict was printed: " << Describe(r);
-    EXPECT_TRUE(StartsWith(r.err, "proctape: cannot record to " + file + ": ")) << Describe(r);
+    EXPECT_TRUE(StartsWith(r.err, "proctape: " + file + " exists: refused (use --force")) << Describe(r);
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
     EXPECT_EQ(FileBytes(file), original) << args[0];
-    EXPECT_FALSE(Exists(file + ".partial")) << args[0];
+    EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"existing.ptape"}) << args[0];
   }
 
   // A symbolic link is refused even with --force; its target is untouched.

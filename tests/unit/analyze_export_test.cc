@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "analyze/export.h"
+#include "format/output_file.h"
 #include "analyze/proc_dir_evidence.h"
 #include "analyze/proc_dir_writer.h"
 #include "replay/token_mask.h"
@@ -43,10 +45,22 @@ class TempDir {
     std::filesystem::remove_all(path_, ec);
   }
   std::string File(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
 
  private:
   std::string path_;
 };
+
+// The names in `dir`, sorted.
+std::vector<std::string> Names(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -389,7 +403,7 @@ TEST(ProcDirWriterTest, WritesTheRecordedBytesAndSideFiles) {
   ASSERT_EQ(::lstat((dir + "/41/environ").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_NE(::lstat((dir + "/0").c_str(), &st), 0);
-  EXPECT_NE(::lstat((dir + ".partial").c_str(), &st), 0);
+  EXPECT_EQ(Names(tmp.path()), std::vector<std::string>{"out"}) << "no temporary is left";
 }
 
 TEST(ProcDirWriterTest, RefusesWhatItMustNotReplace) {
@@ -407,27 +421,35 @@ TEST(ProcDirWriterTest, RefusesWhatItMustNotReplace) {
   std::ofstream(tmp.File("file")) << "x";
   EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("file"), true, &stats, &error));
   EXPECT_NE(error.find("is not a directory"), std::string::npos) << error;
-  // A non-empty directory that is not an export: never, even with force.
+  // A non-empty directory that is not an export: never, even with force, and
+  // the refusal says so up front (not "use --force" first).
   ASSERT_EQ(::mkdir(tmp.File("home").c_str(), 0755), 0);
   std::ofstream(tmp.File("home/notes")) << "mine";
-  EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("home"), false, &stats, &error));
-  EXPECT_NE(error.find("is not empty: refused (use --force"), std::string::npos) << error;
-  EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("home"), true, &stats, &error));
-  EXPECT_NE(error.find("it is not an export"), std::string::npos) << error;
+  for (bool force : {false, true}) {
+    EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("home"), force, &stats, &error));
+    EXPECT_NE(error.find("is a directory that is not an earlier export (it holds no "
+                         "proctape-frame): refused, --force or not"),
+              std::string::npos)
+        << error;
+  }
   EXPECT_EQ(Slurp(tmp.File("home/notes")), "mine");
   // An empty directory is replaced; an earlier export only with force.
   EXPECT_TRUE(WriteProcDir(s, 0, tmp.File("empty"), false, &stats, &error)) << error;
   EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("empty"), false, &stats, &error));
+  EXPECT_NE(error.find("holds an earlier export: refused (use --force to replace it)"),
+            std::string::npos)
+      << error;
   std::ofstream(tmp.File("empty/1/extra")) << "stale";
   EXPECT_TRUE(WriteProcDir(s, 0, tmp.File("empty"), true, &stats, &error)) << error;
   struct stat st;
   EXPECT_NE(::lstat(tmp.File("empty/1/extra").c_str(), &st), 0);
-  EXPECT_NE(::lstat(tmp.File("empty.partial").c_str(), &st), 0);
-  // A .partial left over.
+  // Temporaries left by earlier runs (of this version, of an older one)
+  // block nothing and are left alone.
   ASSERT_EQ(::mkdir(tmp.File("new.partial").c_str(), 0755), 0);
-  EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("new"), false, &stats, &error));
-  EXPECT_NE(error.find(".partial exists"), std::string::npos) << error;
-  EXPECT_TRUE(WriteProcDir(s, 0, tmp.File("new"), true, &stats, &error)) << error;
+  ASSERT_EQ(::mkdir(tmp.File("new.abc123.partial").c_str(), 0755), 0);
+  EXPECT_TRUE(WriteProcDir(s, 0, tmp.File("new"), false, &stats, &error)) << error;
+  EXPECT_EQ(Names(tmp.path()), (std::vector<std::string>{"empty", "file", "home", "link", "new",
+                                                         "new.abc123.partial", "new.partial"}));
 }
 
 TEST(WriteOutputFileTest, AtomicAndRefusesLinksAndExistingFiles) {
@@ -443,8 +465,7 @@ TEST(WriteOutputFileTest, AtomicAndRefusesLinksAndExistingFiles) {
   EXPECT_FALSE(WriteOutputFile(tmp.File("l.dot"), "three", true, &error));
   EXPECT_NE(error.find("is a symbolic link: refused"), std::string::npos) << error;
   EXPECT_EQ(Slurp(tmp.File("a.dot")), "two");
-  struct stat st;
-  EXPECT_NE(::lstat(tmp.File("a.dot.partial").c_str(), &st), 0);
+  EXPECT_EQ(Names(tmp.path()), (std::vector<std::string>{"a.dot", "l.dot"}));
 }
 
 // ---- Reading it back ---------------------------------------------------------

@@ -67,8 +67,10 @@ v1::FileRead Ok(std::string data, std::uint64_t bound) {
 
 // A small capture of every kind of chunk: header, a frame in two parts with
 // a blob, an observation batch, a resolution, a second frame, the footer.
-// Unless `finish`, the writer is destroyed without Finish (NAME.partial).
-std::uint64_t WriteSmallCapture(const std::string& path, bool finish = true) {
+// Unless `finish`, the writer stops as SIGKILL would stop it (Abandon): its
+// temporary, unfinished, is then *temporary.
+std::uint64_t WriteSmallCapture(const std::string& path, bool finish = true,
+                                std::string* temporary = nullptr) {
   std::string error;
   SnapshotWriter::Options options;
   options.target_chunk = 200;
@@ -117,6 +119,8 @@ std::uint64_t WriteSmallCapture(const std::string& path, bool finish = true) {
     v1::Footer f;
     f.set_capture_end_mono_ns(60);
     EXPECT_TRUE(w->Finish(f)) << w->error();
+  } else if (temporary != nullptr) {
+    *temporary = w->Abandon();
   }
   return w->chunks();
 }
@@ -372,9 +376,9 @@ TEST_F(FormatDamageTest, NewerVersionIsRefused) {
 
 TEST_F(FormatDamageTest, NoFooterIsTruncatedWithEveryChunk) {
   const std::string path = Path("killed.ptape");
-  const std::uint64_t chunks = WriteSmallCapture(path, false);
+  std::string partial;
+  const std::uint64_t chunks = WriteSmallCapture(path, false, &partial);
   ASSERT_FALSE(std::filesystem::exists(path));
-  const std::string partial = path + ".partial";
   const auto size = std::filesystem::file_size(partial);
   Snapshot s;
   FormatError e = ReadSnapshot(partial, &s);

@@ -167,7 +167,7 @@ TEST_F(FormatReaderTest, WriterRefusesAChunkOneByteOverTheLimit) {
             std::string::npos)
       << w->error();
   EXPECT_EQ(w->bytes_written(), before);
-  EXPECT_EQ(std::filesystem::file_size(path + ".partial"), before);
+  EXPECT_EQ(std::filesystem::file_size(w->temporary()), before);
   // The writer stays failed.
   EXPECT_FALSE(w->Finish({}));
 }

@@ -1,6 +1,6 @@
 // format/writer.h + format/reader.h: every field written is read back as
 // written; frame parts are joined and blobs resolved; the output path is
-// handled safely (symlinks, overwrites, NAME.partial, standard output).
+// handled safely (symlinks, overwrites, the temporary, standard output).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <google/protobuf/util/message_differencer.h>
@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "format/file_format.h"
+#include "format/output_file.h"
 #include "format/reader.h"
 #include "format/writer.h"
 #include "proctape.pb.h"
@@ -63,6 +65,16 @@ void Spit(const std::string& path, const std::string& bytes) {
 bool Exists(const std::string& path) {
   struct stat st;
   return ::lstat(path.c_str(), &st) == 0;
+}
+
+// The names in `dir`, sorted.
+std::vector<std::string> Names(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 ::testing::AssertionResult Same(const google::protobuf::Message& want,
@@ -724,7 +736,7 @@ TEST_F(FormatWriterTest, SymlinkOutputIsRefusedAndItsTargetUntouched) {
     EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
   }
   EXPECT_EQ(Slurp(target), "keep me");
-  EXPECT_FALSE(Exists(link + ".partial"));
+  EXPECT_EQ(Names(dir_), (std::vector<std::string>{"out.ptape", "precious"}));
 
   // A dangling link is refused too (nothing created at its target).
   const std::string dangling = Path("dangling.ptape");
@@ -734,24 +746,26 @@ TEST_F(FormatWriterTest, SymlinkOutputIsRefusedAndItsTargetUntouched) {
   EXPECT_FALSE(Exists(Path("nowhere")));
 }
 
-TEST_F(FormatWriterTest, PartialThatIsASymlinkIsNeverFollowed) {
+TEST_F(FormatWriterTest, StaleTemporariesDoNotBlockAndAreNeverFollowed) {
+  // What earlier runs left: an old-style NAME.partial (a link to a file that
+  // must survive) and a temporary of this rule. Neither blocks, neither is
+  // written, removed or followed.
   const std::string target = Path("precious");
   const std::string path = Path("out.ptape");
   Spit(target, "keep me");
   ASSERT_EQ(::symlink(target.c_str(), (path + ".partial").c_str()), 0);
+  Spit(path + ".k1ll3d.partial", "left by a killed capture");
   std::string error;
-  EXPECT_FALSE(SnapshotWriter::Create(path, {}, &error));
-  EXPECT_NE(error.find(".partial exists"), std::string::npos) << error;
-  // Forced: the link itself is replaced, its target is not written.
-  SnapshotWriter::Options options;
-  options.force = true;
-  auto w = SnapshotWriter::Create(path, options, &error);
+  auto w = SnapshotWriter::Create(path, {}, &error);
   ASSERT_TRUE(w) << error;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
-  ASSERT_TRUE(w->Finish({}));
+  ASSERT_TRUE(w->Finish({})) << w->error();
   EXPECT_EQ(Slurp(target), "keep me");
+  EXPECT_EQ(Slurp(path + ".k1ll3d.partial"), "left by a killed capture");
   Snapshot s;
   EXPECT_TRUE(ReadSnapshot(path, &s).ok());
+  EXPECT_EQ(Names(dir_), (std::vector<std::string>{"out.ptape", "out.ptape.k1ll3d.partial",
+                                                   "out.ptape.partial", "precious"}));
 }
 
 TEST_F(FormatWriterTest, ExistingFileIsReplacedOnlyWithForce) {
@@ -762,7 +776,7 @@ TEST_F(FormatWriterTest, ExistingFileIsReplacedOnlyWithForce) {
   EXPECT_NE(error.find("exists"), std::string::npos) << error;
   EXPECT_NE(error.find("--force"), std::string::npos) << error;
   EXPECT_EQ(Slurp(path), "an older capture");
-  EXPECT_FALSE(Exists(path + ".partial"));
+  EXPECT_EQ(Names(dir_), std::vector<std::string>{"out.ptape"});
 
   SnapshotWriter::Options options;
   options.force = true;
@@ -775,7 +789,7 @@ TEST_F(FormatWriterTest, ExistingFileIsReplacedOnlyWithForce) {
   Snapshot s;
   FormatError e = ReadSnapshot(path, &s);
   EXPECT_TRUE(e.ok()) << e.message;
-  EXPECT_FALSE(Exists(path + ".partial"));
+  EXPECT_EQ(Names(dir_), std::vector<std::string>{"out.ptape"});
 }
 
 TEST_F(FormatWriterTest, FileAppearingDuringTheCaptureIsNotReplacedWithoutForce) {
@@ -786,34 +800,25 @@ TEST_F(FormatWriterTest, FileAppearingDuringTheCaptureIsNotReplacedWithoutForce)
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   Spit(path, "written meanwhile");
   EXPECT_FALSE(w->Finish({}));
-  EXPECT_NE(w->error().find("rename"), std::string::npos) << w->error();
+  EXPECT_NE(w->error().find("appeared while it was being written"), std::string::npos)
+      << w->error();
   EXPECT_EQ(Slurp(path), "written meanwhile");
-  EXPECT_TRUE(Exists(path + ".partial"));  // the capture is not lost
+  EXPECT_EQ(Names(dir_), std::vector<std::string>{"out.ptape"}) << "nothing is left behind";
 }
 
-TEST_F(FormatWriterTest, StalePartialIsRefusedWithoutForce) {
+TEST_F(FormatWriterTest, TemporaryUntilFinishThenRenamed) {
   const std::string path = Path("out.ptape");
-  Spit(path + ".partial", "left by a killed capture");
-  std::string error;
-  EXPECT_FALSE(SnapshotWriter::Create(path, {}, &error));
-  EXPECT_NE(error.find(".partial exists"), std::string::npos) << error;
-  EXPECT_EQ(Slurp(path + ".partial"), "left by a killed capture");
-  SnapshotWriter::Options options;
-  options.force = true;
-  auto w = SnapshotWriter::Create(path, options, &error);
-  ASSERT_TRUE(w) << error;
-  ASSERT_TRUE(w->WriteHeader(SampleHeader()));
-  ASSERT_TRUE(w->Finish({}));
-  Snapshot s;
-  EXPECT_TRUE(ReadSnapshot(path, &s).ok());
-}
-
-TEST_F(FormatWriterTest, PartialUntilFinishThenRenamed) {
-  const std::string path = Path("out.ptape");
-  const std::string partial = path + ".partial";
   std::string error;
   auto w = SnapshotWriter::Create(path, {}, &error);
   ASSERT_TRUE(w) << error;
+  // NAME.XXXXXX.partial beside NAME: a new name for each writer.
+  const std::string partial = w->temporary();
+  EXPECT_EQ(partial.substr(0, dir_.size() + 1), dir_ + "/");
+  EXPECT_TRUE(IsTemporaryOf(partial.substr(dir_.size() + 1), "out.ptape")) << partial;
+  auto other = SnapshotWriter::Create(Path("out.ptape"), {}, &error);
+  ASSERT_TRUE(other) << error;
+  EXPECT_NE(other->temporary(), partial);
+  other.reset();
   EXPECT_TRUE(Exists(partial));
   EXPECT_FALSE(Exists(path));
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
@@ -836,6 +841,37 @@ TEST_F(FormatWriterTest, PartialUntilFinishThenRenamed) {
   EXPECT_TRUE(Exists(path));
   e = ReadSnapshot(path, &s);
   EXPECT_TRUE(e.ok()) << e.message;
+  EXPECT_EQ(Names(dir_), std::vector<std::string>{"out.ptape"});
+}
+
+TEST_F(FormatWriterTest, AWriterThatFailsOrIsDroppedUnfinishedLeavesNothing) {
+  std::string error;
+  {
+    auto w = SnapshotWriter::Create(Path("dropped.ptape"), {}, &error);
+    ASSERT_TRUE(w) << error;
+    ASSERT_TRUE(w->WriteHeader(SampleHeader()));
+  }
+  {
+    auto w = SnapshotWriter::Create(Path("failed.ptape"), {}, &error);
+    ASSERT_TRUE(w) << error;
+    EXPECT_FALSE(w->AddObservation(v1::Observation()));  // before the header: breaks a rule
+    EXPECT_FALSE(w->Finish({}));
+  }
+  EXPECT_EQ(Names(dir_), std::vector<std::string>{});
+}
+
+TEST_F(FormatWriterTest, AbandonLeavesWhatSigkillWouldLeave) {
+  std::string error;
+  auto w = SnapshotWriter::Create(Path("killed.ptape"), {}, &error);
+  ASSERT_TRUE(w) << error;
+  ASSERT_TRUE(w->WriteHeader(SampleHeader()));
+  const std::string partial = w->Abandon();
+  EXPECT_EQ(partial, w->temporary());
+  w.reset();
+  Snapshot s;
+  FormatError e = ReadSnapshot(partial, &s);
+  EXPECT_EQ(e.kind, FormatErrorKind::kTruncated) << e.message;
+  EXPECT_EQ(s.chunks, 1u);
 }
 
 // Redirects a standard descriptor to `fd` for the lifetime of the object.

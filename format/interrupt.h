@@ -1,0 +1,64 @@
+// The one place proctape handles SIGINT, SIGTERM and SIGHUP (docs/cli/outputs.md):
+// nothing a command has begun on disk, and no process the lab started,
+// outlives an interrupt.
+//
+// The handler is installed by the first registration (and by
+// DeferInterrupts); a signal whose disposition was SIG_IGN when it is
+// installed (nohup, a background job) stays ignored. When a signal comes it
+// does, with async-signal-safe calls only, on whichever thread it runs:
+//   1. the registered hooks, in order (the lab ends the processes it started);
+//   2. removes every registered temporary: a file (unlinkat), or a directory
+//      with everything beneath it (openat, getdents64, unlinkat);
+//   3. restores the default action and raises the signal again: the process
+//      ends by it, as it would have without proctape (a shell says 128 + N).
+//
+// A command that can end well when interrupted defers instead
+// (DeferInterrupts: `capture` finishes its file with the frames complete):
+// the first signal is only noted (Interrupted()) and wakes
+// SleepUntilOrInterrupted; a second signal does 1-3.
+//
+// A temporary is registered with the directory descriptor it lives in (kept
+// open by its owner until it unregisters) and its name, so neither a long
+// path nor a changed working directory matters.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace proctape {
+
+// Registers `name` (at most 255 bytes, no '/') in the directory `dir_fd`
+// (O_PATH is enough) for removal on an interrupt; a directory is removed with
+// everything beneath it. Returns the slot for UnregisterTemporary, or -1 when
+// the name is too long or the 64 slots are taken. Installs the handler.
+int RegisterTemporary(int dir_fd, std::string_view name, bool directory);
+// The slot is free again (-1: nothing). Call it after the temporary is gone
+// or renamed: an interrupt in between finds nothing to remove, never
+// something else.
+void UnregisterTemporary(int slot);
+
+// Removes `name` in `dir_fd`: a file, or a directory with everything beneath
+// it (at most 8 levels deep). The handler's own removal, also used on every
+// failure path. Async-signal-safe. Returns 0, or the errno of the last step
+// that failed (ENOENT when there was nothing).
+int RemoveTemporaryAt(int dir_fd, const char* name, bool directory);
+
+// A function run first by the handler (at most 4 are kept). It must be
+// async-signal-safe and must not return to code that was interrupted.
+using InterruptHook = void (*)();
+void AddInterruptHook(InterruptHook hook);
+
+// From now on the first SIGINT, SIGTERM or SIGHUP is noted, not acted on: the
+// caller finishes what it can and returns 128 + Interrupted(). A second
+// signal removes the temporaries and ends the process as above.
+void DeferInterrupts();
+// The signal noted while deferring, or 0.
+int Interrupted();
+// "SIGINT", "SIGTERM", "SIGHUP"; "signal N" for any other.
+std::string SignalName(int sig);
+// Sleeps until CLOCK_MONOTONIC reaches `mono_ns`, or until a signal is noted
+// while deferring (at once if one was). True when the time was reached.
+bool SleepUntilOrInterrupted(std::int64_t mono_ns);
+
+}  // namespace proctape

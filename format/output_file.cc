@@ -1,0 +1,373 @@
+#include "format/output_file.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/proc_parse.h"
+#include "format/interrupt.h"
+
+namespace proctape {
+namespace {
+
+constexpr std::size_t kPathShown = 4096;
+constexpr std::size_t kBaseKept = 240;  // NAME_MAX 255 - ".XXXXXX.partial"
+constexpr char kSuffix[] = ".partial";
+constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+std::string Escaped(std::string_view path) { return EscapeBytes(path, kPathShown); }
+
+// Six random letters or digits.
+std::string RandomTag() {
+  unsigned char bytes[6];
+  if (::getrandom(bytes, sizeof bytes, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof bytes)) {
+    static unsigned counter = 0;
+    struct timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    std::uint64_t mix = static_cast<std::uint64_t>(ts.tv_nsec) * 2654435761u ^
+                        static_cast<std::uint64_t>(::getpid()) << 20 ^ ++counter;
+    for (unsigned char& b : bytes) {
+      b = static_cast<unsigned char>(mix);
+      mix = mix * 6364136223846793005u + 1442695040888963407u;
+    }
+  }
+  std::string tag;
+  for (unsigned char b : bytes) tag.push_back(kAlphabet[b % 36]);
+  return tag;
+}
+
+std::string TemporaryName(const std::string& base) {
+  return base.substr(0, kBaseKept) + "." + RandomTag() + kSuffix;
+}
+
+// Blocks SIGINT, SIGTERM and SIGHUP on this thread for its lifetime: a
+// temporary and its registration come into being together.
+class Uninterrupted {
+ public:
+  Uninterrupted() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    ::pthread_sigmask(SIG_BLOCK, &set, &old_);
+  }
+  ~Uninterrupted() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  Uninterrupted(const Uninterrupted&) = delete;
+  Uninterrupted& operator=(const Uninterrupted&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+// Does the directory `name` in `dir_fd` hold anything? errno-style result in
+// *err (0 when it could be read).
+bool HoldsAnything(int dir_fd, const std::string& name, int* err) {
+  *err = 0;
+  int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    *err = errno;
+    return false;
+  }
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    *err = errno;
+    ::close(fd);
+    return false;
+  }
+  bool any = false;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+      any = true;
+      break;
+    }
+  }
+  ::closedir(d);
+  return any;
+}
+
+// Is `marker` a regular file in the directory `name` of `dir_fd`?
+bool HoldsMarker(int dir_fd, const std::string& name, const std::string& marker) {
+  if (marker.empty()) return false;
+  int fd = ::openat(dir_fd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool regular = ::fstatat(fd, marker.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+  ::close(fd);
+  return regular;
+}
+
+}  // namespace
+
+bool WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, OutputError* error) {
+  const std::string shown = Escaped(request.path);
+  const char* noun = request.directory ? "directory" : "file";
+  auto refuse = [error](std::string message, bool usage = false) {
+    error->usage = usage;
+    error->message = std::move(message);
+    return nullptr;
+  };
+  if (request.path.empty()) return refuse(std::string("an empty path names no ") + noun, true);
+  std::unique_ptr<OutputFile> out(new OutputFile);
+  out->path_ = request.path;
+  if (request.path == "-") {
+    if (!request.stdout_allowed || request.directory) {
+      return refuse(std::string("'-' (standard output) cannot be written here: name a ") + noun,
+                    true);
+    }
+    if (request.binary && ::isatty(STDOUT_FILENO) == 1) {
+      return refuse("'-' writes a binary file to standard output, which is a terminal: redirect "
+                    "it or name a file",
+                    true);
+    }
+    out->stdout_ = true;
+    out->fd_ = STDOUT_FILENO;
+    return out;
+  }
+
+  // DIR/NAME. A directory output may be named with trailing slashes.
+  std::string path = request.path;
+  while (request.directory && path.size() > 1 && path.back() == '/') path.pop_back();
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (base.empty() || base == "." || base == "..") {
+    return refuse(shown + " names a directory, not a new " + noun + ": refused");
+  }
+  const std::string dir_shown = Escaped(dir);
+  out->parent_fd_ = ::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (out->parent_fd_ < 0) {
+    const int err = errno;
+    if (err == ENOENT) return refuse("cannot write " + shown + ": its directory " + dir_shown + " does not exist");
+    if (err == ENOTDIR) return refuse("cannot write " + shown + ": " + dir_shown + " is not a directory");
+    return refuse("cannot write " + shown + ": its directory " + dir_shown + ": " + std::strerror(err));
+  }
+  out->base_ = base;
+  out->force_ = request.force;
+  out->directory_ = request.directory;
+  out->marker_ = request.directory_marker;
+
+  struct stat st;
+  if (::fstatat(out->parent_fd_, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      return refuse(shown + " is a symbolic link: refused, --force or not (a link's target is "
+                            "never written)");
+    }
+    if (!request.directory) {
+      if (S_ISDIR(st.st_mode)) {
+        return refuse(shown + " is a directory: refused, --force or not (name a file)");
+      }
+      if (!S_ISREG(st.st_mode)) {
+        return refuse(shown + " is not a regular file (a device, a pipe or a socket): refused, "
+                              "--force or not");
+      }
+      if (!request.force) return refuse(shown + " exists: refused (use --force to replace it)");
+    } else {
+      if (!S_ISDIR(st.st_mode)) {
+        return refuse(shown + " exists and is not a directory: refused, --force or not");
+      }
+      int err = 0;
+      const bool full = HoldsAnything(out->parent_fd_, base, &err);
+      if (err != 0) return refuse("cannot write " + shown + ": " + std::strerror(err));
+      if (full) {
+        if (!HoldsMarker(out->parent_fd_, base, request.directory_marker)) {
+          return refuse(shown + " is a directory that is not an earlier export (it holds no " +
+                        (request.directory_marker.empty() ? std::string("marker")
+                                                          : Escaped(request.directory_marker)) +
+                        "): refused, --force or not");
+        }
+        if (!request.force) {
+          return refuse(shown + " holds an earlier export: refused (use --force to replace it)");
+        }
+        out->replaces_ = Replaces::kEarlierOutput;
+      } else {
+        out->replaces_ = Replaces::kEmptyDirectory;
+      }
+    }
+  } else if (errno != ENOENT) {
+    return refuse("cannot write " + shown + ": " + std::strerror(errno));
+  }
+
+  // The temporary, registered for removal on an interrupt as it comes to be.
+  int err = 0;
+  {
+    Uninterrupted hold;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      std::string name = TemporaryName(base);
+      int fd = -1;
+      if (request.directory) {
+        if (::mkdirat(out->parent_fd_, name.c_str(), 0755) == 0) {
+          fd = ::openat(out->parent_fd_, name.c_str(),
+                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (fd < 0) {
+            err = errno;
+            ::unlinkat(out->parent_fd_, name.c_str(), AT_REMOVEDIR);
+            break;
+          }
+        }
+      } else {
+        fd = ::openat(out->parent_fd_, name.c_str(),
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, request.mode);
+      }
+      if (fd >= 0) {
+        out->fd_ = fd;
+        out->temp_name_ = name;
+        out->slot_ = RegisterTemporary(out->parent_fd_, name, request.directory);
+        err = 0;
+        break;
+      }
+      err = errno;
+      if (err != EEXIST) break;
+    }
+  }
+  if (out->fd_ < 0) {
+    return refuse("cannot write " + shown + ": cannot create a temporary " + noun + " in " +
+                  dir_shown + ": " + std::strerror(err));
+  }
+  out->temporary_ = (slash == std::string::npos ? "" : dir + (dir == "/" ? "" : "/")) + out->temp_name_;
+  return out;
+}
+
+OutputFile::~OutputFile() {
+  Discard();
+  if (parent_fd_ >= 0) ::close(parent_fd_);
+}
+
+std::string OutputFile::shown() const {
+  return stdout_ ? std::string("standard output") : Escaped(path_);
+}
+
+void OutputFile::Discard() {
+  if (done_ || stdout_) return;
+  done_ = true;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!temp_name_.empty()) RemoveTemporaryAt(parent_fd_, temp_name_.c_str(), directory_);
+  UnregisterTemporary(slot_);
+  slot_ = -1;
+}
+
+bool OutputFile::Write(std::string_view data, std::string* error) {
+  if (done_) {
+    *error = "cannot write " + shown() + ": it is closed";
+    return false;
+  }
+  if (WriteAll(fd_, data)) return true;
+  *error = "cannot write " + shown() + ": " + std::strerror(errno);
+  return false;
+}
+
+bool OutputFile::Commit(std::string* error) {
+  if (done_) {
+    *error = "cannot write " + shown() + ": it is closed";
+    return false;
+  }
+  if (stdout_) {
+    done_ = true;
+    return true;
+  }
+  auto fail = [&](const std::string& what, int err) {
+    Discard();
+    *error = "cannot write " + shown() + ": " + what + std::strerror(err);
+    return false;
+  };
+  if (!directory_ && ::fsync(fd_) != 0) return fail("fsync: ", errno);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0 && !directory_) return fail("close: ", errno);
+
+  unsigned flags = force_ ? 0 : RENAME_NOREPLACE;
+  if (directory_) {
+    flags = RENAME_NOREPLACE;
+    if (replaces_ == Replaces::kEmptyDirectory) flags = 0;
+    if (replaces_ == Replaces::kEarlierOutput) {
+      // Still an earlier export? A directory that became something else is
+      // never swapped out and removed.
+      if (!HoldsMarker(parent_fd_, base_, marker_)) {
+        Discard();
+        *error = shown() + " changed while it was being written (it holds no " + Escaped(marker_) +
+                 " now): not replaced";
+        return false;
+      }
+      flags = RENAME_EXCHANGE;
+    }
+  }
+  int rc = ::renameat2(parent_fd_, temp_name_.c_str(), parent_fd_, base_.c_str(), flags);
+  if (rc != 0 && errno == EINVAL && flags == RENAME_NOREPLACE && !directory_) {
+    // No RENAME_NOREPLACE here: a hard link never replaces either.
+    rc = ::linkat(parent_fd_, temp_name_.c_str(), parent_fd_, base_.c_str(), 0);
+    if (rc == 0) ::unlinkat(parent_fd_, temp_name_.c_str(), 0);
+  }
+  if (rc != 0) {
+    const int err = errno;
+    if (err == EEXIST || err == ENOTEMPTY) {
+      Discard();
+      *error = shown() + " appeared while it was being written: not replaced without --force "
+                         "(nothing was written)";
+      return false;
+    }
+    return fail("rename: ", err);
+  }
+  // After RENAME_EXCHANGE the temporary's name holds the earlier export.
+  if (flags == RENAME_EXCHANGE) RemoveTemporaryAt(parent_fd_, temp_name_.c_str(), true);
+  UnregisterTemporary(slot_);
+  slot_ = -1;
+  done_ = true;
+  return true;
+}
+
+std::string OutputFile::Abandon() {
+  if (done_ || stdout_) return "";
+  done_ = true;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  UnregisterTemporary(slot_);
+  slot_ = -1;
+  return temporary_;
+}
+
+bool WriteOutputFile(const std::string& path, std::string_view data, bool force,
+                     std::string* error) {
+  OutputRequest request;
+  request.path = path;
+  request.force = force;
+  request.stdout_allowed = true;
+  OutputError refused;
+  std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
+  if (!out) {
+    *error = refused.message;
+    return false;
+  }
+  return out->Write(data, error) && out->Commit(error);
+}
+
+bool IsTemporaryOf(std::string_view name, std::string_view base) {
+  const std::string_view kept = base.substr(0, kBaseKept);
+  const std::size_t tag = kept.size() + 1;
+  if (name.size() != tag + 6 + sizeof kSuffix - 1 || name.substr(0, kept.size()) != kept ||
+      name[kept.size()] != '.' || name.substr(tag + 6) != kSuffix) {
+    return false;
+  }
+  for (char c : name.substr(tag, 6)) {
+    if (std::strchr(kAlphabet, c) == nullptr || c == 0) return false;
+  }
+  return true;
+}
+
+}  // namespace proctape

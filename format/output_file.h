@@ -1,0 +1,119 @@
+// The one rule for every file (and directory) proctape writes: `capture -o`,
+// `fingerprint -o`, `export -o`, `--record`, `--junit`, a lab's recording, a
+// corpus's files (docs/cli/outputs.md).
+//
+//   1. Checked before any work, when the output is opened: the path is not
+//      empty; "-" is standard output where the command allows it (a binary
+//      file never to a terminal); its
+//      directory exists and is a directory; the path is not a symbolic link
+//      (dangling or not), not a directory (of a file output), not a device,
+//      pipe or socket; and it does not exist, unless `force` (a regular file)
+//      -- whatever the options, a link's target is never written.
+//   2. Written to a temporary beside it, created at once (so an unwritable
+//      directory is found before any work too): NAME.XXXXXX.partial, six
+//      random letters or digits, O_EXCL | O_NOFOLLOW. The name is new for each
+//      run, so one left by a run that was killed never blocks the next.
+//   3. Commit: fsync, close, rename to NAME -- renameat2 with RENAME_NOREPLACE
+//      unless `force`, so a NAME that appeared meanwhile is not replaced
+//      (link + unlink where the file system has no RENAME_NOREPLACE).
+//   4. Not committed (any failure, the object destroyed), or interrupted by
+//      SIGINT, SIGTERM or SIGHUP (format/interrupt.h): the temporary is
+//      removed. Nothing is left behind -- except by SIGKILL, which no handler
+//      sees: a capture killed so leaves its NAME.XXXXXX.partial, whose complete
+//      chunks read back (docs/format.md, section 11).
+//
+// A directory output (export --format proc-dir) follows the same rule as a
+// directory: a temporary directory beside it, renamed. An existing empty
+// directory is replaced without `force` (it holds nothing to lose); a
+// non-empty one only with `force`, and only when it holds the regular file
+// `directory_marker` (an earlier output of the same kind): it is then
+// swapped with the new one in one rename (RENAME_EXCHANGE) and removed.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace proctape {
+
+struct OutputRequest {
+  std::string path;
+  bool force = false;           // replace an existing regular file (or earlier export)
+  bool stdout_allowed = false;  // "-" is standard output
+  bool binary = false;          // a .ptape: "-" refused when standard output is a terminal
+  bool directory = false;       // a directory output
+  std::string directory_marker; // directory: what makes an existing one replaceable
+  mode_t mode = 0644;           // a file's permission bits (the umask applies)
+};
+
+struct OutputError {
+  bool usage = false;   // the request itself is wrong ("" or a "-" not allowed): exit 2
+  std::string message;  // one line, the path escaped; every other refusal is exit 10
+};
+
+class OutputFile {
+ public:
+  // Checks `request` (rule 1) and creates the temporary (rule 2). Null with
+  // *error when the output is refused or the temporary cannot be made.
+  static std::unique_ptr<OutputFile> Open(const OutputRequest& request, OutputError* error);
+  ~OutputFile();  // not committed: the temporary is removed
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  // The temporary file's descriptor (standard output for "-"), or, for a
+  // directory output, the temporary directory's (O_RDONLY | O_DIRECTORY).
+  int fd() const { return fd_; }
+  bool is_stdout() const { return stdout_; }
+  const std::string& path() const { return path_; }
+  // The temporary's path as given ("DIR/NAME.XXXXXX.partial"); empty for "-".
+  const std::string& temporary() const { return temporary_; }
+  // For messages: "standard output", or the path escaped.
+  std::string shown() const;
+
+  // Writes all of `data` to fd() (short writes and EINTR retried); false with
+  // *error naming what failed.
+  bool Write(std::string_view data, std::string* error);
+  // Rule 3. False with *error; the temporary is then removed. Standard output
+  // is neither synced nor closed.
+  bool Commit(std::string* error);
+  // What SIGKILL would leave: the temporary stays (unregistered, closed) and
+  // its path is returned. For tests of crash safety and of the reader.
+  std::string Abandon();
+
+ private:
+  enum class Replaces { kNothing, kEmptyDirectory, kEarlierOutput };  // a directory output's
+  OutputFile() = default;
+  void Discard();
+
+  std::string path_;
+  std::string temporary_;
+  std::string base_;       // NAME, in parent_fd_
+  std::string temp_name_;  // NAME.XXXXXX.partial, in parent_fd_
+  std::string marker_;
+  Replaces replaces_ = Replaces::kNothing;
+  int parent_fd_ = -1;     // O_PATH descriptor of the directory
+  int fd_ = -1;
+  int slot_ = -1;          // format/interrupt.h
+  bool stdout_ = false;
+  bool force_ = false;
+  bool directory_ = false;
+  bool done_ = false;      // committed, discarded or abandoned
+};
+
+// Writes all of `data` to `fd`, retrying short writes and EINTR; false with
+// errno set on the first failure.
+bool WriteAll(int fd, std::string_view data);
+
+// `data` as the whole of the file at `path`, under the rule above ("-":
+// standard output). False with *error (OutputError's message).
+bool WriteOutputFile(const std::string& path, std::string_view data, bool force,
+                     std::string* error);
+
+// Is `name` a temporary of the output NAME `base` (rule 2's
+// NAME.XXXXXX.partial)? For tests and for people looking for what a killed
+// capture left.
+bool IsTemporaryOf(std::string_view name, std::string_view base);
+
+}  // namespace proctape
