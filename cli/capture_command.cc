@@ -19,6 +19,7 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
+#include "cli/progress.h"
 #include "core/proc_parse.h"
 #include "format/writer.h"
 
@@ -178,7 +179,13 @@ int RunCapture(const CaptureOptions& o) {
   if (!writer->WriteHeader(header)) return Fail(kExitIo, writer->error());
 
   const std::int64_t interval_ns = o.interval_ms * 1'000'000;
-  const bool progress = o.frames > 1 && ::isatty(STDERR_FILENO);
+  // Where the capture is, on a terminal: the frame and the processes read
+  // so far (a whole-host frame of thousands of processes takes a second).
+  Progress progress;
+  auto frame_text = [&o](std::uint64_t k, std::uint64_t processes) {
+    return "capture: frame " + std::to_string(k + 1) + "/" + std::to_string(o.frames) + ": " +
+           Plural(processes, "process", "processes");
+  };
   // The frames' readers, one /proc descriptor each, kept for every frame.
   std::vector<ScanWorker> workers =
       dir ? std::vector<ScanWorker>{}
@@ -199,16 +206,22 @@ int RunCapture(const CaptureOptions& o) {
     callbacks.begin = [&writer, k, facts](std::int64_t t) {
       writer->BeginFrame(k, facts ? facts->scan_start_mono_ns : t);
     };
-    callbacks.record = [&writer, &dir](v1::ProcessRecord&& r) {
+    std::uint64_t read = 0;
+    callbacks.record = [&writer, &dir, &progress, &frame_text, &read, k](v1::ProcessRecord&& r) {
       if (dir) dir->AddLinkTexts(&r);
+      ++read;
+      if (progress.active()) progress.Update(frame_text(k, read));
       return (!dir || dir->error().empty()) && writer->AddProcess(std::move(r));
     };
     ScanStats s = ScanFrameParallel(*ev, scan, pid_ns, workers, callbacks);
-    if (dir && !dir->error().empty()) return Fail(kExitCorrupt, dir->error());
+    if (dir && !dir->error().empty()) {
+      progress.Done();
+      return Fail(kExitCorrupt, dir->error());
+    }
     if (facts && s.cut_reason.empty()) s.cut_reason = facts->cut_reason;
     if (!writer->EndFrame(facts ? facts->scan_end_mono_ns : s.scan_end_mono_ns, s.cut_reason,
                           s.bytes_read)) {
-      if (progress) std::fputc('\n', stderr);
+      progress.Done();
       return Fail(kExitIo, writer->error());
     }
     ++totals.frames;
@@ -220,13 +233,9 @@ int RunCapture(const CaptureOptions& o) {
     }
     if (s.list_err != 0 && totals.list_err == 0) totals.list_err = s.list_err;
     if (scan.root_pid && s.list_err == 0 && !s.root_found) ++totals.root_missing;
-    if (progress) {
-      std::fprintf(stderr, "\rframe %" PRIu64 "/%" PRIu64 ": %" PRIu64 " processes   ", k + 1,
-                   o.frames, s.processes);
-      std::fflush(stderr);
-    }
+    progress.Show(frame_text(k, s.processes));
   }
-  if (progress) std::fputc('\n', stderr);
+  progress.Done();
 
   v1::Footer footer;
   footer.set_capture_end_mono_ns(facts ? facts->scan_end_mono_ns : ev->NowNs());

