@@ -267,18 +267,27 @@ int RunCapture(const CaptureOptions& o) {
     }
   }
   if (scan.keep_environ) {
-    std::fprintf(stderr,
-                 "proctape: warning: --env keep: environment values are stored as read; the "
-                 "file may hold secrets\n");
-  }
-  if (totals.root_missing > 0) {
-    std::fprintf(stderr, "proctape: warning: --root %" PRId64 " was not in /proc in %" PRIu64
-                         " of %" PRIu64 " frames\n",
-                 o.root, totals.root_missing, totals.frames);
+    Warn("--env keep: environment values are stored as read; the file may hold secrets");
   }
   if (totals.list_err != 0) {
-    return Fail(kExitInternal, "cannot list " + root + ": " + ErrnoName(totals.list_err) +
+    return Fail(kExitInternal, "cannot list " + EscapeBytes(root, 4096) + ": " +
+                                   ErrnoName(totals.list_err) +
                                    " (frames without records were written)");
+  }
+  // An empty selection is not a success: a --root in no frame selected
+  // nothing. The file is kept (it is evidence of what /proc held), the exit
+  // status says "not found". A root that exited during a multi-frame capture
+  // was found: a warning says in how many frames it was missing.
+  const std::string where = dir ? EscapeBytes(o.proc_root, 4096) : EscapeBytes(root, 4096);
+  if (totals.root_missing > 0 && totals.root_missing == totals.frames) {
+    return Fail(kExitNotFound, "--root " + std::to_string(o.root) + " is in no frame: " + where +
+                                   " holds no such process; " + EscapeBytes(shown, 4096) +
+                                   " was written with 0 processes");
+  }
+  if (totals.root_missing > 0) {
+    Warn("--root " + std::to_string(o.root) + " was not in " + where + " in " +
+         std::to_string(totals.root_missing) + " of " + Plural(totals.frames, "frame", "frames") +
+         " (it exited or had not started)");
   }
   return kExitOk;
 }
@@ -344,7 +353,7 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape capture --root 4242 -o sandbox.ptape --json\n"
                           "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
                           "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
-              ExitStatusFooter("0 written, 2 usage error, 10 the output cannot be written"));
+              ExitStatusFooter("0 written, 1 /proc cannot be listed, 2 usage error, 5 --root is in no frame (the file is written all the same), 10 the output cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunCapture(*o); });
 }
 

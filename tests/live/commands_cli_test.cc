@@ -154,5 +154,38 @@ TEST(ProgressCli, NothingWhenStandardErrorIsNotATerminal) {
   }
 }
 
+
+// ---- An empty selection is not a success ----------------------------------------
+
+// A --root that is in no frame: the file is still written (it is evidence of
+// what /proc held), but the exit status is 5, not found, and one line says so.
+TEST(EmptySelection, CaptureOfARootInNoFrameWritesTheFileAndExitsNotFound) {
+  TempDir dir("empty");
+  // Above every pid_max a kernel allows (at most 2^22): no process has it.
+  const std::string absent = "2147483647";
+  CommandResult r = Proctape({"capture", "--root", absent, "-o", dir.File("x.ptape"), "--frames",
+                              "2", "--interval", "0"});
+  EXPECT_EQ(r.exit_code, 5) << Describe(r);
+  EXPECT_TRUE(live::StartsWith(r.out, "wrote ")) << Describe(r);
+  EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
+  EXPECT_TRUE(live::StartsWith(r.err, "proctape: --root " + absent + " ")) << Describe(r);
+  EXPECT_NE(r.err.find("in no frame"), std::string::npos) << Describe(r);
+  CommandResult verify = Proctape({"verify", dir.File("x.ptape")});
+  EXPECT_EQ(verify.exit_code, 0) << Describe(verify);
+
+  CommandResult json = Proctape({"capture", "--root", absent, "-o", dir.File("y.ptape"), "--json"});
+  EXPECT_EQ(json.exit_code, 5) << Describe(json);
+  EXPECT_NE(json.err.find("\"exit_status\":5"), std::string::npos) << Describe(json);
+}
+
+// A root that is there is captured as before: exit 0, nothing on stderr.
+TEST(EmptySelection, CaptureOfALiveRootIsASuccess) {
+  TempDir dir("empty");
+  CommandResult r = Proctape({"capture", "--root", std::to_string(::getpid()), "-o",
+                              dir.File("x.ptape")});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.err, "") << Describe(r);
+}
+
 }  // namespace
 }  // namespace proctape
