@@ -30,6 +30,7 @@ struct CaptureOptions {
   std::string output;  // empty: ./<hostname>-<UTC time>.ptape
   std::uint64_t frames = 1;
   std::int64_t interval_ms = 1000;
+  bool has_interval = false;
   std::int64_t root = 0;
   bool has_root = false;
   std::string env = "redact";
@@ -99,6 +100,10 @@ int RunCapture(const CaptureOptions& o) {
                                 " is less than one process can take (" +
                                 std::to_string(scan.WorstCaseProcessBytes()) +
                                 " bytes: the sum of the file bounds)");
+  }
+  if (o.has_interval && o.frames == 1) {
+    return Fail(kExitUsage, "--interval " + std::to_string(o.interval_ms) +
+                                ": one frame has no interval; give --frames N (N > 1) with it");
   }
   if (o.output == "-" && ::isatty(STDOUT_FILENO)) {
     return Fail(kExitUsage, "-o - writes a binary file to standard output, which is a terminal: "
@@ -354,7 +359,10 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
                           "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
               ExitStatusFooter("0 written, 1 /proc cannot be listed, 2 usage error, 5 --root is in no frame (the file is written all the same), 10 the output cannot be written"));
-  sub->callback([o, exit_code] { *exit_code = RunCapture(*o); });
+  sub->callback([o, sub, exit_code] {
+    o->has_interval = sub->get_option("--interval")->count() > 0;
+    *exit_code = RunCapture(*o);
+  });
 }
 
 }  // namespace proctape

@@ -10,6 +10,7 @@
 
 #include "replay/token_mask.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
@@ -29,6 +30,8 @@ struct LabCommandOptions {
   bool json = false;
   std::int64_t deadline_ms = 5000;
   std::vector<std::string> command_line;
+  // What was given besides --list, which takes nothing but --json.
+  std::vector<std::string> beside_list;
 };
 
 int List(bool json) {
@@ -73,19 +76,22 @@ std::string CheckLine(std::size_t k, const v1::Resolution& r) {
 }
 
 int Run(const LabCommandOptions& o) {
+  if (o.list && !o.beside_list.empty()) {
+    std::string what;
+    for (const std::string& w : o.beside_list) what += (what.empty() ? "" : ", ") + w;
+    return Fail(kExitUsage, "lab: --list lists every scenario and stages none: it takes no " +
+                                what + " (run 'proctape lab SCENARIO --record FILE' to stage one)");
+  }
   if (o.list) return List(o.json);
   if (o.scenario.empty() || o.record.empty()) {
-    std::fprintf(stderr, "proctape: lab: give a SCENARIO and --record FILE (see 'proctape lab --list')\n");
-    return kExitUsage;
+    return Fail(kExitUsage, "lab: give a SCENARIO and --record FILE (see 'proctape lab --list')");
   }
   if (!lab::FindScenario(o.scenario)) {
-    std::fprintf(stderr, "proctape: lab: unknown scenario '%s' (see 'proctape lab --list')\n",
-                 EscapeBytes(o.scenario, 64).c_str());
-    return kExitUsage;
+    return Fail(kExitUsage, "lab: unknown scenario '" + EscapeBytes(o.scenario, 64) +
+                                "' (see 'proctape lab --list')");
   }
   if (o.record == "-") {
-    std::fprintf(stderr, "proctape: lab: --record needs a file (the lab reads it back)\n");
-    return kExitUsage;
+    return Fail(kExitUsage, "lab: --record needs a file (the lab reads it back)");
   }
   lab::LabOptions options;
   options.scenario = o.scenario;
@@ -147,23 +153,18 @@ int Run(const LabCommandOptions& o) {
     }
   }
   if (!r.left_running.empty()) {
-    std::fprintf(stderr, "proctape: lab: %zu started process(es) still running after cleanup\n",
-                 r.left_running.size());
-    return kExitInternal;
+    return Fail(kExitInternal, "lab: " + Plural(r.left_running.size(), "started process",
+                                                "started processes") +
+                                   " still running after cleanup");
   }
   switch (r.outcome) {
     case lab::LabOutcome::kShown: return kExitOk;
     case lab::LabOutcome::kNotShown:
-      std::fprintf(stderr, "proctape: lab: %s did not show what it says: %s\n", o.scenario.c_str(),
-                   r.error.c_str());
-      return kExitLabFailed;
+      return Fail(kExitLabFailed, "lab: " + o.scenario + " did not show what it says: " + r.error);
     case lab::LabOutcome::kUnavailable:
-      std::fprintf(stderr, "proctape: lab: cannot run here: %s\n", r.error.c_str());
-      return kExitLabUnavailable;
+      return Fail(kExitLabUnavailable, "lab: cannot run here: " + r.error);
     case lab::LabOutcome::kFailed:
-      std::fprintf(stderr, "proctape: lab: %s could not be staged: %s\n", o.scenario.c_str(),
-                   r.error.c_str());
-      return kExitLabFailed;
+      return Fail(kExitLabFailed, "lab: " + o.scenario + " could not be staged: " + r.error);
   }
   return kExitInternal;
 }
@@ -202,7 +203,14 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
                           "  proctape lab pid-reuse --sandbox bwrap --record reuse.ptape\n"
                           "  proctape replay reuse.ptape && proctape corpus add reuse.ptape\n\n") +
               ExitStatusFooter("0 shown, 24 cannot run here, 25 not shown"));
-  sub->callback([o, exit_code] { *exit_code = Run(*o); });
+  sub->callback([o, sub, exit_code] {
+    o->beside_list.clear();
+    if (!o->scenario.empty()) o->beside_list.push_back("SCENARIO ('" + EscapeBytes(o->scenario, 64) + "')");
+    for (const char* name : {"--record", "--force", "--sandbox", "--deadline-ms"}) {
+      if (sub->get_option(name)->count() > 0) o->beside_list.push_back(name);
+    }
+    *exit_code = Run(*o);
+  });
 }
 
 }  // namespace proctape

@@ -187,5 +187,43 @@ TEST(EmptySelection, CaptureOfALiveRootIsASuccess) {
   EXPECT_EQ(r.err, "") << Describe(r);
 }
 
+
+// ---- Options that only make sense together are checked together -------------------
+
+// `lab --list` lists the scenarios and stages none: a scenario, an output or
+// a sandbox beside it is a usage error, not silently ignored.
+TEST(OptionsTogether, LabListTakesNoScenarioRecordOrSandbox) {
+  TempDir dir("together");
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"lab", "--list", "plain"},
+           {"lab", "plain", "--list"},
+           {"lab", "--list", "--record", dir.File("x.ptape")},
+           {"lab", "--list", "--sandbox", "bwrap"},
+           {"lab", "--list", "--deadline-ms", "200"}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << args[2] << ": " << Describe(r);
+    EXPECT_EQ(r.out, "") << Describe(r);
+    EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
+    EXPECT_NE(r.err.find("--list"), std::string::npos) << Describe(r);
+  }
+  EXPECT_FALSE(live::Exists(dir.File("x.ptape")));
+  CommandResult list = Proctape({"lab", "--list", "--json"});
+  EXPECT_EQ(list.exit_code, 0) << Describe(list);
+}
+
+// --interval is the time between frames: with one frame there is none.
+TEST(OptionsTogether, CaptureIntervalNeedsSeveralFrames) {
+  TempDir dir("together");
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"capture", "-o", dir.File("x.ptape"), "--interval", "500"},
+           {"capture", "-o", dir.File("x.ptape"), "--frames", "1", "--interval", "0"}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
+    EXPECT_NE(r.err.find("--interval"), std::string::npos) << Describe(r);
+    EXPECT_FALSE(live::Exists(dir.File("x.ptape")));
+  }
+}
+
 }  // namespace
 }  // namespace proctape
