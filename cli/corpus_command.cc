@@ -16,9 +16,11 @@
 #include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
+#include "cli/inputs.h"
 #include "cli/progress.h"
 #include "core/proc_parse.h"
 #include "corpus/corpus.h"
+#include "lab/lab.h"
 #include "proto/convert.h"
 
 namespace proctape {
@@ -29,7 +31,8 @@ constexpr char kDefaultDir[] = "corpus";
 // ---- add --------------------------------------------------------------------
 
 struct AddOptions {
-  AddRequest request;
+  std::vector<std::string> files;
+  AddRequest request;  // for every file: its dir, note, and one file's name and expects
   bool json = false;
 };
 
@@ -53,12 +56,27 @@ std::string Expects(const ManifestEntry& e) {
   return out;
 }
 
-int RunAdd(const AddOptions& o) {
-  AddOutcome out = AddToCorpus(o.request);
+// One file, added or refused: its line (JSON: into *json), its status.
+int AddOne(const AddOptions& o, const std::string& file, std::string* json) {
+  AddRequest request = o.request;
+  request.file = file;
+  StdinCopy stdin_copy;
+  if (file == "-") {
+    // Read three times (hashed, replayed, copied): a copy of it is.
+    std::string error;
+    if (!stdin_copy.Open(&error)) return Fail(kExitIo, error);
+    request.file = stdin_copy.path();
+    request.shown = "-";
+  }
+  AddOutcome out = AddToCorpus(request);
   const int code = ExitFor(out);
-  if (code != kExitOk) return Fail(code, out.message);
+  if (code != kExitOk) {
+    std::fflush(stdout);
+    return Fail(code, out.message);
+  }
   for (const std::string& w : out.warnings) {
-    std::fprintf(stderr, "proctape: warning: %s\n", w.c_str());
+    std::fflush(stdout);
+    Warn(w);
   }
   const bool added = out.kind == AddOutcome::Kind::kAdded;
   if (o.json) {
@@ -66,17 +84,39 @@ int RunAdd(const AddOptions& o) {
     result.set_added(added);
     *result.mutable_entry() = ToProto(out.entry);
     for (const std::string& w : out.warnings) result.add_warnings(w);
-    std::printf("%s\n", ToJson(result).c_str());
+    *json = ToJson(result);
   } else if (added) {
     std::printf("added %s as %s/%s: expect %s\n", out.entry.name.c_str(),
                 EscapeBytes(o.request.dir, 4096).c_str(), out.entry.file.c_str(),
                 Expects(out.entry).c_str());
   } else {
-    std::printf("%s is already in the corpus as %s (%s)\n",
-                EscapeBytes(o.request.file, 4096).c_str(), out.entry.name.c_str(),
-                out.entry.file.c_str());
+    std::printf("%s is already in the corpus as %s (%s)\n", EscapeBytes(file, 4096).c_str(),
+                out.entry.name.c_str(), out.entry.file.c_str());
   }
   return kExitOk;
+}
+
+// Each file in the order given; a refusal does not stop the next. The exit
+// status is the largest of theirs.
+int RunAdd(const AddOptions& o) {
+  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
+  if (o.files.size() > 1 && !o.request.name.empty()) {
+    return Fail(kExitUsage, "--name names one entry: give one FILE with it (" +
+                                std::to_string(o.files.size()) + " given)");
+  }
+  if (o.files.size() > 1 && !o.request.expects.empty()) {
+    return Fail(kExitUsage, "--expect states the verdicts of one FILE's resolutions: give one "
+                            "FILE with it (" + std::to_string(o.files.size()) + " given)");
+  }
+  int worst = kExitOk;
+  std::vector<std::string> results;
+  for (const std::string& file : o.files) {
+    std::string json;
+    worst = Worst(worst, AddOne(o, file, &json));
+    if (!json.empty()) results.push_back(json);
+  }
+  if (o.json && !results.empty()) std::printf("%s\n", JsonList(results).c_str());
+  return worst;
 }
 
 // ---- check ------------------------------------------------------------------
@@ -195,14 +235,18 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "its entry written to DIR/MANIFEST (both created when missing, entries sorted by\n"
       "name). Content already in the corpus is not added twice: its name is printed,\n"
       "exit 0.");
-  a->add_option("FILE", add->request.file, "a recording: 'proctape resolve|liveness|lab ... "
-                                            "--record FILE'")
+  a->add_option("FILE", add->files,
+                "a recording ('proctape resolve|liveness|lab ... --record FILE'), or - for "
+                "standard input; several are added in order, a refusal does not stop the next")
       ->required();
   a->add_option("--corpus", add->request.dir, "the corpus directory")->capture_default_str();
   a->add_option("--name", add->request.name,
                 "the entry's name (default: SCENARIO-SANDBOX for a lab recording, else FILE's "
                 "base name); [A-Za-z0-9._-], at most 64");
-  a->add_option("--note", add->request.note, "what the recording shows, in a sentence");
+  CLI::Option* note = a->add_option(
+      "--note", add->request.note,
+      "what the recording shows, in a sentence (default for a 'proctape lab' recording: what "
+      "its scenario shows, docs/lab.md)");
   a->add_option("--expect", add->request.expects,
                 "the verdict resolution K must give, K = 0, 1, ...: a status (NO_MATCH, DEAD, "
                 "ERROR PID_REUSED; RESOLVED or ERROR alone take the identity or reason from "
@@ -216,7 +260,17 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                         "  proctape corpus add bug.ptape --expect NO_MATCH   # pins the verdict "
                         "a fix must give\n\n") +
             ExitStatusFooter("0 added, 20/21 the file does not replay to its verdict, 22-23 corpus problems"));
-  a->callback([add, exit_code] { *exit_code = RunAdd(*add); });
+  a->callback([add, note, exit_code] {
+    // Without --note, a lab recording says what its scenario shows.
+    add->request.scenario_note = nullptr;
+    if (note->count() == 0) {
+      add->request.scenario_note = [](const std::string& scenario) {
+        const lab::ScenarioInfo* s = lab::FindScenario(scenario);
+        return s != nullptr ? std::string(s->shows) : std::string();
+      };
+    }
+    *exit_code = RunAdd(*add);
+  });
 
   auto check = std::make_shared<CheckCliOptions>();
   CLI::App* c = corpus->add_subcommand(

@@ -9,6 +9,7 @@
 #include "analyze/ownership.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/inputs.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -51,6 +52,10 @@ int RunOwnership(OwnershipOptions o) {
     if (output.find_first_not_of('/') == std::string::npos) {
       return Fail(kExitUsage, "--output '" + EscapeBytes(output) + "' names no file");
     }
+  }
+  if (std::string why = StdinOnce({{"--baseline", {o.baseline}}, {"--current", {o.current}}});
+      !why.empty()) {
+    return Fail(kExitUsage, why);
   }
   Snapshot baseline, current;
   for (const auto& [path, snapshot] :

@@ -15,6 +15,7 @@
 #include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
+#include "cli/inputs.h"
 #include "cli/fingerprint_load.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
@@ -170,6 +171,10 @@ int RunReplay(ReplayOptions o) {
     o.overrides.exe = Identity{0, *dev, *ino};
   }
   if (!o.argv.empty()) o.overrides.argv = o.argv;
+  if (std::string why = StdinOnce({{"FILE", {o.file}}, {"--fingerprint", {o.fingerprint}}});
+      !why.empty()) {
+    return Fail(kExitUsage, why);
+  }
   Snapshot snapshot;
   FormatError error = ReadSnapshot(o.file, &snapshot);
   std::string name = EscapeBytes(o.file, 4096);

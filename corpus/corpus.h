@@ -28,10 +28,17 @@ std::string ScenarioOf(const v1::Header& header);
 // leading bytes that are not a letter or digit go, at most 64 are kept;
 // nothing left gives "entry".
 std::string SanitizeName(std::string_view text);
-// The name `corpus add` gives without --name: SCENARIO-SANDBOX for a file
-// recorded by `proctape lab SCENARIO [--sandbox X] ...` (options in any
-// order; X defaults to unshare), else `path`'s base name without ".ptape";
-// sanitized.
+// What `proctape lab SCENARIO [--sandbox X] ...` recorded, read from a
+// file's Header.command_line (options in any order; X defaults to unshare);
+// an empty scenario when the file was not recorded by the lab.
+struct LabRecording {
+  std::string scenario;
+  std::string sandbox;
+};
+LabRecording LabRecordingOf(const v1::Header& header);
+// The name `corpus add` gives without --name: SCENARIO-SANDBOX for a lab
+// recording, else `path`'s base name without ".ptape" ("stdin" for "-",
+// standard input); sanitized.
 std::string DefaultEntryName(const v1::Header& header, const std::string& path);
 
 // ---- The manifest on disk ---------------------------------------------------
@@ -50,9 +57,13 @@ bool WriteFileAtomic(const std::string& path, const std::string& data, std::stri
 
 struct AddRequest {
   std::string file;                  // the recording; copied, never moved
+  std::string shown;                 // FILE in messages and DefaultEntryName ("" = file)
   std::string dir;                   // the corpus; created when missing
   std::string name;                  // "" = DefaultEntryName
   std::string note;                  // the entry's `shows`
+  // Without a note: what a lab scenario shows, by its name (the lab's own
+  // description; lab/ is not a layer the corpus may use), "" when unknown.
+  std::function<std::string(const std::string& scenario)> scenario_note;
   std::vector<std::string> expects;  // --expect: none, or one per resolution
 };
 
