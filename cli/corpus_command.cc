@@ -1,10 +1,10 @@
-// `proctape corpus add|check|list`: the regression corpus (docs/corpus.md).
+// `proctape corpus add|check|list|rm`: the regression corpus (docs/corpus.md).
 // A corpus directory holds a MANIFEST and the recordings it names; `add` puts
 // a recording in once its replay gives its recorded verdict (or the one
 // --expect states), `check` replays every entry and reports each that
-// drifted, `list` shows the entries. The work is done by corpus/corpus.h;
-// this file reads options, prints, and picks the exit status.
-
+// drifted, `list` shows the entries, `rm` takes entries out. The work is
+// done by corpus/corpus.h; this file reads options, prints, and picks the
+// exit status.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -203,6 +203,40 @@ int RunList(const ListOptions& o) {
   return kExitOk;
 }
 
+// ---- rm ---------------------------------------------------------------------
+
+struct RmOptions {
+  std::vector<std::string> names;
+  std::string dir = kDefaultDir;
+  bool json = false;
+};
+
+int RunRm(const RmOptions& o) {
+  RemoveOutcome out = RemoveFromCorpus(o.dir, o.names);
+  const std::string dir = EscapeBytes(o.dir, 4096);
+  if (o.json && !out.removed.empty()) {
+    // The entries removed, as 'corpus list --json' shows entries.
+    v1::CorpusList list;
+    list.set_dir(dir);
+    for (const ManifestEntry& e : out.removed) *list.add_entries() = ToProto(e);
+    std::printf("%s\n", ToJson(list).c_str());
+  } else {
+    for (const ManifestEntry& e : out.removed) {
+      std::printf("removed %s (%s/%s) from the corpus\n", e.name.c_str(), dir.c_str(),
+                  e.file.c_str());
+    }
+  }
+  std::fflush(stdout);
+  for (const std::string& w : out.warnings) Warn(w);
+  switch (out.kind) {
+    case RemoveOutcome::Kind::kRemoved: return kExitOk;
+    case RemoveOutcome::Kind::kUsage: return Fail(kExitUsage, out.message);
+    case RemoveOutcome::Kind::kManifest: return Fail(kExitCorpusManifest, out.message);
+    case RemoveOutcome::Kind::kIo: return Fail(kExitIo, out.message);
+  }
+  return kExitInternal;
+}
+
 }  // namespace
 
 void RegisterCorpus(CLI::App& app, int* exit_code) {
@@ -211,7 +245,8 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "The regression corpus: a directory holding recordings (.ptape files named by their\n"
       "content's SHA-256) and a MANIFEST that says, for each, the verdict every recorded\n"
       "resolution must replay to, what it shows and how it was captured. 'add' puts a\n"
-      "recording in, 'check' replays them all and reports drift, 'list' shows them.\n"
+      "recording in, 'check' replays them all and reports drift, 'list' shows them, 'rm'\n"
+      "takes them out.\n"
       "Each entry of the repository's corpus/ is also a ctest test (corpus/NAME).");
   corpus->require_subcommand(1);
   corpus->footer(
@@ -307,6 +342,25 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
   l->add_flag("--json", list->json, "print the entries as one JSON object (CorpusList)");
   l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") + ExitStatusFooter("0, 23 bad MANIFEST"));
   l->callback([list, exit_code] { *exit_code = RunList(*list); });
+
+  auto rm = std::make_shared<RmOptions>();
+  CLI::App* r = corpus->add_subcommand(
+      "rm",
+      "Take entries out of the corpus: each NAME leaves the MANIFEST and its recording is\n"
+      "deleted from the directory (the MANIFEST is rewritten first, under the directory's\n"
+      "lock, as 'add' writes it). All the names or none: a NAME that is not an entry removes\n"
+      "nothing (exit 2). The repository's corpus is in git: 'git checkout corpus/' undoes it.");
+  r->add_option("NAME", rm->names, "an entry's name, as 'proctape corpus list' shows it")
+      ->required();
+  r->add_option("--corpus", rm->dir, "the corpus directory")->capture_default_str()->type_name("DIR");
+  r->add_flag("--json", rm->json,
+              "print the removed entries as one JSON object (CorpusList, as 'list --json')");
+  r->footer(std::string("Examples:\n"
+                        "  proctape corpus rm plain-bwrap\n"
+                        "  proctape corpus rm ci-flake-1 ci-flake-2 --corpus my-corpus\n\n") +
+            ExitStatusFooter("0 removed, 2 no such entry (nothing removed), 10 a file cannot be "
+                             "written or deleted, 23 no MANIFEST or a bad one"));
+  r->callback([rm, exit_code] { *exit_code = RunRm(*rm); });
 }
 
 }  // namespace proctape

@@ -1,7 +1,8 @@
 // The regression corpus (docs/corpus.md): a directory holding a MANIFEST and
 // the snapshot files it names (<first 16 hex of sha256>.ptape, flat). `add`
 // puts a recording in after replaying it; `check` replays every entry and
-// compares each verdict with the manifest's expect lines; `list` shows them.
+// compares each verdict with the manifest's expect lines; `list` shows them;
+// `rm` takes entries out.
 // This library does the work and returns what happened; the CLI
 // (cli/corpus_command.cc) prints it and picks the exit status.
 #pragma once
@@ -88,6 +89,27 @@ struct AddOutcome {
 // Validates, replays and adds one recording (see AddOutcome). The corpus
 // directory is locked (flock) while its MANIFEST is read and rewritten.
 AddOutcome AddToCorpus(const AddRequest& request);
+
+// ---- corpus rm --------------------------------------------------------------
+
+struct RemoveOutcome {
+  enum class Kind {
+    kRemoved,   // every named entry left the MANIFEST, its file deleted
+    kUsage,     // a name is not an entry: nothing was removed
+    kManifest,  // DIR/MANIFEST is missing or does not parse
+    kIo,        // the MANIFEST could not be rewritten, or a file not deleted
+  };
+  Kind kind = Kind::kRemoved;
+  std::string message;                 // failures: one line, no "proctape: "
+  std::vector<ManifestEntry> removed;  // in manifest order (kRemoved; kIo after the rewrite)
+  std::vector<std::string> warnings;   // a removed entry whose file was already missing
+};
+
+// Removes the entries `names` from DIR/MANIFEST, then deletes their files,
+// under the directory's lock (flock, as add takes it). All the names or
+// none: one that is not an entry refuses the whole request. Each entry's file
+// belongs to it alone (the MANIFEST holds a content once).
+RemoveOutcome RemoveFromCorpus(const std::string& dir, const std::vector<std::string>& names);
 
 // ---- corpus check -----------------------------------------------------------
 

@@ -376,5 +376,36 @@ TEST(CorpusNotes, ALabRecordingAddedWithoutANoteSaysWhatItsScenarioShows) {
   EXPECT_EQ(added.entries[0].shows, "mine");  // hostile-comm-unshare sorts first
 }
 
+
+// corpus rm NAME: the entry leaves the MANIFEST, its file the directory; the
+// corpus still checks. An unknown name removes nothing (exit 2).
+TEST(CorpusRm, RemovesTheEntryAndItsFile) {
+  TempDir dir("rm");
+  const std::string corpus = dir.File("c");
+  ASSERT_EQ(Proctape({"corpus", "add", kPidReuse, kHostileComm, "--corpus", corpus}).exit_code, 0);
+  Manifest before;
+  std::string error;
+  ASSERT_TRUE(LoadManifest(corpus, false, &before, &error)) << error;
+  ASSERT_EQ(before.entries.size(), 2u);
+
+  CommandResult unknown = Proctape({"corpus", "rm", "pid-reuse-unshare", "nope", "--corpus", corpus});
+  EXPECT_EQ(unknown.exit_code, 2) << Describe(unknown);
+  EXPECT_TRUE(live::OneLine(unknown.err)) << Describe(unknown);
+  EXPECT_TRUE(live::Exists(corpus + "/" + before.entries[1].file));
+
+  CommandResult r = Proctape({"corpus", "rm", "pid-reuse-unshare", "--corpus", corpus});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.out.rfind("removed pid-reuse-unshare ", 0), 0u) << Describe(r);
+  Manifest after;
+  ASSERT_TRUE(LoadManifest(corpus, false, &after, &error)) << error;
+  ASSERT_EQ(after.entries.size(), 1u);
+  EXPECT_EQ(after.entries[0].name, "hostile-comm-unshare");
+  EXPECT_FALSE(live::Exists(corpus + "/" + before.entries[1].file));
+  EXPECT_EQ(Proctape({"corpus", "check", corpus}).exit_code, 0);
+
+  CommandResult none = Proctape({"corpus", "rm", "x", "--corpus", dir.File("nothing")});
+  EXPECT_EQ(none.exit_code, 23) << Describe(none);
+}
+
 }  // namespace
 }  // namespace proctape
