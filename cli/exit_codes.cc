@@ -76,7 +76,10 @@ const char* ExitCodeHelp() {
          " 22  corpus: an entry drifted from its expected verdict, or could not be read\n"
          " 23  corpus: the manifest does not parse, or names a file that is missing\n"
          " 24  lab: cannot run here (no PID namespace, sandbox tool or needed privilege)\n"
-         " 25  lab: the scenario could not be set up as described\n";
+         " 25  lab: the scenario could not be set up as described\n"
+         " 26  ownership: the scope is not the verifier's: --uid and --cgroup do not hold\n"
+         "     --self (an empty scope too), or it holds new processes of sessions older\n"
+         "     than the baseline that are not the verifier's (without --force-scope)\n";
 }
 
 std::string ExitStatusFooter(const std::string& these) {

@@ -36,6 +36,9 @@ enum ExitCode : int {
   kExitCorpusManifest = 23,  // a corpus manifest does not parse, or names a missing file
   kExitLabUnavailable = 24,  // the lab cannot run here (no PID namespaces, tool or privilege)
   kExitLabFailed = 25,       // a lab scenario could not be set up as described
+  // Ownership.
+  kExitScope = 26,           // the scope is not the verifier's: it does not hold --self (or is
+                             // empty), or holds other sessions' new processes (no --force-scope)
 };
 
 int ExitCodeFor(Status status);

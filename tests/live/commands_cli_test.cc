@@ -407,5 +407,36 @@ TEST(CorpusRm, RemovesTheEntryAndItsFile) {
   EXPECT_EQ(none.exit_code, 23) << Describe(none);
 }
 
+
+// ownership: a --uid or --cgroup that is not the verifier's (an empty scope
+// among them) is refused with its own status, 26, saying what the scope holds.
+TEST(EmptySelection, OwnershipOfAScopeWithoutTheVerifierExits26) {
+  for (const std::vector<std::string>& scope : std::vector<std::vector<std::string>>{
+           {"--uid", "4242", "--cgroup", "/"}, {"--uid", "0", "--cgroup", "/nonexistent"}}) {
+    std::vector<std::string> args = {"ownership", "--baseline", kPidReuse, "--current",
+                                     kHostileComm, "--self", "1"};
+    args.insert(args.end(), scope.begin(), scope.end());
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 26) << scope[1] << " " << scope[3] << ": " << Describe(r);
+    EXPECT_NE(r.out.find("REFUSED"), std::string::npos) << Describe(r);
+    EXPECT_NE(r.out.find("scope-without-verifier"), std::string::npos) << Describe(r);
+    EXPECT_NE(r.out.find("0 processes are in it"), std::string::npos) << Describe(r);
+  }
+  CommandResult table = Proctape({"help", "exit-codes"});
+  EXPECT_NE(table.out.find("\n 26  ownership: "), std::string::npos) << Describe(table);
+}
+
+// The root cgroup "/" is planned, with a warning on standard error (JSON
+// under --json) that says what it may hold.
+TEST(EmptySelection, OwnershipOfTheRootCgroupWarns) {
+  CommandResult r = Proctape({"ownership", "--baseline", kPidReuse, "--current", kHostileComm,
+                              "--uid", "0", "--cgroup", "/", "--self", "1", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
+  EXPECT_TRUE(live::StartsWith(r.err, "{\"command\":\"ownership\",")) << Describe(r);
+  EXPECT_NE(r.err.find("\"warning\":\"--cgroup / is the root cgroup"), std::string::npos)
+      << Describe(r);
+}
+
 }  // namespace
 }  // namespace proctape
