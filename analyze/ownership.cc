@@ -24,12 +24,12 @@ using ownership::Chain;
 using ownership::Classified;
 using ownership::Contains;
 using ownership::FrameView;
-using ownership::OtherSession;
-using ownership::OtherSessions;
+using ownership::CheckScope;
+using ownership::CheckSessions;
 using ownership::ParentChain;
 using ownership::Quote;
 using ownership::Scope;
-using ownership::ScopeWithoutVerifier;
+using ownership::WarnOfTheRootCgroup;
 using ownership::Vanished;
 
 class Planner {
@@ -62,14 +62,14 @@ class Planner {
     CheckReadable();
     CheckVerifier();
     if (!plan_.problems().empty()) return Refused();
-    CheckScope();
+    CheckScope(*cur_, request_, &plan_);
     if (!plan_.problems().empty()) return Refused();
     CheckBootstrap();
     if (!plan_.problems().empty()) return Refused();
     Decide();
-    CheckSessions();
+    CheckSessions(base_, *cur_, request_, &plan_, warnings_);
     if (!plan_.problems().empty()) return Refused();
-    WarnOfTheRootCgroup();
+    WarnOfTheRootCgroup(request_, plan_, warnings_);
     plan_.set_outcome(v1::OwnershipPlan::PLANNED);
     return plan_;
   }
@@ -251,68 +251,6 @@ class Planner {
                 " (a capture of one subtree cannot show the runtime's processes)");
       }
     }
-  }
-
-  // Seed: the cleanup decides "every other same-UID cgroup member": of the
-  // verifier's uid and cgroup. A scope without --self is another's, or
-  // empty: nothing in it is the verifier's to plan.
-  void CheckScope() {
-    const std::int64_t self = request_.self_pid;
-    if (std::optional<std::string> why = ScopeWithoutVerifier(*cur_, self, request_)) {
-      Add(Problem::SCOPE_WITHOUT_VERIFIER, "current", cur_->frame->index(), self,
-          cur_->Find(self)->start_ticks(), *why);
-    }
-  }
-
-  // New processes of a session older than the baseline that is not the
-  // verifier's were not started by a repository command (ownership_scope.h):
-  // removing them is what the seed's failed cleanup did to the runtime's
-  // keepalive. Refused, each session a problem; --force-scope plans them,
-  // marked, with a warning.
-  void CheckSessions() {
-    std::vector<std::int64_t> removed;
-    for (const Decision& d : plan_.decisions()) {
-      if (d.action() == Decision::REMOVE) removed.push_back(d.pid());
-    }
-    const std::vector<OtherSession> others =
-        OtherSessions(base_, *cur_, request_.self_pid, removed);
-    if (others.empty()) return;
-    std::size_t processes = 0;
-    for (const OtherSession& o : others) {
-      processes += o.removed.size();
-      if (!request_.force_scope) {
-        Add(Problem::OTHER_SESSION, "current", cur_->frame->index(), o.session, 0,
-            o.Detail() + " (--force-scope plans them all the same)");
-        continue;
-      }
-      for (Decision& d : *plan_.mutable_decisions()) {
-        for (const ProcessView* v : o.removed) {
-          if (d.pid() == v->pid) {
-            d.set_detail(d.detail() + "; of session " + std::to_string(o.session) +
-                         ", older than the baseline and not the verifier's (--force-scope)");
-          }
-        }
-      }
-    }
-    if (request_.force_scope && warnings_ != nullptr) {
-      warnings_->push_back("--force-scope: " + Plural(processes, "process", "processes") +
-                           " of " + Plural(others.size(), "session", "sessions") +
-                           " older than the baseline and not the verifier's are planned for "
-                           "removal: a repository command cannot have started them");
-    }
-  }
-
-  // The root cgroup "/" holds, outside a cgroup namespace, every process no
-  // service manager placed in a cgroup of its own: the plan is only as
-  // narrow as the host's cgroups are.
-  void WarnOfTheRootCgroup() {
-    if (request_.cgroup != "/" || warnings_ == nullptr) return;
-    warnings_->push_back(
-        "--cgroup / is the root cgroup: outside a cgroup namespace it holds every process of "
-        "uid " + std::to_string(request_.uid) +
-        " that no service manager placed elsewhere; the plan removes " +
-        Plural(plan_.removed(), "process", "processes") +
-        ": check that the captures were taken inside the verifier's own cgroup namespace");
   }
 
   // Seed: "The snapshot must never be captured in the coding agent's sandbox

@@ -20,19 +20,71 @@ std::string Described(const ProcessView& v) {
 
 }  // namespace
 
-std::optional<std::string> ScopeWithoutVerifier(const FrameView& cur, std::int64_t self,
-                                                const OwnershipRequest& request) {
+void CheckScope(const FrameView& cur, const OwnershipRequest& request, v1::OwnershipPlan* plan) {
+  const std::int64_t self = request.self_pid;
   const ProcessView* v = cur.Find(self);
-  if (v == nullptr) return std::nullopt;  // VERIFIER_MISSING says so
+  if (v == nullptr) return;  // VERIFIER_MISSING says so
   const Classified& c = cur.scope[cur.index.at(self)];
-  if (c.scope == Scope::kIn) return std::nullopt;
+  if (c.scope == Scope::kIn) return;
   std::size_t in = 0;
   for (const Classified& k : cur.scope) in += k.scope == Scope::kIn ? 1 : 0;
-  return "the verifier, " + At(self, v->start_ticks()) + ", has " + UidText(*v) + " and cgroup " +
-         (c.cgroup ? Quote(*c.cgroup) : std::string("unknown")) + ": --uid " +
-         std::to_string(request.uid) + " --cgroup " + Quote(request.cgroup) +
-         " is not its scope, and " + Plural(in, "process is", "processes are") +
-         " in it (give the verifier's own uid and cgroup)";
+  v1::OwnershipProblem* p = plan->add_problems();
+  p->set_kind(v1::OwnershipProblem::SCOPE_WITHOUT_VERIFIER);
+  p->set_snapshot("current");
+  p->set_frame(cur.frame->index());
+  p->set_pid(self);
+  p->set_start_ticks(v->start_ticks());
+  p->set_detail("the verifier, " + At(self, v->start_ticks()) + ", has " + UidText(*v) +
+                " and cgroup " + (c.cgroup ? Quote(*c.cgroup) : std::string("unknown")) +
+                ": --uid " + std::to_string(request.uid) + " --cgroup " + Quote(request.cgroup) +
+                " is not its scope, and " + Plural(in, "process is", "processes are") +
+                " in it (give the verifier's own uid and cgroup)");
+}
+
+void CheckSessions(const std::vector<FrameView>& base, const FrameView& cur,
+                   const OwnershipRequest& request, v1::OwnershipPlan* plan,
+                   std::vector<std::string>* warnings) {
+  std::vector<std::int64_t> removed;
+  for (const v1::OwnershipDecision& d : plan->decisions()) {
+    if (d.action() == v1::OwnershipDecision::REMOVE) removed.push_back(d.pid());
+  }
+  const std::vector<OtherSession> others = OtherSessions(base, cur, request.self_pid, removed);
+  std::size_t processes = 0;
+  for (const OtherSession& o : others) {
+    processes += o.removed.size();
+    if (!request.force_scope) {
+      v1::OwnershipProblem* p = plan->add_problems();
+      p->set_kind(v1::OwnershipProblem::OTHER_SESSION);
+      p->set_snapshot("current");
+      p->set_frame(cur.frame->index());
+      p->set_pid(o.session);
+      p->set_detail(o.Detail() + " (--force-scope plans them all the same)");
+      continue;
+    }
+    for (v1::OwnershipDecision& d : *plan->mutable_decisions()) {
+      for (const ProcessView* v : o.removed) {
+        if (d.pid() != v->pid) continue;
+        d.set_detail(d.detail() + "; of session " + std::to_string(o.session) +
+                     ", older than the baseline and not the verifier's (--force-scope)");
+      }
+    }
+  }
+  if (!others.empty() && request.force_scope && warnings != nullptr) {
+    warnings->push_back("--force-scope: " + Plural(processes, "process", "processes") + " of " +
+                        Plural(others.size(), "session", "sessions") +
+                        " older than the baseline and not the verifier's are planned for "
+                        "removal: a repository command cannot have started them");
+  }
+}
+
+void WarnOfTheRootCgroup(const OwnershipRequest& request, const v1::OwnershipPlan& plan,
+                         std::vector<std::string>* warnings) {
+  if (request.cgroup != "/" || warnings == nullptr) return;
+  warnings->push_back(
+      "--cgroup / is the root cgroup: outside a cgroup namespace it holds every process of uid " +
+      std::to_string(request.uid) + " that no service manager placed elsewhere; the plan removes " +
+      Plural(plan.removed(), "process", "processes") +
+      ": check that the captures were taken inside the verifier's own cgroup namespace");
 }
 
 std::string OtherSession::Detail() const {

@@ -17,10 +17,26 @@
 
 namespace proctape::ownership {
 
-// Why the current frame's scope is not the verifier's: --self (found, with
-// an identity, in `cur`) is out of it. nullopt when it is in scope.
-std::optional<std::string> ScopeWithoutVerifier(const FrameView& cur, std::int64_t self,
-                                                const OwnershipRequest& request);
+// Seed: the cleanup decides "every other same-UID cgroup member": of the
+// verifier's uid and cgroup. When --self (found, with an identity, in `cur`)
+// is out of scope, the scope is another's, or empty: a SCOPE_WITHOUT_VERIFIER
+// problem is added to `plan`, saying what that scope holds.
+void CheckScope(const FrameView& cur, const OwnershipRequest& request, v1::OwnershipPlan* plan);
+
+// New processes of a session older than the baseline that is not the
+// verifier's (OtherSessions, below) among the plan's REMOVE decisions: what
+// the seed's failed cleanup did to the runtime's keepalive. Each session is
+// an OTHER_SESSION problem added to `plan`; with request.force_scope their
+// decisions are marked instead and `warnings` (when given) says how many.
+void CheckSessions(const std::vector<FrameView>& base, const FrameView& cur,
+                   const OwnershipRequest& request, v1::OwnershipPlan* plan,
+                   std::vector<std::string>* warnings);
+
+// The root cgroup "/" holds, outside a cgroup namespace, every process no
+// service manager placed in a cgroup of its own: a planned `plan` for it
+// adds a warning (when `warnings` is given).
+void WarnOfTheRootCgroup(const OwnershipRequest& request, const v1::OwnershipPlan& plan,
+                         std::vector<std::string>* warnings);
 
 // A session older than the baseline, not the verifier's, holding processes
 // the plan would remove.
