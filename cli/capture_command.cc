@@ -310,7 +310,8 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
       "kept with their errno. The file is written as FILE.partial and renamed when complete.");
   sub->add_option("-o,--output", o->output,
                   "output file; '-' for standard output (default: "
-                  "./<hostname>-<UTC time YYYYmmddTHHMMSSZ>.ptape)");
+                  "./<hostname>-<UTC time YYYYmmddTHHMMSSZ>.ptape)")
+      ->type_name("FILE");
   AddUnsigned(sub, "--frames", o->frames, 1, 1'000'000, "number of frames to capture")
       ->capture_default_str();
   AddSigned(sub, "--interval", o->interval_ms, 0, 86'400'000,
@@ -338,6 +339,7 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
   CLI::Option* proc = sub->add_option("--proc", o->proc,
                                       "the /proc mount to read: the root of a procfs mount "
                                       "(statfs), anything else is refused (exit 2)")
+                           ->type_name("DIR")
                            ->capture_default_str();
   sub->add_option("--proc-root", o->proc_root,
                   "capture one frame of a /proc-like directory instead: a 'proctape export "
@@ -345,12 +347,13 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "back identities, errnos, truncation, times and host facts) or a fixture made "
                   "by another tool (read like /proc). Sealed inside DIR: no link out of it is "
                   "followed, and exe and ns/pid links are kept as text, never followed")
+      ->type_name("DIR")
       ->excludes(proc)
       ->excludes(sub->get_option("--frames"))
       ->excludes(sub->get_option("--interval"))
       ->excludes(sub->get_option("--threads"));
-  sub->footer(std::string("Bounds per process: stat 4096, cmdline 65536, environ 65536, status "
-                          "16384, cgroup 4096 bytes.\n"
+  sub->footer(std::string("Bounds per process: stat 4096, cmdline 65536, environ 65536,\n"
+                          "status 16384, cgroup 4096 bytes.\n"
                           "The summary goes to standard output (standard error with -o -).\n\n"
                           "Examples:\n"
                           "  proctape capture\n"

@@ -254,14 +254,14 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "  proctape corpus add failure.ptape --note 'sleep resolved under bwrap'\n"
       "  proctape corpus check\n"
       "  proctape corpus list\n"
-      "Run 'proctape corpus COMMAND --help' for one command; docs/corpus.md has the MANIFEST\n"
-      "format.");
+      "Run 'proctape corpus COMMAND --help' for one command; docs/corpus.md has the\n"
+      "MANIFEST format.");
 
   auto add = std::make_shared<AddOptions>();
   add->request.dir = kDefaultDir;
   CLI::App* a = corpus->add_subcommand(
       "add",
-      "Add a recording to the corpus. FILE must be intact and hold at least one recorded\n"
+      "Add recordings to the corpus. FILE must be intact and hold at least one recorded\n"
       "resolution; each is replayed against its tape. A replay that DIVERGED is refused\n"
       "(exit 21); a VERDICT CHANGED is refused (exit 20) unless --expect states the\n"
       "verdict wanted (one --expect per recorded resolution, in order), for a bug not yet\n"
@@ -274,26 +274,31 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                 "a recording ('proctape resolve|liveness|lab ... --record FILE'), or - for "
                 "standard input; several are added in order, a refusal does not stop the next")
       ->required();
-  a->add_option("--corpus", add->request.dir, "the corpus directory")->capture_default_str();
+  a->add_option("--corpus", add->request.dir, "the corpus directory")
+      ->type_name("DIR")
+      ->capture_default_str();
   a->add_option("--name", add->request.name,
                 "the entry's name (default: SCENARIO-SANDBOX for a lab recording, else FILE's "
-                "base name); [A-Za-z0-9._-], at most 64");
+                "base name); [A-Za-z0-9._-], at most 64")
+      ->type_name("NAME");
   CLI::Option* note = a->add_option(
       "--note", add->request.note,
       "what the recording shows, in a sentence (default for a 'proctape lab' recording: what "
-      "its scenario shows, docs/lab.md)");
+      "its scenario shows, docs/lab.md)")
+      ->type_name("SENTENCE");
   a->add_option("--expect", add->request.expects,
                 "the verdict resolution K must give, K = 0, 1, ...: a status (NO_MATCH, DEAD, "
                 "ERROR PID_REUSED; RESOLVED or ERROR alone take the identity or reason from "
                 "the replay) or RESOLVED pid=N start=T")
+      ->type_name("VERDICT")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   a->add_flag("--json", add->json, "print the entry as one JSON object (CorpusAddResult)");
   a->footer(std::string("Examples:\n"
                         "  proctape corpus add failure.ptape --note 'pid reused under load'\n"
                         "  proctape corpus add lab.ptape --corpus corpus --name plain-bwrap\n"
-                        "  proctape corpus add bug.ptape --expect NO_MATCH   # pins the verdict "
-                        "a fix must give\n\n") +
+                        "  proctape corpus add bug.ptape --expect NO_MATCH  # what a fix gives\n"
+                        "  proctape lab plain --record p.ptape && proctape corpus add - < p.ptape\n\n") +
             ExitStatusFooter("0 added, 20/21 the file does not replay to its verdict, 22-23 corpus problems"));
   a->callback([add, note, exit_code] {
     // Without --note, a lab recording says what its scenario shows.
@@ -310,20 +315,23 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
   auto check = std::make_shared<CheckCliOptions>();
   CLI::App* c = corpus->add_subcommand(
       "check",
-      "Replay every entry of the corpus in DIR and compare each replayed verdict with the\n"
-      "MANIFEST's expect lines. Prints one line per entry that drifted (DRIFT NAME: expected\n"
-      "X; got Y; a replay that DIVERGED drifts too) or cannot be checked (UNREADABLE NAME:\n"
-      "why: missing, changed since added, damaged), then a summary line. Entries are\n"
-      "replayed in parallel; the output is in manifest order. Progress is shown on standard\n"
-      "error when it is a terminal. Exit 0 when every entry reproduced, 22 otherwise, 23\n"
-      "when the MANIFEST does not parse or names a missing file.");
+      "Replay every entry and report each that drifted. Each entry of the corpus in DIR is\n"
+      "replayed and its verdicts compared with the MANIFEST's expect lines. Prints one line\n"
+      "per entry that drifted (DRIFT NAME: expected X; got Y; a replay that DIVERGED drifts\n"
+      "too) or cannot be checked (UNREADABLE NAME: why: missing, changed since added,\n"
+      "damaged), then a summary line. Entries are replayed in parallel; the output is in\n"
+      "manifest order. Progress is shown on standard error when it is a terminal. Exit 0\n"
+      "when every entry reproduced, 22 otherwise, 23 when the MANIFEST does not parse or\n"
+      "names a missing file.");
   c->add_option("DIR", check->dir, "the corpus directory")->capture_default_str();
   AddUnsigned(c, "--jobs,-j", check->jobs, 1, 1024,
               "entries replayed at once (default: one per core)");
   c->add_option("--junit", check->junit,
                 "also write JUnit XML to this file: a testcase per entry, <failure> for a drift, "
-                "<error> for an unreadable entry");
+                "<error> for an unreadable entry")
+      ->type_name("FILE");
   c->add_option("--entry", check->only, "check only this entry; repeat for more")
+      ->type_name("NAME")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_flag("--json", check->json, "print the report as one JSON object (CorpusReport)");
@@ -336,8 +344,8 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
 
   auto list = std::make_shared<ListOptions>();
   CLI::App* l = corpus->add_subcommand(
-      "list", "One line per entry of the corpus in DIR: name, expected verdicts, kernel,\n"
-              "capture time, what it shows.");
+      "list", "List the entries. One line per entry of the corpus in DIR: name, expected\n"
+              "verdicts, kernel, capture time, what it shows.");
   l->add_option("DIR", list->dir, "the corpus directory")->capture_default_str();
   l->add_flag("--json", list->json, "print the entries as one JSON object (CorpusList)");
   l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") + ExitStatusFooter("0, 23 bad MANIFEST"));
@@ -346,13 +354,15 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
   auto rm = std::make_shared<RmOptions>();
   CLI::App* r = corpus->add_subcommand(
       "rm",
-      "Take entries out of the corpus: each NAME leaves the MANIFEST and its recording is\n"
+      "Take entries out of the corpus. Each NAME leaves the MANIFEST and its recording is\n"
       "deleted from the directory (the MANIFEST is rewritten first, under the directory's\n"
       "lock, as 'add' writes it). All the names or none: a NAME that is not an entry removes\n"
       "nothing (exit 2). The repository's corpus is in git: 'git checkout corpus/' undoes it.");
   r->add_option("NAME", rm->names, "an entry's name, as 'proctape corpus list' shows it")
       ->required();
-  r->add_option("--corpus", rm->dir, "the corpus directory")->capture_default_str()->type_name("DIR");
+  r->add_option("--corpus", rm->dir, "the corpus directory")
+      ->type_name("DIR")
+      ->capture_default_str();
   r->add_flag("--json", rm->json,
               "print the removed entries as one JSON object (CorpusList, as 'list --json')");
   r->footer(std::string("Examples:\n"

@@ -41,7 +41,7 @@ std::size_t LastFrame(const Snapshot& s) {
 }
 
 int RunDiff(DiffOptions o) {
-  if (std::string why = StdinOnce({{"FILES", o.files}}); !why.empty()) return Usage(why);
+  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Usage(why);
   const bool two = o.files.size() == 2;
   if (!o.frames.empty()) {
     if (two) return Usage("--frames I J picks two frames of one file; with two files use --frame-a and --frame-b");
@@ -113,7 +113,8 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
       "frames of different boots (the files' boot ids differ) are refused with exit status\n"
       "2 unless --force. A damaged file's complete frames are used; the exit status is then\n"
       "the damage's (10-16).");
-  sub->add_option("FILES", o->files, "one .ptape file (two of its frames) or two")
+  sub->add_option("FILE", o->files, "one .ptape file (two of its frames) or two; - for "
+                                     "standard input")
       ->required()
       ->expected(1, 2);
   AddUnsigned(sub, "--frames", o->frames, 0, 4294967295,

@@ -111,7 +111,8 @@ void RegisterExport(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"json", "dot", "proc-dir"}));
   CLI::Option* out = sub->add_option(
       "--out", o->out,
-      "the file (json, dot; '-' or absent: standard output) or the directory (proc-dir) to write");
+      "the file (json, dot; '-' or absent: standard output) or the directory (proc-dir) to write")
+      ->type_name("PATH");
   CLI::Option* frame =
       AddUnsigned(sub, "--frame", o->frame, 0, 4294967295,
                   "dot, proc-dir: the frame, counted from 0 in file order (default 0)");

@@ -176,8 +176,9 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
   o->command_line = std::move(command_line);
   CLI::App* sub = app.add_subcommand(
       "lab",
-      "Stage one of the seed's namespace-PID races with real processes on this kernel and\n"
-      "record the live checks into FILE, as 'resolve --record' would on a CI host.\n"
+      "Stage one of the namespace-PID races the resolver must survive (docs/resolver.md)\n"
+      "with real processes on this kernel, and record the live checks into FILE, as\n"
+      "'resolve --record' would on a CI host.\n"
       "A stand-in app-server is started; beneath it a PID-namespace sandbox (--sandbox)\n"
       "exports the token, writes $$ to a marker and execs /bin/sleep 120 — or does what\n"
       "the scenario says instead. The lab then resolves (and checks liveness) with the\n"
@@ -188,13 +189,14 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
       "pid-reuse and root-restarted reuse a pid on purpose (clone3 set_tid): root only.");
   sub->add_option("SCENARIO", o->scenario, "what to stage (see --list)");
   sub->add_flag("--list", o->list, "list the scenarios and what each should record");
-  sub->add_option("--record", o->record, "the .ptape file to write");
+  sub->add_option("--record", o->record, "the .ptape file to write")
+      ->type_name("FILE");
   sub->add_flag("--force", o->force, "replace an existing FILE");
   sub->add_option("--sandbox", o->sandbox, "unshare --pid --fork, or bwrap --unshare-pid")
       ->capture_default_str()
       ->check(CLI::IsMember({"unshare", "bwrap"}));
   AddSigned(sub, "--deadline-ms", o->deadline_ms, 100, 60'000,
-            "the resolver's deadline (the seed's 5 s)", "MS")
+            "the resolver's deadline (its default, 5 s)", "MS")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print a LabReport (or the list) as JSON");
   sub->footer(std::string("Examples:\n"

@@ -112,8 +112,10 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
       "absent when it or a parent is missing (git clean -fdX removed it); a parent that is a\n"
       "symbolic link or not a directory refuses the plan (fails closed).");
   sub->add_option("--baseline", o->baseline, "the capture taken at bootstrap (a .ptape file)")
+      ->type_name("FILE")
       ->required();
   sub->add_option("--current", o->current, "the capture taken at cleanup time (a .ptape file)")
+      ->type_name("FILE")
       ->required();
   AddUnsigned(sub, "--uid", o->request.uid, 0, 4294967294,
               "the verifier's real uid (as 'id -u' prints it): the scope's", "UID")
@@ -121,6 +123,7 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
   sub->add_option("--cgroup", o->request.cgroup,
                   "the verifier's cgroup v2 path, the one to clean, compared exactly (the text "
                   "after \"0::\" in /proc/self/cgroup)")
+      ->type_name("PATH")
       ->required();
   AddSigned(sub, "--self", o->request.self_pid, 1, kMaxPidValue, "the verifier's pid", "PID")
       ->required();
@@ -132,6 +135,7 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
                   "planned present or already absent (a missing parent: already absent); a "
                   "parent that is a symbolic link or not a directory refuses the plan. Relative "
                   "paths are from the current directory; nothing is deleted")
+      ->type_name("PATH")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--force-scope", o->request.force_scope,
@@ -148,18 +152,15 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
           "  proctape ownership --baseline /run/verifier/baseline.ptape \\\n"
           "      --current /run/verifier/current.ptape --uid \"$(id -u)\" \\\n"
           "      --cgroup \"$(sed -n 's/^0:://p' /proc/self/cgroup)\" --self $$\n"
-          "  ... --json | jq -r '.decisions[] | select(.action==\"REMOVE\") | \"\\(.pid) "
+          "  ... --json |\n"
+          "    jq -r '.decisions[] | select(.action==\"REMOVE\") | \"\\(.pid) "
           "\\(.start_ticks)\"'\n\n"
-          "ownership exits 0 when PLANNED (also when it removes something); REFUSED, with the\n"
-          "status of its first problem: 2 the baseline does not fit (no frame, another boot\n"
-          "or pid namespace, not strictly before the current, not by the verifier, not at\n"
-          "bootstrap); 4 the verifier restarted; 5 the verifier is missing; 7 an unreadable\n"
-          "identity, a cut parent chain, or a declared output whose parent is a symbolic\n"
-          "link, not a directory or cannot be looked up; 8 a frame cut by a bound; 26 the\n"
-          "scope is not the verifier's. A file that cannot be read whole: 10-16. Details:\n"
-          "docs/ownership.md.\n\n") +
-      ExitStatusFooter("0 planned; refused: 2 baseline, 4 restarted, 5 missing, 7 unreadable, 8 "
-                       "cut, 26 not the verifier's scope; 10-16 damaged file"));
+          "A plan that removes processes is still exit 0: the plan is the output. A REFUSED\n"
+          "plan exits with the status of its first problem. Details: docs/ownership.md.\n\n") +
+      ExitStatusFooter("0 planned; refused: 2 the baseline does not fit, 4 the verifier "
+                       "restarted, 5 it is missing, 7 an unreadable identity or a bad output "
+                       "parent, 8 a frame cut by a bound, 26 not the verifier's scope; 10-16 a "
+                       "damaged file"));
   sub->callback([o, exit_code] { *exit_code = RunOwnership(*o); });
 }
 

@@ -268,14 +268,18 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       AddSigned(sub, "--root", o->root, 2, kMaxPidValue, "replace the recorded root pid", "PID");
   CLI::Option* root_start = AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
                                         "replace the recorded root start tick", "TICKS");
-  CLI::Option* token = sub->add_option("--token", o->token, "replace the recorded token");
+  CLI::Option* token = sub->add_option("--token", o->token, "replace the recorded token")
+      ->type_name("TOKEN");
   CLI::Option* token_var =
-      sub->add_option("--token-var", o->token_var, "replace the recorded token variable");
+      sub->add_option("--token-var", o->token_var, "replace the recorded token variable")
+      ->type_name("NAME");
   sub->add_option("--argv", o->argv, "replace the expected argv; repeat for each element")
+      ->type_name("ARG")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   CLI::Option* exe_identity = sub->add_option(
-      "--exe-identity", o->exe_identity, "replace the attested executable identity, as DEV:INO");
+      "--exe-identity", o->exe_identity, "replace the attested executable identity, as DEV:INO")
+      ->type_name("DEV:INO");
   CLI::Option* exe_like =
       AddSigned(sub, "--exe-like", o->exe_like, 1, kMaxPidValue,
                 "attest the executable of this captured pid: its exe identity in the first frame",
@@ -284,21 +288,23 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
                   "what if the root had been fingerprinted before the turn: the root, start "
                   "tick and executable of this fingerprint file ('proctape fingerprint') replace "
                   "the recorded ones; refused if taken in another boot than the recording (exit 9)")
+      ->type_name("FILE")
       ->excludes(root)
       ->excludes(root_start)
       ->excludes(exe_identity)
       ->excludes(exe_like);
   CLI::Option* legacy = sub->add_option(
       "--legacy-marker", o->legacy_marker,
-      "report what the legacy kill(N, 0) check on this marker would have concluded");
+      "report what the legacy kill(N, 0) check on this marker would have concluded")
+      ->type_name("MARKER");
   sub->footer(std::string("Examples:\n"
                           "  proctape replay failure.ptape\n"
                           "  proctape replay failure.ptape --json\n"
                           "  proctape replay failure.ptape --token other   # what if...\n"
                           "  proctape replay late.ptape --fingerprint root.ptape\n"
                           "  proctape replay failure.ptape --model frames\n"
-                          "  proctape replay host.ptape --model frames --root 4000 --token T "
-                          "--exe-like 4103\n"
+                          "  proctape replay host.ptape --model frames --root 4000 --token T \\\n"
+                          "      --exe-like 4103\n"
                           "  proctape replay failure.ptape --legacy-marker 3\n\n") +
               ExitStatusFooter("0 reproduced, 20 verdict changed, 21 diverged, 9 fingerprint of another boot, 10-16 damaged file"));
   sub->callback([=] {

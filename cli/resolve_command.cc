@@ -262,14 +262,16 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       "environment holds --token-var=--token exactly once, and whose executable is the\n"
       "attested one; retries every 100 ms until the deadline while nothing matches; fails\n"
       "closed otherwise. The root, its start time and the executable come from\n"
-      "--fingerprint FILE, taken before the turn by 'proctape fingerprint' (seed 000, step 1).\n"
+      "--fingerprint FILE, taken before the turn by 'proctape fingerprint' (docs/resolver.md,\n"
+      "'When the root is fingerprinted').\n"
       "Without it, --root's start time (unless --root-start gives it) and --exe are read now:\n"
       "a restarted root cannot be detected, which is said on standard error, in the verdict\n"
       "(late_fingerprint) and in a recording.");
   CLI::Option* fingerprint = sub->add_option(
       "--fingerprint", o->fingerprint,
       "the root's fingerprint file, taken before the turn ('proctape fingerprint'): root pid, "
-      "start time and executable identity; refused from another boot (exit 9)");
+      "start time and executable identity; refused from another boot (exit 9)")
+      ->type_name("FILE");
   AddSigned(sub, "--root", o->root, 2, kMaxPidValue,
             "host pid of the app-server that started the sandbox (with --fingerprint: "
             "optional, and it must be the fingerprint's)",
@@ -282,16 +284,20 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       ->each([o](const std::string&) { o->has_root_start = true; })
       ->excludes(fingerprint);
   sub->add_option("--token", o->token, "the per-invocation token the sandbox exported")
+      ->type_name("TOKEN")
       ->required();
   sub->add_option("--token-var", o->token_var, "environment variable carrying the token")
+      ->type_name("NAME")
       ->capture_default_str();
   sub->add_option("--argv", o->argv,
                   "one element of the expected argv; repeat it (default: /bin/sleep 120)")
+      ->type_name("ARG")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--exe", o->exe,
                   "without --fingerprint: the expected executable, attested now by device and "
                   "inode")
+      ->type_name("FILE")
       ->capture_default_str()
       ->excludes(fingerprint);
   AddSigned(sub, "--deadline-ms", o->deadline_ms, 0, 3'600'000, "give up after this long", "MS")
@@ -302,17 +308,20 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_option("--proc", o->proc,
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
                   "is refused (exit 2)")
+      ->type_name("DIR")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   sub->add_option("--record", o->record,
                   "also write FILE (.ptape): a host frame before, every call the resolver "
                   "made with its result and time, a frame after, request and verdict; "
-                  "- writes it to standard output (the verdict then goes to standard error)");
+                  "- writes it to standard output (the verdict then goes to standard error)")
+      ->type_name("FILE");
   sub->add_flag("--force", o->force, "with --record: replace an existing FILE");
   sub->footer(std::string("Examples:\n"
                           "  proctape fingerprint --root 4242 -o root.ptape      # before the turn\n"
-                          "  proctape resolve --fingerprint root.ptape --token 7f3c9e --argv "
-                          "/bin/sleep --argv 120\n"
+                          "  proctape resolve --fingerprint root.ptape --token 7f3c9e\n"
+                          "  proctape resolve --fingerprint root.ptape --token 7f3c9e \\\n"
+                          "      --argv /bin/sleep --argv 120\n"
                           "  proctape resolve --root 4242 --token 7f3c9e       # late: warns\n\n") +
               ExitStatusFooter("0 RESOLVED, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot"));
   sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
@@ -337,11 +346,13 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
   sub->add_option("--proc", o->proc,
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
                   "is refused (exit 2)")
+      ->type_name("DIR")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   sub->add_option("--record", o->record,
                   "also write FILE (.ptape): frames before and after, the stat read and verdict; "
-                  "- writes it to standard output (the verdict then goes to standard error)");
+                  "- writes it to standard output (the verdict then goes to standard error)")
+      ->type_name("FILE");
   sub->add_flag("--force", o->force, "with --record: replace an existing FILE");
   sub->footer(std::string("Example:\n  proctape liveness --pid 48213 --start 1234567\n\n") +
               ExitStatusFooter("0 ALIVE, 3 DEAD, 4 pid reused, 7 unreadable"));
