@@ -14,7 +14,8 @@
 namespace proctape {
 
 // Option lists without parser noise: a value's name (FILE, PID, N), its
-// default where one is shown, "(required)".
+// default where one is shown, "(required)"; descriptions reflowed to 80
+// columns (help_format.cc, as Reflow below).
 std::shared_ptr<CLI::Formatter> MakeFormatter();
 
 // `text` wrapped to `width` columns: lines that are not indented are one
