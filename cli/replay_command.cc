@@ -47,9 +47,11 @@ struct ReplayOptions {
   std::string fingerprint;  // --fingerprint FILE
 };
 
-// "proctape: note: ..." on standard error: never part of the output proper.
+// A warning of what the replay's evidence cannot show, on standard error
+// (JSON under --json): never part of the output proper.
 void Note(const std::string& message) {
-  std::fprintf(stderr, "proctape: note: %s\n", message.c_str());
+  std::fflush(stdout);
+  Warn(message);
 }
 
 // Environ values stored redacted cannot carry the token unless its entry was
