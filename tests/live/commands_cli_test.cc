@@ -506,5 +506,34 @@ TEST(Help, HelpOfHelpIsTheListOfCommands) {
   EXPECT_EQ(r.out, list.out);
 }
 
+
+// ---- Failures through one channel ----------------------------------------------
+
+// Under --json a failure is one JSON object on standard error, in every
+// command (these printed text before).
+TEST(JsonFailures, EveryCommandsFailureIsJsonUnderJson) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string command;
+    int exit_code;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"diff", kPidReuse, kHostileComm, "--frames", "0", "1", "--json"}, "diff", 2},
+           {{"tree", "/nonexistent/x.ptape", "--json"}, "tree", 10},
+           {{"lab", "--list", "plain", "--json"}, "lab", 2},
+           {{"resolve", "--token", "T", "--json"}, "resolve", 2},
+           {{"show", "/nonexistent/x.ptape", "--json"}, "show", 10}}) {
+    CommandResult r = Proctape(c.args);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.command << ": " << Describe(r);
+    EXPECT_TRUE(live::OneLine(r.err)) << c.command << ": " << Describe(r);
+    EXPECT_TRUE(live::StartsWith(r.err, "{\"command\":\"" + c.command + "\",\"error\":"))
+        << c.command << ": " << Describe(r);
+    const std::string status = "\"exit_status\":" + std::to_string(c.exit_code);
+    const std::size_t at = r.err.find(status);
+    ASSERT_NE(at, std::string::npos) << c.command << ": " << Describe(r);
+    EXPECT_TRUE(r.err[at + status.size()] == ',' || r.err[at + status.size()] == '}') << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace proctape
