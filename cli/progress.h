@@ -1,5 +1,5 @@
 // Progress of a command that can take over a second (a multi-frame capture,
-// export, corpus check, lab): one line on standard error, rewritten in place,
+// export, corpus check, lab, a resolve that retries): one line on standard error, rewritten in place,
 // shown only when standard error is a terminal. A pipe, a file or a CI log
 // sees nothing of it, so what a command prints is the same with or without
 // a person watching (docs/cli/commands.md, "Progress").
@@ -14,7 +14,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <utility>
+
+#include "core/evidence.h"
 
 namespace proctape {
 
@@ -44,6 +48,31 @@ class Progress {
   std::size_t width_;
   bool shown_ = false;
   std::chrono::steady_clock::time_point last_{};
+};
+
+// An Evidence that forwards every call, unchanged, to `inner` and calls
+// `on_sleep` before each SleepUntil: where a resolution waits between
+// attempts, for a progress line. The calls `inner` sees (and a recorder
+// records) are exactly the caller's.
+class SleepWatch : public Evidence {
+ public:
+  SleepWatch(Evidence& inner, std::function<void()> on_sleep)
+      : inner_(inner), on_sleep_(std::move(on_sleep)) {}
+  ListResult ListPids(std::uint64_t bound) override { return inner_.ListPids(bound); }
+  ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override {
+    return inner_.ReadFile(pid, file, bound);
+  }
+  Identity ExeIdentity(std::int64_t pid) override { return inner_.ExeIdentity(pid); }
+  Identity PathIdentity(const std::string& path) override { return inner_.PathIdentity(path); }
+  std::int64_t NowNs() override { return inner_.NowNs(); }
+  void SleepUntil(std::int64_t mono_ns) override {
+    on_sleep_();
+    inner_.SleepUntil(mono_ns);
+  }
+
+ private:
+  Evidence& inner_;
+  std::function<void()> on_sleep_;
 };
 
 }  // namespace proctape

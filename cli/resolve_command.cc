@@ -1,4 +1,5 @@
 // `proctape resolve` and `proctape liveness` on the live host.
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -17,6 +18,7 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
+#include "cli/progress.h"
 #include "cli/fingerprint_load.h"
 #include "core/proc_parse.h"
 #include "core/resolver.h"
@@ -180,11 +182,28 @@ int RunResolve(const ResolveOptions& o) {
   const bool late = !fingerprint && !o.has_root_start;
   LiveCheck check = ResolveCheck(&request, fingerprint ? fingerprint->exe_path() : o.exe, late,
                                  &verdict, fingerprint ? &*fingerprint : nullptr);
-  bool recorded = RunMaybeRecorded(*evidence, o.record, o.force, o.proc, o.command_line,
-                                   {TokenEntry(request)}, [&](Evidence& ev, v1::Resolution* r) {
-                                     check(ev, r);
-                                     ran = true;
-                                   });
+  // A resolution that retries until its deadline (5 s by default) says so on
+  // a terminal: each wait between attempts.
+  // Its clock is the CLI's own: a call to the evidence would be recorded.
+  Progress progress;
+  const auto started = std::chrono::steady_clock::now();
+  int waits = 0;
+  bool recorded = RunMaybeRecorded(
+      *evidence, o.record, o.force, o.proc, o.command_line, {TokenEntry(request)},
+      [&](Evidence& ev, v1::Resolution* r) {
+        SleepWatch watched(ev, [&] {
+          const std::int64_t elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now() - started)
+                                           .count();
+          progress.Show("resolve: nothing matches yet after " +
+                        Plural(static_cast<std::uint64_t>(++waits), "attempt", "attempts") +
+                        ", " + DurationText(elapsed) + " of the " +
+                        DurationText(request.bounds.deadline_ns) + " deadline; retrying");
+        });
+        check(progress.active() ? static_cast<Evidence&>(watched) : ev, r);
+        ran = true;
+      });
+  progress.Done();
   if (!ran) return kExitIo;  // the output file was refused before anything ran
   // The token's value is shown nowhere, not even an environ excerpt quoting
   // it (TOKEN_MISMATCH): its length only, as every view shows it.

@@ -535,5 +535,26 @@ TEST(JsonFailures, EveryCommandsFailureIsJsonUnderJson) {
   }
 }
 
+
+// A resolve that retries until its deadline says so on a terminal, and
+// clears the line before its verdict; its recording is the same with or
+// without anyone watching (the progress reads the CLI's own clock, never the
+// evidence): the recording replays.
+TEST(ProgressCli, ResolveShowsItsRetriesOnATerminal) {
+  TempDir dir("progress");
+  const std::string token = live::RandomHex(16);
+  CommandResult r = ProctapeOnTerminal({"resolve", "--root", std::to_string(::getpid()),
+                                        "--token", token, "--deadline-ms", "500", "--record",
+                                        dir.File("r.ptape")});
+  EXPECT_EQ(r.exit_code, 5) << Describe(r);  // NO_MATCH: nothing carries the token
+  EXPECT_NE(r.err.find(kClear + std::string("resolve: nothing matches yet after 1 attempt")),
+            std::string::npos)
+      << Describe(r);
+  EXPECT_NE(r.err.find(kClear + std::string("proctape: warning: ")), std::string::npos)
+      << "the line is cleared before the warning: " << Describe(r);
+  CommandResult replay = Proctape({"replay", dir.File("r.ptape")});
+  EXPECT_EQ(replay.exit_code, 0) << Describe(replay);
+}
+
 }  // namespace
 }  // namespace proctape
