@@ -254,6 +254,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "  proctape corpus add failure.ptape --note 'sleep resolved under bwrap'\n"
       "  proctape corpus check\n"
       "  proctape corpus list\n"
+      "  proctape corpus rm ci-flake\n"
       "Run 'proctape corpus COMMAND --help' for one command; docs/corpus.md has the\n"
       "MANIFEST format.");
 
