@@ -300,7 +300,9 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                         "  proctape corpus add lab.ptape --corpus corpus --name plain-bwrap\n"
                         "  proctape corpus add bug.ptape --expect NO_MATCH  # what a fix gives\n"
                         "  proctape lab plain --record p.ptape && proctape corpus add - < p.ptape\n\n") +
-            ExitStatusFooter("0 added, 20/21 the file does not replay to its verdict, 22-23 corpus problems"));
+            ExitStatusFooter("0 added, 2 usage error, 10-16 a damaged file, 20/21 the file does not "
+                             "replay to its verdict, 23 bad MANIFEST (several files: the largest "
+                             "of their statuses)"));
   a->callback([add, note, exit_code] {
     // Without --note, a lab recording says what its scenario shows.
     add->request.scenario_note = nullptr;

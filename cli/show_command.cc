@@ -89,8 +89,10 @@ void RegisterShow(CLI::App& app, int* exit_code) {
   sub->footer(std::string("Examples:\n"
                           "  proctape show failure.ptape\n"
                           "  proctape show host.ptape.partial      # a capture that was killed\n"
-                          "  proctape show failure.ptape --json\n\n") +
-              ExitStatusFooter("0, 10-16 the file is damaged (shown up to the damage)"));
+                          "  proctape show failure.ptape --json\n"
+                          "  proctape show before.ptape after.ptape\n\n") +
+              ExitStatusFooter("0, 2 usage error, 10-16 the file is damaged (shown up to the "
+                               "damage; several files: the largest of their statuses)"));
   sub->callback([o, exit_code] { *exit_code = RunShow(*o); });
 }
 

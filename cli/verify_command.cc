@@ -117,8 +117,12 @@ void RegisterVerify(CLI::App& app, int* exit_code) {
                                      "verified in order")
       ->required();
   sub->add_flag("--json", o->json, "print the report as one JSON object");
-  sub->footer(std::string("Example:\n  proctape verify host-20261130T120000Z.ptape\n\n") +
-              ExitStatusFooter("0 intact, 10-16 the kind of damage"));
+  sub->footer(std::string("Examples:\n"
+                          "  proctape verify host-20261130T120000Z.ptape\n"
+                          "  proctape verify *.ptape --json\n"
+                          "  ssh ci cat failure.ptape | proctape verify -\n\n") +
+              ExitStatusFooter("0 intact, 2 usage error, 10-16 the kind of damage (several files: "
+                               "the largest of their statuses)"));
   sub->callback([o, exit_code] { *exit_code = RunVerify(*o); });
 }
 
