@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyze/ownership_frames.h"
+#include "analyze/ownership_scope.h"
 #include "analyze/process_table.h"
 #include "core/proc_parse.h"
 
@@ -23,16 +24,23 @@ using ownership::Chain;
 using ownership::Classified;
 using ownership::Contains;
 using ownership::FrameView;
+using ownership::CheckScope;
+using ownership::CheckSessions;
 using ownership::ParentChain;
 using ownership::Quote;
 using ownership::Scope;
+using ownership::WarnOfTheRootCgroup;
 using ownership::Vanished;
 
 class Planner {
  public:
   Planner(const Snapshot& baseline, const Snapshot& current, const OwnershipRequest& request,
-          PathLookup& paths)
-      : baseline_(baseline), current_(current), request_(request), paths_(paths) {}
+          PathLookup& paths, std::vector<std::string>* warnings)
+      : baseline_(baseline),
+        current_(current),
+        request_(request),
+        paths_(paths),
+        warnings_(warnings) {}
 
   v1::OwnershipPlan Run() {
     plan_.set_baseline_file(EscapeBytes(request_.baseline_name, 4096));
@@ -54,9 +62,14 @@ class Planner {
     CheckReadable();
     CheckVerifier();
     if (!plan_.problems().empty()) return Refused();
+    CheckScope(*cur_, request_, &plan_);
+    if (!plan_.problems().empty()) return Refused();
     CheckBootstrap();
     if (!plan_.problems().empty()) return Refused();
     Decide();
+    CheckSessions(base_, *cur_, request_, &plan_, warnings_);
+    if (!plan_.problems().empty()) return Refused();
+    WarnOfTheRootCgroup(request_, plan_, warnings_);
     plan_.set_outcome(v1::OwnershipPlan::PLANNED);
     return plan_;
   }
@@ -372,6 +385,7 @@ class Planner {
   const Snapshot& current_;
   const OwnershipRequest& request_;
   PathLookup& paths_;
+  std::vector<std::string>* warnings_;
   v1::OwnershipPlan plan_;
   std::vector<FrameView> base_;
   std::optional<FrameView> cur_;
@@ -380,14 +394,16 @@ class Planner {
 }  // namespace
 
 v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
-                                const OwnershipRequest& request, PathLookup& paths) {
-  return Planner(baseline, current, request, paths).Run();
+                                const OwnershipRequest& request, PathLookup& paths,
+                                std::vector<std::string>* warnings) {
+  return Planner(baseline, current, request, paths, warnings).Run();
 }
 
 v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
-                                const OwnershipRequest& request) {
+                                const OwnershipRequest& request,
+                                std::vector<std::string>* warnings) {
   LivePathLookup live;
-  return PlanOwnership(baseline, current, request, live);
+  return PlanOwnership(baseline, current, request, live, warnings);
 }
 
 }  // namespace proctape

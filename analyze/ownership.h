@@ -15,7 +15,9 @@
 // process that may be in scope without a readable identity, a baseline not
 // taken strictly before the current snapshot, on another boot or pid
 // namespace, not by the verifier, or after a command of the verifier had
-// started. Process names are never consulted. Declared outputs (paths the
+// started; or when the scope is not the verifier's: it does not hold --self
+// (an empty scope among them), or it would remove new processes of a session
+// older than the baseline that is not the verifier's (unless force_scope). Process names are never consulted. Declared outputs (paths the
 // task produces, which cleanup would delete) are planned present or already
 // absent; a parent that is a symbolic link or not a directory refuses the
 // plan. It only plans: nothing here, nor in proctape, signals a process or
@@ -45,17 +47,25 @@ struct OwnershipRequest {
   // (declared_outputs.h); one whose parent is a symbolic link or not a
   // directory, or cannot be looked up, refuses the whole plan.
   std::vector<std::string> outputs;
+  // Plan the removal of new processes of sessions older than the baseline
+  // that are not the verifier's, instead of refusing (--force-scope).
+  bool force_scope = false;
 };
 
 // The plan for `request` over the baseline's last frame and the current's
 // last frame (docs/ownership.md says why those and which checks read the
-// other frames); declared outputs looked up in `paths`.
+// other frames); declared outputs looked up in `paths`. What a planned
+// scope makes suspicious (the root cgroup; with --force-scope, other
+// sessions' processes planned for removal) is added to `warnings`, one
+// sentence each, when it is given.
 v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
-                                const OwnershipRequest& request, PathLookup& paths);
+                                const OwnershipRequest& request, PathLookup& paths,
+                                std::vector<std::string>* warnings = nullptr);
 
 // The same, declared outputs looked up on the live filesystem.
 v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& current,
-                                const OwnershipRequest& request);
+                                const OwnershipRequest& request,
+                                std::vector<std::string>* warnings = nullptr);
 
 // The plan as text: a heading, one line per decision, a summary (or the
 // refusal and every problem). Every byte from /proc is escaped.

@@ -20,6 +20,7 @@
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
 #include "cli/outputs.h"
+#include "cli/progress.h"
 #include "core/proc_parse.h"
 #include "format/interrupt.h"
 #include "format/writer.h"
@@ -31,6 +32,7 @@ struct CaptureOptions {
   std::string output;  // empty: ./<hostname>-<UTC time>.ptape
   std::uint64_t frames = 1;
   std::int64_t interval_ms = 1000;
+  bool has_interval = false;
   std::int64_t root = 0;
   bool has_root = false;
   std::string env = "redact";
@@ -103,6 +105,10 @@ int RunCapture(const CaptureOptions& o) {
                                 " is less than one process can take (" +
                                 std::to_string(scan.WorstCaseProcessBytes()) +
                                 " bytes: the sum of the file bounds)");
+  }
+  if (o.has_interval && o.frames == 1) {
+    return Fail(kExitUsage, "--interval " + std::to_string(o.interval_ms) +
+                                ": one frame has no interval; give --frames N (N > 1) with it");
   }
   if (std::string why = ForceWithoutOutput(o.force, "-o", true, o.output); !why.empty()) {
     return Fail(kExitUsage, why);
@@ -188,7 +194,13 @@ int RunCapture(const CaptureOptions& o) {
   if (!writer->WriteHeader(header)) return Fail(kExitIo, writer->error());
 
   const std::int64_t interval_ns = o.interval_ms * 1'000'000;
-  const bool progress = o.frames > 1 && ::isatty(STDERR_FILENO);
+  // Where the capture is, on a terminal: the frame and the processes read
+  // so far (a whole-host frame of thousands of processes takes a second).
+  Progress progress;
+  auto frame_text = [&o](std::uint64_t k, std::uint64_t processes) {
+    return "capture: frame " + std::to_string(k + 1) + "/" + std::to_string(o.frames) + ": " +
+           Plural(processes, "process", "processes");
+  };
   // The frames' readers, one /proc descriptor each, kept for every frame.
   std::vector<ScanWorker> workers =
       dir ? std::vector<ScanWorker>{}
@@ -209,16 +221,22 @@ int RunCapture(const CaptureOptions& o) {
     callbacks.begin = [&writer, k, facts](std::int64_t t) {
       writer->BeginFrame(k, facts ? facts->scan_start_mono_ns : t);
     };
-    callbacks.record = [&writer, &dir](v1::ProcessRecord&& r) {
+    std::uint64_t read = 0;
+    callbacks.record = [&writer, &dir, &progress, &frame_text, &read, k](v1::ProcessRecord&& r) {
       if (dir) dir->AddLinkTexts(&r);
+      ++read;
+      if (progress.active()) progress.Update(frame_text(k, read));
       return (!dir || dir->error().empty()) && writer->AddProcess(std::move(r));
     };
     ScanStats s = ScanFrameParallel(*ev, scan, pid_ns, workers, callbacks);
-    if (dir && !dir->error().empty()) return Fail(kExitCorrupt, dir->error());
+    if (dir && !dir->error().empty()) {
+      progress.Done();
+      return Fail(kExitCorrupt, dir->error());
+    }
     if (facts && s.cut_reason.empty()) s.cut_reason = facts->cut_reason;
     if (!writer->EndFrame(facts ? facts->scan_end_mono_ns : s.scan_end_mono_ns, s.cut_reason,
                           s.bytes_read)) {
-      if (progress) std::fputc('\n', stderr);
+      progress.Done();
       return Fail(kExitIo, writer->error());
     }
     ++totals.frames;
@@ -230,13 +248,9 @@ int RunCapture(const CaptureOptions& o) {
     }
     if (s.list_err != 0 && totals.list_err == 0) totals.list_err = s.list_err;
     if (scan.root_pid && s.list_err == 0 && !s.root_found) ++totals.root_missing;
-    if (progress) {
-      std::fprintf(stderr, "\rframe %" PRIu64 "/%" PRIu64 ": %" PRIu64 " processes   ", k + 1,
-                   o.frames, s.processes);
-      std::fflush(stderr);
-    }
+    progress.Show(frame_text(k, s.processes));
   }
-  if (progress) std::fputc('\n', stderr);
+  progress.Done();
   // Interrupted before the last frame: the file is finished with the frames
   // complete (the one being scanned when the signal came was completed: its
   // scan is bounded), and the status says so.
@@ -272,17 +286,11 @@ int RunCapture(const CaptureOptions& o) {
     }
   }
   if (scan.keep_environ) {
-    std::fprintf(stderr,
-                 "proctape: warning: --env keep: environment values are stored as read; the "
-                 "file may hold secrets\n");
-  }
-  if (totals.root_missing > 0) {
-    std::fprintf(stderr, "proctape: warning: --root %" PRId64 " was not in /proc in %" PRIu64
-                         " of %" PRIu64 " frames\n",
-                 o.root, totals.root_missing, totals.frames);
+    Warn("--env keep: environment values are stored as read; the file may hold secrets");
   }
   if (totals.list_err != 0) {
-    return Fail(kExitInternal, "cannot list " + root + ": " + ErrnoName(totals.list_err) +
+    return Fail(kExitInternal, "cannot list " + EscapeBytes(root, 4096) + ": " +
+                                   ErrnoName(totals.list_err) +
                                    " (frames without records were written)");
   }
   if (signal != 0) {
@@ -291,7 +299,23 @@ int RunCapture(const CaptureOptions& o) {
          EscapeBytes(shown, 4096) + " holds those, complete (exit " +
          std::to_string(ExitInterrupted(signal)) + ")");
   }
-  return signal != 0 ? ExitInterrupted(signal) : kExitOk;
+  if (signal != 0) return ExitInterrupted(signal);
+  // An empty selection is not a success: a --root in no frame selected
+  // nothing. The file is kept (it is evidence of what /proc held), the exit
+  // status says "not found". A root that exited during a multi-frame capture
+  // was found: a warning says in how many frames it was missing.
+  const std::string where = dir ? EscapeBytes(o.proc_root, 4096) : EscapeBytes(root, 4096);
+  if (totals.root_missing > 0 && totals.root_missing == totals.frames) {
+    return Fail(kExitNotFound, "--root " + std::to_string(o.root) + " is in no frame: " + where +
+                                   " holds no such process; " + EscapeBytes(shown, 4096) +
+                                   " was written with 0 processes");
+  }
+  if (totals.root_missing > 0) {
+    Warn("--root " + std::to_string(o.root) + " was not in " + where + " in " +
+         std::to_string(totals.root_missing) + " of " + Plural(totals.frames, "frame", "frames") +
+         " (it exited or had not started)");
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -308,7 +332,8 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
       "FILE and renamed when complete; Ctrl-C finishes it with the frames complete (exit 130).");
   AddOutputOption(sub, o->output,
                   "output file; '-' for standard output (default: "
-                  "./<hostname>-<UTC time YYYYmmddTHHMMSSZ>.ptape)");
+                  "./<hostname>-<UTC time YYYYmmddTHHMMSSZ>.ptape)")
+      ->type_name("FILE");
   AddUnsigned(sub, "--frames", o->frames, 1, 1'000'000, "number of frames to capture")
       ->capture_default_str();
   AddSigned(sub, "--interval", o->interval_ms, 0, 86'400'000,
@@ -336,6 +361,7 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
   CLI::Option* proc = sub->add_option("--proc", o->proc,
                                       "the /proc mount to read: the root of a procfs mount "
                                       "(statfs), anything else is refused (exit 2)")
+                           ->type_name("DIR")
                            ->capture_default_str();
   sub->add_option("--proc-root", o->proc_root,
                   "capture one frame of a /proc-like directory instead: a 'proctape export "
@@ -343,12 +369,13 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "back identities, errnos, truncation, times and host facts) or a fixture made "
                   "by another tool (read like /proc). Sealed inside DIR: no link out of it is "
                   "followed, and exe and ns/pid links are kept as text, never followed")
+      ->type_name("DIR")
       ->excludes(proc)
       ->excludes(sub->get_option("--frames"))
       ->excludes(sub->get_option("--interval"))
       ->excludes(sub->get_option("--threads"));
-  sub->footer(std::string("Bounds per process: stat 4096, cmdline 65536, environ 65536, status "
-                          "16384, cgroup 4096 bytes.\n"
+  sub->footer(std::string("Bounds per process: stat 4096, cmdline 65536, environ 65536,\n"
+                          "status 16384, cgroup 4096 bytes.\n"
                           "The summary goes to standard output (standard error with -o -).\n\n"
                           "Examples:\n"
                           "  proctape capture\n"
@@ -356,9 +383,14 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape capture --root 4242 -o sandbox.ptape --json\n"
                           "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
                           "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
-              ExitStatusFooter("0 written, 2 usage error, 10 the output refused or cannot be "
-                               "written, 130 interrupted: the file holds the frames complete"));
-  sub->callback([o, exit_code] { *exit_code = RunCapture(*o); });
+              ExitStatusFooter("0 written, 1 /proc cannot be listed, 2 usage error, 5 --root is in "
+                               "no frame (the file is written all the same), 10 the output refused "
+                               "or cannot be written, 130 interrupted: the file holds the frames "
+                               "complete"));
+  sub->callback([o, sub, exit_code] {
+    o->has_interval = sub->get_option("--interval")->count() > 0;
+    *exit_code = RunCapture(*o);
+  });
 }
 
 }  // namespace proctape

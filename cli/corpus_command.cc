@@ -1,11 +1,10 @@
-// `proctape corpus add|check|list`: the regression corpus (docs/corpus.md).
+// `proctape corpus add|check|list|rm`: the regression corpus (docs/corpus.md).
 // A corpus directory holds a MANIFEST and the recordings it names; `add` puts
 // a recording in once its replay gives its recorded verdict (or the one
 // --expect states), `check` replays every entry and reports each that
-// drifted, `list` shows the entries. The work is done by corpus/corpus.h;
-// this file reads options, prints, and picks the exit status.
-#include <unistd.h>
-
+// drifted, `list` shows the entries, `rm` takes entries out. The work is
+// done by corpus/corpus.h; this file reads options, prints, and picks the
+// exit status.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -18,8 +17,11 @@
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
+#include "cli/inputs.h"
+#include "cli/progress.h"
 #include "core/proc_parse.h"
 #include "corpus/corpus.h"
+#include "lab/lab.h"
 #include "proto/convert.h"
 
 namespace proctape {
@@ -61,7 +63,8 @@ struct CorpusDirOption {
 // ---- add --------------------------------------------------------------------
 
 struct AddOptions {
-  AddRequest request;
+  std::vector<std::string> files;
+  AddRequest request;  // for every file: its note, and one file's name and expects
   CorpusDirOption corpus;
   bool json = false;
 };
@@ -86,31 +89,72 @@ std::string Expects(const ManifestEntry& e) {
   return out;
 }
 
-int RunAdd(AddOptions o) {
-  int exit_code = kExitOk;
-  o.request.dir = o.corpus.Get(&exit_code);
-  if (o.request.dir.empty()) return exit_code;
-  AddOutcome out = AddToCorpus(o.request);
+// One file, added or refused: its line (JSON: into *json), its status.
+int AddOne(const AddOptions& o, const std::string& file, std::string* json) {
+  AddRequest request = o.request;
+  request.file = file;
+  StdinCopy stdin_copy;
+  if (file == "-") {
+    // Read three times (hashed, replayed, copied): a copy of it is.
+    std::string error;
+    if (!stdin_copy.Open(&error)) return Fail(kExitIo, error);
+    request.file = stdin_copy.path();
+    request.shown = "-";
+  }
+  AddOutcome out = AddToCorpus(request);
   const int code = ExitFor(out);
-  if (code != kExitOk) return Fail(code, out.message);
-  for (const std::string& w : out.warnings) Warn(w);
+  if (code != kExitOk) {
+    std::fflush(stdout);
+    return Fail(code, out.message);
+  }
+  for (const std::string& w : out.warnings) {
+    std::fflush(stdout);
+    Warn(w);
+  }
   const bool added = out.kind == AddOutcome::Kind::kAdded;
   if (o.json) {
     v1::CorpusAddResult result;
     result.set_added(added);
     *result.mutable_entry() = ToProto(out.entry);
     for (const std::string& w : out.warnings) result.add_warnings(w);
-    std::printf("%s\n", ToJson(result).c_str());
+    *json = ToJson(result);
   } else if (added) {
     std::printf("added %s as %s/%s: expect %s\n", out.entry.name.c_str(),
                 EscapeBytes(o.request.dir, 4096).c_str(), out.entry.file.c_str(),
                 Expects(out.entry).c_str());
   } else {
-    std::printf("%s is already in the corpus as %s (%s)\n",
-                EscapeBytes(o.request.file, 4096).c_str(), out.entry.name.c_str(),
-                out.entry.file.c_str());
+    std::printf("%s is already in the corpus as %s (%s)\n", EscapeBytes(file, 4096).c_str(),
+                out.entry.name.c_str(), out.entry.file.c_str());
   }
   return kExitOk;
+}
+
+// Each file in the order given; a refusal does not stop the next. The exit
+// status is the largest of theirs.
+int RunAdd(AddOptions o) {
+  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
+  // The corpus directory, once for every file (checked by AddToCorpus before
+  // each replay).
+  int exit_code = kExitOk;
+  o.request.dir = o.corpus.Get(&exit_code);
+  if (o.request.dir.empty()) return exit_code;
+  if (o.files.size() > 1 && !o.request.name.empty()) {
+    return Fail(kExitUsage, "--name names one entry: give one FILE with it (" +
+                                std::to_string(o.files.size()) + " given)");
+  }
+  if (o.files.size() > 1 && !o.request.expects.empty()) {
+    return Fail(kExitUsage, "--expect states the verdicts of one FILE's resolutions: give one "
+                            "FILE with it (" + std::to_string(o.files.size()) + " given)");
+  }
+  int worst = kExitOk;
+  std::vector<std::string> results;
+  for (const std::string& file : o.files) {
+    std::string json;
+    worst = Worst(worst, AddOne(o, file, &json));
+    if (!json.empty()) results.push_back(json);
+  }
+  if (o.json && !results.empty()) std::printf("%s\n", JsonList(results).c_str());
+  return worst;
 }
 
 // ---- check ------------------------------------------------------------------
@@ -161,15 +205,14 @@ int RunCheck(const CheckCliOptions& o) {
   }
   CheckOptions options;
   options.jobs = o.jobs > 0 ? o.jobs : std::max(std::thread::hardware_concurrency(), 1u);
-  const bool terminal = ::isatty(STDERR_FILENO) == 1;
-  if (terminal) {
-    options.progress = [](std::size_t done, std::size_t total, const std::string& name) {
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, name.c_str());
-      std::fflush(stderr);
+  Progress progress;
+  if (progress.active()) {
+    options.progress = [&progress](std::size_t done, std::size_t total, const std::string& name) {
+      progress.Show("[" + std::to_string(done) + "/" + std::to_string(total) + "] " + name);
     };
   }
   v1::CorpusReport report = CheckCorpus(dir, entries, options);
-  if (terminal && !entries.empty()) std::fputs("\r\033[K", stderr);
+  progress.Done();
 
   if (o.json) {
     std::printf("%s\n", ToJson(report).c_str());
@@ -219,6 +262,43 @@ int RunList(const ListOptions& o) {
   return kExitOk;
 }
 
+// ---- rm ---------------------------------------------------------------------
+
+struct RmOptions {
+  std::vector<std::string> names;
+  CorpusDirOption corpus;
+  bool json = false;
+};
+
+int RunRm(const RmOptions& o) {
+  int exit_code = kExitOk;
+  const std::string corpus_dir = o.corpus.Get(&exit_code);
+  if (corpus_dir.empty()) return exit_code;
+  RemoveOutcome out = RemoveFromCorpus(corpus_dir, o.names);
+  const std::string dir = EscapeBytes(corpus_dir, 4096);
+  if (o.json && !out.removed.empty()) {
+    // The entries removed, as 'corpus list --json' shows entries.
+    v1::CorpusList list;
+    list.set_dir(dir);
+    for (const ManifestEntry& e : out.removed) *list.add_entries() = ToProto(e);
+    std::printf("%s\n", ToJson(list).c_str());
+  } else {
+    for (const ManifestEntry& e : out.removed) {
+      std::printf("removed %s (%s/%s) from the corpus\n", e.name.c_str(), dir.c_str(),
+                  e.file.c_str());
+    }
+  }
+  std::fflush(stdout);
+  for (const std::string& w : out.warnings) Warn(w);
+  switch (out.kind) {
+    case RemoveOutcome::Kind::kRemoved: return kExitOk;
+    case RemoveOutcome::Kind::kUsage: return Fail(kExitUsage, out.message);
+    case RemoveOutcome::Kind::kManifest: return Fail(kExitCorpusManifest, out.message);
+    case RemoveOutcome::Kind::kIo: return Fail(kExitIo, out.message);
+  }
+  return kExitInternal;
+}
+
 }  // namespace
 
 void RegisterCorpus(CLI::App& app, int* exit_code) {
@@ -227,7 +307,8 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "The regression corpus: a directory holding recordings (.ptape files named by their\n"
       "content's SHA-256) and a MANIFEST that says, for each, the verdict every recorded\n"
       "resolution must replay to, what it shows and how it was captured. 'add' puts a\n"
-      "recording in, 'check' replays them all and reports drift, 'list' shows them.\n"
+      "recording in, 'check' replays them all and reports drift, 'list' shows them, 'rm'\n"
+      "takes them out.\n"
       "Each entry of the repository's corpus/ is also a ctest test (corpus/NAME).");
   corpus->require_subcommand(1);
   corpus->footer(
@@ -235,13 +316,14 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "  proctape corpus add failure.ptape --note 'sleep resolved under bwrap'\n"
       "  proctape corpus check\n"
       "  proctape corpus list\n"
-      "Run 'proctape corpus COMMAND --help' for one command; docs/corpus.md has the MANIFEST\n"
-      "format.");
+      "  proctape corpus rm ci-flake\n"
+      "Run 'proctape corpus COMMAND --help' for one command; docs/corpus.md has the\n"
+      "MANIFEST format.");
 
   auto add = std::make_shared<AddOptions>();
   CLI::App* a = corpus->add_subcommand(
       "add",
-      "Add a recording to the corpus. FILE must be intact and hold at least one recorded\n"
+      "Add recordings to the corpus. FILE must be intact and hold at least one recorded\n"
       "resolution; each is replayed against its tape. A replay that DIVERGED is refused\n"
       "(exit 21); a VERDICT CHANGED is refused (exit 20) unless --expect states the\n"
       "verdict wanted (one --expect per recorded resolution, in order), for a bug not yet\n"
@@ -250,40 +332,60 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "its entry written to DIR/MANIFEST (both created when missing, entries sorted by\n"
       "name). Content already in the corpus is not added twice: its name is printed,\n"
       "exit 0.");
-  a->add_option("FILE", add->request.file, "a recording: 'proctape resolve|liveness|lab ... "
-                                            "--record FILE'")
+  a->add_option("FILE", add->files,
+                "a recording ('proctape resolve|liveness|lab ... --record FILE'), or - for "
+                "standard input; several are added in order, a refusal does not stop the next")
       ->required();
   add->corpus.Register(a, false);
   a->add_option("--name", add->request.name,
                 "the entry's name (default: SCENARIO-SANDBOX for a lab recording, else FILE's "
-                "base name); [A-Za-z0-9._-], at most 64");
-  a->add_option("--note", add->request.note, "what the recording shows, in a sentence");
+                "base name); [A-Za-z0-9._-], at most 64")
+      ->type_name("NAME");
+  CLI::Option* note = a->add_option(
+      "--note", add->request.note,
+      "what the recording shows, in a sentence (default for a 'proctape lab' recording: what "
+      "its scenario shows, docs/lab.md)")
+      ->type_name("SENTENCE");
   a->add_option("--expect", add->request.expects,
                 "the verdict resolution K must give, K = 0, 1, ...: a status (NO_MATCH, DEAD, "
                 "ERROR PID_REUSED; RESOLVED or ERROR alone take the identity or reason from "
                 "the replay) or RESOLVED pid=N start=T")
+      ->type_name("VERDICT")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   a->add_flag("--json", add->json, "print the entry as one JSON object (CorpusAddResult)");
   a->footer(std::string("Examples:\n"
                         "  proctape corpus add failure.ptape --note 'pid reused under load'\n"
                         "  proctape corpus add lab.ptape --corpus corpus --name plain-bwrap\n"
-                        "  proctape corpus add bug.ptape --expect NO_MATCH   # pins the verdict "
-                        "a fix must give\n\n") +
-            ExitStatusFooter("0 added, 10 the corpus cannot be written (checked first), 20/21 the "
-                             "file does not replay to its verdict, 22-23 corpus problems"));
-  a->callback([add, exit_code] { *exit_code = RunAdd(*add); });
+                        "  proctape corpus add bug.ptape --expect NO_MATCH  # what a fix gives\n"
+                        "  proctape lab plain --record p.ptape && proctape corpus add - < p.ptape\n\n") +
+            ExitStatusFooter("0 added, 2 usage error, 10 the corpus cannot be written (checked "
+                             "first), 11-16 a damaged file, 20/21 the file does not replay to its "
+                             "verdict, 23 bad MANIFEST (several files: the largest of their "
+                             "statuses)"));
+  a->callback([add, note, exit_code] {
+    // Without --note, a lab recording says what its scenario shows.
+    add->request.scenario_note = nullptr;
+    if (note->count() == 0) {
+      add->request.scenario_note = [](const std::string& scenario) {
+        const lab::ScenarioInfo* s = lab::FindScenario(scenario);
+        return s != nullptr ? std::string(s->shows) : std::string();
+      };
+    }
+    *exit_code = RunAdd(*add);
+  });
 
   auto check = std::make_shared<CheckCliOptions>();
   CLI::App* c = corpus->add_subcommand(
       "check",
-      "Replay every entry of the corpus in DIR and compare each replayed verdict with the\n"
-      "MANIFEST's expect lines. Prints one line per entry that drifted (DRIFT NAME: expected\n"
-      "X; got Y; a replay that DIVERGED drifts too) or cannot be checked (UNREADABLE NAME:\n"
-      "why: missing, changed since added, damaged), then a summary line. Entries are\n"
-      "replayed in parallel; the output is in manifest order. Progress is shown on standard\n"
-      "error when it is a terminal. Exit 0 when every entry reproduced, 22 otherwise, 23\n"
-      "when the MANIFEST does not parse or names a missing file.");
+      "Replay every entry and report each that drifted. Each entry of the corpus in DIR is\n"
+      "replayed and its verdicts compared with the MANIFEST's expect lines. Prints one line\n"
+      "per entry that drifted (DRIFT NAME: expected X; got Y; a replay that DIVERGED drifts\n"
+      "too) or cannot be checked (UNREADABLE NAME: why: missing, changed since added,\n"
+      "damaged), then a summary line. Entries are replayed in parallel; the output is in\n"
+      "manifest order. Progress is shown on standard error when it is a terminal. Exit 0\n"
+      "when every entry reproduced, 22 otherwise, 23 when the MANIFEST does not parse or\n"
+      "names a missing file.");
   check->corpus.Register(c, true);
   AddUnsigned(c, "--jobs,-j", check->jobs, 1, 1024,
               "entries replayed at once (default: one per core)");
@@ -293,6 +395,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       ->each([check](const std::string&) { check->has_junit = true; });
   AddForceOption(c, check->force, "with --junit FILE: replace an existing FILE");
   c->add_option("--entry", check->only, "check only this entry; repeat for more")
+      ->type_name("NAME")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_flag("--json", check->json, "print the report as one JSON object (CorpusReport)");
@@ -306,12 +409,31 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
 
   auto list = std::make_shared<ListOptions>();
   CLI::App* l = corpus->add_subcommand(
-      "list", "One line per entry of the corpus in DIR: name, expected verdicts, kernel,\n"
-              "capture time, what it shows.");
+      "list", "List the entries. One line per entry of the corpus in DIR: name, expected\n"
+              "verdicts, kernel, capture time, what it shows.");
   list->corpus.Register(l, true);
   l->add_flag("--json", list->json, "print the entries as one JSON object (CorpusList)");
   l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") + ExitStatusFooter("0, 23 bad MANIFEST"));
   l->callback([list, exit_code] { *exit_code = RunList(*list); });
+
+  auto rm = std::make_shared<RmOptions>();
+  CLI::App* r = corpus->add_subcommand(
+      "rm",
+      "Take entries out of the corpus. Each NAME leaves the MANIFEST and its recording is\n"
+      "deleted from the directory (the MANIFEST is rewritten first, under the directory's\n"
+      "lock, as 'add' writes it). All the names or none: a NAME that is not an entry removes\n"
+      "nothing (exit 2). The repository's corpus is in git: 'git checkout corpus/' undoes it.");
+  r->add_option("NAME", rm->names, "an entry's name, as 'proctape corpus list' shows it")
+      ->required();
+  rm->corpus.Register(r, false);
+  r->add_flag("--json", rm->json,
+              "print the removed entries as one JSON object (CorpusList, as 'list --json')");
+  r->footer(std::string("Examples:\n"
+                        "  proctape corpus rm plain-bwrap\n"
+                        "  proctape corpus rm ci-flake-1 ci-flake-2 --corpus my-corpus\n\n") +
+            ExitStatusFooter("0 removed, 2 no such entry (nothing removed), 10 a file cannot be "
+                             "written or deleted, 23 no MANIFEST or a bad one"));
+  r->callback([rm, exit_code] { *exit_code = RunRm(*rm); });
 }
 
 }  // namespace proctape

@@ -9,6 +9,8 @@
 
 #include "analyze/diff.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
+#include "cli/inputs.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -28,10 +30,7 @@ struct DiffOptions {
   bool json = false;
 };
 
-int Usage(const std::string& message) {
-  std::fprintf(stderr, "proctape: %s\n", message.c_str());
-  return kExitUsage;
-}
+int Usage(const std::string& message) { return Fail(kExitUsage, message); }
 
 // The last complete frame, or the last one when none is complete.
 std::size_t LastFrame(const Snapshot& s) {
@@ -42,6 +41,7 @@ std::size_t LastFrame(const Snapshot& s) {
 }
 
 int RunDiff(DiffOptions o) {
+  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Usage(why);
   const bool two = o.files.size() == 2;
   if (!o.frames.empty()) {
     if (two) return Usage("--frames I J picks two frames of one file; with two files use --frame-a and --frame-b");
@@ -56,8 +56,9 @@ int RunDiff(DiffOptions o) {
     const FormatError error = ReadSnapshot(o.files[k], &snapshots[k]);
     names[k] = EscapeBytes(o.files[k], 4096);
     if (error.ok()) continue;
-    std::fprintf(stderr, "proctape: %s: %s%s\n", names[k].c_str(), EscapeBytes(error.message).c_str(),
-                 snapshots[k].frames.empty() ? "" : " (the frames before the damage are used)");
+    Fail(ExitCodeFor(error.kind),
+         names[k] + ": " + EscapeBytes(error.message) +
+             (snapshots[k].frames.empty() ? "" : " (the frames before the damage are used)"));
     if (snapshots[k].frames.empty()) return ExitCodeFor(error.kind);
     if (damage == kExitOk) damage = ExitCodeFor(error.kind);
   }
@@ -71,14 +72,13 @@ int RunDiff(DiffOptions o) {
   std::string why;
   std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &why);
   if (!report) {
-    std::fprintf(stderr, "proctape: %s\n", why.c_str());
-    return damage != kExitOk ? damage : kExitUsage;
+    return Fail(damage != kExitOk ? damage : kExitUsage, why);
   }
   if (report->different_boots() && !o.force) {
     return Usage(report->warnings(0) + " (--force compares them anyway)");
   }
   for (const std::string& w : report->warnings()) {
-    std::fprintf(stderr, "proctape: warning: %s\n", w.c_str());
+    Warn(w);
   }
   if (o.json) {
     std::printf("%s\n", ToJson(*report).c_str());
@@ -113,7 +113,8 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
       "frames of different boots (the files' boot ids differ) are refused with exit status\n"
       "2 unless --force. A damaged file's complete frames are used; the exit status is then\n"
       "the damage's (10-16).");
-  sub->add_option("FILES", o->files, "one .ptape file (two of its frames) or two")
+  sub->add_option("FILE", o->files, "one .ptape file (two of its frames) or two; - for "
+                                     "standard input")
       ->required()
       ->expected(1, 2);
   AddUnsigned(sub, "--frames", o->frames, 0, 4294967295,

@@ -36,6 +36,9 @@ enum ExitCode : int {
   kExitCorpusManifest = 23,  // a corpus manifest does not parse, or names a missing file
   kExitLabUnavailable = 24,  // the lab cannot run here (no PID namespaces, tool or privilege)
   kExitLabFailed = 25,       // a lab scenario could not be set up as described
+  // Ownership.
+  kExitScope = 26,           // the scope is not the verifier's: it does not hold --self (or is
+                             // empty), or holds other sessions' new processes (no --force-scope)
   // 128 + N: interrupted by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143), the
   // shell's convention. `capture` returns it after finishing its file with the
   // frames complete; every other command ends by the signal itself, having

@@ -14,6 +14,7 @@
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
+#include "cli/progress.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
 #include "proto/convert.h"
@@ -42,6 +43,7 @@ int RunExport(const ExportOptions& o) {
     return Fail(kExitUsage, why);
   }
   const std::string out = o.has_out ? o.out : "-";
+  const std::string name = EscapeBytes(o.file, 4096);
   // The output before the input is read: checked, its temporary made.
   OutputRequest request;
   if (o.format == "proc-dir") {
@@ -54,9 +56,13 @@ int RunExport(const ExportOptions& o) {
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
   if (!output) return exit_code;
+  // A file of many frames takes seconds to read and to write: where it is,
+  // on a terminal.
+  Progress progress;
+  progress.Show("export: reading " + name);
   Snapshot snapshot;
   FormatError read = ReadSnapshot(o.file, &snapshot);
-  const std::string name = EscapeBytes(o.file, 4096);
+  progress.Done();
   if (!read.ok()) return Fail(ExitCodeFor(read.kind), name + ": " + read.message);
   if (o.format != "json" && o.frame >= snapshot.frames.size()) {
     std::string has = snapshot.frames.empty()
@@ -67,11 +73,13 @@ int RunExport(const ExportOptions& o) {
   const std::size_t frame = static_cast<std::size_t>(o.frame);
   const std::string shown = EscapeBytes(out, 4096);
   std::string error;
+  // Standard output may be this terminal: its data never shares the line.
+  if (out != "-") progress.Show("export: writing " + shown);
   if (o.format == "proc-dir") {
     ProcDirStats stats;
-    if (!WriteProcDir(snapshot, frame, std::move(output), &stats, &error)) {
-      return Fail(kExitIo, error);
-    }
+    const bool written = WriteProcDir(snapshot, frame, std::move(output), &stats, &error);
+    progress.Done();
+    if (!written) return Fail(kExitIo, error);
     std::printf("wrote %s: frame %zu of %s, %" PRIu64 " processes, %" PRIu64 " files, %" PRIu64
                 " bytes\n",
                 shown.c_str(), frame, name.c_str(), stats.processes, stats.files, stats.bytes);
@@ -79,7 +87,9 @@ int RunExport(const ExportOptions& o) {
   }
   const std::string data =
       o.format == "json" ? ToJson(ToExport(snapshot)) + "\n" : FrameDot(snapshot, frame);
-  if (!output->Write(data, &error) || !output->Commit(&error)) return Fail(kExitIo, error);
+  const bool written = output->Write(data, &error) && output->Commit(&error);
+  progress.Done();
+  if (!written) return Fail(kExitIo, error);
   if (out != "-") {
     std::printf("wrote %s: %s of %s, %zu bytes\n", shown.c_str(),
                 o.format == "json" ? "the whole file"

@@ -129,19 +129,23 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
       "fingerprint",
       "Before the turn: record the root's host pid and its start time (stat field 22), the\n"
       "expected executable's device and inode, and this boot's id, in a small .ptape file\n"
-      "(seed 000, step 1). 'resolve --fingerprint FILE' resolves against it after the turn,\n"
-      "so a root restarted meanwhile is ROOT_RESTARTED and a replaced executable\n"
+      "(docs/resolver.md, 'When the root is fingerprinted': a root's identity is fixed\n"
+      "before the sandbox starts). 'resolve --fingerprint FILE' resolves against it after\n"
+      "the turn, so a root restarted meanwhile is ROOT_RESTARTED and a replaced executable\n"
       "EXE_MISMATCH; 'resolve --record' copies it into the recording. A fingerprint from\n"
       "another boot is refused (exit 9).");
   AddSigned(sub, "--root", o->root, 2, kMaxPidValue,
             "host pid of the app-server that will start the sandbox", "PID")
       ->required();
   sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
+      ->type_name("FILE")
       ->capture_default_str();
   AddOutputOption(sub, o->output, "the fingerprint file (.ptape); - writes it to standard output")
       ->required();
   AddForceOption(sub, o->force, "replace an existing output file (a regular file: never a link)");
-  sub->add_option("--proc", o->proc, "the /proc mount to read")->capture_default_str();
+  sub->add_option("--proc", o->proc, "the /proc mount to read")
+      ->type_name("DIR")
+      ->capture_default_str();
   sub->footer(std::string("Example:\n"
                           "  proctape fingerprint --root \"$APP_SERVER_PID\" -o root.ptape\n"
                           "  ... the turn starts the sandbox ...\n"

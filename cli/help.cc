@@ -96,65 +96,7 @@ bool AskedForJson(const std::vector<std::string>& argv) {
   return std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), "--json") != argv.end();
 }
 
-class Formatter : public CLI::Formatter {
- public:
-  Formatter() {
-    column_width(28);
-    label("REQUIRED", "(required)");
-  }
-  // The description wrapped to fit 80 columns beside the option column.
-  std::string make_option_desc(const CLI::Option* opt) const override {
-    const std::size_t width = 80 - get_column_width();
-    std::string out;
-    std::size_t line = 0;
-    std::string word;
-    auto flush = [&] {
-      if (word.empty()) return;
-      if (line > 0 && line + 1 + word.size() > width) {
-        out += "\n";
-        line = 0;
-      } else if (line > 0) {
-        out += " ";
-        ++line;
-      }
-      out += word;
-      line += word.size();
-      word.clear();
-    };
-    for (char c : opt->get_description()) {
-      if (c == ' ' || c == '\n') {
-        flush();
-        if (c == '\n') {
-          out += "\n";
-          line = 0;
-        }
-      } else {
-        word += c;
-      }
-    }
-    flush();
-    return out;
-  }
-  // " NAME", "=DEFAULT", " ...", " (required)": CLI11's generic type names
-  // (TEXT, INT, UINT) become VALUE and N.
-  std::string make_option_opts(const CLI::Option* opt) const override {
-    std::string out;
-    if (opt->get_type_size() != 0) {
-      std::string type = opt->get_type_name();
-      if (type == "TEXT") type = "VALUE";
-      if (type == "INT" || type == "UINT" || type == "INT64" || type == "UINT64") type = "N";
-      if (!type.empty()) out += " " + type;
-      if (!opt->get_default_str().empty()) out += "=" + opt->get_default_str();
-      if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";
-      if (opt->get_required()) out += " (required)";
-    }
-    return out;
-  }
-};
-
 }  // namespace
-
-std::shared_ptr<CLI::Formatter> MakeFormatter() { return std::make_shared<Formatter>(); }
 
 void GroupCommands(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) {
@@ -166,7 +108,7 @@ void GroupCommands(CLI::App& app) {
 std::string TopHelp(const CLI::App& app) {
   std::string out =
       "proctape: find, record and replay the identity of Linux processes\n\n"
-      "Usage: proctape COMMAND [OPTIONS] [ARGS]   ('proctape help COMMAND' for one command)\n";
+      "Usage: proctape COMMAND [OPTIONS] [ARGS]  ('proctape help COMMAND': one command)\n";
   std::string group;
   for (const Entry& e : kCommands) {
     if (!IsCommand(app, e.name)) continue;
@@ -201,7 +143,9 @@ std::string VersionText() {
 namespace {
 
 int Help(const CLI::App& app, const std::vector<std::string>& args) {
-  if (args.empty()) {
+  // `help`, `help --help`, `help help`: the list of commands.
+  if (args.empty() || (args.size() == 1 && (args[0] == "--help" || args[0] == "-h" ||
+                                            args[0] == "help"))) {
     std::fputs(TopHelp(app).c_str(), stdout);
     return kExitOk;
   }

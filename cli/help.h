@@ -14,8 +14,15 @@
 namespace proctape {
 
 // Option lists without parser noise: a value's name (FILE, PID, N), its
-// default where one is shown, "(required)".
+// default where one is shown, "(required)"; descriptions reflowed to 80
+// columns (help_format.cc, as Reflow below).
 std::shared_ptr<CLI::Formatter> MakeFormatter();
+
+// `text` wrapped to `width` columns: lines that are not indented are one
+// paragraph, filled; a blank line ends it; an indented line starts a block
+// (a list item) whose wrapped lines hang at its next line's deeper indent
+// ("  json      the whole file ..." goes on under "the"). Words are never cut.
+std::string Reflow(const std::string& text, std::size_t width);
 
 // Puts every registered command in its group (the table in help.cc); a
 // command the table does not know is a programming error caught by a test

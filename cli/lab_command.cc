@@ -14,6 +14,7 @@
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
+#include "cli/progress.h"
 #include "core/proc_parse.h"
 #include "lab/lab.h"
 #include "proto/convert.h"
@@ -30,6 +31,8 @@ struct LabCommandOptions {
   bool json = false;
   std::int64_t deadline_ms = 5000;
   std::vector<std::string> command_line;
+  // What was given besides --list, which takes nothing but --json.
+  std::vector<std::string> beside_list;
 };
 
 int List(bool json) {
@@ -74,6 +77,12 @@ std::string CheckLine(std::size_t k, const v1::Resolution& r) {
 }
 
 int Run(const LabCommandOptions& o) {
+  if (o.list && !o.beside_list.empty()) {
+    std::string what;
+    for (const std::string& w : o.beside_list) what += (what.empty() ? "" : ", ") + w;
+    return Fail(kExitUsage, "lab: --list lists every scenario and stages none: it takes no " +
+                                what + " (run 'proctape lab SCENARIO --record FILE' to stage one)");
+  }
   if (o.list) return List(o.json);
   if (o.scenario.empty() || o.record.empty()) {
     return Fail(kExitUsage, "lab: give a SCENARIO and --record FILE (see 'proctape lab --list')");
@@ -92,10 +101,13 @@ int Run(const LabCommandOptions& o) {
   options.force = o.force;
   options.deadline_ms = o.deadline_ms;
   options.command_line = o.command_line;
-  if (::isatty(2)) {
-    options.progress = [](const std::string& line) { std::fprintf(stderr, "proctape: lab: %s\n", line.c_str()); };
+  // Each step on one line, on a terminal (a scenario takes seconds).
+  Progress progress;
+  if (progress.active()) {
+    options.progress = [&progress](const std::string& line) { progress.Show("lab: " + line); };
   }
   lab::LabResult r = lab::RunLab(options);
+  progress.Done();
   // Refused before anything was started: the refusal is the whole story.
   if (r.outcome == lab::LabOutcome::kOutputRefused) return Fail(kExitIo, "lab: --record " + r.error);
 
@@ -168,8 +180,9 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
   o->command_line = std::move(command_line);
   CLI::App* sub = app.add_subcommand(
       "lab",
-      "Stage one of the seed's namespace-PID races with real processes on this kernel and\n"
-      "record the live checks into FILE, as 'resolve --record' would on a CI host.\n"
+      "Stage one of the namespace-PID races the resolver must survive (docs/resolver.md)\n"
+      "with real processes on this kernel, and record the live checks into FILE, as\n"
+      "'resolve --record' would on a CI host.\n"
       "A stand-in app-server is started; beneath it a PID-namespace sandbox (--sandbox)\n"
       "exports the token, writes $$ to a marker and execs /bin/sleep 120 — or does what\n"
       "the scenario says instead. The lab then resolves (and checks liveness) with the\n"
@@ -187,7 +200,7 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
       ->capture_default_str()
       ->check(CLI::IsMember({"unshare", "bwrap"}));
   AddSigned(sub, "--deadline-ms", o->deadline_ms, 100, 60'000,
-            "the resolver's deadline (the seed's 5 s)", "MS")
+            "the resolver's deadline (its default, 5 s)", "MS")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print a LabReport (or the list) as JSON");
   sub->footer(std::string("Examples:\n"
@@ -197,7 +210,14 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
                           "  proctape replay reuse.ptape && proctape corpus add reuse.ptape\n\n") +
               ExitStatusFooter("0 shown, 10 --record refused or cannot be written, 24 cannot "
                                "run here, 25 not shown"));
-  sub->callback([o, exit_code] { *exit_code = Run(*o); });
+  sub->callback([o, sub, exit_code] {
+    o->beside_list.clear();
+    if (!o->scenario.empty()) o->beside_list.push_back("SCENARIO ('" + EscapeBytes(o->scenario, 64) + "')");
+    for (const char* name : {"--record", "--force", "--sandbox", "--deadline-ms"}) {
+      if (sub->get_option(name)->count() > 0) o->beside_list.push_back(name);
+    }
+    *exit_code = Run(*o);
+  });
 }
 
 }  // namespace proctape

@@ -16,6 +16,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"find, record and replay the identity of Linux processes", "proctape"};
   app.formatter(proctape::MakeFormatter());
+  app.set_help_flag("-h,--help", "print this help and exit");  // every command inherits it
   int exit_code = proctape::kExitOk;
   const std::vector<std::string> command_line(argv, argv + argc);
   proctape::RegisterFingerprint(app, &exit_code, command_line);

@@ -9,6 +9,7 @@
 #include "analyze/ownership.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/inputs.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -38,6 +39,8 @@ int PlanExitCode(const v1::OwnershipPlan& plan) {
     case v1::OwnershipProblem::OUTPUT_PARENT_SYMLINK:
     case v1::OwnershipProblem::OUTPUT_PARENT_NOT_DIRECTORY:
     case v1::OwnershipProblem::OUTPUT_UNREADABLE: return kExitBadEvidence;
+    case v1::OwnershipProblem::SCOPE_WITHOUT_VERIFIER:
+    case v1::OwnershipProblem::OTHER_SESSION: return kExitScope;
     default: return kExitUsage;  // the baseline is rejected for this request
   }
 }
@@ -52,6 +55,10 @@ int RunOwnership(OwnershipOptions o) {
       return Fail(kExitUsage, "--output '" + EscapeBytes(output) + "' names no file");
     }
   }
+  if (std::string why = StdinOnce({{"--baseline", {o.baseline}}, {"--current", {o.current}}});
+      !why.empty()) {
+    return Fail(kExitUsage, why);
+  }
   Snapshot baseline, current;
   for (const auto& [path, snapshot] :
        {std::pair<const std::string*, Snapshot*>{&o.baseline, &baseline}, {&o.current, &current}}) {
@@ -62,12 +69,15 @@ int RunOwnership(OwnershipOptions o) {
   }
   o.request.baseline_name = o.baseline;
   o.request.current_name = o.current;
-  v1::OwnershipPlan plan = PlanOwnership(baseline, current, o.request);
+  std::vector<std::string> warnings;
+  v1::OwnershipPlan plan = PlanOwnership(baseline, current, o.request, &warnings);
   if (o.json) {
     std::printf("%s\n", ToJson(plan).c_str());
   } else {
     std::fputs(DescribePlan(plan).c_str(), stdout);
   }
+  std::fflush(stdout);
+  for (const std::string& w : warnings) Warn(w);
   return PlanExitCode(plan);
 }
 
@@ -93,20 +103,27 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
       "be in scope has no readable identity, a frame was cut by a bound, the two captures\n"
       "differ in boot or pid namespace, the baseline was not captured strictly before the\n"
       "current, not by the verifier or its descendant, or after the verifier had started\n"
-      "anything but the capture itself, or when --self is missing or restarted.\n\n"
+      "anything but the capture itself, or when --self is missing or restarted. The scope\n"
+      "is the verifier's own: --uid and --cgroup that do not hold --self (an empty scope\n"
+      "too) are refused, and so is a plan that would remove new processes of a session\n"
+      "older than the baseline that is not the verifier's (no repository command can have\n"
+      "started them; --force-scope plans them). --cgroup / is planned with a warning.\n\n"
       "Each --output PATH (a declared output of the task) gets a line: present, or already\n"
       "absent when it or a parent is missing (git clean -fdX removed it); a parent that is a\n"
       "symbolic link or not a directory refuses the plan (fails closed).");
   sub->add_option("--baseline", o->baseline, "the capture taken at bootstrap (a .ptape file)")
+      ->type_name("FILE")
       ->required();
   sub->add_option("--current", o->current, "the capture taken at cleanup time (a .ptape file)")
+      ->type_name("FILE")
       ->required();
   AddUnsigned(sub, "--uid", o->request.uid, 0, 4294967294,
-              "the verifier's real uid (as 'id -u' prints it)", "UID")
+              "the verifier's real uid (as 'id -u' prints it): the scope's", "UID")
       ->required();
   sub->add_option("--cgroup", o->request.cgroup,
-                  "the cgroup v2 path to clean, compared exactly (the text after \"0::\" in "
-                  "/proc/self/cgroup)")
+                  "the verifier's cgroup v2 path, the one to clean, compared exactly (the text "
+                  "after \"0::\" in /proc/self/cgroup)")
+      ->type_name("PATH")
       ->required();
   AddSigned(sub, "--self", o->request.self_pid, 1, kMaxPidValue, "the verifier's pid", "PID")
       ->required();
@@ -118,8 +135,13 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
                   "planned present or already absent (a missing parent: already absent); a "
                   "parent that is a symbolic link or not a directory refuses the plan. Relative "
                   "paths are from the current directory; nothing is deleted")
+      ->type_name("PATH")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub->add_flag("--force-scope", o->request.force_scope,
+                "plan the removal of new processes of sessions older than the baseline that are "
+                "not the verifier's (refused without it, exit 26: no repository command can "
+                "have started them)");
   sub->add_flag("--json", o->json, "print the plan as one JSON object (OwnershipPlan)");
   sub->footer(
       std::string(
@@ -130,16 +152,15 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
           "  proctape ownership --baseline /run/verifier/baseline.ptape \\\n"
           "      --current /run/verifier/current.ptape --uid \"$(id -u)\" \\\n"
           "      --cgroup \"$(sed -n 's/^0:://p' /proc/self/cgroup)\" --self $$\n"
-          "  ... --json | jq -r '.decisions[] | select(.action==\"REMOVE\") | \"\\(.pid) "
+          "  ... --json |\n"
+          "    jq -r '.decisions[] | select(.action==\"REMOVE\") | \"\\(.pid) "
           "\\(.start_ticks)\"'\n\n"
-          "ownership exits 0 when PLANNED (also when it removes something); REFUSED, with the\n"
-          "status of its first problem: 2 the baseline does not fit (no frame, another boot\n"
-          "or pid namespace, not strictly before the current, not by the verifier, not at\n"
-          "bootstrap); 4 the verifier restarted; 5 the verifier is missing; 7 an unreadable\n"
-          "identity, a cut parent chain, or a declared output whose parent is a symbolic link,\n"
-          "not a directory or cannot be looked up; 8 a frame cut by a bound. A file that cannot be\n"
-          "read whole: 10-16. Details: docs/ownership.md.\n\n") +
-      ExitStatusFooter("0 planned, 7 refused (unreadable identity, bad output parent), 10-16 damaged file"));
+          "A plan that removes processes is still exit 0: the plan is the output. A REFUSED\n"
+          "plan exits with the status of its first problem. Details: docs/ownership.md.\n\n") +
+      ExitStatusFooter("0 planned; refused: 2 the baseline does not fit, 4 the verifier "
+                       "restarted, 5 it is missing, 7 an unreadable identity or a bad output "
+                       "parent, 8 a frame cut by a bound, 26 not the verifier's scope; 10-16 a "
+                       "damaged file"));
   sub->callback([o, exit_code] { *exit_code = RunOwnership(*o); });
 }
 

@@ -15,6 +15,7 @@
 #include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
+#include "cli/inputs.h"
 #include "cli/fingerprint_load.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
@@ -46,9 +47,11 @@ struct ReplayOptions {
   std::string fingerprint;  // --fingerprint FILE
 };
 
-// "proctape: note: ..." on standard error: never part of the output proper.
+// A warning of what the replay's evidence cannot show, on standard error
+// (JSON under --json): never part of the output proper.
 void Note(const std::string& message) {
-  std::fprintf(stderr, "proctape: note: %s\n", message.c_str());
+  std::fflush(stdout);
+  Warn(message);
 }
 
 // Environ values stored redacted cannot carry the token unless its entry was
@@ -170,6 +173,10 @@ int RunReplay(ReplayOptions o) {
     o.overrides.exe = Identity{0, *dev, *ino};
   }
   if (!o.argv.empty()) o.overrides.argv = o.argv;
+  if (std::string why = StdinOnce({{"FILE", {o.file}}, {"--fingerprint", {o.fingerprint}}});
+      !why.empty()) {
+    return Fail(kExitUsage, why);
+  }
   Snapshot snapshot;
   FormatError error = ReadSnapshot(o.file, &snapshot);
   std::string name = EscapeBytes(o.file, 4096);
@@ -263,14 +270,18 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       AddSigned(sub, "--root", o->root, 2, kMaxPidValue, "replace the recorded root pid", "PID");
   CLI::Option* root_start = AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
                                         "replace the recorded root start tick", "TICKS");
-  CLI::Option* token = sub->add_option("--token", o->token, "replace the recorded token");
+  CLI::Option* token = sub->add_option("--token", o->token, "replace the recorded token")
+      ->type_name("TOKEN");
   CLI::Option* token_var =
-      sub->add_option("--token-var", o->token_var, "replace the recorded token variable");
+      sub->add_option("--token-var", o->token_var, "replace the recorded token variable")
+      ->type_name("NAME");
   sub->add_option("--argv", o->argv, "replace the expected argv; repeat for each element")
+      ->type_name("ARG")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   CLI::Option* exe_identity = sub->add_option(
-      "--exe-identity", o->exe_identity, "replace the attested executable identity, as DEV:INO");
+      "--exe-identity", o->exe_identity, "replace the attested executable identity, as DEV:INO")
+      ->type_name("DEV:INO");
   CLI::Option* exe_like =
       AddSigned(sub, "--exe-like", o->exe_like, 1, kMaxPidValue,
                 "attest the executable of this captured pid: its exe identity in the first frame",
@@ -279,21 +290,23 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
                   "what if the root had been fingerprinted before the turn: the root, start "
                   "tick and executable of this fingerprint file ('proctape fingerprint') replace "
                   "the recorded ones; refused if taken in another boot than the recording (exit 9)")
+      ->type_name("FILE")
       ->excludes(root)
       ->excludes(root_start)
       ->excludes(exe_identity)
       ->excludes(exe_like);
   CLI::Option* legacy = sub->add_option(
       "--legacy-marker", o->legacy_marker,
-      "report what the legacy kill(N, 0) check on this marker would have concluded");
+      "report what the legacy kill(N, 0) check on this marker would have concluded")
+      ->type_name("MARKER");
   sub->footer(std::string("Examples:\n"
                           "  proctape replay failure.ptape\n"
                           "  proctape replay failure.ptape --json\n"
                           "  proctape replay failure.ptape --token other   # what if...\n"
                           "  proctape replay late.ptape --fingerprint root.ptape\n"
                           "  proctape replay failure.ptape --model frames\n"
-                          "  proctape replay host.ptape --model frames --root 4000 --token T "
-                          "--exe-like 4103\n"
+                          "  proctape replay host.ptape --model frames --root 4000 --token T \\\n"
+                          "      --exe-like 4103\n"
                           "  proctape replay failure.ptape --legacy-marker 3\n\n") +
               ExitStatusFooter("0 reproduced, 20 verdict changed, 21 diverged, 9 fingerprint of another boot, 10-16 damaged file"));
   sub->callback([=] {

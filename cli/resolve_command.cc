@@ -1,4 +1,5 @@
 // `proctape resolve` and `proctape liveness` on the live host.
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -17,6 +18,7 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
+#include "cli/progress.h"
 #include "cli/fingerprint_load.h"
 #include "cli/outputs.h"
 #include "core/proc_parse.h"
@@ -137,36 +139,32 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
   if (!o.fingerprint.empty()) {
     const std::string boot_id = CollectHostFacts(o.proc).boot_id();
     if (boot_id.empty()) {
-      std::fprintf(stderr, "proctape: cannot read %s/sys/kernel/random/boot_id: the fingerprint's "
-                   "boot cannot be checked\n", EscapeBytes(o.proc, 4096).c_str());
-      *exit_code = kExitInternal;
+      *exit_code = Fail(kExitInternal, "cannot read " + EscapeBytes(o.proc, 4096) +
+                                           "/sys/kernel/random/boot_id: the fingerprint's boot "
+                                           "cannot be checked");
       return false;
     }
     *fingerprint = LoadFingerprint(o.fingerprint, boot_id, "this host's", exit_code);
     if (!*fingerprint) return false;
     if (o.has_root && o.root != (*fingerprint)->root_pid()) {
-      std::fprintf(stderr, "proctape: --root %lld is not the root %lld that %s fingerprinted\n",
-                   static_cast<long long>(o.root),
-                   static_cast<long long>((*fingerprint)->root_pid()),
-                   EscapeBytes(o.fingerprint, 4096).c_str());
-      *exit_code = kExitUsage;
+      *exit_code = Fail(kExitUsage, "--root " + std::to_string(o.root) + " is not the root " +
+                                        std::to_string((*fingerprint)->root_pid()) + " that " +
+                                        EscapeBytes(o.fingerprint, 4096) + " fingerprinted");
       return false;
     }
     ApplyFingerprint(**fingerprint, request);
     return true;
   }
   if (!o.has_root) {
-    std::fprintf(stderr, "proctape: resolve needs --fingerprint FILE (taken before the turn) or "
-                 "--root PID\n");
-    *exit_code = kExitUsage;
+    *exit_code = Fail(kExitUsage,
+                      "resolve needs --fingerprint FILE (taken before the turn) or --root PID");
     return false;
   }
   request->root_pid = o.root;
   request->exe = live.PathIdentity(o.exe);
   if (!request->exe.ok()) {
-    std::fprintf(stderr, "proctape: cannot attest --exe %s: errno %d\n", o.exe.c_str(),
-                 request->exe.err);
-    *exit_code = kExitUsage;
+    *exit_code = Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": errno " +
+                                      std::to_string(request->exe.err));
     return false;
   }
   if (o.has_root_start) {
@@ -205,11 +203,28 @@ int RunResolve(const ResolveOptions& o) {
   const bool late = !fingerprint && !o.has_root_start;
   LiveCheck check = ResolveCheck(&request, fingerprint ? fingerprint->exe_path() : o.exe, late,
                                  &verdict, fingerprint ? &*fingerprint : nullptr);
-  bool recorded = RunMaybeRecorded(*evidence, std::move(record), o.proc, o.command_line,
-                                   {TokenEntry(request)}, [&](Evidence& ev, v1::Resolution* r) {
-                                     check(ev, r);
-                                     ran = true;
-                                   });
+  // A resolution that retries until its deadline (5 s by default) says so on
+  // a terminal: each wait between attempts.
+  // Its clock is the CLI's own: a call to the evidence would be recorded.
+  Progress progress;
+  const auto started = std::chrono::steady_clock::now();
+  int waits = 0;
+  bool recorded = RunMaybeRecorded(
+      *evidence, std::move(record), o.proc, o.command_line, {TokenEntry(request)},
+      [&](Evidence& ev, v1::Resolution* r) {
+        SleepWatch watched(ev, [&] {
+          const std::int64_t elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now() - started)
+                                           .count();
+          progress.Show("resolve: nothing matches yet after " +
+                        Plural(static_cast<std::uint64_t>(++waits), "attempt", "attempts") +
+                        ", " + DurationText(elapsed) + " of the " +
+                        DurationText(request.bounds.deadline_ns) + " deadline; retrying");
+        });
+        check(progress.active() ? static_cast<Evidence&>(watched) : ev, r);
+        ran = true;
+      });
+  progress.Done();
   if (!ran) return kExitIo;  // the recording could not be begun (said above)
   // The token's value is shown nowhere, not even an environ excerpt quoting
   // it (TOKEN_MISMATCH): its length only, as every view shows it.
@@ -245,15 +260,15 @@ int RunLiveness(const LivenessOptions& o) {
   // PROC/sys/kernel/pid_max (the core checks the seed's 2..2147483647).
   const std::int64_t pid_max = CollectHostFacts(o.proc).pid_max();
   if (pid_max <= 0) {
-    std::fprintf(stderr, "proctape: cannot read %s/sys/kernel/pid_max: --pid cannot be checked "
-                 "against this host's pid range\n", EscapeBytes(o.proc).c_str());
-    return kExitInternal;
+    return Fail(kExitInternal, "cannot read " + EscapeBytes(o.proc, 4096) +
+                                   "/sys/kernel/pid_max: --pid cannot be checked against this "
+                                   "host's pid range");
   }
   if (o.pid >= pid_max) {
-    std::fprintf(stderr, "proctape: --pid %lld is not a pid of this host: pids are below its "
-                 "pid_max %lld (%s/sys/kernel/pid_max)\n", static_cast<long long>(o.pid),
-                 static_cast<long long>(pid_max), EscapeBytes(o.proc).c_str());
-    return kExitUsage;
+    return Fail(kExitUsage, "--pid " + std::to_string(o.pid) +
+                                " is not a pid of this host: pids are below its pid_max " +
+                                std::to_string(pid_max) + " (" + EscapeBytes(o.proc, 4096) +
+                                "/sys/kernel/pid_max)");
   }
   LivenessVerdict v;
   bool ran = false;
@@ -289,14 +304,16 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       "environment holds --token-var=--token exactly once, and whose executable is the\n"
       "attested one; retries every 100 ms until the deadline while nothing matches; fails\n"
       "closed otherwise. The root, its start time and the executable come from\n"
-      "--fingerprint FILE, taken before the turn by 'proctape fingerprint' (seed 000, step 1).\n"
+      "--fingerprint FILE, taken before the turn by 'proctape fingerprint' (docs/resolver.md,\n"
+      "'When the root is fingerprinted').\n"
       "Without it, --root's start time (unless --root-start gives it) and --exe are read now:\n"
       "a restarted root cannot be detected, which is said on standard error, in the verdict\n"
       "(late_fingerprint) and in a recording.");
   CLI::Option* fingerprint = sub->add_option(
       "--fingerprint", o->fingerprint,
       "the root's fingerprint file, taken before the turn ('proctape fingerprint'): root pid, "
-      "start time and executable identity; refused from another boot (exit 9)");
+      "start time and executable identity; refused from another boot (exit 9)")
+      ->type_name("FILE");
   AddSigned(sub, "--root", o->root, 2, kMaxPidValue,
             "host pid of the app-server that started the sandbox (with --fingerprint: "
             "optional, and it must be the fingerprint's)",
@@ -309,16 +326,20 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       ->each([o](const std::string&) { o->has_root_start = true; })
       ->excludes(fingerprint);
   sub->add_option("--token", o->token, "the per-invocation token the sandbox exported")
+      ->type_name("TOKEN")
       ->required();
   sub->add_option("--token-var", o->token_var, "environment variable carrying the token")
+      ->type_name("NAME")
       ->capture_default_str();
   sub->add_option("--argv", o->argv,
                   "one element of the expected argv; repeat it (default: /bin/sleep 120)")
+      ->type_name("ARG")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--exe", o->exe,
                   "without --fingerprint: the expected executable, attested now by device and "
                   "inode")
+      ->type_name("FILE")
       ->capture_default_str()
       ->excludes(fingerprint);
   AddSigned(sub, "--deadline-ms", o->deadline_ms, 0, 3'600'000, "give up after this long", "MS")
@@ -329,6 +350,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_option("--proc", o->proc,
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
                   "is refused (exit 2)")
+      ->type_name("DIR")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   AddSideOutputOption(sub, "--record", o->record,
@@ -339,8 +361,9 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   AddForceOption(sub, o->force, "with --record FILE: replace an existing FILE");
   sub->footer(std::string("Examples:\n"
                           "  proctape fingerprint --root 4242 -o root.ptape      # before the turn\n"
-                          "  proctape resolve --fingerprint root.ptape --token 7f3c9e --argv "
-                          "/bin/sleep --argv 120\n"
+                          "  proctape resolve --fingerprint root.ptape --token 7f3c9e\n"
+                          "  proctape resolve --fingerprint root.ptape --token 7f3c9e \\\n"
+                          "      --argv /bin/sleep --argv 120\n"
                           "  proctape resolve --root 4242 --token 7f3c9e       # late: warns\n\n") +
               ExitStatusFooter("0 RESOLVED, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot, 10 --record refused or cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
@@ -365,6 +388,7 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
   sub->add_option("--proc", o->proc,
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
                   "is refused (exit 2)")
+      ->type_name("DIR")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object");
   AddSideOutputOption(sub, "--record", o->record,

@@ -1,13 +1,19 @@
-// `proctape verify FILE`: reads a snapshot file whole and says whether it is
-// intact, or names the first damage (chunk and byte offset) with the exit
-// status of its kind. Complete chunks before damage are counted all the same.
+// `proctape verify FILE...`: reads each snapshot file whole and says whether
+// it is intact, or names the first damage (chunk and byte offset) with the
+// exit status of its kind. Complete chunks before damage are counted all the
+// same. Several files are verified in the order given, each on its own line;
+// the exit status is the largest of theirs (0 only when every file is intact).
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/exit_codes.h"
+#include "cli/inputs.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
 #include "proto/convert.h"
@@ -16,11 +22,17 @@ namespace proctape {
 namespace {
 
 struct VerifyOptions {
+  std::vector<std::string> files;
+  bool json = false;
+};
+
+struct FileOptions {
   std::string file;
   bool json = false;
 };
 
-int RunVerify(const VerifyOptions& o) {
+// One file: its line (text) or its report (JSON, into *json), and its status.
+int VerifyOne(const FileOptions& o, std::string* json) {
   Snapshot snap;
   FormatError error = ReadSnapshot(o.file, &snap);
   std::uint64_t processes = 0;
@@ -41,7 +53,7 @@ int RunVerify(const VerifyOptions& o) {
     report.set_resolutions(snap.resolutions.size());
     report.set_environ_kept(kept);
     report.set_fingerprints(snap.fingerprints.size());
-    std::printf("%s\n", ToJson(report).c_str());
+    *json = ToJson(report);
   } else {
     std::string name = EscapeBytes(o.file, 4096);
     if (error.ok() && !snap.fingerprints.empty() && snap.frames.empty() &&
@@ -67,15 +79,29 @@ int RunVerify(const VerifyOptions& o) {
         before.append(std::to_string(snap.frames.size())).append(" frames, ");
         before.append(std::to_string(snap.observations.size())).append(" observations)");
       }
-      std::fprintf(stderr, "proctape: %s: %s%s\n", name.c_str(), error.message.c_str(),
-                   before.c_str());
+      std::fflush(stdout);
+      Fail(ExitCodeFor(error.kind), name + ": " + error.message + before);
     }
   }
   if (kept && error.ok() && !o.json) {
-    std::fprintf(stderr, "proctape: warning: %s stores environment values as read (--env keep)\n",
-                 EscapeBytes(o.file, 4096).c_str());
+    std::fflush(stdout);
+    Warn(EscapeBytes(o.file, 4096) + " stores environment values as read (--env keep)");
   }
   return error.ok() ? kExitOk : ExitCodeFor(error.kind);
+}
+
+int RunVerify(const VerifyOptions& o) {
+  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
+  int worst = kExitOk;
+  std::vector<std::string> reports;
+  for (const std::string& file : o.files) {
+    std::string json;
+    worst = Worst(worst, VerifyOne({file, o.json}, &json));
+    if (o.json) reports.push_back(json);
+  }
+  // One JSON document: the report of one file, or an array of them.
+  if (o.json) std::printf("%s\n", JsonList(reports).c_str());
+  return worst;
 }
 
 }  // namespace
@@ -87,10 +113,16 @@ void RegisterVerify(CLI::App& app, int* exit_code) {
       "Read a snapshot file whole and check it: every chunk's size, checksum and order.\n"
       "Prints what it holds, or the first damage (chunk and byte offset); a capture that\n"
       "was killed (NAME.partial) reports where it was cut, and what came before it counts.");
-  sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")->required();
+  sub->add_option("FILE", o->files, "a .ptape file, or - for standard input; several are "
+                                     "verified in order")
+      ->required();
   sub->add_flag("--json", o->json, "print the report as one JSON object");
-  sub->footer(std::string("Example:\n  proctape verify host-20261130T120000Z.ptape\n\n") +
-              ExitStatusFooter("0 intact, 10-16 the kind of damage"));
+  sub->footer(std::string("Examples:\n"
+                          "  proctape verify host-20261130T120000Z.ptape\n"
+                          "  proctape verify *.ptape --json\n"
+                          "  ssh ci cat failure.ptape | proctape verify -\n\n") +
+              ExitStatusFooter("0 intact, 2 usage error, 10-16 the kind of damage (several files: "
+                               "the largest of their statuses)"));
   sub->callback([o, exit_code] { *exit_code = RunVerify(*o); });
 }
 

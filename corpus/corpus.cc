@@ -100,10 +100,16 @@ bool CopyIntoCorpus(const std::string& src, const std::string& dir, const std::s
 ManifestEntry EntryFor(const Snapshot& snapshot, const AddRequest& request,
                        const std::string& sha256) {
   ManifestEntry e;
-  e.name = request.name.empty() ? DefaultEntryName(snapshot.header, request.file) : request.name;
+  const std::string& shown = request.shown.empty() ? request.file : request.shown;
+  e.name = request.name.empty() ? DefaultEntryName(snapshot.header, shown) : request.name;
   e.file = CorpusFileName(sha256);
   e.sha256 = sha256;
   e.shows = request.note;
+  // A lab recording added without a note says what its scenario shows.
+  const LabRecording lab = LabRecordingOf(snapshot.header);
+  if (e.shows.empty() && !lab.scenario.empty() && request.scenario_note) {
+    e.shows = request.scenario_note(lab.scenario);
+  }
   e.kernel = snapshot.header.host().kernel_release();
   e.captured = CapturedUtc(snapshot.header.capture_start_realtime_ns());
   e.scenario = ScenarioOf(snapshot.header);
@@ -143,7 +149,7 @@ AddOutcome Place(const Manifest& manifest, const std::string& sha256, const std:
 // --expect names what is wanted.
 AddOutcome Expectations(const AddRequest& request, const std::vector<v1::ReplayResult>& replays,
                         std::vector<std::string>* expects) {
-  const std::string file = Escaped(request.file);
+  const std::string file = Escaped(request.shown.empty() ? request.file : request.shown);
   for (const v1::ReplayResult& r : replays) {
     if (r.outcome() == v1::ReplayResult::DIVERGED) {
       return Failed(AddOutcome::Kind::kDiverged,
@@ -221,25 +227,31 @@ std::string SanitizeName(std::string_view text) {
   return out.empty() ? "entry" : out;
 }
 
-std::string DefaultEntryName(const v1::Header& header, const std::string& path) {
+LabRecording LabRecordingOf(const v1::Header& header) {
+  LabRecording out;
   const auto& args = header.command_line();
-  if (args.size() >= 2 && args[1] == "lab") {
-    // `proctape lab [OPTIONS] SCENARIO [OPTIONS]`: the options of cli/lab_command.cc
-    // that take a value are skipped with it.
-    std::string scenario, sandbox = "unshare";
-    for (int i = 2; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      bool valued = a == "--sandbox" || a == "--record" || a == "--deadline-ms";
-      if (a == "--sandbox" && i + 1 < args.size()) sandbox = args[i + 1];
-      if (a.rfind("--sandbox=", 0) == 0) sandbox = a.substr(10);
-      if (valued) {
-        ++i;
-      } else if (scenario.empty() && !a.empty() && a[0] != '-') {
-        scenario = a;
-      }
+  if (args.size() < 2 || args[1] != "lab") return out;
+  // `proctape lab [OPTIONS] SCENARIO [OPTIONS]`: the options of cli/lab_command.cc
+  // that take a value are skipped with it.
+  out.sandbox = "unshare";
+  for (int i = 2; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    bool valued = a == "--sandbox" || a == "--record" || a == "--deadline-ms";
+    if (a == "--sandbox" && i + 1 < args.size()) out.sandbox = args[i + 1];
+    if (a.rfind("--sandbox=", 0) == 0) out.sandbox = a.substr(10);
+    if (valued) {
+      ++i;
+    } else if (out.scenario.empty() && !a.empty() && a[0] != '-') {
+      out.scenario = a;
     }
-    if (!scenario.empty()) return SanitizeName(scenario + "-" + sandbox);
   }
+  return out;
+}
+
+std::string DefaultEntryName(const v1::Header& header, const std::string& path) {
+  const LabRecording lab = LabRecordingOf(header);
+  if (!lab.scenario.empty()) return SanitizeName(lab.scenario + "-" + lab.sandbox);
+  if (path == "-") return "stdin";
   std::string base = std::filesystem::path(path).filename().string();
   if (base.size() > 6 && base.ends_with(".ptape")) base.resize(base.size() - 6);
   return SanitizeName(base);
@@ -324,7 +336,7 @@ std::string CorpusDirProblem(const std::string& dir) {
 
 AddOutcome AddToCorpus(const AddRequest& request) {
   using Kind = AddOutcome::Kind;
-  const std::string file = Escaped(request.file);
+  const std::string file = Escaped(request.shown.empty() ? request.file : request.shown);
   if (!request.name.empty() && !IsEntryName(request.name)) {
     return Failed(Kind::kUsage, "--name " + EscapeBytes(request.name) +
                                     ": 1 to 64 of [A-Za-z0-9._-], beginning with a letter or "

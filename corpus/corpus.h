@@ -1,7 +1,8 @@
 // The regression corpus (docs/corpus.md): a directory holding a MANIFEST and
 // the snapshot files it names (<first 16 hex of sha256>.ptape, flat). `add`
 // puts a recording in after replaying it; `check` replays every entry and
-// compares each verdict with the manifest's expect lines; `list` shows them.
+// compares each verdict with the manifest's expect lines; `list` shows them;
+// `rm` takes entries out.
 // This library does the work and returns what happened; the CLI
 // (cli/corpus_command.cc) prints it and picks the exit status.
 #pragma once
@@ -28,10 +29,17 @@ std::string ScenarioOf(const v1::Header& header);
 // leading bytes that are not a letter or digit go, at most 64 are kept;
 // nothing left gives "entry".
 std::string SanitizeName(std::string_view text);
-// The name `corpus add` gives without --name: SCENARIO-SANDBOX for a file
-// recorded by `proctape lab SCENARIO [--sandbox X] ...` (options in any
-// order; X defaults to unshare), else `path`'s base name without ".ptape";
-// sanitized.
+// What `proctape lab SCENARIO [--sandbox X] ...` recorded, read from a
+// file's Header.command_line (options in any order; X defaults to unshare);
+// an empty scenario when the file was not recorded by the lab.
+struct LabRecording {
+  std::string scenario;
+  std::string sandbox;
+};
+LabRecording LabRecordingOf(const v1::Header& header);
+// The name `corpus add` gives without --name: SCENARIO-SANDBOX for a lab
+// recording, else `path`'s base name without ".ptape" ("stdin" for "-",
+// standard input); sanitized.
 std::string DefaultEntryName(const v1::Header& header, const std::string& path);
 
 // ---- The manifest on disk ---------------------------------------------------
@@ -59,9 +67,13 @@ std::string CorpusDirProblem(const std::string& dir);
 
 struct AddRequest {
   std::string file;                  // the recording; copied, never moved
+  std::string shown;                 // FILE in messages and DefaultEntryName ("" = file)
   std::string dir;                   // the corpus; created when missing
   std::string name;                  // "" = DefaultEntryName
   std::string note;                  // the entry's `shows`
+  // Without a note: what a lab scenario shows, by its name (the lab's own
+  // description; lab/ is not a layer the corpus may use), "" when unknown.
+  std::function<std::string(const std::string& scenario)> scenario_note;
   std::vector<std::string> expects;  // --expect: none, or one per resolution
 };
 
@@ -86,6 +98,27 @@ struct AddOutcome {
 // Validates, replays and adds one recording (see AddOutcome). The corpus
 // directory is locked (flock) while its MANIFEST is read and rewritten.
 AddOutcome AddToCorpus(const AddRequest& request);
+
+// ---- corpus rm --------------------------------------------------------------
+
+struct RemoveOutcome {
+  enum class Kind {
+    kRemoved,   // every named entry left the MANIFEST, its file deleted
+    kUsage,     // a name is not an entry: nothing was removed
+    kManifest,  // DIR/MANIFEST is missing or does not parse
+    kIo,        // the MANIFEST could not be rewritten, or a file not deleted
+  };
+  Kind kind = Kind::kRemoved;
+  std::string message;                 // failures: one line, no "proctape: "
+  std::vector<ManifestEntry> removed;  // in manifest order (kRemoved; kIo after the rewrite)
+  std::vector<std::string> warnings;   // a removed entry whose file was already missing
+};
+
+// Removes the entries `names` from DIR/MANIFEST, then deletes their files,
+// under the directory's lock (flock, as add takes it). All the names or
+// none: one that is not an entry refuses the whole request. Each entry's file
+// belongs to it alone (the MANIFEST holds a content once).
+RemoveOutcome RemoveFromCorpus(const std::string& dir, const std::vector<std::string>& names);
 
 // ---- corpus check -----------------------------------------------------------
 

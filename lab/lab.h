@@ -34,6 +34,9 @@ struct ScenarioInfo {
   const char* summary;   // one line: what is staged
   const char* expect;    // the verdicts the file should hold, in check order
   bool needs_root;       // reuses a pid on purpose (clone3 set_tid)
+  // What a recording of it shows, in a sentence: the note `corpus add`
+  // gives a lab recording added without --note (docs/corpus.md).
+  const char* shows;
 };
 // Every scenario, in the order `lab --list` shows them.
 const std::vector<ScenarioInfo>& Scenarios();

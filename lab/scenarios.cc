@@ -289,28 +289,59 @@ bool NeverExec(Stage& s, std::string* error) {
 
 const std::vector<Scenario>& ScenarioTable() {
   static const std::vector<Scenario> table = {
-      {{"plain", "one sandbox; the marker names another host process", "RESOLVED", false}, Plain},
+      {{"plain", "one sandbox; the marker names another host process", "RESOLVED", false,
+        "the marker (the sandbox's $$) names another process; the resolver finds the true host "
+        "pid beneath the app-server"},
+       Plain},
       {{"stale-token", "an older exact sleep with another token under the same app-server",
-        "RESOLVED (the new sleep)", false}, StaleToken},
+        "RESOLVED (the new sleep)", false,
+        "an older exact /bin/sleep 120 with another token under the same app-server is not "
+        "taken: the new invocation's token decides"},
+       StaleToken},
       {{"impostor-exe", "argv /bin/sleep 120 with the token, executable a copy of sleep",
-        "EXE_MISMATCH", false}, ImpostorExe},
+        "EXE_MISMATCH", false,
+        "argv /bin/sleep 120 and the token, but the executable is a copy of sleep at another "
+        "inode: EXE_MISMATCH"},
+       ImpostorExe},
       {{"misleading-name", "another program named sleep (tail, via a link), then the real sleep",
-        "RESOLVED (the real sleep)", false}, MisleadingName},
+        "RESOLVED (the real sleep)", false,
+        "a different program named sleep (tail via a link), started first with the token, is "
+        "ignored: argv and exe decide, never the name"},
+       MisleadingName},
       {{"zombie", "the sleep is resolved, killed, left a zombie: liveness, then resolve again",
-        "RESOLVED, DEAD, NO_MATCH", false}, Zombie},
+        "RESOLVED, DEAD, NO_MATCH", false,
+        "the resolved sleep becomes a zombie: liveness says DEAD, and a new resolve finds no "
+        "candidate (a zombie's cmdline reads empty)"},
+       Zombie},
       {{"pre-exec", "the resolver starts at the marker; the exec comes 300 ms later",
-        "RESOLVED after retries", false}, PreExec},
-      {{"ambiguous", "two sandboxes, same token: two matching sleeps", "MULTIPLE_MATCHES", false},
+        "RESOLVED after retries", false,
+        "the resolver starts when the marker is written, 300 ms before exec: it retries every "
+        "100 ms, then resolves"},
+       PreExec},
+      {{"ambiguous", "two sandboxes, same token: two matching sleeps", "MULTIPLE_MATCHES", false,
+        "two sleeps carry the token: MULTIPLE_MATCHES, fails closed"},
        Ambiguous},
       {{"root-restarted", "the app-server restarts at the same pid (new start tick)",
-        "ROOT_RESTARTED", true}, RootRestarted},
+        "ROOT_RESTARTED", true,
+        "the app-server restarted at the same pid (clone3 set_tid): its start tick differs from "
+        "the fingerprint, ROOT_RESTARTED"},
+       RootRestarted},
       {{"pid-reuse", "the resolved sleep dies and its pid is taken by a same-argv, same-token sleep",
-        "RESOLVED, then liveness ERROR PID_REUSED", true}, PidReuse},
-      {{"exited", "the resolved sleep ends", "RESOLVED, ALIVE, DEAD", false}, Exited},
-      {{"hostile-comm", "the sleep's command name holds \") \" and a newline",
-        "RESOLVED", false}, HostileComm},
-      {{"never-exec", "the shell writes the marker and never execs",
-        "NO_MATCH at the deadline", false}, NeverExec},
+        "RESOLVED, then liveness ERROR PID_REUSED", true,
+        "after the resolve the sleep dies and a same-argv, same-token sleep takes its pid "
+        "(clone3 set_tid): liveness says PID_REUSED"},
+       PidReuse},
+      {{"exited", "the resolved sleep ends", "RESOLVED, ALIVE, DEAD", false,
+        "the resolved sleep is ALIVE, then ends: DEAD"},
+       Exited},
+      {{"hostile-comm", "the sleep's command name holds \") \" and a newline", "RESOLVED", false,
+        "the sleep's command name holds \") \" and a newline: stat is split at the final \") \", "
+        "the resolver is not fooled"},
+       HostileComm},
+      {{"never-exec", "the shell writes the marker and never execs", "NO_MATCH at the deadline",
+        false, "the shell writes the marker and never execs: the resolver retries until the 5 s "
+               "deadline"},
+       NeverExec},
   };
   return table;
 }

@@ -456,11 +456,12 @@ TEST(CaptureLive, RootCapturesThatProcessAndItsDescendantsOnly) {
             s0->stat().data().find(") S ") + 3)
       << s0->stat().data();
 
-  // A root that is not running: an empty frame, a warning, exit 0.
+  // A root that is not running: an empty frame, written all the same, and
+  // exit 5 (not found) on one line.
   const std::string none = dir.File("none.ptape");
   CommandResult absent = Proctape({"capture", "-o", none, "--root", "2147483647"});
-  ASSERT_EQ(absent.exit_code, 0) << Explain(absent);
-  EXPECT_NE(absent.err.find("warning: --root 2147483647 was not in /proc"), std::string::npos)
+  ASSERT_EQ(absent.exit_code, 5) << Explain(absent);
+  EXPECT_NE(absent.err.find("--root 2147483647 is in no frame"), std::string::npos)
       << absent.err;
   Snapshot empty;
   ASSERT_TRUE(ReadSnapshot(none, &empty).ok());

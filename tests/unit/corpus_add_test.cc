@@ -326,5 +326,58 @@ TEST(CorpusCheck, ResultsAreInManifestOrderWhateverTheThreads) {
   for (const std::string& run : runs) EXPECT_EQ(run, runs[0]);
 }
 
+// A lab recording added without a note takes what its scenario shows; a
+// note given wins; a recording not made by the lab has no default note.
+TEST(CorpusAdd, ALabRecordingWithoutANoteSaysWhatItsScenarioShows) {
+  ReplayTempDir tmp;
+  Snapshot s = Read(Data("resolved"));
+  s.header.clear_command_line();
+  for (const char* a : {"proctape", "lab", "--sandbox", "bwrap", "plain", "--record", "p.ptape"}) {
+    s.header.add_command_line(a);
+  }
+  const std::string lab = Write(s, tmp.File("p.ptape"));
+  EXPECT_EQ(LabRecordingOf(s.header).scenario, "plain");
+  EXPECT_EQ(LabRecordingOf(s.header).sandbox, "bwrap");
+  EXPECT_EQ(LabRecordingOf(Read(Data("resolved")).header).scenario, "");
+
+  auto request = [&](const std::string& file, const std::string& dir) {
+    AddRequest r;
+    r.file = file;
+    r.dir = tmp.File(dir);
+    r.scenario_note = [](const std::string& scenario) { return "what " + scenario + " shows"; };
+    return r;
+  };
+  AddOutcome out = AddToCorpus(request(lab, "a"));
+  ASSERT_EQ(out.kind, Kind::kAdded) << Why(out);
+  EXPECT_EQ(out.entry.shows, "what plain shows");
+
+  AddRequest noted = request(lab, "b");
+  noted.note = "my own words";
+  out = AddToCorpus(noted);
+  ASSERT_EQ(out.kind, Kind::kAdded) << Why(out);
+  EXPECT_EQ(out.entry.shows, "my own words");
+
+  out = AddToCorpus(request(Data("resolved"), "c"));
+  ASSERT_EQ(out.kind, Kind::kAdded) << Why(out);
+  EXPECT_EQ(out.entry.shows, "");
+}
+
+// A file read through another path (standard input's copy) is named as the
+// user named it: in messages, and "stdin" as the default entry name.
+TEST(CorpusAdd, AFileShownAsStandardInputIsNamedStdin) {
+  ReplayTempDir tmp;
+  AddRequest r;
+  r.file = Data("resolved");
+  r.shown = "-";
+  r.dir = tmp.File("c");
+  AddOutcome out = AddToCorpus(r);
+  ASSERT_EQ(out.kind, Kind::kAdded) << Why(out);
+  EXPECT_EQ(out.entry.name, "stdin");
+  r.file = tmp.File("missing.ptape");
+  out = AddToCorpus(r);
+  EXPECT_EQ(out.kind, Kind::kIo) << Why(out);
+  EXPECT_EQ(out.message.rfind("-: ", 0), 0u) << out.message;
+}
+
 }  // namespace
 }  // namespace proctape

@@ -1,0 +1,213 @@
+// The help's layout (cli/help.h): the Formatter every command's --help
+// goes through, and Reflow, which fits a description to 80 columns.
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/help.h"
+
+namespace proctape {
+namespace {
+
+std::size_t Indent(const std::string& line) {
+  const std::size_t n = line.find_first_not_of(' ');
+  return n == std::string::npos ? line.size() : n;
+}
+
+}  // namespace
+
+std::string Reflow(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string out;
+  std::size_t column = 0;      // of the output line being filled
+  std::size_t hanging = 0;     // where the block's wrapped lines start
+  std::size_t start = 0;       // the indent of the block's first line
+  bool open = false;           // a block is being filled
+  bool words_on_line = false;  // a word was put since the line (or label) began
+  auto put = [&](const std::string& w) {
+    if (words_on_line && column + 1 + w.size() > width) {
+      out += "\n" + std::string(hanging, ' ');
+      column = hanging;
+      words_on_line = false;
+    }
+    if (words_on_line) {
+      out += ' ';
+      ++column;
+    }
+    out += w;
+    column += w.size();
+    words_on_line = true;
+  };
+  auto put_words = [&](const std::string& part) {
+    std::istringstream words(part);
+    for (std::string w; words >> w;) put(w);
+  };
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const std::size_t indent = Indent(line);
+    if (indent == line.size()) {  // a blank line ends the block
+      out += open ? "\n\n" : "\n";
+      open = false;
+      continue;
+    }
+    const bool continues = open && indent == hanging && (indent == 0 || hanging > start);
+    if (continues) {
+      put_words(line.substr(indent));
+      continue;
+    }
+    if (open) out += "\n";
+    open = true;
+    start = indent;
+    column = indent;
+    words_on_line = false;
+    hanging = indent;
+    if (indent == 0) {
+      put_words(line);
+      continue;
+    }
+    // An item: "  json      the whole file" hangs where its text starts,
+    // after the label's run of spaces; "  - each attempt: ..." under its
+    // next line's deeper indent, or two columns in.
+    const std::size_t label_end = line.find("  ", indent);
+    const std::size_t text_at =
+        label_end == std::string::npos ? std::string::npos : line.find_first_not_of(' ', label_end);
+    const std::size_t next = i + 1 < lines.size() ? Indent(lines[i + 1]) : 0;
+    const bool deeper = next > indent && next < lines[i + 1].size();
+    hanging = text_at != std::string::npos ? text_at : deeper ? next : indent + 2;
+    // An item of one line that fits is kept as written (a table's spacing).
+    if (line.size() <= width && !(deeper && next == hanging)) {
+      out += line + "\n";
+      open = false;
+      continue;
+    }
+    out += std::string(indent, ' ');
+    if (text_at != std::string::npos) {
+      out += line.substr(indent, text_at - indent);
+      column = text_at;
+      put_words(line.substr(text_at));
+      continue;
+    }
+    put_words(line.substr(indent));
+  }
+  if (open) out += "\n";
+  return out;
+}
+
+namespace {
+
+class Formatter : public CLI::Formatter {
+ public:
+  Formatter() {
+    column_width(28);
+    label("REQUIRED", "(required)");
+  }
+  // The description wrapped to fit 80 columns beside the option column.
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    const std::size_t width = 80 - get_column_width();
+    std::string out;
+    std::size_t line = 0;
+    std::string word;
+    auto flush = [&] {
+      if (word.empty()) return;
+      if (line > 0 && line + 1 + word.size() > width) {
+        out += "\n";
+        line = 0;
+      } else if (line > 0) {
+        out += " ";
+        ++line;
+      }
+      out += word;
+      line += word.size();
+      word.clear();
+    };
+    for (char c : opt->get_description()) {
+      if (c == ' ' || c == '\n') {
+        flush();
+        if (c == '\n') {
+          out += "\n";
+          line = 0;
+        }
+      } else {
+        word += c;
+      }
+    }
+    flush();
+    return out;
+  }
+  // " NAME", "=DEFAULT", " ...", " (required)": CLI11's generic type names
+  // (TEXT, INT, UINT) become VALUE and N; a set of choices ("TEXT:{a,b}")
+  // is shown as "a|b". A positional is named by itself: no type after it.
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    std::string out;
+    if (opt->get_type_size() != 0) {
+      std::string type = opt->get_positional() ? "" : opt->get_type_name();
+      if (std::size_t brace = type.find(":{"); brace != std::string::npos && type.back() == '}') {
+        type = type.substr(brace + 2, type.size() - brace - 3);
+        std::replace(type.begin(), type.end(), ',', '|');
+      }
+      if (type == "TEXT") type = "VALUE";
+      if (type == "INT" || type == "UINT" || type == "INT64" || type == "UINT64") type = "N";
+      if (!type.empty()) out += " " + type;
+      if (!opt->get_default_str().empty()) out += "=" + opt->get_default_str();
+      if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";
+      if (opt->get_required()) out += " (required)";
+    }
+    return out;
+  }
+  // A positional in the usage line: "FILE", "FILE...", "FILE [FILE]",
+  // "[DIR]" (never CLI11's "FILES(1x)").
+  std::string make_option_usage(const CLI::Option* opt) const override {
+    const std::string name = opt->get_name(true, false);
+    std::string out = name;
+    const int min = std::max(opt->get_expected_min(), 1);
+    if (opt->get_expected_max() >= CLI::detail::expected_max_vector_size) {
+      out += "...";
+    } else {
+      for (int i = 1; i < min; ++i) out += " " + name;
+      for (int i = min; i < opt->get_expected_max(); ++i) out += " [" + name + "]";
+    }
+    return opt->get_required() ? out : "[" + out + "]";
+  }
+  // The description, reflowed to 80 columns, then a blank line before "Usage:".
+  std::string make_description(const CLI::App* app) const override {
+    const std::string desc = app->get_description();
+    return desc.empty() ? "" : Reflow(desc, 80) + "\n";
+  }
+  // A subcommand in its parent's list: its name and the first sentence of
+  // its description, wrapped to 80 columns.
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::string desc = sub->get_description();
+    for (char& c : desc) {
+      if (c == '\n') c = ' ';
+    }
+    if (std::size_t end = desc.find(". "); end != std::string::npos) desc.resize(end + 1);
+    std::string out = "  " + sub->get_name();
+    out.resize(std::max<std::size_t>(out.size() + 1, get_column_width()), ' ');
+    std::size_t column = out.size();
+    std::string word;
+    std::istringstream words(desc);
+    bool first = true;
+    while (words >> word) {
+      if (!first && column + 1 + word.size() > 80) {
+        out += "\n" + std::string(get_column_width(), ' ');
+        column = get_column_width();
+      } else if (!first) {
+        out += " ";
+        ++column;
+      }
+      out += word;
+      column += word.size();
+      first = false;
+    }
+    return out + "\n";
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<CLI::Formatter> MakeFormatter() { return std::make_shared<Formatter>(); }
+
+}  // namespace proctape

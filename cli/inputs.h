@@ -1,0 +1,44 @@
+// The files a command reads (docs/cli/commands.md, "Inputs"): every option
+// or argument that names a file to read takes '-' for standard input, and
+// standard input can be read once per command line. A command that takes
+// several FILEs handles each in the order given.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace proctape {
+
+// The usage error when '-' names standard input more than once among
+// `inputs` (each: how the input is named in help, "FILE" or "--baseline",
+// and the values given to it), else "". A second read of standard input
+// would find it at its end.
+std::string StdinOnce(const std::vector<std::pair<std::string, std::vector<std::string>>>& inputs);
+
+// Standard input copied whole into an anonymous memory file, for a command
+// that reads its input more than once (corpus add hashes, replays and copies
+// it): path() names the copy until the object is destroyed.
+class StdinCopy {
+ public:
+  StdinCopy() = default;
+  ~StdinCopy();
+  StdinCopy(const StdinCopy&) = delete;
+  StdinCopy& operator=(const StdinCopy&) = delete;
+  // False, with *error one line, when standard input cannot be read.
+  bool Open(std::string* error);
+  std::string path() const;
+
+ private:
+  int fd_ = -1;
+};
+
+// One JSON document for the reports of several inputs: the one report
+// itself when there is one, else a JSON array of them in order.
+std::string JsonList(const std::vector<std::string>& reports);
+
+// The larger of two exit statuses: several files give the largest of theirs
+// (0 only when every file gave 0).
+inline int Worst(int a, int b) { return a > b ? a : b; }
+
+}  // namespace proctape
