@@ -8,6 +8,7 @@
 #include "replay/token_mask.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -42,9 +43,9 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   }
   v1::DiffReport report;
   report.set_file_a(a.name);
-  report.set_frame_a(a.frame);
+  report.set_frame_a(Count32(a.frame));
   report.set_file_b(b.name);
-  report.set_frame_b(b.frame);
+  report.set_frame_b(Count32(b.frame));
 
   const std::string& boot_a = a.snapshot->header.host().boot_id();
   const std::string& boot_b = b.snapshot->header.host().boot_id();
@@ -65,8 +66,8 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   const std::map<std::int64_t, std::size_t> ib = IndexByPid(tb);
   const std::int64_t hz_a = a.snapshot->header.host().clock_ticks_per_second();
   const std::int64_t hz_b = b.snapshot->header.host().clock_ticks_per_second();
-  report.set_processes_a(ta.size());
-  report.set_processes_b(tb.size());
+  report.set_processes_a(Count32(ta.size()));
+  report.set_processes_b(Count32(tb.size()));
 
   // A process absent from a frame whose scope does not cover it is outside
   // that scope, not exited (or appeared).
@@ -85,7 +86,7 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
                  const ProcessView* after) -> Kind& {
     Kind& c = by_kind[kind].emplace_back();
     c.set_kind(kind);
-    c.set_pid(pid);
+    c.set_pid(Int32(pid));
     if (before != nullptr) *c.mutable_before() = Summarize(*before, hz_a);
     if (after != nullptr) *c.mutable_after() = Summarize(*after, hz_b);
     return c;
@@ -144,14 +145,14 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   for (auto& [kind, changes] : by_kind) {
     for (Kind& c : changes) *report.add_changes() = std::move(c);
   }
-  report.set_reused(by_kind[Kind::REUSED].size());
-  report.set_exited(by_kind[Kind::EXITED].size());
-  report.set_appeared(by_kind[Kind::APPEARED].size());
-  report.set_reparented(by_kind[Kind::REPARENTED].size());
-  report.set_argv_changed(by_kind[Kind::ARGV_CHANGED].size());
-  report.set_exe_changed(by_kind[Kind::EXE_CHANGED].size());
-  report.set_unidentified(by_kind[Kind::UNIDENTIFIED].size());
-  report.set_out_of_scope(by_kind[Kind::OUT_OF_SCOPE].size());
+  report.set_reused(Count32(by_kind[Kind::REUSED].size()));
+  report.set_exited(Count32(by_kind[Kind::EXITED].size()));
+  report.set_appeared(Count32(by_kind[Kind::APPEARED].size()));
+  report.set_reparented(Count32(by_kind[Kind::REPARENTED].size()));
+  report.set_argv_changed(Count32(by_kind[Kind::ARGV_CHANGED].size()));
+  report.set_exe_changed(Count32(by_kind[Kind::EXE_CHANGED].size()));
+  report.set_unidentified(Count32(by_kind[Kind::UNIDENTIFIED].size()));
+  report.set_out_of_scope(Count32(by_kind[Kind::OUT_OF_SCOPE].size()));
   // The tokens of both files: argv and comm may hold them.
   TokenMask mask = TokenMask::Of(*a.snapshot);
   mask.Add(TokenMask::Of(*b.snapshot));

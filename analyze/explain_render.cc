@@ -6,16 +6,20 @@
 #include <vector>
 
 #include "analyze/explain.h"
+#include "analyze/tree.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
 namespace {
 
-std::string Num(std::int64_t v) { return std::to_string(v); }
-std::string Num(std::uint64_t v) { return std::to_string(v); }
+// Any integer, in decimal.
+template <typename T>
+std::string Num(T v) {
+  return std::to_string(v);
+}
 
 // At most 64 pids, then how many more.
-std::string Pids(const google::protobuf::RepeatedField<std::int64_t>& pids) {
+std::string Pids(const google::protobuf::RepeatedField<std::int32_t>& pids) {
   constexpr int kShown = 64;
   std::string out;
   for (int i = 0; i < pids.size() && i < kShown; ++i) out.append(" ").append(Num(pids[i]));
@@ -31,11 +35,11 @@ std::string StatText(const v1::ExplainStat& s) {
   }
   if (s.truncated()) return "larger than its bound";
   if (!s.parsed()) return "does not parse: " + s.parse_error();
-  return QuoteBytes(s.comm()) + " " + EscapeBytes(s.state()) + ", parent " + Num(s.ppid()) +
+  return QuoteEscaped(s.comm()) + " " + s.state() + ", parent " + Num(s.ppid()) +
          ", start tick " + Num(s.start_ticks());
 }
 
-std::string VerdictText(const v1::Verdict& v) {
+std::string VerdictText(const v1::VerdictSummary& v) {
   std::string out = v1::Verdict::Status_Name(v.status());
   if (v.status() == v1::Verdict::RESOLVED) {
     out += " host pid " + Num(v.pid()) + ", start tick " + Num(v.start_ticks());
@@ -43,10 +47,10 @@ std::string VerdictText(const v1::Verdict& v) {
     out += ": " + v.detail();
   }
   return out + " (" + Plural(v.attempts(), "attempt", "attempts") + ", " +
-         Plural(v.bytes_read(), "byte", "bytes") + " read)";
+         Plural(static_cast<std::uint64_t>(v.bytes_read()), "byte", "bytes") + " read)";
 }
 
-std::string LivenessText(const v1::LivenessVerdict& v) {
+std::string LivenessText(const v1::LivenessSummary& v) {
   std::string out = v1::LivenessVerdict::Status_Name(v.status());
   if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(v1::Verdict::Status_Name(v.reason()));
   if (!v.detail().empty()) out += ": " + v.detail();
@@ -68,10 +72,10 @@ std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::Expl
     // A dead root (Z, X) is a missing one: the one state that decides.
     const std::string& state = a.root().state();
     const bool dead = state == "Z" || state == "X" || state == "x";
-    out.push_back(in + "root " + Num(a.root().pid()) + " " + QuoteBytes(a.root().comm()) +
+    out.push_back(in + "root " + Num(a.root().pid()) + " " + QuoteEscaped(a.root().comm()) +
                   ", start tick " + Num(a.root().start_ticks()) +
                   (a.root().start_ticks() != expected ? ": not the expected " + Num(expected)
-                   : dead ? ": as expected, but dead (state " + EscapeBytes(state) + ")"
+                   : dead ? ": as expected, but dead (state " + state + ")"
                           : ": as expected"));
   } else if (a.scan_complete() && a.list_err() == 0 && !a.list_truncated()) {
     out.push_back(in + "root " + Num(check.resolve().root_pid()) + ": not in this scan");
@@ -87,7 +91,7 @@ std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::Expl
   for (const v1::ExplainCandidate& k : a.candidates()) {
     std::string line = in + "pid " + Num(k.pid());
     if (!k.state().empty()) {
-      line.append(" ").append(QuoteBytes(k.comm()) + " " + EscapeBytes(k.state()) +
+      line.append(" ").append(QuoteEscaped(k.comm()) + " " + k.state() +
                               ", start tick " + Num(k.start_ticks()));
     }
     out.push_back(line + ": " + k.detail());
@@ -114,10 +118,10 @@ std::string AttemptScan(const v1::ExplainAttempt& a) {
 const std::string kNoVerdict = "none: the tape cannot answer a call the resolver made";
 
 void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
-  const v1::ResolutionRequest& r = c.resolve();
+  const v1::RequestSummary& r = c.resolve();
   *out += "check " + Num(c.index()) + ": resolve\n";
   std::string argv;
-  for (const std::string& arg : r.argv()) argv.append(" ").append(QuoteBytes(arg));
+  for (const std::string& arg : r.argv()) argv.append(" ").append(QuoteEscaped(arg));
   std::string how;
   if (r.has_fingerprint()) {
     how = " (fingerprinted before the turn)";
@@ -126,25 +130,28 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
   }
   *out += "  request: root pid " + Num(r.root_pid()) + ", start tick " + Num(r.root_start_ticks()) +
           how + "; argv" + argv + "; " +
-          EscapeBytes(r.token_var()) + "=" + QuoteBytes(r.token()) + "; exe " +
-          QuoteBytes(r.exe_path()) + " " + Num(r.exe_identity().dev()) + ":" +
+          CutEscaped(r.token_var()) + "=" + QuoteEscaped(std::string(r.token_bytes(), '*')) +
+          "; exe " + QuoteEscaped(r.exe_path()) + " " + Num(r.exe_identity().dev()) + ":" +
           Num(r.exe_identity().ino()) + "\n";
-  *out += "  bounds: a new attempt every " + FormatOffset(r.bounds().retry_interval_ns()).substr(1) +
-          " until " + FormatOffset(r.bounds().deadline_ns()) + "\n";
+  *out += "  bounds: a new attempt every " +
+          FormatOffset(static_cast<std::int64_t>(r.bounds().retry_interval_ns())).substr(1) +
+          " until " + FormatOffset(static_cast<std::int64_t>(r.bounds().deadline_ns())) + "\n";
   if (c.fingerprinted()) {
     *out += "  fingerprint: /proc/" + Num(r.root_pid()) + "/stat: " + StatText(c.fingerprint()) + "\n";
   } else if (r.has_fingerprint()) {
-    const v1::RootFingerprint& f = r.fingerprint();
+    const v1::FingerprintSummary& f = r.fingerprint();
     *out += "  fingerprint: taken before the turn: root " + Num(f.root_pid()) + " " +
-            QuoteBytes(f.root_comm()) + ", start tick " + Num(f.root_start_ticks()) + "; exe " +
-            QuoteBytes(f.exe_path()) + " " + Num(f.exe_identity().dev()) + ":" +
+            QuoteEscaped(f.root_comm()) + ", start tick " + Num(f.root_start_ticks()) + "; exe " +
+            QuoteEscaped(f.exe_path()) + " " + Num(f.exe_identity().dev()) + ":" +
             Num(f.exe_identity().ino()) + "\n";
   }
   const auto& attempts = c.attempts();
   auto alike = [&c](const v1::ExplainAttempt& x, const v1::ExplainAttempt& y) {
     return AttemptScan(x) == AttemptScan(y) && AttemptBody(x, c) == AttemptBody(y, c);
   };
-  auto at = [](const v1::ExplainAttempt& a) { return FormatOffset(a.start_offset_ns()); };
+  auto at = [](const v1::ExplainAttempt& a) {
+    return FormatOffset(static_cast<std::int64_t>(a.start_offset_ns()));
+  };
   for (int i = 0; i < attempts.size();) {
     const v1::ExplainAttempt& a = attempts[i];
     *out += "  attempt " + Num(std::uint64_t{a.index()}) + " at " + at(a) + ": " + AttemptScan(a) + "\n";
@@ -168,7 +175,7 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
 }
 
 void RenderLiveness(const v1::ExplainCheck& c, std::string* out) {
-  const v1::LivenessRequest& r = c.liveness();
+  const v1::LivenessRequestSummary& r = c.liveness();
   *out += "check " + Num(c.index()) + ": liveness of pid " + Num(r.pid()) + ", start tick " +
           Num(r.start_ticks()) + "\n";
   const v1::ExplainStat& s = c.liveness_read();

@@ -10,6 +10,7 @@
 
 #include "format/format_error.h"
 #include "format/reader.h"
+#include "proto/summary.h"
 #include "views.pb.h"
 
 namespace proctape {
@@ -28,11 +29,7 @@ v1::ShowReport BuildShow(const Snapshot& snapshot, const FormatError& error,
 // intact or where it is damaged (analyze/show_render.cc).
 std::string RenderShow(const v1::ShowReport& report);
 
-// Shared by the report and its text form.
-// Text proctape composed, read back from an untrusted file: printable ASCII
-// as is (backslashes too: such text may already hold escapes), other bytes
-// as \xNN.
-std::string Printable(std::string_view text);
+// Shared by the report and its text form (Printable: proto/summary.h).
 // b - a in nanoseconds, or 0 when it would overflow or be negative.
 std::int64_t Span(std::int64_t a, std::int64_t b);
 

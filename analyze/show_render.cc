@@ -10,8 +10,6 @@
 namespace proctape {
 namespace {
 
-std::string Escaped(std::string_view bytes) { return EscapeBytes(bytes, bytes.size()); }
-
 // "5.114 ms".
 std::string Ms(std::int64_t ns) {
   char buf[48];
@@ -32,12 +30,12 @@ std::string Seconds(std::int64_t ns) {
   return buf;
 }
 
-std::string StatusText(const v1::Verdict& v) {
+std::string StatusText(const v1::VerdictSummary& v) {
   std::string name = v1::Verdict::Status_Name(v.status());
   return name.empty() ? "status " + std::to_string(v.status()) : name;
 }
 
-std::string LivenessText(const v1::LivenessVerdict& v) {
+std::string LivenessText(const v1::LivenessSummary& v) {
   std::string name = v1::LivenessVerdict::Status_Name(v.status());
   std::string out = name.empty() ? "status " + std::to_string(v.status()) : name;
   if (v.status() == v1::LivenessVerdict::ERROR) {
@@ -77,6 +75,7 @@ std::string RenderShow(const v1::ShowReport& r) {
     return has ? Quoted(escaped) : std::string("unknown");
   };
   auto number = [](bool has, std::int64_t v) { return has ? std::to_string(v) : "unknown"; };
+  auto size = [](bool has, double v) { return has ? IntegerText(v) : "unknown"; };
   out += "host: " + text(r.has_hostname(), r.hostname()) + ", kernel " +
          text(r.has_kernel_release(), r.kernel_release()) + ", boot_id " +
          text(r.has_boot_id(), r.boot_id()) + "\n";
@@ -84,7 +83,7 @@ std::string RenderShow(const v1::ShowReport& r) {
          (r.has_clock_ticks_per_second()
               ? std::to_string(r.clock_ticks_per_second()) + " clock ticks per second"
               : std::string("clock ticks per second unknown")) +
-         ", page size " + number(r.has_page_size(), r.page_size()) + "\n";
+         ", page size " + size(r.has_page_size(), r.page_size()) + "\n";
   out += "capture: started " +
          (r.capture_start_utc().empty() ? std::string("at an unknown time") : r.capture_start_utc()) +
          " (monotonic " + Seconds(r.capture_start_mono_ns()) + ")";
@@ -106,10 +105,10 @@ std::string RenderShow(const v1::ShowReport& r) {
            ": every pid in this file is a pid of that namespace)\n";
   }
   if (r.has_bounds()) {
-    const v1::Bounds& b = r.bounds();
+    const v1::BoundsSummary& b = r.bounds();
     std::string bounds;
-    auto add = [&bounds](const char* key, std::uint64_t v) {
-      if (v != 0) bounds += std::string(bounds.empty() ? "" : ", ") + key + " " + std::to_string(v);
+    auto add = [&bounds](const char* key, double v) {
+      if (v != 0) bounds += std::string(bounds.empty() ? "" : ", ") + key + " " + IntegerText(v);
     };
     add("max_proc_entries", b.max_proc_entries());
     add("max_nodes", b.max_nodes());
@@ -141,11 +140,11 @@ std::string RenderShow(const v1::ShowReport& r) {
     }
     if (f.unidentified() > 0) out += ", " + std::to_string(f.unidentified()) + " without identity";
     if (f.complete()) {
-      out += ", scan " + Ms(f.scan_ns());
+      out += ", scan " + Ms(static_cast<std::int64_t>(f.scan_ns()));
     } else {
       out += ", INCOMPLETE (the capture stopped inside it)";
     }
-    out += ", " + std::to_string(f.bytes_read()) + " bytes read";
+    out += ", " + IntegerText(f.bytes_read()) + " bytes read";
     if (f.truncated_reads() > 0) {
       out += ", " + Plural(f.truncated_reads(), "read", "reads") + " truncated at its bound";
     }
@@ -180,7 +179,7 @@ std::string RenderShow(const v1::ShowReport& r) {
       out += "no request recorded\n";
     }
     if (s.has_verdict()) {
-      const v1::Verdict& v = s.verdict();
+      const v1::VerdictSummary& v = s.verdict();
       out += "    verdict: " + StatusText(v);
       if (v.status() == v1::Verdict::RESOLVED) {
         out += " host pid " + std::to_string(v.pid()) + ", start tick " +
@@ -190,13 +189,13 @@ std::string RenderShow(const v1::ShowReport& r) {
         out += (m == 0 ? ", matches " : " ") + std::to_string(v.matches(m));
       }
       out += ", " + Plural(v.attempts(), "attempt", "attempts") + ", " +
-             std::to_string(v.bytes_read()) + " bytes read";
+             IntegerText(v.bytes_read()) + " bytes read";
       if (!v.detail().empty()) out += ": " + Printable(v.detail());
       out += "\n";
     } else if (s.has_liveness_verdict()) {
-      const v1::LivenessVerdict& v = s.liveness_verdict();
+      const v1::LivenessSummary& v = s.liveness_verdict();
       out += "    verdict: " + LivenessText(v);
-      if (!v.state().empty()) out += " (state " + Escaped(v.state()) + ")";
+      if (!v.state().empty()) out += " (state " + v.state() + ")";
       if (!v.detail().empty()) out += ": " + Printable(v.detail());
       out += "\n";
     } else {

@@ -2,12 +2,15 @@
 
 #include "replay/token_mask.h"
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <vector>
 
 #include "core/proc_parse.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -47,6 +50,18 @@ std::string Joined(const T& values) {
     out += std::to_string(v);
   }
   return out;
+}
+
+// "13106.56": seconds cut (not rounded) to hundredths, as `ps` shows a start.
+std::string SecondsText(double seconds) {
+  // The summary's seconds are whole seconds plus a fraction below one: cut at
+  // hundredths with a margin far below a hundredth for the double's error.
+  const double whole = std::floor(seconds);
+  auto hundredths = static_cast<std::uint64_t>(std::floor((seconds - whole) * 100 + 1e-6));
+  if (hundredths > 99) hundredths = 99;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.0f.%02llu", whole, static_cast<unsigned long long>(hundredths));
+  return buf;
 }
 
 // (pid, start tick) of a resolution's RESOLVED verdict, if it has one.
@@ -95,30 +110,29 @@ std::map<std::int64_t, std::vector<std::string>> ResolutionMarks(
 
 v1::ProcessSummary Summarize(const ProcessView& p, std::int64_t clock_ticks_per_second) {
   v1::ProcessSummary s;
-  s.set_pid(p.pid);
+  s.set_pid(Int32(p.pid));
   if (p.stat) {
     s.set_identified(true);
     s.set_start_ticks(p.stat->start_ticks);
-    s.set_comm(EscapeBytes(p.stat->comm, p.stat->comm.size()));
-    s.set_state(EscapeBytes(std::string_view(&p.stat->state, 1)));
-    s.set_ppid(p.stat->ppid);
-    s.set_pgrp(p.stat->pgrp);
-    s.set_session(p.stat->session);
+    s.set_comm(EscapedText(p.stat->comm));
+    s.set_state(EscapedText(std::string_view(&p.stat->state, 1)));
+    s.set_ppid(Int32(p.stat->ppid));
+    s.set_pgrp(Int32(p.stat->pgrp));
+    s.set_session(Int32(p.stat->session));
     if (clock_ticks_per_second >= 1 && clock_ticks_per_second <= 1'000'000) {
       const auto hz = static_cast<std::uint64_t>(clock_ticks_per_second);
-      const std::uint64_t hundredths = (p.stat->start_ticks % hz) * 100 / hz;
-      s.set_start_seconds(std::to_string(p.stat->start_ticks / hz) + "." +
-                          (hundredths < 10 ? "0" : "") + std::to_string(hundredths));
+      s.set_start_seconds(static_cast<double>(p.stat->start_ticks / hz) +
+                          static_cast<double>(p.stat->start_ticks % hz) / static_cast<double>(hz));
     }
   } else {
     s.set_problem(EscapeBytes(p.stat_problem));
   }
-  for (std::int64_t v : p.nspid) s.add_nspid(v);
+  for (std::int64_t v : p.nspid) s.add_nspid(Int32(v));
   for (std::uint32_t v : p.uids) s.add_uids(v);
-  *s.mutable_exe() = ToProto(p.exe);
+  *s.mutable_exe() = ToSummary(ToProto(p.exe));
   s.set_argv_read(p.cmdline_ok);
   if (!p.cmdline_ok && p.record != nullptr) s.set_argv_err(p.record->cmdline().err());
-  for (const std::string& a : p.argv) s.add_argv(EscapeBytes(a, a.size()));
+  for (const std::string& a : p.argv) s.add_argv(EscapedText(a));
   s.set_kernel_thread(p.kernel_thread);
   return s;
 }
@@ -135,6 +149,20 @@ std::string Quoted(const std::string& escaped) {
   return out + "\"";
 }
 
+std::string CutEscaped(std::string_view escaped) {
+  constexpr std::size_t kMax = 256;
+  std::size_t units = 0;
+  std::size_t at = 0;
+  while (at < escaped.size() && units < kMax) {
+    at += escaped[at] == '\\' && at + 4 <= escaped.size() ? 4 : 1;
+    ++units;
+  }
+  if (at >= escaped.size()) return std::string(escaped);
+  return std::string(escaped.substr(0, at)) + "...";
+}
+
+std::string QuoteEscaped(std::string_view escaped) { return Quoted(CutEscaped(escaped)); }
+
 std::string IdentityText(std::int64_t pid, std::uint64_t start_ticks) {
   return std::to_string(pid) + "@" + std::to_string(start_ticks);
 }
@@ -146,7 +174,7 @@ std::string ProcessFacts(const v1::ProcessSummary& p) {
     if (p.kernel_thread()) out += " kthread";
     out += " ppid=" + std::to_string(p.ppid()) + " pgrp=" + std::to_string(p.pgrp()) +
            " sid=" + std::to_string(p.session()) + " start=" + std::to_string(p.start_ticks());
-    if (!p.start_seconds().empty()) out += " (" + p.start_seconds() + "s)";
+    if (p.has_start_seconds()) out += " (" + SecondsText(p.start_seconds()) + "s)";
   } else {
     out = "no identity (" + p.problem() + ")";
   }
@@ -157,7 +185,7 @@ std::string ProcessFacts(const v1::ProcessSummary& p) {
   return out;
 }
 
-std::string ExeText(const v1::FileIdentity& id) {
+std::string ExeText(const v1::IdentitySummary& id) {
   if (id.err() != 0) return "unreadable(" + ErrnoText(id.err()) + ")";
   return std::to_string(id.dev()) + ":" + std::to_string(id.ino());
 }
@@ -217,11 +245,11 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
 
   v1::TreeReport report;
   report.set_file(name);
-  report.set_frame(options.frame);
-  report.set_frames(snapshot.frames.size());
+  report.set_frame(Count32(options.frame));
+  report.set_frames(Count32(snapshot.frames.size()));
   report.set_frame_complete(frame.complete());
-  report.set_processes(table.size());
-  report.set_root(options.root);
+  report.set_processes(Count32(table.size()));
+  report.set_root(Int32(options.root));
 
   // Parent links: a process whose parent is absent (or itself) is a root.
   const std::size_t n = table.size();
@@ -260,7 +288,7 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
   }
   std::map<std::int64_t, std::vector<std::string>> marks = ResolutionMarks(snapshot, table);
   if (marker) {
-    report.set_marker(*marker);
+    report.set_marker(Int32(*marker));
     report.set_marker_source(marker_source);
     report.set_marker_in_frame(index.count(*marker) > 0);
     marks[*marker].push_back("marker " + std::to_string(*marker) + " names this host pid");
@@ -284,7 +312,7 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
       v1::TreeReport::Node* node = report.add_nodes();
       *node->mutable_process() = Summarize(p, hz);
       node->set_depth(item.depth);
-      if (item.depth > 0) node->set_parent(table[parent[item.i]].pid);
+      if (item.depth > 0) node->set_parent(Int32(table[parent[item.i]].pid));
       if (cycle && item.depth == 0) node->add_marks("its parent links loop back to it");
       for (const std::string& m : marks[p.pid]) node->add_marks(m);
       std::vector<std::size_t> shown;
@@ -302,7 +330,7 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
             ++count;
             for (std::size_t g : children[h]) hide.push_back(g);
           }
-          node->set_folded_kernel_threads(node->folded_kernel_threads() + count);
+          node->set_folded_kernel_threads(Count32(node->folded_kernel_threads() + count));
           folded_total += count;
         } else {
           shown.push_back(c);
@@ -319,7 +347,7 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
       if (!visited[i]) walk(i, true);
     }
   }
-  report.set_folded_kernel_threads(folded_total);
+  report.set_folded_kernel_threads(Count32(folded_total));
   if (marker) {
     for (const v1::TreeReport::Node& node : report.nodes()) {
       if (node.process().pid() == *marker) report.set_marker_shown(true);

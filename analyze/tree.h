@@ -22,6 +22,12 @@ v1::ProcessSummary Summarize(const ProcessView& process, std::int64_t clock_tick
 // An escaped string between double quotes, its own quotes as \x22: the quote
 // marks delimit it unambiguously.
 std::string Quoted(const std::string& escaped);
+// Escaped text (a summary's comm, argv, path) cut as EscapeBytes cuts the
+// bytes it stands for, after 256 of them ("\xNN" is one), with "..." after;
+// and that, quoted as Quoted quotes: what EscapeBytes and a quote give for
+// the raw bytes.
+std::string CutEscaped(std::string_view escaped);
+std::string QuoteEscaped(std::string_view escaped);
 
 // A process's facts on one line, after its pid:
 //   "sleep" S ppid=214 pgrp=214 sid=0 start=1310656 (13106.56s) uid=0 nspid=215,1
@@ -33,7 +39,7 @@ std::string ProcessFacts(const v1::ProcessSummary& process);
 // The parts of ProcessFacts: argv ("/bin/sleep" "120", empty,
 // unreadable(ESRCH)) and an executable identity (65024:248056, unreadable(ENOENT)).
 std::string ArgvText(const v1::ProcessSummary& process);
-std::string ExeText(const v1::FileIdentity& identity);
+std::string ExeText(const v1::IdentitySummary& identity);
 
 // "215@1310656": the identity as the views print it.
 std::string IdentityText(std::int64_t pid, std::uint64_t start_ticks);

@@ -21,6 +21,8 @@
 #include "cli/live_proc.h"
 #include "core/proc_parse.h"
 #include "format/writer.h"
+#include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -52,26 +54,6 @@ std::string FileNameSafe(const std::string& name) {
     out.push_back(ok ? c : '_');
   }
   if (out.empty() || out[0] == '.') out.insert(0, "host");
-  return out;
-}
-
-// A JSON string literal: control bytes, quote and backslash escaped; other
-// bytes as they are.
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out.append(buf);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  out.push_back('"');
   return out;
 }
 
@@ -236,15 +218,17 @@ int RunCapture(const CaptureOptions& o) {
   FILE* out = to_stdout ? stderr : stdout;
   const std::string shown = to_stdout ? "standard output" : path;
   if (o.json) {
-    std::fprintf(out,
-                 "{\"file\":%s,\"frames\":%" PRIu64 ",\"processes\":%" PRIu64
-                 ",\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64
-                 ",\"elapsed_ns\":%" PRId64 ",\"frames_cut\":%" PRIu64 ",\"cut_reason\":%s"
-                 ",\"environ\":%s}\n",
-                 JsonString(shown).c_str(), totals.frames, totals.processes, totals.bytes_read,
-                 writer->bytes_written(), elapsed_ns, totals.frames_cut,
-                 JsonString(totals.last_cut).c_str(),
-                 scan.keep_environ ? "\"kept\"" : "\"redacted\"");
+    v1::CaptureReport report;
+    report.set_file(EscapedText(shown));
+    report.set_frames(Count32(totals.frames));
+    report.set_processes(Count32(totals.processes));
+    report.set_bytes_read(static_cast<double>(totals.bytes_read));
+    report.set_bytes_written(static_cast<double>(writer->bytes_written()));
+    report.set_elapsed_ns(static_cast<double>(elapsed_ns));
+    report.set_frames_cut(Count32(totals.frames_cut));
+    report.set_cut_reason(Printable(totals.last_cut));
+    report.set_environ(scan.keep_environ ? "kept" : "redacted");
+    std::fprintf(out, "%s\n", ToJson(report).c_str());
   } else {
     std::fprintf(out,
                  "wrote %s: %" PRIu64 " frame%s, %" PRIu64 " processes, %" PRIu64
@@ -258,14 +242,11 @@ int RunCapture(const CaptureOptions& o) {
     }
   }
   if (scan.keep_environ) {
-    std::fprintf(stderr,
-                 "proctape: warning: --env keep: environment values are stored as read; the "
-                 "file may hold secrets\n");
+    Warn("--env keep: environment values are stored as read; the file may hold secrets");
   }
   if (totals.root_missing > 0) {
-    std::fprintf(stderr, "proctape: warning: --root %" PRId64 " was not in /proc in %" PRIu64
-                         " of %" PRIu64 " frames\n",
-                 o.root, totals.root_missing, totals.frames);
+    Warn("--root " + std::to_string(o.root) + " was not in /proc in " +
+         std::to_string(totals.root_missing) + " of " + Plural(totals.frames, "frame", "frames"));
   }
   if (totals.list_err != 0) {
     return Fail(kExitInternal, "cannot list " + root + ": " + ErrnoName(totals.list_err) +

@@ -57,9 +57,7 @@ int RunAdd(const AddOptions& o) {
   AddOutcome out = AddToCorpus(o.request);
   const int code = ExitFor(out);
   if (code != kExitOk) return Fail(code, out.message);
-  for (const std::string& w : out.warnings) {
-    std::fprintf(stderr, "proctape: warning: %s\n", w.c_str());
-  }
+  for (const std::string& w : out.warnings) Warn(w);
   const bool added = out.kind == AddOutcome::Kind::kAdded;
   if (o.json) {
     v1::CorpusAddResult result;

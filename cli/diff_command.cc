@@ -9,6 +9,7 @@
 
 #include "analyze/diff.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -28,10 +29,7 @@ struct DiffOptions {
   bool json = false;
 };
 
-int Usage(const std::string& message) {
-  std::fprintf(stderr, "proctape: %s\n", message.c_str());
-  return kExitUsage;
-}
+int Usage(const std::string& message) { return Fail(kExitUsage, message); }
 
 // The last complete frame, or the last one when none is complete.
 std::size_t LastFrame(const Snapshot& s) {
@@ -56,8 +54,10 @@ int RunDiff(DiffOptions o) {
     const FormatError error = ReadSnapshot(o.files[k], &snapshots[k]);
     names[k] = EscapeBytes(o.files[k], 4096);
     if (error.ok()) continue;
-    std::fprintf(stderr, "proctape: %s: %s%s\n", names[k].c_str(), EscapeBytes(error.message).c_str(),
-                 snapshots[k].frames.empty() ? "" : " (the frames before the damage are used)");
+    // Said first; the status is the damage's, also when the diff is made.
+    Fail(ExitCodeFor(error.kind),
+         names[k] + ": " + EscapeBytes(error.message) +
+             (snapshots[k].frames.empty() ? "" : " (the frames before the damage are used)"));
     if (snapshots[k].frames.empty()) return ExitCodeFor(error.kind);
     if (damage == kExitOk) damage = ExitCodeFor(error.kind);
   }
@@ -70,16 +70,11 @@ int RunDiff(DiffOptions o) {
   DiffSide side_b{&b, names[two ? 1 : 0], o.frame_b.value_or(two ? 0 : LastFrame(b))};
   std::string why;
   std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &why);
-  if (!report) {
-    std::fprintf(stderr, "proctape: %s\n", why.c_str());
-    return damage != kExitOk ? damage : kExitUsage;
-  }
+  if (!report) return Fail(damage != kExitOk ? damage : kExitUsage, why);
   if (report->different_boots() && !o.force) {
     return Usage(report->warnings(0) + " (--force compares them anyway)");
   }
-  for (const std::string& w : report->warnings()) {
-    std::fprintf(stderr, "proctape: warning: %s\n", w.c_str());
-  }
+  for (const std::string& w : report->warnings()) Warn(w);
   if (o.json) {
     std::printf("%s\n", ToJson(*report).c_str());
   } else {

@@ -10,11 +10,14 @@
 
 #include "replay/token_mask.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "lab/lab.h"
+#include "capture/host_facts.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -32,15 +35,15 @@ struct LabCommandOptions {
 
 int List(bool json) {
   if (json) {
-    std::printf("[");
-    bool first = true;
+    v1::LabScenarioList list;
     for (const lab::ScenarioInfo& s : lab::Scenarios()) {
-      std::printf("%s{\"name\":\"%s\",\"summary\":\"%s\",\"expect\":\"%s\",\"needsRoot\":%s}",
-                  first ? "" : ",", s.name, EscapeBytes(s.summary).c_str(), s.expect,
-                  s.needs_root ? "true" : "false");
-      first = false;
+      v1::LabScenarioList::Scenario* out = list.add_scenarios();
+      out->set_name(s.name);
+      out->set_summary(s.summary);
+      out->set_expect(s.expect);
+      out->set_needs_root(s.needs_root);
     }
-    std::printf("]\n");
+    std::printf("%s\n", ToJson(list).c_str());
     return kExitOk;
   }
   for (const lab::ScenarioInfo& s : lab::Scenarios()) {
@@ -74,17 +77,14 @@ std::string CheckLine(std::size_t k, const v1::Resolution& r) {
 int Run(const LabCommandOptions& o) {
   if (o.list) return List(o.json);
   if (o.scenario.empty() || o.record.empty()) {
-    std::fprintf(stderr, "proctape: lab: give a SCENARIO and --record FILE (see 'proctape lab --list')\n");
-    return kExitUsage;
+    return Fail(kExitUsage, "lab: give a SCENARIO and --record FILE (see 'proctape lab --list')");
   }
   if (!lab::FindScenario(o.scenario)) {
-    std::fprintf(stderr, "proctape: lab: unknown scenario '%s' (see 'proctape lab --list')\n",
-                 EscapeBytes(o.scenario, 64).c_str());
-    return kExitUsage;
+    return Fail(kExitUsage, "lab: unknown scenario '" + EscapeBytes(o.scenario, 64) +
+                                "' (see 'proctape lab --list')");
   }
   if (o.record == "-") {
-    std::fprintf(stderr, "proctape: lab: --record needs a file (the lab reads it back)\n");
-    return kExitUsage;
+    return Fail(kExitUsage, "lab: --record needs a file (the lab reads it back)");
   }
   lab::LabOptions options;
   options.scenario = o.scenario;
@@ -102,20 +102,25 @@ int Run(const LabCommandOptions& o) {
     v1::LabReport report;
     report.set_scenario(o.scenario);
     report.set_sandbox(o.sandbox);
-    report.set_file(o.record);
+    report.set_file(EscapedText(o.record));
     report.set_shown(r.outcome == lab::LabOutcome::kShown);
     report.set_error(r.error);
     for (const std::string& f : r.facts) report.add_facts(f);
-    for (const v1::Resolution& c : r.checks) *report.add_checks() = c;
+    // The lab recorded this host's checks: a fingerprint it took is of this boot.
+    const std::string boot_id = CollectHostFacts("/proc").boot_id();
+    for (std::size_t k = 0; k < r.checks.size(); ++k) {
+      *report.add_checks() = ToSummary(r.checks[k], Count32(k), boot_id);
+    }
     for (const lab::StartedProcess& p : r.started) {
       v1::LabReport::Started* s = report.add_started();
-      s->set_pid(p.pid);
+      s->set_pid(Int32(p.pid));
       s->set_start_ticks(p.start_ticks);
       s->set_role(p.role);
     }
     for (pid_t pid : r.left_running) report.add_left_running(pid);
     // The checks as recorded, their token shown by its length only (the
-    // recording keeps it: 'proctape export --format json').
+    // recording keeps it: 'proctape export --format json'): a verdict's
+    // evidence may quote it.
     TokenMask mask;
     for (const v1::Resolution& c : r.checks) {
       if (c.has_resolve()) mask.Add(c.resolve().token());
@@ -143,23 +148,20 @@ int Run(const LabCommandOptions& o) {
     }
   }
   if (!r.left_running.empty()) {
-    std::fprintf(stderr, "proctape: lab: %zu started process(es) still running after cleanup\n",
-                 r.left_running.size());
-    return kExitInternal;
+    return Fail(kExitInternal, "lab: " + Plural(r.left_running.size(), "started process is",
+                                                "started processes are") +
+                                   " still running after cleanup");
   }
   switch (r.outcome) {
     case lab::LabOutcome::kShown: return kExitOk;
     case lab::LabOutcome::kNotShown:
-      std::fprintf(stderr, "proctape: lab: %s did not show what it says: %s\n", o.scenario.c_str(),
-                   r.error.c_str());
-      return kExitLabFailed;
+      return Fail(kExitLabFailed,
+                  "lab: " + o.scenario + " did not show what it says: " + Printable(r.error));
     case lab::LabOutcome::kUnavailable:
-      std::fprintf(stderr, "proctape: lab: cannot run here: %s\n", r.error.c_str());
-      return kExitLabUnavailable;
+      return Fail(kExitLabUnavailable, "lab: cannot run here: " + Printable(r.error));
     case lab::LabOutcome::kFailed:
-      std::fprintf(stderr, "proctape: lab: %s could not be staged: %s\n", o.scenario.c_str(),
-                   r.error.c_str());
-      return kExitLabFailed;
+      return Fail(kExitLabFailed,
+                  "lab: " + o.scenario + " could not be staged: " + Printable(r.error));
   }
   return kExitInternal;
 }

@@ -21,6 +21,7 @@
 #include "core/proc_parse.h"
 #include "core/resolver.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 #include "replay/token_mask.h"
 
 namespace proctape {
@@ -74,8 +75,7 @@ bool RunMaybeRecorded(ProcfsEvidence& live, const std::string& record, bool forc
   options.kept_entries = kept_entries;
   std::string error;
   if (RecordLive(live, options, check, &error)) return true;
-  std::fprintf(stderr, "proctape: cannot record to %s: %s\n", EscapeBytes(record).c_str(),
-               EscapeBytes(error, 1024).c_str());
+  Fail(kExitIo, "cannot record to " + EscapeBytes(record) + ": " + EscapeBytes(error, 1024));
   return false;
 }
 
@@ -118,36 +118,32 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
   if (!o.fingerprint.empty()) {
     const std::string boot_id = CollectHostFacts(o.proc).boot_id();
     if (boot_id.empty()) {
-      std::fprintf(stderr, "proctape: cannot read %s/sys/kernel/random/boot_id: the fingerprint's "
-                   "boot cannot be checked\n", EscapeBytes(o.proc, 4096).c_str());
-      *exit_code = kExitInternal;
+      *exit_code = Fail(kExitInternal, "cannot read " + EscapeBytes(o.proc, 4096) +
+                                           "/sys/kernel/random/boot_id: the fingerprint's boot "
+                                           "cannot be checked");
       return false;
     }
     *fingerprint = LoadFingerprint(o.fingerprint, boot_id, "this host's", exit_code);
     if (!*fingerprint) return false;
     if (o.has_root && o.root != (*fingerprint)->root_pid()) {
-      std::fprintf(stderr, "proctape: --root %lld is not the root %lld that %s fingerprinted\n",
-                   static_cast<long long>(o.root),
-                   static_cast<long long>((*fingerprint)->root_pid()),
-                   EscapeBytes(o.fingerprint, 4096).c_str());
-      *exit_code = kExitUsage;
+      *exit_code = Fail(kExitUsage, "--root " + std::to_string(o.root) + " is not the root " +
+                                        std::to_string((*fingerprint)->root_pid()) + " that " +
+                                        EscapeBytes(o.fingerprint, 4096) + " fingerprinted");
       return false;
     }
     ApplyFingerprint(**fingerprint, request);
     return true;
   }
   if (!o.has_root) {
-    std::fprintf(stderr, "proctape: resolve needs --fingerprint FILE (taken before the turn) or "
-                 "--root PID\n");
-    *exit_code = kExitUsage;
+    *exit_code = Fail(kExitUsage,
+                      "resolve needs --fingerprint FILE (taken before the turn) or --root PID");
     return false;
   }
   request->root_pid = o.root;
   request->exe = live.PathIdentity(o.exe);
   if (!request->exe.ok()) {
-    std::fprintf(stderr, "proctape: cannot attest --exe %s: errno %d\n", o.exe.c_str(),
-                 request->exe.err);
-    *exit_code = kExitUsage;
+    *exit_code = Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": errno " +
+                                      std::to_string(request->exe.err));
     return false;
   }
   if (o.has_root_start) {
@@ -198,7 +194,7 @@ int RunResolve(const ResolveOptions& o) {
   mask.Mask(&verdict.detail);
   std::FILE* out = VerdictStream(o.record);
   if (o.json) {
-    std::fprintf(out, "%s\n", ToJson(ToProto(verdict)).c_str());
+    std::fprintf(out, "%s\n", ToJson(ToSummary(ToProto(verdict))).c_str());
   } else {
     PrintVerdict(verdict, request.root_pid, out);
   }
@@ -222,15 +218,15 @@ int RunLiveness(const LivenessOptions& o) {
   // PROC/sys/kernel/pid_max (the core checks the seed's 2..2147483647).
   const std::int64_t pid_max = CollectHostFacts(o.proc).pid_max();
   if (pid_max <= 0) {
-    std::fprintf(stderr, "proctape: cannot read %s/sys/kernel/pid_max: --pid cannot be checked "
-                 "against this host's pid range\n", EscapeBytes(o.proc).c_str());
-    return kExitInternal;
+    return Fail(kExitInternal, "cannot read " + EscapeBytes(o.proc) +
+                                   "/sys/kernel/pid_max: --pid cannot be checked against this "
+                                   "host's pid range");
   }
   if (o.pid >= pid_max) {
-    std::fprintf(stderr, "proctape: --pid %lld is not a pid of this host: pids are below its "
-                 "pid_max %lld (%s/sys/kernel/pid_max)\n", static_cast<long long>(o.pid),
-                 static_cast<long long>(pid_max), EscapeBytes(o.proc).c_str());
-    return kExitUsage;
+    return Fail(kExitUsage, "--pid " + std::to_string(o.pid) +
+                                " is not a pid of this host: pids are below its pid_max " +
+                                std::to_string(pid_max) + " (" + EscapeBytes(o.proc) +
+                                "/sys/kernel/pid_max)");
   }
   LivenessVerdict v;
   bool ran = false;
@@ -243,7 +239,7 @@ int RunLiveness(const LivenessOptions& o) {
   if (!ran) return kExitIo;
   std::FILE* out = VerdictStream(o.record);
   if (o.json) {
-    std::fprintf(out, "%s\n", ToJson(ToProto(v)).c_str());
+    std::fprintf(out, "%s\n", ToJson(ToSummary(ToProto(v))).c_str());
   } else if (v.status == LivenessStatus::kError) {
     std::fprintf(out, "ERROR %s: %s\n", std::string(StatusName(v.reason)).c_str(),
                  v.detail.c_str());
@@ -307,7 +303,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
                   "is refused (exit 2)")
       ->capture_default_str();
-  sub->add_flag("--json", o->json, "print the verdict as one JSON object");
+  sub->add_flag("--json", o->json, "print the verdict as one JSON object (VerdictSummary)");
   sub->add_option("--record", o->record,
                   "also write FILE (.ptape): a host frame before, every call the resolver "
                   "made with its result and time, a frame after, request and verdict; "
@@ -342,7 +338,7 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
                   "is refused (exit 2)")
       ->capture_default_str();
-  sub->add_flag("--json", o->json, "print the verdict as one JSON object");
+  sub->add_flag("--json", o->json, "print the verdict as one JSON object (LivenessSummary)");
   sub->add_option("--record", o->record,
                   "also write FILE (.ptape): frames before and after, the stat read and verdict; "
                   "- writes it to standard output (the verdict then goes to standard error)");

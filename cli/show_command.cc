@@ -7,6 +7,7 @@
 
 #include "analyze/show.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
@@ -25,8 +26,7 @@ int RunShow(const ShowOptions& o) {
   const FormatError error = ReadSnapshot(o.file, &snapshot);
   const std::string name = EscapeBytes(o.file, 4096);
   if (!error.ok() && snapshot.chunks == 0) {
-    std::fprintf(stderr, "proctape: %s: %s\n", name.c_str(), EscapeBytes(error.message).c_str());
-    return ExitCodeFor(error.kind);
+    return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
   }
   const v1::ShowReport report = BuildShow(snapshot, error, name);
   if (o.json) {
@@ -36,8 +36,7 @@ int RunShow(const ShowOptions& o) {
   }
   if (error.ok()) return kExitOk;
   std::fflush(stdout);
-  std::fprintf(stderr, "proctape: %s: %s\n", name.c_str(), EscapeBytes(error.message).c_str());
-  return ExitCodeFor(error.kind);
+  return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "analyze/tree.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -29,16 +30,15 @@ int RunTree(TreeCliOptions o) {
   const FormatError error = ReadSnapshot(o.file, &snapshot);
   const std::string name = EscapeBytes(o.file, 4096);
   if (!error.ok()) {
-    std::fprintf(stderr, "proctape: %s: %s%s\n", name.c_str(), EscapeBytes(error.message).c_str(),
-                 snapshot.frames.empty() ? "" : " (the frames before the damage are used)");
+    // Said first; the status is the damage's, also when the tree is drawn.
+    Fail(ExitCodeFor(error.kind),
+         name + ": " + EscapeBytes(error.message) +
+             (snapshot.frames.empty() ? "" : " (the frames before the damage are used)"));
     if (snapshot.frames.empty()) return ExitCodeFor(error.kind);
   }
   std::string why;
   std::optional<v1::TreeReport> report = BuildTree(snapshot, name, o.tree, &why);
-  if (!report) {
-    std::fprintf(stderr, "proctape: %s\n", why.c_str());
-    return error.ok() ? kExitUsage : ExitCodeFor(error.kind);
-  }
+  if (!report) return Fail(error.ok() ? kExitUsage : ExitCodeFor(error.kind), why);
   if (!error.ok()) report->set_warning(name + ": " + EscapeBytes(error.message));
   if (o.json) {
     std::printf("%s\n", ToJson(*report).c_str());
