@@ -184,8 +184,8 @@ std::string RenderDiff(const v1::DiffReport& r, bool all_out_of_scope) {
     out = r.file_a() + " frame " + std::to_string(r.frame_a()) + " -> " + r.file_b() +
           " frame " + std::to_string(r.frame_b());
   }
-  out += ", " + std::to_string(r.processes_a()) + " -> " + std::to_string(r.processes_b()) +
-         " processes\n";
+  out += ", " + std::to_string(r.processes_a()) + " -> " +
+         Plural(r.processes_b(), "process", "processes") + "\n";
   if (r.scope_a() != r.scope_b() || r.scope_a() != "the whole host") {
     out += "scope: A holds " + r.scope_a() + "; B holds " + r.scope_b() + "\n";
   }

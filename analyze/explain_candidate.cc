@@ -42,7 +42,7 @@ std::string QuoteArgv(const google::protobuf::RepeatedPtrField<std::string>& arg
 std::string DevIno(std::uint64_t dev, std::uint64_t ino) { return Num(dev) + ":" + Num(ino); }
 
 std::string Entries(std::uint32_t n, const std::string& var) {
-  return n == 1 ? "one " + var + " entry" : Num(std::uint64_t{n}) + " " + var + " entries";
+  return n == 1 ? "one " + var + " entry" : Num(n) + " " + var + " entries";
 }
 
 void ReadFailed(v1::ExplainCandidate* k, ProcFile file, int err, const std::string& before) {
@@ -112,7 +112,7 @@ void RecordReread(const Seen& c, const v1::ExplainStat* scanned, const Request& 
   if (r.err() != 0) {
     detail = who + (Vanished(r.err()) ? " is gone (" : " is unreadable (") + Errno(r.err()) + ")";
   } else if (r.truncated()) {
-    detail = who + ": stat larger than " + Num(request.bounds.stat_bytes) + " bytes";
+    detail = who + ": stat larger than " + Plural(request.bounds.stat_bytes, "byte", "bytes");
   } else if (!r.parsed()) {
     detail = who + ": stat does not parse: " + r.parse_error();
   } else if (r.start_ticks() != link->scanned_start_ticks()) {
@@ -144,8 +144,8 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
   if (k->cmdline_err() != 0) return ReadFailed(k, ProcFile::kCmdline, k->cmdline_err(), "");
   if (k->cmdline_truncated()) {
     return set(v1::ExplainCandidate::CMDLINE_TOO_LONG,
-               "cmdline larger than " + Num(request.bounds.cmdline_bytes) +
-                   " bytes: cannot be the expected argv");
+               "cmdline larger than " + Plural(request.bounds.cmdline_bytes, "byte", "bytes") +
+                   ": cannot be the expected argv");
   }
   if (!k->environ_read()) {
     // Seed 000, step 5: the cmdline is the argv NUL-terminated, byte for byte.
@@ -162,8 +162,8 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
   if (k->environ_err() != 0) return ReadFailed(k, ProcFile::kEnviron, k->environ_err(), exact);
   if (k->environ_truncated()) {
     return set(v1::ExplainCandidate::ENVIRON_TOO_LARGE,
-               exact + "environ larger than " + Num(request.bounds.environ_bytes) +
-                   " bytes: the token cannot be checked");
+               exact + "environ larger than " + Plural(request.bounds.environ_bytes, "byte", "bytes") +
+                   ": the token cannot be checked");
   }
   const std::string var = EscapeBytes(request.token_var);
   if (k->has_environ_recheck()) {
@@ -186,7 +186,7 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
     }
     if (!r.parsed()) {
       return set(v1::ExplainCandidate::MALFORMED,
-                 empty + (r.truncated() ? "is larger than " + Num(request.bounds.stat_bytes) + " bytes"
+                 empty + (r.truncated() ? "is larger than " + Plural(request.bounds.stat_bytes, "byte", "bytes")
                                         : "does not parse: " + r.parse_error()));
     }
     if (r.state() == "Z" || r.state() == "X" || r.state() == "x") {

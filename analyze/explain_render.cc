@@ -226,7 +226,8 @@ std::string RenderExplanation(const v1::Explanation& e, bool all) {
       RenderResolve(c, all, &out);
     }
     out += "  replay: " + v1::ReplayResult::Outcome_Name(c.replay()) + " (" +
-           Num(c.observations()) + " of " + Num(c.recorded_observations()) + " observations)";
+           Num(c.observations()) + " of " +
+           Plural(c.recorded_observations(), "observation", "observations") + ")";
     if (!c.replay_detail().empty()) out += ": " + c.replay_detail();
     out += "\n";
   }

@@ -8,6 +8,7 @@
 
 #include "analyze/explain.h"
 #include "analyze/explain_candidate.h"
+#include "core/proc_parse.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
 
@@ -280,7 +281,8 @@ class ResolveExplainer {
           ended = "the deadline at " + Offset(deadline_) + " passed during " + at;
           break;
         case v1::Verdict::BYTE_BUDGET:
-          ended = "the byte budget of " + Num(req_.bounds.byte_budget) + " bytes ran out during " + at;
+          ended = "the byte budget of " + Plural(req_.bounds.byte_budget, "byte", "bytes") +
+                  " ran out during " + at;
           break;
         case v1::Verdict::ENTRY_BOUND:
         case v1::Verdict::NODE_BOUND:

@@ -176,8 +176,8 @@ class Planner {
       for (const auto& [pid, n] : count) {
         if (n > 1) {
           Add(Problem::UNREADABLE_IDENTITY, name, f.frame->index(), pid, 0,
-              "pid " + std::to_string(pid) + " has " + std::to_string(n) +
-                  " records in the frame");
+              "pid " + std::to_string(pid) + " has " +
+                  Plural(static_cast<std::uint64_t>(n), "record", "records") + " in the frame");
         }
       }
       for (std::size_t i = 0; i < f.table.size(); ++i) {

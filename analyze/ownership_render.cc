@@ -5,6 +5,7 @@
 #include "analyze/ownership.h"
 #include "analyze/ownership_frames.h"
 #include "analyze/tree.h"
+#include "core/proc_parse.h"
 
 namespace proctape {
 namespace {
@@ -68,8 +69,9 @@ std::string DescribePlan(const v1::OwnershipPlan& plan) {
   source("  baseline ", plan.baseline_file(), plan.baseline_frame(), plan.baseline_capturer_pid());
   source("  current  ", plan.current_file(), plan.current_frame(), plan.current_capturer_pid());
   if (!planned) {
-    out += "REFUSED: " + std::to_string(plan.problems_size()) + " problem" +
-           (plan.problems_size() == 1 ? "" : "s") + "; no process is planned\n";
+    out += "REFUSED: " +
+           Plural(static_cast<std::uint64_t>(plan.problems_size()), "problem", "problems") +
+           "; no process is planned\n";
     for (const v1::OwnershipProblem& p : plan.problems()) {
       out += "  " + Token(v1::OwnershipProblem::Kind_Name(p.kind()));
       if (!p.snapshot().empty()) out += " " + p.snapshot() + " frame " + std::to_string(p.frame());

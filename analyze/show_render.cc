@@ -125,7 +125,7 @@ std::string RenderShow(const v1::ShowReport& r) {
   for (int i = 0; i < r.kept_entries_size(); ++i) {
     const auto& k = r.kept_entries(i);
     out += (i == 0 ? "; kept verbatim: " : ", ") + k.name() + " (a value of " +
-           std::to_string(k.value_bytes()) + " bytes, not shown)";
+           Plural(k.value_bytes(), "byte", "bytes") + ", not shown)";
   }
   out += "\n";
   if (!r.warning().empty()) out += "WARNING: " + r.warning() + "\n";
@@ -136,7 +136,7 @@ std::string RenderShow(const v1::ShowReport& r) {
     out += "  frame " + std::to_string(f.position()) + ": " +
            Plural(f.processes(), "process", "processes");
     if (f.records() != f.processes()) {
-      out += " (" + std::to_string(f.records() - f.processes()) + " duplicate records)";
+      out += " (" + Plural(f.records() - f.processes(), "duplicate record", "duplicate records") + ")";
     }
     if (f.unidentified() > 0) out += ", " + std::to_string(f.unidentified()) + " without identity";
     if (f.complete()) {
@@ -144,7 +144,7 @@ std::string RenderShow(const v1::ShowReport& r) {
     } else {
       out += ", INCOMPLETE (the capture stopped inside it)";
     }
-    out += ", " + IntegerText(f.bytes_read()) + " bytes read";
+    out += ", " + Plural(static_cast<std::uint64_t>(f.bytes_read()), "byte", "bytes") + " read";
     if (f.truncated_reads() > 0) {
       out += ", " + Plural(f.truncated_reads(), "read", "reads") + " truncated at its bound";
     }
@@ -168,8 +168,8 @@ std::string RenderShow(const v1::ShowReport& r) {
       } else if (s.fingerprint_on_tape()) {
         out += " (fingerprinted late, on the tape: a restarted root cannot be detected)";
       }
-      out += ", token " + s.token_var() + " (" + std::to_string(s.token_bytes()) +
-             " bytes, not shown), argv";
+      out += ", token " + s.token_var() + " (" + Plural(s.token_bytes(), "byte", "bytes") +
+             ", not shown), argv";
       for (const std::string& a : s.argv()) out.append(" ").append(Quoted(a));
       out += ", exe " + Quoted(s.exe_path()) + " " + ExeText(s.exe_identity()) + "\n";
       if (s.has_fingerprint()) out += "    fingerprint: " + FingerprintText(s.fingerprint()) + "\n";
@@ -189,7 +189,7 @@ std::string RenderShow(const v1::ShowReport& r) {
         out += (m == 0 ? ", matches " : " ") + std::to_string(v.matches(m));
       }
       out += ", " + Plural(v.attempts(), "attempt", "attempts") + ", " +
-             IntegerText(v.bytes_read()) + " bytes read";
+             Plural(static_cast<std::uint64_t>(v.bytes_read()), "byte", "bytes") + " read";
       if (!v.detail().empty()) out += ": " + Printable(v.detail());
       out += "\n";
     } else if (s.has_liveness_verdict()) {
@@ -218,7 +218,7 @@ std::string RenderShow(const v1::ShowReport& r) {
     }
   }
   if (r.intact()) {
-    out += "damage: none (" + std::to_string(r.chunks()) + " chunks, footer present)\n";
+    out += "damage: none (" + Plural(r.chunks(), "chunk", "chunks") + ", footer present)\n";
   } else {
     out += "damage: " + r.error_kind() + ": " + r.error() + " (everything above was read before it)\n";
   }

@@ -20,7 +20,7 @@ constexpr int kArgTextCount = 32;           // argv elements in text
 constexpr std::uint32_t kMaxIndent = 100;   // tree levels drawn in text
 
 std::string KernelThreads(std::uint64_t n) {
-  return std::to_string(n) + (n == 1 ? " kernel thread" : " kernel threads");
+  return Plural(n, "kernel thread", "kernel threads");
 }
 
 std::string ErrnoText(int err) {
@@ -361,8 +361,8 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
 
 std::string RenderTree(const v1::TreeReport& r) {
   std::string out = r.file() + ": frame " + std::to_string(r.frame()) + " of " +
-                    std::to_string(r.frames()) + ", " + std::to_string(r.processes()) +
-                    " processes";
+                    std::to_string(r.frames()) + ", " +
+                    Plural(r.processes(), "process", "processes");
   if (!r.frame_complete()) out += ", incomplete (the capture stopped inside this frame)";
   if (r.root() != 0) out += ", the subtree of " + std::to_string(r.root());
   out += "\n";

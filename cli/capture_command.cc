@@ -230,15 +230,16 @@ int RunCapture(const CaptureOptions& o) {
     report.set_environ(scan.keep_environ ? "kept" : "redacted");
     std::fprintf(out, "%s\n", ToJson(report).c_str());
   } else {
-    std::fprintf(out,
-                 "wrote %s: %" PRIu64 " frame%s, %" PRIu64 " processes, %" PRIu64
-                 " bytes read, %" PRIu64 " bytes written, %.3f s\n",
-                 EscapeBytes(shown, 4096).c_str(), totals.frames, totals.frames == 1 ? "" : "s",
-                 totals.processes, totals.bytes_read, writer->bytes_written(),
+    // The process records are summed over the frames.
+    std::fprintf(out, "wrote %s: %s, %s, %s read, %s written, %.3f s\n",
+                 EscapeBytes(shown, 4096).c_str(), Plural(totals.frames, "frame", "frames").c_str(),
+                 Plural(totals.processes, "process record", "process records").c_str(),
+                 Plural(totals.bytes_read, "byte", "bytes").c_str(),
+                 Plural(writer->bytes_written(), "byte", "bytes").c_str(),
                  static_cast<double>(elapsed_ns) / 1e9);
     if (totals.frames_cut > 0) {
-      std::fprintf(out, "  %" PRIu64 " frame%s cut by a bound (%s)\n", totals.frames_cut,
-                   totals.frames_cut == 1 ? "" : "s", totals.last_cut.c_str());
+      std::fprintf(out, "  %s cut by a bound (%s)\n",
+                   Plural(totals.frames_cut, "frame", "frames").c_str(), totals.last_cut.c_str());
     }
   }
   if (scan.keep_environ) {

@@ -46,7 +46,7 @@ int RunExplain(const ExplainOptions& o) {
   }
   if (o.check && *o.check >= n) {
     return Fail(kExitUsage, "--check " + std::to_string(*o.check) + ": " + name + " holds " +
-                                std::to_string(n) + " recorded check" + (n == 1 ? "" : "s") +
+                                Plural(n, "recorded check", "recorded checks") +
                                 " (0.." + std::to_string(n - 1) + ")");
   }
   v1::Explanation e =

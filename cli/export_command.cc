@@ -54,19 +54,20 @@ int RunExport(const ExportOptions& o) {
   if (o.format == "proc-dir") {
     ProcDirStats stats;
     if (!WriteProcDir(snapshot, frame, out, o.force, &stats, &error)) return Fail(kExitIo, error);
-    std::printf("wrote %s: frame %zu of %s, %" PRIu64 " processes, %" PRIu64 " files, %" PRIu64
-                " bytes\n",
-                shown.c_str(), frame, name.c_str(), stats.processes, stats.files, stats.bytes);
+    std::printf("wrote %s: frame %zu of %s, %s, %s, %s\n", shown.c_str(), frame, name.c_str(),
+                Plural(stats.processes, "process", "processes").c_str(),
+                Plural(stats.files, "file", "files").c_str(),
+                Plural(stats.bytes, "byte", "bytes").c_str());
     return kExitOk;
   }
   const std::string data =
       o.format == "json" ? ToJson(ToExport(snapshot)) + "\n" : FrameDot(snapshot, frame);
   if (!WriteOutputFile(out, data, o.force, &error)) return Fail(kExitIo, error);
   if (out != "-") {
-    std::printf("wrote %s: %s of %s, %zu bytes\n", shown.c_str(),
+    std::printf("wrote %s: %s of %s, %s\n", shown.c_str(),
                 o.format == "json" ? "the whole file"
                                    : ("the process tree of frame " + std::to_string(frame)).c_str(),
-                name.c_str(), data.size());
+                name.c_str(), Plural(data.size(), "byte", "bytes").c_str());
   }
   return kExitOk;
 }

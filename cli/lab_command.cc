@@ -63,7 +63,7 @@ std::string CheckLine(std::size_t k, const v1::Resolution& r) {
     } else if (!v.detail().empty()) {
       line += ": " + EscapeBytes(v.detail(), 300);
     }
-    line += " (" + std::to_string(v.attempts()) + " attempt" + (v.attempts() == 1 ? "" : "s") + ")";
+    line += " (" + Plural(v.attempts(), "attempt", "attempts") + ")";
   } else {
     const v1::LivenessVerdict& v = r.liveness_verdict();
     line += "liveness of " + std::to_string(r.liveness().pid()) + "@" +
@@ -144,7 +144,8 @@ int Run(const LabCommandOptions& o) {
       for (const lab::StartedProcess& p : r.started) {
         pids += (pids.empty() ? "" : ", ") + p.role + " " + std::to_string(p.pid);
       }
-      std::printf("cleanup: ended the %zu processes the lab started (%s)\n", r.started.size(), pids.c_str());
+      std::printf("cleanup: ended the %s the lab started (%s)\n",
+                  Plural(r.started.size(), "process", "processes").c_str(), pids.c_str());
     }
   }
   if (!r.left_running.empty()) {

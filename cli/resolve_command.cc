@@ -89,14 +89,15 @@ std::FILE* VerdictStream(const std::string& record) { return record == "-" ? std
 // One line: STATUS, then what decided it; a line more for the offending
 // bytes, and one when the root was fingerprinted late.
 void PrintVerdict(const Verdict& v, std::int64_t root, std::FILE* out = stdout) {
+  const std::string counts = "(" + Plural(v.attempts, "attempt", "attempts") + ", " +
+                             Plural(v.bytes_read, "byte", "bytes") + " read)";
   if (v.resolved()) {
-    std::fprintf(out, "RESOLVED host pid %lld, start tick %llu (%u attempts, %llu bytes read)\n",
+    std::fprintf(out, "RESOLVED host pid %lld, start tick %llu %s\n",
                  static_cast<long long>(v.pid), static_cast<unsigned long long>(v.start_ticks),
-                 v.attempts, static_cast<unsigned long long>(v.bytes_read));
+                 counts.c_str());
   } else {
-    std::fprintf(out, "%s: %s (%u attempts, %llu bytes read)\n",
-                 std::string(StatusName(v.status)).c_str(), EscapeBytes(v.detail, 1024).c_str(),
-                 v.attempts, static_cast<unsigned long long>(v.bytes_read));
+    std::fprintf(out, "%s: %s %s\n", std::string(StatusName(v.status)).c_str(),
+                 EscapeBytes(v.detail, 1024).c_str(), counts.c_str());
     if (!v.evidence.empty()) std::fprintf(out, "  evidence: %s\n", EscapeBytes(v.evidence).c_str());
   }
   if (v.late_fingerprint) {

@@ -148,7 +148,7 @@ std::string CheckLine(const v1::CorpusEntryResult& r) {
 }
 
 std::string SummaryLine(const v1::CorpusReport& report) {
-  return "corpus " + report.dir() + ": " + std::to_string(report.entries()) + " entries, " +
+  return "corpus " + report.dir() + ": " + Plural(report.entries(), "entry", "entries") + ", " +
          std::to_string(report.reproduced()) + " reproduced, " + std::to_string(report.drifted()) +
          " drifted, " + std::to_string(report.unreadable()) + " unreadable (" +
          Seconds(report.seconds()) + " s)";

@@ -6,6 +6,7 @@
 #include "capture/live_checks.h"
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
+#include "core/proc_parse.h"
 #include "format/fingerprint_file.h"
 #include "format/reader.h"
 #include "lab/session.h"
@@ -133,7 +134,7 @@ LabResult RunLab(const LabOptions& options) {
   progress(std::string("staging ") + scenario->info.name + " in a " + SandboxName(options.sandbox) +
            " sandbox");
   if (!scenario->stage(stage, &error)) return finish(LabOutcome::kFailed, error);
-  progress("recording " + std::to_string(stage.steps.size()) + " check(s) to " + options.record);
+  progress("recording " + Plural(stage.steps.size(), "check", "checks") + " to " + options.record);
   LiveRecordOptions record;
   record.path = options.record;
   record.force = options.force;

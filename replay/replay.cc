@@ -194,7 +194,7 @@ std::string DescribeReplay(const v1::ReplaySummary& r) {
                      (liveness ? " (liveness)" : "") +
                      (r.request_changed() ? " (request changed)" : "") + ": ";
   std::string counts = " (" + std::to_string(r.consumed()) + " of " +
-                       std::to_string(r.recorded_count()) + " observations)";
+                       Plural(r.recorded_count(), "observation", "observations") + ")";
   switch (r.outcome()) {
     case v1::ReplayResult::REPRODUCED:
       return head + "REPRODUCED " + replayed + counts + "\n";

@@ -253,7 +253,7 @@ TEST_P(ReplayLiveTest, RecordedLivenessChecksReproduce) {
   ASSERT_TRUE(StartsWith(a.out, "ALIVE")) << Describe(a);
   CommandResult ra = Proctape({"replay", alive});
   EXPECT_EQ(ra.exit_code, 0) << Describe(ra);
-  EXPECT_EQ(ra.out, "resolution 0 (liveness): REPRODUCED ALIVE (1 of 1 observations)\n");
+  EXPECT_EQ(ra.out, "resolution 0 (liveness): REPRODUCED ALIVE (1 of 1 observation)\n");
 
   ASSERT_TRUE(sandbox_->KillSleep());
   ASSERT_TRUE(live::WaitGoneOrDead(sandbox_->sleep_pid(), 3000));
@@ -265,7 +265,7 @@ TEST_P(ReplayLiveTest, RecordedLivenessChecksReproduce) {
   ASSERT_TRUE(StartsWith(d.out, "DEAD")) << Describe(d);
   CommandResult rd = Proctape({"replay", dead});
   EXPECT_EQ(rd.exit_code, 0) << Describe(rd);
-  EXPECT_EQ(rd.out, "resolution 0 (liveness): REPRODUCED DEAD (1 of 1 observations)\n");
+  EXPECT_EQ(rd.out, "resolution 0 (liveness): REPRODUCED DEAD (1 of 1 observation)\n");
   if (HiddenProcUnavailable().empty()) {
     CommandResult hidden = ReplayWithProcHidden({dead});
     EXPECT_EQ(hidden.exit_code, 0) << Describe(hidden);

@@ -617,7 +617,7 @@ TEST(ExplainAttempts, BoundsThatEndTheScan) {
     ExpectFaithful(x);
     ASSERT_EQ(x.check.attempts_size(), 1);
     EXPECT_FALSE(x.check.attempts(0).scan_complete());
-    EXPECT_EQ(x.check.ended_by(), "the byte budget of 1 bytes ran out during attempt 1");
+    EXPECT_EQ(x.check.ended_by(), "the byte budget of 1 byte ran out during attempt 1");
   }
   {
     FakeHost host;

@@ -307,7 +307,7 @@ TEST_P(ReplayEveryVerdict, RecordedFileReproducesItsVerdict) {
   head.append(StatusName(s.status));
   EXPECT_EQ(line.rfind(head, 0), 0u) << line;
   std::string counts = " (" + std::to_string(rec.observations) + " of " +
-                       std::to_string(rec.observations) + " observations)\n";
+                       Plural(rec.observations, "observation", "observations") + ")\n";
   EXPECT_TRUE(line.size() > counts.size() &&
               line.compare(line.size() - counts.size(), counts.size(), counts) == 0)
       << line;
@@ -458,7 +458,7 @@ TEST_P(ReplayEveryLiveness, RecordedFileReproducesItsVerdict) {
   std::string head = "resolution 0 (liveness): REPRODUCED ";
   head.append(LivenessName(s.status));
   if (s.status == LivenessStatus::kError) head.append(" ").append(StatusName(s.reason));
-  EXPECT_EQ(DescribeReplay(r), head + " (1 of 1 observations)\n");
+  EXPECT_EQ(DescribeReplay(r), head + " (1 of 1 observation)\n");
 
   Snapshot again = ReadBack(path);
   v1::ReplayResult r2 = ReplayResolution(again, 0, RequestOverrides{});
@@ -490,7 +490,7 @@ TEST(ReplayLiveness, AlteredStatResultIsVerdictChanged) {
   EXPECT_EQ(r.consumed(), 1u);
   EXPECT_EQ(DescribeReplay(r),
             "resolution 0 (liveness): VERDICT CHANGED: recorded ALIVE; now DEAD (1 of 1 "
-            "observations)\n");
+            "observation)\n");
 
   // Another pid asked of the tape: DIVERGED at 0.
   snap.resolutions[0].mutable_liveness()->set_pid(kSleep + 1);
