@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "analyze/explain.h"
-#include "analyze/tree.h"
+#include "analyze/process_text.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 #include "proto/summary.h"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "analyze/explain.h"
-#include "analyze/tree.h"
+#include "analyze/process_text.h"
 #include "core/proc_parse.h"
 
 namespace proctape {

@@ -4,7 +4,7 @@
 
 #include "analyze/ownership.h"
 #include "analyze/ownership_frames.h"
-#include "analyze/tree.h"
+#include "analyze/process_text.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
