@@ -33,7 +33,8 @@ std::string BootText(const std::string& boot_id) {
 
 }  // namespace
 
-std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, std::string* error) {
+std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, std::string* error,
+                                        const ProcessFilter& filter) {
   for (const DiffSide* side : {&a, &b}) {
     if (side->frame >= side->snapshot->frames.size()) {
       *error = side->name + " has no frame " + std::to_string(side->frame) + " (it holds " +
@@ -93,6 +94,7 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   };
 
   // Both tables are in pid order: walk them together.
+  std::uint32_t selected_a = 0, selected_b = 0;
   std::size_t i = 0, j = 0;
   while (i < ta.size() || j < tb.size()) {
     const ProcessView* pa = i < ta.size() ? &ta[i] : nullptr;
@@ -106,6 +108,14 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
     }
     if (pa != nullptr) ++i;
     if (pb != nullptr) ++j;
+    if (filter.any()) {
+      // Compared when the filter selects it in A or in B.
+      const bool in_a = pa != nullptr && Selects(filter, *pa);
+      const bool in_b = pb != nullptr && Selects(filter, *pb);
+      selected_a += in_a ? 1 : 0;
+      selected_b += in_b ? 1 : 0;
+      if (!in_a && !in_b) continue;
+    }
     const std::int64_t pid = pa != nullptr ? pa->pid : pb->pid;
     if ((pa != nullptr && !pa->has_identity()) || (pb != nullptr && !pb->has_identity())) {
       add(Kind::UNIDENTIFIED, pid, pa, pb);
@@ -153,6 +163,11 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   report.set_exe_changed(Count32(by_kind[Kind::EXE_CHANGED].size()));
   report.set_unidentified(Count32(by_kind[Kind::UNIDENTIFIED].size()));
   report.set_out_of_scope(Count32(by_kind[Kind::OUT_OF_SCOPE].size()));
+  if (filter.any()) {
+    *report.mutable_filter() = FilterMessage(filter);
+    report.set_selected_a(selected_a);
+    report.set_selected_b(selected_b);
+  }
   // The tokens of both files: argv and comm may hold them.
   TokenMask mask = TokenMask::Of(*a.snapshot);
   mask.Add(TokenMask::Of(*b.snapshot));
@@ -186,6 +201,10 @@ std::string RenderDiff(const v1::DiffReport& r, bool all_out_of_scope) {
   }
   out += ", " + std::to_string(r.processes_a()) + " -> " +
          Plural(r.processes_b(), "process", "processes") + "\n";
+  if (r.has_filter()) {
+    out += "filter " + FilterText(r.filter()) + ": " + std::to_string(r.selected_a()) + " -> " +
+           Plural(r.selected_b(), "process", "processes") + " selected\n";
+  }
   if (r.scope_a() != r.scope_b() || r.scope_a() != "the whole host") {
     out += "scope: A holds " + r.scope_a() + "; B holds " + r.scope_b() + "\n";
   }

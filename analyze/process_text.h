@@ -1,7 +1,8 @@
-// The one-line process description the views share (tree, diff, ownership,
-// explain): a process record as a ProcessSummary, and the text that quotes
-// it. Every byte a host controls is escaped before it is printed
-// (EscapeBytes), so a hostile name cannot forge lines or terminal escapes.
+// The one-line process description the views share (tree, diff, show's
+// selections, ownership, explain): a process record as a ProcessSummary, and
+// the text that quotes it. Every byte a host controls is escaped before it is
+// printed (EscapeBytes), so a hostile name cannot forge lines or terminal
+// escapes.
 #pragma once
 
 #include <cstdint>

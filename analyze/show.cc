@@ -4,9 +4,9 @@
 #include <string_view>
 
 #include "analyze/process_table.h"
-#include "replay/token_mask.h"
-#include "analyze/tree.h"
+#include "analyze/process_text.h"
 #include "core/proc_parse.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -64,7 +64,8 @@ std::int64_t Span(std::int64_t a, std::int64_t b) {
   return d;
 }
 
-v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const std::string& name) {
+v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const std::string& name,
+                         const ProcessFilter& filter) {
   v1::ShowReport report;
   const v1::Header& h = snap.header;
   report.set_file(name);
@@ -125,6 +126,7 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   }
 
   std::uint64_t processes = 0;
+  std::uint64_t selected = 0;
   for (std::size_t i = 0; i < snap.frames.size(); ++i) {
     const v1::Frame& f = snap.frames[i];
     const std::vector<ProcessView> table = ProcessTable(f);
@@ -152,8 +154,20 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
       }
     }
     processes += static_cast<std::uint64_t>(f.processes_size());
+    if (filter.any()) {
+      v1::ShowReport::Selection* chosen = s->mutable_selected();
+      for (const ProcessView& p : table) {
+        if (!Selects(filter, p)) continue;
+        *chosen->add_processes() = Summarize(p, h.host().clock_ticks_per_second());
+        ++selected;
+      }
+    }
   }
   report.set_processes(Count32(processes));
+  if (filter.any()) {
+    *report.mutable_filter() = FilterMessage(filter);
+    report.set_selected(Count32(selected));
+  }
   report.set_observations(Count32(snap.observations.size()));
   for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {
     *report.add_resolutions() =

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "analyze/filter.h"
 #include "format/format_error.h"
 #include "format/reader.h"
 #include "proto/summary.h"
@@ -21,9 +22,10 @@ inline constexpr std::uint64_t kInitialPidNsInode = 4026531836;
 
 // `error` is what ReadSnapshot returned; `name` the file as the user gave it.
 // Tokens and kept environment values are never copied into the report: only
-// variable names and lengths.
+// variable names and lengths. With a `filter` (--pid, --uid, --comm), each
+// frame lists the processes it selects.
 v1::ShowReport BuildShow(const Snapshot& snapshot, const FormatError& error,
-                         const std::string& name);
+                         const std::string& name, const ProcessFilter& filter = {});
 
 // The text form, one fact per line; the last line says whether the file is
 // intact or where it is damaged (analyze/show_render.cc).

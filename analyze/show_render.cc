@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "analyze/show.h"
-#include "analyze/tree.h"
+#include "analyze/process_text.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
@@ -156,6 +156,15 @@ std::string RenderShow(const v1::ShowReport& r) {
       out += ", after the last resolution";
     }
     out += "\n";
+    // A filter's selection, one process a line, as 'proctape tree' prints it.
+    for (const v1::ProcessSummary& p : f.selected().processes()) {
+      out += "    " + std::to_string(p.pid()) + " " + ProcessFacts(p) + "\n";
+    }
+    if (f.has_selected() && f.selected().processes().empty()) out += "    (none selected)\n";
+  }
+  if (r.has_selected()) {
+    out += "selected: " + Plural(r.selected(), "process", "processes") + " (" +
+           FilterText(r.filter()) + ")\n";
   }
   out += "tape: " + Plural(r.observations(), "observation", "observations") + "\n";
   out += "resolutions: " + std::to_string(r.resolutions_size()) + "\n";

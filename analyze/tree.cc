@@ -58,6 +58,51 @@ std::map<std::int64_t, std::vector<std::string>> ResolutionMarks(
   return marks;
 }
 
+// With a filter: keeps the nodes of the processes it selects (--pid: that
+// process and its descendants) and of their ancestors, these as context.
+// `drawn` is the table index of each node, in order.
+void KeepSelected(const std::vector<ProcessView>& table, const std::vector<std::size_t>& parent,
+                  const std::vector<std::vector<std::size_t>>& children,
+                  const std::vector<std::size_t>& drawn, const ProcessFilter& filter,
+                  v1::TreeReport* report) {
+  const std::size_t n = table.size();
+  std::vector<bool> in_scope(n, !filter.pid.has_value());
+  if (filter.pid) {
+    const std::map<std::int64_t, std::size_t> index = IndexByPid(table);
+    auto it = index.find(*filter.pid);
+    std::vector<std::size_t> todo;
+    if (it != index.end()) todo.push_back(it->second);
+    while (!todo.empty()) {  // each index once: parent loops end here
+      const std::size_t i = todo.back();
+      todo.pop_back();
+      if (in_scope[i]) continue;
+      in_scope[i] = true;
+      for (std::size_t c : children[i]) todo.push_back(c);
+    }
+  }
+  std::vector<bool> selected(n, false);
+  std::vector<bool> keep(n, false);
+  std::uint32_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!in_scope[i] || !MatchesFacts(filter, table[i])) continue;
+    selected[i] = true;
+    ++count;
+    // Its ancestors, up to one already kept (each once: loops end).
+    for (std::size_t a = i; a != SIZE_MAX && !keep[a]; a = parent[a]) keep[a] = true;
+  }
+  google::protobuf::RepeatedPtrField<v1::TreeReport::Node> kept;
+  for (int k = 0; k < report->nodes_size(); ++k) {
+    const std::size_t i = drawn[static_cast<std::size_t>(k)];
+    if (!keep[i]) continue;
+    v1::TreeReport::Node* node = report->mutable_nodes(k);
+    node->set_context(!selected[i]);
+    kept.Add(std::move(*node));
+  }
+  report->mutable_nodes()->Swap(&kept);
+  *report->mutable_filter() = FilterMessage(filter);
+  report->set_selected(count);
+}
+
 }  // namespace
 
 std::optional<std::int64_t> DerivedMarker(const Snapshot& snapshot, std::string* source) {
@@ -147,7 +192,9 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
   }
 
   // Depth first, iteratively (a hostile file may chain 65,536 parents).
+  const bool fold = !options.kernel && !options.filter.any();
   std::vector<bool> visited(n, false);
+  std::vector<std::size_t> drawn;  // the table index of each node
   std::uint64_t folded_total = 0;
   auto walk = [&](std::size_t start, bool cycle) {
     struct Item {
@@ -162,6 +209,7 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
       visited[item.i] = true;
       const ProcessView& p = table[item.i];
       v1::TreeReport::Node* node = report.add_nodes();
+      drawn.push_back(item.i);
       *node->mutable_process() = Summarize(p, hz);
       node->set_depth(item.depth);
       if (item.depth > 0) node->set_parent(Int32(table[parent[item.i]].pid));
@@ -170,7 +218,7 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
       std::vector<std::size_t> shown;
       for (std::size_t c : children[item.i]) {
         if (visited[c]) continue;
-        if (!options.kernel && p.kernel_thread && table[c].kernel_thread) {
+        if (fold && p.kernel_thread && table[c].kernel_thread) {
           // Folded: c and everything beneath it, counted.
           std::vector<std::size_t> hide{c};
           std::uint64_t count = 0;
@@ -200,6 +248,9 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
     }
   }
   report.set_folded_kernel_threads(Count32(folded_total));
+  if (options.filter.any()) {
+    KeepSelected(table, parent, children, drawn, options.filter, &report);
+  }
   if (marker) {
     for (const v1::TreeReport::Node& node : report.nodes()) {
       if (node.process().pid() == *marker) report.set_marker_shown(true);
@@ -243,7 +294,13 @@ std::string RenderTree(const v1::TreeReport& r) {
       if (d > kMaxIndent) line += "[depth " + std::to_string(d) + "] ";
       line += open[d] ? "|-" : "`-";
     }
-    line += std::to_string(node.process().pid()) + " " + ProcessFacts(node.process());
+    const v1::ProcessSummary& p = node.process();
+    if (node.context()) {
+      // Not selected: only where it stands, as the path to what is.
+      line += std::to_string(p.pid()) + (p.identified() ? " " + Quoted(p.comm()) : "") + " (context)";
+    } else {
+      line += std::to_string(p.pid()) + " " + ProcessFacts(p);
+    }
     if (node.folded_kernel_threads() > 0) {
       line += " [+" + KernelThreads(node.folded_kernel_threads()) + " folded]";
     }
@@ -251,6 +308,11 @@ std::string RenderTree(const v1::TreeReport& r) {
       line += (m == 0 ? "  <= " : "; ") + node.marks(m);
     }
     out += line + "\n";
+  }
+  if (r.has_selected()) {
+    // The filter as given; its --pid selects a subtree here.
+    out += "selected: " + Plural(r.selected(), "process", "processes") + " (" +
+           FilterText(r.filter(), true) + ")\n";
   }
   if (r.folded_kernel_threads() > 0) {
     out += "(" + KernelThreads(r.folded_kernel_threads()) + " folded; --kernel shows them)\n";

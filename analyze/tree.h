@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "analyze/filter.h"
 #include "analyze/process_table.h"
 #include "analyze/process_text.h"
 #include "format/reader.h"
@@ -28,6 +29,10 @@ struct TreeOptions {
   std::int64_t root = 0;               // show only this pid's subtree; 0: all
   std::optional<std::int64_t> marker;  // the marker's value; nullopt: derive
   bool kernel = false;                 // show kernel threads instead of folding them
+  // --pid (its subtree), --uid, --comm: only the processes it selects are
+  // drawn, beneath their ancestors as context lines; with a filter, kernel
+  // threads are not folded (the filter narrows the tree).
+  ProcessFilter filter;
 };
 
 // The tree of one frame; nullopt (with a one-line *error) when the frame or
@@ -36,7 +41,8 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
                                         const TreeOptions& options, std::string* error);
 
 // The text form: a heading, one line per process drawn with ASCII connectors
-// ("|-", "`-"), the marks after "<=", then the marker line.
+// ("|-", "`-"), the marks after "<=" (a context line: its pid and comm,
+// "(context)"), the selection line of a filter, then the marker line.
 std::string RenderTree(const v1::TreeReport& report);
 
 }  // namespace proctape
