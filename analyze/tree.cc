@@ -262,7 +262,10 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
   return report;
 }
 
-std::string RenderTree(const v1::TreeReport& r) {
+namespace {
+
+// RenderTree's lines, whole.
+std::string RenderTreeLines(const v1::TreeReport& r) {
   std::string out = r.file() + ": frame " + std::to_string(r.frame()) + " of " +
                     std::to_string(r.frames()) + ", " +
                     Plural(r.processes(), "process", "processes");
@@ -328,6 +331,26 @@ std::string RenderTree(const v1::TreeReport& r) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string RenderTree(const v1::TreeReport& r, std::size_t width) {
+  const std::string out = RenderTreeLines(r);
+  if (width < 2) return out;
+  std::string fitted;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    std::size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    if (end - start > width) {
+      fitted.append(out, start, width - 1).append(">\n");
+    } else {
+      fitted.append(out, start, end - start).append("\n");
+    }
+    start = end + 1;
+  }
+  return fitted;
 }
 
 }  // namespace proctape

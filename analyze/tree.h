@@ -42,7 +42,9 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
 
 // The text form: a heading, one line per process drawn with ASCII connectors
 // ("|-", "`-"), the marks after "<=" (a context line: its pid and comm,
-// "(context)"), the selection line of a filter, then the marker line.
-std::string RenderTree(const v1::TreeReport& report);
+// "(context)"), the selection line of a filter, then the marker line. With a
+// `width` (a terminal's columns), a longer line is cut to it and ends with
+// '>'; 0 never cuts.
+std::string RenderTree(const v1::TreeReport& report, std::size_t width = 0);
 
 }  // namespace proctape

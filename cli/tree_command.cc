@@ -1,6 +1,10 @@
 // `proctape tree FILE`: the process forest of one frame (analyze/tree.h), as
 // text or one JSON object.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -25,7 +29,23 @@ struct TreeCliOptions {
   std::int64_t pid = 0;      // --pid, --uid, --comm: options.tree.filter when given
   std::uint32_t uid = 0;
   std::string comm;
+  bool wide = false;  // --wide: never cut a line
 };
+
+// The columns to fit: standard output's terminal width (TIOCGWINSZ, else
+// $COLUMNS, else 80); 0 when standard output is not a terminal (a pipe or a
+// file gets every line whole).
+std::size_t TerminalWidth() {
+  if (::isatty(STDOUT_FILENO) != 1) return 0;
+  struct winsize size = {};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    const std::optional<std::uint64_t> n =
+        ParseInteger(columns, std::uint64_t{1}, std::uint64_t{100'000});
+    if (n) return *n;
+  }
+  return 80;
+}
 
 int RunTree(TreeCliOptions o) {
   if (o.has_marker) o.tree.marker = o.marker;
@@ -46,7 +66,7 @@ int RunTree(TreeCliOptions o) {
   if (o.json) {
     std::printf("%s\n", ToJson(*report).c_str());
   } else {
-    std::fputs(RenderTree(*report).c_str(), stdout);
+    std::fputs(RenderTree(*report, o.wide ? 0 : TerminalWidth()).c_str(), stdout);
   }
   if (report->has_selected() && report->selected() == 0) {
     std::fflush(stdout);
@@ -80,7 +100,9 @@ void RegisterTree(CLI::App& app, int* exit_code) {
       "--kernel is given.\n\n"
       "--pid (its subtree), --uid and --comm select processes (all of them, when several\n"
       "are given); each is drawn beneath its ancestors, which are drawn as context lines\n"
-      "('PID \"comm\" (context)'). A filter that selects nothing exits 5.");
+      "('PID \"comm\" (context)'). A filter that selects nothing exits 5.\n\n"
+      "On a terminal each line is cut to its width and ends with '>' (--wide keeps\n"
+      "every line whole); into a pipe or a file lines are never cut.");
   sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")->required();
   AddUnsigned(sub, "--frame", o->tree.frame, 0, 4294967295,
               "the frame to draw, counted from 0 in file order ('proctape show' lists them)")
@@ -100,6 +122,8 @@ void RegisterTree(CLI::App& app, int* exit_code) {
                                       "2) is exactly this, byte for byte")
                           ->type_name("NAME");
   sub->add_flag("--kernel", o->tree.kernel, "show kernel threads instead of folding them");
+  sub->add_flag("--wide", o->wide,
+                "never cut a line (on a terminal, lines are cut to its width, ending with '>')");
   sub->add_flag("--json", o->json,
                 "print one JSON object (TreeReport of proto/views.proto; docs/views.md)");
   sub->footer(std::string("Examples:\n"
