@@ -1,5 +1,6 @@
 // The text of `proctape explain`: every byte from a /proc file escaped, every
 // line a function of the explanation alone (no clock, no path of this host).
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <string>
@@ -58,11 +59,14 @@ std::string LivenessText(const v1::LivenessSummary& v) {
 }
 
 // The lines of an attempt after its first: what decides whether two
-// attempts read alike.
-std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::ExplainCheck& check) {
+// attempts read alike. Without `unrelated`, not the processes listed and gone
+// before their stat was read: the resolver never knew them, so they took no
+// part in the resolution.
+std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::ExplainCheck& check,
+                                     bool unrelated = true) {
   std::vector<std::string> out;
   const std::string in = "    ";
-  if (!a.vanished_before_stat().empty()) {
+  if (unrelated && !a.vanished_before_stat().empty()) {
     out.push_back(in + "gone before their stat was read:" + Pids(a.vanished_before_stat()));
   }
   if (a.root_seen()) {
@@ -146,8 +150,17 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
             Num(f.exe_identity().ino()) + "\n";
   }
   const auto& attempts = c.attempts();
+  // Alike: the same listing and lines. Alike where it matters: the same
+  // root, the same processes beneath it and the same reasons, while
+  // processes that are neither (not beneath the root, never a candidate, or
+  // gone before their stat was read) came and went: the listing's counts may
+  // differ, not whether it failed or hit its bound.
   auto alike = [&c](const v1::ExplainAttempt& x, const v1::ExplainAttempt& y) {
     return AttemptScan(x) == AttemptScan(y) && AttemptBody(x, c) == AttemptBody(y, c);
+  };
+  auto alike_where_it_matters = [&c](const v1::ExplainAttempt& x, const v1::ExplainAttempt& y) {
+    return x.list_err() == y.list_err() && x.list_truncated() == y.list_truncated() &&
+           AttemptBody(x, c, false) == AttemptBody(y, c, false);
   };
   auto at = [](const v1::ExplainAttempt& a) {
     return FormatOffset(static_cast<std::int64_t>(a.start_offset_ns()));
@@ -157,9 +170,20 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
     *out += "  attempt " + Num(std::uint64_t{a.index()}) + " at " + at(a) + ": " + AttemptScan(a) + "\n";
     for (const std::string& line : AttemptBody(a, c)) *out += line + "\n";
     int j = i + 1;
-    while (!all && j < attempts.size() && alike(attempts[j], a)) ++j;
-    const std::string same =
-        "the same as attempt " + Num(std::uint64_t{a.index()}) + " (" + a.summary() + ")\n";
+    while (!all && j < attempts.size() && alike_where_it_matters(attempts[j], a)) ++j;
+    std::string same = "the same as attempt " + Num(a.index()) + " (" + a.summary() + ")";
+    if (!std::all_of(attempts.begin() + i + 1, attempts.begin() + j,
+                     [&](const v1::ExplainAttempt& x) { return alike(x, a); })) {
+      std::uint32_t fewest = UINT32_MAX, most = 0;
+      for (int k = i + 1; k < j; ++k) {
+        fewest = std::min(fewest, attempts[k].listed());
+        most = std::max(most, attempts[k].listed());
+      }
+      same += ", but for unrelated processes coming and going (" +
+              (fewest == most ? Num(most) : Num(fewest) + " to " + Num(most)) +
+              " /proc entries listed)";
+    }
+    same += "\n";
     if (j == i + 2) {
       *out += "  attempt " + Num(std::uint64_t{attempts[i + 1].index()}) + " at " +
               at(attempts[i + 1]) + ": " + same;
