@@ -9,6 +9,7 @@
 #include "analyze/explain.h"
 #include "analyze/process_text.h"
 #include "core/proc_parse.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -48,7 +49,7 @@ std::string VerdictText(const v1::VerdictSummary& v) {
     out += ": " + v.detail();
   }
   return out + " (" + Plural(v.attempts(), "attempt", "attempts") + ", " +
-         Plural(static_cast<std::uint64_t>(v.bytes_read()), "byte", "bytes") + " read)";
+         Plural(AsUint64(v.bytes_read()), "byte", "bytes") + " read)";
 }
 
 std::string LivenessText(const v1::LivenessSummary& v) {
@@ -138,8 +139,8 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
           "; exe " + QuoteEscaped(r.exe_path()) + " " + Num(r.exe_identity().dev()) + ":" +
           Num(r.exe_identity().ino()) + "\n";
   *out += "  bounds: a new attempt every " +
-          FormatOffset(static_cast<std::int64_t>(r.bounds().retry_interval_ns())).substr(1) +
-          " until " + FormatOffset(static_cast<std::int64_t>(r.bounds().deadline_ns())) + "\n";
+          FormatOffset(AsInt64(r.bounds().retry_interval_ns())).substr(1) +
+          " until " + FormatOffset(AsInt64(r.bounds().deadline_ns())) + "\n";
   if (c.fingerprinted()) {
     *out += "  fingerprint: /proc/" + Num(r.root_pid()) + "/stat: " + StatText(c.fingerprint()) + "\n";
   } else if (r.has_fingerprint()) {
@@ -163,7 +164,7 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
            AttemptBody(x, c, false) == AttemptBody(y, c, false);
   };
   auto at = [](const v1::ExplainAttempt& a) {
-    return FormatOffset(static_cast<std::int64_t>(a.start_offset_ns()));
+    return FormatOffset(AsInt64(a.start_offset_ns()));
   };
   for (int i = 0; i < attempts.size();) {
     const v1::ExplainAttempt& a = attempts[i];

@@ -140,11 +140,11 @@ std::string RenderShow(const v1::ShowReport& r) {
     }
     if (f.unidentified() > 0) out += ", " + std::to_string(f.unidentified()) + " without identity";
     if (f.complete()) {
-      out += ", scan " + Ms(static_cast<std::int64_t>(f.scan_ns()));
+      out += ", scan " + Ms(AsInt64(f.scan_ns()));
     } else {
       out += ", INCOMPLETE (the capture stopped inside it)";
     }
-    out += ", " + Plural(static_cast<std::uint64_t>(f.bytes_read()), "byte", "bytes") + " read";
+    out += ", " + Plural(AsUint64(f.bytes_read()), "byte", "bytes") + " read";
     if (f.truncated_reads() > 0) {
       out += ", " + Plural(f.truncated_reads(), "read", "reads") + " truncated at its bound";
     }
@@ -198,7 +198,7 @@ std::string RenderShow(const v1::ShowReport& r) {
         out += (m == 0 ? ", matches " : " ") + std::to_string(v.matches(m));
       }
       out += ", " + Plural(v.attempts(), "attempt", "attempts") + ", " +
-             Plural(static_cast<std::uint64_t>(v.bytes_read()), "byte", "bytes") + " read";
+             Plural(AsUint64(v.bytes_read()), "byte", "bytes") + " read";
       if (!v.detail().empty()) out += ": " + Printable(v.detail());
       out += "\n";
     } else if (s.has_liveness_verdict()) {

@@ -39,6 +39,18 @@ std::string IntegerText(double v) {
   return buf;
 }
 
+std::int64_t AsInt64(double v) {
+  if (!(v > -9.2233720368547758e18)) return INT64_MIN;  // NaN too
+  if (v >= 9.2233720368547758e18) return INT64_MAX;
+  return static_cast<std::int64_t>(v);
+}
+
+std::uint64_t AsUint64(double v) {
+  if (!(v > 0)) return 0;
+  if (v >= 1.8446744073709552e19) return UINT64_MAX;
+  return static_cast<std::uint64_t>(v);
+}
+
 std::string UtcText(std::int64_t realtime_ns) {
   if (realtime_ns <= 0) return "";
   const time_t seconds = static_cast<time_t>(realtime_ns / 1'000'000'000);

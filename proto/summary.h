@@ -40,6 +40,10 @@ std::string Printable(std::string_view text);
 // A byte total or a duration a summary holds as a double (an integer below
 // 2^53), as the text prints it: "2379".
 std::string IntegerText(double v);
+// That double back as an integer for the text: exact below 2^53, held to
+// the integer's range beyond it (a hand-made file may hold anything).
+std::int64_t AsInt64(double v);
+std::uint64_t AsUint64(double v);
 // "2026-12-01T03:24:48.781Z" for CLOCK_REALTIME nanoseconds; empty when unknown.
 std::string UtcText(std::int64_t realtime_ns);
 
