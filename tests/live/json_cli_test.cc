@@ -321,6 +321,47 @@ TEST(JsonCli, CaptureEscapesItsOutputName) {
   EXPECT_TRUE(IsNumber(At(v, {"bytes_read"}))) << r.out;
 }
 
+TEST(JsonCli, ResolvePrintsItsVerdictWithCountsAsNumbers) {
+  // A deadline of 0: DEADLINE after one attempt beneath the test process.
+  CommandResult r = Proctape({"resolve", "--root", std::to_string(::getpid()), "--token",
+                              "7f3c9e0b1a2d", "--deadline-ms", "0", "--json"});
+  EXPECT_EQ(r.exit_code, 8) << Describe(r);
+  Value v = ExpectJsonOutput(r, "resolve");
+  EXPECT_EQ(Text(At(v, {"status"})), "DEADLINE") << r.out;
+  EXPECT_EQ(At(v, {"attempts"}).number_value(), 1) << r.out;
+  EXPECT_TRUE(IsNumber(At(v, {"bytes_read"}))) << r.out;
+  EXPECT_EQ(At(v, {"pid"}).kind_case(), Value::KIND_NOT_SET) << r.out;  // a failure has none
+}
+
+TEST(JsonCli, CorpusAddAndListAreOneDocumentEach) {
+  TempDir dir("json");
+  const std::string corpus = dir.File("corpus");
+  CommandResult add = Proctape({"corpus", "add", kPlainUnshare, "--corpus", corpus, "--json"});
+  ASSERT_EQ(add.exit_code, 0) << Describe(add);
+  Value a = ExpectJsonOutput(add, "corpus add");
+  EXPECT_TRUE(At(a, {"added"}).bool_value()) << add.out;
+  CommandResult list = Proctape({"corpus", "list", corpus, "--json"});
+  ASSERT_EQ(list.exit_code, 0) << Describe(list);
+  Value l = ExpectJsonOutput(list, "corpus list");
+  EXPECT_EQ(At(l, {"entries"}).list_value().values_size(), 1) << list.out;
+}
+
+TEST(JsonCli, ALabRunIsOneDocumentWithItsChecksAsSummaries) {
+  if (std::string why = live::SandboxUnavailable(live::SandboxKind::kUnshare); !why.empty()) {
+    GTEST_SKIP() << why;
+  }
+  TempDir dir("json");
+  CommandResult r = Proctape({"lab", "plain", "--record", dir.File("plain.ptape"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Value v = ExpectJsonOutput(r, "lab");
+  EXPECT_EQ(Text(At(v, {"checks", 0, "verdict", "status"})), "RESOLVED") << r.out;
+  EXPECT_TRUE(IsNumber(At(v, {"checks", 0, "verdict", "pid"}))) << r.out;
+  EXPECT_TRUE(IsNumber(At(v, {"started", 0, "pid"}))) << r.out;
+  EXPECT_EQ(Text(At(v, {"checks", 0, "resolve", "argv", 0})), "/bin/sleep") << r.out;
+  EXPECT_TRUE(At(v, {"checks", 0, "resolve", "fingerprint", "boot_of_file"}).bool_value())
+      << r.out;
+}
+
 // ---- Failures under --json -------------------------------------------------
 
 // Every line of standard error is a JSON object; the last names the failure
