@@ -162,7 +162,8 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
   if (k->environ_err() != 0) return ReadFailed(k, ProcFile::kEnviron, k->environ_err(), exact);
   if (k->environ_truncated()) {
     return set(v1::ExplainCandidate::ENVIRON_TOO_LARGE,
-               exact + "environ larger than " + Plural(request.bounds.environ_bytes, "byte", "bytes") +
+               exact + "environ larger than " +
+                   Plural(request.bounds.environ_bytes, "byte", "bytes") +
                    ": the token cannot be checked");
   }
   const std::string var = EscapeBytes(request.token_var);
@@ -186,7 +187,8 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
     }
     if (!r.parsed()) {
       return set(v1::ExplainCandidate::MALFORMED,
-                 empty + (r.truncated() ? "is larger than " + Plural(request.bounds.stat_bytes, "byte", "bytes")
+                 empty + (r.truncated() ? "is larger than " +
+                                              Plural(request.bounds.stat_bytes, "byte", "bytes")
                                         : "does not parse: " + r.parse_error()));
     }
     if (r.state() == "Z" || r.state() == "X" || r.state() == "x") {

@@ -86,7 +86,9 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
     if (!is_known) report.add_unknown(fact);
     return is_known;
   };
-  if (known("hostname", !host.hostname().empty())) report.set_hostname(EscapedText(host.hostname()));
+  if (known("hostname", !host.hostname().empty())) {
+    report.set_hostname(EscapedText(host.hostname()));
+  }
   if (known("kernel_release", !host.kernel_release().empty())) {
     report.set_kernel_release(EscapedText(host.kernel_release()));
   }
@@ -95,7 +97,9 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   if (known("clock_ticks_per_second", host.clock_ticks_per_second() != 0)) {
     report.set_clock_ticks_per_second(Int32(host.clock_ticks_per_second()));
   }
-  if (known("page_size", host.page_size() != 0)) report.set_page_size(static_cast<double>(host.page_size()));
+  if (known("page_size", host.page_size() != 0)) {
+    report.set_page_size(static_cast<double>(host.page_size()));
+  }
   report.set_capture_start_realtime_ns(h.capture_start_realtime_ns());
   report.set_capture_start_utc(UtcText(h.capture_start_realtime_ns()));
   report.set_capture_start_mono_ns(h.capture_start_mono_ns());
@@ -135,7 +139,9 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
     s->set_index(Count32(f.index()));
     s->set_scan_start_mono_ns(f.scan_start_mono_ns());
     s->set_scan_end_mono_ns(f.scan_end_mono_ns());
-    if (f.complete()) s->set_scan_ns(static_cast<double>(Span(f.scan_start_mono_ns(), f.scan_end_mono_ns())));
+    if (f.complete()) {
+      s->set_scan_ns(static_cast<double>(Span(f.scan_start_mono_ns(), f.scan_end_mono_ns())));
+    }
     s->set_records(Count32(static_cast<std::uint64_t>(f.processes_size())));
     s->set_processes(Count32(table.size()));
     std::uint64_t unidentified = 0;

@@ -136,7 +136,8 @@ std::string RenderShow(const v1::ShowReport& r) {
     out += "  frame " + std::to_string(f.position()) + ": " +
            Plural(f.processes(), "process", "processes");
     if (f.records() != f.processes()) {
-      out += " (" + Plural(f.records() - f.processes(), "duplicate record", "duplicate records") + ")";
+      out += " (" +
+             Plural(f.records() - f.processes(), "duplicate record", "duplicate records") + ")";
     }
     if (f.unidentified() > 0) out += ", " + std::to_string(f.unidentified()) + " without identity";
     if (f.complete()) {

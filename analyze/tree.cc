@@ -300,7 +300,8 @@ std::string RenderTreeLines(const v1::TreeReport& r) {
     const v1::ProcessSummary& p = node.process();
     if (node.context()) {
       // Not selected: only where it stands, as the path to what is.
-      line += std::to_string(p.pid()) + (p.identified() ? " " + Quoted(p.comm()) : "") + " (context)";
+      line += std::to_string(p.pid()) + (p.identified() ? " " + Quoted(p.comm()) : "") +
+              " (context)";
     } else {
       line += std::to_string(p.pid()) + " " + ProcessFacts(p);
     }

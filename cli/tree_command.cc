@@ -132,7 +132,8 @@ void RegisterTree(CLI::App& app, int* exit_code) {
                           "  proctape tree host.ptape --marker 1 --kernel\n"
                           "  proctape tree host.ptape --comm sleep --uid 1000\n"
                           "  proctape tree failure.ptape --json\n\n") +
-              ExitStatusFooter("0, 2 usage error, 5 the filter selects no process, 10-16 damaged file"));
+              ExitStatusFooter("0, 2 usage error, 5 the filter selects no process, 10-16 damaged "
+                               "file"));
   sub->callback([o, marker, pid, uid, comm, exit_code] {
     o->has_marker = marker->count() > 0;
     if (pid->count() > 0) o->tree.filter.pid = o->pid;

@@ -149,7 +149,8 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
     if (sleep != 0 && sleep == pid) {
       tail = "; it is the sandboxed sleep itself (its host pid equals the marker)";
     } else if (sleep != 0) {
-      tail = "; it is an unrelated process: the sandboxed sleep is host pid " + std::to_string(sleep);
+      tail = "; it is an unrelated process: the sandboxed sleep is host pid " +
+             std::to_string(sleep);
     }
   } else {
     detail.append(", which no process held at capture time (frame ")
@@ -157,7 +158,9 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
         .append("): kill(")
         .append(n)
         .append(", 0) fails with ESRCH and the legacy check reports DEAD for every caller");
-    if (sleep != 0) tail = "; yet the sandboxed sleep is alive as host pid " + std::to_string(sleep);
+    if (sleep != 0) {
+      tail = "; yet the sandboxed sleep is alive as host pid " + std::to_string(sleep);
+    }
   }
   if (sleep == 0) {
     if (report.resolution_recorded()) {

@@ -91,7 +91,9 @@ Value At(const Value& root, std::initializer_list<Step> path) {
 }
 
 bool IsNumber(const Value& v) { return v.kind_case() == Value::kNumberValue; }
-std::string Text(const Value& v) { return v.kind_case() == Value::kStringValue ? v.string_value() : "<not a string>"; }
+std::string Text(const Value& v) {
+  return v.kind_case() == Value::kStringValue ? v.string_value() : "<not a string>";
+}
 
 // Keys whose values protobuf's mapping prints as strings because they need
 // 64 bits (the documented list, docs/cli/json.md), and keys of host text,
@@ -102,7 +104,8 @@ bool SixtyFourBit(const std::string& key) {
       "baseline_start_ticks", "self_start_ticks", "expected_ticks", "dev", "ino",
       "capturer_pid_ns_inode"};
   auto ends = [&key](const std::string& suffix) {
-    return key.size() >= suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return key.size() >= suffix.size() &&
+           key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   return keys.count(key) > 0 || ends("_mono_ns") || ends("_realtime_ns");
 }
@@ -313,7 +316,8 @@ TEST(JsonCli, LivenessPrintsItsVerdictWithTheStateAsText) {
 TEST(JsonCli, CaptureEscapesItsOutputName) {
   TempDir dir("json");
   const std::string out = dir.File("caf\xe9.ptape");
-  CommandResult r = Proctape({"capture", "--root", std::to_string(::getpid()), "-o", out, "--json"});
+  CommandResult r =
+      Proctape({"capture", "--root", std::to_string(::getpid()), "-o", out, "--json"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   Value v = ExpectJsonOutput(r, "capture");
   EXPECT_EQ(Text(At(v, {"file"})), dir.File("caf\\xe9.ptape")) << r.out;
@@ -401,8 +405,9 @@ TEST(JsonCli, EveryFailureUnderJsonIsAJsonObjectOnStandardError) {
   ExpectJsonFailure(Proctape({"show", truncated, "--json"}), 13, "show of a truncated file");
   ExpectJsonFailure(Proctape({"lab", "--record", dir.File("lab.ptape"), "--json"}), 2,
                     "lab without a scenario");
-  ExpectJsonFailure(Proctape({"lab", "no-such-scenario", "--record", dir.File("lab.ptape"), "--json"}),
-                    2, "lab of an unknown scenario");
+  ExpectJsonFailure(
+      Proctape({"lab", "no-such-scenario", "--record", dir.File("lab.ptape"), "--json"}), 2,
+      "lab of an unknown scenario");
   ExpectJsonFailure(Proctape({"resolve", "--token", "t", "--json"}), 2, "resolve without a root");
   ExpectJsonFailure(Proctape({"liveness", "--pid", "2147483647", "--start", "1", "--json"}), 2,
                     "liveness of a pid above pid_max");

@@ -28,7 +28,8 @@
 namespace proctape {
 namespace {
 
-const std::string kHostileComm = std::string(PROCTAPE_SOURCE_DIR) + "/corpus/d40fb836ad433348.ptape";
+const std::string kHostileComm =
+    std::string(PROCTAPE_SOURCE_DIR) + "/corpus/d40fb836ad433348.ptape";
 
 // Runs argv with its standard output on a new pseudo-terminal of `columns`
 // columns (0: the terminal does not say), and returns what it printed

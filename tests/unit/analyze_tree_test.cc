@@ -260,8 +260,9 @@ TEST(TreeFilterTest, ALoopOfParentLinksEndsTheAncestorsOfASelection) {
 }
 
 TEST(TreeFilterTest, AFilterUnfoldsKernelThreadsItSelects) {
-  Snapshot s = MakeSnapshot({MakeFrame(0, {Proc(2).Comm("kthreadd").Ppid(0).Flags(test::kKthreadFlags),
-                                           Proc(3).Comm("kworker/0:3").Ppid(2).Flags(test::kKthreadFlags)})});
+  Snapshot s = MakeSnapshot(
+      {MakeFrame(0, {Proc(2).Comm("kthreadd").Ppid(0).Flags(test::kKthreadFlags),
+                     Proc(3).Comm("kworker/0:3").Ppid(2).Flags(test::kKthreadFlags)})});
   TreeOptions o;
   o.filter.comm = "kworker/0:3";
   std::string error;
