@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyze/ownership_frames.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -47,8 +48,8 @@ std::vector<std::string> Prefixes(const std::string& path) {
 Out Decided(const std::string& path, const std::string& at, Out::State state, const PathEntry& e,
             std::string detail) {
   Out o;
-  o.set_path(path);
-  o.set_decided_at(at);
+  o.set_path(EscapedText(path));
+  o.set_decided_at(EscapedText(at));
   o.set_state(state);
   o.set_kind(e.err == ENOENT ? Out::MISSING : e.err != 0 ? Out::KIND_UNSPECIFIED : e.kind);
   o.set_err(e.err == ENOENT ? 0 : e.err);

@@ -8,6 +8,7 @@
 #include "replay/token_mask.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -32,7 +33,8 @@ std::string BootText(const std::string& boot_id) {
 
 }  // namespace
 
-std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, std::string* error) {
+std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, std::string* error,
+                                        const ProcessFilter& filter) {
   for (const DiffSide* side : {&a, &b}) {
     if (side->frame >= side->snapshot->frames.size()) {
       *error = side->name + " has no frame " + std::to_string(side->frame) + " (it holds " +
@@ -42,9 +44,9 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   }
   v1::DiffReport report;
   report.set_file_a(a.name);
-  report.set_frame_a(a.frame);
+  report.set_frame_a(Count32(a.frame));
   report.set_file_b(b.name);
-  report.set_frame_b(b.frame);
+  report.set_frame_b(Count32(b.frame));
 
   const std::string& boot_a = a.snapshot->header.host().boot_id();
   const std::string& boot_b = b.snapshot->header.host().boot_id();
@@ -65,8 +67,8 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   const std::map<std::int64_t, std::size_t> ib = IndexByPid(tb);
   const std::int64_t hz_a = a.snapshot->header.host().clock_ticks_per_second();
   const std::int64_t hz_b = b.snapshot->header.host().clock_ticks_per_second();
-  report.set_processes_a(ta.size());
-  report.set_processes_b(tb.size());
+  report.set_processes_a(Count32(ta.size()));
+  report.set_processes_b(Count32(tb.size()));
 
   // A process absent from a frame whose scope does not cover it is outside
   // that scope, not exited (or appeared).
@@ -85,13 +87,14 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
                  const ProcessView* after) -> Kind& {
     Kind& c = by_kind[kind].emplace_back();
     c.set_kind(kind);
-    c.set_pid(pid);
+    c.set_pid(Int32(pid));
     if (before != nullptr) *c.mutable_before() = Summarize(*before, hz_a);
     if (after != nullptr) *c.mutable_after() = Summarize(*after, hz_b);
     return c;
   };
 
   // Both tables are in pid order: walk them together.
+  std::uint32_t selected_a = 0, selected_b = 0;
   std::size_t i = 0, j = 0;
   while (i < ta.size() || j < tb.size()) {
     const ProcessView* pa = i < ta.size() ? &ta[i] : nullptr;
@@ -105,6 +108,14 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
     }
     if (pa != nullptr) ++i;
     if (pb != nullptr) ++j;
+    if (filter.any()) {
+      // Compared when the filter selects it in A or in B.
+      const bool in_a = pa != nullptr && Selects(filter, *pa);
+      const bool in_b = pb != nullptr && Selects(filter, *pb);
+      selected_a += in_a ? 1 : 0;
+      selected_b += in_b ? 1 : 0;
+      if (!in_a && !in_b) continue;
+    }
     const std::int64_t pid = pa != nullptr ? pa->pid : pb->pid;
     if ((pa != nullptr && !pa->has_identity()) || (pb != nullptr && !pb->has_identity())) {
       add(Kind::UNIDENTIFIED, pid, pa, pb);
@@ -144,14 +155,19 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   for (auto& [kind, changes] : by_kind) {
     for (Kind& c : changes) *report.add_changes() = std::move(c);
   }
-  report.set_reused(by_kind[Kind::REUSED].size());
-  report.set_exited(by_kind[Kind::EXITED].size());
-  report.set_appeared(by_kind[Kind::APPEARED].size());
-  report.set_reparented(by_kind[Kind::REPARENTED].size());
-  report.set_argv_changed(by_kind[Kind::ARGV_CHANGED].size());
-  report.set_exe_changed(by_kind[Kind::EXE_CHANGED].size());
-  report.set_unidentified(by_kind[Kind::UNIDENTIFIED].size());
-  report.set_out_of_scope(by_kind[Kind::OUT_OF_SCOPE].size());
+  report.set_reused(Count32(by_kind[Kind::REUSED].size()));
+  report.set_exited(Count32(by_kind[Kind::EXITED].size()));
+  report.set_appeared(Count32(by_kind[Kind::APPEARED].size()));
+  report.set_reparented(Count32(by_kind[Kind::REPARENTED].size()));
+  report.set_argv_changed(Count32(by_kind[Kind::ARGV_CHANGED].size()));
+  report.set_exe_changed(Count32(by_kind[Kind::EXE_CHANGED].size()));
+  report.set_unidentified(Count32(by_kind[Kind::UNIDENTIFIED].size()));
+  report.set_out_of_scope(Count32(by_kind[Kind::OUT_OF_SCOPE].size()));
+  if (filter.any()) {
+    *report.mutable_filter() = FilterMessage(filter);
+    report.set_selected_a(selected_a);
+    report.set_selected_b(selected_b);
+  }
   // The tokens of both files: argv and comm may hold them.
   TokenMask mask = TokenMask::Of(*a.snapshot);
   mask.Add(TokenMask::Of(*b.snapshot));
@@ -183,8 +199,12 @@ std::string RenderDiff(const v1::DiffReport& r, bool all_out_of_scope) {
     out = r.file_a() + " frame " + std::to_string(r.frame_a()) + " -> " + r.file_b() +
           " frame " + std::to_string(r.frame_b());
   }
-  out += ", " + std::to_string(r.processes_a()) + " -> " + std::to_string(r.processes_b()) +
-         " processes\n";
+  out += ", " + std::to_string(r.processes_a()) + " -> " +
+         Plural(r.processes_b(), "process", "processes") + "\n";
+  if (r.has_filter()) {
+    out += "filter " + FilterText(r.filter()) + ": " + std::to_string(r.selected_a()) + " -> " +
+           Plural(r.selected_b(), "process", "processes") + " selected\n";
+  }
   if (r.scope_a() != r.scope_b() || r.scope_a() != "the whole host") {
     out += "scope: A holds " + r.scope_a() + "; B holds " + r.scope_b() + "\n";
   }

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 
+#include "analyze/filter.h"
 #include "format/reader.h"
 #include "views.pb.h"
 
@@ -32,10 +33,14 @@ struct DiffSide {
   std::size_t frame = 0;  // position in the file
 };
 
-// nullopt (with a one-line *error) when a frame is not in its file.
-std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, std::string* error);
+// nullopt (with a one-line *error) when a frame is not in its file. With a
+// `filter` (--pid, --uid, --comm), only the identities it selects in A or in B
+// are compared: the changes and counts are theirs.
+std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, std::string* error,
+                                        const ProcessFilter& filter = {});
 
-// The text form: a heading, one line (or three, for REUSED) per change,
+// The text form: a heading (and the filter's selection), one line (or three,
+// for REUSED) per change,
 // grouped by kind in the order above, then the counts. The warnings are not
 // in it (the CLI prints them on standard error). Processes outside the other
 // frame's scope are one line per side, their count and why, unless

@@ -9,6 +9,7 @@
 #include "core/proc_parse.h"
 #include "core/resolver.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 #include "replay/replay.h"
 #include "replay/tape_evidence.h"
 #include "replay/token_mask.h"
@@ -23,13 +24,13 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
   // The replay reads the token; what is told never shows it (replay/token_mask.h).
   const TokenMask mask = TokenMask::Of(snapshot);
   v1::ExplainCheck out;
-  out.set_index(index);
+  out.set_index(Count32(index));
 
   // The replay's outcome, as `proctape replay` reports it.
   v1::ReplayResult replay = ReplayResolution(snapshot, index, RequestOverrides{});
   out.set_replay(replay.outcome());
-  out.set_observations(replay.consumed());
-  out.set_recorded_observations(replay.recorded_count());
+  out.set_observations(Count32(replay.consumed()));
+  out.set_recorded_observations(Count32(replay.recorded_count()));
 
   // The same replay, watched.
   TapeEvidence tape(snapshot.observations, recorded.first_observation(),
@@ -38,16 +39,16 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
   const std::vector<Seen>& calls = watch.seen();
   if (recorded.has_liveness()) {
     out.set_kind(v1::ExplainCheck::LIVENESS);
-    *out.mutable_liveness() = recorded.liveness();
+    *out.mutable_liveness() = ToSummary(recorded.liveness());
     LivenessVerdict v = CheckLiveness(watch, recorded.liveness().pid(),
                                       recorded.liveness().start_ticks());
-    *out.mutable_liveness_verdict() = ToProto(v);
+    *out.mutable_liveness_verdict() = ToSummary(ToProto(v));
     if (!calls.empty() && calls[0].op == Seen::Op::kRead) {
       *out.mutable_liveness_read() = StatOf(calls[0].pid, calls[0].read);
     }
   } else {
     out.set_kind(v1::ExplainCheck::RESOLVE);
-    *out.mutable_resolve() = recorded.resolve();
+    *out.mutable_resolve() = ToSummary(recorded.resolve(), snapshot.header.host().boot_id());
     Request request = FromProto(recorded.resolve());
     // As ReplayResolution runs it, without overrides.
     std::optional<Verdict> failed_fingerprint;
@@ -64,11 +65,12 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
       }
     }
     Verdict v = failed_fingerprint ? *failed_fingerprint : Resolve(watch, request);
-    *out.mutable_verdict() = ToProto(v);
+    const v1::Verdict verdict = ToProto(v);
+    *out.mutable_verdict() = ToSummary(verdict);
     if (failed_fingerprint) {
       out.set_ended_by("the root's fingerprint failed: no attempt was made");
     } else {
-      explain::ExplainResolveCalls(calls, begin, request, out.verdict(), mask, &out);
+      explain::ExplainResolveCalls(calls, begin, request, verdict, mask, &out);
     }
   }
 
@@ -98,7 +100,7 @@ v1::Explanation Explain(const Snapshot& snapshot, const std::string& file_name,
                         std::optional<std::size_t> only) {
   v1::Explanation out;
   out.set_file(EscapeBytes(file_name, 4096));
-  out.set_recorded_checks(snapshot.resolutions.size());
+  out.set_recorded_checks(Count32(snapshot.resolutions.size()));
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
     if (only && *only != i) continue;
     *out.add_checks() = ExplainRecordedCheck(snapshot, i);

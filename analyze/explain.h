@@ -36,6 +36,7 @@ std::string FormatOffset(std::int64_t ns);
 // Raw bytes escaped (core's EscapeBytes) and quoted; a quote inside is
 // escaped too, so the quotes always delimit.
 std::string QuoteBytes(std::string_view bytes);
+// (Text a view holds escaped is quoted with QuoteEscaped: analyze/tree.h.)
 
 // The explanation for people: escaped, deterministic, one fact a line.
 // Consecutive attempts that read alike are told once ("attempts 3-49 ...:

@@ -6,16 +6,21 @@
 #include <utility>
 
 #include "analyze/explain.h"
+#include "analyze/process_text.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape::explain {
 namespace {
 
 using Why = v1::ExplainCandidate::Why;
 
-std::string Num(std::int64_t v) { return std::to_string(v); }
-std::string Num(std::uint64_t v) { return std::to_string(v); }
+// Any integer, in decimal.
+template <typename T>
+std::string Num(T v) {
+  return std::to_string(v);
+}
 
 std::string Where(std::int64_t pid, ProcFile file) {
   return "/proc/" + Num(pid) + "/" + std::string(ProcFileName(file));
@@ -28,16 +33,16 @@ std::string QuoteArgv(const google::protobuf::RepeatedPtrField<std::string>& arg
   std::string out;
   for (int i = 0; i < argv.size() && i < kShown; ++i) {
     if (i > 0) out += " ";
-    out += QuoteBytes(argv[i]);
+    out += QuoteEscaped(argv[i]);
   }
   if (argv.size() > kShown) out += " ... (" + Num(std::int64_t{argv.size() - kShown}) + " more)";
   return out;
 }
 
-std::string DevIno(const v1::FileIdentity& id) { return Num(id.dev()) + ":" + Num(id.ino()); }
+std::string DevIno(std::uint64_t dev, std::uint64_t ino) { return Num(dev) + ":" + Num(ino); }
 
 std::string Entries(std::uint32_t n, const std::string& var) {
-  return n == 1 ? "one " + var + " entry" : Num(std::uint64_t{n}) + " " + var + " entries";
+  return n == 1 ? "one " + var + " entry" : Num(n) + " " + var + " entries";
 }
 
 void ReadFailed(v1::ExplainCandidate* k, ProcFile file, int err, const std::string& before) {
@@ -55,7 +60,7 @@ void ReadFailed(v1::ExplainCandidate* k, ProcFile file, int err, const std::stri
 
 void InspectCandidate(const Seen& c, const v1::ExplainStat* scanned, const TokenMask& mask,
                       v1::ExplainCandidate* k) {
-  k->set_pid(c.pid);
+  k->set_pid(Int32(c.pid));
   if (scanned != nullptr) {
     k->set_start_ticks(scanned->start_ticks());
     k->set_ppid(scanned->ppid());
@@ -66,7 +71,7 @@ void InspectCandidate(const Seen& c, const v1::ExplainStat* scanned, const Token
   k->set_cmdline_truncated(c.read.truncated);
   if (c.read.ok()) {
     // Masked here, before a detail quotes (and cuts) them.
-    for (std::string_view arg : SplitNul(c.read.data)) k->add_argv(mask.Masked(arg));
+    for (std::string_view arg : SplitNul(c.read.data)) k->add_argv(EscapedText(mask.Masked(arg)));
     k->set_cmdline_unterminated(!c.read.truncated && !c.read.data.empty() &&
                                 c.read.data.back() != '\0');
   }
@@ -94,7 +99,7 @@ void RecordEnviron(const ReadResult& r, const Request& request, v1::ExplainCandi
 void RecordReread(const Seen& c, const v1::ExplainStat* scanned, const Request& request,
                   v1::ExplainCandidate* k) {
   v1::ExplainAncestor* link = k->add_ancestry();
-  link->set_pid(c.pid);
+  link->set_pid(Int32(c.pid));
   bool root = c.pid == request.root_pid;
   if (scanned != nullptr) {
     link->set_scanned_start_ticks(scanned->start_ticks());
@@ -107,7 +112,7 @@ void RecordReread(const Seen& c, const v1::ExplainStat* scanned, const Request& 
   if (r.err() != 0) {
     detail = who + (Vanished(r.err()) ? " is gone (" : " is unreadable (") + Errno(r.err()) + ")";
   } else if (r.truncated()) {
-    detail = who + ": stat larger than " + Num(request.bounds.stat_bytes) + " bytes";
+    detail = who + ": stat larger than " + Plural(request.bounds.stat_bytes, "byte", "bytes");
   } else if (!r.parsed()) {
     detail = who + ": stat does not parse: " + r.parse_error();
   } else if (r.start_ticks() != link->scanned_start_ticks()) {
@@ -116,11 +121,11 @@ void RecordReread(const Seen& c, const v1::ExplainStat* scanned, const Request& 
   } else if (r.ppid() != link->scanned_ppid()) {  // the root's parent too (step 7)
     detail = who + " now has parent " + Num(r.ppid()) + ", not " + Num(link->scanned_ppid());
   } else if (c.pid == k->pid() && (r.state() == "Z" || r.state() == "X" || r.state() == "x")) {
-    detail = who + " is dead (state " + EscapeBytes(r.state()) + ")";
+    detail = who + " is dead (state " + r.state() + ")";
   } else {
     link->set_unchanged(true);
     detail = who + ": start tick " + Num(r.start_ticks()) + ", parent " + Num(r.ppid()) +
-             ", state " + EscapeBytes(r.state()) + ": unchanged";
+             ", state " + r.state() + ": unchanged";
   }
   link->set_detail(detail);
 }
@@ -139,8 +144,8 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
   if (k->cmdline_err() != 0) return ReadFailed(k, ProcFile::kCmdline, k->cmdline_err(), "");
   if (k->cmdline_truncated()) {
     return set(v1::ExplainCandidate::CMDLINE_TOO_LONG,
-               "cmdline larger than " + Num(request.bounds.cmdline_bytes) +
-                   " bytes: cannot be the expected argv");
+               "cmdline larger than " + Plural(request.bounds.cmdline_bytes, "byte", "bytes") +
+                   ": cannot be the expected argv");
   }
   if (!k->environ_read()) {
     // Seed 000, step 5: the cmdline is the argv NUL-terminated, byte for byte.
@@ -157,8 +162,9 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
   if (k->environ_err() != 0) return ReadFailed(k, ProcFile::kEnviron, k->environ_err(), exact);
   if (k->environ_truncated()) {
     return set(v1::ExplainCandidate::ENVIRON_TOO_LARGE,
-               exact + "environ larger than " + Num(request.bounds.environ_bytes) +
-                   " bytes: the token cannot be checked");
+               exact + "environ larger than " +
+                   Plural(request.bounds.environ_bytes, "byte", "bytes") +
+                   ": the token cannot be checked");
   }
   const std::string var = EscapeBytes(request.token_var);
   if (k->has_environ_recheck()) {
@@ -181,12 +187,13 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
     }
     if (!r.parsed()) {
       return set(v1::ExplainCandidate::MALFORMED,
-                 empty + (r.truncated() ? "is larger than " + Num(request.bounds.stat_bytes) + " bytes"
+                 empty + (r.truncated() ? "is larger than " +
+                                              Plural(request.bounds.stat_bytes, "byte", "bytes")
                                         : "does not parse: " + r.parse_error()));
     }
     if (r.state() == "Z" || r.state() == "X" || r.state() == "x") {
       return set(v1::ExplainCandidate::VANISHED,
-                 empty + "shows it dead (state " + EscapeBytes(r.state()) + ")" + exited);
+                 empty + "shows it dead (state " + r.state() + ")" + exited);
     }
     if (r.start_ticks() != k->start_ticks()) {
       return set(v1::ExplainCandidate::VANISHED,
@@ -194,7 +201,7 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
                      Num(r.start_ticks()) + ", not " + Num(k->start_ticks()) + exited);
     }
     return set(v1::ExplainCandidate::NO_TOKEN,
-               empty + "shows it alive (state " + EscapeBytes(r.state()) + "): no " + var +
+               empty + "shows it alive (state " + r.state() + "): no " + var +
                    " entry: not this invocation's");
   }
   const std::uint32_t named = k->token_entries();
@@ -219,14 +226,14 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
   if (stopped(at.exe)) {
     return set(v1::ExplainCandidate::STOPPED, matched + "; " + stop + "exe identity: " + status);
   }
-  const v1::FileIdentity& exe = k->exe();
+  const v1::IdentitySummary& exe = k->exe();
   if (exe.err() != 0) return ReadFailed(k, ProcFile::kExe, exe.err(), matched + "; ");
   if (exe.dev() != request.exe.dev || exe.ino() != request.exe.ino) {
     return set(v1::ExplainCandidate::EXE_MISMATCH,
-               matched + "; exe " + DevIno(exe) + ", not the attested " +
-                   DevIno(ToProto(request.exe)));
+               matched + "; exe " + DevIno(exe.dev(), exe.ino()) + ", not the attested " +
+                   DevIno(request.exe.dev, request.exe.ino));
   }
-  matched += "; exe " + DevIno(exe) + " as attested";
+  matched += "; exe " + DevIno(exe.dev(), exe.ino()) + " as attested";
   for (int i = 0; i < k->ancestry_size(); ++i) {
     const v1::ExplainAncestor& link = k->ancestry(i);
     if (stopped(at.ancestry[static_cast<std::size_t>(i)])) {

@@ -1,21 +1,27 @@
 // The text of `proctape explain`: every byte from a /proc file escaped, every
 // line a function of the explanation alone (no clock, no path of this host).
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "analyze/explain.h"
+#include "analyze/process_text.h"
 #include "core/proc_parse.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
 
-std::string Num(std::int64_t v) { return std::to_string(v); }
-std::string Num(std::uint64_t v) { return std::to_string(v); }
+// Any integer, in decimal.
+template <typename T>
+std::string Num(T v) {
+  return std::to_string(v);
+}
 
 // At most 64 pids, then how many more.
-std::string Pids(const google::protobuf::RepeatedField<std::int64_t>& pids) {
+std::string Pids(const google::protobuf::RepeatedField<std::int32_t>& pids) {
   constexpr int kShown = 64;
   std::string out;
   for (int i = 0; i < pids.size() && i < kShown; ++i) out.append(" ").append(Num(pids[i]));
@@ -31,11 +37,11 @@ std::string StatText(const v1::ExplainStat& s) {
   }
   if (s.truncated()) return "larger than its bound";
   if (!s.parsed()) return "does not parse: " + s.parse_error();
-  return QuoteBytes(s.comm()) + " " + EscapeBytes(s.state()) + ", parent " + Num(s.ppid()) +
+  return QuoteEscaped(s.comm()) + " " + s.state() + ", parent " + Num(s.ppid()) +
          ", start tick " + Num(s.start_ticks());
 }
 
-std::string VerdictText(const v1::Verdict& v) {
+std::string VerdictText(const v1::VerdictSummary& v) {
   std::string out = v1::Verdict::Status_Name(v.status());
   if (v.status() == v1::Verdict::RESOLVED) {
     out += " host pid " + Num(v.pid()) + ", start tick " + Num(v.start_ticks());
@@ -43,10 +49,10 @@ std::string VerdictText(const v1::Verdict& v) {
     out += ": " + v.detail();
   }
   return out + " (" + Plural(v.attempts(), "attempt", "attempts") + ", " +
-         Plural(v.bytes_read(), "byte", "bytes") + " read)";
+         Plural(AsUint64(v.bytes_read()), "byte", "bytes") + " read)";
 }
 
-std::string LivenessText(const v1::LivenessVerdict& v) {
+std::string LivenessText(const v1::LivenessSummary& v) {
   std::string out = v1::LivenessVerdict::Status_Name(v.status());
   if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(v1::Verdict::Status_Name(v.reason()));
   if (!v.detail().empty()) out += ": " + v.detail();
@@ -54,11 +60,14 @@ std::string LivenessText(const v1::LivenessVerdict& v) {
 }
 
 // The lines of an attempt after its first: what decides whether two
-// attempts read alike.
-std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::ExplainCheck& check) {
+// attempts read alike. Without `unrelated`, not the processes listed and gone
+// before their stat was read: the resolver never knew them, so they took no
+// part in the resolution.
+std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::ExplainCheck& check,
+                                     bool unrelated = true) {
   std::vector<std::string> out;
   const std::string in = "    ";
-  if (!a.vanished_before_stat().empty()) {
+  if (unrelated && !a.vanished_before_stat().empty()) {
     out.push_back(in + "gone before their stat was read:" + Pids(a.vanished_before_stat()));
   }
   if (a.root_seen()) {
@@ -68,10 +77,10 @@ std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::Expl
     // A dead root (Z, X) is a missing one: the one state that decides.
     const std::string& state = a.root().state();
     const bool dead = state == "Z" || state == "X" || state == "x";
-    out.push_back(in + "root " + Num(a.root().pid()) + " " + QuoteBytes(a.root().comm()) +
+    out.push_back(in + "root " + Num(a.root().pid()) + " " + QuoteEscaped(a.root().comm()) +
                   ", start tick " + Num(a.root().start_ticks()) +
                   (a.root().start_ticks() != expected ? ": not the expected " + Num(expected)
-                   : dead ? ": as expected, but dead (state " + EscapeBytes(state) + ")"
+                   : dead ? ": as expected, but dead (state " + state + ")"
                           : ": as expected"));
   } else if (a.scan_complete() && a.list_err() == 0 && !a.list_truncated()) {
     out.push_back(in + "root " + Num(check.resolve().root_pid()) + ": not in this scan");
@@ -87,7 +96,7 @@ std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::Expl
   for (const v1::ExplainCandidate& k : a.candidates()) {
     std::string line = in + "pid " + Num(k.pid());
     if (!k.state().empty()) {
-      line.append(" ").append(QuoteBytes(k.comm()) + " " + EscapeBytes(k.state()) +
+      line.append(" ").append(QuoteEscaped(k.comm()) + " " + k.state() +
                               ", start tick " + Num(k.start_ticks()));
     }
     out.push_back(line + ": " + k.detail());
@@ -114,10 +123,10 @@ std::string AttemptScan(const v1::ExplainAttempt& a) {
 const std::string kNoVerdict = "none: the tape cannot answer a call the resolver made";
 
 void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
-  const v1::ResolutionRequest& r = c.resolve();
+  const v1::RequestSummary& r = c.resolve();
   *out += "check " + Num(c.index()) + ": resolve\n";
   std::string argv;
-  for (const std::string& arg : r.argv()) argv.append(" ").append(QuoteBytes(arg));
+  for (const std::string& arg : r.argv()) argv.append(" ").append(QuoteEscaped(arg));
   std::string how;
   if (r.has_fingerprint()) {
     how = " (fingerprinted before the turn)";
@@ -126,33 +135,56 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
   }
   *out += "  request: root pid " + Num(r.root_pid()) + ", start tick " + Num(r.root_start_ticks()) +
           how + "; argv" + argv + "; " +
-          EscapeBytes(r.token_var()) + "=" + QuoteBytes(r.token()) + "; exe " +
-          QuoteBytes(r.exe_path()) + " " + Num(r.exe_identity().dev()) + ":" +
+          CutEscaped(r.token_var()) + "=" + QuoteEscaped(std::string(r.token_bytes(), '*')) +
+          "; exe " + QuoteEscaped(r.exe_path()) + " " + Num(r.exe_identity().dev()) + ":" +
           Num(r.exe_identity().ino()) + "\n";
-  *out += "  bounds: a new attempt every " + FormatOffset(r.bounds().retry_interval_ns()).substr(1) +
-          " until " + FormatOffset(r.bounds().deadline_ns()) + "\n";
+  *out += "  bounds: a new attempt every " +
+          FormatOffset(AsInt64(r.bounds().retry_interval_ns())).substr(1) +
+          " until " + FormatOffset(AsInt64(r.bounds().deadline_ns())) + "\n";
   if (c.fingerprinted()) {
     *out += "  fingerprint: /proc/" + Num(r.root_pid()) + "/stat: " + StatText(c.fingerprint()) + "\n";
   } else if (r.has_fingerprint()) {
-    const v1::RootFingerprint& f = r.fingerprint();
+    const v1::FingerprintSummary& f = r.fingerprint();
     *out += "  fingerprint: taken before the turn: root " + Num(f.root_pid()) + " " +
-            QuoteBytes(f.root_comm()) + ", start tick " + Num(f.root_start_ticks()) + "; exe " +
-            QuoteBytes(f.exe_path()) + " " + Num(f.exe_identity().dev()) + ":" +
+            QuoteEscaped(f.root_comm()) + ", start tick " + Num(f.root_start_ticks()) + "; exe " +
+            QuoteEscaped(f.exe_path()) + " " + Num(f.exe_identity().dev()) + ":" +
             Num(f.exe_identity().ino()) + "\n";
   }
   const auto& attempts = c.attempts();
+  // Alike: the same listing and lines. Alike where it matters: the same
+  // root, the same processes beneath it and the same reasons, while
+  // processes that are neither (not beneath the root, never a candidate, or
+  // gone before their stat was read) came and went: the listing's counts may
+  // differ, not whether it failed or hit its bound.
   auto alike = [&c](const v1::ExplainAttempt& x, const v1::ExplainAttempt& y) {
     return AttemptScan(x) == AttemptScan(y) && AttemptBody(x, c) == AttemptBody(y, c);
   };
-  auto at = [](const v1::ExplainAttempt& a) { return FormatOffset(a.start_offset_ns()); };
+  auto alike_where_it_matters = [&c](const v1::ExplainAttempt& x, const v1::ExplainAttempt& y) {
+    return x.list_err() == y.list_err() && x.list_truncated() == y.list_truncated() &&
+           AttemptBody(x, c, false) == AttemptBody(y, c, false);
+  };
+  auto at = [](const v1::ExplainAttempt& a) {
+    return FormatOffset(AsInt64(a.start_offset_ns()));
+  };
   for (int i = 0; i < attempts.size();) {
     const v1::ExplainAttempt& a = attempts[i];
     *out += "  attempt " + Num(std::uint64_t{a.index()}) + " at " + at(a) + ": " + AttemptScan(a) + "\n";
     for (const std::string& line : AttemptBody(a, c)) *out += line + "\n";
     int j = i + 1;
-    while (!all && j < attempts.size() && alike(attempts[j], a)) ++j;
-    const std::string same =
-        "the same as attempt " + Num(std::uint64_t{a.index()}) + " (" + a.summary() + ")\n";
+    while (!all && j < attempts.size() && alike_where_it_matters(attempts[j], a)) ++j;
+    std::string same = "the same as attempt " + Num(a.index()) + " (" + a.summary() + ")";
+    if (!std::all_of(attempts.begin() + i + 1, attempts.begin() + j,
+                     [&](const v1::ExplainAttempt& x) { return alike(x, a); })) {
+      std::uint32_t fewest = UINT32_MAX, most = 0;
+      for (int k = i + 1; k < j; ++k) {
+        fewest = std::min(fewest, attempts[k].listed());
+        most = std::max(most, attempts[k].listed());
+      }
+      same += ", but for unrelated processes coming and going (" +
+              (fewest == most ? Num(most) : Num(fewest) + " to " + Num(most)) +
+              " /proc entries listed)";
+    }
+    same += "\n";
     if (j == i + 2) {
       *out += "  attempt " + Num(std::uint64_t{attempts[i + 1].index()}) + " at " +
               at(attempts[i + 1]) + ": " + same;
@@ -168,7 +200,7 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
 }
 
 void RenderLiveness(const v1::ExplainCheck& c, std::string* out) {
-  const v1::LivenessRequest& r = c.liveness();
+  const v1::LivenessRequestSummary& r = c.liveness();
   *out += "check " + Num(c.index()) + ": liveness of pid " + Num(r.pid()) + ", start tick " +
           Num(r.start_ticks()) + "\n";
   const v1::ExplainStat& s = c.liveness_read();
@@ -219,7 +251,8 @@ std::string RenderExplanation(const v1::Explanation& e, bool all) {
       RenderResolve(c, all, &out);
     }
     out += "  replay: " + v1::ReplayResult::Outcome_Name(c.replay()) + " (" +
-           Num(c.observations()) + " of " + Num(c.recorded_observations()) + " observations)";
+           Num(c.observations()) + " of " +
+           Plural(c.recorded_observations(), "observation", "observations") + ")";
     if (!c.replay_detail().empty()) out += ": " + c.replay_detail();
     out += "\n";
   }

@@ -8,7 +8,9 @@
 
 #include "analyze/explain.h"
 #include "analyze/explain_candidate.h"
+#include "core/proc_parse.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape::explain {
 namespace {
@@ -18,8 +20,11 @@ std::int64_t AddSaturating(std::int64_t t, std::int64_t d) {
   return t > kMax - d ? kMax : t + d;
 }
 
-std::string Num(std::int64_t v) { return std::to_string(v); }
-std::string Num(std::uint64_t v) { return std::to_string(v); }
+// Any integer, in decimal.
+template <typename T>
+std::string Num(T v) {
+  return std::to_string(v);
+}
 
 // `pid`'s record from the scan, or null.
 const v1::ExplainStat* Scanned(const std::map<std::int64_t, v1::ExplainStat>& scanned,
@@ -81,9 +86,10 @@ class ResolveExplainer {
   void Attempt(std::uint32_t index, std::size_t first, std::size_t end, bool last) {
     v1::ExplainAttempt* a = out_->add_attempts();
     a->set_index(index);
-    a->set_start_offset_ns(calls_[first].op == Seen::Op::kNow ? calls_[first].ns - start_ : 0);
-    a->set_first_observation(calls_[first].index);
-    a->set_observation_count(calls_[end - 1].index - calls_[first].index + 1);
+    a->set_start_offset_ns(
+        static_cast<double>(calls_[first].op == Seen::Op::kNow ? calls_[first].ns - start_ : 0));
+    a->set_first_observation(Count32(calls_[first].index));
+    a->set_observation_count(Count32(calls_[end - 1].index - calls_[first].index + 1));
 
     std::map<std::int64_t, v1::ExplainStat> scanned;
     std::vector<std::int64_t> order;
@@ -98,14 +104,14 @@ class ResolveExplainer {
         case Seen::Op::kList:
           a->set_list_err(c.list.err);
           a->set_list_truncated(c.list.truncated);
-          a->set_listed(c.list.names.size());
+          a->set_listed(Count32(c.list.names.size()));
           last_read = j;
           break;
         case Seen::Op::kRead:
           last_read = j;
           if (c.file == ProcFile::kStat && scanning) {
             if (Vanished(c.read.err)) {
-              a->add_vanished_before_stat(c.pid);
+              a->add_vanished_before_stat(Int32(c.pid));
               break;
             }
             v1::ExplainStat s = StatOf(c.pid, c.read);
@@ -140,7 +146,7 @@ class ResolveExplainer {
             if (a->candidates(i).pid() != c.pid) continue;
             v1::ExplainCandidate* m = a->mutable_candidates(i);
             m->set_exe_read(true);
-            *m->mutable_exe() = ToProto(c.identity);
+            *m->mutable_exe() = ToSummary(ToProto(c.identity));
             where[static_cast<std::size_t>(i)].exe = j;
             confirming = i;
             break;
@@ -148,7 +154,7 @@ class ResolveExplainer {
           break;
         case Seen::Op::kSleep:
           slept = true;
-          a->set_next_offset_ns(c.ns - start_);
+          a->set_next_offset_ns(static_cast<double>(c.ns - start_));
           break;
         case Seen::Op::kNow:
         case Seen::Op::kPath: break;
@@ -176,7 +182,7 @@ class ResolveExplainer {
       std::set<std::int64_t> inspected;
       for (const auto& c : a->candidates()) inspected.insert(c.pid());
       for (std::int64_t pid : a->beneath_root()) {
-        if (!inspected.count(pid)) a->add_not_inspected(pid);
+        if (!inspected.count(pid)) a->add_not_inspected(Int32(pid));
       }
     }
     if (slept) {
@@ -223,7 +229,7 @@ class ResolveExplainer {
       std::int64_t up = scanned.at(pid).ppid();
       for (std::size_t steps = 0; steps <= order.size(); ++steps) {
         if (up == req_.root_pid) {
-          a.add_beneath_root(pid);
+          a.add_beneath_root(Int32(pid));
           break;
         }
         auto parent = scanned.find(up);
@@ -275,7 +281,8 @@ class ResolveExplainer {
           ended = "the deadline at " + Offset(deadline_) + " passed during " + at;
           break;
         case v1::Verdict::BYTE_BUDGET:
-          ended = "the byte budget of " + Num(req_.bounds.byte_budget) + " bytes ran out during " + at;
+          ended = "the byte budget of " + Plural(req_.bounds.byte_budget, "byte", "bytes") +
+                  " ran out during " + at;
           break;
         case v1::Verdict::ENTRY_BOUND:
         case v1::Verdict::NODE_BOUND:

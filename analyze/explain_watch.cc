@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/proc_parse.h"
+#include "proto/summary.h"
 
 namespace proctape::explain {
 namespace {
@@ -70,7 +71,7 @@ const Seen& WatchingEvidence::Keep(Seen s) {
 
 v1::ExplainStat StatOf(std::int64_t pid, const ReadResult& r) {
   v1::ExplainStat s;
-  s.set_pid(pid);
+  s.set_pid(Int32(pid));
   s.set_err(r.err);
   s.set_truncated(r.truncated);
   if (!r.ok() || r.truncated) return s;
@@ -85,9 +86,9 @@ v1::ExplainStat StatOf(std::int64_t pid, const ReadResult& r) {
     return s;
   }
   s.set_parsed(true);
-  s.set_comm(parsed.fields->comm);
-  s.set_state(std::string(1, parsed.fields->state));
-  s.set_ppid(parsed.fields->ppid);
+  s.set_comm(EscapedText(parsed.fields->comm));
+  s.set_state(EscapedText(std::string(1, parsed.fields->state)));
+  s.set_ppid(Int32(parsed.fields->ppid));
   s.set_start_ticks(parsed.fields->start_ticks);
   return s;
 }

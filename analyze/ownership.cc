@@ -13,6 +13,7 @@
 #include "analyze/ownership_scope.h"
 #include "analyze/process_table.h"
 #include "core/proc_parse.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -46,10 +47,10 @@ class Planner {
     plan_.set_baseline_file(EscapeBytes(request_.baseline_name, 4096));
     plan_.set_current_file(EscapeBytes(request_.current_name, 4096));
     plan_.set_uid(request_.uid);
-    plan_.set_cgroup(request_.cgroup);
-    plan_.set_self_pid(request_.self_pid);
-    plan_.set_baseline_capturer_pid(baseline_.header.capturer_pid());
-    plan_.set_current_capturer_pid(current_.header.capturer_pid());
+    plan_.set_cgroup(EscapedText(request_.cgroup));
+    plan_.set_self_pid(Int32(request_.self_pid));
+    plan_.set_baseline_capturer_pid(Int32(baseline_.header.capturer_pid()));
+    plan_.set_current_capturer_pid(Int32(current_.header.capturer_pid()));
     const bool captures_ok = CheckCaptures();
     PlanOutputs();
     if (!captures_ok || !plan_.problems().empty()) return Refused();
@@ -57,8 +58,8 @@ class Planner {
     // then the current's last frame.
     for (const v1::Frame& f : baseline_.frames) base_.emplace_back(f, request_);
     cur_.emplace(current_.frames.back(), request_);
-    plan_.set_baseline_frame(baseline_.frames.back().index());
-    plan_.set_current_frame(current_.frames.back().index());
+    plan_.set_baseline_frame(Count32(baseline_.frames.back().index()));
+    plan_.set_current_frame(Count32(current_.frames.back().index()));
     CheckReadable();
     CheckVerifier();
     if (!plan_.problems().empty()) return Refused();
@@ -80,8 +81,8 @@ class Planner {
     Problem* p = plan_.add_problems();
     p->set_kind(kind);
     p->set_snapshot(snapshot);
-    p->set_frame(frame);
-    p->set_pid(pid);
+    p->set_frame(Count32(frame));
+    p->set_pid(Int32(pid));
     p->set_start_ticks(start);
     p->set_detail(detail);
   }
@@ -113,7 +114,7 @@ class Planner {
                                  ? Problem::OUTPUT_PARENT_SYMLINK
                                  : Problem::OUTPUT_PARENT_NOT_DIRECTORY;
         Add(kind, "", 0, 0, 0, "output " + Quote(path) + ": " + o.detail());
-        plan_.mutable_problems(plan_.problems_size() - 1)->set_path(path);
+        plan_.mutable_problems(plan_.problems_size() - 1)->set_path(EscapedText(path));
       } else if (o.state() == v1::DeclaredOutput::PRESENT) {
         plan_.set_outputs_present(plan_.outputs_present() + 1);
       } else {
@@ -188,8 +189,8 @@ class Planner {
       for (const auto& [pid, n] : count) {
         if (n > 1) {
           Add(Problem::UNREADABLE_IDENTITY, name, f.frame->index(), pid, 0,
-              "pid " + std::to_string(pid) + " has " + std::to_string(n) +
-                  " records in the frame");
+              "pid " + std::to_string(pid) + " has " +
+                  Plural(static_cast<std::uint64_t>(n), "record", "records") + " in the frame");
         }
       }
       for (std::size_t i = 0; i < f.table.size(); ++i) {
@@ -319,19 +320,19 @@ class Planner {
       }
       if (c.scope != Scope::kIn && !request_.all) continue;
       Decision* d = plan_.add_decisions();
-      d->set_pid(v.pid);
+      d->set_pid(Int32(v.pid));
       d->set_start_ticks(v.start_ticks());
       if (v.stat) {
-        d->set_ppid(v.stat->ppid);
-        d->set_state(std::string(1, v.stat->state));
-        d->set_comm(v.stat->comm);
+        d->set_ppid(Int32(v.stat->ppid));
+        d->set_state(EscapedText(std::string(1, v.stat->state)));
+        d->set_comm(EscapedText(v.stat->comm));
       }
-      for (const std::string& a : v.argv) d->add_argv(a);
+      for (const std::string& a : v.argv) d->add_argv(EscapedText(a));
       if (std::optional<std::uint32_t> uid = v.real_uid()) {
         d->set_uid_known(true);
         d->set_uid(*uid);
       }
-      if (c.cgroup) d->set_cgroup(*c.cgroup);
+      if (c.cgroup) d->set_cgroup(EscapedText(*c.cgroup));
       d->set_current_capturer(v.pid == current_.header.capturer_pid());
       if (c.scope == Scope::kOut) {
         d->set_action(Decision::OUT_OF_SCOPE);

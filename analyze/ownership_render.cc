@@ -4,13 +4,14 @@
 
 #include "analyze/ownership.h"
 #include "analyze/ownership_frames.h"
+#include "analyze/process_text.h"
+#include "core/proc_parse.h"
 
 namespace proctape {
 namespace {
 
 using Decision = v1::OwnershipDecision;
 using ownership::At;
-using ownership::Quote;
 
 // "NOT_AT_BOOTSTRAP" -> "not-at-bootstrap".
 std::string Token(const std::string& enum_name) {
@@ -28,7 +29,7 @@ std::string ReasonToken(const Decision& d) {
     case Decision::PID_REUSED:
       return "pid-reused (baseline " + At(d.pid(), d.baseline_start_ticks()) + ")";
     case Decision::OTHER_UID: return "other-uid " + std::to_string(d.uid());
-    case Decision::OTHER_CGROUP: return "other-cgroup " + Quote(d.cgroup());
+    case Decision::OTHER_CGROUP: return "other-cgroup " + QuoteEscaped(d.cgroup());
     case Decision::VANISHED: return "vanished";
     case Decision::KERNEL_THREAD: return "kernel-thread";
     default: return "?";
@@ -55,21 +56,22 @@ std::string Pad(std::string s, std::size_t width) {
 std::string DescribePlan(const v1::OwnershipPlan& plan) {
   const bool planned = plan.outcome() == v1::OwnershipPlan::PLANNED;
   std::string out = "ownership plan for uid " + std::to_string(plan.uid()) + ", cgroup " +
-                    Quote(plan.cgroup()) + ", verifier " +
+                    QuoteEscaped(plan.cgroup()) + ", verifier " +
                     (plan.self_start_ticks() != 0 ? At(plan.self_pid(), plan.self_start_ticks())
                                                   : std::to_string(plan.self_pid())) +
                     "\n";
   auto source = [&](const char* label, const std::string& file, std::uint64_t frame,
                     std::int64_t capturer) {
-    out += label + Quote(file);
+    out += label + QuoteEscaped(file);
     if (planned) out += ", frame " + std::to_string(frame);
     out += ", captured by pid " + std::to_string(capturer) + "\n";
   };
   source("  baseline ", plan.baseline_file(), plan.baseline_frame(), plan.baseline_capturer_pid());
   source("  current  ", plan.current_file(), plan.current_frame(), plan.current_capturer_pid());
   if (!planned) {
-    out += "REFUSED: " + std::to_string(plan.problems_size()) + " problem" +
-           (plan.problems_size() == 1 ? "" : "s") + "; no process is planned\n";
+    out += "REFUSED: " +
+           Plural(static_cast<std::uint64_t>(plan.problems_size()), "problem", "problems") +
+           "; no process is planned\n";
     for (const v1::OwnershipProblem& p : plan.problems()) {
       out += "  " + Token(v1::OwnershipProblem::Kind_Name(p.kind()));
       if (!p.snapshot().empty()) out += " " + p.snapshot() + " frame " + std::to_string(p.frame());
@@ -85,13 +87,13 @@ std::string DescribePlan(const v1::OwnershipPlan& plan) {
     std::string reason = ReasonToken(d);
     if (d.current_capturer()) reason += " [took the current snapshot]";
     std::string line = Pad(ActionToken(d.action()), 7) + Pad(At(d.pid(), d.start_ticks()), 18) +
-                       " " + Pad(reason, 10) + "  comm " + Quote(d.comm()) + "  argv";
+                       " " + Pad(reason, 10) + "  comm " + QuoteEscaped(d.comm()) + "  argv";
     if (d.argv().empty()) line += " (empty)";
-    for (const std::string& a : d.argv()) line.append(" ").append(Quote(a));
+    for (const std::string& a : d.argv()) line.append(" ").append(QuoteEscaped(a));
     out += line + "\n";
   }
   for (const v1::DeclaredOutput& o : plan.outputs()) {
-    out += "OUTPUT " + Quote(o.path()) + ": " + o.detail() + "\n";
+    out += "OUTPUT " + QuoteEscaped(o.path()) + ": " + o.detail() + "\n";
   }
   out += "PLANNED: " + std::to_string(plan.kept() + plan.removed()) + " in scope: " +
          std::to_string(plan.kept()) + " to keep, " + std::to_string(plan.removed()) +

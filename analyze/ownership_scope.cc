@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/proc_parse.h"
+#include "proto/summary.h"
 
 namespace proctape::ownership {
 namespace {
@@ -31,8 +32,8 @@ void CheckScope(const FrameView& cur, const OwnershipRequest& request, v1::Owner
   v1::OwnershipProblem* p = plan->add_problems();
   p->set_kind(v1::OwnershipProblem::SCOPE_WITHOUT_VERIFIER);
   p->set_snapshot("current");
-  p->set_frame(cur.frame->index());
-  p->set_pid(self);
+  p->set_frame(Count32(cur.frame->index()));
+  p->set_pid(Int32(self));
   p->set_start_ticks(v->start_ticks());
   p->set_detail("the verifier, " + At(self, v->start_ticks()) + ", has " + UidText(*v) +
                 " and cgroup " + (c.cgroup ? Quote(*c.cgroup) : std::string("unknown")) +
@@ -56,8 +57,8 @@ void CheckSessions(const std::vector<FrameView>& base, const FrameView& cur,
       v1::OwnershipProblem* p = plan->add_problems();
       p->set_kind(v1::OwnershipProblem::OTHER_SESSION);
       p->set_snapshot("current");
-      p->set_frame(cur.frame->index());
-      p->set_pid(o.session);
+      p->set_frame(Count32(cur.frame->index()));
+      p->set_pid(Int32(o.session));
       p->set_detail(o.Detail() + " (--force-scope plans them all the same)");
       continue;
     }

@@ -1,32 +1,15 @@
 #include "analyze/show.h"
 
-#include <time.h>
-
 #include <cstdio>
 #include <string_view>
 
 #include "analyze/process_table.h"
-#include "replay/token_mask.h"
-#include "analyze/tree.h"
+#include "analyze/process_text.h"
 #include "core/proc_parse.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
-
-std::string Escaped(std::string_view bytes) { return EscapeBytes(bytes, bytes.size()); }
-
-// "2026-12-01T03:24:48.781Z"; empty when unknown.
-std::string Utc(std::int64_t realtime_ns) {
-  if (realtime_ns <= 0) return "";
-  const time_t seconds = static_cast<time_t>(realtime_ns / 1'000'000'000);
-  struct tm tm;
-  if (gmtime_r(&seconds, &tm) == nullptr) return "";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(realtime_ns % 1'000'000'000 / 1'000'000));
-  return buf;
-}
 
 std::uint64_t TruncatedReads(const v1::Frame& frame) {
   std::uint64_t n = 0;
@@ -38,49 +21,34 @@ std::uint64_t TruncatedReads(const v1::Frame& frame) {
   return n;
 }
 
-v1::FingerprintSummary SummarizeFingerprint(const v1::RootFingerprint& f, const v1::Header& h) {
-  v1::FingerprintSummary s;
-  s.set_root_pid(f.root_pid());
-  s.set_root_start_ticks(f.root_start_ticks());
-  s.set_root_comm(Escaped(f.root_comm()));
-  s.set_exe_path(Escaped(f.exe_path()));
-  *s.mutable_exe_identity() = f.exe_identity();
-  std::string_view boot = f.boot_id();
-  if (!boot.empty() && boot.back() == '\n') boot.remove_suffix(1);
-  s.set_boot_id(Escaped(boot));
-  s.set_boot_of_file(!f.boot_id().empty() && f.boot_id() == h.host().boot_id());
-  s.set_taken_mono_ns(f.taken_mono_ns());
-  s.set_taken_realtime_ns(f.taken_realtime_ns());
-  s.set_taken_utc(Utc(f.taken_realtime_ns()));
-  return s;
-}
-
 v1::ShowReport::Resolution SummarizeResolution(const v1::Resolution& r, std::size_t index,
                                                std::size_t observations_read,
                                                const v1::Header& header) {
   v1::ShowReport::Resolution s;
-  s.set_index(index);
+  s.set_index(Count32(index));
   if (r.has_resolve()) {
     const v1::ResolutionRequest& q = r.resolve();
     s.set_kind("resolve");
-    s.set_root_pid(q.root_pid());
+    s.set_root_pid(Int32(q.root_pid()));
     s.set_root_start_ticks(q.root_start_ticks());
     s.set_fingerprint_on_tape(q.fingerprint_on_tape());
-    s.set_token_var(Escaped(q.token_var()));
-    s.set_token_bytes(q.token().size());
-    for (const std::string& a : q.argv()) s.add_argv(Escaped(a));
-    s.set_exe_path(Escaped(q.exe_path()));
-    *s.mutable_exe_identity() = q.exe_identity();
-    if (q.has_fingerprint()) *s.mutable_fingerprint() = SummarizeFingerprint(q.fingerprint(), header);
+    s.set_token_var(EscapedText(q.token_var()));
+    s.set_token_bytes(Count32(q.token().size()));
+    for (const std::string& a : q.argv()) s.add_argv(EscapedText(a));
+    s.set_exe_path(EscapedText(q.exe_path()));
+    *s.mutable_exe_identity() = ToSummary(q.exe_identity());
+    if (q.has_fingerprint()) {
+      *s.mutable_fingerprint() = ToSummary(q.fingerprint(), header.host().boot_id());
+    }
   } else if (r.has_liveness()) {
     s.set_kind("liveness");
-    s.set_pid(r.liveness().pid());
+    s.set_pid(Int32(r.liveness().pid()));
     s.set_start_ticks(r.liveness().start_ticks());
   }
-  if (r.has_verdict()) *s.mutable_verdict() = r.verdict();
-  if (r.has_liveness_verdict()) *s.mutable_liveness_verdict() = r.liveness_verdict();
-  s.set_first_observation(r.first_observation());
-  s.set_observation_count(r.observation_count());
+  if (r.has_verdict()) *s.mutable_verdict() = ToSummary(r.verdict());
+  if (r.has_liveness_verdict()) *s.mutable_liveness_verdict() = ToSummary(r.liveness_verdict());
+  s.set_first_observation(Count32(r.first_observation()));
+  s.set_observation_count(Count32(r.observation_count()));
   s.set_observations_read(r.first_observation() <= observations_read &&
                           r.observation_count() <= observations_read - r.first_observation());
   s.set_start_mono_ns(r.start_mono_ns());
@@ -90,39 +58,25 @@ v1::ShowReport::Resolution SummarizeResolution(const v1::Resolution& r, std::siz
 
 }  // namespace
 
-std::string Printable(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(ch);
-    } else {
-      char buf[5];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
-
 std::int64_t Span(std::int64_t a, std::int64_t b) {
   std::int64_t d = 0;
   if (__builtin_sub_overflow(b, a, &d) || d < 0) return 0;
   return d;
 }
 
-v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const std::string& name) {
+v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const std::string& name,
+                         const ProcessFilter& filter) {
   v1::ShowReport report;
   const v1::Header& h = snap.header;
   report.set_file(name);
   report.set_intact(error.ok());
   report.set_error_kind(FormatErrorName(error.kind));
   report.set_error(Printable(error.message));
-  report.set_chunks(snap.chunks);
-  report.set_bytes(snap.bytes);
+  report.set_chunks(Count32(snap.chunks));
+  report.set_bytes(static_cast<double>(snap.bytes));
   report.set_format_version(h.format_version());
   report.set_tool_version(Printable(h.tool_version()));
-  for (const std::string& arg : h.command_line()) report.add_command_line(Escaped(arg));
+  for (const std::string& arg : h.command_line()) report.add_command_line(EscapedText(arg));
   // A fact the file does not hold is unknown: absent, and named in `unknown`
   // (an import of a fixture records no fact of the machine that imported it).
   const v1::HostFacts& host = h.host();
@@ -132,28 +86,32 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
     if (!is_known) report.add_unknown(fact);
     return is_known;
   };
-  if (known("hostname", !host.hostname().empty())) report.set_hostname(Escaped(host.hostname()));
+  if (known("hostname", !host.hostname().empty())) {
+    report.set_hostname(EscapedText(host.hostname()));
+  }
   if (known("kernel_release", !host.kernel_release().empty())) {
-    report.set_kernel_release(Escaped(host.kernel_release()));
+    report.set_kernel_release(EscapedText(host.kernel_release()));
   }
-  if (known("boot_id", !boot.empty())) report.set_boot_id(Escaped(boot));
-  if (known("pid_max", host.pid_max() != 0)) report.set_pid_max(host.pid_max());
+  if (known("boot_id", !boot.empty())) report.set_boot_id(EscapedText(boot));
+  if (known("pid_max", host.pid_max() != 0)) report.set_pid_max(Int32(host.pid_max()));
   if (known("clock_ticks_per_second", host.clock_ticks_per_second() != 0)) {
-    report.set_clock_ticks_per_second(host.clock_ticks_per_second());
+    report.set_clock_ticks_per_second(Int32(host.clock_ticks_per_second()));
   }
-  if (known("page_size", host.page_size() != 0)) report.set_page_size(host.page_size());
+  if (known("page_size", host.page_size() != 0)) {
+    report.set_page_size(static_cast<double>(host.page_size()));
+  }
   report.set_capture_start_realtime_ns(h.capture_start_realtime_ns());
-  report.set_capture_start_utc(Utc(h.capture_start_realtime_ns()));
+  report.set_capture_start_utc(UtcText(h.capture_start_realtime_ns()));
   report.set_capture_start_mono_ns(h.capture_start_mono_ns());
   if (snap.footer) report.set_capture_end_mono_ns(snap.footer->capture_end_mono_ns());
   report.set_footer(snap.footer.has_value());
-  report.set_capturer_pid(h.capturer_pid());
+  report.set_capturer_pid(Int32(h.capturer_pid()));
   report.set_capturer_uid(h.capturer_uid());
   if (known("capturer_pid_ns_inode", h.capturer_pid_ns_inode() != 0)) {
     report.set_capturer_pid_ns_inode(h.capturer_pid_ns_inode());
     report.set_capturer_in_initial_pid_ns(h.capturer_pid_ns_inode() == kInitialPidNsInode);
   }
-  if (h.has_bounds()) *report.mutable_bounds() = h.bounds();
+  if (h.has_bounds()) *report.mutable_bounds() = ToSummary(h.bounds());
 
   switch (h.redaction().environ()) {
     case v1::RedactionPolicy::ENVIRON_REDACTED: report.set_environ("REDACTED"); break;
@@ -167,47 +125,62 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   for (const std::string& entry : h.redaction().kept_entries()) {
     v1::ShowReport::KeptEntry* k = report.add_kept_entries();
     const std::size_t eq = entry.find('=');
-    k->set_name(Escaped(std::string_view(entry).substr(0, eq)));
-    k->set_value_bytes(eq == std::string::npos ? 0 : entry.size() - eq - 1);
+    k->set_name(EscapedText(std::string_view(entry).substr(0, eq)));
+    k->set_value_bytes(eq == std::string::npos ? 0 : Count32(entry.size() - eq - 1));
   }
 
   std::uint64_t processes = 0;
+  std::uint64_t selected = 0;
   for (std::size_t i = 0; i < snap.frames.size(); ++i) {
     const v1::Frame& f = snap.frames[i];
     const std::vector<ProcessView> table = ProcessTable(f);
     v1::ShowReport::Frame* s = report.add_frames();
-    s->set_position(i);
-    s->set_index(f.index());
+    s->set_position(Count32(i));
+    s->set_index(Count32(f.index()));
     s->set_scan_start_mono_ns(f.scan_start_mono_ns());
     s->set_scan_end_mono_ns(f.scan_end_mono_ns());
-    if (f.complete()) s->set_scan_ns(Span(f.scan_start_mono_ns(), f.scan_end_mono_ns()));
-    s->set_records(static_cast<std::uint64_t>(f.processes_size()));
-    s->set_processes(table.size());
+    if (f.complete()) {
+      s->set_scan_ns(static_cast<double>(Span(f.scan_start_mono_ns(), f.scan_end_mono_ns())));
+    }
+    s->set_records(Count32(static_cast<std::uint64_t>(f.processes_size())));
+    s->set_processes(Count32(table.size()));
     std::uint64_t unidentified = 0;
     for (const ProcessView& p : table) unidentified += p.has_identity() ? 0 : 1;
-    s->set_unidentified(unidentified);
-    s->set_truncated_reads(TruncatedReads(f));
-    s->set_bytes_read(f.bytes_read());
+    s->set_unidentified(Count32(unidentified));
+    s->set_truncated_reads(Count32(TruncatedReads(f)));
+    s->set_bytes_read(static_cast<double>(f.bytes_read()));
     s->set_complete(f.complete());
     s->set_cut_by_bounds(f.cut_by_bounds());
     s->set_cut_reason(Printable(f.cut_reason()));
     s->set_before_resolution(-1);
     for (std::size_t r = 0; r < snap.resolutions.size(); ++r) {
       if (f.complete() && snap.resolutions[r].start_mono_ns() >= f.scan_end_mono_ns()) {
-        s->set_before_resolution(static_cast<std::int64_t>(r));
+        s->set_before_resolution(Int32(static_cast<std::int64_t>(r)));
         break;
       }
     }
     processes += static_cast<std::uint64_t>(f.processes_size());
+    if (filter.any()) {
+      v1::ShowReport::Selection* chosen = s->mutable_selected();
+      for (const ProcessView& p : table) {
+        if (!Selects(filter, p)) continue;
+        *chosen->add_processes() = Summarize(p, h.host().clock_ticks_per_second());
+        ++selected;
+      }
+    }
   }
-  report.set_processes(processes);
-  report.set_observations(snap.observations.size());
+  report.set_processes(Count32(processes));
+  if (filter.any()) {
+    *report.mutable_filter() = FilterMessage(filter);
+    report.set_selected(Count32(selected));
+  }
+  report.set_observations(Count32(snap.observations.size()));
   for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {
     *report.add_resolutions() =
         SummarizeResolution(snap.resolutions[i], i, snap.observations.size(), h);
   }
   for (const v1::RootFingerprint& f : snap.fingerprints) {
-    *report.add_fingerprints() = SummarizeFingerprint(f, h);
+    *report.add_fingerprints() = ToSummary(f, h.host().boot_id());
   }
   // The command line that wrote the file (`--token VALUE`) and any other byte
   // shown: the token's length at most, never its value.

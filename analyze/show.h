@@ -8,8 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "analyze/filter.h"
 #include "format/format_error.h"
 #include "format/reader.h"
+#include "proto/summary.h"
 #include "views.pb.h"
 
 namespace proctape {
@@ -20,19 +22,16 @@ inline constexpr std::uint64_t kInitialPidNsInode = 4026531836;
 
 // `error` is what ReadSnapshot returned; `name` the file as the user gave it.
 // Tokens and kept environment values are never copied into the report: only
-// variable names and lengths.
+// variable names and lengths. With a `filter` (--pid, --uid, --comm), each
+// frame lists the processes it selects.
 v1::ShowReport BuildShow(const Snapshot& snapshot, const FormatError& error,
-                         const std::string& name);
+                         const std::string& name, const ProcessFilter& filter = {});
 
 // The text form, one fact per line; the last line says whether the file is
 // intact or where it is damaged (analyze/show_render.cc).
 std::string RenderShow(const v1::ShowReport& report);
 
-// Shared by the report and its text form.
-// Text proctape composed, read back from an untrusted file: printable ASCII
-// as is (backslashes too: such text may already hold escapes), other bytes
-// as \xNN.
-std::string Printable(std::string_view text);
+// Shared by the report and its text form (Printable: proto/summary.h).
 // b - a in nanoseconds, or 0 when it would overflow or be negative.
 std::int64_t Span(std::int64_t a, std::int64_t b);
 

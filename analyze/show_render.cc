@@ -4,13 +4,11 @@
 #include <string_view>
 
 #include "analyze/show.h"
-#include "analyze/tree.h"
+#include "analyze/process_text.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
 namespace {
-
-std::string Escaped(std::string_view bytes) { return EscapeBytes(bytes, bytes.size()); }
 
 // "5.114 ms".
 std::string Ms(std::int64_t ns) {
@@ -32,12 +30,12 @@ std::string Seconds(std::int64_t ns) {
   return buf;
 }
 
-std::string StatusText(const v1::Verdict& v) {
+std::string StatusText(const v1::VerdictSummary& v) {
   std::string name = v1::Verdict::Status_Name(v.status());
   return name.empty() ? "status " + std::to_string(v.status()) : name;
 }
 
-std::string LivenessText(const v1::LivenessVerdict& v) {
+std::string LivenessText(const v1::LivenessSummary& v) {
   std::string name = v1::LivenessVerdict::Status_Name(v.status());
   std::string out = name.empty() ? "status " + std::to_string(v.status()) : name;
   if (v.status() == v1::LivenessVerdict::ERROR) {
@@ -77,6 +75,7 @@ std::string RenderShow(const v1::ShowReport& r) {
     return has ? Quoted(escaped) : std::string("unknown");
   };
   auto number = [](bool has, std::int64_t v) { return has ? std::to_string(v) : "unknown"; };
+  auto size = [](bool has, double v) { return has ? IntegerText(v) : "unknown"; };
   out += "host: " + text(r.has_hostname(), r.hostname()) + ", kernel " +
          text(r.has_kernel_release(), r.kernel_release()) + ", boot_id " +
          text(r.has_boot_id(), r.boot_id()) + "\n";
@@ -84,7 +83,7 @@ std::string RenderShow(const v1::ShowReport& r) {
          (r.has_clock_ticks_per_second()
               ? std::to_string(r.clock_ticks_per_second()) + " clock ticks per second"
               : std::string("clock ticks per second unknown")) +
-         ", page size " + number(r.has_page_size(), r.page_size()) + "\n";
+         ", page size " + size(r.has_page_size(), r.page_size()) + "\n";
   out += "capture: started " +
          (r.capture_start_utc().empty() ? std::string("at an unknown time") : r.capture_start_utc()) +
          " (monotonic " + Seconds(r.capture_start_mono_ns()) + ")";
@@ -106,10 +105,10 @@ std::string RenderShow(const v1::ShowReport& r) {
            ": every pid in this file is a pid of that namespace)\n";
   }
   if (r.has_bounds()) {
-    const v1::Bounds& b = r.bounds();
+    const v1::BoundsSummary& b = r.bounds();
     std::string bounds;
-    auto add = [&bounds](const char* key, std::uint64_t v) {
-      if (v != 0) bounds += std::string(bounds.empty() ? "" : ", ") + key + " " + std::to_string(v);
+    auto add = [&bounds](const char* key, double v) {
+      if (v != 0) bounds += std::string(bounds.empty() ? "" : ", ") + key + " " + IntegerText(v);
     };
     add("max_proc_entries", b.max_proc_entries());
     add("max_nodes", b.max_nodes());
@@ -126,7 +125,7 @@ std::string RenderShow(const v1::ShowReport& r) {
   for (int i = 0; i < r.kept_entries_size(); ++i) {
     const auto& k = r.kept_entries(i);
     out += (i == 0 ? "; kept verbatim: " : ", ") + k.name() + " (a value of " +
-           std::to_string(k.value_bytes()) + " bytes, not shown)";
+           Plural(k.value_bytes(), "byte", "bytes") + ", not shown)";
   }
   out += "\n";
   if (!r.warning().empty()) out += "WARNING: " + r.warning() + "\n";
@@ -137,15 +136,16 @@ std::string RenderShow(const v1::ShowReport& r) {
     out += "  frame " + std::to_string(f.position()) + ": " +
            Plural(f.processes(), "process", "processes");
     if (f.records() != f.processes()) {
-      out += " (" + std::to_string(f.records() - f.processes()) + " duplicate records)";
+      out += " (" +
+             Plural(f.records() - f.processes(), "duplicate record", "duplicate records") + ")";
     }
     if (f.unidentified() > 0) out += ", " + std::to_string(f.unidentified()) + " without identity";
     if (f.complete()) {
-      out += ", scan " + Ms(f.scan_ns());
+      out += ", scan " + Ms(AsInt64(f.scan_ns()));
     } else {
       out += ", INCOMPLETE (the capture stopped inside it)";
     }
-    out += ", " + std::to_string(f.bytes_read()) + " bytes read";
+    out += ", " + Plural(AsUint64(f.bytes_read()), "byte", "bytes") + " read";
     if (f.truncated_reads() > 0) {
       out += ", " + Plural(f.truncated_reads(), "read", "reads") + " truncated at its bound";
     }
@@ -157,6 +157,15 @@ std::string RenderShow(const v1::ShowReport& r) {
       out += ", after the last resolution";
     }
     out += "\n";
+    // A filter's selection, one process a line, as 'proctape tree' prints it.
+    for (const v1::ProcessSummary& p : f.selected().processes()) {
+      out += "    " + std::to_string(p.pid()) + " " + ProcessFacts(p) + "\n";
+    }
+    if (f.has_selected() && f.selected().processes().empty()) out += "    (none selected)\n";
+  }
+  if (r.has_selected()) {
+    out += "selected: " + Plural(r.selected(), "process", "processes") + " (" +
+           FilterText(r.filter()) + ")\n";
   }
   out += "tape: " + Plural(r.observations(), "observation", "observations") + "\n";
   out += "resolutions: " + std::to_string(r.resolutions_size()) + "\n";
@@ -169,8 +178,8 @@ std::string RenderShow(const v1::ShowReport& r) {
       } else if (s.fingerprint_on_tape()) {
         out += " (fingerprinted late, on the tape: a restarted root cannot be detected)";
       }
-      out += ", token " + s.token_var() + " (" + std::to_string(s.token_bytes()) +
-             " bytes, not shown), argv";
+      out += ", token " + s.token_var() + " (" + Plural(s.token_bytes(), "byte", "bytes") +
+             ", not shown), argv";
       for (const std::string& a : s.argv()) out.append(" ").append(Quoted(a));
       out += ", exe " + Quoted(s.exe_path()) + " " + ExeText(s.exe_identity()) + "\n";
       if (s.has_fingerprint()) out += "    fingerprint: " + FingerprintText(s.fingerprint()) + "\n";
@@ -180,7 +189,7 @@ std::string RenderShow(const v1::ShowReport& r) {
       out += "no request recorded\n";
     }
     if (s.has_verdict()) {
-      const v1::Verdict& v = s.verdict();
+      const v1::VerdictSummary& v = s.verdict();
       out += "    verdict: " + StatusText(v);
       if (v.status() == v1::Verdict::RESOLVED) {
         out += " host pid " + std::to_string(v.pid()) + ", start tick " +
@@ -190,13 +199,13 @@ std::string RenderShow(const v1::ShowReport& r) {
         out += (m == 0 ? ", matches " : " ") + std::to_string(v.matches(m));
       }
       out += ", " + Plural(v.attempts(), "attempt", "attempts") + ", " +
-             std::to_string(v.bytes_read()) + " bytes read";
+             Plural(AsUint64(v.bytes_read()), "byte", "bytes") + " read";
       if (!v.detail().empty()) out += ": " + Printable(v.detail());
       out += "\n";
     } else if (s.has_liveness_verdict()) {
-      const v1::LivenessVerdict& v = s.liveness_verdict();
+      const v1::LivenessSummary& v = s.liveness_verdict();
       out += "    verdict: " + LivenessText(v);
-      if (!v.state().empty()) out += " (state " + Escaped(v.state()) + ")";
+      if (!v.state().empty()) out += " (state " + v.state() + ")";
       if (!v.detail().empty()) out += ": " + Printable(v.detail());
       out += "\n";
     } else {
@@ -219,7 +228,7 @@ std::string RenderShow(const v1::ShowReport& r) {
     }
   }
   if (r.intact()) {
-    out += "damage: none (" + std::to_string(r.chunks()) + " chunks, footer present)\n";
+    out += "damage: none (" + Plural(r.chunks(), "chunk", "chunks") + ", footer present)\n";
   } else {
     out += "damage: " + r.error_kind() + ": " + r.error() + " (everything above was read before it)\n";
   }

@@ -1,52 +1,19 @@
 #include "analyze/tree.h"
 
-#include "replay/token_mask.h"
-
-#include <cstring>
 #include <map>
 #include <vector>
 
 #include "core/proc_parse.h"
-#include "proto/convert.h"
+#include "proto/summary.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
 
-constexpr std::size_t kArgTextMax = 256;    // characters of one argv element in text
-constexpr int kArgTextCount = 32;           // argv elements in text
 constexpr std::uint32_t kMaxIndent = 100;   // tree levels drawn in text
 
 std::string KernelThreads(std::uint64_t n) {
-  return std::to_string(n) + (n == 1 ? " kernel thread" : " kernel threads");
-}
-
-std::string ErrnoText(int err) {
-  const char* name = strerrorname_np(err);
-  return name != nullptr ? std::string(name) : "errno " + std::to_string(err);
-}
-
-// Escaped text quoted, cut at `max` characters (never inside a \xNN escape)
-// with "..." after the closing quote.
-std::string QuotedCut(const std::string& escaped, std::size_t max) {
-  if (escaped.size() <= max) return Quoted(escaped);
-  std::size_t at = max;
-  for (std::size_t back = 1; back <= 3 && back <= at; ++back) {
-    if (escaped[at - back] == '\\') {
-      at -= back;
-      break;
-    }
-  }
-  return Quoted(escaped.substr(0, at)) + "...";
-}
-
-template <typename T>
-std::string Joined(const T& values) {
-  std::string out;
-  for (const auto& v : values) {
-    if (!out.empty()) out += ",";
-    out += std::to_string(v);
-  }
-  return out;
+  return Plural(n, "kernel thread", "kernel threads");
 }
 
 // (pid, start tick) of a resolution's RESOLVED verdict, if it has one.
@@ -91,94 +58,52 @@ std::map<std::int64_t, std::vector<std::string>> ResolutionMarks(
   return marks;
 }
 
+// With a filter: keeps the nodes of the processes it selects (--pid: that
+// process and its descendants) and of their ancestors, these as context.
+// `drawn` is the table index of each node, in order.
+void KeepSelected(const std::vector<ProcessView>& table, const std::vector<std::size_t>& parent,
+                  const std::vector<std::vector<std::size_t>>& children,
+                  const std::vector<std::size_t>& drawn, const ProcessFilter& filter,
+                  v1::TreeReport* report) {
+  const std::size_t n = table.size();
+  std::vector<bool> in_scope(n, !filter.pid.has_value());
+  if (filter.pid) {
+    const std::map<std::int64_t, std::size_t> index = IndexByPid(table);
+    auto it = index.find(*filter.pid);
+    std::vector<std::size_t> todo;
+    if (it != index.end()) todo.push_back(it->second);
+    while (!todo.empty()) {  // each index once: parent loops end here
+      const std::size_t i = todo.back();
+      todo.pop_back();
+      if (in_scope[i]) continue;
+      in_scope[i] = true;
+      for (std::size_t c : children[i]) todo.push_back(c);
+    }
+  }
+  std::vector<bool> selected(n, false);
+  std::vector<bool> keep(n, false);
+  std::uint32_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!in_scope[i] || !MatchesFacts(filter, table[i])) continue;
+    selected[i] = true;
+    ++count;
+    // Its ancestors, up to one already kept (each once: loops end).
+    for (std::size_t a = i; a != SIZE_MAX && !keep[a]; a = parent[a]) keep[a] = true;
+  }
+  google::protobuf::RepeatedPtrField<v1::TreeReport::Node> kept;
+  for (int k = 0; k < report->nodes_size(); ++k) {
+    const std::size_t i = drawn[static_cast<std::size_t>(k)];
+    if (!keep[i]) continue;
+    v1::TreeReport::Node* node = report->mutable_nodes(k);
+    node->set_context(!selected[i]);
+    kept.Add(std::move(*node));
+  }
+  report->mutable_nodes()->Swap(&kept);
+  *report->mutable_filter() = FilterMessage(filter);
+  report->set_selected(count);
+}
+
 }  // namespace
-
-v1::ProcessSummary Summarize(const ProcessView& p, std::int64_t clock_ticks_per_second) {
-  v1::ProcessSummary s;
-  s.set_pid(p.pid);
-  if (p.stat) {
-    s.set_identified(true);
-    s.set_start_ticks(p.stat->start_ticks);
-    s.set_comm(EscapeBytes(p.stat->comm, p.stat->comm.size()));
-    s.set_state(EscapeBytes(std::string_view(&p.stat->state, 1)));
-    s.set_ppid(p.stat->ppid);
-    s.set_pgrp(p.stat->pgrp);
-    s.set_session(p.stat->session);
-    if (clock_ticks_per_second >= 1 && clock_ticks_per_second <= 1'000'000) {
-      const auto hz = static_cast<std::uint64_t>(clock_ticks_per_second);
-      const std::uint64_t hundredths = (p.stat->start_ticks % hz) * 100 / hz;
-      s.set_start_seconds(std::to_string(p.stat->start_ticks / hz) + "." +
-                          (hundredths < 10 ? "0" : "") + std::to_string(hundredths));
-    }
-  } else {
-    s.set_problem(EscapeBytes(p.stat_problem));
-  }
-  for (std::int64_t v : p.nspid) s.add_nspid(v);
-  for (std::uint32_t v : p.uids) s.add_uids(v);
-  *s.mutable_exe() = ToProto(p.exe);
-  s.set_argv_read(p.cmdline_ok);
-  if (!p.cmdline_ok && p.record != nullptr) s.set_argv_err(p.record->cmdline().err());
-  for (const std::string& a : p.argv) s.add_argv(EscapeBytes(a, a.size()));
-  s.set_kernel_thread(p.kernel_thread);
-  return s;
-}
-
-std::string Quoted(const std::string& escaped) {
-  std::string out = "\"";
-  for (char c : escaped) {
-    if (c == '"') {
-      out += "\\x22";
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string IdentityText(std::int64_t pid, std::uint64_t start_ticks) {
-  return std::to_string(pid) + "@" + std::to_string(start_ticks);
-}
-
-std::string ProcessFacts(const v1::ProcessSummary& p) {
-  std::string out;
-  if (p.identified()) {
-    out = Quoted(p.comm()) + " " + p.state();
-    if (p.kernel_thread()) out += " kthread";
-    out += " ppid=" + std::to_string(p.ppid()) + " pgrp=" + std::to_string(p.pgrp()) +
-           " sid=" + std::to_string(p.session()) + " start=" + std::to_string(p.start_ticks());
-    if (!p.start_seconds().empty()) out += " (" + p.start_seconds() + "s)";
-  } else {
-    out = "no identity (" + p.problem() + ")";
-  }
-  out += " uid=" + (p.uids().empty() ? std::string("?") : std::to_string(p.uids(0)));
-  out += " nspid=" + (p.nspid().empty() ? std::string("?") : Joined(p.nspid()));
-  out += " exe=" + ExeText(p.exe());
-  out += " argv=" + ArgvText(p);
-  return out;
-}
-
-std::string ExeText(const v1::FileIdentity& id) {
-  if (id.err() != 0) return "unreadable(" + ErrnoText(id.err()) + ")";
-  return std::to_string(id.dev()) + ":" + std::to_string(id.ino());
-}
-
-std::string ArgvText(const v1::ProcessSummary& p) {
-  std::string out;
-  if (!p.argv_read()) {
-    out += "unreadable(" + ErrnoText(p.argv_err()) + ")";
-  } else if (p.argv().empty()) {
-    out += "empty";
-  } else {
-    for (int i = 0; i < p.argv_size() && i < kArgTextCount; ++i) {
-      if (i > 0) out += " ";
-      out += QuotedCut(p.argv(i), kArgTextMax);
-    }
-    if (p.argv_size() > kArgTextCount) {
-      out += " ...(" + std::to_string(p.argv_size() - kArgTextCount) + " more)";
-    }
-  }
-  return out;
-}
 
 std::optional<std::int64_t> DerivedMarker(const Snapshot& snapshot, std::string* source) {
   const v1::Header& h = snapshot.header;
@@ -217,11 +142,11 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
 
   v1::TreeReport report;
   report.set_file(name);
-  report.set_frame(options.frame);
-  report.set_frames(snapshot.frames.size());
+  report.set_frame(Count32(options.frame));
+  report.set_frames(Count32(snapshot.frames.size()));
   report.set_frame_complete(frame.complete());
-  report.set_processes(table.size());
-  report.set_root(options.root);
+  report.set_processes(Count32(table.size()));
+  report.set_root(Int32(options.root));
 
   // Parent links: a process whose parent is absent (or itself) is a root.
   const std::size_t n = table.size();
@@ -260,14 +185,16 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
   }
   std::map<std::int64_t, std::vector<std::string>> marks = ResolutionMarks(snapshot, table);
   if (marker) {
-    report.set_marker(*marker);
+    report.set_marker(Int32(*marker));
     report.set_marker_source(marker_source);
     report.set_marker_in_frame(index.count(*marker) > 0);
     marks[*marker].push_back("marker " + std::to_string(*marker) + " names this host pid");
   }
 
   // Depth first, iteratively (a hostile file may chain 65,536 parents).
+  const bool fold = !options.kernel && !options.filter.any();
   std::vector<bool> visited(n, false);
+  std::vector<std::size_t> drawn;  // the table index of each node
   std::uint64_t folded_total = 0;
   auto walk = [&](std::size_t start, bool cycle) {
     struct Item {
@@ -282,15 +209,16 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
       visited[item.i] = true;
       const ProcessView& p = table[item.i];
       v1::TreeReport::Node* node = report.add_nodes();
+      drawn.push_back(item.i);
       *node->mutable_process() = Summarize(p, hz);
       node->set_depth(item.depth);
-      if (item.depth > 0) node->set_parent(table[parent[item.i]].pid);
+      if (item.depth > 0) node->set_parent(Int32(table[parent[item.i]].pid));
       if (cycle && item.depth == 0) node->add_marks("its parent links loop back to it");
       for (const std::string& m : marks[p.pid]) node->add_marks(m);
       std::vector<std::size_t> shown;
       for (std::size_t c : children[item.i]) {
         if (visited[c]) continue;
-        if (!options.kernel && p.kernel_thread && table[c].kernel_thread) {
+        if (fold && p.kernel_thread && table[c].kernel_thread) {
           // Folded: c and everything beneath it, counted.
           std::vector<std::size_t> hide{c};
           std::uint64_t count = 0;
@@ -302,7 +230,7 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
             ++count;
             for (std::size_t g : children[h]) hide.push_back(g);
           }
-          node->set_folded_kernel_threads(node->folded_kernel_threads() + count);
+          node->set_folded_kernel_threads(Count32(node->folded_kernel_threads() + count));
           folded_total += count;
         } else {
           shown.push_back(c);
@@ -319,7 +247,10 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
       if (!visited[i]) walk(i, true);
     }
   }
-  report.set_folded_kernel_threads(folded_total);
+  report.set_folded_kernel_threads(Count32(folded_total));
+  if (options.filter.any()) {
+    KeepSelected(table, parent, children, drawn, options.filter, &report);
+  }
   if (marker) {
     for (const v1::TreeReport::Node& node : report.nodes()) {
       if (node.process().pid() == *marker) report.set_marker_shown(true);
@@ -331,10 +262,13 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
   return report;
 }
 
-std::string RenderTree(const v1::TreeReport& r) {
+namespace {
+
+// RenderTree's lines, whole.
+std::string RenderTreeLines(const v1::TreeReport& r) {
   std::string out = r.file() + ": frame " + std::to_string(r.frame()) + " of " +
-                    std::to_string(r.frames()) + ", " + std::to_string(r.processes()) +
-                    " processes";
+                    std::to_string(r.frames()) + ", " +
+                    Plural(r.processes(), "process", "processes");
   if (!r.frame_complete()) out += ", incomplete (the capture stopped inside this frame)";
   if (r.root() != 0) out += ", the subtree of " + std::to_string(r.root());
   out += "\n";
@@ -363,7 +297,14 @@ std::string RenderTree(const v1::TreeReport& r) {
       if (d > kMaxIndent) line += "[depth " + std::to_string(d) + "] ";
       line += open[d] ? "|-" : "`-";
     }
-    line += std::to_string(node.process().pid()) + " " + ProcessFacts(node.process());
+    const v1::ProcessSummary& p = node.process();
+    if (node.context()) {
+      // Not selected: only where it stands, as the path to what is.
+      line += std::to_string(p.pid()) + (p.identified() ? " " + Quoted(p.comm()) : "") +
+              " (context)";
+    } else {
+      line += std::to_string(p.pid()) + " " + ProcessFacts(p);
+    }
     if (node.folded_kernel_threads() > 0) {
       line += " [+" + KernelThreads(node.folded_kernel_threads()) + " folded]";
     }
@@ -371,6 +312,11 @@ std::string RenderTree(const v1::TreeReport& r) {
       line += (m == 0 ? "  <= " : "; ") + node.marks(m);
     }
     out += line + "\n";
+  }
+  if (r.has_selected()) {
+    // The filter as given; its --pid selects a subtree here.
+    out += "selected: " + Plural(r.selected(), "process", "processes") + " (" +
+           FilterText(r.filter(), true) + ")\n";
   }
   if (r.folded_kernel_threads() > 0) {
     out += "(" + KernelThreads(r.folded_kernel_threads()) + " folded; --kernel shows them)\n";
@@ -386,6 +332,26 @@ std::string RenderTree(const v1::TreeReport& r) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string RenderTree(const v1::TreeReport& r, std::size_t width) {
+  const std::string out = RenderTreeLines(r);
+  if (width < 2) return out;
+  std::string fitted;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    std::size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    if (end - start > width) {
+      fitted.append(out, start, width - 1).append(">\n");
+    } else {
+      fitted.append(out, start, end - start).append("\n");
+    }
+    start = end + 1;
+  }
+  return fitted;
 }
 
 }  // namespace proctape

@@ -1,42 +1,22 @@
 // `proctape tree`: the process forest of one frame, like `pstree -p`, with
 // each process's identity (host pid, start tick) and the facts that tell
-// processes apart; and the one-line process description the views share.
-// Every byte a host controls is escaped before it is printed (EscapeBytes),
-// so a hostile name cannot forge lines or terminal escapes.
+// processes apart (analyze/process_text.h: the one-line process description
+// the views share). Every byte a host controls is escaped before it is
+// printed (EscapeBytes), so a hostile name cannot forge lines or terminal
+// escapes.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "analyze/filter.h"
 #include "analyze/process_table.h"
+#include "analyze/process_text.h"
 #include "format/reader.h"
 #include "views.pb.h"
 
 namespace proctape {
-
-// One process as the views print and export it. `clock_ticks_per_second`
-// (Header.host) gives start_seconds; out of 1..1,000,000 it is unknown.
-v1::ProcessSummary Summarize(const ProcessView& process, std::int64_t clock_ticks_per_second);
-
-// An escaped string between double quotes, its own quotes as \x22: the quote
-// marks delimit it unambiguously.
-std::string Quoted(const std::string& escaped);
-
-// A process's facts on one line, after its pid:
-//   "sleep" S ppid=214 pgrp=214 sid=0 start=1310656 (13106.56s) uid=0 nspid=215,1
-//   exe=65024:248056 argv="/bin/sleep" "120"
-// (one line; wrapped here). argv elements are cut at 256 characters and after
-// 32 elements in this form, never in JSON.
-std::string ProcessFacts(const v1::ProcessSummary& process);
-
-// The parts of ProcessFacts: argv ("/bin/sleep" "120", empty,
-// unreadable(ESRCH)) and an executable identity (65024:248056, unreadable(ENOENT)).
-std::string ArgvText(const v1::ProcessSummary& process);
-std::string ExeText(const v1::FileIdentity& identity);
-
-// "215@1310656": the identity as the views print it.
-std::string IdentityText(std::int64_t pid, std::uint64_t start_ticks);
 
 // The marker value a `proctape lab` recording implies: the innermost NSpid of
 // the process its first RESOLVED resolution found (what the lab's shell wrote
@@ -49,6 +29,10 @@ struct TreeOptions {
   std::int64_t root = 0;               // show only this pid's subtree; 0: all
   std::optional<std::int64_t> marker;  // the marker's value; nullopt: derive
   bool kernel = false;                 // show kernel threads instead of folding them
+  // --pid (its subtree), --uid, --comm: only the processes it selects are
+  // drawn, beneath their ancestors as context lines; with a filter, kernel
+  // threads are not folded (the filter narrows the tree).
+  ProcessFilter filter;
 };
 
 // The tree of one frame; nullopt (with a one-line *error) when the frame or
@@ -57,7 +41,10 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
                                         const TreeOptions& options, std::string* error);
 
 // The text form: a heading, one line per process drawn with ASCII connectors
-// ("|-", "`-"), the marks after "<=", then the marker line.
-std::string RenderTree(const v1::TreeReport& report);
+// ("|-", "`-"), the marks after "<=" (a context line: its pid and comm,
+// "(context)"), the selection line of a filter, then the marker line. With a
+// `width` (a terminal's columns), a longer line is cut to it and ends with
+// '>'; 0 never cuts.
+std::string RenderTree(const v1::TreeReport& report, std::size_t width = 0);
 
 }  // namespace proctape

@@ -24,6 +24,8 @@
 #include "core/proc_parse.h"
 #include "format/interrupt.h"
 #include "format/writer.h"
+#include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -56,26 +58,6 @@ std::string FileNameSafe(const std::string& name) {
     out.push_back(ok ? c : '_');
   }
   if (out.empty() || out[0] == '.') out.insert(0, "host");
-  return out;
-}
-
-// A JSON string literal: control bytes, quote and backslash escaped; other
-// bytes as they are.
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out.append(buf);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  out.push_back('"');
   return out;
 }
 
@@ -264,25 +246,28 @@ int RunCapture(const CaptureOptions& o) {
   FILE* out = to_stdout ? stderr : stdout;
   const std::string shown = to_stdout ? "standard output" : path;
   if (o.json) {
-    std::fprintf(out,
-                 "{\"file\":%s,\"frames\":%" PRIu64 ",\"processes\":%" PRIu64
-                 ",\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64
-                 ",\"elapsed_ns\":%" PRId64 ",\"frames_cut\":%" PRIu64 ",\"cut_reason\":%s"
-                 ",\"environ\":%s}\n",
-                 JsonString(shown).c_str(), totals.frames, totals.processes, totals.bytes_read,
-                 writer->bytes_written(), elapsed_ns, totals.frames_cut,
-                 JsonString(totals.last_cut).c_str(),
-                 scan.keep_environ ? "\"kept\"" : "\"redacted\"");
+    v1::CaptureReport report;
+    report.set_file(EscapedText(shown));
+    report.set_frames(Count32(totals.frames));
+    report.set_processes(Count32(totals.processes));
+    report.set_bytes_read(static_cast<double>(totals.bytes_read));
+    report.set_bytes_written(static_cast<double>(writer->bytes_written()));
+    report.set_elapsed_ns(static_cast<double>(elapsed_ns));
+    report.set_frames_cut(Count32(totals.frames_cut));
+    report.set_cut_reason(Printable(totals.last_cut));
+    report.set_environ(scan.keep_environ ? "kept" : "redacted");
+    std::fprintf(out, "%s\n", ToJson(report).c_str());
   } else {
-    std::fprintf(out,
-                 "wrote %s: %" PRIu64 " frame%s, %" PRIu64 " processes, %" PRIu64
-                 " bytes read, %" PRIu64 " bytes written, %.3f s\n",
-                 EscapeBytes(shown, 4096).c_str(), totals.frames, totals.frames == 1 ? "" : "s",
-                 totals.processes, totals.bytes_read, writer->bytes_written(),
+    // The process records are summed over the frames.
+    std::fprintf(out, "wrote %s: %s, %s, %s read, %s written, %.3f s\n",
+                 EscapeBytes(shown, 4096).c_str(), Plural(totals.frames, "frame", "frames").c_str(),
+                 Plural(totals.processes, "process record", "process records").c_str(),
+                 Plural(totals.bytes_read, "byte", "bytes").c_str(),
+                 Plural(writer->bytes_written(), "byte", "bytes").c_str(),
                  static_cast<double>(elapsed_ns) / 1e9);
     if (totals.frames_cut > 0) {
-      std::fprintf(out, "  %" PRIu64 " frame%s cut by a bound (%s)\n", totals.frames_cut,
-                   totals.frames_cut == 1 ? "" : "s", totals.last_cut.c_str());
+      std::fprintf(out, "  %s cut by a bound (%s)\n",
+                   Plural(totals.frames_cut, "frame", "frames").c_str(), totals.last_cut.c_str());
     }
   }
   if (scan.keep_environ) {

@@ -28,6 +28,10 @@ struct DiffOptions {
   bool force = false;
   bool all = false;  // list each process outside the other frame's scope
   bool json = false;
+  ProcessFilter filter;  // --pid, --uid, --comm when given
+  std::int64_t pid = 0;
+  std::uint32_t uid = 0;
+  std::string comm;
 };
 
 int Usage(const std::string& message) { return Fail(kExitUsage, message); }
@@ -56,6 +60,7 @@ int RunDiff(DiffOptions o) {
     const FormatError error = ReadSnapshot(o.files[k], &snapshots[k]);
     names[k] = EscapeBytes(o.files[k], 4096);
     if (error.ok()) continue;
+    // Said first; the status is the damage's, also when the diff is made.
     Fail(ExitCodeFor(error.kind),
          names[k] + ": " + EscapeBytes(error.message) +
              (snapshots[k].frames.empty() ? "" : " (the frames before the damage are used)"));
@@ -70,20 +75,21 @@ int RunDiff(DiffOptions o) {
   DiffSide side_a{&a, names[0], o.frame_a.value_or(two ? LastFrame(a) : 0)};
   DiffSide side_b{&b, names[two ? 1 : 0], o.frame_b.value_or(two ? 0 : LastFrame(b))};
   std::string why;
-  std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &why);
-  if (!report) {
-    return Fail(damage != kExitOk ? damage : kExitUsage, why);
-  }
+  std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &why, o.filter);
+  if (!report) return Fail(damage != kExitOk ? damage : kExitUsage, why);
   if (report->different_boots() && !o.force) {
     return Usage(report->warnings(0) + " (--force compares them anyway)");
   }
-  for (const std::string& w : report->warnings()) {
-    Warn(w);
-  }
+  for (const std::string& w : report->warnings()) Warn(w);
   if (o.json) {
     std::printf("%s\n", ToJson(*report).c_str());
   } else {
     std::fputs(RenderDiff(*report, o.all).c_str(), stdout);
+  }
+  if (report->has_filter() && report->selected_a() + report->selected_b() == 0) {
+    std::fflush(stdout);
+    return Fail(kExitNotFound,
+                FilterText(report->filter()) + " selects no process in either frame");
   }
   return damage;
 }
@@ -112,7 +118,10 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
       "Processes are printed as 'proctape tree' prints them. Start ticks count from boot:\n"
       "frames of different boots (the files' boot ids differ) are refused with exit status\n"
       "2 unless --force. A damaged file's complete frames are used; the exit status is then\n"
-      "the damage's (10-16).");
+      "the damage's (10-16).\n\n"
+      "--pid, --uid and --comm compare only the processes they select (all of them, when\n"
+      "several are given) in A or in B; the changes and counts are theirs. A filter that\n"
+      "selects nothing in either frame exits 5.");
   sub->add_option("FILE", o->files, "one .ptape file (two of its frames) or two; - for "
                                      "standard input")
       ->required()
@@ -125,6 +134,14 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
   CLI::Option* fb =
       AddUnsigned(sub, "--frame-b", *frame_b, 0, 4294967295, "the frame of B, counted from 0");
   sub->add_flag("--force", o->force, "compare frames of different boots all the same");
+  CLI::Option* pid =
+      AddSigned(sub, "--pid", o->pid, 1, kMaxPidValue, "compare only this pid", "PID");
+  CLI::Option* uid = AddUnsigned(sub, "--uid", o->uid, 0, 4294967294,
+                                 "compare only the processes of this real uid", "UID");
+  CLI::Option* comm = sub->add_option("--comm", o->comm,
+                                      "compare only the processes whose command name (stat "
+                                      "field 2) is exactly this, byte for byte")
+                          ->type_name("NAME");
   sub->add_flag("--all", o->all,
                 "list each process outside the other frame's scope (a --root capture beside a "
                 "whole host), not only how many");
@@ -135,8 +152,12 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
                           "  proctape diff failure.ptape --frames 1 2\n"
                           "  proctape diff before.ptape after.ptape\n"
                           "  proctape diff a.ptape b.ptape --frame-a 0 --frame-b 3 --json\n\n") +
-              ExitStatusFooter("0, 2 usage error (frames of different boots without --force), 10-16 damaged file"));
-  sub->callback([o, frame_a, frame_b, fa, fb, exit_code] {
+              ExitStatusFooter("0, 2 usage error (frames of different boots without --force), 5 "
+                               "the filter selects no process, 10-16 damaged file"));
+  sub->callback([o, frame_a, frame_b, fa, fb, pid, uid, comm, exit_code] {
+    if (pid->count() > 0) o->filter.pid = o->pid;
+    if (uid->count() > 0) o->filter.uid = o->uid;
+    if (comm->count() > 0) o->filter.comm = o->comm;
     if (fa->count() > 0) o->frame_a = *frame_a;
     if (fb->count() > 0) o->frame_b = *frame_b;
     *exit_code = RunDiff(*o);

@@ -56,4 +56,15 @@ void Warn(const std::string& message) {
   }
 }
 
+void Note(const std::string& message) {
+  if (ErrorModeOf().json) {
+    v1::ErrorReport report;
+    report.set_command(ErrorModeOf().command);
+    report.set_note(OneLine(message));
+    std::fprintf(stderr, "%s\n", ToJson(report).c_str());
+  } else {
+    std::fprintf(stderr, "proctape: note: %s\n", OneLine(message).c_str());
+  }
+}
+
 }  // namespace proctape

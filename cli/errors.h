@@ -20,5 +20,8 @@ bool JsonErrors();
 int Fail(int status, const std::string& message);
 // A warning: "proctape: warning: MESSAGE" (JSON mode: {"warning": ...}).
 void Warn(const std::string& message);
+// A note on how to read the output: "proctape: note: MESSAGE" (JSON mode:
+// {"note": ...}).
+void Note(const std::string& message);
 
 }  // namespace proctape

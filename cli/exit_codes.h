@@ -15,7 +15,7 @@ enum ExitCode : int {
   kExitUsage = 2,            // bad command line or invalid request
   kExitDead = 3,             // liveness DEAD
   kExitIdentityChanged = 4,  // ROOT_RESTARTED, PID_REUSED, ANCESTRY_CHANGED, EXE_MISMATCH
-  kExitNotFound = 5,         // MISSING_ROOT, NO_MATCH, TOKEN_MISMATCH
+  kExitNotFound = 5,         // MISSING_ROOT, NO_MATCH, TOKEN_MISMATCH; a view's filter: nothing
   kExitAmbiguous = 6,        // MULTIPLE_MATCHES
   kExitBadEvidence = 7,      // DUPLICATE_RECORD, MALFORMED_RECORD, CYCLE, UNREADABLE
   kExitBound = 8,            // ENTRY/NODE/DEPTH/FILE_BOUND, BYTE_BUDGET, DEADLINE

@@ -46,7 +46,7 @@ int RunExplain(const ExplainOptions& o) {
   }
   if (o.check && *o.check >= n) {
     return Fail(kExitUsage, "--check " + std::to_string(*o.check) + ": " + name + " holds " +
-                                std::to_string(n) + " recorded check" + (n == 1 ? "" : "s") +
+                                Plural(n, "recorded check", "recorded checks") +
                                 " (0.." + std::to_string(n - 1) + ")");
   }
   v1::Explanation e =
@@ -82,7 +82,8 @@ void RegisterExplain(CLI::App& app, int* exit_code) {
       "  - why it retried, and what ended it: the verdict, the deadline, a bound.\n"
       "A liveness check is its one stat re-read: gone, another start tick, or the state.\n"
       "Environ values are never shown: only how many entries carry the token variable.\n"
-      "Consecutive attempts that read alike are told once (--all tells each).\n"
+      "Consecutive attempts that read alike are told once (--all tells each), also when\n"
+      "processes unrelated to the check (not beneath the root) came and went between them.\n"
       "Checks count from 0, as 'proctape replay' numbers its resolutions.\n\n"
       "Exit status: 0 once explained; 20 or 21 when the file's tape no longer replays to\n"
       "its recorded verdict (as 'proctape replay' says): what is told is then what the\n"
@@ -93,7 +94,8 @@ void RegisterExplain(CLI::App& app, int* exit_code) {
   sub->add_flag("--json", o->json,
                 "one JSON object, an Explanation (proto/explain.proto, protobuf's JSON printer; "
                 "raw bytes as base64); every attempt, as with --all");
-  sub->add_flag("--all", o->all, "tell every attempt, also those alike the one before");
+  sub->add_flag("--all", o->all,
+                "tell every attempt, also those alike the one before (--json holds every attempt)");
   AddUnsigned(sub, "--check", o->check, 0, 4294967295, "explain only recorded check N (from 0)");
   sub->footer(std::string("Examples:\n"
                           "  proctape explain failure.ptape\n"

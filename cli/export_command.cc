@@ -80,9 +80,10 @@ int RunExport(const ExportOptions& o) {
     const bool written = WriteProcDir(snapshot, frame, std::move(output), &stats, &error);
     progress.Done();
     if (!written) return Fail(kExitIo, error);
-    std::printf("wrote %s: frame %zu of %s, %" PRIu64 " processes, %" PRIu64 " files, %" PRIu64
-                " bytes\n",
-                shown.c_str(), frame, name.c_str(), stats.processes, stats.files, stats.bytes);
+    std::printf("wrote %s: frame %zu of %s, %s, %s, %s\n", shown.c_str(), frame, name.c_str(),
+                Plural(stats.processes, "process", "processes").c_str(),
+                Plural(stats.files, "file", "files").c_str(),
+                Plural(stats.bytes, "byte", "bytes").c_str());
     return kExitOk;
   }
   const std::string data =
@@ -91,10 +92,10 @@ int RunExport(const ExportOptions& o) {
   progress.Done();
   if (!written) return Fail(kExitIo, error);
   if (out != "-") {
-    std::printf("wrote %s: %s of %s, %zu bytes\n", shown.c_str(),
+    std::printf("wrote %s: %s of %s, %s\n", shown.c_str(),
                 o.format == "json" ? "the whole file"
                                    : ("the process tree of frame " + std::to_string(frame)).c_str(),
-                name.c_str(), data.size());
+                name.c_str(), Plural(data.size(), "byte", "bytes").c_str());
   }
   return kExitOk;
 }
@@ -108,8 +109,9 @@ void RegisterExport(CLI::App& app, int* exit_code) {
       "Write a .ptape file in a form other tools read:\n"
       "  json      the whole file (header, frames, observations, resolutions, footer) as one\n"
       "            JSON object, protobuf's JSON mapping of proctape.v1.SnapshotExport: field\n"
-      "            names as in proto/proctape.proto, raw /proc bytes (bytes fields) in base64.\n"
-      "            Lossless: the one output that holds a recording's token (every other shows\n"
+      "            names as in proto/proctape.proto, raw /proc bytes (bytes fields) in base64,\n"
+      "            64-bit integers as strings. Lossless, unlike the views' --json (escaped\n"
+      "            text): the one output that holds a recording's token (every other shows\n"
       "            it as '*' of its length). Keep it as you keep the .ptape file.\n"
       "  dot       the process tree of one frame as a Graphviz digraph: a node per process\n"
       "            (pid, start tick, state, command name escaped as \\xNN), an edge per parent;\n"

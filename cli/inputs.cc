@@ -57,12 +57,14 @@ std::string StdinOnce(const std::vector<std::pair<std::string, std::vector<std::
 
 std::string JsonList(const std::vector<std::string>& reports) {
   if (reports.size() == 1) return reports[0];
-  std::string out = "[";
+  // The shape of VerifyReports, ShowReports, CorpusAddResults: an object,
+  // so that every --json document is one object.
+  std::string out = "{\"files\":[";
   for (std::size_t i = 0; i < reports.size(); ++i) {
     if (i > 0) out += ",";
     out += reports[i];
   }
-  return out + "]";
+  return out + "]}";
 }
 
 }  // namespace proctape

@@ -34,7 +34,8 @@ class StdinCopy {
 };
 
 // One JSON document for the reports of several inputs: the one report
-// itself when there is one, else a JSON array of them in order.
+// itself when there is one, else {"files": [...]} of them in order
+// (VerifyReports, ShowReports, CorpusAddResults).
 std::string JsonList(const std::vector<std::string>& reports);
 
 // The larger of two exit statuses: several files give the largest of theirs

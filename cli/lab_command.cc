@@ -17,7 +17,9 @@
 #include "cli/progress.h"
 #include "core/proc_parse.h"
 #include "lab/lab.h"
+#include "capture/host_facts.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -37,15 +39,15 @@ struct LabCommandOptions {
 
 int List(bool json) {
   if (json) {
-    std::printf("[");
-    bool first = true;
+    v1::LabScenarioList list;
     for (const lab::ScenarioInfo& s : lab::Scenarios()) {
-      std::printf("%s{\"name\":\"%s\",\"summary\":\"%s\",\"expect\":\"%s\",\"needsRoot\":%s}",
-                  first ? "" : ",", s.name, EscapeBytes(s.summary).c_str(), s.expect,
-                  s.needs_root ? "true" : "false");
-      first = false;
+      v1::LabScenarioList::Scenario* out = list.add_scenarios();
+      out->set_name(s.name);
+      out->set_summary(s.summary);
+      out->set_expect(s.expect);
+      out->set_needs_root(s.needs_root);
     }
-    std::printf("]\n");
+    std::printf("%s\n", ToJson(list).c_str());
     return kExitOk;
   }
   for (const lab::ScenarioInfo& s : lab::Scenarios()) {
@@ -65,7 +67,7 @@ std::string CheckLine(std::size_t k, const v1::Resolution& r) {
     } else if (!v.detail().empty()) {
       line += ": " + EscapeBytes(v.detail(), 300);
     }
-    line += " (" + std::to_string(v.attempts()) + " attempt" + (v.attempts() == 1 ? "" : "s") + ")";
+    line += " (" + Plural(v.attempts(), "attempt", "attempts") + ")";
   } else {
     const v1::LivenessVerdict& v = r.liveness_verdict();
     line += "liveness of " + std::to_string(r.liveness().pid()) + "@" +
@@ -115,20 +117,25 @@ int Run(const LabCommandOptions& o) {
     v1::LabReport report;
     report.set_scenario(o.scenario);
     report.set_sandbox(o.sandbox);
-    report.set_file(o.record);
+    report.set_file(EscapedText(o.record));
     report.set_shown(r.outcome == lab::LabOutcome::kShown);
     report.set_error(r.error);
     for (const std::string& f : r.facts) report.add_facts(f);
-    for (const v1::Resolution& c : r.checks) *report.add_checks() = c;
+    // The lab recorded this host's checks: a fingerprint it took is of this boot.
+    const std::string boot_id = CollectHostFacts("/proc").boot_id();
+    for (std::size_t k = 0; k < r.checks.size(); ++k) {
+      *report.add_checks() = ToSummary(r.checks[k], Count32(k), boot_id);
+    }
     for (const lab::StartedProcess& p : r.started) {
       v1::LabReport::Started* s = report.add_started();
-      s->set_pid(p.pid);
+      s->set_pid(Int32(p.pid));
       s->set_start_ticks(p.start_ticks);
       s->set_role(p.role);
     }
     for (pid_t pid : r.left_running) report.add_left_running(pid);
     // The checks as recorded, their token shown by its length only (the
-    // recording keeps it: 'proctape export --format json').
+    // recording keeps it: 'proctape export --format json'): a verdict's
+    // evidence may quote it.
     TokenMask mask;
     for (const v1::Resolution& c : r.checks) {
       if (c.has_resolve()) mask.Add(c.resolve().token());
@@ -152,22 +159,25 @@ int Run(const LabCommandOptions& o) {
       for (const lab::StartedProcess& p : r.started) {
         pids += (pids.empty() ? "" : ", ") + p.role + " " + std::to_string(p.pid);
       }
-      std::printf("cleanup: ended the %zu processes the lab started (%s)\n", r.started.size(), pids.c_str());
+      std::printf("cleanup: ended the %s the lab started (%s)\n",
+                  Plural(r.started.size(), "process", "processes").c_str(), pids.c_str());
     }
   }
   if (!r.left_running.empty()) {
-    return Fail(kExitInternal, "lab: " + Plural(r.left_running.size(), "started process",
-                                                "started processes") +
+    return Fail(kExitInternal, "lab: " + Plural(r.left_running.size(), "started process is",
+                                                "started processes are") +
                                    " still running after cleanup");
   }
   switch (r.outcome) {
     case lab::LabOutcome::kShown: return kExitOk;
     case lab::LabOutcome::kNotShown:
-      return Fail(kExitLabFailed, "lab: " + o.scenario + " did not show what it says: " + r.error);
+      return Fail(kExitLabFailed,
+                  "lab: " + o.scenario + " did not show what it says: " + Printable(r.error));
     case lab::LabOutcome::kUnavailable:
-      return Fail(kExitLabUnavailable, "lab: cannot run here: " + r.error);
+      return Fail(kExitLabUnavailable, "lab: cannot run here: " + Printable(r.error));
     case lab::LabOutcome::kFailed:
-      return Fail(kExitLabFailed, "lab: " + o.scenario + " could not be staged: " + r.error);
+      return Fail(kExitLabFailed,
+                  "lab: " + o.scenario + " could not be staged: " + Printable(r.error));
     case lab::LabOutcome::kOutputRefused: return kExitIo;  // said above
   }
   return kExitInternal;

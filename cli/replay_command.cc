@@ -5,6 +5,7 @@
 // would have concluded from the first frame. Never reads the live /proc,
 // never sleeps in real time.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "core/proc_parse.h"
 #include "format/reader.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 #include "replay/frame_evidence.h"
 #include "replay/legacy_replay.h"
 #include "replay/replay.h"
@@ -47,13 +49,6 @@ struct ReplayOptions {
   std::string fingerprint;  // --fingerprint FILE
 };
 
-// A warning of what the replay's evidence cannot show, on standard error
-// (JSON under --json): never part of the output proper.
-void Note(const std::string& message) {
-  std::fflush(stdout);
-  Warn(message);
-}
-
 // Environ values stored redacted cannot carry the token unless its entry was
 // kept verbatim (a recording keeps it; a plain capture does not).
 void NoteRedaction(const Snapshot& snapshot, const Request& request, const std::string& name) {
@@ -66,6 +61,29 @@ void NoteRedaction(const Snapshot& snapshot, const Request& request, const std::
        EscapeBytes(request.token_var) +
        "=<token> is not kept verbatim: no process in its frames can carry the token "
        "(capture with --env keep to replay a token check)");
+}
+
+// A run of the frame model as --json prints it; `mask` keeps the file's
+// token out of its verdicts' evidence.
+v1::FrameRunSummary SummarizeRun(const FrameRun& run, const TokenMask& mask) {
+  v1::FrameRunSummary s;
+  if (run.resolution_index) s.set_resolution_index(Count32(*run.resolution_index));
+  s.set_liveness(run.liveness);
+  s.set_request_changed(run.request_changed);
+  if (run.liveness) {
+    *s.mutable_liveness_verdict() = ToSummary(ToProto(run.liveness_verdict));
+    if (run.recorded_liveness) *s.mutable_recorded_liveness() = ToSummary(*run.recorded_liveness);
+  } else {
+    *s.mutable_verdict() = ToSummary(ToProto(run.verdict));
+    if (run.recorded) *s.mutable_recorded() = ToSummary(*run.recorded);
+  }
+  s.set_same_decision(run.same_decision);
+  s.set_calls(Count32(run.calls));
+  if (run.first_frame) s.set_first_frame(Count32(*run.first_frame));
+  if (run.last_frame) s.set_last_frame(Count32(*run.last_frame));
+  s.set_virtual_ns(static_cast<double>(run.virtual_ns));
+  mask.Mask(&s);
+  return s;
 }
 
 // --model frames: every recorded resolution re-run on the frames (request
@@ -122,23 +140,19 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
   // (A token given with --token is the user's own words, and is not masked:
   // masking it would rewrite proctape's text wherever those letters occur.)
   TokenMask mask = TokenMask::Of(snapshot);
+  v1::ReplayReport report;  // --json: one document for the whole file
+  report.set_file(EscapedText(std::filesystem::path(o.file).filename().string()));
+  report.set_model("frames");
   for (const FrameRun& run : runs) {
     if (o.json) {
-      std::string json;
-      if (run.liveness) {
-        json = ToJson(ToProto(run.liveness_verdict));
-      } else {
-        v1::Verdict verdict = ToProto(run.verdict);
-        mask.Mask(&verdict);
-        json = ToJson(verdict);
-      }
-      std::printf("%s\n", json.c_str());
+      *report.add_frame_runs() = SummarizeRun(run, mask);
     } else {
       std::fputs(mask.Masked(DescribeFrameRun(run)).c_str(), stdout);
     }
     int c = run.liveness ? ExitCodeFor(run.liveness_verdict) : ExitCodeFor(run.verdict.status);
     if (code == kExitOk) code = c;
   }
+  if (o.json) std::printf("%s\n", ToJson(report).c_str());
   return code;
 }
 
@@ -218,12 +232,12 @@ int RunReplay(ReplayOptions o) {
     results.push_back(ReplayResolution(snapshot, i, o.overrides));
     mask.Mask(&results.back());
   }
-  for (const auto& r : results) {
-    if (o.json) {
-      std::printf("%s\n", ToJson(r).c_str());
-    } else {
-      std::fputs(DescribeReplay(r).c_str(), stdout);
-    }
+  if (o.json) {
+    // One document for the whole file, every replay in it.
+    const std::string base = std::filesystem::path(o.file).filename().string();
+    std::printf("%s\n", ToJson(TapeReplayReport(base, results)).c_str());
+  } else {
+    for (const v1::ReplayResult& r : results) std::fputs(DescribeReplay(r).c_str(), stdout);
   }
   switch (WorstOutcome(results)) {
     case v1::ReplayResult::DIVERGED: return kExitDiverged;
@@ -260,8 +274,8 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       "when FILE records a RESOLVED resolution. Exit status 0 once reported.");
   sub->add_option("FILE", o->file, "a .ptape file: a recording or a capture")->required();
   sub->add_flag("--json", o->json,
-                "one JSON object per resolution (--model frames: the verdict, as 'resolve "
-                "--json' prints it; --legacy-marker: a LegacyReport)");
+                "print one JSON object for the file: a ReplayReport (its replays, or with "
+                "--model frames its frame runs); --legacy-marker: a LegacyReport");
   sub->add_option("--model", o->model,
                   "tape: answer from the recorded tape; frames: from the captured frames")
       ->capture_default_str()

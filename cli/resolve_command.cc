@@ -24,6 +24,7 @@
 #include "core/proc_parse.h"
 #include "core/resolver.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 #include "replay/token_mask.h"
 
 namespace proctape {
@@ -110,14 +111,15 @@ std::FILE* VerdictStream(const std::string& record) { return record == "-" ? std
 // One line: STATUS, then what decided it; a line more for the offending
 // bytes, and one when the root was fingerprinted late.
 void PrintVerdict(const Verdict& v, std::int64_t root, std::FILE* out = stdout) {
+  const std::string counts = "(" + Plural(v.attempts, "attempt", "attempts") + ", " +
+                             Plural(v.bytes_read, "byte", "bytes") + " read)";
   if (v.resolved()) {
-    std::fprintf(out, "RESOLVED host pid %lld, start tick %llu (%u attempts, %llu bytes read)\n",
+    std::fprintf(out, "RESOLVED host pid %lld, start tick %llu %s\n",
                  static_cast<long long>(v.pid), static_cast<unsigned long long>(v.start_ticks),
-                 v.attempts, static_cast<unsigned long long>(v.bytes_read));
+                 counts.c_str());
   } else {
-    std::fprintf(out, "%s: %s (%u attempts, %llu bytes read)\n",
-                 std::string(StatusName(v.status)).c_str(), EscapeBytes(v.detail, 1024).c_str(),
-                 v.attempts, static_cast<unsigned long long>(v.bytes_read));
+    std::fprintf(out, "%s: %s %s\n", std::string(StatusName(v.status)).c_str(),
+                 EscapeBytes(v.detail, 1024).c_str(), counts.c_str());
     if (!v.evidence.empty()) std::fprintf(out, "  evidence: %s\n", EscapeBytes(v.evidence).c_str());
   }
   if (v.late_fingerprint) {
@@ -226,15 +228,16 @@ int RunResolve(const ResolveOptions& o) {
       });
   progress.Done();
   if (!ran) return kExitIo;  // the recording could not be begun (said above)
-  // The token's value is shown nowhere, not even an environ excerpt quoting
-  // it (TOKEN_MISMATCH): its length only, as every view shows it.
+  // The token's value is shown nowhere, not even in an environ excerpt
+  // quoting it (TOKEN_MISMATCH): its length only, as every view shows it.
+  // Only the excerpt, the host's bytes: the detail is proctape's sentence, and
+  // masking a short token there would rewrite its words.
   TokenMask mask;
   mask.Add(request.token);
   mask.Mask(&verdict.evidence);
-  mask.Mask(&verdict.detail);
   std::FILE* out = VerdictStream(o.record);
   if (o.json) {
-    std::fprintf(out, "%s\n", ToJson(ToProto(verdict)).c_str());
+    std::fprintf(out, "%s\n", ToJson(ToSummary(ToProto(verdict))).c_str());
   } else {
     PrintVerdict(verdict, request.root_pid, out);
   }
@@ -281,7 +284,7 @@ int RunLiveness(const LivenessOptions& o) {
   if (!ran) return kExitIo;
   std::FILE* out = VerdictStream(o.record);
   if (o.json) {
-    std::fprintf(out, "%s\n", ToJson(ToProto(v)).c_str());
+    std::fprintf(out, "%s\n", ToJson(ToSummary(ToProto(v))).c_str());
   } else if (v.status == LivenessStatus::kError) {
     std::fprintf(out, "ERROR %s: %s\n", std::string(StatusName(v.reason)).c_str(),
                  v.detail.c_str());
@@ -352,7 +355,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "is refused (exit 2)")
       ->type_name("DIR")
       ->capture_default_str();
-  sub->add_flag("--json", o->json, "print the verdict as one JSON object");
+  sub->add_flag("--json", o->json, "print the verdict as one JSON object (VerdictSummary)");
   AddSideOutputOption(sub, "--record", o->record,
                       "also write FILE (.ptape): a host frame before, every call the resolver "
                       "made with its result and time, a frame after, request and verdict; "
@@ -390,7 +393,7 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
                   "is refused (exit 2)")
       ->type_name("DIR")
       ->capture_default_str();
-  sub->add_flag("--json", o->json, "print the verdict as one JSON object");
+  sub->add_flag("--json", o->json, "print the verdict as one JSON object (LivenessSummary)");
   AddSideOutputOption(sub, "--record", o->record,
                       "also write FILE (.ptape): frames before and after, the stat read and "
                       "verdict; - writes it to standard output (the verdict then goes to "

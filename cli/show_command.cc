@@ -13,6 +13,7 @@
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
+#include "cli/options.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
 #include "proto/convert.h"
@@ -23,11 +24,16 @@ namespace {
 struct ShowOptions {
   std::vector<std::string> files;
   bool json = false;
+  ProcessFilter filter;  // --pid, --uid, --comm when given
+  std::int64_t pid = 0;
+  std::uint32_t uid = 0;
+  std::string comm;
 };
 
 // One file: its text on standard output, after a blank line unless it is the
 // first text shown (*shown says whether one was) (JSON: into *json); its status.
-int ShowOne(const std::string& file, bool json, bool* shown, std::string* report_json) {
+int ShowOne(const std::string& file, bool json, const ProcessFilter& filter, bool* shown,
+            std::string* report_json) {
   Snapshot snapshot;
   const FormatError error = ReadSnapshot(file, &snapshot);
   const std::string name = EscapeBytes(file, 4096);
@@ -35,7 +41,7 @@ int ShowOne(const std::string& file, bool json, bool* shown, std::string* report
     std::fflush(stdout);
     return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
   }
-  const v1::ShowReport report = BuildShow(snapshot, error, name);
+  const v1::ShowReport report = BuildShow(snapshot, error, name, filter);
   if (json) {
     *report_json = ToJson(report);
   } else {
@@ -43,8 +49,13 @@ int ShowOne(const std::string& file, bool json, bool* shown, std::string* report
     std::fputs(RenderShow(report).c_str(), stdout);
   }
   *shown = true;
-  if (error.ok()) return kExitOk;
   std::fflush(stdout);
+  if (report.has_selected() && report.selected() == 0) {
+    if (!error.ok()) Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
+    return Fail(kExitNotFound,
+                name + ": " + FilterText(report.filter()) + " selects no process in any frame");
+  }
+  if (error.ok()) return kExitOk;
   return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
 }
 
@@ -55,7 +66,7 @@ int RunShow(const ShowOptions& o) {
   bool shown = false;
   for (const std::string& file : o.files) {
     std::string json;
-    worst = Worst(worst, ShowOne(file, o.json, &shown, &json));
+    worst = Worst(worst, ShowOne(file, o.json, o.filter, &shown, &json));
     if (!json.empty()) reports.push_back(json);
   }
   if (o.json && !reports.empty()) std::printf("%s\n", JsonList(reports).c_str());
@@ -79,11 +90,22 @@ void RegisterShow(CLI::App& app, int* exit_code) {
       "whether the file is intact. A damaged file (a capture that was killed, a flipped\n"
       "bit) is shown up to the damage: the last line names it, and the exit status is its\n"
       "kind's (13 truncated, 14 checksum, ...). Names and other bytes from the host are\n"
-      "printed escaped (\\xNN). 'proctape tree' draws the processes of one frame.");
+      "printed escaped (\\xNN). 'proctape tree' draws the processes of one frame.\n\n"
+      "--pid, --uid and --comm list, under each frame, the processes they select (all\n"
+      "of them, when several are given), one line each as 'proctape tree' prints them.\n"
+      "A filter that selects nothing in any frame exits 5.");
   sub->add_option("FILE", o->files,
                   "a .ptape file, or - for standard input; several are shown in order, "
                   "separated by a blank line")
       ->required();
+  CLI::Option* pid = AddSigned(sub, "--pid", o->pid, 1, kMaxPidValue,
+                               "list this process in each frame", "PID");
+  CLI::Option* uid = AddUnsigned(sub, "--uid", o->uid, 0, 4294967294,
+                                 "list the processes of this real uid in each frame", "UID");
+  CLI::Option* comm = sub->add_option("--comm", o->comm,
+                                      "list the processes whose command name (stat field 2) is "
+                                      "exactly this, byte for byte, in each frame")
+                          ->type_name("NAME");
   sub->add_flag("--json", o->json,
                 "print one JSON object (ShowReport of proto/views.proto; docs/views.md)");
   sub->footer(std::string("Examples:\n"
@@ -91,9 +113,15 @@ void RegisterShow(CLI::App& app, int* exit_code) {
                           "  proctape show host.ptape.partial      # a capture that was killed\n"
                           "  proctape show failure.ptape --json\n"
                           "  proctape show before.ptape after.ptape\n\n") +
-              ExitStatusFooter("0, 2 usage error, 10-16 the file is damaged (shown up to the "
-                               "damage; several files: the largest of their statuses)"));
-  sub->callback([o, exit_code] { *exit_code = RunShow(*o); });
+              ExitStatusFooter("0, 2 usage error, 5 the filter selects no process, 10-16 the "
+                               "file is damaged (shown up to the damage; several files: the "
+                               "largest of their statuses)"));
+  sub->callback([o, pid, uid, comm, exit_code] {
+    if (pid->count() > 0) o->filter.pid = o->pid;
+    if (uid->count() > 0) o->filter.uid = o->uid;
+    if (comm->count() > 0) o->filter.comm = o->comm;
+    *exit_code = RunShow(*o);
+  });
 }
 
 }  // namespace proctape

@@ -17,6 +17,7 @@
 #include "core/proc_parse.h"
 #include "format/reader.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -40,19 +41,19 @@ int VerifyOne(const FileOptions& o, std::string* json) {
   const bool kept = snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
   if (o.json) {
     v1::VerifyReport report;
-    report.set_file(o.file);
+    report.set_file(EscapedText(o.file));
     report.set_intact(error.ok());
     report.set_error_kind(FormatErrorName(error.kind));
-    report.set_error_chunk(error.chunk);
-    report.set_error_offset(error.offset);
-    report.set_error(error.message);
-    report.set_chunks(snap.chunks);
-    report.set_frames(snap.frames.size());
-    report.set_processes(processes);
-    report.set_observations(snap.observations.size());
-    report.set_resolutions(snap.resolutions.size());
+    report.set_error_chunk(Count32(error.chunk));
+    report.set_error_offset(static_cast<double>(error.offset));
+    report.set_error(Printable(error.message));
+    report.set_chunks(Count32(snap.chunks));
+    report.set_frames(Count32(snap.frames.size()));
+    report.set_processes(Count32(processes));
+    report.set_observations(Count32(snap.observations.size()));
+    report.set_resolutions(Count32(snap.resolutions.size()));
     report.set_environ_kept(kept);
-    report.set_fingerprints(snap.fingerprints.size());
+    report.set_fingerprints(Count32(snap.fingerprints.size()));
     *json = ToJson(report);
   } else {
     std::string name = EscapeBytes(o.file, 4096);
@@ -60,30 +61,34 @@ int VerifyOne(const FileOptions& o, std::string* json) {
         snap.resolutions.empty()) {
       // A fingerprint file: what it fingerprinted, not frames and environs.
       const v1::RootFingerprint& f = snap.fingerprints[0];
-      std::printf("%s: intact: %" PRIu64 " chunks, %zu root fingerprint(s): root %" PRId64
-                  " at start tick %" PRIu64 ", exe %s %" PRIu64 ":%" PRIu64 "\n",
-                  name.c_str(), snap.chunks, snap.fingerprints.size(), f.root_pid(),
-                  f.root_start_ticks(), EscapeBytes(f.exe_path(), 1024).c_str(),
+      std::printf("%s: intact: %s, %s: root %" PRId64 " at start tick %" PRIu64
+                  ", exe %s %" PRIu64 ":%" PRIu64 "\n",
+                  name.c_str(), Plural(snap.chunks, "chunk", "chunks").c_str(),
+                  Plural(snap.fingerprints.size(), "root fingerprint", "root fingerprints").c_str(),
+                  f.root_pid(), f.root_start_ticks(), EscapeBytes(f.exe_path(), 1024).c_str(),
                   f.exe_identity().dev(), f.exe_identity().ino());
     } else if (error.ok()) {
-      std::printf("%s: intact: %" PRIu64 " chunks, %zu frame(s) (%" PRIu64
-                  " process records), %zu observations, %zu resolutions, environ %s\n",
-                  name.c_str(), snap.chunks, snap.frames.size(), processes,
-                  snap.observations.size(), snap.resolutions.size(), kept ? "KEPT" : "redacted");
+      // The process records are summed over the frames.
+      std::printf("%s: intact: %s, %s, %s, %s, %s, environ %s\n", name.c_str(),
+                  Plural(snap.chunks, "chunk", "chunks").c_str(),
+                  Plural(snap.frames.size(), "frame", "frames").c_str(),
+                  Plural(processes, "process record", "process records").c_str(),
+                  Plural(snap.observations.size(), "observation", "observations").c_str(),
+                  Plural(snap.resolutions.size(), "resolution", "resolutions").c_str(),
+                  kept ? "KEPT" : "redacted");
     } else {
       // One line: the damage, then what came before it.
       std::string before;
       if (snap.chunks > 0) {
-        before.append("; ").append(std::to_string(snap.chunks));
-        before.append(" complete chunks before it read back (");
-        before.append(std::to_string(snap.frames.size())).append(" frames, ");
-        before.append(std::to_string(snap.observations.size())).append(" observations)");
+        before = "; " + Plural(snap.chunks, "complete chunk", "complete chunks") +
+                 " before it read back (" + Plural(snap.frames.size(), "frame", "frames") + ", " +
+                 Plural(snap.observations.size(), "observation", "observations") + ")";
       }
       std::fflush(stdout);
       Fail(ExitCodeFor(error.kind), name + ": " + error.message + before);
     }
   }
-  if (kept && error.ok() && !o.json) {
+  if (kept && error.ok()) {
     std::fflush(stdout);
     Warn(EscapeBytes(o.file, 4096) + " stores environment values as read (--env keep)");
   }
@@ -99,7 +104,7 @@ int RunVerify(const VerifyOptions& o) {
     worst = Worst(worst, VerifyOne({file, o.json}, &json));
     if (o.json) reports.push_back(json);
   }
-  // One JSON document: the report of one file, or an array of them.
+  // One JSON document: the report of one file, or {"files": [...]} of them.
   if (o.json) std::printf("%s\n", JsonList(reports).c_str());
   return worst;
 }

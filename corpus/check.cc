@@ -13,6 +13,7 @@
 #include "corpus/expect.h"
 #include "corpus/sha256.h"
 #include "format/reader.h"
+#include "proto/summary.h"
 #include "replay/replay.h"
 #include "replay/token_mask.h"
 
@@ -96,7 +97,7 @@ v1::CorpusEntryResult CheckEntry(const std::string& dir, const ManifestEntry& en
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
     replays.push_back(ReplayResolution(snapshot, i, {}));
     mask.Mask(&replays.back());
-    *r.add_replays() = replays.back();
+    *r.add_replays() = ToSummary(replays.back());
   }
   CompareWithExpects(entry.expects, replays, &r);
   return done(r);
@@ -133,7 +134,7 @@ v1::CorpusReport CheckCorpus(const std::string& dir, const std::vector<ManifestE
     }
     *report.add_results() = std::move(r);
   }
-  report.set_entries(entries.size());
+  report.set_entries(Count32(entries.size()));
   report.set_seconds(SecondsSince(start));
   return report;
 }
@@ -147,7 +148,7 @@ std::string CheckLine(const v1::CorpusEntryResult& r) {
 }
 
 std::string SummaryLine(const v1::CorpusReport& report) {
-  return "corpus " + report.dir() + ": " + std::to_string(report.entries()) + " entries, " +
+  return "corpus " + report.dir() + ": " + Plural(report.entries(), "entry", "entries") + ", " +
          std::to_string(report.reproduced()) + " reproduced, " + std::to_string(report.drifted()) +
          " drifted, " + std::to_string(report.unreadable()) + " unreadable (" +
          Seconds(report.seconds()) + " s)";
@@ -194,7 +195,7 @@ std::string JUnitXml(const v1::CorpusReport& report) {
     }
     const bool drift = r.state() == v1::CorpusEntryResult::DRIFTED;
     std::string body;  // the replays, as `proctape replay` describes them
-    for (const v1::ReplayResult& replay : r.replays()) body += DescribeReplay(replay);
+    for (const v1::ReplaySummary& replay : r.replays()) body += DescribeReplay(replay);
     out += ">\n      <" + std::string(drift ? "failure" : "error") + " type=\"" +
            (drift ? "drift" : "unreadable") + "\" message=\"" + XmlEscape(r.detail()) + "\">" +
            XmlEscape(body.empty() ? r.detail() : body) + "</" + (drift ? "failure" : "error") +

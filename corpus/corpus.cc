@@ -368,10 +368,9 @@ AddOutcome AddToCorpus(const AddRequest& request) {
                                        "recordings ('proctape resolve ... --record FILE')");
   }
   if (!request.expects.empty() && request.expects.size() != n) {
-    return Failed(Kind::kUsage, file + " records " + std::to_string(n) +
-                                    " resolution(s): give --expect once per resolution, in "
-                                    "order (" + std::to_string(request.expects.size()) +
-                                    " given)");
+    return Failed(Kind::kUsage, file + " records " + Plural(n, "resolution", "resolutions") +
+                                    ": give --expect once per resolution, in order (" +
+                                    std::to_string(request.expects.size()) + " given)");
   }
   std::vector<v1::ReplayResult> replays;
   for (std::size_t i = 0; i < n; ++i) replays.push_back(ReplayResolution(snapshot, i, {}));

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/proc_parse.h"
 #include "format/file_format.h"
 
 namespace proctape {
@@ -198,7 +199,7 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
     if (size_) {
       if (*size_ <= offset_) return Result::kEnd;
       return damaged(FormatErrorKind::kCorrupt,
-                     here + ": " + std::to_string(*size_ - offset_) + " bytes after the footer");
+                     here + ": " + Plural(*size_ - offset_, "byte", "bytes") + " after the footer");
     }
     char byte;
     if (ReadUpTo(&byte, 1) == 0) return error_.ok() ? Result::kEnd : Result::kError;

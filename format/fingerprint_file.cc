@@ -89,11 +89,12 @@ FingerprintFile ReadFingerprintFile(const std::string& path) {
   if (snapshot.fingerprints.size() > 1 || !snapshot.frames.empty() ||
       !snapshot.observations.empty() || !snapshot.resolutions.empty()) {
     return fail(FingerprintFile::Problem::kInvalid,
-                "is not a fingerprint file: " + std::to_string(snapshot.fingerprints.size()) +
-                    " fingerprints beside " + std::to_string(snapshot.frames.size()) +
-                    " frames, " + std::to_string(snapshot.observations.size()) +
-                    " observations and " + std::to_string(snapshot.resolutions.size()) +
-                    " resolutions (a fingerprint file holds one fingerprint and nothing else)");
+                "is not a fingerprint file: " +
+                    Plural(snapshot.fingerprints.size(), "fingerprint", "fingerprints") +
+                    " beside " + Plural(snapshot.frames.size(), "frame", "frames") + ", " +
+                    Plural(snapshot.observations.size(), "observation", "observations") + " and " +
+                    Plural(snapshot.resolutions.size(), "resolution", "resolutions") +
+                    " (a fingerprint file holds one fingerprint and nothing else)");
   }
   out.fingerprint = snapshot.fingerprints[0];
   if (std::string problem = FingerprintProblem(out.fingerprint); !problem.empty()) {

@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "core/proc_parse.h"
 #include "format/file_format.h"
 #include "proto/convert.h"
 
@@ -131,8 +132,8 @@ class Assembler {
       return {};
     }
     return "the resolution's span (first_observation " + Str(r.first_observation()) +
-           ", observation_count " + Str(r.observation_count()) + ") runs past the " + Str(seen) +
-           " observations before it";
+           ", observation_count " + Str(r.observation_count()) + ") runs past the " +
+           Plural(seen, "observation", "observations") + " before it";
   }
 
   // "No footer while a frame is open; the footer's counts are the file's."
@@ -142,8 +143,8 @@ class Assembler {
     }
     // A chunk removed or repeated whole leaves every checksum intact.
     if (footer.chunks() != out_->chunks) {
-      return "the footer counts " + Str(footer.chunks()) + " chunks before it, the file holds " +
-             Str(out_->chunks);
+      return "the footer counts " + Plural(footer.chunks(), "chunk", "chunks") +
+             " before it, the file holds " + Str(out_->chunks);
     }
     const struct {
       const char* name;

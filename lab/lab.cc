@@ -6,6 +6,7 @@
 #include "capture/live_checks.h"
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
+#include "core/proc_parse.h"
 #include "format/fingerprint_file.h"
 #include "format/output_file.h"
 #include "format/reader.h"
@@ -146,7 +147,7 @@ LabResult RunLab(const LabOptions& options) {
   progress(std::string("staging ") + scenario->info.name + " in a " + SandboxName(options.sandbox) +
            " sandbox");
   if (!scenario->stage(stage, &error)) return finish(LabOutcome::kFailed, error);
-  progress("recording " + std::to_string(stage.steps.size()) + " check(s) to " + options.record);
+  progress("recording " + Plural(stage.steps.size(), "check", "checks") + " to " + options.record);
   LiveRecordOptions record;
   record.command_line = options.command_line;
   record.kept_entries = {TokenEntry(stage.request)};

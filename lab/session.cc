@@ -346,7 +346,7 @@ std::vector<StatFields> Session::WaitFor(pid_t root, const std::string& cmdline,
       return found;
     }
     if (found.size() > count || MonoMs() > until) {
-      *error = "expected " + std::to_string(count) + " process(es) with argv '" +
+      *error = "expected " + Plural(count, "process", "processes") + " with argv '" +
                EscapeBytes(cmdline, 200) + "' and the token beneath pid " + std::to_string(root) +
                ", found " + std::to_string(found.size()) + " within " +
                std::to_string(timeout_ms) + " ms; log: " + Log();

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "core/proc_parse.h"
 #include "proto/convert.h"
 
 namespace proctape {
@@ -259,10 +260,9 @@ std::string DescribeFrameRun(const FrameRun& run) {
                 (run.virtual_ns % 1'000'000'000) / 1'000'000);
   std::string counts = " (";
   if (!run.liveness) {
-    counts.append(std::to_string(run.verdict.attempts))
-        .append(run.verdict.attempts == 1 ? " attempt, " : " attempts, ");
+    counts.append(Plural(run.verdict.attempts, "attempt", "attempts")).append(", ");
   }
-  counts.append(std::to_string(run.calls)).append(" calls, ").append(FramesUsed(run));
+  counts.append(Plural(run.calls, "call", "calls")).append(", ").append(FramesUsed(run));
   counts.append(", ").append(virt).append(")");
   std::string out;
   if (run.liveness) {

@@ -6,6 +6,7 @@
 
 #include "core/proc_parse.h"
 #include "replay/frame_evidence.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -79,8 +80,8 @@ int FrameSignalProbe::Kill0(std::int64_t pid) {
 v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker) {
   const v1::Frame& frame = snapshot.frames.at(0);
   v1::LegacyReport report;
-  report.set_marker(std::string(marker));
-  report.set_frame_index(frame.index());
+  report.set_marker(EscapedText(marker));
+  report.set_frame_index(Count32(frame.index()));
   report.set_capturer_uid(snapshot.header.capturer_uid());
 
   // The sandboxed sleep, as the recorded resolution found it.
@@ -93,12 +94,12 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
       break;
     }
   }
+  std::int64_t sleep = 0;  // the sandboxed sleep's host pid, if found
   if (used != nullptr) {
     report.set_resolution_recorded(true);
     report.set_recorded_status(used->verdict().status());
-    if (used->verdict().status() == v1::Verdict::RESOLVED) {
-      report.set_sandboxed_pid(used->verdict().pid());
-    }
+    if (used->verdict().status() == v1::Verdict::RESOLVED) sleep = used->verdict().pid();
+    report.set_sandboxed_pid(Int32(sleep));
   }
 
   FrameSignalProbe capturer(frame, snapshot.header.capturer_uid());
@@ -115,14 +116,13 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
     return report;
   }
   const std::int64_t pid = at_capture.pid;
-  report.set_pid(pid);
+  report.set_pid(Int32(pid));
   FrameSignalProbe root(frame, 0);
   StrangerProbe stranger(frame);
   report.set_root_outcome(ToOutcome(LegacyMarkerCheck(marker, root).outcome));
   report.set_unprivileged_outcome(ToOutcome(LegacyMarkerCheck(marker, stranger).outcome));
 
   const std::string n = std::to_string(pid);
-  const std::int64_t sleep = report.sandboxed_pid();
   std::string tail;
   const v1::ProcessRecord* r = LiveRecord(frame, pid);
   std::string detail = "marker " + n + " names host pid " + n;
@@ -130,9 +130,9 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
     report.set_present(true);
     std::optional<StatFields> stat = StatInFrame(frame, pid);
     if (stat) {
-      report.set_comm(stat->comm);
+      report.set_comm(EscapedText(stat->comm));
     } else if (r->has_status() && r->status().err() == 0) {
-      if (auto name = StatusValue(r->status().data(), "Name")) report.set_comm(std::string(*name));
+      if (auto name = StatusValue(r->status().data(), "Name")) report.set_comm(EscapedText(*name));
     }
     std::optional<StatusUids> uids = UidsOf(*r);
     if (uids) {
@@ -141,15 +141,16 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
       report.set_saved_uid(uids->saved);
     }
     detail.append(" (")
-        .append(report.comm().empty() ? std::string("comm unknown") : EscapeBytes(report.comm()))
+        .append(report.comm().empty() ? std::string("comm unknown") : report.comm())
         .append(", ")
         .append(uids ? "uid " + std::to_string(uids->real) : std::string("uid unknown"))
         .append("): the legacy check reports EPERM for an unprivileged caller or ALIVE for root");
     if (uids && uids->real != 0) detail.append(" or its owner (uid ").append(std::to_string(uids->real)).append(")");
     if (sleep != 0 && sleep == pid) {
-      tail = " — the sandboxed sleep itself (its host pid equals the marker)";
+      tail = "; it is the sandboxed sleep itself (its host pid equals the marker)";
     } else if (sleep != 0) {
-      tail = " — an unrelated process; the sandboxed sleep is host pid " + std::to_string(sleep);
+      tail = "; it is an unrelated process: the sandboxed sleep is host pid " +
+             std::to_string(sleep);
     }
   } else {
     detail.append(", which no process held at capture time (frame ")
@@ -157,7 +158,9 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
         .append("): kill(")
         .append(n)
         .append(", 0) fails with ESRCH and the legacy check reports DEAD for every caller");
-    if (sleep != 0) tail = " — yet the sandboxed sleep is alive as host pid " + std::to_string(sleep);
+    if (sleep != 0) {
+      tail = "; yet the sandboxed sleep is alive as host pid " + std::to_string(sleep);
+    }
   }
   if (sleep == 0) {
     if (report.resolution_recorded()) {

@@ -5,6 +5,7 @@
 #include "capture/redact.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape {
 
@@ -153,9 +154,18 @@ v1::ReplayResult::Outcome WorstOutcome(const std::vector<v1::ReplayResult>& resu
   return worst;
 }
 
+v1::ReplayReport TapeReplayReport(const std::string& file_name,
+                                  const std::vector<v1::ReplayResult>& results) {
+  v1::ReplayReport report;
+  report.set_file(EscapedText(file_name));
+  report.set_model("tape");
+  for (const v1::ReplayResult& r : results) *report.add_replays() = ToSummary(r);
+  return report;
+}
+
 namespace {
 
-std::string VerdictText(const v1::Verdict& v) {
+std::string VerdictText(const v1::VerdictSummary& v) {
   std::string out = v1::Verdict::Status_Name(v.status());
   if (v.status() == v1::Verdict::RESOLVED) {
     out += " host pid " + std::to_string(v.pid()) + ", start tick " + std::to_string(v.start_ticks());
@@ -165,7 +175,7 @@ std::string VerdictText(const v1::Verdict& v) {
   return out;
 }
 
-std::string LivenessText(const v1::LivenessVerdict& v) {
+std::string LivenessText(const v1::LivenessSummary& v) {
   std::string out = v1::LivenessVerdict::Status_Name(v.status());
   if (v.status() == v1::LivenessVerdict::ERROR) out += " " + v1::Verdict::Status_Name(v.reason());
   return out;
@@ -173,7 +183,9 @@ std::string LivenessText(const v1::LivenessVerdict& v) {
 
 }  // namespace
 
-std::string DescribeReplay(const v1::ReplayResult& r) {
+std::string DescribeReplay(const v1::ReplayResult& r) { return DescribeReplay(ToSummary(r)); }
+
+std::string DescribeReplay(const v1::ReplaySummary& r) {
   bool liveness = r.has_recorded_liveness();
   std::string recorded = liveness ? LivenessText(r.recorded_liveness()) : VerdictText(r.recorded());
   std::string replayed = liveness ? LivenessText(r.replayed_liveness()) : VerdictText(r.replayed());
@@ -182,7 +194,7 @@ std::string DescribeReplay(const v1::ReplayResult& r) {
                      (liveness ? " (liveness)" : "") +
                      (r.request_changed() ? " (request changed)" : "") + ": ";
   std::string counts = " (" + std::to_string(r.consumed()) + " of " +
-                       std::to_string(r.recorded_count()) + " observations)";
+                       Plural(r.recorded_count(), "observation", "observations") + ")";
   switch (r.outcome()) {
     case v1::ReplayResult::REPRODUCED:
       return head + "REPRODUCED " + replayed + counts + "\n";

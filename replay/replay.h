@@ -47,7 +47,14 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
 // The worst outcome of several: DIVERGED over VERDICT_CHANGED over REPRODUCED.
 v1::ReplayResult::Outcome WorstOutcome(const std::vector<v1::ReplayResult>& results);
 
-// One human line (and a second for a divergence) per result.
+// `proctape replay FILE --json`: every replay of a file in one document,
+// under the file's base name `file_name` (shown escaped, as explain shows it).
+v1::ReplayReport TapeReplayReport(const std::string& file_name,
+                                  const std::vector<v1::ReplayResult>& results);
+
+// One human line (and a second for a divergence) per result, from its
+// summary (the form --json prints, every host byte escaped).
 std::string DescribeReplay(const v1::ReplayResult& result);
+std::string DescribeReplay(const v1::ReplaySummary& result);
 
 }  // namespace proctape

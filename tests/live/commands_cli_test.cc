@@ -260,12 +260,14 @@ TEST(SeveralFiles, VerifyReportsEachFileAndExitsWithTheLargestStatus) {
   EXPECT_NE(r.err.find("proctape: " + dir.File("missing") + ": "), std::string::npos);
   EXPECT_NE(r.err.find("proctape: " + dir.File("cut.ptape") + ": "), std::string::npos);
 
-  // --json: one document, an array of the reports in order.
+  // --json: one document, {"files": [...]} of the reports in order
+  // (VerifyReports).
   CommandResult json = Proctape({"verify", "--json", kPidReuse, dir.File("missing")});
   EXPECT_EQ(json.exit_code, 10) << Describe(json);
-  EXPECT_EQ(json.out.rfind("[{\"file\":\"" + kPidReuse + "\"", 0), 0u) << Describe(json);
+  EXPECT_EQ(json.out.rfind("{\"files\":[{\"file\":\"" + kPidReuse + "\"", 0), 0u)
+      << Describe(json);
   EXPECT_NE(json.out.find("},{\"file\":\"" + dir.File("missing") + "\""), std::string::npos);
-  EXPECT_EQ(json.out.substr(json.out.size() - 3), "}]\n") << Describe(json);
+  EXPECT_EQ(json.out.substr(json.out.size() - 4), "}]}\n") << Describe(json);
 }
 
 TEST(SeveralFiles, ShowShowsEachFileSeparatedByABlankLine) {
@@ -277,7 +279,7 @@ TEST(SeveralFiles, ShowShowsEachFileSeparatedByABlankLine) {
   EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
   CommandResult json = Proctape({"show", "--json", kPidReuse, kHostileComm});
   EXPECT_EQ(json.exit_code, 0) << Describe(json);
-  EXPECT_EQ(json.out.rfind("[{", 0), 0u) << Describe(json);
+  EXPECT_EQ(json.out.rfind("{\"files\":[{", 0), 0u) << Describe(json);
 }
 
 // corpus add A B C adds each; a refusal does not stop the next; the exit

@@ -373,7 +373,7 @@ TEST_F(CorpusCliTest, EntryChecksOnlyTheNamedEntries) {
   CommandResult one = Proctape({"corpus", "check", dir_, "--entry", "alive"});
   EXPECT_EQ(one.exit_code, 0) << Describe(one);
   EXPECT_EQ(Timeless(one.out),
-            "corpus " + dir_ + ": 1 entries, 1 reproduced, 0 drifted, 0 unreadable (T s)\n");
+            "corpus " + dir_ + ": 1 entry, 1 reproduced, 0 drifted, 0 unreadable (T s)\n");
   CommandResult two = Proctape({"corpus", "check", dir_, "--entry", "dead", "--entry", "alive"});
   EXPECT_EQ(two.exit_code, 22) << Describe(two);
   EXPECT_TRUE(StartsWith(two.out, "DRIFT dead: expected ALIVE; got DEAD\ncorpus ")) << two.out;

@@ -112,7 +112,7 @@ TEST_F(DeclaredOutputsLive, GitCleanRemovedIgnoredParentsAndTheOutputsAreAlready
   json_args.push_back("--json");
   CommandResult json = Ownership(json_args);
   EXPECT_EQ(json.exit_code, 0) << Describe(json);
-  EXPECT_NE(json.out.find("\"outputs_absent\":\"2\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"outputs_absent\":2"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("\"state\":\"ABSENT\""), std::string::npos) << json.out;
 }
 

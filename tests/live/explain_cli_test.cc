@@ -109,7 +109,7 @@ TEST(ExplainCli, AFreshLabRecordingExplainsToItsVerdict) {
   v1::LabReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(lab.out, &report).ok()) << lab.out;
   ASSERT_EQ(report.checks_size(), 1);
-  const v1::Verdict& verdict = report.checks(0).verdict();
+  const v1::VerdictSummary& verdict = report.checks(0).verdict();
   ASSERT_EQ(verdict.status(), v1::Verdict::RESOLVED);
   const std::string pid = std::to_string(verdict.pid());
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "format/reader.h"
+#include "format/writer.h"
 #include "proctape.pb.h"
 #include "tests/live/sandbox.h"
 
@@ -137,6 +138,27 @@ inline FileId StatOf(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return {};
   return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+// Writes `snapshot` to `path` with the real writer (hand-made files for the
+// CLI tests); false, with *error, when the writer refuses it.
+inline bool WriteSnapshotFile(const std::string& path, const Snapshot& snapshot,
+                              std::string* error) {
+  auto writer = SnapshotWriter::Create(path, {}, error);
+  if (writer == nullptr) return false;
+  bool ok = writer->WriteHeader(snapshot.header);
+  for (const v1::Frame& f : snapshot.frames) {
+    if (!ok) break;
+    writer->BeginFrame(f.index(), f.scan_start_mono_ns());
+    for (v1::ProcessRecord r : f.processes()) ok = ok && writer->AddProcess(std::move(r));
+    ok = ok && writer->EndFrame(f.scan_end_mono_ns(), f.cut_reason(), f.bytes_read());
+  }
+  for (const v1::Resolution& r : snapshot.resolutions) ok = ok && writer->WriteResolution(r);
+  v1::Footer footer;
+  footer.set_capture_end_mono_ns(snapshot.footer ? snapshot.footer->capture_end_mono_ns() : 0);
+  ok = ok && writer->Finish(footer);
+  if (!ok) *error = writer->error();
+  return ok;
 }
 
 // A command's outcome and output, for assertion messages.

@@ -44,8 +44,8 @@ constexpr int kRecordTimeoutMs = 120'000;  // two whole-host frames on a busy ho
 
 std::string HostBootId() { return live::FileBytes("/proc/sys/kernel/random/boot_id"); }
 
-std::optional<v1::Verdict> VerdictJson(const std::string& line) {
-  v1::Verdict v;
+std::optional<v1::VerdictSummary> VerdictJson(const std::string& line) {
+  v1::VerdictSummary v;
   if (!google::protobuf::util::JsonStringToMessage(line, &v).ok()) return std::nullopt;
   return v;
 }
@@ -207,8 +207,10 @@ TEST(FingerprintCli, FramesModelOfACaptureTakesTheRootFromTheFingerprint) {
   CommandResult r = Proctape({"replay", capture, "--model", "frames", "--fingerprint", fp,
                               "--token", "T", "--json"});
   EXPECT_EQ(r.exit_code, 4) << Describe(r);
-  std::optional<v1::Verdict> v = VerdictJson(r.out);
-  ASSERT_TRUE(v.has_value()) << Describe(r);
+  v1::ReplayReport report;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << Describe(r);
+  ASSERT_EQ(report.frame_runs_size(), 1) << Describe(r);
+  const v1::VerdictSummary* v = &report.frame_runs(0).verdict();
   EXPECT_EQ(v->status(), v1::Verdict::ROOT_RESTARTED) << v->detail();
   EXPECT_EQ(v->subject_pid(), ::getpid());
   EXPECT_EQ(v->expected_ticks(), start + 1);
@@ -245,9 +247,9 @@ TEST(FingerprintCli, FingerprintFileVerifiesAndShows) {
 
   CommandResult v = Proctape({"verify", fp});
   EXPECT_EQ(v.exit_code, 0) << Describe(v);
-  EXPECT_EQ(v.out, fp + ": intact: 3 chunks, 1 root fingerprint(s): " + what + "\n");
+  EXPECT_EQ(v.out, fp + ": intact: 3 chunks, 1 root fingerprint: " + what + "\n");
   CommandResult vj = Proctape({"verify", fp, "--json"});
-  EXPECT_NE(vj.out.find("\"fingerprints\":\"1\""), std::string::npos) << Describe(vj);
+  EXPECT_NE(vj.out.find("\"fingerprints\":1"), std::string::npos) << Describe(vj);
 
   CommandResult show = Proctape({"show", fp});
   EXPECT_EQ(show.exit_code, 0) << Describe(show);
@@ -311,7 +313,7 @@ TEST_P(FingerprintLiveTest, FingerprintThenResolveFindsTheSleepWithoutAWarning) 
   CommandResult json = Proctape({"resolve", "--fingerprint", fp, "--root", Root(), "--token",
                                  sandbox_->token(), "--json"});
   EXPECT_EQ(json.exit_code, 0) << Describe(json);
-  std::optional<v1::Verdict> v = VerdictJson(json.out);
+  std::optional<v1::VerdictSummary> v = VerdictJson(json.out);
   ASSERT_TRUE(v.has_value()) << json.out;
   EXPECT_EQ(v->pid(), sandbox_->sleep_pid());
   EXPECT_FALSE(v->late_fingerprint());
@@ -332,7 +334,7 @@ TEST_P(FingerprintLiveTest, ResolveWithoutAFingerprintSaysTheRootWasFingerprinte
             std::string::npos) << r.err;
 
   CommandResult json = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--json"});
-  std::optional<v1::Verdict> v = VerdictJson(json.out);
+  std::optional<v1::VerdictSummary> v = VerdictJson(json.out);
   ASSERT_TRUE(v.has_value()) << Describe(json);
   EXPECT_TRUE(v->late_fingerprint());
 
@@ -436,7 +438,7 @@ TEST(FingerprintRestart, RootRestartedBetweenFingerprintAndResolveIsRootRestarte
 
   CommandResult with = Proctape({"resolve", "--fingerprint", fp, "--token", token, "--json"});
   EXPECT_EQ(with.exit_code, 4) << Describe(with);
-  std::optional<v1::Verdict> v = VerdictJson(with.out);
+  std::optional<v1::VerdictSummary> v = VerdictJson(with.out);
   ASSERT_TRUE(v.has_value()) << Describe(with);
   EXPECT_EQ(v->status(), v1::Verdict::ROOT_RESTARTED);
   EXPECT_FALSE(v->has_pid());

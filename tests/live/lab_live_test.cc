@@ -75,8 +75,8 @@ TEST_P(LabScenario, RecordsWhatItsNameSaysReplaysReproducedAndLeavesNothingRunni
   ASSERT_GE(report.checks_size(), 1);
   // Seed step 1: the app-server was fingerprinted before the turn, and every
   // resolve check consumed that fingerprint (none fingerprinted it late).
-  for (const v1::Resolution& check : report.checks()) {
-    if (!check.has_resolve()) continue;
+  for (const v1::CheckSummary& check : report.checks()) {
+    if (check.kind() != "resolve") continue;
     EXPECT_TRUE(check.resolve().has_fingerprint());
     EXPECT_FALSE(check.resolve().fingerprint_on_tape());
     EXPECT_FALSE(check.verdict().late_fingerprint());

@@ -87,11 +87,13 @@ std::string HiddenProcUnavailable() {
   return "";
 }
 
-// The JSON line of `proctape replay --json`, parsed by protobuf's own parser.
-std::optional<v1::ReplayResult> ParseJson(const std::string& line) {
-  v1::ReplayResult r;
+// The one replay of `proctape replay --json` of a file of one resolution
+// (a ReplayReport), parsed by protobuf's own parser.
+std::optional<v1::ReplaySummary> ParseJson(const std::string& line) {
+  v1::ReplayReport r;
   if (!google::protobuf::util::JsonStringToMessage(line, &r).ok()) return std::nullopt;
-  return r;
+  if (r.replays_size() != 1) return std::nullopt;
+  return r.replays(0);
 }
 
 class ReplayLiveTest : public ::testing::TestWithParam<SandboxKind> {
@@ -166,7 +168,7 @@ TEST_P(ReplayLiveTest, RecordedResolutionReproducesByteIdentically) {
   ASSERT_FALSE(json.out.empty());
   EXPECT_EQ(json.out.find('\n'), json.out.size() - 1) << "not one line: " << json.out;
   EXPECT_NE(json.out.find("\"outcome\":\"REPRODUCED\""), std::string::npos) << json.out;
-  std::optional<v1::ReplayResult> parsed = ParseJson(json.out);
+  std::optional<v1::ReplaySummary> parsed = ParseJson(json.out);
   ASSERT_TRUE(parsed.has_value()) << json.out;
   EXPECT_EQ(parsed->outcome(), v1::ReplayResult::REPRODUCED);
   EXPECT_EQ(parsed->replayed().status(), v1::Verdict::RESOLVED);
@@ -174,7 +176,7 @@ TEST_P(ReplayLiveTest, RecordedResolutionReproducesByteIdentically) {
   EXPECT_EQ(parsed->replayed().start_ticks(), sandbox_->sleep_start());
   EXPECT_EQ(parsed->consumed(), snap.observations.size());
   EXPECT_EQ(parsed->recorded_count(), snap.observations.size());
-  EXPECT_EQ(json.out, ToJson(in_process) + "\n");
+  EXPECT_EQ(json.out, ToJson(TapeReplayReport("resolve.ptape", {in_process})) + "\n");
 
   CommandResult json_again = Proctape({"replay", file, "--json"});
   EXPECT_EQ(json_again.exit_code, 0) << Describe(json_again);
@@ -234,7 +236,7 @@ TEST_P(ReplayLiveTest, ReplayAfterTheSleepHasEndedIsStillReproduced) {
   CommandResult after_json = Proctape({"replay", file, "--json"});
   EXPECT_EQ(after_json.exit_code, 0) << Describe(after_json);
   EXPECT_EQ(after_json.out, before_json.out);
-  std::optional<v1::ReplayResult> parsed = ParseJson(after_json.out);
+  std::optional<v1::ReplaySummary> parsed = ParseJson(after_json.out);
   ASSERT_TRUE(parsed.has_value()) << after_json.out;
   EXPECT_EQ(v1::ReplayResult::Outcome_Name(parsed->outcome()), "REPRODUCED");
 }
@@ -251,7 +253,7 @@ TEST_P(ReplayLiveTest, RecordedLivenessChecksReproduce) {
   ASSERT_TRUE(StartsWith(a.out, "ALIVE")) << Describe(a);
   CommandResult ra = Proctape({"replay", alive});
   EXPECT_EQ(ra.exit_code, 0) << Describe(ra);
-  EXPECT_EQ(ra.out, "resolution 0 (liveness): REPRODUCED ALIVE (1 of 1 observations)\n");
+  EXPECT_EQ(ra.out, "resolution 0 (liveness): REPRODUCED ALIVE (1 of 1 observation)\n");
 
   ASSERT_TRUE(sandbox_->KillSleep());
   ASSERT_TRUE(live::WaitGoneOrDead(sandbox_->sleep_pid(), 3000));
@@ -263,7 +265,7 @@ TEST_P(ReplayLiveTest, RecordedLivenessChecksReproduce) {
   ASSERT_TRUE(StartsWith(d.out, "DEAD")) << Describe(d);
   CommandResult rd = Proctape({"replay", dead});
   EXPECT_EQ(rd.exit_code, 0) << Describe(rd);
-  EXPECT_EQ(rd.out, "resolution 0 (liveness): REPRODUCED DEAD (1 of 1 observations)\n");
+  EXPECT_EQ(rd.out, "resolution 0 (liveness): REPRODUCED DEAD (1 of 1 observation)\n");
   if (HiddenProcUnavailable().empty()) {
     CommandResult hidden = ReplayWithProcHidden({dead});
     EXPECT_EQ(hidden.exit_code, 0) << Describe(hidden);
@@ -326,7 +328,7 @@ TEST_P(ReplayLiveTest, ChangedRequestsGiveVerdictChangedOrDiverged) {
 
   CommandResult json = Proctape({"replay", file, "--json", "--exe-identity", "1:2"});
   EXPECT_EQ(json.exit_code, 20) << Describe(json);
-  std::optional<v1::ReplayResult> parsed = ParseJson(json.out);
+  std::optional<v1::ReplaySummary> parsed = ParseJson(json.out);
   ASSERT_TRUE(parsed.has_value()) << json.out;
   EXPECT_EQ(parsed->outcome(), v1::ReplayResult::VERDICT_CHANGED);
   EXPECT_TRUE(parsed->request_changed());

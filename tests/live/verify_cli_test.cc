@@ -138,7 +138,7 @@ TEST_F(VerifyCliTest, FreshRecordingIsIntact) {
   EXPECT_TRUE(StartsWith(r.out, file_ + ": intact: " + std::to_string(chunks_.size()) + " chunks, "))
       << Describe(r);
   EXPECT_TRUE(OneLine(r.out)) << r.out;
-  EXPECT_NE(r.out.find(", 1 resolutions, environ redacted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", 1 resolution, environ redacted"), std::string::npos) << r.out;
   EXPECT_TRUE(r.err.empty()) << Describe(r);
 
   CommandResult json = Proctape({"verify", "--json", file_});

@@ -253,18 +253,7 @@ TEST(ViewsDamageTest, AFlippedBitIsShownUpToTheDamagedChunk) {
 // Writes `snapshot` with the real writer.
 void WriteSnapshot(const std::string& path, const Snapshot& snapshot) {
   std::string error;
-  auto writer = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_NE(writer, nullptr) << error;
-  ASSERT_TRUE(writer->WriteHeader(snapshot.header)) << writer->error();
-  for (const v1::Frame& f : snapshot.frames) {
-    writer->BeginFrame(f.index(), f.scan_start_mono_ns());
-    for (v1::ProcessRecord r : f.processes()) ASSERT_TRUE(writer->AddProcess(std::move(r)));
-    ASSERT_TRUE(writer->EndFrame(f.scan_end_mono_ns(), f.cut_reason(), f.bytes_read()));
-  }
-  for (const v1::Resolution& r : snapshot.resolutions) ASSERT_TRUE(writer->WriteResolution(r));
-  v1::Footer footer;
-  footer.set_capture_end_mono_ns(snapshot.footer ? snapshot.footer->capture_end_mono_ns() : 0);
-  ASSERT_TRUE(writer->Finish(footer)) << writer->error();
+  ASSERT_TRUE(live::WriteSnapshotFile(path, snapshot, &error)) << error;
 }
 
 // A host whose names attack the display: a comm with a newline, a forged

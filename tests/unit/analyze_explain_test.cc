@@ -15,6 +15,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -571,6 +572,62 @@ TEST(ExplainAttempts, RetryLoopRunsOutAtTheDeadline) {
       << shown;
 }
 
+// Processes that have nothing to do with the resolution (not beneath the
+// root, never a candidate) come and go between attempts: one starts for an
+// attempt and ends before the next, one is listed and gone before its stat.
+// The attempts still read alike where it matters, and are told once; the
+// folded line says what differed.
+TEST(ExplainAttempts, UnrelatedProcessesComingAndGoingDoNotUnfoldTheAttempts) {
+  FakeHost host;
+  host.Remove(kSleep);
+  constexpr std::int64_t kUnrelated = 7000;
+  int sleeps = 0;
+  host.after_call = [&sleeps](FakeHost& h, const Call& call) {
+    if (call.kind == "sleep") {
+      ++sleeps;
+      if (sleeps % 2 == 1) {
+        h.AddProcess(kUnrelated, 1, 800000 + static_cast<std::uint64_t>(sleeps), "cron",
+                     {"cron"}, {}, Identity{0, 0x803, 90});
+      } else {
+        h.Remove(kUnrelated);
+      }
+    } else if (call.kind == "list" && sleeps == 4) {
+      h.Remove(kUnrelated + 1);  // listed, gone before its stat is read
+    }
+    if (call.kind == "sleep" && sleeps == 3) {
+      h.AddProcess(kUnrelated + 1, 1, 900000, "sh", {"sh"}, {}, Identity{0, 0x803, 91});
+    }
+  };
+  Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
+  ExpectFaithful(x);
+  const int n = x.check.attempts_size();
+  ASSERT_GT(n, 5);
+  EXPECT_NE(x.check.attempts(1).listed(), x.check.attempts(2).listed());
+  EXPECT_EQ(x.check.attempts(4).vanished_before_stat_size(), 1);
+  std::uint32_t fewest = UINT32_MAX, most = 0;
+  for (int i = 1; i + 1 < n; ++i) {
+    fewest = std::min(fewest, x.check.attempts(i).listed());
+    most = std::max(most, x.check.attempts(i).listed());
+  }
+  const std::string shown = Text(x.check);
+  EXPECT_NE(shown.find("\n  attempts 2-" + std::to_string(n - 1) + " at " +
+                       FormatOffset(Bounds{}.retry_ns) + " to " +
+                       FormatOffset((n - 2) * Bounds{}.retry_ns) +
+                       ": each the same as attempt 1 (" + x.check.attempts(0).summary() +
+                       "), but for unrelated processes coming and going (" +
+                       std::to_string(fewest) + " to " + std::to_string(most) +
+                       " /proc entries listed)\n"),
+            std::string::npos)
+      << shown;
+  // --all tells each, with what it listed and what vanished.
+  v1::Explanation e;
+  e.set_file("check.ptape");
+  e.set_recorded_checks(1);
+  *e.add_checks() = x.check;
+  const std::string all = RenderExplanation(e, true);
+  EXPECT_NE(all.find("    gone before their stat was read: 7001\n"), std::string::npos) << all;
+}
+
 TEST(ExplainAttempts, RootMissingOrRestartedInTheScan) {
   {
     FakeHost host;
@@ -617,7 +674,7 @@ TEST(ExplainAttempts, BoundsThatEndTheScan) {
     ExpectFaithful(x);
     ASSERT_EQ(x.check.attempts_size(), 1);
     EXPECT_FALSE(x.check.attempts(0).scan_complete());
-    EXPECT_EQ(x.check.ended_by(), "the byte budget of 1 bytes ran out during attempt 1");
+    EXPECT_EQ(x.check.ended_by(), "the byte budget of 1 byte ran out during attempt 1");
   }
   {
     FakeHost host;

@@ -135,7 +135,7 @@ TEST(ShowTest, FrameProblemsAreCounted) {
   EXPECT_EQ(r.frames(0).unidentified(), 1u);
   EXPECT_EQ(r.frames(0).truncated_reads(), 2u);
   std::string out = RenderShow(r);
-  EXPECT_NE(out.find("  frame 0: 3 processes (1 duplicate records), 1 without identity, scan "
+  EXPECT_NE(out.find("  frame 0: 3 processes (1 duplicate record), 1 without identity, scan "
                      "2.000 ms, 1000 bytes read, 2 reads truncated at its bound, CUT by a bound: "
                      "NODE_BOUND: more than 4 process records\n"),
             std::string::npos)

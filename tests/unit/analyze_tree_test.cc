@@ -78,7 +78,7 @@ TEST(TreeTest, ReportHoldsDepthsAndParentLinks) {
   EXPECT_EQ(r->nodes(3).depth(), 3u);
   EXPECT_EQ(r->nodes(3).parent(), 60);
   EXPECT_EQ(r->nodes(3).process().start_ticks(), 601u);
-  EXPECT_EQ(r->nodes(3).process().start_seconds(), "6.01");
+  EXPECT_DOUBLE_EQ(r->nodes(3).process().start_seconds(), 6.01);
   EXPECT_EQ(r->nodes(5).depth(), 0u);  // its parent is not in the frame
   EXPECT_EQ(r->nodes(5).parent(), 0);
 }
@@ -227,11 +227,70 @@ TEST(TreeTest, UnidentifiedRecordsAreRootsThatSayWhy) {
 TEST(TreeTest, StartSecondsNeedAKnownClock) {
   Snapshot s = MakeSnapshot({MakeFrame(0, {Proc(5).Ppid(0).Start(1310656)})});
   std::string error;
-  EXPECT_EQ(BuildTree(s, "f", {}, &error)->nodes(0).process().start_seconds(), "13106.56");
+  EXPECT_DOUBLE_EQ(BuildTree(s, "f", {}, &error)->nodes(0).process().start_seconds(), 13106.56);
+  EXPECT_NE(RenderTree(*BuildTree(s, "f", {}, &error)).find(" start=1310656 (13106.56s) uid="),
+            std::string::npos);
   s.header.mutable_host()->set_clock_ticks_per_second(0);
-  EXPECT_EQ(BuildTree(s, "f", {}, &error)->nodes(0).process().start_seconds(), "");
+  EXPECT_FALSE(BuildTree(s, "f", {}, &error)->nodes(0).process().has_start_seconds());
   EXPECT_NE(RenderTree(*BuildTree(s, "f", {}, &error)).find(" start=1310656 uid="),
             std::string::npos);
+}
+
+// Filters: a loop of parent links ends the walk up to the ancestors and the
+// walk down a --pid subtree; kernel threads are not folded under a filter.
+TEST(TreeFilterTest, ALoopOfParentLinksEndsTheAncestorsOfASelection) {
+  Snapshot s = MakeSnapshot({MakeFrame(0, {Proc(10).Ppid(12).Start(1).Comm("a"),
+                                           Proc(11).Ppid(10).Start(1).Comm("b"),
+                                           Proc(12).Ppid(11).Start(1).Comm("c")})});
+  TreeOptions by_comm;
+  by_comm.filter.comm = "c";
+  std::string error;
+  std::optional<v1::TreeReport> r = BuildTree(s, "f", by_comm, &error);
+  ASSERT_TRUE(r.has_value()) << error;
+  ASSERT_EQ(r->nodes_size(), 3);  // 12 and the two ancestors the loop gives it
+  EXPECT_EQ(r->selected(), 1u);
+  EXPECT_FALSE(r->nodes(2).context());
+  EXPECT_TRUE(r->nodes(0).context());
+
+  TreeOptions by_pid;
+  by_pid.filter.pid = 11;
+  r = BuildTree(s, "f", by_pid, &error);
+  ASSERT_TRUE(r.has_value()) << error;
+  EXPECT_EQ(r->selected(), 3u);  // 11's descendants loop back to 11 and its parent
+}
+
+TEST(TreeFilterTest, AFilterUnfoldsKernelThreadsItSelects) {
+  Snapshot s = MakeSnapshot(
+      {MakeFrame(0, {Proc(2).Comm("kthreadd").Ppid(0).Flags(test::kKthreadFlags),
+                     Proc(3).Comm("kworker/0:3").Ppid(2).Flags(test::kKthreadFlags)})});
+  TreeOptions o;
+  o.filter.comm = "kworker/0:3";
+  std::string error;
+  std::optional<v1::TreeReport> r = BuildTree(s, "f", o, &error);
+  ASSERT_TRUE(r.has_value()) << error;
+  ASSERT_EQ(r->nodes_size(), 2);
+  EXPECT_EQ(r->nodes(1).process().pid(), 3);
+  EXPECT_EQ(r->folded_kernel_threads(), 0u);
+}
+
+TEST(TreeFilterTest, AProcessWithoutTheFactAskedForIsNotSelected) {
+  Snapshot s = MakeSnapshot({MakeFrame(0, {Proc(5).Start(1), Proc(6).Start(1)})});
+  // 6's status has no Uid line, 5's stat does not parse.
+  s.frames[0].mutable_processes(1)->mutable_status()->set_data("Name:\tsleep\n");
+  s.frames[0].mutable_processes(0)->mutable_stat()->set_data("5 (sleep");
+  TreeOptions by_uid;
+  by_uid.filter.uid = 1000;
+  std::string error;
+  std::optional<v1::TreeReport> r = BuildTree(s, "f", by_uid, &error);
+  ASSERT_TRUE(r.has_value()) << error;
+  EXPECT_EQ(r->selected(), 1u);  // 5: its uid is known, its stat is not needed
+  TreeOptions by_comm;
+  by_comm.filter.comm = "sleep";
+  r = BuildTree(s, "f", by_comm, &error);
+  ASSERT_TRUE(r.has_value()) << error;
+  EXPECT_EQ(r->selected(), 1u);  // 6: 5 has no comm
+  ASSERT_EQ(r->nodes_size(), 1);
+  EXPECT_EQ(r->nodes(0).process().pid(), 6);
 }
 
 }  // namespace

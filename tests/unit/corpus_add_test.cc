@@ -232,7 +232,7 @@ TEST(CorpusAdd, RefusesDamageNoResolutionAndAWrongNumberOfExpects) {
 
   AddOutcome two = Add(Data("alive"), tmp.File("c"), {"ALIVE", "DEAD"});
   EXPECT_EQ(two.kind, Kind::kUsage);
-  EXPECT_NE(two.message.find("records 1 resolution(s): give --expect once per resolution"),
+  EXPECT_NE(two.message.find("records 1 resolution: give --expect once per resolution"),
             std::string::npos) << two.message;
   EXPECT_FALSE(std::filesystem::exists(tmp.File("c")));
 }

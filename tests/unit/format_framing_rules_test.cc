@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/proc_parse.h"
 #include "format/file_format.h"
 #include "format/reader.h"
 #include "proctape.pb.h"
@@ -320,7 +321,7 @@ TEST_F(FormatFramingRulesTest, BytesAfterTheFooterAreCorruptWhereTheFooterEnds) 
        {whole, "\0"s, "\0\0\0\0"s, Le32(5) + "abcde", ChunkOf(ResolutionBody())}) {
     FormatError e = Read(whole + tail, &s);
     EXPECT_TRUE(Refused(e, FormatErrorKind::kCorrupt, 3, whole.size(),
-                        std::to_string(tail.size()) + " bytes after the footer"));
+                        Plural(tail.size(), "byte", "bytes") + " after the footer"));
     EXPECT_EQ(s.chunks, 3u);  // the whole file before them, footer included
     EXPECT_TRUE(s.footer);
     EXPECT_EQ(s.resolutions.size(), 1u);

@@ -371,7 +371,7 @@ TEST_F(FormatStructureRulesTest, ResolutionSpanEndsWithinTheObservationsBeforeIt
   b = Build({Resolution(0, 1), Batch({0})});  // the batch comes after it
   EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 1, "runs past the 0 observations before it"));
   b = Build({Batch({0}), Resolution(UINT64_MAX, 2)});  // first + count overflows
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "runs past the 1 observations before it"));
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "runs past the 1 observation before it"));
 }
 
 TEST_F(FormatStructureRulesTest, ResolutionVerdictIsUpgradedWhenRead) {

@@ -1,0 +1,191 @@
+#include "proto/summary.h"
+
+#include <time.h>
+
+#include <cstdio>
+
+#include "core/proc_parse.h"
+
+namespace proctape {
+
+std::uint32_t Count32(std::uint64_t n) {
+  return n > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(n);
+}
+
+std::int32_t Int32(std::int64_t v) {
+  return v < INT32_MIN || v > INT32_MAX ? kNotA32BitValue : static_cast<std::int32_t>(v);
+}
+
+std::string EscapedText(std::string_view bytes) { return EscapeBytes(bytes, bytes.size()); }
+
+std::string Printable(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(ch);
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+std::string IntegerText(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+std::int64_t AsInt64(double v) {
+  if (!(v > -9.2233720368547758e18)) return INT64_MIN;  // NaN too
+  if (v >= 9.2233720368547758e18) return INT64_MAX;
+  return static_cast<std::int64_t>(v);
+}
+
+std::uint64_t AsUint64(double v) {
+  if (!(v > 0)) return 0;
+  if (v >= 1.8446744073709552e19) return UINT64_MAX;
+  return static_cast<std::uint64_t>(v);
+}
+
+std::string UtcText(std::int64_t realtime_ns) {
+  if (realtime_ns <= 0) return "";
+  const time_t seconds = static_cast<time_t>(realtime_ns / 1'000'000'000);
+  struct tm tm;
+  if (gmtime_r(&seconds, &tm) == nullptr) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(realtime_ns % 1'000'000'000 / 1'000'000));
+  return buf;
+}
+
+v1::IdentitySummary ToSummary(const v1::FileIdentity& id) {
+  v1::IdentitySummary s;
+  s.set_dev(id.dev());
+  s.set_ino(id.ino());
+  s.set_err(id.err());
+  s.set_link_text(EscapedText(id.link_text()));
+  return s;
+}
+
+v1::BoundsSummary ToSummary(const v1::Bounds& b) {
+  v1::BoundsSummary s;
+  s.set_max_proc_entries(Count32(b.max_proc_entries()));
+  s.set_max_nodes(Count32(b.max_nodes()));
+  s.set_max_depth(b.max_depth());
+  s.set_stat_bytes(static_cast<double>(b.stat_bytes()));
+  s.set_cmdline_bytes(static_cast<double>(b.cmdline_bytes()));
+  s.set_environ_bytes(static_cast<double>(b.environ_bytes()));
+  s.set_status_bytes(static_cast<double>(b.status_bytes()));
+  s.set_byte_budget(static_cast<double>(b.byte_budget()));
+  s.set_deadline_ns(static_cast<double>(b.deadline_ns()));
+  s.set_retry_interval_ns(static_cast<double>(b.retry_interval_ns()));
+  return s;
+}
+
+v1::VerdictSummary ToSummary(const v1::Verdict& v) {
+  v1::VerdictSummary s;
+  s.set_status(v.status());
+  if (v.has_pid()) s.set_pid(Int32(v.pid()));
+  if (v.has_start_ticks()) s.set_start_ticks(v.start_ticks());
+  s.set_file(v.file());
+  s.set_err(v.err());
+  s.set_evidence(EscapedText(v.evidence()));
+  s.set_detail(Printable(v.detail()));
+  s.set_attempts(v.attempts());
+  s.set_bytes_read(static_cast<double>(v.bytes_read()));
+  for (std::int64_t m : v.matches()) s.add_matches(Int32(m));
+  s.set_expected_ticks(v.expected_ticks());
+  s.set_subject_pid(Int32(v.subject_pid()));
+  s.set_subject_start_ticks(v.subject_start_ticks());
+  s.set_late_fingerprint(v.late_fingerprint());
+  return s;
+}
+
+v1::LivenessSummary ToSummary(const v1::LivenessVerdict& v) {
+  v1::LivenessSummary s;
+  s.set_status(v.status());
+  s.set_reason(v.reason());
+  s.set_state(EscapedText(v.state()));
+  s.set_detail(Printable(v.detail()));
+  s.set_err(v.err());
+  return s;
+}
+
+v1::FingerprintSummary ToSummary(const v1::RootFingerprint& f, std::string_view file_boot_id) {
+  v1::FingerprintSummary s;
+  s.set_root_pid(Int32(f.root_pid()));
+  s.set_root_start_ticks(f.root_start_ticks());
+  s.set_root_comm(EscapedText(f.root_comm()));
+  s.set_exe_path(EscapedText(f.exe_path()));
+  *s.mutable_exe_identity() = ToSummary(f.exe_identity());
+  std::string_view boot = f.boot_id();
+  if (!boot.empty() && boot.back() == '\n') boot.remove_suffix(1);
+  s.set_boot_id(EscapedText(boot));
+  s.set_boot_of_file(!f.boot_id().empty() && f.boot_id() == file_boot_id);
+  s.set_taken_mono_ns(f.taken_mono_ns());
+  s.set_taken_realtime_ns(f.taken_realtime_ns());
+  s.set_taken_utc(UtcText(f.taken_realtime_ns()));
+  return s;
+}
+
+v1::RequestSummary ToSummary(const v1::ResolutionRequest& q, std::string_view file_boot_id) {
+  v1::RequestSummary s;
+  s.set_root_pid(Int32(q.root_pid()));
+  s.set_root_start_ticks(q.root_start_ticks());
+  s.set_token_var(EscapedText(q.token_var()));
+  s.set_token_bytes(Count32(q.token().size()));
+  for (const std::string& a : q.argv()) s.add_argv(EscapedText(a));
+  s.set_exe_path(EscapedText(q.exe_path()));
+  *s.mutable_exe_identity() = ToSummary(q.exe_identity());
+  if (q.has_bounds()) *s.mutable_bounds() = ToSummary(q.bounds());
+  s.set_fingerprint_on_tape(q.fingerprint_on_tape());
+  if (q.has_fingerprint()) *s.mutable_fingerprint() = ToSummary(q.fingerprint(), file_boot_id);
+  return s;
+}
+
+v1::LivenessRequestSummary ToSummary(const v1::LivenessRequest& q) {
+  v1::LivenessRequestSummary s;
+  s.set_pid(Int32(q.pid()));
+  s.set_start_ticks(q.start_ticks());
+  return s;
+}
+
+v1::CheckSummary ToSummary(const v1::Resolution& r, std::uint32_t index,
+                           std::string_view file_boot_id) {
+  v1::CheckSummary s;
+  s.set_index(index);
+  if (r.has_resolve()) {
+    s.set_kind("resolve");
+    *s.mutable_resolve() = ToSummary(r.resolve(), file_boot_id);
+  } else if (r.has_liveness()) {
+    s.set_kind("liveness");
+    *s.mutable_liveness() = ToSummary(r.liveness());
+  }
+  if (r.has_verdict()) *s.mutable_verdict() = ToSummary(r.verdict());
+  if (r.has_liveness_verdict()) *s.mutable_liveness_verdict() = ToSummary(r.liveness_verdict());
+  return s;
+}
+
+v1::ReplaySummary ToSummary(const v1::ReplayResult& r) {
+  v1::ReplaySummary s;
+  s.set_outcome(r.outcome());
+  s.set_resolution_index(Count32(r.resolution_index()));
+  if (r.has_recorded()) *s.mutable_recorded() = ToSummary(r.recorded());
+  if (r.has_replayed()) *s.mutable_replayed() = ToSummary(r.replayed());
+  if (r.has_recorded_liveness()) *s.mutable_recorded_liveness() = ToSummary(r.recorded_liveness());
+  if (r.has_replayed_liveness()) *s.mutable_replayed_liveness() = ToSummary(r.replayed_liveness());
+  s.set_consumed(Count32(r.consumed()));
+  s.set_recorded_count(Count32(r.recorded_count()));
+  s.set_divergence_index(Count32(r.divergence_index()));
+  s.set_recorded_call(Printable(r.recorded_call()));
+  s.set_made_call(Printable(r.made_call()));
+  s.set_request_changed(r.request_changed());
+  return s;
+}
+
+}  // namespace proctape

@@ -1,0 +1,65 @@
+// The stored messages of a file as the views print them: the *Summary
+// messages of proctape.proto's command output section. They follow the JSON
+// rule every --json output keeps (docs/cli/json.md):
+//   - counts and lengths are uint32, pids int32, byte totals and durations
+//     double, so that protobuf's JSON mapping prints them as numbers;
+//   - 64-bit values (start ticks, device and inode numbers, instants on a
+//     clock) stay 64-bit: the mapping prints them as strings;
+//   - bytes a host or a file controls are escaped text (EscapeBytes: printable
+//     ASCII as is, every other byte and the backslash as \xNN), never base64.
+// `export --format json` alone prints the stored messages themselves.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "proctape.pb.h"
+
+namespace proctape {
+
+// A count as a view prints it: below 2^32 in every file proctape reads (its
+// chunks, frames and records are bounded far below); a larger one is shown as
+// 4294967295, "at least that many".
+std::uint32_t Count32(std::uint64_t n);
+
+// A pid-like value (pid, parent, process group, session, pid_max) as a view
+// prints it. A kernel's pid_t is 32-bit, so every value a kernel gives fits;
+// one that does not (only a hand-made file holds one) is shown as
+// kNotA32BitValue, which no kernel prints.
+inline constexpr std::int32_t kNotA32BitValue = INT32_MIN;
+std::int32_t Int32(std::int64_t v);
+
+// Bytes a host or a file controls, whole, as escaped text (EscapeBytes with
+// no cut).
+std::string EscapedText(std::string_view bytes);
+// Text proctape composed, read back from an untrusted file: printable ASCII
+// as is (backslashes too: such text may already hold escapes), other bytes
+// as \xNN.
+std::string Printable(std::string_view text);
+// A byte total or a duration a summary holds as a double (an integer below
+// 2^53), as the text prints it: "2379".
+std::string IntegerText(double v);
+// That double back as an integer for the text: exact below 2^53, held to
+// the integer's range beyond it (a hand-made file may hold anything).
+std::int64_t AsInt64(double v);
+std::uint64_t AsUint64(double v);
+// "2026-12-01T03:24:48.781Z" for CLOCK_REALTIME nanoseconds; empty when unknown.
+std::string UtcText(std::int64_t realtime_ns);
+
+v1::IdentitySummary ToSummary(const v1::FileIdentity& identity);
+v1::BoundsSummary ToSummary(const v1::Bounds& bounds);
+v1::VerdictSummary ToSummary(const v1::Verdict& verdict);
+v1::LivenessSummary ToSummary(const v1::LivenessVerdict& verdict);
+// `file_boot_id` is the boot id of the file that holds the fingerprint (its
+// header's), to say whether the fingerprint was taken in the same boot.
+v1::FingerprintSummary ToSummary(const v1::RootFingerprint& fingerprint,
+                                 std::string_view file_boot_id);
+// The token is never copied: its length only.
+v1::RequestSummary ToSummary(const v1::ResolutionRequest& request, std::string_view file_boot_id);
+v1::LivenessRequestSummary ToSummary(const v1::LivenessRequest& request);
+v1::CheckSummary ToSummary(const v1::Resolution& check, std::uint32_t index,
+                           std::string_view file_boot_id);
+v1::ReplaySummary ToSummary(const v1::ReplayResult& result);
+
+}  // namespace proctape
