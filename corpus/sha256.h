@@ -1,9 +1,10 @@
-// SHA-256 (FIPS 180-4), for naming corpus files by their content. Streaming:
-// Update() any number of times, then Hex() once. No dependency.
+// SHA-256, for naming corpus files by their content: Debian's nettle
+// (libnettle, the hash of GnuTLS) does the hashing; this file only streams a
+// file into it. Update() any number of times, then Hex() once.
 #pragma once
 
-#include <array>
-#include <cstdint>
+#include <nettle/sha2.h>
+
 #include <string>
 #include <string_view>
 
@@ -17,12 +18,7 @@ class Sha256 {
   std::string Hex();
 
  private:
-  void Block(const unsigned char* block);  // one 64-byte block into state_
-
-  std::array<std::uint32_t, 8> state_;
-  std::array<unsigned char, 64> buffer_{};
-  std::size_t buffered_ = 0;   // bytes in buffer_
-  std::uint64_t length_ = 0;   // bytes hashed so far
+  sha256_ctx ctx_;
 };
 
 // The hex digest of `bytes`.

@@ -16,7 +16,7 @@ case "$mode" in
 esac
 
 packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
-          libcli11-dev libgtest-dev libgmock-dev bubblewrap util-linux procps valgrind)
+          libcli11-dev nettle-dev libgtest-dev libgmock-dev bubblewrap util-linux procps valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,4 +1,4 @@
-// SHA-256 (corpus/sha256.h) against the FIPS 180-4 example vectors published
+// SHA-256 (corpus/sha256.h, nettle underneath) against the FIPS 180-4 example vectors published
 // by NIST, lengths around the 56- and 64-byte padding boundaries (digests
 // from an independent implementation: sha256sum), and streaming in pieces.
 #include "corpus/sha256.h"

@@ -1,0 +1,277 @@
+// `corpus add`: a recording checked, replayed and copied into the corpus,
+// its entry written to the MANIFEST under the directory's lock.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "core/proc_parse.h"
+#include "corpus/corpus.h"
+#include "corpus/corpus_internal.h"
+#include "corpus/expect.h"
+#include "corpus/sha256.h"
+#include "format/output_file.h"
+#include "format/reader.h"
+#include "replay/replay.h"
+
+namespace proctape {
+namespace {
+
+using corpus_internal::Errno;
+using corpus_internal::Escaped;
+using corpus_internal::Fd;
+
+// Copies `src` into DIR/<sha256 prefix>.ptape without ever replacing a file:
+// an existing file of the same content is kept, one of other content (or
+// anything but a regular file) is refused. The copy is written under the one
+// output rule (format/output_file.h: a temporary beside it, synced, renamed
+// without replacing), hashed as it is made, and must be `sha256`: a source
+// changed since it was checked is refused too.
+bool CopyIntoCorpus(const std::string& src, const std::string& dir, const std::string& sha256,
+                    std::string* error) {
+  const std::string target = dir + "/" + CorpusFileName(sha256);
+  auto same_content = [&] {
+    struct stat st;
+    std::string hex, why;
+    if (::lstat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        Sha256File(target, &hex, &why) && hex == sha256) {
+      return true;
+    }
+    *error = Escaped(target) + " exists with other content: not replaced";
+    return false;
+  };
+  struct stat st;
+  if (::lstat(target.c_str(), &st) == 0) return same_content();
+  Fd in{::open(src.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0) {
+    *error = Escaped(src) + ": " + Errno("cannot open");
+    return false;
+  }
+  OutputRequest request;
+  request.path = target;
+  OutputError refused;
+  std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
+  if (!out) {
+    *error = refused.message;
+    return false;
+  }
+  Sha256 hash;
+  std::vector<char> buf(64 * 1024);
+  for (;;) {
+    ssize_t n = ::read(in.fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = Escaped(src) + ": " + Errno("cannot read");
+      return false;
+    }
+    if (n == 0) break;
+    std::string_view piece(buf.data(), static_cast<std::size_t>(n));
+    hash.Update(piece);
+    if (!out->Write(piece, error)) return false;
+  }
+  if (hash.Hex() != sha256) {
+    *error = Escaped(src) + " changed while it was being added: not added";
+    return false;
+  }
+  if (out->Commit(error)) return true;
+  // Made meanwhile (by another add, outside the lock): the same content is fine.
+  return ::lstat(target.c_str(), &st) == 0 ? same_content() : false;
+}
+
+// The recording as one entry, its expectations aside.
+ManifestEntry EntryFor(const Snapshot& snapshot, const AddRequest& request,
+                       const std::string& sha256) {
+  ManifestEntry e;
+  const std::string& shown = request.shown.empty() ? request.file : request.shown;
+  e.name = request.name.empty() ? DefaultEntryName(snapshot.header, shown) : request.name;
+  e.file = CorpusFileName(sha256);
+  e.sha256 = sha256;
+  e.shows = request.note;
+  // A lab recording added without a note says what its scenario shows.
+  const LabRecording lab = LabRecordingOf(snapshot.header);
+  if (e.shows.empty() && !lab.scenario.empty() && request.scenario_note) {
+    e.shows = request.scenario_note(lab.scenario);
+  }
+  e.kernel = snapshot.header.host().kernel_release();
+  e.captured = CapturedUtc(snapshot.header.capture_start_realtime_ns());
+  e.scenario = ScenarioOf(snapshot.header);
+  return e;
+}
+
+AddOutcome Failed(AddOutcome::Kind kind, std::string message) {
+  AddOutcome out;
+  out.kind = kind;
+  out.message = std::move(message);
+  return out;
+}
+
+// kAlreadyPresent when `manifest` holds `sha256`; a usage failure when the
+// entry's name is taken by other content; otherwise kAdded.
+AddOutcome Place(const Manifest& manifest, const std::string& sha256, const std::string& name) {
+  for (const ManifestEntry& e : manifest.entries) {
+    if (e.sha256 == sha256) {
+      AddOutcome out;
+      out.kind = AddOutcome::Kind::kAlreadyPresent;
+      out.entry = e;
+      return out;
+    }
+  }
+  for (const ManifestEntry& e : manifest.entries) {
+    if (e.name == name) {
+      return Failed(AddOutcome::Kind::kUsage,
+                    "the name " + name + " is taken by other content (" + e.file +
+                        "): pass --name with another name");
+    }
+  }
+  return AddOutcome{};
+}
+
+// The expect line of every resolution: the replayed verdict, or the --expect
+// given for it. Refuses a divergence always, and a changed verdict unless
+// --expect names what is wanted.
+AddOutcome Expectations(const AddRequest& request, const std::vector<v1::ReplayResult>& replays,
+                        std::vector<std::string>* expects) {
+  const std::string file = Escaped(request.shown.empty() ? request.file : request.shown);
+  for (const v1::ReplayResult& r : replays) {
+    if (r.outcome() == v1::ReplayResult::DIVERGED) {
+      return Failed(AddOutcome::Kind::kDiverged,
+                    file + ": resolution " + std::to_string(r.resolution_index()) + " " +
+                        ReplayPhrase(r) + ": the corpus holds files whose tape replays");
+    }
+  }
+  AddOutcome out;
+  for (const v1::ReplayResult& r : replays) {
+    if (request.expects.empty()) {
+      if (r.outcome() != v1::ReplayResult::REPRODUCED) {
+        return Failed(AddOutcome::Kind::kVerdictChanged,
+                      file + ": resolution " + std::to_string(r.resolution_index()) +
+                          ": VERDICT CHANGED: recorded " + RecordedExpect(r) + ", replayed " +
+                          ReplayedExpect(r) + " (pass --expect with the intended verdict)");
+      }
+      expects->push_back(ReplayedExpect(r));
+      continue;
+    }
+    std::string why;
+    std::string expect = ExpectFromOption(request.expects[r.resolution_index()], r, &why);
+    if (expect.empty()) return Failed(AddOutcome::Kind::kUsage, why);
+    if (expect != ReplayedExpect(r)) {
+      out.warnings.push_back("resolution " + std::to_string(r.resolution_index()) +
+                             " is expected to give " + expect + " but replays to " +
+                             ReplayedExpect(r) +
+                             ": the entry will drift until the resolver gives " + expect);
+    }
+    expects->push_back(expect);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string CorpusDirProblem(const std::string& dir) {
+  const std::string shown = Escaped(dir);
+  if (dir.empty()) return "the corpus directory is empty: name one";
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return "the corpus " + shown + " is not a directory: refused";
+    if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+      return "cannot write in the corpus " + shown + ": " + std::strerror(errno);
+    }
+    const std::string manifest = ManifestPath(dir);
+    if (::lstat(manifest.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      return Escaped(manifest) + (S_ISLNK(st.st_mode) ? " is a symbolic link" : " is not a file") +
+             ": refused (a corpus's MANIFEST is a regular file)";
+    }
+    return "";
+  }
+  if (errno != ENOENT) return "the corpus " + shown + ": " + std::strerror(errno);
+  std::filesystem::path p(dir);
+  while (p.has_relative_path() && p.filename().empty()) p = p.parent_path();  // "a/b/"
+  const std::string parent = p.has_parent_path() ? p.parent_path().string() : ".";
+  if (::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return "cannot create the corpus " + shown + ": its directory " + Escaped(parent) +
+           " does not exist";
+  }
+  if (::faccessat(AT_FDCWD, parent.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+    return "cannot create the corpus " + shown + " in " + Escaped(parent) + ": " +
+           std::strerror(errno);
+  }
+  return "";
+}
+
+AddOutcome AddToCorpus(const AddRequest& request) {
+  using Kind = AddOutcome::Kind;
+  const std::string file = Escaped(request.shown.empty() ? request.file : request.shown);
+  if (!request.name.empty() && !IsEntryName(request.name)) {
+    return Failed(Kind::kUsage, "--name " + EscapeBytes(request.name) +
+                                    ": 1 to 64 of [A-Za-z0-9._-], beginning with a letter or "
+                                    "digit");
+  }
+  // Where it goes, before any work: a corpus that cannot be written is found
+  // before the recording is replayed.
+  if (std::string problem = CorpusDirProblem(request.dir); !problem.empty()) {
+    return Failed(Kind::kIo, problem);
+  }
+  // Already there? Then nothing else matters.
+  Manifest manifest;
+  std::string error, sha256;
+  if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
+  if (!Sha256File(request.file, &sha256, &error)) return Failed(Kind::kIo, file + ": " + error);
+  AddOutcome placed = Place(manifest, sha256, "");
+  if (placed.kind == Kind::kAlreadyPresent) return placed;
+
+  Snapshot snapshot;
+  FormatError damage = ReadSnapshot(request.file, &snapshot);
+  if (!damage.ok()) {
+    AddOutcome out = Failed(Kind::kFile, file + ": " + damage.message);
+    out.file_error = damage.kind;
+    return out;
+  }
+  const std::size_t n = snapshot.resolutions.size();
+  if (n == 0) {
+    return Failed(Kind::kUsage, file + " holds no recorded resolution: the corpus holds "
+                                       "recordings ('proctape resolve ... --record FILE')");
+  }
+  if (!request.expects.empty() && request.expects.size() != n) {
+    return Failed(Kind::kUsage, file + " records " + Plural(n, "resolution", "resolutions") +
+                                    ": give --expect once per resolution, in order (" +
+                                    std::to_string(request.expects.size()) + " given)");
+  }
+  std::vector<v1::ReplayResult> replays;
+  for (std::size_t i = 0; i < n; ++i) replays.push_back(ReplayResolution(snapshot, i, {}));
+  ManifestEntry entry = EntryFor(snapshot, request, sha256);
+  AddOutcome out = Expectations(request, replays, &entry.expects);
+  if (out.kind != Kind::kAdded) return out;
+
+  // Write under the directory's lock, against the manifest as it is now. A
+  // missing corpus is made here, one level (its directory was checked).
+  if (::mkdir(request.dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Failed(Kind::kIo, "cannot create the corpus " + Escaped(request.dir) + ": " +
+                                 std::strerror(errno));
+  }
+  Fd lock{::open(request.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (lock.fd < 0 || ::flock(lock.fd, LOCK_EX) != 0) {
+    return Failed(Kind::kIo, "cannot lock the corpus " + Escaped(request.dir) + ": " +
+                                 std::strerror(errno));
+  }
+  if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
+  placed = Place(manifest, sha256, entry.name);
+  if (placed.kind != Kind::kAdded) return placed;
+  if (!CopyIntoCorpus(request.file, request.dir, sha256, &error)) return Failed(Kind::kIo, error);
+  manifest.entries.push_back(entry);
+  std::stable_sort(manifest.entries.begin(), manifest.entries.end(),
+                   [](const ManifestEntry& a, const ManifestEntry& b) { return a.name < b.name; });
+  if (!WriteFileAtomic(ManifestPath(request.dir), FormatManifest(manifest), &error)) {
+    return Failed(Kind::kIo, error);
+  }
+  out.entry = entry;
+  return out;
+}
+
+}  // namespace proctape
