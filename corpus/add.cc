@@ -20,6 +20,7 @@
 #include "format/output_file.h"
 #include "format/reader.h"
 #include "replay/replay.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -101,7 +102,10 @@ ManifestEntry EntryFor(const Snapshot& snapshot, const AddRequest& request,
   }
   e.kernel = snapshot.header.host().kernel_release();
   e.captured = CapturedUtc(snapshot.header.capture_start_realtime_ns());
-  e.scenario = ScenarioOf(snapshot.header);
+  // The command line that recorded it may name the token (`--token VALUE`):
+  // a MANIFEST is committed and printed, so the token is masked there as in
+  // every view (replay/token_mask.h).
+  e.scenario = TokenMask::Of(snapshot).Masked(ScenarioOf(snapshot.header));
   return e;
 }
 

@@ -119,6 +119,13 @@ TEST(CorpusAdd, CopiesTheRecordingAndDescribesItInTheManifest) {
   EXPECT_EQ(out.entry.kernel, s.header.host().kernel_release());
   EXPECT_EQ(out.entry.captured, CapturedUtc(s.header.capture_start_realtime_ns()));
   EXPECT_EQ(out.entry.scenario.rfind("resolve --root ", 0), 0u) << out.entry.scenario;
+  // The command line named the token (--token VALUE): a MANIFEST is committed
+  // and printed, so the value is masked there, its length kept.
+  const std::string token = s.resolutions.at(0).resolve().token();
+  ASSERT_FALSE(token.empty());
+  EXPECT_EQ(out.entry.scenario.find(token), std::string::npos) << out.entry.scenario;
+  EXPECT_NE(out.entry.scenario.find("--token " + std::string(token.size(), '*')),
+            std::string::npos) << out.entry.scenario;
   EXPECT_EQ(out.entry.shows, "a sandboxed sleep resolves");
   // Copied, byte for byte; the source is still there.
   EXPECT_EQ(Bytes(dir + "/" + out.entry.file), Bytes(Data("resolved")));
