@@ -52,37 +52,37 @@ struct Writer {
 inline void PrintTo(const Writer& w, std::ostream* os) { *os << w.name; }
 
 inline std::vector<Writer> Writers() {
-  using Args = std::vector<std::string>;
+  using Argv = std::vector<std::string>;
   return {
       {"capture", {"capture"}, "--output", false, false,
-       [](const std::string& out) { return Args{"capture", "--root", SelfPid(), "-o", out}; }},
+       [](const std::string& out) { return Argv{"capture", "--root", SelfPid(), "-o", out}; }},
       {"fingerprint", {"fingerprint"}, "--output", false, false,
        [](const std::string& out) {
-         return Args{"fingerprint", "--root", SelfPid(), "-o", out};
+         return Argv{"fingerprint", "--root", SelfPid(), "-o", out};
        }},
       {"export_json", {"export"}, "--output", false, false,
        [](const std::string& out) {
-         return Args{"export", CorpusRecording(), "--format", "json", "--out", out};
+         return Argv{"export", CorpusRecording(), "--format", "json", "--out", out};
        }},
       {"export_proc_dir", {"export"}, "--output", true, false,
        [](const std::string& out) {
-         return Args{"export", CorpusRecording(), "--format", "proc-dir", "--out", out};
+         return Argv{"export", CorpusRecording(), "--format", "proc-dir", "--out", out};
        }},
       {"resolve_record", {"resolve"}, "--record", false, false,
        [](const std::string& out) {
-         return Args{"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms", "0",
+         return Argv{"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms", "0",
                      "--record", out};
        },
        {5, 8}},
       {"liveness_record", {"liveness"}, "--record", false, false,
        [](const std::string& out) {
-         return Args{"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--record", out};
+         return Argv{"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--record", out};
        }},
       {"lab_record", {"lab"}, "--record", false, true,
-       [](const std::string& out) { return Args{"lab", "plain", "--record", out}; }},
+       [](const std::string& out) { return Argv{"lab", "plain", "--record", out}; }},
       {"corpus_check_junit", {"corpus", "check"}, "--junit", false, false,
        [](const std::string& out) {
-         return Args{"corpus", "check", SourceCorpus(), "--entry", "plain-unshare", "--junit", out};
+         return Argv{"corpus", "check", SourceCorpus(), "--entry", "plain-unshare", "--junit", out};
        }},
   };
 }
