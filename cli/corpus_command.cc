@@ -312,13 +312,14 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
       "Each entry of the repository's corpus/ is also a ctest test (corpus/NAME).");
   corpus->require_subcommand(1);
   corpus->footer(
-      "Examples:\n"
-      "  proctape corpus add failure.ptape --note 'sleep resolved under bwrap'\n"
-      "  proctape corpus check\n"
-      "  proctape corpus list\n"
-      "  proctape corpus rm ci-flake\n"
-      "Run 'proctape corpus COMMAND --help' for one command; docs/corpus.md has the\n"
-      "MANIFEST format.");
+      std::string("Examples:\n"
+                  "  proctape corpus add failure.ptape --note 'sleep resolved under bwrap'\n"
+                  "  proctape corpus check\n"
+                  "  proctape corpus list\n"
+                  "  proctape corpus rm ci-flake\n"
+                  "Run 'proctape corpus COMMAND --help' for one command; docs/corpus.md has the\n"
+                  "MANIFEST format.\n\n") +
+      ExitStatusFooter("each command's own (its --help), 2 no command or an unknown one"));
 
   auto add = std::make_shared<AddOptions>();
   CLI::App* a = corpus->add_subcommand(

@@ -84,16 +84,14 @@ void RegisterExplain(CLI::App& app, int* exit_code) {
       "Environ values are never shown: only how many entries carry the token variable.\n"
       "Consecutive attempts that read alike are told once (--all tells each), also when\n"
       "processes unrelated to the check (not beneath the root) came and went between them.\n"
-      "Checks count from 0, as 'proctape replay' numbers its resolutions.\n\n"
-      "Exit status: 0 once explained; 20 or 21 when the file's tape no longer replays to\n"
-      "its recorded verdict (as 'proctape replay' says): what is told is then what the\n"
-      "resolver does now, up to where the tape diverged. A plain capture holds no check:\n"
-      "exit 2 (try 'proctape replay FILE --model frames').");
+      "Checks count from 0, as 'proctape replay' numbers its resolutions. When the tape no\n"
+      "longer replays to its recorded verdict (as 'proctape replay' says), what is told is\n"
+      "what the resolver does now, up to where the tape diverged.");
   sub->add_option("FILE", o->file, "a recording: 'resolve --record', 'liveness --record', 'lab'")
       ->required();
   sub->add_flag("--json", o->json,
-                "one JSON object, an Explanation (proto/explain.proto, protobuf's JSON printer; "
-                "raw bytes as base64); every attempt, as with --all");
+                "one JSON object, an Explanation (proto/explain.proto; host bytes as escaped "
+                "text, docs/cli/json.md); every attempt, as with --all");
   sub->add_flag("--all", o->all,
                 "tell every attempt, also those alike the one before (--json holds every attempt)");
   AddUnsigned(sub, "--check", o->check, 0, 4294967295, "explain only recorded check N (from 0)");
@@ -103,7 +101,9 @@ void RegisterExplain(CLI::App& app, int* exit_code) {
                           "  proctape explain never-exec.ptape --all      # every retry\n"
                           "  proctape explain failure.ptape --json | jq '.checks[0].attempts[-1]'\n"
                           "  proctape explain corpus/703c44185d6f3686.ptape\n\n") +
-              ExitStatusFooter("0 reproduced, 20 verdict changed, 21 diverged, 10-16 damaged file"));
+              ExitStatusFooter("0 explained, 2 no such check, or a plain capture, which holds "
+                               "none (try 'proctape replay FILE --model frames'), 20 verdict "
+                               "changed, 21 diverged, 10-16 damaged file"));
   sub->callback([o, exit_code] { *exit_code = RunExplain(*o); });
 }
 

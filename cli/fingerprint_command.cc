@@ -4,6 +4,7 @@
 // the turn. Also the reading of such a file for resolve and replay
 // (cli/fingerprint_load.h).
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,11 @@ int RunFingerprint(const FingerprintOptions& o) {
   if (std::string why = ForceWithoutOutput(o.force, "-o", true, o.output); !why.empty()) {
     return Fail(kExitUsage, why);
   }
+  // The executable is attested by device and inode: a path that is not an
+  // executable file is refused before any work (cli/live_proc.h).
+  if (std::string why = ExeFileError(o.exe); !why.empty()) {
+    return Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": " + why);
+  }
   int exit_code = kExitOk;
   std::unique_ptr<ProcfsEvidence> live = OpenLiveProc(o.proc, &exit_code);
   if (!live) return exit_code;
@@ -71,8 +77,8 @@ int RunFingerprint(const FingerprintOptions& o) {
                     EscapeBytes(taken.root.detail, 1024));
   }
   if (!taken.exe.ok()) {
-    return Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": errno " +
-                                std::to_string(taken.exe.err));
+    return Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": " +
+                                std::strerror(taken.exe.err));
   }
   if (!WriteFingerprintFile(std::move(output), header, taken.fingerprint, &error)) {
     return Fail(kExitIo, "cannot write the fingerprint: " + error);

@@ -162,6 +162,9 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
   for (const CLI::App* sub : app.get_subcommands({})) {
     if (sub->get_name() == topic) command = sub;
   }
+  // The path before the command's own name, as `COMMAND --help` shows it:
+  // "Usage: proctape corpus add ...", never "Usage: add ...".
+  std::string path = app.get_name();
   if (args.size() > 1) {
     const CLI::App* inner = nullptr;
     for (const CLI::App* sub : command->get_subcommands({})) {
@@ -171,9 +174,10 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
       return Fail(kExitUsage, "help: '" + topic + " " + args[1] + "' is not a command" +
                                   " (see 'proctape help " + topic + "')");
     }
+    path += " " + command->get_name();
     command = inner;
   }
-  std::fputs(command->help().c_str(), stdout);
+  std::fputs(command->help(path).c_str(), stdout);
   return kExitOk;
 }
 
@@ -192,6 +196,9 @@ std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>&
     return kExitUsage;
   }
   const std::string& first = argv[1];
+  // Under --json every failure is JSON, those of the top level too (a
+  // command not yet known is named "").
+  SetErrorMode(CommandOf(app, argv), AskedForJson(argv));
   if (first == "--help" || first == "-h") {
     std::fputs(TopHelp(app).c_str(), stdout);
     return kExitOk;
@@ -208,7 +215,6 @@ std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>&
                                 " (see 'proctape --help')");
   }
   if (first == "help") return Help(app, {argv.begin() + 2, argv.end()});
-  SetErrorMode(CommandOf(app, argv), AskedForJson(argv));
   return std::nullopt;
 }
 

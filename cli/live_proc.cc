@@ -1,7 +1,11 @@
 #include "cli/live_proc.h"
 
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
@@ -24,6 +28,13 @@ std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_
 bool IsProcfs(const std::string& dir) {
   struct statfs fs;
   return ::statfs(dir.c_str(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+}
+
+std::string ExeFileError(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
+  if (S_ISREG(st.st_mode)) return "";
+  return S_ISDIR(st.st_mode) ? "a directory, not an executable file" : "not a regular file";
 }
 
 }  // namespace proctape

@@ -18,4 +18,11 @@ std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_
 // of /proc, never /proc itself.
 bool IsProcfs(const std::string& dir);
 
+// Why `path`, given as --exe (fingerprint, resolve), cannot be the
+// executable attested by device and inode, or "" when it can: a regular file
+// (a link followed, as exec follows it). A directory or a device is never
+// what a process executes, and would only make every candidate fail later.
+// The caller refuses the request (exit 2), naming the option.
+std::string ExeFileError(const std::string& path);
+
 }  // namespace proctape

@@ -99,18 +99,13 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
       "  REMOVE new       anything else, detached and double-forked children included\n"
       "  REMOVE pid-reused  the baseline had this pid with another start: no exemption\n"
       "Names and argv are shown, never consulted.\n\n"
-      "The plan is REFUSED (nothing decided, every problem listed) when a process that may\n"
-      "be in scope has no readable identity, a frame was cut by a bound, the two captures\n"
-      "differ in boot or pid namespace, the baseline was not captured strictly before the\n"
-      "current, not by the verifier or its descendant, or after the verifier had started\n"
-      "anything but the capture itself, or when --self is missing or restarted. The scope\n"
-      "is the verifier's own: --uid and --cgroup that do not hold --self (an empty scope\n"
-      "too) are refused, and so is a plan that would remove new processes of a session\n"
-      "older than the baseline that is not the verifier's (no repository command can have\n"
-      "started them; --force-scope plans them). --cgroup / is planned with a warning.\n\n"
-      "Each --output PATH (a declared output of the task) gets a line: present, or already\n"
-      "absent when it or a parent is missing (git clean -fdX removed it); a parent that is a\n"
-      "symbolic link or not a directory refuses the plan (fails closed).");
+      "The plan is REFUSED (nothing decided, every problem listed) when it cannot be sure:\n"
+      "an identity that cannot be read, a frame cut by a bound, captures that do not fit\n"
+      "(another boot or pid namespace, out of order, a baseline that is not the verifier's\n"
+      "first command), --self missing or restarted, or a scope that is not the verifier's\n"
+      "own (it does not hold --self, or it holds new processes of an older session:\n"
+      "--force-scope plans them). --cgroup / is planned with a warning. Each --output\n"
+      "gets a line. The rules and their reasons: docs/ownership.md.");
   sub->add_option("--baseline", o->baseline, "the capture taken at bootstrap (a .ptape file)")
       ->type_name("FILE")
       ->required();
@@ -118,11 +113,11 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
       ->type_name("FILE")
       ->required();
   AddUnsigned(sub, "--uid", o->request.uid, 0, 4294967294,
-              "the verifier's real uid (as 'id -u' prints it): the scope's", "UID")
+              "the verifier's real uid (as 'id -u' prints it)", "UID")
       ->required();
   sub->add_option("--cgroup", o->request.cgroup,
-                  "the verifier's cgroup v2 path, the one to clean, compared exactly (the text "
-                  "after \"0::\" in /proc/self/cgroup)")
+                  "the verifier's cgroup v2 path (after \"0::\" in /proc/self/cgroup), "
+                  "compared exactly")
       ->type_name("PATH")
       ->required();
   AddSigned(sub, "--self", o->request.self_pid, 1, kMaxPidValue, "the verifier's pid", "PID")
@@ -131,32 +126,26 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
                 "also list the processes out of scope (OUT) and those that vanished during the "
                 "scan (GONE)");
   sub->add_option("--output", o->request.outputs,
-                  "a declared output of the task (a path cleanup would delete; repeat it): "
-                  "planned present or already absent (a missing parent: already absent); a "
-                  "parent that is a symbolic link or not a directory refuses the plan. Relative "
-                  "paths are from the current directory; nothing is deleted")
+                  "a declared output of the task (repeat it): present, or already absent; a "
+                  "parent that is a symbolic link or not a directory refuses the plan")
       ->type_name("PATH")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--force-scope", o->request.force_scope,
-                "plan the removal of new processes of sessions older than the baseline that are "
-                "not the verifier's (refused without it, exit 26: no repository command can "
-                "have started them)");
+                "plan new processes of older sessions that are not the verifier's (refused "
+                "without it: exit 26)");
   sub->add_flag("--json", o->json, "print the plan as one JSON object (OwnershipPlan)");
   sub->footer(
       std::string(
           "Examples (in the verifier, uid and cgroup its own):\n"
-          "  proctape capture -o /run/verifier/baseline.ptape        # first, at bootstrap\n"
+          "  proctape capture -o base.ptape        # first, at bootstrap\n"
           "  ... repository commands ...\n"
-          "  proctape capture -o /run/verifier/current.ptape\n"
-          "  proctape ownership --baseline /run/verifier/baseline.ptape \\\n"
-          "      --current /run/verifier/current.ptape --uid \"$(id -u)\" \\\n"
-          "      --cgroup \"$(sed -n 's/^0:://p' /proc/self/cgroup)\" --self $$\n"
-          "  ... --json |\n"
-          "    jq -r '.decisions[] | select(.action==\"REMOVE\") | \"\\(.pid) "
-          "\\(.start_ticks)\"'\n\n"
+          "  proctape capture -o now.ptape\n"
+          "  proctape ownership --baseline base.ptape --current now.ptape --self $$ \\\n"
+          "    --uid \"$(id -u)\" --cgroup \"$(sed -n 's/^0:://p' /proc/self/cgroup)\"\n"
+          "  ... --json | jq -r '.decisions[] | select(.action==\"REMOVE\") | .pid'\n\n"
           "A plan that removes processes is still exit 0: the plan is the output. A REFUSED\n"
-          "plan exits with the status of its first problem. Details: docs/ownership.md.\n\n") +
+          "plan exits with the status of its first problem.\n\n") +
       ExitStatusFooter("0 planned; refused: 2 the baseline does not fit, 4 the verifier "
                        "restarted, 5 it is missing, 7 an unreadable identity or a bad output "
                        "parent, 8 a frame cut by a bound, 26 not the verifier's scope; 10-16 a "

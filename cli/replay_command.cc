@@ -258,20 +258,18 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       "REPRODUCED, VERDICT CHANGED (same evidence, another decision: both shown), or\n"
       "DIVERGED (the resolver asked for something the tape does not hold: where, and what).\n"
       "The request options below change the recorded request for a what-if replay.\n\n"
-      "--model frames answers every call from the captured frames instead of the tape:\n"
-      "the latest frame whose scan started at or before the virtual time (the clock starts\n"
-      "at the recorded resolution's start, or the first frame's scan start, and each\n"
-      "listing of /proc advances it by that frame's recorded scan duration; sleeping moves\n"
-      "it to the wake-up time); pids absent from the frame answer ENOENT, like a live\n"
-      "/proc. Works on any capture: recorded resolutions are re-run (request options\n"
-      "applied) and compared with the recorded verdict (same status, pid and start tick);\n"
-      "a plain 'proctape capture' needs --root, --token and --exe-identity or --exe-like\n"
-      "(--root-start defaults to the root's start tick in the first frame). Exit status:\n"
-      "the verdict's, as for 'resolve'.\n\n"
+      "--model frames answers every call from the captured frames instead: from the latest\n"
+      "frame scanned by the virtual time (a listing of /proc takes as long as that frame's\n"
+      "scan did; sleeping moves the clock), and a pid absent from it answers ENOENT, like a\n"
+      "live /proc. Recorded resolutions are re-run and compared with the recorded verdict\n"
+      "(status, pid, start tick); a plain 'proctape capture' needs --root, --token and\n"
+      "--exe-identity or --exe-like, and a token check a capture taken with --env keep\n"
+      "(its environ is redacted otherwise). It exits with the verdict's status, as\n"
+      "'resolve' does.\n\n"
       "--legacy-marker N reports what treating the marker N as a host pid and probing it\n"
       "with kill(N, 0) would have concluded at capture time, from the first frame (the\n"
       "capturer's uid from the file's header), beside the sandboxed sleep's real host pid\n"
-      "when FILE records a RESOLVED resolution. Exit status 0 once reported.");
+      "when FILE records a RESOLVED resolution. It exits 0 once reported.");
   sub->add_option("FILE", o->file, "a .ptape file: a recording or a capture")->required();
   sub->add_flag("--json", o->json,
                 "print one JSON object for the file: a ReplayReport (its replays, or with "
@@ -283,7 +281,10 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
   CLI::Option* root =
       AddSigned(sub, "--root", o->root, 2, kMaxPidValue, "replace the recorded root pid", "PID");
   CLI::Option* root_start = AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
-                                        "replace the recorded root start tick", "TICKS");
+                                        "replace the recorded root start tick (--model "
+                                        "frames of a plain capture: the root's in the first "
+                                        "frame)",
+                                        "TICKS");
   CLI::Option* token = sub->add_option("--token", o->token, "replace the recorded token")
       ->type_name("TOKEN");
   CLI::Option* token_var =
@@ -301,9 +302,8 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
                 "attest the executable of this captured pid: its exe identity in the first frame",
                 "PID");
   sub->add_option("--fingerprint", o->fingerprint,
-                  "what if the root had been fingerprinted before the turn: the root, start "
-                  "tick and executable of this fingerprint file ('proctape fingerprint') replace "
-                  "the recorded ones; refused if taken in another boot than the recording (exit 9)")
+                  "what if the root had been fingerprinted before the turn: this file's root, "
+                  "start tick and executable replace the recorded ones (exit 9: another boot)")
       ->type_name("FILE")
       ->excludes(root)
       ->excludes(root_start)
@@ -315,12 +315,9 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       ->type_name("MARKER");
   sub->footer(std::string("Examples:\n"
                           "  proctape replay failure.ptape\n"
-                          "  proctape replay failure.ptape --json\n"
                           "  proctape replay failure.ptape --token other   # what if...\n"
                           "  proctape replay late.ptape --fingerprint root.ptape\n"
-                          "  proctape replay failure.ptape --model frames\n"
-                          "  proctape replay host.ptape --model frames --root 4000 --token T \\\n"
-                          "      --exe-like 4103\n"
+                          "  proctape replay host.ptape --model frames --root 42 --token T --exe-like 43\n"
                           "  proctape replay failure.ptape --legacy-marker 3\n\n") +
               ExitStatusFooter("0 reproduced, 20 verdict changed, 21 diverged, 9 fingerprint of another boot, 10-16 damaged file"));
   sub->callback([=] {

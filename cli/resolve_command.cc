@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -163,10 +164,15 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
     return false;
   }
   request->root_pid = o.root;
-  request->exe = live.PathIdentity(o.exe);
-  if (!request->exe.ok()) {
-    *exit_code = Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": errno " +
-                                      std::to_string(request->exe.err));
+  // The executable is attested by device and inode: a path that is not an
+  // executable file cannot be attested (cli/live_proc.h).
+  std::string why = ExeFileError(o.exe);
+  if (why.empty()) {
+    request->exe = live.PathIdentity(o.exe);
+    if (!request->exe.ok()) why = std::strerror(request->exe.err);
+  }
+  if (!why.empty()) {
+    *exit_code = Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": " + why);
     return false;
   }
   if (o.has_root_start) {

@@ -18,6 +18,7 @@
 
 #include "corpus/corpus.h"
 #include "lab/lab.h"
+#include "tests/live/cli_contract.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 
@@ -445,35 +446,12 @@ TEST(EmptySelection, OwnershipOfTheRootCgroupWarns) {
 
 // ---- Help that fits a person --------------------------------------------------
 
-// The commands `proctape --help` lists, and the corpus subcommands.
-std::vector<std::vector<std::string>> EveryCommand() {
-  std::vector<std::vector<std::string>> out;
-  for (const auto& [args, section] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"--help"}, ""}, {{"corpus", "--help"}, "corpus"}}) {
-    CommandResult r = Proctape(args);
-    std::istringstream lines(r.out);
-    bool in_list = section.empty();
-    for (std::string line; std::getline(lines, line);) {
-      if (!section.empty() && line == "Subcommands:") in_list = true;
-      if (!in_list || line.size() < 3 || line.compare(0, 2, "  ") != 0 || line[2] == ' ') continue;
-      const std::string name = line.substr(2, line.find(' ', 2) - 2);
-      if (name.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") != std::string::npos) continue;
-      if (section.empty()) {
-        out.push_back({name});
-      } else {
-        out.push_back({section, name});
-      }
-    }
-  }
-  return out;
-}
-
 // Every command's help: exit 0, no line over 80 columns, a blank line before
 // "Usage:", value names that say what a value is (FILE, DIR, PID, N, ...),
 // and no parser noise or private references: no generic VALUE or TEXT, no
 // "FILES(1x)", no "TEXT:{a,b}" or "[2 - 2147483647]", no "the seed".
 TEST(Help, EveryCommandsHelpFitsEightyColumnsWithoutParserNoise) {
-  const std::vector<std::vector<std::string>> commands = EveryCommand();
+  const std::vector<live::CommandWords> commands = live::EveryCommand();
   ASSERT_GE(commands.size(), 18u) << "commands found: " << commands.size();
   for (std::vector<std::string> args : commands) {
     std::string name;
@@ -483,9 +461,7 @@ TEST(Help, EveryCommandsHelpFitsEightyColumnsWithoutParserNoise) {
     EXPECT_EQ(r.exit_code, 0) << name << Describe(r);
     std::istringstream lines(r.out);
     for (std::string line; std::getline(lines, line);) {
-      std::size_t columns = 0;  // characters, not bytes (an em dash is one)
-      for (unsigned char c : line) columns += (c & 0xc0) != 0x80 ? 1 : 0;
-      EXPECT_LE(columns, 80u) << name << "--help: " << line;
+      EXPECT_LE(live::Columns(line), 80u) << name << "--help: " << line;
     }
     if (args[0] != "help") {
       EXPECT_NE(r.out.find("\n\nUsage: proctape "), std::string::npos) << name << r.out;

@@ -10,7 +10,6 @@
 //   - under --json, whatever a command says on standard error is JSON too:
 //     one object a line, a failure's with its message and exit status.
 #include <google/protobuf/struct.pb.h>
-#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -24,6 +23,7 @@
 #include <vector>
 
 #include "tests/live/files.h"
+#include "tests/live/json_document.h"
 #include "tests/live/sandbox.h"
 
 #ifndef PROCTAPE_BINARY
@@ -56,19 +56,8 @@ CommandResult Proctape(std::vector<std::string> args) {
   return live::RunCommand(args, 120'000);
 }
 
-// One JSON document: the whole text (one trailing newline allowed).
-struct Document {
-  bool ok = false;
-  std::string why;
-  Value value;
-};
-Document ParseDocument(const std::string& text) {
-  Document d;
-  auto status = google::protobuf::util::JsonStringToMessage(text, &d.value);
-  d.ok = status.ok();
-  d.why = status.ToString();
-  return d;
-}
+using Document = live::JsonDocument;
+Document ParseDocument(const std::string& text) { return live::ParseJsonDocument(text); }
 
 // The value at a path of keys and indexes, or a null Value when it is not
 // there (the test then fails on its kind).

@@ -22,13 +22,13 @@
 #include <unistd.h>
 
 #include <functional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "format/chunk_reader.h"
 #include "format/reader.h"
 #include "tests/live/files.h"
+#include "tests/live/output_writers.h"
 #include "tests/live/sandbox.h"
 
 #ifndef PROCTAPE_BINARY
@@ -38,17 +38,8 @@
 namespace proctape::live {
 namespace {
 
-const std::string kSource = PROCTAPE_SOURCE_DIR;
-const std::string kCorpus = kSource + "/corpus";
-// A recording of the repository's corpus (entry hostile-comm-bwrap).
-const std::string kRecording = kCorpus + "/b552a8b49f217079.ptape";
-
-std::string Self() { return std::to_string(::getpid()); }
-
-std::string SelfStart() {
-  std::optional<ProcStat> st = ReadStat(::getpid());
-  return st ? std::to_string(st->start_ticks) : "0";
-}
+const std::string kCorpus = SourceCorpus();
+const std::string kRecording = CorpusRecording();
 
 bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -74,62 +65,6 @@ std::vector<std::string> Argv(const Invocation& how, const std::vector<std::stri
 
 CommandResult RunProctape(const Invocation& how, const std::vector<std::string>& args) {
   return RunCommand(Argv(how, args), 120'000);
-}
-
-// One command that writes a file: its arguments for an output at OUT.
-struct Writer {
-  std::string name;
-  bool directory = false;  // export --format proc-dir
-  bool lab = false;        // needs unshare; starts processes
-  std::function<std::vector<std::string>(const std::string& out)> args;
-  // The statuses of a run that wrote its output (a resolve finds no sandbox
-  // here: NO_MATCH or DEADLINE, recorded all the same).
-  std::set<int> wrote = {0};
-};
-
-// Named in test output by its name, not its bytes.
-void PrintTo(const Writer& w, std::ostream* os) { *os << w.name; }
-
-std::vector<Writer> Writers() {
-  return {
-      {"capture", false, false,
-       [](const std::string& out) {
-         return std::vector<std::string>{"capture", "--root", Self(), "-o", out};
-       }},
-      {"fingerprint", false, false,
-       [](const std::string& out) {
-         return std::vector<std::string>{"fingerprint", "--root", Self(), "-o", out};
-       }},
-      {"export_json", false, false,
-       [](const std::string& out) {
-         return std::vector<std::string>{"export", kRecording, "--format", "json", "--out", out};
-       }},
-      {"export_proc_dir", true, false,
-       [](const std::string& out) {
-         return std::vector<std::string>{"export", kRecording, "--format", "proc-dir", "--out",
-                                         out};
-       }},
-      {"resolve_record", false, false,
-       [](const std::string& out) {
-         return std::vector<std::string>{"resolve", "--root", Self(), "--token", "t0k3n",
-                                         "--deadline-ms", "0", "--record", out};
-       },
-       {5, 8}},
-      {"liveness_record", false, false,
-       [](const std::string& out) {
-         return std::vector<std::string>{"liveness", "--pid", Self(), "--start", SelfStart(),
-                                         "--record", out};
-       }},
-      {"lab_record", false, true,
-       [](const std::string& out) {
-         return std::vector<std::string>{"lab", "plain", "--record", out};
-       }},
-      {"corpus_check_junit", false, false,
-       [](const std::string& out) {
-         return std::vector<std::string>{"corpus", "check", kCorpus, "--entry", "plain-unshare",
-                                         "--junit", out};
-       }},
-  };
 }
 
 class OutputRules : public ::testing::TestWithParam<Writer> {
@@ -315,14 +250,14 @@ TEST(OutputOptions, ForceWithoutAFileToReplaceIsAUsageError) {
   Invocation how;
   how.cwd = dir.path();
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"capture", "--root", Self(), "-o", "-", "--force"},
-           {"fingerprint", "--root", Self(), "-o", "-", "--force"},
+           {"capture", "--root", SelfPid(), "-o", "-", "--force"},
+           {"fingerprint", "--root", SelfPid(), "-o", "-", "--force"},
            {"export", kRecording, "--format", "json", "--force"},
            {"export", kRecording, "--format", "dot", "--out", "-", "--force"},
-           {"resolve", "--root", Self(), "--token", "t", "--deadline-ms", "0", "--force"},
-           {"resolve", "--root", Self(), "--token", "t", "--deadline-ms", "0", "--record", "-",
+           {"resolve", "--root", SelfPid(), "--token", "t", "--deadline-ms", "0", "--force"},
+           {"resolve", "--root", SelfPid(), "--token", "t", "--deadline-ms", "0", "--record", "-",
             "--force"},
-           {"liveness", "--pid", Self(), "--start", SelfStart(), "--force"},
+           {"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--force"},
            {"corpus", "check", kCorpus, "--entry", "plain-unshare", "--force"},
        }) {
     CommandResult r = RunProctape(how, args);
@@ -339,9 +274,9 @@ TEST(OutputOptions, OutputAndOutAreOneOptionInEveryCommandWithAMainOutput) {
   Invocation how;
   how.cwd = dir.path();
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"capture", "--root", Self(), "--out", "a.ptape"},
-           {"capture", "--root", Self(), "--output", "b.ptape"},
-           {"fingerprint", "--root", Self(), "--out", "c.ptape"},
+           {"capture", "--root", SelfPid(), "--out", "a.ptape"},
+           {"capture", "--root", SelfPid(), "--output", "b.ptape"},
+           {"fingerprint", "--root", SelfPid(), "--out", "c.ptape"},
            {"export", kRecording, "--format", "dot", "-o", "d.dot"},
            {"export", kRecording, "--format", "dot", "--output", "e.dot"},
        }) {
@@ -362,10 +297,10 @@ CommandResult OnATerminal(const std::vector<std::string>& args) {
 TEST(OutputOptions, ABinaryFileIsNeverWrittenToATerminal) {
   if (FindOnPath("script").empty()) GTEST_SKIP() << "needs script (util-linux) for a terminal";
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"capture", "--root", Self(), "-o", "-"},
-           {"fingerprint", "--root", Self(), "-o", "-"},
-           {"resolve", "--root", Self(), "--token", "t", "--deadline-ms", "0", "--record", "-"},
-           {"liveness", "--pid", Self(), "--start", SelfStart(), "--record", "-"},
+           {"capture", "--root", SelfPid(), "-o", "-"},
+           {"fingerprint", "--root", SelfPid(), "-o", "-"},
+           {"resolve", "--root", SelfPid(), "--token", "t", "--deadline-ms", "0", "--record", "-"},
+           {"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--record", "-"},
        }) {
     CommandResult r = OnATerminal(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << Describe(r);
@@ -425,7 +360,7 @@ TEST(OutputInterrupts, CaptureInterruptedFinishesItsFileWithTheFramesDone) {
   Invocation how;
   how.cwd = dir.path();
   const std::string out = dir.File("frames.ptape");
-  pid_t pid = Start(how, {"capture", "--root", Self(), "-o", out, "--frames", "100000",
+  pid_t pid = Start(how, {"capture", "--root", SelfPid(), "-o", out, "--frames", "100000",
                           "--interval", "20"},
                     logs.File("err"));
   ASSERT_GT(pid, 0);
@@ -460,7 +395,7 @@ TEST(OutputInterrupts, ResolveInterruptedLeavesNoRecording) {
   Invocation how;
   how.cwd = dir.path();
   // No sandbox beneath the test: the resolver retries until its deadline.
-  pid_t pid = Start(how, {"resolve", "--root", Self(), "--token", "t0k3n", "--deadline-ms",
+  pid_t pid = Start(how, {"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms",
                           "60000", "--record", dir.File("r.ptape")},
                     logs.File("err"));
   ASSERT_GT(pid, 0);

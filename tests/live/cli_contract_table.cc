@@ -1,0 +1,184 @@
+#include "tests/live/cli_contract_table.h"
+
+#include "tests/live/files.h"
+#include "tests/live/output_writers.h"
+
+namespace proctape::live {
+namespace {
+
+// Recordings of the repository's corpus (corpus/MANIFEST): plain-unshare,
+// and the two ownership takes as its baseline and current snapshot.
+std::string Recording() { return SourceCorpus() + "/f46add6575430d19.ptape"; }
+std::string Baseline() { return SourceCorpus() + "/021e7cdf322033a4.ptape"; }
+std::string Current() { return SourceCorpus() + "/d40fb836ad433348.ptape"; }
+
+// The same reading of a .ptape file wherever one is read: a missing file or
+// a directory cannot be opened or read (10); '-' is standard input.
+Input PtapeFile(std::string option, std::function<Args(const Fixture&, const std::string&)> args) {
+  return {std::move(option), std::move(args), 10, 10, false, true};
+}
+
+// --proc DIR: the procfs to read. Not the root of a procfs mount: 2; one that
+// cannot be opened (missing, not a directory) is 1, as /proc itself would be
+// (cli/live_proc.h).
+Input ProcMount(std::function<Args(const Fixture&, const std::string&)> args) {
+  return {"--proc", std::move(args), 1, 1, true, false};
+}
+
+// --exe FILE: the executable attested by device and inode (never read): one
+// that cannot be attested, or is not a regular file, makes the request
+// invalid (2).
+Input Executable(std::function<Args(const Fixture&, const std::string&)> args) {
+  return {"--exe", std::move(args), 2, 2, false, false};
+}
+
+// A corpus directory: one without a MANIFEST (missing, or a file) is no
+// corpus (23).
+Input CorpusDir(std::string option, std::function<Args(const Fixture&, const std::string&)> args) {
+  return {std::move(option), std::move(args), 23, 23, true, false};
+}
+
+std::vector<Row> Table() {
+  using F = const Fixture&;
+  using P = const std::string&;
+  const std::pair<std::string, std::string> corpus_written = {
+      "--corpus", "the corpus it writes into: CorpusOutputs in outputs_cli_test.cc"};
+  return {
+      {.command = {"fingerprint"},
+       .inputs = {Executable([](F f, P p) {
+                    return Args{"fingerprint", "--root", f.self_pid, "--exe", p, "-o",
+                                f.dir + "/fp"};
+                  }),
+                  ProcMount([](F f, P p) {
+                    return Args{"fingerprint", "--root", f.self_pid, "--proc", p, "-o",
+                                f.dir + "/fp"};
+                  })}},
+      {.command = {"resolve"},
+       .inputs = {PtapeFile("--fingerprint",
+                            [](F, P p) {
+                              return Args{"resolve", "--fingerprint", p, "--token", "t"};
+                            }),
+                  Executable([](F f, P p) {
+                    return Args{"resolve", "--root", f.self_pid, "--token", "t",
+                                "--deadline-ms", "0", "--exe", p};
+                  }),
+                  ProcMount([](F f, P p) {
+                    return Args{"resolve", "--root", f.self_pid, "--token", "t",
+                                "--deadline-ms", "0", "--proc", p};
+                  })},
+       .json = [](F f) { return Args{"resolve", "--root", f.root, "--token", f.token, "--json"}; },
+       .json_needs_sandbox = true},
+      {.command = {"liveness"},
+       .inputs = {ProcMount([](F f, P p) {
+         return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start, "--proc", p};
+       })},
+       .json = [](F f) {
+         return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start, "--json"};
+       }},
+      {.command = {"capture"},
+       .inputs = {ProcMount([](F f, P p) {
+                    return Args{"capture", "--root", f.self_pid, "-o", f.dir + "/c", "--proc", p};
+                  }),
+                  // An import: a directory that cannot be opened is 1, as for
+                  // --proc (docs/export.md, "Exit statuses").
+                  {"--proc-root",
+                   [](F f, P p) { return Args{"capture", "--proc-root", p, "-o", f.dir + "/c"}; },
+                   1, 1, true, false}},
+       .json = [](F f) {
+         return Args{"capture", "--root", f.self_pid, "-o", f.dir + "/c", "--json"};
+       }},
+      {.command = {"verify"},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"verify", p}; })},
+       .json = [](F) { return Args{"verify", Recording(), "--json"}; },
+       .failure_is_report = true},
+      {.command = {"show"},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"show", p}; })},
+       .json = [](F) { return Args{"show", Recording(), "--json"}; }},
+      {.command = {"tree"},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"tree", p}; })},
+       .json = [](F) { return Args{"tree", Recording(), "--json"}; }},
+      {.command = {"diff"},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"diff", p}; }),
+                  PtapeFile("FILE", [](F, P p) { return Args{"diff", Recording(), p}; })},
+       .json = [](F) { return Args{"diff", Recording(), "--json"}; }},
+      {.command = {"explain"},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"explain", p}; })},
+       .json = [](F) { return Args{"explain", Recording(), "--json"}; }},
+      {.command = {"export"},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"export", p, "--format", "dot"}; })}},
+      {.command = {"replay"},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"replay", p}; }),
+                  PtapeFile("--fingerprint",
+                            [](F, P p) { return Args{"replay", Recording(), "--fingerprint", p}; })},
+       .json = [](F) { return Args{"replay", Recording(), "--json"}; }},
+      {.command = {"corpus"}},
+      {.command = {"corpus", "add"},
+       .inputs = {PtapeFile("FILE",
+                            [](F f, P p) {
+                              return Args{"corpus", "add", p, "--corpus", f.dir + "/c"};
+                            })},
+       .not_inputs = {corpus_written},
+       .json = [](F f) {
+         return Args{"corpus", "add", Recording(), "--corpus", f.dir + "/c", "--json"};
+       }},
+      {.command = {"corpus", "check"},
+       .inputs = {CorpusDir("DIR", [](F, P p) { return Args{"corpus", "check", p}; }),
+                  CorpusDir("--corpus",
+                            [](F, P p) { return Args{"corpus", "check", "--corpus", p}; })},
+       .json = [](F) {
+         return Args{"corpus", "check", SourceCorpus(), "--entry", "plain-unshare", "--json"};
+       }},
+      {.command = {"corpus", "list"},
+       .inputs = {CorpusDir("DIR", [](F, P p) { return Args{"corpus", "list", p}; }),
+                  CorpusDir("--corpus",
+                            [](F, P p) { return Args{"corpus", "list", "--corpus", p}; })},
+       .json = [](F) { return Args{"corpus", "list", SourceCorpus(), "--json"}; }},
+      {.command = {"corpus", "rm"},
+       .inputs = {CorpusDir("--corpus",
+                            [](F, P p) { return Args{"corpus", "rm", "x", "--corpus", p}; })},
+       .json = [](F f) {
+         // An entry to take out: added to a corpus of its own first.
+         Proctape({"corpus", "add", Recording(), "--corpus", f.dir + "/c", "--name", "one"});
+         return Args{"corpus", "rm", "one", "--corpus", f.dir + "/c", "--json"};
+       }},
+      {.command = {"lab"}, .json = [](F) { return Args{"lab", "--list", "--json"}; }},
+      {.command = {"ownership"},
+       .inputs = {PtapeFile("--baseline",
+                            [](F, P p) {
+                              return Args{"ownership", "--baseline", p, "--current", Current(),
+                                          "--uid", "0", "--cgroup", "/", "--self", "1"};
+                            }),
+                  PtapeFile("--current",
+                            [](F, P p) {
+                              return Args{"ownership", "--baseline", Baseline(), "--current", p,
+                                          "--uid", "0", "--cgroup", "/", "--self", "1"};
+                            })},
+       .not_inputs = {{"--cgroup", "a cgroup v2 path, compared as text: no file is read"}},
+       .not_written = {{"--output",
+                        "a declared output of the task: planned present or absent, never "
+                        "written"}},
+       .json = [](F) {
+         return Args{"ownership", "--baseline", Baseline(), "--current", Current(), "--uid",
+                     "0", "--cgroup", "/", "--self", "1", "--json"};
+       }},
+      {.command = {"help"}},
+  };
+}
+
+}  // namespace
+
+const std::vector<Row>& ContractTable() {
+  static const std::vector<Row> table = Table();
+  return table;
+}
+
+void PrintTo(const Row& row, std::ostream* os) { *os << NameOf(row.command); }
+
+const Row* FindRow(const CommandWords& command) {
+  for (const Row& row : ContractTable()) {
+    if (row.command == command) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace proctape::live
