@@ -274,7 +274,7 @@ capture_never_fails_the_job_unless_strict() {
 
 # The YAML files parse (PyYAML when python3-yaml is installed; else a
 # structural check), name the script by the path it has, pass it only options
-# its --help lists, and capture on failure only.
+# its --help lists, and capture on failure only; README's snippets too.
 yaml_files_parse_and_call_the_script_by_its_path() {
   local dir=$source_dir/contrib/ci file
   [[ -f $dir/action.yml && -f $dir/github-steps.yml && -f $dir/gitlab-ci.yml ]] || fail "a YAML file is missing"
@@ -332,8 +332,8 @@ PY
     for option in $(grep -o -- '[ (]--[a-z0-9-]*' <<<"$line" | cut -c2-); do
       grep -qx -- "$option" <<<"$options" || fail "${line%%:*} passes $option, which the script does not take"
     done
-  done < <(grep -H 'proctape-ci\.sh"* \(install\|capture\)\|args+*=(' "$dir"/*.yml)
-  ((refs >= 6)) || fail "only $refs calls of the script in the YAML files"
+  done < <(grep -H 'proctape-ci\.sh"* \(install\|capture\)\|args+*=(' "$dir"/*.yml "$source_dir/README.md")
+  ((refs >= 8)) || fail "only $refs calls of the script in the YAML files"
   if grep -n 'proctape-ci\.sh *\\*$' "$dir"/*.yml; then fail "a call of the script continues on the next line"; fi
   grep -q 'uses: OWNER/proctape/contrib/ci@' "$dir/github-steps.yml" || fail "github-steps.yml does not use the action"
 }
