@@ -17,6 +17,7 @@ esac
 
 packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
           libcli11-dev nettle-dev libgtest-dev libgmock-dev bubblewrap util-linux procps valgrind)
+packages+=(python3-yaml)  # issue 12 P3: contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,0 +1,19 @@
+# P3 of issue 12: contrib/ci/proctape-ci.sh, run as a CI job would
+# (tests/ship/ci_script_test.sh): one ctest test per case, label ship.
+# Included from tests/CMakeLists.txt.
+set(PROCTAPE_CI_CASES
+    install_portable_binary_from_a_file_onto_path
+    install_refuses_another_checksum_and_installs_nothing
+    install_refuses_what_is_not_an_artifact
+    install_deb_through_apt_get_with_its_dependencies
+    capture_job_tree_beneath_the_runner_with_its_recordings
+    capture_of_a_root_given_and_the_whole_host_without_a_runner
+    capture_never_fails_the_job_unless_strict
+    yaml_files_parse_and_call_the_script_by_its_path
+    help_lists_every_exit_status)
+foreach(case IN LISTS PROCTAPE_CI_CASES)
+  add_test(NAME ship/ci/${case}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_script_test.sh ${case}
+                   $<TARGET_FILE:proctape> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(ship/ci/${case} PROPERTIES LABELS ship TIMEOUT 120)
+endforeach()
