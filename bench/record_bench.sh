@@ -83,6 +83,7 @@ fmt() { awk -v v="$1" -v f="$2" 'BEGIN {printf f, v}'; }
 
 rows=()
 cpu_rows=()
+lib_rows=()
 raw=()
 for n in $bench_n; do
   if ((n > 0)); then
@@ -108,6 +109,7 @@ for n in $bench_n; do
   per_obs=$(awk -v b="$tape_bytes" -v o="$obs" 'BEGIN {printf "%.1f", (o > 0 ? b / o : 0)}')
   cpu_ratio=$(awk -v a="$(field "$result" tape_resolve_cpu_ms)" -v b="$(field "$result" plain_cpu_ms)" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
   tape_cpu_ratio=$(awk -v a="$(field "$result" tape_cpu_ms)" -v b="$(field "$result" plain_cpu_ms)" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+  lib_rows+=("| $n | $(fmt "$plain" %.2f) | $(fmt "$(field "$result" lib_ms)" %.2f) | $(fmt "$(field "$result" lib_plain_round_ratio)" %.2f) | $(fmt "$(field "$result" lib_onfail_ms)" %.2f) | $(fmt "$(field "$result" lib_onfail_ratio)" %.2f) ($(fmt "$(field "$result" lib_onfail_round_ratio)" %.2f)) | $(fmt "$(field "$result" lib_cpu_ms)" %.2f) | $(fmt "$(field "$result" lib_onfail_cpu_ms)" %.2f) |")
   cpu_rows+=("| $n | $(fmt "$(field "$result" plain_cpu_ms)" %.2f) | $(fmt "$(field "$result" tape_resolve_cpu_ms)" %.2f) | $cpu_ratio | $(fmt "$(field "$result" tape_cpu_ms)" %.2f) | $tape_cpu_ratio | $(fmt "$(field "$result" record_cpu_ms)" %.1f) |")
   rows+=("| $n | $procs | $(fmt "$plain" %.2f) | $(fmt "$(field "$result" tape_resolve_ms)" %.2f) | $(fmt "$(field "$result" tape_resolve_ratio)" %.2f) ($(fmt "$(field "$result" tape_resolve_round_ratio)" %.2f)) | $(fmt "$(field "$result" tape_ms)" %.2f) | $(fmt "$(field "$result" tape_ratio)" %.2f) ($(fmt "$(field "$result" tape_round_ratio)" %.2f)) | $obs | $tape_bytes ($per_obs B/obs) | $(fmt "$(field "$result" record_ms)" %.1f) | $(fmt "$(field "$result" record_ratio)" %.1f) | $(field "$result" record_bytes) |")
 done
@@ -135,6 +137,14 @@ sensitive than wall time to other load on the host.
 | N | plain resolve CPU | recorded Resolve CPU | recorded/plain | tape file CPU | tape/plain | \`--record\` CPU |
 |---:|---:|---:|---:|---:|---:|---:|
 $(printf '%s\n' "${cpu_rows[@]}")
+
+The library's resolve (\`include/proctape/live.h\`, \`api::Resolve\`) in the same
+rounds: with \`Record::kNever\`, and with \`Record::kOnFailure\` on a RESOLVED
+verdict (the tape streamed to a temporary that is then removed: nothing written).
+
+| N | plain resolve ms | library, never ms | never/plain (per round) | library, on failure ms | on failure/never (per round) | never CPU ms | on failure CPU ms |
+|---:|---:|---:|---:|---:|---:|---:|---:|
+$(printf '%s\n' "${lib_rows[@]}")
 
 Raw results:
 \`\`\`

@@ -18,6 +18,11 @@
 //           alone ("tape resolve").
 //   record  RecordLive: all of `resolve --record FILE`, i.e. the tape plus a
 //           whole-host frame before and after (skipped with --no-frames).
+//   lib     the library's call (include/proctape/live.h): api::Resolve with
+//           Record::kNever, all of it (opening /proc, the boot id check).
+//   lib-onfail  api::Resolve with Record::kOnFailure to a file in DIR: the
+//           tape streamed to a temporary that is removed on RESOLVED (the
+//           file must not exist afterwards). Compared with lib and plain.
 //
 // Every run must be RESOLVED to the child's pid; any other verdict aborts the
 // bench. Afterwards one tape file is read back (ReadSnapshot) and checked:
@@ -56,6 +61,7 @@
 #include "core/resolver.h"
 #include "format/reader.h"
 #include "format/writer.h"
+#include "proctape/live.h"
 #include "proto/convert.h"
 
 namespace proctape {
@@ -273,6 +279,29 @@ Run RunRecordLive(ProcfsEvidence& live, const Request& request, const std::strin
   return out;
 }
 
+Run RunLibrary(const api::Fingerprint& fingerprint, const std::string& token,
+               const api::RecordPolicy& policy, pid_t want) {
+  Run out;
+  api::Request request;
+  request.token = token;
+  std::int64_t c0 = ProcessCpuNs(), tc0 = ThreadCpuNs();
+  std::int64_t t0 = MonoNs();
+  api::ResolveResult r = api::Resolve(request, fingerprint, policy);
+  out.wall_ns = out.resolve_ns = MonoNs() - t0;
+  out.resolve_cpu_ns = ThreadCpuNs() - tc0;
+  out.cpu_ns = ProcessCpuNs() - c0;
+  if (!r.ok()) Die("lib: " + r.error.message);
+  if (!r.verdict.resolved() || r.verdict.pid != want) {
+    Die("lib: expected RESOLVED " + std::to_string(want) + ", got " +
+        std::string(api::StatusName(r.verdict.status)) + ": " + r.verdict.detail);
+  }
+  if (!r.recording.empty() || std::filesystem::exists(policy.path)) {
+    Die("lib-onfail: a RESOLVED verdict left a recording");
+  }
+  out.bytes_read = r.verdict.bytes_read;
+  return out;
+}
+
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -358,10 +387,15 @@ int Main(int argc, char** argv) {
   request.exe = live->PathIdentity("/bin/sleep");
   if (!request.exe.ok()) Die("cannot stat /bin/sleep");
 
-  enum Mode { kPlain, kTape, kRecord };
-  std::vector<Mode> modes = {kPlain, kTape};
+  api::FingerprintResult lib_fingerprint = api::TakeFingerprint(::getpid(), "/bin/sleep");
+  if (!lib_fingerprint.ok()) Die("lib: " + lib_fingerprint.error.message);
+  const api::RecordPolicy no_record;
+  const api::RecordPolicy on_failure{api::Record::kOnFailure, dir + "/lib-onfail.ptape", false};
+
+  enum Mode { kPlain, kTape, kRecord, kLib, kLibOnFailure };
+  std::vector<Mode> modes = {kPlain, kTape, kLib, kLibOnFailure};
   if (frames) modes.push_back(kRecord);
-  std::vector<Run> plain, tape, record;
+  std::vector<Run> plain, tape, record, lib, lib_onfail;
   const std::size_t processes = CountProcesses();
   for (int r = 0; r < warmup + rounds; ++r) {
     for (std::size_t k = 0; k < modes.size(); ++k) {
@@ -373,9 +407,14 @@ int Main(int argc, char** argv) {
         case kRecord:
           run = RunRecordLive(*live, request, token_entry, record_path, child.pid());
           break;
+        case kLib: run = RunLibrary(lib_fingerprint.fingerprint, token, no_record, child.pid()); break;
+        case kLibOnFailure:
+          run = RunLibrary(lib_fingerprint.fingerprint, token, on_failure, child.pid());
+          break;
       }
       if (r < warmup) continue;
-      (m == kPlain ? plain : m == kTape ? tape : record).push_back(run);
+      (m == kPlain ? plain : m == kTape ? tape : m == kRecord ? record : m == kLib ? lib : lib_onfail)
+          .push_back(run);
     }
   }
 
@@ -416,6 +455,13 @@ int Main(int argc, char** argv) {
     record_bytes = Median(Column(record, [](const Run& x) { return double(x.bytes); }));
   }
 
+  const double lib_ms = med(lib, &Run::wall_ns);
+  const double lib_onfail_ms = med(lib_onfail, &Run::wall_ns);
+  const double lib_onfail_round = Median(Ratios(lib_onfail, lib, &Run::wall_ns));
+  const double lib_plain_round = Median(Ratios(lib, plain, &Run::wall_ns));
+  const double lib_cpu_ms = med(lib, &Run::cpu_ns);
+  const double lib_onfail_cpu_ms = med(lib_onfail, &Run::cpu_ns);
+
   std::printf("record_overhead: %zu processes on the host at the start, %zu at the end, %.0f "
               "listed by the resolver (median); %d rounds (+%d warm-up), files in %s\n",
               processes, processes_after, listed, rounds, warmup, dir.c_str());
@@ -429,6 +475,12 @@ int Main(int argc, char** argv) {
               tape_cpu_ms / plain_cpu_ms, tape_resolve_cpu_ms, tape_resolve_cpu_ms / plain_cpu_ms);
   std::printf("    %.0f observations per resolution, %.0f bytes written (%.1f B/observation)\n",
               obs, tape_bytes, obs > 0 ? tape_bytes / obs : 0.0);
+  std::printf("  library Resolve (never)  median %9.2f ms   x%.2f of plain (per round x%.2f); "
+              "CPU %.2f ms\n",
+              lib_ms, lib_ms / plain_ms, lib_plain_round, lib_cpu_ms);
+  std::printf("  library Resolve (on failure, RESOLVED: nothing written) median %9.2f ms   x%.2f "
+              "of never (per round x%.2f); CPU %.2f ms\n",
+              lib_onfail_ms, lib_onfail_ms / lib_ms, lib_onfail_round, lib_onfail_cpu_ms);
   if (frames) {
     std::printf("  resolve --record (2 frames + tape) median %9.2f ms   x%.2f of plain "
                 "(per round x%.2f); Resolve inside it %.2f ms; %.0f bytes written\n",
@@ -440,11 +492,13 @@ int Main(int argc, char** argv) {
       "tape_resolve_round_ratio=%.3f observations=%.0f tape_bytes=%.0f bytes_read=%.0f "
       "record_ms=%.3f record_ratio=%.3f record_round_ratio=%.3f record_resolve_ms=%.3f "
       "record_bytes=%.0f plain_cpu_ms=%.3f tape_cpu_ms=%.3f tape_resolve_cpu_ms=%.3f "
-      "record_cpu_ms=%.3f\n",
+      "record_cpu_ms=%.3f lib_ms=%.3f lib_plain_round_ratio=%.3f lib_onfail_ms=%.3f "
+      "lib_onfail_ratio=%.3f lib_onfail_round_ratio=%.3f lib_cpu_ms=%.3f lib_onfail_cpu_ms=%.3f\n",
       processes, processes_after, listed, rounds, plain_ms, tape_ms, tape_ms / plain_ms, tape_round, tape_resolve_ms,
       tape_resolve_ms / plain_ms, tape_resolve_round, obs, tape_bytes, bytes_read, record_ms,
       frames ? record_ms / plain_ms : 0.0, record_round, record_resolve_ms, record_bytes,
-      plain_cpu_ms, tape_cpu_ms, tape_resolve_cpu_ms, record_cpu_ms);
+      plain_cpu_ms, tape_cpu_ms, tape_resolve_cpu_ms, record_cpu_ms, lib_ms, lib_plain_round,
+      lib_onfail_ms, lib_onfail_ms / lib_ms, lib_onfail_round, lib_cpu_ms, lib_onfail_cpu_ms);
 
   if (!made_dir.empty()) {
     std::error_code ec;

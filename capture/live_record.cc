@@ -54,16 +54,21 @@ std::vector<ScanWorker> OpenScanWorkers(const std::string& proc_root, unsigned t
   return workers;
 }
 
+bool WriteScanFrame(Evidence& evidence, const ScanOptions& scan, const PidNamespaceFn& pid_ns,
+                    std::vector<ScanWorker>& workers, std::uint64_t index, SnapshotWriter& writer) {
+  FrameCallbacks callbacks;
+  callbacks.begin = [&writer, index](std::int64_t t) { writer.BeginFrame(index, t); };
+  callbacks.record = [&writer](v1::ProcessRecord&& r) { return writer.AddProcess(std::move(r)); };
+  ScanStats s = ScanFrameParallel(evidence, scan, pid_ns, workers, callbacks);
+  return writer.EndFrame(s.scan_end_mono_ns, s.cut_reason, s.bytes_read);
+}
+
 namespace {
 
 bool WriteFrame(ProcfsEvidence& live, const ScanOptions& scan, std::vector<ScanWorker>& workers,
                 std::uint64_t index, SnapshotWriter& writer) {
-  FrameCallbacks callbacks;
-  callbacks.begin = [&writer, index](std::int64_t t) { writer.BeginFrame(index, t); };
-  callbacks.record = [&writer](v1::ProcessRecord&& r) { return writer.AddProcess(std::move(r)); };
   PidNamespaceFn pid_ns = [&live](std::int64_t pid) { return live.PidNamespace(pid); };
-  ScanStats s = ScanFrameParallel(live, scan, pid_ns, workers, callbacks);
-  return writer.EndFrame(s.scan_end_mono_ns, s.cut_reason, s.bytes_read);
+  return WriteScanFrame(live, scan, pid_ns, workers, index, writer);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "capture/procfs_evidence.h"
 #include "format/format_error.h"
 #include "format/output_file.h"
+#include "format/writer.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -57,6 +58,12 @@ void FillScanHeader(const ScanOptions& scan, const std::vector<std::string>& com
 // not this machine.
 void FillHeader(const ScanOptions& scan, const std::string& proc_root,
                 const std::vector<std::string>& command_line, v1::Header* header);
+
+// One whole-host (or, with scan.root_pid, one subtree) frame of `evidence`
+// written to `writer` as frame `index`: ScanFrameParallel with `workers`
+// (none: ScanFrame's scan, on this thread). False when the writer failed.
+bool WriteScanFrame(Evidence& evidence, const ScanOptions& scan, const PidNamespaceFn& pid_ns,
+                    std::vector<ScanWorker>& workers, std::uint64_t index, SnapshotWriter& writer);
 
 // Runs `check` through a recorder between two frames and writes the file to
 // `output`, opened (and so checked) before any work (format/output_file.h).

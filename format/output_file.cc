@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -29,7 +30,7 @@ std::string Escaped(std::string_view path) { return EscapeBytes(path, kPathShown
 std::string RandomTag() {
   unsigned char bytes[6];
   if (::getrandom(bytes, sizeof bytes, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof bytes)) {
-    static unsigned counter = 0;
+    static std::atomic<unsigned> counter{0};  // several threads may open outputs
     struct timespec ts;
     ::clock_gettime(CLOCK_MONOTONIC, &ts);
     std::uint64_t mix = static_cast<std::uint64_t>(ts.tv_nsec) * 2654435761u ^
@@ -228,7 +229,9 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
       if (fd >= 0) {
         out->fd_ = fd;
         out->temp_name_ = name;
-        out->slot_ = RegisterTemporary(out->parent_fd_, name, request.directory);
+        if (request.remove_on_interrupt) {
+          out->slot_ = RegisterTemporary(out->parent_fd_, name, request.directory);
+        }
         err = 0;
         break;
       }

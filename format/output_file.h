@@ -46,6 +46,11 @@ struct OutputRequest {
   bool directory = false;       // a directory output
   std::string directory_marker; // directory: what makes an existing one replaceable
   mode_t mode = 0644;           // a file's permission bits (the umask applies)
+  // Rule 4's interrupt: register the temporary with format/interrupt.h (which
+  // installs its handler). The library (api/) does not: a program that uses it
+  // keeps its own signal dispositions, and a temporary outlives an interrupt
+  // of that program as it outlives SIGKILL.
+  bool remove_on_interrupt = true;
 };
 
 struct OutputError {

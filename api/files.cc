@@ -1,0 +1,162 @@
+// include/proctape/files.h: fingerprint files, reading and replaying a
+// recording, over format/ and replay/.
+#include "proctape/files.h"
+
+#include <utility>
+
+#include "api/convert.h"
+#include "api/guard.h"
+#include "capture/fingerprint.h"
+#include "core/proc_parse.h"
+#include "format/fingerprint_file.h"
+#include "format/output_file.h"
+#include "format/reader.h"
+#include "proto/convert.h"
+#include "replay/replay.h"
+
+namespace proctape::api {
+namespace {
+
+using detail::Fail;
+using detail::Guard;
+
+struct ErrorOnly {
+  Error error;
+};
+
+LivenessVerdict FromProtoLiveness(const v1::LivenessVerdict& v) {
+  LivenessVerdict out;
+  out.status = static_cast<Liveness>(v.status());
+  out.reason = static_cast<Status>(v.reason());
+  out.state = v.state();
+  out.detail = v.detail();
+  out.err = v.err();
+  return out;
+}
+
+Verdict FromProtoVerdict(v1::Verdict v) {
+  UpgradeVerdict(&v);
+  return detail::FromCore(proctape::FromProto(v));
+}
+
+}  // namespace
+
+std::string_view ReplayOutcomeName(ReplayOutcome outcome) noexcept {
+  switch (outcome) {
+    case ReplayOutcome::kReproduced: return "REPRODUCED";
+    case ReplayOutcome::kVerdictChanged: return "VERDICT CHANGED";
+    case ReplayOutcome::kDiverged: return "DIVERGED";
+  }
+  return "UNKNOWN";
+}
+
+Error WriteFingerprintFile(const std::string& path, const Fingerprint& fingerprint, bool replace,
+                           const LiveOptions& options) noexcept {
+  return Guard<ErrorOnly>([&] {
+           ErrorOnly out;
+           const v1::RootFingerprint taken = detail::ToProto(fingerprint);
+           if (std::string why = FingerprintProblem(taken); !why.empty()) {
+             out.error = Fail(ErrorCode::kInvalidArgument, "the fingerprint cannot be used: " + why);
+             return out;
+           }
+           OutputRequest request;
+           request.path = path;
+           request.force = replace;
+           request.binary = true;
+           request.remove_on_interrupt = false;
+           OutputError refused;
+           std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
+           if (!output) {
+             out.error = Fail(refused.usage ? ErrorCode::kInvalidArgument
+                                            : ErrorCode::kRecordRefused,
+                              refused.message);
+             return out;
+           }
+           std::string error;
+           const v1::Header header = FingerprintHeader(options.proc_root, options.command_line);
+           if (!proctape::WriteFingerprintFile(std::move(output), header, taken, &error)) {
+             out.error = Fail(ErrorCode::kIo, error);
+           }
+           return out;
+         })
+      .error;
+}
+
+FingerprintResult ReadFingerprintFile(const std::string& path) noexcept {
+  return Guard<FingerprintResult>([&] {
+    FingerprintResult out;
+    FingerprintFile file = proctape::ReadFingerprintFile(path);
+    switch (file.problem) {
+      case FingerprintFile::Problem::kNone:
+        out.fingerprint = detail::FromProto(file.fingerprint);
+        break;
+      case FingerprintFile::Problem::kFormat:
+        out.error = detail::FromFormat(file.format);
+        break;
+      case FingerprintFile::Problem::kNotAFingerprint:
+        out.error = Fail(ErrorCode::kNotAFingerprint, file.error);
+        break;
+      case FingerprintFile::Problem::kInvalid:
+        out.error = Fail(ErrorCode::kInvalidArgument, file.error);
+        break;
+    }
+    return out;
+  });
+}
+
+FileSummary ReadFile(const std::string& path) noexcept {
+  return Guard<FileSummary>([&] {
+    FileSummary out;
+    Snapshot snap;
+    out.error = detail::FromFormat(ReadSnapshot(path, &snap));
+    out.chunks = snap.chunks;
+    out.frames = snap.frames.size();
+    for (const v1::Frame& f : snap.frames) out.processes += f.processes_size();
+    out.observations = snap.observations.size();
+    out.environ_kept =
+        snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
+    for (const v1::Resolution& r : snap.resolutions) {
+      RecordedCheck& check = out.checks.emplace_back();
+      check.liveness = r.has_liveness();
+      if (check.liveness) check.liveness_verdict = FromProtoLiveness(r.liveness_verdict());
+      else check.verdict = FromProtoVerdict(r.verdict());
+      check.observations = r.observation_count();
+    }
+    for (const v1::RootFingerprint& f : snap.fingerprints) {
+      out.fingerprints.push_back(detail::FromProto(f));
+    }
+    return out;
+  });
+}
+
+ReplayReport Replay(const std::string& path) noexcept {
+  return Guard<ReplayReport>([&] {
+    ReplayReport out;
+    Snapshot snap;
+    out.error = detail::FromFormat(ReadSnapshot(path, &snap));
+    if (!out.error.ok()) return out;
+    std::vector<v1::ReplayResult> results;
+    for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {
+      v1::ReplayResult r = ReplayResolution(snap, i, {});
+      ReplayedCheck& check = out.checks.emplace_back();
+      check.index = i;
+      check.outcome = static_cast<ReplayOutcome>(r.outcome());
+      check.liveness = r.has_recorded_liveness();
+      if (check.liveness) {
+        check.recorded_liveness = FromProtoLiveness(r.recorded_liveness());
+        check.has_replayed = r.has_replayed_liveness();
+        if (check.has_replayed) check.replayed_liveness = FromProtoLiveness(r.replayed_liveness());
+      } else {
+        check.recorded = FromProtoVerdict(r.recorded());
+        check.has_replayed = r.has_replayed();
+        if (check.has_replayed) check.replayed = FromProtoVerdict(r.replayed());
+      }
+      check.description = DescribeReplay(r);
+      results.push_back(std::move(r));
+    }
+    if (!results.empty()) out.worst = static_cast<ReplayOutcome>(WorstOutcome(results));
+    return out;
+  });
+}
+
+}  // namespace proctape::api

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The installed library (issue 12, section 3; docs/library.md), checked from
+# the outside as a user meets it:
+#   1. `cmake --install BUILD --prefix TMP` (a temporary prefix);
+#   2. every installed header compiles alone against TMP/include, and none
+#      includes a header that is not installed;
+#   3. examples/launcher built against TMP twice: find_package(proctape) and
+#      pkg-config --static;
+#   4. each run: RESOLVED with its identity (exit 0), unshare and bwrap;
+#   5. a forced failure (--wrong-token): TOKEN_MISMATCH (exit 1) leaves a
+#      .ptape, which the installed proctape replays: REPRODUCED.
+# Everything is made in one temporary directory, removed at the end. The
+# launcher ends the sandbox it starts, by its pid.
+#
+#   bash scripts/library_check.sh [BUILD]      (BUILD: default build; as root)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+started=$(date +%s)
+log() { printf 'library_check: %s\n' "$*"; }
+fail() { printf 'library_check: FAILED: %s\n' "$*" >&2; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/proctape-library-XXXXXX")
+trap 'rm -rf -- "$tmp"' EXIT
+prefix=$tmp/prefix
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+log "installed into a temporary prefix"
+# lib/ or lib/<multiarch>/ (GNUInstallDirs' CMAKE_INSTALL_LIBDIR)
+[[ -n $(find "$prefix" -path '*/lib*/cmake/proctape/proctapeConfig.cmake') ]] ||
+  fail "no lib/cmake/proctape/proctapeConfig.cmake installed"
+pc=$(find "$prefix" -path '*/lib*/pkgconfig/proctape.pc')
+[[ -n $pc ]] || fail "no lib/pkgconfig/proctape.pc installed"
+
+for header in "$prefix"/include/proctape/*.h; do
+  name=${header##*/}
+  if grep -n '#include "' "$header" | grep -v '"proctape/' >&2; then
+    fail "$name includes a header that is not installed"
+  fi
+  # Compiled in the temporary directory: nothing of the repository is on
+  # the include path, only the prefix.
+  printf '#include <proctape/%s>\nint main() { return 0; }\n' "$name" >"$tmp/alone.cc"
+  (cd "$tmp" && c++ -std=c++20 -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" alone.cc) ||
+    fail "$name does not compile alone against the install"
+done
+log "every installed header compiles alone"
+
+launcher=$PWD/examples/launcher
+launcher_cmake=()
+command -v ccache >/dev/null && launcher_cmake+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S "$launcher" -B "$tmp/with-cmake" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix" "${launcher_cmake[@]}" >/dev/null
+cmake --build "$tmp/with-cmake" >/dev/null
+log "examples/launcher built with find_package(proctape)"
+mkdir "$tmp/with-pkg-config"
+cp "$launcher/launcher.cc" "$launcher/Makefile" "$tmp/with-pkg-config/"
+PKG_CONFIG_PATH=$(dirname "$pc") \
+  make -s -C "$tmp/with-pkg-config" launcher CXXFLAGS="-O2 -Wall -Wextra -Werror" >/dev/null
+log "examples/launcher built with pkg-config --static"
+
+expect_resolved() {  # BINARY SANDBOX
+  local out rc=0
+  out=$("$1" --sandbox "$2" --record "$tmp/unused.ptape") || rc=$?
+  [[ $rc == 0 ]] || fail "$1 --sandbox $2: exit $rc: $out"
+  [[ $out =~ ^RESOLVED\ host\ pid\ [0-9]+,\ start\ tick\ [0-9]+\ \(ALIVE\)$ ]] ||
+    fail "$1 --sandbox $2 printed: $out"
+  [[ ! -e $tmp/unused.ptape ]] || fail "$1 --sandbox $2 left a recording of a RESOLVED verdict"
+  log "$2: $out"
+}
+expect_resolved "$tmp/with-cmake/launcher" unshare
+if command -v bwrap >/dev/null; then
+  expect_resolved "$tmp/with-pkg-config/launcher" bwrap
+else
+  expect_resolved "$tmp/with-pkg-config/launcher" unshare
+fi
+
+rc=0
+out=$("$tmp/with-cmake/launcher" --wrong-token --record "$tmp/failure.ptape") || rc=$?
+[[ $rc == 1 && $out == TOKEN_MISMATCH:* && -f $tmp/failure.ptape ]] ||
+  fail "a wrong token: exit $rc, printed: $out"
+log "a wrong token: ${out%%$'\n'*}"
+# The installed proctape (P1 installs bin/); the build's until it does.
+proctape=$prefix/bin/proctape
+[[ -x $proctape ]] || proctape=$build/cli/proctape
+replayed=$("$proctape" replay "$tmp/failure.ptape") || fail "replay: exit $?: $replayed"
+[[ $replayed == "resolution 0: REPRODUCED TOKEN_MISMATCH"* ]] || fail "replay printed: $replayed"
+log "${proctape#"$prefix"/} replay: ${replayed%% (*}"
+log "passed in $(($(date +%s) - started)) s"
