@@ -34,8 +34,13 @@ void RegisterHelp(CLI::App& app, int* exit_code);
 
 // The whole top-level help text.
 std::string TopHelp(const CLI::App& app);
-// "proctape 0.1.0" and the format versions it writes and reads.
+// `proctape --version`: one line, "proctape 0.1.0 (format 1, reads 1..1)",
+// the version, the format version written and those read, then
+// ", portable" in the portable build. `--version --json`: the same as one
+// JSON document, {"version", "format": {"writes", "reads_oldest",
+// "reads_newest"}, "portable"}.
 std::string VersionText();
+std::string VersionJson();
 
 // Handles what CLI11 should not: no arguments, --help/-h, --version, an
 // unknown top-level option or command. Returns the exit status when it
