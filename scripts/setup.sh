@@ -16,7 +16,15 @@ case "$mode" in
 esac
 
 packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
-          libcli11-dev nettle-dev libgtest-dev libgmock-dev bubblewrap util-linux procps valgrind)
+          libcli11-dev nettle-dev libgtest-dev libgmock-dev bubblewrap util-linux procps valgrind
+          help2man         # man pages from each command's --help, at build time
+          bash-completion  # the ship tests source the bash completion with it
+          zsh              # the ship tests run the zsh completion
+          dpkg-dev         # cpack's DEB generator: dpkg-shlibdeps for Depends
+          lintian          # Debian's package checker (scripts/ship_check.sh)
+          file             # cpack DEB's dpkg-shlibdeps step, ship_check.sh
+          man-db           # man -l / man -w in the ship tests
+          groff-base)      # renders the man pages (man -l, groff -ww)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
