@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cli/completion_spec.h"
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "format/file_format.h"
@@ -98,6 +99,11 @@ bool AskedForJson(const std::vector<std::string>& argv) {
 
 }  // namespace
 
+std::string CommandSummary(const std::string& name) {
+  const Entry* e = Find(name);
+  return e != nullptr ? e->summary : "";
+}
+
 void GroupCommands(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) {
     const Entry* e = Find(sub->get_name());
@@ -167,6 +173,11 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
     return kExitOk;
   }
   const std::string& topic = args[0];
+  // Hidden: the generator of the shell completions reads it at build time.
+  if (topic == "--completion-spec" && args.size() == 1) {
+    std::fputs(CompletionSpec(app).c_str(), stdout);
+    return kExitOk;
+  }
   if (topic == "exit-codes" && args.size() == 1) {
     std::fputs(ExitCodeHelp(), stdout);
     return kExitOk;

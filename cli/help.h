@@ -24,6 +24,10 @@ std::shared_ptr<CLI::Formatter> MakeFormatter();
 // ("  json      the whole file ..." goes on under "the"). Words are never cut.
 std::string Reflow(const std::string& text, std::size_t width);
 
+// A top-level command's one line in `proctape --help` ("" for a command the
+// table does not know).
+std::string CommandSummary(const std::string& name);
+
 // Puts every registered command in its group (the table in help.cc); a
 // command the table does not know is a programming error caught by a test
 // (`proctape help` lists it under "Other").
