@@ -52,6 +52,7 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 # The regression corpus, as a CI system would run it (JUnit for its report;
 # --force: the report of an earlier run is replaced).
 build/cli/proctape corpus check corpus --junit build/corpus-junit.xml --force
+bash scripts/ship_check.sh build  # issue 12: the .deb + lintian (dpkg -i/-r on CI), the portable binary
 echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
 build build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

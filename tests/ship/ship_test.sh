@@ -49,7 +49,7 @@ case $check in
     [[ $("$bin" --version) == "proctape "* ]] || fail "--version does not start with 'proctape '"
     for f in share/bash-completion/completions/proctape share/zsh/site-functions/_proctape \
              share/man/man1/proctape.1 share/doc/proctape/README.md \
-             share/doc/proctape/BENCHMARKS.md; do
+             share/doc/proctape/BENCHMARKS.md share/doc/proctape/copyright; do
       [[ -s $prefix/$f ]] || fail "missing or empty: $f"
     done
     source_dir=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
@@ -181,6 +181,31 @@ ZSH
     expect_eq "export --format" "$(line 'export --format')" \
       "$("$bin" export --help | grep -o -- '--format [a-z|-]*' | head -1 | cut -d' ' -f2 | tr '|' '\n' | sorted)"
     expect_eq ".ptape files and directories" "$(line 'show files')" "a.ptape sub "
+    ;;
+
+  # cpack -G DEB makes proctape_<version>_amd64.deb; extracted, its binary
+  # runs, and its man pages (compressed), completions and copyright are in
+  # place; Depends names the shared libraries it needs.
+  deb)
+    version=$("$build/cli/proctape" --version | awk '{print $2}')
+    (cd "$build" && cpack -G DEB -B "$work/cpack" >"$work/cpack.log" 2>&1) ||
+      fail "cpack -G DEB: $(tail -5 "$work/cpack.log")"
+    deb=$work/cpack/proctape_${version}_amd64.deb
+    [[ -f $deb ]] || fail "no $(basename "$deb"): $(ls "$work/cpack")"
+    depends=$(dpkg-deb -f "$deb" Depends)
+    for lib in libc6 libprotobuf libzstd1 libstdc++6; do
+      [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
+    done
+    dpkg-deb -x "$deb" "$work/root"
+    expect_eq "extracted --version" "$("$work/root/usr/bin/proctape" --version)" \
+      "$("$build/cli/proctape" --version)"
+    for f in share/man/man1/proctape.1.gz share/man/man1/proctape-capture.1.gz \
+             share/bash-completion/completions/proctape share/zsh/site-functions/_proctape \
+             share/doc/proctape/copyright share/doc/proctape/changelog.gz; do
+      [[ -s $work/root/usr/$f ]] || fail "the package lacks usr/$f"
+    done
+    MANWIDTH=80 man -l "$work/root/usr/share/man/man1/proctape.1.gz" 2>/dev/null | grep -q '^NAME' ||
+      fail "proctape.1.gz does not render"
     ;;
 
   *) fail "unknown check '$check'" ;;
