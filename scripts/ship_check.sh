@@ -58,3 +58,32 @@ if [[ $(id -u) == 0 && (${CI:-} == true || ${PROCTAPE_SHIP_INSTALL:-} == 1) ]]; 
 else
   say "dpkg -i / -r skipped (run as root with CI=true or PROCTAPE_SHIP_INSTALL=1)"
 fi
+
+# ---- 3. the portable binary -------------------------------------------------
+# Only the binary's target is built (no tests, benchmarks or man pages: the
+# portable build has none).
+cmake -S . -B build-portable -DCMAKE_BUILD_TYPE=Release -DPROCTAPE_PORTABLE=ON >/dev/null
+cmake --build build-portable -j"$jobs" --target proctape_portable >"$work/portable.log" 2>&1 ||
+  { tail -20 "$work/portable.log" >&2; fail "the portable build"; }
+portable=build-portable/proctape-${version}-linux-x86_64
+[[ -x $portable ]] || fail "no $portable"
+lap "$portable built ($(stat -c %s "$portable") bytes)"
+# Only the C library's own objects are loaded: libc, libm, the dynamic
+# loader and the kernel's vDSO.
+while read -r object _; do
+  case $object in
+    linux-vdso.so.1|libc.so.6|libm.so.6|/lib64/ld-linux-x86-64.so.2) ;;
+    *) fail "$portable needs $object (ldd): only the C library's own objects may stay shared" ;;
+  esac
+done < <(ldd "$portable")
+# The newest glibc symbol version it needs: at most Debian 12's (2.36).
+newest=$(objdump -T "$portable" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+[[ -n $newest ]] || fail "objdump -T $portable shows no GLIBC_ version"
+[[ $(printf '%s\n' "$newest" 2.36 | sort -V | tail -1) == 2.36 ]] ||
+  fail "$portable needs GLIBC_$newest, newer than Debian 12's 2.36"
+# It runs: says it is the portable build, and a capture of its own process
+# tree (this script's) is a file that verifies.
+[[ $("$portable" --version) == *", portable)" ]] || fail "$portable --version: $("$portable" --version)"
+"$portable" capture --root $$ -o "$work/self.ptape" >/dev/null || fail "$portable capture --root $$"
+"$portable" verify "$work/self.ptape" >/dev/null || fail "$portable verify of its own capture"
+lap "$portable: ldd $(ldd "$portable" | awk '{print $1}' | xargs), newest GLIBC_$newest, capture + verify of itself"
