@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cli/completion_spec.h"
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "format/file_format.h"
@@ -98,6 +99,11 @@ bool AskedForJson(const std::vector<std::string>& argv) {
 
 }  // namespace
 
+std::string CommandSummary(const std::string& name) {
+  const Entry* e = Find(name);
+  return e != nullptr ? e->summary : "";
+}
+
 void GroupCommands(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) {
     const Entry* e = Find(sub->get_name());
@@ -132,10 +138,27 @@ std::string TopHelp(const CLI::App& app) {
   return out;
 }
 
+// Whether this binary is the portable build (-DPROCTAPE_PORTABLE=ON:
+// protobuf, zstd, nettle and the C++ runtime linked in; README "Install").
+#ifdef PROCTAPE_PORTABLE
+constexpr bool kPortable = true;
+#else
+constexpr bool kPortable = false;
+#endif
+
 std::string VersionText() {
-  return std::string("proctape ") + PROCTAPE_VERSION + "\nformat: writes version " +
-         std::to_string(kFormatVersion) + ", reads version 1 to " +
-         std::to_string(kFormatVersion) + "\n";
+  return std::string("proctape ") + PROCTAPE_VERSION + " (format " +
+         std::to_string(kFormatVersion) + ", reads " + std::to_string(kOldestFormatVersion) +
+         ".." + std::to_string(kFormatVersion) + (kPortable ? ", portable" : "") + ")\n";
+}
+
+std::string VersionJson() {
+  // Every value is a constant of this build: nothing to escape.
+  return std::string("{\"version\":\"") + PROCTAPE_VERSION +
+         "\",\"format\":{\"writes\":" + std::to_string(kFormatVersion) +
+         ",\"reads_oldest\":" + std::to_string(kOldestFormatVersion) +
+         ",\"reads_newest\":" + std::to_string(kFormatVersion) +
+         "},\"portable\":" + (kPortable ? "true" : "false") + "}\n";
 }
 
 // `proctape help [TOPIC [SUBCOMMAND]]`, answered before CLI11 parses (a
@@ -150,6 +173,11 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
     return kExitOk;
   }
   const std::string& topic = args[0];
+  // Hidden: the generator of the shell completions reads it at build time.
+  if (topic == "--completion-spec" && args.size() == 1) {
+    std::fputs(CompletionSpec(app).c_str(), stdout);
+    return kExitOk;
+  }
   if (topic == "exit-codes" && args.size() == 1) {
     std::fputs(ExitCodeHelp(), stdout);
     return kExitOk;
@@ -204,7 +232,13 @@ std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>&
     return kExitOk;
   }
   if (first == "--version" || first == "-V") {
-    std::fputs(VersionText().c_str(), stdout);
+    // `--version` alone, or with --json; nothing else follows it.
+    const bool json = argv.size() == 3 && argv[2] == "--json";
+    if (argv.size() > 2 && !json) {
+      return Fail(kExitUsage, "--version takes only --json, not '" + argv[2] +
+                                  "' (see 'proctape --help')");
+    }
+    std::fputs((json ? VersionJson() : VersionText()).c_str(), stdout);
     return kExitOk;
   }
   if (!first.empty() && first[0] == '-') {

@@ -24,6 +24,10 @@ std::shared_ptr<CLI::Formatter> MakeFormatter();
 // ("  json      the whole file ..." goes on under "the"). Words are never cut.
 std::string Reflow(const std::string& text, std::size_t width);
 
+// A top-level command's one line in `proctape --help` ("" for a command the
+// table does not know).
+std::string CommandSummary(const std::string& name);
+
 // Puts every registered command in its group (the table in help.cc); a
 // command the table does not know is a programming error caught by a test
 // (`proctape help` lists it under "Other").
@@ -34,8 +38,13 @@ void RegisterHelp(CLI::App& app, int* exit_code);
 
 // The whole top-level help text.
 std::string TopHelp(const CLI::App& app);
-// "proctape 0.1.0" and the format versions it writes and reads.
+// `proctape --version`: one line, "proctape 0.1.0 (format 1, reads 1..1)",
+// the version, the format version written and those read, then
+// ", portable" in the portable build. `--version --json`: the same as one
+// JSON document, {"version", "format": {"writes", "reads_oldest",
+// "reads_newest"}, "portable"}.
 std::string VersionText();
+std::string VersionJson();
 
 // Handles what CLI11 should not: no arguments, --help/-h, --version, an
 // unknown top-level option or command. Returns the exit status when it

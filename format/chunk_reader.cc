@@ -135,8 +135,9 @@ std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path, FormatEr
                              std::to_string(kFormatVersion) + ")"};
     return nullptr;
   }
-  if (version == 0) {
-    *error = FormatError{FormatErrorKind::kCorrupt, 0, sizeof kMagic, "byte 8: format version 0"};
+  if (version < kOldestFormatVersion) {  // 0: no proctape ever wrote it
+    *error = FormatError{FormatErrorKind::kCorrupt, 0, sizeof kMagic,
+                         "byte 8: format version " + std::to_string(version)};
     return nullptr;
   }
   reader->version_ = version;

@@ -16,7 +16,15 @@ case "$mode" in
 esac
 
 packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
-          libcli11-dev nettle-dev libgtest-dev libgmock-dev bubblewrap util-linux procps valgrind)
+          libcli11-dev nettle-dev libgtest-dev libgmock-dev bubblewrap util-linux procps valgrind
+          help2man         # man pages from each command's --help, at build time
+          bash-completion  # the ship tests source the bash completion with it
+          zsh              # the ship tests run the zsh completion
+          dpkg-dev         # cpack's DEB generator: dpkg-shlibdeps for Depends
+          lintian          # Debian's package checker (scripts/ship_check.sh)
+          file             # cpack DEB's dpkg-shlibdeps step, ship_check.sh
+          man-db           # man -l / man -w in the ship tests
+          groff-base)      # renders the man pages (man -l, groff -ww)
 packages+=(python3-yaml)  # issue 12 P3: contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
 missing=()
 for p in "${packages[@]}"; do
@@ -45,6 +53,7 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 # The regression corpus, as a CI system would run it (JUnit for its report;
 # --force: the report of an earlier run is replaced).
 build/cli/proctape corpus check corpus --junit build/corpus-junit.xml --force
+bash scripts/ship_check.sh build  # issue 12: the .deb + lintian (dpkg -i/-r on CI), the portable binary
 bash scripts/library_check.sh build  # issue 12 P2: the installed library, examples/launcher built against it
 echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
 build build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# What is shipped, checked beyond ctest's label ship (README "Install"):
+#   bash scripts/ship_check.sh [BUILD_DIR]     (default: build, already built)
+# 1. the Debian package: `cpack -G DEB` in BUILD_DIR makes
+#    proctape_<version>_amd64.deb; lintian reports no error (its warnings
+#    and notes are printed);
+# 2. only as root with CI=true or PROCTAPE_SHIP_INSTALL=1 (it changes the
+#    machine): dpkg -i, the installed proctape --version and man -w proctape,
+#    dpkg -r, and the machine as it was (the package unknown to dpkg,
+#    /usr/bin/proctape absent);
+# 3. the portable binary: build-portable (-DPROCTAPE_PORTABLE=ON, only its
+#    one target), ldd lists only the C library's own objects, the newest
+#    GLIBC_ symbol version it needs is at most 2.36 (Debian 12's), and it
+#    runs: --version says portable, a capture of itself verifies.
+# Called by `bash scripts/setup.sh test`; prints how long each part took.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+jobs=$(nproc)
+work=$(mktemp -d /tmp/proctape-ship-check-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+say() { echo "ship_check: $*"; }
+fail() { echo "ship_check: FAIL: $*" >&2; exit 1; }
+started=$SECONDS
+lap() { say "$1 ($((SECONDS - started)) s)"; started=$SECONDS; }
+
+version=$("$build/cli/proctape" --version | awk '{print $2}')
+[[ -n $version ]] || fail "$build/cli/proctape --version printed no version"
+
+# ---- 1. the Debian package --------------------------------------------------
+deb=$build/proctape_${version}_amd64.deb
+(cd "$build" && cpack -G DEB >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log" >&2; fail "cpack -G DEB"; }
+[[ -f $deb ]] || fail "cpack made no $deb"
+# lintian says E: for errors; warnings (W:) and notes (I:) are printed, not
+# failed on.
+lintian_out=$(lintian --display-info "$deb" 2>&1 | grep -v 'running with root privileges' || true)
+[[ -n $lintian_out ]] && printf '%s\n' "$lintian_out"
+if grep -q '^E: ' <<<"$lintian_out"; then fail "lintian reports errors for $deb"; fi
+lap "$deb: lintian reports no error"
+
+# ---- 2. dpkg -i / -r, only where asked ---------------------------------------
+if [[ $(id -u) == 0 && (${CI:-} == true || ${PROCTAPE_SHIP_INSTALL:-} == 1) ]]; then
+  if dpkg -s proctape >/dev/null 2>&1 || [[ -e /usr/bin/proctape ]]; then
+    fail "proctape is already installed here: not installing over it"
+  fi
+  trap 'dpkg -r proctape >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+  dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -i $deb"; }
+  got=$(/usr/bin/proctape --version)
+  [[ $got == "$("$build/cli/proctape" --version)" ]] || fail "installed --version: $got"
+  page=$(man -w proctape) || fail "man -w proctape finds no page"
+  [[ $page == /usr/share/man/man1/proctape.1.gz ]] || fail "man -w proctape: $page"
+  dpkg -r proctape >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -r proctape"; }
+  trap 'rm -rf "$work"' EXIT
+  if dpkg -s proctape >/dev/null 2>&1; then fail "dpkg still knows proctape after dpkg -r"; fi
+  [[ ! -e /usr/bin/proctape ]] || fail "/usr/bin/proctape is left after dpkg -r"
+  lap "dpkg -i, proctape --version, man -w proctape, dpkg -r: the machine is as it was"
+else
+  say "dpkg -i / -r skipped (run as root with CI=true or PROCTAPE_SHIP_INSTALL=1)"
+fi
+
+# ---- 3. the portable binary -------------------------------------------------
+# Only the binary's target is built (no tests, benchmarks or man pages: the
+# portable build has none).
+cmake -S . -B build-portable -DCMAKE_BUILD_TYPE=Release -DPROCTAPE_PORTABLE=ON >/dev/null
+cmake --build build-portable -j"$jobs" --target proctape_portable >"$work/portable.log" 2>&1 ||
+  { tail -20 "$work/portable.log" >&2; fail "the portable build"; }
+portable=build-portable/proctape-${version}-linux-x86_64
+[[ -x $portable ]] || fail "no $portable"
+lap "$portable built ($(stat -c %s "$portable") bytes)"
+# Only the C library's own objects are loaded: libc, libm, the dynamic
+# loader and the kernel's vDSO.
+while read -r object _; do
+  case $object in
+    linux-vdso.so.1|libc.so.6|libm.so.6|/lib64/ld-linux-x86-64.so.2) ;;
+    *) fail "$portable needs $object (ldd): only the C library's own objects may stay shared" ;;
+  esac
+done < <(ldd "$portable")
+# The newest glibc symbol version it needs: at most Debian 12's (2.36).
+newest=$(objdump -T "$portable" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+[[ -n $newest ]] || fail "objdump -T $portable shows no GLIBC_ version"
+[[ $(printf '%s\n' "$newest" 2.36 | sort -V | tail -1) == 2.36 ]] ||
+  fail "$portable needs GLIBC_$newest, newer than Debian 12's 2.36"
+# It runs: says it is the portable build, and a capture of its own process
+# tree (this script's) is a file that verifies.
+[[ $("$portable" --version) == *", portable)" ]] || fail "$portable --version: $("$portable" --version)"
+"$portable" capture --root $$ -o "$work/self.ptape" >/dev/null || fail "$portable capture --root $$"
+"$portable" verify "$work/self.ptape" >/dev/null || fail "$portable verify of its own capture"
+lap "$portable: ldd $(ldd "$portable" | awk '{print $1}' | xargs), newest GLIBC_$newest, capture + verify of itself"
