@@ -6,6 +6,7 @@
 
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
+#include "cli/parse_errors.h"
 #include "format/file_format.h"
 
 namespace proctape {
@@ -43,33 +44,10 @@ const Entry* Find(const std::string& name) {
   return nullptr;
 }
 
-// Levenshtein distance, for "did you mean".
-std::size_t Distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string Suggestion(const CLI::App& app, const std::string& word) {
-  std::string best;
-  std::size_t best_distance = 3;  // at most 2 edits away
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    std::size_t d = Distance(word, sub->get_name());
-    if (d < best_distance) {
-      best_distance = d;
-      best = sub->get_name();
-    }
-  }
-  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return DidYouMean(word, names);
 }
 
 bool IsCommand(const CLI::App& app, const std::string& name) {

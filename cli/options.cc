@@ -28,7 +28,9 @@ bool AllDigits(std::string_view s) {
   return true;
 }
 
-std::string Quote(std::string_view text) {
+}  // namespace
+
+std::string Quoted(std::string_view text) {
   std::string out = "'";
   for (unsigned char c : text.substr(0, 64)) {
     if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\') {
@@ -44,9 +46,11 @@ std::string Quote(std::string_view text) {
   return out + "'";
 }
 
+namespace {
+
 template <typename T>
 std::string Outside(std::string_view text, T lo, T hi) {
-  return Quote(text) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
+  return Quoted(text) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
 }
 
 }  // namespace
@@ -76,14 +80,14 @@ std::optional<std::uint64_t> ParseInteger(std::string_view text, std::uint64_t l
 
 std::string IntegerError(std::string_view text, std::int64_t lo, std::int64_t hi) {
   const bool negative = !text.empty() && text[0] == '-';
-  if (!AllDigits(negative ? text.substr(1) : text)) return Quote(text) + " is not a number";
+  if (!AllDigits(negative ? text.substr(1) : text)) return Quoted(text) + " is not a number";
   if (ParseInteger(text, lo, hi)) return "";
   return Outside(text, lo, hi);
 }
 
 std::string IntegerError(std::string_view text, std::uint64_t lo, std::uint64_t hi) {
   const bool negative = !text.empty() && text[0] == '-';
-  if (!AllDigits(negative ? text.substr(1) : text)) return Quote(text) + " is not a number";
+  if (!AllDigits(negative ? text.substr(1) : text)) return Quoted(text) + " is not a number";
   if (ParseInteger(text, lo, hi)) return "";
   return Outside(text, lo, hi);
 }
