@@ -133,8 +133,7 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (!IsCommand(app, topic) || topic == "help") {
-    return Fail(kExitUsage, "help: '" + topic + "' is not a command or topic" +
-                                Suggestion(app, topic) + " (see 'proctape help')");
+    return UsageError("'" + topic + "' is not a command or topic" + Suggestion(app, topic));
   }
   const CLI::App* command = nullptr;
   for (const CLI::App* sub : app.get_subcommands({})) {
@@ -149,8 +148,7 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
       if (sub->get_name() == args[1]) inner = sub;
     }
     if (inner == nullptr || args.size() > 2) {
-      return Fail(kExitUsage, "help: '" + topic + " " + args[1] + "' is not a command" +
-                                  " (see 'proctape help " + topic + "')");
+      return UsageError("'" + topic + " " + args[1] + "' is not a command");
     }
     path += " " + command->get_name();
     command = inner;
@@ -186,21 +184,18 @@ std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>&
     return kExitOk;
   }
   if (!first.empty() && first[0] == '-') {
-    return Fail(kExitUsage, "unknown option '" + first + "': a command comes first (see 'proctape --help')");
+    return UsageError("unknown option '" + first + "': a command comes first");
   }
   if (!IsCommand(app, first)) {
-    return Fail(kExitUsage, "'" + first + "' is not a proctape command" + Suggestion(app, first) +
-                                " (see 'proctape --help')");
+    return UsageError("'" + first + "' is not a proctape command" + Suggestion(app, first));
   }
   if (first == "help") return Help(app, {argv.begin() + 2, argv.end()});
   return std::nullopt;
 }
 
 int UsageError(const CLI::App& app, const std::vector<std::string>& argv, const std::string& what) {
-  const std::string command = CommandOf(app, argv);
-  SetErrorMode(command, AskedForJson(argv));
-  if (command.empty()) return Fail(kExitUsage, what + " (see 'proctape --help')");
-  return Fail(kExitUsage, command + ": " + what + " (see 'proctape " + command + " --help')");
+  SetErrorMode(CommandOf(app, argv), AskedForJson(argv));
+  return UsageError(what);
 }
 
 }  // namespace proctape

@@ -82,19 +82,19 @@ int Run(const LabCommandOptions& o) {
   if (o.list && !o.beside_list.empty()) {
     std::string what;
     for (const std::string& w : o.beside_list) what += (what.empty() ? "" : ", ") + w;
-    return Fail(kExitUsage, "lab: --list lists every scenario and stages none: it takes no " +
+    return Fail(kExitUsage, "--list lists every scenario and stages none: it takes no " +
                                 what + " (run 'proctape lab SCENARIO --record FILE' to stage one)");
   }
   if (o.list) return List(o.json);
   if (o.scenario.empty() || o.record.empty()) {
-    return Fail(kExitUsage, "lab: give a SCENARIO and --record FILE (see 'proctape lab --list')");
+    return Fail(kExitUsage, "give a SCENARIO and --record FILE ('proctape lab --list' lists the scenarios)");
   }
   if (!lab::FindScenario(o.scenario)) {
-    return Fail(kExitUsage, "lab: unknown scenario '" + EscapeBytes(o.scenario, 64) +
-                                "' (see 'proctape lab --list')");
+    return Fail(kExitUsage, "unknown scenario '" + EscapeBytes(o.scenario, 64) +
+                                "' ('proctape lab --list' lists the scenarios)");
   }
   if (o.record == "-") {
-    return Fail(kExitUsage, "lab: --record needs a file (the lab reads it back)");
+    return Fail(kExitUsage, "--record needs a file (the lab reads it back)");
   }
   lab::LabOptions options;
   options.scenario = o.scenario;

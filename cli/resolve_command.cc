@@ -160,7 +160,7 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
   }
   if (!o.has_root) {
     *exit_code = Fail(kExitUsage,
-                      "resolve needs --fingerprint FILE (taken before the turn) or --root PID");
+                      "give --fingerprint FILE (taken before the turn) or --root PID");
     return false;
   }
   request->root_pid = o.root;

@@ -11,6 +11,7 @@
 #include "tests/live/cli_contract.h"
 #include "tests/live/cli_contract_table.h"
 #include "tests/live/files.h"
+#include "tests/live/output_writers.h"
 
 #ifndef PROCTAPE_BINARY
 #error "PROCTAPE_BINARY must name the built proctape CLI"
@@ -117,16 +118,13 @@ TEST_P(UsageErrors, SingleValueOptionGivenTwiceSaysSo) {
   for (const HelpEntry& entry : Entries()) {
     if (entry.positional || !IsIntegerValue(entry.value)) continue;
     if (entry.Name() == "--frames") continue;  // diff --frames I J: two values
-    // A value in the option's range: one the option alone does not refuse.
-    std::string value;
+    // A value in the option's range: one the check of its value does not
+    // refuse (the line never runs: the option is given twice).
+    CommandResult r;
     for (const char* v : {"1", "2", "100"}) {
-      const CommandResult once = Proctape(Line({entry.Name(), v}));
-      if (once.err.find(entry.Name() + ": '") == std::string::npos) {
-        value = v;
-        break;
-      }
+      r = Proctape(Line({entry.Name(), v, entry.Name(), v}));
+      if (r.err.find(entry.Name() + ": '") == std::string::npos) break;
     }
-    const CommandResult r = Proctape(Line({entry.Name(), value, entry.Name(), value}));
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
     EXPECT_NE(r.err.find(": " + entry.Name() + " given 2 times (it takes one value)"),
               std::string::npos)
@@ -209,6 +207,78 @@ TEST(UsageErrorsNamed, ConflictsAndChoicesAreSaidInWords) {
   EXPECT_NE(r.err.find("lab: --sandbox: 'nope' is not one of unshare, bwrap ("),
             std::string::npos)
       << Describe(r);
+}
+
+
+// ---- Usage errors found when the command runs --------------------------------
+
+// A line that parses but cannot run (a value checked when the command runs,
+// options that conflict, a file that cannot answer what was asked) is a
+// usage error of the same form as a parse error: one mechanism, Fail with
+// status 2 (cli/errors.h).
+TEST(RunTimeUsageErrors, HaveTheFormOfParseErrors) {
+  TempDir dir("usage");
+  const std::string rec = CorpusRecording();
+  const std::string self = SelfPid();
+  struct Case {
+    std::string command;  // as the message names it
+    Args args;
+  };
+  const std::vector<Case> cases = {
+      {"resolve", {"resolve", "--token", "t"}},
+      {"resolve", {"resolve", "--root", self, "--token", "t", "--force"}},
+      {"capture", {"capture", "--root", self, "-o", dir.File("c"), "--interval", "100"}},
+      {"liveness", {"liveness", "--pid", self, "--start", "1", "--proc", dir.path()}},
+      {"fingerprint", {"fingerprint", "--root", self, "--exe", dir.path(), "-o", dir.File("f")}},
+      {"verify", {"verify", "-", "-"}},
+      {"show", {"show", "-", "-"}},
+      {"tree", {"tree", rec, "--frame", "99"}},
+      {"explain", {"explain", rec, "--check", "99"}},
+      {"export", {"export", rec, "--format", "json", "--frame", "0", "-o", dir.File("e")}},
+      {"replay", {"replay", rec, "--exe-identity", "zz"}},
+      {"corpus add",
+       {"corpus", "add", rec, rec, "--name", "x", "--corpus", dir.File("corpus")}},
+      {"corpus check", {"corpus", "check", SourceCorpus(), "--corpus", SourceCorpus()}},
+      {"corpus rm", {"corpus", "rm", "no-such-entry", "--corpus", SourceCorpus()}},
+      {"lab", {"lab"}},
+      {"lab", {"lab", "no-such-scenario", "--record", dir.File("l")}},
+      {"lab", {"lab", "--list", "plain"}},
+      {"help", {"help", "no-such-topic"}},
+  };
+  for (const Case& c : cases) {
+    const CommandResult r = Proctape(c.args);
+    const std::string head = "proctape: " + c.command + ": ";
+    const std::string tail = " (see 'proctape " + c.command + " --help')\n";
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+    EXPECT_TRUE(StartsWith(r.err, head)) << Describe(r);
+    EXPECT_TRUE(r.err.size() > head.size() + tail.size() &&
+                r.err.compare(r.err.size() - tail.size(), tail.size(), tail) == 0)
+        << "ends in " << tail << Describe(r);
+    // The message says what is wrong, not again whose it is.
+    EXPECT_EQ(r.err.find(head + c.command), std::string::npos) << Describe(r);
+    EXPECT_EQ(r.out, "") << Describe(r);
+  }
+}
+
+// Under --json, the same words in the error object.
+TEST(RunTimeUsageErrors, AreTheSameWordsUnderJson) {
+  const CommandResult text = Proctape({"resolve", "--token", "t"});
+  const CommandResult json = Proctape({"resolve", "--token", "t", "--json"});
+  EXPECT_EQ(json.exit_code, 2);
+  std::string message = text.err.substr(std::string("proctape: ").size());
+  message.pop_back();
+  EXPECT_NE(json.err.find("\"error\":\"" + message + "\""), std::string::npos)
+      << Describe(text) << "\n" << Describe(json);
+}
+
+// The top level: no command known, the pointer is to the list of commands.
+TEST(RunTimeUsageErrors, TopLevelPointsToTheListOfCommands) {
+  CommandResult r = Proctape({"nosuch"});
+  EXPECT_EQ(r.err, "proctape: 'nosuch' is not a proctape command (see 'proctape --help')\n");
+  r = Proctape({"--bogus"});
+  EXPECT_EQ(r.err,
+            "proctape: unknown option '--bogus': a command comes first (see 'proctape --help')\n");
 }
 
 }  // namespace
