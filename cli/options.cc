@@ -48,9 +48,28 @@ std::string Quoted(std::string_view text) {
 
 namespace {
 
+// A bound as a person reads it: decimal, except one just at or below a
+// power of two from 2^31 up, which is that power: 2^64-1, not
+// 18446744073709551615; 2^32-2, not 4294967294; 2^40 (1 TiB).
+template <typename T>
+std::string Bound(T value) {
+  if (value >= 0) {
+    const auto v = static_cast<std::uint64_t>(value);
+    for (int k = 31; k <= 64; ++k) {
+      const std::uint64_t power = k == 64 ? 0 : std::uint64_t{1} << k;  // 2^64 wraps to 0
+      for (std::uint64_t below = 0; below <= 2; ++below) {
+        if (v == power - below && !(k == 64 && below == 0)) {
+          return "2^" + std::to_string(k) + (below == 0 ? "" : "-" + std::to_string(below));
+        }
+      }
+    }
+  }
+  return std::to_string(value);
+}
+
 template <typename T>
 std::string Outside(std::string_view text, T lo, T hi) {
-  return Quoted(text) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
+  return Quoted(text) + " is outside " + Bound(lo) + ".." + Bound(hi);
 }
 
 }  // namespace

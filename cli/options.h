@@ -5,8 +5,11 @@
 // rounded or read as a float.
 //
 //   --root: 'abc' is not a number
-//   --start: '-1' is outside 1..18446744073709551615
-//   --frame: '99999999999999999999' is outside 0..18446744073709551615
+//   --start: '-1' is outside 1..2^64-1
+//   --frame: '99999999999999999999' is outside 0..2^32-1
+//   --max-bytes: '5' is outside 155648..2^64-1
+// A bound from 2^31 up that is a power of two, or one or two below it, is
+// said as one (2^31-1, 2^32-2, 2^40); any other in decimal.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -121,7 +121,7 @@ TEST_P(UsageErrors, SingleValueOptionGivenTwiceSaysSo) {
     // A value in the option's range: one the check of its value does not
     // refuse (the line never runs: the option is given twice).
     CommandResult r;
-    for (const char* v : {"1", "2", "100"}) {
+    for (const char* v : {"1", "2", "100", "1000000"}) {
       r = Proctape(Line({entry.Name(), v, entry.Name(), v}));
       if (r.err.find(entry.Name() + ": '") == std::string::npos) break;
     }
@@ -129,6 +129,23 @@ TEST_P(UsageErrors, SingleValueOptionGivenTwiceSaysSo) {
     EXPECT_NE(r.err.find(": " + entry.Name() + " given 2 times (it takes one value)"),
               std::string::npos)
         << Describe(r);
+  }
+}
+
+
+// A number refused names its range as a person reads it: no bound of more
+// than ten digits (2^64-1, not 18446744073709551615).
+TEST_P(UsageErrors, NumberRefusedNamesItsRangeReadably) {
+  for (const HelpEntry& entry : Entries()) {
+    if (entry.positional || !IsIntegerValue(entry.value)) continue;
+    const CommandResult r = Proctape(Line({entry.Name(), "99999999999999999999"}));
+    const std::size_t at = r.err.find("is outside ");
+    ASSERT_NE(at, std::string::npos) << Describe(r);
+    const std::string range = r.err.substr(at + 11, r.err.find(' ', at + 11) - at - 11);
+    const std::size_t dots = range.find("..");
+    ASSERT_NE(dots, std::string::npos) << Describe(r);
+    EXPECT_LE(dots, 10u) << entry.Name() << ": " << range;
+    EXPECT_LE(range.size() - dots - 2, 10u) << entry.Name() << ": " << range;
   }
 }
 
@@ -170,6 +187,16 @@ TEST(UsageErrorsNamed, MissingRequiredIsNamedWithWhatItIs) {
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
     EXPECT_TRUE(StartsWith(r.err, "proctape: " + what)) << what << "\n" << Describe(r);
   }
+}
+
+// capture --max-bytes below what one process can take is refused as any
+// number outside its range, the range saying the least it takes.
+TEST(UsageErrorsNamed, MaxBytesSaysTheLeastItTakes) {
+  const CommandResult r = Proctape({"capture", "--max-bytes", "5"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "proctape: capture: --max-bytes: '5' is outside 155648..2^64-1 (see 'proctape "
+            "capture --help')\n");
 }
 
 // A command of commands (corpus) names the word it did not know, and lists

@@ -358,7 +358,7 @@ TEST(ViewsCliTest, ErrorsAreOneLineWithTheirExitStatus) {
            {{"diff", "missing.ptape", plain}, 10, "proctape: missing.ptape: "},
            {{"tree", reuse, "--frame", "3"}, 2, "proctape: tree: " + reuse + " has no frame 3"},
            {{"tree", reuse, "--root", "4242"}, 2, "proctape: tree: --root 4242: no process has that pid"},
-           {{"tree", reuse, "--marker", "0"}, 2, "proctape: tree: --marker: '0' is outside 1..2147483647"},
+           {{"tree", reuse, "--marker", "0"}, 2, "proctape: tree: --marker: '0' is outside 1..2^31-1"},
            {{"diff", plain, reuse, "--frames", "0", "1"}, 2,
             "proctape: diff: --frames I J picks two frames of one file"},
            {{"diff", reuse, "--frames", "0", "1", "--frame-a", "0"}, 2, "proctape: diff: give --frames I J"},
