@@ -6,6 +6,7 @@
 
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
+#include "cli/options.h"
 #include "cli/parse_errors.h"
 #include "format/file_format.h"
 
@@ -128,7 +129,8 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
     return kExitOk;
   }
   const std::string& topic = args[0];
-  if (topic == "exit-codes" && args.size() == 1) {
+  if (topic == "exit-codes") {
+    if (args.size() > 1) return UsageError("unexpected argument " + Quoted(args[1]) + " (exit-codes is the whole table)");
     std::fputs(ExitCodeHelp(), stdout);
     return kExitOk;
   }
@@ -147,9 +149,8 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
     for (const CLI::App* sub : command->get_subcommands({})) {
       if (sub->get_name() == args[1]) inner = sub;
     }
-    if (inner == nullptr || args.size() > 2) {
-      return UsageError("'" + topic + " " + args[1] + "' is not a command");
-    }
+    if (inner == nullptr) return UsageError("'" + topic + " " + args[1] + "' is not a command");
+    if (args.size() > 2) return UsageError("unexpected argument " + Quoted(args[2]));
     path += " " + command->get_name();
     command = inner;
   }
