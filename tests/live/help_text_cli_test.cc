@@ -106,5 +106,14 @@ TEST(HelpExitCodes, EveryCommandsHelpNamesTheUsageError) {
   }
 }
 
+// `lab --list`: each scenario's summary and expectation wrapped within 80
+// columns, hanging under their own text.
+TEST(LabList, FitsEightyColumns) {
+  const CommandResult r = Proctape({"lab", "--list"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  for (const std::string& line : LinesOf(r.out)) EXPECT_LE(Columns(line), kColumns) << line;
+  EXPECT_NE(r.out.find("\n                 app-server\n"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace proctape::live
