@@ -115,5 +115,25 @@ TEST(LabList, FitsEightyColumns) {
   EXPECT_NE(r.out.find("\n                 app-server\n"), std::string::npos) << r.out;
 }
 
+// An error of the top level (an unknown command, an option before any
+// command) is JSON when --json is anywhere on the line, as a command's is.
+TEST(TopLevelErrors, AreJsonWhenJsonIsAnywhere) {
+  for (const Args& args : std::vector<Args>{{"nosuch", "--json"},
+                                           {"--json", "nosuch"},
+                                           {"--bogus", "x", "--json"},
+                                           {"help", "nosuch", "--json"}}) {
+    const CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(OneLine(r.err) && StartsWith(r.err, "{\"command\":")) << Describe(r);
+    EXPECT_NE(r.err.find("\"exit_status\":2"), std::string::npos) << Describe(r);
+  }
+  const CommandResult r = Proctape({"nosuch", "--json"});
+  EXPECT_NE(r.err.find("\"error\":\"'nosuch' is not a proctape command (see 'proctape "
+                       "--help')\""),
+            std::string::npos)
+      << Describe(r);
+}
+
 }  // namespace
 }  // namespace proctape::live
