@@ -130,7 +130,9 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
   }
   const std::string& topic = args[0];
   if (topic == "exit-codes") {
-    if (args.size() > 1) return UsageError("unexpected argument " + Quoted(args[1]) + " (exit-codes is the whole table)");
+    if (args.size() > 1) {
+      return UsageError("unexpected argument " + Quoted(args[1]) + " (exit-codes is the whole table)");
+    }
     std::fputs(ExitCodeHelp(), stdout);
     return kExitOk;
   }

@@ -221,7 +221,9 @@ std::string Conversion(const std::string& what) {
 std::string DidYouMean(const std::string& word, const std::vector<std::string>& names) {
   // Two edits away at most, one for a word of three letters or less ("--no"
   // is not "--env"); the dashes of an option count for nothing.
-  auto bare = [](const std::string& s) { return s.substr(std::min(s.find_first_not_of('-'), s.size())); };
+  auto bare = [](const std::string& s) {
+    return s.substr(std::min(s.find_first_not_of('-'), s.size()));
+  };
   std::string best;
   std::size_t best_distance = bare(word).size() <= 3 ? 2 : 3;
   for (const std::string& name : names) {
