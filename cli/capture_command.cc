@@ -334,7 +334,9 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
       ->check(CLI::IsMember({"redact", "keep"}));
   AddUnsigned(sub, "--max-processes", o->max_processes, 1, 4194304, "process records per frame")
       ->capture_default_str();
-  AddUnsigned(sub, "--max-bytes", o->max_bytes, 1, UINT64_MAX,
+  // At least what one process can take: a smaller budget is refused as
+  // any value outside its range is, naming the range.
+  AddUnsigned(sub, "--max-bytes", o->max_bytes, ScanOptions{}.WorstCaseProcessBytes(), UINT64_MAX,
               "/proc bytes one frame may read (at least the sum of the file bounds, 155648)",
               "BYTES")
       ->capture_default_str();

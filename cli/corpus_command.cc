@@ -319,7 +319,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                   "  proctape corpus rm ci-flake\n"
                   "Run 'proctape corpus COMMAND --help' for one command; docs/corpus.md has the\n"
                   "MANIFEST format.\n\n") +
-      ExitStatusFooter("each command's own (its --help), 2 no command or an unknown one"));
+      ExitStatusFooter("each command's own (its --help); 2 usage error: no command, or an unknown one"));
 
   auto add = std::make_shared<AddOptions>();
   CLI::App* a = corpus->add_subcommand(
@@ -404,7 +404,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                         "  proctape corpus check                     # ./corpus\n"
                         "  proctape corpus check corpus --junit corpus.xml --jobs 4\n"
                         "  proctape corpus check corpus --entry plain-unshare\n\n") +
-            ExitStatusFooter("0 every entry reproduced, 10 --junit refused or cannot be written, "
+            ExitStatusFooter("0 every entry reproduced, 2 usage error, 10 --junit refused or cannot be written, "
                              "22 an entry drifted or is unreadable, 23 bad MANIFEST"));
   c->callback([check, exit_code] { *exit_code = RunCheck(*check); });
 
@@ -414,7 +414,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
               "verdicts, kernel, capture time, what it shows.");
   list->corpus.Register(l, true);
   l->add_flag("--json", list->json, "print the entries as one JSON object (CorpusList)");
-  l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") + ExitStatusFooter("0, 23 bad MANIFEST"));
+  l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") + ExitStatusFooter("0, 2 usage error, 23 bad MANIFEST"));
   l->callback([list, exit_code] { *exit_code = RunList(*list); });
 
   auto rm = std::make_shared<RmOptions>();
@@ -432,7 +432,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
   r->footer(std::string("Examples:\n"
                         "  proctape corpus rm plain-bwrap\n"
                         "  proctape corpus rm ci-flake-1 ci-flake-2 --corpus my-corpus\n\n") +
-            ExitStatusFooter("0 removed, 2 no such entry (nothing removed), 10 a file cannot be "
+            ExitStatusFooter("0 removed, 2 usage error, or no such entry (nothing removed), 10 a file cannot be "
                              "written or deleted, 23 no MANIFEST or a bad one"));
   r->callback([rm, exit_code] { *exit_code = RunRm(*rm); });
 }

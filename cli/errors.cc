@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cli/exit_codes.h"
 #include "proto/convert.h"
 
 namespace proctape {
@@ -25,14 +26,23 @@ std::string OneLine(std::string message) {
   return message;
 }
 
+// "CMD: WHAT (see 'proctape CMD --help')".
+std::string AsUsageError(const std::string& command, const std::string& what) {
+  if (command.empty()) return what + " (see 'proctape --help')";
+  return command + ": " + what + " (see 'proctape " + command + " --help')";
+}
+
 }  // namespace
 
 void SetErrorMode(const std::string& command, bool json) { ErrorModeOf() = Mode{command, json}; }
 
 bool JsonErrors() { return ErrorModeOf().json; }
 
-int Fail(int status, const std::string& message) {
+int UsageError(const std::string& message) { return Fail(kExitUsage, message); }
+
+int Fail(int status, const std::string& raw) {
   const Mode& mode = ErrorModeOf();
+  const std::string message = status == kExitUsage ? AsUsageError(mode.command, OneLine(raw)) : raw;
   if (mode.json) {
     v1::ErrorReport report;
     report.set_command(mode.command);

@@ -16,8 +16,15 @@ void SetErrorMode(const std::string& command, bool json);
 bool JsonErrors();
 
 // Prints `message` (one line; a trailing newline is not needed) in the
-// error mode and returns `status`.
+// error mode and returns `status`. A usage error (status 2, kExitUsage) is
+// said in the one form every usage error has, parse errors and those found
+// when the command runs alike (docs/cli/messages.md):
+//   proctape: CMD: MESSAGE (see 'proctape CMD --help')
+//   proctape: MESSAGE (see 'proctape --help')      (no command known)
+// so `message` says only what is wrong: no command name, no pointer to help.
 int Fail(int status, const std::string& message);
+// Fail(kExitUsage, message): the line is not one proctape can run.
+int UsageError(const std::string& message);
 // A warning: "proctape: warning: MESSAGE" (JSON mode: {"warning": ...}).
 void Warn(const std::string& message);
 // A note on how to read the output: "proctape: note: MESSAGE" (JSON mode:

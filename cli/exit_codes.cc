@@ -52,10 +52,15 @@ int ExitCodeFor(FormatErrorKind kind) {
 }
 
 const char* ExitCodeHelp() {
+  // Every line within 80 columns (ExitCodes.HelpExitCodesFitsEightyColumns).
   return "Exit status:\n"
-         "  0  RESOLVED, or liveness ALIVE\n"
+         "  0  success: resolve RESOLVED; liveness ALIVE; verify: the file intact;\n"
+         "     fingerprint, capture, export: the file written whole; show, tree,\n"
+         "     diff, explain, corpus list: shown; replay, corpus check: every verdict\n"
+         "     reproduced; corpus add, rm: done; lab: the scenario showed what it\n"
+         "     says; ownership: a plan made\n"
          "  1  proctape itself failed (for example /proc cannot be opened)\n"
-         "  2  usage error or invalid request\n"
+         "  2  usage error: a command line that cannot run, or an invalid request\n"
          "  3  liveness DEAD\n"
          "  4  identity changed: ROOT_RESTARTED, PID_REUSED, ANCESTRY_CHANGED,\n"
          "     EXE_MISMATCH\n"
@@ -65,9 +70,10 @@ const char* ExitCodeHelp() {
          "  7  bad evidence: DUPLICATE_RECORD, MALFORMED_RECORD, CYCLE, UNREADABLE\n"
          "  8  bound exceeded: ENTRY_BOUND, NODE_BOUND, DEPTH_BOUND, FILE_BOUND,\n"
          "     BYTE_BUDGET, DEADLINE\n"
-         "  9  a root fingerprint from another boot (its boot_id is not this one's)\n"
-         " 10  file I/O failed, or the output was refused (exists, a link, a directory, its\n"
-         "     directory missing or not writable)\n"
+         "  9  a root fingerprint from another boot (resolve --fingerprint: not this\n"
+         "     host's boot_id; replay --fingerprint: not the recording's)\n"
+         " 10  file I/O failed, or the output was refused (exists, a link, a directory,\n"
+         "     its directory missing or not writable)\n"
          " 11  not a snapshot file (bad magic)\n"
          " 12  snapshot written by a newer format version\n"
          " 13  snapshot truncated (ends inside a chunk, or has no footer)\n"

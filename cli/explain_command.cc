@@ -101,9 +101,9 @@ void RegisterExplain(CLI::App& app, int* exit_code) {
                           "  proctape explain never-exec.ptape --all      # every retry\n"
                           "  proctape explain failure.ptape --json | jq '.checks[0].attempts[-1]'\n"
                           "  proctape explain corpus/703c44185d6f3686.ptape\n\n") +
-              ExitStatusFooter("0 explained, 2 no such check, or a plain capture, which holds "
-                               "none (try 'proctape replay FILE --model frames'), 20 verdict "
-                               "changed, 21 diverged, 10-16 damaged file"));
+              ExitStatusFooter("0 explained, 2 usage error: no such check, or a plain capture, "
+                               "which holds none (try 'proctape replay FILE --model frames'), "
+                               "10-16 damaged file, 20 verdict changed, 21 diverged"));
   sub->callback([o, exit_code] { *exit_code = RunExplain(*o); });
 }
 

@@ -7,6 +7,8 @@
 #include "cli/completion_spec.h"
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
+#include "cli/options.h"
+#include "cli/parse_errors.h"
 #include "format/file_format.h"
 
 namespace proctape {
@@ -44,33 +46,10 @@ const Entry* Find(const std::string& name) {
   return nullptr;
 }
 
-// Levenshtein distance, for "did you mean".
-std::size_t Distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string Suggestion(const CLI::App& app, const std::string& word) {
-  std::string best;
-  std::size_t best_distance = 3;  // at most 2 edits away
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    std::size_t d = Distance(word, sub->get_name());
-    if (d < best_distance) {
-      best_distance = d;
-      best = sub->get_name();
-    }
-  }
-  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return DidYouMean(word, names);
 }
 
 bool IsCommand(const CLI::App& app, const std::string& name) {
@@ -178,13 +157,15 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
     std::fputs(CompletionSpec(app).c_str(), stdout);
     return kExitOk;
   }
-  if (topic == "exit-codes" && args.size() == 1) {
+  if (topic == "exit-codes") {
+    if (args.size() > 1) {
+      return UsageError("unexpected argument " + Quoted(args[1]) + " (exit-codes is the whole table)");
+    }
     std::fputs(ExitCodeHelp(), stdout);
     return kExitOk;
   }
   if (!IsCommand(app, topic) || topic == "help") {
-    return Fail(kExitUsage, "help: '" + topic + "' is not a command or topic" +
-                                Suggestion(app, topic) + " (see 'proctape help')");
+    return UsageError("'" + topic + "' is not a command or topic" + Suggestion(app, topic));
   }
   const CLI::App* command = nullptr;
   for (const CLI::App* sub : app.get_subcommands({})) {
@@ -198,10 +179,8 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
     for (const CLI::App* sub : command->get_subcommands({})) {
       if (sub->get_name() == args[1]) inner = sub;
     }
-    if (inner == nullptr || args.size() > 2) {
-      return Fail(kExitUsage, "help: '" + topic + " " + args[1] + "' is not a command" +
-                                  " (see 'proctape help " + topic + "')");
-    }
+    if (inner == nullptr) return UsageError("'" + topic + " " + args[1] + "' is not a command");
+    if (args.size() > 2) return UsageError("unexpected argument " + Quoted(args[2]));
     path += " " + command->get_name();
     command = inner;
   }
@@ -242,21 +221,18 @@ std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>&
     return kExitOk;
   }
   if (!first.empty() && first[0] == '-') {
-    return Fail(kExitUsage, "unknown option '" + first + "': a command comes first (see 'proctape --help')");
+    return UsageError("unknown option '" + first + "': a command comes first");
   }
   if (!IsCommand(app, first)) {
-    return Fail(kExitUsage, "'" + first + "' is not a proctape command" + Suggestion(app, first) +
-                                " (see 'proctape --help')");
+    return UsageError("'" + first + "' is not a proctape command" + Suggestion(app, first));
   }
   if (first == "help") return Help(app, {argv.begin() + 2, argv.end()});
   return std::nullopt;
 }
 
 int UsageError(const CLI::App& app, const std::vector<std::string>& argv, const std::string& what) {
-  const std::string command = CommandOf(app, argv);
-  SetErrorMode(command, AskedForJson(argv));
-  if (command.empty()) return Fail(kExitUsage, what + " (see 'proctape --help')");
-  return Fail(kExitUsage, command + ": " + what + " (see 'proctape " + command + " --help')");
+  SetErrorMode(CommandOf(app, argv), AskedForJson(argv));
+  return UsageError(what);
 }
 
 }  // namespace proctape

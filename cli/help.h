@@ -17,6 +17,10 @@ namespace proctape {
 // default where one is shown, "(required)"; descriptions reflowed to 80
 // columns (help_format.cc, as Reflow below).
 std::shared_ptr<CLI::Formatter> MakeFormatter();
+// The name of an option's value as its help shows it: "FILE", "PID", "N",
+// "VALUE" for an untyped string, "json|dot|proc-dir" for a set of choices;
+// "" for a flag or a positional (named by itself).
+std::string ValueName(const CLI::Option* opt);
 
 // `text` wrapped to `width` columns: lines that are not indented are one
 // paragraph, filled; a blank line ends it; an indented line starts a block

@@ -96,6 +96,18 @@ std::string Reflow(const std::string& text, std::size_t width) {
   return out;
 }
 
+std::string ValueName(const CLI::Option* opt) {
+  if (opt->get_type_size() == 0 || opt->get_positional()) return "";
+  std::string type = opt->get_type_name();
+  if (std::size_t brace = type.find(":{"); brace != std::string::npos && type.back() == '}') {
+    type = type.substr(brace + 2, type.size() - brace - 3);
+    std::replace(type.begin(), type.end(), ',', '|');
+  }
+  if (type == "TEXT") type = "VALUE";
+  if (type == "INT" || type == "UINT" || type == "INT64" || type == "UINT64") type = "N";
+  return type;
+}
+
 namespace {
 
 class Formatter : public CLI::Formatter {
@@ -143,13 +155,7 @@ class Formatter : public CLI::Formatter {
   std::string make_option_opts(const CLI::Option* opt) const override {
     std::string out;
     if (opt->get_type_size() != 0) {
-      std::string type = opt->get_positional() ? "" : opt->get_type_name();
-      if (std::size_t brace = type.find(":{"); brace != std::string::npos && type.back() == '}') {
-        type = type.substr(brace + 2, type.size() - brace - 3);
-        std::replace(type.begin(), type.end(), ',', '|');
-      }
-      if (type == "TEXT") type = "VALUE";
-      if (type == "INT" || type == "UINT" || type == "INT64" || type == "UINT64") type = "N";
+      const std::string type = ValueName(opt);
       if (!type.empty()) out += " " + type;
       if (!opt->get_default_str().empty()) out += "=" + opt->get_default_str();
       if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";

@@ -3,8 +3,10 @@
 // the scenarios. Thin: the lab itself is lab/.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,28 @@ struct LabCommandOptions {
   std::vector<std::string> beside_list;
 };
 
+// `label` then `text`, its words wrapped within 80 columns, each further
+// line indented to where the text began.
+std::string Hanging(const std::string& label, const std::string& text) {
+  std::string out = label;
+  std::size_t column = label.size();
+  bool first = true;
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!first && column + 1 + word.size() > 80) {
+      out += "\n" + std::string(label.size(), ' ');
+      column = label.size();
+    } else if (!first) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    first = false;
+  }
+  return out + "\n";
+}
+
 int List(bool json) {
   if (json) {
     v1::LabScenarioList list;
@@ -50,9 +74,14 @@ int List(bool json) {
     std::printf("%s\n", ToJson(list).c_str());
     return kExitOk;
   }
+  // "NAME             summary ..." then "                   expect: ...", each
+  // wrapped within 80 columns under its own text.
   for (const lab::ScenarioInfo& s : lab::Scenarios()) {
-    std::printf("%-16s %s%s\n%-16s   expect: %s\n", s.name, s.summary,
-                s.needs_root ? " (root)" : "", "", s.expect);
+    std::string name = s.name;
+    name.resize(std::max<std::size_t>(name.size() + 1, 17), ' ');
+    std::fputs(Hanging(name, std::string(s.summary) + (s.needs_root ? " (root)" : "")).c_str(),
+               stdout);
+    std::fputs(Hanging(std::string(19, ' ') + "expect: ", s.expect).c_str(), stdout);
   }
   return kExitOk;
 }
@@ -82,19 +111,19 @@ int Run(const LabCommandOptions& o) {
   if (o.list && !o.beside_list.empty()) {
     std::string what;
     for (const std::string& w : o.beside_list) what += (what.empty() ? "" : ", ") + w;
-    return Fail(kExitUsage, "lab: --list lists every scenario and stages none: it takes no " +
+    return Fail(kExitUsage, "--list lists every scenario and stages none: it takes no " +
                                 what + " (run 'proctape lab SCENARIO --record FILE' to stage one)");
   }
   if (o.list) return List(o.json);
   if (o.scenario.empty() || o.record.empty()) {
-    return Fail(kExitUsage, "lab: give a SCENARIO and --record FILE (see 'proctape lab --list')");
+    return Fail(kExitUsage, "give a SCENARIO and --record FILE ('proctape lab --list' lists the scenarios)");
   }
   if (!lab::FindScenario(o.scenario)) {
-    return Fail(kExitUsage, "lab: unknown scenario '" + EscapeBytes(o.scenario, 64) +
-                                "' (see 'proctape lab --list')");
+    return Fail(kExitUsage, "unknown scenario '" + EscapeBytes(o.scenario, 64) +
+                                "' ('proctape lab --list' lists the scenarios)");
   }
   if (o.record == "-") {
-    return Fail(kExitUsage, "lab: --record needs a file (the lab reads it back)");
+    return Fail(kExitUsage, "--record needs a file (the lab reads it back)");
   }
   lab::LabOptions options;
   options.scenario = o.scenario;
@@ -218,7 +247,7 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
                           "  proctape lab plain --record plain.ptape\n"
                           "  proctape lab pid-reuse --sandbox bwrap --record reuse.ptape\n"
                           "  proctape replay reuse.ptape && proctape corpus add reuse.ptape\n\n") +
-              ExitStatusFooter("0 shown, 10 --record refused or cannot be written, 24 cannot "
+              ExitStatusFooter("0 shown, 2 usage error, 10 --record refused or cannot be written, 24 cannot "
                                "run here, 25 not shown"));
   sub->callback([o, sub, exit_code] {
     o->beside_list.clear();

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/help.h"
+#include "cli/parse_errors.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"find, record and replay the identity of Linux processes", "proctape"};
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return proctape::UsageError(app, command_line, e.what());
+    return proctape::UsageError(app, command_line, proctape::ParseErrorText(app, e));
   }
   // Frees protobuf's global tables, so leak checkers see a clean exit.
   google::protobuf::ShutdownProtobufLibrary();

@@ -28,7 +28,9 @@ bool AllDigits(std::string_view s) {
   return true;
 }
 
-std::string Quote(std::string_view text) {
+}  // namespace
+
+std::string Quoted(std::string_view text) {
   std::string out = "'";
   for (unsigned char c : text.substr(0, 64)) {
     if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\') {
@@ -44,9 +46,30 @@ std::string Quote(std::string_view text) {
   return out + "'";
 }
 
+namespace {
+
+// A bound as a person reads it: decimal, except one just at or below a
+// power of two from 2^31 up, which is that power: 2^64-1, not
+// 18446744073709551615; 2^32-2, not 4294967294; 2^40 (1 TiB).
+template <typename T>
+std::string Bound(T value) {
+  if (value >= 0) {
+    const auto v = static_cast<std::uint64_t>(value);
+    for (int k = 31; k <= 64; ++k) {
+      const std::uint64_t power = k == 64 ? 0 : std::uint64_t{1} << k;  // 2^64 wraps to 0
+      for (std::uint64_t below = 0; below <= 2; ++below) {
+        if (v == power - below && !(k == 64 && below == 0)) {
+          return "2^" + std::to_string(k) + (below == 0 ? "" : "-" + std::to_string(below));
+        }
+      }
+    }
+  }
+  return std::to_string(value);
+}
+
 template <typename T>
 std::string Outside(std::string_view text, T lo, T hi) {
-  return Quote(text) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
+  return Quoted(text) + " is outside " + Bound(lo) + ".." + Bound(hi);
 }
 
 }  // namespace
@@ -76,14 +99,14 @@ std::optional<std::uint64_t> ParseInteger(std::string_view text, std::uint64_t l
 
 std::string IntegerError(std::string_view text, std::int64_t lo, std::int64_t hi) {
   const bool negative = !text.empty() && text[0] == '-';
-  if (!AllDigits(negative ? text.substr(1) : text)) return Quote(text) + " is not a number";
+  if (!AllDigits(negative ? text.substr(1) : text)) return Quoted(text) + " is not a number";
   if (ParseInteger(text, lo, hi)) return "";
   return Outside(text, lo, hi);
 }
 
 std::string IntegerError(std::string_view text, std::uint64_t lo, std::uint64_t hi) {
   const bool negative = !text.empty() && text[0] == '-';
-  if (!AllDigits(negative ? text.substr(1) : text)) return Quote(text) + " is not a number";
+  if (!AllDigits(negative ? text.substr(1) : text)) return Quoted(text) + " is not a number";
   if (ParseInteger(text, lo, hi)) return "";
   return Outside(text, lo, hi);
 }

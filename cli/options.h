@@ -5,8 +5,11 @@
 // rounded or read as a float.
 //
 //   --root: 'abc' is not a number
-//   --start: '-1' is outside 1..18446744073709551615
-//   --frame: '99999999999999999999' is outside 0..18446744073709551615
+//   --start: '-1' is outside 1..2^64-1
+//   --frame: '99999999999999999999' is outside 0..2^32-1
+//   --max-bytes: '5' is outside 155648..2^64-1
+// A bound from 2^31 up that is a power of two, or one or two below it, is
+// said as one (2^31-1, 2^32-2, 2^40); any other in decimal.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -23,6 +26,10 @@ namespace proctape {
 // character. Leading zeros are accepted ("007" is 7).
 std::string IntegerError(std::string_view text, std::int64_t lo, std::int64_t hi);
 std::string IntegerError(std::string_view text, std::uint64_t lo, std::uint64_t hi);
+
+// `text` as a message shows a value the user gave: in single quotes, a
+// byte outside printable ASCII (and ' and \\) as \\xHH, cut after 64 bytes.
+std::string Quoted(std::string_view text);
 
 // The integer `text` holds, when IntegerError is "".
 std::optional<std::int64_t> ParseInteger(std::string_view text, std::int64_t lo, std::int64_t hi);

@@ -146,9 +146,9 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
           "  ... --json | jq -r '.decisions[] | select(.action==\"REMOVE\") | .pid'\n\n"
           "A plan that removes processes is still exit 0: the plan is the output. A REFUSED\n"
           "plan exits with the status of its first problem.\n\n") +
-      ExitStatusFooter("0 planned; refused: 2 the baseline does not fit, 4 the verifier "
-                       "restarted, 5 it is missing, 7 an unreadable identity or a bad output "
-                       "parent, 8 a frame cut by a bound, 26 not the verifier's scope; 10-16 a "
+      ExitStatusFooter("0 planned, 2 usage error; refused: 2 the baseline does not fit, 4 "
+                       "the verifier restarted, 5 it is missing, 7 an unreadable identity or "
+                       "output parent, 8 a frame cut, 26 not the verifier's scope; 10-16 a "
                        "damaged file"));
   sub->callback([o, exit_code] { *exit_code = RunOwnership(*o); });
 }

@@ -160,7 +160,7 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
   }
   if (!o.has_root) {
     *exit_code = Fail(kExitUsage,
-                      "resolve needs --fingerprint FILE (taken before the turn) or --root PID");
+                      "give --fingerprint FILE (taken before the turn) or --root PID");
     return false;
   }
   request->root_pid = o.root;
@@ -374,7 +374,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape resolve --fingerprint root.ptape --token 7f3c9e \\\n"
                           "      --argv /bin/sleep --argv 120\n"
                           "  proctape resolve --root 4242 --token 7f3c9e       # late: warns\n\n") +
-              ExitStatusFooter("0 RESOLVED, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot, 10 --record refused or cannot be written"));
+              ExitStatusFooter("0 RESOLVED, 2 usage error, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot, 10 --record refused or cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
 }
 
@@ -407,7 +407,7 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
       ->each([o](const std::string&) { o->has_record = true; });
   AddForceOption(sub, o->force, "with --record FILE: replace an existing FILE");
   sub->footer(std::string("Example:\n  proctape liveness --pid 48213 --start 1234567\n\n") +
-              ExitStatusFooter("0 ALIVE, 3 DEAD, 4 pid reused, 7 unreadable, 10 --record refused or cannot be written"));
+              ExitStatusFooter("0 ALIVE, 2 usage error, 3 DEAD, 4 pid reused, 7 unreadable, 10 --record refused or cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunLiveness(*o); });
 }
 

@@ -207,7 +207,7 @@ TEST_F(CorpusCliTest, SameContentOnceAndANameOnce) {
   CommandResult clash = Proctape({"corpus", "add", copy, "--corpus", dir_});
   EXPECT_EQ(clash.exit_code, 2) << Describe(clash);
   EXPECT_TRUE(OneLine(clash.err)) << Describe(clash);
-  EXPECT_TRUE(StartsWith(clash.err, "proctape: the name alive is taken by other content (" +
+  EXPECT_TRUE(StartsWith(clash.err, "proctape: corpus add: the name alive is taken by other content (" +
                                         Hash16(Data("alive")) + ".ptape): pass --name"))
       << Describe(clash);
   EXPECT_EQ(FileBytes(dir_ + "/MANIFEST"), manifest);
@@ -308,7 +308,8 @@ TEST_F(CorpusCliTest, RefusesWhatIsNotAnIntactRecordingThatReplays) {
     CommandResult r = Proctape({"corpus", "add", tmp_.File(c.file), "--corpus", dir_});
     EXPECT_EQ(r.exit_code, c.status) << c.file << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << c.file << Describe(r);
-    EXPECT_TRUE(StartsWith(r.err, "proctape: " + tmp_.File(c.file))) << Describe(r);
+    EXPECT_TRUE(StartsWith(r.err, "proctape: " + std::string(c.status == 2 ? "corpus add: " : "") +
+                                      tmp_.File(c.file))) << Describe(r);
     EXPECT_NE(r.err.find(c.says), std::string::npos) << c.says << Describe(r);
     EXPECT_TRUE(r.out.empty()) << Describe(r);
   }
@@ -379,7 +380,8 @@ TEST_F(CorpusCliTest, EntryChecksOnlyTheNamedEntries) {
   EXPECT_TRUE(StartsWith(two.out, "DRIFT dead: expected ALIVE; got DEAD\ncorpus ")) << two.out;
   CommandResult unknown = Proctape({"corpus", "check", dir_, "--entry", "nope"});
   EXPECT_EQ(unknown.exit_code, 2) << Describe(unknown);
-  EXPECT_EQ(unknown.err, "proctape: no entry nope in " + dir_ + "/MANIFEST\n");
+  EXPECT_EQ(unknown.err, "proctape: corpus check: no entry nope in " + dir_ +
+                             "/MANIFEST (see 'proctape corpus check --help')\n");
 }
 
 TEST(CorpusCliHelp, TeachesWithExamples) {

@@ -341,7 +341,7 @@ TEST(ViewsCliTest, ErrorsAreOneLineWithTheirExitStatus) {
       dir.File("one.ptape"), test::MakeSnapshot({test::MakeFrame(0, {test::Proc(1).Ppid(0)})})));
   r = ProctapeIn(dir.path(), {"diff", "one.ptape"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
-  EXPECT_TRUE(OneLine(r.err) && StartsWith(r.err, "proctape: one.ptape holds one frame: give a "
+  EXPECT_TRUE(OneLine(r.err) && StartsWith(r.err, "proctape: diff: one.ptape holds one frame: give a "
                                                   "second file to compare it with"))
       << r.err;
 
@@ -356,13 +356,13 @@ TEST(ViewsCliTest, ErrorsAreOneLineWithTheirExitStatus) {
            {{"show", "missing.ptape"}, 10, "proctape: missing.ptape: "},
            {{"tree", "missing.ptape"}, 10, "proctape: missing.ptape: "},
            {{"diff", "missing.ptape", plain}, 10, "proctape: missing.ptape: "},
-           {{"tree", reuse, "--frame", "3"}, 2, "proctape: " + reuse + " has no frame 3"},
-           {{"tree", reuse, "--root", "4242"}, 2, "proctape: --root 4242: no process has that pid"},
-           {{"tree", reuse, "--marker", "0"}, 2, "proctape: tree: --marker: '0' is outside 1..2147483647"},
+           {{"tree", reuse, "--frame", "3"}, 2, "proctape: tree: " + reuse + " has no frame 3"},
+           {{"tree", reuse, "--root", "4242"}, 2, "proctape: tree: --root 4242: no process has that pid"},
+           {{"tree", reuse, "--marker", "0"}, 2, "proctape: tree: --marker: '0' is outside 1..2^31-1"},
            {{"diff", plain, reuse, "--frames", "0", "1"}, 2,
-            "proctape: --frames I J picks two frames of one file"},
-           {{"diff", reuse, "--frames", "0", "1", "--frame-a", "0"}, 2, "proctape: give --frames I J"},
-           {{"diff", reuse, "--frames", "0", "9"}, 2, "proctape: " + reuse + " has no frame 9"},
+            "proctape: diff: --frames I J picks two frames of one file"},
+           {{"diff", reuse, "--frames", "0", "1", "--frame-a", "0"}, 2, "proctape: diff: give --frames I J"},
+           {{"diff", reuse, "--frames", "0", "9"}, 2, "proctape: diff: " + reuse + " has no frame 9"},
            {{"diff", reuse, plain, plain}, 2, "proctape: "},
        }) {
     r = Proctape(c.args);
