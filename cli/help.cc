@@ -214,8 +214,7 @@ std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>&
     // `--version` alone, or with --json; nothing else follows it.
     const bool json = argv.size() == 3 && argv[2] == "--json";
     if (argv.size() > 2 && !json) {
-      return Fail(kExitUsage, "--version takes only --json, not '" + argv[2] +
-                                  "' (see 'proctape --help')");
+      return UsageError("--version takes only --json, not '" + argv[2] + "'");
     }
     std::fputs((json ? VersionJson() : VersionText()).c_str(), stdout);
     return kExitOk;
