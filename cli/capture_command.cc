@@ -110,6 +110,8 @@ int RunCapture(const CaptureOptions& o) {
     int exit_code = kExitOk;
     proc = OpenLiveProc(root, &exit_code);
     if (!proc) return exit_code;
+    // A copy of /proc (--proc-root) has no pid_max of this host to hold it to.
+    if (o.has_root && !PidBelowPidMax("--root", o.root, root, &exit_code)) return exit_code;
     ev = proc.get();
     pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
   } else {

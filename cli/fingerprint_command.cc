@@ -55,6 +55,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   int exit_code = kExitOk;
   std::unique_ptr<ProcfsEvidence> live = OpenLiveProc(o.proc, &exit_code);
   if (!live) return exit_code;
+  if (!PidBelowPidMax("--root", o.root, o.proc, &exit_code)) return exit_code;
   // The output before the root is read: checked, its temporary made.
   OutputRequest request;
   request.path = o.output;

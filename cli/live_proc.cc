@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "capture/host_facts.h"
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -23,6 +24,25 @@ std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_
                       (usage ? "--proc " : "") + EscapeBytes(error, 4096));
   }
   return evidence;
+}
+
+bool PidBelowPidMax(const std::string& option, std::int64_t pid, const std::string& proc,
+                    int* exit_code) {
+  const std::int64_t pid_max = CollectHostFacts(proc).pid_max();
+  if (pid_max <= 0) {
+    *exit_code = Fail(kExitInternal, "cannot read " + EscapeBytes(proc, 4096) +
+                                         "/sys/kernel/pid_max: " + option +
+                                         " cannot be checked against this host's pid range");
+    return false;
+  }
+  if (pid >= pid_max) {
+    *exit_code = Fail(kExitUsage, option + " " + std::to_string(pid) +
+                                      " is not a pid of this host: pids are below its pid_max " +
+                                      std::to_string(pid_max) + " (" + EscapeBytes(proc, 4096) +
+                                      "/sys/kernel/pid_max)");
+    return false;
+  }
+  return true;
 }
 
 bool IsProcfs(const std::string& dir) {

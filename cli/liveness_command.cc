@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "capture/host_facts.h"
 #include "capture/live_checks.h"
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
@@ -41,20 +40,8 @@ int RunLiveness(const LivenessOptions& o) {
   if (exit_code != kExitOk) return exit_code;
   auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
-  // The pid must be one this host can have: the kernel hands out pids below
-  // PROC/sys/kernel/pid_max (the core checks the seed's 2..2147483647).
-  const std::int64_t pid_max = CollectHostFacts(o.proc).pid_max();
-  if (pid_max <= 0) {
-    return Fail(kExitInternal, "cannot read " + EscapeBytes(o.proc, 4096) +
-                                   "/sys/kernel/pid_max: --pid cannot be checked against this "
-                                   "host's pid range");
-  }
-  if (o.pid >= pid_max) {
-    return Fail(kExitUsage, "--pid " + std::to_string(o.pid) +
-                                " is not a pid of this host: pids are below its pid_max " +
-                                std::to_string(pid_max) + " (" + EscapeBytes(o.proc, 4096) +
-                                "/sys/kernel/pid_max)");
-  }
+  // The pid must be one this host can have (cli/live_proc.h).
+  if (!PidBelowPidMax("--pid", o.pid, o.proc, &exit_code)) return exit_code;
   LivenessVerdict v;
   bool ran = false;
   LiveCheck check = LivenessCheck(o.pid, o.start, &v);

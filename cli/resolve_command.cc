@@ -137,6 +137,7 @@ int RunResolve(const ResolveOptions& o) {
   if (exit_code != kExitOk) return exit_code;
   auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
+  if (o.has_root && !PidBelowPidMax("--root", o.root, o.proc, &exit_code)) return exit_code;
   Request request;
   request.token = o.token;
   request.token_var = o.token_var;
