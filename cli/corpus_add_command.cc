@@ -133,21 +133,25 @@ void RegisterCorpusAdd(CLI::App* corpus, int* exit_code) {
   a->add_option("FILE", add->files,
                 "a recording ('proctape resolve|liveness|lab ... --record FILE'), or - for "
                 "standard input; several are added in order, a refusal does not stop the next")
+      ->check(NonEmpty("an empty path names no file"))
       ->required();
   add->corpus.Register(a, false);
   a->add_option("--name", add->request.name,
                 "the entry's name (default: SCENARIO-SANDBOX for a lab recording, else FILE's "
                 "base name); [A-Za-z0-9._-], at most 64")
+      ->check(NonEmpty("an empty name names no entry"))
       ->type_name("NAME");
   CLI::Option* note = a->add_option(
       "--note", add->request.note,
       "what the recording shows, in a sentence (default for a 'proctape lab' recording: what "
       "its scenario shows, docs/lab.md)")
+      ->check(NonEmpty("an empty note says nothing (leave --note out for the default)"))
       ->type_name("SENTENCE");
   a->add_option("--expect", add->request.expects,
                 "the verdict resolution K must give, K = 0, 1, ...: a status (NO_MATCH, DEAD, "
                 "ERROR PID_REUSED; RESOLVED or ERROR alone take the identity or reason from "
                 "the replay) or RESOLVED pid=N start=T")
+      ->check(NonEmpty("an empty verdict states nothing"))
       ->type_name("VERDICT")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

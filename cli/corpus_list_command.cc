@@ -103,6 +103,7 @@ void RegisterCorpusRm(CLI::App* corpus, int* exit_code) {
       "lock, as 'add' writes it). All the names or none: a NAME that is not an entry removes\n"
       "nothing (exit 2). The repository's corpus is in git: 'git checkout corpus/' undoes it.");
   r->add_option("NAME", rm->names, "an entry's name, as 'proctape corpus list' shows it")
+      ->check(NonEmpty("an empty name names no entry"))
       ->required();
   rm->corpus.Register(r, false);
   r->add_flag("--json", rm->json,

@@ -124,6 +124,7 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
       "selects nothing in either frame exits 5.");
   sub->add_option("FILE", o->files, "one .ptape file (two of its frames) or two; - for "
                                      "standard input")
+      ->check(NonEmpty("an empty path names no file"))
       ->required()
       ->expected(1, 2);
   AddUnsigned(sub, "--frames", o->frames, 0, 4294967295,

@@ -124,7 +124,9 @@ void RegisterExport(CLI::App& app, int* exit_code) {
       "            host facts, redaction). Read it back with 'proctape capture --proc-root DIR'.\n"
       "Outputs are written as a temporary PATH.XXXXXX.partial beside PATH and renamed when\n"
       "complete; nothing is left behind on a failure or Ctrl-C.");
-  sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")->required();
+  sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")
+      ->check(NonEmpty("an empty path names no file"))
+      ->required();
   sub->add_option("--format", o->format, "json, dot or proc-dir")
       ->required()
       ->check(CLI::IsMember({"json", "dot", "proc-dir"}));

@@ -15,6 +15,19 @@
 namespace proctape {
 
 std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_code) {
+  // A --proc that is not there (or not a directory) is the user's path, not
+  // proctape's failure: a usage error naming it, as one that is no procfs.
+  struct stat st;
+  std::string why;
+  if (::stat(proc.c_str(), &st) != 0) {
+    why = std::strerror(errno);
+  } else if (!S_ISDIR(st.st_mode)) {
+    why = "not a directory";
+  }
+  if (!why.empty()) {
+    *exit_code = Fail(kExitUsage, "--proc " + EscapeBytes(proc, 4096) + ": " + why);
+    return nullptr;
+  }
   std::string error;
   ProcfsEvidence::OpenFailure failure;
   auto evidence = ProcfsEvidence::Open(proc, &error, &failure);

@@ -1,7 +1,8 @@
 // Opening the live /proc for a command (resolve, liveness, fingerprint,
-// capture): a --proc that is not the root of a procfs mount is a usage error
-// (exit 2, "--proc DIR: ..."), a procfs that cannot be opened is proctape's
-// own failure (exit 1). One line either way (cli/errors.h).
+// capture): a --proc that is not there, not a directory, or not the root of
+// a procfs mount is a usage error (exit 2, "--proc DIR: ..."); a procfs that
+// cannot be opened is proctape's own failure (exit 1). One line either way
+// (cli/errors.h).
 #pragma once
 
 #include <cstdint>

@@ -85,6 +85,7 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
   sub->add_option("--proc", o->proc,
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
                   "is refused (exit 2)")
+      ->check(NonEmpty("an empty path names no directory"))
       ->type_name("DIR")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object (LivenessSummary)");

@@ -221,6 +221,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       "--fingerprint", o->fingerprint,
       "the root's fingerprint file, taken before the turn ('proctape fingerprint'): root pid, "
       "start time and executable identity; refused from another boot (exit 9)")
+      ->check(NonEmpty("an empty path names no file"))
       ->type_name("FILE");
   AddSigned(sub, "--root", o->root, 2, kMaxPidValue,
             "host pid of the app-server that started the sandbox (with --fingerprint: "
@@ -247,6 +248,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_option("--exe", o->exe,
                   "without --fingerprint: the expected executable, attested now by device and "
                   "inode")
+      ->check(NonEmpty("an empty path names no file"))
       ->type_name("FILE")
       ->capture_default_str()
       ->excludes(fingerprint);
@@ -258,6 +260,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_option("--proc", o->proc,
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
                   "is refused (exit 2)")
+      ->check(NonEmpty("an empty path names no directory"))
       ->type_name("DIR")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object (VerdictSummary)");

@@ -103,7 +103,9 @@ void RegisterTree(CLI::App& app, int* exit_code) {
       "('PID \"comm\" (context)'). A filter that selects nothing exits 5.\n\n"
       "On a terminal each line is cut to its width and ends with '>' (--wide keeps\n"
       "every line whole); into a pipe or a file lines are never cut.");
-  sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")->required();
+  sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")
+      ->check(NonEmpty("an empty path names no file"))
+      ->required();
   AddUnsigned(sub, "--frame", o->tree.frame, 0, 4294967295,
               "the frame to draw, counted from 0 in file order ('proctape show' lists them)")
       ->capture_default_str();

@@ -51,5 +51,98 @@ TEST(PidOptions, AtOrAbovePidMaxAreUsageErrorsNamingPidMax) {
   }
 }
 
+// ---- Empty strings ---------------------------------------------------------------
+
+// A string option that cannot mean anything empty — a path, an entry's or a
+// scenario's name, a note, a verdict, a DEV:INO, a cgroup — refuses '' as a
+// usage error naming the option, before any work: not a later "cannot
+// open", not a silent default (`capture --proc-root ''` captured /proc,
+// `corpus add --name ''` took the default name, `replay --exe-identity ''`
+// replayed as recorded).
+TEST(EmptyValues, AreUsageErrorsNamingTheOption) {
+  TempDir dir("empty-values");
+  const std::string file =
+      std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/replay/resolved.ptape";
+  ASSERT_TRUE(live::Exists(file)) << file;
+  const std::string corpus = dir.File("corpus");
+  const std::string out = dir.File("out.ptape");
+  struct Case {
+    std::vector<std::string> args;
+    std::string option;
+  };
+  const std::vector<Case> cases = {
+      {{"verify", ""}, "FILE"},
+      {{"show", ""}, "FILE"},
+      {{"tree", ""}, "FILE"},
+      {{"diff", "", file}, "FILE"},
+      {{"explain", ""}, "FILE"},
+      {{"export", "", "--format", "json", "-o", out}, "FILE"},
+      {{"replay", ""}, "FILE"},
+      {{"replay", file, "--exe-identity", ""}, "--exe-identity"},
+      {{"replay", file, "--fingerprint", ""}, "--fingerprint"},
+      {{"resolve", "--fingerprint", "", "--token", "T"}, "--fingerprint"},
+      {{"resolve", "--root", "2", "--token", "T", "--exe", ""}, "--exe"},
+      {{"resolve", "--root", "2", "--token", "T", "--proc", ""}, "--proc"},
+      {{"liveness", "--pid", "2", "--start", "1", "--proc", ""}, "--proc"},
+      {{"fingerprint", "--root", "2", "--proc", "", "-o", out}, "--proc"},
+      {{"fingerprint", "--root", "2", "--exe", "", "-o", out}, "--exe"},
+      {{"capture", "--proc", "", "-o", out}, "--proc"},
+      {{"capture", "--proc-root", "", "-o", out}, "--proc-root"},
+      {{"corpus", "add", file, "--corpus", corpus, "--name", ""}, "--name"},
+      {{"corpus", "add", file, "--corpus", corpus, "--note", ""}, "--note"},
+      {{"corpus", "add", file, "--corpus", corpus, "--expect", ""}, "--expect"},
+      {{"corpus", "add", "", "--corpus", corpus}, "FILE"},
+      {{"corpus", "check", "--corpus", corpus, "--entry", ""}, "--entry"},
+      {{"corpus", "rm", "", "--corpus", corpus}, "NAME"},
+      {{"lab", "", "--record", out}, "SCENARIO"},
+      {{"ownership", "--baseline", "", "--current", file, "--uid", "0", "--cgroup", "/",
+        "--self", "2"},
+       "--baseline"},
+      {{"ownership", "--baseline", file, "--current", "", "--uid", "0", "--cgroup", "/",
+        "--self", "2"},
+       "--current"},
+      {{"ownership", "--baseline", file, "--current", file, "--uid", "0", "--cgroup", "",
+        "--self", "2"},
+       "--cgroup"},
+      {{"ownership", "--baseline", file, "--current", file, "--uid", "0", "--cgroup", "/",
+        "--self", "2", "--output", ""},
+       "--output"},
+  };
+  for (const Case& c : cases) {
+    const std::string what = c.args[0] + " " + c.option + " ''";
+    CommandResult r = Proctape(c.args);
+    EXPECT_EQ(r.exit_code, 2) << what << ": " << Describe(r);
+    EXPECT_TRUE(r.out.empty()) << what << ": " << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << what << ": " << Describe(r);
+    EXPECT_NE(r.err.find(": " + c.option + ": an empty "), std::string::npos)
+        << what << ": " << Describe(r);
+    EXPECT_TRUE(live::Entries(dir.path()).empty()) << what << ": nothing written";
+  }
+}
+
+// A --proc that is not there, or not a directory, is the user's path: a
+// usage error naming it (exit 2), as one that is not a procfs — not
+// proctape's own failure (exit 1) to open it.
+TEST(EmptyValues, ProcThatIsNotADirectoryIsAUsageErrorNamingIt) {
+  TempDir dir("no-proc");
+  const std::string missing = dir.File("no-such-proc");
+  const std::string file = dir.File("a-file");
+  live::WriteFile(file, "x");
+  for (const std::string& proc : {missing, file}) {
+    for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+             {"resolve", "--root", "2", "--token", "T", "--proc", proc},
+             {"liveness", "--pid", "2", "--start", "1", "--proc", proc},
+             {"fingerprint", "--root", "2", "--proc", proc, "-o", dir.File("fp.ptape")},
+             {"capture", "--proc", proc, "-o", dir.File("c.ptape")}}) {
+      CommandResult r = Proctape(args);
+      EXPECT_EQ(r.exit_code, 2) << args[0] << " " << proc << ": " << Describe(r);
+      EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+      EXPECT_TRUE(StartsWith(r.err, "proctape: --proc " + proc + ": ")) << Describe(r);
+      EXPECT_FALSE(live::Exists(dir.File("fp.ptape")) || live::Exists(dir.File("c.ptape")))
+          << args[0] << ": nothing written";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace proctape
