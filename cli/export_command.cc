@@ -65,10 +65,7 @@ int RunExport(const ExportOptions& o) {
   progress.Done();
   if (!read.ok()) return Fail(ExitCodeFor(read.kind), name + ": " + read.message);
   if (o.format != "json" && o.frame >= snapshot.frames.size()) {
-    std::string has = snapshot.frames.empty()
-                          ? "holds no frame"
-                          : "has frames 0.." + std::to_string(snapshot.frames.size() - 1);
-    return Fail(kExitUsage, "--frame " + std::to_string(o.frame) + ": " + name + " " + has);
+    return Fail(kExitUsage, NoSuchFrame("--frame", o.frame, name, snapshot.frames.size()));
   }
   const std::size_t frame = static_cast<std::size_t>(o.frame);
   const std::string shown = EscapeBytes(out, 4096);

@@ -3,10 +3,15 @@
 // usage errors naming the option; counts and refusals name what they looked at.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/live/files.h"
+#include "tests/live/json_document.h"
 
 #ifndef PROCTAPE_BINARY
 #error "PROCTAPE_BINARY must name the built proctape CLI"
@@ -142,6 +147,98 @@ TEST(EmptyValues, ProcThatIsNotADirectoryIsAUsageErrorNamingIt) {
           << args[0] << ": nothing written";
     }
   }
+}
+
+// ---- Frames ----------------------------------------------------------------------
+
+// A capture of the host in three frames: this test's subtree (it and the
+// capturing proctape) is in each of them.
+class MultiFrame : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    file_ = dir_.File("three.ptape");
+    CommandResult r = Proctape({"capture", "--frames", "3", "--interval", "0", "-o", file_});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  }
+  TempDir dir_{"frames"};
+  std::string file_;
+};
+
+// A frame the file does not have is refused in one wording wherever a frame
+// is picked: the option, its value, the file and the frames it has.
+TEST_F(MultiFrame, AFrameTheFileDoesNotHaveIsNamedWithTheFramesItHas) {
+  const std::string has = file_ + " has 3 frames (0..2)";
+  for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"tree", file_, "--frame", "7"}, "--frame 7: " + has},
+           {{"export", file_, "--format", "dot", "--frame", "7", "-o", dir_.File("x.dot")},
+            "--frame 7: " + has},
+           {{"diff", file_, "--frames", "1", "7"}, "--frames 7: " + has},
+           {{"diff", file_, "--frame-a", "7", "--frame-b", "0"}, "--frame-a 7: " + has},
+           {{"diff", file_, file_, "--frame-b", "9"}, "--frame-b 9: " + has}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << Describe(r);
+    EXPECT_EQ(r.err, "proctape: " + message + "\n") << Describe(r);
+  }
+  EXPECT_FALSE(live::Exists(dir_.File("x.dot")));
+}
+
+// A frame compared with itself shows no change by construction: refused.
+TEST_F(MultiFrame, DiffOfAFrameWithItselfIsAUsageError) {
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"diff", file_, "--frames", "1", "1"},
+           {"diff", file_, "--frame-a", "2", "--frame-b", "2"}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_TRUE(r.out.empty()) << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+    EXPECT_NE(r.err.find("compared with itself"), std::string::npos) << Describe(r);
+  }
+}
+
+// tree --root PID that is in no process of the frame selected nothing: exit 5
+// (not found), as a --pid that selects nothing — not a usage error.
+TEST_F(MultiFrame, TreeOfARootAbsentFromTheFrameIsNotFoundLikePid) {
+  const std::string absent = live::AbsentPid();
+  CommandResult pid = Proctape({"tree", file_, "--pid", absent});
+  EXPECT_EQ(pid.exit_code, 5) << Describe(pid);
+  CommandResult root = Proctape({"tree", file_, "--root", absent});
+  EXPECT_EQ(root.exit_code, 5) << Describe(root);
+  EXPECT_TRUE(OneLine(root.err)) << Describe(root);
+  EXPECT_NE(root.err.find("--root " + absent), std::string::npos) << Describe(root);
+}
+
+// show's "selected" over several frames counts processes (pid, start tick),
+// each once, not once a frame; the text says how many each frame holds.
+TEST_F(MultiFrame, ShowCountsTheProcessesSelectedNotOnceAFrame) {
+  const std::string self = std::to_string(::getpid());
+  CommandResult json = Proctape({"show", file_, "--pid", self, "--json"});
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  const live::JsonDocument d = live::ParseJsonDocument(json.out);
+  ASSERT_TRUE(d.ok) << d.why;
+  const auto& fields = d.value.struct_value().fields();
+  std::set<std::pair<double, double>> identities;
+  std::size_t records = 0;
+  std::string each;
+  for (const auto& frame : fields.at("frames").list_value().values()) {
+    const auto& chosen = frame.struct_value().fields().at("selected").struct_value().fields();
+    const auto& processes = chosen.at("processes").list_value().values();
+    each += (each.empty() ? "" : ", ") + std::to_string(processes.size());
+    for (const auto& p : processes) {
+      const auto& pf = p.struct_value().fields();
+      identities.insert({pf.at("pid").number_value(), pf.at("start_ticks").number_value()});
+      ++records;
+    }
+  }
+  ASSERT_FALSE(identities.empty());
+  ASSERT_GT(records, identities.size()) << "each process is in every frame";
+  EXPECT_EQ(fields.at("selected").number_value(), static_cast<double>(identities.size()));
+
+  CommandResult text = Proctape({"show", file_, "--pid", self});
+  ASSERT_EQ(text.exit_code, 0) << Describe(text);
+  EXPECT_NE(text.out.find("selected: " + std::to_string(identities.size()) + " process"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find(" in 3 frames: " + each + " a frame\n"), std::string::npos) << text.out;
 }
 
 }  // namespace

@@ -330,7 +330,7 @@ TEST(ExportCliTest, RefusalsAndExitStatuses) {
     EXPECT_EQ(r.out, "");
   }
   r = Proctape({"export", file, "--format", "dot", "--frame", "2"});
-  EXPECT_EQ(r.err, "proctape: --frame 2: " + file + " has frames 0..1\n");
+  EXPECT_EQ(r.err, "proctape: --frame 2: " + file + " has 2 frames (0..1)\n");
   EXPECT_FALSE(Exists(tmp.File("e")));
   // A damaged file: its own status, nothing written.
   const std::string whole = FileBytes(file);
