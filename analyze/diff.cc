@@ -37,8 +37,7 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
                                         const ProcessFilter& filter) {
   for (const DiffSide* side : {&a, &b}) {
     if (side->frame >= side->snapshot->frames.size()) {
-      *error = side->name + " has no frame " + std::to_string(side->frame) + " (it holds " +
-               std::to_string(side->snapshot->frames.size()) + ")";
+      *error = NoSuchFrame(side->option, side->frame, side->name, side->snapshot->frames.size());
       return std::nullopt;
     }
   }

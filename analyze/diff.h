@@ -31,6 +31,7 @@ struct DiffSide {
   const Snapshot* snapshot = nullptr;
   std::string name;       // the file as the user gave it
   std::size_t frame = 0;  // position in the file
+  std::string option = "--frame";  // the option that picked `frame`, for a refusal
 };
 
 // nullopt (with a one-line *error) when a frame is not in its file. With a

@@ -1,6 +1,9 @@
 #include "analyze/show.h"
 
+#include <cstdint>
 #include <cstdio>
+#include <set>
+#include <utility>
 #include <string_view>
 
 #include "analyze/process_table.h"
@@ -130,7 +133,9 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   }
 
   std::uint64_t processes = 0;
-  std::uint64_t selected = 0;
+  // A process shown in several frames is one process: the count is of
+  // identities (pid, start tick), each frame's own list says how many it holds.
+  std::set<std::pair<std::int64_t, std::uint64_t>> selected;
   for (std::size_t i = 0; i < snap.frames.size(); ++i) {
     const v1::Frame& f = snap.frames[i];
     const std::vector<ProcessView> table = ProcessTable(f);
@@ -165,14 +170,14 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
       for (const ProcessView& p : table) {
         if (!Selects(filter, p)) continue;
         *chosen->add_processes() = Summarize(p, h.host().clock_ticks_per_second());
-        ++selected;
+        selected.insert({p.pid, p.start_ticks()});
       }
     }
   }
   report.set_processes(Count32(processes));
   if (filter.any()) {
     *report.mutable_filter() = FilterMessage(filter);
-    report.set_selected(Count32(selected));
+    report.set_selected(Count32(selected.size()));
   }
   report.set_observations(Count32(snap.observations.size()));
   for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {

@@ -164,8 +164,18 @@ std::string RenderShow(const v1::ShowReport& r) {
     if (f.has_selected() && f.selected().processes().empty()) out += "    (none selected)\n";
   }
   if (r.has_selected()) {
+    // Several frames: the processes (identities) over them all, then how many
+    // each frame holds: never a sum that counts a process once a frame.
     out += "selected: " + Plural(r.selected(), "process", "processes") + " (" +
-           FilterText(r.filter()) + ")\n";
+           FilterText(r.filter()) + ")";
+    if (r.frames_size() > 1) {
+      std::string each;
+      for (const v1::ShowReport::Frame& f : r.frames()) {
+        each += (each.empty() ? "" : ", ") + std::to_string(f.selected().processes_size());
+      }
+      out += " in " + std::to_string(r.frames_size()) + " frames: " + each + " a frame";
+    }
+    out += "\n";
   }
   out += "tape: " + Plural(r.observations(), "observation", "observations") + "\n";
   out += "resolutions: " + std::to_string(r.resolutions_size()) + "\n";

@@ -129,10 +129,10 @@ std::optional<std::int64_t> DerivedMarker(const Snapshot& snapshot, std::string*
 }
 
 std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::string& name,
-                                        const TreeOptions& options, std::string* error) {
+                                        const TreeOptions& options, std::string* error,
+                                        bool* root_missing) {
   if (options.frame >= snapshot.frames.size()) {
-    *error = name + " has no frame " + std::to_string(options.frame) + " (it holds " +
-             std::to_string(snapshot.frames.size()) + ")";
+    *error = NoSuchFrame("--frame", options.frame, name, snapshot.frames.size());
     return std::nullopt;
   }
   const v1::Frame& frame = snapshot.frames[options.frame];
@@ -167,6 +167,7 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
     if (it == index.end()) {
       *error = "--root " + std::to_string(options.root) + ": no process has that pid in frame " +
                std::to_string(options.frame) + " of " + name;
+      if (root_missing != nullptr) *root_missing = true;
       return std::nullopt;
     }
     roots.push_back(it->second);

@@ -37,8 +37,11 @@ struct TreeOptions {
 
 // The tree of one frame; nullopt (with a one-line *error) when the frame or
 // the root pid is not in the file. `name` is the file as the user gave it.
+// *root_missing (when given) says it was the root: an empty selection, as a
+// --pid that selects nothing, not a frame the file does not have.
 std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::string& name,
-                                        const TreeOptions& options, std::string* error);
+                                        const TreeOptions& options, std::string* error,
+                                        bool* root_missing = nullptr);
 
 // The text form: a heading, one line per process drawn with ASCII connectors
 // ("|-", "`-"), the marks after "<=" (a context line: its pid and comm,

@@ -110,6 +110,8 @@ int RunCapture(const CaptureOptions& o) {
     int exit_code = kExitOk;
     proc = OpenLiveProc(root, &exit_code);
     if (!proc) return exit_code;
+    // A copy of /proc (--proc-root) has no pid_max of this host to hold it to.
+    if (o.has_root && !PidBelowPidMax("--root", o.root, root, &exit_code)) return exit_code;
     ev = proc.get();
     pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
   } else {
@@ -348,6 +350,7 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
   CLI::Option* proc = sub->add_option("--proc", o->proc,
                                       "the /proc mount to read: the root of a procfs mount "
                                       "(statfs), anything else is refused (exit 2)")
+      ->check(NonEmpty("an empty path names no directory"))
                            ->type_name("DIR")
                            ->capture_default_str();
   sub->add_option("--proc-root", o->proc_root,
@@ -356,6 +359,7 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "back identities, errnos, truncation, times and host facts) or a fixture made "
                   "by another tool (read like /proc). Sealed inside DIR: no link out of it is "
                   "followed, and exe and ns/pid links are kept as text, never followed")
+      ->check(NonEmpty("an empty path names no directory"))
       ->type_name("DIR")
       ->excludes(proc)
       ->excludes(sub->get_option("--frames"))

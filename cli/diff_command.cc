@@ -53,6 +53,13 @@ int RunDiff(DiffOptions o) {
     o.frame_a = o.frames[0];
     o.frame_b = o.frames[1];
   }
+  // A frame compared with itself shows nothing by construction.
+  if (!two && o.frame_a && o.frame_b && *o.frame_a == *o.frame_b) {
+    return Usage((o.frames.empty() ? "--frame-a " + std::to_string(*o.frame_a) + " --frame-b "
+                                   : "--frames " + std::to_string(*o.frame_a) + " ") +
+                 std::to_string(*o.frame_b) +
+                 ": a frame compared with itself shows no change; give two different frames");
+  }
   Snapshot snapshots[2];
   std::string names[2];
   int damage = kExitOk;
@@ -72,8 +79,11 @@ int RunDiff(DiffOptions o) {
   if (!two && !o.frame_a && !o.frame_b && a.frames.size() < 2) {
     return Usage(names[0] + " holds one frame: give a second file to compare it with");
   }
-  DiffSide side_a{&a, names[0], o.frame_a.value_or(two ? LastFrame(a) : 0)};
-  DiffSide side_b{&b, names[two ? 1 : 0], o.frame_b.value_or(two ? 0 : LastFrame(b))};
+  const bool frames = !o.frames.empty();
+  DiffSide side_a{&a, names[0], o.frame_a.value_or(two ? LastFrame(a) : 0),
+                  frames ? "--frames" : "--frame-a"};
+  DiffSide side_b{&b, names[two ? 1 : 0], o.frame_b.value_or(two ? 0 : LastFrame(b)),
+                  frames ? "--frames" : "--frame-b"};
   std::string why;
   std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &why, o.filter);
   if (!report) return Fail(damage != kExitOk ? damage : kExitUsage, why);
@@ -124,6 +134,7 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
       "selects nothing in either frame exits 5.");
   sub->add_option("FILE", o->files, "one .ptape file (two of its frames) or two; - for "
                                      "standard input")
+      ->check(NonEmpty("an empty path names no file"))
       ->required()
       ->expected(1, 2);
   AddUnsigned(sub, "--frames", o->frames, 0, 4294967295,

@@ -65,10 +65,7 @@ int RunExport(const ExportOptions& o) {
   progress.Done();
   if (!read.ok()) return Fail(ExitCodeFor(read.kind), name + ": " + read.message);
   if (o.format != "json" && o.frame >= snapshot.frames.size()) {
-    std::string has = snapshot.frames.empty()
-                          ? "holds no frame"
-                          : "has frames 0.." + std::to_string(snapshot.frames.size() - 1);
-    return Fail(kExitUsage, "--frame " + std::to_string(o.frame) + ": " + name + " " + has);
+    return Fail(kExitUsage, NoSuchFrame("--frame", o.frame, name, snapshot.frames.size()));
   }
   const std::size_t frame = static_cast<std::size_t>(o.frame);
   const std::string shown = EscapeBytes(out, 4096);
@@ -124,7 +121,9 @@ void RegisterExport(CLI::App& app, int* exit_code) {
       "            host facts, redaction). Read it back with 'proctape capture --proc-root DIR'.\n"
       "Outputs are written as a temporary PATH.XXXXXX.partial beside PATH and renamed when\n"
       "complete; nothing is left behind on a failure or Ctrl-C.");
-  sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")->required();
+  sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")
+      ->check(NonEmpty("an empty path names no file"))
+      ->required();
   sub->add_option("--format", o->format, "json, dot or proc-dir")
       ->required()
       ->check(CLI::IsMember({"json", "dot", "proc-dir"}));

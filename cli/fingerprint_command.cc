@@ -55,6 +55,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   int exit_code = kExitOk;
   std::unique_ptr<ProcfsEvidence> live = OpenLiveProc(o.proc, &exit_code);
   if (!live) return exit_code;
+  if (!PidBelowPidMax("--root", o.root, o.proc, &exit_code)) return exit_code;
   // The output before the root is read: checked, its temporary made.
   OutputRequest request;
   request.path = o.output;
@@ -144,12 +145,14 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
             "host pid of the app-server that will start the sandbox", "PID")
       ->required();
   sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
+      ->check(NonEmpty("an empty path names no file"))
       ->type_name("FILE")
       ->capture_default_str();
   AddOutputOption(sub, o->output, "the fingerprint file (.ptape); - writes it to standard output")
       ->required();
   AddForceOption(sub, o->force, "replace an existing output file (a regular file: never a link)");
   sub->add_option("--proc", o->proc, "the /proc mount to read")
+      ->check(NonEmpty("an empty path names no directory"))
       ->type_name("DIR")
       ->capture_default_str();
   sub->footer(std::string("Example:\n"

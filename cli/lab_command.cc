@@ -230,7 +230,8 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
       "The lab ends every process it started, by pidfd (or, its own children, by pid),\n"
       "also when a scenario fails or the lab is interrupted; it signals nothing else.\n"
       "pid-reuse and root-restarted reuse a pid on purpose (clone3 set_tid): root only.");
-  sub->add_option("SCENARIO", o->scenario, "what to stage (see --list)");
+  sub->add_option("SCENARIO", o->scenario, "what to stage (see --list)")
+      ->check(NonEmpty("an empty name names no scenario"));
   sub->add_flag("--list", o->list, "list the scenarios and what each should record");
   AddSideOutputOption(sub, "--record", o->record,
                       "the .ptape file to write (checked before any process is started)");

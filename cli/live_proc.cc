@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "capture/host_facts.h"
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -14,6 +15,19 @@
 namespace proctape {
 
 std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_code) {
+  // A --proc that is not there (or not a directory) is the user's path, not
+  // proctape's failure: a usage error naming it, as one that is no procfs.
+  struct stat st;
+  std::string why;
+  if (::stat(proc.c_str(), &st) != 0) {
+    why = std::strerror(errno);
+  } else if (!S_ISDIR(st.st_mode)) {
+    why = "not a directory";
+  }
+  if (!why.empty()) {
+    *exit_code = Fail(kExitUsage, "--proc " + EscapeBytes(proc, 4096) + ": " + why);
+    return nullptr;
+  }
   std::string error;
   ProcfsEvidence::OpenFailure failure;
   auto evidence = ProcfsEvidence::Open(proc, &error, &failure);
@@ -23,6 +37,25 @@ std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_
                       (usage ? "--proc " : "") + EscapeBytes(error, 4096));
   }
   return evidence;
+}
+
+bool PidBelowPidMax(const std::string& option, std::int64_t pid, const std::string& proc,
+                    int* exit_code) {
+  const std::int64_t pid_max = CollectHostFacts(proc).pid_max();
+  if (pid_max <= 0) {
+    *exit_code = Fail(kExitInternal, "cannot read " + EscapeBytes(proc, 4096) +
+                                         "/sys/kernel/pid_max: " + option +
+                                         " cannot be checked against this host's pid range");
+    return false;
+  }
+  if (pid >= pid_max) {
+    *exit_code = Fail(kExitUsage, option + " " + std::to_string(pid) +
+                                      " is not a pid of this host: pids are below its pid_max " +
+                                      std::to_string(pid_max) + " (" + EscapeBytes(proc, 4096) +
+                                      "/sys/kernel/pid_max)");
+    return false;
+  }
+  return true;
 }
 
 bool IsProcfs(const std::string& dir) {

@@ -126,4 +126,9 @@ CLI::Validator Unsigned(std::uint64_t lo, std::uint64_t hi) {
 CLI::Validator LivePid() { return Integer(2, kMaxPidValue); }
 CLI::Validator FilePid() { return Integer(1, kMaxPidValue); }
 
+CLI::Validator NonEmpty(const std::string& why) {
+  return CLI::Validator([why](std::string& text) { return text.empty() ? why : std::string(); },
+                        "", "non-empty");
+}
+
 }  // namespace proctape

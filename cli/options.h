@@ -41,6 +41,12 @@ std::optional<std::uint64_t> ParseInteger(std::string_view text, std::uint64_t l
 CLI::Validator Integer(std::int64_t lo, std::int64_t hi);
 CLI::Validator Unsigned(std::uint64_t lo, std::uint64_t hi);
 
+// A string option that cannot mean anything empty (a path, a name, a
+// sentence, an identity): '' is a usage error, "OPTION: WHY" (exit 2),
+// before any work — not a later "cannot open" or a silent default.
+// `why` says what the empty value fails to be: "an empty path names no file".
+CLI::Validator NonEmpty(const std::string& why);
+
 // Domains used across the commands.
 inline constexpr std::int64_t kMaxPidValue = 2147483647;  // seed 000: pids 2..2^31-1
 // A pid option of a live command: a process the resolver may look at

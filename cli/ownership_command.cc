@@ -107,9 +107,11 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
       "--force-scope plans them). --cgroup / is planned with a warning. Each --output\n"
       "gets a line. The rules and their reasons: docs/ownership.md.");
   sub->add_option("--baseline", o->baseline, "the capture taken at bootstrap (a .ptape file)")
+      ->check(NonEmpty("an empty path names no file"))
       ->type_name("FILE")
       ->required();
   sub->add_option("--current", o->current, "the capture taken at cleanup time (a .ptape file)")
+      ->check(NonEmpty("an empty path names no file"))
       ->type_name("FILE")
       ->required();
   AddUnsigned(sub, "--uid", o->request.uid, 0, 4294967294,
@@ -118,6 +120,7 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
   sub->add_option("--cgroup", o->request.cgroup,
                   "the verifier's cgroup v2 path (after \"0::\" in /proc/self/cgroup), "
                   "compared exactly")
+      ->check(NonEmpty("an empty path names no cgroup (the root cgroup is /)"))
       ->type_name("PATH")
       ->required();
   AddSigned(sub, "--self", o->request.self_pid, 1, kMaxPidValue, "the verifier's pid", "PID")
@@ -128,6 +131,7 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
   sub->add_option("--output", o->request.outputs,
                   "a declared output of the task (repeat it): present, or already absent; a "
                   "parent that is a symbolic link or not a directory refuses the plan")
+      ->check(NonEmpty("an empty path names no output"))
       ->type_name("PATH")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

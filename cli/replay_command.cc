@@ -270,7 +270,9 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       "with kill(N, 0) would have concluded at capture time, from the first frame (the\n"
       "capturer's uid from the file's header), beside the sandboxed sleep's real host pid\n"
       "when FILE records a RESOLVED resolution. It exits 0 once reported.");
-  sub->add_option("FILE", o->file, "a .ptape file: a recording or a capture")->required();
+  sub->add_option("FILE", o->file, "a .ptape file: a recording or a capture")
+      ->check(NonEmpty("an empty path names no file"))
+      ->required();
   sub->add_flag("--json", o->json,
                 "print one JSON object for the file: a ReplayReport (its replays, or with "
                 "--model frames its frame runs); --legacy-marker: a LegacyReport");
@@ -296,6 +298,7 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   CLI::Option* exe_identity = sub->add_option(
       "--exe-identity", o->exe_identity, "replace the attested executable identity, as DEV:INO")
+      ->check(NonEmpty("an empty DEV:INO identifies no executable"))
       ->type_name("DEV:INO");
   CLI::Option* exe_like =
       AddSigned(sub, "--exe-like", o->exe_like, 1, kMaxPidValue,
@@ -304,6 +307,7 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
   sub->add_option("--fingerprint", o->fingerprint,
                   "what if the root had been fingerprinted before the turn: this file's root, "
                   "start tick and executable replace the recorded ones (exit 9: another boot)")
+      ->check(NonEmpty("an empty path names no file"))
       ->type_name("FILE")
       ->excludes(root)
       ->excludes(root_start)

@@ -1,4 +1,4 @@
-// `proctape resolve` and `proctape liveness` on the live host.
+// `proctape resolve` on the live host.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -12,7 +12,6 @@
 
 #include "capture/host_facts.h"
 #include "capture/live_checks.h"
-#include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
@@ -21,6 +20,7 @@
 #include "cli/live_proc.h"
 #include "cli/progress.h"
 #include "cli/fingerprint_load.h"
+#include "cli/live_run.h"
 #include "cli/outputs.h"
 #include "core/proc_parse.h"
 #include "core/resolver.h"
@@ -50,64 +50,6 @@ struct ResolveOptions {
   bool force = false;
   std::vector<std::string> command_line;
 };
-
-struct LivenessOptions {
-  std::int64_t pid = 0;
-  std::uint64_t start = 0;
-  std::string proc = "/proc";
-  bool json = false;
-  std::string record;
-  bool has_record = false;
-  bool force = false;
-  std::vector<std::string> command_line;
-};
-
-// --force only with a --record FILE, and --record opened (checked, its
-// temporary made) before anything else: the output before any work. Null
-// (and no exit status) when there is no --record; *exit_code is set when it
-// is refused.
-std::unique_ptr<OutputFile> OpenRecord(bool given, const std::string& record, bool force,
-                                       int* exit_code) {
-  if (std::string why = ForceWithoutOutput(force, "--record", given, record); !why.empty()) {
-    *exit_code = Fail(kExitUsage, why);
-    return nullptr;
-  }
-  if (!given) return nullptr;
-  OutputRequest request;
-  request.path = record;
-  request.force = force;
-  request.stdout_allowed = true;
-  request.binary = true;
-  return OpenOutput(request, exit_code);
-}
-
-// Runs `check` on the live host, recorded into `output` when there is one.
-// Returns false (after a one-line message) when the file could not be written.
-bool RunMaybeRecorded(ProcfsEvidence& live, std::unique_ptr<OutputFile> output,
-                      const std::string& proc, const std::vector<std::string>& command_line,
-                      const std::vector<std::string>& kept_entries,
-                      const std::function<void(Evidence&, v1::Resolution*)>& check) {
-  v1::Resolution unused;
-  if (!output) {
-    check(live, &unused);
-    return true;
-  }
-  LiveRecordOptions options;
-  options.proc_root = proc;
-  options.command_line = command_line;
-  options.kept_entries = kept_entries;
-  std::string error;
-  if (RecordLive(live, options, std::move(output), check, &error)) return true;
-  Fail(kExitIo, "--record: " + error);
-  return false;
-}
-
-// --proc must be the root of a procfs mount: anything else is a usage error
-// (a directory of files is imported with capture --proc-root), not a host.
-
-// The verdict goes to standard output, unless the recorded file does
-// (`--record -`): then to standard error, so the file stays whole.
-std::FILE* VerdictStream(const std::string& record) { return record == "-" ? stderr : stdout; }
 
 // One line: STATUS, then what decided it; a line more for the offending
 // bytes, and one when the root was fingerprinted late.
@@ -195,6 +137,7 @@ int RunResolve(const ResolveOptions& o) {
   if (exit_code != kExitOk) return exit_code;
   auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
+  if (o.has_root && !PidBelowPidMax("--root", o.root, o.proc, &exit_code)) return exit_code;
   Request request;
   request.token = o.token;
   request.token_var = o.token_var;
@@ -257,50 +200,6 @@ int RunResolve(const ResolveOptions& o) {
   return ExitCodeFor(verdict.status);
 }
 
-int RunLiveness(const LivenessOptions& o) {
-  // The output first, then --proc: a directory that is not a procfs root is
-  // refused before anything is read from it.
-  int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force, &exit_code);
-  if (exit_code != kExitOk) return exit_code;
-  auto evidence = OpenLiveProc(o.proc, &exit_code);
-  if (!evidence) return exit_code;
-  // The pid must be one this host can have: the kernel hands out pids below
-  // PROC/sys/kernel/pid_max (the core checks the seed's 2..2147483647).
-  const std::int64_t pid_max = CollectHostFacts(o.proc).pid_max();
-  if (pid_max <= 0) {
-    return Fail(kExitInternal, "cannot read " + EscapeBytes(o.proc, 4096) +
-                                   "/sys/kernel/pid_max: --pid cannot be checked against this "
-                                   "host's pid range");
-  }
-  if (o.pid >= pid_max) {
-    return Fail(kExitUsage, "--pid " + std::to_string(o.pid) +
-                                " is not a pid of this host: pids are below its pid_max " +
-                                std::to_string(pid_max) + " (" + EscapeBytes(o.proc, 4096) +
-                                "/sys/kernel/pid_max)");
-  }
-  LivenessVerdict v;
-  bool ran = false;
-  LiveCheck check = LivenessCheck(o.pid, o.start, &v);
-  bool recorded = RunMaybeRecorded(*evidence, std::move(record), o.proc, o.command_line, {},
-                                   [&](Evidence& ev, v1::Resolution* r) {
-                                     check(ev, r);
-                                     ran = true;
-                                   });
-  if (!ran) return kExitIo;
-  std::FILE* out = VerdictStream(o.record);
-  if (o.json) {
-    std::fprintf(out, "%s\n", ToJson(ToSummary(ToProto(v))).c_str());
-  } else if (v.status == LivenessStatus::kError) {
-    std::fprintf(out, "ERROR %s: %s\n", std::string(StatusName(v.reason)).c_str(),
-                 v.detail.c_str());
-  } else {
-    std::fprintf(out, "%s: %s\n", std::string(LivenessName(v.status)).c_str(), v.detail.c_str());
-  }
-  if (!recorded) return kExitIo;
-  return ExitCodeFor(v);
-}
-
 }  // namespace
 
 void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
@@ -322,6 +221,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       "--fingerprint", o->fingerprint,
       "the root's fingerprint file, taken before the turn ('proctape fingerprint'): root pid, "
       "start time and executable identity; refused from another boot (exit 9)")
+      ->check(NonEmpty("an empty path names no file"))
       ->type_name("FILE");
   AddSigned(sub, "--root", o->root, 2, kMaxPidValue,
             "host pid of the app-server that started the sandbox (with --fingerprint: "
@@ -348,6 +248,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_option("--exe", o->exe,
                   "without --fingerprint: the expected executable, attested now by device and "
                   "inode")
+      ->check(NonEmpty("an empty path names no file"))
       ->type_name("FILE")
       ->capture_default_str()
       ->excludes(fingerprint);
@@ -359,6 +260,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_option("--proc", o->proc,
                   "the /proc mount to read: the root of a procfs mount (statfs), anything else "
                   "is refused (exit 2)")
+      ->check(NonEmpty("an empty path names no directory"))
       ->type_name("DIR")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print the verdict as one JSON object (VerdictSummary)");
@@ -376,39 +278,6 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape resolve --root 4242 --token 7f3c9e       # late: warns\n\n") +
               ExitStatusFooter("0 RESOLVED, 2 usage error, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot, 10 --record refused or cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
-}
-
-void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
-  auto o = std::make_shared<LivenessOptions>();
-  o->command_line = std::move(command_line);
-  CLI::App* sub = app.add_subcommand(
-      "liveness",
-      "Is the process identified by (--pid, --start) still alive? Re-reads its stat only:\n"
-      "gone or state Z/X/x is DEAD, the same start time is ALIVE, another start time means\n"
-      "the pid was reused (ERROR). Never signals anything.");
-  // A value that cannot be a pid is a usage error, not a process that is gone:
-  // 2..2147483647 (seed 000), and below this host's pid_max (checked when run).
-  AddSigned(sub, "--pid", o->pid, 2, kMaxPidValue,
-            "host pid, as resolve printed it (2 up to below pid_max)", "PID")
-      ->required();
-  AddUnsigned(sub, "--start", o->start, 1, UINT64_MAX, "start tick, as resolve printed it (not 0)",
-              "TICKS")
-      ->required();
-  sub->add_option("--proc", o->proc,
-                  "the /proc mount to read: the root of a procfs mount (statfs), anything else "
-                  "is refused (exit 2)")
-      ->type_name("DIR")
-      ->capture_default_str();
-  sub->add_flag("--json", o->json, "print the verdict as one JSON object (LivenessSummary)");
-  AddSideOutputOption(sub, "--record", o->record,
-                      "also write FILE (.ptape): frames before and after, the stat read and "
-                      "verdict; - writes it to standard output (the verdict then goes to "
-                      "standard error)")
-      ->each([o](const std::string&) { o->has_record = true; });
-  AddForceOption(sub, o->force, "with --record FILE: replace an existing FILE");
-  sub->footer(std::string("Example:\n  proctape liveness --pid 48213 --start 1234567\n\n") +
-              ExitStatusFooter("0 ALIVE, 2 usage error, 3 DEAD, 4 pid reused, 7 unreadable, 10 --record refused or cannot be written"));
-  sub->callback([o, exit_code] { *exit_code = RunLiveness(*o); });
 }
 
 }  // namespace proctape

@@ -60,8 +60,14 @@ int RunTree(TreeCliOptions o) {
     if (snapshot.frames.empty()) return ExitCodeFor(error.kind);
   }
   std::string why;
-  std::optional<v1::TreeReport> report = BuildTree(snapshot, name, o.tree, &why);
-  if (!report) return Fail(error.ok() ? kExitUsage : ExitCodeFor(error.kind), why);
+  bool root_missing = false;
+  std::optional<v1::TreeReport> report = BuildTree(snapshot, name, o.tree, &why, &root_missing);
+  // A --root in no process of the frame selected nothing: not found, as a
+  // --pid that selects nothing (a damaged file's own status first).
+  if (!report) {
+    return Fail(!error.ok() ? ExitCodeFor(error.kind) : root_missing ? kExitNotFound : kExitUsage,
+                why);
+  }
   if (!error.ok()) report->set_warning(name + ": " + EscapeBytes(error.message));
   if (o.json) {
     std::printf("%s\n", ToJson(*report).c_str());
@@ -103,7 +109,9 @@ void RegisterTree(CLI::App& app, int* exit_code) {
       "('PID \"comm\" (context)'). A filter that selects nothing exits 5.\n\n"
       "On a terminal each line is cut to its width and ends with '>' (--wide keeps\n"
       "every line whole); into a pipe or a file lines are never cut.");
-  sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")->required();
+  sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")
+      ->check(NonEmpty("an empty path names no file"))
+      ->required();
   AddUnsigned(sub, "--frame", o->tree.frame, 0, 4294967295,
               "the frame to draw, counted from 0 in file order ('proctape show' lists them)")
       ->capture_default_str();
@@ -132,8 +140,8 @@ void RegisterTree(CLI::App& app, int* exit_code) {
                           "  proctape tree host.ptape --marker 1 --kernel\n"
                           "  proctape tree host.ptape --comm sleep --uid 1000\n"
                           "  proctape tree failure.ptape --json\n\n") +
-              ExitStatusFooter("0, 2 usage error, 5 the filter selects no process, 10-16 damaged "
-                               "file"));
+              ExitStatusFooter("0, 2 usage error, 5 the filter or --root selects no process, 10-16 "
+                               "damaged file"));
   sub->callback([o, marker, pid, uid, comm, exit_code] {
     o->has_marker = marker->count() > 0;
     if (pid->count() > 0) o->tree.filter.pid = o->pid;

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
 #include "core/proc_parse.h"
@@ -120,6 +121,7 @@ void RegisterVerify(CLI::App& app, int* exit_code) {
       "was killed (NAME.partial) reports where it was cut, and what came before it counts.");
   sub->add_option("FILE", o->files, "a .ptape file, or - for standard input; several are "
                                      "verified in order")
+      ->check(NonEmpty("an empty path names no file"))
       ->required();
   sub->add_flag("--json", o->json, "print the report as one JSON object");
   sub->footer(std::string("Examples:\n"

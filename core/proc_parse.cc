@@ -144,6 +144,14 @@ std::string EscapeBytes(std::string_view bytes, std::size_t max) {
   return out;
 }
 
+std::string NoSuchFrame(std::string_view option, std::uint64_t frame, std::string_view file,
+                        std::uint64_t frames) {
+  std::string out = std::string(option) + " " + std::to_string(frame) + ": " + std::string(file);
+  if (frames == 0) return out + " has no frame";
+  return out + " has " + Plural(frames, "frame", "frames") +
+         (frames == 1 ? " (0)" : " (0.." + std::to_string(frames - 1) + ")");
+}
+
 std::string Plural(std::uint64_t n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }

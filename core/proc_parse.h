@@ -63,6 +63,15 @@ std::string EscapeBytes(std::string_view bytes, std::size_t max = 256);
 // "1 attempt", "2 attempts": a count and its noun, singular for 1 alone.
 std::string Plural(std::uint64_t n, std::string_view one, std::string_view many);
 
+// A frame a file does not have, in one wording wherever a frame is picked
+// (tree --frame, diff --frames/--frame-a/--frame-b, export --frame): the
+// option, the value, and what the file holds. `file` is already escaped.
+//   "--frame 7: run.ptape has 3 frames (0..2)"
+//   "--frame-b 1: b.ptape has 1 frame (0)"
+//   "--frame 0: empty.ptape has no frame"
+std::string NoSuchFrame(std::string_view option, std::uint64_t frame, std::string_view file,
+                        std::uint64_t frames);
+
 // A span of time for people: "850 ns", "12.5 us", "3.1 ms", "1.250 s".
 std::string DurationText(std::int64_t ns);
 

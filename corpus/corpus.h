@@ -4,7 +4,7 @@
 // compares each verdict with the manifest's expect lines; `list` shows them;
 // `rm` takes entries out.
 // This library does the work and returns what happened; the CLI
-// (cli/corpus_command.cc) prints it and picks the exit status.
+// (cli/corpus_*command.cc) prints it and picks the exit status.
 #pragma once
 
 #include <cstddef>

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "format/interrupt.h"
+#include "lab/sandbox.h"
 
 namespace proctape::lab {
 namespace {
@@ -84,35 +85,6 @@ void EndStartedProcesses() {
   for (int i = g_direct_count.load() - 1; i >= 0; --i) ::kill(g_direct[i], SIGKILL);
 }
 
-// The token and marker are positional parameters: no quoting games.
-const char* ScriptText(Script script) {
-  switch (script) {
-    case Script::kExecSleep:
-      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; exec /bin/sleep 120";
-    case Script::kExecAsSleep:
-      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; exec -a /bin/sleep \"$3\" 120";
-    case Script::kExecOther:
-      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; exec \"$3\" -f /dev/null";
-    case Script::kForkThenExec:
-      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; /bin/sleep 120 & "
-             "exec /bin/sleep 1000";
-    case Script::kLateExec:
-      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; /bin/sleep 0.3; "
-             "exec /bin/sleep 120";
-    case Script::kNeverExec:
-      return "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; while :; do /bin/sleep 1; done";
-  }
-  return "";
-}
-
-std::string FindOnPath(const std::string& program) {
-  for (const char* dir : {"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"}) {
-    std::string candidate = std::string(dir) + "/" + program;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 bool HasEnvEntry(const std::string& environ, const std::string& entry) {
   for (std::string_view e : SplitNul(environ)) {
     if (e == entry) return true;
@@ -120,60 +92,7 @@ bool HasEnvEntry(const std::string& environ, const std::string& entry) {
   return false;
 }
 
-const std::vector<std::string>& BaseEnv() {
-  static const std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
-  return env;
-}
-
 }  // namespace
-
-const char* SandboxName(SandboxKind kind) {
-  return kind == SandboxKind::kUnshare ? "unshare" : "bwrap";
-}
-
-std::string SandboxUnavailable(SandboxKind kind) {
-  const std::string tool = SandboxName(kind);
-  const std::string path = FindOnPath(tool);
-  if (path.empty()) {
-    return tool + " is not installed (Debian: " +
-           (kind == SandboxKind::kUnshare ? "util-linux" : "bubblewrap") + ")";
-  }
-  // Probe: can it make a PID namespace here? (Containers often forbid it.)
-  std::vector<std::string> argv = {path};
-  const bool root = ::geteuid() == 0;
-  if (kind == SandboxKind::kUnshare) {
-    if (!root) argv.insert(argv.end(), {"--user", "--map-root-user"});
-    argv.insert(argv.end(), {"--pid", "--fork", "--kill-child", "/bin/true"});
-  } else {
-    if (!root) argv.push_back("--unshare-user");
-    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
-                             "--proc", "/proc", "--", "/bin/true"});
-  }
-  char log_template[] = "/tmp/proctape-lab-probe-XXXXXX";
-  int log_fd = ::mkstemp(log_template);
-  if (log_fd >= 0) ::unlink(log_template);
-  std::string error;
-  pid_t pid = StartChild(argv, BaseEnv(), log_fd, 0, &error);
-  if (pid < 0) {
-    if (log_fd >= 0) ::close(log_fd);
-    return tool + " cannot be started: " + error;
-  }
-  std::int64_t until = MonoMs() + 10000;
-  while (!ChildExited(pid) && MonoMs() < until) SleepMs(2);
-  ::kill(pid, SIGKILL);  // our unreaped child
-  int status = ReapChild(pid);
-  std::string said;
-  if (log_fd >= 0) {
-    char buf[512];
-    ssize_t n = ::pread(log_fd, buf, sizeof buf, 0);
-    if (n > 0) said.assign(buf, static_cast<std::size_t>(n));
-    ::close(log_fd);
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
-  while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
-  return tool + " cannot make a PID namespace here" +
-         (said.empty() ? std::string() : ": " + EscapeBytes(said, 300));
-}
 
 bool Session::Init(SandboxKind kind, std::string* error) {
   kind_ = kind;
@@ -240,39 +159,6 @@ void Session::StopAppServer() {
   app_->Stop();
   UnregisterDirect(pid);
   app_.reset();
-}
-
-std::vector<std::string> Session::SandboxArgv(Script script, const std::string& token,
-                                              const std::string& marker,
-                                              const std::string& extra) const {
-  const bool root = ::geteuid() == 0;
-  std::vector<std::string> argv = {tool_};
-  if (kind_ == SandboxKind::kUnshare) {
-    if (!root) argv.insert(argv.end(), {"--user", "--map-root-user"});
-    argv.insert(argv.end(), {"--pid", "--fork", "--kill-child"});
-  } else {
-    if (!root) argv.push_back("--unshare-user");
-    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
-                             "--proc", "/proc", "--"});
-  }
-  // `exec -a` is bash's; everything else is the seed's plain sh.
-  const bool bash = script == Script::kExecAsSleep;
-  argv.insert(argv.end(), {bash ? "/bin/bash" : "/bin/sh", "-c", ScriptText(script),
-                           bash ? "bash" : "sh", token, marker, extra});
-  return argv;
-}
-
-std::optional<std::string> Session::StartSandbox(Script script, const std::string& token,
-                                                 const std::string& extra, std::string* error) {
-  if (!app_) {
-    *error = "no app-server";
-    return std::nullopt;
-  }
-  std::string marker = Path("marker-" + std::to_string(files_.size()));
-  pid_t pid = app_->Spawn(SandboxArgv(script, token, marker, extra), BaseEnv(), error);
-  if (pid < 0) return std::nullopt;
-  Track(app_->pid(), "sandbox");
-  return marker;
 }
 
 pid_t Session::StartAt(pid_t tid, const std::vector<std::string>& argv,

@@ -459,9 +459,10 @@ TEST(CaptureLive, RootCapturesThatProcessAndItsDescendantsOnly) {
   // A root that is not running: an empty frame, written all the same, and
   // exit 5 (not found) on one line.
   const std::string none = dir.File("none.ptape");
-  CommandResult absent = Proctape({"capture", "-o", none, "--root", "2147483647"});
+  const std::string absent_pid = live::AbsentPid();
+  CommandResult absent = Proctape({"capture", "-o", none, "--root", absent_pid});
   ASSERT_EQ(absent.exit_code, 5) << Explain(absent);
-  EXPECT_NE(absent.err.find("--root 2147483647 is in no frame"), std::string::npos)
+  EXPECT_NE(absent.err.find("--root " + absent_pid + " is in no frame"), std::string::npos)
       << absent.err;
   Snapshot empty;
   ASSERT_TRUE(ReadSnapshot(none, &empty).ok());

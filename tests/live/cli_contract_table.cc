@@ -18,11 +18,11 @@ Input PtapeFile(std::string option, std::function<Args(const Fixture&, const std
   return {std::move(option), std::move(args), 10, 10, false, true};
 }
 
-// --proc DIR: the procfs to read. Not the root of a procfs mount: 2; one that
-// cannot be opened (missing, not a directory) is 1, as /proc itself would be
-// (cli/live_proc.h).
+// --proc DIR: the procfs to read. Missing, not a directory, or not the root
+// of a procfs mount: 2, the user's path (cli/live_proc.h); only a procfs
+// that cannot be opened is proctape's own failure (1).
 Input ProcMount(std::function<Args(const Fixture&, const std::string&)> args) {
-  return {"--proc", std::move(args), 1, 1, true, false};
+  return {"--proc", std::move(args), 2, 2, true, false};
 }
 
 // --exe FILE: the executable attested by device and inode (never read): one

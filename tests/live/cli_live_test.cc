@@ -44,12 +44,13 @@ TEST(CliLive, ResolveWithoutRootIsAUsageErrorOnOneLine) {
 }
 
 TEST(CliLive, ResolveOfANonexistentRootIsMissingRoot) {
-  CommandResult r = Proctape({"resolve", "--root", "999999999", "--token", "T"});
+  const std::string absent = live::AbsentPid();
+  CommandResult r = Proctape({"resolve", "--root", absent, "--token", "T"});
   ASSERT_TRUE(r.started) << r.error;
   EXPECT_EQ(r.exit_code, 5) << Explain(r);
   EXPECT_TRUE(StartsWith(r.out, "MISSING_ROOT")) << Explain(r);
 
-  CommandResult json = Proctape({"resolve", "--root", "999999999", "--token", "T", "--json"});
+  CommandResult json = Proctape({"resolve", "--root", absent, "--token", "T", "--json"});
   EXPECT_EQ(json.exit_code, 5) << Explain(json);
   EXPECT_NE(json.out.find("\"status\":\"MISSING_ROOT\""), std::string::npos) << Explain(json);
 }

@@ -166,8 +166,8 @@ TEST(ProgressCli, NothingWhenStandardErrorIsNotATerminal) {
 // what /proc held), but the exit status is 5, not found, and one line says so.
 TEST(EmptySelection, CaptureOfARootInNoFrameWritesTheFileAndExitsNotFound) {
   TempDir dir("empty");
-  // Above every pid_max a kernel allows (at most 2^22): no process has it.
-  const std::string absent = "2147483647";
+  // A pid this host can have that no process has.
+  const std::string absent = live::AbsentPid();
   CommandResult r = Proctape({"capture", "--root", absent, "-o", dir.File("x.ptape"), "--frames",
                               "2", "--interval", "0"});
   EXPECT_EQ(r.exit_code, 5) << Describe(r);

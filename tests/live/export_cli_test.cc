@@ -331,7 +331,7 @@ TEST(ExportCliTest, RefusalsAndExitStatuses) {
   }
   r = Proctape({"export", file, "--format", "dot", "--frame", "2"});
   EXPECT_EQ(r.err, "proctape: export: --frame 2: " + file +
-                       " has frames 0..1 (see 'proctape export --help')\n");
+                       " has 2 frames (0..1) (see 'proctape export --help')\n");
   EXPECT_FALSE(Exists(tmp.File("e")));
   // A damaged file: its own status, nothing written.
   const std::string whole = FileBytes(file);

@@ -126,6 +126,22 @@ inline std::string FileBytes(const std::string& path) {
   return s.str();
 }
 
+// This host's /proc/sys/kernel/pid_max (0 when it cannot be read).
+inline std::int64_t PidMax() {
+  std::string text = FileBytes("/proc/sys/kernel/pid_max");
+  return text.empty() ? 0 : std::stoll(text);
+}
+
+// A pid this host can have (below pid_max) that no process has now, as
+// text: the highest free one, so that no process is likely to take it
+// while a test runs.
+inline std::string AbsentPid() {
+  for (std::int64_t pid = PidMax() - 1; pid > 300; --pid) {
+    if (!Exists("/proc/" + std::to_string(pid))) return std::to_string(pid);
+  }
+  return "";
+}
+
 inline void WriteFile(const std::string& path, const std::string& data) {
   std::ofstream(path, std::ios::binary) << data;
 }

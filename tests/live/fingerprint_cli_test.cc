@@ -150,7 +150,7 @@ TEST(FingerprintCli, OutputRulesAndRootsThatCannotBeFingerprinted) {
   EXPECT_EQ(linked.exit_code, 10) << Describe(linked);
   EXPECT_NE(linked.err.find("symbolic link"), std::string::npos) << linked.err;
 
-  CommandResult gone = Proctape({"fingerprint", "--root", "2147483647", "-o", dir.File("g")});
+  CommandResult gone = Proctape({"fingerprint", "--root", live::AbsentPid(), "-o", dir.File("g")});
   EXPECT_EQ(gone.exit_code, 5) << Describe(gone);
   EXPECT_TRUE(OneLine(gone.err)) << Describe(gone);
   EXPECT_NE(gone.err.find("MISSING_ROOT"), std::string::npos) << gone.err;

@@ -356,13 +356,13 @@ TEST(ViewsCliTest, ErrorsAreOneLineWithTheirExitStatus) {
            {{"show", "missing.ptape"}, 10, "proctape: missing.ptape: "},
            {{"tree", "missing.ptape"}, 10, "proctape: missing.ptape: "},
            {{"diff", "missing.ptape", plain}, 10, "proctape: missing.ptape: "},
-           {{"tree", reuse, "--frame", "3"}, 2, "proctape: tree: " + reuse + " has no frame 3"},
-           {{"tree", reuse, "--root", "4242"}, 2, "proctape: tree: --root 4242: no process has that pid"},
+           {{"tree", reuse, "--frame", "3"}, 2, "proctape: tree: --frame 3: " + reuse + " has 3 frames"},
+           {{"tree", reuse, "--root", "4242"}, 5, "proctape: --root 4242: no process has that pid"},
            {{"tree", reuse, "--marker", "0"}, 2, "proctape: tree: --marker: '0' is outside 1..2^31-1"},
            {{"diff", plain, reuse, "--frames", "0", "1"}, 2,
             "proctape: diff: --frames I J picks two frames of one file"},
            {{"diff", reuse, "--frames", "0", "1", "--frame-a", "0"}, 2, "proctape: diff: give --frames I J"},
-           {{"diff", reuse, "--frames", "0", "9"}, 2, "proctape: diff: " + reuse + " has no frame 9"},
+           {{"diff", reuse, "--frames", "0", "9"}, 2, "proctape: diff: --frames 9: " + reuse + " has 3 frames"},
            {{"diff", reuse, plain, plain}, 2, "proctape: "},
        }) {
     r = Proctape(c.args);

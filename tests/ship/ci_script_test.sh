@@ -246,8 +246,17 @@ capture_of_a_root_given_and_the_whole_host_without_a_runner() {
   check_manifest
 }
 
+# A pid no process has, below this host's pid_max (one above is a usage error).
+absent_pid() {
+  local p=$(($(cat /proc/sys/kernel/pid_max) - 1))
+  while [[ -e /proc/$p ]]; do p=$((p - 1)); done
+  echo "$p"
+}
+
 capture_never_fails_the_job_unless_strict() {
   make_recordings
+  local gone
+  gone=$(absent_pid)
   # No proctape to run: the recordings are gathered all the same, unverified.
   run 0 "${ci_env[@]}" "PATH=$base_path" bash "$script" capture --out "$tmp/out-dir" --recordings "$tmp/rec" \
     --proctape "$tmp/no-proctape"
@@ -259,10 +268,10 @@ capture_never_fails_the_job_unless_strict() {
   # Damaged recordings: 0, and 6 only with --strict; a root that is gone is
   # no failure (its capture is written, and says so).
   run 0 "${ci_env[@]}" "PATH=$(dirname "$proctape"):$base_path" bash "$script" capture --out "$tmp/out2" \
-    --recordings "$tmp/rec" --root 999999999 --frames 1
+    --recordings "$tmp/rec" --root "$gone" --frames 1
   grep -q "^# job.ptape: its root is in no frame" "$tmp/out2/MANIFEST" || fail "$(cat "$tmp/out2/MANIFEST")"
   run 6 "${ci_env[@]}" "PATH=$(dirname "$proctape"):$base_path" bash "$script" capture --out "$tmp/out3" \
-    --recordings "$tmp/rec" --root 999999999 --frames 1 --strict
+    --recordings "$tmp/rec" --root "$gone" --frames 1 --strict
   # An artifact directory that cannot be made: said, and 0.
   : >"$tmp/a-file"
   run 0 "${ci_env[@]}" "PATH=$(dirname "$proctape"):$base_path" bash "$script" capture --out "$tmp/a-file/out"

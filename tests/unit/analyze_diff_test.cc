@@ -161,7 +161,7 @@ TEST(DiffTest, AMissingFrameIsAnError) {
   Snapshot s = MakeSnapshot({MakeFrame(0, Before())});
   std::string error;
   EXPECT_FALSE(BuildDiff({&s, "a.ptape", 0}, {&s, "a.ptape", 3}, &error).has_value());
-  EXPECT_EQ(error, "a.ptape has no frame 3 (it holds 1)");
+  EXPECT_EQ(error, "--frame 3: a.ptape has 1 frame (0)");
 }
 
 TEST(DiffTest, OneFileHeadingNamesItOnce) {

@@ -94,7 +94,7 @@ TEST(TreeTest, RootShowsOnlyThatSubtreeAndAnAbsentRootIsAnError) {
   EXPECT_FALSE(BuildTree(s, "host.ptape", Options(4242), &error).has_value());
   EXPECT_EQ(error, "--root 4242: no process has that pid in frame 0 of host.ptape");
   EXPECT_FALSE(BuildTree(s, "host.ptape", Options(0, std::nullopt, false, 1), &error).has_value());
-  EXPECT_EQ(error, "host.ptape has no frame 1 (it holds 1)");
+  EXPECT_EQ(error, "--frame 1: host.ptape has 1 frame (0)");
 }
 
 TEST(TreeTest, HostileNamesCannotForgeLinesOrTerminalEscapes) {

@@ -1,0 +1,134 @@
+// `proctape corpus check`: every entry replayed, each that drifted reported
+// (cli/corpus_command.cc).
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/corpus_cli.h"
+#include "cli/errors.h"
+#include "cli/options.h"
+#include "cli/outputs.h"
+#include "cli/exit_codes.h"
+#include "cli/progress.h"
+#include "core/proc_parse.h"
+#include "corpus/corpus.h"
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+struct CheckCliOptions {
+  CorpusDirOption corpus;
+  unsigned jobs = 0;  // 0: one per core
+  std::string junit;
+  bool has_junit = false;
+  bool force = false;
+  bool json = false;
+  std::vector<std::string> only;
+};
+
+int RunCheck(const CheckCliOptions& o) {
+  int exit_code = kExitOk;
+  const std::string dir = o.corpus.Get(&exit_code);
+  if (dir.empty()) return exit_code;
+  if (std::string why = ForceWithoutOutput(o.force, "--junit", o.has_junit, o.junit);
+      !why.empty()) {
+    return Fail(kExitUsage, why);
+  }
+  // The JUnit file before any entry is replayed: checked, its temporary made.
+  std::unique_ptr<OutputFile> junit;
+  if (o.has_junit) {
+    OutputRequest request;
+    request.path = o.junit;
+    request.force = o.force;
+    junit = OpenOutput(request, &exit_code);
+    if (!junit) return exit_code;
+  }
+  Manifest manifest;
+  std::string error;
+  if (!LoadManifest(dir, false, &manifest, &error)) return Fail(kExitCorpusManifest, error);
+  std::vector<ManifestEntry> entries;
+  for (const std::string& name : o.only) {
+    auto it = std::find_if(manifest.entries.begin(), manifest.entries.end(),
+                           [&](const ManifestEntry& e) { return e.name == name; });
+    if (it == manifest.entries.end()) {
+      return Fail(kExitUsage, "no entry " + EscapeBytes(name) + " in " +
+                                  EscapeBytes(ManifestPath(dir), 4096));
+    }
+  }
+  for (const ManifestEntry& e : manifest.entries) {  // manifest order, --entry or not
+    if (o.only.empty() || std::count(o.only.begin(), o.only.end(), e.name) > 0) {
+      entries.push_back(e);
+    }
+  }
+  CheckOptions options;
+  options.jobs = o.jobs > 0 ? o.jobs : std::max(std::thread::hardware_concurrency(), 1u);
+  Progress progress;
+  if (progress.active()) {
+    options.progress = [&progress](std::size_t done, std::size_t total, const std::string& name) {
+      progress.Show("[" + std::to_string(done) + "/" + std::to_string(total) + "] " + name);
+    };
+  }
+  v1::CorpusReport report = CheckCorpus(dir, entries, options);
+  progress.Done();
+
+  if (o.json) {
+    std::printf("%s\n", ToJson(report).c_str());
+  } else {
+    for (const v1::CorpusEntryResult& r : report.results()) {
+      std::string line = CheckLine(r);
+      if (!line.empty()) std::printf("%s\n", line.c_str());
+    }
+    std::printf("%s\n", SummaryLine(report).c_str());
+  }
+  std::fflush(stdout);
+  if (junit && (!junit->Write(JUnitXml(report), &error) || !junit->Commit(&error))) {
+    return Fail(kExitIo, error);
+  }
+  for (const v1::CorpusEntryResult& r : report.results()) {
+    if (r.file_missing()) return kExitCorpusManifest;  // the manifest names a missing file
+  }
+  return report.drifted() + report.unreadable() > 0 ? kExitCorpusDrift : kExitOk;
+}
+
+}  // namespace
+
+void RegisterCorpusCheck(CLI::App* corpus, int* exit_code) {
+  auto check = std::make_shared<CheckCliOptions>();
+  CLI::App* c = corpus->add_subcommand(
+      "check",
+      "Replay every entry and report each that drifted. Each entry of the corpus in DIR is\n"
+      "replayed and its verdicts compared with the MANIFEST's expect lines. Prints one line\n"
+      "per entry that drifted (DRIFT NAME: expected X; got Y; a replay that DIVERGED drifts\n"
+      "too) or cannot be checked (UNREADABLE NAME: why: missing, changed since added,\n"
+      "damaged), then a summary line. Entries are replayed in parallel; the output is in\n"
+      "manifest order. Progress is shown on standard error when it is a terminal. Exit 0\n"
+      "when every entry reproduced, 22 otherwise, 23 when the MANIFEST does not parse or\n"
+      "names a missing file.");
+  check->corpus.Register(c, true);
+  AddUnsigned(c, "--jobs,-j", check->jobs, 1, 1024,
+              "entries replayed at once (default: one per core)");
+  AddSideOutputOption(c, "--junit", check->junit,
+                      "also write JUnit XML to this file: a testcase per entry, <failure> for a "
+                      "drift, <error> for an unreadable entry")
+      ->each([check](const std::string&) { check->has_junit = true; });
+  AddForceOption(c, check->force, "with --junit FILE: replace an existing FILE");
+  c->add_option("--entry", check->only, "check only this entry; repeat for more")
+      ->check(NonEmpty("an empty name names no entry"))
+      ->type_name("NAME")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  c->add_flag("--json", check->json, "print the report as one JSON object (CorpusReport)");
+  c->footer(std::string("Examples:\n"
+                        "  proctape corpus check                     # ./corpus\n"
+                        "  proctape corpus check corpus --junit corpus.xml --jobs 4\n"
+                        "  proctape corpus check corpus --entry plain-unshare\n\n") +
+            ExitStatusFooter("0 every entry reproduced, 2 usage error, 10 --junit refused or cannot be written, "
+                             "22 an entry drifted or is unreadable, 23 bad MANIFEST"));
+  c->callback([check, exit_code] { *exit_code = RunCheck(*check); });
+}
+
+}  // namespace proctape

@@ -1,0 +1,34 @@
+// The pieces of `proctape corpus` (cli/corpus_command.cc): the corpus
+// directory option every subcommand takes, and one Register per subcommand
+// (cli/corpus_add_command.cc, corpus_check_command.cc, corpus_list_command.cc).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace proctape {
+
+inline constexpr char kDefaultCorpusDir[] = "corpus";
+
+// The corpus directory: --corpus DIR in every corpus command; check and list
+// also take it as their one positional DIR, a shorthand. Both given is a
+// usage error, even when they agree.
+struct CorpusDirOption {
+  std::string option = kDefaultCorpusDir;
+  std::string positional;
+  bool has_option = false;
+  bool has_positional = false;
+
+  void Register(CLI::App* sub, bool positional_too);
+  // The directory, or "" after a usage error (*exit_code set).
+  std::string Get(int* exit_code) const;
+};
+
+// `corpus add`, `corpus check`, `corpus list` and `corpus rm` under `corpus`.
+void RegisterCorpusAdd(CLI::App* corpus, int* exit_code);
+void RegisterCorpusCheck(CLI::App* corpus, int* exit_code);
+void RegisterCorpusList(CLI::App* corpus, int* exit_code);
+void RegisterCorpusRm(CLI::App* corpus, int* exit_code);
+
+}  // namespace proctape

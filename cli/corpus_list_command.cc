@@ -1,0 +1,119 @@
+// `proctape corpus list` and `proctape corpus rm`: the MANIFEST's entries shown
+// or taken out (cli/corpus_command.cc).
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/corpus_cli.h"
+#include "cli/errors.h"
+#include "cli/options.h"
+#include "cli/outputs.h"
+#include "cli/exit_codes.h"
+#include "cli/inputs.h"
+#include "core/proc_parse.h"
+#include "corpus/corpus.h"
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+struct ListOptions {
+  CorpusDirOption corpus;
+  bool json = false;
+};
+
+int RunList(const ListOptions& o) {
+  int exit_code = kExitOk;
+  const std::string dir = o.corpus.Get(&exit_code);
+  if (dir.empty()) return exit_code;
+  Manifest manifest;
+  std::string error;
+  if (!LoadManifest(dir, false, &manifest, &error)) return Fail(kExitCorpusManifest, error);
+  if (o.json) {
+    v1::CorpusList list;
+    list.set_dir(EscapeBytes(dir, 4096));
+    for (const ManifestEntry& e : manifest.entries) *list.add_entries() = ToProto(e);
+    std::printf("%s\n", ToJson(list).c_str());
+    return kExitOk;
+  }
+  std::size_t width = 0;
+  for (const ManifestEntry& e : manifest.entries) width = std::max(width, e.name.size());
+  for (const ManifestEntry& e : manifest.entries) {
+    std::printf("%s\n", ListLine(e, width).c_str());
+  }
+  return kExitOk;
+}
+
+struct RmOptions {
+  std::vector<std::string> names;
+  CorpusDirOption corpus;
+  bool json = false;
+};
+
+int RunRm(const RmOptions& o) {
+  int exit_code = kExitOk;
+  const std::string corpus_dir = o.corpus.Get(&exit_code);
+  if (corpus_dir.empty()) return exit_code;
+  RemoveOutcome out = RemoveFromCorpus(corpus_dir, o.names);
+  const std::string dir = EscapeBytes(corpus_dir, 4096);
+  if (o.json && !out.removed.empty()) {
+    // The entries removed, as 'corpus list --json' shows entries.
+    v1::CorpusList list;
+    list.set_dir(dir);
+    for (const ManifestEntry& e : out.removed) *list.add_entries() = ToProto(e);
+    std::printf("%s\n", ToJson(list).c_str());
+  } else {
+    for (const ManifestEntry& e : out.removed) {
+      std::printf("removed %s (%s/%s) from the corpus\n", e.name.c_str(), dir.c_str(),
+                  e.file.c_str());
+    }
+  }
+  std::fflush(stdout);
+  for (const std::string& w : out.warnings) Warn(w);
+  switch (out.kind) {
+    case RemoveOutcome::Kind::kRemoved: return kExitOk;
+    case RemoveOutcome::Kind::kUsage: return Fail(kExitUsage, out.message);
+    case RemoveOutcome::Kind::kManifest: return Fail(kExitCorpusManifest, out.message);
+    case RemoveOutcome::Kind::kIo: return Fail(kExitIo, out.message);
+  }
+  return kExitInternal;
+}
+
+}  // namespace
+
+void RegisterCorpusList(CLI::App* corpus, int* exit_code) {
+  auto list = std::make_shared<ListOptions>();
+  CLI::App* l = corpus->add_subcommand(
+      "list", "List the entries. One line per entry of the corpus in DIR: name, expected\n"
+              "verdicts, kernel, capture time, what it shows.");
+  list->corpus.Register(l, true);
+  l->add_flag("--json", list->json, "print the entries as one JSON object (CorpusList)");
+  l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") + ExitStatusFooter("0, 2 usage error, 23 bad MANIFEST"));
+  l->callback([list, exit_code] { *exit_code = RunList(*list); });
+}
+
+void RegisterCorpusRm(CLI::App* corpus, int* exit_code) {
+  auto rm = std::make_shared<RmOptions>();
+  CLI::App* r = corpus->add_subcommand(
+      "rm",
+      "Take entries out of the corpus. Each NAME leaves the MANIFEST and its recording is\n"
+      "deleted from the directory (the MANIFEST is rewritten first, under the directory's\n"
+      "lock, as 'add' writes it). All the names or none: a NAME that is not an entry removes\n"
+      "nothing (exit 2). The repository's corpus is in git: 'git checkout corpus/' undoes it.");
+  r->add_option("NAME", rm->names, "an entry's name, as 'proctape corpus list' shows it")
+      ->check(NonEmpty("an empty name names no entry"))
+      ->required();
+  rm->corpus.Register(r, false);
+  r->add_flag("--json", rm->json,
+              "print the removed entries as one JSON object (CorpusList, as 'list --json')");
+  r->footer(std::string("Examples:\n"
+                        "  proctape corpus rm plain-bwrap\n"
+                        "  proctape corpus rm ci-flake-1 ci-flake-2 --corpus my-corpus\n\n") +
+            ExitStatusFooter("0 removed, 2 usage error, or no such entry (nothing removed), 10 a file cannot be "
+                             "written or deleted, 23 no MANIFEST or a bad one"));
+  r->callback([rm, exit_code] { *exit_code = RunRm(*rm); });
+}
+
+}  // namespace proctape
