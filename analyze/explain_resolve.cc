@@ -8,17 +8,13 @@
 
 #include "analyze/explain.h"
 #include "analyze/explain_candidate.h"
+#include "core/checked.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
 
 namespace proctape::explain {
 namespace {
-
-std::int64_t AddSaturating(std::int64_t t, std::int64_t d) {
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  return t > kMax - d ? kMax : t + d;
-}
 
 // Any integer, in decimal.
 template <typename T>
@@ -69,7 +65,7 @@ class ResolveExplainer {
       return;
     }
     start_ = calls_[begin].ns;
-    deadline_ = AddSaturating(start_, req_.bounds.deadline_ns);
+    deadline_ = SaturatingAdd(start_, req_.bounds.deadline_ns);
     std::vector<std::size_t> firsts;
     for (std::size_t j = begin + 1; j < calls_.size(); ++j) {
       if (calls_[j].op != Seen::Op::kList) continue;
@@ -87,7 +83,7 @@ class ResolveExplainer {
     v1::ExplainAttempt* a = out_->add_attempts();
     a->set_index(index);
     a->set_start_offset_ns(
-        static_cast<double>(calls_[first].op == Seen::Op::kNow ? calls_[first].ns - start_ : 0));
+        static_cast<double>(calls_[first].op == Seen::Op::kNow ? SaturatingSub(calls_[first].ns, start_) : 0));
     a->set_first_observation(Count32(calls_[first].index));
     a->set_observation_count(Count32(calls_[end - 1].index - calls_[first].index + 1));
 
@@ -154,7 +150,7 @@ class ResolveExplainer {
           break;
         case Seen::Op::kSleep:
           slept = true;
-          a->set_next_offset_ns(static_cast<double>(c.ns - start_));
+          a->set_next_offset_ns(static_cast<double>(SaturatingSub(c.ns, start_)));
           break;
         case Seen::Op::kNow:
         case Seen::Op::kPath: break;
@@ -266,7 +262,7 @@ class ResolveExplainer {
       ended = "no attempt was made";
     } else if (last_outcome_ == v1::ExplainAttempt::LAST) {
       ended = "no match by the deadline: the next attempt would start at " +
-              Offset(AddSaturating(last_start_, req_.bounds.retry_ns)) +
+              Offset(SaturatingAdd(last_start_, req_.bounds.retry_ns)) +
               ", after the deadline at " + Offset(deadline_);
     } else if (last_outcome_ == v1::ExplainAttempt::CUT) {
       ended = "the deadline at " + Offset(deadline_) + " passed during " + at + ", after " +
@@ -298,7 +294,7 @@ class ResolveExplainer {
     out_->set_ended_by(ended);
   }
 
-  std::string Offset(std::int64_t t) const { return FormatOffset(t - start_); }
+  std::string Offset(std::int64_t t) const { return FormatOffset(SaturatingSub(t, start_)); }
 
   const std::vector<Seen>& calls_;
   const Request& req_;

@@ -8,6 +8,7 @@
 
 #include "analyze/process_table.h"
 #include "analyze/process_text.h"
+#include "core/checked.h"
 #include "core/proc_parse.h"
 #include "replay/token_mask.h"
 
@@ -62,9 +63,7 @@ v1::ShowReport::Resolution SummarizeResolution(const v1::Resolution& r, std::siz
 }  // namespace
 
 std::int64_t Span(std::int64_t a, std::int64_t b) {
-  std::int64_t d = 0;
-  if (__builtin_sub_overflow(b, a, &d) || d < 0) return 0;
-  return d;
+  return ElapsedNs(a, b);
 }
 
 v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const std::string& name,

@@ -32,7 +32,7 @@ v1::ShowReport BuildShow(const Snapshot& snapshot, const FormatError& error,
 std::string RenderShow(const v1::ShowReport& report);
 
 // Shared by the report and its text form (Printable: proto/summary.h).
-// b - a in nanoseconds, or 0 when it would overflow or be negative.
+// b - a in nanoseconds: 0 when negative, INT64_MAX when larger (ElapsedNs).
 std::int64_t Span(std::int64_t a, std::int64_t b);
 
 }  // namespace proctape

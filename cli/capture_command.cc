@@ -21,6 +21,7 @@
 #include "cli/live_proc.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
+#include "core/checked.h"
 #include "core/proc_parse.h"
 #include "format/interrupt.h"
 #include "format/writer.h"
@@ -243,7 +244,7 @@ int RunCapture(const CaptureOptions& o) {
   v1::Footer footer;
   footer.set_capture_end_mono_ns(facts ? facts->scan_end_mono_ns : ev->NowNs());
   if (!writer->Finish(footer)) return Fail(kExitIo, writer->error());
-  const std::int64_t elapsed_ns = ev->NowNs() - start;
+  const std::int64_t elapsed_ns = SaturatingSub(ev->NowNs(), start);
 
   FILE* out = to_stdout ? stderr : stdout;
   const std::string shown = to_stdout ? "standard output" : path;

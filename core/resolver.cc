@@ -47,6 +47,9 @@ class Resolution {
     std::int64_t start = ev_.NowNs();
     meter_.Start(start);
     for (;;) {
+      // Never reached with a clock that advances by the retry interval (see
+      // kMaxAttempts); a clock that stands still ends here.
+      if (attempts_ == kMaxAttempts) return Finish(NoMatch());
       ++attempts_;
       std::int64_t attempt_start = attempts_ == 1 ? start : ev_.NowNs();
       retry_ = RetryReason{};
@@ -87,9 +90,17 @@ class Resolution {
     }
     if (!req_.exe.ok()) return bad("the expected executable has no attested identity");
     // A retry interval of 0 would retry without the clock advancing: under a
-    // virtual clock (tests, replay) the loop would never end.
-    if (b_.retry_ns <= 0) return bad("the retry interval is not positive");
+    // virtual clock (tests, replay) the loop would never end. The limits of
+    // core/resolver.h bound the attempts whatever a file says.
+    if (b_.retry_ns < kMinRetryNs) {
+      return bad("the retry interval " + std::to_string(b_.retry_ns) + " ns is under " +
+                 std::to_string(kMinRetryNs) + " ns");
+    }
     if (b_.deadline_ns < 0) return bad("the deadline is negative");
+    if (b_.deadline_ns > kMaxDeadlineNs) {
+      return bad("the deadline " + std::to_string(b_.deadline_ns) + " ns is over " +
+                 std::to_string(kMaxDeadlineNs) + " ns (an hour)");
+    }
     return std::nullopt;
   }
 

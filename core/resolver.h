@@ -18,6 +18,20 @@
 
 namespace proctape {
 
+// The limits of a request's timing, whatever a command line or a file says.
+// Seed 000: "retries from a fresh snapshot every 100 ms for at most 5
+// seconds": no interval is shorter than the seed's 100 ms, and no deadline is
+// longer than an hour (the most `resolve --deadline-ms` accepts). A request
+// outside them is INVALID_REQUEST, live and in replay, so a recorded deadline
+// of years with a retry interval of a nanosecond cannot make replay run
+// forever. Every attempt but the first starts at least one retry interval
+// after the one before, so a resolution makes at most kMaxAttempts attempts;
+// the resolver also stops there (NO_MATCH) if an Evidence's clock never
+// advances.
+inline constexpr std::int64_t kMaxDeadlineNs = 3'600'000'000'000;  // 1 hour
+inline constexpr std::int64_t kMinRetryNs = 100'000'000;            // 100 ms
+inline constexpr std::uint32_t kMaxAttempts = kMaxDeadlineNs / kMinRetryNs + 1;  // 36,001
+
 // Defaults are the seed's numbers.
 struct Bounds {
   std::uint64_t max_entries = 65536;      // numeric /proc entries per scan

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/checked.h"
 #include "core/evidence.h"
 #include "core/proc_parse.h"
 #include "core/resolver.h"
@@ -30,12 +31,9 @@ inline bool Vanished(int err) { return err == ENOENT || err == ESRCH; }
 // Seed 000, step 8: "A missing process or state Z, X, or x is dead".
 inline bool DeadState(char state) { return state == 'Z' || state == 'X' || state == 'x'; }
 
-// t + d for a non-negative d, saturating instead of overflowing: a deadline or
-// retry interval taken from a request (or a tape) may be as large as INT64_MAX.
-inline std::int64_t AddSaturating(std::int64_t t, std::int64_t d) {
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  return t > kMax - d ? kMax : t + d;
-}
+// t + d saturating instead of overflowing (core/checked.h): a clock reading,
+// deadline or retry interval taken from a tape may be anything an int64 holds.
+inline std::int64_t AddSaturating(std::int64_t t, std::int64_t d) { return SaturatingAdd(t, d); }
 
 // "/proc/PID/FILE", for details.
 std::string Where(std::int64_t pid, ProcFile file);

@@ -42,10 +42,8 @@ std::optional<Verdict> Meter::Charge(std::size_t bytes) {
 std::optional<Verdict> Meter::CheckDeadline() {
   std::int64_t now = ev_.NowNs();
   if (now > deadline_) {
-    // now > deadline_, so the difference is positive; it saturates where a
-    // recorded clock is absurd rather than overflowing.
-    std::int64_t late = 0;
-    if (__builtin_sub_overflow(now, deadline_, &late)) late = INT64_MAX;
+    // Saturates where a recorded clock is absurd (core/checked.h).
+    const std::int64_t late = ElapsedNs(deadline_, now);
     return Make(Status::kDeadline, 0, "the deadline passed " + DurationText(late) + " ago");
   }
   return std::nullopt;

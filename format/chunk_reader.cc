@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/proc_parse.h"
+#include "format/chunk_counts.h"
 #include "format/file_format.h"
 
 namespace proctape {
@@ -261,7 +262,7 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
                                                   " does not match the zstd frame (" +
                                                   frame_bytes + ")");
   }
-  // Steps 13-15: decoding, the checksum (XXH64, seed 0, of the content),
+  // Steps 13, 14 and 16: decoding, the checksum (XXH64, seed 0, of the content),
   // the Chunk message.
   content_.resize(declared);
   std::size_t n = ZSTD_decompressDCtx(dctx_, content_.data(), content_.size(), frame_.data(),
@@ -274,6 +275,28 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
   }
   if (n != declared) {
     return damaged(FormatErrorKind::kCorrupt, here + ": content shorter than declared");
+  }
+  // Step 15: the file's count limits, on the wire counts, before parsing.
+  ChunkCounts counts;
+  if (CountChunk(content_, &counts)) {
+    const struct {
+      const char* what;
+      std::uint64_t* total;
+      std::uint64_t adds, limit;
+    } caps[] = {
+        {"chunks", &totals_.chunks, 1, kMaxChunks},
+        {"process records", &totals_.processes, counts.processes, kMaxProcessRecords},
+        {"observations", &totals_.observations, counts.observations, kMaxObservations},
+        {"resolutions", &totals_.resolutions, counts.resolutions, kMaxResolutions},
+    };
+    for (const auto& c : caps) {
+      if (c.adds > c.limit - *c.total) {
+        return damaged(FormatErrorKind::kTooLarge,
+                       here + ": more than " + std::to_string(c.limit) + " " + c.what +
+                           " in the file (the limit)");
+      }
+    }
+    for (const auto& c : caps) *c.total += c.adds;
   }
   chunk->Clear();
   if (!chunk->ParseFromString(content_)) {

@@ -56,6 +56,10 @@ class ChunkReader {
   std::string frame_;
   std::string content_;
   FormatError error_;
+  // What the chunks read so far hold, against the count limits.
+  struct Totals {
+    std::uint64_t chunks = 0, processes = 0, observations = 0, resolutions = 0;
+  } totals_;
 };
 
 }  // namespace proctape

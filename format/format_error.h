@@ -16,7 +16,7 @@ enum class FormatErrorKind : int {
   kTruncated = 4,     // ends inside a chunk, or has no footer
   kChecksum = 5,      // a chunk's content checksum does not match
   kCorrupt = 6,       // a chunk does not decode or parse, or breaks the structure
-  kTooLarge = 7,      // a length or declared size over the limits
+  kTooLarge = 7,      // a length, declared size, count or copy over the limits
 };
 
 struct FormatError {

@@ -87,6 +87,8 @@ class Assembler {
     }
     const std::uint64_t defined = blobs_.size() + static_cast<std::uint64_t>(part.blobs_size());
     std::unordered_set<std::uint64_t> used_new;
+    // Each reference is resolved by a copy: their bytes are bounded too.
+    std::uint64_t copies = blob_copy_bytes_;
     for (const v1::ProcessRecord& p : part.processes()) {
       // "Only ProcessRecord.cmdline and ProcessRecord.environ refer to blobs."
       for (const v1::FileRead* r : {&p.stat(), &p.status(), &p.cgroup()}) {
@@ -99,6 +101,15 @@ class Assembler {
         if (r->err() != 0) return "a blob reference on a failed read";
         if (r->blob() > defined) return "a reference to an undefined blob";
         if (r->blob() > blobs_.size()) used_new.insert(r->blob());
+        const std::uint64_t id = r->blob();
+        copies += id <= blobs_.size()
+                      ? blobs_[id - 1].size()
+                      : part.blobs(static_cast<int>(id - blobs_.size() - 1)).data().size();
+        if (copies > kMaxBlobCopyBytes) {
+          *kind = FormatErrorKind::kTooLarge;
+          return "blob references copy more than " + Str(kMaxBlobCopyBytes) +
+                 " bytes (the limit)";
+        }
       }
     }
     // "A blob is defined in the part where it is first referred to."
@@ -208,6 +219,7 @@ class Assembler {
       for (v1::FileRead* r : {p.has_cmdline() ? p.mutable_cmdline() : nullptr,
                               p.has_environ() ? p.mutable_environ() : nullptr}) {
         if (r == nullptr || r->blob() == 0) continue;
+        blob_copy_bytes_ += blobs_[r->blob() - 1].size();
         r->set_data(blobs_[r->blob() - 1]);
         r->set_blob(0);
       }
@@ -230,6 +242,7 @@ class Assembler {
   const std::uint32_t version_;  // the preamble's
   std::vector<std::string> blobs_;
   std::uint64_t blob_bytes_ = 0;
+  std::uint64_t blob_copy_bytes_ = 0;  // bytes copied out of blobs into records
   // What the footer counts, beyond what out_ holds.
   std::uint64_t processes_ = 0;
   std::uint64_t reads_truncated_ = 0;

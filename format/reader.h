@@ -28,7 +28,11 @@ struct Snapshot {
   std::uint64_t bytes = 0;  // bytes of the file that were read
 };
 
-// Reads `path`. Returns kNone when the file is whole; otherwise the first
+// Reads `path` within the limits of docs/format.md section 7: the counts of
+// records, observations, resolutions and chunks are checked before a chunk is
+// parsed, and blob references are counted against kMaxBlobCopyBytes before
+// they are copied, so a 10 KB file cannot make it allocate gigabytes (a file
+// past a limit is kTooLarge). Returns kNone when the file is whole; otherwise the first
 // damage found, with *out holding everything before it (a capture killed
 // mid-way: kTruncated, "truncated after chunk K at byte B").
 FormatError ReadSnapshot(const std::string& path, Snapshot* out);

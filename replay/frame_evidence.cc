@@ -5,15 +5,18 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "core/checked.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 
 namespace proctape {
 namespace {
 
+// A complete frame's scan took end - start (0 when the end is before the
+// start, INT64_MAX when a recorded time is absurd: core/checked.h).
 std::int64_t ScanDuration(const v1::Frame& f) {
-  if (!f.complete() || f.scan_end_mono_ns() < f.scan_start_mono_ns()) return 0;
-  return f.scan_end_mono_ns() - f.scan_start_mono_ns();
+  if (!f.complete()) return 0;
+  return ElapsedNs(f.scan_start_mono_ns(), f.scan_end_mono_ns());
 }
 
 }  // namespace
@@ -79,7 +82,7 @@ ListResult FrameEvidence::ListPids(std::uint64_t bound) {
     out.names.push_back(std::to_string(f->processes(static_cast<int>(i)).pid()));
   }
   out.truncated = count > bound || f->cut_by_bounds();
-  now_ += ScanDuration(*f);
+  now_ = SaturatingAdd(now_, ScanDuration(*f));
   return out;
 }
 

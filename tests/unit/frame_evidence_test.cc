@@ -377,6 +377,26 @@ TEST_F(FrameModelTest, ARecordedResolutionIsReRunFromItsStartAndCompared) {
   EXPECT_EQ(RerunOnFrames(snapshot, 0, restarted).verdict.status, Status::kRootRestarted);
 }
 
+// Issue 13: a recorded request with a deadline of years and a retry interval
+// of a nanosecond made the frame model retry without end. Outside the timing
+// limits of core/resolver.h it is INVALID_REQUEST in replay as live.
+TEST_F(FrameModelTest, ARecordedRequestOutsideTheTimingLimitsIsInvalidNotEndless) {
+  Begin(/*keep_environ=*/false);
+  kept_entries_ = {"PROCTAPE_TOKEN=" + kToken};
+  FakeHost host;
+  host.Remove(kSleep);  // nothing ever matches: only the deadline would end it
+  Frame(host);
+  Record(host, FakeHost::TypicalRequest());
+  Snapshot snapshot = Finish();
+  ASSERT_EQ(snapshot.resolutions.size(), 1u);
+  v1::Bounds* b = snapshot.resolutions[0].mutable_resolve()->mutable_bounds();
+  b->set_deadline_ns(std::int64_t{10} * 365 * 86'400'000'000'000);  // ten years
+  b->set_retry_interval_ns(1);
+  FrameRun run = RerunOnFrames(snapshot, 0, RequestOverrides{});
+  EXPECT_EQ(run.verdict.status, Status::kInvalidRequest) << run.verdict.detail;
+  EXPECT_EQ(run.verdict.attempts, 0u);
+}
+
 TEST_F(FrameModelTest, RedactedEnvironValuesCannotCarryTheToken) {
   Begin(/*keep_environ=*/false);  // plain `proctape capture`: every value redacted
   FakeHost host;

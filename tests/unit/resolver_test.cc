@@ -718,7 +718,7 @@ TEST(ResolverBounds, ReadAtExactlyTheDeadlinePasses) {
 
 // A request that cannot be used is refused before any evidence is read.
 TEST(ResolverBounds, InvalidRequestIsRefusedWithoutReading) {
-  std::vector<Request> bad(13, FakeHost::TypicalRequest());
+  std::vector<Request> bad(17, FakeHost::TypicalRequest());
   bad[0].root_pid = 0;
   bad[1].root_pid = 1;
   bad[2].root_pid = 2147483648;
@@ -732,6 +732,12 @@ TEST(ResolverBounds, InvalidRequestIsRefusedWithoutReading) {
   bad[10].exe = Identity{ENOENT, 0, 0};
   bad[11].bounds.retry_ns = 0;  // would retry without ever advancing
   bad[12].bounds.deadline_ns = -1;
+  // The timing limits of core/resolver.h (issue 13: a recorded deadline of
+  // years and a retry interval of a nanosecond made replay run forever).
+  bad[13].bounds.retry_ns = 1;
+  bad[14].bounds.retry_ns = kMinRetryNs - 1;
+  bad[15].bounds.deadline_ns = kMaxDeadlineNs + 1;
+  bad[16].bounds.deadline_ns = INT64_MAX;
   for (std::size_t i = 0; i < bad.size(); ++i) {
     FakeHost host;
     Verdict v = Resolve(host, bad[i]);
@@ -740,15 +746,33 @@ TEST(ResolverBounds, InvalidRequestIsRefusedWithoutReading) {
   }
 }
 
-// Deadline and retry interval as large as a request (or a tape) can hold:
-// the resolver saturates instead of overflowing, and still ends.
-TEST(ResolverBounds, HugeDeadlineAndRetryIntervalDoNotOverflow) {
+// The longest deadline and the shortest retry interval are requests like any
+// other.
+TEST(ResolverBounds, TimingAtItsLimitsIsAccepted) {
   Request r = FakeHost::TypicalRequest();
-  r.bounds.deadline_ns = INT64_MAX;
+  r.bounds.deadline_ns = kMaxDeadlineNs;
+  r.bounds.retry_ns = kMinRetryNs;
   FakeHost far;
   Verdict ok = Resolve(far, r);
   EXPECT_EQ(ok.status, Status::kResolved) << ok.detail;
+}
 
+// An Evidence whose clock never advances (a sleep that does not sleep) still
+// ends: at kMaxAttempts attempts, NO_MATCH.
+TEST(ResolverBounds, AClockThatStandsStillEndsAtTheAttemptCap) {
+  FakeHost stuck;
+  stuck.Remove(kSleep);
+  const std::int64_t start = stuck.now_ns;
+  stuck.on_sleep = [start](MemoryEvidence& ev) { ev.now_ns = start; };
+  Verdict v = Resolve(stuck, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kNoMatch) << v.detail;
+  EXPECT_EQ(v.attempts, kMaxAttempts);
+}
+
+// A retry interval as large as a request (or a tape) can hold: the resolver
+// saturates instead of overflowing, and still ends.
+TEST(ResolverBounds, HugeRetryIntervalDoesNotOverflow) {
+  Request r = FakeHost::TypicalRequest();
   r.bounds.deadline_ns = 5'000'000'000;
   r.bounds.retry_ns = INT64_MAX;
   FakeHost empty;

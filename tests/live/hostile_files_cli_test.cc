@@ -1,0 +1,74 @@
+// Every command on the hostile files of tests/data/hostile/ (issue 13,
+// section 3), run by the built binary under RLIMIT_AS 512 MiB (prlimit sets
+// it in the child before exec) and a timeout: each ends with one line and the
+// status of its damage (16, too-large), never a crash, a hang, an
+// allocation failure, or success with data lost (an export never leaves an
+// output behind).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/live/files.h"
+
+namespace proctape::live {
+namespace {
+
+constexpr const char* kAddressSpace = "--as=536870912";  // 512 MiB
+
+std::string Hostile(const std::string& name) {
+  return std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/hostile/" + name;
+}
+
+CommandResult Limited(std::vector<std::string> args) {
+  args.insert(args.begin(), {"/usr/bin/prlimit", kAddressSpace, "--", PROCTAPE_BINARY});
+  return RunCommand(args, 120'000);
+}
+
+class HostileFiles : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HostileFiles, EveryCommandEndsWithTooLargeWithinTheLimits) {
+  if (!std::filesystem::exists("/usr/bin/prlimit")) GTEST_SKIP() << "no /usr/bin/prlimit";
+  TempDir dir("hostile");
+  const std::string file = Hostile(GetParam());
+  const std::string out = dir.path() + "/out";
+  const std::vector<std::vector<std::string>> commands = {
+      {"verify", file},
+      {"show", file},
+      {"show", file, "--json"},
+      {"tree", file},
+      {"diff", file, file},
+      {"explain", file},
+      {"export", "--format", "json", file, "-o", out + ".json"},
+      {"export", "--format", "dot", file, "-o", out + ".dot"},
+      {"export", "--format", "proc-dir", file, "-o", out + ".d"},
+      {"replay", file},
+      {"corpus", "add", file, "--corpus", dir.path() + "/corpus"},
+  };
+  for (const auto& args : commands) {
+    std::string what;
+    for (const std::string& a : args) what += a + " ";
+    CommandResult r = Limited(args);
+    ASSERT_TRUE(r.started) << r.error;
+    EXPECT_FALSE(r.timed_out) << what;
+    EXPECT_EQ(r.term_signal, 0) << what << r.err;
+    EXPECT_EQ(r.exit_code, 16) << what << r.err;
+    EXPECT_NE(r.err.find("(the limit)"), std::string::npos) << what << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << what << ": one line\n" << r.err;
+  }
+  for (const char* ext : {".json", ".dot", ".d"}) {
+    EXPECT_FALSE(std::filesystem::exists(out + ext)) << out << ext << " was left";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Issue13, HostileFiles,
+                         ::testing::Values("blob-references.ptape", "empty-records.ptape"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string n = p.param.substr(0, p.param.find('.'));
+                           for (char& c : n) c = c == '-' ? '_' : c;
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace proctape::live

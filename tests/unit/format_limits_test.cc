@@ -1,0 +1,140 @@
+// The count and copy limits of docs/format.md section 7 (issue 13, section
+// 3: "a 10 KB file cannot make it allocate gigabytes"). The hostile files of
+// the issue are built here byte by byte and kept in tests/data/hostile/ (the
+// live test runs every command on them under RLIMIT_AS; the fuzzers use them
+// as seeds); PROCTAPE_UPDATE_GOLDEN=1 rewrites them.
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "format/chunk_counts.h"
+#include "format/file_format.h"
+#include "format/reader.h"
+#include "tests/unit/format_bytes.h"
+
+namespace proctape::test {
+namespace {
+
+std::filesystem::path HostileDir() {
+  return std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "hostile";
+}
+
+// A chunk of `content` compressed by zstd (content size and checksum on).
+std::string Compressed(const std::string& content) {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 19);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 24);
+  std::string out(ZSTD_compressBound(content.size()), '\0');
+  std::size_t n = ZSTD_compress2(c, out.data(), out.size(), content.data(), content.size());
+  ZSTD_freeCCtx(c);
+  EXPECT_FALSE(ZSTD_isError(n));
+  out.resize(n);
+  return ChunkOf(out);
+}
+
+std::string Varint(std::uint64_t v) {
+  std::string s;
+  while (v >= 0x80) {
+    s.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  s.push_back(static_cast<char>(v));
+  return s;
+}
+
+// 200 process records whose cmdline refers to one 15 MiB blob: 3 GB if each
+// reference were copied (issue 13: verify 3 GB, show 4.5 GB, export json
+// wrote an empty document and exited 0).
+std::string BlobReferences() {
+  v1::Chunk c;
+  v1::Frame* f = c.mutable_frame();
+  f->set_complete(true);
+  v1::Blob* blob = f->add_blobs();
+  blob->set_id(1);
+  blob->set_data(std::string(15u << 20, 'A'));
+  for (int i = 0; i < 200; ++i) {
+    v1::ProcessRecord* p = f->add_processes();
+    p->set_pid(100 + i);
+    p->mutable_cmdline()->set_blob(1);
+  }
+  return Preamble() + ChunkOf(HeaderBody()) + Compressed(c.SerializeAsString()) +
+         ChunkOf(FooterBody(2));
+}
+
+// One frame part of 8,000,000 empty process records (2 bytes each on the
+// wire: 16 MB of content), open: a frame of more records than the file
+// may hold (issue 13: verify 854 MB, show 5 GB).
+std::string EmptyRecords() {
+  std::string frame;
+  frame.reserve(16'000'000);
+  for (int i = 0; i < 8'000'000; ++i) {
+    frame.push_back('\x22');  // processes = {}
+    frame.push_back('\x00');
+  }
+  std::string content(1, '\x12');  // Chunk.frame
+  content += Varint(frame.size());
+  content += frame;
+  return Preamble() + ChunkOf(HeaderBody()) + Compressed(content) + ChunkOf(FooterBody(2));
+}
+
+void ExpectKept(const std::string& name, const std::string& bytes) {
+  const std::filesystem::path path = HostileDir() / name;
+  const char* update = std::getenv("PROCTAPE_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::filesystem::create_directories(path.parent_path());
+    Spit(path.string(), bytes);
+  }
+  ASSERT_TRUE(std::filesystem::exists(path)) << name << ": PROCTAPE_UPDATE_GOLDEN=1 writes it";
+  EXPECT_EQ(Slurp(path.string()), bytes) << "tests/data/hostile/" << name << " differs";
+}
+
+TEST(FormatLimits, TheHostileFilesAreKeptSmall) {
+  const std::string refs = BlobReferences();
+  const std::string records = EmptyRecords();
+  EXPECT_LT(refs.size(), 10'000u);
+  EXPECT_LT(records.size(), 10'000u);
+  ExpectKept("blob-references.ptape", refs);
+  ExpectKept("empty-records.ptape", records);
+}
+
+TEST(FormatLimits, BlobReferencesCopyingMoreThanTheLimitAreTooLarge) {
+  const std::filesystem::path path = HostileDir() / "blob-references.ptape";
+  Snapshot s;
+  FormatError e = ReadSnapshot(path.string(), &s);
+  EXPECT_EQ(e.kind, FormatErrorKind::kTooLarge) << e.message;
+  EXPECT_EQ(e.message, "chunk 1 at byte 47: blob references copy more than " +
+                           std::to_string(kMaxBlobCopyBytes) + " bytes (the limit)");
+  EXPECT_TRUE(s.frames.empty());
+}
+
+TEST(FormatLimits, MoreProcessRecordsThanTheLimitAreTooLargeBeforeParsing) {
+  const std::filesystem::path path = HostileDir() / "empty-records.ptape";
+  Snapshot s;
+  FormatError e = ReadSnapshot(path.string(), &s);
+  EXPECT_EQ(e.kind, FormatErrorKind::kTooLarge) << e.message;
+  EXPECT_EQ(e.message, "chunk 1 at byte 47: more than " + std::to_string(kMaxProcessRecords) +
+                           " process records in the file (the limit)");
+}
+
+// The wire counts are those of the parsed message, at and past each limit.
+TEST(FormatLimits, ChunkCountsMatchTheParsedMessage) {
+  v1::Chunk c;
+  for (int i = 0; i < 3; ++i) c.mutable_frame()->add_processes()->set_pid(i + 2);
+  c.mutable_frame()->add_blobs()->set_id(1);
+  ChunkCounts n;
+  ASSERT_TRUE(CountChunk(c.SerializeAsString(), &n));
+  EXPECT_EQ(n.processes, 3u);
+  EXPECT_EQ(n.blobs, 1u);
+  v1::Chunk o;
+  for (int i = 0; i < 5; ++i) o.mutable_observations()->add_observations()->set_index(i);
+  ASSERT_TRUE(CountChunk(o.SerializeAsString(), &n));
+  EXPECT_EQ(n.observations, 5u);
+  EXPECT_EQ(n.processes, 0u);
+}
+
+}  // namespace
+}  // namespace proctape::test
