@@ -140,7 +140,8 @@ TEST_F(CorpusCliTest, AddListAndCheckTheRecordings) {
 
   CommandResult list = Proctape({"corpus", "list", dir_});
   ASSERT_EQ(list.exit_code, 0) << Describe(list);
-  EXPECT_TRUE(StartsWith(list.out, "alive        ALIVE  kernel ")) << list.out;
+  EXPECT_TRUE(StartsWith(list.out, "alive        ALIVE                         kernel "))
+      << list.out;
   EXPECT_NE(list.out.find("\nresolved     RESOLVED pid=6 start=1675507  kernel "), std::string::npos)
       << list.out;
   EXPECT_NE(list.out.find("  shows the no-match-5s recording\n"), std::string::npos) << list.out;
@@ -188,6 +189,42 @@ TEST_F(CorpusCliTest, AddListAndCheckTheRecordings) {
   EXPECT_EQ(report.results(3).name(), "resolved");
   EXPECT_EQ(report.results(3).got(0), "RESOLVED pid=6 start=1675507");
   EXPECT_EQ(report.results(3).replays(0).outcome(), v1::ReplayResult::REPRODUCED);
+}
+
+// `corpus list` is a table: each column starts at one offset on every line,
+// whatever the lengths of the names and verdicts; a name of 64 bytes (the
+// longest an entry has) is printed whole.
+TEST_F(CorpusCliTest, ListAlignsItsColumnsWhateverTheNamesLengths) {
+  AddAll();
+  const std::string longest(64, 'n');
+  Snapshot s;
+  ASSERT_TRUE(ReadSnapshot(Data("dead"), &s).ok());
+  s.header.set_tool_version("edited");
+  std::string error;
+  ASSERT_TRUE(test::WriteSnapshotFile(s, tmp_.File("long.ptape"), &error)) << error;
+  CommandResult add =
+      Proctape({"corpus", "add", tmp_.File("long.ptape"), "--corpus", dir_, "--name", longest,
+                "--note", "a long name"});
+  ASSERT_EQ(add.exit_code, 0) << Describe(add);
+  CommandResult list = Proctape({"corpus", "list", dir_});
+  ASSERT_EQ(list.exit_code, 0) << Describe(list);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end; at < list.out.size(); at = end + 1) {
+    end = list.out.find('\n', at);
+    lines.push_back(list.out.substr(at, end - at));
+  }
+  ASSERT_EQ(lines.size(), 5u) << list.out;
+  EXPECT_TRUE(StartsWith(lines[2], longest + "  DEAD ")) << list.out;  // sorted by name
+  for (const char* column : {"  kernel ", "  captured ", "  shows "}) {
+    const std::size_t at = lines[0].find(column);
+    ASSERT_NE(at, std::string::npos) << column << list.out;
+    for (const std::string& line : lines) EXPECT_EQ(line.find(column), at) << column << list.out;
+  }
+  // The verdicts' column starts after the longest name, on every line.
+  for (const std::string& line : lines) {
+    EXPECT_NE(line.find_first_not_of(' ', line.find(' ')), std::string::npos);
+    EXPECT_EQ(line.find_first_not_of(' ', line.find(' ')), longest.size() + 2) << list.out;
+  }
 }
 
 TEST_F(CorpusCliTest, SameContentOnceAndANameOnce) {
