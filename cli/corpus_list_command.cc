@@ -38,11 +38,7 @@ int RunList(const ListOptions& o) {
     std::printf("%s\n", ToJson(list).c_str());
     return kExitOk;
   }
-  std::size_t width = 0;
-  for (const ManifestEntry& e : manifest.entries) width = std::max(width, e.name.size());
-  for (const ManifestEntry& e : manifest.entries) {
-    std::printf("%s\n", ListLine(e, width).c_str());
-  }
+  for (const std::string& line : ListLines(manifest.entries)) std::printf("%s\n", line.c_str());
   return kExitOk;
 }
 

@@ -98,8 +98,11 @@ int RunDiff(DiffOptions o) {
   }
   if (report->has_filter() && report->selected_a() + report->selected_b() == 0) {
     std::fflush(stdout);
-    return Fail(kExitNotFound,
-                FilterText(report->filter()) + " selects no process in either frame");
+    // What was looked at: each file and its frame (one file: its two frames).
+    return Fail(kExitNotFound, "no process matches " + FilterText(report->filter()) + " in " +
+                                   side_a.name + " frame " + std::to_string(side_a.frame) +
+                                   " or " + (two ? side_b.name + " " : "") + "frame " +
+                                   std::to_string(side_b.frame));
   }
   return damage;
 }

@@ -34,9 +34,10 @@ using corpus_internal::Fd;
 // anything but a regular file) is refused. The copy is written under the one
 // output rule (format/output_file.h: a temporary beside it, synced, renamed
 // without replacing), hashed as it is made, and must be `sha256`: a source
-// changed since it was checked is refused too.
-bool CopyIntoCorpus(const std::string& src, const std::string& dir, const std::string& sha256,
-                    std::string* error) {
+// changed since it was checked is refused too. Every refusal names the file
+// added as `shown` (its name on the command line: `src` may be stdin's copy).
+bool CopyIntoCorpus(const std::string& src, const std::string& shown, const std::string& dir,
+                    const std::string& sha256, std::string* error) {
   const std::string target = dir + "/" + CorpusFileName(sha256);
   auto same_content = [&] {
     struct stat st;
@@ -45,14 +46,14 @@ bool CopyIntoCorpus(const std::string& src, const std::string& dir, const std::s
         Sha256File(target, &hex, &why) && hex == sha256) {
       return true;
     }
-    *error = Escaped(target) + " exists with other content: not replaced";
+    *error = shown + ": " + Escaped(target) + " exists with other content: not replaced";
     return false;
   };
   struct stat st;
   if (::lstat(target.c_str(), &st) == 0) return same_content();
   Fd in{::open(src.c_str(), O_RDONLY | O_CLOEXEC)};
   if (in.fd < 0) {
-    *error = Escaped(src) + ": " + Errno("cannot open");
+    *error = shown + ": " + Errno("cannot open");
     return false;
   }
   OutputRequest request;
@@ -60,7 +61,7 @@ bool CopyIntoCorpus(const std::string& src, const std::string& dir, const std::s
   OutputError refused;
   std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
   if (!out) {
-    *error = refused.message;
+    *error = shown + ": " + refused.message;
     return false;
   }
   Sha256 hash;
@@ -69,21 +70,26 @@ bool CopyIntoCorpus(const std::string& src, const std::string& dir, const std::s
     ssize_t n = ::read(in.fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      *error = Escaped(src) + ": " + Errno("cannot read");
+      *error = shown + ": " + Errno("cannot read");
       return false;
     }
     if (n == 0) break;
     std::string_view piece(buf.data(), static_cast<std::size_t>(n));
     hash.Update(piece);
-    if (!out->Write(piece, error)) return false;
+    if (!out->Write(piece, error)) {
+      *error = shown + ": " + *error;
+      return false;
+    }
   }
   if (hash.Hex() != sha256) {
-    *error = Escaped(src) + " changed while it was being added: not added";
+    *error = shown + " changed while it was being added: not added";
     return false;
   }
   if (out->Commit(error)) return true;
   // Made meanwhile (by another add, outside the lock): the same content is fine.
-  return ::lstat(target.c_str(), &st) == 0 ? same_content() : false;
+  if (::lstat(target.c_str(), &st) == 0) return same_content();
+  *error = shown + ": " + *error;
+  return false;
 }
 
 // The recording as one entry, its expectations aside.
@@ -116,9 +122,10 @@ AddOutcome Failed(AddOutcome::Kind kind, std::string message) {
   return out;
 }
 
-// kAlreadyPresent when `manifest` holds `sha256`; a usage failure when the
-// entry's name is taken by other content; otherwise kAdded.
-AddOutcome Place(const Manifest& manifest, const std::string& sha256, const std::string& name) {
+// kAlreadyPresent when `manifest` holds `sha256`; a usage failure naming
+// `file` when the entry's name is taken by other content; otherwise kAdded.
+AddOutcome Place(const Manifest& manifest, const std::string& sha256, const std::string& name,
+                 const std::string& file) {
   for (const ManifestEntry& e : manifest.entries) {
     if (e.sha256 == sha256) {
       AddOutcome out;
@@ -130,7 +137,7 @@ AddOutcome Place(const Manifest& manifest, const std::string& sha256, const std:
   for (const ManifestEntry& e : manifest.entries) {
     if (e.name == name) {
       return Failed(AddOutcome::Kind::kUsage,
-                    "the name " + name + " is taken by other content (" + e.file +
+                    file + ": the name " + name + " is taken by other content (" + e.file +
                         "): pass --name with another name");
     }
   }
@@ -164,7 +171,7 @@ AddOutcome Expectations(const AddRequest& request, const std::vector<v1::ReplayR
     }
     std::string why;
     std::string expect = ExpectFromOption(request.expects[r.resolution_index()], r, &why);
-    if (expect.empty()) return Failed(AddOutcome::Kind::kUsage, why);
+    if (expect.empty()) return Failed(AddOutcome::Kind::kUsage, file + ": " + why);
     if (expect != ReplayedExpect(r)) {
       out.warnings.push_back("resolution " + std::to_string(r.resolution_index()) +
                              " is expected to give " + expect + " but replays to " +
@@ -227,7 +234,7 @@ AddOutcome AddToCorpus(const AddRequest& request) {
   std::string error, sha256;
   if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
   if (!Sha256File(request.file, &sha256, &error)) return Failed(Kind::kIo, file + ": " + error);
-  AddOutcome placed = Place(manifest, sha256, "");
+  AddOutcome placed = Place(manifest, sha256, "", file);
   if (placed.kind == Kind::kAlreadyPresent) return placed;
 
   Snapshot snapshot;
@@ -265,9 +272,9 @@ AddOutcome AddToCorpus(const AddRequest& request) {
                                  std::strerror(errno));
   }
   if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
-  placed = Place(manifest, sha256, entry.name);
+  placed = Place(manifest, sha256, entry.name, file);
   if (placed.kind != Kind::kAdded) return placed;
-  if (!CopyIntoCorpus(request.file, request.dir, sha256, &error)) return Failed(Kind::kIo, error);
+  if (!CopyIntoCorpus(request.file, file, request.dir, sha256, &error)) return Failed(Kind::kIo, error);
   manifest.entries.push_back(entry);
   std::stable_sort(manifest.entries.begin(), manifest.entries.end(),
                    [](const ManifestEntry& a, const ManifestEntry& b) { return a.name < b.name; });

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <memory>
 
@@ -76,17 +78,36 @@ v1::CorpusEntry ToProto(const ManifestEntry& e) {
   return out;
 }
 
-std::string ListLine(const ManifestEntry& e, std::size_t name_width) {
-  std::string out = e.name;
-  if (out.size() < name_width) out.append(name_width - out.size(), ' ');
-  out += " ";
-  for (std::size_t i = 0; i < e.expects.size(); ++i) {
-    out += (i == 0 ? " " : ", ") + EscapeValue(e.expects[i]);
+std::vector<std::string> ListLines(const std::vector<ManifestEntry>& entries) {
+  // The cells of each entry: name, expects, kernel, captured, shows.
+  constexpr std::size_t kColumns = 5;
+  std::vector<std::array<std::string, kColumns>> rows;
+  std::array<std::size_t, kColumns> width{};
+  for (const ManifestEntry& e : entries) {
+    std::array<std::string, kColumns> row;
+    row[0] = e.name;
+    for (std::size_t i = 0; i < e.expects.size(); ++i) {
+      row[1] += (i == 0 ? "" : ", ") + EscapeValue(e.expects[i]);
+    }
+    if (!e.kernel.empty()) row[2] = "kernel " + EscapeValue(e.kernel);
+    if (!e.captured.empty()) row[3] = "captured " + EscapeValue(e.captured);
+    if (!e.shows.empty()) row[4] = "shows " + EscapeValue(e.shows);
+    for (std::size_t c = 0; c < kColumns; ++c) width[c] = std::max(width[c], row[c].size());
+    rows.push_back(std::move(row));
   }
-  if (!e.kernel.empty()) out += "  kernel " + EscapeValue(e.kernel);
-  if (!e.captured.empty()) out += "  captured " + EscapeValue(e.captured);
-  if (!e.shows.empty()) out += "  shows " + EscapeValue(e.shows);
-  return out;
+  std::vector<std::string> lines;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < kColumns; ++c) {
+      if (width[c] == 0) continue;  // a fact no entry has: no column
+      if (!line.empty()) line += "  ";
+      line += row[c];
+      if (c + 1 < kColumns) line.append(width[c] - row[c].size(), ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 }  // namespace proctape

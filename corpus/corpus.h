@@ -162,8 +162,10 @@ std::string XmlEscape(std::string_view text);
 // ---- corpus list ------------------------------------------------------------
 
 v1::CorpusEntry ToProto(const ManifestEntry& entry);
-// "NAME  EXPECT[, EXPECT]  kernel K  captured C  shows S", the name padded to
-// `name_width`; absent facts left out; values escaped.
-std::string ListLine(const ManifestEntry& entry, std::size_t name_width);
+// One line per entry, "NAME  EXPECT[, EXPECT]  kernel K  captured C  shows S",
+// in columns: each column but the last is padded to its widest cell over all
+// the entries, whatever their lengths (nothing is cut: a line longer than the
+// terminal wraps); an absent fact is an empty cell; values escaped.
+std::vector<std::string> ListLines(const std::vector<ManifestEntry>& entries);
 
 }  // namespace proctape

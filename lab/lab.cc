@@ -10,6 +10,7 @@
 #include "format/fingerprint_file.h"
 #include "format/output_file.h"
 #include "format/reader.h"
+#include "lab/sandbox.h"
 #include "lab/session.h"
 #include "lab/stage.h"
 #include "proto/convert.h"
@@ -102,6 +103,12 @@ LabResult RunLab(const LabOptions& options) {
     result.error = refused.message;
     return result;
   }
+  // Where the session stages its files, before the sandbox's probe (the
+  // first process started): a missing or unwritable TMPDIR cannot run here.
+  if (std::string why = StagingProblem(); !why.empty()) {
+    result.error = why;
+    return result;
+  }
   if (std::string why = SandboxUnavailable(options.sandbox); !why.empty()) {
     result.error = why;
     return result;
@@ -158,7 +165,7 @@ LabResult RunLab(const LabOptions& options) {
   // The file as written is what the report describes.
   Snapshot written;
   FormatError read = ReadSnapshot(options.record, &written);
-  if (!read.ok()) return finish(LabOutcome::kFailed, options.record + " does not read back: " + read.message);
+  if (!read.ok()) return finish(LabOutcome::kFailed, EscapeBytes(options.record, 4096) + " does not read back: " + read.message);
   result.checks = written.resolutions;
   std::string differs = stage.shown ? stage.shown(result.checks) : "";
   return finish(differs.empty() ? LabOutcome::kShown : LabOutcome::kNotShown, differs);

@@ -1,15 +1,20 @@
 // The sandboxes a lab session starts (lab/sandbox.h, lab/session.h).
 #include "lab/sandbox.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/proc_parse.h"
 #include "lab/session.h"
 
 namespace proctape::lab {
@@ -46,6 +51,27 @@ std::string FindOnPath(const std::string& program) {
   return "";
 }
 
+std::string StagingBase() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp";
+}
+
+std::string StagingProblem() {
+  const std::string base = StagingBase();
+  const std::string shown = (std::getenv("TMPDIR") != nullptr && std::getenv("TMPDIR")[0] != '\0'
+                                 ? "TMPDIR "
+                                 : "the staging directory ") +
+                            EscapeBytes(base, 4096);
+  if (base[0] != '/') return shown + " is not an absolute path";
+  struct stat st;
+  if (::stat(base.c_str(), &st) != 0) return shown + ": " + std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return shown + " is not a directory";
+  if (::faccessat(AT_FDCWD, base.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+    return shown + " cannot be written in: " + std::strerror(errno);
+  }
+  return "";
+}
+
 const std::vector<std::string>& BaseEnv() {
   static const std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
   return env;
@@ -73,9 +99,9 @@ std::string SandboxUnavailable(SandboxKind kind) {
     argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
                              "--proc", "/proc", "--", "/bin/true"});
   }
-  char log_template[] = "/tmp/proctape-lab-probe-XXXXXX";
-  int log_fd = ::mkstemp(log_template);
-  if (log_fd >= 0) ::unlink(log_template);
+  std::string log_template = StagingBase() + "/proctape-lab-probe-XXXXXX";
+  int log_fd = ::mkstemp(log_template.data());
+  if (log_fd >= 0) ::unlink(log_template.c_str());
   std::string error;
   pid_t pid = StartChild(argv, BaseEnv(), log_fd, 0, &error);
   if (pid < 0) {

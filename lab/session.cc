@@ -24,14 +24,16 @@ namespace {
 constexpr int kMaxHeld = 512;
 constexpr int kMaxDirect = 32;
 int g_pidfds[kMaxHeld];
+pid_t g_pidfd_pids[kMaxHeld];  // the pid each pidfd refers to, for the interrupt's line
 std::atomic<int> g_pidfd_count{0};
 pid_t g_direct[kMaxDirect];  // unreaped direct children: app-servers, clone3 children
 std::atomic<int> g_direct_count{0};
 
-void RegisterPidfd(int fd) {
+void RegisterPidfd(int fd, pid_t pid) {
   int i = g_pidfd_count.load();
   if (i < kMaxHeld) {
     g_pidfds[i] = fd;
+    g_pidfd_pids[i] = pid;
     g_pidfd_count.store(i + 1);
   }
 }
@@ -75,14 +77,77 @@ void ForgetAll() {
   g_direct_count.store(0);
 }
 
-// The interrupt hook (format/interrupt.h runs it first, then removes the
-// session's directory and the recording's temporary, then re-raises).
-void EndStartedProcesses() {
-  // Deepest first: the order held is shallowest first.
-  for (int i = g_pidfd_count.load() - 1; i >= 0; --i) {
-    ::syscall(SYS_pidfd_send_signal, g_pidfds[i], SIGKILL, nullptr, 0);
+// The interrupt's line, built without allocating (a signal handler's).
+struct EndedLine {
+  char text[8192];
+  std::size_t size = 0;
+  pid_t pids[kMaxHeld + kMaxDirect];
+  int count = 0;
+
+  void Append(const char* s) {
+    while (*s != '\0' && size < sizeof text - 64) text[size++] = *s++;
   }
-  for (int i = g_direct_count.load() - 1; i >= 0; --i) ::kill(g_direct[i], SIGKILL);
+  void AppendNumber(long n) {
+    char digits[24];
+    int k = 0;
+    do {
+      digits[k++] = static_cast<char>('0' + n % 10);
+      n /= 10;
+    } while (n > 0 && k < 23);
+    while (k > 0 && size < sizeof text - 64) text[size++] = digits[--k];
+  }
+  // A pid signalled by pidfd and again by pid (an app-server) is named once.
+  void Ended(pid_t pid) {
+    for (int i = 0; i < count; ++i) {
+      if (pids[i] == pid) return;
+    }
+    pids[count++] = pid;
+  }
+};
+EndedLine g_ended;
+
+// The interrupt hook (format/interrupt.h runs it first, then removes the
+// session's directory and the recording's temporary, then re-raises): ends
+// every process the lab started and says which, on one line of stderr, before
+// the exit by the signal (130 for SIGINT).
+void EndStartedProcesses() {
+  EndedLine& line = g_ended;
+  line.count = 0;
+  line.size = 0;
+  // Deepest first: the order held is shallowest first. A process already
+  // gone (the signal fails) was not ended here and is not named.
+  for (int i = g_pidfd_count.load() - 1; i >= 0; --i) {
+    if (::syscall(SYS_pidfd_send_signal, g_pidfds[i], SIGKILL, nullptr, 0) == 0) {
+      line.Ended(g_pidfd_pids[i]);
+    }
+  }
+  for (int i = g_direct_count.load() - 1; i >= 0; --i) {
+    if (::kill(g_direct[i], SIGKILL) == 0) line.Ended(g_direct[i]);
+  }
+  line.Append("proctape: lab: interrupted: ");
+  if (line.count == 0) {
+    line.Append("no process the lab started was running\n");
+  } else {
+    line.Append("ended the ");
+    if (line.count > 1) {
+      line.AppendNumber(line.count);
+      line.Append(" processes");
+    } else {
+      line.Append("process");
+    }
+    line.Append(" it started (pid");
+    line.Append(line.count > 1 ? "s " : " ");
+    for (int i = 0; i < line.count; ++i) {
+      if (i > 0) line.Append(", ");
+      line.AppendNumber(line.pids[i]);
+    }
+    line.Append(")\n");
+  }
+  for (std::size_t at = 0; at < line.size;) {
+    const ssize_t n = ::write(STDERR_FILENO, line.text + at, line.size - at);
+    if (n <= 0) break;
+    at += static_cast<std::size_t>(n);
+  }
 }
 
 bool HasEnvEntry(const std::string& environ, const std::string& entry) {
@@ -97,9 +162,7 @@ bool HasEnvEntry(const std::string& environ, const std::string& entry) {
 bool Session::Init(SandboxKind kind, std::string* error) {
   kind_ = kind;
   tool_ = FindOnPath(SandboxName(kind));
-  const char* tmp = std::getenv("TMPDIR");
-  std::string base = tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp";
-  std::string pattern = base + "/proctape-lab-XXXXXX";
+  std::string pattern = StagingBase() + "/proctape-lab-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) {
     *error = "mkdtemp " + pattern + ": " + std::strerror(errno);
     return false;
@@ -179,7 +242,7 @@ void Session::Track(pid_t root, const std::string& role) {
     if (known.count({static_cast<pid_t>(st.pid), st.start_ticks})) continue;
     PidFd fd = PidFd::Open(static_cast<pid_t>(st.pid), st.start_ticks);
     if (!fd.valid()) continue;  // already gone: nothing to end
-    RegisterPidfd(fd.fd());
+    RegisterPidfd(fd.fd(), fd.pid());
     held_.push_back({std::move(fd), role});
   }
 }

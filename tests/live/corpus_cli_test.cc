@@ -140,7 +140,8 @@ TEST_F(CorpusCliTest, AddListAndCheckTheRecordings) {
 
   CommandResult list = Proctape({"corpus", "list", dir_});
   ASSERT_EQ(list.exit_code, 0) << Describe(list);
-  EXPECT_TRUE(StartsWith(list.out, "alive        ALIVE  kernel ")) << list.out;
+  EXPECT_TRUE(StartsWith(list.out, "alive        ALIVE                         kernel "))
+      << list.out;
   EXPECT_NE(list.out.find("\nresolved     RESOLVED pid=6 start=1675507  kernel "), std::string::npos)
       << list.out;
   EXPECT_NE(list.out.find("  shows the no-match-5s recording\n"), std::string::npos) << list.out;
@@ -190,6 +191,42 @@ TEST_F(CorpusCliTest, AddListAndCheckTheRecordings) {
   EXPECT_EQ(report.results(3).replays(0).outcome(), v1::ReplayResult::REPRODUCED);
 }
 
+// `corpus list` is a table: each column starts at one offset on every line,
+// whatever the lengths of the names and verdicts; a name of 64 bytes (the
+// longest an entry has) is printed whole.
+TEST_F(CorpusCliTest, ListAlignsItsColumnsWhateverTheNamesLengths) {
+  AddAll();
+  const std::string longest(64, 'n');
+  Snapshot s;
+  ASSERT_TRUE(ReadSnapshot(Data("dead"), &s).ok());
+  s.header.set_tool_version("edited");
+  std::string error;
+  ASSERT_TRUE(test::WriteSnapshotFile(s, tmp_.File("long.ptape"), &error)) << error;
+  CommandResult add =
+      Proctape({"corpus", "add", tmp_.File("long.ptape"), "--corpus", dir_, "--name", longest,
+                "--note", "a long name"});
+  ASSERT_EQ(add.exit_code, 0) << Describe(add);
+  CommandResult list = Proctape({"corpus", "list", dir_});
+  ASSERT_EQ(list.exit_code, 0) << Describe(list);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end; at < list.out.size(); at = end + 1) {
+    end = list.out.find('\n', at);
+    lines.push_back(list.out.substr(at, end - at));
+  }
+  ASSERT_EQ(lines.size(), 5u) << list.out;
+  EXPECT_TRUE(StartsWith(lines[2], longest + "  DEAD ")) << list.out;  // sorted by name
+  for (const char* column : {"  kernel ", "  captured ", "  shows "}) {
+    const std::size_t at = lines[0].find(column);
+    ASSERT_NE(at, std::string::npos) << column << list.out;
+    for (const std::string& line : lines) EXPECT_EQ(line.find(column), at) << column << list.out;
+  }
+  // The verdicts' column starts after the longest name, on every line.
+  for (const std::string& line : lines) {
+    EXPECT_NE(line.find_first_not_of(' ', line.find(' ')), std::string::npos);
+    EXPECT_EQ(line.find_first_not_of(' ', line.find(' ')), longest.size() + 2) << list.out;
+  }
+}
+
 TEST_F(CorpusCliTest, SameContentOnceAndANameOnce) {
   AddAll();
   const std::string manifest = FileBytes(dir_ + "/MANIFEST");
@@ -207,7 +244,7 @@ TEST_F(CorpusCliTest, SameContentOnceAndANameOnce) {
   CommandResult clash = Proctape({"corpus", "add", copy, "--corpus", dir_});
   EXPECT_EQ(clash.exit_code, 2) << Describe(clash);
   EXPECT_TRUE(OneLine(clash.err)) << Describe(clash);
-  EXPECT_TRUE(StartsWith(clash.err, "proctape: corpus add: the name alive is taken by other content (" +
+  EXPECT_TRUE(StartsWith(clash.err, "proctape: corpus add: " + copy + ": the name alive is taken by other content (" +
                                         Hash16(Data("alive")) + ".ptape): pass --name"))
       << Describe(clash);
   EXPECT_EQ(FileBytes(dir_ + "/MANIFEST"), manifest);
@@ -317,6 +354,49 @@ TEST_F(CorpusCliTest, RefusesWhatIsNotAnIntactRecordingThatReplays) {
   CommandResult pinned = Proctape({"corpus", "add", tmp_.File("changed.ptape"), "--corpus", dir_,
                                    "--expect", "RESOLVED"});
   EXPECT_EQ(pinned.exit_code, 0) << Describe(pinned);
+}
+
+// Several files in one add: each refusal is one line that names its file
+// (damaged, diverged, verdict changed, a name another file of the same add
+// took), and the good files are added all the same.
+TEST_F(CorpusCliTest, EachRefusalOfSeveralFilesNamesItsFile) {
+  const std::string whole = FileBytes(Data("resolved"));
+  WriteFile(tmp_.File("cut.ptape"), whole.substr(0, whole.size() - 5));
+  Snapshot changed, diverged, twin;
+  ASSERT_TRUE(ReadSnapshot(Data("resolved"), &changed).ok());
+  diverged = changed;
+  changed.resolutions[0].mutable_verdict()->set_start_ticks(1);
+  test::RemoveObservation(&diverged, 0);
+  ASSERT_TRUE(ReadSnapshot(Data("dead"), &twin).ok());
+  twin.header.set_tool_version("edited");  // other content, the default name "dead" again
+  TempDir other("corpus-twin");
+  const std::string twin_file = other.File("dead.ptape");
+  std::string error;
+  ASSERT_TRUE(test::WriteSnapshotFile(changed, tmp_.File("changed.ptape"), &error)) << error;
+  ASSERT_TRUE(test::WriteSnapshotFile(diverged, tmp_.File("diverged.ptape"), &error)) << error;
+  ASSERT_TRUE(test::WriteSnapshotFile(twin, twin_file, &error)) << error;
+  CommandResult r = Proctape({"corpus", "add", Data("dead"), tmp_.File("cut.ptape"),
+                              tmp_.File("changed.ptape"), tmp_.File("diverged.ptape"), twin_file,
+                              Data("alive"), "--corpus", dir_});
+  EXPECT_EQ(r.exit_code, 21) << Describe(r);
+  EXPECT_TRUE(StartsWith(r.out, "added dead as ")) << Describe(r);
+  EXPECT_NE(r.out.find("\nadded alive as "), std::string::npos) << Describe(r);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end; at < r.err.size(); at = end + 1) {
+    end = r.err.find('\n', at);
+    lines.push_back(r.err.substr(at, end - at));
+  }
+  const std::string expected[] = {tmp_.File("cut.ptape"), tmp_.File("changed.ptape"),
+                                  tmp_.File("diverged.ptape"), twin_file};
+  ASSERT_EQ(lines.size(), std::size(expected)) << Describe(r);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    // A usage refusal carries the command's name first, as every usage error.
+    std::string line = lines[i];
+    if (StartsWith(line, "proctape: corpus add: ")) line.erase(10, 12);
+    EXPECT_TRUE(StartsWith(line, "proctape: " + expected[i] + ": ")) << lines[i];
+  }
+  EXPECT_NE(lines[3].find("the name dead is taken by other content"), std::string::npos)
+      << lines[3];
 }
 
 TEST_F(CorpusCliTest, ABrokenManifestNamesItsLine) {

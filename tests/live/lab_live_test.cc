@@ -6,12 +6,14 @@
 //     independently of the lab), also when the lab is interrupted mid-run;
 //   - scenarios that reuse a pid refuse to run without root, with one line.
 #include <google/protobuf/util/json_util.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -115,9 +117,13 @@ TEST(LabCleanup, AnInterruptedLabEndsEveryProcessItStarted) {
   std::string error;
   // never-exec keeps the resolver retrying for its whole deadline: time to
   // interrupt it mid-recording.
+  const std::string err_file = dir.File("stderr");
+  const int err_fd = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ASSERT_GE(err_fd, 0);
   pid_t lab = live::SpawnChild({PROCTAPE_BINARY, "lab", "never-exec", "--record",
                                 dir.File("x.ptape"), "--deadline-ms", "20000"},
-                               -1, -1, &error);
+                               -1, err_fd, &error);
+  ::close(err_fd);
   ASSERT_GT(lab, 0) << error;
   // Wait until the sandbox's shell loop runs beneath the lab's app-server.
   std::vector<std::pair<pid_t, std::uint64_t>> seen;
@@ -129,6 +135,11 @@ TEST(LabCleanup, AnInterruptedLabEndsEveryProcessItStarted) {
     ::usleep(2000);
   }
   ASSERT_GE(seen.size(), 4u) << "app-server, unshare, the shell and its sleep 1";
+  std::vector<pid_t> direct_children;  // the app-server: the lab's own child
+  for (const auto& [pid, start] : seen) {
+    std::optional<live::ProcStat> st = live::ReadStat(pid);
+    if (st && st->start_ticks == start && st->ppid == lab) direct_children.push_back(pid);
+  }
   ASSERT_EQ(::kill(lab, SIGINT), 0);  // our unreaped child: the pid is its own
   int status = 0;
   ASSERT_EQ(::waitpid(lab, &status, 0), lab);
@@ -143,6 +154,20 @@ TEST(LabCleanup, AnInterruptedLabEndsEveryProcessItStarted) {
     EXPECT_TRUE(gone) << "pid " << pid << " still runs after the lab was interrupted";
   }
   EXPECT_FALSE(live::Exists(dir.File("x.ptape"))) << "an interrupted recording is not complete";
+  // It said, in one line, which processes it ended: among them its own
+  // children (the app-server), by pid.
+  const std::string err = live::FileBytes(err_file);
+  EXPECT_TRUE(live::OneLine(err)) << err;
+  EXPECT_TRUE(live::StartsWith(err, "proctape: lab: interrupted: ended the ")) << err;
+  int children = 0;
+  for (pid_t pid : direct_children) {
+    ++children;
+    const std::string p = std::to_string(pid);
+    EXPECT_TRUE(err.find(" " + p + ",") != std::string::npos ||
+                err.find(" " + p + ")") != std::string::npos)
+        << pid << ": " << err;
+  }
+  EXPECT_GE(children, 1) << err;
 }
 
 TEST(LabRefusals, PidReuseNeedsRootAndSaysSoInOneLine) {
@@ -166,6 +191,24 @@ TEST(LabRefusals, UnknownScenarioAndMissingRecordAreUsageErrors) {
   r = Proctape({"lab", "plain"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
   EXPECT_TRUE(live::OneLine(r.err)) << r.err;
+}
+
+// The lab stages its files in $TMPDIR: one that is missing, or not a
+// directory, cannot run here (24), said in one line naming it, before any
+// process is started (the sandbox's probe is the first) and before the
+// recording is made.
+TEST(LabRefusals, AMissingOrUnwritableTmpdirIsCannotRunHereNamingIt) {
+  TempDir dir("lab-tmpdir");
+  live::WriteFile(dir.File("file"), "not a directory\n");
+  for (const std::string& tmpdir : {dir.File("missing"), dir.File("file")}) {
+    CommandResult r = live::RunCommand({"/usr/bin/env", "TMPDIR=" + tmpdir, PROCTAPE_BINARY, "lab",
+                                        "plain", "--record", dir.File("x.ptape")});
+    EXPECT_EQ(r.exit_code, 24) << Describe(r);
+    EXPECT_TRUE(live::OneLine(r.err)) << r.err;
+    EXPECT_TRUE(live::StartsWith(r.err, "proctape: lab: cannot run here: TMPDIR " + tmpdir))
+        << r.err;
+    EXPECT_FALSE(live::Exists(dir.File("x.ptape")));
+  }
 }
 
 TEST(LabList, NamesEveryScenarioOfTheIssue) {

@@ -186,13 +186,35 @@ TEST_F(ViewsFilter, AnEmptySelectionSaysSoAndExitsNotFound) {
     CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, 5) << args[0] << "\n" << Describe(r);
     EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
-    EXPECT_TRUE(Has(r.err, "selects no process")) << Describe(r);
+    EXPECT_TRUE(Has(r.err, args[0] == "diff" ? "no process matches" : "selects no process"))
+        << Describe(r);
     std::vector<std::string> json = args;
     json.push_back("--json");
     CommandResult j = Proctape(json);
     EXPECT_EQ(j.exit_code, 5) << Describe(j);
     EXPECT_TRUE(Has(j.err, "\"exit_status\":5")) << Describe(j);
   }
+}
+
+// An empty diff selection names what was looked at: each file and the frame
+// of it compared, so a wrong frame or file shows in the message itself.
+TEST_F(ViewsFilter, DiffsEmptySelectionNamesTheFilesAndFramesItLookedAt) {
+  CommandResult one = Proctape({"diff", file_, "--pid", "999"});
+  EXPECT_EQ(one.exit_code, 5) << Describe(one);
+  EXPECT_TRUE(live::OneLine(one.err)) << Describe(one);
+  EXPECT_TRUE(Has(one.err, "proctape: no process matches --pid 999 in " + file_ +
+                               " frame 0 or frame 1\n"))
+      << Describe(one);
+
+  const std::string other = dir_.File("other.ptape");
+  std::string error;
+  ASSERT_TRUE(live::WriteSnapshotFile(other, Host(), &error)) << error;
+  CommandResult two =
+      Proctape({"diff", file_, other, "--frame-a", "0", "--frame-b", "1", "--comm", "nothing"});
+  EXPECT_EQ(two.exit_code, 5) << Describe(two);
+  EXPECT_TRUE(Has(two.err, "proctape: no process matches --comm \"nothing\" in " + file_ +
+                               " frame 0 or " + other + " frame 1\n"))
+      << Describe(two);
 }
 
 TEST_F(ViewsFilter, AFilterValueOutsideItsDomainIsAUsageError) {

@@ -152,7 +152,7 @@ TEST(CorpusAdd, SameContentIsNotAddedTwiceAndANameIsNotTakenTwice) {
   EXPECT_EQ(again.entry.name, "alive");
   AddOutcome clash = Add(Data("dead"), dir, {}, "alive");
   EXPECT_EQ(clash.kind, Kind::kUsage);
-  EXPECT_EQ(clash.message, "the name alive is taken by other content (" +
+  EXPECT_EQ(clash.message, Data("dead") + ": the name alive is taken by other content (" +
                                CorpusFileName(Sha256Hex(Bytes(Data("alive")))) +
                                "): pass --name with another name");
   EXPECT_EQ(Bytes(ManifestPath(dir)), before);
