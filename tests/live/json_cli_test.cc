@@ -362,6 +362,32 @@ TEST(JsonCli, FingerprintReportsTheRootItWrote) {
   EXPECT_FALSE(Text(At(v, {"fingerprint", "exe_identity", "ino"})).empty()) << r.out;
 }
 
+// Several files under --json: one {"files":[...]} object, an entry per file
+// given, in order, whether or not each could be read: show and verify alike.
+// A file that cannot be read at all is an entry naming it and its error.
+TEST(JsonCli, SeveralFilesWithAMissingOneAreAnEntryEachInShowAndVerify) {
+  TempDir dir("json");
+  const std::string missing = dir.File("missing.ptape");
+  for (const std::string command : {"show", "verify"}) {
+    for (const bool missing_first : {false, true}) {
+      const std::vector<std::string> files =
+          missing_first ? std::vector<std::string>{missing, kPlainUnshare}
+                        : std::vector<std::string>{kPlainUnshare, missing};
+      CommandResult r = Proctape({command, files[0], files[1], "--json"});
+      const std::string what = command + " " + files[0] + " " + files[1];
+      EXPECT_EQ(r.exit_code, 10) << what << "\n" << Describe(r);
+      Value v = ExpectJsonOutput(r, what);
+      ASSERT_EQ(At(v, {"files"}).list_value().values_size(), 2) << what << "\n" << r.out;
+      const int gone = missing_first ? 0 : 1;
+      EXPECT_EQ(Text(At(v, {"files", gone, "file"})), missing) << what << "\n" << r.out;
+      EXPECT_EQ(Text(At(v, {"files", gone, "error_kind"})), "io") << what << "\n" << r.out;
+      EXPECT_FALSE(Text(At(v, {"files", gone, "error"})).empty()) << what << "\n" << r.out;
+      EXPECT_EQ(Text(At(v, {"files", 1 - gone, "file"})), kPlainUnshare) << what;
+      EXPECT_EQ(At(v, {"files", 1 - gone, "intact"}).bool_value(), true) << what << "\n" << r.out;
+    }
+  }
+}
+
 TEST(JsonCli, ResolvePrintsItsVerdictWithCountsAsNumbers) {
   // A deadline of 0: DEADLINE after one attempt beneath the test process.
   CommandResult r = Proctape({"resolve", "--root", std::to_string(::getpid()), "--token",
