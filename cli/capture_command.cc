@@ -281,13 +281,14 @@ int RunCapture(const CaptureOptions& o) {
                                    ErrnoName(totals.list_err) +
                                    " (frames without records were written)");
   }
+  // The interrupt is the failure (under --json its error object, with the
+  // status): the file is finished all the same.
   if (signal != 0) {
-    Warn(std::string("interrupted by ") + SignalName(signal) + " after " +
-         Plural(totals.frames, "frame", "frames") + " of " + std::to_string(o.frames) + ": " +
-         EscapeBytes(shown, 4096) + " holds those, complete (exit " +
-         std::to_string(ExitInterrupted(signal)) + ")");
+    return Fail(ExitInterrupted(signal),
+                std::string("interrupted by ") + SignalName(signal) + " after " +
+                    Plural(totals.frames, "frame", "frames") + " of " + std::to_string(o.frames) +
+                    ": " + EscapeBytes(shown, 4096) + " holds those, complete");
   }
-  if (signal != 0) return ExitInterrupted(signal);
   // An empty selection is not a success: a --root in no frame selected
   // nothing. The file is kept (it is evidence of what /proc held), the exit
   // status says "not found". A root that exited during a multi-frame capture

@@ -1,8 +1,10 @@
 #include "cli/errors.h"
 
+#include <csignal>
 #include <cstdio>
 
 #include "cli/exit_codes.h"
+#include "format/interrupt.h"
 #include "proto/convert.h"
 
 namespace proctape {
@@ -34,7 +36,22 @@ std::string AsUsageError(const std::string& command, const std::string& what) {
 
 }  // namespace
 
-void SetErrorMode(const std::string& command, bool json) { ErrorModeOf() = Mode{command, json}; }
+void SetErrorMode(const std::string& command, bool json) {
+  ErrorModeOf() = Mode{command, json};
+  if (!json) return;
+  // Under --json a command a signal ends says so in JSON too: its failure,
+  // with the status a shell gives it (128 + N), written by the handler
+  // (format/interrupt.h). A command that defers the first signal (capture)
+  // fails with it itself.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    v1::ErrorReport report;
+    report.set_command(command);
+    report.set_error("interrupted by " + SignalName(sig) +
+                     ": ended before it finished; nothing it had begun is left");
+    report.set_exit_status(ExitInterrupted(sig));
+    SetInterruptNotice(sig, ToJson(report) + "\n");
+  }
+}
 
 bool JsonErrors() { return ErrorModeOf().json; }
 

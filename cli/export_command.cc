@@ -18,6 +18,8 @@
 #include "core/proc_parse.h"
 #include "format/reader.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
+#include "written.pb.h"
 
 namespace proctape {
 namespace {
@@ -30,7 +32,31 @@ struct ExportOptions {
   bool has_frame = false;
   bool has_out = false;
   bool force = false;
+  bool json = false;
 };
+
+// What was written, as one line (text) or one ExportReport (--json). The
+// output may be standard output: the report then goes to standard error.
+void Report(const ExportOptions& o, const std::string& out, std::size_t frame,
+            const std::string& what, const ProcDirStats* stats, std::size_t bytes) {
+  const bool to_stdout = out == "-";
+  if (o.json) {
+    v1::ExportReport report;
+    report.set_file(EscapedText(to_stdout ? "standard output" : out));
+    report.set_input(EscapedText(o.file));
+    report.set_format(o.format);
+    if (o.format != "json") report.set_frame(Count32(frame));
+    if (stats) {
+      report.set_processes(Count32(stats->processes));
+      report.set_files(Count32(stats->files));
+    }
+    report.set_bytes(static_cast<double>(stats ? stats->bytes : bytes));
+    std::fprintf(to_stdout ? stderr : stdout, "%s\n", ToJson(report).c_str());
+    return;
+  }
+  if (to_stdout) return;  // the data is the output
+  std::printf("wrote %s: %s\n", EscapeBytes(out, 4096).c_str(), what.c_str());
+}
 
 int RunExport(const ExportOptions& o) {
   if (o.format == "json" && o.has_frame) {
@@ -77,10 +103,11 @@ int RunExport(const ExportOptions& o) {
     const bool written = WriteProcDir(snapshot, frame, std::move(output), &stats, &error);
     progress.Done();
     if (!written) return Fail(kExitIo, error);
-    std::printf("wrote %s: frame %zu of %s, %s, %s, %s\n", shown.c_str(), frame, name.c_str(),
-                Plural(stats.processes, "process", "processes").c_str(),
-                Plural(stats.files, "file", "files").c_str(),
-                Plural(stats.bytes, "byte", "bytes").c_str());
+    Report(o, out, frame,
+           "frame " + std::to_string(frame) + " of " + name + ", " +
+               Plural(stats.processes, "process", "processes") + ", " +
+               Plural(stats.files, "file", "files") + ", " + Plural(stats.bytes, "byte", "bytes"),
+           &stats, 0);
     return kExitOk;
   }
   const std::string data =
@@ -88,12 +115,11 @@ int RunExport(const ExportOptions& o) {
   const bool written = output->Write(data, &error) && output->Commit(&error);
   progress.Done();
   if (!written) return Fail(kExitIo, error);
-  if (out != "-") {
-    std::printf("wrote %s: %s of %s, %s\n", shown.c_str(),
-                o.format == "json" ? "the whole file"
-                                   : ("the process tree of frame " + std::to_string(frame)).c_str(),
-                name.c_str(), Plural(data.size(), "byte", "bytes").c_str());
-  }
+  Report(o, out, frame,
+         (o.format == "json" ? std::string("the whole file")
+                             : "the process tree of frame " + std::to_string(frame)) +
+             " of " + name + ", " + Plural(data.size(), "byte", "bytes"),
+         nullptr, data.size());
   return kExitOk;
 }
 
@@ -137,6 +163,9 @@ void RegisterExport(CLI::App& app, int* exit_code) {
   AddForceOption(sub, o->force,
                  "replace an existing output file, or a directory holding an earlier proc-dir "
                  "export (a directory that is not one is never replaced)");
+  sub->add_flag("--json", o->json,
+                "print what was written as one JSON object (ExportReport; on standard error "
+                "when the data goes to standard output)");
   sub->footer(std::string("Examples:\n"
                           "  proctape export failure.ptape --format json | jq .resolutions\n"
                           "  proctape export failure.ptape --format dot --frame 1 -o tree.dot\n"

@@ -23,6 +23,8 @@
 #include "core/proc_parse.h"
 #include "format/fingerprint_file.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
+#include "written.pb.h"
 
 namespace proctape {
 namespace {
@@ -32,6 +34,7 @@ struct FingerprintOptions {
   std::string exe = "/bin/sleep";
   std::string output;
   bool force = false;
+  bool json = false;
   std::string proc = "/proc";
   std::vector<std::string> command_line;
 };
@@ -86,7 +89,15 @@ int RunFingerprint(const FingerprintOptions& o) {
   }
   const v1::RootFingerprint& fp = taken.fingerprint;
   // The file may be standard output: the report then goes to standard error.
-  std::fprintf(o.output == "-" ? stderr : stdout,
+  FILE* out = o.output == "-" ? stderr : stdout;
+  if (o.json) {
+    v1::FingerprintReport report;
+    report.set_file(EscapedText(o.output == "-" ? "standard output" : o.output));
+    *report.mutable_fingerprint() = ToSummary(fp, boot_id);
+    std::fprintf(out, "%s\n", ToJson(report).c_str());
+    return kExitOk;
+  }
+  std::fprintf(out,
                "fingerprinted root %lld \"%s\" at start tick %llu, %s as %llu:%llu, in boot %s: "
                "wrote %s\n",
                static_cast<long long>(fp.root_pid()), EscapeBytes(fp.root_comm(), 64).c_str(),
@@ -151,6 +162,9 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
   AddOutputOption(sub, o->output, "the fingerprint file (.ptape); - writes it to standard output")
       ->required();
   AddForceOption(sub, o->force, "replace an existing output file (a regular file: never a link)");
+  sub->add_flag("--json", o->json,
+                "print the fingerprint written as one JSON object (FingerprintReport; on "
+                "standard error for -o -)");
   sub->add_option("--proc", o->proc, "the /proc mount to read")
       ->check(NonEmpty("an empty path names no directory"))
       ->type_name("DIR")

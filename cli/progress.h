@@ -4,6 +4,11 @@
 // sees nothing of it, so what a command prints is the same with or without
 // a person watching (docs/cli/commands.md, "Progress").
 //
+// Nothing is shown before the work has taken half a second: a fast command
+// prints no line to clear (no flicker). The last text given before then is
+// shown when the half second is up (a timer thread, with every signal
+// blocked, shows it), unless Done() came first.
+//
 //   \r\033[K[3/20] plain-unshare          (each update replaces the last)
 //
 // The line is cut to the terminal's width (a wrapped line could not be
@@ -13,9 +18,12 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "core/evidence.h"
@@ -24,28 +32,49 @@ namespace proctape {
 
 class Progress {
  public:
-  // On standard error, when it is a terminal.
+  // How long the work runs before a line is shown.
+  static constexpr std::chrono::milliseconds kDelay{500};
+
+  // On standard error, when it is a terminal, after kDelay.
   Progress();
-  // On `out`, shown only when `terminal`, lines cut to `width` columns.
-  Progress(std::FILE* out, bool terminal, std::size_t width);
+  // On `out`, shown only when `terminal`, lines cut to `width` columns, none
+  // before `delay` has passed since construction.
+  Progress(std::FILE* out, bool terminal, std::size_t width,
+           std::chrono::milliseconds delay = std::chrono::milliseconds(0));
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
   // Whether anything is shown at all.
   bool active() const { return terminal_; }
-  // Replaces the line with `text` now.
+  // Replaces the line with `text` now (before the delay is up: when it is).
   void Show(const std::string& text);
   // Replaces the line with `text` unless the last update is less than
   // 100 ms old: for a loop that may run thousands of times a second.
   void Update(const std::string& text);
-  // Clears the line (when one is shown). Show() may follow.
+  // Clears the line (when one is shown), and drops a line waiting for the
+  // delay. Show() may follow.
   void Done();
 
  private:
+  // With mu_ held.
+  void ShowLocked(const std::string& text);
+  void WriteLocked(const std::string& text);
+  void ClearLocked();
+  void StartTimerLocked();
+
   std::FILE* out_;
   bool terminal_;
   std::size_t width_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::milliseconds delay_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::thread timer_;
+  bool due_ = false;       // the delay is up
+  bool stopping_ = false;  // the destructor ends the timer
+  bool has_pending_ = false;
+  std::string pending_;    // the text to show when the delay is up
   bool shown_ = false;
   std::chrono::steady_clock::time_point last_{};
 };

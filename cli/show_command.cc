@@ -16,7 +16,9 @@
 #include "cli/options.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
+#include "format/format_error.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -32,12 +34,22 @@ struct ShowOptions {
 
 // One file: its text on standard output, after a blank line unless it is the
 // first text shown (*shown says whether one was) (JSON: into *json); its status.
-int ShowOne(const std::string& file, bool json, const ProcessFilter& filter, bool* shown,
-            std::string* report_json) {
+// A file that cannot be read at all shows nothing; one of `several` is still
+// an entry of the JSON document's files[] (as verify's is): its file and its
+// error, nothing else (docs/cli/json.md, "Several files").
+int ShowOne(const std::string& file, bool json, bool several, const ProcessFilter& filter,
+            bool* shown, std::string* report_json) {
   Snapshot snapshot;
   const FormatError error = ReadSnapshot(file, &snapshot);
   const std::string name = EscapeBytes(file, 4096);
   if (!error.ok() && snapshot.chunks == 0) {
+    if (json && several) {
+      v1::ShowReport unread;
+      unread.set_file(name);
+      unread.set_error_kind(FormatErrorName(error.kind));
+      unread.set_error(Printable(error.message));
+      *report_json = ToJson(unread);
+    }
     std::fflush(stdout);
     return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
   }
@@ -66,7 +78,7 @@ int RunShow(const ShowOptions& o) {
   bool shown = false;
   for (const std::string& file : o.files) {
     std::string json;
-    worst = Worst(worst, ShowOne(file, o.json, o.filter, &shown, &json));
+    worst = Worst(worst, ShowOne(file, o.json, o.files.size() > 1, o.filter, &shown, &json));
     if (!json.empty()) reports.push_back(json);
   }
   if (o.json && !reports.empty()) std::printf("%s\n", JsonList(reports).c_str());

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -38,6 +39,22 @@ std::atomic<bool> g_deferring{false};
 std::atomic<int> g_noted{0};
 int g_wake[2] = {-1, -1};  // the self-pipe SleepUntilOrInterrupted waits on
 
+// SetInterruptNotice's lines, by signal (the index in kSignals); written
+// before the handler is installed, read only by it.
+struct Notice {
+  char text[512];
+  std::size_t size = 0;
+};
+Notice g_notices[3];
+
+void WriteNotice(int sig) {
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (kSignals[i] != sig || g_notices[i].size == 0) continue;
+    ssize_t ignored = ::write(STDERR_FILENO, g_notices[i].text, g_notices[i].size);
+    (void)ignored;
+  }
+}
+
 void Cleanup() {
   for (std::atomic<InterruptHook>& h : g_hooks) {
     if (InterruptHook hook = h.load()) hook();
@@ -63,6 +80,7 @@ void OnSignal(int sig) {
     }
   }
   Cleanup();
+  WriteNotice(sig);
   struct sigaction dfl;
   std::memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
@@ -158,6 +176,17 @@ void AddInterruptHook(InterruptHook hook) {
     InterruptHook expected = nullptr;
     if (h.load() == hook || h.compare_exchange_strong(expected, hook)) return;
   }
+}
+
+void SetInterruptNotice(int sig, std::string_view line) {
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (kSignals[i] != sig) continue;
+    g_notices[i].size = 0;
+    const std::size_t n = std::min(line.size(), sizeof g_notices[i].text);
+    std::memcpy(g_notices[i].text, line.data(), n);
+    g_notices[i].size = n;
+  }
+  Install();
 }
 
 void DeferInterrupts() {

@@ -49,6 +49,12 @@ int RemoveTemporaryAt(int dir_fd, const char* name, bool directory);
 using InterruptHook = void (*)();
 void AddInterruptHook(InterruptHook hook);
 
+// A line (at most 511 bytes, its newline included) the handler writes to
+// standard error when `sig` ends the process, after steps 1 and 2: a
+// command's failure said in its error mode (cli/errors.h: the JSON error
+// object under --json). Installs the handler. Empty: nothing is written.
+void SetInterruptNotice(int sig, std::string_view line);
+
 // From now on the first SIGINT, SIGTERM or SIGHUP is noted, not acted on: the
 // caller finishes what it can and returns 128 + Interrupted(). A second
 // signal removes the temporaries and ends the process as above.

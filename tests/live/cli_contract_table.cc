@@ -52,7 +52,10 @@ std::vector<Row> Table() {
                   ProcMount([](F f, P p) {
                     return Args{"fingerprint", "--root", f.self_pid, "--proc", p, "-o",
                                 f.dir + "/fp"};
-                  })}},
+                  })},
+       .json = [](F f) {
+         return Args{"fingerprint", "--root", f.self_pid, "-o", f.dir + "/fp", "--json"};
+       }},
       {.command = {"resolve"},
        .inputs = {PtapeFile("--fingerprint",
                             [](F, P p) {
@@ -105,7 +108,10 @@ std::vector<Row> Table() {
        .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"explain", p}; })},
        .json = [](F) { return Args{"explain", Recording(), "--json"}; }},
       {.command = {"export"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"export", p, "--format", "dot"}; })}},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"export", p, "--format", "dot"}; })},
+       .json = [](F f) {
+         return Args{"export", Recording(), "--format", "dot", "-o", f.dir + "/t.dot", "--json"};
+       }},
       {.command = {"replay"},
        .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"replay", p}; }),
                   PtapeFile("--fingerprint",

@@ -314,6 +314,80 @@ TEST(JsonCli, CaptureEscapesItsOutputName) {
   EXPECT_TRUE(IsNumber(At(v, {"bytes_read"}))) << r.out;
 }
 
+// export and fingerprint write a file and report it: under --json, one
+// document saying what was written (ExportReport, FingerprintReport).
+TEST(JsonCli, ExportReportsWhatItWrote) {
+  TempDir dir("json");
+  const std::string dot = dir.File("tree.dot");
+  CommandResult r =
+      Proctape({"export", kPlainUnshare, "--format", "dot", "-o", dot, "--frame", "0", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Value v = ExpectJsonOutput(r, "export dot");
+  EXPECT_EQ(Text(At(v, {"file"})), dot) << r.out;
+  EXPECT_EQ(Text(At(v, {"input"})), kPlainUnshare) << r.out;
+  EXPECT_EQ(Text(At(v, {"format"})), "dot") << r.out;
+  EXPECT_EQ(At(v, {"frame"}).number_value(), 0) << r.out;
+  EXPECT_EQ(At(v, {"bytes"}).number_value(), static_cast<double>(FileBytes(dot).size())) << r.out;
+
+  const std::string tree = dir.File("frame0");
+  r = Proctape({"export", kPlainUnshare, "--format", "proc-dir", "-o", tree, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  v = ExpectJsonOutput(r, "export proc-dir");
+  EXPECT_EQ(Text(At(v, {"format"})), "proc-dir") << r.out;
+  EXPECT_GT(At(v, {"processes"}).number_value(), 0) << r.out;
+  EXPECT_GT(At(v, {"files"}).number_value(), At(v, {"processes"}).number_value()) << r.out;
+
+  // The data on standard output: the report on standard error.
+  r = Proctape({"export", kPlainUnshare, "--format", "json", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(ParseDocument(r.out).ok) << "the export itself";
+  Document report = ParseDocument(r.err);
+  ASSERT_TRUE(report.ok) << r.err;
+  EXPECT_EQ(Text(At(report.value, {"file"})), "standard output") << r.err;
+  EXPECT_EQ(At(report.value, {"frame"}).kind_case(), Value::KIND_NOT_SET) << "the whole file";
+  EXPECT_EQ(At(report.value, {"bytes"}).number_value(), static_cast<double>(r.out.size()));
+}
+
+TEST(JsonCli, FingerprintReportsTheRootItWrote) {
+  TempDir dir("json");
+  const std::string fp = dir.File("fp.ptape");
+  CommandResult r =
+      Proctape({"fingerprint", "--root", std::to_string(::getpid()), "-o", fp, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Value v = ExpectJsonOutput(r, "fingerprint");
+  EXPECT_EQ(Text(At(v, {"file"})), fp) << r.out;
+  EXPECT_EQ(At(v, {"fingerprint", "root_pid"}).number_value(), ::getpid()) << r.out;
+  EXPECT_FALSE(Text(At(v, {"fingerprint", "root_start_ticks"})).empty()) << r.out;
+  EXPECT_FALSE(Text(At(v, {"fingerprint", "boot_id"})).empty()) << r.out;
+  EXPECT_FALSE(Text(At(v, {"fingerprint", "exe_identity", "ino"})).empty()) << r.out;
+}
+
+// Several files under --json: one {"files":[...]} object, an entry per file
+// given, in order, whether or not each could be read: show and verify alike.
+// A file that cannot be read at all is an entry naming it and its error.
+TEST(JsonCli, SeveralFilesWithAMissingOneAreAnEntryEachInShowAndVerify) {
+  TempDir dir("json");
+  const std::string missing = dir.File("missing.ptape");
+  for (const std::string command : {"show", "verify"}) {
+    for (const bool missing_first : {false, true}) {
+      const std::vector<std::string> files =
+          missing_first ? std::vector<std::string>{missing, kPlainUnshare}
+                        : std::vector<std::string>{kPlainUnshare, missing};
+      CommandResult r = Proctape({command, files[0], files[1], "--json"});
+      const std::string what = command + " " + files[0] + " " + files[1];
+      EXPECT_EQ(r.exit_code, 10) << what << "\n" << Describe(r);
+      Value v = ExpectJsonOutput(r, what);
+      ASSERT_EQ(At(v, {"files"}).list_value().values_size(), 2) << what << "\n" << r.out;
+      const int gone = missing_first ? 0 : 1;
+      EXPECT_EQ(Text(At(v, {"files", gone, "file"})), missing) << what << "\n" << r.out;
+      EXPECT_EQ(Text(At(v, {"files", gone, "error_kind"})), "io") << what << "\n" << r.out;
+      EXPECT_FALSE(Text(At(v, {"files", gone, "error"})).empty()) << what << "\n" << r.out;
+      EXPECT_EQ(Text(At(v, {"files", 1 - gone, "file"})), kPlainUnshare) << what;
+      EXPECT_EQ(At(v, {"files", 1 - gone, "intact"}).bool_value(), true) << what << "\n" << r.out;
+    }
+  }
+}
+
 TEST(JsonCli, ResolvePrintsItsVerdictWithCountsAsNumbers) {
   // A deadline of 0: DEADLINE after one attempt beneath the test process.
   CommandResult r = Proctape({"resolve", "--root", std::to_string(::getpid()), "--token",

@@ -28,6 +28,7 @@
 #include "format/chunk_reader.h"
 #include "format/reader.h"
 #include "tests/live/files.h"
+#include "tests/live/json_document.h"
 #include "tests/live/output_writers.h"
 #include "tests/live/sandbox.h"
 
@@ -411,6 +412,81 @@ TEST(OutputInterrupts, ResolveInterruptedLeavesNoRecording) {
   ASSERT_TRUE(recording) << "no recording begun within 60 s";
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
   EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{});
+}
+
+// The last line of `err` as a JSON object: an interrupt's failure under
+// --json, with its message and exit status.
+void ExpectJsonInterrupt(const std::string& err, const std::string& command) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < err.size();) {
+    std::size_t end = err.find('\n', at);
+    if (end == std::string::npos) end = err.size();
+    lines.push_back(err.substr(at, end - at));
+    at = end + 1;
+  }
+  ASSERT_FALSE(lines.empty()) << command << ": an interrupt under --json says so";
+  for (const std::string& line : lines) {
+    EXPECT_TRUE(ParseJsonDocument(line).ok) << "standard error under --json is JSON: " << line;
+  }
+  const JsonDocument d = ParseJsonDocument(lines.back());
+  ASSERT_TRUE(d.ok) << err;
+  const auto& fields = d.value.struct_value().fields();
+  EXPECT_TRUE(fields.count("command") && fields.at("command").string_value() == command) << err;
+  EXPECT_TRUE(fields.count("error") &&
+              fields.at("error").string_value().find("interrupted by SIGINT") == 0)
+      << err;
+  EXPECT_TRUE(fields.count("exit_status") && fields.at("exit_status").number_value() == 130)
+      << err;
+}
+
+TEST(OutputInterrupts, CaptureInterruptedUnderJsonFailsInJsonWithItsFileFinished) {
+  TempDir dir("outputs-int");
+  TempDir logs("outputs-log");
+  Invocation how;
+  how.cwd = dir.path();
+  const std::string out = dir.File("frames.ptape");
+  pid_t pid = Start(how, {"capture", "--root", SelfPid(), "-o", out, "--frames", "100000",
+                          "--interval", "20", "--json"},
+                    logs.File("err"));
+  ASSERT_GT(pid, 0);
+  const bool two = WaitFor([&] {
+    std::vector<std::string> temporaries = TemporariesOf(dir.path(), "frames.ptape");
+    return temporaries.size() == 1 && CompleteFrames(dir.File(temporaries[0])) >= 2;
+  });
+  ::kill(pid, SIGINT);  // our unreaped child: the pid is its own
+  const int status = Reap(pid);
+  ASSERT_TRUE(two) << "no temporary with two frames within 60 s";
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  Snapshot snap;
+  FormatError read = ReadSnapshot(out, &snap);
+  EXPECT_TRUE(read.ok()) << "the file is finished: " << read.message;
+  ExpectJsonInterrupt(FileBytes(logs.File("err")), "capture");
+}
+
+TEST(OutputInterrupts, ResolveInterruptedUnderJsonFailsInJsonAndLeavesNoRecording) {
+  TempDir dir("outputs-int");
+  TempDir logs("outputs-log");
+  Invocation how;
+  how.cwd = dir.path();
+  // No sandbox beneath the test: the resolver retries until its deadline.
+  pid_t pid = Start(how, {"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms",
+                          "60000", "--record", dir.File("r.ptape"), "--json"},
+                    logs.File("err"));
+  ASSERT_GT(pid, 0);
+  const bool recording = WaitFor([&] {
+    for (const std::string& name : Entries(dir.path())) {
+      if (CompleteFrames(dir.File(name)) >= 1) return true;
+    }
+    return false;
+  });
+  ::kill(pid, SIGINT);
+  const int status = Reap(pid);
+  ASSERT_TRUE(recording) << "no recording begun within 60 s";
+  // Ended by the signal, as without --json: a shell says 130.
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{});
+  ExpectJsonInterrupt(FileBytes(logs.File("err")), "resolve");
 }
 
 TEST(OutputInterrupts, LabInterruptedRemovesItsDirectoryAndItsRecording) {

@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace proctape {
 namespace {
@@ -72,6 +74,45 @@ TEST(Progress, ALineIsCutToTheTerminalWidthAndKeptOnOneLine) {
   p.Show("abcdefghijklmnop");
   p.Show("a\nb\rc");
   EXPECT_EQ(out.text(), "\r\033[Kabcdefghi\r\033[Ka b c");
+}
+
+// A fast command prints no line: one given before the delay is up and done
+// with before it waits, and is never written.
+TEST(Progress, ALineDoneWithBeforeTheDelayIsNeverShown) {
+  Captured out;
+  {
+    Progress p(out.file(), true, 80, std::chrono::hours(1));
+    EXPECT_TRUE(p.active());
+    p.Show("export: reading a.ptape");
+    p.Update("export: writing b");
+    p.Done();
+  }
+  EXPECT_EQ(out.text(), "");
+}
+
+// A line given once the delay is up is shown at once.
+TEST(Progress, ALineGivenAfterTheDelayIsShownAtOnce) {
+  Captured out;
+  Progress p(out.file(), true, 80, std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  p.Show("frame 2/2");
+  p.Done();
+  EXPECT_EQ(out.text(), "\r\033[Kframe 2/2\r\033[K");
+}
+
+// One long step: the line given before it is shown when the delay is up,
+// without another call (the timer shows it).
+TEST(Progress, ALineWaitingForTheDelayIsShownWhenItIsUp) {
+  Captured out;
+  Progress p(out.file(), true, 80, std::chrono::milliseconds(1));
+  p.Show("export: reading a.ptape");
+  std::string seen;
+  for (int i = 0; i < 1000 && seen.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    seen = out.text();
+  }
+  EXPECT_EQ(seen, "\r\033[Kexport: reading a.ptape");
+  p.Done();
 }
 
 }  // namespace
