@@ -16,6 +16,7 @@
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
@@ -175,6 +176,7 @@ int RunCapture(const CaptureOptions& o) {
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
   if (!output) return exit_code;
+  if (int jailed = Jail({"capture", false, {}, {}}); jailed != kExitOk) return jailed;
   auto writer = SnapshotWriter::Create(std::move(output), {});
   if (!writer->WriteHeader(header)) return Fail(kExitIo, writer->error());
 

@@ -8,6 +8,7 @@
 
 #include "cli/corpus_cli.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
@@ -96,6 +97,7 @@ int RunAdd(AddOptions o) {
   int exit_code = kExitOk;
   o.request.dir = o.corpus.Get(&exit_code);
   if (o.request.dir.empty()) return exit_code;
+  if (int jailed = Jail({"corpus add", false, {}, {}}); jailed != kExitOk) return jailed;
   if (o.files.size() > 1 && !o.request.name.empty()) {
     return Fail(kExitUsage, "--name names one entry: give one FILE with it (" +
                                 std::to_string(o.files.size()) + " given)");

@@ -9,6 +9,7 @@
 
 #include "cli/corpus_cli.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
@@ -47,6 +48,7 @@ int RunCheck(const CheckCliOptions& o) {
     junit = OpenOutput(request, &exit_code);
     if (!junit) return exit_code;
   }
+  if (int jailed = Jail({"corpus check", true, {dir}, {junit.get()}}); jailed != kExitOk) return jailed;
   Manifest manifest;
   std::string error;
   if (!LoadManifest(dir, false, &manifest, &error)) return Fail(kExitCorpusManifest, error);

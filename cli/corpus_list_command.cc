@@ -8,6 +8,7 @@
 
 #include "cli/corpus_cli.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
@@ -28,6 +29,7 @@ int RunList(const ListOptions& o) {
   int exit_code = kExitOk;
   const std::string dir = o.corpus.Get(&exit_code);
   if (dir.empty()) return exit_code;
+  if (int jailed = Jail({"corpus list", false, {}, {}}); jailed != kExitOk) return jailed;
   Manifest manifest;
   std::string error;
   if (!LoadManifest(dir, false, &manifest, &error)) return Fail(kExitCorpusManifest, error);
@@ -52,6 +54,7 @@ int RunRm(const RmOptions& o) {
   int exit_code = kExitOk;
   const std::string corpus_dir = o.corpus.Get(&exit_code);
   if (corpus_dir.empty()) return exit_code;
+  if (int jailed = Jail({"corpus rm", false, {}, {}}); jailed != kExitOk) return jailed;
   RemoveOutcome out = RemoveFromCorpus(corpus_dir, o.names);
   const std::string dir = EscapeBytes(corpus_dir, 4096);
   if (o.json && !out.removed.empty()) {

@@ -10,6 +10,7 @@
 #include "analyze/diff.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/inputs.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
@@ -60,6 +61,7 @@ int RunDiff(DiffOptions o) {
                  std::to_string(*o.frame_b) +
                  ": a frame compared with itself shows no change; give two different frames");
   }
+  if (int jailed = Jail({"diff", true, o.files, {}}); jailed != kExitOk) return jailed;
   Snapshot snapshots[2];
   std::string names[2];
   int damage = kExitOk;

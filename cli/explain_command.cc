@@ -10,6 +10,7 @@
 #include "analyze/explain.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -27,6 +28,7 @@ struct ExplainOptions {
 };
 
 int RunExplain(const ExplainOptions& o) {
+  if (int jailed = Jail({"explain", true, {o.file}, {}}); jailed != kExitOk) return jailed;
   Snapshot snapshot;
   FormatError error = ReadSnapshot(o.file, &snapshot);
   const std::string name = EscapeBytes(o.file, 4096);

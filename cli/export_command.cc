@@ -11,6 +11,7 @@
 #include "analyze/proc_dir_writer.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
@@ -82,6 +83,7 @@ int RunExport(const ExportOptions& o) {
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
   if (!output) return exit_code;
+  if (int jailed = Jail({"export", true, {o.file}, {output.get()}}); jailed != kExitOk) return jailed;
   // A file of many frames takes seconds to read and to write: where it is,
   // on a terminal.
   Progress progress;

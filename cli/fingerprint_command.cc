@@ -15,6 +15,7 @@
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
@@ -67,6 +68,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   request.binary = true;
   std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
   if (!output) return exit_code;
+  if (int jailed = Jail({"fingerprint", false, {}, {}}); jailed != kExitOk) return jailed;
   const v1::Header header = FingerprintHeader(o.proc, o.command_line);
   const std::string& boot_id = header.host().boot_id();
   if (boot_id.empty()) {

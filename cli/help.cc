@@ -6,6 +6,7 @@
 
 #include "cli/completion_spec.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/exit_codes.h"
 #include "cli/options.h"
 #include "cli/parse_errors.h"
@@ -219,13 +220,22 @@ std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>&
     std::fputs((json ? VersionJson() : VersionText()).c_str(), stdout);
     return kExitOk;
   }
+  if (first == "--print-jail") {
+    // What the kernel enforces on each command here (cli/jail.h).
+    if (argv.size() > 2) return UsageError("--print-jail takes nothing, not '" + argv[2] + "'");
+    std::fputs(DescribeJail().c_str(), stdout);
+    return kExitOk;
+  }
   if (!first.empty() && first[0] == '-') {
     return UsageError("unknown option '" + first + "': a command comes first");
   }
   if (!IsCommand(app, first)) {
     return UsageError("'" + first + "' is not a proctape command" + Suggestion(app, first));
   }
-  if (first == "help") return Help(app, {argv.begin() + 2, argv.end()});
+  if (first == "help") {
+    if (int jailed = Jail({"help", false, {}, {}}); jailed != kExitOk) return jailed;
+    return Help(app, {argv.begin() + 2, argv.end()});
+  }
   return std::nullopt;
 }
 

@@ -9,6 +9,7 @@
 #include "analyze/ownership.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/inputs.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
@@ -59,6 +60,7 @@ int RunOwnership(OwnershipOptions o) {
       !why.empty()) {
     return Fail(kExitUsage, why);
   }
+  if (int jailed = Jail({"ownership", false, {}, {}}); jailed != kExitOk) return jailed;
   Snapshot baseline, current;
   for (const auto& [path, snapshot] :
        {std::pair<const std::string*, Snapshot*>{&o.baseline, &baseline}, {&o.current, &current}}) {

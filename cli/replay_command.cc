@@ -14,6 +14,7 @@
 #include "replay/token_mask.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
@@ -191,6 +192,7 @@ int RunReplay(ReplayOptions o) {
       !why.empty()) {
     return Fail(kExitUsage, why);
   }
+  if (int jailed = Jail({"replay", true, {o.file, o.fingerprint}, {}}); jailed != kExitOk) return jailed;
   Snapshot snapshot;
   FormatError error = ReadSnapshot(o.file, &snapshot);
   std::string name = EscapeBytes(o.file, 4096);

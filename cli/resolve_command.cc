@@ -15,6 +15,7 @@
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
@@ -135,6 +136,7 @@ int RunResolve(const ResolveOptions& o) {
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force, &exit_code);
   if (exit_code != kExitOk) return exit_code;
+  if (int jailed = Jail({"resolve", false, {}, {}}); jailed != kExitOk) return jailed;
   auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
   if (o.has_root && !PidBelowPidMax("--root", o.root, o.proc, &exit_code)) return exit_code;

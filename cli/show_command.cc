@@ -11,6 +11,7 @@
 #include "analyze/show.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
 #include "cli/options.h"
@@ -73,6 +74,7 @@ int ShowOne(const std::string& file, bool json, bool several, const ProcessFilte
 
 int RunShow(const ShowOptions& o) {
   if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
+  if (int jailed = Jail({"show", true, o.files, {}}); jailed != kExitOk) return jailed;
   int worst = kExitOk;
   std::vector<std::string> reports;
   bool shown = false;

@@ -11,6 +11,7 @@
 #include "analyze/tree.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -49,6 +50,7 @@ std::size_t TerminalWidth() {
 
 int RunTree(TreeCliOptions o) {
   if (o.has_marker) o.tree.marker = o.marker;
+  if (int jailed = Jail({"tree", true, {o.file}, {}}); jailed != kExitOk) return jailed;
   Snapshot snapshot;
   const FormatError error = ReadSnapshot(o.file, &snapshot);
   const std::string name = EscapeBytes(o.file, 4096);

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
@@ -98,6 +99,7 @@ int VerifyOne(const FileOptions& o, std::string* json) {
 
 int RunVerify(const VerifyOptions& o) {
   if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
+  if (int jailed = Jail({"verify", true, o.files, {}}); jailed != kExitOk) return jailed;
   int worst = kExitOk;
   std::vector<std::string> reports;
   for (const std::string& file : o.files) {

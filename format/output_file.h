@@ -71,6 +71,10 @@ class OutputFile {
   // directory output, the temporary directory's (O_RDONLY | O_DIRECTORY).
   int fd() const { return fd_; }
   bool is_stdout() const { return stdout_; }
+  bool is_directory() const { return directory_; }
+  // The O_PATH descriptor of the output's directory (-1 for "-"): where the
+  // temporary is renamed (the CLI's jail grants that directory, cli/jail.h).
+  int directory_fd() const { return parent_fd_; }
   const std::string& path() const { return path_; }
   // The temporary's path as given ("DIR/NAME.XXXXXX.partial"); empty for "-".
   const std::string& temporary() const { return temporary_; }

@@ -25,6 +25,8 @@ packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-de
           file             # cpack DEB's dpkg-shlibdeps step, ship_check.sh
           man-db           # man -l / man -w in the ship tests
           groff-base)      # renders the man pages (man -l, groff -ww)
+packages+=(libseccomp-dev   # issue 13: the CLI's seccomp jail (cli/jail.h)
+          strace)          # issue 13: the jail test traces a replay for /proc access
 packages+=(python3-yaml)  # issue 12 P3: contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,255 @@
+#include "cli/jail.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <seccomp.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "cli/errors.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "format/output_file.h"
+
+// Landlock rights newer than the Debian 12 headers (linux/landlock.h of 6.1).
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+
+namespace proctape {
+namespace {
+
+// Layer 1's list: every way to signal, trace or read/write another process.
+constexpr const char* kRefusedNames =
+    "kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal, ptrace, "
+    "process_vm_readv, process_vm_writev, pidfd_getfd";
+
+// The commands that read only files (layer 2), as --print-jail lists them.
+constexpr const char* kFilesOnly[] = {"verify", "show",   "tree",   "diff",
+                                      "explain", "export", "replay", "corpus check"};
+constexpr const char* kSeccompOnly[] = {"fingerprint", "resolve",     "liveness", "capture",
+                                        "ownership",   "corpus add", "corpus list",
+                                        "corpus rm",   "help"};
+
+std::string ErrnoText(int err) {
+  const char* name = strerrorname_np(err);
+  return name != nullptr ? name : std::to_string(err);
+}
+
+bool InstallSeccomp(std::string* error) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (ctx == nullptr) {
+    *error = "seccomp_init failed";
+    return false;
+  }
+  const scmp_datum_t self = static_cast<scmp_datum_t>(::getpid());
+  int rc = 0;
+  // Signals to proctape itself: kill(getpid()), tgkill(getpid(), any of its
+  // threads) (raise() and the interrupt handlers' re-raise), tkill of its
+  // main thread (whose tid is its pid), rt_[tg]sigqueueinfo to itself. The
+  // first argument compared as 32 bits: a pid_t.
+  for (int nr : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(tkill), SCMP_SYS(rt_sigqueueinfo),
+                 SCMP_SYS(rt_tgsigqueueinfo)}) {
+    if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0_32(SCMP_CMP_NE, self));
+  }
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizer build's LeakSanitizer stops proctape's own threads with
+  // ptrace (from a helper task) at exit: ptrace of proctape's pid stays
+  // allowed there, and only there.
+  if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ptrace), 1,
+                                     SCMP_A1(SCMP_CMP_NE, self));
+#else
+  if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ptrace), 0);
+#endif
+  for (int nr : {SCMP_SYS(pidfd_send_signal), SCMP_SYS(process_vm_readv),
+                 SCMP_SYS(process_vm_writev), SCMP_SYS(pidfd_getfd)}) {
+    if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+  }
+  // libseccomp sets no_new_privs itself (SCMP_FLTATR_CTL_NNP).
+  if (rc == 0) rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  if (rc != 0) {
+    *error = "seccomp: " + ErrnoText(-rc);
+    return false;
+  }
+  return true;
+}
+
+int RawLandlockAbi() {
+  long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  return abi < 0 ? 0 : static_cast<int>(abi);
+}
+
+// The file-system rights Landlock `abi` knows: all of them are handled, so
+// whatever no rule grants is refused.
+std::uint64_t HandledRights(int abi) {
+  std::uint64_t rights =
+      LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+      LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+      LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+      LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+      LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+  if (abi >= 2) rights |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
+  return rights;
+}
+
+constexpr std::uint64_t kFileRights = LANDLOCK_ACCESS_FS_EXECUTE |
+                                      LANDLOCK_ACCESS_FS_WRITE_FILE |
+                                      LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
+
+// One rule: `rights` on the file or directory `fd` (a directory's rights hold
+// beneath it; a file takes only the rights of a file).
+bool AddRule(int ruleset, int fd, std::uint64_t rights, std::uint64_t handled,
+             std::string* error) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    *error = "landlock: fstat: " + ErrnoText(errno);
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode)) rights &= kFileRights;
+  landlock_path_beneath_attr rule{};
+  rule.allowed_access = rights & handled;
+  rule.parent_fd = fd;
+  if (rule.allowed_access == 0) return true;
+  if (::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
+    *error = "landlock_add_rule: " + ErrnoText(errno);
+    return false;
+  }
+  return true;
+}
+
+bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
+  const std::uint64_t handled = HandledRights(abi);
+  landlock_ruleset_attr attr{};
+  attr.handled_access_fs = handled;
+  int ruleset = static_cast<int>(
+      ::syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0));
+  if (ruleset < 0) {
+    *error = "landlock_create_ruleset: " + ErrnoText(errno);
+    return false;
+  }
+  bool ok = true;
+  // Inputs: read (a directory: list it, read what is beneath). One that does
+  // not open is left out: the command's own open then says why.
+  for (const std::string& path : request.reads) {
+    if (!ok) break;
+    if (path.empty() || path == "-") continue;
+    int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) continue;
+    ok = AddRule(ruleset, fd,
+                 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, handled, error);
+    ::close(fd);
+  }
+  // Outputs: the temporary is open already (its writes need no right); its
+  // directory lets it be renamed to its name (or replace an earlier output)
+  // and removed. A directory output also fills its temporary directory.
+  for (const OutputFile* out : request.outputs) {
+    if (!ok) break;
+    if (out == nullptr || out->is_stdout()) continue;
+    const std::uint64_t entries = LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                                  LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                                  LANDLOCK_ACCESS_FS_READ_DIR;
+    ok = AddRule(ruleset, out->directory_fd(),
+                 out->is_directory() ? entries
+                                     : LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE,
+                 handled, error);
+    if (ok && out->is_directory()) {
+      ok = AddRule(ruleset, out->fd(),
+                   entries | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+                       LANDLOCK_ACCESS_FS_TRUNCATE,
+                   handled, error);
+    }
+  }
+  if (ok && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    *error = "no_new_privs: " + ErrnoText(errno);
+    ok = false;
+  }
+  if (ok && ::syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
+    *error = "landlock_restrict_self: " + ErrnoText(errno);
+    ok = false;
+  }
+  ::close(ruleset);
+  return ok;
+}
+
+}  // namespace
+
+int LandlockAbi() { return RawLandlockAbi(); }
+
+bool EnterJail(const JailRequest& request, std::string* error) {
+  // What the libc would read from the file system later, read now: the time
+  // zone (local times in the views).
+  ::tzset();
+  if (request.files_only) {
+    const int abi = RawLandlockAbi();
+    if (abi < 1) {
+      if (std::getenv("PROCTAPE_VERBOSE") != nullptr) {
+        Warn("Landlock is not available in this kernel: " + request.command +
+             " runs without its file-system jail (seccomp only)");
+      }
+    } else if (!InstallLandlock(request, abi, error)) {
+      return false;
+    }
+  }
+  if (!InstallSeccomp(error)) return false;
+  if (std::getenv("PROCTAPE_JAIL_PROBE") != nullptr) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "proctape: jail probe: %s\n", ProbeJail().c_str());
+  }
+  return true;
+}
+
+int Jail(const JailRequest& request) {
+  std::string error;
+  if (EnterJail(request, &error)) return kExitOk;
+  return Fail(kExitInternal, request.command + ": cannot enter its jail: " + error);
+}
+
+std::string ProbeJail() {
+  auto outcome = [](long rc) { return rc == 0 ? std::string("0") : ErrnoText(errno); };
+  const pid_t parent = ::getppid();
+  std::string line = "kill " + outcome(::kill(parent, 0));
+  long traced = ::ptrace(PTRACE_SEIZE, parent, nullptr, nullptr);
+  line += ", ptrace " + outcome(traced);
+  if (traced == 0) ::ptrace(PTRACE_DETACH, parent, nullptr, nullptr);  // the jail failed
+  int fd = ::open("/proc/1/stat", O_RDONLY | O_CLOEXEC);
+  line += ", proc " + outcome(fd >= 0 ? 0 : -1);
+  if (fd >= 0) ::close(fd);
+  line += ", self " + outcome(::kill(::getpid(), 0));
+  return line;
+}
+
+std::string DescribeJail() {
+  const int abi = RawLandlockAbi();
+  std::string text = "seccomp (every command but lab): refused with EPERM: ";
+  text += kRefusedNames;
+  text += "; signals to proctape itself allowed\n";
+  text += "landlock: ";
+  text += abi >= 1 ? "ABI " + std::to_string(abi) + " in this kernel\n"
+                   : std::string("not available in this kernel (seccomp only)\n");
+  for (const char* c : kFilesOnly) {
+    text += std::string("  ") + c + ": seccomp, landlock" +
+            (abi >= 1 ? "" : " (unavailable)") +
+            " (reads its inputs, writes its outputs, nothing else; /proc out of reach)\n";
+  }
+  for (const char* c : kSeccompOnly) text += std::string("  ") + c + ": seccomp\n";
+  text += "  lab: none (it ends the processes it started)\n";
+  return text;
+}
+
+}  // namespace proctape

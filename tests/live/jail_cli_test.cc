@@ -1,0 +1,120 @@
+// The jail (cli/jail.h, docs/security.md), from the binary: inside each
+// command's jail the probe (PROCTAPE_JAIL_PROBE=1) finds that signalling its
+// parent, ptracing it and (for the commands that read only files) opening
+// /proc/1/stat are refused, and that a signal to itself is not. That Ctrl-C
+// still finishes a capture (exit 130) and ends resolve by the signal itself
+// is OutputInterrupts in outputs_cli_test.cc, run under the same jail.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/live/files.h"
+
+namespace proctape {
+namespace {
+
+using live::Describe;
+using live::TempDir;
+using live::CommandResult;
+using live::RunCommand;
+
+const std::string kRecording = std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/replay/alive.ptape";
+const std::string kCorpus = std::string(PROCTAPE_SOURCE_DIR) + "/corpus";
+
+// proctape `args` with the probe on.
+CommandResult Probed(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"/usr/bin/env", "PROCTAPE_JAIL_PROBE=1", PROCTAPE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv, 180'000);
+}
+
+// The probe's line on standard error, or "".
+std::string ProbeLine(const CommandResult& r) {
+  const std::string tag = "proctape: jail probe: ";
+  std::size_t at = r.err.find(tag);
+  if (at == std::string::npos) return "";
+  std::size_t end = r.err.find('\n', at);
+  return r.err.substr(at + tag.size(), end - at - tag.size());
+}
+
+constexpr const char* kFilesJail = "kill EPERM, ptrace EPERM, proc EACCES, self 0";
+constexpr const char* kSeccompJail = "kill EPERM, ptrace EPERM, proc 0, self 0";
+
+TEST(JailCli, CommandsThatReadOnlyFilesCannotSignalTraceOrReadProc) {
+  TempDir dir("jail");
+  const std::vector<std::vector<std::string>> commands = {
+      {"verify", kRecording},
+      {"show", kRecording},
+      {"tree", kRecording},
+      {"diff", kRecording, kRecording},
+      {"explain", kRecording},
+      {"export", kRecording, "--format", "json", "-o", dir.File("out.json")},
+      {"replay", kRecording},
+      {"corpus", "check", kCorpus, "--entry", "ambiguous-bwrap", "--junit", dir.File("j.xml")},
+  };
+  for (const auto& args : commands) {
+    const CommandResult r = Probed(args);
+    EXPECT_EQ(ProbeLine(r), kFilesJail) << args[0] << ": " << Describe(r);
+  }
+}
+
+TEST(JailCli, OutputsAreStillCommittedInsideTheFileJail) {
+  TempDir dir("jail");
+  const CommandResult e = Probed({"export", kRecording, "--format", "json", "-o", dir.File("out.json")});
+  EXPECT_EQ(e.exit_code, 0) << Describe(e);
+  EXPECT_TRUE(live::FileBytes(dir.File("out.json")).size() > 0);
+  const CommandResult c = Probed(
+      {"corpus", "check", kCorpus, "--entry", "ambiguous-bwrap", "--junit", dir.File("j.xml")});
+  EXPECT_EQ(c.exit_code, 0) << Describe(c);
+  EXPECT_NE(live::FileBytes(dir.File("j.xml")).find("<testsuite"), std::string::npos);
+}
+
+TEST(JailCli, CommandsOfTheLiveHostCannotSignalOrTrace) {
+  TempDir dir("jail");
+  const std::string self = std::to_string(::getpid());
+  const std::vector<std::vector<std::string>> commands = {
+      {"capture", "--frames", "1", "-o", dir.File("c.ptape")},
+      {"liveness", "--pid", self, "--start", "1"},
+      {"corpus", "list", kCorpus},
+      {"help", "verify"},
+  };
+  for (const auto& args : commands) {
+    const CommandResult r = Probed(args);
+    EXPECT_EQ(ProbeLine(r), kSeccompJail) << args[0] << ": " << Describe(r);
+  }
+}
+
+TEST(JailCli, PrintJailNamesTheRefusedCallsAndEachCommandsLayers) {
+  const CommandResult r = live::Proctape({"--print-jail"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  for (const char* call : {"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+                           "pidfd_send_signal", "ptrace", "process_vm_readv",
+                           "process_vm_writev", "pidfd_getfd"}) {
+    EXPECT_TRUE(r.out.find(std::string(call) + ",") != std::string::npos ||
+                r.out.find(std::string(call) + ";") != std::string::npos)
+        << call << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("  replay: seccomp, landlock"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  capture: seccomp\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  lab: none"), std::string::npos) << r.out;
+}
+
+// strace -f over a replay: no system call names anything under /proc.
+TEST(JailCli, ReplayUnderStraceTouchesNoProc) {
+  if (::access("/usr/bin/strace", X_OK) != 0) GTEST_SKIP() << "strace is not installed";
+  TempDir dir("jail");
+  const std::string log = dir.File("strace.log");
+  const CommandResult r =
+      RunCommand({"/usr/bin/strace", "-f", "-qq", "-o", log, PROCTAPE_BINARY, "replay", kRecording},
+                 180'000);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::string trace = live::FileBytes(log);
+  ASSERT_NE(trace.find("execve("), std::string::npos) << trace;
+  EXPECT_EQ(trace.find("\"/proc"), std::string::npos) << trace;
+}
+
+}  // namespace
+}  // namespace proctape
