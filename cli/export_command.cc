@@ -83,8 +83,17 @@ int RunExport(const ExportOptions& o) {
                 Plural(stats.bytes, "byte", "bytes").c_str());
     return kExitOk;
   }
-  const std::string data =
-      o.format == "json" ? ToJson(ToExport(snapshot)) + "\n" : FrameDot(snapshot, frame);
+  std::string data;
+  if (o.format == "json") {
+    // Past protobuf's 2 GiB an error, never an empty document.
+    if (!ToJsonChecked(ToExport(snapshot), &data, &error)) {
+      progress.Done();
+      return Fail(kExitTooLarge, name + ": " + error);
+    }
+    data.push_back('\n');
+  } else {
+    data = FrameDot(snapshot, frame);
+  }
   const bool written = output->Write(data, &error) && output->Commit(&error);
   progress.Done();
   if (!written) return Fail(kExitIo, error);
