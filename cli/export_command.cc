@@ -70,6 +70,18 @@ int RunExport(const ExportOptions& o) {
   const std::size_t frame = static_cast<std::size_t>(o.frame);
   const std::string shown = EscapeBytes(out, 4096);
   std::string error;
+  // What is exported from a file that keeps environment values (capture
+  // --env keep, a --record's token entry) is the owner's only, as that file.
+  const v1::RedactionPolicy& redaction = snapshot.header.redaction();
+  if (redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT ||
+      redaction.kept_entries_size() > 0) {
+    if (!output->Restrict(&error)) return Fail(kExitIo, error);
+    if (out != "-") {
+      Warn(name + " keeps environment values: " + shown +
+           (o.format == "proc-dir" ? " holds them in files of mode 0600"
+                                   : " is created with mode 0600"));
+    }
+  }
   // Standard output may be this terminal: its data never shares the line.
   if (out != "-") progress.Show("export: writing " + shown);
   if (o.format == "proc-dir") {

@@ -285,5 +285,39 @@ TEST(ImportCliTest, SideFileThatIsAFifoIsRefusedNeverABlock) {
   EXPECT_TRUE(std::filesystem::is_empty(tmp.File("out")));
 }
 
+// Kept environment values are the owner's only: capture --env keep creates
+// its file 0600, and what is exported from it is 0600 too, said on stderr;
+// a redacted capture stays 0644 (less the umask).
+TEST(ImportCliTest, FilesKeepingEnvironmentValuesAreCreated0600) {
+  TempDir tmp("import-mode");
+  const std::string dir = tmp.File("proc");
+  Put(dir + "/9/stat", StatLine(9, "sleep"));
+  Put(dir + "/9/environ", "SECRET=1\0"s);
+  const mode_t old = ::umask(022);
+  CommandResult r = Proctape(
+      {"capture", "--proc-root", dir, "--env", "keep", "-o", tmp.File("kept.ptape")}, 30'000);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  r = Proctape({"capture", "--proc-root", dir, "-o", tmp.File("redacted.ptape")}, 30'000);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  CommandResult json = Proctape(
+      {"export", tmp.File("kept.ptape"), "--format", "json", "-o", tmp.File("kept.json")});
+  CommandResult plain = Proctape(
+      {"export", tmp.File("redacted.ptape"), "--format", "json", "-o", tmp.File("plain.json")});
+  ::umask(old);
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  ASSERT_EQ(plain.exit_code, 0) << Describe(plain);
+  auto mode = [](const std::string& path) {
+    struct stat st;
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(tmp.File("kept.ptape")), 0600u);
+  EXPECT_EQ(mode(tmp.File("kept.json")), 0600u);
+  EXPECT_NE(json.err.find("mode 0600"), std::string::npos) << Describe(json);
+  EXPECT_EQ(mode(tmp.File("redacted.ptape")), 0644u);
+  EXPECT_EQ(mode(tmp.File("plain.json")), 0644u);
+  EXPECT_EQ(plain.err.find("0600"), std::string::npos) << Describe(plain);
+}
+
 }  // namespace
 }  // namespace proctape::live
