@@ -76,7 +76,9 @@ int RunExport(const ExportOptions& o) {
   if (redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT ||
       redaction.kept_entries_size() > 0) {
     if (!output->Restrict(&error)) return Fail(kExitIo, error);
-    if (out != "-") {
+    // Said for the values of --env keep; a recording's token entry alone is
+    // restricted without a word (every recording has one).
+    if (out != "-" && redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT) {
       Warn(name + " keeps environment values: " + shown +
            (o.format == "proc-dir" ? " holds them in files of mode 0600"
                                    : " is created with mode 0600"));

@@ -40,7 +40,7 @@ class SnapshotWriter {
       std::uint64_t processes = kMaxProcessRecords;
       std::uint64_t observations = kMaxObservations;
       std::uint64_t resolutions = kMaxResolutions;
-    } limits;
+    } limits = {};
   };
 
   // Writes to `output`, opened (and so checked) before any work began.

@@ -33,7 +33,9 @@ class FormatWriterLimitsTest : public ::testing::Test {
     std::string error;
     auto w = SnapshotWriter::Create(path_, options, &error);
     EXPECT_TRUE(w) << error;
-    if (w) EXPECT_TRUE(w->WriteHeader(v1::Header{}));
+    if (w) {
+      EXPECT_TRUE(w->WriteHeader(v1::Header{}));
+    }
     return w;
   }
   Snapshot ReadBack() {
