@@ -40,6 +40,10 @@ int OpenBeneath(int dir_fd, const std::string& path, std::uint64_t flags) {
   }
 }
 
+// What a path of DIR that is not a regular file (a FIFO, a device, a
+// socket, a directory) answers when read.
+constexpr int kNotRegular = EINVAL;
+
 // The one place a failed system call becomes evidence: its errno, never 0.
 int FailedErrno() { return errno != 0 ? errno : EIO; }
 
@@ -48,9 +52,20 @@ int FailedErrno() { return errno != 0 ? errno : EIO; }
 ReadResult ReadBeneath(int dir_fd, const std::string& path, std::uint64_t bound,
                        std::vector<char>* buffer) {
   ReadResult out;
-  int fd = OpenBeneath(dir_fd, path, O_RDONLY | O_NOFOLLOW);
+  // O_NONBLOCK: opening a FIFO (or a device) of DIR must not wait for a
+  // writer; the type is then checked before any read, and only a regular
+  // file is read: anything else is EINVAL, an entry the record keeps as
+  // damaged, never a capture that blocks.
+  int fd = OpenBeneath(dir_fd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) {
     out.err = FailedErrno();
+    return out;
+  }
+  struct stat st;
+  const bool stated = ::fstat(fd, &st) == 0;
+  if (!stated || !S_ISREG(st.st_mode)) {
+    out.err = stated ? kNotRegular : FailedErrno();
+    ::close(fd);
     return out;
   }
   // Saturating: a bound of UINT64_MAX must not wrap to 0. The buffer grows
@@ -131,6 +146,8 @@ std::unique_ptr<ProcDirEvidence> ProcDirEvidence::Open(const std::string& dir, s
     why = "over " + std::to_string(kFrameFileBound) + " bytes";
   } else if (err == ELOOP) {
     why = "a symbolic link (a side file is read only as a file of the directory)";
+  } else if (err == kNotRegular) {
+    why = "not a regular file (a side file is read only as a file of the directory)";
   } else if (err != 0) {
     why = std::strerror(err);
   } else {
@@ -161,6 +178,8 @@ const IdentityFacts& ProcDirEvidence::Facts(std::int64_t pid) {
     why = "over " + std::to_string(kIdentityFileBound) + " bytes";
   } else if (err == ELOOP) {
     why = "a symbolic link (a side file is read only as a file of the directory)";
+  } else if (err == kNotRegular) {
+    why = "not a regular file (a side file is read only as a file of the directory)";
   } else if (err != 0) {
     why = std::strerror(err);
   } else if (ParseIdentityFacts(text, &cached_, &why)) {

@@ -42,7 +42,11 @@ namespace proctape {
 //     most `bound`;
 //   - ReadFile: "FILE error E" in PID/proctape-identity answers E without
 //     opening the file; else PID/FILE read as ProcfsEvidence reads /proc
-//     (bound + 1 bytes, EINTR retried), and "FILE truncated" sets `truncated`;
+//     (bound + 1 bytes, EINTR retried), and "FILE truncated" sets `truncated`.
+//     Every file of DIR (side files too) is opened O_NONBLOCK and read only
+//     when fstat(2) says it is a regular file: a FIFO, a device, a socket or a
+//     directory is EINVAL (a damaged entry, kept as the read's errno), so no
+//     entry of DIR can block the capture;
 //   - ExeIdentity, PidNamespace: the side file's "exe" ("pid_ns") line, the
 //     only source of an identity. Without one, the entry PID/exe (PID/ns/pid)
 //     is looked at, never followed: absent ENOENT; a link ELOOP (its text is

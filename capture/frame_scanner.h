@@ -103,6 +103,8 @@ struct ScanOptions {
 inline constexpr const char* kCutMaxProcesses = "max-processes";
 inline constexpr const char* kCutMaxBytes = "max-bytes";
 inline constexpr const char* kCutMaxEntries = "max-entries";
+// Not the scan's: the capture's file reached a count limit (format/file_format.h).
+inline constexpr const char* kCutFileLimit = "file-limit";
 
 struct ScanStats {
   std::uint64_t processes = 0;       // records handed to the callback

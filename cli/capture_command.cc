@@ -173,6 +173,8 @@ int RunCapture(const CaptureOptions& o) {
   request.force = o.force;
   request.stdout_allowed = true;
   request.binary = true;
+  // Kept environment values may be secrets: the file is the owner's only.
+  if (scan.keep_environ) request.mode = 0600;
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
   if (!output) return exit_code;
@@ -204,12 +206,17 @@ int RunCapture(const CaptureOptions& o) {
       }
       if (!SleepUntilOrInterrupted(at)) break;
     }
+    // The file's count limits (format/file_format.h) end the capture: a
+    // frame that cannot begin is not scanned, and the record that would pass
+    // a limit cuts its frame there ("file-limit"), the last one written.
+    if (!writer->refused().empty()) break;
     FrameCallbacks callbacks;
     callbacks.begin = [&writer, k, facts](std::int64_t t) {
       writer->BeginFrame(k, facts ? facts->scan_start_mono_ns : t);
     };
     std::uint64_t read = 0;
     callbacks.record = [&writer, &dir, &progress, &frame_text, &read, k](v1::ProcessRecord&& r) {
+      if (!writer->refused().empty()) return false;
       if (dir) dir->AddLinkTexts(&r);
       ++read;
       if (progress.active()) progress.Update(frame_text(k, read));
@@ -219,6 +226,11 @@ int RunCapture(const CaptureOptions& o) {
     if (dir && !dir->error().empty()) {
       progress.Done();
       return Fail(kExitCorrupt, dir->error());
+    }
+    if (!writer->refused().empty()) {
+      if (!writer->frame_open()) break;  // refused at BeginFrame
+      --s.processes;  // the refused record is not in the file
+      s.cut_reason = kCutFileLimit;
     }
     if (facts && s.cut_reason.empty()) s.cut_reason = facts->cut_reason;
     if (!writer->EndFrame(facts ? facts->scan_end_mono_ns : s.scan_end_mono_ns, s.cut_reason,
@@ -290,6 +302,12 @@ int RunCapture(const CaptureOptions& o) {
                 std::string("interrupted by ") + SignalName(signal) + " after " +
                     Plural(totals.frames, "frame", "frames") + " of " + std::to_string(o.frames) +
                     ": " + EscapeBytes(shown, 4096) + " holds those, complete");
+  }
+  if (!writer->refused().empty()) {
+    Warn(writer->refused() + ": " + EscapeBytes(shown, 4096) + " holds " +
+         Plural(totals.frames, "frame", "frames") + " of " + std::to_string(o.frames) +
+         ", complete and readable (exit " + std::to_string(kExitBound) + ")");
+    return kExitBound;
   }
   // An empty selection is not a success: a --root in no frame selected
   // nothing. The file is kept (it is evidence of what /proc held), the exit

@@ -98,6 +98,20 @@ int RunExport(const ExportOptions& o) {
   const std::size_t frame = static_cast<std::size_t>(o.frame);
   const std::string shown = EscapeBytes(out, 4096);
   std::string error;
+  // What is exported from a file that keeps environment values (capture
+  // --env keep, a --record's token entry) is the owner's only, as that file.
+  const v1::RedactionPolicy& redaction = snapshot.header.redaction();
+  if (redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT ||
+      redaction.kept_entries_size() > 0) {
+    if (!output->Restrict(&error)) return Fail(kExitIo, error);
+    // Said for the values of --env keep; a recording's token entry alone is
+    // restricted without a word (every recording has one).
+    if (out != "-" && redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT) {
+      Warn(name + " keeps environment values: " + shown +
+           (o.format == "proc-dir" ? " holds them in files of mode 0600"
+                                   : " is created with mode 0600"));
+    }
+  }
   // Standard output may be this terminal: its data never shares the line.
   if (out != "-") progress.Show("export: writing " + shown);
   if (o.format == "proc-dir") {
@@ -112,8 +126,17 @@ int RunExport(const ExportOptions& o) {
            &stats, 0);
     return kExitOk;
   }
-  const std::string data =
-      o.format == "json" ? ToJson(ToExport(snapshot)) + "\n" : FrameDot(snapshot, frame);
+  std::string data;
+  if (o.format == "json") {
+    // Past protobuf's 2 GiB an error, never an empty document.
+    if (!ToJsonChecked(ToExport(snapshot), &data, &error)) {
+      progress.Done();
+      return Fail(kExitTooLarge, name + ": " + error);
+    }
+    data.push_back('\n');
+  } else {
+    data = FrameDot(snapshot, frame);
+  }
   const bool written = output->Write(data, &error) && output->Commit(&error);
   progress.Done();
   if (!written) return Fail(kExitIo, error);

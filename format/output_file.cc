@@ -276,6 +276,15 @@ bool OutputFile::Write(std::string_view data, std::string* error) {
   return false;
 }
 
+bool OutputFile::Restrict(std::string* error) {
+  if (stdout_ || directory_) return true;
+  if (::fchmod(fd_, 0600) != 0) {
+    *error = "cannot restrict " + shown() + " to mode 0600: " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 bool OutputFile::Commit(std::string* error) {
   if (done_) {
     *error = "cannot write " + shown() + ": it is closed";

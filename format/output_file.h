@@ -45,7 +45,8 @@ struct OutputRequest {
   bool binary = false;          // a .ptape: "-" refused when standard output is a terminal
   bool directory = false;       // a directory output
   std::string directory_marker; // directory: what makes an existing one replaceable
-  mode_t mode = 0644;           // a file's permission bits (the umask applies)
+  mode_t mode = 0644;           // a file's permission bits (the umask applies);
+                                // 0600 for a file holding kept environment values
   // Rule 4's interrupt: register the temporary with format/interrupt.h (which
   // installs its handler). The library (api/) does not: a program that uses it
   // keeps its own signal dispositions, and a temporary outlives an interrupt
@@ -84,6 +85,10 @@ class OutputFile {
   // Writes all of `data` to fd() (short writes and EINTR retried); false with
   // *error naming what failed.
   bool Write(std::string_view data, std::string* error);
+  // Makes the temporary file 0600 (owner only), for an output found after
+  // Open to hold kept environment values (an export of such a file). True
+  // and nothing done for standard output or a directory output.
+  bool Restrict(std::string* error);
   // Rule 3. False with *error; the temporary is then removed. Standard output
   // is neither synced nor closed.
   bool Commit(std::string* error);

@@ -56,6 +56,21 @@ bool SnapshotWriter::Fail(const std::string& message) {
   return false;
 }
 
+bool SnapshotWriter::Refuse(const std::string& message) {
+  refused_ = message;
+  return false;
+}
+
+std::uint64_t SnapshotWriter::Committed() const {
+  return chunks_ + 1 + (frame_open_ ? 1 : 0) + (observations_.has_observations() ? 1 : 0);
+}
+
+bool SnapshotWriter::ChunkRoom(const char* what) {
+  if (Committed() + 1 <= options_.limits.chunks) return true;
+  return Refuse(std::string(what) + ": the file would pass the limit of " +
+                std::to_string(options_.limits.chunks) + " chunks");
+}
+
 bool SnapshotWriter::WriteAll(const void* data, std::size_t size) {
   if (!error_.empty()) return false;
   std::string error;
@@ -135,30 +150,29 @@ bool SnapshotWriter::WriteHeader(const v1::Header& header) {
   if (!error_.empty()) return false;
   // "The header is chunk 0, and only chunk 0"; its version is the preamble's.
   if (chunks_ != 0 || finished_) return Fail("WriteHeader after chunk 0");
+  if (!ChunkRoom("WriteHeader")) return false;
   v1::Chunk chunk;
   *chunk.mutable_header() = header;
   chunk.mutable_header()->set_format_version(kFormatVersion);
   return WriteChunk(chunk);
 }
 
-void SnapshotWriter::BeginFrame(std::uint64_t index, std::int64_t scan_start_mono_ns) {
-  if (!Ready("BeginFrame")) return;
-  if (frame_open_) {
-    Fail("BeginFrame inside an open frame");
-    return;
-  }
+bool SnapshotWriter::BeginFrame(std::uint64_t index, std::int64_t scan_start_mono_ns) {
+  if (!Ready("BeginFrame")) return false;
+  if (frame_open_) return Fail("BeginFrame inside an open frame");
   // "Frame k of the file (from 0) has index k."
   if (index != counts_.frames()) {
-    Fail("BeginFrame index " + std::to_string(index) + ", expected " +
-         std::to_string(counts_.frames()));
-    return;
+    return Fail("BeginFrame index " + std::to_string(index) + ", expected " +
+                std::to_string(counts_.frames()));
   }
+  if (!ChunkRoom("BeginFrame")) return false;
   frame_part_.Clear();
   v1::Frame* f = frame_part_.mutable_frame();
   f->set_index(index);
   f->set_scan_start_mono_ns(scan_start_mono_ns);
   frame_part_bytes_ = 0;
   frame_open_ = true;
+  return true;
 }
 
 // Replaces large cmdline/environ data seen before by a reference to a blob
@@ -192,6 +206,12 @@ void SnapshotWriter::StoreOnce(v1::FileRead* read) {
 bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   if (!error_.empty()) return false;
   if (!frame_open_) return Fail("AddProcess outside a frame");
+  const std::uint64_t records =
+      counts_.processes() + static_cast<std::uint64_t>(frame_part_.frame().processes_size());
+  if (records >= options_.limits.processes) {
+    return Refuse("AddProcess: the file would pass the limit of " +
+                  std::to_string(options_.limits.processes) + " process records");
+  }
   // Blob references are the writer's alone to make.
   for (const v1::FileRead* r : {&record.stat(), &record.cmdline(), &record.environ(),
                                 &record.status(), &record.cgroup()}) {
@@ -199,7 +219,12 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   }
   if (record.has_cmdline()) StoreOnce(record.mutable_cmdline());
   if (record.has_environ()) StoreOnce(record.mutable_environ());
-  frame_part_bytes_ += record.ByteSizeLong() + 4;
+  // A part that fills flushes, and the frame's next part takes a chunk.
+  const std::uint64_t bytes = record.ByteSizeLong() + 4;
+  if (frame_part_bytes_ + bytes >= options_.target_chunk && !ChunkRoom("AddProcess")) {
+    return false;
+  }
+  frame_part_bytes_ += bytes;
   *frame_part_.mutable_frame()->add_processes() = std::move(record);
   if (frame_part_bytes_ >= options_.target_chunk) return FlushFramePart(false);
   return error_.empty();
@@ -242,6 +267,12 @@ bool SnapshotWriter::AddObservation(v1::Observation&& observation) {
   if (observation.read_file().result().blob() != 0) {
     return Fail("AddObservation: a read that refers to a blob");
   }
+  if (next >= options_.limits.observations) {
+    return Refuse("AddObservation: the file would pass the limit of " +
+                  std::to_string(options_.limits.observations) + " observations");
+  }
+  // A new batch takes a chunk (a full one is written and the next is empty).
+  if (!observations_.has_observations() && !ChunkRoom("AddObservation")) return false;
   observation_bytes_ += observation.ByteSizeLong() + 4;
   *observations_.mutable_observations()->add_observations() = std::move(observation);
   if (observation_bytes_ >= options_.target_chunk) return FlushObservations();
@@ -257,7 +288,12 @@ bool SnapshotWriter::FlushObservations() {
 }
 
 bool SnapshotWriter::WriteResolution(const v1::Resolution& resolution) {
-  if (!Ready("WriteResolution") || !FlushObservations()) return false;
+  if (!Ready("WriteResolution")) return false;
+  if (counts_.resolutions() >= options_.limits.resolutions) {
+    return Refuse("WriteResolution: the file would pass the limit of " +
+                  std::to_string(options_.limits.resolutions) + " resolutions");
+  }
+  if (!ChunkRoom("WriteResolution") || !FlushObservations()) return false;
   // "A resolution's span lies within the observations before it."
   const std::uint64_t seen = counts_.observations();
   if (resolution.first_observation() > seen ||
@@ -275,6 +311,7 @@ bool SnapshotWriter::WriteFingerprint(const v1::RootFingerprint& fingerprint) {
   if (!Ready("WriteFingerprint")) return false;
   // "A file holds at most one fingerprint chunk."
   if (fingerprints_ != 0) return Fail("WriteFingerprint: a second fingerprint");
+  if (!ChunkRoom("WriteFingerprint")) return false;
   v1::Chunk chunk;
   *chunk.mutable_fingerprint() = fingerprint;
   return WriteChunk(chunk);

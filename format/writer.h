@@ -32,6 +32,15 @@ class SnapshotWriter {
     bool force = false;  // Create(path): replace an existing NAME
     int level = 3;                                   // zstd level
     std::uint64_t target_chunk = kTargetChunkContent;
+    // The reader's count limits (format/file_format.h), kept by the writer
+    // so that it never writes a file the reader refuses. Smaller values are
+    // for tests.
+    struct Limits {
+      std::uint64_t chunks = kMaxChunks;  // the footer's included
+      std::uint64_t processes = kMaxProcessRecords;
+      std::uint64_t observations = kMaxObservations;
+      std::uint64_t resolutions = kMaxResolutions;
+    } limits = {};
   };
 
   // Writes to `output`, opened (and so checked) before any work began.
@@ -50,10 +59,17 @@ class SnapshotWriter {
   // other than the next, an observation index out of order, a resolution
   // whose span runs past the observations written, a second fingerprint, or
   // anything after Finish.
+  //
+  // A call that would pass a count limit (Options::limits: chunks, with one
+  // always kept for the footer; process records; observations; resolutions)
+  // is refused: it returns false and writes nothing, refused() says which
+  // limit, and the writer is not failed: an open frame can still be ended
+  // and the file finished, intact, with what it holds.
   bool WriteHeader(const v1::Header& header);  // chunk 0; format_version set
   // A frame: BeginFrame, AddProcess for each record, EndFrame. Frames are
   // numbered 0, 1, 2, ... in file order: `index` is the next one.
-  void BeginFrame(std::uint64_t index, std::int64_t scan_start_mono_ns);
+  // BeginFrame returns false when refused (or failed): no frame is open.
+  bool BeginFrame(std::uint64_t index, std::int64_t scan_start_mono_ns);
   bool AddProcess(v1::ProcessRecord&& record);
   bool EndFrame(std::int64_t scan_end_mono_ns, const std::string& cut_reason,
                 std::uint64_t bytes_read);
@@ -75,15 +91,24 @@ class SnapshotWriter {
   // size limit is checked (the footer still counts what it holds).
   bool WriteChunk(const v1::Chunk& chunk);
 
-  const std::string& error() const { return error_; }
+  // Why the writer failed, or else why the last call was refused ("").
+  const std::string& error() const { return error_.empty() ? refused_ : error_; }
+  // The last refusal by a count limit ("" none); the writer still works.
+  const std::string& refused() const { return refused_; }
   // The temporary being written ("" for standard output).
   const std::string& temporary() const { return output_->temporary(); }
   std::uint64_t bytes_written() const { return bytes_written_; }
   std::uint64_t chunks() const { return chunks_; }
+  bool frame_open() const { return frame_open_; }
 
  private:
   SnapshotWriter(std::unique_ptr<OutputFile> output, const Options& options);
   bool Fail(const std::string& message);
+  bool Refuse(const std::string& message);
+  // The chunks the file holds if finished now: those written, the open
+  // frame's part, the open observation batch, the footer.
+  std::uint64_t Committed() const;
+  bool ChunkRoom(const char* what);  // room for one more committed chunk
   bool Ready(const char* what);
   void Count(const v1::Chunk& chunk);
   bool WriteAll(const void* data, std::size_t size);
@@ -97,6 +122,7 @@ class SnapshotWriter {
   std::string serialized_;
   std::string compressed_;
   std::string error_;
+  std::string refused_;
   std::uint64_t bytes_written_ = 0;
   std::uint64_t chunks_ = 0;
 

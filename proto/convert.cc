@@ -161,4 +161,26 @@ std::string ToJson(const google::protobuf::Message& message) {
   return out;
 }
 
+bool ToJsonChecked(const google::protobuf::Message& message, std::string* out,
+                   std::string* error, std::uint64_t max_bytes) {
+  out->clear();
+  const std::uint64_t size = message.ByteSizeLong();
+  if (size > max_bytes) {
+    *error = "the document's message is " + std::to_string(size) +
+             " bytes serialized, over protobuf's limit of " + std::to_string(max_bytes) +
+             " bytes: the JSON cannot be written";
+    return false;
+  }
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  const auto status = google::protobuf::util::MessageToJsonString(message, out, options);
+  if (!status.ok()) {
+    out->clear();
+    *error = "cannot print JSON: " + std::string(status.message());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace proctape

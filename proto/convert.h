@@ -3,6 +3,9 @@
 // the schema's shape goes through these functions.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "core/resolver.h"
 #include "core/verdict.h"
 #include "proctape.pb.h"
@@ -35,7 +38,18 @@ Identity FromProto(const v1::FileIdentity& identity);
 // (ProcFile::kExe is never read, only its identity taken).
 const v1::FileRead* RecordedRead(const v1::ProcessRecord& record, ProcFile file);
 
-// One JSON object on one line, from protobuf's own printer.
+// One JSON object on one line, from protobuf's own printer. For messages
+// bounded by construction (reports, one record); "" if the printer fails.
 std::string ToJson(const google::protobuf::Message& message);
+
+// The most protobuf serializes (its printer serializes the message first):
+// INT_MAX bytes, 2 GiB - 1.
+inline constexpr std::uint64_t kMaxSerializedBytes = 2147483647;
+// ToJson for a message built from a file (export --format json): false with
+// *error when its serialized size is over `max_bytes` (checked before any
+// work: past 2 GiB protobuf's printer gave an empty document) or the printer
+// fails. `max_bytes` is a parameter for tests.
+bool ToJsonChecked(const google::protobuf::Message& message, std::string* out,
+                   std::string* error, std::uint64_t max_bytes = kMaxSerializedBytes);
 
 }  // namespace proctape

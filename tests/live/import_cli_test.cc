@@ -6,6 +6,7 @@
 // machine's: `show` says "unknown" for each one the directory does not give.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -237,6 +238,85 @@ TEST(ImportCliTest, TheFrameSideFileGivesTheFactsItHoldsAndNoOthers) {
   ASSERT_TRUE(ReadSnapshot(tmp.File("g.ptape"), &again).ok());
   EXPECT_EQ(again.header.host().SerializeAsString(), original.header.host().SerializeAsString());
   EXPECT_EQ(again.header.capturer_pid_ns_inode(), original.header.capturer_pid_ns_inode());
+}
+
+// A FIFO or a device in DIR is a damaged entry (EINVAL), read by no one:
+// opened O_NONBLOCK, its type checked before a read, so the capture never
+// waits for a writer that will not come, and leaves no temporary.
+TEST(ImportCliTest, FifoOrDeviceInTheDirectoryIsADamagedEntryNeverABlock) {
+  TempDir tmp("import-fifo");
+  const std::string dir = tmp.File("proc");
+  std::filesystem::create_directories(dir + "/9");
+  ASSERT_EQ(::mkfifo((dir + "/9/stat").c_str(), 0600), 0);  // PID/stat a FIFO
+  Put(dir + "/10/stat", StatLine(10, "sleep"));
+  ASSERT_EQ(::mkfifo((dir + "/10/cmdline").c_str(), 0600), 0);  // cmdline a FIFO
+  ASSERT_EQ(::mknod((dir + "/10/environ").c_str(), S_IFCHR | 0600, ::makedev(1, 3)), 0);
+  std::filesystem::create_directories(tmp.File("out"));
+  CommandResult r =
+      Proctape({"capture", "--proc-root", dir, "-o", tmp.File("out/f.ptape")}, 30'000);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Snapshot s;
+  ASSERT_TRUE(ReadSnapshot(tmp.File("out/f.ptape"), &s).ok());
+  ASSERT_EQ(s.frames.size(), 1u);
+  const v1::ProcessRecord* nine = FindRecord(s.frames[0], 9);
+  const v1::ProcessRecord* ten = FindRecord(s.frames[0], 10);
+  ASSERT_NE(nine, nullptr);
+  ASSERT_NE(ten, nullptr);
+  EXPECT_EQ(nine->stat().err(), EINVAL);
+  EXPECT_EQ(ten->stat().data(), StatLine(10, "sleep"));
+  EXPECT_EQ(ten->cmdline().err(), EINVAL);
+  EXPECT_EQ(ten->environ().err(), EINVAL);
+  for (const auto& entry : std::filesystem::directory_iterator(tmp.File("out"))) {
+    EXPECT_EQ(entry.path().filename(), "f.ptape");  // no NAME.XXXXXX.partial
+  }
+}
+
+// A side file that is a FIFO is refused as one that is not a regular file.
+TEST(ImportCliTest, SideFileThatIsAFifoIsRefusedNeverABlock) {
+  TempDir tmp("import-fifo-side");
+  const std::string dir = tmp.File("proc");
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(::mkfifo((dir + "/proctape-frame").c_str(), 0600), 0);
+  std::filesystem::create_directories(tmp.File("out"));
+  CommandResult r =
+      Proctape({"capture", "--proc-root", dir, "-o", tmp.File("out/f.ptape")}, 30'000);
+  EXPECT_NE(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << Describe(r);
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.File("out")));
+}
+
+// Kept environment values are the owner's only: capture --env keep creates
+// its file 0600, and what is exported from it is 0600 too, said on stderr;
+// a redacted capture stays 0644 (less the umask).
+TEST(ImportCliTest, FilesKeepingEnvironmentValuesAreCreated0600) {
+  TempDir tmp("import-mode");
+  const std::string dir = tmp.File("proc");
+  Put(dir + "/9/stat", StatLine(9, "sleep"));
+  Put(dir + "/9/environ", "SECRET=1\0"s);
+  const mode_t old = ::umask(022);
+  CommandResult r = Proctape(
+      {"capture", "--proc-root", dir, "--env", "keep", "-o", tmp.File("kept.ptape")}, 30'000);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  r = Proctape({"capture", "--proc-root", dir, "-o", tmp.File("redacted.ptape")}, 30'000);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  CommandResult json = Proctape(
+      {"export", tmp.File("kept.ptape"), "--format", "json", "-o", tmp.File("kept.json")});
+  CommandResult plain = Proctape(
+      {"export", tmp.File("redacted.ptape"), "--format", "json", "-o", tmp.File("plain.json")});
+  ::umask(old);
+  ASSERT_EQ(json.exit_code, 0) << Describe(json);
+  ASSERT_EQ(plain.exit_code, 0) << Describe(plain);
+  auto mode = [](const std::string& path) {
+    struct stat st;
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(tmp.File("kept.ptape")), 0600u);
+  EXPECT_EQ(mode(tmp.File("kept.json")), 0600u);
+  EXPECT_NE(json.err.find("mode 0600"), std::string::npos) << Describe(json);
+  EXPECT_EQ(mode(tmp.File("redacted.ptape")), 0644u);
+  EXPECT_EQ(mode(tmp.File("plain.json")), 0644u);
+  EXPECT_EQ(plain.err.find("0600"), std::string::npos) << Describe(plain);
 }
 
 }  // namespace

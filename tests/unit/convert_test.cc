@@ -196,3 +196,23 @@ TEST(Convert, UpgradeVerdictMovesAnOldFailuresPidToItsSubject) {
 
 }  // namespace
 }  // namespace proctape
+
+namespace proctape {
+namespace {
+
+// export --format json past protobuf's serialization limit: an error, never
+// an empty document (issue 13). The limit is injected small here.
+TEST(Convert, JsonOfAMessageOverTheSerializationLimitIsAnError) {
+  v1::Header header;
+  header.mutable_host()->set_hostname(std::string(100, 'h'));
+  std::string out = "stale", error;
+  EXPECT_FALSE(ToJsonChecked(header, &out, &error, header.ByteSizeLong() - 1));
+  EXPECT_TRUE(out.empty());
+  EXPECT_NE(error.find("over protobuf's limit"), std::string::npos) << error;
+  ASSERT_TRUE(ToJsonChecked(header, &out, &error, header.ByteSizeLong())) << error;
+  EXPECT_EQ(out, ToJson(header));
+  EXPECT_EQ(kMaxSerializedBytes, static_cast<std::uint64_t>(INT32_MAX));
+}
+
+}  // namespace
+}  // namespace proctape
