@@ -1,7 +1,6 @@
 #include "tests/live/readme_examples.h"
 
 #include <cctype>
-#include <regex>
 #include <sstream>
 
 namespace proctape::live {
@@ -59,21 +58,30 @@ std::string CommentOf(const std::string& command) {
   return "";
 }
 
+// Plain string scanning, not <regex>: GCC 12's sanitizer build warns (as an
+// error) inside std::regex's own headers.
 std::set<int> StatusesOf(const std::string& command) {
   std::set<int> out = {0};
-  static const std::regex exit_n("exit ([0-9]+)");
   const std::string comment = CommentOf(command);
-  for (std::sregex_iterator it(comment.begin(), comment.end(), exit_n), end; it != end; ++it) {
-    out.insert(std::stoi((*it)[1].str()));
+  for (std::size_t at = comment.find("exit "); at != std::string::npos;
+       at = comment.find("exit ", at + 1)) {
+    std::size_t end = at + 5;
+    while (end < comment.size() && comment[end] >= '0' && comment[end] <= '9') ++end;
+    if (end > at + 5 && end - at - 5 <= 3) out.insert(std::stoi(comment.substr(at + 5, end - at - 5)));
   }
   return out;
 }
 
 // "<!-- not run: WHY -->" -> WHY; "" for any other line.
 std::string NotRun(const std::string& line) {
-  static const std::regex marker("^<!-- not run: (.*\\S) -->$");
-  std::smatch m;
-  return std::regex_match(line, m, marker) ? m[1].str() : "";
+  const std::string open = "<!-- not run: ", close = " -->";
+  if (line.size() <= open.size() + close.size() || line.compare(0, open.size(), open) != 0 ||
+      line.compare(line.size() - close.size(), close.size(), close) != 0) {
+    return "";
+  }
+  std::string why = line.substr(open.size(), line.size() - open.size() - close.size());
+  while (!why.empty() && (why.back() == ' ' || why.back() == '\t')) why.pop_back();
+  return why;
 }
 
 }  // namespace
