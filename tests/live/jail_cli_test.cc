@@ -104,6 +104,9 @@ TEST(JailCli, PrintJailNamesTheRefusedCallsAndEachCommandsLayers) {
 
 // strace -f over a replay: no system call names anything under /proc.
 TEST(JailCli, ReplayUnderStraceTouchesNoProc) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the sanitizer build reads its own /proc/PID (LeakSanitizer): the jail probe proves /proc out of reach there";
+#endif
   if (::access("/usr/bin/strace", X_OK) != 0) GTEST_SKIP() << "strace is not installed";
   TempDir dir("jail");
   const std::string log = dir.File("strace.log");
