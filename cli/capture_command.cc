@@ -369,12 +369,7 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
               "most 4); the file's content and order do not depend on it");
   AddForceOption(sub, o->force, "replace an existing output file (a regular file: never a link)");
   sub->add_flag("--json", o->json, "print the summary as one JSON object");
-  CLI::Option* proc = sub->add_option("--proc", o->proc,
-                                      "the /proc mount to read: the root of a procfs mount "
-                                      "(statfs), anything else is refused (exit 2)")
-      ->check(NonEmpty("an empty path names no directory"))
-                           ->type_name("DIR")
-                           ->capture_default_str();
+  CLI::Option* proc = AddProcOption(sub, o->proc);
   sub->add_option("--proc-root", o->proc_root,
                   "capture one frame of a /proc-like directory instead: a 'proctape export "
                   "--format proc-dir' (its proctape-identity and proctape-frame side files give "

@@ -167,10 +167,7 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
   sub->add_flag("--json", o->json,
                 "print the fingerprint written as one JSON object (FingerprintReport; on "
                 "standard error for -o -)");
-  sub->add_option("--proc", o->proc, "the /proc mount to read")
-      ->check(NonEmpty("an empty path names no directory"))
-      ->type_name("DIR")
-      ->capture_default_str();
+  AddProcOption(sub, o->proc);
   sub->footer(std::string("Example:\n"
                           "  proctape fingerprint --root \"$APP_SERVER_PID\" -o root.ptape\n"
                           "  ... the turn starts the sandbox ...\n"

@@ -10,9 +10,20 @@
 #include "capture/host_facts.h"
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
+#include "cli/options.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
+
+CLI::Option* AddProcOption(CLI::App* app, std::string& proc) {
+  return app
+      ->add_option("--proc", proc,
+                   "the /proc mount to read: the root of a procfs mount (statfs), anything "
+                   "else is refused (exit 2)")
+      ->check(NonEmpty("an empty path names no directory"))
+      ->type_name("DIR")
+      ->capture_default_str();
+}
 
 std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_code) {
   // A --proc that is not there (or not a directory) is the user's path, not

@@ -11,7 +11,16 @@
 
 #include "capture/procfs_evidence.h"
 
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
 namespace proctape {
+
+// The one --proc option of the live commands (its help says the rule
+// above), bound to `proc`, default shown.
+CLI::Option* AddProcOption(CLI::App* app, std::string& proc);
 
 // The evidence, or null with *exit_code set after the message was printed.
 std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_code);

@@ -84,12 +84,7 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
   AddUnsigned(sub, "--start", o->start, 1, UINT64_MAX, "start tick, as resolve printed it (not 0)",
               "TICKS")
       ->required();
-  sub->add_option("--proc", o->proc,
-                  "the /proc mount to read: the root of a procfs mount (statfs), anything else "
-                  "is refused (exit 2)")
-      ->check(NonEmpty("an empty path names no directory"))
-      ->type_name("DIR")
-      ->capture_default_str();
+  AddProcOption(sub, o->proc);
   sub->add_flag("--json", o->json, "print the verdict as one JSON object (LivenessSummary)");
   AddSideOutputOption(sub, "--record", o->record,
                       "also write FILE (.ptape): frames before and after, the stat read and "

@@ -259,12 +259,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   AddUnsigned(sub, "--byte-budget", o->byte_budget, 1, std::uint64_t{1} << 40,
               "bytes all /proc reads may total (at most 1 TiB)", "BYTES")
       ->capture_default_str();
-  sub->add_option("--proc", o->proc,
-                  "the /proc mount to read: the root of a procfs mount (statfs), anything else "
-                  "is refused (exit 2)")
-      ->check(NonEmpty("an empty path names no directory"))
-      ->type_name("DIR")
-      ->capture_default_str();
+  AddProcOption(sub, o->proc);
   sub->add_flag("--json", o->json, "print the verdict as one JSON object (VerdictSummary)");
   AddSideOutputOption(sub, "--record", o->record,
                       "also write FILE (.ptape): a host frame before, every call the resolver "
