@@ -32,7 +32,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -90,8 +92,8 @@ struct Run {
 // PR_SET_PDEATHSIG) and waits for it by pidfd with a timeout; a child still
 // running then is SIGKILLed by pid (ours and unreaped: the pid cannot have
 // been reused) and reaped. wait4 gives its peak RSS.
-Run RunTimed(const std::string& what, const std::vector<std::string>& argv, int timeout_ms,
-             const std::string& out_path) {
+Run RunHere(const std::string& what, const std::vector<std::string>& argv, int timeout_ms,
+            const std::string& out_path) {
   Run r;
   r.what = what;
   int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -122,8 +124,101 @@ Run RunTimed(const std::string& what, const std::vector<std::string>& argv, int 
   r.maxrss_kb = ru.ru_maxrss;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
-  r.output = ReadAll(out_path);
   return r;
+}
+
+// wait4's ru_maxrss of a child counts the memory of the fork it was exec'd
+// from, i.e. of this process, which grows with the churner's log. So the
+// commands are started by a spawner forked at startup, while this process is
+// still small: its RSS, the floor under every figure, stays constant.
+class Spawner {
+ public:
+  // Forks the spawner; false if it cannot.
+  bool Start() {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return false;
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ < 0) return false;
+    if (pid_ == 0) {
+      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(1);
+      ::close(sv[0]);
+      Serve(sv[1]);
+      ::_exit(0);
+    }
+    ::close(sv[1]);
+    fd_ = sv[0];
+    return true;
+  }
+  // Ends the spawner (it exits at end of file) and reaps it.
+  ~Spawner() {
+    if (fd_ >= 0) ::close(fd_);
+    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+  }
+
+  Run Run1(const std::string& what, const std::vector<std::string>& argv, int timeout_ms,
+           const std::string& out_path) {
+    std::string req = std::to_string(timeout_ms) + '\0' + out_path + '\0';
+    for (const std::string& a : argv) req += a + '\0';
+    Reply reply{};
+    if (::send(fd_, req.data(), req.size(), 0) != static_cast<ssize_t>(req.size()) ||
+        ::recv(fd_, &reply, sizeof reply, 0) != static_cast<ssize_t>(sizeof reply)) {
+      Run r;
+      r.what = what;
+      r.error = "the spawner is gone";
+      return r;
+    }
+    Run r;
+    r.what = what;
+    r.started = reply.started;
+    r.timed_out = reply.timed_out;
+    r.exit_code = reply.exit_code;
+    r.term_signal = reply.term_signal;
+    r.maxrss_kb = reply.maxrss_kb;
+    r.start_ns = reply.start_ns;
+    r.end_ns = reply.end_ns;
+    if (!r.started) r.error = "could not be started (see the spawner's stderr)";
+    r.output = ReadAll(out_path);
+    return r;
+  }
+
+ private:
+  struct Reply {
+    bool started, timed_out;
+    int exit_code, term_signal;
+    long maxrss_kb;
+    std::int64_t start_ns, end_ns;
+  };
+  static void Serve(int fd) {
+    std::vector<char> buf(1 << 20);
+    for (;;) {
+      ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
+      if (n <= 0) return;
+      std::vector<std::string> fields;
+      for (ssize_t i = 0; i < n;) {
+        std::string f(buf.data() + i);
+        i += static_cast<ssize_t>(f.size()) + 1;
+        fields.push_back(std::move(f));
+      }
+      if (fields.size() < 3) return;
+      std::vector<std::string> argv(fields.begin() + 2, fields.end());
+      Run r = RunHere("", argv, std::atoi(fields[0].c_str()), fields[1]);
+      if (!r.started) std::fprintf(stderr, "churn: %s: %s\n", argv[0].c_str(), r.error.c_str());
+      Reply reply{r.started, r.timed_out, r.exit_code, r.term_signal, r.maxrss_kb, r.start_ns,
+                  r.end_ns};
+      if (::send(fd, &reply, sizeof reply, 0) != static_cast<ssize_t>(sizeof reply)) return;
+    }
+  }
+
+  int fd_ = -1;
+  pid_t pid_ = -1;
+};
+
+Spawner* g_spawner = nullptr;
+
+Run RunTimed(const std::string& what, const std::vector<std::string>& argv, int timeout_ms,
+             const std::string& out_path) {
+  return g_spawner->Run1(what, argv, timeout_ms, out_path);
 }
 
 // The verdict word of a command's first line: "RESOLVED host pid ...",
@@ -248,6 +343,12 @@ int main(int argc, char** argv) {
                  "[--timeout-ms MS] [--keep]\n");
     return 2;
   }
+  Spawner spawner;
+  if (!spawner.Start()) {
+    std::fprintf(stderr, "churn: cannot fork the spawner: %s\n", std::strerror(errno));
+    return 1;
+  }
+  g_spawner = &spawner;
   const std::string unshare = proctape::lab::FindOnPath("unshare");
   if (::geteuid() != 0 || unshare.empty()) {
     std::printf("churn: skipped: needs root and unshare (a PID namespace with its own pid_max)\n");
