@@ -23,10 +23,15 @@
 // byte in any output); 1 otherwise; 77 when it cannot run here (not root, no
 // unshare). Speed is reported, never asserted.
 //
-// It ends exactly the processes it started: each command is its own unreaped
-// child until wait4 (a timed-out one is SIGKILLed by pid, which cannot have
-// been reused); the churner, by pidfd proven by its start tick, and
-// `unshare`, its direct child, by pid. The churner's death ends its namespace
+// Its directory under $TMPDIR (the churner's log, every file and output) is
+// removed after a clean run, kept after a failure or with --keep.
+//
+// It ends exactly the processes it started: each command is the unreaped
+// child of its spawner (below) until wait4 (a timed-out one is SIGKILLed by
+// pid, which cannot have been reused); the spawner, its direct child, exits
+// when this process closes its socket (or dies: PR_SET_PDEATHSIG); the
+// churner by pidfd proven by its start tick, and `unshare`, its direct child,
+// by pid. The churner's death ends its namespace
 // and so every process it made.
 #include <fcntl.h>
 #include <poll.h>
@@ -418,7 +423,7 @@ int main(int argc, char** argv) {
     proctape::lab::ReapChild(unshare_pid);
   };
   if (!churner_fd.valid()) {
-    std::fprintf(stderr, "churn: the churner did not start (see %s/churner.out): %s\n", dir.c_str(),
+    std::fprintf(stderr, "churn: the churner did not start (%s kept): %s\n", dir.c_str(),
                  ReadAll(dir + "/churner.out").c_str());
     cleanup();
     return 1;
@@ -439,6 +444,7 @@ int main(int argc, char** argv) {
                     {P, "fingerprint", "--root", std::to_string(root), "-o", fingerprint},
                     opt.timeout_ms, out_file("fingerprint"));
   if (!CheckRun(fp, {0}, &stats)) {
+    std::fprintf(stderr, "churn: %s kept\n", dir.c_str());
     cleanup();
     return 1;
   }
@@ -605,7 +611,10 @@ int main(int argc, char** argv) {
   }
   std::printf("files: %d written, %d verify intact, %zu recordings, %d replay REPRODUCED\n",
               stats.files, stats.verified, recordings.size(), stats.replayed);
-  if (!opt.keep) {
+  // Kept on failure (or --keep) for inspection: the log, every file, every output.
+  if (opt.keep || !stats.failures.empty()) {
+    std::printf("churn: files, outputs and the churner's log kept in %s\n", dir.c_str());
+  } else {
     const std::string rm = proctape::lab::FindOnPath("rm");
     if (!rm.empty()) RunTimed("rm", {rm, "-rf", dir}, opt.timeout_ms, "/dev/null");
   }
