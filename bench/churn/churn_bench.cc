@@ -1,0 +1,628 @@
+// churn_bench: proctape under process churn (issue 13, section 4).
+//
+//   churn_bench --proctape BIN --churner BIN [--seconds 60] [--timeout-ms 15000]
+//               [--keep]
+//
+// Starts bench/churn/churner as the init of its own PID namespace
+// (`unshare --pid --fork --kill-child`, lab's StartChild), and while it forks,
+// reaps, renames and reuses pids, runs the real proctape binary over and over,
+// each command under a timeout, one at a time, in turn:
+//   capture --root CHURNER (the sandbox subtree), capture (the whole host),
+//   resolve --fingerprint --record for a token the churner planted on a live
+//   sleeper, resolve --record for a token it never planted, and liveness
+//   --record of a (pid, start tick) from its log (alive or reaped);
+// then `verify` on every file written, `replay` on every recording, and
+// `tree` on every capture (whose output must hold no raw control byte: the
+// comms are hostile). Each verdict is judged against the churner's own log
+// (bench/churn/churn_log.h). It prints the load held, the pid reuses, the
+// verdict mix, peak RSS (wait4's ru_maxrss) of the first and last run of each
+// command, and every failure.
+//
+// Exit status: 0 when every property held (no crash, no hang, no wrong pid,
+// every file verifies and every recording replays REPRODUCED, no raw control
+// byte in any output); 1 otherwise; 77 when it cannot run here (not root, no
+// unshare). Speed is reported, never asserted.
+//
+// Its directory under $TMPDIR (the churner's log, every file and output) is
+// removed after a clean run, kept after a failure or with --keep.
+//
+// It ends exactly the processes it started: each command is the unreaped
+// child of its spawner (below) until wait4 (a timed-out one is SIGKILLed by
+// pid, which cannot have been reused); the spawner, its direct child, exits
+// when this process closes its socket (or dies: PR_SET_PDEATHSIG); the
+// churner by pidfd proven by its start tick, and `unshare`, its direct child,
+// by pid. The churner's death ends its namespace
+// and so every process it made.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/churn/churn_log.h"
+#include "lab/procs.h"
+#include "lab/sandbox.h"
+
+namespace {
+
+using proctape::churn::ChurnLog;
+using proctape::churn::Judgement;
+
+constexpr double kChurnTail = 2.5;  // seconds the churner runs past the commands
+
+std::int64_t MonoNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream o;
+  o << in.rdbuf();
+  return o.str();
+}
+
+struct Run {
+  std::string what;         // "capture-host", "resolve-planted", ...
+  bool started = false;
+  bool timed_out = false;
+  int exit_code = -1;
+  int term_signal = 0;
+  long maxrss_kb = 0;
+  std::int64_t start_ns = 0, end_ns = 0;
+  std::string output;       // stdout and stderr together
+  std::string error;
+};
+
+// Runs argv as our direct child (lab's StartChild: own process group,
+// PR_SET_PDEATHSIG) and waits for it by pidfd with a timeout; a child still
+// running then is SIGKILLed by pid (ours and unreaped: the pid cannot have
+// been reused) and reaped. wait4 gives its peak RSS.
+Run RunHere(const std::string& what, const std::vector<std::string>& argv, int timeout_ms,
+            const std::string& out_path) {
+  Run r;
+  r.what = what;
+  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  r.start_ns = MonoNs();
+  pid_t pid = proctape::lab::StartChild(argv, proctape::lab::BaseEnv(), out, 0, &r.error);
+  if (out >= 0) ::close(out);
+  if (pid < 0) return r;
+  r.started = true;
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  const std::int64_t until = r.start_ns + static_cast<std::int64_t>(timeout_ms) * 1'000'000;
+  for (;;) {
+    std::int64_t left_ms = (until - MonoNs()) / 1'000'000;
+    if (left_ms <= 0) break;
+    struct pollfd p{pidfd, POLLIN, 0};
+    int n = ::poll(&p, 1, static_cast<int>(left_ms));
+    if (n > 0) break;
+    if (n < 0 && errno != EINTR) break;
+  }
+  int status = 0;
+  struct rusage ru{};
+  if (::wait4(pid, &status, WNOHANG, &ru) == 0) {
+    r.timed_out = true;
+    ::kill(pid, SIGKILL);
+    ::wait4(pid, &status, 0, &ru);
+  }
+  if (pidfd >= 0) ::close(pidfd);
+  r.end_ns = MonoNs();
+  r.maxrss_kb = ru.ru_maxrss;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
+  return r;
+}
+
+// wait4's ru_maxrss of a child counts the memory of the fork it was exec'd
+// from, i.e. of this process, which grows with the churner's log. So the
+// commands are started by a spawner forked at startup, while this process is
+// still small: its RSS, the floor under every figure, stays constant.
+class Spawner {
+ public:
+  // Forks the spawner; false if it cannot.
+  bool Start() {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return false;
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ < 0) return false;
+    if (pid_ == 0) {
+      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(1);
+      ::close(sv[0]);
+      Serve(sv[1]);
+      ::_exit(0);
+    }
+    ::close(sv[1]);
+    fd_ = sv[0];
+    return true;
+  }
+  // Ends the spawner (it exits at end of file) and reaps it.
+  ~Spawner() {
+    if (fd_ >= 0) ::close(fd_);
+    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+  }
+
+  Run Run1(const std::string& what, const std::vector<std::string>& argv, int timeout_ms,
+           const std::string& out_path) {
+    std::string req = std::to_string(timeout_ms) + '\0' + out_path + '\0';
+    for (const std::string& a : argv) req += a + '\0';
+    Reply reply{};
+    if (::send(fd_, req.data(), req.size(), 0) != static_cast<ssize_t>(req.size()) ||
+        ::recv(fd_, &reply, sizeof reply, 0) != static_cast<ssize_t>(sizeof reply)) {
+      Run r;
+      r.what = what;
+      r.error = "the spawner is gone";
+      return r;
+    }
+    Run r;
+    r.what = what;
+    r.started = reply.started;
+    r.timed_out = reply.timed_out;
+    r.exit_code = reply.exit_code;
+    r.term_signal = reply.term_signal;
+    r.maxrss_kb = reply.maxrss_kb;
+    r.start_ns = reply.start_ns;
+    r.end_ns = reply.end_ns;
+    if (!r.started) r.error = "could not be started (see the spawner's stderr)";
+    r.output = ReadAll(out_path);
+    return r;
+  }
+
+ private:
+  struct Reply {
+    bool started, timed_out;
+    int exit_code, term_signal;
+    long maxrss_kb;
+    std::int64_t start_ns, end_ns;
+  };
+  static void Serve(int fd) {
+    std::vector<char> buf(1 << 20);
+    for (;;) {
+      ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
+      if (n <= 0) return;
+      std::vector<std::string> fields;
+      for (ssize_t i = 0; i < n;) {
+        std::string f(buf.data() + i);
+        i += static_cast<ssize_t>(f.size()) + 1;
+        fields.push_back(std::move(f));
+      }
+      if (fields.size() < 3) return;
+      std::vector<std::string> argv(fields.begin() + 2, fields.end());
+      Run r = RunHere("", argv, std::atoi(fields[0].c_str()), fields[1]);
+      if (!r.started) std::fprintf(stderr, "churn: %s: %s\n", argv[0].c_str(), r.error.c_str());
+      Reply reply{r.started, r.timed_out, r.exit_code, r.term_signal, r.maxrss_kb, r.start_ns,
+                  r.end_ns};
+      if (::send(fd, &reply, sizeof reply, 0) != static_cast<ssize_t>(sizeof reply)) return;
+    }
+  }
+
+  int fd_ = -1;
+  pid_t pid_ = -1;
+};
+
+Spawner* g_spawner = nullptr;
+
+Run RunTimed(const std::string& what, const std::vector<std::string>& argv, int timeout_ms,
+             const std::string& out_path) {
+  return g_spawner->Run1(what, argv, timeout_ms, out_path);
+}
+
+// The verdict word of a command's first line: "RESOLVED host pid ...",
+// "NO_MATCH: ...", "ERROR PID_REUSED: ...", "ALIVE: ...".
+std::string VerdictOf(const std::string& output) {
+  std::istringstream in(output.substr(0, output.find('\n')));
+  std::string w;
+  in >> w;
+  if (!w.empty() && w.back() == ':') w.pop_back();
+  if (w == "ERROR") {
+    in >> w;
+    if (!w.empty() && w.back() == ':') w.pop_back();
+  }
+  return w.empty() ? "(no output)" : w;
+}
+
+// "RESOLVED host pid N, start tick T" / "ALIVE: pid N in state S started at tick T".
+bool ParseIdentity(const std::string& output, const char* pid_key, const char* tick_key,
+                   pid_t* pid, std::uint64_t* start) {
+  std::size_t p = output.find(pid_key), t = output.find(tick_key);
+  if (p == std::string::npos || t == std::string::npos) return false;
+  *pid = static_cast<pid_t>(std::strtol(output.c_str() + p + std::strlen(pid_key), nullptr, 10));
+  *start = std::strtoull(output.c_str() + t + std::strlen(tick_key), nullptr, 10);
+  return *pid > 0 && *start > 0;
+}
+
+// A byte a terminal would act on: every host byte proctape prints is escaped.
+bool HasRawControl(const std::string& s) {
+  for (unsigned char c : s)
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return true;
+  return false;
+}
+
+struct Stats {
+  std::map<std::string, std::map<std::string, int>> verdicts;  // what -> verdict -> n
+  std::map<std::string, int> judged;                          // judgement -> n
+  std::map<std::string, std::vector<long>> rss;               // what -> ru_maxrss kB, in order
+  std::map<std::string, std::vector<double>> wall;            // what -> ms
+  std::vector<std::string> failures;
+  int files = 0, verified = 0, replayed = 0;
+  int planted_missed_alive = 0;  // planted, alive throughout, yet not RESOLVED
+};
+
+void Fail(Stats* s, const std::string& line) {
+  s->failures.push_back(line);
+  std::fprintf(stderr, "churn: FAIL %s\n", line.c_str());
+}
+
+// A command ended by itself within its timeout, by an exit status of its
+// documented set, and printed no raw control byte.
+bool CheckRun(const Run& r, const std::vector<int>& allowed, Stats* s) {
+  s->rss[r.what].push_back(r.maxrss_kb);
+  s->wall[r.what].push_back(static_cast<double>(r.end_ns - r.start_ns) / 1e6);
+  std::string first = r.output.substr(0, r.output.find('\n'));
+  if (!r.started) {
+    Fail(s, r.what + ": could not start: " + r.error);
+    return false;
+  }
+  if (r.timed_out) {
+    Fail(s, r.what + ": HANG: still running at its timeout (killed)");
+    return false;
+  }
+  if (r.term_signal != 0) {
+    Fail(s, r.what + ": CRASH: ended by signal " + std::to_string(r.term_signal));
+    return false;
+  }
+  if (std::find(allowed.begin(), allowed.end(), r.exit_code) == allowed.end()) {
+    Fail(s, r.what + ": exit " + std::to_string(r.exit_code) + ": " + first);
+    return false;
+  }
+  if (HasRawControl(r.output)) {
+    Fail(s, r.what + ": a raw control byte in its output");
+    return false;
+  }
+  return true;
+}
+
+struct Options {
+  std::string proctape, churner;
+  double seconds = 60;
+  int timeout_ms = 15000;
+  bool keep = false;
+};
+
+bool ParseOptions(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    if (k == "--keep") {
+      o->keep = true;
+      continue;
+    }
+    if (i + 1 >= argc) return false;
+    const char* v = argv[++i];
+    if (k == "--proctape") o->proctape = v;
+    else if (k == "--churner") o->churner = v;
+    else if (k == "--seconds") o->seconds = std::atof(v);
+    else if (k == "--timeout-ms") o->timeout_ms = std::atoi(v);
+    else return false;
+  }
+  for (std::string* path : {&o->proctape, &o->churner}) {  // children need absolute paths
+    char* abs = ::realpath(path->c_str(), nullptr);
+    if (abs == nullptr) return false;
+    *path = abs;
+    std::free(abs);
+  }
+  return o->seconds > 0 && o->timeout_ms > 0;
+}
+
+std::string Percent(int n, int total) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", total > 0 ? 100.0 * n / total : 0.0);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  if (!ParseOptions(argc, argv, &opt)) {
+    std::fprintf(stderr,
+                 "usage: churn_bench --proctape BIN --churner BIN [--seconds S] "
+                 "[--timeout-ms MS] [--keep]\n");
+    return 2;
+  }
+  Spawner spawner;
+  if (!spawner.Start()) {
+    std::fprintf(stderr, "churn: cannot fork the spawner: %s\n", std::strerror(errno));
+    return 1;
+  }
+  g_spawner = &spawner;
+  const std::string unshare = proctape::lab::FindOnPath("unshare");
+  if (::geteuid() != 0 || unshare.empty()) {
+    std::printf("churn: skipped: needs root and unshare (a PID namespace with its own pid_max)\n");
+    return 77;
+  }
+  std::string base = proctape::lab::StagingBase() + "/proctape-churn.XXXXXX";
+  std::vector<char> tmpl(base.begin(), base.end());
+  tmpl.push_back('\0');
+  if (::mkdtemp(tmpl.data()) == nullptr) {
+    std::fprintf(stderr, "churn: mkdtemp %s: %s\n", base.c_str(), std::strerror(errno));
+    return 1;
+  }
+  const std::string dir = tmpl.data();
+  const std::string links = dir + "/links", files = dir + "/files", log_path = dir + "/churn.log";
+  ::mkdir(links.c_str(), 0700);
+  ::mkdir(files.c_str(), 0700);
+  const std::string host_pid_max_before = ReadAll("/proc/sys/kernel/pid_max");
+
+  // The churner: init of its own PID namespace, on the host's /proc.
+  std::string err;
+  const int churner_out = ::open((dir + "/churner.out").c_str(),
+                                 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // The churner outlives the commands by kChurnTail, so that the last
+  // resolve (deadline 2 s) still runs under churn, not after it.
+  const double churn_seconds = opt.seconds + kChurnTail;
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", churn_seconds);
+  const pid_t unshare_pid = proctape::lab::StartChild(
+      {unshare, "--pid", "--fork", "--kill-child", opt.churner, "--log", log_path, "--dir", links,
+       "--seconds", secs, "--token-prefix", "churn" + std::to_string(::getpid())},
+      proctape::lab::BaseEnv(), churner_out, 0, &err);
+  if (churner_out >= 0) ::close(churner_out);
+  if (unshare_pid < 0) {
+    std::fprintf(stderr, "churn: cannot start unshare: %s\n", err.c_str());
+    return 1;
+  }
+  // The log is followed as it grows: the bytes after `log_pos` are read,
+  // and complete lines parsed (a partial last line waits in `log_tail`).
+  ChurnLog log;
+  std::int64_t log_pos = 0;
+  std::string log_tail;
+  auto follow = [&]() -> bool {
+    int fd = ::open(log_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return true;  // not created yet
+    char buf[65536];
+    ssize_t got;
+    while ((got = ::pread(fd, buf, sizeof buf, log_pos)) > 0) {
+      log_tail.append(buf, static_cast<std::size_t>(got));
+      log_pos += got;
+    }
+    ::close(fd);
+    std::size_t offset = 0;
+    bool ok = proctape::churn::ParseLog(log_tail, &offset, &log, &err);
+    log_tail.erase(0, offset);
+    if (!ok) std::fprintf(stderr, "churn: %s\n", err.c_str());
+    return ok;
+  };
+  const std::int64_t ready_by = MonoNs() + 5'000'000'000;
+  while (log.churner_host_pid == 0 && MonoNs() < ready_by && follow()) proctape::lab::SleepMs(5);
+  proctape::lab::PidFd churner_fd;
+  if (log.churner_host_pid > 0)
+    churner_fd = proctape::lab::PidFd::Open(log.churner_host_pid, log.churner_start);
+  auto cleanup = [&] {
+    churner_fd.Kill();  // by pidfd, proven by its start tick: never a reused pid
+    churner_fd.WaitExited(5000);
+    if (!proctape::lab::ChildExited(unshare_pid)) ::kill(unshare_pid, SIGKILL);  // ours, unreaped
+    proctape::lab::ReapChild(unshare_pid);
+  };
+  if (!churner_fd.valid()) {
+    std::fprintf(stderr, "churn: the churner did not start (%s kept): %s\n", dir.c_str(),
+                 ReadAll(dir + "/churner.out").c_str());
+    cleanup();
+    return 1;
+  }
+  const pid_t root = log.churner_host_pid;
+  std::printf("churn: churner host pid %d (pid 1 of its namespace, pid_max %d), %g s, in %s\n",
+              root, log.pid_max, opt.seconds, dir.c_str());
+
+  Stats stats;
+  std::vector<std::string> recordings, captures;
+  int n = 0;
+  auto out_file = [&](const std::string& what) {
+    return dir + "/out-" + what + "-" + std::to_string(n);
+  };
+  const std::string& P = opt.proctape;
+  const std::string fingerprint = files + "/root.ptape";
+  Run fp = RunTimed("fingerprint",
+                    {P, "fingerprint", "--root", std::to_string(root), "-o", fingerprint},
+                    opt.timeout_ms, out_file("fingerprint"));
+  if (!CheckRun(fp, {0}, &stats)) {
+    std::fprintf(stderr, "churn: %s kept\n", dir.c_str());
+    cleanup();
+    return 1;
+  }
+  std::mt19937_64 rng(static_cast<std::uint64_t>(::getpid()));
+  const std::int64_t commands_end = MonoNs() + static_cast<std::int64_t>(opt.seconds * 1e9);
+  const std::vector<std::string> sleep_argv = {"--argv", "/bin/sleep", "--argv", "1"};
+  while (MonoNs() < commands_end && follow()) {
+    ++n;
+    const std::string file = files + "/f" + std::to_string(n) + ".ptape";
+    switch (n % 5) {
+      case 0: {  // the sandbox subtree
+        Run r = RunTimed("capture-subtree",
+                         {P, "capture", "--root", std::to_string(root), "-o", file},
+                         opt.timeout_ms, out_file("cap"));
+        if (CheckRun(r, {0}, &stats)) captures.push_back(file);
+        break;
+      }
+      case 1: {  // the whole host
+        Run r = RunTimed("capture-host", {P, "capture", "-o", file}, opt.timeout_ms,
+                         out_file("cap"));
+        if (CheckRun(r, {0}, &stats)) captures.push_back(file);
+        break;
+      }
+      case 2:
+      case 3: {  // a planted token (a live sleeper's), or one never planted
+        const bool planted = n % 5 == 2;
+        std::string token = "churn-never-" + std::to_string(rng());
+        std::int64_t logged_ns = 0;
+        if (planted) {
+          std::vector<const proctape::churn::Created*> live;
+          for (const auto& [seq, c] : log.created)
+            if (!c.token.empty() && c.reap_ns < 0) live.push_back(&c);
+          if (live.empty()) break;
+          // Mostly the newest (alive longest), sometimes any: also ones about to exit.
+          const auto* pick = rng() % 3 ? live.back() : live[rng() % live.size()];
+          token = pick->token;
+          logged_ns = pick->fork_ns;
+        }
+        std::vector<std::string> cmd = {P, "resolve", "--fingerprint", fingerprint, "--token",
+                                         token, "--deadline-ms", planted ? "2000" : "300",
+                                         "--record", file};
+        cmd.insert(cmd.end(), sleep_argv.begin(), sleep_argv.end());
+        const std::string what = planted ? "resolve-planted" : "resolve-unplanted";
+        Run r = RunTimed(what, cmd, opt.timeout_ms, out_file("res"));
+        if (!CheckRun(r, {0, 4, 5, 6, 7, 8}, &stats)) break;
+        recordings.push_back(file);
+        std::string verdict = VerdictOf(r.output);
+        stats.verdicts[what][verdict]++;
+        follow();
+        Judgement j = Judgement::kFailClosed;
+        std::string why;
+        if (verdict == "RESOLVED") {
+          pid_t pid;
+          std::uint64_t start;
+          if (!ParseIdentity(r.output, "host pid ", "start tick ", &pid, &start)) {
+            Fail(&stats, what + ": RESOLVED without a readable identity: " + r.output);
+            break;
+          }
+          j = proctape::churn::JudgeResolved(log, planted ? token : "", pid, start, r.start_ns, &why);
+        } else if (planted) {
+          // Fail-closed; a miss if the sleeper lived through the whole command.
+          for (const auto& [seq, c] : log.created)
+            if (c.token == token && !c.dup_token && c.fork_ns == logged_ns &&
+                (c.reap_ns < 0 || c.reap_ns > r.end_ns))
+              stats.planted_missed_alive++;
+        }
+        stats.judged[proctape::churn::JudgementName(j)]++;
+        if (j == Judgement::kWrong) Fail(&stats, what + ": " + why);
+        break;
+      }
+      case 4: {  // liveness of a logged (pid, start): a live sleeper, or any recent one
+        std::vector<const proctape::churn::Created*> all, live;
+        for (const auto& [seq, c] : log.created) {
+          if (c.host_pid <= 0) continue;
+          all.push_back(&c);
+          if (c.reap_ns < 0) live.push_back(&c);
+        }
+        if (all.empty()) break;
+        const auto* pick = !live.empty() && rng() % 2
+                               ? live[rng() % live.size()]
+                               : all[all.size() - 1 - rng() % std::min<std::size_t>(all.size(), 500)];
+        Run r = RunTimed("liveness",
+                         {P, "liveness", "--pid", std::to_string(pick->host_pid), "--start",
+                          std::to_string(pick->start), "--record", file},
+                         opt.timeout_ms, out_file("live"));
+        if (!CheckRun(r, {0, 3, 4, 7}, &stats)) break;
+        recordings.push_back(file);
+        std::string verdict = VerdictOf(r.output);
+        stats.verdicts["liveness"][verdict]++;
+        follow();
+        Judgement j = Judgement::kFailClosed;
+        std::string why;
+        if (verdict == "ALIVE")
+          j = proctape::churn::JudgeAlive(log, pick->host_pid, pick->start, r.start_ns, &why);
+        stats.judged[proctape::churn::JudgementName(j)]++;
+        if (j == Judgement::kWrong) Fail(&stats, "liveness: " + why);
+        break;
+      }
+    }
+  }
+
+  // The churner stops by itself at its deadline; wait for it (bounded).
+  const bool churner_ended =
+      churner_fd.WaitExited(static_cast<int>(kChurnTail * 1000) + opt.timeout_ms);
+  if (!churner_ended) Fail(&stats, "the churner did not end by itself");
+  cleanup();
+  follow();
+  if (!log.ended) Fail(&stats, "the churner's log has no end line");
+  if (ReadAll("/proc/sys/kernel/pid_max") != host_pid_max_before)
+    Fail(&stats, "the host's pid_max changed (it must be the namespace's alone)");
+
+  // Every file verifies; every recording replays to the same verdict; every
+  // capture's tree prints no raw control byte.
+  for (const std::string& f : recordings) {
+    ++stats.files;
+    Run v = RunTimed("verify", {P, "verify", f}, opt.timeout_ms, dir + "/out-verify");
+    if (CheckRun(v, {0}, &stats)) ++stats.verified;
+    Run r = RunTimed("replay", {P, "replay", f}, opt.timeout_ms, dir + "/out-replay");
+    if (CheckRun(r, {0}, &stats) && r.output.find("REPRODUCED") != std::string::npos)
+      ++stats.replayed;
+    else if (r.exit_code == 0)
+      Fail(&stats, "replay " + f + ": not REPRODUCED: " + r.output);
+  }
+  for (const std::string& f : captures) {
+    ++stats.files;
+    Run v = RunTimed("verify", {P, "verify", f}, opt.timeout_ms, dir + "/out-verify");
+    if (CheckRun(v, {0}, &stats)) ++stats.verified;
+    Run t = RunTimed("tree", {P, "tree", f, "--wide"}, opt.timeout_ms, dir + "/out-tree");
+    CheckRun(t, {0}, &stats);
+  }
+
+  // The figures.
+  proctape::churn::ReuseCounts reuse = proctape::churn::CountReuse(log);
+  std::printf("load: %llu processes created in %g s = %.0f per second (%llu fork failures)\n",
+              static_cast<unsigned long long>(log.forks), churn_seconds,
+              static_cast<double>(log.forks) / churn_seconds,
+              static_cast<unsigned long long>(log.fork_failures));
+  std::printf("pid reuse: %llu host pids reused, %llu namespace pids reused (pid_max %d), "
+              "%llu clone3 set_tid reuses (%llu refused: pid taken), %llu (pid, start tick) "
+              "identities created twice\n",
+              static_cast<unsigned long long>(reuse.host_pids_reused),
+              static_cast<unsigned long long>(reuse.ns_pids_reused), log.pid_max,
+              static_cast<unsigned long long>(log.reuse_ok),
+              static_cast<unsigned long long>(log.reuse_failed),
+              static_cast<unsigned long long>(reuse.identity_collisions));
+  for (const auto& [what, mix] : stats.verdicts) {
+    int total = 0;
+    for (const auto& [v, c] : mix) total += c;
+    std::printf("verdicts %s (%d):", what.c_str(), total);
+    for (const auto& [v, c] : mix) std::printf(" %s %d (%s)", v.c_str(), c, Percent(c, total).c_str());
+    std::printf("\n");
+  }
+  std::printf("judged:");
+  for (const auto& [j, c] : stats.judged) std::printf(" %s %d", j.c_str(), c);
+  std::printf("; planted and alive throughout but not RESOLVED: %d\n", stats.planted_missed_alive);
+  for (const auto& [what, v] : stats.rss) {
+    const auto& w = stats.wall[what];
+    std::vector<double> sorted = w;
+    std::sort(sorted.begin(), sorted.end());
+    std::printf("%-18s runs %4zu  peak RSS first %6ld kB last %6ld kB max %6ld kB  wall median "
+                "%.0f ms max %.0f ms\n",
+                what.c_str(), v.size(), v.front(), v.back(), *std::max_element(v.begin(), v.end()),
+                sorted[sorted.size() / 2], sorted.back());
+  }
+  std::printf("files: %d written, %d verify intact, %zu recordings, %d replay REPRODUCED\n",
+              stats.files, stats.verified, recordings.size(), stats.replayed);
+  // Kept on failure (or --keep) for inspection: the log, every file, every output.
+  if (opt.keep || !stats.failures.empty()) {
+    std::printf("churn: files, outputs and the churner's log kept in %s\n", dir.c_str());
+  } else {
+    const std::string rm = proctape::lab::FindOnPath("rm");
+    if (!rm.empty()) RunTimed("rm", {rm, "-rf", dir}, opt.timeout_ms, "/dev/null");
+  }
+  if (!stats.failures.empty()) {
+    std::printf("churn: %zu FAILURES (first: %s)\n", stats.failures.size(),
+                stats.failures.front().c_str());
+    return 1;
+  }
+  std::printf("churn: every property held\n");
+  return 0;
+}
