@@ -16,10 +16,9 @@
 #include "replay/replay.h"
 #include "tests/unit/fake_host.h"
 #include "tests/unit/replay_fixture.h"
+#include "tests/unit/resolver_fixture.h"  // kT0
 
 namespace proctape::test {
-
-inline constexpr std::int64_t kT0 = 1'000'000'000;  // MemoryEvidence's initial clock
 
 inline std::string FileBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

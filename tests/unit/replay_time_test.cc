@@ -13,13 +13,12 @@
 #include "tests/unit/fake_host.h"
 #include "tests/unit/replay_fixture.h"
 #include "tests/unit/replay_tape_fixture.h"
+#include "tests/unit/resolver_fixture.h"  // kAttemptsIn5s
 
 namespace proctape {
 namespace {
 
 using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
-
-constexpr std::uint32_t kAttemptsIn5s = 51;  // attempts at t = 0, 0.1 s, ..., 5.0 s
 
 // Sleeping is virtual: the replay does not wait out the 5 s the loop took
 // when recorded. (How fast it is: bench/, BENCHMARKS.md.)

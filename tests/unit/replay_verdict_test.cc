@@ -29,23 +29,13 @@
 #include "tests/unit/fake_host.h"
 #include "tests/unit/replay_fixture.h"
 #include "tests/unit/replay_tape_fixture.h"
+#include "tests/unit/resolver_fixture.h"
 
 namespace proctape {
 namespace {
 
 using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
 using google::protobuf::util::MessageDifferencer;
-
-// A second sandbox beneath the same app-server, its sleep carrying `token`
-// (resolver_test.cc's AddSecondSandbox).
-constexpr std::int64_t kSecondSleep = 4203;
-void AddSecondSandbox(FakeHost& host, const std::string& token) {
-  host.AddProcess(4200, kAppServer, 520000, "bwrap", {"bwrap", "--unshare-pid"}, {},
-                  Identity{0, 0x803, 600});
-  host.AddProcess(4201, 4200, 520001, "bwrap", {"bwrap"}, {}, Identity{0, 0x803, 600});
-  host.AddProcess(4202, 4201, 520002, "sh", {"/bin/sh", "-c", "..."}, {}, kShExe);
-  host.AddSleep(kSecondSleep, 4202, 520003, token);
-}
 
 // ---------------------------------------------------------------------------
 // Every verdict status of the resolver, recorded and reproduced

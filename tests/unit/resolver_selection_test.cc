@@ -21,17 +21,6 @@ namespace {
 
 using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
 
-// A second sandbox beneath the same app-server, its sleep carrying `token`:
-//   4000 -> 4200 bwrap -> 4201 bwrap [1] -> 4202 sh [2] -> 4203 sleep [3]
-constexpr std::int64_t kSecondSleep = 4203;
-void AddSecondSandbox(FakeHost& host, const std::string& token) {
-  host.AddProcess(4200, kAppServer, 520000, "bwrap", {"bwrap", "--unshare-pid"}, {},
-                  Identity{0, 0x803, 600});
-  host.AddProcess(4201, 4200, 520001, "bwrap", {"bwrap"}, {}, Identity{0, 0x803, 600});
-  host.AddProcess(4202, 4201, 520002, "sh", {"/bin/sh", "-c", "..."}, {}, kShExe);
-  host.AddSleep(kSecondSleep, 4202, 520003, token);
-}
-
 // The pids whose environ the resolver read.
 std::set<std::int64_t> EnvironReaders(const FakeHost& host) {
   std::set<std::int64_t> pids;
