@@ -34,12 +34,9 @@
 // over the R rounds; ratios are median/median and the median of per-round
 // ratios. The idle processes that make the host busy are not started here:
 // bench/record_bench.sh starts them (bench/spawn_idle) before running this.
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
+//
+// The child and the clocks: bench/record_overhead_child.h; the timed modes:
+// bench/record_overhead_modes.h; here, the rounds and the report.
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,258 +46,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "capture/live_record.h"
+#include "bench/record_overhead_child.h"
+#include "bench/record_overhead_modes.h"
 #include "capture/procfs_evidence.h"
-#include "capture/recorder.h"
 #include "core/resolver.h"
 #include "format/reader.h"
-#include "format/writer.h"
 #include "proctape/live.h"
-#include "proto/convert.h"
 
 namespace proctape {
 namespace {
 
-std::int64_t MonoNs() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-// The sleep child, ended by Die too (it is our unreaped child: its pid
-// cannot have been reused).
-pid_t g_child = -1;
-
-void EndChild() {
-  if (g_child <= 0) return;
-  ::kill(g_child, SIGKILL);
-  while (::waitpid(g_child, nullptr, 0) < 0 && errno == EINTR) {
-  }
-  g_child = -1;
-}
-
-// CPU time of this thread (the resolver's) and of the whole process (the
-// frame scans of RecordLive use worker threads).
-std::int64_t CpuNs(clockid_t clock) {
-  timespec ts{};
-  ::clock_gettime(clock, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-std::int64_t ThreadCpuNs() { return CpuNs(CLOCK_THREAD_CPUTIME_ID); }
-std::int64_t ProcessCpuNs() { return CpuNs(CLOCK_PROCESS_CPUTIME_ID); }
-
-[[noreturn]] void Die(const std::string& why) {
-  std::fprintf(stderr, "record_overhead: %s\n", why.c_str());
-  EndChild();
-  std::exit(1);
-}
-
-std::string RandomHex(std::size_t bytes) {
-  std::random_device rd;
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < bytes; ++i) {
-    unsigned v = rd() & 0xff;
-    out.push_back(kHex[v >> 4]);
-    out.push_back(kHex[v & 0xf]);
-  }
-  return out;
-}
-
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// The one child: /bin/sleep 120 with the token, ended by its pid (it is our
-// unreaped child, so the pid cannot have been reused) and reaped.
-class SleepChild {
- public:
-  explicit SleepChild(const std::string& token) {
-    std::vector<std::string> env = {
-        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-        "HOME=/home/runner", "CI=true", "GITHUB_ACTIONS=true",
-        "GITHUB_WORKSPACE=/home/runner/work/proctape/proctape",
-        "RUNNER_TEMP=/home/runner/work/_temp", "LANG=C.UTF-8",
-        "ACTIONS_RUNTIME_TOKEN=" + RandomHex(256), "PROCTAPE_TOKEN=" + token};
-    std::vector<char*> cenv;
-    for (std::string& e : env) cenv.push_back(e.data());
-    cenv.push_back(nullptr);
-    char arg0[] = "/bin/sleep";
-    char arg1[] = "120";
-    char* argv[] = {arg0, arg1, nullptr};
-    pid_t parent = ::getpid();
-    pid_t pid = ::fork();
-    if (pid < 0) Die(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
-      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
-      int devnull = ::open("/dev/null", O_RDWR);
-      if (devnull >= 0) {
-        ::dup2(devnull, 0);
-        ::dup2(devnull, 1);
-      }
-      ::execve(argv[0], argv, cenv.data());
-      ::_exit(127);
-    }
-    g_child = pid_ = pid;
-    // Ready once the exec is done: /proc/PID/cmdline is the sleep's.
-    const std::string cmdline("/bin/sleep\0" "120\0", 15);
-    const std::string path = "/proc/" + std::to_string(pid_) + "/cmdline";
-    for (std::int64_t until = MonoNs() + 5'000'000'000; ReadWhole(path) != cmdline;) {
-      if (MonoNs() > until) Die("the sleep child did not exec within 5 s");
-      ::usleep(1000);
-    }
-  }
-  ~SleepChild() { EndChild(); }
-  SleepChild(const SleepChild&) = delete;
-  SleepChild& operator=(const SleepChild&) = delete;
-  pid_t pid() const { return pid_; }
-
- private:
-  pid_t pid_ = -1;
-};
-
-struct Run {
-  std::int64_t wall_ns = 0;      // the whole mode
-  std::int64_t resolve_ns = 0;   // the Resolve call alone
-  std::int64_t cpu_ns = 0;       // process CPU time of the whole mode
-  std::int64_t resolve_cpu_ns = 0;  // thread CPU time of the Resolve call
-  std::uint64_t observations = 0;
-  std::uint64_t bytes = 0;       // file bytes written
-  std::uint64_t bytes_read = 0;  // /proc bytes the resolver read
-  std::uint64_t listed = 0;      // /proc entries its ListPids returned (tape only)
-};
-
-void CheckVerdict(const Verdict& v, pid_t want, const char* mode) {
-  if (!v.resolved() || v.pid != want) {
-    Die(std::string(mode) + ": expected RESOLVED " + std::to_string(want) + ", got " +
-        std::string(StatusName(v.status)) + " pid " + std::to_string(v.pid) + ": " + v.detail);
-  }
-}
-
-Run RunPlain(ProcfsEvidence& live, const Request& request, pid_t want) {
-  Run out;
-  std::int64_t c0 = ProcessCpuNs(), tc0 = ThreadCpuNs();
-  std::int64_t t0 = MonoNs();
-  Verdict v = Resolve(live, request);
-  out.wall_ns = out.resolve_ns = MonoNs() - t0;
-  out.resolve_cpu_ns = ThreadCpuNs() - tc0;
-  out.cpu_ns = ProcessCpuNs() - c0;
-  CheckVerdict(v, want, "plain");
-  out.bytes_read = v.bytes_read;
-  return out;
-}
-
-Run RunTape(ProcfsEvidence& live, const Request& request, const std::string& token_entry,
-            const std::string& path, pid_t want) {
-  Run out;
-  std::int64_t c0 = ProcessCpuNs();
-  std::int64_t t0 = MonoNs();
-  SnapshotWriter::Options wopts;
-  wopts.force = true;
-  std::string error;
-  auto writer = SnapshotWriter::Create(path, wopts, &error);
-  if (!writer) Die("tape: " + error);
-  ScanOptions scan;
-  scan.kept_entries = {token_entry};
-  v1::Header header;
-  FillHeader(scan, "/proc", {"record_overhead"}, &header);
-  if (!writer->WriteHeader(header)) Die("tape: " + writer->error());
-  RecorderOptions ropts;
-  ropts.kept_entries = {token_entry};
-  RecordingEvidence recorder(
-      live,
-      [&writer, &out](v1::Observation&& o) {
-        if (o.has_list_pids()) out.listed = static_cast<std::uint64_t>(o.list_pids().names_size());
-        writer->AddObservation(std::move(o));
-      },
-      ropts);
-  v1::Resolution resolution;
-  *resolution.mutable_resolve() = ToProto(request);
-  resolution.set_first_observation(0);
-  resolution.set_start_mono_ns(live.NowNs());
-  std::int64_t r0 = MonoNs(), rc0 = ThreadCpuNs();
-  Verdict v = Resolve(recorder, request);
-  out.resolve_ns = MonoNs() - r0;
-  out.resolve_cpu_ns = ThreadCpuNs() - rc0;
-  resolution.set_end_mono_ns(live.NowNs());
-  *resolution.mutable_verdict() = ToProto(v);
-  resolution.set_observation_count(recorder.observations());
-  if (!writer->error().empty()) Die("tape: " + writer->error());
-  if (!writer->WriteResolution(resolution)) Die("tape: " + writer->error());
-  v1::Footer footer;
-  footer.set_capture_end_mono_ns(live.NowNs());
-  if (!writer->Finish(footer)) Die("tape: " + writer->error());
-  out.wall_ns = MonoNs() - t0;
-  out.cpu_ns = ProcessCpuNs() - c0;
-  CheckVerdict(v, want, "tape");
-  out.observations = recorder.observations();
-  out.bytes = writer->bytes_written();
-  out.bytes_read = v.bytes_read;
-  return out;
-}
-
-Run RunRecordLive(ProcfsEvidence& live, const Request& request, const std::string& token_entry,
-                  const std::string& path, pid_t want) {
-  Run out;
-  LiveRecordOptions options;
-  options.path = path;
-  options.force = true;
-  options.command_line = {"record_overhead"};
-  options.kept_entries = {token_entry};
-  Verdict v;
-  std::string error;
-  std::int64_t c0 = ProcessCpuNs();
-  std::int64_t t0 = MonoNs();
-  bool ok = RecordLive(
-      live, options,
-      [&](Evidence& ev, v1::Resolution* r) {
-        *r->mutable_resolve() = ToProto(request);
-        std::int64_t r0 = MonoNs(), rc0 = ThreadCpuNs();
-        v = Resolve(ev, request);
-        out.resolve_ns = MonoNs() - r0;
-        out.resolve_cpu_ns = ThreadCpuNs() - rc0;
-        *r->mutable_verdict() = ToProto(v);
-      },
-      &error);
-  out.wall_ns = MonoNs() - t0;
-  out.cpu_ns = ProcessCpuNs() - c0;
-  if (!ok) Die("record: " + error);
-  CheckVerdict(v, want, "record");
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0) out.bytes = static_cast<std::uint64_t>(st.st_size);
-  out.bytes_read = v.bytes_read;
-  return out;
-}
-
-Run RunLibrary(const api::Fingerprint& fingerprint, const std::string& token,
-               const api::RecordPolicy& policy, pid_t want) {
-  Run out;
-  api::Request request;
-  request.token = token;
-  std::int64_t c0 = ProcessCpuNs(), tc0 = ThreadCpuNs();
-  std::int64_t t0 = MonoNs();
-  api::ResolveResult r = api::Resolve(request, fingerprint, policy);
-  out.wall_ns = out.resolve_ns = MonoNs() - t0;
-  out.resolve_cpu_ns = ThreadCpuNs() - tc0;
-  out.cpu_ns = ProcessCpuNs() - c0;
-  if (!r.ok()) Die("lib: " + r.error.message);
-  if (!r.verdict.resolved() || r.verdict.pid != want) {
-    Die("lib: expected RESOLVED " + std::to_string(want) + ", got " +
-        std::string(api::StatusName(r.verdict.status)) + ": " + r.verdict.detail);
-  }
-  if (!r.recording.empty() || std::filesystem::exists(policy.path)) {
-    Die("lib-onfail: a RESOLVED verdict left a recording");
-  }
-  out.bytes_read = r.verdict.bytes_read;
-  return out;
-}
+using namespace bench;  // the child, the clocks, Die, the timed modes
 
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;

@@ -1,13 +1,12 @@
 // docs/format.md, the structure (sections 2-5): the order of chunks, frame
-// parts and indexes, blobs, observations, resolutions, fingerprints and the
-// footer's counts. One test per rule, each both ways: a file obeying the rule
-// reads, a file breaking it is refused with the documented kind, chunk and
-// byte offset, and the snapshot holds every chunk before the damaged one and
-// nothing of it.
+// parts and indexes, observations, resolutions, fingerprints and the footer's
+// counts (blobs: format_blob_rules_test.cc). One test per rule, each both
+// ways: a file obeying the rule reads, a file breaking it is refused with the
+// documented kind, chunk and byte offset, and the snapshot holds every chunk
+// before the damaged one and nothing of it.
 #include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,153 +16,13 @@
 #include "format/reader.h"
 #include "proctape.pb.h"
 #include "tests/unit/format_bytes.h"
+#include "tests/unit/format_structure_fixture.h"
 
 namespace proctape {
 namespace {
 
-using namespace std::string_literals;
 using namespace proctape::test;
-using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
-
-// A file built chunk by chunk: where each chunk starts, and the footer the
-// writer would write (its counts as docs/format.md section 2 defines them).
-struct Built {
-  std::string bytes;
-  std::vector<std::uint64_t> starts;  // of chunk 0, 1, ...
-};
-
-v1::Footer CountedFooter(const std::vector<v1::Chunk>& body) {
-  v1::Footer f;
-  f.set_chunks(body.size() + 1);
-  for (const v1::Chunk& c : body) {
-    if (c.has_frame()) {
-      const v1::Frame& part = c.frame();
-      if (part.complete()) f.set_frames(f.frames() + 1);
-      if (part.complete() && part.cut_by_bounds())
-        f.set_frames_cut_by_bounds(f.frames_cut_by_bounds() + 1);
-      f.set_processes(f.processes() + part.processes_size());
-      for (const v1::ProcessRecord& p : part.processes()) {
-        for (const v1::FileRead* r :
-             {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
-          if (r->truncated()) f.set_reads_truncated(f.reads_truncated() + 1);
-        }
-      }
-    }
-    if (c.has_observations())
-      f.set_observations(f.observations() + c.observations().observations_size());
-    if (c.has_resolution()) f.set_resolutions(f.resolutions() + 1);
-  }
-  return f;
-}
-
-// Preamble, header, `body`, then `footer` (by default the counted one; none
-// when `with_footer` is false).
-Built Build(const std::vector<v1::Chunk>& body, std::optional<v1::Footer> footer = std::nullopt,
-            bool with_footer = true, const v1::Chunk& header = HeaderBody()) {
-  Built b;
-  b.bytes = Preamble();
-  auto add = [&b](const v1::Chunk& c) {
-    b.starts.push_back(b.bytes.size());
-    b.bytes += ChunkOf(c);
-  };
-  add(header);
-  for (const v1::Chunk& c : body) add(c);
-  if (with_footer) {
-    v1::Chunk f;
-    *f.mutable_footer() = footer ? *footer : CountedFooter(body);
-    add(f);
-  }
-  return b;
-}
-
-v1::Chunk FramePart(std::uint64_t index, bool complete, int processes = 1) {
-  v1::Chunk c;
-  c.mutable_frame()->set_index(index);
-  c.mutable_frame()->set_complete(complete);
-  for (int i = 0; i < processes; ++i) {
-    v1::ProcessRecord* p = c.mutable_frame()->add_processes();
-    p->set_pid(100 + i);
-    p->mutable_stat()->set_data(std::to_string(100 + i) + " (x) S 1");
-  }
-  return c;
-}
-
-v1::Chunk Batch(std::vector<std::uint64_t> indexes) {
-  v1::Chunk c;
-  for (std::uint64_t i : indexes) {
-    v1::Observation* o = c.mutable_observations()->add_observations();
-    o->set_index(i);
-    o->mutable_now()->set_result_ns(static_cast<std::int64_t>(i));
-  }
-  return c;
-}
-
-v1::Chunk Resolution(std::uint64_t first, std::uint64_t count) {
-  v1::Chunk c;
-  c.mutable_resolution()->mutable_liveness()->set_pid(7);
-  c.mutable_resolution()->set_first_observation(first);
-  c.mutable_resolution()->set_observation_count(count);
-  return c;
-}
-
-v1::Chunk Fingerprint(std::int64_t pid) {
-  v1::Chunk c;
-  c.mutable_fingerprint()->set_root_pid(pid);
-  c.mutable_fingerprint()->set_root_start_ticks(4242);
-  c.mutable_fingerprint()->set_boot_id("b00t\n");
-  return c;
-}
-
-const std::string kData = "/usr/bin/a-long-enough-argument\0--flag\0"s;
-
-// Frame 0's first part, defining blob 1 and referring to it from a cmdline.
-v1::Chunk BlobFrame(bool complete = true) {
-  v1::Chunk c = FramePart(0, complete);
-  v1::Blob* blob = c.mutable_frame()->add_blobs();
-  blob->set_id(1);
-  blob->set_data(kData);
-  c.mutable_frame()->mutable_processes(0)->mutable_cmdline()->set_blob(1);
-  return c;
-}
-
-struct Read {
-  FormatError error;
-  Snapshot snapshot;
-};
-
-class FormatStructureRulesTest : public TempDirTest {
- protected:
-  Read ReadBytes(const std::string& bytes) {
-    Spit(Path("f.ptape"), bytes);
-    Read r;
-    r.error = ReadSnapshot(Path("f.ptape"), &r.snapshot);
-    return r;
-  }
-};
-
-::testing::AssertionResult Refused(const Read& r, const Built& b, std::size_t chunk,
-                                   const std::string& says,
-                                   FormatErrorKind kind = FormatErrorKind::kCorrupt) {
-  const FormatError& e = r.error;
-  const std::uint64_t offset = b.starts.at(chunk);
-  const std::string at =
-      "chunk " + std::to_string(chunk) + " at byte " + std::to_string(offset) + ": ";
-  if (e.kind != kind || e.chunk != chunk || e.offset != offset || e.message.rfind(at, 0) != 0 ||
-      e.message.find(says) == std::string::npos || e.message.find('\n') != std::string::npos ||
-      r.snapshot.chunks != chunk) {
-    return ::testing::AssertionFailure()
-           << "got " << FormatErrorName(e.kind) << " chunk " << e.chunk << " offset " << e.offset
-           << " \"" << e.message << "\" with " << r.snapshot.chunks << " chunks read; want "
-           << FormatErrorName(kind) << " \"" << at << "..." << says << "...\"";
-  }
-  return ::testing::AssertionSuccess();
-}
-
-::testing::AssertionResult Reads(const Read& r) {
-  if (r.error.ok()) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << r.error.message;
-}
 
 // ---------------------------------------------------------------------------
 // The header
@@ -239,115 +98,6 @@ TEST_F(FormatStructureRulesTest, FooterWhileAFrameIsOpenIsCorrupt) {
   // What came before is returned as a file cut there would be: the open frame.
   ASSERT_EQ(r.snapshot.frames.size(), 1u);
   EXPECT_FALSE(r.snapshot.frames[0].complete());
-}
-
-// ---------------------------------------------------------------------------
-// Blobs
-
-// Every FileRead reachable from a Chunk, as a path of fields.
-void FileReadPaths(const Descriptor* d, std::vector<const FieldDescriptor*>* path,
-                   std::vector<std::vector<const FieldDescriptor*>>* out) {
-  if (path->size() > 8) return;
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FieldDescriptor* f = d->field(i);
-    if (f->type() != FieldDescriptor::TYPE_MESSAGE) continue;
-    path->push_back(f);
-    if (f->message_type() == v1::FileRead::descriptor()) {
-      out->push_back(*path);
-    } else {
-      FileReadPaths(f->message_type(), path, out);
-    }
-    path->pop_back();
-  }
-}
-
-std::string Name(const std::vector<const FieldDescriptor*>& path) {
-  std::string s;
-  for (const FieldDescriptor* f : path) s += (s.empty() ? "" : ".") + f->name();
-  return s;
-}
-
-TEST_F(FormatStructureRulesTest, BlobReferencesOnlyInARecordsCmdlineOrEnviron) {
-  std::vector<const FieldDescriptor*> path;
-  std::vector<std::vector<const FieldDescriptor*>> paths;
-  FileReadPaths(v1::Chunk::descriptor(), &path, &paths);
-  std::vector<std::string> names;
-  for (const auto& p : paths) names.push_back(Name(p));
-  // A FileRead added elsewhere to the schema must be classified here first.
-  ASSERT_EQ(names, (std::vector<std::string>{"frame.processes.stat", "frame.processes.cmdline",
-                                             "frame.processes.environ", "frame.processes.status",
-                                             "frame.processes.cgroup",
-                                             "observations.observations.read_file.result"}));
-  for (const auto& p : paths) {
-    SCOPED_TRACE(Name(p));
-    // Blob 1 is defined (and used) by frame 0; chunk 2 refers to it at `p`.
-    v1::Chunk c;
-    google::protobuf::Message* m = &c;
-    for (const FieldDescriptor* f : p) {
-      m = f->is_repeated() ? m->GetReflection()->AddMessage(m, f)
-                           : m->GetReflection()->MutableMessage(m, f);
-    }
-    static_cast<v1::FileRead*>(m)->set_blob(1);
-    if (c.has_frame()) {
-      c.mutable_frame()->set_index(1);
-      c.mutable_frame()->set_complete(true);
-    }
-    Built b = Build({BlobFrame(), c});
-    Read r = ReadBytes(b.bytes);
-    const bool allowed = p.back()->name() == "cmdline" || p.back()->name() == "environ";
-    if (allowed) {
-      ASSERT_TRUE(Reads(r));
-      const v1::ProcessRecord& rec = r.snapshot.frames.at(1).processes(0);
-      const v1::FileRead& read = p.back()->name() == "cmdline" ? rec.cmdline() : rec.environ();
-      EXPECT_EQ(read.data(), kData);
-      EXPECT_EQ(read.blob(), 0u);
-    } else {
-      EXPECT_TRUE(
-          Refused(r, b, 2, "a blob reference outside a process record's cmdline or environ"));
-    }
-  }
-}
-
-TEST_F(FormatStructureRulesTest, BlobReferenceBesideInlineDataIsCorrupt) {
-  v1::Chunk c = FramePart(1, true);
-  c.mutable_frame()->mutable_processes(0)->mutable_environ()->set_blob(1);
-  Built b = Build({BlobFrame(), c});
-  ASSERT_TRUE(Reads(ReadBytes(b.bytes)));
-  c.mutable_frame()->mutable_processes(0)->mutable_environ()->set_data("HOME=/");
-  b = Build({BlobFrame(), c});
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "a blob reference beside inline data"));
-}
-
-TEST_F(FormatStructureRulesTest, BlobReferenceOnAFailedReadIsCorrupt) {
-  v1::Chunk c = FramePart(1, true);
-  c.mutable_frame()->mutable_processes(0)->mutable_environ()->set_blob(1);
-  c.mutable_frame()->mutable_processes(0)->mutable_environ()->set_err(EACCES);
-  Built b = Build({BlobFrame(), c});
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "a blob reference on a failed read"));
-}
-
-TEST_F(FormatStructureRulesTest, BlobIsDefinedWhereItIsFirstReferredTo) {
-  // Defined in part 1 and referred to there and in part 2: reads.
-  v1::Chunk later = FramePart(0, true);
-  later.mutable_frame()->mutable_processes(0)->mutable_cmdline()->set_blob(1);
-  Built b = Build({BlobFrame(false), later});
-  ASSERT_TRUE(Reads(ReadBytes(b.bytes)));
-  // Defined and not referred to in its part.
-  v1::Chunk unused = FramePart(0, true);
-  unused.mutable_frame()->add_blobs()->set_id(1);
-  unused.mutable_frame()->mutable_blobs(0)->set_data(kData);
-  b = Build({unused});
-  EXPECT_TRUE(
-      Refused(ReadBytes(b.bytes), b, 1, "blob 1 is defined but not referred to in its part"));
-  // Referred to before it is defined.
-  b = Build({later, BlobFrame()});
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 1, "a reference to an undefined blob"));
-  // Ids out of order.
-  v1::Chunk two = BlobFrame();
-  two.mutable_frame()->mutable_blobs(0)->set_id(2);
-  two.mutable_frame()->mutable_processes(0)->mutable_cmdline()->set_blob(2);
-  b = Build({two});
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 1, "blob ids out of order"));
 }
 
 // ---------------------------------------------------------------------------

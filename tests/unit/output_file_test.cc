@@ -1,90 +1,25 @@
-// format/output_file.h and format/interrupt.h: the one rule for every file
-// proctape writes (docs/cli/outputs.md), one test per rule. The interrupt
-// tests fork: the signal ends the child, never this test binary.
+// format/output_file.h: the one rule for every file proctape writes
+// (docs/cli/outputs.md), one test per rule: what is checked before any work,
+// the temporary beside the output, the commit and nothing left behind
+// otherwise, and a directory output. Interrupts: output_file_interrupt_test.cc.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "format/interrupt.h"
 #include "format/output_file.h"
+#include "tests/unit/format_bytes.h"
+#include "tests/unit/output_file_fixture.h"
 
 namespace proctape {
 namespace {
 
-class OutputFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string tmpl = "/tmp/proctape-output-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-  std::vector<std::string> Names(const std::string& sub = "") const {
-    std::vector<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator(sub.empty() ? dir_ : Path(sub))) {
-      out.push_back(e.path().filename().string());
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-  // Opens `path` as a file output; the refusal in *error.
-  std::unique_ptr<OutputFile> Open(const std::string& path, bool force, OutputError* error,
-                                   bool stdout_allowed = false) {
-    OutputRequest request;
-    request.path = path;
-    request.force = force;
-    request.stdout_allowed = stdout_allowed;
-    return OutputFile::Open(request, error);
-  }
-  std::unique_ptr<OutputFile> OpenDirectory(const std::string& path, bool force,
-                                            OutputError* error) {
-    OutputRequest request;
-    request.path = path;
-    request.force = force;
-    request.directory = true;
-    request.directory_marker = "marker";
-    return OutputFile::Open(request, error);
-  }
-
-  std::string dir_;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void Spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
-OutputRequest FileAt(const std::string& path) {
-  OutputRequest request;
-  request.path = path;
-  return request;
-}
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using namespace test;  // OutputFileTest, FileAt, Has, Slurp, Spit
 
 // ---- Checked before any work --------------------------------------------------
 
@@ -327,119 +262,6 @@ TEST_F(OutputFileTest, AFailedDirectoryOutputLeavesNothing) {
     ::close(fd);
   }
   EXPECT_TRUE(Names().empty());
-}
-
-// ---- Interrupts ----------------------------------------------------------------
-
-// Runs `child` in a forked child and returns its wait status.
-template <typename F>
-int InChild(F child) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    child();
-    ::_exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return status;
-}
-
-TEST_F(OutputFileTest, AnInterruptRemovesEveryTemporaryAndEndsByTheSignal) {
-  const std::string dir = dir_;
-  int status = InChild([&dir] {
-    OutputError error;
-    OutputRequest file = FileAt(dir + "/out.ptape");
-    OutputRequest tree = FileAt(dir + "/frame0");
-    tree.directory = true;
-    auto a = OutputFile::Open(file, &error);
-    auto b = OutputFile::Open(tree, &error);
-    if (!a || !b) ::_exit(3);
-    if (::mkdirat(b->fd(), "1", 0755) != 0) ::_exit(4);
-    ::close(::openat(b->fd(), "1/stat", O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
-    ::raise(SIGTERM);
-    ::_exit(5);  // not reached: the handler re-raises
-  });
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
-  EXPECT_TRUE(Names().empty());
-}
-
-int g_hook_fd = -1;
-void HookWritesAByte() {
-  ssize_t n = ::write(g_hook_fd, "h", 1);
-  (void)n;
-}
-
-TEST_F(OutputFileTest, AnInterruptRunsTheHooksFirst) {
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  int status = InChild([&fds] {
-    g_hook_fd = fds[1];
-    AddInterruptHook(&HookWritesAByte);
-    ::raise(SIGHUP);
-  });
-  ::close(fds[1]);
-  char c = 0;
-  EXPECT_EQ(::read(fds[0], &c, 1), 1);
-  EXPECT_EQ(c, 'h');
-  ::close(fds[0]);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGHUP) << status;
-}
-
-TEST_F(OutputFileTest, DeferringNotesTheFirstSignalAndWakesTheSleep) {
-  const std::string dir = dir_;
-  int status = InChild([&dir] {
-    DeferInterrupts();
-    OutputError error;
-    auto out = OutputFile::Open(FileAt(dir + "/out"), &error);
-    if (!out) ::_exit(3);
-    ::raise(SIGINT);
-    if (Interrupted() != SIGINT) ::_exit(4);
-    struct timespec now;
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    // An hour away: returns at once, the interrupt noted.
-    const std::int64_t later = (static_cast<std::int64_t>(now.tv_sec) + 3600) * 1'000'000'000;
-    if (SleepUntilOrInterrupted(later)) ::_exit(5);
-    std::string why;
-    if (!out->Write("done", &why) || !out->Commit(&why)) ::_exit(6);
-    ::raise(SIGINT);  // the second: acted on
-    ::_exit(7);
-  });
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
-      << (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : "");
-  EXPECT_EQ(Names(), std::vector<std::string>{"out"});
-  EXPECT_EQ(Slurp(Path("out")), "done");
-}
-
-TEST_F(OutputFileTest, ASignalIgnoredWhenTheHandlerComesStaysIgnored) {
-  const std::string dir = dir_;
-  int status = InChild([&dir] {
-    ::signal(SIGHUP, SIG_IGN);  // nohup
-    OutputError error;
-    auto out = OutputFile::Open(FileAt(dir + "/out"), &error);
-    if (!out) ::_exit(3);
-    ::raise(SIGHUP);
-    std::string why;
-    if (!out->Commit(&why)) ::_exit(4);
-  });
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  EXPECT_EQ(Names(), std::vector<std::string>{"out"});
-}
-
-TEST_F(OutputFileTest, RemoveTemporaryAtRemovesATreeAndNeverFollowsALink) {
-  Spit(Path("precious"), "keep");
-  ASSERT_EQ(::mkdir(Path("t").c_str(), 0755), 0);
-  for (int i = 0; i < 300; ++i) Spit(Path("t/f" + std::to_string(i)), "x");
-  ASSERT_EQ(::mkdir(Path("t/a").c_str(), 0755), 0);
-  ASSERT_EQ(::mkdir(Path("t/a/b").c_str(), 0755), 0);
-  Spit(Path("t/a/b/c"), "x");
-  ASSERT_EQ(::symlink(dir_.c_str(), Path("t/a/up").c_str()), 0);
-  int dir_fd = ::open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  ASSERT_GE(dir_fd, 0);
-  EXPECT_EQ(RemoveTemporaryAt(dir_fd, "t", true), 0);
-  EXPECT_EQ(RemoveTemporaryAt(dir_fd, "t", true), ENOENT);
-  ::close(dir_fd);
-  EXPECT_EQ(Names(), std::vector<std::string>{"precious"});
-  EXPECT_EQ(Slurp(Path("precious")), "keep");
 }
 
 }  // namespace
