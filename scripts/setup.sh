@@ -27,6 +27,7 @@ packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-de
           groff-base)      # renders the man pages (man -l, groff -ww)
 packages+=(libseccomp-dev   # issue 13: the CLI's seccomp jail (cli/jail.h)
           strace)          # issue 13: the jail test traces a replay for /proc access
+packages+=(ccache)  # the portable build (ship_check.sh) reuses the plain build's objects: ~2.5 min of CI
 packages+=(python3-yaml)  # issue 12 P3: contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
 missing=()
 for p in "${packages[@]}"; do
@@ -40,6 +41,11 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc)
+# Every build below (and in the scripts it calls) goes through Debian's
+# ccache, with paths taken relative to this checkout, so that build trees
+# differing only in their options share the objects they have in common.
+export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER-ccache}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR-$PWD}
 build() {  # build DIR [cmake options...]
   local dir=$1; shift
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
