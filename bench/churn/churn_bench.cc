@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "bench/churn/churn_log.h"
+#include "bench/churn/spawner.h"
 #include "lab/procs.h"
 #include "lab/sandbox.h"
 
@@ -65,159 +66,12 @@ namespace {
 
 using proctape::churn::ChurnLog;
 using proctape::churn::Judgement;
+using proctape::churn::MonoNs;
+using proctape::churn::ReadAll;
+using proctape::churn::Run;
+using proctape::churn::Spawner;
 
 constexpr double kChurnTail = 2.5;  // seconds the churner runs past the commands
-
-std::int64_t MonoNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream o;
-  o << in.rdbuf();
-  return o.str();
-}
-
-struct Run {
-  std::string what;         // "capture-host", "resolve-planted", ...
-  bool started = false;
-  bool timed_out = false;
-  int exit_code = -1;
-  int term_signal = 0;
-  long maxrss_kb = 0;
-  std::int64_t start_ns = 0, end_ns = 0;
-  std::string output;       // stdout and stderr together
-  std::string error;
-};
-
-// Runs argv as our direct child (lab's StartChild: own process group,
-// PR_SET_PDEATHSIG) and waits for it by pidfd with a timeout; a child still
-// running then is SIGKILLed by pid (ours and unreaped: the pid cannot have
-// been reused) and reaped. wait4 gives its peak RSS.
-Run RunHere(const std::string& what, const std::vector<std::string>& argv, int timeout_ms,
-            const std::string& out_path) {
-  Run r;
-  r.what = what;
-  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  r.start_ns = MonoNs();
-  pid_t pid = proctape::lab::StartChild(argv, proctape::lab::BaseEnv(), out, 0, &r.error);
-  if (out >= 0) ::close(out);
-  if (pid < 0) return r;
-  r.started = true;
-  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  const std::int64_t until = r.start_ns + static_cast<std::int64_t>(timeout_ms) * 1'000'000;
-  for (;;) {
-    std::int64_t left_ms = (until - MonoNs()) / 1'000'000;
-    if (left_ms <= 0) break;
-    struct pollfd p{pidfd, POLLIN, 0};
-    int n = ::poll(&p, 1, static_cast<int>(left_ms));
-    if (n > 0) break;
-    if (n < 0 && errno != EINTR) break;
-  }
-  int status = 0;
-  struct rusage ru{};
-  if (::wait4(pid, &status, WNOHANG, &ru) == 0) {
-    r.timed_out = true;
-    ::kill(pid, SIGKILL);
-    ::wait4(pid, &status, 0, &ru);
-  }
-  if (pidfd >= 0) ::close(pidfd);
-  r.end_ns = MonoNs();
-  r.maxrss_kb = ru.ru_maxrss;
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
-  return r;
-}
-
-// wait4's ru_maxrss of a child counts the memory of the fork it was exec'd
-// from, i.e. of this process, which grows with the churner's log. So the
-// commands are started by a spawner forked at startup, while this process is
-// still small: its RSS, the floor under every figure, stays constant.
-class Spawner {
- public:
-  // Forks the spawner; false if it cannot.
-  bool Start() {
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return false;
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ < 0) return false;
-    if (pid_ == 0) {
-      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(1);
-      ::close(sv[0]);
-      Serve(sv[1]);
-      ::_exit(0);
-    }
-    ::close(sv[1]);
-    fd_ = sv[0];
-    return true;
-  }
-  // Ends the spawner (it exits at end of file) and reaps it.
-  ~Spawner() {
-    if (fd_ >= 0) ::close(fd_);
-    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
-  }
-
-  Run Run1(const std::string& what, const std::vector<std::string>& argv, int timeout_ms,
-           const std::string& out_path) {
-    std::string req = std::to_string(timeout_ms) + '\0' + out_path + '\0';
-    for (const std::string& a : argv) req += a + '\0';
-    Reply reply{};
-    if (::send(fd_, req.data(), req.size(), 0) != static_cast<ssize_t>(req.size()) ||
-        ::recv(fd_, &reply, sizeof reply, 0) != static_cast<ssize_t>(sizeof reply)) {
-      Run r;
-      r.what = what;
-      r.error = "the spawner is gone";
-      return r;
-    }
-    Run r;
-    r.what = what;
-    r.started = reply.started;
-    r.timed_out = reply.timed_out;
-    r.exit_code = reply.exit_code;
-    r.term_signal = reply.term_signal;
-    r.maxrss_kb = reply.maxrss_kb;
-    r.start_ns = reply.start_ns;
-    r.end_ns = reply.end_ns;
-    if (!r.started) r.error = "could not be started (see the spawner's stderr)";
-    r.output = ReadAll(out_path);
-    return r;
-  }
-
- private:
-  struct Reply {
-    bool started, timed_out;
-    int exit_code, term_signal;
-    long maxrss_kb;
-    std::int64_t start_ns, end_ns;
-  };
-  static void Serve(int fd) {
-    std::vector<char> buf(1 << 20);
-    for (;;) {
-      ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
-      if (n <= 0) return;
-      std::vector<std::string> fields;
-      for (ssize_t i = 0; i < n;) {
-        std::string f(buf.data() + i);
-        i += static_cast<ssize_t>(f.size()) + 1;
-        fields.push_back(std::move(f));
-      }
-      if (fields.size() < 3) return;
-      std::vector<std::string> argv(fields.begin() + 2, fields.end());
-      Run r = RunHere("", argv, std::atoi(fields[0].c_str()), fields[1]);
-      if (!r.started) std::fprintf(stderr, "churn: %s: %s\n", argv[0].c_str(), r.error.c_str());
-      Reply reply{r.started, r.timed_out, r.exit_code, r.term_signal, r.maxrss_kb, r.start_ns,
-                  r.end_ns};
-      if (::send(fd, &reply, sizeof reply, 0) != static_cast<ssize_t>(sizeof reply)) return;
-    }
-  }
-
-  int fd_ = -1;
-  pid_t pid_ = -1;
-};
 
 Spawner* g_spawner = nullptr;
 
