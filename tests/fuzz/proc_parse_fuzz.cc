@@ -43,7 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   std::vector<std::string_view> parts = SplitNul(text);
   std::vector<std::string> elements(parts.begin(), parts.end());
-  std::vector<std::string_view> again = SplitNul(JoinNul(elements));
+  const std::string joined = JoinNul(elements);
+  std::vector<std::string_view> again = SplitNul(joined);
   if (again.size() != parts.size() || !std::equal(again.begin(), again.end(), parts.begin())) {
     fuzz::Broken("SplitNul(JoinNul(elements)) is not the elements");
   }
