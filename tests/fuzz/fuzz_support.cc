@@ -28,12 +28,14 @@ std::string MakeScratch() {
 }  // namespace
 
 const std::string& ScratchDir() {
-  static const std::string dir = [] {
-    std::string made = MakeScratch();
+  // Never destroyed: the exit handler that removes it runs after the
+  // destructors of statics made before it was registered.
+  static const std::string* dir = [] {
+    auto* made = new std::string(MakeScratch());
     std::atexit([] { RemoveTree(ScratchDir()); });
     return made;
   }();
-  return dir;
+  return *dir;
 }
 
 std::string InputAsFile(const std::uint8_t* data, std::size_t size) {
