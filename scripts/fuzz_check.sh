@@ -23,7 +23,11 @@ cmake --build "$dir" -j"$jobs" --target fuzzers
 
 run="$dir/fuzz-run"
 rm -rf "$run"
-mkdir -p "$run"
+mkdir -p "$run/tmp"
+# The targets' scratch directories (tests/fuzz/fuzz_support.h) go here: a
+# target that libFuzzer ends without exit handlers (a crash, a timeout)
+# cannot remove its own.
+export TMPDIR="$PWD/$run/tmp"
 "$dir/tests/fuzz/fuzz_seeds" . "$run/seeds"
 
 failed=0
