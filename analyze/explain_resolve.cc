@@ -220,18 +220,37 @@ class ResolveExplainer {
     a.set_root_seen(true);
     *a.mutable_root() = root->second;
     if (root->second.start_ticks() != req_.root_start_ticks) return;
+    // Whether each scanned pid's parent chain reaches the root: every pid is
+    // decided once (its whole unknown chain with it), so a 60,000-deep chain
+    // costs 60,000 steps, not 60,000 walks of up to 60,000 (issue 13: the
+    // quadratic explain). A chain that leaves the scanned records, or loops,
+    // does not reach it.
+    enum class Beneath { kUnknown, kWalking, kYes, kNo };
+    std::map<std::int64_t, Beneath> beneath;
+    std::vector<std::int64_t> path;
     for (std::int64_t pid : order) {
       if (pid == req_.root_pid) continue;
-      std::int64_t up = scanned.at(pid).ppid();
-      for (std::size_t steps = 0; steps <= order.size(); ++steps) {
-        if (up == req_.root_pid) {
-          a.add_beneath_root(Int32(pid));
+      path.clear();
+      Beneath result = Beneath::kNo;
+      for (std::int64_t at = pid;;) {
+        Beneath& known = beneath[at];
+        if (known == Beneath::kYes || known == Beneath::kNo) {
+          result = known;
           break;
         }
-        auto parent = scanned.find(up);
-        if (parent == scanned.end()) break;
-        up = parent->second.ppid();
+        if (known == Beneath::kWalking) break;  // a loop: kNo
+        known = Beneath::kWalking;
+        path.push_back(at);
+        const std::int64_t up = scanned.at(at).ppid();
+        if (up == req_.root_pid) {
+          result = Beneath::kYes;
+          break;
+        }
+        if (scanned.find(up) == scanned.end()) break;  // leaves the records: kNo
+        at = up;
       }
+      for (std::int64_t walked : path) beneath[walked] = result;
+      if (result == Beneath::kYes) a.add_beneath_root(Int32(pid));
     }
   }
 

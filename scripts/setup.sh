@@ -4,7 +4,8 @@
 # Idempotent: packages already present are not fetched again, builds are
 # incremental. Run as root on Debian 12.
 #   bash scripts/setup.sh run    build, then resolve a real sandboxed sleep
-#   bash scripts/setup.sh test   build, run ctest and the corpus check, then ctest
+#   bash scripts/setup.sh test   build, run ctest and the corpus check, the fuzzers for
+#                                a bounded time (scripts/fuzz_check.sh), then ctest
 #                                again under ASan+UBSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,8 @@ packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-de
 packages+=(libseccomp-dev   # issue 13: the CLI's seccomp jail (cli/jail.h)
           strace)          # issue 13: the jail test traces a replay for /proc access
 packages+=(ccache)  # the portable build (ship_check.sh) reuses the plain build's objects: ~2.5 min of CI
+packages+=(clang               # issue 13: the fuzz targets (tests/fuzz) are built with clang
+          libclang-rt-14-dev) # issue 13: libFuzzer and clang's ASan/UBSan runtimes
 packages+=(python3-yaml)  # issue 12 P3: contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
 missing=()
 for p in "${packages[@]}"; do
@@ -63,6 +66,8 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 build/cli/proctape corpus check corpus --junit build/corpus-junit.xml --force
 bash scripts/ship_check.sh build  # issue 12: the .deb + lintian (dpkg -i/-r on CI), the portable binary
 bash scripts/library_check.sh build  # issue 12 P2: the installed library, examples/launcher built against it
+# Issue 13: every fuzz target for a bounded time (build + run about 5 min).
+bash scripts/fuzz_check.sh
 echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
 build build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
