@@ -154,8 +154,8 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
       "the turn, so a root restarted meanwhile is ROOT_RESTARTED and a replaced executable\n"
       "EXE_MISMATCH; 'resolve --record' copies it into the recording. A fingerprint from\n"
       "another boot is refused (exit 9).");
-  AddSigned(sub, "--root", o->root, 2, kMaxPidValue,
-            "host pid of the app-server that will start the sandbox", "PID")
+  AddLivePid(sub, "--root", o->root,
+            "host pid of the app-server that will start the sandbox")
       ->required();
   sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
       ->check(NonEmpty("an empty path names no file"))

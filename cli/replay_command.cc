@@ -19,6 +19,7 @@
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
 #include "cli/fingerprint_load.h"
+#include "cli/request_words.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"
 #include "proto/convert.h"
@@ -188,6 +189,14 @@ int RunReplay(ReplayOptions o) {
     o.overrides.exe = Identity{0, *dev, *ino};
   }
   if (!o.argv.empty()) o.overrides.argv = o.argv;
+  // The words replacing the recorded ones, checked as resolve checks its own
+  // (cli/request_words.h), before the file is read.
+  const RequestOverrides& w = o.overrides;
+  if (int code = kExitOk; !RequestWordsValid(w.token ? &*w.token : nullptr,
+                                              w.token_var ? &*w.token_var : nullptr,
+                                              w.argv ? &*w.argv : nullptr, &code)) {
+    return code;
+  }
   if (std::string why = StdinOnce({{"FILE", {o.file}}, {"--fingerprint", {o.fingerprint}}});
       !why.empty()) {
     return Fail(kExitUsage, why);
@@ -283,7 +292,7 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::IsMember({"tape", "frames"}));
   CLI::Option* root =
-      AddSigned(sub, "--root", o->root, 2, kMaxPidValue, "replace the recorded root pid", "PID");
+      AddLivePid(sub, "--root", o->root, "replace the recorded root pid");
   CLI::Option* root_start = AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
                                         "replace the recorded root start tick (--model "
                                         "frames of a plain capture: the root's in the first "
