@@ -124,8 +124,9 @@ std::optional<v1::RootFingerprint> LoadFingerprint(const std::string& path,
       *exit_code = Fail(ExitCodeFor(file.format.kind), name + ": " + EscapeBytes(file.error, 1024));
       return std::nullopt;
     case FingerprintFile::Problem::kNotAFingerprint:
+      // file.error says what the file is; the hint is said here, once.
       *exit_code = Fail(kExitUsage, name + " " + file.error +
-                                        ": take one before the turn with 'proctape fingerprint "
+                                        "; take one before the turn with 'proctape fingerprint "
                                         "--root PID -o FILE'");
       return std::nullopt;
     case FingerprintFile::Problem::kInvalid:

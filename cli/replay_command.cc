@@ -21,6 +21,7 @@
 #include "cli/fingerprint_load.h"
 #include "cli/request_words.h"
 #include "core/proc_parse.h"
+#include "format/file_holds.h"
 #include "format/reader.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
@@ -92,7 +93,8 @@ v1::FrameRunSummary SummarizeRun(const FrameRun& run, const TokenMask& mask) {
 // overrides applied), or, in a plain capture, the request of the options.
 int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name) {
   if (snapshot.frames.empty()) {
-    return Fail(kExitUsage, name + " holds no frame (take one with 'proctape capture')");
+    return Fail(kExitUsage, name + " holds no frame: it is " + FileHolds(snapshot) +
+                                " (take one with 'proctape capture')");
   }
   std::vector<FrameRun> runs;
   if (!snapshot.resolutions.empty()) {
@@ -161,7 +163,8 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
 // --legacy-marker N: the legacy check's conclusion, from the first frame.
 int RunLegacy(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name) {
   if (snapshot.frames.empty()) {
-    return Fail(kExitUsage, name + " holds no frame: the legacy check is answered from one");
+    return Fail(kExitUsage, name + " holds no frame: it is " + FileHolds(snapshot) +
+                                "; the legacy check is answered from one");
   }
   v1::LegacyReport report = LegacyReplay(snapshot, o.legacy_marker);
   if (o.json) {

@@ -301,6 +301,31 @@ TEST(RunTimeUsageErrors, AreTheSameWordsUnderJson) {
       << Describe(text) << "\n" << Describe(json);
 }
 
+// A required set of choices missing is named by its choices alone: not with
+// its first choice in parentheses, which reads as a default (export has no
+// default --format).
+TEST(UsageErrorsNamed, AMissingChoiceShowsNoDefault) {
+  const CommandResult r = Proctape({"export", SourceCorpus() + "/f46add6575430d19.ptape"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_EQ(r.err, "proctape: export: missing --format json|dot|proc-dir (see 'proctape export "
+                   "--help')\n");
+  const Help help = HelpOf({"export"});
+  EXPECT_NE(help.text.find("--format json|dot|proc-dir (required)"), std::string::npos)
+      << help.text;
+}
+
+// A misspelt name is suggested whatever its case: every name is lower case.
+TEST(UsageErrorsNamed, ASuggestionIgnoresCase) {
+  CommandResult r = Proctape({"SHOW"});
+  EXPECT_EQ(r.err, "proctape: 'SHOW' is not a proctape command (did you mean 'show'?) (see "
+                   "'proctape --help')\n");
+  r = Proctape({"corpus", "LIST"});
+  EXPECT_NE(r.err.find("(did you mean 'list'?)"), std::string::npos) << Describe(r);
+  r = Proctape({"resolve", "--TOKEN", "t", "--root", "2"});
+  EXPECT_NE(r.err.find("unknown option '--TOKEN' (did you mean '--token'?)"), std::string::npos)
+      << Describe(r);
+}
+
 // The top level: no command known, the pointer is to the list of commands.
 TEST(RunTimeUsageErrors, TopLevelPointsToTheListOfCommands) {
   CommandResult r = Proctape({"nosuch"});
