@@ -8,6 +8,7 @@
 #include "replay/token_mask.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"
+#include "format/file_holds.h"
 #include "proto/summary.h"
 
 namespace proctape {
@@ -37,7 +38,7 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
                                         const ProcessFilter& filter) {
   for (const DiffSide* side : {&a, &b}) {
     if (side->frame >= side->snapshot->frames.size()) {
-      *error = NoSuchFrame(side->option, side->frame, side->name, side->snapshot->frames.size());
+      *error = NoSuchFrameIn(side->option, side->frame, side->name, *side->snapshot);
       return std::nullopt;
     }
   }

@@ -132,6 +132,7 @@ std::unique_ptr<ProcDirEvidence> ProcDirEvidence::Open(const std::string& dir, s
   if (self < 0) {
     *error = "cannot read " + shown + " sealed inside it (openat2 RESOLVE_BENEATH, Linux 5.6): " +
              std::strerror(errno);
+    *failure = OpenFailure::kNotSealed;
     ::close(fd);
     return nullptr;
   }
@@ -211,6 +212,23 @@ ProcDirEvidence::LinkEntry ProcDirEvidence::Entry(std::int64_t pid, const char* 
   }
   ::close(fd);
   return out;
+}
+
+bool ProcDirEvidence::HoldsAProcess() {
+  const ListResult pids = ListPids(kPidMaxLimit);
+  if (pids.err != 0) return true;  // the capture's listing says why DIR cannot be listed
+  for (const std::string& pid : pids.names) {
+    for (const char* leaf : {"stat", kIdentityFile}) {
+      // O_PATH: nothing is read. Anything there is a process, a hostile one
+      // included (a link: ELOOP; an entry that leads out of DIR: EXDEV; a
+      // file it may not read): its record keeps that errno. Only nothing
+      // there (ENOENT, ENOTDIR) is no process.
+      int fd = OpenBeneath(dir_fd_, pid + "/" + leaf, O_PATH | O_NOFOLLOW);
+      if (fd >= 0) ::close(fd);
+      if (fd >= 0 || (errno != ENOENT && errno != ENOTDIR)) return true;
+    }
+  }
+  return false;
 }
 
 ListResult ProcDirEvidence::ListPids(std::uint64_t bound) {

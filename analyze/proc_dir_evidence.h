@@ -65,7 +65,8 @@ class ProcDirEvidence : public Evidence {
  public:
   enum class OpenFailure {
     kNone,
-    kCannotOpen,  // DIR cannot be opened, or not sealed (no openat2: Linux 5.6)
+    kCannotOpen,  // DIR cannot be opened: missing, not a directory, unreadable
+    kNotSealed,   // DIR cannot be read sealed (no openat2: Linux 5.6)
     kFrameFile,   // DIR/proctape-frame is unreadable, a link, or malformed
   };
   // Opens DIR and parses DIR/proctape-frame when present. Null with *error
@@ -78,6 +79,12 @@ class ProcDirEvidence : public Evidence {
 
   // DIR/proctape-frame, when DIR has one.
   const std::optional<FrameFacts>& frame() const { return frame_; }
+  // Whether DIR holds a process: a numeric entry with something at
+  // PID/stat (or an export's PID/proctape-identity), whatever it is (a link
+  // or an entry leading out of DIR is a process whose reads fail). An empty
+  // or unrelated directory holds none: `capture --proc-root` refuses it
+  // rather than write a frame of 0 processes.
+  bool HoldsAProcess();
   // The first side file that could not be read or parsed, one line; else empty.
   const std::string& error() const { return error_; }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/proc_parse.h"
+#include "format/file_holds.h"
 #include "proto/summary.h"
 #include "replay/token_mask.h"
 
@@ -132,7 +133,7 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
                                         const TreeOptions& options, std::string* error,
                                         bool* root_missing) {
   if (options.frame >= snapshot.frames.size()) {
-    *error = NoSuchFrame("--frame", options.frame, name, snapshot.frames.size());
+    *error = NoSuchFrameIn("--frame", options.frame, name, snapshot);
     return std::nullopt;
   }
   const v1::Frame& frame = snapshot.frames[options.frame];

@@ -125,8 +125,24 @@ int RunCapture(const CaptureOptions& o) {
     ProcDirEvidence::OpenFailure failure;
     dir = ProcDirEvidence::Open(o.proc_root, &error, &failure);
     if (!dir) {
-      const bool corrupt = failure == ProcDirEvidence::OpenFailure::kFrameFile;
-      return Fail(corrupt ? kExitCorrupt : kExitInternal, error);
+      // DIR is an input the user named: one that cannot be opened (missing,
+      // not a directory, unreadable) is 10 as for any input; only a host
+      // that cannot read it sealed is proctape's own failure (1).
+      switch (failure) {
+        case ProcDirEvidence::OpenFailure::kFrameFile:
+          return Fail(kExitCorrupt, error);
+        case ProcDirEvidence::OpenFailure::kCannotOpen:
+          return Fail(kExitIo, "--proc-root: " + error);
+        default:
+          return Fail(kExitInternal, error);
+      }
+    }
+    // An empty or unrelated directory is not a frame of 0 processes: it is
+    // no copy of /proc (2, as a --proc that is no procfs).
+    if (!dir->HoldsAProcess()) {
+      return Fail(kExitUsage, "--proc-root " + EscapeBytes(o.proc_root, 4096) +
+                                  " holds no process: no numeric PID entry with a stat file (a "
+                                  "copy of /proc, or an export --format proc-dir, is expected)");
     }
     ev = dir.get();
     pid_ns = [&dir](std::int64_t pid) { return dir->PidNamespace(pid); };
@@ -391,9 +407,11 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape capture --root 4242 -o sandbox.ptape --json\n"
                           "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
                           "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
-              ExitStatusFooter("0 written, 1 /proc cannot be listed, 2 usage error, 5 --root is in "
-                               "no frame (the file is written all the same), 10 the output refused "
-                               "or cannot be written, 130 interrupted: the file holds the frames "
+              ExitStatusFooter("0 written, 1 /proc cannot be listed, 2 usage error (a --proc-root "
+                               "that holds no process among them), 5 --root is in no frame (the "
+                               "file is written all the same), 10 --proc-root cannot be opened, "
+                               "or the output refused or cannot be written, 15 a --proc-root side "
+                               "file damaged, 130 interrupted: the file holds the frames "
                                "complete"));
   sub->callback([o, sub, exit_code] {
     o->has_interval = sub->get_option("--interval")->count() > 0;

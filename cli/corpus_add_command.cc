@@ -17,6 +17,7 @@
 #include "corpus/corpus.h"
 #include "lab/lab.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -62,7 +63,15 @@ int AddOne(const AddOptions& o, const std::string& file, std::string* json) {
   }
   AddOutcome out = AddToCorpus(request);
   const int code = ExitFor(out);
+  v1::CorpusAddResult result;
+  result.set_file(EscapedText(file));
   if (code != kExitOk) {
+    // Its entry in the document too (with several FILEs every input has
+    // one); the line on standard error is the failure's.
+    result.set_outcome("refused");
+    result.set_error(out.message);  // proctape's line, its host bytes escaped already
+    result.set_exit_status(code);
+    if (o.json) *json = ToJson(result);
     std::fflush(stdout);
     return Fail(code, out.message);
   }
@@ -72,8 +81,8 @@ int AddOne(const AddOptions& o, const std::string& file, std::string* json) {
   }
   const bool added = out.kind == AddOutcome::Kind::kAdded;
   if (o.json) {
-    v1::CorpusAddResult result;
     result.set_added(added);
+    result.set_outcome(added ? "added" : "duplicate");
     *result.mutable_entry() = ToProto(out.entry);
     for (const std::string& w : out.warnings) result.add_warnings(w);
     *json = ToJson(result);
@@ -82,8 +91,9 @@ int AddOne(const AddOptions& o, const std::string& file, std::string* json) {
                 EscapeBytes(o.request.dir, 4096).c_str(), out.entry.file.c_str(),
                 Expects(out.entry).c_str());
   } else {
-    std::printf("%s is already in the corpus as %s (%s)\n", EscapeBytes(file, 4096).c_str(),
-                out.entry.name.c_str(), out.entry.file.c_str());
+    std::printf("%s is already in the corpus as %s (%s, expect %s): not added again\n",
+                EscapeBytes(file, 4096).c_str(), out.entry.name.c_str(), out.entry.file.c_str(),
+                Expects(out.entry).c_str());
   }
   return kExitOk;
 }
@@ -113,7 +123,11 @@ int RunAdd(AddOptions o) {
     worst = Worst(worst, AddOne(o, file, &json));
     if (!json.empty()) results.push_back(json);
   }
-  if (o.json && !results.empty()) std::printf("%s\n", JsonList(results).c_str());
+  // One FILE refused: its failure is the JSON object on standard error, and
+  // standard output holds no document (as every command's failure). Several:
+  // every FILE has its entry, refused ones included.
+  const bool one_refused = o.files.size() == 1 && worst != kExitOk;
+  if (o.json && !results.empty() && !one_refused) std::printf("%s\n", JsonList(results).c_str());
   return worst;
 }
 

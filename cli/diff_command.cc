@@ -45,6 +45,30 @@ std::size_t LastFrame(const Snapshot& s) {
   return s.frames.empty() ? 0 : s.frames.size() - 1;
 }
 
+// When frame `k` of `s` was captured on the wall clock: the file's start
+// plus the frame's offset from it on the monotonic clock; none when the file
+// says no time (an import of a fixture without proctape-frame has one all
+// the same: when it was imported).
+std::optional<std::int64_t> FrameWallNs(const Snapshot& s, std::size_t k) {
+  if (k >= s.frames.size() || s.header.capture_start_realtime_ns() == 0) return std::nullopt;
+  return s.header.capture_start_realtime_ns() +
+         (s.frames[k].scan_start_mono_ns() - s.header.capture_start_mono_ns());
+}
+
+// A diff says what changed from A to B: an A captured after B reads every
+// change backwards (an exit as an appearance). One line says so; the output
+// is kept (comparing backwards can be meant).
+void WarnIfReversed(const DiffSide& a, const DiffSide& b) {
+  const std::optional<std::int64_t> at = FrameWallNs(*a.snapshot, a.frame);
+  const std::optional<std::int64_t> bt = FrameWallNs(*b.snapshot, b.frame);
+  if (!at || !bt || *at <= *bt) return;
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3f", static_cast<double>(*at - *bt) / 1e9);
+  Warn("the order looks reversed: " + a.name + " frame " + std::to_string(a.frame) +
+       " was captured " + seconds + " s after " + b.name + " frame " + std::to_string(b.frame) +
+       ", and diff says what changed from the first to the second (give the older first)");
+}
+
 int RunDiff(DiffOptions o) {
   if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Usage(why);
   const bool two = o.files.size() == 2;
@@ -93,6 +117,7 @@ int RunDiff(DiffOptions o) {
     return Usage(report->warnings(0) + " (--force compares them anyway)");
   }
   for (const std::string& w : report->warnings()) Warn(w);
+  WarnIfReversed(side_a, side_b);
   if (o.json) {
     std::printf("%s\n", ToJson(*report).c_str());
   } else {

@@ -14,6 +14,7 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
+#include "format/file_holds.h"
 #include "format/reader.h"
 #include "proto/convert.h"
 
@@ -36,11 +37,9 @@ int RunExplain(const ExplainOptions& o) {
   const std::size_t n = snapshot.resolutions.size();
   if (n == 0) {
     if (snapshot.frames.empty()) {
-      return Fail(kExitUsage, name + " holds no recorded check and no frame: nothing to explain" +
-                                  (snapshot.fingerprints.empty()
-                                       ? std::string()
-                                       : " (a fingerprint file: 'proctape show " + name +
-                                             "' shows it)"));
+      return Fail(kExitUsage, name + " holds no recorded check and no frame: it is " +
+                                  FileHolds(snapshot) + ", nothing to explain ('proctape show " +
+                                  name + "' shows it)");
     }
     return Fail(kExitUsage, name + " holds no recorded check: explain a resolution on its frames "
                                    "with 'proctape replay " + name + " --model frames --root PID "

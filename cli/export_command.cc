@@ -17,6 +17,7 @@
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
 #include "core/proc_parse.h"
+#include "format/file_holds.h"
 #include "format/reader.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
@@ -93,7 +94,7 @@ int RunExport(const ExportOptions& o) {
   progress.Done();
   if (!read.ok()) return Fail(ExitCodeFor(read.kind), name + ": " + read.message);
   if (o.format != "json" && o.frame >= snapshot.frames.size()) {
-    return Fail(kExitUsage, NoSuchFrame("--frame", o.frame, name, snapshot.frames.size()));
+    return Fail(kExitUsage, NoSuchFrameIn("--frame", o.frame, name, snapshot));
   }
   const std::size_t frame = static_cast<std::size_t>(o.frame);
   const std::string shown = EscapeBytes(out, 4096);

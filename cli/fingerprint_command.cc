@@ -124,8 +124,9 @@ std::optional<v1::RootFingerprint> LoadFingerprint(const std::string& path,
       *exit_code = Fail(ExitCodeFor(file.format.kind), name + ": " + EscapeBytes(file.error, 1024));
       return std::nullopt;
     case FingerprintFile::Problem::kNotAFingerprint:
+      // file.error says what the file is; the hint is said here, once.
       *exit_code = Fail(kExitUsage, name + " " + file.error +
-                                        ": take one before the turn with 'proctape fingerprint "
+                                        "; take one before the turn with 'proctape fingerprint "
                                         "--root PID -o FILE'");
       return std::nullopt;
     case FingerprintFile::Problem::kInvalid:
@@ -154,8 +155,8 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
       "the turn, so a root restarted meanwhile is ROOT_RESTARTED and a replaced executable\n"
       "EXE_MISMATCH; 'resolve --record' copies it into the recording. A fingerprint from\n"
       "another boot is refused (exit 9).");
-  AddSigned(sub, "--root", o->root, 2, kMaxPidValue,
-            "host pid of the app-server that will start the sandbox", "PID")
+  AddLivePid(sub, "--root", o->root,
+            "host pid of the app-server that will start the sandbox")
       ->required();
   sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
       ->check(NonEmpty("an empty path names no file"))

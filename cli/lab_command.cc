@@ -208,6 +208,9 @@ int Run(const LabCommandOptions& o) {
       return Fail(kExitLabFailed,
                   "lab: " + o.scenario + " could not be staged: " + Printable(r.error));
     case lab::LabOutcome::kOutputRefused: return kExitIo;  // said above
+    case lab::LabOutcome::kOutputFailed:
+      // The one status of an output that cannot be written (docs/cli/outputs.md).
+      return Fail(kExitIo, "lab: --record " + Printable(r.error));
   }
   return kExitInternal;
 }

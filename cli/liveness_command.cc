@@ -78,8 +78,8 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
       "the pid was reused (ERROR). Never signals anything.");
   // A value that cannot be a pid is a usage error, not a process that is gone:
   // 2..2147483647 (seed 000), and below this host's pid_max (checked when run).
-  AddSigned(sub, "--pid", o->pid, 2, kMaxPidValue,
-            "host pid, as resolve printed it (2 up to below pid_max)", "PID")
+  AddLivePid(sub, "--pid", o->pid,
+            "host pid, as resolve printed it (2 up to below pid_max)")
       ->required();
   AddUnsigned(sub, "--start", o->start, 1, UINT64_MAX, "start tick, as resolve printed it (not 0)",
               "TICKS")

@@ -123,7 +123,19 @@ CLI::Validator Unsigned(std::uint64_t lo, std::uint64_t hi) {
                         "integer");
 }
 
-CLI::Validator LivePid() { return Integer(2, kMaxPidValue); }
+std::string LivePidError(std::string_view text) {
+  std::string error = IntegerError(text, std::int64_t{2}, kMaxPidValue);
+  if (!error.empty() && ParseInteger(text, std::int64_t{1}, std::int64_t{1})) {
+    error += ": pid 1 is init, which the resolver never takes as a root or a match (its pids "
+             "are 2..2^31-1); a sandbox's marker, a pid of its own namespace, is often 1 and "
+             "names no host process";
+  }
+  return error;
+}
+
+CLI::Validator LivePid() {
+  return CLI::Validator([](std::string& text) { return LivePidError(text); }, "", "integer");
+}
 CLI::Validator FilePid() { return Integer(1, kMaxPidValue); }
 
 CLI::Validator NonEmpty(const std::string& why) {

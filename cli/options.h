@@ -51,7 +51,12 @@ CLI::Validator NonEmpty(const std::string& why);
 inline constexpr std::int64_t kMaxPidValue = 2147483647;  // seed 000: pids 2..2^31-1
 // A pid option of a live command: a process the resolver may look at
 // (2..2^31-1; below the host's pid_max is checked when the command runs).
+// 1 is refused saying why: init is outside the resolver's pids (seed 000:
+// "PIDs are canonical decimal values from 2 through 2,147,483,647"), and a
+// sandbox's marker (its namespace pid) is often 1.
 CLI::Validator LivePid();
+// The error LivePid gives for `text` ("" when it is a live pid).
+std::string LivePidError(std::string_view text);
 // A pid option naming a process of a file: 1..2^31-1 (init is a process
 // of a frame, the resolver only skips it).
 CLI::Validator FilePid();
@@ -66,6 +71,12 @@ template <typename Target>
 CLI::Option* AddSigned(CLI::App* app, const std::string& name, Target& target, std::int64_t lo,
                        std::int64_t hi, const std::string& help, const std::string& type = "N") {
   return app->add_option(name, target, help)->check(Integer(lo, hi))->type_name(type);
+}
+// A pid option of a live command (LivePid), shown in help as PID.
+template <typename Target>
+CLI::Option* AddLivePid(CLI::App* app, const std::string& name, Target& target,
+                        const std::string& help) {
+  return app->add_option(name, target, help)->check(LivePid())->type_name("PID");
 }
 template <typename Target>
 CLI::Option* AddUnsigned(CLI::App* app, const std::string& name, Target& target, std::uint64_t lo,

@@ -1,6 +1,7 @@
 #include "cli/parse_errors.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "cli/help.h"
 #include "cli/options.h"
@@ -51,8 +52,11 @@ std::vector<std::string> LongNames(const CLI::App* command) {
   return names;
 }
 
-// A description's first clause, to say what a missing value is.
+// A description's first clause, to say what a missing value is. A set of
+// choices says itself (json|dot|proc-dir): the first clause of its
+// description would be its first choice alone, read as a default.
 std::string Gist(const CLI::Option* opt) {
+  if (ValueName(opt).find('|') != std::string::npos) return "";
   std::string desc = opt->get_description();
   std::replace(desc.begin(), desc.end(), '\n', ' ');
   std::size_t end = desc.size();
@@ -220,9 +224,12 @@ std::string Conversion(const std::string& what) {
 
 std::string DidYouMean(const std::string& word, const std::vector<std::string>& names) {
   // Two edits away at most, one for a word of three letters or less ("--no"
-  // is not "--env"); the dashes of an option count for nothing.
+  // is not "--env"); the dashes of an option count for nothing, and so does
+  // case (SHOW is 'show', --TOKEN '--token': every name is lower case).
   auto bare = [](const std::string& s) {
-    return s.substr(std::min(s.find_first_not_of('-'), s.size()));
+    std::string out = s.substr(std::min(s.find_first_not_of('-'), s.size()));
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
   };
   std::string best;
   std::size_t best_distance = bare(word).size() <= 3 ? 2 : 3;

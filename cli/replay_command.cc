@@ -19,7 +19,9 @@
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
 #include "cli/fingerprint_load.h"
+#include "cli/request_words.h"
 #include "core/proc_parse.h"
+#include "format/file_holds.h"
 #include "format/reader.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
@@ -91,7 +93,8 @@ v1::FrameRunSummary SummarizeRun(const FrameRun& run, const TokenMask& mask) {
 // overrides applied), or, in a plain capture, the request of the options.
 int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name) {
   if (snapshot.frames.empty()) {
-    return Fail(kExitUsage, name + " holds no frame (take one with 'proctape capture')");
+    return Fail(kExitUsage, name + " holds no frame: it is " + FileHolds(snapshot) +
+                                " (take one with 'proctape capture')");
   }
   std::vector<FrameRun> runs;
   if (!snapshot.resolutions.empty()) {
@@ -160,7 +163,8 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
 // --legacy-marker N: the legacy check's conclusion, from the first frame.
 int RunLegacy(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name) {
   if (snapshot.frames.empty()) {
-    return Fail(kExitUsage, name + " holds no frame: the legacy check is answered from one");
+    return Fail(kExitUsage, name + " holds no frame: it is " + FileHolds(snapshot) +
+                                "; the legacy check is answered from one");
   }
   v1::LegacyReport report = LegacyReplay(snapshot, o.legacy_marker);
   if (o.json) {
@@ -188,6 +192,14 @@ int RunReplay(ReplayOptions o) {
     o.overrides.exe = Identity{0, *dev, *ino};
   }
   if (!o.argv.empty()) o.overrides.argv = o.argv;
+  // The words replacing the recorded ones, checked as resolve checks its own
+  // (cli/request_words.h), before the file is read.
+  const RequestOverrides& w = o.overrides;
+  if (int code = kExitOk; !RequestWordsValid(w.token ? &*w.token : nullptr,
+                                              w.token_var ? &*w.token_var : nullptr,
+                                              w.argv ? &*w.argv : nullptr, &code)) {
+    return code;
+  }
   if (std::string why = StdinOnce({{"FILE", {o.file}}, {"--fingerprint", {o.fingerprint}}});
       !why.empty()) {
     return Fail(kExitUsage, why);
@@ -283,7 +295,7 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::IsMember({"tape", "frames"}));
   CLI::Option* root =
-      AddSigned(sub, "--root", o->root, 2, kMaxPidValue, "replace the recorded root pid", "PID");
+      AddLivePid(sub, "--root", o->root, "replace the recorded root pid");
   CLI::Option* root_start = AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
                                         "replace the recorded root start tick (--model "
                                         "frames of a plain capture: the root's in the first "

@@ -20,6 +20,7 @@
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
 #include "cli/progress.h"
+#include "cli/request_words.h"
 #include "cli/fingerprint_load.h"
 #include "cli/live_run.h"
 #include "cli/outputs.h"
@@ -134,6 +135,11 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
 
 int RunResolve(const ResolveOptions& o) {
   int exit_code = kExitOk;
+  // The request's words first: nothing is read for one the resolver refuses.
+  if (!RequestWordsValid(&o.token, &o.token_var, o.argv.empty() ? nullptr : &o.argv,
+                         &exit_code)) {
+    return exit_code;
+  }
   std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force, &exit_code);
   if (exit_code != kExitOk) return exit_code;
   if (int jailed = Jail({"resolve", false, {}, {}}); jailed != kExitOk) return jailed;
@@ -225,10 +231,9 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       "start time and executable identity; refused from another boot (exit 9)")
       ->check(NonEmpty("an empty path names no file"))
       ->type_name("FILE");
-  AddSigned(sub, "--root", o->root, 2, kMaxPidValue,
+  AddLivePid(sub, "--root", o->root,
             "host pid of the app-server that started the sandbox (with --fingerprint: "
-            "optional, and it must be the fingerprint's)",
-            "PID")
+            "optional, and it must be the fingerprint's)")
       ->each([o](const std::string&) { o->has_root = true; });
   AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
               "without --fingerprint: the root's start time (stat field 22, clock ticks) "

@@ -33,6 +33,32 @@ struct RetryReason {
   bool stale_token = false;  // an argv match carried another invocation's token
 };
 
+}  // namespace
+
+RequestWordsProblem CheckRequestWords(const std::string* token, const std::string* token_var,
+                                      const std::vector<std::string>* argv,
+                                      std::uint64_t cmdline_bytes) {
+  if (token != nullptr && token->empty()) return {"token", "the invocation token is empty"};
+  if (token_var != nullptr &&
+      (token_var->empty() || token_var->find('=') != std::string::npos ||
+       token_var->find('\0') != std::string::npos)) {
+    return {"token_var", "the token variable name is empty or holds '=' or NUL"};
+  }
+  if (argv != nullptr) {
+    if (argv->empty()) return {"argv", "the expected argv is empty"};
+    for (const std::string& arg : *argv) {
+      // Its bytes would be those of two elements of a real argv.
+      if (arg.find('\0') != std::string::npos) return {"argv", "an expected argv element holds NUL"};
+    }
+    if (JoinNul(*argv).size() > cmdline_bytes) {
+      return {"argv", "the expected argv is longer than the cmdline bound"};
+    }
+  }
+  return {};
+}
+
+namespace {
+
 class Resolution {
  public:
   Resolution(Evidence& evidence, const Request& request)
@@ -75,19 +101,9 @@ class Resolution {
     if (req_.root_pid < 2 || static_cast<std::uint64_t>(req_.root_pid) > kMaxPid) {
       return bad("root pid " + std::to_string(req_.root_pid) + " is outside 2..2147483647");
     }
-    if (req_.token.empty()) return bad("the invocation token is empty");
-    if (req_.token_var.empty() || req_.token_var.find('=') != std::string::npos ||
-        req_.token_var.find('\0') != std::string::npos) {
-      return bad("the token variable name is empty or holds '=' or NUL");
-    }
-    if (req_.argv.empty()) return bad("the expected argv is empty");
-    for (const std::string& arg : req_.argv) {
-      // Its bytes would be those of two elements of a real argv.
-      if (arg.find('\0') != std::string::npos) return bad("an expected argv element holds NUL");
-    }
-    if (expected_cmdline_.size() > b_.cmdline_bytes) {
-      return bad("the expected argv is longer than the cmdline bound");
-    }
+    const RequestWordsProblem words =
+        CheckRequestWords(&req_.token, &req_.token_var, &req_.argv, b_.cmdline_bytes);
+    if (!words.field.empty()) return bad(words.why);
     if (!req_.exe.ok()) return bad("the expected executable has no attested identity");
     // A retry interval of 0 would retry without the clock advancing: under a
     // virtual clock (tests, replay) the loop would never end. The limits of

@@ -55,6 +55,25 @@ struct Request {
   Bounds bounds;
 };
 
+// The operator's words of a request that make it INVALID_REQUEST (each given
+// one, null = not given): an empty token; a token variable that is empty or
+// holds '=' or NUL; an argv that is empty, has an element holding NUL (its
+// bytes would be those of two elements of the NUL-delimited cmdline) or,
+// joined with NUL, is longer than `cmdline_bytes`. An empty argv element is
+// valid: the seed compares argv "without trimming or text normalization",
+// and a process may hold one (`exec -a ''`; its cmdline shows "\0").
+// `field` names the word at fault ("token", "token_var", "argv"), empty when
+// every one given is valid. Resolve checks its request with it; the CLI
+// checks the same words with it before any read (resolve's options and
+// replay's overrides alike).
+struct RequestWordsProblem {
+  std::string field;
+  std::string why;
+};
+RequestWordsProblem CheckRequestWords(const std::string* token, const std::string* token_var,
+                                      const std::vector<std::string>* argv,
+                                      std::uint64_t cmdline_bytes);
+
 // Runs attempts until a final verdict. The deadline is NowNs() at entry plus
 // bounds.deadline_ns; the byte budget counts every byte of every read.
 Verdict Resolve(Evidence& evidence, const Request& request);

@@ -144,6 +144,36 @@ AddOutcome Place(const Manifest& manifest, const std::string& sha256, const std:
   return AddOutcome{};
 }
 
+// Content already in the corpus, added again with --name or --expect: the
+// entry is never changed by an add (a MANIFEST line is rewritten only by
+// `corpus rm` and a new add). The same name and expectations are the entry
+// found (kAlreadyPresent); a differing one is refused, saying what the entry
+// holds, so that nothing given is ignored without a word.
+AddOutcome Duplicate(const ManifestEntry& existing, const AddRequest& request,
+                     const std::vector<std::string>& expects, const std::string& file) {
+  auto list = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& x : v) out += (out.empty() ? "" : ", ") + Escaped(x);
+    return out;
+  };
+  const std::string held = file + " is already in the corpus as " + existing.name + " (" +
+                           existing.file + ", expect " + list(existing.expects) + "): ";
+  const std::string again = "; an add never changes an entry ('proctape corpus rm " +
+                            existing.name + "' first to add it again)";
+  if (!request.name.empty() && request.name != existing.name) {
+    return Failed(AddOutcome::Kind::kUsage,
+                  held + "--name " + request.name + " differs" + again);
+  }
+  if (!request.expects.empty() && expects != existing.expects) {
+    return Failed(AddOutcome::Kind::kUsage,
+                  held + "--expect " + list(expects) + " differs" + again);
+  }
+  AddOutcome out;
+  out.kind = AddOutcome::Kind::kAlreadyPresent;
+  out.entry = existing;
+  return out;
+}
+
 // The expect line of every resolution: the replayed verdict, or the --expect
 // given for it. Refuses a divergence always, and a changed verdict unless
 // --expect names what is wanted.
@@ -224,18 +254,28 @@ AddOutcome AddToCorpus(const AddRequest& request) {
                                     ": 1 to 64 of [A-Za-z0-9._-], beginning with a letter or "
                                     "digit");
   }
+  // Every --expect is well formed, whatever the file holds (a duplicate
+  // included): a bare RESOLVED or ERROR takes the rest from the replay.
+  for (const std::string& e : request.expects) {
+    if (e == "RESOLVED" || e == "ERROR") continue;
+    if (std::string why = ExpectSyntaxError(e); !why.empty()) {
+      return Failed(Kind::kUsage, "--expect " + EscapeBytes(e) + ": " + why);
+    }
+  }
   // Where it goes, before any work: a corpus that cannot be written is found
   // before the recording is replayed.
   if (std::string problem = CorpusDirProblem(request.dir); !problem.empty()) {
     return Failed(Kind::kIo, problem);
   }
-  // Already there? Then nothing else matters.
+  // Already there? Without --name or --expect nothing else matters; with
+  // them, the entry is checked against what they say (Duplicate).
   Manifest manifest;
   std::string error, sha256;
   if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
   if (!Sha256File(request.file, &sha256, &error)) return Failed(Kind::kIo, file + ": " + error);
   AddOutcome placed = Place(manifest, sha256, "", file);
-  if (placed.kind == Kind::kAlreadyPresent) return placed;
+  const bool duplicate = placed.kind == Kind::kAlreadyPresent;
+  if (duplicate && request.name.empty() && request.expects.empty()) return placed;
 
   Snapshot snapshot;
   FormatError damage = ReadSnapshot(request.file, &snapshot);
@@ -259,6 +299,7 @@ AddOutcome AddToCorpus(const AddRequest& request) {
   ManifestEntry entry = EntryFor(snapshot, request, sha256);
   AddOutcome out = Expectations(request, replays, &entry.expects);
   if (out.kind != Kind::kAdded) return out;
+  if (duplicate) return Duplicate(placed.entry, request, entry.expects, file);
 
   // Write under the directory's lock, against the manifest as it is now. A
   // missing corpus is made here, one level (its directory was checked).

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "core/proc_parse.h"
+#include "format/file_holds.h"
 #include "format/reader.h"
 #include "format/writer.h"
 
@@ -77,14 +78,12 @@ FingerprintFile ReadFingerprintFile(const std::string& path) {
     for (const v1::Resolution& r : snapshot.resolutions) {
       if (r.has_resolve() && r.resolve().has_fingerprint()) recorded_one = true;
     }
+    // What it is; the caller says once how to take a fingerprint.
     return fail(FingerprintFile::Problem::kNotAFingerprint,
-                "is not a fingerprint file (" +
-                    Plural(snapshot.frames.size(), "frame", "frames") + ", " +
-                    Plural(snapshot.resolutions.size(), "resolution", "resolutions") + ")" +
-                    (recorded_one ? ": its recorded request holds the fingerprint it was "
-                                    "resolved against, which 'proctape replay' uses; take a new "
-                                    "one with 'proctape fingerprint' before the turn"
-                                  : ": take one with 'proctape fingerprint' before the turn"));
+                "is not a fingerprint file: it is " + FileHolds(snapshot) +
+                    (recorded_one ? ", whose recorded request holds the fingerprint it was "
+                                    "resolved against ('proctape replay' uses it)"
+                                  : ""));
   }
   if (snapshot.fingerprints.size() > 1 || !snapshot.frames.empty() ||
       !snapshot.observations.empty() || !snapshot.resolutions.empty()) {

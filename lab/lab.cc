@@ -158,14 +158,32 @@ LabResult RunLab(const LabOptions& options) {
   LiveRecordOptions record;
   record.command_line = options.command_line;
   record.kept_entries = {TokenEntry(stage.request)};
-  if (!RecordLiveSteps(*live, record, std::move(output), stage.steps, &error)) {
-    return finish(LabOutcome::kFailed, "recording " + EscapeBytes(options.record, 4096) + ": " +
-                                           error);
+  // A step's action that fails is the scenario's (not staged); any other
+  // failure of the recording is the file's: it could not be written.
+  bool action_failed = false;
+  std::vector<LiveStep> steps = stage.steps;
+  for (LiveStep& step : steps) {
+    if (!step.before) continue;
+    step.before = [before = step.before, &action_failed](std::string* why) {
+      action_failed = !before(why);
+      return !action_failed;
+    };
+  }
+  if (!RecordLiveSteps(*live, record, std::move(output), steps, &error)) {
+    if (action_failed) {
+      return finish(LabOutcome::kFailed,
+                    "recording " + EscapeBytes(options.record, 4096) + ": " + error);
+    }
+    return finish(LabOutcome::kOutputFailed,
+                  EscapeBytes(options.record, 4096) + " cannot be written: " + error);
   }
   // The file as written is what the report describes.
   Snapshot written;
   FormatError read = ReadSnapshot(options.record, &written);
-  if (!read.ok()) return finish(LabOutcome::kFailed, EscapeBytes(options.record, 4096) + " does not read back: " + read.message);
+  if (!read.ok()) {
+    return finish(LabOutcome::kOutputFailed,
+                  EscapeBytes(options.record, 4096) + " does not read back: " + read.message);
+  }
   result.checks = written.resolutions;
   std::string differs = stage.shown ? stage.shown(result.checks) : "";
   return finish(differs.empty() ? LabOutcome::kShown : LabOutcome::kNotShown, differs);

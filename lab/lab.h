@@ -56,8 +56,10 @@ enum class LabOutcome {
   kShown,        // recorded, and the verdicts show what the scenario says
   kNotShown,     // recorded, but a verdict differs from the scenario's expectation
   kUnavailable,  // cannot run here: no namespaces, tool, or privilege
-  kFailed,       // could not be staged (or the file could not be written)
+  kFailed,       // could not be staged
   kOutputRefused,  // `record` refused (exists, a link, ...): nothing was started
+  kOutputFailed,   // `record` could not be written (or read back) while recording:
+                   // the staged processes are ended, nothing is left of the file
 };
 
 struct StartedProcess {

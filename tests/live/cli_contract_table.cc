@@ -82,11 +82,12 @@ std::vector<Row> Table() {
        .inputs = {ProcMount([](F f, P p) {
                     return Args{"capture", "--root", f.self_pid, "-o", f.dir + "/c", "--proc", p};
                   }),
-                  // An import: a directory that cannot be opened is 1, as for
-                  // --proc (docs/export.md, "Exit statuses").
+                  // An import: a directory the user named, read as any input
+                  // is: missing or not a directory, 10 (docs/export.md, "Exit
+                  // statuses"); unlike --proc, it is no mount of this host.
                   {"--proc-root",
                    [](F f, P p) { return Args{"capture", "--proc-root", p, "-o", f.dir + "/c"}; },
-                   1, 1, true, false}},
+                   10, 10, true, false}},
        .json = [](F f) {
          return Args{"capture", "--root", f.self_pid, "-o", f.dir + "/c", "--json"};
        }},

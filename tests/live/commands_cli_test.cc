@@ -6,6 +6,7 @@
 #include <pty.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,6 +186,33 @@ TEST(EmptySelection, CaptureOfALiveRootIsASuccess) {
                               dir.File("x.ptape")});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(r.err, "") << Describe(r);
+}
+
+
+// `capture --proc-root DIR` of a directory that holds no process (empty, or
+// files and directories of no /proc copy, or a numeric entry without a stat
+// file) is refused on one line naming DIR, exit 2, and writes nothing: it is
+// not a frame of 0 processes. One numeric entry with a stat file is a frame.
+TEST(EmptySelection, CaptureOfAProcRootWithNoProcessIsRefused) {
+  TempDir out("empty-out");
+  TempDir empty("empty-dir");
+  TempDir unrelated("unrelated-dir");
+  live::WriteFile(unrelated.File("README"), "not /proc\n");
+  ASSERT_EQ(::mkdir(unrelated.File("src").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(unrelated.File("42").c_str(), 0755), 0);  // numeric, but no stat
+  for (const TempDir* dir : {&empty, &unrelated}) {
+    CommandResult r = Proctape({"capture", "--proc-root", dir->path(), "-o", out.File("x.ptape")});
+    EXPECT_EQ(r.exit_code, 2) << dir->path() << ": " << Describe(r);
+    EXPECT_EQ(r.out, "") << Describe(r);
+    EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
+    EXPECT_NE(r.err.find(dir->path()), std::string::npos) << Describe(r);
+    EXPECT_NE(r.err.find("holds no process"), std::string::npos) << Describe(r);
+    EXPECT_FALSE(live::Exists(out.File("x.ptape"))) << dir->path();
+  }
+  live::WriteFile(unrelated.File("42/stat"), "42 (x) S 1 42 42 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 7\n");
+  CommandResult one = Proctape({"capture", "--proc-root", unrelated.path(), "-o", out.File("y.ptape")});
+  EXPECT_EQ(one.exit_code, 0) << Describe(one);
+  EXPECT_NE(one.out.find("1 process record"), std::string::npos) << Describe(one);
 }
 
 

@@ -230,10 +230,10 @@ TEST_F(CorpusCliTest, ListAlignsItsColumnsWhateverTheNamesLengths) {
 TEST_F(CorpusCliTest, SameContentOnceAndANameOnce) {
   AddAll();
   const std::string manifest = FileBytes(dir_ + "/MANIFEST");
-  CommandResult again = Proctape({"corpus", "add", Data("dead"), "--corpus", dir_, "--name", "x"});
+  CommandResult again = Proctape({"corpus", "add", Data("dead"), "--corpus", dir_});
   EXPECT_EQ(again.exit_code, 0) << Describe(again);
   EXPECT_EQ(again.out, Data("dead") + " is already in the corpus as dead (" + Hash16(Data("dead")) +
-                           ".ptape)\n");
+                           ".ptape, expect DEAD): not added again\n");
   TempDir other("corpus-other");
   const std::string copy = other.File("alive.ptape");  // another file, another name
   Snapshot s;
@@ -251,6 +251,60 @@ TEST_F(CorpusCliTest, SameContentOnceAndANameOnce) {
   CommandResult named = Proctape({"corpus", "add", copy, "--corpus", dir_, "--name", "dead-2"});
   EXPECT_EQ(named.exit_code, 0) << Describe(named);
   EXPECT_TRUE(StartsWith(named.out, "added dead-2 as ")) << Describe(named);
+}
+
+// Content already in the corpus: --name and --expect are checked all the
+// same, never ignored. An invalid --expect is refused as for a new file; a
+// name or an expectation other than the entry's is refused naming the entry
+// (an add never changes one); the entry's own are the duplicate found.
+TEST_F(CorpusCliTest, ADuplicateChecksItsNameAndExpectations) {
+  AddAll();
+  const std::string manifest = FileBytes(dir_ + "/MANIFEST");
+  const std::string held = Data("dead") + " is already in the corpus as dead (" +
+                           Hash16(Data("dead")) + ".ptape, expect DEAD): ";
+  CommandResult invalid =
+      Proctape({"corpus", "add", Data("dead"), "--corpus", dir_, "--expect", "BOGUS"});
+  EXPECT_EQ(invalid.exit_code, 2) << Describe(invalid);
+  EXPECT_TRUE(OneLine(invalid.err)) << Describe(invalid);
+  EXPECT_NE(invalid.err.find("--expect BOGUS: not an expected outcome"), std::string::npos)
+      << Describe(invalid);
+  CommandResult renamed = Proctape({"corpus", "add", Data("dead"), "--corpus", dir_, "--name", "x"});
+  EXPECT_EQ(renamed.exit_code, 2) << Describe(renamed);
+  EXPECT_EQ(renamed.out, "") << Describe(renamed);
+  EXPECT_TRUE(StartsWith(renamed.err, "proctape: corpus add: " + held + "--name x differs"))
+      << Describe(renamed);
+  CommandResult expect =
+      Proctape({"corpus", "add", Data("dead"), "--corpus", dir_, "--expect", "ALIVE"});
+  EXPECT_EQ(expect.exit_code, 2) << Describe(expect);
+  EXPECT_TRUE(StartsWith(expect.err, "proctape: corpus add: " + held + "--expect ALIVE differs"))
+      << Describe(expect);
+  EXPECT_EQ(FileBytes(dir_ + "/MANIFEST"), manifest);
+  CommandResult same = Proctape(
+      {"corpus", "add", Data("dead"), "--corpus", dir_, "--name", "dead", "--expect", "DEAD"});
+  EXPECT_EQ(same.exit_code, 0) << Describe(same);
+  EXPECT_EQ(same.out, held + "not added again\n") << Describe(same);
+}
+
+// `corpus add A B C --json`: every FILE has its entry in the document, in
+// order: added, duplicate, or refused with why and its status.
+TEST_F(CorpusCliTest, JsonOfSeveralFilesHasAnEntryForEveryFile) {
+  const std::string whole = FileBytes(Data("resolved"));
+  WriteFile(tmp_.File("cut.ptape"), whole.substr(0, whole.size() - 5));
+  ASSERT_EQ(Proctape({"corpus", "add", Data("dead"), "--corpus", dir_}).exit_code, 0);
+  CommandResult r = Proctape({"corpus", "add", Data("alive"), Data("dead"),
+                              tmp_.File("cut.ptape"), "--corpus", dir_, "--json"});
+  EXPECT_EQ(r.exit_code, 13) << Describe(r);
+  v1::CorpusAddResults doc;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &doc).ok()) << Describe(r);
+  ASSERT_EQ(doc.files_size(), 3) << Describe(r);
+  EXPECT_EQ(doc.files(0).outcome(), "added");
+  EXPECT_EQ(doc.files(0).file(), Data("alive"));
+  EXPECT_EQ(doc.files(1).outcome(), "duplicate");
+  EXPECT_EQ(doc.files(1).entry().name(), "dead");
+  EXPECT_EQ(doc.files(2).outcome(), "refused");
+  EXPECT_EQ(doc.files(2).file(), tmp_.File("cut.ptape"));
+  EXPECT_EQ(doc.files(2).exit_status(), 13);
+  EXPECT_TRUE(StartsWith(doc.files(2).error(), tmp_.File("cut.ptape") + ": ")) << Describe(r);
 }
 
 TEST_F(CorpusCliTest, AChangedFileIsUnreadable) {

@@ -372,8 +372,9 @@ TEST(CaptureProcRootCliTest, RefusalsAndExitStatuses) {
   r = Proctape({"capture", "--proc-root", tmp.File("d"), "-o", tmp.File("y.ptape")});
   EXPECT_EQ(r.exit_code, 15) << Describe(r);
   EXPECT_FALSE(Exists(tmp.File("y.ptape")));
+  // A DIR that cannot be opened is an input that cannot be read (10).
   r = Proctape({"capture", "--proc-root", tmp.File("none"), "-o", tmp.File("z.ptape")});
-  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_EQ(r.exit_code, 10) << Describe(r);
 }
 
 // export --frame k -> capture --proc-root -> export: the same directory, and

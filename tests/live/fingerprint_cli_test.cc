@@ -85,6 +85,37 @@ TEST(FingerprintCli, FingerprintOfAnotherBootIsRefusedWithItsOwnStatus) {
   EXPECT_NE(r.err.find("another boot"), std::string::npos) << r.err;
 }
 
+// Every view of a file that cannot show it says what the file is, in the
+// same words (format/file_holds.h): tree, diff and export of a fingerprint
+// file, as explain; resolve --fingerprint of a capture says what it is, and
+// how to take a fingerprint once.
+TEST(FingerprintCli, EveryViewSaysWhatAFileHoldsInTheSameWords) {
+  TempDir dir("fingerprint");
+  const std::string self = std::to_string(::getpid());
+  const std::string fp = dir.File("root.ptape");
+  ASSERT_EQ(Proctape({"fingerprint", "--root", self, "-o", fp}).exit_code, 0);
+  const std::string holds = "it is a fingerprint file (root " + self + " at start tick ";
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"tree", fp}, {"diff", fp, fp}, {"export", fp, "--format", "dot"}, {"explain", fp}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+    EXPECT_NE(r.err.find(holds), std::string::npos) << args[0] << ": " << Describe(r);
+  }
+  const std::string capture = dir.File("capture.ptape");
+  ASSERT_EQ(Proctape({"capture", "--root", self, "-o", capture}).exit_code, 0);
+  CommandResult r = Proctape({"resolve", "--fingerprint", capture, "--token", "T"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("is not a fingerprint file: it is a capture (1 frame)"), std::string::npos)
+      << Describe(r);
+  std::size_t hints = 0;
+  for (std::size_t at = r.err.find("take "); at != std::string::npos;
+       at = r.err.find("take ", at + 1)) {
+    ++hints;
+  }
+  EXPECT_EQ(hints, 1u) << "the hint is said once: " << Describe(r);
+}
+
 TEST(FingerprintCli, FileThatIsNoUsableFingerprintIsRefusedClearly) {
   TempDir dir("fingerprint");
   // A capture: intact, but no fingerprint (usage: the wrong file was given).

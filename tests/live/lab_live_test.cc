@@ -211,6 +211,24 @@ TEST(LabRefusals, AMissingOrUnwritableTmpdirIsCannotRunHereNamingIt) {
   }
 }
 
+// --record that cannot be written while recording (a file size limit, with
+// SIGXFSZ ignored: write fails with EFBIG once the header is out) is an
+// output that cannot be written: exit 10, as lab's --help and
+// docs/cli/outputs.md say, one line naming --record, nothing left behind.
+TEST(LabRefusals, ARecordThatCannotBeWrittenMidRunExitsTen) {
+  if (std::string why = SkipReason("unshare", false); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir("lab-fsize");
+  CommandResult r = live::RunCommand(
+      {"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 32; exec \"$0\" \"$@\"", PROCTAPE_BINARY,
+       "lab", "plain", "--record", dir.File("x.ptape")},
+      120'000);
+  EXPECT_EQ(r.exit_code, 10) << Describe(r);
+  EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
+  EXPECT_TRUE(live::StartsWith(r.err, "proctape: lab: --record " + dir.File("x.ptape") + " cannot be written: "))
+      << Describe(r);
+  EXPECT_EQ(live::Entries(dir.path()), std::vector<std::string>{}) << Describe(r);
+}
+
 TEST(LabList, NamesEveryScenarioOfTheIssue) {
   CommandResult r = Proctape({"lab", "--list"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);

@@ -5,6 +5,8 @@
 // is named first, whatever else the line lacks.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <string>
 #include <vector>
 
@@ -299,6 +301,31 @@ TEST(RunTimeUsageErrors, AreTheSameWordsUnderJson) {
       << Describe(text) << "\n" << Describe(json);
 }
 
+// A required set of choices missing is named by its choices alone: not with
+// its first choice in parentheses, which reads as a default (export has no
+// default --format).
+TEST(UsageErrorsNamed, AMissingChoiceShowsNoDefault) {
+  const CommandResult r = Proctape({"export", SourceCorpus() + "/f46add6575430d19.ptape"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_EQ(r.err, "proctape: export: missing --format json|dot|proc-dir (see 'proctape export "
+                   "--help')\n");
+  const Help help = HelpOf({"export"});
+  EXPECT_NE(help.text.find("--format json|dot|proc-dir (required)"), std::string::npos)
+      << help.text;
+}
+
+// A misspelt name is suggested whatever its case: every name is lower case.
+TEST(UsageErrorsNamed, ASuggestionIgnoresCase) {
+  CommandResult r = Proctape({"SHOW"});
+  EXPECT_EQ(r.err, "proctape: 'SHOW' is not a proctape command (did you mean 'show'?) (see "
+                   "'proctape --help')\n");
+  r = Proctape({"corpus", "LIST"});
+  EXPECT_NE(r.err.find("(did you mean 'list'?)"), std::string::npos) << Describe(r);
+  r = Proctape({"resolve", "--TOKEN", "t", "--root", "2"});
+  EXPECT_NE(r.err.find("unknown option '--TOKEN' (did you mean '--token'?)"), std::string::npos)
+      << Describe(r);
+}
+
 // The top level: no command known, the pointer is to the list of commands.
 TEST(RunTimeUsageErrors, TopLevelPointsToTheListOfCommands) {
   CommandResult r = Proctape({"nosuch"});
@@ -306,6 +333,64 @@ TEST(RunTimeUsageErrors, TopLevelPointsToTheListOfCommands) {
   r = Proctape({"--bogus"});
   EXPECT_EQ(r.err,
             "proctape: unknown option '--bogus': a command comes first (see 'proctape --help')\n");
+}
+
+// What the resolver refuses as INVALID_REQUEST (an empty token, a token
+// variable holding '=', an argv over the cmdline bound) is refused by resolve
+// and by replay's overrides alike, with the same words, exit 2, before any
+// read: replay of a file that does not exist, resolve of a --proc that is no
+// procfs, name the word, not the path; nothing is recorded.
+TEST(RequestWords, ResolveAndReplayRefuseTheSameWordsBeforeAnyRead) {
+  TempDir dir("words");
+  const std::string self = std::to_string(::getpid());
+  const std::string recording = SourceCorpus() + "/f46add6575430d19.ptape";
+  const std::string long_argv(65536, 'a');  // with its NUL, one byte over the bound
+  const std::vector<std::pair<Args, std::string>> words = {
+      {{"--token", ""}, "--token: the invocation token is empty (INVALID_REQUEST)"},
+      {{"--token", "t", "--token-var", "A=B"},
+       "--token-var: the token variable name is empty or holds '=' or NUL (INVALID_REQUEST)"},
+      {{"--token", "t", "--argv", long_argv},
+       "--argv: the expected argv is longer than the cmdline bound (INVALID_REQUEST)"}};
+  for (const auto& [word, what] : words) {
+    Args resolve = {"resolve", "--root", self, "--proc", dir.File("nowhere"), "--deadline-ms",
+                    "0", "--record", dir.File("r.ptape")};
+    resolve.insert(resolve.end(), word.begin(), word.end());
+    Args replay = {"replay", dir.File("missing.ptape")};
+    replay.insert(replay.end(), word.begin(), word.end());
+    Args replay_file = {"replay", recording};
+    replay_file.insert(replay_file.end(), word.begin(), word.end());
+    for (const auto& [args, command] : std::vector<std::pair<Args, std::string>>{
+             {resolve, "resolve"}, {replay, "replay"}, {replay_file, "replay"}}) {
+      const CommandResult r = Proctape(args);
+      EXPECT_EQ(r.exit_code, 2) << what << "\n" << Describe(r);
+      EXPECT_EQ(r.out, "") << Describe(r);
+      EXPECT_EQ(r.err, "proctape: " + command + ": " + what + " (see 'proctape " + command +
+                           " --help')\n")
+          << Describe(r);
+    }
+    EXPECT_FALSE(Exists(dir.File("r.ptape")));
+  }
+}
+
+// pid 1 where a live pid is asked for is refused saying why, not with the
+// range alone: init is outside the resolver's pids, and a sandbox's marker
+// (a pid of its own namespace) is often 1.
+TEST(PidOne, IsRefusedSayingWhy) {
+  TempDir dir("pid-one");
+  const std::string recording = SourceCorpus() + "/f46add6575430d19.ptape";
+  for (const auto& [args, command] : std::vector<std::pair<Args, std::string>>{
+           {{"resolve", "--root", "1", "--token", "t"}, "resolve"},
+           {{"fingerprint", "--root", "1", "-o", dir.File("fp")}, "fingerprint"},
+           {{"liveness", "--pid", "1", "--start", "5"}, "liveness"},
+           {{"replay", recording, "--root", "1"}, "replay"}}) {
+    const CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+    EXPECT_TRUE(StartsWith(r.err, "proctape: " + command + ": ")) << Describe(r);
+    EXPECT_NE(r.err.find("'1' is outside 2..2^31-1: pid 1 is init"), std::string::npos)
+        << Describe(r);
+    EXPECT_NE(r.err.find("marker"), std::string::npos) << Describe(r);
+  }
 }
 
 }  // namespace

@@ -194,6 +194,31 @@ TEST(ViewsCorpusTest, PidReuseShowsInTheDiffOfFramesZeroAndOne) {
   EXPECT_EQ(report.changes(0).kind(), v1::DiffReport::Change::REUSED);
 }
 
+// diff says what changed from A to B: when A's frame was captured after
+// B's, one line on standard error says the order looks reversed; the output
+// is the diff as asked. Two frames of one file, and two files (one of the
+// two orders is reversed).
+TEST(ViewsCorpusTest, DiffWarnsWhenTheOrderLooksReversed) {
+  const std::string reuse = CorpusFile("pid-reuse-unshare");
+  CommandResult forward = Proctape({"diff", reuse, "--frames", "0", "1"});
+  EXPECT_EQ(forward.err, "") << Describe(forward);
+  CommandResult backward = Proctape({"diff", reuse, "--frames", "1", "0"});
+  EXPECT_EQ(backward.exit_code, 0) << Describe(backward);
+  EXPECT_TRUE(OneLine(backward.err)) << Describe(backward);
+  EXPECT_TRUE(StartsWith(backward.err, "proctape: warning: the order looks reversed: " + reuse +
+                                           " frame 1 was captured "))
+      << Describe(backward);
+  EXPECT_NE(backward.out.find("reused"), std::string::npos) << Describe(backward);
+  const std::string x = CorpusFile("plain-unshare"), y = CorpusFile("plain-bwrap");
+  int reversed = 0;
+  for (const auto& [a, b] : {std::pair{x, y}, std::pair{y, x}}) {
+    CommandResult r = Proctape({"diff", a, b, "--force"});
+    EXPECT_EQ(r.exit_code, 0) << Describe(r);
+    reversed += r.err.find("the order looks reversed: " + a) != std::string::npos;
+  }
+  EXPECT_EQ(reversed, 1);
+}
+
 TEST(ViewsCorpusTest, DiffOfTwoFiles) {
   ExpectGolden("diff/plain-unshare-vs-plain-bwrap.txt",
                Proctape({"diff", CorpusFile("plain-unshare"), CorpusFile("plain-bwrap")}));

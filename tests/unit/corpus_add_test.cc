@@ -147,9 +147,18 @@ TEST(CorpusAdd, SameContentIsNotAddedTwiceAndANameIsNotTakenTwice) {
   const std::string dir = tmp.File("c");
   ASSERT_EQ(Add(Data("alive"), dir).kind, Kind::kAdded);
   const std::string before = Bytes(ManifestPath(dir));
-  AddOutcome again = Add(Data("alive"), dir, {}, "another-name");
+  AddOutcome again = Add(Data("alive"), dir);
   EXPECT_EQ(again.kind, Kind::kAlreadyPresent) << Why(again);
   EXPECT_EQ(again.entry.name, "alive");
+  // Another name for the same content is refused, naming the entry: an add
+  // never changes one.
+  AddOutcome renamed = Add(Data("alive"), dir, {}, "another-name");
+  EXPECT_EQ(renamed.kind, Kind::kUsage) << Why(renamed);
+  EXPECT_EQ(renamed.message,
+            Data("alive") + " is already in the corpus as alive (" +
+                CorpusFileName(Sha256Hex(Bytes(Data("alive")))) +
+                ", expect ALIVE): --name another-name differs; an add never changes an entry "
+                "('proctape corpus rm alive' first to add it again)");
   AddOutcome clash = Add(Data("dead"), dir, {}, "alive");
   EXPECT_EQ(clash.kind, Kind::kUsage);
   EXPECT_EQ(clash.message, Data("dead") + ": the name alive is taken by other content (" +

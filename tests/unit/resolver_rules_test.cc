@@ -100,6 +100,21 @@ TEST(ResolverExactArgv, ExpectedArgvElementHoldingNulIsAnInvalidRequest) {
   EXPECT_EQ(host.calls, 0u);
 }
 
+// An empty argv element is a valid request (seed 000 compares the
+// NUL-delimited cmdline "without trimming or text normalization"; `exec -a
+// ''` makes one): the request words pass CheckRequestWords, the CLI's check
+// too, and match only the process whose cmdline holds it.
+TEST(ResolverExactArgv, AnEmptyArgvElementIsValidAndMatchedExactly) {
+  FakeHost host;
+  host.SetFile(kSleep, ProcFile::kCmdline, std::string("\0" "120\0", 5));
+  Request r = FakeHost::TypicalRequest();
+  r.argv = {"", "120"};
+  EXPECT_EQ(CheckRequestWords(&r.token, &r.token_var, &r.argv, r.bounds.cmdline_bytes).field, "");
+  Verdict v = Resolve(host, r);
+  EXPECT_EQ(v.status, Status::kResolved) << v.detail;
+  EXPECT_EQ(v.pid, kSleep);
+}
+
 // ---------------------------------------------------------------------------
 // The /proc listing is part of the scan
 

@@ -1,0 +1,25 @@
+// What a .ptape file holds, in words, for every view that cannot show it
+// (tree, diff, export, explain of a fingerprint file; resolve --fingerprint
+// of a capture): one function, so each says the same.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "format/reader.h"
+
+namespace proctape {
+
+// "a fingerprint file (root 4242 at start tick 99)", "a recording (1
+// recorded check, 2 frames)", "a capture (3 frames)", or "an empty file (no
+// frame, no recorded check, no fingerprint)".
+std::string FileHolds(const Snapshot& snapshot);
+
+// NoSuchFrame (core/proc_parse.h) for `snapshot`, shown as `name`: a file of
+// no frame says what it is instead ("--frame 0: fp.ptape has no frame: it is
+// a fingerprint file (root 4242 at start tick 99)").
+std::string NoSuchFrameIn(std::string_view option, std::uint64_t frame, std::string_view name,
+                          const Snapshot& snapshot);
+
+}  // namespace proctape
