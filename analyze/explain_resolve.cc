@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "analyze/explain.h"
 #include "analyze/explain_candidate.h"
@@ -94,6 +95,7 @@ class ResolveExplainer {
     bool slept = false;
     std::size_t last_read = kNoCall;
     int confirming = -1;  // the candidate whose executable was taken
+    std::map<std::int64_t, int> candidate_of;  // pid -> its first candidate
     for (std::size_t j = first; j < end; ++j) {
       const Seen& c = calls_[j];
       switch (c.op) {
@@ -128,6 +130,7 @@ class ResolveExplainer {
           } else if (c.file == ProcFile::kCmdline) {
             if (scanning) Tree(*a, scanned, order);
             scanning = false;
+            candidate_of.emplace(c.pid, a->candidates_size());
             InspectCandidate(c, Scanned(scanned, c.pid), mask_, a->add_candidates());
             where.emplace_back().cmdline = j;
           } else if (c.file == ProcFile::kEnviron && a->candidates_size() > 0 &&
@@ -136,18 +139,20 @@ class ResolveExplainer {
             where.back().environ = j;
           }
           break;
-        case Seen::Op::kExe:
+        case Seen::Op::kExe: {
           last_read = j;
-          for (int i = 0; i < a->candidates_size(); ++i) {
-            if (a->candidates(i).pid() != c.pid) continue;
-            v1::ExplainCandidate* m = a->mutable_candidates(i);
-            m->set_exe_read(true);
-            *m->mutable_exe() = ToSummary(ToProto(c.identity));
-            where[static_cast<std::size_t>(i)].exe = j;
-            confirming = i;
-            break;
-          }
+          // The first candidate of that pid, found by pid (not by a walk of
+          // the candidates per read: a host may hold 65,536 of them).
+          auto listed = candidate_of.find(c.pid);
+          if (listed == candidate_of.end()) break;
+          const int i = listed->second;
+          v1::ExplainCandidate* m = a->mutable_candidates(i);
+          m->set_exe_read(true);
+          *m->mutable_exe() = ToSummary(ToProto(c.identity));
+          where[static_cast<std::size_t>(i)].exe = j;
+          confirming = i;
           break;
+        }
         case Seen::Op::kSleep:
           slept = true;
           a->set_next_offset_ns(static_cast<double>(SaturatingSub(c.ns, start_)));
@@ -220,18 +225,35 @@ class ResolveExplainer {
     a.set_root_seen(true);
     *a.mutable_root() = root->second;
     if (root->second.start_ticks() != req_.root_start_ticks) return;
+    // Whether each process's parent links reach the root, each process
+    // decided once (a hostile host may chain 65,536 parents: a walk to the
+    // root per process would be quadratic). A loop of parent links that
+    // misses the root is not beneath it.
+    enum : signed char { kWalking = -1, kOutside = 0, kBeneath = 1 };
+    std::map<std::int64_t, signed char> beneath;
+    std::vector<std::int64_t> path;
     for (std::int64_t pid : order) {
       if (pid == req_.root_pid) continue;
-      std::int64_t up = scanned.at(pid).ppid();
-      for (std::size_t steps = 0; steps <= order.size(); ++steps) {
-        if (up == req_.root_pid) {
-          a.add_beneath_root(Int32(pid));
+      path.clear();
+      signed char found = kOutside;
+      for (std::int64_t at = pid;;) {
+        auto known = beneath.find(at);
+        if (known != beneath.end()) {
+          found = known->second == kBeneath ? kBeneath : kOutside;  // kWalking: a loop
           break;
         }
-        auto parent = scanned.find(up);
-        if (parent == scanned.end()) break;
-        up = parent->second.ppid();
+        beneath.emplace(at, kWalking);
+        path.push_back(at);
+        const std::int64_t up = scanned.at(at).ppid();
+        if (up == req_.root_pid) {
+          found = kBeneath;
+          break;
+        }
+        if (scanned.count(up) == 0) break;
+        at = up;
       }
+      for (std::int64_t p : path) beneath[p] = found;
+      if (found == kBeneath) a.add_beneath_root(Int32(pid));
     }
   }
 

@@ -17,6 +17,14 @@ namespace proctape {
 // joined). Printed with ToJson, `bytes` fields are base64.
 v1::SnapshotExport ToExport(const Snapshot& snapshot);
 
+// ToExport(snapshot) printed as ToJsonChecked prints it, byte for byte, without
+// the copy: the header, footer and fingerprints are copied, the frames,
+// observations and resolutions printed from the snapshot one at a time (the
+// memory is the output's). False with *error when the document is over
+// protobuf's 2 GiB (kMaxSerializedBytes, as ToJsonChecked refuses it) or the
+// printer fails; *out is then empty.
+bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error);
+
 // The content of a DOT double-quoted string showing raw bytes exactly as
 // EscapeBytes prints them (printable ASCII as is; backslash, newline, ESC,
 // every other byte as \xNN; cut at `max` bytes with "..."), with '"' and '\'

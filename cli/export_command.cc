@@ -129,7 +129,7 @@ int RunExport(const ExportOptions& o) {
   std::string data;
   if (o.format == "json") {
     // Past protobuf's 2 GiB an error, never an empty document.
-    if (!ToJsonChecked(ToExport(snapshot), &data, &error)) {
+    if (!ExportJson(snapshot, &data, &error)) {
       progress.Done();
       return Fail(kExitTooLarge, name + ": " + error);
     }
