@@ -53,13 +53,17 @@ v1::SnapshotExport ToExport(const Snapshot& snapshot) {
 namespace {
 
 // Appends each of `items` printed, joined by commas.
+using Drain = std::function<bool(std::string* out, std::string* error)>;
+
 template <typename T>
-JsonElements Printed(const std::vector<T>& items) {
-  return [&items](std::string* out, std::string* error) {
+JsonElements Printed(const std::vector<T>& items, const Drain& drain) {
+  return [&items, &drain](std::string* out, std::string* error) {
+    constexpr std::size_t kDrainAt = 1 << 20;
     const auto options = JsonOptions();
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (i > 0) out->push_back(',');
       if (!AppendJsonPieces(items[i], options, out, error)) return false;
+      if (drain && out->size() >= kDrainAt && !drain(out, error)) return false;
     }
     return true;
   };
@@ -76,7 +80,8 @@ std::uint64_t SerializedSize(const std::vector<T>& items) {
 
 }  // namespace
 
-bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error) {
+bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error,
+                const Drain& drain) {
   out->clear();
   v1::SnapshotExport shell;
   *shell.mutable_header() = snapshot.header;
@@ -92,9 +97,9 @@ bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error) 
     return false;
   }
   const std::map<std::string, JsonElements> elements = {
-      {"frames", Printed(snapshot.frames)},
-      {"observations", Printed(snapshot.observations)},
-      {"resolutions", Printed(snapshot.resolutions)},
+      {"frames", Printed(snapshot.frames, drain)},
+      {"observations", Printed(snapshot.observations, drain)},
+      {"resolutions", Printed(snapshot.resolutions, drain)},
   };
   std::string failure;
   if (!AppendJsonPieces(shell, JsonOptions(), elements, out, &failure)) {

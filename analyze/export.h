@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -23,7 +24,11 @@ v1::SnapshotExport ToExport(const Snapshot& snapshot);
 // memory is the output's). False with *error when the document is over
 // protobuf's 2 GiB (kMaxSerializedBytes, as ToJsonChecked refuses it) or the
 // printer fails; *out is then empty.
-bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error);
+// With `drain`, *out is handed to it (and emptied) whenever it holds a MiB or
+// more between two elements: the caller writes it out, and false from drain
+// (with *error) stops the export. The caller drains what is left.
+bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error,
+                const std::function<bool(std::string* out, std::string* error)>& drain = {});
 
 // The content of a DOT double-quoted string showing raw bytes exactly as
 // EscapeBytes prints them (printable ASCII as is; backslash, newline, ESC,
