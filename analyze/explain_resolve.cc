@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "analyze/explain.h"
 #include "analyze/explain_candidate.h"
@@ -94,6 +95,7 @@ class ResolveExplainer {
     bool slept = false;
     std::size_t last_read = kNoCall;
     int confirming = -1;  // the candidate whose executable was taken
+    std::map<std::int64_t, int> candidate_of;  // pid -> its first candidate
     for (std::size_t j = first; j < end; ++j) {
       const Seen& c = calls_[j];
       switch (c.op) {
@@ -128,6 +130,7 @@ class ResolveExplainer {
           } else if (c.file == ProcFile::kCmdline) {
             if (scanning) Tree(*a, scanned, order);
             scanning = false;
+            candidate_of.emplace(c.pid, a->candidates_size());
             InspectCandidate(c, Scanned(scanned, c.pid), mask_, a->add_candidates());
             where.emplace_back().cmdline = j;
           } else if (c.file == ProcFile::kEnviron && a->candidates_size() > 0 &&
@@ -136,18 +139,20 @@ class ResolveExplainer {
             where.back().environ = j;
           }
           break;
-        case Seen::Op::kExe:
+        case Seen::Op::kExe: {
           last_read = j;
-          for (int i = 0; i < a->candidates_size(); ++i) {
-            if (a->candidates(i).pid() != c.pid) continue;
-            v1::ExplainCandidate* m = a->mutable_candidates(i);
-            m->set_exe_read(true);
-            *m->mutable_exe() = ToSummary(ToProto(c.identity));
-            where[static_cast<std::size_t>(i)].exe = j;
-            confirming = i;
-            break;
-          }
+          // The first candidate of that pid, found by pid (not by a walk of
+          // the candidates per read: a host may hold 65,536 of them).
+          auto listed = candidate_of.find(c.pid);
+          if (listed == candidate_of.end()) break;
+          const int i = listed->second;
+          v1::ExplainCandidate* m = a->mutable_candidates(i);
+          m->set_exe_read(true);
+          *m->mutable_exe() = ToSummary(ToProto(c.identity));
+          where[static_cast<std::size_t>(i)].exe = j;
+          confirming = i;
           break;
+        }
         case Seen::Op::kSleep:
           slept = true;
           a->set_next_offset_ns(static_cast<double>(SaturatingSub(c.ns, start_)));

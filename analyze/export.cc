@@ -1,10 +1,13 @@
 #include "analyze/export.h"
 
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "analyze/process_table.h"
+#include "proto/convert.h"
+#include "proto/json_pieces.h"
 #include "replay/token_mask.h"
 #include "core/proc_parse.h"
 
@@ -45,6 +48,66 @@ v1::SnapshotExport ToExport(const Snapshot& snapshot) {
   if (snapshot.footer) *out.mutable_footer() = *snapshot.footer;
   for (const v1::RootFingerprint& f : snapshot.fingerprints) *out.add_fingerprints() = f;
   return out;
+}
+
+namespace {
+
+// Appends each of `items` printed, joined by commas.
+using Drain = std::function<bool(std::string* out, std::string* error)>;
+
+template <typename T>
+JsonElements Printed(const std::vector<T>& items, const Drain& drain) {
+  return [&items, &drain](std::string* out, std::string* error) {
+    constexpr std::size_t kDrainAt = 1 << 20;
+    const auto options = JsonOptions();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i > 0) out->push_back(',');
+      if (!AppendJsonPieces(items[i], options, out, error)) return false;
+      if (drain && out->size() >= kDrainAt && !drain(out, error)) return false;
+    }
+    return true;
+  };
+}
+
+// What each of `items` adds to the serialized document: its size, its tag and
+// its length.
+template <typename T>
+std::uint64_t SerializedSize(const std::vector<T>& items) {
+  std::uint64_t total = 0;
+  for (const T& item : items) total += item.ByteSizeLong() + 1 + 10;
+  return total;
+}
+
+}  // namespace
+
+bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error,
+                const Drain& drain) {
+  out->clear();
+  v1::SnapshotExport shell;
+  *shell.mutable_header() = snapshot.header;
+  if (snapshot.footer) *shell.mutable_footer() = *snapshot.footer;
+  for (const v1::RootFingerprint& f : snapshot.fingerprints) *shell.add_fingerprints() = f;
+  const std::uint64_t size = shell.ByteSizeLong() + SerializedSize(snapshot.frames) +
+                             SerializedSize(snapshot.observations) +
+                             SerializedSize(snapshot.resolutions);
+  if (size > kMaxSerializedBytes) {
+    *error = "the document's message is " + std::to_string(size) +
+             " bytes serialized, over protobuf's limit of " +
+             std::to_string(kMaxSerializedBytes) + " bytes: the JSON cannot be written";
+    return false;
+  }
+  const std::map<std::string, JsonElements> elements = {
+      {"frames", Printed(snapshot.frames, drain)},
+      {"observations", Printed(snapshot.observations, drain)},
+      {"resolutions", Printed(snapshot.resolutions, drain)},
+  };
+  std::string failure;
+  if (!AppendJsonPieces(shell, JsonOptions(), elements, out, &failure)) {
+    out->clear();
+    *error = "cannot print JSON: " + failure;
+    return false;
+  }
+  return true;
 }
 
 std::string DotEscape(std::string_view raw, std::size_t max) {

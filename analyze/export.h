@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,18 @@ namespace proctape {
 // The whole snapshot, as ReadSnapshot returns it (blobs resolved, frame parts
 // joined). Printed with ToJson, `bytes` fields are base64.
 v1::SnapshotExport ToExport(const Snapshot& snapshot);
+
+// ToExport(snapshot) printed as ToJsonChecked prints it, byte for byte, without
+// the copy: the header, footer and fingerprints are copied, the frames,
+// observations and resolutions printed from the snapshot one at a time (the
+// memory is the output's). False with *error when the document is over
+// protobuf's 2 GiB (kMaxSerializedBytes, as ToJsonChecked refuses it) or the
+// printer fails; *out is then empty.
+// With `drain`, *out is handed to it (and emptied) whenever it holds a MiB or
+// more between two elements: the caller writes it out, and false from drain
+// (with *error) stops the export. The caller drains what is left.
+bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error,
+                const std::function<bool(std::string* out, std::string* error)>& drain = {});
 
 // The content of a DOT double-quoted string showing raw bytes exactly as
 // EscapeBytes prints them (printable ASCII as is; backslash, newline, ESC,

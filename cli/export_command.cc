@@ -128,10 +128,24 @@ int RunExport(const ExportOptions& o) {
     return kExitOk;
   }
   std::string data;
+  std::uint64_t size = 0;  // written before `data`
   if (o.format == "json") {
-    // Past protobuf's 2 GiB an error, never an empty document.
-    if (!ToJsonChecked(ToExport(snapshot), &data, &error)) {
+    // Written as it is printed, a MiB at a time (the document of a large
+    // file is tens of MB). Past protobuf's 2 GiB an error, never an empty
+    // document; a failed write, the output's error.
+    std::string write_error;
+    auto drain = [&](std::string* piece, std::string* why) {
+      if (!output->Write(*piece, &write_error)) {
+        *why = write_error;
+        return false;
+      }
+      size += piece->size();
+      piece->clear();
+      return true;
+    };
+    if (!ExportJson(snapshot, &data, &error, drain)) {
       progress.Done();
+      if (!write_error.empty()) return Fail(kExitIo, write_error);
       return Fail(kExitTooLarge, name + ": " + error);
     }
     data.push_back('\n');
@@ -141,11 +155,12 @@ int RunExport(const ExportOptions& o) {
   const bool written = output->Write(data, &error) && output->Commit(&error);
   progress.Done();
   if (!written) return Fail(kExitIo, error);
+  size += data.size();
   Report(o, out, frame,
          (o.format == "json" ? std::string("the whole file")
                              : "the process tree of frame " + std::to_string(frame)) +
-             " of " + name + ", " + Plural(data.size(), "byte", "bytes"),
-         nullptr, data.size());
+             " of " + name + ", " + Plural(size, "byte", "bytes"),
+         nullptr, size);
   return kExitOk;
 }
 

@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "core/proc_parse.h"
+#include "proto/json_pieces.h"
 
 namespace proctape {
 
@@ -157,7 +158,8 @@ std::string ToJson(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
-  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  std::string error;
+  if (!AppendJsonPieces(message, options, &out, &error)) out.clear();
   return out;
 }
 
@@ -174,10 +176,10 @@ bool ToJsonChecked(const google::protobuf::Message& message, std::string* out,
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
-  const auto status = google::protobuf::util::MessageToJsonString(message, out, options);
-  if (!status.ok()) {
+  std::string failure;
+  if (!AppendJsonPieces(message, options, out, &failure)) {
     out->clear();
-    *error = "cannot print JSON: " + std::string(status.message());
+    *error = "cannot print JSON: " + failure;
     return false;
   }
   return true;

@@ -1,0 +1,84 @@
+// Every view on files of hostile shapes (issue 13, section 3, "quadratic
+// views"): a 60,000-deep parent chain and a 60,000-wide star, each with a
+// recorded resolution (tests/shapes/shape_file.h, generated here, never
+// checked in). Each command runs as the built binary under RLIMIT_AS 512 MiB
+// (prlimit) with a timeout that is a hang guard, not a measure (the times
+// are in bench/views_shape_bench.sh): each ends cleanly, exit 0, nothing
+// killed. Before, `explain` on the chain walked to the root once per process
+// (quadratic: minutes), and the JSON outputs took gigabytes (protobuf's
+// printer builds the whole document as a tree first).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/live/files.h"
+#include "tests/shapes/shape_file.h"
+
+namespace proctape::live {
+namespace {
+
+constexpr std::uint32_t kProcesses = 60'000;
+constexpr int kHangGuardMs = 60'000;  // explain on the chain took 89 s before
+
+CommandResult Limited(std::vector<std::string> args) {
+  args.insert(args.begin(), {"/usr/bin/prlimit", "--as=536870912", "--", PROCTAPE_BINARY});
+  return RunCommand(args, kHangGuardMs);
+}
+
+class ShapedFiles : public ::testing::TestWithParam<shapes::Shape> {};
+
+TEST_P(ShapedFiles, EveryViewEndsCleanlyWithinTheLimits) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the sanitizer build reserves terabytes of shadow memory: an address-space limit cannot hold";
+#endif
+  if (!std::filesystem::exists("/usr/bin/prlimit")) GTEST_SKIP() << "no /usr/bin/prlimit";
+  TempDir dir("shapes");
+  const std::string file = dir.path() + "/shape.ptape";
+  std::string error;
+  ASSERT_TRUE(shapes::WriteShapeFile(file, GetParam(), kProcesses, &error)) << error;
+  const std::string out = dir.path() + "/out";
+  const std::vector<std::vector<std::string>> commands = {
+      {"replay", file},
+      {"show", file},
+      {"show", file, "--json"},
+      {"tree", file},
+      {"tree", file, "--json"},
+      {"tree", file, "--pid", "61000"},
+      {"diff", file, file},
+      {"diff", file, "--frames", "0", "1", "--json"},
+      {"explain", file},
+      {"explain", file, "--json"},
+      {"export", "--format", "json", file, "-o", out + ".json"},
+      {"export", "--format", "dot", file, "-o", out + ".dot"},
+      // Not `export --format proc-dir`: it walks no ancestry (one directory
+      // per record, in file order), and its 300,000 files take minutes of a
+      // shared disk (bench/views_shape_bench.sh measures it: the
+      // filesystem's time, linear).
+  };
+  for (const auto& args : commands) {
+    std::string what;
+    for (const std::string& a : args) what += a + " ";
+    CommandResult r = Limited(args);
+    ASSERT_TRUE(r.started) << r.error;
+    EXPECT_FALSE(r.timed_out) << what;
+    EXPECT_EQ(r.term_signal, 0) << what << r.err;
+    EXPECT_EQ(r.exit_code, 0) << what << r.err;
+  }
+  // The chain is drawn to its bottom: the deepest process, at its depth.
+  CommandResult tree = Limited({"tree", file, "--json"});
+  EXPECT_NE(tree.out.find(GetParam() == shapes::Shape::kChain ? "\"depth\":60001"
+                                                              : "\"depth\":2"),
+            std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Issue13, ShapedFiles,
+                         ::testing::Values(shapes::Shape::kChain, shapes::Shape::kStar),
+                         [](const ::testing::TestParamInfo<shapes::Shape>& p) {
+                           return std::string(p.param == shapes::Shape::kChain ? "chain60000"
+                                                                               : "star60000");
+                         });
+
+}  // namespace
+}  // namespace proctape::live
