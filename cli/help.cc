@@ -166,7 +166,7 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (!IsCommand(app, topic) || topic == "help") {
-    return UsageError("'" + topic + "' is not a command or topic" + Suggestion(app, topic));
+    return UsageError(Quoted(topic) + " is not a command or topic" + Suggestion(app, topic));
   }
   const CLI::App* command = nullptr;
   for (const CLI::App* sub : app.get_subcommands({})) {
@@ -180,7 +180,7 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
     for (const CLI::App* sub : command->get_subcommands({})) {
       if (sub->get_name() == args[1]) inner = sub;
     }
-    if (inner == nullptr) return UsageError("'" + topic + " " + args[1] + "' is not a command");
+    if (inner == nullptr) return UsageError(Quoted(topic + " " + args[1]) + " is not a command");
     if (args.size() > 2) return UsageError("unexpected argument " + Quoted(args[2]));
     path += " " + command->get_name();
     command = inner;
@@ -215,22 +215,22 @@ std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>&
     // `--version` alone, or with --json; nothing else follows it.
     const bool json = argv.size() == 3 && argv[2] == "--json";
     if (argv.size() > 2 && !json) {
-      return UsageError("--version takes only --json, not '" + argv[2] + "'");
+      return UsageError("--version takes only --json, not " + Quoted(argv[2]));
     }
     std::fputs((json ? VersionJson() : VersionText()).c_str(), stdout);
     return kExitOk;
   }
   if (first == "--print-jail") {
     // What the kernel enforces on each command here (cli/jail.h).
-    if (argv.size() > 2) return UsageError("--print-jail takes nothing, not '" + argv[2] + "'");
+    if (argv.size() > 2) return UsageError("--print-jail takes nothing, not " + Quoted(argv[2]));
     std::fputs(DescribeJail().c_str(), stdout);
     return kExitOk;
   }
   if (!first.empty() && first[0] == '-') {
-    return UsageError("unknown option '" + first + "': a command comes first");
+    return UsageError("unknown option " + Quoted(first) + ": a command comes first");
   }
   if (!IsCommand(app, first)) {
-    return UsageError("'" + first + "' is not a proctape command" + Suggestion(app, first));
+    return UsageError(Quoted(first) + " is not a proctape command" + Suggestion(app, first));
   }
   if (first == "help") {
     if (int jailed = Jail({"help", false, {}, {}}); jailed != kExitOk) return jailed;
