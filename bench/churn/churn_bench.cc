@@ -237,7 +237,8 @@ int main(int argc, char** argv) {
   std::snprintf(secs, sizeof secs, "%g", churn_seconds);
   const pid_t unshare_pid = proctape::lab::StartChild(
       {unshare, "--pid", "--fork", "--kill-child", opt.churner, "--log", log_path, "--dir", links,
-       "--seconds", secs, "--token-prefix", "churn" + std::to_string(::getpid())},
+       "--seconds", secs, "--token-prefix", "churn" + std::to_string(::getpid()),
+       "--host-pid-max", std::to_string(std::atol(host_pid_max_before.c_str()))},
       proctape::lab::BaseEnv(), churner_out, 0, &err);
   if (churner_out >= 0) ::close(churner_out);
   if (unshare_pid < 0) {

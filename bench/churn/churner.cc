@@ -2,7 +2,8 @@
 // inside its own PID namespace, forces pid reuse, gives them hostile names,
 // execs some with a planted token, and logs every process it created.
 //
-//   churner --log FILE --seconds S --dir DIR [--pid-max N] [--token-prefix P]
+//   churner --log FILE --seconds S --dir DIR [--pid-max N --host-pid-max H]
+//           [--token-prefix P]
 //
 // It must be the init (pid 1) of a PID namespace of its own
 // (`unshare --pid --fork --kill-child churner ...`), so that writing the
@@ -22,7 +23,12 @@
 //      pid of a child just reaped (both pids reused at once), then a sleeper
 //      or an exit as above.
 // Besides, the namespace's pid_max (default 400) makes its pids wrap every
-// 100 processes (the kernel restarts at 300 after a wrap).
+// 100 processes (the kernel restarts at 300 after a wrap). It is written
+// only when it is provably the namespace's own: the kernel is 6.14 or later
+// AND the value read inside differs from the host's (H, read outside by the
+// caller). On an older kernel pid_max is one global sysctl that root could
+// write from here, and a host limited to 400 pids would break; there the
+// step is left out (said on stderr) and pids are reused by set_tid alone.
 //
 // The log (one line per event; host bytes as hex, so nothing needs escaping):
 //   I pid_max N host_pid H start T           the churner itself
@@ -42,6 +48,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,6 +162,7 @@ struct Options {
   std::string token_prefix = "churn";
   double seconds = 10;
   int pid_max = 400;
+  long host_pid_max = 0;  // the host's pid_max as read outside; 0: unknown
 };
 
 bool ParseOptions(int argc, char** argv, Options* o) {
@@ -166,9 +174,32 @@ bool ParseOptions(int argc, char** argv, Options* o) {
     else if (k == "--token-prefix") o->token_prefix = v;
     else if (k == "--seconds") o->seconds = std::atof(v);
     else if (k == "--pid-max") o->pid_max = std::atoi(v);
+    else if (k == "--host-pid-max") o->host_pid_max = std::atol(v);
     else return false;
   }
   return argc % 2 == 1 && !o->log.empty() && !o->dir.empty() && o->seconds > 0;
+}
+
+long ReadPidMax() {
+  char buf[32] = {};
+  int fd = open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  (void)!read(fd, buf, sizeof buf - 1);
+  close(fd);
+  return std::atol(buf);
+}
+
+// Whether /proc/sys/kernel/pid_max, read and written from here, is this PID
+// namespace's own (see the header): kernel >= 6.14, and a value other than
+// the host's. Anything unknown is "no".
+bool PidMaxIsThisNamespaces(long host_pid_max) {
+  struct utsname u;
+  if (host_pid_max <= 0 || uname(&u) != 0) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+  if (major < 6 || (major == 6 && minor < 14)) return false;
+  const long here = ReadPidMax();
+  return here > 0 && here != host_pid_max;
 }
 
 pid_t Clone3At(pid_t ns_pid, pid_t host_pid) {
@@ -202,7 +233,11 @@ int main(int argc, char** argv) {
   }
   // The namespace's own pid_max (per PID namespace since 6.14: the host's
   // is untouched). Minimum 301; pids then wrap from pid_max back to 300.
-  if (opt.pid_max > 0) {
+  if (opt.pid_max > 0 && !PidMaxIsThisNamespaces(opt.host_pid_max)) {
+    std::fprintf(stderr,
+                 "churner: pid_max is not provably this namespace's own here (kernel older "
+                 "than 6.14, or the same value as the host's): left alone\n");
+  } else if (opt.pid_max > 0) {
     int fd = open("/proc/sys/kernel/pid_max", O_WRONLY | O_CLOEXEC);
     std::string v = std::to_string(opt.pid_max);
     if (fd < 0 || write(fd, v.data(), v.size()) != static_cast<ssize_t>(v.size())) {
