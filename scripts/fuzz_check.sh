@@ -6,13 +6,13 @@
 # report, a timeout (-timeout) or an out-of-memory (-rss_limit_mb) fails the
 # stage; the line "fuzz_check: TARGET FAILED: crasher PATH" names the input
 # libFuzzer saved (copy it to tests/fuzz/regressions/TARGET/).
-#   bash scripts/fuzz_check.sh [SECONDS_PER_TARGET]   (default 20)
-# Budget: the whole stage (build from scratch + 6 targets x 20 s) takes about
-# 5 minutes on 2 cores (BENCHMARKS.md, "Fuzzing").
+#   bash scripts/fuzz_check.sh [SECONDS_PER_TARGET]   (default 10)
+# Budget: the whole stage (build from scratch + 6 targets x 10 s) takes about
+# 4 minutes on 2 cores (BENCHMARKS.md, "Fuzzing").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=${1:-20}
+seconds=${1:-10}
 dir=build-fuzz
 jobs=$(nproc)
 targets=(reader proc_parse replay views proc_root manifest)

@@ -66,7 +66,7 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 build/cli/proctape corpus check corpus --junit build/corpus-junit.xml --force
 bash scripts/ship_check.sh build  # issue 12: the .deb + lintian (dpkg -i/-r on CI), the portable binary
 bash scripts/library_check.sh build  # issue 12 P2: the installed library, examples/launcher built against it
-# Issue 13: every fuzz target for a bounded time (build + run about 5 min).
+# Issue 13: every fuzz target for a bounded time (build + run about 4 min).
 bash scripts/fuzz_check.sh
 echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
 build build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF
