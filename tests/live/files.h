@@ -23,11 +23,30 @@
 
 namespace proctape::live {
 
+// An address-space limit of 512 MiB (prlimit): how a test shows a command
+// stays within fixed resources on a hostile file. AddressLimitUnavailable
+// says why it cannot run here ("" when it can): the sanitizer build
+// reserves terabytes of shadow memory, and prlimit must exist.
+inline constexpr const char* kAddressSpaceLimit = "--as=536870912";  // 512 MiB
+inline std::string AddressLimitUnavailable() {
+#if defined(__SANITIZE_ADDRESS__)
+  return "the sanitizer build reserves terabytes of shadow memory: an address-space limit "
+         "cannot hold";
+#else
+  return std::filesystem::exists("/usr/bin/prlimit") ? "" : "no /usr/bin/prlimit";
+#endif
+}
+
 #ifdef PROCTAPE_BINARY
 // The built proctape CLI (PROCTAPE_BINARY) run with `args`; the default
 // timeout allows a whole-host capture on a busy host.
 inline CommandResult Proctape(std::vector<std::string> args, int timeout_ms = 180'000) {
   args.insert(args.begin(), PROCTAPE_BINARY);
+  return RunCommand(args, timeout_ms);
+}
+// The binary under kAddressSpaceLimit.
+inline CommandResult ProctapeWithinAddressLimit(std::vector<std::string> args, int timeout_ms) {
+  args.insert(args.begin(), {"/usr/bin/prlimit", kAddressSpaceLimit, "--", PROCTAPE_BINARY});
   return RunCommand(args, timeout_ms);
 }
 #endif

@@ -15,24 +15,18 @@
 namespace proctape::live {
 namespace {
 
-constexpr const char* kAddressSpace = "--as=536870912";  // 512 MiB
-
 std::string Hostile(const std::string& name) {
   return std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/hostile/" + name;
 }
 
 CommandResult Limited(std::vector<std::string> args) {
-  args.insert(args.begin(), {"/usr/bin/prlimit", kAddressSpace, "--", PROCTAPE_BINARY});
-  return RunCommand(args, 120'000);
+  return ProctapeWithinAddressLimit(std::move(args), 120'000);
 }
 
 class HostileFiles : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HostileFiles, EveryCommandEndsWithTooLargeWithinTheLimits) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "the sanitizer build reserves terabytes of shadow memory: an address-space limit cannot hold";
-#endif
-  if (!std::filesystem::exists("/usr/bin/prlimit")) GTEST_SKIP() << "no /usr/bin/prlimit";
+  if (const std::string why = AddressLimitUnavailable(); !why.empty()) GTEST_SKIP() << why;
   TempDir dir("hostile");
   const std::string file = Hostile(GetParam());
   const std::string out = dir.path() + "/out";

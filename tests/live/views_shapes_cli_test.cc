@@ -23,17 +23,13 @@ constexpr std::uint32_t kProcesses = 60'000;
 constexpr int kHangGuardMs = 60'000;  // explain on the chain took 89 s before
 
 CommandResult Limited(std::vector<std::string> args) {
-  args.insert(args.begin(), {"/usr/bin/prlimit", "--as=536870912", "--", PROCTAPE_BINARY});
-  return RunCommand(args, kHangGuardMs);
+  return ProctapeWithinAddressLimit(std::move(args), kHangGuardMs);
 }
 
 class ShapedFiles : public ::testing::TestWithParam<shapes::Shape> {};
 
 TEST_P(ShapedFiles, EveryViewEndsCleanlyWithinTheLimits) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "the sanitizer build reserves terabytes of shadow memory: an address-space limit cannot hold";
-#endif
-  if (!std::filesystem::exists("/usr/bin/prlimit")) GTEST_SKIP() << "no /usr/bin/prlimit";
+  if (const std::string why = AddressLimitUnavailable(); !why.empty()) GTEST_SKIP() << why;
   TempDir dir("shapes");
   const std::string file = dir.path() + "/shape.ptape";
   std::string error;
