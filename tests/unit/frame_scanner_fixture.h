@@ -50,9 +50,8 @@ struct Capture {
   int records_before_begin = 0;
 };
 
-inline Capture Scan(Evidence& evidence, const ScanOptions& options,
-                    const PidNamespaceFn& pid_ns = FakePidNs) {
-  Capture c;
+// Callbacks that collect a scan's frame into `c`.
+inline FrameCallbacks CollectInto(Capture& c) {
   FrameCallbacks cb;
   cb.begin = [&c](std::int64_t t) {
     c.begin_ns = t;
@@ -63,7 +62,13 @@ inline Capture Scan(Evidence& evidence, const ScanOptions& options,
     c.records.push_back(std::move(r));
     return true;
   };
-  c.stats = ScanFrame(evidence, options, pid_ns, cb);
+  return cb;
+}
+
+inline Capture Scan(Evidence& evidence, const ScanOptions& options,
+                    const PidNamespaceFn& pid_ns = FakePidNs) {
+  Capture c;
+  c.stats = ScanFrame(evidence, options, pid_ns, CollectInto(c));
   return c;
 }
 

@@ -92,17 +92,7 @@ std::map<std::pair<std::int64_t, ProcFile>, int> MergedReads(const std::vector<T
 Capture ScanParallel(Evidence& evidence, const ScanOptions& options, Workers& w,
                      ParallelScanOptions parallel = {}, const PidNamespaceFn& pid_ns = VariedPidNs) {
   Capture c;
-  FrameCallbacks cb;
-  cb.begin = [&c](std::int64_t t) {
-    c.begin_ns = t;
-    ++c.begins;
-  };
-  cb.record = [&c](v1::ProcessRecord&& r) {
-    if (c.begins == 0) ++c.records_before_begin;
-    c.records.push_back(std::move(r));
-    return true;
-  };
-  c.stats = ScanFrameParallel(evidence, options, pid_ns, w.workers, cb, parallel);
+  c.stats = ScanFrameParallel(evidence, options, pid_ns, w.workers, CollectInto(c), parallel);
   return c;
 }
 
