@@ -75,8 +75,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
-cc -O2 -Wall -Wextra -o "$work/timeit" "$here/timeit.c"
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+source "$here/lib.sh"
+build_timeit "$work"
 
 # name | baseline name | arguments (after the binary); W is the work dir.
 commands=(

@@ -54,7 +54,7 @@ work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-replay-bench.XXXXXX")
 trap 'rm -rf -- "$work"' EXIT
 log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
-median() { sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
 
 # proctape replay FILE, R times (after W warm-up runs): median wall ms.

@@ -57,8 +57,8 @@ trap 'rm -rf -- "$work"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-cc -O2 -Wall -Wextra -o "$work/timeit" "$here/timeit.c"
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+source "$here/lib.sh"
+build_timeit "$work"
 
 # name | arguments (after the binary); F is the file, W the work dir.
 commands=(
