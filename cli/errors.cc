@@ -13,6 +13,7 @@ namespace {
 struct Mode {
   std::string command;
   bool json = false;
+  bool failure_said = false;  // Fail printed a failure
 };
 
 Mode& ErrorModeOf() {
@@ -58,7 +59,8 @@ bool JsonErrors() { return ErrorModeOf().json; }
 int UsageError(const std::string& message) { return Fail(kExitUsage, message); }
 
 int Fail(int status, const std::string& raw) {
-  const Mode& mode = ErrorModeOf();
+  Mode& mode = ErrorModeOf();
+  mode.failure_said = true;
   const std::string message = status == kExitUsage ? AsUsageError(mode.command, OneLine(raw)) : raw;
   if (mode.json) {
     v1::ErrorReport report;
@@ -70,6 +72,13 @@ int Fail(int status, const std::string& raw) {
     std::fprintf(stderr, "proctape: %s\n", OneLine(message).c_str());
   }
   return status;
+}
+
+int Finish(int status) {
+  const Mode& mode = ErrorModeOf();
+  if (!mode.json || status == kExitOk || mode.failure_said) return status;
+  return Fail(status, "exit " + std::to_string(status) + ", " + ExitCodeMeaning(status) +
+                          ": the report on standard output says what was found");
 }
 
 void Warn(const std::string& message) {

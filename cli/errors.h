@@ -25,6 +25,12 @@ bool JsonErrors();
 int Fail(int status, const std::string& message);
 // Fail(kExitUsage, message): the line is not one proctape can run.
 int UsageError(const std::string& message);
+// The status a command ends with, once it has run (main). Under --json a
+// failure is one ErrorReport on standard error whatever the command printed
+// on standard output (docs/cli.md §3): a nonzero status that no Fail said
+// (a verdict, a drift, a refused plan, a damaged file: the report on
+// standard output is the finding) is said here, by its status's meaning.
+int Finish(int status);
 // A warning: "proctape: warning: MESSAGE" (JSON mode: {"warning": ...}).
 void Warn(const std::string& message);
 // A note on how to read the output: "proctape: note: MESSAGE" (JSON mode:

@@ -51,6 +51,37 @@ int ExitCodeFor(FormatErrorKind kind) {
   return kExitInternal;
 }
 
+std::string ExitCodeMeaning(int status) {
+  switch (status) {
+    case kExitOk: return "success";
+    case kExitInternal: return "proctape itself failed";
+    case kExitUsage: return "usage error";
+    case kExitDead: return "liveness DEAD";
+    case kExitIdentityChanged: return "identity changed";
+    case kExitNotFound: return "not found";
+    case kExitAmbiguous: return "ambiguous";
+    case kExitBadEvidence: return "bad evidence";
+    case kExitBound: return "bound exceeded";
+    case kExitOtherBoot: return "a root fingerprint from another boot";
+    case kExitIo: return "file I/O failed";
+    case kExitBadMagic: return "not a snapshot file";
+    case kExitNewerVersion: return "snapshot written by a newer format version";
+    case kExitTruncated: return "snapshot truncated";
+    case kExitChecksum: return "snapshot chunk checksum mismatch";
+    case kExitCorrupt: return "snapshot corrupt";
+    case kExitTooLarge: return "snapshot length or size over the limits";
+    case kExitVerdictChanged: return "replay: VERDICT CHANGED";
+    case kExitDiverged: return "replay: DIVERGED";
+    case kExitCorpusDrift: return "corpus: an entry drifted";
+    case kExitCorpusManifest: return "corpus: the manifest does not parse or names a missing file";
+    case kExitLabUnavailable: return "lab: cannot run here";
+    case kExitLabFailed: return "lab: the scenario could not be set up";
+    case kExitScope: return "ownership: the scope is not the verifier's";
+  }
+  if (status > kExitInterrupted) return "interrupted by signal " + std::to_string(status - kExitInterrupted);
+  return "failure";
+}
+
 const char* ExitCodeHelp() {
   // Every line within 80 columns (ExitCodes.HelpExitCodesFitsEightyColumns).
   return "Exit status:\n"

@@ -53,6 +53,9 @@ int ExitCodeFor(const LivenessVerdict& verdict);
 // kNone -> 0; every other kind -> its status 10..16.
 int ExitCodeFor(FormatErrorKind kind);
 
+// What `status` means, in a few words ("bound exceeded"), for a failure
+// said by its status alone (cli/errors.h Finish).
+std::string ExitCodeMeaning(int status);
 // The table above as text: `proctape help exit-codes`.
 const char* ExitCodeHelp();
 // A command's help footer: the statuses it gives (`these`), wrapped, and a

@@ -115,7 +115,8 @@ int RunFingerprint(const FingerprintOptions& o) {
 
 std::optional<v1::RootFingerprint> LoadFingerprint(const std::string& path,
                                                    const std::string& boot_id,
-                                                   const std::string& whose, int* exit_code) {
+                                                   const std::string& whose,
+                                                   const std::string& remedy, int* exit_code) {
   const std::string name = EscapeBytes(path, 4096);
   FingerprintFile file = ReadFingerprintFile(path);
   switch (file.problem) {
@@ -137,7 +138,7 @@ std::optional<v1::RootFingerprint> LoadFingerprint(const std::string& path,
     *exit_code = Fail(kExitOtherBoot,
                       name + " was " + other + " (" + whose +
                           "): its start tick counts from another boot and names no process of "
-                          "this one; fingerprint the root again");
+                          "this one; " + remedy);
     return std::nullopt;
   }
   return file.fingerprint;

@@ -16,9 +16,11 @@ namespace proctape {
 //   an intact file that holds no fingerprint (a capture, a recording): 2;
 //   a fingerprint not in a fingerprint file's shape, or unusable: 15;
 //   a fingerprint of another boot than `boot_id` (as read; `whose` says
-//   whose boot that is, e.g. "this host's"): 9.
+//   whose boot that is, e.g. "this host's"): 9, with `remedy`, what fits
+//   the command ("fingerprint the root again" fits resolve, not replay).
 std::optional<v1::RootFingerprint> LoadFingerprint(const std::string& path,
                                                    const std::string& boot_id,
-                                                   const std::string& whose, int* exit_code);
+                                                   const std::string& whose,
+                                                   const std::string& remedy, int* exit_code);
 
 }  // namespace proctape

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "cli/help.h"
 #include "cli/parse_errors.h"
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return proctape::UsageError(app, command_line, proctape::ParseErrorText(app, e));
   }
+  // Under --json every failure ends in its ErrorReport (cli/errors.h).
+  exit_code = proctape::Finish(exit_code);
   // Frees protobuf's global tables, so leak checkers see a clean exit.
   google::protobuf::ShutdownProtobufLibrary();
   return exit_code;

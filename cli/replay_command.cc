@@ -215,7 +215,10 @@ int RunReplay(ReplayOptions o) {
     // root, start tick and executable, if it was taken in the recording's boot.
     int code = kExitOk;
     std::optional<v1::RootFingerprint> fp =
-        LoadFingerprint(o.fingerprint, snapshot.header.host().boot_id(), "the recording's", &code);
+        LoadFingerprint(o.fingerprint, snapshot.header.host().boot_id(), "the recording's",
+                        "the fingerprint and the recording come from different boots: give "
+                        "the fingerprint taken before the turn this recording recorded",
+                        &code);
     if (!fp) return code;
     o.overrides.root_pid = fp->root_pid();
     o.overrides.root_start_ticks = fp->root_start_ticks();

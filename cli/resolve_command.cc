@@ -91,7 +91,8 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
                                            "cannot be checked");
       return false;
     }
-    *fingerprint = LoadFingerprint(o.fingerprint, boot_id, "this host's", exit_code);
+    *fingerprint = LoadFingerprint(o.fingerprint, boot_id, "this host's",
+                                   "fingerprint the root again", exit_code);
     if (!*fingerprint) return false;
     if (o.has_root && o.root != (*fingerprint)->root_pid()) {
       *exit_code = Fail(kExitUsage, "--root " + std::to_string(o.root) + " is not the root " +

@@ -78,17 +78,20 @@ int VerifyOne(const FileOptions& o, std::string* json) {
                   Plural(snap.observations.size(), "observation", "observations").c_str(),
                   Plural(snap.resolutions.size(), "resolution", "resolutions").c_str(),
                   kept ? "KEPT" : "redacted");
-    } else {
-      // One line: the damage, then what came before it.
-      std::string before;
-      if (snap.chunks > 0) {
-        before = "; " + Plural(snap.chunks, "complete chunk", "complete chunks") +
-                 " before it read back (" + Plural(snap.frames.size(), "frame", "frames") + ", " +
-                 Plural(snap.observations.size(), "observation", "observations") + ")";
-      }
-      std::fflush(stdout);
-      Fail(ExitCodeFor(error.kind), name + ": " + error.message + before);
     }
+  }
+  if (!error.ok()) {
+    // One line: the damage, then what came before it; under --json as well,
+    // as the ErrorReport every failure is (docs/cli.md §3), the report
+    // being the finding on standard output.
+    std::string before;
+    if (snap.chunks > 0) {
+      before = "; " + Plural(snap.chunks, "complete chunk", "complete chunks") +
+               " before it read back (" + Plural(snap.frames.size(), "frame", "frames") + ", " +
+               Plural(snap.observations.size(), "observation", "observations") + ")";
+    }
+    std::fflush(stdout);
+    Fail(ExitCodeFor(error.kind), EscapeBytes(o.file, 4096) + ": " + error.message + before);
   }
   if (kept && error.ok()) {
     std::fflush(stdout);

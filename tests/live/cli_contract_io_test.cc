@@ -166,6 +166,18 @@ void ExpectJsonLines(const std::string& text, const std::string& what) {
 
 // A command that takes --json, run where it succeeds: standard output is one
 // JSON document (an object), standard error nothing but JSON lines.
+// The last line of standard error is the failure: a message and `status`.
+void ExpectFailureLast(const CommandResult& r, int status, const std::string& what) {
+  const std::vector<std::string> lines = LinesOf(r.err);
+  ASSERT_FALSE(lines.empty()) << what << ": a failure says so on standard error";
+  const Value last = ParseJsonDocument(lines.back()).value;
+  const auto& fields = last.struct_value().fields();
+  EXPECT_TRUE(fields.count("error") && !fields.at("error").string_value().empty())
+      << what << ": the last line is the failure, with its message: " << lines.back();
+  EXPECT_TRUE(fields.count("exit_status") && fields.at("exit_status").number_value() == status)
+      << what << ": the failure carries the exit status, " << status << ": " << lines.back();
+}
+
 TEST_P(IoContract, JsonOnSuccessIsOneDocument) {
   const Row& row = GetParam();
   const Help help = HelpOf(row.command);
@@ -220,19 +232,27 @@ TEST_P(IoContract, JsonOnFailureIsJsonOnStandardError) {
     if (row.failure_is_report && status != 2) {
       const JsonDocument d = ParseJsonDocument(r.out);
       EXPECT_TRUE(d.ok) << Shown(args) << ": the report is one JSON document: " << d.why;
-      continue;
+    } else {
+      EXPECT_EQ(r.out, "") << Shown(args) << ": a failure prints no document on standard output";
     }
-    EXPECT_EQ(r.out, "") << Shown(args) << ": a failure prints no document on standard output";
-    const std::vector<std::string> lines = LinesOf(r.err);
-    ASSERT_FALSE(lines.empty()) << Shown(args) << ": a failure says so on standard error";
-    const Value last = ParseJsonDocument(lines.back()).value;
-    const auto& fields = last.struct_value().fields();
-    EXPECT_TRUE(fields.count("error") && !fields.at("error").string_value().empty())
-        << Shown(args) << ": the last line is the failure, with its message: " << lines.back();
-    EXPECT_TRUE(fields.count("exit_status") && fields.at("exit_status").number_value() == status)
-        << Shown(args) << ": the failure carries the exit status, " << status << ": "
-        << lines.back();
+    ExpectFailureLast(r, status, Shown(args));
   }
+}
+
+// A failure that is the command's finding (a verdict, a damaged file, a
+// refused plan: the report on standard output) is a failure all the same:
+// its ErrorReport is the last line of standard error (docs/cli.md §3).
+TEST_P(IoContract, AFindingThatFailsUnderJsonEndsInItsErrorObject) {
+  const Row& row = GetParam();
+  if (!row.json_finding) GTEST_SKIP() << Name() << " has no finding that fails in the table";
+  const Args args = row.json_finding(fixture_);
+  const CommandResult r = Proctape(args);
+  ASSERT_NE(r.exit_code, 0) << Shown(args) << "\n" << Describe(r);
+  ASSERT_NE(r.exit_code, 2) << Shown(args) << ": a finding, not a usage error\n" << Describe(r);
+  const JsonDocument d = ParseJsonDocument(r.out);
+  EXPECT_TRUE(d.ok) << Shown(args) << ": the report is one JSON document: " << d.why;
+  ExpectJsonLines(r.err, Shown(args));
+  ExpectFailureLast(r, r.exit_code, Shown(args));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryCommand, IoContract, ::testing::ValuesIn(ContractTable()),

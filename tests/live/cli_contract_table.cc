@@ -12,6 +12,13 @@ std::string Recording() { return SourceCorpus() + "/f46add6575430d19.ptape"; }
 std::string Baseline() { return SourceCorpus() + "/021e7cdf322033a4.ptape"; }
 std::string Current() { return SourceCorpus() + "/d40fb836ad433348.ptape"; }
 
+// The recording's first 200 bytes in `dir`: a file cut inside a chunk.
+std::string TruncatedCopy(const std::string& dir) {
+  const std::string path = dir + "/truncated.ptape";
+  WriteFile(path, FileBytes(Recording()).substr(0, 200));
+  return path;
+}
+
 // The same reading of a .ptape file wherever one is read: a missing file or
 // a directory cannot be opened or read (10); '-' is standard input.
 Input PtapeFile(std::string option, std::function<Args(const Fixture&, const std::string&)> args) {
@@ -70,6 +77,11 @@ std::vector<Row> Table() {
                                 "--deadline-ms", "0", "--proc", p};
                   })},
        .json = [](F f) { return Args{"resolve", "--root", f.root, "--token", f.token, "--json"}; },
+       // No time to look: DEADLINE (8), the verdict on standard output.
+       .json_finding = [](F f) {
+         return Args{"resolve", "--root", f.self_pid, "--token", "t", "--deadline-ms", "0",
+                     "--json"};
+       },
        .json_needs_sandbox = true},
       {.command = {"liveness"},
        .inputs = {ProcMount([](F f, P p) {
@@ -77,6 +89,10 @@ std::vector<Row> Table() {
        })},
        .json = [](F f) {
          return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start, "--json"};
+       },
+       // Another start tick: this pid is another process now (4).
+       .json_finding = [](F f) {
+         return Args{"liveness", "--pid", f.self_pid, "--start", "1", "--json"};
        }},
       {.command = {"capture"},
        .inputs = {ProcMount([](F f, P p) {
@@ -94,6 +110,10 @@ std::vector<Row> Table() {
       {.command = {"verify"},
        .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"verify", p}; })},
        .json = [](F) { return Args{"verify", Recording(), "--json"}; },
+       // A file cut short: TRUNCATED (13), its report the finding.
+       .json_finding = [](F f) {
+         return Args{"verify", Recording(), TruncatedCopy(f.dir), "--json"};
+       },
        .failure_is_report = true},
       {.command = {"show"},
        .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"show", p}; })},
@@ -167,6 +187,11 @@ std::vector<Row> Table() {
        .json = [](F) {
          return Args{"ownership", "--baseline", Baseline(), "--current", Current(), "--uid",
                      "0", "--cgroup", "/", "--self", "1", "--json"};
+       },
+       // A scope that does not hold --self: the plan refused (26).
+       .json_finding = [](F) {
+         return Args{"ownership", "--baseline", Baseline(), "--current", Current(), "--uid",
+                     "0", "--cgroup", "/nosuch", "--self", "1", "--json"};
        }},
       {.command = {"help"}},
   };

@@ -47,6 +47,10 @@ struct Row {
   std::vector<std::pair<std::string, std::string>> not_written = {};
   // A --json run that succeeds (exit 0), or empty when --help lists no --json.
   std::function<Args(const Fixture&)> json = {};
+  // A --json run whose finding is a failure (a verdict, a damaged file, a
+  // refused plan: the report on standard output, a status neither 0 nor 2),
+  // or empty when the command has none that runs cheaply here.
+  std::function<Args(const Fixture&)> json_finding = {};
   bool json_needs_sandbox = false;  // json reads Fixture::root and ::token
   // A file it cannot read is its finding, reported on standard output (verify).
   bool failure_is_report = false;
