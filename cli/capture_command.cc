@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyze/proc_dir_evidence.h"
+#include "analyze/proc_dir_import.h"
 #include "capture/frame_scanner.h"
 #include "capture/host_facts.h"
 #include "capture/live_record.h"
@@ -20,6 +21,7 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
+#include "cli/capture_proc_root.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
 #include "core/checked.h"
@@ -117,33 +119,7 @@ int RunCapture(const CaptureOptions& o) {
     ev = proc.get();
     pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
   } else {
-    if (IsProcfs(o.proc_root)) {
-      return Fail(kExitUsage, "--proc-root " + EscapeBytes(o.proc_root, 4096) +
-                                  " is a procfs mount: capture a live /proc with --proc, and a "
-                                  "copy of one (an export, a fixture) with --proc-root");
-    }
-    ProcDirEvidence::OpenFailure failure;
-    dir = ProcDirEvidence::Open(o.proc_root, &error, &failure);
-    if (!dir) {
-      // DIR is an input the user named: one that cannot be opened (missing,
-      // not a directory, unreadable) is 10 as for any input; only a host
-      // that cannot read it sealed is proctape's own failure (1).
-      switch (failure) {
-        case ProcDirEvidence::OpenFailure::kFrameFile:
-          return Fail(kExitCorrupt, error);
-        case ProcDirEvidence::OpenFailure::kCannotOpen:
-          return Fail(kExitIo, "--proc-root: " + error);
-        default:
-          return Fail(kExitInternal, error);
-      }
-    }
-    // An empty or unrelated directory is not a frame of 0 processes: it is
-    // no copy of /proc (2, as a --proc that is no procfs).
-    if (!dir->HoldsAProcess()) {
-      return Fail(kExitUsage, "--proc-root " + EscapeBytes(o.proc_root, 4096) +
-                                  " holds no process: no numeric PID entry with a stat file (a "
-                                  "copy of /proc, or an export --format proc-dir, is expected)");
-    }
+    if (int opened = OpenProcRoot(o.proc_root, &dir); opened != kExitOk) return opened;
     ev = dir.get();
     pid_ns = [&dir](std::int64_t pid) { return dir->PidNamespace(pid); };
     if (dir->frame()) {
@@ -156,22 +132,15 @@ int RunCapture(const CaptureOptions& o) {
     }
   }
 
+  // Frames are spaced from this capture's own start (an import's header
+  // holds the recorded frame's times instead).
+  std::int64_t start = 0;
   v1::Header header;
   if (dir) {
-    // An import: its host is not this machine. Host facts and the pid
-    // namespace its pids belong to come from proctape-frame, or stay unknown
-    // (empty, 0); the capturer is who imported it.
-    FillScanHeader(scan, o.command_line, &header);
-    FillImportCapturer(&header);
+    header = ImportHeader(scan, o.command_line, facts, &start);
   } else {
     FillHeader(scan, root, o.command_line, &header);
-  }
-  const std::int64_t start = header.capture_start_mono_ns();
-  if (facts) {
-    *header.mutable_host() = facts->host;
-    header.set_capturer_pid_ns_inode(facts->capturer_pid_ns_inode);
-    header.set_capture_start_mono_ns(facts->scan_start_mono_ns);
-    header.set_capture_start_realtime_ns(facts->scan_start_realtime_ns);
+    start = header.capture_start_mono_ns();
   }
 
   std::string path = o.output;

@@ -17,9 +17,8 @@
 #include <vector>
 
 #include "analyze/proc_dir_evidence.h"
+#include "analyze/proc_dir_import.h"
 #include "capture/frame_scanner.h"
-#include "capture/host_facts.h"
-#include "capture/live_record.h"
 #include "format/output_file.h"
 #include "format/reader.h"
 #include "format/writer.h"
@@ -38,15 +37,7 @@ bool Import(const std::string& dir, const std::string& path) {
   ScanOptions scan;
   const FrameFacts* facts = ev->frame() ? &*ev->frame() : nullptr;
   if (facts) scan.kept_entries = facts->kept_entries;
-  v1::Header header;
-  FillScanHeader(scan, {"proctape", "capture", "--proc-root", dir}, &header);
-  FillImportCapturer(&header);
-  if (facts) {
-    *header.mutable_host() = facts->host;
-    header.set_capturer_pid_ns_inode(facts->capturer_pid_ns_inode);
-    header.set_capture_start_mono_ns(facts->scan_start_mono_ns);
-    header.set_capture_start_realtime_ns(facts->scan_start_realtime_ns);
-  }
+  const v1::Header header = ImportHeader(scan, {"proctape", "capture", "--proc-root", dir}, facts);
   OutputRequest request;
   request.path = path;
   request.force = true;
