@@ -5,13 +5,14 @@
 
 #include <string>
 
+#include "tests/live/source_dir.h"
+
 #ifndef PROCTAPE_BINARY
 #error "PROCTAPE_BINARY must name the built proctape CLI"
 #endif
 
 namespace proctape::live {
 
-inline const std::string kSource = PROCTAPE_SOURCE_DIR;
 // Two recordings of the shipped corpus (docs/corpus.md): lab pid-reuse and
 // lab hostile-comm, both in an unshare sandbox.
 inline const std::string kPidReuse = kSource + "/corpus/021e7cdf322033a4.ptape";
