@@ -63,20 +63,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/churn/churner_child.h"
+
 namespace {
+
+using proctape::churn::kHostileComms;
+using proctape::churn::kHostileCount;
+using proctape::churn::ReadSelfStat;
+using proctape::churn::Report;
+using proctape::churn::RunChild;
 
 constexpr int kMaxLiveShort = 48;    // exit/exec children alive at once
 constexpr int kMaxLiveSleepers = 40;
-const char* const kSleepArgv[] = {"/bin/sleep", "1", nullptr};
-
-// Names a host shows in comm and that a careless reader mis-parses or lets
-// reach a terminal: ESC sequences, a newline, ") (" (a fake end of comm),
-// a forged stat tail, non-UTF-8 bytes, empty and blank.
-const char* const kHostileComms[] = {
-    "\x1b[31mred\x1b[0m", "a\nb", ") (", "x) S 1 1 1", "\xff\xfe\x80\xc3", "sleep",
-    "", " ", "(((", "))", "\\x41\\n", "\x7f\x01\x02", "ok\r\x1b]0;t\a",
-};
-constexpr int kHostileCount = sizeof kHostileComms / sizeof kHostileComms[0];
 
 std::int64_t MonoNs() {
   struct timespec ts;
@@ -94,58 +92,6 @@ std::string Hex(const char* data, std::size_t n) {
     out += digits[c & 15];
   }
   return out;
-}
-
-// What a child sends before it exits or execs: one write of under PIPE_BUF
-// bytes, so reports of concurrent children never interleave.
-struct Report {
-  std::uint32_t seq = 0;
-  std::int32_t ns_pid = 0;
-  std::int32_t host_pid = 0;
-  std::int32_t err = 0;  // errno of reading /proc/self/stat, or -1: unparsable
-  std::uint64_t start = 0;
-  char comm[32] = {};
-  std::uint32_t comm_len = 0;
-};
-
-// Fills host pid, comm and start tick (field 22) from /proc/self/stat,
-// split at the last ')' as the kernel writes it.
-void ReadSelfStat(Report* r) {
-  char buf[4096];
-  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    r->err = errno;
-    return;
-  }
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) {
-    r->err = n < 0 ? errno : -1;
-    return;
-  }
-  buf[n] = '\0';
-  char* open_paren = std::strchr(buf, '(');
-  char* close_paren = std::strrchr(buf, ')');
-  if (open_paren == nullptr || close_paren == nullptr || close_paren < open_paren) {
-    r->err = -1;
-    return;
-  }
-  r->host_pid = static_cast<std::int32_t>(std::strtol(buf, nullptr, 10));
-  std::size_t len = static_cast<std::size_t>(close_paren - open_paren - 1);
-  if (len > sizeof r->comm) len = sizeof r->comm;
-  std::memcpy(r->comm, open_paren + 1, len);
-  r->comm_len = static_cast<std::uint32_t>(len);
-  // After ") ": field 3 (state) ... field 22 (start time) is the 20th.
-  char* p = close_paren + 2;
-  for (int field = 3; field < 22 && p != nullptr; ++field) {
-    p = std::strchr(p, ' ');
-    if (p != nullptr) ++p;
-  }
-  if (p == nullptr) {
-    r->err = -1;
-    return;
-  }
-  r->start = std::strtoull(p, nullptr, 10);
 }
 
 struct Child {
@@ -367,23 +313,7 @@ int main(int argc, char** argv) {
         usleep(1000);
         break;
       }
-      if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        prctl(PR_SET_NAME, comm);
-        Report r;
-        r.seq = s;
-        r.ns_pid = getpid();
-        ReadSelfStat(&r);
-        (void)!write(report_pipe[1], &r, sizeof r);
-        if (kind == 's') {
-          execve(link.c_str(), const_cast<char* const*>(kSleepArgv),
-                 const_cast<char* const*>(env.data()));
-        } else if (kind == 'e') {
-          const char* targv[] = {"/bin/true", nullptr};
-          execve(link.c_str(), const_cast<char* const*>(targv), const_cast<char* const*>(env.data()));
-        }
-        _exit(static_cast<int>(s & 3));
-      }
+      if (pid == 0) RunChild(s, kind, comm, link, env.data(), report_pipe[1]);
       ++forks;
       live[pid] = Child{s, kind, reuse, false, fork_ns};
       if (kind == 's') ++live_sleepers;

@@ -1,0 +1,11 @@
+// The source tree the live tests were built from (PROCTAPE_SOURCE_DIR): the
+// shipped corpus and the golden files are read from it.
+#pragma once
+
+#include <string>
+
+namespace proctape::live {
+
+inline const std::string kSource = PROCTAPE_SOURCE_DIR;
+
+}  // namespace proctape::live
