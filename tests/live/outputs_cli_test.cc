@@ -118,7 +118,7 @@ TEST_P(OutputRules, AnExistingOutputIsRefusedWithoutForceAndNothingRuns) {
   CommandResult r = RunProctape(how_, Args(out));
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_TRUE(Has(r.err, out + " " + refusal)) << r.err;
+  EXPECT_TRUE(Has(r.err, GetParam().option + " '" + out + "': " + refusal)) << r.err;
   EXPECT_EQ(FileBytes(GetParam().directory ? out + "/proctape-frame" : out), "mine");
   EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"out"});
   ExpectNothingRan(r);
@@ -555,7 +555,7 @@ TEST(CorpusOutputs, AManifestThatIsALinkIsRefusedAndItsTargetUntouched) {
   CommandResult r = Proctape({"corpus", "add", kRecording, "--corpus", dir.File("corpus")});
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_TRUE(Has(r.err, dir.File("corpus/MANIFEST") + ": is a symbolic link: refused")) << r.err;
+  EXPECT_TRUE(Has(r.err, dir.File("corpus/MANIFEST") + " is a symbolic link: refused")) << r.err;
   EXPECT_EQ(FileBytes(dir.File("elsewhere")), "");
   EXPECT_EQ(Entries(dir.File("corpus")), std::vector<std::string>{"MANIFEST"});
 }

@@ -173,7 +173,7 @@ TEST_F(OutputFileTest, AFileThatAppearedMeanwhileIsNotReplacedWithoutForce) {
   Spit(Path("out"), "theirs");
   std::string why;
   EXPECT_FALSE(out->Commit(&why));
-  EXPECT_EQ(why, Path("out") + " appeared while it was being written: not replaced without "
+  EXPECT_EQ(why, Path("out") + ": appeared while it was being written: not replaced without "
                                "--force (nothing was written)");
   EXPECT_EQ(Slurp(Path("out")), "theirs");
   EXPECT_EQ(Names(), std::vector<std::string>{"out"});
@@ -222,14 +222,14 @@ TEST_F(OutputFileTest, ANonEmptyDirectoryIsReplacedOnlyWhenAnEarlierOutputAndFor
   OutputError error;
   for (bool force : {false, true}) {
     EXPECT_FALSE(OpenDirectory(Path("home"), force, &error));
-    EXPECT_EQ(error.message, Path("home") + " is a directory that is not an earlier export (it "
+    EXPECT_EQ(error.message, Path("home") + ": is a directory that is not an earlier export (it "
                                             "holds no marker): refused, --force or not");
   }
   ASSERT_EQ(::mkdir(Path("old").c_str(), 0755), 0);
   Spit(Path("old/marker"), "");
   Spit(Path("old/stale"), "");
   EXPECT_FALSE(OpenDirectory(Path("old"), false, &error));
-  EXPECT_EQ(error.message, Path("old") + " holds an earlier export: refused (use --force to "
+  EXPECT_EQ(error.message, Path("old") + ": holds an earlier export: refused (use --force to "
                                          "replace it)");
   std::unique_ptr<OutputFile> out = OpenDirectory(Path("old"), true, &error);
   ASSERT_TRUE(out) << error.message;
