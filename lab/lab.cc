@@ -174,8 +174,12 @@ LabResult RunLab(const LabOptions& options) {
       return finish(LabOutcome::kFailed,
                     "recording " + EscapeBytes(options.record, 4096) + ": " + error);
     }
-    return finish(LabOutcome::kOutputFailed,
-                  EscapeBytes(options.record, 4096) + ": cannot be written: " + error);
+    // The writer's error names the file first ("PATH: cannot write: ..."):
+    // the path is said once.
+    const std::string shown = EscapeBytes(options.record, 4096);
+    return finish(LabOutcome::kOutputFailed, error.rfind(shown + ": ", 0) == 0
+                                                 ? error
+                                                 : shown + ": cannot be written: " + error);
   }
   // The file as written is what the report describes.
   Snapshot written;

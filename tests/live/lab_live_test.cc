@@ -214,7 +214,8 @@ TEST(LabRefusals, AMissingOrUnwritableTmpdirIsCannotRunHereNamingIt) {
 // --record that cannot be written while recording (a file size limit, with
 // SIGXFSZ ignored: write fails with EFBIG once the header is out) is an
 // output that cannot be written: exit 10, as lab's --help and
-// docs/cli/outputs.md say, one line naming --record, nothing left behind.
+// docs/cli/outputs.md say, one line naming --record and the path once,
+// nothing left behind.
 TEST(LabRefusals, ARecordThatCannotBeWrittenMidRunExitsTen) {
   if (std::string why = SkipReason("unshare", false); !why.empty()) GTEST_SKIP() << why;
   TempDir dir("lab-fsize");
@@ -224,8 +225,10 @@ TEST(LabRefusals, ARecordThatCannotBeWrittenMidRunExitsTen) {
       120'000);
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
-  EXPECT_TRUE(live::StartsWith(r.err, "proctape: --record '" + dir.File("x.ptape") + "': cannot be written: "))
+  EXPECT_TRUE(live::StartsWith(r.err, "proctape: --record '" + dir.File("x.ptape") + "': cannot write: "))
       << Describe(r);
+  // The path is said once, not again by the writer's own words.
+  EXPECT_EQ(r.err.find(dir.File("x.ptape")), r.err.rfind(dir.File("x.ptape"))) << Describe(r);
   EXPECT_EQ(live::Entries(dir.path()), std::vector<std::string>{}) << Describe(r);
 }
 
