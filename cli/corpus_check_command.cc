@@ -93,9 +93,14 @@ int RunCheck(const CheckCliOptions& o) {
     return FailAbout(kExitIo, "--junit", o.junit, error);
   }
   for (const v1::CorpusEntryResult& r : report.results()) {
-    if (r.file_missing()) return kExitCorpusManifest;  // the manifest names a missing file
+    if (r.file_missing()) {
+      return Finding(kExitCorpusManifest, "the manifest names a missing file");
+    }
   }
-  return report.drifted() + report.unreadable() > 0 ? kExitCorpusDrift : kExitOk;
+  if (report.drifted() + report.unreadable() == 0) return kExitOk;
+  // What was found, by its counts: an unreadable entry is not a drift.
+  return Finding(kExitCorpusDrift, Plural(report.drifted(), "entry", "entries") + " drifted, " +
+                                       std::to_string(report.unreadable()) + " unreadable");
 }
 
 }  // namespace

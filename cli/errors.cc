@@ -15,6 +15,7 @@ struct Mode {
   std::string command;
   bool json = false;
   bool failure_said = false;  // Fail printed a failure
+  std::string finding;        // Finding: what the report found
 };
 
 Mode& ErrorModeOf() {
@@ -36,10 +37,26 @@ std::string AsUsageError(const std::string& command, const std::string& what) {
   return command + ": " + what + " (see 'proctape " + command + " --help')";
 }
 
+// `message` as it is, on standard error in the error mode.
+int Say(int status, const std::string& message) {
+  Mode& mode = ErrorModeOf();
+  mode.failure_said = true;
+  if (mode.json) {
+    v1::ErrorReport report;
+    report.set_command(mode.command);
+    report.set_error(OneLine(message));
+    report.set_exit_status(status);
+    std::fprintf(stderr, "%s\n", ToJson(report).c_str());
+  } else {
+    std::fprintf(stderr, "proctape: %s\n", OneLine(message).c_str());
+  }
+  return status;
+}
+
 }  // namespace
 
 void SetErrorMode(const std::string& command, bool json) {
-  ErrorModeOf() = Mode{command, json};
+  ErrorModeOf() = Mode{command, json, false, {}};
   if (!json) return;
   // Under --json a command a signal ends says so in JSON too: its failure,
   // with the status a shell gives it (128 + N), written by the handler
@@ -60,26 +77,25 @@ bool JsonErrors() { return ErrorModeOf().json; }
 int UsageError(const std::string& message) { return Fail(kExitUsage, message); }
 
 int Fail(int status, const std::string& raw) {
-  Mode& mode = ErrorModeOf();
-  mode.failure_said = true;
-  const std::string message = status == kExitUsage ? AsUsageError(mode.command, OneLine(raw)) : raw;
-  if (mode.json) {
-    v1::ErrorReport report;
-    report.set_command(mode.command);
-    report.set_error(OneLine(message));
-    report.set_exit_status(status);
-    std::fprintf(stderr, "%s\n", ToJson(report).c_str());
-  } else {
-    std::fprintf(stderr, "proctape: %s\n", OneLine(message).c_str());
-  }
-  return status;
+  const std::string message =
+      status == kExitUsage ? AsUsageError(ErrorModeOf().command, OneLine(raw)) : raw;
+  return Say(status, message);
 }
 
 int Finish(int status) {
-  const Mode& mode = ErrorModeOf();
-  if (!mode.json || status == kExitOk || mode.failure_said) return status;
-  return Fail(status, "exit " + std::to_string(status) + ", " + ExitCodeMeaning(status) +
-                          ": the report on standard output says what was found");
+  Mode& mode = ErrorModeOf();
+  if (status == kExitOk || mode.failure_said) return status;
+  if (!mode.json && status != kExitUsage) return status;
+  const std::string what = mode.finding.empty() ? ExitCodeMeaning(status) : mode.finding;
+  // Said as found, not as a usage error: Fail's usage form is not wanted.
+  const std::string line = "exit " + std::to_string(status) + ": " + what +
+                           ": the report on standard output says what was found";
+  return Say(status, line);
+}
+
+int Finding(int status, const std::string& what) {
+  ErrorModeOf().finding = what;
+  return status;
 }
 
 std::string AboutPath(std::string_view option, std::string_view path, std::string_view what) {

@@ -31,7 +31,15 @@ int UsageError(const std::string& message);
 // on standard output (docs/cli.md §3): a nonzero status that no Fail said
 // (a verdict, a drift, a refused plan, a damaged file: the report on
 // standard output is the finding) is said here, by its status's meaning.
+// That line is "exit N: WHAT: the report on standard output says ..." in
+// the plain form (a finding is no usage error: no command before it, no
+// pointer to help after), WHAT the words the command gave by Finding, else
+// its status's meaning (ExitCodeMeaning). A status 2 no Fail said (a refused
+// plan) is said so in text mode too: every exit 2 has its one line.
 int Finish(int status);
+// What the report a command printed found, in a few words ("1 entry
+// unreadable, 0 drifted"), for Finish to say; returns `status`.
+int Finding(int status, const std::string& what);
 // An error about a file or directory the user named, in one form for
 // every input and output (docs/cli/messages.md, "Errors about an input"):
 //   PATH: WHAT              a positional FILE or DIR (`option` empty)

@@ -72,7 +72,7 @@ std::string ExitCodeMeaning(int status) {
     case kExitTooLarge: return "snapshot length or size over the limits";
     case kExitVerdictChanged: return "replay: VERDICT CHANGED";
     case kExitDiverged: return "replay: DIVERGED";
-    case kExitCorpusDrift: return "corpus: an entry drifted";
+    case kExitCorpusDrift: return "corpus: an entry drifted or is unreadable";
     case kExitCorpusManifest: return "corpus: the manifest does not parse or names a missing file";
     case kExitLabUnavailable: return "lab: cannot run here";
     case kExitLabFailed: return "lab: the scenario could not be set up";

@@ -260,6 +260,12 @@ TEST_F(CorpusCliTest, AChangedFileIsUnreadable) {
   EXPECT_TRUE(StartsWith(cases["resolved"], "error: " + Hash16(Data("resolved")) + ".ptape changed"))
       << cases["resolved"];
   EXPECT_EQ(cases["alive"], "");
+  // Under --json the failure says what was found: an unreadable entry, no drift.
+  CommandResult json = Proctape({"corpus", "check", dir_, "--json"});
+  EXPECT_EQ(json.exit_code, 22) << Describe(json);
+  EXPECT_NE(json.err.find("\"error\":\"exit 22: 0 entries drifted, 1 unreadable: "),
+            std::string::npos)
+      << Describe(json);
 }
 
 TEST_F(CorpusCliTest, AWrongExpectLineDrifts) {
@@ -279,6 +285,9 @@ TEST_F(CorpusCliTest, AWrongExpectLineDrifts) {
   EXPECT_EQ(report.results(1).state(), v1::CorpusEntryResult::DRIFTED);
   EXPECT_EQ(report.results(1).expected(0), "ALIVE");
   EXPECT_EQ(report.results(1).got(0), "DEAD");
+  EXPECT_NE(json.err.find("\"error\":\"exit 22: 1 entry drifted, 0 unreadable: "),
+            std::string::npos)
+      << Describe(json);
 }
 
 // The "bug not yet fixed" case: the verdict a fix must give, pinned now.

@@ -374,6 +374,27 @@ TEST(OwnershipCli, CorpusPairPrintsTheGoldenPlan) {
   EXPECT_EQ(refused.out, Golden("corpus-reversed.txt"));
 }
 
+// A refused plan of status 2 is no usage error, yet every exit 2 has its one
+// line on standard error: the finding, by the first problem, in the plain
+// form (no command before it, no "usage error"), the same under --json.
+TEST(OwnershipCli, ARefusedPlanOfStatusTwoSaysItsFirstProblemOnStandardError) {
+  std::vector<std::string> args = {"ownership", "--baseline", "corpus/d40fb836ad433348.ptape",
+                                   "--current", "corpus/021e7cdf322033a4.ptape", "--uid", "0",
+                                   "--cgroup", "/", "--self", "1"};
+  for (const bool json : {false, true}) {
+    std::vector<std::string> line = args;
+    if (json) line.push_back("--json");
+    CommandResult r = ProctapeInSource(line);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    ASSERT_TRUE(live::OneLine(r.err)) << Describe(r);
+    const std::string said = json ? "{\"command\":\"ownership\",\"error\":\"exit 2: the plan is REFUSED: "
+                                  : "proctape: exit 2: the plan is REFUSED: ";
+    EXPECT_TRUE(live::StartsWith(r.err, said)) << Describe(r);
+    EXPECT_EQ(r.err.find("usage error"), std::string::npos) << Describe(r);
+    EXPECT_EQ(r.err.find("--help"), std::string::npos) << Describe(r);
+  }
+}
+
 // Errors are one line each, with the documented status.
 TEST(OwnershipCli, ErrorsAreOneLineWithTheirStatus) {
   const std::string corpus = SourceDir() + "/corpus/021e7cdf322033a4.ptape";
