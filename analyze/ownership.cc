@@ -54,8 +54,14 @@ class Planner {
     plan_.set_uid(request_.uid);
     plan_.set_cgroup(EscapedText(request_.cgroup));
     plan_.set_self_pid(Int32(request_.self_pid));
-    plan_.set_baseline_capturer_pid(Int32(baseline_.header.capturer_pid()));
-    plan_.set_current_capturer_pid(Int32(current_.header.capturer_pid()));
+    // A file of no frame (a fingerprint file) captured nothing: its header's
+    // pid is the writer's, not a capturer's, and is not shown (0).
+    if (!baseline_.frames.empty()) {
+      plan_.set_baseline_capturer_pid(Int32(baseline_.header.capturer_pid()));
+    }
+    if (!current_.frames.empty()) {
+      plan_.set_current_capturer_pid(Int32(current_.header.capturer_pid()));
+    }
     const bool captures_ok = CheckCaptures(baseline_, current_, &plan_);
     PlanOutputs();
     if (!captures_ok || !plan_.problems().empty()) return Refused();

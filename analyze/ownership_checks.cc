@@ -9,6 +9,7 @@
 
 #include "analyze/process_table.h"
 #include "core/proc_parse.h"
+#include "format/file_holds.h"
 #include "proto/summary.h"
 
 namespace proctape::ownership {
@@ -48,7 +49,9 @@ bool CheckCaptures(const Snapshot& baseline, const Snapshot& current, v1::Owners
   for (const auto& [name, s] : {std::pair<const char*, const Snapshot*>{"baseline", &baseline},
                                 {"current", &current}}) {
     if (s->frames.empty()) {
-      AddProblem(plan, Problem::NO_FRAME, name, 0, 0, 0, std::string("the ") + name + " holds no frame");
+      // What the file is instead, in the words every view uses (FileHolds).
+      AddProblem(plan, Problem::NO_FRAME, name, 0, 0, 0,
+                 std::string("the ") + name + " holds no frame: it is " + FileHolds(*s));
       ok = false;
     }
   }

@@ -64,7 +64,8 @@ std::string DescribePlan(const v1::OwnershipPlan& plan) {
                     std::int64_t capturer) {
     out += label + QuoteEscaped(file);
     if (planned) out += ", frame " + std::to_string(frame);
-    out += ", captured by pid " + std::to_string(capturer) + "\n";
+    if (capturer != 0) out += ", captured by pid " + std::to_string(capturer);
+    out += "\n";
   };
   source("  baseline ", plan.baseline_file(), plan.baseline_frame(), plan.baseline_capturer_pid());
   source("  current  ", plan.current_file(), plan.current_frame(), plan.current_capturer_pid());

@@ -15,6 +15,7 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
+#include "format/file_holds.h"
 #include "format/reader.h"
 #include "proto/convert.h"
 
@@ -103,6 +104,8 @@ int RunDiff(DiffOptions o) {
   const Snapshot& a = snapshots[0];
   const Snapshot& b = two ? snapshots[1] : snapshots[0];
   if (!two && !o.frame_a && !o.frame_b && a.frames.size() < 2) {
+    // A file of no frame says what it is (FileHolds), as every view does.
+    if (a.frames.empty()) return Usage(names[0] + " has no frame: it is " + FileHolds(a));
     return Usage(names[0] + " holds one frame: give a second file to compare it with");
   }
   const bool frames = !o.frames.empty();

@@ -238,6 +238,12 @@ int RunReplay(ReplayOptions o) {
   }
   if (o.model == "frames") return RunFrames(o, snapshot, name);
   if (snapshot.resolutions.empty()) {
+    // --model frames is offered only to a file that holds frames: of any
+    // other file (a fingerprint file) it would fail too; say what it is.
+    if (snapshot.frames.empty()) {
+      return Fail(kExitUsage, name + " holds no recorded resolution and no frame: it is " +
+                                  FileHolds(snapshot) + ", nothing to replay");
+    }
     return Fail(kExitUsage, name + " holds no recorded resolution (record one with "
                                    "'proctape resolve ... --record FILE', or replay a capture "
                                    "with --model frames)");

@@ -57,24 +57,40 @@ TEST(FingerprintCli, FingerprintOfAnotherBootIsRefusedWithItsOwnStatus) {
 }
 
 // Every view of a file that cannot show it says what the file is, in the
-// same words (format/file_holds.h): tree, diff and export of a fingerprint
-// file, as explain; resolve --fingerprint of a capture says what it is, and
-// how to take a fingerprint once.
+// same words (format/file_holds.h): tree, diff (of it alone or beside
+// another), export, replay and ownership's refused plan of a fingerprint
+// file, as explain, and none offers what would fail on it (replay --model
+// frames) or a capturer it does not have; resolve --fingerprint of a capture
+// says what it is, and how to take a fingerprint once.
 TEST(FingerprintCli, EveryViewSaysWhatAFileHoldsInTheSameWords) {
   TempDir dir("fingerprint");
   const std::string self = std::to_string(::getpid());
   const std::string fp = dir.File("root.ptape");
   ASSERT_EQ(Proctape({"fingerprint", "--root", self, "-o", fp}).exit_code, 0);
+  const std::string capture = dir.File("capture.ptape");
+  ASSERT_EQ(Proctape({"capture", "--root", self, "-o", capture}).exit_code, 0);
   const std::string holds = "it is a fingerprint file (root " + self + " at start tick ";
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"tree", fp}, {"diff", fp, fp}, {"export", fp, "--format", "dot"}, {"explain", fp}}) {
+           {"tree", fp},
+           {"diff", fp, fp},
+           {"diff", fp},
+           {"export", fp, "--format", "dot"},
+           {"explain", fp},
+           {"replay", fp},
+           {"ownership", "--baseline", fp, "--current", capture, "--uid", "0", "--cgroup", "/",
+            "--self", self}}) {
     CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << Describe(r);
     EXPECT_NE(r.err.find(holds), std::string::npos) << args[0] << ": " << Describe(r);
+    EXPECT_EQ(r.err.find("--model frames"), std::string::npos) << args[0] << ": " << Describe(r);
+    EXPECT_EQ(r.err.find(" one frame"), std::string::npos) << args[0] << ": " << Describe(r);
+    if (args[0] == "ownership") {
+      EXPECT_NE(r.out.find(holds), std::string::npos) << Describe(r);
+      EXPECT_NE(r.out.find("  baseline \"" + fp + "\"\n"), std::string::npos)
+          << "a fingerprint file was captured by no one: " << Describe(r);
+    }
   }
-  const std::string capture = dir.File("capture.ptape");
-  ASSERT_EQ(Proctape({"capture", "--root", self, "-o", capture}).exit_code, 0);
   CommandResult r = Proctape({"resolve", "--fingerprint", capture, "--token", "T"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
   EXPECT_NE(r.err.find("is not a fingerprint file: it is a capture (1 frame)"), std::string::npos)
