@@ -90,23 +90,31 @@ int RunDiff(DiffOptions o) {
   Snapshot snapshots[2];
   std::string names[2];
   int damage = kExitOk;
+  std::vector<std::pair<int, std::string>> damages;  // each damaged file: status, "FILE: DAMAGE"
   for (std::size_t k = 0; k < o.files.size(); ++k) {
     const FormatError error = ReadSnapshot(o.files[k], &snapshots[k]);
     names[k] = EscapeBytes(o.files[k], 4096);
     if (error.ok()) continue;
-    // Said first; the status is the damage's, also when the diff is made.
-    Fail(ExitCodeFor(error.kind),
-         names[k] + ": " + EscapeBytes(error.message) +
-             (snapshots[k].frames.empty() ? "" : " (the frames before the damage are used)"));
-    if (snapshots[k].frames.empty()) return ExitCodeFor(error.kind);
+    const std::string said = names[k] + ": " + EscapeBytes(error.message);
+    if (snapshots[k].frames.empty()) return Fail(ExitCodeFor(error.kind), said);
+    damages.emplace_back(ExitCodeFor(error.kind), said);
     if (damage == kExitOk) damage = ExitCodeFor(error.kind);
   }
+  // A damaged file that cannot show what was asked (a frame past those
+  // before the damage, one frame left) is one line, the damage's, with its
+  // status; a diff made says each damage first (the status stays its).
+  auto refuse = [&](const std::string& why) {
+    if (damages.empty()) return Usage(why);
+    std::string line;
+    for (const auto& [status, said] : damages) line += said + "; ";
+    return Fail(damage, line + why);
+  };
   const Snapshot& a = snapshots[0];
   const Snapshot& b = two ? snapshots[1] : snapshots[0];
   if (!two && !o.frame_a && !o.frame_b && a.frames.size() < 2) {
     // A file of no frame says what it is (FileHolds), as every view does.
     if (a.frames.empty()) return Usage(names[0] + " has no frame: it is " + FileHolds(a));
-    return Usage(names[0] + " holds one frame: give a second file to compare it with");
+    return refuse(names[0] + " holds one frame: give a second file to compare it with");
   }
   const bool frames = !o.frames.empty();
   DiffSide side_a{&a, names[0], o.frame_a.value_or(two ? LastFrame(a) : 0),
@@ -115,9 +123,12 @@ int RunDiff(DiffOptions o) {
                   frames ? "--frames" : "--frame-b"};
   std::string why;
   std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &why, o.filter);
-  if (!report) return Fail(damage != kExitOk ? damage : kExitUsage, why);
+  if (!report) return refuse(why);
   if (report->different_boots() && !o.force) {
-    return Usage(report->warnings(0) + " (--force compares them anyway)");
+    return refuse(report->warnings(0) + " (--force compares them anyway)");
+  }
+  for (const auto& [status, said] : damages) {
+    Fail(status, said + " (the frames before the damage are used)");
   }
   for (const std::string& w : report->warnings()) Warn(w);
   WarnIfReversed(side_a, side_b);

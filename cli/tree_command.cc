@@ -54,22 +54,19 @@ int RunTree(TreeCliOptions o) {
   Snapshot snapshot;
   const FormatError error = ReadSnapshot(o.file, &snapshot);
   const std::string name = EscapeBytes(o.file, 4096);
-  if (!error.ok()) {
-    // Said first; the status is the damage's, also when the tree is drawn.
-    Fail(ExitCodeFor(error.kind),
-         name + ": " + EscapeBytes(error.message) +
-             (snapshot.frames.empty() ? "" : " (the frames before the damage are used)"));
-    if (snapshot.frames.empty()) return ExitCodeFor(error.kind);
-  }
+  const std::string damage = error.ok() ? "" : name + ": " + EscapeBytes(error.message);
+  if (!error.ok() && snapshot.frames.empty()) return Fail(ExitCodeFor(error.kind), damage);
   std::string why;
   bool root_missing = false;
   std::optional<v1::TreeReport> report = BuildTree(snapshot, name, o.tree, &why, &root_missing);
+  // A damaged file that cannot show what was asked (a --frame past the
+  // frames before the damage) is one line, the damage's, with its status.
+  if (!report && !error.ok()) return Fail(ExitCodeFor(error.kind), damage + "; " + why);
   // A --root in no process of the frame selected nothing: not found, as a
-  // --pid that selects nothing (a damaged file's own status first).
-  if (!report) {
-    return Fail(!error.ok() ? ExitCodeFor(error.kind) : root_missing ? kExitNotFound : kExitUsage,
-                why);
-  }
+  // --pid that selects nothing.
+  if (!report) return Fail(root_missing ? kExitNotFound : kExitUsage, why);
+  // Said first; the status is the damage's, also when the tree is drawn.
+  if (!error.ok()) Fail(ExitCodeFor(error.kind), damage + " (the frames before the damage are used)");
   if (!error.ok()) report->set_warning(name + ": " + EscapeBytes(error.message));
   if (o.json) {
     std::printf("%s\n", ToJson(*report).c_str());

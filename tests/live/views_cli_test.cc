@@ -158,6 +158,28 @@ TEST(ViewsDamageTest, ATruncatedFileIsShownUpToTheDamage) {
   ExpectGolden("diff/truncated.txt", r);
 }
 
+// A frame past those before the damage is one line, the damage's, naming
+// both the damage and the frame asked for, with the damage's status: as text
+// and under --json (one object), for tree and diff alike.
+TEST(ViewsDamageTest, AFramePastTheDamageIsOneLineWithTheDamagesStatus) {
+  TempDir dir("views");
+  const std::string bytes = FileBytes(kSource + "/" + CorpusFile("pid-reuse-unshare"));
+  ASSERT_GT(bytes.size(), 4144u);
+  WriteFile(dir.File("cut.ptape"), bytes.substr(0, 4144));  // inside chunk 3 (the third frame)
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"tree", "cut.ptape", "--frame", "2"},
+           {"diff", "cut.ptape", "--frames", "0", "2"},
+           {"tree", "cut.ptape", "--frame", "2", "--json"},
+           {"diff", "cut.ptape", "--frames", "0", "2", "--json"}}) {
+    CommandResult r = ProctapeIn(dir.path(), args);
+    EXPECT_EQ(r.exit_code, 13) << Describe(r);
+    EXPECT_EQ(r.out, "") << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+    EXPECT_NE(r.err.find("cut.ptape: truncated"), std::string::npos) << Describe(r);
+    EXPECT_NE(r.err.find(" 2: cut.ptape has 2 frames (0..1)"), std::string::npos) << Describe(r);
+  }
+}
+
 TEST(ViewsDamageTest, AFlippedBitIsShownUpToTheDamagedChunk) {
   TempDir dir("views");
   std::string bytes = FileBytes(kSource + "/" + CorpusFile("pid-reuse-unshare"));
