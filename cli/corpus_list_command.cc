@@ -77,8 +77,8 @@ int RunRm(const RmOptions& o) {
     case RemoveOutcome::Kind::kRemoved: return kExitOk;
     case RemoveOutcome::Kind::kUsage: return Fail(kExitUsage, out.message);
     case RemoveOutcome::Kind::kManifest:
-      return Fail(kExitCorpusManifest, o.corpus.About(dir, out.message));
-    case RemoveOutcome::Kind::kIo: return Fail(kExitIo, o.corpus.About(dir, out.message));
+      return Fail(kExitCorpusManifest, o.corpus.About(corpus_dir, out.message));
+    case RemoveOutcome::Kind::kIo: return Fail(kExitIo, o.corpus.About(corpus_dir, out.message));
   }
   return kExitInternal;
 }

@@ -37,7 +37,14 @@ RemoveOutcome RemoveFromCorpus(const std::string& dir, const std::vector<std::st
   const std::string shown = EscapeBytes(dir, 4096);
   DirLock lock{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (lock.fd < 0) {
-    return Failed(Kind::kManifest, shown + ": " + std::strerror(errno) +
+    // A directory that cannot be opened holds no MANIFEST that can: said as
+    // LoadManifest says it (check and list), so every command says the same.
+    const int err = errno;
+    Manifest none;
+    std::string error;
+    errno = err;
+    if (!LoadManifest(dir, false, &none, &error)) return Failed(Kind::kManifest, error);
+    return Failed(Kind::kManifest, shown + ": " + std::strerror(err) +
                                        " (not a corpus: 'proctape corpus add' creates one)");
   }
   if (::flock(lock.fd, LOCK_EX) != 0) {

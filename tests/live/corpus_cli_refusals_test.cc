@@ -138,6 +138,26 @@ TEST_F(CorpusCliTest, AMissingFileIsUnreadableAndAManifestError) {
       << Describe(r);
 }
 
+// A --corpus that is no corpus is said alike by check, list and rm: the
+// option, the directory escaped once, and what is wrong with its MANIFEST.
+TEST_F(CorpusCliTest, ANonCorpusIsSaidAlikeByCheckListAndRm) {
+  for (const std::string& name : {std::string("nodir"), std::string("odd\ndir")}) {
+    const std::string dir = tmp_.File(name);
+    const std::string said = "proctape: --corpus '" + tmp_.path() + "/" +
+                             (name == "nodir" ? "nodir" : "odd\\x0adir") +
+                             "': MANIFEST: cannot open: No such file or directory";
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"corpus", "check", "--corpus", dir},
+             {"corpus", "list", "--corpus", dir},
+             {"corpus", "rm", "--corpus", dir, "foo"}}) {
+      CommandResult r = Proctape(args);
+      EXPECT_EQ(r.exit_code, 23) << Describe(r);
+      EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+      EXPECT_TRUE(StartsWith(r.err, said)) << args[1] << ": " << Describe(r);
+    }
+  }
+}
+
 TEST_F(CorpusCliTest, OutputDoesNotDependOnJobs) {
   AddAll();
   EditManifest("expect   DEAD\n", "expect   ERROR PID_REUSED\n");
