@@ -210,7 +210,7 @@ int RunCapture(const CaptureOptions& o) {
     ScanStats s = ScanFrameParallel(*ev, scan, pid_ns, workers, callbacks);
     if (dir && !dir->error().empty()) {
       progress.Done();
-      return Fail(kExitCorrupt, dir->error());
+      return FailAbout(kExitCorrupt, "--proc-root", o.proc_root, dir->error());
     }
     if (!writer->refused().empty()) {
       if (!writer->frame_open()) break;  // refused at BeginFrame

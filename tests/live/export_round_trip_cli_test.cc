@@ -40,8 +40,9 @@ TEST(CaptureProcRootCliTest, RefusalsAndExitStatuses) {
   WriteFile(tmp.File("d/1/proctape-identity"), "proctape-identity 1\npid_ns 4:5\nexe 1:2\n");
   r = Proctape({"capture", "--proc-root", tmp.File("d"), "-o", tmp.File("x.ptape")});
   EXPECT_EQ(r.exit_code, 15) << Describe(r);
-  EXPECT_NE(r.err.find("/1/proctape-identity: line 3 (exe): repeated or out of order"),
-            std::string::npos)
+  // Named with the option that brought it, the directory once (docs/cli/messages.md).
+  EXPECT_EQ(r.err, "proctape: --proc-root '" + tmp.File("d") +
+                       "': 1/proctape-identity: line 3 (exe): repeated or out of order\n")
       << r.err;
   EXPECT_FALSE(Exists(tmp.File("x.ptape")));
   WriteFile(tmp.File("d/proctape-frame"), "proctape-frame 1\nboot_id \\xZZ\n");
