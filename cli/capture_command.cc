@@ -161,7 +161,7 @@ int RunCapture(const CaptureOptions& o) {
   // Kept environment values may be secrets: the file is the owner's only.
   if (scan.keep_environ) request.mode = 0600;
   int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", &exit_code);
+  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--proc-root", o.proc_root}}, &exit_code);
   if (!output) return exit_code;
   if (int jailed = Jail({"capture", false, {}, {}}); jailed != kExitOk) return jailed;
   auto writer = SnapshotWriter::Create(std::move(output), {});

@@ -45,7 +45,7 @@ int RunCheck(const CheckCliOptions& o) {
     OutputRequest request;
     request.path = o.junit;
     request.force = o.force;
-    junit = OpenOutput(request, "--junit", &exit_code);
+    junit = OpenOutput(request, "--junit", {{"the corpus", dir}}, &exit_code);
     if (!junit) return exit_code;
   }
   if (int jailed = Jail({"corpus check", true, {dir}, {junit.get()}}); jailed != kExitOk) return jailed;

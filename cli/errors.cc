@@ -1,7 +1,12 @@
 #include "cli/errors.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include <unistd.h>
 
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -96,6 +101,68 @@ int Finish(int status) {
 int Finding(int status, const std::string& what) {
   ErrorModeOf().finding = what;
   return status;
+}
+
+namespace {
+
+// The errno of the first write to standard output that failed, kept by the
+// stream WatchStandardOutput installs (a command's own fflush may meet the
+// failure long before main looks).
+int first_stdout_error = 0;
+// The stream WatchStandardOutput replaced: std::cout (CLI11's help) still
+// writes through it.
+std::FILE* plain_stdout = nullptr;
+
+ssize_t WriteStandardOutput(void*, const char* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(STDOUT_FILENO, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (first_stdout_error == 0) first_stdout_error = n < 0 ? errno : EIO;
+      return done > 0 ? static_cast<ssize_t>(done) : -1;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return static_cast<ssize_t>(done);
+}
+
+}  // namespace
+
+void WatchStandardOutput() {
+  cookie_io_functions_t io{};
+  io.write = WriteStandardOutput;
+  std::FILE* watched = ::fopencookie(nullptr, "w", io);
+  if (watched == nullptr) return;  // the plain stream: a failure is still found, its reason maybe not
+  // Buffered as the stream it replaces: by line on a terminal, else whole.
+  std::setvbuf(watched, nullptr, ::isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+  plain_stdout = stdout;
+  stdout = watched;
+}
+
+int FinishStandardOutput(int status) {
+  std::cout.flush();
+  bool failed = std::cout.fail();
+  int err = 0;
+  for (std::FILE* stream : {stdout, plain_stdout}) {
+    if (stream == nullptr) continue;
+    errno = 0;
+    if (std::fflush(stream) != 0) {
+      failed = true;
+      if (err == 0) err = errno;
+    }
+    if (std::ferror(stream)) failed = true;
+  }
+  if (!failed) return status;
+  if (first_stdout_error != 0) err = first_stdout_error;
+  // A failure a command's own fflush met left only the stream's flag: an
+  // empty write asks the descriptor why (a full device says ENOSPC).
+  if (err == 0 && ::write(STDOUT_FILENO, "", 0) < 0) err = errno;
+  std::string why = "standard output: cannot write";
+  if (err != 0) why += std::string(": ") + std::strerror(err);
+  std::clearerr(stdout);
+  const int io = Fail(kExitIo, why);
+  return status > io ? status : io;
 }
 
 std::string AboutPath(std::string_view option, std::string_view path, std::string_view what) {

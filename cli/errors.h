@@ -40,6 +40,18 @@ int Finish(int status);
 // What the report a command printed found, in a few words ("1 entry
 // unreadable, 0 drifted"), for Finish to say; returns `status`.
 int Finding(int status, const std::string& what);
+// The status a command ends with once standard output is flushed: when a
+// write to it failed (a full disk, /dev/full, a closed descriptor), what
+// the command printed is lost, which is said in one line (the words of
+// export's -o -: "standard output: cannot write: No space left on device")
+// and the status is at least 10 (kExitIo; a worse status the command gave
+// stays: the larger wins). Run by main for every command, help and the
+// top level's answers included.
+int FinishStandardOutput(int status);
+// Installed by main before anything is printed: standard output as a
+// stream that keeps why its first failed write failed, for
+// FinishStandardOutput to say (glibc's own keeps only a flag).
+void WatchStandardOutput();
 // An error about a file or directory the user named, in one form for
 // every input and output (docs/cli/messages.md, "Errors about an input"):
 //   PATH: WHAT              a positional FILE or DIR (`option` empty)

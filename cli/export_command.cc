@@ -82,7 +82,7 @@ int RunExport(const ExportOptions& o) {
     request.stdout_allowed = true;
   }
   int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", &exit_code);
+  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"FILE", o.file}}, &exit_code);
   if (!output) return exit_code;
   if (int jailed = Jail({"export", true, {o.file}, {output.get()}}); jailed != kExitOk) return jailed;
   // A file of many frames takes seconds to read and to write: where it is,

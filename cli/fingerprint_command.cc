@@ -66,7 +66,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   request.force = o.force;
   request.stdout_allowed = true;
   request.binary = true;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", &exit_code);
+  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--exe", o.exe}}, &exit_code);
   if (!output) return exit_code;
   if (int jailed = Jail({"fingerprint", false, {}, {}}); jailed != kExitOk) return jailed;
   const v1::Header header = FingerprintHeader(o.proc, o.command_line);

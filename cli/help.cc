@@ -73,8 +73,12 @@ std::string CommandOf(const CLI::App& app, const std::vector<std::string>& argv)
   return command;
 }
 
+// --json among the options: what follows `--` is operands (a FILE named
+// --json), never an option, so it never makes errors JSON.
 bool AskedForJson(const std::vector<std::string>& argv) {
-  return std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), "--json") != argv.end();
+  const auto begin = argv.begin() + (argv.empty() ? 0 : 1);
+  const auto operands = std::find(begin, argv.end(), "--");
+  return std::find(begin, operands, "--json") != operands;
 }
 
 }  // namespace

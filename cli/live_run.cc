@@ -10,11 +10,12 @@
 namespace proctape {
 
 // --force only with a --record FILE, and --record opened (checked, its
-// temporary made) before anything else: the output before any work. Null
+// temporary made) before anything else: the output before any work, never
+// one of the command's `inputs` (OutputIsAnInput). Null
 // (and no exit status) when there is no --record; *exit_code is set when it
 // is refused.
 std::unique_ptr<OutputFile> OpenRecord(bool given, const std::string& record, bool force,
-                                       int* exit_code) {
+                                       const std::vector<InputPath>& inputs, int* exit_code) {
   if (std::string why = ForceWithoutOutput(force, "--record", given, record); !why.empty()) {
     *exit_code = Fail(kExitUsage, why);
     return nullptr;
@@ -27,7 +28,7 @@ std::unique_ptr<OutputFile> OpenRecord(bool given, const std::string& record, bo
   request.binary = true;
   // A recording keeps the token's environment entry: owner only.
   request.mode = 0600;
-  return OpenOutput(request, "--record", exit_code);
+  return OpenOutput(request, "--record", inputs, exit_code);
 }
 
 // Runs `check` on the live host, recorded into `output` when there is one.

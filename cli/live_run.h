@@ -16,11 +16,12 @@
 namespace proctape {
 
 // --force only with a --record FILE, and --record opened (checked, its
-// temporary made) before anything else: the output before any work. Null
+// temporary made) before anything else: the output before any work, never
+// one of the command's `inputs` (OutputIsAnInput). Null
 // (and no exit status) when there is no --record; *exit_code is set when it
 // is refused.
 std::unique_ptr<OutputFile> OpenRecord(bool given, const std::string& record, bool force,
-                                       int* exit_code);
+                                       const std::vector<InputPath>& inputs, int* exit_code);
 
 // Runs `check` on the live host, recorded into `output` when there is one.
 // Returns false (after a one-line message) when the file could not be written.

@@ -37,7 +37,7 @@ int RunLiveness(const LivenessOptions& o) {
   // The output first, then --proc: a directory that is not a procfs root is
   // refused before anything is read from it.
   int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force, &exit_code);
+  std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force, {}, &exit_code);
   if (exit_code != kExitOk) return exit_code;
   if (int jailed = Jail({"liveness", false, {}, {}}); jailed != kExitOk) return jailed;
   auto evidence = OpenLiveProc(o.proc, &exit_code);

@@ -16,6 +16,7 @@
 #include "cli/parse_errors.h"
 
 int main(int argc, char** argv) {
+  proctape::WatchStandardOutput();
   CLI::App app{"find, record and replay the identity of Linux processes", "proctape"};
   app.formatter(proctape::MakeFormatter());
   app.set_help_flag("-h,--help", "print this help and exit");  // every command inherits it
@@ -40,18 +41,22 @@ int main(int argc, char** argv) {
 
   // Before CLI11 sees it: the top level is proctape's own (a grouped list of
   // the commands that fits a screen, the version, an unknown command named).
-  if (std::optional<int> handled = proctape::TopLevel(app, command_line)) return *handled;
+  // Every answer ends by FinishStandardOutput: a failed write to standard
+  // output is never silent, whatever printed it.
+  if (std::optional<int> handled = proctape::TopLevel(app, command_line)) {
+    return proctape::FinishStandardOutput(*handled);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return proctape::FinishStandardOutput(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return proctape::FinishStandardOutput(app.exit(e));
   } catch (const CLI::ParseError& e) {
     return proctape::UsageError(app, command_line, proctape::ParseErrorText(app, e));
   }
   // Under --json every failure ends in its ErrorReport (cli/errors.h).
-  exit_code = proctape::Finish(exit_code);
+  exit_code = proctape::Finish(proctape::FinishStandardOutput(exit_code));
   // Frees protobuf's global tables, so leak checkers see a clean exit.
   google::protobuf::ShutdownProtobufLibrary();
   return exit_code;

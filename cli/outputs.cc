@@ -1,9 +1,75 @@
 #include "cli/outputs.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <optional>
+
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
+#include "core/proc_parse.h"
 
 namespace proctape {
+namespace {
+
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool directory = false;
+  bool operator==(const FileId& other) const { return dev == other.dev && ino == other.ino; }
+};
+
+FileId IdOf(const struct stat& st) { return {st.st_dev, st.st_ino, S_ISDIR(st.st_mode)}; }
+
+// What `path` names, links followed ("-": standard input); nothing when it
+// does not exist or cannot be seen.
+std::optional<FileId> IdOfPath(const std::string& path) {
+  struct stat st {};
+  const int got = path == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st);
+  if (got != 0) return std::nullopt;
+  return IdOf(st);
+}
+
+// The directory `path` is in ("a/b" -> "a", "b" -> ".", "/b" -> "/"), a
+// trailing '/' not counted.
+std::string DirectoryOf(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Whether the directory `start`, or one of the directories above it (by
+// "..", so where it really is, whatever links led to it), is `dir`.
+bool AtOrBeneath(const std::string& start, const FileId& dir) {
+  int fd = ::open(start.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  for (int depth = 0; fd >= 0 && depth < 4096; ++depth) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) break;
+    if (IdOf(st) == dir) {
+      ::close(fd);
+      return true;
+    }
+    const int up = ::openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    struct stat above {};
+    if (up < 0 || ::fstat(up, &above) != 0 || IdOf(above) == IdOf(st)) {  // "/" is its own ".."
+      if (up >= 0) ::close(up);
+      break;
+    }
+    ::close(fd);
+    fd = up;
+  }
+  if (fd >= 0) ::close(fd);
+  return false;
+}
+
+std::string Named(const InputPath& input) {
+  if (input.path == "-") return "standard input";
+  return input.option + " '" + EscapeBytes(input.path, 4096) + "'";
+}
+
+}  // namespace
 
 CLI::Validator NonEmptyPath() {
   return CLI::Validator(
@@ -36,8 +102,37 @@ std::string ForceWithoutOutput(bool force, const std::string& option, bool given
   return "";
 }
 
+std::string OutputIsAnInput(const std::string& option, const std::string& path,
+                            const std::vector<InputPath>& inputs) {
+  if (path == "-" || path.empty()) return "";  // standard output replaces no file
+  const std::optional<FileId> out = IdOfPath(path);
+  const std::string where = DirectoryOf(path);
+  for (const InputPath& input : inputs) {
+    if (input.path.empty()) continue;
+    const std::optional<FileId> in = IdOfPath(input.path);
+    if (!in) continue;
+    std::string what;
+    if (out && *out == *in) {
+      what = "the same file as " + Named(input);
+    } else if (in->directory && AtOrBeneath(out && out->directory ? path : where, *in)) {
+      what = "inside " + Named(input);
+    } else if (out && out->directory && input.path != "-" &&
+               AtOrBeneath(in->directory ? input.path : DirectoryOf(input.path), *out)) {
+      what = "a directory that holds " + Named(input);
+    } else {
+      continue;
+    }
+    return AboutPath(option, path, what + ", an input of this command: refused, --force or not");
+  }
+  return "";
+}
+
 std::unique_ptr<OutputFile> OpenOutput(const OutputRequest& request, const std::string& option,
-                                       int* exit_code) {
+                                       const std::vector<InputPath>& inputs, int* exit_code) {
+  if (std::string why = OutputIsAnInput(option, request.path, inputs); !why.empty()) {
+    *exit_code = Fail(kExitUsage, why);
+    return nullptr;
+  }
   OutputError refused;
   std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
   if (out) return out;

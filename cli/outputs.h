@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "format/output_file.h"
 
@@ -42,12 +43,36 @@ CLI::Option* AddForceOption(CLI::App* sub, bool& target, const std::string& help
 std::string ForceWithoutOutput(bool force, const std::string& option, bool given,
                                const std::string& value);
 
+// One file or directory a command reads, as its output is checked against
+// it: `option` names it in messages ("--fingerprint", "FILE", "the corpus");
+// `path` is as given ("-": standard input; "": none). A live --proc is none:
+// a procfs holds no file to replace, and a --proc that is no procfs is
+// refused as such (cli/live_proc.h).
+struct InputPath {
+  std::string option;
+  std::string path;
+};
+
+// The usage error when the output `path` that `option` names is one of the
+// command's `inputs`, or else "" (docs/cli/outputs.md, "An output is never an
+// input"): refused whatever --force says, since writing it would destroy or
+// change what the command reads. By identity, not by name (st_dev and st_ino,
+// links and symbolic links followed): the output is the same file as an
+// input (standard input included), or lies beneath an input that is a
+// directory (the corpus's MANIFEST or an entry, a file in --proc-root DIR),
+// or is a directory that holds an input. An output or input that does not
+// exist yet is none of these, unless its directory is. The line, in the form
+// of every error about a path:
+//   --junit 'cj/MANIFEST': inside the corpus 'cj', an input of this command: refused, --force or not
+std::string OutputIsAnInput(const std::string& option, const std::string& path,
+                            const std::vector<InputPath>& inputs);
+
 // OutputFile::Open of the output `option` names ("--output", "--record",
-// "--junit"); when refused, the one line is printed in the form of every
+// "--junit"), after OutputIsAnInput against `inputs`; when refused, the one line is printed in the form of every
 // error about a path (cli/errors.h AboutPath: "--output 'PATH': exists:
 // refused ...") and *exit_code is 2 for a usage error, 10 for every other
 // refusal.
 std::unique_ptr<OutputFile> OpenOutput(const OutputRequest& request, const std::string& option,
-                                       int* exit_code);
+                                       const std::vector<InputPath>& inputs, int* exit_code);
 
 }  // namespace proctape

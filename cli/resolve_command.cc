@@ -141,7 +141,8 @@ int RunResolve(const ResolveOptions& o) {
                          &exit_code)) {
     return exit_code;
   }
-  std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force, &exit_code);
+  std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force,
+                 {{"--fingerprint", o.fingerprint}, {"--exe", o.exe}}, &exit_code);
   if (exit_code != kExitOk) return exit_code;
   if (int jailed = Jail({"resolve", false, {}, {}}); jailed != kExitOk) return jailed;
   auto evidence = OpenLiveProc(o.proc, &exit_code);
