@@ -9,6 +9,7 @@ namespace proctape {
 FormatError ReadSnapshot(const std::string& path, Snapshot* out, const ReadKeep& keep) {
   *out = Snapshot{};
   FormatError error;
+  bool every_frame = !keep.frame;
   std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(path, &error);
   if (!stream) return error;
   for (;;) {
@@ -21,11 +22,14 @@ FormatError ReadSnapshot(const std::string& path, Snapshot* out, const ReadKeep&
     StreamItem& item = stream->item();
     v1::Chunk& chunk = item.chunk;
     switch (item.kind) {
-      case StreamItem::Kind::kHeader: out->header = std::move(*chunk.mutable_header()); break;
+      case StreamItem::Kind::kHeader:
+        out->header = std::move(*chunk.mutable_header());
+        if (keep.every_frame_if && keep.every_frame_if(out->header)) every_frame = true;
+        break;
       case StreamItem::Kind::kFramePart: {
         v1::Frame& part = *chunk.mutable_frame();
         // A frame not kept is its shell: every field but its processes.
-        if (keep.frame && *keep.frame != part.index()) part.clear_processes();
+        if (!every_frame && *keep.frame != part.index()) part.clear_processes();
         if (item.first_part) out->frames.emplace_back();
         JoinFramePart(&out->frames.back(), std::move(part), item.first_part);
         break;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct ReadKeep {
   // scan are still the file's. Unset: every frame whole.
   std::optional<std::uint64_t> frame;
   bool observations = true;  // false: none kept (observation_count counts them)
+  // With `frame`: every frame is kept whole after all when this says so of
+  // the file's header (a view that looks at every frame of some files).
+  std::function<bool(const v1::Header&)> every_frame_if;
 };
 
 // Reads `path` within the limits of docs/format.md section 7: the counts of

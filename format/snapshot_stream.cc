@@ -20,6 +20,12 @@ std::unique_ptr<SnapshotStream> SnapshotStream::Open(const std::string& path, Fo
   return std::unique_ptr<SnapshotStream>(new SnapshotStream(std::move(reader)));
 }
 
+std::unique_ptr<SnapshotStream> SnapshotStream::OpenFd(int fd, FormatError* error) {
+  std::unique_ptr<ChunkReader> reader = ChunkReader::OpenFd(fd, error);
+  if (!reader) return nullptr;
+  return std::unique_ptr<SnapshotStream>(new SnapshotStream(std::move(reader)));
+}
+
 SnapshotStream::SnapshotStream(std::unique_ptr<ChunkReader> reader) : reader_(std::move(reader)) {}
 
 SnapshotStream::~SnapshotStream() = default;

@@ -53,6 +53,8 @@ class SnapshotStream {
   // Opens `path` ("-" for standard input): nullptr with *error when the
   // preamble is wrong (ChunkReader::Open).
   static std::unique_ptr<SnapshotStream> Open(const std::string& path, FormatError* error);
+  // The same of `fd` (ChunkReader::OpenFd): the stream owns it.
+  static std::unique_ptr<SnapshotStream> OpenFd(int fd, FormatError* error);
   ~SnapshotStream();
   SnapshotStream(const SnapshotStream&) = delete;
   SnapshotStream& operator=(const SnapshotStream&) = delete;
