@@ -125,12 +125,12 @@ std::unique_ptr<ProcDirEvidence> ProcDirEvidence::Open(const std::string& dir, s
   // everything beneath it is opened sealed.
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    *error = "cannot open " + shown + ": " + std::strerror(errno);
+    *error = shown + ": cannot open: " + std::strerror(errno);
     return nullptr;
   }
   int self = OpenBeneath(fd, ".", O_RDONLY | O_DIRECTORY);
   if (self < 0) {
-    *error = "cannot read " + shown + " sealed inside it (openat2 RESOLVE_BENEATH, Linux 5.6): " +
+    *error = shown + ": cannot be read sealed inside it (openat2 RESOLVE_BENEATH, Linux 5.6): " +
              std::strerror(errno);
     *failure = OpenFailure::kNotSealed;
     ::close(fd);

@@ -161,11 +161,11 @@ int RunCapture(const CaptureOptions& o) {
   // Kept environment values may be secrets: the file is the owner's only.
   if (scan.keep_environ) request.mode = 0600;
   int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
+  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", &exit_code);
   if (!output) return exit_code;
   if (int jailed = Jail({"capture", false, {}, {}}); jailed != kExitOk) return jailed;
   auto writer = SnapshotWriter::Create(std::move(output), {});
-  if (!writer->WriteHeader(header)) return Fail(kExitIo, writer->error());
+  if (!writer->WriteHeader(header)) return FailAbout(kExitIo, "--output", path, writer->error());
 
   const std::int64_t interval_ns = o.interval_ms * 1'000'000;
   // Where the capture is, on a terminal: the frame and the processes read
@@ -221,7 +221,7 @@ int RunCapture(const CaptureOptions& o) {
     if (!writer->EndFrame(facts ? facts->scan_end_mono_ns : s.scan_end_mono_ns, s.cut_reason,
                           s.bytes_read)) {
       progress.Done();
-      return Fail(kExitIo, writer->error());
+      return FailAbout(kExitIo, "--output", path, writer->error());
     }
     ++totals.frames;
     totals.processes += s.processes;
@@ -242,7 +242,7 @@ int RunCapture(const CaptureOptions& o) {
 
   v1::Footer footer;
   footer.set_capture_end_mono_ns(facts ? facts->scan_end_mono_ns : ev->NowNs());
-  if (!writer->Finish(footer)) return Fail(kExitIo, writer->error());
+  if (!writer->Finish(footer)) return FailAbout(kExitIo, "--output", path, writer->error());
   const std::int64_t elapsed_ns = SaturatingSub(ev->NowNs(), start);
 
   FILE* out = to_stdout ? stderr : stdout;

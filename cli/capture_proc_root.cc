@@ -3,15 +3,14 @@
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
-#include "core/proc_parse.h"
 
 namespace proctape {
 
 int OpenProcRoot(const std::string& proc_root, std::unique_ptr<ProcDirEvidence>* dir) {
   if (IsProcfs(proc_root)) {
-    return Fail(kExitUsage, "--proc-root " + EscapeBytes(proc_root, 4096) +
-                                " is a procfs mount: capture a live /proc with --proc, and a "
-                                "copy of one (an export, a fixture) with --proc-root");
+    return FailAbout(kExitUsage, "--proc-root", proc_root,
+                     "a procfs mount: capture a live /proc with --proc, and a copy of one (an "
+                     "export, a fixture) with --proc-root");
   }
   std::string error;
   ProcDirEvidence::OpenFailure failure;
@@ -19,22 +18,24 @@ int OpenProcRoot(const std::string& proc_root, std::unique_ptr<ProcDirEvidence>*
   if (!*dir) {
     // DIR is an input the user named: one that cannot be opened (missing,
     // not a directory, unreadable) is 10 as for any input; only a host
-    // that cannot read it sealed is proctape's own failure (1).
+    // that cannot read it sealed is proctape's own failure (1). The error
+    // names DIR first ("DIR: ...", "DIR/proctape-frame: ..."): said once,
+    // after the option.
     switch (failure) {
       case ProcDirEvidence::OpenFailure::kFrameFile:
-        return Fail(kExitCorrupt, error);
+        return FailAbout(kExitCorrupt, "--proc-root", proc_root, error);
       case ProcDirEvidence::OpenFailure::kCannotOpen:
-        return Fail(kExitIo, "--proc-root: " + error);
+        return FailAbout(kExitIo, "--proc-root", proc_root, error);
       default:
-        return Fail(kExitInternal, error);
+        return FailAbout(kExitInternal, "--proc-root", proc_root, error);
     }
   }
   // An empty or unrelated directory is not a frame of 0 processes: it is
   // no copy of /proc (2, as a --proc that is no procfs).
   if (!(*dir)->HoldsAProcess()) {
-    return Fail(kExitUsage, "--proc-root " + EscapeBytes(proc_root, 4096) +
-                                " holds no process: no numeric PID entry with a stat file (a "
-                                "copy of /proc, or an export --format proc-dir, is expected)");
+    return FailAbout(kExitUsage, "--proc-root", proc_root,
+                     "holds no process: no numeric PID entry with a stat file (a copy of /proc, "
+                     "or an export --format proc-dir, is expected)");
   }
   return kExitOk;
 }

@@ -45,20 +45,22 @@ int RunCheck(const CheckCliOptions& o) {
     OutputRequest request;
     request.path = o.junit;
     request.force = o.force;
-    junit = OpenOutput(request, &exit_code);
+    junit = OpenOutput(request, "--junit", &exit_code);
     if (!junit) return exit_code;
   }
   if (int jailed = Jail({"corpus check", true, {dir}, {junit.get()}}); jailed != kExitOk) return jailed;
   Manifest manifest;
   std::string error;
-  if (!LoadManifest(dir, false, &manifest, &error)) return Fail(kExitCorpusManifest, error);
+  if (!LoadManifest(dir, false, &manifest, &error)) {
+    return Fail(kExitCorpusManifest, o.corpus.About(dir, error));
+  }
   std::vector<ManifestEntry> entries;
   for (const std::string& name : o.only) {
     auto it = std::find_if(manifest.entries.begin(), manifest.entries.end(),
                            [&](const ManifestEntry& e) { return e.name == name; });
     if (it == manifest.entries.end()) {
-      return Fail(kExitUsage, "no entry " + EscapeBytes(name) + " in " +
-                                  EscapeBytes(ManifestPath(dir), 4096));
+      return FailAbout(kExitUsage, "--entry", name,
+                       "no such entry in " + EscapeBytes(ManifestPath(dir), 4096));
     }
   }
   for (const ManifestEntry& e : manifest.entries) {  // manifest order, --entry or not
@@ -88,7 +90,7 @@ int RunCheck(const CheckCliOptions& o) {
   }
   std::fflush(stdout);
   if (junit && (!junit->Write(JUnitXml(report), &error) || !junit->Commit(&error))) {
-    return Fail(kExitIo, error);
+    return FailAbout(kExitIo, "--junit", o.junit, error);
   }
   for (const v1::CorpusEntryResult& r : report.results()) {
     if (r.file_missing()) return kExitCorpusManifest;  // the manifest names a missing file

@@ -23,6 +23,10 @@ struct CorpusDirOption {
   void Register(CLI::App* sub, bool positional_too);
   // The directory, or "" after a usage error (*exit_code set).
   std::string Get(int* exit_code) const;
+  // An error about the corpus in the one form (cli/errors.h AboutPath):
+  // "--corpus 'DIR': MANIFEST: ..." (the option, given or by default), or
+  // "DIR/MANIFEST: ..." as the library says it (the positional DIR).
+  std::string About(const std::string& dir, const std::string& what) const;
 };
 
 // `corpus add`, `corpus check`, `corpus list` and `corpus rm` under `corpus`.

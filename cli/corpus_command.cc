@@ -37,6 +37,10 @@ std::string CorpusDirOption::Get(int* exit_code) const {
   return has_positional ? positional : option;
 }
 
+std::string CorpusDirOption::About(const std::string& dir, const std::string& what) const {
+  return AboutPath(has_positional ? "" : "--corpus", dir, what);
+}
+
 void RegisterCorpus(CLI::App& app, int* exit_code) {
   CLI::App* corpus = app.add_subcommand(
       "corpus",

@@ -32,7 +32,9 @@ int RunList(const ListOptions& o) {
   if (int jailed = Jail({"corpus list", false, {}, {}}); jailed != kExitOk) return jailed;
   Manifest manifest;
   std::string error;
-  if (!LoadManifest(dir, false, &manifest, &error)) return Fail(kExitCorpusManifest, error);
+  if (!LoadManifest(dir, false, &manifest, &error)) {
+    return Fail(kExitCorpusManifest, o.corpus.About(dir, error));
+  }
   if (o.json) {
     v1::CorpusList list;
     list.set_dir(EscapeBytes(dir, 4096));
@@ -74,8 +76,9 @@ int RunRm(const RmOptions& o) {
   switch (out.kind) {
     case RemoveOutcome::Kind::kRemoved: return kExitOk;
     case RemoveOutcome::Kind::kUsage: return Fail(kExitUsage, out.message);
-    case RemoveOutcome::Kind::kManifest: return Fail(kExitCorpusManifest, out.message);
-    case RemoveOutcome::Kind::kIo: return Fail(kExitIo, out.message);
+    case RemoveOutcome::Kind::kManifest:
+      return Fail(kExitCorpusManifest, o.corpus.About(dir, out.message));
+    case RemoveOutcome::Kind::kIo: return Fail(kExitIo, o.corpus.About(dir, out.message));
   }
   return kExitInternal;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/exit_codes.h"
+#include "core/proc_parse.h"
 #include "format/interrupt.h"
 #include "proto/convert.h"
 
@@ -79,6 +80,29 @@ int Finish(int status) {
   if (!mode.json || status == kExitOk || mode.failure_said) return status;
   return Fail(status, "exit " + std::to_string(status) + ", " + ExitCodeMeaning(status) +
                           ": the report on standard output says what was found");
+}
+
+std::string AboutPath(std::string_view option, std::string_view path, std::string_view what) {
+  const std::string shown = EscapeBytes(path, 4096);
+  // A library names the file it speaks of first ("PATH: WHAT"), or a file
+  // in the directory it was given ("DIR/MANIFEST: WHAT"): said once here.
+  if (!shown.empty() && what.substr(0, shown.size()) == shown && what.size() > shown.size()) {
+    std::string_view rest = what.substr(shown.size());
+    const std::size_t inside = rest.find_first_not_of('/');
+    if (rest.substr(0, 2) == ": ") {
+      what = rest.substr(2);
+    } else if (option.empty()) {
+      return std::string(what);  // PATH/NAME: WHAT is already the positional form
+    } else if (inside != std::string_view::npos && (inside > 0 || shown.back() == '/')) {
+      what = rest.substr(inside);
+    }
+  }
+  if (option.empty()) return shown + ": " + std::string(what);
+  return std::string(option) + " '" + shown + "': " + std::string(what);
+}
+
+int FailAbout(int status, std::string_view option, std::string_view path, std::string_view what) {
+  return Fail(status, AboutPath(option, path, what));
 }
 
 void Warn(const std::string& message) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace proctape {
@@ -31,6 +32,17 @@ int UsageError(const std::string& message);
 // (a verdict, a drift, a refused plan, a damaged file: the report on
 // standard output is the finding) is said here, by its status's meaning.
 int Finish(int status);
+// An error about a file or directory the user named, in one form for
+// every input and output (docs/cli/messages.md, "Errors about an input"):
+//   PATH: WHAT              a positional FILE or DIR (`option` empty)
+//   OPTION 'PATH': WHAT     a path an option brought:
+//     --fingerprint 'fp.ptape': cannot open: No such file or directory
+// PATH escaped as host text is (EscapeBytes). WHAT says what is wrong; a
+// library's message that begins with the path as it names it ("PATH: WHAT",
+// "PATH/MANIFEST: WHAT") is given whole, and that naming is replaced.
+std::string AboutPath(std::string_view option, std::string_view path, std::string_view what);
+// Fail(status, AboutPath(option, path, what)).
+int FailAbout(int status, std::string_view option, std::string_view path, std::string_view what);
 // A warning: "proctape: warning: MESSAGE" (JSON mode: {"warning": ...}).
 void Warn(const std::string& message);
 // A note on how to read the output: "proctape: note: MESSAGE" (JSON mode:

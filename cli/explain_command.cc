@@ -33,7 +33,7 @@ int RunExplain(const ExplainOptions& o) {
   Snapshot snapshot;
   FormatError error = ReadSnapshot(o.file, &snapshot);
   const std::string name = EscapeBytes(o.file, 4096);
-  if (!error.ok()) return Fail(ExitCodeFor(error.kind), name + ": " + error.message);
+  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);
   const std::size_t n = snapshot.resolutions.size();
   if (n == 0) {
     if (snapshot.frames.empty()) {

@@ -84,7 +84,7 @@ int RunExport(const ExportOptions& o) {
     request.stdout_allowed = true;
   }
   int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
+  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", &exit_code);
   if (!output) return exit_code;
   if (int jailed = Jail({"export", true, {o.file}, {output.get()}}); jailed != kExitOk) return jailed;
   // A file of many frames takes seconds to read and to write: where it is,
@@ -114,7 +114,7 @@ int RunExport(const ExportOptions& o) {
     read = ReadSnapshot(o.file, &snapshot, keep);
   }
   progress.Done();
-  if (!read.ok()) return Fail(ExitCodeFor(read.kind), name + ": " + read.message);
+  if (!read.ok()) return FailAbout(ExitCodeFor(read.kind), "", o.file, read.message);
   if (o.format != "json" && o.frame >= snapshot.frames.size()) {
     return Fail(kExitUsage, NoSuchFrameIn("--frame", o.frame, name, snapshot));
   }
@@ -127,7 +127,7 @@ int RunExport(const ExportOptions& o) {
       (o.format == "json" ? json.header() : snapshot.header).redaction();
   if (redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT ||
       redaction.kept_entries_size() > 0) {
-    if (!output->Restrict(&error)) return Fail(kExitIo, error);
+    if (!output->Restrict(&error)) return FailAbout(kExitIo, "--output", out, error);
     // Said for the values of --env keep; a recording's token entry alone is
     // restricted without a word (every recording has one).
     if (out != "-" && redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT) {
@@ -142,7 +142,7 @@ int RunExport(const ExportOptions& o) {
     ProcDirStats stats;
     const bool written = WriteProcDir(snapshot, frame, std::move(output), &stats, &error);
     progress.Done();
-    if (!written) return Fail(kExitIo, error);
+    if (!written) return FailAbout(kExitIo, "--output", out, error);
     Report(o, out, frame,
            "frame " + std::to_string(frame) + " of " + name + ", " +
                Plural(stats.processes, "process", "processes") + ", " +
@@ -168,7 +168,7 @@ int RunExport(const ExportOptions& o) {
     };
     if (!json.Write(&data, &error, drain)) {
       progress.Done();
-      if (!write_error.empty()) return Fail(kExitIo, write_error);
+      if (!write_error.empty()) return FailAbout(kExitIo, "--output", out, write_error);
       return Fail(kExitTooLarge, name + ": " + error);
     }
     data.push_back('\n');
@@ -177,7 +177,7 @@ int RunExport(const ExportOptions& o) {
   }
   const bool written = output->Write(data, &error) && output->Commit(&error);
   progress.Done();
-  if (!written) return Fail(kExitIo, error);
+  if (!written) return FailAbout(kExitIo, "--output", out, error);
   size += data.size();
   Report(o, out, frame,
          (o.format == "json" ? std::string("the whole file")

@@ -54,7 +54,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   // The executable is attested by device and inode: a path that is not an
   // executable file is refused before any work (cli/live_proc.h).
   if (std::string why = ExeFileError(o.exe); !why.empty()) {
-    return Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": " + why);
+    return FailAbout(kExitUsage, "--exe", o.exe, "cannot attest it: " + why);
   }
   int exit_code = kExitOk;
   std::unique_ptr<ProcfsEvidence> live = OpenLiveProc(o.proc, &exit_code);
@@ -66,7 +66,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   request.force = o.force;
   request.stdout_allowed = true;
   request.binary = true;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, &exit_code);
+  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", &exit_code);
   if (!output) return exit_code;
   if (int jailed = Jail({"fingerprint", false, {}, {}}); jailed != kExitOk) return jailed;
   const v1::Header header = FingerprintHeader(o.proc, o.command_line);
@@ -83,11 +83,11 @@ int RunFingerprint(const FingerprintOptions& o) {
                     EscapeBytes(taken.root.detail, 1024));
   }
   if (!taken.exe.ok()) {
-    return Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": " +
-                                std::strerror(taken.exe.err));
+    return FailAbout(kExitUsage, "--exe", o.exe,
+                     std::string("cannot attest it: ") + std::strerror(taken.exe.err));
   }
   if (!WriteFingerprintFile(std::move(output), header, taken.fingerprint, &error)) {
-    return Fail(kExitIo, "cannot write the fingerprint: " + error);
+    return FailAbout(kExitIo, "--output", o.output, error);
   }
   const v1::RootFingerprint& fp = taken.fingerprint;
   // The file may be standard output: the report then goes to standard error.
@@ -117,26 +117,27 @@ std::optional<v1::RootFingerprint> LoadFingerprint(const std::string& path,
                                                    const std::string& boot_id,
                                                    const std::string& whose,
                                                    const std::string& remedy, int* exit_code) {
-  const std::string name = EscapeBytes(path, 4096);
   FingerprintFile file = ReadFingerprintFile(path);
   switch (file.problem) {
     case FingerprintFile::Problem::kNone: break;
     case FingerprintFile::Problem::kFormat:
-      *exit_code = Fail(ExitCodeFor(file.format.kind), name + ": " + EscapeBytes(file.error, 1024));
+      *exit_code = FailAbout(ExitCodeFor(file.format.kind), "--fingerprint", path,
+                             EscapeBytes(file.error, 1024));
       return std::nullopt;
     case FingerprintFile::Problem::kNotAFingerprint:
       // file.error says what the file is; the hint is said here, once.
-      *exit_code = Fail(kExitUsage, name + " " + file.error +
-                                        "; take one before the turn with 'proctape fingerprint "
-                                        "--root PID -o FILE'");
+      *exit_code = FailAbout(kExitUsage, "--fingerprint", path,
+                             file.error +
+                                 "; take one before the turn with 'proctape fingerprint "
+                                 "--root PID -o FILE'");
       return std::nullopt;
     case FingerprintFile::Problem::kInvalid:
-      *exit_code = Fail(kExitCorrupt, name + " " + EscapeBytes(file.error, 1024));
+      *exit_code = FailAbout(kExitCorrupt, "--fingerprint", path, EscapeBytes(file.error, 1024));
       return std::nullopt;
   }
   if (std::string other = OtherBoot(file.fingerprint, boot_id); !other.empty()) {
-    *exit_code = Fail(kExitOtherBoot,
-                      name + " was " + other + " (" + whose +
+    *exit_code = FailAbout(kExitOtherBoot, "--fingerprint", path,
+                           "was " + other + " (" + whose +
                           "): its start tick counts from another boot and names no process of "
                           "this one; " + remedy);
     return std::nullopt;

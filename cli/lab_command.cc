@@ -140,7 +140,7 @@ int Run(const LabCommandOptions& o) {
   lab::LabResult r = lab::RunLab(options);
   progress.Done();
   // Refused before anything was started: the refusal is the whole story.
-  if (r.outcome == lab::LabOutcome::kOutputRefused) return Fail(kExitIo, "lab: --record " + r.error);
+  if (r.outcome == lab::LabOutcome::kOutputRefused) return FailAbout(kExitIo, "--record", o.record, r.error);
 
   if (o.json) {
     v1::LabReport report;
@@ -210,7 +210,7 @@ int Run(const LabCommandOptions& o) {
     case lab::LabOutcome::kOutputRefused: return kExitIo;  // said above
     case lab::LabOutcome::kOutputFailed:
       // The one status of an output that cannot be written (docs/cli/outputs.md).
-      return Fail(kExitIo, "lab: --record " + Printable(r.error));
+      return FailAbout(kExitIo, "--record", o.record, Printable(r.error));
   }
   return kExitInternal;
 }

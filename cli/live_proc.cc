@@ -36,16 +36,17 @@ std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_
     why = "not a directory";
   }
   if (!why.empty()) {
-    *exit_code = Fail(kExitUsage, "--proc " + EscapeBytes(proc, 4096) + ": " + why);
+    *exit_code = FailAbout(kExitUsage, "--proc", proc, why);
     return nullptr;
   }
   std::string error;
   ProcfsEvidence::OpenFailure failure;
   auto evidence = ProcfsEvidence::Open(proc, &error, &failure);
   if (!evidence) {
-    const bool usage = failure == ProcfsEvidence::OpenFailure::kNotProcfs;
-    *exit_code = Fail(usage ? kExitUsage : kExitInternal,
-                      (usage ? "--proc " : "") + EscapeBytes(error, 4096));
+    // error begins with DIR: said once, after the option.
+    *exit_code = failure == ProcfsEvidence::OpenFailure::kNotProcfs
+                     ? FailAbout(kExitUsage, "--proc", proc, EscapeBytes(error, 8192))
+                     : Fail(kExitInternal, EscapeBytes(error, 4096));
   }
   return evidence;
 }

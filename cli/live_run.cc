@@ -27,7 +27,7 @@ std::unique_ptr<OutputFile> OpenRecord(bool given, const std::string& record, bo
   request.binary = true;
   // A recording keeps the token's environment entry: owner only.
   request.mode = 0600;
-  return OpenOutput(request, exit_code);
+  return OpenOutput(request, "--record", exit_code);
 }
 
 // Runs `check` on the live host, recorded into `output` when there is one.
@@ -41,13 +41,14 @@ bool RunMaybeRecorded(ProcfsEvidence& live, std::unique_ptr<OutputFile> output,
     check(live, &unused);
     return true;
   }
+  const std::string record = output->path();
   LiveRecordOptions options;
   options.proc_root = proc;
   options.command_line = command_line;
   options.kept_entries = kept_entries;
   std::string error;
   if (RecordLive(live, options, std::move(output), check, &error)) return true;
-  Fail(kExitIo, "--record: " + error);
+  FailAbout(kExitIo, "--record", record, error);
   return false;
 }
 

@@ -36,10 +36,15 @@ std::string ForceWithoutOutput(bool force, const std::string& option, bool given
   return "";
 }
 
-std::unique_ptr<OutputFile> OpenOutput(const OutputRequest& request, int* exit_code) {
+std::unique_ptr<OutputFile> OpenOutput(const OutputRequest& request, const std::string& option,
+                                       int* exit_code) {
   OutputError refused;
   std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
-  if (!out) *exit_code = Fail(refused.usage ? kExitUsage : kExitIo, refused.message);
+  if (out) return out;
+  // A usage refusal is of '-' (an empty path is refused when parsed), which
+  // its message names: "--output '-' (standard output) cannot be written here".
+  *exit_code = refused.usage ? Fail(kExitUsage, option + " " + refused.message)
+                             : FailAbout(kExitIo, option, request.path, refused.message);
   return out;
 }
 

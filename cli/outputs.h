@@ -42,8 +42,12 @@ CLI::Option* AddForceOption(CLI::App* sub, bool& target, const std::string& help
 std::string ForceWithoutOutput(bool force, const std::string& option, bool given,
                                const std::string& value);
 
-// OutputFile::Open; when refused, the one line is printed (cli/errors.h) and
-// *exit_code is 2 for a usage error, 10 for every other refusal.
-std::unique_ptr<OutputFile> OpenOutput(const OutputRequest& request, int* exit_code);
+// OutputFile::Open of the output `option` names ("--output", "--record",
+// "--junit"); when refused, the one line is printed in the form of every
+// error about a path (cli/errors.h AboutPath: "--output 'PATH': exists:
+// refused ...") and *exit_code is 2 for a usage error, 10 for every other
+// refusal.
+std::unique_ptr<OutputFile> OpenOutput(const OutputRequest& request, const std::string& option,
+                                       int* exit_code);
 
 }  // namespace proctape

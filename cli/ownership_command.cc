@@ -62,12 +62,15 @@ int RunOwnership(OwnershipOptions o) {
   }
   if (int jailed = Jail({"ownership", false, {}, {}}); jailed != kExitOk) return jailed;
   Snapshot baseline, current;
-  for (const auto& [path, snapshot] :
-       {std::pair<const std::string*, Snapshot*>{&o.baseline, &baseline}, {&o.current, &current}}) {
-    FormatError error = ReadSnapshot(*path, snapshot);
-    if (!error.ok()) {
-      return Fail(ExitCodeFor(error.kind), EscapeBytes(*path, 4096) + ": " + error.message);
-    }
+  struct Read {
+    const char* option;
+    const std::string* path;
+    Snapshot* snapshot;
+  };
+  for (const Read& read : {Read{"--baseline", &o.baseline, &baseline},
+                           Read{"--current", &o.current, &current}}) {
+    FormatError error = ReadSnapshot(*read.path, read.snapshot);
+    if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), read.option, *read.path, error.message);
   }
   o.request.baseline_name = o.baseline;
   o.request.current_name = o.current;

@@ -208,7 +208,7 @@ int RunReplay(ReplayOptions o) {
   Snapshot snapshot;
   FormatError error = ReadSnapshot(o.file, &snapshot);
   std::string name = EscapeBytes(o.file, 4096);
-  if (!error.ok()) return Fail(ExitCodeFor(error.kind), name + ": " + error.message);
+  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);
   if (o.has_legacy) return RunLegacy(o, snapshot, name);
   if (!o.fingerprint.empty()) {
     // What if the root had been fingerprinted before the turn: the file's

@@ -117,7 +117,7 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
     if (!request->exe.ok()) why = std::strerror(request->exe.err);
   }
   if (!why.empty()) {
-    *exit_code = Fail(kExitUsage, "cannot attest --exe " + EscapeBytes(o.exe, 1024) + ": " + why);
+    *exit_code = FailAbout(kExitUsage, "--exe", o.exe, "cannot attest it: " + why);
     return false;
   }
   if (o.has_root_start) {

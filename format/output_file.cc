@@ -149,15 +149,15 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   if (base.empty() || base == "." || base == "..") {
-    return refuse(shown + " names a directory, not a new " + noun + ": refused");
+    return refuse(shown + ": names a directory, not a new " + noun + ": refused");
   }
   const std::string dir_shown = Escaped(dir);
   out->parent_fd_ = ::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (out->parent_fd_ < 0) {
     const int err = errno;
-    if (err == ENOENT) return refuse("cannot write " + shown + ": its directory " + dir_shown + " does not exist");
-    if (err == ENOTDIR) return refuse("cannot write " + shown + ": " + dir_shown + " is not a directory");
-    return refuse("cannot write " + shown + ": its directory " + dir_shown + ": " + std::strerror(err));
+    if (err == ENOENT) return refuse(shown + ": cannot write: its directory " + dir_shown + " does not exist");
+    if (err == ENOTDIR) return refuse(shown + ": cannot write: " + dir_shown + " is not a directory");
+    return refuse(shown + ": cannot write: its directory " + dir_shown + ": " + std::strerror(err));
   }
   out->base_ = base;
   out->force_ = request.force;
@@ -167,34 +167,34 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
   struct stat st;
   if (::fstatat(out->parent_fd_, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     if (S_ISLNK(st.st_mode)) {
-      return refuse(shown + " is a symbolic link: refused, --force or not (a link's target is "
+      return refuse(shown + ": is a symbolic link: refused, --force or not (a link's target is "
                             "never written)");
     }
     if (!request.directory) {
       if (S_ISDIR(st.st_mode)) {
-        return refuse(shown + " is a directory: refused, --force or not (name a file)");
+        return refuse(shown + ": is a directory: refused, --force or not (name a file)");
       }
       if (!S_ISREG(st.st_mode)) {
-        return refuse(shown + " is not a regular file (a device, a pipe or a socket): refused, "
+        return refuse(shown + ": is not a regular file (a device, a pipe or a socket): refused, "
                               "--force or not");
       }
-      if (!request.force) return refuse(shown + " exists: refused (use --force to replace it)");
+      if (!request.force) return refuse(shown + ": exists: refused (use --force to replace it)");
     } else {
       if (!S_ISDIR(st.st_mode)) {
-        return refuse(shown + " exists and is not a directory: refused, --force or not");
+        return refuse(shown + ": exists and is not a directory: refused, --force or not");
       }
       int err = 0;
       const bool full = HoldsAnything(out->parent_fd_, base, &err);
-      if (err != 0) return refuse("cannot write " + shown + ": " + std::strerror(err));
+      if (err != 0) return refuse(shown + ": cannot write: " + std::strerror(err));
       if (full) {
         if (!HoldsMarker(out->parent_fd_, base, request.directory_marker)) {
-          return refuse(shown + " is a directory that is not an earlier export (it holds no " +
+          return refuse(shown + ": is a directory that is not an earlier export (it holds no " +
                         (request.directory_marker.empty() ? std::string("marker")
                                                           : Escaped(request.directory_marker)) +
                         "): refused, --force or not");
         }
         if (!request.force) {
-          return refuse(shown + " holds an earlier export: refused (use --force to replace it)");
+          return refuse(shown + ": holds an earlier export: refused (use --force to replace it)");
         }
         out->replaces_ = Replaces::kEarlierOutput;
       } else {
@@ -202,7 +202,7 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
       }
     }
   } else if (errno != ENOENT) {
-    return refuse("cannot write " + shown + ": " + std::strerror(errno));
+    return refuse(shown + ": cannot write: " + std::strerror(errno));
   }
 
   // The temporary, registered for removal on an interrupt as it comes to be.
@@ -240,7 +240,7 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
     }
   }
   if (out->fd_ < 0) {
-    return refuse("cannot write " + shown + ": cannot create a temporary " + noun + " in " +
+    return refuse(shown + ": cannot write: cannot create a temporary " + noun + " in " +
                   dir_shown + ": " + std::strerror(err));
   }
   out->temporary_ = (slash == std::string::npos ? "" : dir + (dir == "/" ? "" : "/")) + out->temp_name_;
@@ -268,18 +268,18 @@ void OutputFile::Discard() {
 
 bool OutputFile::Write(std::string_view data, std::string* error) {
   if (done_) {
-    *error = "cannot write " + shown() + ": it is closed";
+    *error = shown() + ": cannot write: it is closed";
     return false;
   }
   if (WriteAll(fd_, data)) return true;
-  *error = "cannot write " + shown() + ": " + std::strerror(errno);
+  *error = shown() + ": cannot write: " + std::strerror(errno);
   return false;
 }
 
 bool OutputFile::Restrict(std::string* error) {
   if (stdout_ || directory_) return true;
   if (::fchmod(fd_, 0600) != 0) {
-    *error = "cannot restrict " + shown() + " to mode 0600: " + std::strerror(errno);
+    *error = shown() + ": cannot restrict it to mode 0600: " + std::strerror(errno);
     return false;
   }
   return true;
@@ -287,7 +287,7 @@ bool OutputFile::Restrict(std::string* error) {
 
 bool OutputFile::Commit(std::string* error) {
   if (done_) {
-    *error = "cannot write " + shown() + ": it is closed";
+    *error = shown() + ": cannot write: it is closed";
     return false;
   }
   if (stdout_) {
@@ -296,7 +296,7 @@ bool OutputFile::Commit(std::string* error) {
   }
   auto fail = [&](const std::string& what, int err) {
     Discard();
-    *error = "cannot write " + shown() + ": " + what + std::strerror(err);
+    *error = shown() + ": cannot write: " + what + std::strerror(err);
     return false;
   };
   if (!directory_ && ::fsync(fd_) != 0) return fail("fsync: ", errno);
@@ -313,7 +313,7 @@ bool OutputFile::Commit(std::string* error) {
       // never swapped out and removed.
       if (!HoldsMarker(parent_fd_, base_, marker_)) {
         Discard();
-        *error = shown() + " changed while it was being written (it holds no " + Escaped(marker_) +
+        *error = shown() + ": changed while it was being written (it holds no " + Escaped(marker_) +
                  " now): not replaced";
         return false;
       }
@@ -330,7 +330,7 @@ bool OutputFile::Commit(std::string* error) {
     const int err = errno;
     if (err == EEXIST || err == ENOTEMPTY) {
       Discard();
-      *error = shown() + " appeared while it was being written: not replaced without --force "
+      *error = shown() + ": appeared while it was being written: not replaced without --force "
                          "(nothing was written)";
       return false;
     }

@@ -175,7 +175,7 @@ LabResult RunLab(const LabOptions& options) {
                     "recording " + EscapeBytes(options.record, 4096) + ": " + error);
     }
     return finish(LabOutcome::kOutputFailed,
-                  EscapeBytes(options.record, 4096) + " cannot be written: " + error);
+                  EscapeBytes(options.record, 4096) + ": cannot be written: " + error);
   }
   // The file as written is what the report describes.
   Snapshot written;

@@ -1,5 +1,7 @@
 #include "tests/live/cli_contract_table.h"
 
+#include <sys/stat.h>
+
 #include "tests/live/files.h"
 #include "tests/live/output_writers.h"
 
@@ -17,6 +19,21 @@ std::string TruncatedCopy(const std::string& dir) {
   const std::string path = dir + "/truncated.ptape";
   WriteFile(path, FileBytes(Recording()).substr(0, 200));
   return path;
+}
+
+// A corpus in `dir` whose one entry (the plain-unshare recording) expects a
+// verdict its replay does not give: it drifts.
+std::string DriftedCorpus(const std::string& dir) {
+  const std::string corpus = dir + "/drifted";
+  ::mkdir(corpus.c_str(), 0755);
+  WriteFile(corpus + "/f46add6575430d19.ptape", FileBytes(Recording()));
+  WriteFile(corpus + "/MANIFEST",
+            "# proctape corpus manifest, format 1\n\n"
+            "entry    plain-unshare\n"
+            "file     f46add6575430d19.ptape\n"
+            "sha256   f46add6575430d195b52ce9817d6592befced3767258841b3d3bdf5c0e79fbb4\n"
+            "expect   NO_MATCH\n");
+  return corpus;
 }
 
 // The same reading of a .ptape file wherever one is read: a missing file or
@@ -137,7 +154,10 @@ std::vector<Row> Table() {
        .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"replay", p}; }),
                   PtapeFile("--fingerprint",
                             [](F, P p) { return Args{"replay", Recording(), "--fingerprint", p}; })},
-       .json = [](F) { return Args{"replay", Recording(), "--json"}; }},
+       .json = [](F) { return Args{"replay", Recording(), "--json"}; },
+       // Another token: the replay makes a call the recording did not, DIVERGED
+       // (21), the report on standard output.
+       .json_finding = [](F) { return Args{"replay", Recording(), "--token", "other", "--json"}; }},
       {.command = {"corpus"}},
       {.command = {"corpus", "add"},
        .inputs = {PtapeFile("FILE",
@@ -154,7 +174,10 @@ std::vector<Row> Table() {
                             [](F, P p) { return Args{"corpus", "check", "--corpus", p}; })},
        .json = [](F) {
          return Args{"corpus", "check", SourceCorpus(), "--entry", "plain-unshare", "--json"};
-       }},
+       },
+       // An entry whose replay is not the verdict it expects: drift (22),
+       // the report on standard output.
+       .json_finding = [](F f) { return Args{"corpus", "check", DriftedCorpus(f.dir), "--json"}; }},
       {.command = {"corpus", "list"},
        .inputs = {CorpusDir("DIR", [](F, P p) { return Args{"corpus", "list", p}; }),
                   CorpusDir("--corpus",

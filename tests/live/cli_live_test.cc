@@ -195,7 +195,7 @@ TEST_P(CliLiveTest, ProcThatIsNotAProcfsIsAUsageErrorNotAVerdict) {
       CommandResult r = Proctape(args);
       EXPECT_EQ(r.exit_code, 2) << args[0] << " --proc " << proc << ": " << Explain(r);
       EXPECT_TRUE(r.out.empty()) << Explain(r);
-      EXPECT_TRUE(StartsWith(r.err, "proctape: " + args[0] + ": --proc " + proc + ": ")) << Explain(r);
+      EXPECT_TRUE(StartsWith(r.err, "proctape: " + args[0] + ": --proc '" + proc + "': ")) << Explain(r);
       EXPECT_NE(r.err.find("not the root of a procfs mount"), std::string::npos) << Explain(r);
       EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
       EXPECT_FALSE(live::Exists(tmp.File("l.ptape")));

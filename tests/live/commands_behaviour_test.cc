@@ -143,7 +143,7 @@ TEST(EmptyValues, ProcThatIsNotADirectoryIsAUsageErrorNamingIt) {
       CommandResult r = Proctape(args);
       EXPECT_EQ(r.exit_code, 2) << args[0] << " " << proc << ": " << Describe(r);
       EXPECT_TRUE(OneLine(r.err)) << Describe(r);
-      EXPECT_TRUE(StartsWith(r.err, "proctape: " + args[0] + ": --proc " + proc + ": "))
+      EXPECT_TRUE(StartsWith(r.err, "proctape: " + args[0] + ": --proc '" + proc + "': "))
           << Describe(r);
       EXPECT_FALSE(live::Exists(dir.File("fp.ptape")) || live::Exists(dir.File("c.ptape")))
           << args[0] << ": nothing written";

@@ -166,7 +166,7 @@ TEST_F(CorpusCliTest, EntryChecksOnlyTheNamedEntries) {
   EXPECT_TRUE(StartsWith(two.out, "DRIFT dead: expected ALIVE; got DEAD\ncorpus ")) << two.out;
   CommandResult unknown = Proctape({"corpus", "check", dir_, "--entry", "nope"});
   EXPECT_EQ(unknown.exit_code, 2) << Describe(unknown);
-  EXPECT_EQ(unknown.err, "proctape: corpus check: no entry nope in " + dir_ +
+  EXPECT_EQ(unknown.err, "proctape: corpus check: --entry 'nope': no such entry in " + dir_ +
                              "/MANIFEST (see 'proctape corpus check --help')\n");
 }
 

@@ -224,7 +224,7 @@ TEST(LabRefusals, ARecordThatCannotBeWrittenMidRunExitsTen) {
       120'000);
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
-  EXPECT_TRUE(live::StartsWith(r.err, "proctape: lab: --record " + dir.File("x.ptape") + " cannot be written: "))
+  EXPECT_TRUE(live::StartsWith(r.err, "proctape: --record '" + dir.File("x.ptape") + "': cannot be written: "))
       << Describe(r);
   EXPECT_EQ(live::Entries(dir.path()), std::vector<std::string>{}) << Describe(r);
 }

@@ -118,7 +118,7 @@ TEST_P(OutputRules, AnExistingOutputIsRefusedWithoutForceAndNothingRuns) {
   CommandResult r = RunProctape(how_, Args(out));
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_TRUE(Has(r.err, out + " " + refusal)) << r.err;
+  EXPECT_TRUE(Has(r.err, GetParam().option + " '" + out + "': " + refusal)) << r.err;
   EXPECT_EQ(FileBytes(GetParam().directory ? out + "/proctape-frame" : out), "mine");
   EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"out"});
   ExpectNothingRan(r);
@@ -155,7 +155,9 @@ TEST_P(OutputRules, ASymbolicLinkIsRefusedEvenWithForceAndItsTargetUntouched) {
     CommandResult r = RunProctape(how_, Args(link, force));
     EXPECT_EQ(r.exit_code, 10) << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << r.err;
-    EXPECT_TRUE(Has(r.err, link + " is a symbolic link: refused, --force or not")) << r.err;
+    EXPECT_TRUE(Has(r.err, GetParam().option + " '" + link +
+                               "': is a symbolic link: refused, --force or not"))
+        << r.err;
     ExpectNothingRan(r);
   }
   EXPECT_EQ(FileBytes(GetParam().directory ? target + "/proctape-frame" : target), "mine");
@@ -168,14 +170,14 @@ TEST_P(OutputRules, ADirectoryIsRefusedEvenWithForce) {
   WriteFile(out + "/notes", "mine");
   const std::string refusal =
       GetParam().directory
-          ? " is a directory that is not an earlier export (it holds no proctape-frame): "
+          ? "': is a directory that is not an earlier export (it holds no proctape-frame): "
             "refused, --force or not"
-          : " is a directory: refused, --force or not";
+          : "': is a directory: refused, --force or not";
   for (bool force : {false, true}) {
     CommandResult r = RunProctape(how_, Args(out, force));
     EXPECT_EQ(r.exit_code, 10) << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << r.err;
-    EXPECT_TRUE(Has(r.err, out + refusal)) << r.err;
+    EXPECT_TRUE(Has(r.err, GetParam().option + " '" + out + refusal)) << r.err;
     ExpectNothingRan(r);
   }
   EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"out"});
@@ -187,8 +189,8 @@ TEST_P(OutputRules, AMissingDirectoryIsRefusedNamingIt) {
   CommandResult r = RunProctape(how_, Args(out));
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_TRUE(Has(r.err, "cannot write " + out + ": its directory " + dir_.File("nope") +
-                             " does not exist"))
+  EXPECT_TRUE(Has(r.err, GetParam().option + " '" + out + "': cannot write: its directory " +
+                             dir_.File("nope") + " does not exist"))
       << r.err;
   ExpectNothingRan(r);
   EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{});
@@ -207,7 +209,8 @@ TEST_P(OutputRules, AnUnwritableDirectoryIsRefusedBeforeAnyWork) {
   CommandResult r = RunProctape(how, Args(out));
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_TRUE(Has(r.err, "cannot write " + out + ": cannot create a temporary")) << r.err;
+  EXPECT_TRUE(Has(r.err, GetParam().option + " '" + out + "': cannot write: cannot create a temporary"))
+      << r.err;
   EXPECT_TRUE(Has(r.err, "Permission denied")) << r.err;
   ExpectNothingRan(r);
   EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{});

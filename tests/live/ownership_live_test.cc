@@ -382,7 +382,8 @@ TEST(OwnershipCli, ErrorsAreOneLineWithTheirStatus) {
        "--uid", "0", "--cgroup", "/", "--self", "1"});
   EXPECT_EQ(missing.exit_code, 10) << Describe(missing);
   EXPECT_TRUE(live::OneLine(missing.err)) << missing.err;
-  EXPECT_TRUE(live::StartsWith(missing.err, "proctape: /nonexistent/b.ptape: ")) << missing.err;
+  EXPECT_TRUE(live::StartsWith(missing.err, "proctape: --baseline '/nonexistent/b.ptape': "))
+      << missing.err;
 
   CommandResult relative = live::RunCommand(
       {PROCTAPE_BINARY, "ownership", "--baseline", corpus, "--current", corpus, "--uid", "0",

@@ -450,7 +450,7 @@ TEST_P(RecordLiveTest, ExistingFileIsNotReplacedWithoutForce) {
     ASSERT_TRUE(r.started) << r.error;
     EXPECT_EQ(r.exit_code, 10) << args[0] << ": " << Describe(r);
     EXPECT_TRUE(r.out.empty()) << args[0] << ": a verdict was printed: " << Describe(r);
-    EXPECT_TRUE(StartsWith(r.err, "proctape: " + file + " exists: refused (use --force")) << Describe(r);
+    EXPECT_TRUE(StartsWith(r.err, "proctape: --record '" + file + "': exists: refused (use --force")) << Describe(r);
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
     EXPECT_EQ(FileBytes(file), original) << args[0];
     EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"existing.ptape"}) << args[0];

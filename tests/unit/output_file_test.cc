@@ -48,7 +48,7 @@ TEST_F(OutputFileTest, AMissingDirectoryIsRefusedNamingIt) {
   OutputError error;
   EXPECT_FALSE(Open(Path("nope/out.ptape"), true, &error));
   EXPECT_FALSE(error.usage);
-  EXPECT_EQ(error.message, "cannot write " + Path("nope/out.ptape") + ": its directory " +
+  EXPECT_EQ(error.message, Path("nope/out.ptape") + ": cannot write: its directory " +
                                Path("nope") + " does not exist");
   Spit(Path("file"), "x");
   EXPECT_FALSE(Open(Path("file/out.ptape"), true, &error));
@@ -64,7 +64,7 @@ TEST_F(OutputFileTest, ASymbolicLinkIsRefusedEvenWithForceAndItsTargetUntouched)
     for (bool force : {false, true}) {
       OutputError error;
       EXPECT_FALSE(Open(Path(name), force, &error));
-      EXPECT_EQ(error.message, Path(name) + " is a symbolic link: refused, --force or not (a "
+      EXPECT_EQ(error.message, Path(name) + ": is a symbolic link: refused, --force or not (a "
                                             "link's target is never written)");
     }
   }
@@ -76,12 +76,12 @@ TEST_F(OutputFileTest, ADirectoryOrADeviceIsRefusedEvenWithForce) {
   ASSERT_EQ(::mkdir(Path("d").c_str(), 0755), 0);
   OutputError error;
   EXPECT_FALSE(Open(Path("d"), true, &error));
-  EXPECT_EQ(error.message, Path("d") + " is a directory: refused, --force or not (name a file)");
+  EXPECT_EQ(error.message, Path("d") + ": is a directory: refused, --force or not (name a file)");
   EXPECT_FALSE(Open(Path("d/"), true, &error));
   EXPECT_TRUE(Has(error.message, "names a directory")) << error.message;
   // Never replaced by a rename: checked before a temporary is made in /dev.
   EXPECT_FALSE(Open("/dev/null", true, &error));
-  EXPECT_TRUE(Has(error.message, "/dev/null is not a regular file")) << error.message;
+  EXPECT_TRUE(Has(error.message, "/dev/null: is not a regular file")) << error.message;
   EXPECT_EQ(Names(), std::vector<std::string>{"d"});
 }
 
@@ -89,7 +89,7 @@ TEST_F(OutputFileTest, AnExistingFileNeedsForce) {
   Spit(Path("out"), "older");
   OutputError error;
   EXPECT_FALSE(Open(Path("out"), false, &error));
-  EXPECT_EQ(error.message, Path("out") + " exists: refused (use --force to replace it)");
+  EXPECT_EQ(error.message, Path("out") + ": exists: refused (use --force to replace it)");
   EXPECT_EQ(Names(), std::vector<std::string>{"out"});
   std::unique_ptr<OutputFile> out = Open(Path("out"), true, &error);
   ASSERT_TRUE(out) << error.message;
@@ -173,7 +173,7 @@ TEST_F(OutputFileTest, AFileThatAppearedMeanwhileIsNotReplacedWithoutForce) {
   Spit(Path("out"), "theirs");
   std::string why;
   EXPECT_FALSE(out->Commit(&why));
-  EXPECT_EQ(why, Path("out") + " appeared while it was being written: not replaced without "
+  EXPECT_EQ(why, Path("out") + ": appeared while it was being written: not replaced without "
                                "--force (nothing was written)");
   EXPECT_EQ(Slurp(Path("out")), "theirs");
   EXPECT_EQ(Names(), std::vector<std::string>{"out"});
@@ -222,14 +222,14 @@ TEST_F(OutputFileTest, ANonEmptyDirectoryIsReplacedOnlyWhenAnEarlierOutputAndFor
   OutputError error;
   for (bool force : {false, true}) {
     EXPECT_FALSE(OpenDirectory(Path("home"), force, &error));
-    EXPECT_EQ(error.message, Path("home") + " is a directory that is not an earlier export (it "
+    EXPECT_EQ(error.message, Path("home") + ": is a directory that is not an earlier export (it "
                                             "holds no marker): refused, --force or not");
   }
   ASSERT_EQ(::mkdir(Path("old").c_str(), 0755), 0);
   Spit(Path("old/marker"), "");
   Spit(Path("old/stale"), "");
   EXPECT_FALSE(OpenDirectory(Path("old"), false, &error));
-  EXPECT_EQ(error.message, Path("old") + " holds an earlier export: refused (use --force to "
+  EXPECT_EQ(error.message, Path("old") + ": holds an earlier export: refused (use --force to "
                                          "replace it)");
   std::unique_ptr<OutputFile> out = OpenDirectory(Path("old"), true, &error);
   ASSERT_TRUE(out) << error.message;
