@@ -66,16 +66,14 @@ std::int64_t Span(std::int64_t a, std::int64_t b) {
   return ElapsedNs(a, b);
 }
 
-v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const std::string& name,
-                         const ProcessFilter& filter) {
-  v1::ShowReport report;
-  const v1::Header& h = snap.header;
-  report.set_file(name);
-  report.set_intact(error.ok());
-  report.set_error_kind(FormatErrorName(error.kind));
-  report.set_error(Printable(error.message));
-  report.set_chunks(Count32(snap.chunks));
-  report.set_bytes(static_cast<double>(snap.bytes));
+ShowBuilder::ShowBuilder(const std::string& name, const ProcessFilter& filter)
+    : filter_(filter) {
+  report_.set_file(name);
+}
+
+void ShowBuilder::SetHeader(const v1::Header& h) {
+  header_ = h;
+  v1::ShowReport& report = report_;
   report.set_format_version(h.format_version());
   report.set_tool_version(Printable(h.tool_version()));
   for (const std::string& arg : h.command_line()) report.add_command_line(EscapedText(arg));
@@ -105,8 +103,6 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   report.set_capture_start_realtime_ns(h.capture_start_realtime_ns());
   report.set_capture_start_utc(UtcText(h.capture_start_realtime_ns()));
   report.set_capture_start_mono_ns(h.capture_start_mono_ns());
-  if (snap.footer) report.set_capture_end_mono_ns(snap.footer->capture_end_mono_ns());
-  report.set_footer(snap.footer.has_value());
   report.set_capturer_pid(Int32(h.capturer_pid()));
   report.set_capturer_uid(h.capturer_uid());
   if (known("capturer_pid_ns_inode", h.capturer_pid_ns_inode() != 0)) {
@@ -130,66 +126,86 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
     k->set_name(EscapedText(std::string_view(entry).substr(0, eq)));
     k->set_value_bytes(eq == std::string::npos ? 0 : Count32(entry.size() - eq - 1));
   }
+}
 
-  std::uint64_t processes = 0;
-  // A process shown in several frames is one process: the count is of
-  // identities (pid, start tick), each frame's own list says how many it holds.
-  std::set<std::pair<std::int64_t, std::uint64_t>> selected;
-  for (std::size_t i = 0; i < snap.frames.size(); ++i) {
-    const v1::Frame& f = snap.frames[i];
-    const std::vector<ProcessView> table = ProcessTable(f);
-    v1::ShowReport::Frame* s = report.add_frames();
-    s->set_position(Count32(i));
-    s->set_index(Count32(f.index()));
-    s->set_scan_start_mono_ns(f.scan_start_mono_ns());
-    s->set_scan_end_mono_ns(f.scan_end_mono_ns());
-    if (f.complete()) {
-      s->set_scan_ns(static_cast<double>(Span(f.scan_start_mono_ns(), f.scan_end_mono_ns())));
+void ShowBuilder::AddFrame(const v1::Frame& f) {
+  const std::size_t i = static_cast<std::size_t>(report_.frames_size());
+  const std::vector<ProcessView> table = ProcessTable(f);
+  v1::ShowReport::Frame* s = report_.add_frames();
+  s->set_position(Count32(i));
+  s->set_index(Count32(f.index()));
+  s->set_scan_start_mono_ns(f.scan_start_mono_ns());
+  s->set_scan_end_mono_ns(f.scan_end_mono_ns());
+  if (f.complete()) {
+    s->set_scan_ns(static_cast<double>(Span(f.scan_start_mono_ns(), f.scan_end_mono_ns())));
+  }
+  s->set_records(Count32(static_cast<std::uint64_t>(f.processes_size())));
+  s->set_processes(Count32(table.size()));
+  std::uint64_t unidentified = 0;
+  for (const ProcessView& p : table) unidentified += p.has_identity() ? 0 : 1;
+  s->set_unidentified(Count32(unidentified));
+  s->set_truncated_reads(Count32(TruncatedReads(f)));
+  s->set_bytes_read(static_cast<double>(f.bytes_read()));
+  s->set_complete(f.complete());
+  s->set_cut_by_bounds(f.cut_by_bounds());
+  s->set_cut_reason(Printable(f.cut_reason()));
+  s->set_before_resolution(-1);  // Finish: the resolutions come after the frames
+  processes_ += static_cast<std::uint64_t>(f.processes_size());
+  if (filter_.any()) {
+    v1::ShowReport::Selection* chosen = s->mutable_selected();
+    for (const ProcessView& p : table) {
+      if (!Selects(filter_, p)) continue;
+      *chosen->add_processes() = Summarize(p, header_.host().clock_ticks_per_second());
+      selected_.insert({p.pid, p.start_ticks()});
     }
-    s->set_records(Count32(static_cast<std::uint64_t>(f.processes_size())));
-    s->set_processes(Count32(table.size()));
-    std::uint64_t unidentified = 0;
-    for (const ProcessView& p : table) unidentified += p.has_identity() ? 0 : 1;
-    s->set_unidentified(Count32(unidentified));
-    s->set_truncated_reads(Count32(TruncatedReads(f)));
-    s->set_bytes_read(static_cast<double>(f.bytes_read()));
-    s->set_complete(f.complete());
-    s->set_cut_by_bounds(f.cut_by_bounds());
-    s->set_cut_reason(Printable(f.cut_reason()));
-    s->set_before_resolution(-1);
-    for (std::size_t r = 0; r < snap.resolutions.size(); ++r) {
-      if (f.complete() && snap.resolutions[r].start_mono_ns() >= f.scan_end_mono_ns()) {
-        s->set_before_resolution(Int32(static_cast<std::int64_t>(r)));
+  }
+}
+
+v1::ShowReport ShowBuilder::Finish(const ShowTail& tail, const FormatError& error) {
+  v1::ShowReport& report = report_;
+  report.set_intact(error.ok());
+  report.set_error_kind(FormatErrorName(error.kind));
+  report.set_error(Printable(error.message));
+  report.set_chunks(Count32(tail.chunks));
+  report.set_bytes(static_cast<double>(tail.bytes));
+  if (tail.footer) report.set_capture_end_mono_ns(tail.footer->capture_end_mono_ns());
+  report.set_footer(tail.footer != nullptr);
+  const std::vector<v1::Resolution>& resolutions = *tail.resolutions;
+  for (v1::ShowReport::Frame& s : *report.mutable_frames()) {
+    for (std::size_t r = 0; r < resolutions.size(); ++r) {
+      if (s.complete() && resolutions[r].start_mono_ns() >= s.scan_end_mono_ns()) {
+        s.set_before_resolution(Int32(static_cast<std::int64_t>(r)));
         break;
       }
     }
-    processes += static_cast<std::uint64_t>(f.processes_size());
-    if (filter.any()) {
-      v1::ShowReport::Selection* chosen = s->mutable_selected();
-      for (const ProcessView& p : table) {
-        if (!Selects(filter, p)) continue;
-        *chosen->add_processes() = Summarize(p, h.host().clock_ticks_per_second());
-        selected.insert({p.pid, p.start_ticks()});
-      }
-    }
   }
-  report.set_processes(Count32(processes));
-  if (filter.any()) {
-    *report.mutable_filter() = FilterMessage(filter);
-    report.set_selected(Count32(selected.size()));
+  report.set_processes(Count32(processes_));
+  if (filter_.any()) {
+    *report.mutable_filter() = FilterMessage(filter_);
+    report.set_selected(Count32(selected_.size()));
   }
-  report.set_observations(Count32(snap.observations.size()));
-  for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {
+  report.set_observations(Count32(tail.observations));
+  for (std::size_t i = 0; i < resolutions.size(); ++i) {
     *report.add_resolutions() =
-        SummarizeResolution(snap.resolutions[i], i, snap.observations.size(), h);
+        SummarizeResolution(resolutions[i], i, tail.observations, header_);
   }
-  for (const v1::RootFingerprint& f : snap.fingerprints) {
-    *report.add_fingerprints() = ToSummary(f, h.host().boot_id());
+  for (const v1::RootFingerprint& f : *tail.fingerprints) {
+    *report.add_fingerprints() = ToSummary(f, header_.host().boot_id());
   }
   // The command line that wrote the file (`--token VALUE`) and any other byte
   // shown: the token's length at most, never its value.
-  TokenMask::Of(snap).Mask(&report);
-  return report;
+  TokenMask::Of(header_, resolutions).Mask(&report);
+  return std::move(report);
+}
+
+v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const std::string& name,
+                         const ProcessFilter& filter) {
+  ShowBuilder builder(name, filter);
+  builder.SetHeader(snap.header);
+  for (const v1::Frame& f : snap.frames) builder.AddFrame(f);
+  return builder.Finish({snap.chunks, snap.bytes, snap.footer ? &*snap.footer : nullptr,
+                         snap.observations.size(), &snap.resolutions, &snap.fingerprints},
+                        error);
 }
 
 }  // namespace proctape

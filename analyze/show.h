@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <utility>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -26,6 +29,34 @@ inline constexpr std::uint64_t kInitialPidNsInode = 4026531836;
 // frame lists the processes it selects.
 v1::ShowReport BuildShow(const Snapshot& snapshot, const FormatError& error,
                          const std::string& name, const ProcessFilter& filter = {});
+
+// BuildShow of a file read item by item (format/snapshot_stream.h), one
+// frame held at a time: SetHeader, then AddFrame of each frame in file order
+// (whole: its parts joined), then Finish with the rest of what was read.
+struct ShowTail {
+  std::uint64_t chunks = 0;
+  std::uint64_t bytes = 0;
+  const v1::Footer* footer = nullptr;  // absent: nullptr
+  std::uint64_t observations = 0;      // how many were read
+  const std::vector<v1::Resolution>* resolutions = nullptr;
+  const std::vector<v1::RootFingerprint>* fingerprints = nullptr;
+};
+class ShowBuilder {
+ public:
+  ShowBuilder(const std::string& name, const ProcessFilter& filter);
+  void SetHeader(const v1::Header& header);
+  void AddFrame(const v1::Frame& frame);
+  v1::ShowReport Finish(const ShowTail& tail, const FormatError& error);
+
+ private:
+  ProcessFilter filter_;
+  v1::Header header_;
+  v1::ShowReport report_;
+  std::uint64_t processes_ = 0;
+  // A process shown in several frames is one process: the count is of
+  // identities (pid, start tick), each frame's own list says how many it holds.
+  std::set<std::pair<std::int64_t, std::uint64_t>> selected_;
+};
 
 // The text form, one fact per line; the last line says whether the file is
 // intact or where it is damaged (analyze/show_render.cc).

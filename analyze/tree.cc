@@ -106,9 +106,12 @@ void KeepSelected(const std::vector<ProcessView>& table, const std::vector<std::
 
 }  // namespace
 
+bool DerivesMarker(const v1::Header& h) {
+  return h.command_line_size() >= 2 && h.command_line(1) == "lab";
+}
+
 std::optional<std::int64_t> DerivedMarker(const Snapshot& snapshot, std::string* source) {
-  const v1::Header& h = snapshot.header;
-  if (h.command_line_size() < 2 || h.command_line(1) != "lab") return std::nullopt;
+  if (!DerivesMarker(snapshot.header)) return std::nullopt;
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
     std::int64_t pid = 0;
     std::uint64_t start = 0;

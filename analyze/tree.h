@@ -23,6 +23,9 @@ namespace proctape {
 // with `echo $$` before it exec'd the sleep). nullopt for other files or when
 // no frame holds that process's NSpid. *source says how it was derived.
 std::optional<std::int64_t> DerivedMarker(const Snapshot& snapshot, std::string* source);
+// Whether DerivedMarker looks at the frames of a file of this header (a
+// `proctape lab` recording's): a reader keeping one frame keeps them all.
+bool DerivesMarker(const v1::Header& header);
 
 struct TreeOptions {
   std::size_t frame = 0;               // position of the frame in the file

@@ -8,9 +8,11 @@
 #include <string>
 
 #include "analyze/export.h"
+#include "analyze/export_json.h"
 #include "analyze/proc_dir_writer.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/inputs.h"
 #include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
@@ -89,8 +91,28 @@ int RunExport(const ExportOptions& o) {
   // on a terminal.
   Progress progress;
   progress.Show("export: reading " + name);
+  // Read without holding the file: json streams it (a first read checks it
+  // whole, then each list is printed as it is read again); dot and proc-dir
+  // keep the one frame they draw, the shells of the others and the
+  // resolutions, no observation.
   Snapshot snapshot;
-  FormatError read = ReadSnapshot(o.file, &snapshot);
+  JsonExport json;
+  StdinCopy stdin_copy;  // json reads its input more than once
+  FormatError read;
+  if (o.format == "json") {
+    StreamSource source{o.file, -1};
+    std::string copy_error;
+    if (o.file == "-") {
+      if (!stdin_copy.Open(&copy_error)) return Fail(kExitIo, copy_error);
+      source.fd = stdin_copy.fd();
+    }
+    read = json.Survey(source);
+  } else {
+    ReadKeep keep;
+    keep.frame = o.frame;
+    keep.observations = false;
+    read = ReadSnapshot(o.file, &snapshot, keep);
+  }
   progress.Done();
   if (!read.ok()) return FailAbout(ExitCodeFor(read.kind), "", o.file, read.message);
   if (o.format != "json" && o.frame >= snapshot.frames.size()) {
@@ -101,7 +123,8 @@ int RunExport(const ExportOptions& o) {
   std::string error;
   // What is exported from a file that keeps environment values (capture
   // --env keep, a --record's token entry) is the owner's only, as that file.
-  const v1::RedactionPolicy& redaction = snapshot.header.redaction();
+  const v1::RedactionPolicy& redaction =
+      (o.format == "json" ? json.header() : snapshot.header).redaction();
   if (redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT ||
       redaction.kept_entries_size() > 0) {
     if (!output->Restrict(&error)) return FailAbout(kExitIo, "--output", out, error);
@@ -143,7 +166,7 @@ int RunExport(const ExportOptions& o) {
       piece->clear();
       return true;
     };
-    if (!ExportJson(snapshot, &data, &error, drain)) {
+    if (!json.Write(&data, &error, drain)) {
       progress.Done();
       if (!write_error.empty()) return FailAbout(kExitIo, "--output", out, write_error);
       return Fail(kExitTooLarge, name + ": " + error);

@@ -28,6 +28,7 @@ class StdinCopy {
   // False, with *error one line, when standard input cannot be read.
   bool Open(std::string* error);
   std::string path() const;
+  int fd() const { return fd_; }  // the copy, for a reader that dups it
 
  private:
   int fd_ = -1;

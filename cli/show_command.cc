@@ -5,6 +5,8 @@
 // largest of theirs.
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -16,7 +18,7 @@
 #include "cli/inputs.h"
 #include "cli/options.h"
 #include "core/proc_parse.h"
-#include "format/reader.h"
+#include "format/snapshot_stream.h"
 #include "format/format_error.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
@@ -40,10 +42,49 @@ struct ShowOptions {
 // error, nothing else (docs/cli/json.md, "Several files").
 int ShowOne(const std::string& file, bool json, bool several, const ProcessFilter& filter,
             bool* shown, std::string* report_json) {
-  Snapshot snapshot;
-  const FormatError error = ReadSnapshot(file, &snapshot);
+  // Read item by item: one frame held at a time (its parts joined), with the
+  // header, resolutions, fingerprint and footer (small); observations counted.
   const std::string name = EscapeBytes(file, 4096);
-  if (!error.ok() && snapshot.chunks == 0) {
+  ShowBuilder builder(name, filter);
+  std::vector<v1::Resolution> resolutions;
+  std::vector<v1::RootFingerprint> fingerprints;
+  std::optional<v1::Footer> footer;
+  v1::Frame frame;
+  bool open = false;  // `frame` holds parts of a frame not yet added
+  FormatError error;
+  std::uint64_t chunks = 0, bytes = 0, observations = 0;
+  std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(file, &error);
+  while (stream) {
+    const SnapshotStream::Result r = stream->Next();
+    chunks = stream->counts().chunks;
+    bytes = stream->bytes();
+    observations = stream->counts().observations;
+    if (r == SnapshotStream::Result::kEnd) break;
+    if (r == SnapshotStream::Result::kError) {
+      error = stream->error();
+      break;
+    }
+    StreamItem& item = stream->item();
+    switch (item.kind) {
+      case StreamItem::Kind::kHeader: builder.SetHeader(item.chunk.header()); break;
+      case StreamItem::Kind::kFramePart:
+        JoinFramePart(&frame, std::move(*item.chunk.mutable_frame()), item.first_part);
+        open = !item.last_part;
+        if (item.last_part) builder.AddFrame(frame);
+        break;
+      case StreamItem::Kind::kObservations: break;
+      case StreamItem::Kind::kResolution:
+        resolutions.push_back(std::move(*item.chunk.mutable_resolution()));
+        break;
+      case StreamItem::Kind::kFingerprint:
+        fingerprints.push_back(std::move(*item.chunk.mutable_fingerprint()));
+        break;
+      case StreamItem::Kind::kFooter: footer = std::move(*item.chunk.mutable_footer()); break;
+    }
+  }
+  // A frame cut by the damage is shown as far as it was read.
+  if (open) builder.AddFrame(frame);
+  if (!error.ok() && chunks == 0) {
     if (json && several) {
       v1::ShowReport unread;
       unread.set_file(name);
@@ -54,7 +95,9 @@ int ShowOne(const std::string& file, bool json, bool several, const ProcessFilte
     std::fflush(stdout);
     return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
   }
-  const v1::ShowReport report = BuildShow(snapshot, error, name, filter);
+  const v1::ShowReport report = builder.Finish(
+      {chunks, bytes, footer ? &*footer : nullptr, observations, &resolutions, &fingerprints},
+      error);
   if (json) {
     *report_json = ToJson(report);
   } else {

@@ -51,8 +51,15 @@ std::size_t TerminalWidth() {
 int RunTree(TreeCliOptions o) {
   if (o.has_marker) o.tree.marker = o.marker;
   if (int jailed = Jail({"tree", true, {o.file}, {}}); jailed != kExitOk) return jailed;
+  // Only the frame drawn is kept whole (the others as their shells), and no
+  // observation; a lab file without --marker keeps every frame, where
+  // DerivedMarker looks for the process its resolution resolved.
+  ReadKeep keep;
+  keep.frame = o.tree.frame;
+  keep.observations = false;
+  if (!o.tree.marker) keep.every_frame_if = DerivesMarker;
   Snapshot snapshot;
-  const FormatError error = ReadSnapshot(o.file, &snapshot);
+  const FormatError error = ReadSnapshot(o.file, &snapshot, keep);
   const std::string name = EscapeBytes(o.file, 4096);
   const std::string damage = error.ok() ? "" : name + ": " + EscapeBytes(error.message);
   if (!error.ok() && snapshot.frames.empty()) return Fail(ExitCodeFor(error.kind), damage);

@@ -1,5 +1,5 @@
-// `proctape verify FILE...`: reads each snapshot file whole and says whether
-// it is intact, or names the first damage (chunk and byte offset) with the
+// `proctape verify FILE...`: reads each snapshot file chunk by chunk
+// (format/snapshot_stream.h, holding none of it) and says whether it is intact, or names the first damage (chunk and byte offset) with the
 // exit status of its kind. Complete chunks before damage are counted all the
 // same. Several files are verified in the order given, each on its own line;
 // the exit status is the largest of theirs (0 only when every file is intact).
@@ -7,6 +7,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,7 @@
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
 #include "core/proc_parse.h"
-#include "format/reader.h"
+#include "format/snapshot_stream.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
 
@@ -34,12 +36,38 @@ struct FileOptions {
   bool json = false;
 };
 
+// What verify says of a file: its counts, read chunk by chunk (nothing of
+// the file is held but its header and fingerprint).
+struct Verified {
+  v1::Header header;
+  std::optional<v1::RootFingerprint> fingerprint;
+  StreamCounts counts;
+};
+
+FormatError ReadVerified(const std::string& file, Verified* out) {
+  FormatError error;
+  std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(file, &error);
+  if (!stream) return error;
+  for (;;) {
+    const SnapshotStream::Result r = stream->Next();
+    out->counts = stream->counts();
+    if (r == SnapshotStream::Result::kEnd) return error;
+    if (r == SnapshotStream::Result::kError) return stream->error();
+    StreamItem& item = stream->item();
+    if (item.kind == StreamItem::Kind::kHeader) {
+      out->header = std::move(*item.chunk.mutable_header());
+    } else if (item.kind == StreamItem::Kind::kFingerprint) {
+      out->fingerprint = std::move(*item.chunk.mutable_fingerprint());
+    }
+  }
+}
+
 // One file: its line (text) or its report (JSON, into *json), and its status.
 int VerifyOne(const FileOptions& o, std::string* json) {
-  Snapshot snap;
-  FormatError error = ReadSnapshot(o.file, &snap);
-  std::uint64_t processes = 0;
-  for (const v1::Frame& f : snap.frames) processes += static_cast<std::uint64_t>(f.processes_size());
+  Verified snap;
+  FormatError error = ReadVerified(o.file, &snap);
+  const StreamCounts& n = snap.counts;
+  const std::uint64_t processes = n.processes;
   const bool kept = snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
   if (o.json) {
     v1::VerifyReport report;
@@ -49,34 +77,33 @@ int VerifyOne(const FileOptions& o, std::string* json) {
     report.set_error_chunk(Count32(error.chunk));
     report.set_error_offset(static_cast<double>(error.offset));
     report.set_error(Printable(error.message));
-    report.set_chunks(Count32(snap.chunks));
-    report.set_frames(Count32(snap.frames.size()));
+    report.set_chunks(Count32(n.chunks));
+    report.set_frames(Count32(n.frames));
     report.set_processes(Count32(processes));
-    report.set_observations(Count32(snap.observations.size()));
-    report.set_resolutions(Count32(snap.resolutions.size()));
+    report.set_observations(Count32(n.observations));
+    report.set_resolutions(Count32(n.resolutions));
     report.set_environ_kept(kept);
-    report.set_fingerprints(Count32(snap.fingerprints.size()));
+    report.set_fingerprints(Count32(n.fingerprints));
     *json = ToJson(report);
   } else {
     std::string name = EscapeBytes(o.file, 4096);
-    if (error.ok() && !snap.fingerprints.empty() && snap.frames.empty() &&
-        snap.resolutions.empty()) {
+    if (error.ok() && snap.fingerprint && n.frames == 0 && n.resolutions == 0) {
       // A fingerprint file: what it fingerprinted, not frames and environs.
-      const v1::RootFingerprint& f = snap.fingerprints[0];
+      const v1::RootFingerprint& f = *snap.fingerprint;
       std::printf("%s: intact: %s, %s: root %" PRId64 " at start tick %" PRIu64
                   ", exe %s %" PRIu64 ":%" PRIu64 "\n",
-                  name.c_str(), Plural(snap.chunks, "chunk", "chunks").c_str(),
-                  Plural(snap.fingerprints.size(), "root fingerprint", "root fingerprints").c_str(),
+                  name.c_str(), Plural(n.chunks, "chunk", "chunks").c_str(),
+                  Plural(n.fingerprints, "root fingerprint", "root fingerprints").c_str(),
                   f.root_pid(), f.root_start_ticks(), EscapeBytes(f.exe_path(), 1024).c_str(),
                   f.exe_identity().dev(), f.exe_identity().ino());
     } else if (error.ok()) {
       // The process records are summed over the frames.
       std::printf("%s: intact: %s, %s, %s, %s, %s, environ %s\n", name.c_str(),
-                  Plural(snap.chunks, "chunk", "chunks").c_str(),
-                  Plural(snap.frames.size(), "frame", "frames").c_str(),
+                  Plural(n.chunks, "chunk", "chunks").c_str(),
+                  Plural(n.frames, "frame", "frames").c_str(),
                   Plural(processes, "process record", "process records").c_str(),
-                  Plural(snap.observations.size(), "observation", "observations").c_str(),
-                  Plural(snap.resolutions.size(), "resolution", "resolutions").c_str(),
+                  Plural(n.observations, "observation", "observations").c_str(),
+                  Plural(n.resolutions, "resolution", "resolutions").c_str(),
                   kept ? "KEPT" : "redacted");
     }
   }
@@ -85,10 +112,10 @@ int VerifyOne(const FileOptions& o, std::string* json) {
     // as the ErrorReport every failure is (docs/cli.md §3), the report
     // being the finding on standard output.
     std::string before;
-    if (snap.chunks > 0) {
-      before = "; " + Plural(snap.chunks, "complete chunk", "complete chunks") +
-               " before it read back (" + Plural(snap.frames.size(), "frame", "frames") + ", " +
-               Plural(snap.observations.size(), "observation", "observations") + ")";
+    if (n.chunks > 0) {
+      before = "; " + Plural(n.chunks, "complete chunk", "complete chunks") +
+               " before it read back (" + Plural(n.frames, "frame", "frames") + ", " +
+               Plural(n.observations, "observation", "observations") + ")";
     }
     std::fflush(stdout);
     Fail(ExitCodeFor(error.kind), EscapeBytes(o.file, 4096) + ": " + error.message + before);

@@ -98,10 +98,23 @@ std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path, FormatEr
     *error = FormatError{FormatErrorKind::kIo, 0, 0, std::string("cannot open: ") + std::strerror(errno)};
     return nullptr;
   }
+  return Start(fd, path != "-", error);
+}
+
+std::unique_ptr<ChunkReader> ChunkReader::OpenFd(int fd, FormatError* error) {
+  return Start(fd, true, error);
+}
+
+std::unique_ptr<ChunkReader> ChunkReader::Start(int fd, bool owned, FormatError* error) {
   std::optional<std::uint64_t> size;
   struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) size = static_cast<std::uint64_t>(st.st_size);
-  std::unique_ptr<ChunkReader> reader(new ChunkReader(fd, path != "-", size));
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    // From where the descriptor stands: what is left of the file.
+    const off_t at = ::lseek(fd, 0, SEEK_CUR);
+    size = static_cast<std::uint64_t>(st.st_size) -
+           (at > 0 && at <= st.st_size ? static_cast<std::uint64_t>(at) : 0);
+  }
+  std::unique_ptr<ChunkReader> reader(new ChunkReader(fd, owned, size));
   char preamble[kPreambleBytes];
   std::size_t got = reader->ReadUpTo(preamble, sizeof preamble);
   if (!reader->error_.ok()) {

@@ -23,6 +23,9 @@ class ChunkReader {
  public:
   // Opens `path` ("-" for standard input) and checks magic and version.
   static std::unique_ptr<ChunkReader> Open(const std::string& path, FormatError* error);
+  // The same of `fd`, read from where it stands (a file read more than once:
+  // a copy of standard input); the reader owns it and closes it.
+  static std::unique_ptr<ChunkReader> OpenFd(int fd, FormatError* error);
   ~ChunkReader();
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;
@@ -40,6 +43,7 @@ class ChunkReader {
 
  private:
   ChunkReader(int fd, bool owned, std::optional<std::uint64_t> size);
+  static std::unique_ptr<ChunkReader> Start(int fd, bool owned, FormatError* error);
   Result Fail(FormatErrorKind kind, const std::string& message);
   Result Truncated(std::uint64_t at);
   // Reads exactly n bytes into buf; returns how many were available.

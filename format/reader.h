@@ -1,11 +1,14 @@
-// Reader of .ptape files: the chunks of format/chunk_reader.h, checked against
-// the structure of docs/format.md (chunk order, frame parts, blobs,
-// observations, the footer) and assembled into a Snapshot. Damage is reported,
-// never guessed around: the first bad chunk ends the read, and every complete
-// chunk before it is still returned.
+// Reader of .ptape files into a Snapshot: the items of format/snapshot_stream.h
+// (the chunks of format/chunk_reader.h checked against the structure of
+// docs/format.md: chunk order, frame parts, blobs, observations, the footer)
+// collected, frame parts joined. Damage is reported, never guessed around: the
+// first bad chunk ends the read, and every complete chunk before it is still
+// returned. A command that needs no whole file reads the stream itself, or
+// keeps only what it needs (ReadKeep).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +29,22 @@ struct Snapshot {
   std::optional<v1::Footer> footer;
   std::uint64_t chunks = 0;
   std::uint64_t bytes = 0;  // bytes of the file that were read
+  // The observations the file holds up to the damage: observations.size()
+  // unless ReadKeep::observations was false.
+  std::uint64_t observation_count = 0;
+};
+
+// What ReadSnapshot keeps of what it reads (everything is checked all the
+// same, and every count is the file's).
+struct ReadKeep {
+  // Only this frame's processes (by index, from 0): every other frame is its
+  // shell (each field but its processes), so frames.size() and each frame's
+  // scan are still the file's. Unset: every frame whole.
+  std::optional<std::uint64_t> frame;
+  bool observations = true;  // false: none kept (observation_count counts them)
+  // With `frame`: every frame is kept whole after all when this says so of
+  // the file's header (a view that looks at every frame of some files).
+  std::function<bool(const v1::Header&)> every_frame_if;
 };
 
 // Reads `path` within the limits of docs/format.md section 7: the counts of
@@ -35,6 +54,6 @@ struct Snapshot {
 // past a limit is kTooLarge). Returns kNone when the file is whole; otherwise the first
 // damage found, with *out holding everything before it (a capture killed
 // mid-way: kTruncated, "truncated after chunk K at byte B").
-FormatError ReadSnapshot(const std::string& path, Snapshot* out);
+FormatError ReadSnapshot(const std::string& path, Snapshot* out, const ReadKeep& keep = {});
 
 }  // namespace proctape

@@ -34,15 +34,19 @@ void ReplaceAll(std::string* text, const std::string& needle, std::size_t stars)
 }  // namespace
 
 TokenMask TokenMask::Of(const Snapshot& snapshot) {
+  return Of(snapshot.header, snapshot.resolutions);
+}
+
+TokenMask TokenMask::Of(const v1::Header& header, const std::vector<v1::Resolution>& resolutions) {
   TokenMask mask;
-  for (const v1::Resolution& r : snapshot.resolutions) {
+  for (const v1::Resolution& r : resolutions) {
     if (r.has_resolve()) mask.Add(r.resolve().token());
   }
-  for (const std::string& entry : snapshot.header.redaction().kept_entries()) {
+  for (const std::string& entry : header.redaction().kept_entries()) {
     const std::size_t eq = entry.find('=');
     if (eq != std::string::npos) mask.Add(std::string_view(entry).substr(eq + 1));
   }
-  const auto& args = snapshot.header.command_line();
+  const auto& args = header.command_line();
   for (int i = 0; i < args.size(); ++i) {
     const std::string_view arg = args[i];
     if (arg == "--token" && i + 1 < args.size()) mask.Add(args[i + 1]);

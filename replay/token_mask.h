@@ -37,6 +37,9 @@ class TokenMask {
   //     names its token there).
   // Empty values are not tokens.
   static TokenMask Of(const Snapshot& snapshot);
+  // The same of a file read without keeping it whole: its header and its
+  // resolutions (a reader of the stream, format/snapshot_stream.h).
+  static TokenMask Of(const v1::Header& header, const std::vector<v1::Resolution>& resolutions);
 
   void Add(std::string_view token);
   void Add(const TokenMask& other);

@@ -1,0 +1,198 @@
+#include "analyze/export_json.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <utility>
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include "format/snapshot_stream.h"
+#include "proto/convert.h"
+#include "proto/json_pieces.h"
+
+namespace proctape {
+namespace {
+
+using Drain = std::function<bool(std::string* out, std::string* error)>;
+constexpr std::size_t kDrainAt = 1 << 20;
+
+std::unique_ptr<SnapshotStream> OpenSource(const StreamSource& source, FormatError* error) {
+  if (source.fd < 0) return SnapshotStream::Open(source.path, error);
+  const int fd = ::fcntl(source.fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
+    *error = FormatError{FormatErrorKind::kIo, 0, 0,
+                         std::string("cannot read the input again: ") + std::strerror(errno)};
+    if (fd >= 0) ::close(fd);
+    return nullptr;
+  }
+  return SnapshotStream::OpenFd(fd, error);
+}
+
+// What an element adds to the serialized document, as ExportJson counts it:
+// its size, its tag and its length.
+std::uint64_t ElementSize(std::uint64_t bytes) { return bytes + 1 + 10; }
+
+// A record's bytes within its frame: tag (field 4: one byte), length, record.
+std::uint64_t RecordSize(const v1::ProcessRecord& p) {
+  const std::uint64_t n = p.ByteSizeLong();
+  return 1 + google::protobuf::io::CodedOutputStream::VarintSize64(n) + n;
+}
+
+const char kChanged[] = "the file no longer reads as it did when the export began";
+
+// Reads the stream to its end; false with *error when it does not end whole.
+bool Whole(SnapshotStream* stream, SnapshotStream::Result r, std::string* error) {
+  while (r == SnapshotStream::Result::kItem) r = stream->Next();
+  if (r == SnapshotStream::Result::kEnd) return true;
+  *error = std::string(kChanged) + ": " + stream->error().message;
+  return false;
+}
+
+}  // namespace
+
+FormatError JsonExport::Survey(const StreamSource& source) {
+  source_ = source;
+  FormatError error;
+  std::unique_ptr<SnapshotStream> stream = OpenSource(source, &error);
+  if (!stream) return error;
+  std::vector<std::uint64_t> records;  // each frame's records, serialized
+  std::uint64_t elements = 0;          // observations and resolutions
+  for (;;) {
+    const SnapshotStream::Result r = stream->Next();
+    if (r == SnapshotStream::Result::kError) return stream->error();
+    if (r == SnapshotStream::Result::kEnd) break;
+    StreamItem& item = stream->item();
+    v1::Chunk& chunk = item.chunk;
+    switch (item.kind) {
+      case StreamItem::Kind::kHeader: *shell_.mutable_header() = std::move(*chunk.mutable_header()); break;
+      case StreamItem::Kind::kFramePart: {
+        v1::Frame& part = *chunk.mutable_frame();
+        if (item.first_part) {
+          frames_.emplace_back();
+          records.push_back(0);
+        }
+        for (const v1::ProcessRecord& p : part.processes()) records.back() += RecordSize(p);
+        part.clear_processes();
+        JoinFramePart(&frames_.back(), std::move(part), item.first_part);
+        break;
+      }
+      case StreamItem::Kind::kObservations:
+        for (const v1::Observation& o : chunk.observations().observations()) {
+          elements += ElementSize(o.ByteSizeLong());
+          ++observations_;
+        }
+        break;
+      case StreamItem::Kind::kResolution:
+        elements += ElementSize(chunk.resolution().ByteSizeLong());
+        ++resolutions_;
+        break;
+      case StreamItem::Kind::kFingerprint:
+        *shell_.add_fingerprints() = std::move(*chunk.mutable_fingerprint());
+        break;
+      case StreamItem::Kind::kFooter: *shell_.mutable_footer() = std::move(*chunk.mutable_footer()); break;
+    }
+  }
+  size_ = shell_.ByteSizeLong() + elements;
+  for (std::size_t i = 0; i < frames_.size(); ++i) {
+    size_ += ElementSize(frames_[i].ByteSizeLong() + records[i]);
+  }
+  return error;
+}
+
+bool JsonExport::Write(std::string* out, std::string* error, const Drain& drain) const {
+  out->clear();
+  if (size_ > kMaxSerializedBytes) {
+    *error = "the document's message is " + std::to_string(size_) +
+             " bytes serialized, over protobuf's limit of " +
+             std::to_string(kMaxSerializedBytes) + " bytes: the JSON cannot be written";
+    return false;
+  }
+  const auto options = JsonOptions();
+  auto drained = [&drain](std::string* o, std::string* e) {
+    return !drain || o->size() < kDrainAt || drain(o, e);
+  };
+  // Each list from a read of its own: the items of one kind, in file order.
+  auto each = [this](StreamItem::Kind kind, std::string* e,
+                     const std::function<bool(SnapshotStream*)>& print) {
+    FormatError open;
+    std::unique_ptr<SnapshotStream> stream = OpenSource(source_, &open);
+    if (!stream) {
+      *e = std::string(kChanged) + ": " + open.message;
+      return false;
+    }
+    SnapshotStream::Result r;
+    while ((r = stream->Next()) == SnapshotStream::Result::kItem) {
+      if (stream->item().kind == kind && !print(stream.get())) return false;
+    }
+    return Whole(stream.get(), r, e);
+  };
+  // A frame: its shell, whose processes are printed part by part as they
+  // are read.
+  auto frames = [&](std::string* o, std::string* e) {
+    if (frames_.empty()) return true;
+    std::size_t next = 0;
+    return each(StreamItem::Kind::kFramePart, e, [&](SnapshotStream* stream) {
+      if (next >= frames_.size() || !stream->item().first_part) {
+        *e = kChanged;
+        return false;
+      }
+      if (next > 0) o->push_back(',');
+      auto records = [&](std::string* o2, std::string* e2) {
+        bool first = true;
+        for (;;) {
+          for (const v1::ProcessRecord& p : stream->item().chunk.frame().processes()) {
+            if (!first) o2->push_back(',');
+            first = false;
+            if (!AppendJsonPieces(p, options, o2, e2) || !drained(o2, e2)) return false;
+          }
+          if (stream->item().last_part) return true;
+          if (stream->Next() != SnapshotStream::Result::kItem ||
+              stream->item().kind != StreamItem::Kind::kFramePart) {
+            *e2 = kChanged;
+            return false;
+          }
+        }
+      };
+      const std::map<std::string, JsonElements> parts = {{"processes", records}};
+      if (!AppendJsonPieces(frames_[next++], options, parts, o, e)) return false;
+      return drained(o, e);
+    });
+  };
+  auto observations = [&](std::string* o, std::string* e) {
+    if (observations_ == 0) return true;
+    bool first = true;
+    return each(StreamItem::Kind::kObservations, e, [&](SnapshotStream* stream) {
+      for (const v1::Observation& obs : stream->item().chunk.observations().observations()) {
+        if (!first) o->push_back(',');
+        first = false;
+        if (!AppendJsonPieces(obs, options, o, e) || !drained(o, e)) return false;
+      }
+      return true;
+    });
+  };
+  auto resolutions = [&](std::string* o, std::string* e) {
+    if (resolutions_ == 0) return true;
+    bool first = true;
+    return each(StreamItem::Kind::kResolution, e, [&](SnapshotStream* stream) {
+      if (!first) o->push_back(',');
+      first = false;
+      return AppendJsonPieces(stream->item().chunk.resolution(), options, o, e) && drained(o, e);
+    });
+  };
+  const std::map<std::string, JsonElements> elements = {
+      {"frames", frames}, {"observations", observations}, {"resolutions", resolutions}};
+  std::string failure;
+  if (!AppendJsonPieces(shell_, options, elements, out, &failure)) {
+    out->clear();
+    *error = "cannot print JSON: " + failure;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace proctape

@@ -1,0 +1,294 @@
+#include "format/snapshot_stream.h"
+
+#include <unordered_set>
+#include <utility>
+
+#include "core/proc_parse.h"
+#include "format/file_format.h"
+#include "proto/convert.h"
+
+namespace proctape {
+namespace {
+
+std::string Str(std::uint64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+std::unique_ptr<SnapshotStream> SnapshotStream::Open(const std::string& path, FormatError* error) {
+  std::unique_ptr<ChunkReader> reader = ChunkReader::Open(path, error);
+  if (!reader) return nullptr;
+  return std::unique_ptr<SnapshotStream>(new SnapshotStream(std::move(reader)));
+}
+
+std::unique_ptr<SnapshotStream> SnapshotStream::OpenFd(int fd, FormatError* error) {
+  std::unique_ptr<ChunkReader> reader = ChunkReader::OpenFd(fd, error);
+  if (!reader) return nullptr;
+  return std::unique_ptr<SnapshotStream>(new SnapshotStream(std::move(reader)));
+}
+
+SnapshotStream::SnapshotStream(std::unique_ptr<ChunkReader> reader) : reader_(std::move(reader)) {}
+
+SnapshotStream::~SnapshotStream() = default;
+
+SnapshotStream::Result SnapshotStream::Next() {
+  if (!error_.ok()) return Result::kError;
+  if (ended_) return Result::kEnd;
+  const std::uint64_t start = reader_->offset();
+  ChunkReader::Result r = reader_->Next(&item_.chunk);
+  if (r == ChunkReader::Result::kError) {
+    error_ = reader_->error();
+    return Result::kError;
+  }
+  if (r == ChunkReader::Result::kEnd) {
+    if (!footer_) {
+      const std::uint64_t at = reader_->offset();
+      std::string where = counts_.chunks == 0
+                              ? "truncated before the first chunk"
+                              : "truncated after chunk " + Str(counts_.chunks - 1);
+      error_ = FormatError{FormatErrorKind::kTruncated, counts_.chunks, at,
+                           where + " at byte " + Str(at) +
+                               ": no footer (the capture did not finish)"};
+      return Result::kError;
+    }
+    ended_ = true;
+    return Result::kEnd;
+  }
+  // Each chunk is checked whole before anything of it is kept: a damaged
+  // chunk is no item (section 8).
+  FormatErrorKind kind = FormatErrorKind::kCorrupt;
+  std::string wrong = Check(item_.chunk, &kind);
+  if (!wrong.empty()) {
+    error_ = FormatError{kind, counts_.chunks, start,
+                         "chunk " + Str(counts_.chunks) + " at byte " + Str(start) + ": " + wrong};
+    return Result::kError;
+  }
+  item_.index = counts_.chunks;
+  item_.offset = start;
+  Keep(&item_);
+  ++counts_.chunks;
+  return Result::kItem;
+}
+
+// The structure of docs/format.md (sections 2-5), chunk by chunk in file
+// order. Returns an empty string, or what is wrong with `chunk` and *kind.
+std::string SnapshotStream::Check(const v1::Chunk& chunk, FormatErrorKind* kind) const {
+  // "The header is chunk 0, and only chunk 0."
+  const bool first = counts_.chunks == 0;
+  if (first != chunk.has_header())
+    return first ? "the first chunk is not a header" : "a second header";
+  switch (chunk.body_case()) {
+    case v1::Chunk::kHeader: return CheckHeader(chunk.header());
+    case v1::Chunk::kFrame: return CheckFrame(chunk.frame(), kind);
+    case v1::Chunk::kObservations: return CheckObservations(chunk.observations());
+    case v1::Chunk::kResolution: return CheckResolution(chunk.resolution());
+    case v1::Chunk::kFingerprint:
+      // "A file holds at most one fingerprint chunk."
+      return counts_.fingerprints == 0 ? std::string() : "a second fingerprint";
+    case v1::Chunk::kFooter: return CheckFooter(chunk.footer());
+    case v1::Chunk::BODY_NOT_SET: break;
+  }
+  return chunk.GetReflection()->GetUnknownFields(chunk).empty()
+             ? "an empty chunk"
+             : "a chunk of a kind this reader does not know";
+}
+
+// "Header.format_version equals the preamble's version."
+std::string SnapshotStream::CheckHeader(const v1::Header& header) const {
+  const std::uint32_t version = reader_->version();
+  if (header.format_version() == version) return {};
+  if (header.format_version() == 0) {
+    return "the header has no format version (the preamble's is " + Str(version) + ")";
+  }
+  return "the header's format version " + Str(header.format_version()) +
+         " differs from the preamble's " + Str(version);
+}
+
+std::string SnapshotStream::CheckFrame(const v1::Frame& part, FormatErrorKind* kind) const {
+  // "Frame k of the file (from 0) has index k; the parts of an open frame
+  // carry its index, and no other frame's part comes while it is open."
+  if (counts_.frame_open) {
+    if (part.index() != counts_.open_frame) {
+      return "a part of frame " + Str(part.index()) + " while frame " + Str(counts_.open_frame) +
+             " is open";
+    }
+  } else if (part.index() != counts_.frames) {
+    return "frame index " + Str(part.index()) + ", expected " + Str(counts_.frames);
+  }
+  // Blobs: ids 1, 2, 3, ... in order of definition; their total bounded.
+  std::uint64_t bytes = blob_bytes_;
+  for (int i = 0; i < part.blobs_size(); ++i) {
+    const v1::Blob& blob = part.blobs(i);
+    if (blob.id() != blobs_.size() + static_cast<std::uint64_t>(i) + 1)
+      return "blob ids out of order";
+    bytes += blob.data().size();
+    if (bytes > kMaxBlobBytes) {
+      *kind = FormatErrorKind::kTooLarge;
+      return "blobs exceed " + Str(kMaxBlobBytes) + " bytes";
+    }
+  }
+  const std::uint64_t defined = blobs_.size() + static_cast<std::uint64_t>(part.blobs_size());
+  std::unordered_set<std::uint64_t> used_new;
+  // Each reference is resolved by a copy: their bytes are bounded too.
+  std::uint64_t copies = blob_copy_bytes_;
+  for (const v1::ProcessRecord& p : part.processes()) {
+    // "Only ProcessRecord.cmdline and ProcessRecord.environ refer to blobs."
+    for (const v1::FileRead* r : {&p.stat(), &p.status(), &p.cgroup()}) {
+      if (r->blob() != 0) return "a blob reference outside a process record's cmdline or environ";
+    }
+    for (const v1::FileRead* r : {&p.cmdline(), &p.environ()}) {
+      if (r->blob() == 0) continue;
+      // "A reference has empty data and err 0: the data is the blob's."
+      if (!r->data().empty()) return "a blob reference beside inline data";
+      if (r->err() != 0) return "a blob reference on a failed read";
+      if (r->blob() > defined) return "a reference to an undefined blob";
+      if (r->blob() > blobs_.size()) used_new.insert(r->blob());
+      const std::uint64_t id = r->blob();
+      copies += id <= blobs_.size()
+                    ? blobs_[id - 1].size()
+                    : part.blobs(static_cast<int>(id - blobs_.size() - 1)).data().size();
+      if (copies > kMaxBlobCopyBytes) {
+        *kind = FormatErrorKind::kTooLarge;
+        return "blob references copy more than " + Str(kMaxBlobCopyBytes) + " bytes (the limit)";
+      }
+    }
+  }
+  // "A blob is defined in the part where it is first referred to."
+  for (const v1::Blob& blob : part.blobs()) {
+    if (used_new.count(blob.id()) == 0) {
+      return "blob " + Str(blob.id()) + " is defined but not referred to in its part";
+    }
+  }
+  return {};
+}
+
+std::string SnapshotStream::CheckObservations(const v1::ObservationBatch& batch) const {
+  std::uint64_t next = counts_.observations;
+  for (const v1::Observation& o : batch.observations()) {
+    // "Observation indexes run 0, 1, 2, ... across the whole file."
+    if (o.index() != next) return "observation index " + Str(o.index()) + ", expected " + Str(next);
+    if (o.read_file().result().blob() != 0) {
+      return "a blob reference outside a process record's cmdline or environ (observation " +
+             Str(o.index()) + ")";
+    }
+    ++next;
+  }
+  return {};
+}
+
+// "A resolution's span lies within the observations before it."
+std::string SnapshotStream::CheckResolution(const v1::Resolution& r) const {
+  const std::uint64_t seen = counts_.observations;
+  if (r.first_observation() <= seen && r.observation_count() <= seen - r.first_observation()) {
+    return {};
+  }
+  return "the resolution's span (first_observation " + Str(r.first_observation()) +
+         ", observation_count " + Str(r.observation_count()) + ") runs past the " +
+         Plural(seen, "observation", "observations") + " before it";
+}
+
+// "No footer while a frame is open; the footer's counts are the file's."
+std::string SnapshotStream::CheckFooter(const v1::Footer& footer) const {
+  if (counts_.frame_open) return "the footer comes while frame " + Str(counts_.open_frame) + " is open";
+  // A chunk removed or repeated whole leaves every checksum intact.
+  if (footer.chunks() != counts_.chunks) {
+    return "the footer counts " + Plural(footer.chunks(), "chunk", "chunks") +
+           " before it, the file holds " + Str(counts_.chunks);
+  }
+  const struct {
+    const char* name;
+    std::uint64_t says, holds;
+  } counts[] = {
+      {"frames", footer.frames(), counts_.frames},
+      {"observations", footer.observations(), counts_.observations},
+      {"resolutions", footer.resolutions(), counts_.resolutions},
+      {"processes", footer.processes(), counts_.processes},
+      {"reads_truncated", footer.reads_truncated(), counts_.reads_truncated},
+      {"frames_cut_by_bounds", footer.frames_cut_by_bounds(), counts_.frames_cut_by_bounds},
+  };
+  for (const auto& c : counts) {
+    if (c.says != c.holds) {
+      return "the footer counts " + Str(c.says) + " " + c.name + ", the file holds " +
+             Str(c.holds);
+    }
+  }
+  return {};
+}
+
+// Counts a checked chunk and makes it the item.
+void SnapshotStream::Keep(StreamItem* item) {
+  item->first_part = item->last_part = false;
+  v1::Chunk& chunk = item->chunk;
+  switch (chunk.body_case()) {
+    case v1::Chunk::kHeader: item->kind = StreamItem::Kind::kHeader; break;
+    case v1::Chunk::kFrame: KeepFrame(item); break;
+    case v1::Chunk::kObservations:
+      item->kind = StreamItem::Kind::kObservations;
+      counts_.observations += static_cast<std::uint64_t>(chunk.observations().observations_size());
+      break;
+    case v1::Chunk::kResolution:
+      item->kind = StreamItem::Kind::kResolution;
+      ++counts_.resolutions;
+      // Verdicts of files written before subject_pid existed are moved to it.
+      if (chunk.resolution().has_verdict())
+        UpgradeVerdict(chunk.mutable_resolution()->mutable_verdict());
+      break;
+    case v1::Chunk::kFingerprint:
+      item->kind = StreamItem::Kind::kFingerprint;
+      ++counts_.fingerprints;
+      break;
+    case v1::Chunk::kFooter:
+      item->kind = StreamItem::Kind::kFooter;
+      footer_ = true;
+      break;
+    case v1::Chunk::BODY_NOT_SET: break;  // never checked good
+  }
+}
+
+// Keeps the part's blobs, resolves its references, and opens or closes its
+// frame.
+void SnapshotStream::KeepFrame(StreamItem* item) {
+  item->kind = StreamItem::Kind::kFramePart;
+  v1::Frame& part = *item->chunk.mutable_frame();
+  for (v1::Blob& blob : *part.mutable_blobs()) {
+    blob_bytes_ += blob.data().size();
+    blobs_.push_back(std::move(*blob.mutable_data()));
+  }
+  part.clear_blobs();
+  for (v1::ProcessRecord& p : *part.mutable_processes()) {
+    ++counts_.processes;
+    for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+      counts_.reads_truncated += r->truncated() ? 1 : 0;
+    }
+    // Only reads that are present: mutable_*() would add absent ones.
+    for (v1::FileRead* r : {p.has_cmdline() ? p.mutable_cmdline() : nullptr,
+                            p.has_environ() ? p.mutable_environ() : nullptr}) {
+      if (r == nullptr || r->blob() == 0) continue;
+      blob_copy_bytes_ += blobs_[r->blob() - 1].size();
+      r->set_data(blobs_[r->blob() - 1]);
+      r->set_blob(0);
+    }
+  }
+  if (part.complete() && part.cut_by_bounds()) ++counts_.frames_cut_by_bounds;
+  item->first_part = !counts_.frame_open;
+  if (item->first_part) {
+    ++counts_.frames;
+    counts_.open_frame = part.index();
+  }
+  item->last_part = part.complete();
+  counts_.frame_open = !part.complete();
+}
+
+void JoinFramePart(v1::Frame* frame, v1::Frame&& part, bool first_part) {
+  if (first_part) {
+    *frame = std::move(part);
+    return;
+  }
+  for (auto& p : *part.mutable_processes()) *frame->add_processes() = std::move(p);
+  frame->set_complete(part.complete());
+  frame->set_scan_end_mono_ns(part.scan_end_mono_ns());
+  frame->set_cut_by_bounds(part.cut_by_bounds());
+  frame->set_cut_reason(part.cut_reason());
+  frame->set_bytes_read(part.bytes_read());
+}
+
+}  // namespace proctape

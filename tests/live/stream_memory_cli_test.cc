@@ -1,0 +1,65 @@
+// The readers that stream (issue 14, section 1): verify, show, tree and
+// export read a file chunk by chunk and keep at most one frame, so a file
+// whose whole Snapshot is larger than the memory they may use is read all
+// the same. The file is written here through the real writer (never checked
+// in, tests/shapes/many_frames.h): 24 frames of 3,000 process records with
+// kilobyte environs, 1.7 MB on disk. Each command runs under RLIMIT_AS 64 MiB
+// (prlimit), the issue's target. Measured on this file (the smallest
+// --as each command passed at, a release build): the streaming commands
+// 19-29 MiB; the commands before streaming, which read the whole file into
+// a Snapshot first, 138-150 MiB (peak RSS 130-145 MB), and abort under this
+// limit. The speed and peak RSS as the file grows are measured in
+// bench/stream_rss.sh, not here.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/live/files.h"
+#include "tests/shapes/many_frames.h"
+
+namespace proctape::live {
+namespace {
+
+constexpr int kFrames = 24;
+constexpr int kProcesses = 3'000;
+constexpr const char* kLimit = "--as=67108864";  // 64 MiB
+constexpr int kHangGuardMs = 120'000;
+
+CommandResult Limited(std::vector<std::string> args) {
+  args.insert(args.begin(), {"/usr/bin/prlimit", kLimit, "--", PROCTAPE_BINARY});
+  return RunCommand(args, kHangGuardMs);
+}
+
+TEST(StreamingReaders, CommandsReadAFileLargerThanTheirMemoryLimit) {
+  if (const std::string why = AddressLimitUnavailable(); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir("stream");
+  const std::string file = dir.File("big.ptape");
+  std::string error;
+  ASSERT_TRUE(shapes::WriteManyFrames(file, kFrames, kProcesses, &error)) << error;
+  const std::string out = dir.File("out");
+  const std::vector<std::vector<std::string>> commands = {
+      {"verify", file},
+      {"show", file},
+      {"show", file, "--json"},
+      {"tree", file, "--frame", "23", "--json"},
+      {"export", "--format", "json", file, "-o", out + ".json"},
+      {"export", "--format", "dot", "--frame", "5", file, "-o", out + ".dot"},
+      {"export", "--format", "proc-dir", "--frame", "5", file, "-o", out + ".proc"},
+  };
+  for (const auto& args : commands) {
+    std::string what;
+    for (const std::string& a : args) what += a + " ";
+    CommandResult r = Limited(args);
+    ASSERT_TRUE(r.started) << r.error;
+    EXPECT_FALSE(r.timed_out) << what;
+    EXPECT_EQ(r.term_signal, 0) << what << r.err;
+    EXPECT_EQ(r.exit_code, 0) << what << r.err;
+  }
+  // What they read is the whole file: every frame and record counted.
+  CommandResult verify = Limited({"verify", file});
+  EXPECT_NE(verify.out.find("24 frames, 72000 process records"), std::string::npos) << verify.out;
+}
+
+}  // namespace
+}  // namespace proctape::live

@@ -1,0 +1,55 @@
+#include "tests/shapes/many_frames.h"
+
+#include <cstdint>
+#include <memory>
+
+#include "format/writer.h"
+#include "proctape.pb.h"
+
+using namespace std::string_literals;
+
+namespace proctape::shapes {
+namespace {
+
+// A record of a quiet host: distinct bytes per process and frame.
+v1::ProcessRecord Record(int frame, int i) {
+  v1::ProcessRecord p;
+  const std::string pid = std::to_string(1000 + i);
+  p.set_pid(1000 + i);
+  p.mutable_stat()->set_data(pid + " (worker) S 1 " + pid + " " + pid +
+                             " 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 " +
+                             std::to_string(5000 + i) + " 2265088 130 " + std::to_string(frame) +
+                             "\n");
+  p.mutable_cmdline()->set_data("/usr/lib/worker\0--id\0"s + pid + '\0');
+  std::string env;
+  for (int k = 0; k < 16; ++k) {
+    env += "VAR_" + std::to_string(k) + "=value-" + pid + "-" + std::to_string(frame * 16 + k) +
+           "-" + std::string(40, static_cast<char>('a' + k)) + '\0';
+  }
+  p.mutable_environ()->set_data(env);
+  p.mutable_status()->set_data("Name:\tworker\nPid:\t" + pid + "\nNSpid:\t" + pid + "\n");
+  return p;
+}
+
+}  // namespace
+
+bool WriteManyFrames(const std::string& path, int frames, int processes, std::string* error) {
+  SnapshotWriter::Options options;
+  options.force = true;
+  std::unique_ptr<SnapshotWriter> w = SnapshotWriter::Create(path, options, error);
+  if (!w) return false;
+  v1::Header h;
+  h.set_tool_version("many_frames");
+  h.mutable_host()->set_clock_ticks_per_second(100);
+  bool ok = w->WriteHeader(h);
+  for (int f = 0; ok && f < frames; ++f) {
+    ok = w->BeginFrame(static_cast<std::uint64_t>(f), f * 1000);
+    for (int i = 0; ok && i < processes; ++i) ok = w->AddProcess(Record(f, i));
+    ok = ok && w->EndFrame(f * 1000 + 500, "", 1);
+  }
+  ok = ok && w->Finish(v1::Footer{});
+  if (!ok) *error = path + ": " + w->error();
+  return ok;
+}
+
+}  // namespace proctape::shapes

@@ -1,0 +1,21 @@
+// Files of many frames for the streaming readers (issue 14, section 1): a
+// quiet host of `processes` process records, each record a few hundred bytes
+// of /proc text plus a kilobyte environ, captured `frames` times. Every
+// string is distinct (pid and frame are in each file), so the blob table
+// shares nothing and the whole file as a Snapshot is as large as the records.
+// Written by the real writer (header, frames, footer; no resolution).
+//
+// Generated, never checked in (tens of MB): tests/live/stream_memory_cli_test.cc
+// writes one into a temporary directory, bench/stream_rss.sh through the
+// `many_frames` tool (tests/shapes/many_frames_main.cc).
+#pragma once
+
+#include <string>
+
+namespace proctape::shapes {
+
+// Writes the file to `path` (replaced if there): frame f at f*1000 ns, its
+// records pids 1000..1000+processes-1. False with *error on failure.
+bool WriteManyFrames(const std::string& path, int frames, int processes, std::string* error);
+
+}  // namespace proctape::shapes
