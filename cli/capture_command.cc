@@ -96,6 +96,10 @@ int RunCapture(const CaptureOptions& o) {
     return Fail(kExitUsage, "--interval " + std::to_string(o.interval_ms) +
                                 ": one frame has no interval; give --frames N (N > 1) with it");
   }
+  if (int refused = RefuseStandardOutputInput({{"--proc-root", o.proc_root}});
+      refused != kExitOk) {
+    return refused;
+  }
   if (std::string why = ForceWithoutOutput(o.force, "-o", true, o.output); !why.empty()) {
     return Fail(kExitUsage, why);
   }

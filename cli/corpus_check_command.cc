@@ -35,6 +35,10 @@ int RunCheck(const CheckCliOptions& o) {
   int exit_code = kExitOk;
   const std::string dir = o.corpus.Get(&exit_code);
   if (dir.empty()) return exit_code;
+  if (int refused = RefuseStandardOutputInput({{"the corpus", dir}});
+      refused != kExitOk) {
+    return refused;
+  }
   if (std::string why = ForceWithoutOutput(o.force, "--junit", o.has_junit, o.junit);
       !why.empty()) {
     return Fail(kExitUsage, why);

@@ -29,6 +29,10 @@ int RunList(const ListOptions& o) {
   int exit_code = kExitOk;
   const std::string dir = o.corpus.Get(&exit_code);
   if (dir.empty()) return exit_code;
+  if (int refused = RefuseStandardOutputInput({{"the corpus", dir}});
+      refused != kExitOk) {
+    return refused;
+  }
   if (int jailed = Jail({"corpus list", false, {}, {}}); jailed != kExitOk) return jailed;
   Manifest manifest;
   std::string error;
@@ -56,6 +60,10 @@ int RunRm(const RmOptions& o) {
   int exit_code = kExitOk;
   const std::string corpus_dir = o.corpus.Get(&exit_code);
   if (corpus_dir.empty()) return exit_code;
+  if (int refused = RefuseStandardOutputInput({{"the corpus", corpus_dir}});
+      refused != kExitOk) {
+    return refused;
+  }
   if (int jailed = Jail({"corpus rm", false, {}, {}}); jailed != kExitOk) return jailed;
   RemoveOutcome out = RemoveFromCorpus(corpus_dir, o.names);
   const std::string dir = EscapeBytes(corpus_dir, 4096);

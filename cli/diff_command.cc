@@ -10,6 +10,7 @@
 #include "analyze/diff.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/outputs.h"
 #include "cli/jail.h"
 #include "cli/inputs.h"
 #include "cli/options.h"
@@ -85,6 +86,10 @@ int RunDiff(DiffOptions o) {
                                    : "--frames " + std::to_string(*o.frame_a) + " ") +
                  std::to_string(*o.frame_b) +
                  ": a frame compared with itself shows no change; give two different frames");
+  }
+  if (int refused = RefuseStandardOutputInput(InputsNamed("FILE", o.files));
+      refused != kExitOk) {
+    return refused;
   }
   if (int jailed = Jail({"diff", true, o.files, {}}); jailed != kExitOk) return jailed;
   Snapshot snapshots[2];

@@ -10,6 +10,7 @@
 #include "analyze/explain.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/outputs.h"
 #include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
@@ -29,6 +30,10 @@ struct ExplainOptions {
 };
 
 int RunExplain(const ExplainOptions& o) {
+  if (int refused = RefuseStandardOutputInput({{"FILE", o.file}});
+      refused != kExitOk) {
+    return refused;
+  }
   if (int jailed = Jail({"explain", true, {o.file}, {}}); jailed != kExitOk) return jailed;
   Snapshot snapshot;
   FormatError error = ReadSnapshot(o.file, &snapshot);

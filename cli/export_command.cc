@@ -83,6 +83,10 @@ int RunExport(const ExportOptions& o) {
     request.force = o.force;
     request.stdout_allowed = true;
   }
+  if (int refused = RefuseStandardOutputInput({{"FILE", o.file}});
+      refused != kExitOk) {
+    return refused;
+  }
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"FILE", o.file}}, &exit_code);
   if (!output) return exit_code;

@@ -56,6 +56,10 @@ int RunFingerprint(const FingerprintOptions& o) {
   if (std::string why = ExeFileError(o.exe); !why.empty()) {
     return FailAbout(kExitUsage, "--exe", o.exe, "cannot attest it: " + why);
   }
+  if (int refused = RefuseStandardOutputInput({{"--exe", o.exe}});
+      refused != kExitOk) {
+    return refused;
+  }
   int exit_code = kExitOk;
   std::unique_ptr<ProcfsEvidence> live = OpenLiveProc(o.proc, &exit_code);
   if (!live) return exit_code;

@@ -69,6 +69,27 @@ std::string Named(const InputPath& input) {
   return input.option + " '" + EscapeBytes(input.path, 4096) + "'";
 }
 
+// What an output is of `inputs` ("the same file as FILE 'x'", "inside the
+// corpus 'cj'", "a directory that holds FILE 'x'"), or "": `out` its
+// identity when it exists, `where` the directory it is (a directory) or would
+// be in ("": not known), `path` its name when it has one (a directory output
+// is looked for above each input).
+std::string InputItIs(const std::optional<FileId>& out, const std::string& where,
+                      const std::string& path, const std::vector<InputPath>& inputs) {
+  for (const InputPath& input : inputs) {
+    if (input.path.empty()) continue;
+    const std::optional<FileId> in = IdOfPath(input.path);
+    if (!in) continue;
+    if (out && *out == *in) return "the same file as " + Named(input);
+    if (in->directory && !where.empty() && AtOrBeneath(where, *in)) return "inside " + Named(input);
+    if (out && out->directory && !path.empty() && input.path != "-" &&
+        AtOrBeneath(in->directory ? input.path : DirectoryOf(input.path), *out)) {
+      return "a directory that holds " + Named(input);
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 CLI::Validator NonEmptyPath() {
@@ -102,29 +123,45 @@ std::string ForceWithoutOutput(bool force, const std::string& option, bool given
   return "";
 }
 
+std::vector<InputPath> InputsNamed(const std::string& option, const std::vector<std::string>& paths) {
+  std::vector<InputPath> inputs;
+  for (const std::string& path : paths) inputs.push_back({option, path});
+  return inputs;
+}
+
 std::string OutputIsAnInput(const std::string& option, const std::string& path,
                             const std::vector<InputPath>& inputs) {
-  if (path == "-" || path.empty()) return "";  // standard output replaces no file
+  if (path.empty()) return "";
+  if (path == "-") return StandardOutputIsAnInput(inputs);
   const std::optional<FileId> out = IdOfPath(path);
-  const std::string where = DirectoryOf(path);
-  for (const InputPath& input : inputs) {
-    if (input.path.empty()) continue;
-    const std::optional<FileId> in = IdOfPath(input.path);
-    if (!in) continue;
-    std::string what;
-    if (out && *out == *in) {
-      what = "the same file as " + Named(input);
-    } else if (in->directory && AtOrBeneath(out && out->directory ? path : where, *in)) {
-      what = "inside " + Named(input);
-    } else if (out && out->directory && input.path != "-" &&
-               AtOrBeneath(in->directory ? input.path : DirectoryOf(input.path), *out)) {
-      what = "a directory that holds " + Named(input);
-    } else {
-      continue;
-    }
-    return AboutPath(option, path, what + ", an input of this command: refused, --force or not");
+  const std::string what =
+      InputItIs(out, out && out->directory ? path : DirectoryOf(path), path, inputs);
+  if (what.empty()) return "";
+  return AboutPath(option, path, what + ", an input of this command: refused, --force or not");
+}
+
+std::string StandardOutputIsAnInput(const std::vector<InputPath>& inputs) {
+  struct stat st {};
+  if (::fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  const FileId out = IdOf(st);
+  // Where it lies is known by the name the kernel keeps for the descriptor
+  // (proctape's own), when that name still names it (a deleted or renamed
+  // file's does not: then only its identity is compared).
+  std::string where;
+  char link[4096];
+  const ssize_t n = ::readlink("/proc/self/fd/1", link, sizeof link);
+  if (n > 0 && static_cast<std::size_t>(n) < sizeof link && link[0] == '/') {
+    const std::string name(link, static_cast<std::size_t>(n));
+    if (IdOfPath(name) == std::optional<FileId>(out)) where = DirectoryOf(name);
   }
-  return "";
+  const std::string what = InputItIs(out, where, "", inputs);
+  if (what.empty()) return "";
+  return "standard output is " + what + ", an input of this command: refused";
+}
+
+int RefuseStandardOutputInput(const std::vector<InputPath>& inputs) {
+  const std::string why = StandardOutputIsAnInput(inputs);
+  return why.empty() ? kExitOk : Fail(kExitUsage, why);
 }
 
 std::unique_ptr<OutputFile> OpenOutput(const OutputRequest& request, const std::string& option,

@@ -53,19 +53,35 @@ struct InputPath {
   std::string path;
 };
 
+// Each of `paths` as an input `option` names ("FILE" of show a.ptape b.ptape).
+std::vector<InputPath> InputsNamed(const std::string& option, const std::vector<std::string>& paths);
+
 // The usage error when the output `path` that `option` names is one of the
-// command's `inputs`, or else "" (docs/cli/outputs.md, "An output is never an
-// input"): refused whatever --force says, since writing it would destroy or
-// change what the command reads. By identity, not by name (st_dev and st_ino,
-// links and symbolic links followed): the output is the same file as an
-// input (standard input included), or lies beneath an input that is a
-// directory (the corpus's MANIFEST or an entry, a file in --proc-root DIR),
+// command's `inputs`, or else "" (docs/cli/outputs.md, "An output is never
+// an input"; "-" is StandardOutputIsAnInput): refused whatever --force
+// says, since writing it would destroy or change what the command reads.
+// By identity, not by name (st_dev and st_ino, links and symbolic links
+// followed): the output is the same file as an input (standard input
+// included), or lies beneath an input that is a directory (the corpus's MANIFEST or an entry, a file in --proc-root DIR),
 // or is a directory that holds an input. An output or input that does not
 // exist yet is none of these, unless its directory is. The line, in the form
 // of every error about a path:
 //   --junit 'cj/MANIFEST': inside the corpus 'cj', an input of this command: refused, --force or not
 std::string OutputIsAnInput(const std::string& option, const std::string& path,
                             const std::vector<InputPath>& inputs);
+
+// Standard output as an output of the command that reads `inputs`
+// (docs/cli/outputs.md, "An output is never an input"): when descriptor 1
+// is a regular file (`> F`, `>> F`, `1<> F`, -o -) that is the same file as
+// an input (st_dev and st_ino; standard input included) or lies, by the
+// name the kernel keeps for it, inside an input that is a directory, the
+// usage error, else "" (a terminal, a pipe, /dev/null: never an input):
+//   standard output is the same file as FILE 'x.ptape', an input of this command: refused
+// OutputIsAnInput of "-" is this.
+std::string StandardOutputIsAnInput(const std::vector<InputPath>& inputs);
+// Fail(kExitUsage, StandardOutputIsAnInput(inputs)) when it refuses, else 0:
+// run by every command that reads a file or directory, before any work.
+int RefuseStandardOutputInput(const std::vector<InputPath>& inputs);
 
 // OutputFile::Open of the output `option` names ("--output", "--record",
 // "--junit"), after OutputIsAnInput against `inputs`; when refused, the one line is printed in the form of every

@@ -9,6 +9,7 @@
 #include "analyze/ownership.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/outputs.h"
 #include "cli/jail.h"
 #include "cli/inputs.h"
 #include "cli/options.h"
@@ -59,6 +60,10 @@ int RunOwnership(OwnershipOptions o) {
   if (std::string why = StdinOnce({{"--baseline", {o.baseline}}, {"--current", {o.current}}});
       !why.empty()) {
     return Fail(kExitUsage, why);
+  }
+  if (int refused = RefuseStandardOutputInput({{"--baseline", o.baseline}, {"--current", o.current}});
+      refused != kExitOk) {
+    return refused;
   }
   if (int jailed = Jail({"ownership", false, {}, {}}); jailed != kExitOk) return jailed;
   Snapshot baseline, current;

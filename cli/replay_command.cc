@@ -14,6 +14,7 @@
 #include "replay/token_mask.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/outputs.h"
 #include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
@@ -203,6 +204,10 @@ int RunReplay(ReplayOptions o) {
   if (std::string why = StdinOnce({{"FILE", {o.file}}, {"--fingerprint", {o.fingerprint}}});
       !why.empty()) {
     return Fail(kExitUsage, why);
+  }
+  if (int refused = RefuseStandardOutputInput({{"FILE", o.file}, {"--fingerprint", o.fingerprint}});
+      refused != kExitOk) {
+    return refused;
   }
   if (int jailed = Jail({"replay", true, {o.file, o.fingerprint}, {}}); jailed != kExitOk) return jailed;
   Snapshot snapshot;

@@ -141,6 +141,10 @@ int RunResolve(const ResolveOptions& o) {
                          &exit_code)) {
     return exit_code;
   }
+  if (int refused = RefuseStandardOutputInput({{"--fingerprint", o.fingerprint}, {"--exe", o.exe}});
+      refused != kExitOk) {
+    return refused;
+  }
   std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force,
                  {{"--fingerprint", o.fingerprint}, {"--exe", o.exe}}, &exit_code);
   if (exit_code != kExitOk) return exit_code;

@@ -13,6 +13,7 @@
 #include "analyze/show.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/outputs.h"
 #include "cli/jail.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
@@ -117,6 +118,10 @@ int ShowOne(const std::string& file, bool json, bool several, const ProcessFilte
 
 int RunShow(const ShowOptions& o) {
   if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
+  if (int refused = RefuseStandardOutputInput(InputsNamed("FILE", o.files));
+      refused != kExitOk) {
+    return refused;
+  }
   if (int jailed = Jail({"show", true, o.files, {}}); jailed != kExitOk) return jailed;
   int worst = kExitOk;
   std::vector<std::string> reports;

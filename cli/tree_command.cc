@@ -11,6 +11,7 @@
 #include "analyze/tree.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/outputs.h"
 #include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
@@ -50,6 +51,10 @@ std::size_t TerminalWidth() {
 
 int RunTree(TreeCliOptions o) {
   if (o.has_marker) o.tree.marker = o.marker;
+  if (int refused = RefuseStandardOutputInput({{"FILE", o.file}});
+      refused != kExitOk) {
+    return refused;
+  }
   if (int jailed = Jail({"tree", true, {o.file}, {}}); jailed != kExitOk) return jailed;
   // Only the frame drawn is kept whole (the others as their shells), and no
   // observation; a lab file without --marker keeps every frame, where

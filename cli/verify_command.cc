@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/outputs.h"
 #include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
@@ -129,6 +130,10 @@ int VerifyOne(const FileOptions& o, std::string* json) {
 
 int RunVerify(const VerifyOptions& o) {
   if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
+  if (int refused = RefuseStandardOutputInput(InputsNamed("FILE", o.files));
+      refused != kExitOk) {
+    return refused;
+  }
   if (int jailed = Jail({"verify", true, o.files, {}}); jailed != kExitOk) return jailed;
   int worst = kExitOk;
   std::vector<std::string> reports;
