@@ -38,10 +38,11 @@ struct ShowOptions {
 
 // One file: its text on standard output, after a blank line unless it is the
 // first text shown (*shown says whether one was) (JSON: into *json); its status.
-// A file that cannot be read at all shows nothing; one of `several` is still
-// an entry of the JSON document's files[] (as verify's is): its file and its
-// error, nothing else (docs/cli/json.md, "Several files").
-int ShowOne(const std::string& file, bool json, bool several, const ProcessFilter& filter,
+// A file that cannot be read at all shows nothing in text; under --json it
+// is still its report (the document itself, or an entry of its files[]), as
+// verify's is: its file and its error, "intact": false, nothing else
+// (docs/cli/json.md, "Several files").
+int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
             bool* shown, std::string* report_json) {
   // Read item by item: one frame held at a time (its parts joined), with the
   // header, resolutions, fingerprint and footer (small); observations counted.
@@ -86,7 +87,7 @@ int ShowOne(const std::string& file, bool json, bool several, const ProcessFilte
   // A frame cut by the damage is shown as far as it was read.
   if (open) builder.AddFrame(frame);
   if (!error.ok() && chunks == 0) {
-    if (json && several) {
+    if (json) {
       v1::ShowReport unread;
       unread.set_file(name);
       unread.set_error_kind(FormatErrorName(error.kind));
@@ -128,7 +129,7 @@ int RunShow(const ShowOptions& o) {
   bool shown = false;
   for (const std::string& file : o.files) {
     std::string json;
-    worst = Worst(worst, ShowOne(file, o.json, o.files.size() > 1, o.filter, &shown, &json));
+    worst = Worst(worst, ShowOne(file, o.json, o.filter, &shown, &json));
     if (!json.empty()) reports.push_back(json);
   }
   if (o.json && !reports.empty()) std::printf("%s\n", JsonList(reports).c_str());

@@ -52,7 +52,8 @@ struct Row {
   // or empty when the command has none that runs cheaply here.
   std::function<Args(const Fixture&)> json_finding = {};
   bool json_needs_sandbox = false;  // json reads Fixture::root and ::token
-  // A file it cannot read is its finding, reported on standard output (verify).
+  // A file it cannot read is its finding, reported on standard output
+  // (verify, show: docs/cli/json.md, "Several files").
   bool failure_is_report = false;
 };
 

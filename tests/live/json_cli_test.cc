@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -384,6 +385,29 @@ TEST(JsonCli, SeveralFilesWithAMissingOneAreAnEntryEachInShowAndVerify) {
       EXPECT_FALSE(Text(At(v, {"files", gone, "error"})).empty()) << what << "\n" << r.out;
       EXPECT_EQ(Text(At(v, {"files", 1 - gone, "file"})), kPlainUnshare) << what;
       EXPECT_EQ(At(v, {"files", 1 - gone, "intact"}).bool_value(), true) << what << "\n" << r.out;
+    }
+  }
+}
+
+// One file that cannot be read at all (missing; cut inside its first chunk)
+// is its report all the same, the one document on standard output, show as
+// verify: its file, "intact": false, its error; the status the damage's.
+TEST(JsonCli, OneFileThatCannotBeReadIsStillItsReportInShowAsInVerify) {
+  TempDir dir("json");
+  const std::string missing = dir.File("missing.ptape");
+  const std::string cut = dir.File("cut.ptape");
+  WriteFile(cut, FileBytes(kPlainUnshare).substr(0, 20));
+  for (const std::string command : {"show", "verify"}) {
+    for (const auto& [file, status, kind] :
+         {std::tuple<std::string, int, std::string>{missing, 10, "io"}, {cut, 13, "truncated"}}) {
+      CommandResult r = Proctape({command, file, "--json"});
+      const std::string what = command + " " + file + " --json";
+      EXPECT_EQ(r.exit_code, status) << what << "\n" << Describe(r);
+      Value v = ExpectJsonOutput(r, what);
+      EXPECT_EQ(Text(At(v, {"file"})), file) << what << "\n" << r.out;
+      EXPECT_EQ(At(v, {"intact"}).bool_value(), false) << what << "\n" << r.out;
+      EXPECT_EQ(Text(At(v, {"error_kind"})), kind) << what << "\n" << r.out;
+      EXPECT_FALSE(Text(At(v, {"error"})).empty()) << what << "\n" << r.out;
     }
   }
 }
