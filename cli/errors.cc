@@ -3,8 +3,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <vector>
 
 #include <unistd.h>
 
@@ -21,6 +23,11 @@ struct Mode {
   bool json = false;
   bool failure_said = false;  // Fail printed a failure
   std::string finding;        // Finding: what the report found
+  // Under --json, the failures said so far, each its ErrorReport line: held
+  // until the command ends (SayHeldFailures), so that a warning or note
+  // given after a failure still comes before it, and the last line of
+  // standard error is the failure.
+  std::vector<std::string> held;
 };
 
 Mode& ErrorModeOf() {
@@ -42,7 +49,18 @@ std::string AsUsageError(const std::string& command, const std::string& what) {
   return command + ": " + what + " (see 'proctape " + command + " --help')";
 }
 
-// `message` as it is, on standard error in the error mode.
+// The held failures, in the order said, on standard error. Rendered when
+// said, so that this needs no protobuf (it runs at exit too, after main has
+// shut protobuf down).
+void SayHeldFailures() {
+  Mode& mode = ErrorModeOf();
+  for (const std::string& line : mode.held) std::fputs(line.c_str(), stderr);
+  mode.held.clear();
+  std::fflush(stderr);
+}
+
+// `message` as it is, on standard error in the error mode (under --json:
+// held until the command ends, see Mode::held).
 int Say(int status, const std::string& message) {
   Mode& mode = ErrorModeOf();
   mode.failure_said = true;
@@ -51,7 +69,11 @@ int Say(int status, const std::string& message) {
     report.set_command(mode.command);
     report.set_error(OneLine(message));
     report.set_exit_status(status);
-    std::fprintf(stderr, "%s\n", ToJson(report).c_str());
+    mode.held.push_back(ToJson(report) + "\n");
+    // Every way out says them: main's Finish and FinishStandardOutput, and
+    // exit for a path that returns without them (a parse error).
+    static const bool at_exit = std::atexit(SayHeldFailures) == 0;
+    (void)at_exit;
   } else {
     std::fprintf(stderr, "proctape: %s\n", OneLine(message).c_str());
   }
@@ -61,7 +83,8 @@ int Say(int status, const std::string& message) {
 }  // namespace
 
 void SetErrorMode(const std::string& command, bool json) {
-  ErrorModeOf() = Mode{command, json, false, {}};
+  SayHeldFailures();
+  ErrorModeOf() = Mode{command, json, false, {}, {}};
   if (!json) return;
   // Under --json a command a signal ends says so in JSON too: its failure,
   // with the status a shell gives it (128 + N), written by the handler
@@ -89,13 +112,17 @@ int Fail(int status, const std::string& raw) {
 
 int Finish(int status) {
   Mode& mode = ErrorModeOf();
-  if (status == kExitOk || mode.failure_said) return status;
-  if (!mode.json && status != kExitUsage) return status;
+  if (status == kExitOk || mode.failure_said || (!mode.json && status != kExitUsage)) {
+    SayHeldFailures();
+    return status;
+  }
   const std::string what = mode.finding.empty() ? ExitCodeMeaning(status) : mode.finding;
   // Said as found, not as a usage error: Fail's usage form is not wanted.
   const std::string line = "exit " + std::to_string(status) + ": " + what +
                            ": the report on standard output says what was found";
-  return Say(status, line);
+  Say(status, line);
+  SayHeldFailures();
+  return status;
 }
 
 int Finding(int status, const std::string& what) {
@@ -153,7 +180,10 @@ int FinishStandardOutput(int status) {
     }
     if (std::ferror(stream)) failed = true;
   }
-  if (!failed) return status;
+  if (!failed) {
+    SayHeldFailures();
+    return status;
+  }
   if (first_stdout_error != 0) err = first_stdout_error;
   // A failure a command's own fflush met left only the stream's flag: an
   // empty write asks the descriptor why (a full device says ENOSPC).
@@ -162,6 +192,7 @@ int FinishStandardOutput(int status) {
   if (err != 0) why += std::string(": ") + std::strerror(err);
   std::clearerr(stdout);
   const int io = Fail(kExitIo, why);
+  SayHeldFailures();
   return status > io ? status : io;
 }
 

@@ -23,6 +23,10 @@ bool JsonErrors();
 //   proctape: CMD: MESSAGE (see 'proctape CMD --help')
 //   proctape: MESSAGE (see 'proctape --help')      (no command known)
 // so `message` says only what is wrong: no command name, no pointer to help.
+// Under --json the ErrorReport is held and said when the command ends
+// (Finish, FinishStandardOutput, or exit), after every warning and note,
+// so that the last line of standard error is a failure (docs/cli/json.md);
+// in text each line is said at once.
 int Fail(int status, const std::string& message);
 // Fail(kExitUsage, message): the line is not one proctape can run.
 int UsageError(const std::string& message);
@@ -63,7 +67,8 @@ void WatchStandardOutput();
 std::string AboutPath(std::string_view option, std::string_view path, std::string_view what);
 // Fail(status, AboutPath(option, path, what)).
 int FailAbout(int status, std::string_view option, std::string_view path, std::string_view what);
-// A warning: "proctape: warning: MESSAGE" (JSON mode: {"warning": ...}).
+// A warning: "proctape: warning: MESSAGE" (JSON mode: {"warning": ...},
+// said at once: before any failure, which is held).
 void Warn(const std::string& message);
 // A note on how to read the output: "proctape: note: MESSAGE" (JSON mode:
 // {"note": ...}).

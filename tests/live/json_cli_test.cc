@@ -473,6 +473,49 @@ void ExpectJsonFailure(const CommandResult& r, int status, const std::string& wh
   ExpectAscii(r.err);
 }
 
+// A run that fails under --json ends with its failure as the last line of
+// standard error, every warning before it, even one given after the failure
+// was found: diff of a cut file (the damage, then "the order looks
+// reversed"), verify of a cut file and then one that keeps environment
+// values (the damage, then the kept values' warning).
+TEST(JsonCli, AFailureIsTheLastLineOfStandardErrorItsWarningsBeforeIt) {
+  TempDir dir("json");
+  const std::string cut = dir.File("cut.ptape");
+  const std::string whole = FileBytes(kBaseline);
+  WriteFile(cut, whole.substr(0, whole.size() - 100));
+  const std::string kept = dir.File("kept.ptape");
+  const CommandResult captured = Proctape(
+      {"capture", "--root", std::to_string(::getpid()), "--env", "keep", "-o", kept});
+  ASSERT_EQ(captured.exit_code, 0) << Describe(captured);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"diff", kBaseline, cut, "--json"},
+        std::vector<std::string>{"verify", cut, kept, "--json"}}) {
+    const CommandResult r = Proctape(args);
+    std::string what;
+    for (const std::string& a : args) what += a + " ";
+    EXPECT_EQ(r.exit_code, 13) << what << "\n" << Describe(r);
+    std::istringstream err(r.err);
+    std::vector<Value> lines;
+    for (std::string line; std::getline(err, line);) {
+      Document d = ParseDocument(line);
+      ASSERT_TRUE(d.ok) << what << ": standard error is not JSON: " << line;
+      lines.push_back(d.value);
+    }
+    ASSERT_FALSE(lines.empty()) << what;
+    std::size_t warnings = 0;
+    bool failed = false;
+    for (const Value& line : lines) {
+      const bool is_warning = !Text(At(line, {"warning"})).empty();
+      warnings += is_warning ? 1 : 0;
+      EXPECT_FALSE(failed && is_warning) << what << ": a warning after the failure\n" << r.err;
+      failed = failed || !Text(At(line, {"error"})).empty();
+    }
+    EXPECT_GE(warnings, 1u) << what << ": the warning this case is about\n" << r.err;
+    EXPECT_FALSE(Text(At(lines.back(), {"error"})).empty()) << what << "\n" << r.err;
+    EXPECT_EQ(At(lines.back(), {"exit_status"}).number_value(), 13) << what << "\n" << r.err;
+  }
+}
+
 TEST(JsonCli, EveryFailureUnderJsonIsAJsonObjectOnStandardError) {
   TempDir dir("json");
   const std::string truncated = dir.File("truncated.ptape");
