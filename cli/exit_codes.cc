@@ -103,8 +103,9 @@ const char* ExitCodeHelp() {
          "     BYTE_BUDGET, DEADLINE\n"
          "  9  a root fingerprint from another boot (resolve --fingerprint: not this\n"
          "     host's boot_id; replay --fingerprint: not the recording's)\n"
-         " 10  file I/O failed, or the output was refused (exists, a link, a directory,\n"
-         "     its directory missing or not writable)\n"
+         " 10  file I/O failed (standard output too: a full disk; a closed pipe when\n"
+         "     SIGPIPE is ignored), or the output was refused (exists, a link, a\n"
+         "     directory, its directory missing or not writable)\n"
          " 11  not a snapshot file (bad magic)\n"
          " 12  snapshot written by a newer format version\n"
          " 13  snapshot truncated (ends inside a chunk, or has no footer)\n"
@@ -122,7 +123,9 @@ const char* ExitCodeHelp() {
          "     than the baseline that are not the verifier's (without --force-scope)\n"
          "130  interrupted (128 + the signal: 129 SIGHUP, 143 SIGTERM): capture finished\n"
          "     its file with the frames complete; any other command removed what it had\n"
-         "     begun and ended by the signal\n";
+         "     begun and ended by the signal\n"
+         "141  SIGPIPE (128 + 13): the reader of standard output closed it early\n"
+         "     (| head), as with any filter; what was printed before it stands\n";
 }
 
 std::string ExitStatusFooter(const std::string& these) {

@@ -214,7 +214,8 @@ void RegisterExport(CLI::App& app, int* exit_code) {
       "            pid-namespace identity, errnos, truncation) and DIR/proctape-frame (times,\n"
       "            host facts, redaction). Read it back with 'proctape capture --proc-root DIR'.\n"
       "Outputs are written as a temporary PATH.XXXXXX.partial beside PATH and renamed when\n"
-      "complete; nothing is left behind on a failure or Ctrl-C.");
+      "complete; nothing is left behind on a failure or Ctrl-C. A damaged FILE is not\n"
+      "exported at all (unlike show and tree): nothing is written, exit 11-16.");
   sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")
       ->check(NonEmpty("an empty path names no file"))
       ->required();
