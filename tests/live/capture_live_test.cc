@@ -1,30 +1,25 @@
-// `proctape capture` on the real host (issue 3, sections 2, 4 and 6): the file
-// reads back whole with our own processes exactly as the kernel shows them;
-// no byte of a default capture holds an environ secret; a capture killed by
-// SIGKILL leaves a readable .partial; output paths are refused safely; -o -;
-// --root. Every process a test starts is ended by its pid (or its pidfd).
-#include <fcntl.h>
+// `proctape capture` on the real host (issue 3, sections 2, 4 and 6): what a
+// capture holds. The file reads back whole with our own processes exactly as
+// the kernel shows them; --json summarises in one object; no byte of a
+// default capture holds an environ secret; the parallel scan and the
+// sequential one see the same processes in the same order; a process's PID
+// namespace is the inode of /proc/PID/ns/pid. Every process a test starts is
+// ended by its pid (or its pidfd).
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "capture/procfs_evidence.h"
 #include "format/reader.h"
+#include "tests/live/capture_live_fixture.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 
@@ -41,44 +36,15 @@ using live::FileBytes;
 using live::FileId;
 using live::OneLine;
 using live::StatOf;
-using live::WriteFile;
 using live::DecompressedChunks;
 using live::FindRecord;
-using live::TemporariesOf;
 using live::TempDir;
-
+// capture_live_fixture.h
+using live::Explain;
+using live::StartAndWait;
+using live::UniqueSeconds;
 
 using live::Proctape;
-
-std::string Explain(const CommandResult& r) {
-  std::string out = "exit " + std::to_string(r.exit_code) + " signal " +
-                    std::to_string(r.term_signal);
-  if (r.timed_out) out.append(" (timed out)");
-  if (!r.error.empty()) out.append(" error: ").append(r.error);
-  out.append("\nstdout: ").append(r.out.size() > 2000 ? "(" + std::to_string(r.out.size()) +
-                                                            " bytes)"
-                                                      : r.out);
-  out.append("\nstderr: ").append(r.err);
-  return out;
-}
-
-std::unique_ptr<live::Child> StartAndWait(const std::vector<std::string>& argv,
-                                          const std::string& cmdline) {
-  std::string error;
-  auto child = live::Child::Start(argv, &error);
-  EXPECT_NE(child, nullptr) << error;
-  if (child && !child->WaitForCmdline(cmdline, 5000)) {
-    ADD_FAILURE() << argv[0] << " " << child->pid() << " did not exec within 5 s";
-    return nullptr;
-  }
-  return child;
-}
-
-// A unique argument for a sleep, so its cmdline is ours alone.
-std::string UniqueSeconds() {
-  unsigned long r = std::stoul(live::RandomHex(4), nullptr, 16);
-  return std::to_string(100000 + r % 900000) + "." + std::to_string(1000 + (r >> 20) % 9000);
-}
 
 TEST(CaptureLive, WritesAFileThatReadsBackWholeWithOurProcessAsTheKernelShowsIt) {
   TempDir dir;
@@ -249,269 +215,6 @@ TEST(CaptureLive, NoByteOfTheDefaultCaptureHoldsAnEnvironSecret) {
   ASSERT_NE(kept_rec, nullptr);
   EXPECT_FALSE(kept_rec->environ().redacted());
   EXPECT_EQ(kept_rec->environ().data(), *live_env);
-}
-
-// A direct child running proctape, killed and reaped by its pid.
-class Capturer {
- public:
-  explicit Capturer(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = args;
-    argv.insert(argv.begin(), PROCTAPE_BINARY);
-    pid_ = live::SpawnChild(argv, -1, -1, &error_);
-  }
-  ~Capturer() { KillAndReap(); }
-  pid_t pid() const { return pid_; }
-  const std::string& error() const { return error_; }
-  // SIGKILL (ours and unreaped, so the pid is exact), then waitpid. Returns
-  // the wait status.
-  int KillAndReap() {
-    if (pid_ <= 0) return status_;
-    ::kill(pid_, SIGKILL);
-    while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    return status_;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int status_ = 0;
-  std::string error_;
-};
-
-// Complete frames readable so far from a file being written.
-int CompleteFrames(const std::string& path) {
-  FormatError err;
-  auto reader = ChunkReader::Open(path, &err);
-  if (!reader) return 0;
-  v1::Chunk chunk;
-  int frames = 0;
-  while (reader->Next(&chunk) == ChunkReader::Result::kChunk) {
-    if (chunk.has_frame() && chunk.frame().complete()) ++frames;
-  }
-  return frames;
-}
-
-TEST(CaptureLive, ACaptureKilledBySigkillLeavesAReadablePartial) {
-  TempDir dir;
-  const std::string file = dir.File("killed.ptape");
-  Capturer capturer({"capture", "-o", file, "--frames", "50", "--interval", "50"});
-  ASSERT_GT(capturer.pid(), 0) << capturer.error();
-  // The temporary beside the file, killed.ptape.XXXXXX.partial (made before
-  // the first frame), and at least one frame complete in it (a whole-host
-  // scan of a busy host can take longer than 0.5 s); bounded at 60 s.
-  std::string partial;
-  for (int i = 0; i < 6000; ++i) {
-    std::vector<std::string> temporaries = TemporariesOf(dir.path(), "killed.ptape");
-    if (temporaries.size() == 1) partial = dir.File(temporaries[0]);
-    if (!partial.empty() && CompleteFrames(partial) >= 1) break;
-    ::usleep(10'000);
-  }
-  int status = capturer.KillAndReap();
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-      << "the capture ended before it was killed: status " << status;
-
-  EXPECT_FALSE(Exists(file)) << "a killed capture must not have its final name";
-  ASSERT_TRUE(Exists(partial));
-  Snapshot snap;
-  FormatError err = ReadSnapshot(partial, &snap);
-  EXPECT_EQ(err.kind, FormatErrorKind::kTruncated) << FormatErrorName(err.kind) << ": "
-                                                    << err.message;
-  EXPECT_NE(err.message.find("truncated"), std::string::npos) << err.message;
-  EXPECT_EQ(err.message.find('\n'), std::string::npos) << err.message;
-  EXPECT_FALSE(snap.footer.has_value());
-  EXPECT_EQ(snap.header.format_version(), 1u);
-  ASSERT_GE(snap.frames.size(), 1u);
-  EXPECT_GT(snap.frames[0].processes_size(), 0);
-  EXPECT_EQ(snap.frames[0].index(), 0u);
-
-  // Every complete chunk reads back: the chunk reader gets exactly as many
-  // chunks as the snapshot reader did, then either a clean chunk boundary
-  // (killed between chunks: only the footer is missing) or the same cut.
-  FormatError chunk_err;
-  std::vector<std::string> chunks = DecompressedChunks(partial, &chunk_err);
-  EXPECT_TRUE(chunk_err.ok() || chunk_err.kind == FormatErrorKind::kTruncated)
-      << FormatErrorName(chunk_err.kind) << ": " << chunk_err.message;
-  EXPECT_EQ(chunks.size(), snap.chunks);
-  EXPECT_GE(chunks.size(), 2u);  // the header and at least one frame
-}
-
-TEST(CaptureLive, AnExistingFileIsNotOverwrittenWithoutForce) {
-  TempDir dir;
-  const std::string file = dir.File("precious.ptape");
-  WriteFile(file, "precious bytes\n");
-  CommandResult r = Proctape({"capture", "-o", file});
-  EXPECT_EQ(r.exit_code, 10) << Explain(r);
-  EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_EQ(r.err.rfind("proctape: ", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-  EXPECT_EQ(FileBytes(file), "precious bytes\n");
-  EXPECT_FALSE(Exists(file + ".partial"));
-
-  CommandResult forced = Proctape({"capture", "-o", file, "--force", "--root",
-                                   std::to_string(::getpid())});
-  ASSERT_EQ(forced.exit_code, 0) << Explain(forced);
-  Snapshot snap;
-  EXPECT_TRUE(ReadSnapshot(file, &snap).ok());
-}
-
-TEST(CaptureLive, ASymbolicLinkIsRefusedEvenWithForce) {
-  TempDir dir;
-  const std::string target = dir.File("target");
-  const std::string link = dir.File("link.ptape");
-  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
-  // A dangling link: following it would create the target.
-  CommandResult r = Proctape({"capture", "-o", link});
-  EXPECT_EQ(r.exit_code, 10) << Explain(r);
-  EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_NE(r.err.find("symbolic link"), std::string::npos) << r.err;
-  EXPECT_FALSE(Exists(target));
-  // A link to an existing file, with --force: still refused, target untouched.
-  WriteFile(target, "target bytes");
-  CommandResult forced = Proctape({"capture", "-o", link, "--force"});
-  EXPECT_EQ(forced.exit_code, 10) << Explain(forced);
-  EXPECT_TRUE(OneLine(forced.err)) << forced.err;
-  EXPECT_EQ(FileBytes(target), "target bytes");
-  struct stat st;
-  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
-  EXPECT_TRUE(S_ISLNK(st.st_mode));
-  EXPECT_FALSE(Exists(link + ".partial"));
-}
-
-TEST(CaptureLive, DashWritesAReadableFileToStandardOutput) {
-  TempDir dir;
-  CommandResult r = Proctape({"capture", "-o", "-", "--root", std::to_string(::getpid())});
-  ASSERT_EQ(r.exit_code, 0) << Explain(r);
-  // The summary goes to standard error, so standard output is the file alone.
-  EXPECT_EQ(r.err.rfind("wrote standard output: 1 frame, ", 0), 0u) << r.err;
-  const std::string file = dir.File("from-stdout.ptape");
-  WriteFile(file, r.out);
-  Snapshot snap;
-  FormatError err = ReadSnapshot(file, &snap);
-  ASSERT_TRUE(err.ok()) << err.message;
-  ASSERT_TRUE(snap.footer.has_value());
-  ASSERT_EQ(snap.frames.size(), 1u);
-  EXPECT_NE(FindRecord(snap.frames[0], ::getpid()), nullptr);
-}
-
-TEST(CaptureLive, RootCapturesThatProcessAndItsDescendantsOnly) {
-  // sh -> two sleeps: a subtree two levels deep.
-  std::string error;
-  auto sh = live::Child::Start({"/bin/sh", "-c", "/bin/sleep 3601 & /bin/sleep 3602 & wait"},
-                               &error);
-  ASSERT_NE(sh, nullptr) << error;
-  std::vector<pid_t> sleeps;
-  for (int i = 0; i < 500; ++i) {
-    sleeps = live::Descendants(sh->pid());
-    if (sleeps.size() == 2 &&
-        std::all_of(sleeps.begin(), sleeps.end(), [](pid_t p) {
-          std::optional<std::string> c = live::ReadProc(p, "cmdline");
-          return c && c->rfind("/bin/sleep", 0) == 0;
-        })) {
-      break;
-    }
-    ::usleep(10'000);
-  }
-  ASSERT_EQ(sleeps.size(), 2u);
-  // The sleeps are grandchildren: held by pidfd, ended through it.
-  std::vector<live::PidFd> held;
-  for (pid_t p : sleeps) {
-    std::optional<live::ProcStat> st = live::ReadStat(p);
-    ASSERT_TRUE(st.has_value());
-    held.push_back(live::PidFd::Open(p, st->start_ticks, &error));
-    ASSERT_TRUE(held.back().valid()) << error;
-  }
-  struct KillHeld {
-    std::vector<live::PidFd>* fds;
-    ~KillHeld() {
-      for (const auto& fd : *fds) {
-        fd.Kill();
-        fd.WaitExited(3000);
-      }
-    }
-  } kill_held{&held};
-
-  TempDir dir;
-  const std::string file = dir.File("root.ptape");
-  CommandResult r = Proctape({"capture", "-o", file, "--root", std::to_string(sh->pid())});
-  ASSERT_EQ(r.exit_code, 0) << Explain(r);
-  Snapshot snap;
-  FormatError err = ReadSnapshot(file, &snap);
-  ASSERT_TRUE(err.ok()) << err.message;
-  ASSERT_EQ(snap.frames.size(), 1u);
-  std::set<std::int64_t> got;
-  for (const auto& rec : snap.frames[0].processes()) {
-    EXPECT_TRUE(got.insert(rec.pid()).second) << "pid " << rec.pid() << " twice";
-    EXPECT_TRUE(rec.has_cmdline() && rec.has_environ() && rec.has_status() && rec.has_cgroup());
-  }
-  std::set<std::int64_t> want = {sh->pid(), sleeps[0], sleeps[1]};
-  EXPECT_EQ(got, want);
-  EXPECT_EQ(snap.header.bounds().max_proc_entries(), 4194304u);
-  const v1::ProcessRecord* s0 = FindRecord(snap.frames[0], sleeps[0]);
-  ASSERT_NE(s0, nullptr);
-  EXPECT_EQ(s0->cmdline().data().rfind("/bin/sleep", 0), 0u);
-  EXPECT_EQ(s0->stat().data().find(" " + std::to_string(sh->pid()) + " "),
-            s0->stat().data().find(") S ") + 3)
-      << s0->stat().data();
-
-  // A root that is not running: an empty frame, written all the same, and
-  // exit 5 (not found) on one line.
-  const std::string none = dir.File("none.ptape");
-  const std::string absent_pid = live::AbsentPid();
-  CommandResult absent = Proctape({"capture", "-o", none, "--root", absent_pid});
-  ASSERT_EQ(absent.exit_code, 5) << Explain(absent);
-  EXPECT_NE(absent.err.find("--root " + absent_pid + " is in no frame"), std::string::npos)
-      << absent.err;
-  Snapshot empty;
-  ASSERT_TRUE(ReadSnapshot(none, &empty).ok());
-  ASSERT_EQ(empty.frames.size(), 1u);
-  EXPECT_EQ(empty.frames[0].processes_size(), 0);
-}
-
-TEST(CaptureLive, FramesStartOnTheirSchedule) {
-  TempDir dir;
-  const std::string file = dir.File("frames.ptape");
-  CommandResult r = Proctape({"capture", "-o", file, "--frames", "3", "--interval", "200",
-                              "--root", std::to_string(::getpid())});
-  ASSERT_EQ(r.exit_code, 0) << Explain(r);
-  EXPECT_EQ(r.out.rfind("wrote " + file + ": 3 frames, ", 0), 0u) << r.out;
-  Snapshot snap;
-  ASSERT_TRUE(ReadSnapshot(file, &snap).ok());
-  ASSERT_EQ(snap.frames.size(), 3u);
-  const std::int64_t start = snap.header.capture_start_mono_ns();
-  for (std::size_t k = 0; k < 3; ++k) {
-    const v1::Frame& f = snap.frames[k];
-    EXPECT_EQ(f.index(), k);
-    EXPECT_GE(f.scan_start_mono_ns(), start + static_cast<std::int64_t>(k) * 200'000'000) << k;
-    EXPECT_GE(f.scan_end_mono_ns(), f.scan_start_mono_ns());
-    EXPECT_NE(FindRecord(f, ::getpid()), nullptr) << k;
-  }
-  EXPECT_EQ(snap.footer->frames(), 3u);
-}
-
-TEST(CaptureLive, BadOptionsAreUsageErrorsOnOneLine) {
-  TempDir dir;
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"capture", "--env", "show"},
-           {"capture", "--frames", "0"},
-           {"capture", "--interval", "-5"},
-           {"capture", "--root", "0"},
-           {"capture", "--max-processes", "0"},
-           {"capture", "--max-bytes", "1000"},
-           {"capture", "--threads", "0"},
-           {"capture", "--threads", "65"},
-           {"capture", "--bogus"}}) {
-    args.push_back("-o");
-    args.push_back(dir.File("never.ptape"));
-    CommandResult r = Proctape(args);
-    EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << Explain(r);
-    EXPECT_TRUE(OneLine(r.err)) << args[1] << ": " << r.err;
-    EXPECT_EQ(r.err.rfind("proctape: ", 0), 0u) << r.err;
-    EXPECT_FALSE(Exists(dir.File("never.ptape")));
-    EXPECT_FALSE(Exists(dir.File("never.ptape.partial")));
-  }
 }
 
 // The parallel scan (--threads 2) and the sequential one (--threads 1) see

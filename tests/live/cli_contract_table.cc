@@ -66,7 +66,7 @@ std::vector<Row> Table() {
   using F = const Fixture&;
   using P = const std::string&;
   const std::pair<std::string, std::string> corpus_written = {
-      "--corpus", "the corpus it writes into: CorpusOutputs in outputs_cli_test.cc"};
+      "--corpus", "the corpus it writes into: CorpusOutputs in outputs_corpus_cli_test.cc"};
   return {
       {.command = {"fingerprint"},
        .inputs = {Executable([](F f, P p) {

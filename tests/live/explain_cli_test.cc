@@ -1,6 +1,6 @@
 // `proctape explain` (issue 6, section 1) with the real binary:
 //   - a corpus file explains to its golden output (tests/golden/explain/,
-//     written by tests/unit/analyze_explain_test.cc), byte for byte, text,
+//     written by tests/unit/analyze_explain_output_test.cc), byte for byte, text,
 //     --json, --all and --check, as a user runs it on a path of their own;
 //   - a fresh recording made here by `proctape lab plain --record` explains
 //     to a RESOLVED resolution whose confirmed candidate is the pid the lab

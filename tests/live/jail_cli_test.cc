@@ -3,7 +3,7 @@
 // parent, ptracing it and (for the commands that read only files) opening
 // /proc/1/stat are refused, and that a signal to itself is not. That Ctrl-C
 // still finishes a capture (exit 130) and ends resolve by the signal itself
-// is OutputInterrupts in outputs_cli_test.cc, run under the same jail.
+// is OutputInterrupts in outputs_interrupt_cli_test.cc, run under the same jail.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -8,31 +8,20 @@
 //   - bytes a host or a file controls are escaped text (\xNN), never base64,
 //     so the output is ASCII;
 //   - under --json, whatever a command says on standard error is JSON too:
-//     one object a line, a failure's with its message and exit status.
+//     one object a line, a failure's with its message and exit status
+//     (json_failures_cli_test.cc; what both read with is json_cli_fixture.h).
 #include <google/protobuf/struct.pb.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <fstream>
-#include <initializer_list>
-#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
-#include <variant>
 #include <vector>
 
 #include "tests/live/files.h"
-#include "tests/live/json_document.h"
+#include "tests/live/json_cli_fixture.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
-#ifndef PROCTAPE_SOURCE_DIR
-#error "PROCTAPE_SOURCE_DIR must name the repository root"
-#endif
 
 namespace proctape {
 namespace {
@@ -43,125 +32,8 @@ using live::Describe;
 using live::FileBytes;
 using live::TempDir;
 using live::WriteFile;
-
-const std::string kSource = PROCTAPE_SOURCE_DIR;
-
-// Corpus recordings (corpus/MANIFEST), by the entry they are.
-const std::string kExitedUnshare = kSource + "/corpus/90f88ffa55b074b2.ptape";  // 3 checks
-const std::string kHostileComm = kSource + "/corpus/d40fb836ad433348.ptape";
-const std::string kPlainUnshare = kSource + "/corpus/f46add6575430d19.ptape";
-const std::string kBaseline = kSource + "/corpus/021e7cdf322033a4.ptape";
-
-CommandResult Proctape(std::vector<std::string> args) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
-  return live::RunCommand(args, 120'000);
-}
-
-using Document = live::JsonDocument;
-Document ParseDocument(const std::string& text) { return live::ParseJsonDocument(text); }
-
-// The value at a path of keys and indexes, or a null Value when it is not
-// there (the test then fails on its kind).
-using Step = std::variant<std::string, int>;
-Value At(const Value& root, std::initializer_list<Step> path) {
-  const Value* v = &root;
-  for (const Step& step : path) {
-    if (const std::string* key = std::get_if<std::string>(&step)) {
-      if (v->kind_case() != Value::kStructValue) return Value();
-      auto it = v->struct_value().fields().find(*key);
-      if (it == v->struct_value().fields().end()) return Value();
-      v = &it->second;
-    } else {
-      const int i = std::get<int>(step);
-      if (v->kind_case() != Value::kListValue || i >= v->list_value().values_size()) return Value();
-      v = &v->list_value().values(i);
-    }
-  }
-  return *v;
-}
-
-bool IsNumber(const Value& v) { return v.kind_case() == Value::kNumberValue; }
-std::string Text(const Value& v) {
-  return v.kind_case() == Value::kStringValue ? v.string_value() : "<not a string>";
-}
-
-// Keys whose values protobuf's mapping prints as strings because they need
-// 64 bits (the documented list, docs/cli/json.md), and keys of host text,
-// which may well be digits ("120" in an argv).
-bool SixtyFourBit(const std::string& key) {
-  static const std::set<std::string> keys = {
-      "start_ticks", "root_start_ticks", "scanned_start_ticks", "subject_start_ticks",
-      "baseline_start_ticks", "self_start_ticks", "expected_ticks", "dev", "ino",
-      "capturer_pid_ns_inode"};
-  auto ends = [&key](const std::string& suffix) {
-    return key.size() >= suffix.size() &&
-           key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return keys.count(key) > 0 || ends("_mono_ns") || ends("_realtime_ns");
-}
-bool HostText(const std::string& key) {
-  static const std::set<std::string> keys = {"argv", "command_line", "comm", "root_comm", "marker",
-                                             "hostname", "name", "file", "detail", "summary"};
-  return keys.count(key) > 0;
-}
-
-bool DecimalInteger(const std::string& s) {
-  std::size_t i = !s.empty() && s[0] == '-' ? 1 : 0;
-  if (i == s.size()) return false;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-  }
-  return true;
-}
-
-// The number rule, everywhere in `v`: a decimal integer in a string is a
-// documented 64-bit value or host text; never a count.
-void ExpectNumberRule(const Value& v, const std::string& key, const std::string& where) {
-  switch (v.kind_case()) {
-    case Value::kStringValue:
-      if (DecimalInteger(v.string_value())) {
-        EXPECT_TRUE(SixtyFourBit(key) || HostText(key))
-            << where << ": \"" << key << "\" is the string \"" << v.string_value()
-            << "\": a count or a pid must be a JSON number";
-      }
-      break;
-    case Value::kStructValue:
-      for (const auto& [k, child] : v.struct_value().fields()) {
-        ExpectNumberRule(child, k, where + "." + k);
-      }
-      break;
-    case Value::kListValue:
-      for (int i = 0; i < v.list_value().values_size(); ++i) {
-        ExpectNumberRule(v.list_value().values(i), key, where + "[" + std::to_string(i) + "]");
-      }
-      break;
-    default: break;
-  }
-}
-
-// Escaped text keeps every output byte printable ASCII.
-void ExpectAscii(const std::string& text) {
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    ASSERT_TRUE(c == '\n' || (u >= 0x20 && u < 0x7f)) << "byte " << static_cast<int>(u);
-  }
-}
-
-// A --json success: one document on standard output, keeping the rules, and
-// nothing but JSON lines on standard error.
-Value ExpectJsonOutput(const CommandResult& r, const std::string& what) {
-  EXPECT_TRUE(r.started && !r.timed_out) << Describe(r);
-  Document d = ParseDocument(r.out);
-  EXPECT_TRUE(d.ok) << what << ": standard output is not one JSON document: " << d.why << "\n"
-                    << r.out;
-  ExpectAscii(r.out);
-  ExpectNumberRule(d.value, "", what);
-  std::istringstream err(r.err);
-  for (std::string line; std::getline(err, line);) {
-    EXPECT_TRUE(ParseDocument(line).ok) << what << ": standard error is not JSON: " << line;
-  }
-  return d.value;
-}
+using live::kSource;
+using namespace live::json;  // json_cli_fixture.h
 
 // ---- Each command's --json: one document, numbers, escaped text ------------
 
@@ -452,96 +324,5 @@ TEST(JsonCli, ALabRunIsOneDocumentWithItsChecksAsSummaries) {
   EXPECT_TRUE(At(v, {"checks", 0, "resolve", "fingerprint", "boot_of_file"}).bool_value())
       << r.out;
 }
-
-// ---- Failures under --json -------------------------------------------------
-
-// Every line of standard error is a JSON object; the last names the failure
-// and the exit status the command returned.
-void ExpectJsonFailure(const CommandResult& r, int status, const std::string& what) {
-  ASSERT_TRUE(r.started && !r.timed_out) << Describe(r);
-  EXPECT_EQ(r.exit_code, status) << what << "\n" << Describe(r);
-  ASSERT_FALSE(r.err.empty()) << what;
-  std::istringstream err(r.err);
-  Value last;
-  for (std::string line; std::getline(err, line);) {
-    Document d = ParseDocument(line);
-    ASSERT_TRUE(d.ok) << what << ": standard error is not JSON: " << line;
-    last = d.value;
-  }
-  EXPECT_FALSE(Text(At(last, {"error"})).empty()) << what << ": " << r.err;
-  EXPECT_EQ(At(last, {"exit_status"}).number_value(), status) << what << ": " << r.err;
-  ExpectAscii(r.err);
-}
-
-// A run that fails under --json ends with its failure as the last line of
-// standard error, every warning before it, even one given after the failure
-// was found: diff of a cut file (the damage, then "the order looks
-// reversed"), verify of a cut file and then one that keeps environment
-// values (the damage, then the kept values' warning).
-TEST(JsonCli, AFailureIsTheLastLineOfStandardErrorItsWarningsBeforeIt) {
-  TempDir dir("json");
-  const std::string cut = dir.File("cut.ptape");
-  const std::string whole = FileBytes(kBaseline);
-  WriteFile(cut, whole.substr(0, whole.size() - 100));
-  const std::string kept = dir.File("kept.ptape");
-  const CommandResult captured = Proctape(
-      {"capture", "--root", std::to_string(::getpid()), "--env", "keep", "-o", kept});
-  ASSERT_EQ(captured.exit_code, 0) << Describe(captured);
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"diff", kBaseline, cut, "--json"},
-        std::vector<std::string>{"verify", cut, kept, "--json"}}) {
-    const CommandResult r = Proctape(args);
-    std::string what;
-    for (const std::string& a : args) what += a + " ";
-    EXPECT_EQ(r.exit_code, 13) << what << "\n" << Describe(r);
-    std::istringstream err(r.err);
-    std::vector<Value> lines;
-    for (std::string line; std::getline(err, line);) {
-      Document d = ParseDocument(line);
-      ASSERT_TRUE(d.ok) << what << ": standard error is not JSON: " << line;
-      lines.push_back(d.value);
-    }
-    ASSERT_FALSE(lines.empty()) << what;
-    std::size_t warnings = 0;
-    bool failed = false;
-    for (const Value& line : lines) {
-      const bool is_warning = !Text(At(line, {"warning"})).empty();
-      warnings += is_warning ? 1 : 0;
-      EXPECT_FALSE(failed && is_warning) << what << ": a warning after the failure\n" << r.err;
-      failed = failed || !Text(At(line, {"error"})).empty();
-    }
-    EXPECT_GE(warnings, 1u) << what << ": the warning this case is about\n" << r.err;
-    EXPECT_FALSE(Text(At(lines.back(), {"error"})).empty()) << what << "\n" << r.err;
-    EXPECT_EQ(At(lines.back(), {"exit_status"}).number_value(), 13) << what << "\n" << r.err;
-  }
-}
-
-TEST(JsonCli, EveryFailureUnderJsonIsAJsonObjectOnStandardError) {
-  TempDir dir("json");
-  const std::string truncated = dir.File("truncated.ptape");
-  const std::string whole = FileBytes(kExitedUnshare);
-  WriteFile(truncated, whole.substr(0, whole.size() - 100));
-  const std::string missing = dir.File("missing.ptape");
-
-  ExpectJsonFailure(Proctape({"tree", missing, "--json"}), 10, "tree of a missing file");
-  ExpectJsonFailure(Proctape({"tree", kPlainUnshare, "--frame", "9", "--json"}), 2,
-                    "tree of a frame the file does not hold");
-  ExpectJsonFailure(Proctape({"tree", truncated, "--json"}), 13, "tree of a truncated file");
-  ExpectJsonFailure(Proctape({"diff", kPlainUnshare, "--frames", "0", "9", "--json"}), 2,
-                    "diff of a frame the file does not hold");
-  ExpectJsonFailure(Proctape({"diff", missing, kPlainUnshare, "--json"}), 10,
-                    "diff of a missing file");
-  ExpectJsonFailure(Proctape({"show", missing, "--json"}), 10, "show of a missing file");
-  ExpectJsonFailure(Proctape({"show", truncated, "--json"}), 13, "show of a truncated file");
-  ExpectJsonFailure(Proctape({"lab", "--record", dir.File("lab.ptape"), "--json"}), 2,
-                    "lab without a scenario");
-  ExpectJsonFailure(
-      Proctape({"lab", "no-such-scenario", "--record", dir.File("lab.ptape"), "--json"}), 2,
-      "lab of an unknown scenario");
-  ExpectJsonFailure(Proctape({"resolve", "--token", "t", "--json"}), 2, "resolve without a root");
-  ExpectJsonFailure(Proctape({"liveness", "--pid", "2147483647", "--start", "1", "--json"}), 2,
-                    "liveness of a pid above pid_max");
-}
-
 }  // namespace
 }  // namespace proctape

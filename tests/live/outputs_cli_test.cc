@@ -1,8 +1,8 @@
 // The one rule for every file proctape writes (docs/cli/outputs.md), from the
 // binary, for every command that writes one: capture -o, fingerprint -o,
 // export -o (a file, and a proc-dir directory), resolve and liveness
-// --record, lab --record, corpus check --junit; and corpus add's corpus. One
-// test per rule, each run for every writer:
+// --record, lab --record, corpus check --junit (output_writers.h). One test
+// per rule, each run for every writer:
 //   - an existing output without --force: exit 10, nothing changed, nothing
 //     left beside it, nothing run (the lab starts no process);
 //   - --force replaces it whole;
@@ -11,62 +11,27 @@
 //   - a missing directory, an unwritable one (as nobody): refused first;
 //   - a temporary left by an earlier run blocks nothing;
 //   - an empty path, and --force without a file to replace: usage errors;
-//   - an interrupt leaves nothing (capture: a complete file of the frames
-//     done, exit 130).
+// and the output options every such command shares (--output and --out, no
+// binary file on a terminal). An interrupt is outputs_interrupt_cli_test.cc's;
+// corpus add's corpus is outputs_corpus_cli_test.cc's.
 // Every process a test starts is its own child, ended by its pid.
 #include <gtest/gtest.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "format/chunk_reader.h"
 #include "format/reader.h"
 #include "tests/live/files.h"
-#include "tests/live/json_document.h"
 #include "tests/live/output_writers.h"
+#include "tests/live/outputs_cli_fixture.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live {
 namespace {
 
-const std::string kCorpus = SourceCorpus();
-const std::string kRecording = CorpusRecording();
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// How a command is run: in `cwd`, with TMPDIR=`tmpdir` (the lab's private
-// directory goes there), as root or as nobody.
-struct Invocation {
-  std::string cwd = "/";
-  std::string tmpdir = "/tmp";
-  bool nobody = false;
-};
-
-std::vector<std::string> Argv(const Invocation& how, const std::vector<std::string>& args) {
-  std::vector<std::string> argv;
-  if (how.nobody) {
-    argv = {FindOnPath("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups"};
-  }
-  argv.insert(argv.end(), {"/usr/bin/env", "-C", how.cwd, "TMPDIR=" + how.tmpdir, PROCTAPE_BINARY});
-  argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
-}
-
-CommandResult RunProctape(const Invocation& how, const std::vector<std::string>& args) {
-  return RunCommand(Argv(how, args), 120'000);
-}
+using namespace outputs;  // outputs_cli_fixture.h
 
 class OutputRules : public ::testing::TestWithParam<Writer> {
  protected:
@@ -316,287 +281,6 @@ TEST(OutputOptions, ABinaryFileIsNeverWrittenToATerminal) {
   CommandResult r = OnATerminal({"export", kRecording, "--format", "dot"});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_TRUE(Has(r.out, "digraph proctape")) << r.out;
-}
-
-// ---- Interrupted ----------------------------------------------------------------
-
-// Complete frames readable so far from a file being written.
-int CompleteFrames(const std::string& path) {
-  FormatError err;
-  auto reader = ChunkReader::Open(path, &err);
-  if (!reader) return 0;
-  v1::Chunk chunk;
-  int frames = 0;
-  while (reader->Next(&chunk) == ChunkReader::Result::kChunk) {
-    if (chunk.has_frame() && chunk.frame().complete()) ++frames;
-  }
-  return frames;
-}
-
-// Starts `args` as a child of this test; its stderr goes to `err_path`.
-pid_t Start(const Invocation& how, const std::vector<std::string>& args, const std::string& err_path) {
-  int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  std::string error;
-  pid_t pid = SpawnChild(Argv(how, args), -1, err_fd, &error);
-  if (err_fd >= 0) ::close(err_fd);
-  EXPECT_GT(pid, 0) << error;
-  return pid;
-}
-
-// Polls `ready` every 10 ms for at most 60 s.
-bool WaitFor(const std::function<bool()>& ready) {
-  for (int i = 0; i < 6000; ++i) {
-    if (ready()) return true;
-    ::usleep(10'000);
-  }
-  return false;
-}
-
-int Reap(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return status;
-}
-
-TEST(OutputInterrupts, CaptureInterruptedFinishesItsFileWithTheFramesDone) {
-  TempDir dir("outputs-int");
-  TempDir logs("outputs-log");
-  Invocation how;
-  how.cwd = dir.path();
-  const std::string out = dir.File("frames.ptape");
-  pid_t pid = Start(how, {"capture", "--root", SelfPid(), "-o", out, "--frames", "100000",
-                          "--interval", "20"},
-                    logs.File("err"));
-  ASSERT_GT(pid, 0);
-  std::string partial;
-  const bool two = WaitFor([&] {
-    std::vector<std::string> temporaries = TemporariesOf(dir.path(), "frames.ptape");
-    partial = temporaries.size() == 1 ? dir.File(temporaries[0]) : "";
-    return !partial.empty() && CompleteFrames(partial) >= 2;
-  });
-  ::kill(pid, SIGINT);  // our unreaped child: the pid is its own
-  const int status = Reap(pid);
-  ASSERT_TRUE(two) << "no temporary with two frames within 60 s";
-  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 130);
-  EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{"frames.ptape"});
-  Snapshot snap;
-  FormatError read = ReadSnapshot(out, &snap);
-  ASSERT_TRUE(read.ok()) << read.message;
-  ASSERT_TRUE(snap.footer.has_value());
-  EXPECT_GE(snap.frames.size(), 2u);
-  EXPECT_LT(snap.frames.size(), 100000u);
-  for (const v1::Frame& f : snap.frames) EXPECT_TRUE(f.complete());
-  const std::string err = FileBytes(logs.File("err"));
-  EXPECT_TRUE(Has(err, "interrupted by SIGINT after " + std::to_string(snap.frames.size()) +
-                           " frames of 100000"))
-      << err;
-}
-
-TEST(OutputInterrupts, ResolveInterruptedLeavesNoRecording) {
-  TempDir dir("outputs-int");
-  TempDir logs("outputs-log");
-  Invocation how;
-  how.cwd = dir.path();
-  // No sandbox beneath the test: the resolver retries until its deadline.
-  pid_t pid = Start(how, {"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms",
-                          "60000", "--record", dir.File("r.ptape")},
-                    logs.File("err"));
-  ASSERT_GT(pid, 0);
-  // The frame before the check is in the temporary: the check is running.
-  const bool recording = WaitFor([&] {
-    for (const std::string& name : Entries(dir.path())) {
-      if (CompleteFrames(dir.File(name)) >= 1) return true;
-    }
-    return false;
-  });
-  ::kill(pid, SIGINT);
-  const int status = Reap(pid);
-  ASSERT_TRUE(recording) << "no recording begun within 60 s";
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
-  EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{});
-}
-
-// The last line of `err` as a JSON object: an interrupt's failure under
-// --json, with its message and exit status.
-void ExpectJsonInterrupt(const std::string& err, const std::string& command) {
-  std::vector<std::string> lines;
-  for (std::size_t at = 0; at < err.size();) {
-    std::size_t end = err.find('\n', at);
-    if (end == std::string::npos) end = err.size();
-    lines.push_back(err.substr(at, end - at));
-    at = end + 1;
-  }
-  ASSERT_FALSE(lines.empty()) << command << ": an interrupt under --json says so";
-  for (const std::string& line : lines) {
-    EXPECT_TRUE(ParseJsonDocument(line).ok) << "standard error under --json is JSON: " << line;
-  }
-  const JsonDocument d = ParseJsonDocument(lines.back());
-  ASSERT_TRUE(d.ok) << err;
-  const auto& fields = d.value.struct_value().fields();
-  EXPECT_TRUE(fields.count("command") && fields.at("command").string_value() == command) << err;
-  EXPECT_TRUE(fields.count("error") &&
-              fields.at("error").string_value().find("interrupted by SIGINT") == 0)
-      << err;
-  EXPECT_TRUE(fields.count("exit_status") && fields.at("exit_status").number_value() == 130)
-      << err;
-}
-
-TEST(OutputInterrupts, CaptureInterruptedUnderJsonFailsInJsonWithItsFileFinished) {
-  TempDir dir("outputs-int");
-  TempDir logs("outputs-log");
-  Invocation how;
-  how.cwd = dir.path();
-  const std::string out = dir.File("frames.ptape");
-  pid_t pid = Start(how, {"capture", "--root", SelfPid(), "-o", out, "--frames", "100000",
-                          "--interval", "20", "--json"},
-                    logs.File("err"));
-  ASSERT_GT(pid, 0);
-  const bool two = WaitFor([&] {
-    std::vector<std::string> temporaries = TemporariesOf(dir.path(), "frames.ptape");
-    return temporaries.size() == 1 && CompleteFrames(dir.File(temporaries[0])) >= 2;
-  });
-  ::kill(pid, SIGINT);  // our unreaped child: the pid is its own
-  const int status = Reap(pid);
-  ASSERT_TRUE(two) << "no temporary with two frames within 60 s";
-  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 130);
-  Snapshot snap;
-  FormatError read = ReadSnapshot(out, &snap);
-  EXPECT_TRUE(read.ok()) << "the file is finished: " << read.message;
-  ExpectJsonInterrupt(FileBytes(logs.File("err")), "capture");
-}
-
-TEST(OutputInterrupts, ResolveInterruptedUnderJsonFailsInJsonAndLeavesNoRecording) {
-  TempDir dir("outputs-int");
-  TempDir logs("outputs-log");
-  Invocation how;
-  how.cwd = dir.path();
-  // No sandbox beneath the test: the resolver retries until its deadline.
-  pid_t pid = Start(how, {"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms",
-                          "60000", "--record", dir.File("r.ptape"), "--json"},
-                    logs.File("err"));
-  ASSERT_GT(pid, 0);
-  const bool recording = WaitFor([&] {
-    for (const std::string& name : Entries(dir.path())) {
-      if (CompleteFrames(dir.File(name)) >= 1) return true;
-    }
-    return false;
-  });
-  ::kill(pid, SIGINT);
-  const int status = Reap(pid);
-  ASSERT_TRUE(recording) << "no recording begun within 60 s";
-  // Ended by the signal, as without --json: a shell says 130.
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
-  EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{});
-  ExpectJsonInterrupt(FileBytes(logs.File("err")), "resolve");
-}
-
-TEST(OutputInterrupts, LabInterruptedRemovesItsDirectoryAndItsRecording) {
-  if (std::string why = SandboxUnavailable(SandboxKind::kUnshare); !why.empty()) {
-    GTEST_SKIP() << why;
-  }
-  TempDir dir("outputs-int");
-  TempDir tmp("outputs-tmp");
-  TempDir logs("outputs-log");
-  Invocation how;
-  how.cwd = dir.path();
-  how.tmpdir = tmp.path();
-  // never-exec keeps the resolver retrying for its whole deadline.
-  pid_t pid = Start(how, {"lab", "never-exec", "--record", dir.File("x.ptape"), "--deadline-ms",
-                          "60000"},
-                    logs.File("err"));
-  ASSERT_GT(pid, 0);
-  std::vector<std::pair<pid_t, std::uint64_t>> seen;
-  const bool staged = WaitFor([&] {
-    seen.clear();
-    for (pid_t p : Descendants(pid)) {
-      if (auto st = ReadStat(p)) seen.emplace_back(p, st->start_ticks);
-    }
-    bool recording = false;
-    for (const std::string& name : Entries(dir.path())) {
-      recording |= CompleteFrames(dir.File(name)) >= 1;
-    }
-    return seen.size() >= 4 && recording && !Entries(tmp.path()).empty();
-  });
-  ::kill(pid, SIGINT);
-  const int status = Reap(pid);
-  ASSERT_TRUE(staged) << "the lab did not stage and begin recording within 60 s";
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
-  EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{}) << "the recording's temporary";
-  EXPECT_EQ(Entries(tmp.path()), std::vector<std::string>{}) << "the lab's private directory";
-  for (const auto& [p, start] : seen) {
-    EXPECT_TRUE(WaitFor([&, p = p, start = start] {
-      std::optional<ProcStat> st = ReadStat(p);
-      return !st || st->start_ticks != start || st->state == 'Z' || st->state == 'X';
-    })) << "pid " << p << " still runs";
-  }
-}
-
-// ---- The corpus ------------------------------------------------------------------
-
-TEST(CorpusOutputs, ACorpusWhoseDirectoryIsMissingIsRefusedBeforeAnyWork) {
-  TempDir dir("outputs-corpus");
-  const std::string corpus = dir.File("nope/corpus");
-  CommandResult r = Proctape({"corpus", "add", kRecording, "--corpus", corpus});
-  EXPECT_EQ(r.exit_code, 10) << Describe(r);
-  EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_TRUE(Has(r.err, "cannot create the corpus " + corpus + ": its directory " +
-                             dir.File("nope") + " does not exist"))
-      << r.err;
-  EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{});
-}
-
-TEST(CorpusOutputs, AManifestThatIsALinkIsRefusedAndItsTargetUntouched) {
-  TempDir dir("outputs-corpus");
-  ASSERT_EQ(::mkdir(dir.File("corpus").c_str(), 0755), 0);
-  WriteFile(dir.File("elsewhere"), "");
-  ASSERT_EQ(::symlink(dir.File("elsewhere").c_str(), dir.File("corpus/MANIFEST").c_str()), 0);
-  CommandResult r = Proctape({"corpus", "add", kRecording, "--corpus", dir.File("corpus")});
-  EXPECT_EQ(r.exit_code, 10) << Describe(r);
-  EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_TRUE(Has(r.err, dir.File("corpus/MANIFEST") + " is a symbolic link: refused")) << r.err;
-  EXPECT_EQ(FileBytes(dir.File("elsewhere")), "");
-  EXPECT_EQ(Entries(dir.File("corpus")), std::vector<std::string>{"MANIFEST"});
-}
-
-TEST(CorpusOutputs, AnUnwritableCorpusIsRefusedBeforeTheRecordingIsReplayed) {
-  if (::geteuid() != 0 || FindOnPath("setpriv").empty()) {
-    GTEST_SKIP() << "needs root and setpriv to run as nobody";
-  }
-  TempDir dir("outputs-corpus");
-  ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);
-  ASSERT_EQ(::mkdir(dir.File("corpus").c_str(), 0755), 0);
-  Invocation how;
-  how.nobody = true;
-  CommandResult r = RunProctape(how, {"corpus", "add", kRecording, "--corpus", dir.File("corpus")});
-  EXPECT_EQ(r.exit_code, 10) << Describe(r);
-  EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_TRUE(Has(r.err, "cannot write in the corpus " + dir.File("corpus") +
-                             ": Permission denied"))
-      << r.err;
-  EXPECT_EQ(Entries(dir.File("corpus")), std::vector<std::string>{});
-}
-
-TEST(CorpusOutputs, TheCorpusIsNamedByCorpusInAddCheckAndList) {
-  TempDir dir("outputs-corpus");
-  const std::string corpus = dir.File("c");
-  CommandResult r = Proctape({"corpus", "add", kRecording, "--corpus", corpus, "--name", "one"});
-  ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  r = Proctape({"corpus", "list", "--corpus", corpus});
-  EXPECT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_TRUE(StartsWith(r.out, "one ")) << r.out;
-  r = Proctape({"corpus", "check", "--corpus", corpus});
-  EXPECT_EQ(r.exit_code, 0) << Describe(r);
-  // The positional DIR of check and list is the same option's shorthand.
-  EXPECT_EQ(Proctape({"corpus", "list", corpus}).out, Proctape({"corpus", "list", "--corpus", corpus}).out);
-  for (const char* command : {"check", "list"}) {
-    r = Proctape({"corpus", command, corpus, "--corpus", corpus});
-    EXPECT_EQ(r.exit_code, 2) << command << ": " << Describe(r);
-    EXPECT_TRUE(OneLine(r.err)) << r.err;
-  }
-  r = Proctape({"corpus", "add", kRecording, "--corpus", ""});
-  EXPECT_EQ(r.exit_code, 2) << Describe(r);
 }
 
 }  // namespace

@@ -3,9 +3,10 @@
 // back whole with its header, the frames taken before and after, the tape of
 // every call the resolver made, and the request and verdict; the tape has the
 // resolver's shape; the token entry is kept verbatim while every other environ
-// value is starred, and a secret in the sandbox's environment is in no
-// decompressed byte of the file; an existing file is never replaced without
-// --force. Every process a test starts is ended by its pid (sandbox.h).
+// value is starred. The secret, the liveness recording and where a recording
+// goes are record_secret_, record_liveness_ and record_outputs_live_test.cc;
+// the sandbox is record_live_fixture.h's. Every process a test starts is ended
+// by its pid (sandbox.h).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -23,6 +24,7 @@
 
 #include "format/reader.h"
 #include "tests/live/files.h"
+#include "tests/live/record_live_fixture.h"
 #include "tests/live/sandbox.h"
 
 #ifndef PROCTAPE_BINARY
@@ -39,15 +41,10 @@ using live::FileBytes;
 using live::FileId;
 using live::StartsWith;
 using live::StatOf;
-using live::WriteFile;
-using live::DecompressedChunks;
-using live::Entries;
 using live::FindRecord;
-using live::TempDir;
-using live::Sandbox;
 using live::SandboxKind;
-
-constexpr char kSecretVar[] = "PROCTAPE_RECORD_TEST_SECRET";
+using live::kSecretVar;
+using live::RecordLiveTest;
 
 using live::Proctape;
 
@@ -88,38 +85,6 @@ std::vector<std::int64_t> ChainToRoot(pid_t pid, pid_t root) {
   }
   return {};
 }
-
-class RecordLiveTest : public ::testing::TestWithParam<SandboxKind> {
- protected:
-  void SetUp() override {
-    std::string why = live::SandboxUnavailable(GetParam());
-    if (!why.empty()) GTEST_SKIP() << why;
-    ASSERT_FALSE(dir_.path().empty());
-    // The secret is in the environment the sandbox tool is exec'd with (and so
-    // in its shell's and the sleep's), and in no other process of ours: it is
-    // unset again before proctape runs. (setenv does not change the test's own
-    // /proc/self/environ, which is the block it was exec'd with.)
-    secret_ = live::RandomHex(32);
-    ASSERT_EQ(::setenv(kSecretVar, secret_.c_str(), 1), 0);
-    std::string error;
-    sandbox_ = Sandbox::Start(GetParam(), live::RandomHex(16), &error);
-    ::unsetenv(kSecretVar);
-    ASSERT_NE(sandbox_, nullptr) << error;
-    std::optional<std::string> env = live::ReadProc(sandbox_->sleep_pid(), "environ");
-    ASSERT_TRUE(env.has_value());
-    ASSERT_NE(env->find(std::string(kSecretVar) + "=" + secret_), std::string::npos)
-        << "the sandbox's sleep did not inherit the secret";
-  }
-
-  std::string Root() const { return std::to_string(sandbox_->app_server()); }
-  std::string Pid() const { return std::to_string(sandbox_->sleep_pid()); }
-  std::string Start() const { return std::to_string(sandbox_->sleep_start()); }
-  std::string TokenEntry() const { return "PROCTAPE_TOKEN=" + sandbox_->token(); }
-
-  TempDir dir_;
-  std::string secret_;
-  std::unique_ptr<Sandbox> sandbox_;
-};
 
 TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
   const std::string file = dir_.File("resolve.ptape");
@@ -358,155 +323,12 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
   EXPECT_NE(v.out.find(": intact: "), std::string::npos) << Describe(v);
 }
 
-// Section 4 for recordings: the secret in the sandbox's environment (the
-// shell's, the sandbox tool's and the sleep's, all in the frames; the sleep's
-// in the tape too) is in no decompressed byte of the file.
-TEST_P(RecordLiveTest, NoDecompressedByteOfTheRecordingHoldsTheSandboxSecret) {
-  const std::string file = dir_.File("secret.ptape");
-  CommandResult r =
-      Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--record", file});
-  ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_EQ(r.out.find(secret_), std::string::npos);
-  EXPECT_EQ(r.err.find(secret_), std::string::npos);
-
-  FormatError err;
-  std::vector<std::string> chunks = DecompressedChunks(file, &err);
-  ASSERT_TRUE(err.ok()) << err.message;
-  // Header, frame 0 (one part or more), tape, frame 1, resolution, footer.
-  ASSERT_GE(chunks.size(), 6u);
-  const std::string starred = std::string(kSecretVar) + "=" + std::string(secret_.size(), '*');
-  std::size_t starred_chunks = 0;
-  for (std::size_t i = 0; i < chunks.size(); ++i) {
-    EXPECT_EQ(chunks[i].find(secret_), std::string::npos) << "secret in chunk " << i;
-    if (chunks[i].find(starred) != std::string::npos) ++starred_chunks;
-  }
-  // Frame 0 and the tape hold the variable, value starred (frame 1 may refer
-  // to frame 0's copy of an identical environ).
-  EXPECT_GE(starred_chunks, 2u);
-  EXPECT_EQ(FileBytes(file).find(secret_), std::string::npos);
-
-  // The token, by contrast, is kept verbatim where it was read.
-  Snapshot snap;
-  ASSERT_TRUE(ReadSnapshot(file, &snap).ok());
-  bool token_in_tape = false;
-  for (const v1::Observation& o : snap.observations) {
-    if (o.has_read_file() && o.read_file().file() == v1::PROC_FILE_ENVIRON &&
-        o.read_file().result().data().find(TokenEntry()) != std::string::npos) {
-      token_in_tape = true;
-    }
-  }
-  EXPECT_TRUE(token_in_tape);
-}
-
-TEST_P(RecordLiveTest, LivenessRecordHoldsOneStatReadAndAnAliveVerdict) {
-  const std::string file = dir_.File("liveness.ptape");
-  CommandResult r =
-      Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--record", file});
-  ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_TRUE(StartsWith(r.out, "ALIVE")) << Describe(r);
-
-  Snapshot snap;
-  FormatError err = ReadSnapshot(file, &snap);
-  ASSERT_TRUE(err.ok()) << err.message;
-  EXPECT_EQ(snap.header.redaction().environ(), v1::RedactionPolicy::ENVIRON_REDACTED);
-  EXPECT_EQ(snap.header.redaction().kept_entries_size(), 0);
-  ASSERT_EQ(snap.frames.size(), 2u);
-  EXPECT_NE(FindRecord(snap.frames[0], sandbox_->sleep_pid()), nullptr);
-  EXPECT_NE(FindRecord(snap.frames[1], sandbox_->sleep_pid()), nullptr);
-  ASSERT_EQ(snap.resolutions.size(), 1u);
-  const v1::Resolution& res = snap.resolutions[0];
-  ASSERT_TRUE(res.has_liveness());
-  EXPECT_EQ(res.liveness().pid(), sandbox_->sleep_pid());
-  EXPECT_EQ(res.liveness().start_ticks(), sandbox_->sleep_start());
-  ASSERT_TRUE(res.has_liveness_verdict());
-  EXPECT_EQ(res.liveness_verdict().status(), v1::LivenessVerdict::ALIVE)
-      << res.liveness_verdict().detail();
-  EXPECT_EQ(res.first_observation(), 0u);
-  EXPECT_EQ(res.observation_count(), 1u);
-  ASSERT_EQ(snap.observations.size(), 1u);
-  const v1::Observation& o = snap.observations[0];
-  EXPECT_EQ(o.index(), 0u);
-  ASSERT_TRUE(o.has_read_file());
-  EXPECT_EQ(o.read_file().pid(), sandbox_->sleep_pid());
-  EXPECT_EQ(o.read_file().file(), v1::PROC_FILE_STAT);
-  EXPECT_EQ(o.read_file().result().err(), 0);
-  EXPECT_EQ(o.read_file().result().bound(), 4096u);
-  EXPECT_TRUE(StartsWith(o.read_file().result().data(), Pid() + " (sleep) S "))
-      << o.read_file().result().data();
-  EXPECT_GE(o.mono_ns(), res.start_mono_ns());
-  EXPECT_LE(o.mono_ns(), res.end_mono_ns());
-  EXPECT_LE(snap.frames[0].scan_end_mono_ns(), res.start_mono_ns());
-  EXPECT_GE(snap.frames[1].scan_start_mono_ns(), res.end_mono_ns());
-}
-
-TEST_P(RecordLiveTest, ExistingFileIsNotReplacedWithoutForce) {
-  const std::string file = dir_.File("existing.ptape");
-  const std::string original = "not a capture: must survive\n";
-  WriteFile(file, original);
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"resolve", "--root", Root(), "--token", sandbox_->token(), "--record", file},
-           {"liveness", "--pid", Pid(), "--start", Start(), "--record", file}}) {
-    CommandResult r = Proctape(args);
-    ASSERT_TRUE(r.started) << r.error;
-    EXPECT_EQ(r.exit_code, 10) << args[0] << ": " << Describe(r);
-    EXPECT_TRUE(r.out.empty()) << args[0] << ": a verdict was printed: " << Describe(r);
-    EXPECT_TRUE(StartsWith(r.err, "proctape: --record '" + file + "': exists: refused (use --force")) << Describe(r);
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
-    EXPECT_EQ(FileBytes(file), original) << args[0];
-    EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"existing.ptape"}) << args[0];
-  }
-
-  // A symbolic link is refused even with --force; its target is untouched.
-  const std::string target = dir_.File("target");
-  const std::string link = dir_.File("link.ptape");
-  WriteFile(target, original);
-  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
-  CommandResult sym = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(),
-                                "--record", link, "--force"});
-  EXPECT_EQ(sym.exit_code, 10) << Describe(sym);
-  EXPECT_TRUE(sym.out.empty()) << Describe(sym);
-  EXPECT_EQ(FileBytes(target), original);
-
-  // With --force the file is replaced by a whole recording.
-  CommandResult forced = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(),
-                                   "--record", file, "--force"});
-  EXPECT_EQ(forced.exit_code, 0) << Describe(forced);
-  Snapshot snap;
-  FormatError err = ReadSnapshot(file, &snap);
-  EXPECT_TRUE(err.ok()) << err.message;
-  EXPECT_EQ(snap.resolutions.size(), 1u);
-}
-
-// `--record -` writes the file to standard output; the verdict then goes to
-// standard error so that the file stays whole.
-TEST_P(RecordLiveTest, RecordToStandardOutputKeepsTheVerdictOutOfTheFile) {
-  CommandResult r =
-      Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--record", "-"});
-  ASSERT_EQ(r.exit_code, 0) << "exit " << r.exit_code << " stderr: " << r.err;
-  EXPECT_TRUE(StartsWith(r.err, "RESOLVED host pid " + Pid() + ",")) << r.err;
-  const std::string file = dir_.File("stdout.ptape");
-  WriteFile(file, r.out);
-  Snapshot snap;
-  FormatError err = ReadSnapshot(file, &snap);
-  ASSERT_TRUE(err.ok()) << err.message;
-  ASSERT_EQ(snap.resolutions.size(), 1u);
-  EXPECT_EQ(snap.resolutions[0].verdict().pid(), sandbox_->sleep_pid());
-
-  CommandResult alive =
-      Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--record", "-", "--json"});
-  ASSERT_EQ(alive.exit_code, 0) << "exit " << alive.exit_code << " stderr: " << alive.err;
-  EXPECT_NE(alive.err.find("\"status\":\"ALIVE\""), std::string::npos) << alive.err;
-  WriteFile(file, alive.out);
-  err = ReadSnapshot(file, &snap);
-  ASSERT_TRUE(err.ok()) << err.message;
-  ASSERT_EQ(snap.resolutions.size(), 1u);
-  EXPECT_EQ(snap.resolutions[0].liveness_verdict().status(), v1::LivenessVerdict::ALIVE);
-}
-
 std::string ParamName(const ::testing::TestParamInfo<SandboxKind>& param) {
   return live::SandboxName(param.param);
 }
 
+// Every RecordLiveTest, those of record_secret_, record_liveness_ and
+// record_outputs_live_test.cc too, in both sandboxes.
 INSTANTIATE_TEST_SUITE_P(RecordLive, RecordLiveTest,
                          ::testing::Values(SandboxKind::kUnshare, SandboxKind::kBwrap),
                          ParamName);

@@ -6,16 +6,14 @@
 //     namespace with an empty tmpfs over /proc) the output is byte-identical;
 //     after the sleep has been ended it is still REPRODUCED, byte-identical;
 //   - section 5: replaying the same file twice gives byte-identical output,
-//     human and --json; replay is clean under valgrind; a file recorded on
-//     this kernel and committed to the repository (tests/data/replay/)
-//     replays to its committed output on any machine.
+//     human and --json; replay is clean under valgrind. The files committed
+//     to the repository (tests/data/replay/) are replay_corpus_live_test.cc's.
 // Every process a test starts is ended by its pid (sandbox.h).
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -28,6 +26,7 @@
 #include "proto/convert.h"
 #include "replay/replay.h"
 #include "tests/live/files.h"
+#include "tests/live/replay_live_fixture.h"
 #include "tests/live/sandbox.h"
 
 #ifndef PROCTAPE_BINARY
@@ -47,45 +46,12 @@ using live::TempDir;
 using live::Sandbox;
 using live::SandboxKind;
 
+// replay_live_fixture.h: Proctape, RunArgv, ReplayWithProcHidden,
+// HiddenProcUnavailable.
+using namespace live::replay_live;
+
 constexpr int kRecordTimeoutMs = 120'000;  // two whole-host frames on a busy host
-constexpr int kReplayTimeoutMs = 30'000;
 constexpr int kValgrindTimeoutMs = 300'000;
-
-CommandResult RunArgv(std::vector<std::string> argv, int timeout_ms = kReplayTimeoutMs) {
-  return live::RunCommand(argv, timeout_ms);
-}
-
-CommandResult Proctape(std::vector<std::string> args, int timeout_ms = kReplayTimeoutMs) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
-  return RunArgv(args, timeout_ms);
-}
-
-// `proctape replay ARGS...` run in a private mount namespace whose /proc is
-// an empty tmpfs: the host's /proc cannot be read, nor any process's. The
-// shell checks the hiding took (no /proc/self, nothing listed) before it
-// execs proctape; the replay's own exit status and output come through.
-CommandResult ReplayWithProcHidden(const std::vector<std::string>& replay_args) {
-  std::vector<std::string> argv = {
-      live::FindOnPath("unshare"), "--mount", "--propagation", "private", "/bin/sh", "-c",
-      "mount -t tmpfs none /proc || exit 90; test ! -e /proc/self || exit 91; "
-      "test -z \"$(ls -A /proc)\" || exit 92; exec \"$0\" replay \"$@\"",
-      PROCTAPE_BINARY};
-  argv.insert(argv.end(), replay_args.begin(), replay_args.end());
-  return RunArgv(argv);
-}
-
-// Why the hidden-/proc replay cannot run here, or empty.
-std::string HiddenProcUnavailable() {
-#if defined(__SANITIZE_ADDRESS__)
-  // The sanitizer runtime linked into this build's proctape reads
-  // /proc/self/maps at startup and exits without it; the plain build runs
-  // these tests.
-  return "the AddressSanitizer runtime of this build needs /proc itself";
-#endif
-  if (::geteuid() != 0) return "needs root to mount over /proc in a mount namespace";
-  if (live::FindOnPath("unshare").empty()) return "unshare is not installed";
-  return "";
-}
 
 // The one replay of `proctape replay --json` of a file of one resolution
 // (a ReplayReport), parsed by protobuf's own parser.
@@ -390,33 +356,6 @@ TEST_P(ReplayLiveTest, ReplayIsCleanUnderValgrind) {
     EXPECT_TRUE(WithoutJailSyscallWarnings(r.err).empty()) << Describe(r);
     if (extra.empty()) {
       EXPECT_EQ(r.out, normal.out);
-    }
-  }
-}
-
-// Section 5: "files committed to the repo that were captured on this kernel
-// replay identically in CI on another machine": the corpus recorded by
-// tests/data/replay/make_corpus.sh replays, through the binary, to the
-// committed bytes, with this host's /proc hidden too.
-TEST(ReplayLiveCorpus, CommittedRecordingsReplayToTheCommittedBytes) {
-  std::filesystem::path dir =
-      std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "replay";
-  bool hide = HiddenProcUnavailable().empty();
-  for (const char* name : {"resolved", "no-match-5s", "alive", "dead"}) {
-    std::string base = (dir / name).string();
-    std::string txt = FileBytes(base + ".replay.txt");
-    std::string json = FileBytes(base + ".replay.json");
-    ASSERT_FALSE(txt.empty()) << base;
-    for (bool hidden : {false, true}) {
-      if (hidden && !hide) continue;
-      CommandResult r = hidden ? ReplayWithProcHidden({base + ".ptape"})
-                               : Proctape({"replay", base + ".ptape"});
-      EXPECT_EQ(r.exit_code, 0) << name << Describe(r);
-      EXPECT_EQ(r.out, txt) << name << (hidden ? " (/proc hidden)" : "");
-      CommandResult j = hidden ? ReplayWithProcHidden({base + ".ptape", "--json"})
-                               : Proctape({"replay", base + ".ptape", "--json"});
-      EXPECT_EQ(j.exit_code, 0) << name << Describe(j);
-      EXPECT_EQ(j.out, json) << name << (hidden ? " (/proc hidden)" : "");
     }
   }
 }

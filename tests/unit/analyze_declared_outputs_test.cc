@@ -1,7 +1,7 @@
 // Declared outputs in the ownership plan (seed 002, last paragraph), on an
 // in-memory filesystem: "Missing parents now mean that the output is already
 // absent; existing symlink and non-directory parents still fail closed."
-// The live test with a real git checkout is tests/live/ownership_live_test.cc.
+// The live test with a real git checkout is tests/live/declared_outputs_live_test.cc.
 #include "analyze/declared_outputs.h"
 
 #include <gtest/gtest.h>
