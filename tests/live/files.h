@@ -49,7 +49,24 @@ inline CommandResult ProctapeWithinAddressLimit(std::vector<std::string> args, i
   args.insert(args.begin(), {"/usr/bin/prlimit", kAddressSpaceLimit, "--", PROCTAPE_BINARY});
   return RunCommand(args, timeout_ms);
 }
+// The binary run by a shell that gives it `redirect` ("</x", ">/dev/full",
+// "1<>'x.ptape'": shell text, quoted by the caller).
+inline CommandResult ProctapeRedirected(const std::string& redirect,
+                                        const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" " + redirect,
+                                   PROCTAPE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv, 120'000);
+}
 #endif
+
+// The command line as typed, for assertion messages: "proctape ARGS", then
+// `redirect` when there is one.
+inline std::string Shown(const std::vector<std::string>& args, const std::string& redirect = "") {
+  std::string out = "proctape";
+  for (const std::string& a : args) out += " " + a;
+  return redirect.empty() ? out : out + " " + redirect;
+}
 
 // A fresh directory /tmp/proctape-NAME-XXXXXX, removed with everything in it.
 class TempDir {
@@ -100,6 +117,11 @@ inline const v1::ProcessRecord* FindRecord(const v1::Frame& frame, std::int64_t 
 
 inline bool StartsWith(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// `part` is somewhere in `text`.
+inline bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
 }
 
 // Exactly one line: non-empty, one newline, at the end.

@@ -36,23 +36,6 @@ namespace {
 namespace fs = std::filesystem;
 using Argv = std::vector<std::string>;
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// The binary run by a shell that gives it `redirect` ("</x", ">/dev/full").
-CommandResult ProctapeRedirected(const std::string& redirect, const Argv& args) {
-  Argv argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" " + redirect, PROCTAPE_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, 120'000);
-}
-
-std::string Shown(const Argv& args) {
-  std::string out = "proctape";
-  for (const std::string& a : args) out += " " + a;
-  return out;
-}
-
 // ---- An output is never an input --------------------------------------------
 
 // What each case stages in its directory before the run (Made), and the

@@ -31,28 +31,11 @@ namespace {
 namespace fs = std::filesystem;
 using Argv = std::vector<std::string>;
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // 'TEXT' for the shell.
 std::string Quoted(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-// The binary run by a shell that gives it `redirect` ("1<>'x.ptape'").
-CommandResult ProctapeRedirected(const std::string& redirect, const Argv& args) {
-  Argv argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" " + redirect, PROCTAPE_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, 120'000);
-}
-
-std::string Shown(const Argv& args, const std::string& redirect) {
-  std::string out = "proctape";
-  for (const std::string& a : args) out += " " + a;
-  return out + " " + redirect;
 }
 
 // A file inside the --proc-root frame `frame` (an export --format proc-dir):

@@ -24,16 +24,13 @@ namespace {
 
 using live::CommandResult;
 using live::Describe;
+using live::Has;
 using live::Proctape;
 using live::TempDir;
 
 const std::string kSource = PROCTAPE_SOURCE_DIR;
 const std::string kPlainUnshare = kSource + "/corpus/f46add6575430d19.ptape";
 const std::string kAlive = kSource + "/tests/data/replay/alive.ptape";
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST(TextCounts, VerifySumsTheRecordsOfTheFramesAndSaysOneResolution) {
   CommandResult r = Proctape({"verify", kPlainUnshare});
