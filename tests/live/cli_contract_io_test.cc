@@ -49,9 +49,7 @@ class IoContract : public ::testing::TestWithParam<Row> {
  protected:
   void SetUp() override {
     ASSERT_FALSE(dir_.path().empty());
-    fixture_.dir = dir_.path();
-    fixture_.self_pid = SelfPid();
-    fixture_.self_start = SelfStart();
+    fixture_ = FixtureIn(dir_.path());
   }
   std::string Name() const { return "proctape " + NameOf(GetParam().command); }
 

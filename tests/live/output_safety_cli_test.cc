@@ -215,10 +215,7 @@ TEST_P(FullStandardOutput, FailsWithTenAndSaysSoInOneLine) {
   const PrintCase& c = GetParam();
   // A row's command line is made in a fresh directory (it may stage files).
   TempDir dir("outsafe-print");
-  Fixture f;
-  f.dir = dir.path();
-  f.self_pid = SelfPid();
-  f.self_start = SelfStart();
+  const Fixture f = FixtureIn(dir.path());
   Argv args = c.args;
   if (c.row != nullptr) {
     for (const std::string& a : c.row->json(f)) {

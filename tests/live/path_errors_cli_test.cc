@@ -87,9 +87,7 @@ class PathErrors : public ::testing::TestWithParam<PathCase> {
  protected:
   void SetUp() override {
     ASSERT_FALSE(dir_.path().empty());
-    fixture_.dir = dir_.path();
-    fixture_.self_pid = SelfPid();
-    fixture_.self_start = SelfStart();
+    fixture_ = FixtureIn(dir_.path());
   }
   // The value that names nothing: a missing path, an output in a missing
   // directory, or a name no entry has.

@@ -82,10 +82,7 @@ TEST_P(StandardOutputIsAnInput, IsRefusedBeforeAnyWorkAndTheInputStaysWhole) {
   const InputCase& c = GetParam();
   TempDir dir("stdout-input");
   ASSERT_FALSE(dir.path().empty());
-  Fixture f;
-  f.dir = dir.path();
-  f.self_pid = SelfPid();
-  f.self_start = SelfStart();
+  const Fixture f = FixtureIn(dir.path());
   // The input, and the file standard output is put on.
   std::string path, target, what;
   if (!c.input->directory) {
