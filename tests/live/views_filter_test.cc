@@ -9,14 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 #include "tests/unit/views_fixture.h"
 #include "views.pb.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape {
 namespace {
