@@ -27,41 +27,32 @@
 # file (`replay` for explain), peak RSS. Progress goes to stderr.
 # Every process it starts is ended on exit; the work directory is removed.
 set -euo pipefail
+bench_name=analyze_bench
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() {
-  echo "usage: bash bench/analyze_bench.sh BUILD/cli/proctape" >&2
-  echo "       (BENCH_N=\"10000\" BENCH_ROUNDS=5 BENCH_WARMUP=1 BENCH_TMP=/tmp)" >&2
-  exit 2
-}
-[[ $# -eq 1 ]] || usage
-proctape=$1
-[[ -x $proctape && -f $proctape ]] || { echo "analyze_bench: not an executable: $proctape" >&2; exit 2; }
-proctape=$(cd "$(dirname -- "$proctape")" && pwd)/$(basename -- "$proctape")
+[[ $# -eq 1 ]] || usage_error "usage: bash bench/analyze_bench.sh BUILD/cli/proctape" \
+  "       (BENCH_N=\"10000\" BENCH_ROUNDS=5 BENCH_WARMUP=1 BENCH_TMP=/tmp)"
+need_executable "$1"
+proctape=$(absolute "$1")
 bindir=$(cd "$(dirname -- "$proctape")/../bench" && pwd)
 for helper in spawn_idle idle_worker; do
-  [[ -x $bindir/$helper ]] || { echo "analyze_bench: $bindir/$helper not built (cmake --build BUILD)" >&2; exit 2; }
+  need_built "$bindir/$helper" "cmake --build BUILD"
 done
-command -v cc >/dev/null || { echo "analyze_bench: 'cc' is required (Debian: apt-get install gcc)" >&2; exit 2; }
+need_tool cc gcc
 
 bench_n=${BENCH_N:-10000}
 rounds=${BENCH_ROUNDS:-5}
 warmup=${BENCH_WARMUP:-1}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "analyze_bench: BENCH_ROUNDS must be >= 1" >&2; exit 2; }
-[[ $warmup =~ ^[0-9]+$ ]] || { echo "analyze_bench: BENCH_WARMUP must be >= 0" >&2; exit 2; }
-for n in $bench_n; do
-  [[ $n =~ ^[0-9]+$ && $n -le 30000 ]] || { echo "analyze_bench: bad N in BENCH_N: $n" >&2; exit 2; }
-done
+need_count BENCH_ROUNDS "$rounds"
+need_whole BENCH_WARMUP "$warmup"
+need_bench_n 0 30000 "$bench_n"
 
-here=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-analyze-bench.XXXXXX")
+start_work analyze-bench
 spawner=
 ctl_fd=
-bench_name=analyze_bench
 workers_dir=$bindir
 # shellcheck source=bench/idle_workers.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/idle_workers.sh"
-load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
 cleanup() {
   local rc=$?
@@ -71,11 +62,8 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 trap 'exit 129' HUP
 
-source "$here/lib.sh"
 build_timeit "$work"
 
 # name | baseline name | arguments (after the binary); W is the work dir.

@@ -38,37 +38,30 @@
 # stderr). Every process the script starts is ended on exit (trap EXIT); the
 # workers also carry PR_SET_PDEATHSIG, so a killed harness leaves nothing.
 set -euo pipefail
+bench_name=capture_bench
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() {
-  echo "usage: bash bench/capture_bench.sh PATH/TO/proctape" >&2
-  echo "       (BENCH_N=\"100 1000 10000\" BENCH_ROUNDS=7 BENCH_WARMUP=1 BENCH_KEEP=0)" >&2
-  exit 2
-}
-[[ $# -eq 1 ]] || usage
+[[ $# -eq 1 ]] || usage_error "usage: bash bench/capture_bench.sh PATH/TO/proctape" \
+  "       (BENCH_N=\"100 1000 10000\" BENCH_ROUNDS=7 BENCH_WARMUP=1 BENCH_KEEP=0)"
 proctape=$1
 [[ $proctape == */* ]] || proctape=$(command -v -- "$proctape" || true)
-[[ -n $proctape && -x $proctape && -f $proctape ]] || { echo "capture_bench: not an executable: $1" >&2; exit 2; }
-proctape=$(cd "$(dirname -- "$proctape")" && pwd)/$(basename -- "$proctape")
+need_executable "$proctape" "$1"
+proctape=$(absolute "$proctape")
 
 bench_n=${BENCH_N:-100 1000 10000}
 rounds=${BENCH_ROUNDS:-7}
 warmup=${BENCH_WARMUP:-1}
 keep=${BENCH_KEEP:-0}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "capture_bench: BENCH_ROUNDS must be >= 1" >&2; exit 2; }
-[[ $warmup =~ ^[0-9]+$ ]] || { echo "capture_bench: BENCH_WARMUP must be >= 0" >&2; exit 2; }
-for n in $bench_n; do
-  [[ $n =~ ^[1-9][0-9]*$ && $n -le 30000 ]] || { echo "capture_bench: bad N in BENCH_N: $n" >&2; exit 2; }
-done
-for tool in cc tar zstd ps awk sort mkfifo; do
-  command -v "$tool" >/dev/null || { echo "capture_bench: '$tool' is required (Debian: apt-get install $tool)" >&2; exit 2; }
-done
+need_count BENCH_ROUNDS "$rounds"
+need_whole BENCH_WARMUP "$warmup"
+need_bench_n 1 30000 "$bench_n"
+for tool in cc tar zstd ps awk sort mkfifo; do need_tool "$tool"; done
 
 here=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-bench.XXXXXX")
+start_work bench
 bin=$work/bin
 spawner=
 ctl_fd=
-bench_name=capture_bench
 workers_dir=$bin
 # shellcheck source=bench/idle_workers.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/idle_workers.sh"
@@ -77,9 +70,6 @@ raw=
 # is one: on ext4 it takes ~15 s to write.
 raw_parent=$work
 [[ -d /dev/shm && -w /dev/shm ]] && raw_parent=/dev/shm
-
-load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
 cleanup() {
   local rc=$?
@@ -90,8 +80,6 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 # --- Helpers: compiled here, nothing else is built. ---
@@ -112,10 +100,7 @@ else
 fi
 
 # --- Statistics over one column of a timeit result file. ---
-median() { # FILE COLUMN
-  awk -v c="$2" '{print $c}' "$1" | sort -g |
-    awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'
-}
+column_median() { awk -v c="$2" '{print $c}' "$1" | median; }  # FILE COLUMN
 maximum() { awk -v c="$2" 'NR == 1 || $c > m {m = $c} END {print (NR ? m : "nan")}' "$1"; }
 cpu_median() { awk '{print $2 + $3}' "$1" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 # Per-round ratio A/B (same round): "median [min-max]".
@@ -184,11 +169,11 @@ for n in $bench_n; do
   log "N=$n: all $n workers ended and reaped"
 
   procs=$(sed -n 's/.*processes=\([0-9]*\).*/\1/p' "$work/floor.out")
-  floor_med=$(median "$work/n$n.floor" 1)
-  ps_med=$(median "$work/n$n.ps" 1)
+  floor_med=$(column_median "$work/n$n.floor" 1)
+  ps_med=$(column_median "$work/n$n.ps" 1)
   floor_us=$(awk -v t="$floor_med" -v p="$procs" 'BEGIN {printf "%.1f", t / p * 1e6}')
   tar_per=$(awk -v b="$tar_bytes" -v p="$raw_procs" 'BEGIN {printf "%.0f", b / p}')
-  floorall_med=$(median "$work/n$n.floorall" 1)
+  floorall_med=$(column_median "$work/n$n.floorall" 1)
   cap_med=skipped cap_ratio=n/a cap_rss=n/a keep_ratio=n/a cap_rounds=n/a cap_cpu=n/a redacted_bytes=n/a
   cap_all_ratio=n/a
   if ((has_capture)); then
@@ -197,7 +182,7 @@ for n in $bench_n; do
       cap_med="FAILED (exit $bad)"
       log "N=$n: capture failed: $(tail -3 "$work/capture.out" | tr '\n' ' ')"
     else
-      cap_raw=$(median "$work/n$n.capture" 1)
+      cap_raw=$(column_median "$work/n$n.capture" 1)
       cap_med=$(printf '%.4f' "$cap_raw")
       cap_ratio=$(ratio "$cap_raw" "$floor_med")
       cap_all_ratio=$(ratio "$cap_raw" "$floorall_med")

@@ -32,39 +32,31 @@
 # script starts is ended on exit (trap EXIT); the workers also carry
 # PR_SET_PDEATHSIG, so a killed harness leaves nothing behind.
 set -euo pipefail
+bench_name=record_bench
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() {
-  echo "usage: bash bench/record_bench.sh BUILD/bench/record_overhead" >&2
-  echo "       (BENCH_N=\"1000 10000\" BENCH_ROUNDS=11 BENCH_WARMUP=1 BENCH_TMP=/tmp)" >&2
-  exit 2
-}
-[[ $# -eq 1 ]] || usage
-bench=$1
-[[ -x $bench && -f $bench ]] || { echo "record_bench: not an executable: $bench" >&2; exit 2; }
-bench=$(cd "$(dirname -- "$bench")" && pwd)/$(basename -- "$bench")
+[[ $# -eq 1 ]] || usage_error "usage: bash bench/record_bench.sh BUILD/bench/record_overhead" \
+  "       (BENCH_N=\"1000 10000\" BENCH_ROUNDS=11 BENCH_WARMUP=1 BENCH_TMP=/tmp)"
+need_executable "$1"
+bench=$(absolute "$1")
 bindir=$(dirname -- "$bench")
 for helper in spawn_idle idle_worker; do
-  [[ -x $bindir/$helper ]] || { echo "record_bench: $bindir/$helper not built (cmake --build BUILD)" >&2; exit 2; }
+  need_built "$bindir/$helper" "cmake --build BUILD"
 done
 
 bench_n=${BENCH_N:-1000 10000}
 rounds=${BENCH_ROUNDS:-11}
 warmup=${BENCH_WARMUP:-1}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "record_bench: BENCH_ROUNDS must be >= 1" >&2; exit 2; }
-[[ $warmup =~ ^[0-9]+$ ]] || { echo "record_bench: BENCH_WARMUP must be >= 0" >&2; exit 2; }
-for n in $bench_n; do
-  [[ $n =~ ^[0-9]+$ && $n -le 30000 ]] || { echo "record_bench: bad N in BENCH_N: $n" >&2; exit 2; }
-done
+need_count BENCH_ROUNDS "$rounds"
+need_whole BENCH_WARMUP "$warmup"
+need_bench_n 0 30000 "$bench_n"
 
-work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-record-bench.XXXXXX")
+start_work record-bench
 spawner=
 ctl_fd=
-bench_name=record_bench
 workers_dir=$bindir
 # shellcheck source=bench/idle_workers.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/idle_workers.sh"
-load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
 cleanup() {
   local rc=$?
@@ -74,8 +66,6 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }

@@ -27,34 +27,25 @@
 # Then prints a markdown table (stdout; progress and raw output on stderr).
 # Starts no process that outlives it; removes its work directory on exit.
 set -euo pipefail
+bench_name=replay_bench
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() {
-  echo "usage: bash bench/replay_bench.sh BUILD/bench/replay_bench [BUILD/cli/proctape]" >&2
-  echo "       (BENCH_N=\"10000\" BENCH_ROUNDS=11 BENCH_WARMUP=1 BENCH_TMP=/tmp)" >&2
-  exit 2
-}
-[[ $# -eq 1 || $# -eq 2 ]] || usage
+[[ $# -eq 1 || $# -eq 2 ]] || usage_error "usage: bash bench/replay_bench.sh BUILD/bench/replay_bench [BUILD/cli/proctape]" \
+  "       (BENCH_N=\"10000\" BENCH_ROUNDS=11 BENCH_WARMUP=1 BENCH_TMP=/tmp)"
 bench=$1
-[[ -x $bench && -f $bench ]] || { echo "replay_bench: not an executable: $bench" >&2; exit 2; }
+need_executable "$bench"
 proctape=${2:-}
-if [[ -n $proctape ]]; then
-  [[ -x $proctape && -f $proctape ]] || { echo "replay_bench: not an executable: $proctape" >&2; exit 2; }
-fi
+[[ -z $proctape ]] || need_executable "$proctape"
 
 bench_n=${BENCH_N:-10000}
 rounds=${BENCH_ROUNDS:-11}
 warmup=${BENCH_WARMUP:-1}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "replay_bench: BENCH_ROUNDS must be >= 1" >&2; exit 2; }
-[[ $warmup =~ ^[0-9]+$ ]] || { echo "replay_bench: BENCH_WARMUP must be >= 0" >&2; exit 2; }
-for n in $bench_n; do
-  [[ $n =~ ^[1-9][0-9]*$ && $n -le 100000 ]] || { echo "replay_bench: bad N in BENCH_N: $n" >&2; exit 2; }
-done
+need_count BENCH_ROUNDS "$rounds"
+need_whole BENCH_WARMUP "$warmup"
+need_bench_n 1 100000 "$bench_n"
 
 work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-replay-bench.XXXXXX")
 trap 'rm -rf -- "$work"' EXIT
-log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
-
-source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
 
 # proctape replay FILE, R times (after W warm-up runs): median wall ms.

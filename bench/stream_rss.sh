@@ -33,43 +33,31 @@
 # RSS), old and new alternating; each must exit 0. Prints a markdown table
 # of medians. It starts no process but proctape's; the work dir is removed.
 set -euo pipefail
+bench_name=stream_rss
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() {
-  echo "usage: bash bench/stream_rss.sh OLD/cli/proctape NEW/cli/proctape" >&2
-  echo "       (BENCH_FRAMES=\"1 5 20 50\" BENCH_N=10000 BENCH_ROUNDS=1 BENCH_TMP=/tmp)" >&2
-  exit 2
-}
-[[ $# -eq 2 ]] || usage
-abs() { echo "$(cd "$(dirname -- "$1")" && pwd)/$(basename -- "$1")"; }
-for b in "$1" "$2"; do
-  [[ -x $b && -f $b ]] || { echo "stream_rss: not an executable: $b" >&2; exit 2; }
-done
-old=$(abs "$1")
-new=$(abs "$2")
+[[ $# -eq 2 ]] || usage_error "usage: bash bench/stream_rss.sh OLD/cli/proctape NEW/cli/proctape" \
+  "       (BENCH_FRAMES=\"1 5 20 50\" BENCH_N=10000 BENCH_ROUNDS=1 BENCH_TMP=/tmp)"
+for b in "$1" "$2"; do need_executable "$b"; done
+old=$(absolute "$1")
+new=$(absolute "$2")
 many_frames=$(cd "$(dirname -- "$new")/.." && pwd)/tests/many_frames
-[[ -x $many_frames ]] || { echo "stream_rss: $many_frames not built (cmake --build BUILD --target many_frames)" >&2; exit 2; }
-command -v cc >/dev/null || { echo "stream_rss: 'cc' is required (Debian: apt-get install gcc)" >&2; exit 2; }
+need_built "$many_frames" "cmake --build BUILD --target many_frames"
+need_tool cc gcc
 
 frames_list=${BENCH_FRAMES:-1 5 20 50}
 n=${BENCH_N:-10000}
 rounds=${BENCH_ROUNDS:-1}
 limit=${BENCH_TIMEOUT:-600}
 for f in $frames_list; do
-  [[ $f =~ ^[1-9][0-9]*$ ]] || { echo "stream_rss: BENCH_FRAMES must be numbers >= 1" >&2; exit 2; }
+  [[ $f =~ ^[1-9][0-9]*$ ]] || bench_fail "BENCH_FRAMES must be numbers >= 1"
 done
-[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "stream_rss: BENCH_N must be >= 1" >&2; exit 2; }
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "stream_rss: BENCH_ROUNDS must be >= 1" >&2; exit 2; }
-[[ $limit =~ ^[1-9][0-9]*$ ]] || { echo "stream_rss: BENCH_TIMEOUT must be >= 1" >&2; exit 2; }
+need_count BENCH_N "$n"
+need_count BENCH_ROUNDS "$rounds"
+need_count BENCH_TIMEOUT "$limit"
 
-here=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-stream-rss.XXXXXX")
-load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+start_work stream-rss
 trap 'rm -rf -- "$work"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-source "$here/lib.sh"
 build_timeit "$work"
 
 # name | arguments (after the binary); F is the file, W/ the work dir, L the

@@ -25,39 +25,29 @@
 # peak RSS. Progress goes to stderr. It starts no process but proctape's; the
 # work directory is removed.
 set -euo pipefail
+bench_name=views_shape_bench
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() {
-  echo "usage: bash bench/views_shape_bench.sh BUILD/cli/proctape" >&2
-  echo "       (BENCH_N=60000 BENCH_SHAPES=\"chain star\" BENCH_ROUNDS=3 BENCH_WARMUP=1 BENCH_TMP=/tmp)" >&2
-  exit 2
-}
-[[ $# -eq 1 ]] || usage
-proctape=$1
-[[ -x $proctape && -f $proctape ]] || { echo "views_shape_bench: not an executable: $proctape" >&2; exit 2; }
-proctape=$(cd "$(dirname -- "$proctape")" && pwd)/$(basename -- "$proctape")
+[[ $# -eq 1 ]] || usage_error "usage: bash bench/views_shape_bench.sh BUILD/cli/proctape" \
+  "       (BENCH_N=60000 BENCH_SHAPES=\"chain star\" BENCH_ROUNDS=3 BENCH_WARMUP=1 BENCH_TMP=/tmp)"
+need_executable "$1"
+proctape=$(absolute "$1")
 shape_file=$(cd "$(dirname -- "$proctape")/.." && pwd)/tests/shape_file
-[[ -x $shape_file ]] || { echo "views_shape_bench: $shape_file not built (cmake --build BUILD --target shape_file)" >&2; exit 2; }
-command -v cc >/dev/null || { echo "views_shape_bench: 'cc' is required (Debian: apt-get install gcc)" >&2; exit 2; }
+need_built "$shape_file" "cmake --build BUILD --target shape_file"
+need_tool cc gcc
 
 n=${BENCH_N:-60000}
 shapes=${BENCH_SHAPES:-chain star}
 rounds=${BENCH_ROUNDS:-3}
 warmup=${BENCH_WARMUP:-1}
 limit=${BENCH_TIMEOUT:-600}
-[[ $n =~ ^[1-9][0-9]*$ && $n -le 64000 ]] || { echo "views_shape_bench: BENCH_N must be 1..64000" >&2; exit 2; }
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "views_shape_bench: BENCH_ROUNDS must be >= 1" >&2; exit 2; }
-[[ $warmup =~ ^[0-9]+$ ]] || { echo "views_shape_bench: BENCH_WARMUP must be >= 0" >&2; exit 2; }
-[[ $limit =~ ^[1-9][0-9]*$ ]] || { echo "views_shape_bench: BENCH_TIMEOUT must be >= 1" >&2; exit 2; }
+[[ $n =~ ^[1-9][0-9]*$ && $n -le 64000 ]] || bench_fail "BENCH_N must be 1..64000"
+need_count BENCH_ROUNDS "$rounds"
+need_whole BENCH_WARMUP "$warmup"
+need_count BENCH_TIMEOUT "$limit"
 
-here=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-work=$(mktemp -d "${BENCH_TMP:-/tmp}/proctape-views-shape-bench.XXXXXX")
-load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+start_work views-shape-bench
 trap 'rm -rf -- "$work"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-source "$here/lib.sh"
 build_timeit "$work"
 
 # name | arguments (after the binary); F is the file, W the work dir.

@@ -19,16 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/cli_contract.h"
 #include "tests/live/cli_contract_table.h"
 #include "tests/live/files.h"
 #include "tests/live/json_document.h"
 #include "tests/live/output_writers.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live {
 namespace {
@@ -45,28 +42,13 @@ bool NamesAnOutput(const HelpEntry& e) {
   return e.Has("-o") || e.Has("--output") || e.Has("--record") || e.Has("--junit");
 }
 
-// The binary run with an empty standard input.
-CommandResult ProctapeWithEmptyInput(const Args& args) {
-  Args argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" </dev/null", PROCTAPE_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, 120'000);
-}
-
 class IoContract : public ::testing::TestWithParam<Row> {
  protected:
   void SetUp() override {
     ASSERT_FALSE(dir_.path().empty());
-    fixture_.dir = dir_.path();
-    fixture_.self_pid = SelfPid();
-    fixture_.self_start = SelfStart();
+    fixture_ = FixtureIn(dir_.path());
   }
   std::string Name() const { return "proctape " + NameOf(GetParam().command); }
-  // A command line of the table, and what it says when run.
-  std::string Shown(const Args& args) const {
-    std::string out = "proctape";
-    for (const std::string& a : args) out += " " + a;
-    return out;
-  }
 
   TempDir dir_{"contract"};
   Fixture fixture_;
@@ -145,7 +127,7 @@ TEST_P(IoContract, EmptyStandardInputIsATruncatedFile) {
   for (const Input& in : GetParam().inputs) {
     if (!in.dash_is_stdin) continue;
     const Args args = in.args(fixture_, "-");
-    const CommandResult r = ProctapeWithEmptyInput(args);
+    const CommandResult r = ProctapeRedirected("</dev/null", args);
     EXPECT_EQ(r.exit_code, 13) << Shown(args) << " </dev/null: an empty input is truncated\n"
                                << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << Shown(args) << ": one line says so\n" << Describe(r);

@@ -228,6 +228,14 @@ const std::vector<Row>& ContractTable() {
   return table;
 }
 
+Fixture FixtureIn(const std::string& dir) {
+  Fixture f;
+  f.dir = dir;
+  f.self_pid = SelfPid();
+  f.self_start = SelfStart();
+  return f;
+}
+
 void PrintTo(const Row& row, std::ostream* os) { *os << NameOf(row.command); }
 
 const Row* FindRow(const CommandWords& command) {

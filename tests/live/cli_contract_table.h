@@ -23,6 +23,8 @@ struct Fixture {
   std::string root;       // a sandbox's app-server and token, when a row asks
   std::string token;      //   for one (Row::json_needs_sandbox)
 };
+// The Fixture of a test without a sandbox: `dir`, and this test process.
+Fixture FixtureIn(const std::string& dir);
 using Args = std::vector<std::string>;
 
 // A path a command reads, and what the contract says of it.

@@ -8,12 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
+#include "tests/live/sandbox_fixture.h"
 
 namespace proctape {
 namespace {
@@ -98,21 +96,7 @@ TEST(CliLive, LivenessRefusesPidsThisHostCannotHaveAndStartTickZero) {
   EXPECT_TRUE(below.exit_code == 3 || below.exit_code == 4) << Explain(below);
 }
 
-class CliLiveTest : public ::testing::TestWithParam<SandboxKind> {
- protected:
-  void SetUp() override {
-    std::string why = live::SandboxUnavailable(GetParam());
-    if (!why.empty()) GTEST_SKIP() << why;
-    std::string error;
-    sandbox_ = Sandbox::Start(GetParam(), live::RandomHex(16), &error);
-    ASSERT_NE(sandbox_, nullptr) << error;
-  }
-  std::string Root() const { return std::to_string(sandbox_->app_server()); }
-  std::string Pid() const { return std::to_string(sandbox_->sleep_pid()); }
-  std::string Start() const { return std::to_string(sandbox_->sleep_start()); }
-
-  std::unique_ptr<Sandbox> sandbox_;
-};
+class CliLiveTest : public live::LiveSandboxTest {};
 
 TEST_P(CliLiveTest, ResolvePrintsTheTrueHostPid) {
   CommandResult r = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token()});

@@ -10,12 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/json_document.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape {
 namespace {

@@ -10,12 +10,9 @@
 #include <string>
 
 #include "corpus/sha256.h"
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live {
 

@@ -15,23 +15,18 @@
 #include <string>
 #include <vector>
 
-#include "corpus/manifest.h"
 #include "explain.pb.h"
 #include "proctape.pb.h"
+#include "tests/live/build_paths.h"
+#include "tests/live/corpus_files.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
-#ifndef PROCTAPE_SOURCE_DIR
-#error "PROCTAPE_SOURCE_DIR must name the repository root"
-#endif
 
 namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::CorpusFile;
 using live::Describe;
 using live::FileBytes;
 using live::TempDir;
@@ -39,20 +34,6 @@ using live::TempDir;
 using live::Proctape;
 
 std::filesystem::path SourceDir() { return PROCTAPE_SOURCE_DIR; }
-
-// The corpus file of entry `name`, by absolute path.
-std::string CorpusFile(const std::string& name) {
-  Manifest manifest;
-  ManifestError error;
-  if (!ParseManifest(FileBytes((SourceDir() / "corpus" / "MANIFEST").string()), &manifest,
-                     &error)) {
-    return "";
-  }
-  for (const ManifestEntry& e : manifest.entries) {
-    if (e.name == name) return (SourceDir() / "corpus" / e.file).string();
-  }
-  return "";
-}
 
 std::string Golden(const std::string& name) {
   return FileBytes((SourceDir() / "tests" / "golden" / "explain" / name).string());

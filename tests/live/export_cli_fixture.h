@@ -14,31 +14,15 @@
 #include <utility>
 #include <vector>
 
-#include "corpus/manifest.h"
 #include "format/writer.h"
 #include "proctape.pb.h"
+#include "tests/live/corpus_files.h"
 #include "tests/live/files.h"
 #include "tests/live/source_dir.h"
 
 namespace proctape::live {
 
 using namespace std::string_literals;  // "...\0..."s keeps embedded NULs
-
-// Corpus entry name -> its file, from corpus/MANIFEST.
-inline std::map<std::string, std::string> CorpusFiles() {
-  Manifest manifest;
-  ManifestError error;
-  std::map<std::string, std::string> out;
-  if (!ParseManifest(FileBytes(kSource + "/corpus/MANIFEST"), &manifest, &error)) return out;
-  for (const ManifestEntry& e : manifest.entries) out[e.name] = kSource + "/corpus/" + e.file;
-  return out;
-}
-
-inline std::string CorpusFile(const std::string& entry) {
-  auto files = CorpusFiles();
-  auto it = files.find(entry);
-  return it == files.end() ? "" : it->second;
-}
 
 // Every entry under `dir`, sorted: (relative path, "d" or the file's bytes);
 // a symbolic link or anything else is named as such.

@@ -1,8 +1,11 @@
-// Helpers shared by the live tests: files (a temporary directory removed with
-// everything in it, whole-file reads and writes, identities), the decompressed
-// chunks or records of a snapshot, and a command result in one message.
+// Helpers shared by the live tests: the built binary run (as it is, under an
+// address-space limit, under a shell redirection), files (a temporary
+// directory removed with everything in it, whole-file reads and writes,
+// identities), the decompressed chunks or records of a snapshot, and a
+// command line or a command result in one message.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -11,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -37,6 +41,14 @@ inline std::string AddressLimitUnavailable() {
 #endif
 }
 
+// The command line as typed, for assertion messages: "proctape ARGS", then
+// `redirect` when there is one.
+inline std::string Shown(const std::vector<std::string>& args, const std::string& redirect = "") {
+  std::string out = "proctape";
+  for (const std::string& a : args) out += " " + a;
+  return redirect.empty() ? out : out + " " + redirect;
+}
+
 #ifdef PROCTAPE_BINARY
 // The built proctape CLI (PROCTAPE_BINARY) run with `args`; the default
 // timeout allows a whole-host capture on a busy host.
@@ -44,10 +56,40 @@ inline CommandResult Proctape(std::vector<std::string> args, int timeout_ms = 18
   args.insert(args.begin(), PROCTAPE_BINARY);
   return RunCommand(args, timeout_ms);
 }
-// The binary under kAddressSpaceLimit.
-inline CommandResult ProctapeWithinAddressLimit(std::vector<std::string> args, int timeout_ms) {
-  args.insert(args.begin(), {"/usr/bin/prlimit", kAddressSpaceLimit, "--", PROCTAPE_BINARY});
+// The binary under an address-space limit: `limit`, a prlimit option
+// (kAddressSpaceLimit by default).
+inline CommandResult ProctapeWithinAddressLimit(std::vector<std::string> args, int timeout_ms,
+                                                const char* limit = kAddressSpaceLimit) {
+  args.insert(args.begin(), {"/usr/bin/prlimit", limit, "--", PROCTAPE_BINARY});
   return RunCommand(args, timeout_ms);
+}
+// Each of `commands` run by ProctapeWithinAddressLimit(args, timeout_ms,
+// limit) must end by itself (neither the hang guard nor a signal ends it)
+// with exit `status`; `check`, when given, holds what else each must say.
+// A command that cannot start is a fatal failure: call it in
+// ASSERT_NO_FATAL_FAILURE so that it ends the test.
+inline void ExpectEachEndsWithinAddressLimit(
+    const std::vector<std::vector<std::string>>& commands, int status, int timeout_ms,
+    const char* limit = kAddressSpaceLimit,
+    const std::function<void(const std::string& shown, const CommandResult& r)>& check = {}) {
+  for (const std::vector<std::string>& args : commands) {
+    const std::string shown = Shown(args);
+    const CommandResult r = ProctapeWithinAddressLimit(args, timeout_ms, limit);
+    ASSERT_TRUE(r.started) << r.error;
+    EXPECT_FALSE(r.timed_out) << shown;
+    EXPECT_EQ(r.term_signal, 0) << shown << "\n" << r.err;
+    EXPECT_EQ(r.exit_code, status) << shown << "\n" << r.err;
+    if (check) check(shown, r);
+  }
+}
+// The binary run by a shell that gives it `redirect` ("</x", ">/dev/full",
+// "1<>'x.ptape'": shell text, quoted by the caller).
+inline CommandResult ProctapeRedirected(const std::string& redirect,
+                                        const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" " + redirect,
+                                   PROCTAPE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv, 120'000);
 }
 #endif
 
@@ -100,6 +142,11 @@ inline const v1::ProcessRecord* FindRecord(const v1::Frame& frame, std::int64_t 
 
 inline bool StartsWith(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// `part` is somewhere in `text`.
+inline bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
 }
 
 // Exactly one line: non-empty, one newline, at the end.

@@ -5,11 +5,8 @@
 
 #include <string>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live {
 

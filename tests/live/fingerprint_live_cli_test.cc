@@ -22,6 +22,7 @@
 #include "tests/live/files.h"
 #include "tests/live/fingerprint_fixture.h"
 #include "tests/live/sandbox.h"
+#include "tests/live/sandbox_fixture.h"
 
 namespace proctape::live {
 namespace {
@@ -38,21 +39,15 @@ std::optional<v1::VerdictSummary> VerdictJson(const std::string& line) {
 
 // ---- On a live sandbox -------------------------------------------------------
 
-class FingerprintLiveTest : public ::testing::TestWithParam<SandboxKind> {
+class FingerprintLiveTest : public LiveSandboxTest {
  protected:
   void SetUp() override {
-    std::string why = live::SandboxUnavailable(GetParam());
-    if (!why.empty()) GTEST_SKIP() << why;
+    LiveSandboxTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     ASSERT_FALSE(dir_.path().empty());
-    std::string error;
-    sandbox_ = Sandbox::Start(GetParam(), live::RandomHex(16), &error);
-    ASSERT_NE(sandbox_, nullptr) << error;
   }
-  std::string Root() const { return std::to_string(sandbox_->app_server()); }
-  std::string Pid() const { return std::to_string(sandbox_->sleep_pid()); }
 
   TempDir dir_{"fingerprint"};
-  std::unique_ptr<Sandbox> sandbox_;
 };
 
 TEST_P(FingerprintLiveTest, FingerprintThenResolveFindsTheSleepWithoutAWarning) {

@@ -19,10 +19,6 @@ std::string Hostile(const std::string& name) {
   return std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/hostile/" + name;
 }
 
-CommandResult Limited(std::vector<std::string> args) {
-  return ProctapeWithinAddressLimit(std::move(args), 120'000);
-}
-
 class HostileFiles : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HostileFiles, EveryCommandEndsWithTooLargeWithinTheLimits) {
@@ -43,17 +39,13 @@ TEST_P(HostileFiles, EveryCommandEndsWithTooLargeWithinTheLimits) {
       {"replay", file},
       {"corpus", "add", file, "--corpus", dir.path() + "/corpus"},
   };
-  for (const auto& args : commands) {
-    std::string what;
-    for (const std::string& a : args) what += a + " ";
-    CommandResult r = Limited(args);
-    ASSERT_TRUE(r.started) << r.error;
-    EXPECT_FALSE(r.timed_out) << what;
-    EXPECT_EQ(r.term_signal, 0) << what << r.err;
-    EXPECT_EQ(r.exit_code, 16) << what << r.err;
-    EXPECT_NE(r.err.find("(the limit)"), std::string::npos) << what << r.err;
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << what << ": one line\n" << r.err;
-  }
+  // Too large (16), said in one line that names the limit.
+  ASSERT_NO_FATAL_FAILURE(ExpectEachEndsWithinAddressLimit(
+      commands, 16, 120'000, kAddressSpaceLimit,
+      [](const std::string& shown, const CommandResult& r) {
+        EXPECT_NE(r.err.find("(the limit)"), std::string::npos) << shown << "\n" << r.err;
+        EXPECT_TRUE(OneLine(r.err)) << shown << ": one line\n" << r.err;
+      }));
   for (const char* ext : {".json", ".dot", ".d"}) {
     EXPECT_FALSE(std::filesystem::exists(out + ext)) << out << ext << " was left";
   }

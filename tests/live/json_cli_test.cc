@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/json_cli_fixture.h"
 #include "tests/live/sandbox.h"

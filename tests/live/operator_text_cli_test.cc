@@ -17,15 +17,12 @@
 #include <vector>
 
 #include "core/proc_parse.h"
+#include "tests/live/build_paths.h"
 #include "tests/live/cli_contract.h"
 #include "tests/live/files.h"
 #include "tests/live/json_document.h"
 #include "tests/live/output_writers.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live {
 namespace {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/cli_contract.h"
 #include "tests/live/cli_contract_table.h"
 #include "tests/live/files.h"
@@ -26,32 +27,11 @@
 #include "tests/live/output_writers.h"
 #include "tests/live/sandbox.h"
 
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
-
 namespace proctape::live {
 namespace {
 
 namespace fs = std::filesystem;
 using Argv = std::vector<std::string>;
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// The binary run by a shell that gives it `redirect` ("</x", ">/dev/full").
-CommandResult ProctapeRedirected(const std::string& redirect, const Argv& args) {
-  Argv argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" " + redirect, PROCTAPE_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, 120'000);
-}
-
-std::string Shown(const Argv& args) {
-  std::string out = "proctape";
-  for (const std::string& a : args) out += " " + a;
-  return out;
-}
 
 // ---- An output is never an input --------------------------------------------
 
@@ -232,10 +212,7 @@ TEST_P(FullStandardOutput, FailsWithTenAndSaysSoInOneLine) {
   const PrintCase& c = GetParam();
   // A row's command line is made in a fresh directory (it may stage files).
   TempDir dir("outsafe-print");
-  Fixture f;
-  f.dir = dir.path();
-  f.self_pid = SelfPid();
-  f.self_start = SelfStart();
+  const Fixture f = FixtureIn(dir.path());
   Argv args = c.args;
   if (c.row != nullptr) {
     for (const std::string& a : c.row->json(f)) {

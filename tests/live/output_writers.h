@@ -13,11 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_SOURCE_DIR
-#error "PROCTAPE_SOURCE_DIR must name the repository root"
-#endif
 
 namespace proctape::live {
 

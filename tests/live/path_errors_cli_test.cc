@@ -18,16 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/cli_contract.h"
 #include "tests/live/cli_contract_table.h"
 #include "tests/live/files.h"
 #include "tests/live/json_document.h"
 #include "tests/live/output_writers.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live {
 namespace {
@@ -87,9 +84,7 @@ class PathErrors : public ::testing::TestWithParam<PathCase> {
  protected:
   void SetUp() override {
     ASSERT_FALSE(dir_.path().empty());
-    fixture_.dir = dir_.path();
-    fixture_.self_pid = SelfPid();
-    fixture_.self_start = SelfStart();
+    fixture_ = FixtureIn(dir_.path());
   }
   // The value that names nothing: a missing path, an output in a missing
   // directory, or a name no entry has.

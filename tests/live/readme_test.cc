@@ -30,16 +30,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/cli_contract.h"
 #include "tests/live/files.h"
 #include "tests/live/output_writers.h"
 #include "tests/live/readme_examples.h"
 #include "tests/live/sandbox.h"
 #include "tests/live/shell_session.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live {
 

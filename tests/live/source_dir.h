@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "tests/live/build_paths.h"
+
 namespace proctape::live {
 
 inline const std::string kSource = PROCTAPE_SOURCE_DIR;

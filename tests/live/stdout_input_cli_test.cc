@@ -15,15 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/cli_contract.h"
 #include "tests/live/cli_contract_table.h"
 #include "tests/live/files.h"
 #include "tests/live/output_writers.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live {
 namespace {
@@ -31,28 +28,11 @@ namespace {
 namespace fs = std::filesystem;
 using Argv = std::vector<std::string>;
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // 'TEXT' for the shell.
 std::string Quoted(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-// The binary run by a shell that gives it `redirect` ("1<>'x.ptape'").
-CommandResult ProctapeRedirected(const std::string& redirect, const Argv& args) {
-  Argv argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" " + redirect, PROCTAPE_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, 120'000);
-}
-
-std::string Shown(const Argv& args, const std::string& redirect) {
-  std::string out = "proctape";
-  for (const std::string& a : args) out += " " + a;
-  return out + " " + redirect;
 }
 
 // A file inside the --proc-root frame `frame` (an export --format proc-dir):
@@ -99,10 +79,7 @@ TEST_P(StandardOutputIsAnInput, IsRefusedBeforeAnyWorkAndTheInputStaysWhole) {
   const InputCase& c = GetParam();
   TempDir dir("stdout-input");
   ASSERT_FALSE(dir.path().empty());
-  Fixture f;
-  f.dir = dir.path();
-  f.self_pid = SelfPid();
-  f.self_start = SelfStart();
+  const Fixture f = FixtureIn(dir.path());
   // The input, and the file standard output is put on.
   std::string path, target, what;
   if (!c.input->directory) {

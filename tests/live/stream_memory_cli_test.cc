@@ -26,11 +26,6 @@ constexpr int kProcesses = 3'000;
 constexpr const char* kLimit = "--as=67108864";  // 64 MiB
 constexpr int kHangGuardMs = 120'000;
 
-CommandResult Limited(std::vector<std::string> args) {
-  args.insert(args.begin(), {"/usr/bin/prlimit", kLimit, "--", PROCTAPE_BINARY});
-  return RunCommand(args, kHangGuardMs);
-}
-
 TEST(StreamingReaders, CommandsReadAFileLargerThanTheirMemoryLimit) {
   if (const std::string why = AddressLimitUnavailable(); !why.empty()) GTEST_SKIP() << why;
   TempDir dir("stream");
@@ -47,17 +42,9 @@ TEST(StreamingReaders, CommandsReadAFileLargerThanTheirMemoryLimit) {
       {"export", "--format", "dot", "--frame", "5", file, "-o", out + ".dot"},
       {"export", "--format", "proc-dir", "--frame", "5", file, "-o", out + ".proc"},
   };
-  for (const auto& args : commands) {
-    std::string what;
-    for (const std::string& a : args) what += a + " ";
-    CommandResult r = Limited(args);
-    ASSERT_TRUE(r.started) << r.error;
-    EXPECT_FALSE(r.timed_out) << what;
-    EXPECT_EQ(r.term_signal, 0) << what << r.err;
-    EXPECT_EQ(r.exit_code, 0) << what << r.err;
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectEachEndsWithinAddressLimit(commands, 0, kHangGuardMs, kLimit));
   // What they read is the whole file: every frame and record counted.
-  CommandResult verify = Limited({"verify", file});
+  CommandResult verify = ProctapeWithinAddressLimit({"verify", file}, kHangGuardMs, kLimit);
   EXPECT_NE(verify.out.find("24 frames, 72000 process records"), std::string::npos) << verify.out;
 }
 

@@ -9,31 +9,22 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
-#ifndef PROCTAPE_SOURCE_DIR
-#error "PROCTAPE_SOURCE_DIR must name the repository root"
-#endif
 
 namespace proctape {
 namespace {
 
 using live::CommandResult;
 using live::Describe;
+using live::Has;
 using live::Proctape;
 using live::TempDir;
 
 const std::string kSource = PROCTAPE_SOURCE_DIR;
 const std::string kPlainUnshare = kSource + "/corpus/f46add6575430d19.ptape";
 const std::string kAlive = kSource + "/tests/data/replay/alive.ptape";
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST(TextCounts, VerifySumsTheRecordsOfTheFramesAndSaysOneResolution) {
   CommandResult r = Proctape({"verify", kPlainUnshare});

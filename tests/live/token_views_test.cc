@@ -13,24 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "corpus/manifest.h"
 #include "format/reader.h"
 #include "format/writer.h"
+#include "tests/live/corpus_files.h"
 #include "tests/live/files.h"
 
 namespace proctape::live {
 namespace {
-
-const std::string kSource = PROCTAPE_SOURCE_DIR;
-
-std::map<std::string, std::string> CorpusFiles() {
-  Manifest manifest;
-  ManifestError error;
-  std::map<std::string, std::string> out;
-  if (!ParseManifest(FileBytes(kSource + "/corpus/MANIFEST"), &manifest, &error)) return out;
-  for (const ManifestEntry& e : manifest.entries) out[e.name] = kSource + "/corpus/" + e.file;
-  return out;
-}
 
 // The tokens a view must not show, found independently of TokenMask: every
 // request's token and every kept entry's value.

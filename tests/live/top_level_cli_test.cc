@@ -5,13 +5,10 @@
 
 #include <string>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/cli_contract.h"
 #include "tests/live/files.h"
 #include "tests/live/output_writers.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live {
 namespace {

@@ -19,12 +19,9 @@
 
 #include "format/file_format.h"
 #include "proctape.pb.h"
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape {
 namespace {

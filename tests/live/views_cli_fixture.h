@@ -21,16 +21,10 @@
 #include <vector>
 
 #include "corpus/manifest.h"
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 #include "tests/live/source_dir.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
-#ifndef PROCTAPE_SOURCE_DIR
-#error "PROCTAPE_SOURCE_DIR must name the repository root"
-#endif
 
 namespace proctape::live::views {
 

@@ -9,20 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 #include "tests/unit/views_fixture.h"
 #include "views.pb.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape {
 namespace {
 
 using live::CommandResult;
 using live::Describe;
+using live::Has;
 using live::Proctape;
 using live::TempDir;
 using test::Proc;
@@ -63,9 +61,6 @@ class ViewsFilter : public ::testing::Test {
   const std::string file_ = dir_.File("host.ptape");
 };
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 // A line of a view that starts (after the tree's connectors) with this pid.
 bool HasPid(const std::string& text, const std::string& pid) {
   for (const char* lead : {"\n", "\n|-", "\n`-", "\n  `-", "\n  |-", "\n| |-", "\n| `-",

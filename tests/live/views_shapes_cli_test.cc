@@ -22,10 +22,6 @@ namespace {
 constexpr std::uint32_t kProcesses = 60'000;
 constexpr int kHangGuardMs = 60'000;  // explain on the chain took 89 s before
 
-CommandResult Limited(std::vector<std::string> args) {
-  return ProctapeWithinAddressLimit(std::move(args), kHangGuardMs);
-}
-
 class ShapedFiles : public ::testing::TestWithParam<shapes::Shape> {};
 
 TEST_P(ShapedFiles, EveryViewEndsCleanlyWithinTheLimits) {
@@ -53,17 +49,9 @@ TEST_P(ShapedFiles, EveryViewEndsCleanlyWithinTheLimits) {
       // shared disk (bench/views_shape_bench.sh measures it: the
       // filesystem's time, linear).
   };
-  for (const auto& args : commands) {
-    std::string what;
-    for (const std::string& a : args) what += a + " ";
-    CommandResult r = Limited(args);
-    ASSERT_TRUE(r.started) << r.error;
-    EXPECT_FALSE(r.timed_out) << what;
-    EXPECT_EQ(r.term_signal, 0) << what << r.err;
-    EXPECT_EQ(r.exit_code, 0) << what << r.err;
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectEachEndsWithinAddressLimit(commands, 0, kHangGuardMs));
   // The chain is drawn to its bottom: the deepest process, at its depth.
-  CommandResult tree = Limited({"tree", file, "--json"});
+  CommandResult tree = ProctapeWithinAddressLimit({"tree", file, "--json"}, kHangGuardMs);
   EXPECT_NE(tree.out.find(GetParam() == shapes::Shape::kChain ? "\"depth\":60001"
                                                               : "\"depth\":2"),
             std::string::npos);
