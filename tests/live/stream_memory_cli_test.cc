@@ -1,5 +1,6 @@
 // The readers that stream (issue 14, section 1): verify, show, tree and
-// export read a file chunk by chunk and keep at most one frame, so a file
+// export read a file chunk by chunk and keep at most one frame (diff two;
+// explain and replay of a recording none), so a file
 // whose whole Snapshot is larger than the memory they may use is read all
 // the same. The file is written here through the real writer (never checked
 // in, tests/shapes/many_frames.h): 24 frames of 3,000 process records with
@@ -46,6 +47,9 @@ TEST(StreamingReaders, CommandsReadAFileLargerThanTheirMemoryLimit) {
       {"export", "--format", "json", file, "-o", out + ".json"},
       {"export", "--format", "dot", "--frame", "5", file, "-o", out + ".dot"},
       {"export", "--format", "proc-dir", "--frame", "5", file, "-o", out + ".proc"},
+      {"diff", file},  // the last complete frame is found by a first read
+      {"diff", file, "--frames", "3", "20", "--json"},
+      {"diff", file, file, "--frame-b", "7"},
   };
   for (const auto& args : commands) {
     std::string what;
@@ -55,6 +59,15 @@ TEST(StreamingReaders, CommandsReadAFileLargerThanTheirMemoryLimit) {
     EXPECT_FALSE(r.timed_out) << what;
     EXPECT_EQ(r.term_signal, 0) << what << r.err;
     EXPECT_EQ(r.exit_code, 0) << what << r.err;
+  }
+  // A capture holds no recorded check: said after reading it whole (the
+  // count is the file's), not ended by the limit.
+  for (const std::string command : {"explain", "replay"}) {
+    CommandResult r = Limited({command, file});
+    ASSERT_TRUE(r.started) << r.error;
+    EXPECT_EQ(r.term_signal, 0) << command << r.err;
+    EXPECT_EQ(r.exit_code, 2) << command << r.err;
+    EXPECT_NE(r.err.find("holds no recorded"), std::string::npos) << command << r.err;
   }
   // What they read is the whole file: every frame and record counted.
   CommandResult verify = Limited({"verify", file});
