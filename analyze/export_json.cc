@@ -1,10 +1,5 @@
 #include "analyze/export_json.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <utility>
@@ -20,18 +15,6 @@ namespace {
 
 using Drain = std::function<bool(std::string* out, std::string* error)>;
 constexpr std::size_t kDrainAt = 1 << 20;
-
-std::unique_ptr<SnapshotStream> OpenSource(const StreamSource& source, FormatError* error) {
-  if (source.fd < 0) return SnapshotStream::Open(source.path, error);
-  const int fd = ::fcntl(source.fd, F_DUPFD_CLOEXEC, 0);
-  if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
-    *error = FormatError{FormatErrorKind::kIo, 0, 0,
-                         std::string("cannot read the input again: ") + std::strerror(errno)};
-    if (fd >= 0) ::close(fd);
-    return nullptr;
-  }
-  return SnapshotStream::OpenFd(fd, error);
-}
 
 // What an element adds to the serialized document, as ExportJson counts it:
 // its size, its tag and its length.
@@ -58,7 +41,7 @@ bool Whole(SnapshotStream* stream, SnapshotStream::Result r, std::string* error)
 FormatError JsonExport::Survey(const StreamSource& source) {
   source_ = source;
   FormatError error;
-  std::unique_ptr<SnapshotStream> stream = OpenSource(source, &error);
+  std::unique_ptr<SnapshotStream> stream = SnapshotStream::OpenSource(source, &error);
   if (!stream) return error;
   std::vector<std::uint64_t> records;  // each frame's records, serialized
   std::uint64_t elements = 0;          // observations and resolutions
@@ -120,7 +103,7 @@ bool JsonExport::Write(std::string* out, std::string* error, const Drain& drain)
   auto each = [this](StreamItem::Kind kind, std::string* e,
                      const std::function<bool(SnapshotStream*)>& print) {
     FormatError open;
-    std::unique_ptr<SnapshotStream> stream = OpenSource(source_, &open);
+    std::unique_ptr<SnapshotStream> stream = SnapshotStream::OpenSource(source_, &open);
     if (!stream) {
       *e = std::string(kChanged) + ": " + open.message;
       return false;

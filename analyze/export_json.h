@@ -13,16 +13,10 @@
 #include <vector>
 
 #include "format/format_error.h"
+#include "format/snapshot_stream.h"
 #include "proctape.pb.h"
 
 namespace proctape {
-
-// A file that can be read more than once: a path, or (fd >= 0) a descriptor
-// of a regular file (a copy of standard input) read from its start each time.
-struct StreamSource {
-  std::string path;
-  int fd = -1;
-};
 
 class JsonExport {
  public:

@@ -107,12 +107,16 @@ FingerprintResult ReadFingerprintFile(const std::string& path) noexcept {
 FileSummary ReadFile(const std::string& path) noexcept {
   return Guard<FileSummary>([&] {
     FileSummary out;
+    // Counted, not kept: no frame's processes, no observation.
     Snapshot snap;
-    out.error = detail::FromFormat(ReadSnapshot(path, &snap));
+    ReadKeep keep;
+    keep.frames.emplace();
+    keep.observations = false;
+    out.error = detail::FromFormat(ReadSnapshot(path, &snap, keep));
     out.chunks = snap.chunks;
     out.frames = snap.frames.size();
-    for (const v1::Frame& f : snap.frames) out.processes += f.processes_size();
-    out.observations = snap.observations.size();
+    out.processes = snap.process_count;
+    out.observations = snap.observation_count;
     out.environ_kept =
         snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
     for (const v1::Resolution& r : snap.resolutions) {
@@ -132,8 +136,10 @@ FileSummary ReadFile(const std::string& path) noexcept {
 ReplayReport Replay(const std::string& path) noexcept {
   return Guard<ReplayReport>([&] {
     ReplayReport out;
-    Snapshot snap;
-    out.error = detail::FromFormat(ReadSnapshot(path, &snap));
+    Snapshot snap;  // the tape model: no frame's processes kept
+    ReadKeep keep;
+    keep.frames.emplace();
+    out.error = detail::FromFormat(ReadSnapshot(path, &snap, keep));
     if (!out.error.ok()) return out;
     std::vector<v1::ReplayResult> results;
     for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stream_rss.sh: peak RSS and wall time of the commands that read a file
-# item by item (issue 14, section 1: verify, show, tree, export), on files of
+# item by item (issue 14, section 1: verify, show, tree, export, diff), on files of
 # more and more frames, side by side with a binary from before the streaming
 # readers. The target: at most 64 MiB for every command on 20 frames of
 # 10,000 processes, and flat as the frames grow.
@@ -69,6 +69,8 @@ commands=(
   "tree --frame L --json|tree F --frame L --json"
   "export json|export F --format json --out W/out.json --force"
   "export dot --frame 0|export F --format dot --frame 0 --out W/out.dot --force"
+  "diff|diff F"
+  "diff --frames 0 L --json|diff F --frames 0 L --json"
 )
 [[ ${BENCH_PROC_DIR:-0} == 1 ]] &&
   commands+=("export proc-dir --frame 0|export F --format proc-dir --frame 0 --out W/frame --force")

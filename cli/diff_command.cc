@@ -92,12 +92,39 @@ int RunDiff(DiffOptions o) {
     return refused;
   }
   if (int jailed = Jail({"diff", true, o.files, {}}); jailed != kExitOk) return jailed;
+  // Only the frames compared are kept whole (the others as their shells, so
+  // every count is the file's) and no observation. A frame not given may be
+  // the last complete one, known once the file is read: a first read then
+  // keeps no frame, and a second the ones compared (standard input is copied
+  // once for it).
   Snapshot snapshots[2];
   std::string names[2];
+  StdinCopy stdin_copy;
   int damage = kExitOk;
   std::vector<std::pair<int, std::string>> damages;  // each damaged file: status, "FILE: DAMAGE"
   for (std::size_t k = 0; k < o.files.size(); ++k) {
-    const FormatError error = ReadSnapshot(o.files[k], &snapshots[k]);
+    // The frames of file k compared, as the sides below pick them.
+    const std::optional<std::size_t> given[2] = {o.frame_a, o.frame_b};
+    const bool needs_last = two ? k == 0 && !o.frame_a : !o.frame_b;
+    auto compared = [&](const Snapshot& s) {
+      if (two) return std::vector<std::uint64_t>{given[k].value_or(k == 0 ? LastFrame(s) : 0)};
+      return std::vector<std::uint64_t>{o.frame_a.value_or(0), o.frame_b.value_or(LastFrame(s))};
+    };
+    StreamSource source{o.files[k], -1};
+    if (needs_last && o.files[k] == "-") {
+      std::string copy_error;
+      if (!stdin_copy.Open(&copy_error)) return Fail(kExitIo, copy_error);
+      source.fd = stdin_copy.fd();
+    }
+    ReadKeep keep;
+    keep.observations = false;
+    keep.frames.emplace();
+    if (!needs_last) keep.frames = compared(Snapshot{});
+    FormatError error = ReadSnapshot(source, &snapshots[k], keep);
+    if (needs_last && !snapshots[k].frames.empty()) {
+      keep.frames = compared(snapshots[k]);
+      error = ReadSnapshot(source, &snapshots[k], keep);
+    }
     names[k] = EscapeBytes(o.files[k], 4096);
     if (error.ok()) continue;
     const std::string said = names[k] + ": " + EscapeBytes(error.message);

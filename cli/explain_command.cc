@@ -35,8 +35,11 @@ int RunExplain(const ExplainOptions& o) {
     return refused;
   }
   if (int jailed = Jail({"explain", true, {o.file}, {}}); jailed != kExitOk) return jailed;
+  // Each check replays against its tape: no frame's processes are kept.
   Snapshot snapshot;
-  FormatError error = ReadSnapshot(o.file, &snapshot);
+  ReadKeep keep;
+  keep.frames.emplace();
+  FormatError error = ReadSnapshot(o.file, &snapshot, keep);
   const std::string name = EscapeBytes(o.file, 4096);
   if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);
   const std::size_t n = snapshot.resolutions.size();

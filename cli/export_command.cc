@@ -113,7 +113,7 @@ int RunExport(const ExportOptions& o) {
     read = json.Survey(source);
   } else {
     ReadKeep keep;
-    keep.frame = o.frame;
+    keep.frames = std::vector<std::uint64_t>{o.frame};
     keep.observations = false;
     read = ReadSnapshot(o.file, &snapshot, keep);
   }

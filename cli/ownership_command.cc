@@ -74,7 +74,9 @@ int RunOwnership(OwnershipOptions o) {
   };
   for (const Read& read : {Read{"--baseline", &o.baseline, &baseline},
                            Read{"--current", &o.current, &current}}) {
-    FormatError error = ReadSnapshot(*read.path, read.snapshot);
+    ReadKeep keep;  // the plan reads frames only (every frame of the baseline)
+    keep.observations = false;
+    FormatError error = ReadSnapshot(*read.path, read.snapshot, keep);
     if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), read.option, *read.path, error.message);
   }
   o.request.baseline_name = o.baseline;

@@ -210,8 +210,12 @@ int RunReplay(ReplayOptions o) {
     return refused;
   }
   if (int jailed = Jail({"replay", true, {o.file, o.fingerprint}, {}}); jailed != kExitOk) return jailed;
+  // The tape model keeps no frame's processes; the frame model, the
+  // legacy replay and --exe-like read the frames.
   Snapshot snapshot;
-  FormatError error = ReadSnapshot(o.file, &snapshot);
+  ReadKeep keep;
+  if (o.model != "frames" && !o.has_legacy && !o.has_exe_like) keep.frames.emplace();
+  FormatError error = ReadSnapshot(o.file, &snapshot, keep);
   std::string name = EscapeBytes(o.file, 4096);
   if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);
   if (o.has_legacy) return RunLegacy(o, snapshot, name);

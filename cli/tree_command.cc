@@ -60,7 +60,7 @@ int RunTree(TreeCliOptions o) {
   // observation; a lab file without --marker keeps every frame, where
   // DerivedMarker looks for the process its resolution resolved.
   ReadKeep keep;
-  keep.frame = o.tree.frame;
+  keep.frames = std::vector<std::uint64_t>{o.tree.frame};
   keep.observations = false;
   if (!o.tree.marker) keep.every_frame_if = DerivesMarker;
   Snapshot snapshot;

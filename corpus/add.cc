@@ -277,8 +277,11 @@ AddOutcome AddToCorpus(const AddRequest& request) {
   const bool duplicate = placed.kind == Kind::kAlreadyPresent;
   if (duplicate && request.name.empty() && request.expects.empty()) return placed;
 
+  // Its resolutions replay against their tape: no frame's processes kept.
   Snapshot snapshot;
-  FormatError damage = ReadSnapshot(request.file, &snapshot);
+  ReadKeep keep;
+  keep.frames.emplace();
+  FormatError damage = ReadSnapshot(request.file, &snapshot, keep);
   if (!damage.ok()) {
     AddOutcome out = Failed(Kind::kFile, file + ": " + damage.message);
     out.file_error = damage.kind;

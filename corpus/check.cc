@@ -86,8 +86,12 @@ v1::CorpusEntryResult CheckEntry(const std::string& dir, const ManifestEntry& en
     return done(Unreadable(r, entry.file + " changed: its sha256 is " + hex.substr(0, 16) +
                                   "..., the manifest's " + entry.sha256.substr(0, 16) + "..."));
   }
+  // A recorded resolution replays against its tape: no frame's processes
+  // are kept (replay/replay.h).
   Snapshot snapshot;
-  FormatError damage = ReadSnapshot(path, &snapshot);
+  ReadKeep keep;
+  keep.frames.emplace();
+  FormatError damage = ReadSnapshot(path, &snapshot, keep);
   if (!damage.ok()) return done(Unreadable(r, entry.file + ": " + damage.message));
   if (snapshot.resolutions.empty()) {
     return done(Unreadable(r, entry.file + " holds no recorded resolution"));

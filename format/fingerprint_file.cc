@@ -63,7 +63,10 @@ std::string OtherBoot(const v1::RootFingerprint& fp, const std::string& boot_id)
 FingerprintFile ReadFingerprintFile(const std::string& path) {
   FingerprintFile out;
   Snapshot snapshot;
-  out.format = ReadSnapshot(path, &snapshot);
+  ReadKeep keep;  // the header, fingerprints and resolutions: no frame, no tape
+  keep.frames.emplace();
+  keep.observations = false;
+  out.format = ReadSnapshot(path, &snapshot, keep);
   auto fail = [&out](FingerprintFile::Problem problem, std::string error) {
     out.problem = problem;
     out.error = std::move(error);

@@ -1,22 +1,27 @@
 #include "format/reader.h"
 
+#include <algorithm>
 #include <utility>
 
-#include "format/snapshot_stream.h"
 
 namespace proctape {
 
 FormatError ReadSnapshot(const std::string& path, Snapshot* out, const ReadKeep& keep) {
+  return ReadSnapshot(StreamSource{path, -1}, out, keep);
+}
+
+FormatError ReadSnapshot(const StreamSource& source, Snapshot* out, const ReadKeep& keep) {
   *out = Snapshot{};
   FormatError error;
-  bool every_frame = !keep.frame;
-  std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(path, &error);
+  bool every_frame = !keep.frames;
+  std::unique_ptr<SnapshotStream> stream = SnapshotStream::OpenSource(source, &error);
   if (!stream) return error;
   for (;;) {
     const SnapshotStream::Result r = stream->Next();
     out->chunks = stream->counts().chunks;
     out->bytes = stream->bytes();
     out->observation_count = stream->counts().observations;
+    out->process_count = stream->counts().processes;
     if (r == SnapshotStream::Result::kEnd) return error;
     if (r == SnapshotStream::Result::kError) return stream->error();
     StreamItem& item = stream->item();
@@ -29,7 +34,10 @@ FormatError ReadSnapshot(const std::string& path, Snapshot* out, const ReadKeep&
       case StreamItem::Kind::kFramePart: {
         v1::Frame& part = *chunk.mutable_frame();
         // A frame not kept is its shell: every field but its processes.
-        if (!every_frame && *keep.frame != part.index()) part.clear_processes();
+        if (!every_frame && std::find(keep.frames->begin(), keep.frames->end(), part.index()) ==
+                                keep.frames->end()) {
+          part.clear_processes();
+        }
         if (item.first_part) out->frames.emplace_back();
         JoinFramePart(&out->frames.back(), std::move(part), item.first_part);
         break;

@@ -15,6 +15,7 @@
 
 #include "format/chunk_reader.h"
 #include "format/format_error.h"
+#include "format/snapshot_stream.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -32,17 +33,19 @@ struct Snapshot {
   // The observations the file holds up to the damage: observations.size()
   // unless ReadKeep::observations was false.
   std::uint64_t observation_count = 0;
+  // The process records of every frame up to the damage, kept or not.
+  std::uint64_t process_count = 0;
 };
 
 // What ReadSnapshot keeps of what it reads (everything is checked all the
 // same, and every count is the file's).
 struct ReadKeep {
-  // Only this frame's processes (by index, from 0): every other frame is its
-  // shell (each field but its processes), so frames.size() and each frame's
-  // scan are still the file's. Unset: every frame whole.
-  std::optional<std::uint64_t> frame;
+  // Only these frames' processes (by index, from 0; none when empty): every
+  // other frame is its shell (each field but its processes), so frames.size()
+  // and each frame's scan are still the file's. Unset: every frame whole.
+  std::optional<std::vector<std::uint64_t>> frames;
   bool observations = true;  // false: none kept (observation_count counts them)
-  // With `frame`: every frame is kept whole after all when this says so of
+  // With `frames`: every frame is kept whole after all when this says so of
   // the file's header (a view that looks at every frame of some files).
   std::function<bool(const v1::Header&)> every_frame_if;
 };
@@ -55,5 +58,7 @@ struct ReadKeep {
 // damage found, with *out holding everything before it (a capture killed
 // mid-way: kTruncated, "truncated after chunk K at byte B").
 FormatError ReadSnapshot(const std::string& path, Snapshot* out, const ReadKeep& keep = {});
+// The same of a source that can be read again (a copy of standard input).
+FormatError ReadSnapshot(const StreamSource& source, Snapshot* out, const ReadKeep& keep = {});
 
 }  // namespace proctape

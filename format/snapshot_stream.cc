@@ -1,5 +1,10 @@
 #include "format/snapshot_stream.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <unordered_set>
 #include <utility>
 
@@ -24,6 +29,19 @@ std::unique_ptr<SnapshotStream> SnapshotStream::OpenFd(int fd, FormatError* erro
   std::unique_ptr<ChunkReader> reader = ChunkReader::OpenFd(fd, error);
   if (!reader) return nullptr;
   return std::unique_ptr<SnapshotStream>(new SnapshotStream(std::move(reader)));
+}
+
+std::unique_ptr<SnapshotStream> SnapshotStream::OpenSource(const StreamSource& source,
+                                                           FormatError* error) {
+  if (source.fd < 0) return Open(source.path, error);
+  const int fd = ::fcntl(source.fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
+    *error = FormatError{FormatErrorKind::kIo, 0, 0,
+                         std::string("cannot read the input again: ") + std::strerror(errno)};
+    if (fd >= 0) ::close(fd);
+    return nullptr;
+  }
+  return OpenFd(fd, error);
 }
 
 SnapshotStream::SnapshotStream(std::unique_ptr<ChunkReader> reader) : reader_(std::move(reader)) {}

@@ -48,6 +48,14 @@ struct StreamCounts {
   std::uint64_t open_frame = 0;   // its index, while frame_open
 };
 
+// A file that can be read more than once: a path ("-": standard input, read
+// once), or (fd >= 0) a descriptor of a regular file (a copy of standard
+// input, cli/inputs.h StdinCopy) read from its start each time.
+struct StreamSource {
+  std::string path;
+  int fd = -1;
+};
+
 class SnapshotStream {
  public:
   // Opens `path` ("-" for standard input): nullptr with *error when the
@@ -55,6 +63,10 @@ class SnapshotStream {
   static std::unique_ptr<SnapshotStream> Open(const std::string& path, FormatError* error);
   // The same of `fd` (ChunkReader::OpenFd): the stream owns it.
   static std::unique_ptr<SnapshotStream> OpenFd(int fd, FormatError* error);
+  // `source` from its start: its path opened, or its descriptor duplicated
+  // and rewound (kIo "cannot read the input again: ..." when it cannot be).
+  static std::unique_ptr<SnapshotStream> OpenSource(const StreamSource& source,
+                                                    FormatError* error);
   ~SnapshotStream();
   SnapshotStream(const SnapshotStream&) = delete;
   SnapshotStream& operator=(const SnapshotStream&) = delete;

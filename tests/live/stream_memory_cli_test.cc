@@ -1,5 +1,6 @@
 // The readers that stream (issue 14, section 1): verify, show, tree and
-// export read a file chunk by chunk and keep at most one frame, so a file
+// export read a file chunk by chunk and keep at most one frame (diff two;
+// explain and replay of a recording none), so a file
 // whose whole Snapshot is larger than the memory they may use is read all
 // the same. The file is written here through the real writer (never checked
 // in, tests/shapes/many_frames.h): 24 frames of 3,000 process records with
@@ -41,8 +42,18 @@ TEST(StreamingReaders, CommandsReadAFileLargerThanTheirMemoryLimit) {
       {"export", "--format", "json", file, "-o", out + ".json"},
       {"export", "--format", "dot", "--frame", "5", file, "-o", out + ".dot"},
       {"export", "--format", "proc-dir", "--frame", "5", file, "-o", out + ".proc"},
+      {"diff", file},  // the last complete frame is found by a first read
+      {"diff", file, "--frames", "3", "20", "--json"},
+      {"diff", file, file, "--frame-b", "7"},
   };
   ASSERT_NO_FATAL_FAILURE(ExpectEachEndsWithinAddressLimit(commands, 0, kHangGuardMs, kLimit));
+  // A capture holds no recorded check: said after reading it whole (the
+  // count is the file's), not ended by the limit.
+  ASSERT_NO_FATAL_FAILURE(ExpectEachEndsWithinAddressLimit(
+      {{"explain", file}, {"replay", file}}, 2, kHangGuardMs, kLimit,
+      [](const std::string& shown, const CommandResult& r) {
+        EXPECT_NE(r.err.find("holds no recorded"), std::string::npos) << shown << "\n" << r.err;
+      }));
   // What they read is the whole file: every frame and record counted.
   CommandResult verify = ProctapeWithinAddressLimit({"verify", file}, kHangGuardMs, kLimit);
   EXPECT_NE(verify.out.find("24 frames, 72000 process records"), std::string::npos) << verify.out;

@@ -1,7 +1,11 @@
 // format/snapshot_stream.h: a file read item by item, in file order, checked
 // chunk by chunk as ReadSnapshot checks it (ReadSnapshot collects the same
 // items): the items in order, a frame of several parts, blobs that are
-// file-global, and damage mid-file after every item before it.
+// file-global, damage mid-file after every item before it, and what ReadKeep
+// keeps of a file.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -180,6 +184,47 @@ TEST_F(FormatStreamTest, CountsAreTheFootersOnesAsTheyGrow) {
   EXPECT_EQ(s->counts().processes, 3u);
   EXPECT_EQ(s->counts().observations, 3u);
   EXPECT_EQ(s->counts().resolutions, 1u);
+}
+
+// ReadKeep: the frames named keep their processes, every other frame is its
+// shell, and each count is still the file's; a source that is a descriptor
+// reads from its start each time.
+TEST_F(FormatStreamTest, ReadKeepKeepsTheNamedFramesAndCountsEveryOne) {
+  Spit(Path("k.ptape"), Build({FramePart(0, true, 2), Batch({0, 1}), Resolution(0, 2),
+                               FramePart(1, false, 1), FramePart(1, true, 2),
+                               FramePart(2, true, 4)})
+                            .bytes);
+  auto processes = [](const Snapshot& s) {
+    std::vector<int> n;
+    for (const v1::Frame& f : s.frames) n.push_back(f.processes_size());
+    return n;
+  };
+  Snapshot whole;
+  ASSERT_TRUE(ReadSnapshot(Path("k.ptape"), &whole).ok());
+  EXPECT_EQ(processes(whole), (std::vector<int>{2, 3, 4}));
+  ReadKeep two;
+  two.frames = std::vector<std::uint64_t>{2, 1};
+  two.observations = false;
+  Snapshot kept;
+  ASSERT_TRUE(ReadSnapshot(Path("k.ptape"), &kept, two).ok());
+  EXPECT_EQ(processes(kept), (std::vector<int>{0, 3, 4}));
+  EXPECT_TRUE(kept.frames[0].complete());  // a shell: every field but its processes
+  EXPECT_EQ(kept.observations.size(), 0u);
+  EXPECT_EQ(kept.observation_count, 2u);
+  EXPECT_EQ(kept.process_count, 9u);
+  EXPECT_EQ(kept.resolutions.size(), 1u);
+  ReadKeep none;
+  none.frames.emplace();
+  const int fd = ::open(Path("k.ptape").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  for (int pass = 0; pass < 2; ++pass) {  // the same both times: read from its start
+    Snapshot shells;
+    ASSERT_TRUE(ReadSnapshot(StreamSource{"", fd}, &shells, none).ok()) << pass;
+    EXPECT_EQ(processes(shells), (std::vector<int>{0, 0, 0})) << pass;
+    EXPECT_EQ(shells.process_count, 9u) << pass;
+    EXPECT_EQ(shells.observations.size(), 2u) << pass;
+  }
+  ::close(fd);
 }
 
 }  // namespace
