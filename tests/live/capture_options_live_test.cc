@@ -14,14 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "format/reader.h"
 #include "tests/live/capture_live_fixture.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape {
 namespace {

@@ -18,14 +18,11 @@
 #include <variant>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/json_document.h"
 #include "tests/live/sandbox.h"
 #include "tests/live/source_dir.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live::json {
 

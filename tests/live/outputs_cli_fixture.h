@@ -7,21 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
+#include "tests/live/files.h"
 #include "tests/live/output_writers.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape::live::outputs {
 
 inline const std::string kCorpus = SourceCorpus();
 inline const std::string kRecording = CorpusRecording();
-
-inline bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // How a command is run: in `cwd`, with TMPDIR=`tmpdir` (the lab's private
 // directory goes there), as root or as nobody.

@@ -32,13 +32,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "core/proc_parse.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape {
 namespace {

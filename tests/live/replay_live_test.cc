@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/live/build_paths.h"
 #include "format/reader.h"
 #include "proctape.pb.h"
 #include "proto/convert.h"
@@ -28,10 +29,6 @@
 #include "tests/live/files.h"
 #include "tests/live/replay_live_fixture.h"
 #include "tests/live/sandbox.h"
-
-#ifndef PROCTAPE_BINARY
-#error "PROCTAPE_BINARY must name the built proctape CLI"
-#endif
 
 namespace proctape {
 namespace {
