@@ -69,8 +69,8 @@ commands=(
   "tree --frame L --json|tree F --frame L --json"
   "export json|export F --format json --out W/out.json --force"
   "export dot --frame 0|export F --format dot --frame 0 --out W/out.dot --force"
-  "diff|diff F"
-  "diff --frames 0 L --json|diff F --frames 0 L --json"
+  "diff F F|diff F F"
+  "diff F F --frame-a 0 --json|diff F F --frame-a 0 --json"
 )
 [[ ${BENCH_PROC_DIR:-0} == 1 ]] &&
   commands+=("export proc-dir --frame 0|export F --format proc-dir --frame 0 --out W/frame --force")

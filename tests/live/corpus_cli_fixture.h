@@ -13,13 +13,14 @@
 #include "tests/live/build_paths.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
+#include "tests/live/source_dir.h"
 
 namespace proctape::live {
 
 inline const char* const kNames[] = {"alive", "dead", "no-match-5s", "resolved"};  // sorted
 
 inline std::string Data(const std::string& name) {
-  return (std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "replay" /
+  return (std::filesystem::path(kSource) / "tests" / "data" / "replay" /
           (name + ".ptape"))
       .string();
 }

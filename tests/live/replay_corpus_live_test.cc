@@ -11,6 +11,7 @@
 #include "tests/live/files.h"
 #include "tests/live/replay_live_fixture.h"
 #include "tests/live/sandbox.h"
+#include "tests/live/source_dir.h"
 
 namespace proctape {
 namespace {
@@ -27,7 +28,7 @@ using namespace live::replay_live;
 // committed bytes, with this host's /proc hidden too.
 TEST(ReplayLiveCorpus, CommittedRecordingsReplayToTheCommittedBytes) {
   std::filesystem::path dir =
-      std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "replay";
+      std::filesystem::path(live::kSource) / "tests" / "data" / "replay";
   bool hide = HiddenProcUnavailable().empty();
   for (const char* name : {"resolved", "no-match-5s", "alive", "dead"}) {
     std::string base = (dir / name).string();

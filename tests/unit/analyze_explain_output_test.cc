@@ -22,6 +22,7 @@
 #include "proto/convert.h"
 #include "tests/unit/analyze_explain_fixture.h"
 #include "tests/unit/fake_host.h"
+#include "tests/unit/source_dir.h"
 
 namespace proctape {
 namespace {
@@ -29,7 +30,7 @@ namespace {
 using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
 
 std::filesystem::path SourceDir() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  return test::SourceDir();
 }
 
 std::string FileBytes(const std::filesystem::path& path) {

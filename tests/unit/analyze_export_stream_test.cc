@@ -14,6 +14,7 @@
 #include "format/reader.h"
 #include "tests/unit/format_bytes.h"
 #include "tests/unit/format_structure_fixture.h"
+#include "tests/unit/source_dir.h"
 
 namespace proctape {
 namespace {
@@ -21,7 +22,7 @@ namespace {
 using namespace proctape::test;
 
 std::string Data(const char* dir, const char* name) {
-  return (std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / dir /
+  return (test::SourceDir() / "tests" / "data" / dir /
           (std::string(name) + ".ptape"))
       .string();
 }

@@ -17,6 +17,7 @@
 #include "format/reader.h"
 #include "proto/convert.h"
 #include "tests/unit/ownership_fixture.h"
+#include "tests/unit/source_dir.h"
 
 namespace proctape {
 namespace {
@@ -27,7 +28,7 @@ using test::Verdict;   // not proctape::Verdict
 using Problem = v1::OwnershipProblem;
 
 std::string GoldenDir() {
-  return (std::filesystem::path(__FILE__).parent_path().parent_path() / "golden" / "ownership")
+  return (test::SourceDir() / "tests" / "golden" / "ownership")
       .string();
 }
 
@@ -127,7 +128,7 @@ constexpr const char* kCorpusCurrent = "corpus/d40fb836ad433348.ptape";   // hos
 Snapshot ReadCorpus(const std::string& name) {
   Snapshot s;
   const std::string path =
-      (std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / name).string();
+      (test::SourceDir() / name).string();
   FormatError error = ReadSnapshot(path, &s);
   EXPECT_TRUE(error.ok()) << path << ": " << error.message;
   return s;

@@ -16,6 +16,7 @@
 #include "corpus/sha256.h"
 #include "format/reader.h"
 #include "tests/unit/replay_fixture.h"
+#include "tests/unit/source_dir.h"
 
 namespace proctape {
 namespace {
@@ -24,7 +25,7 @@ using Kind = AddOutcome::Kind;
 using test::ReplayTempDir;
 
 std::string Data(const std::string& name) {
-  return (std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "replay" /
+  return (test::SourceDir() / "tests" / "data" / "replay" /
           (name + ".ptape"))
       .string();
 }

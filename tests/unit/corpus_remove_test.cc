@@ -11,6 +11,7 @@
 
 #include "corpus/corpus.h"
 #include "tests/unit/replay_fixture.h"
+#include "tests/unit/source_dir.h"
 
 namespace proctape {
 namespace {
@@ -19,7 +20,7 @@ using Kind = RemoveOutcome::Kind;
 using test::ReplayTempDir;
 
 std::string Data(const std::string& name) {
-  return (std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "replay" /
+  return (test::SourceDir() / "tests" / "data" / "replay" /
           (name + ".ptape"))
       .string();
 }

@@ -14,12 +14,13 @@
 #include "format/file_format.h"
 #include "format/reader.h"
 #include "tests/unit/format_bytes.h"
+#include "tests/unit/source_dir.h"
 
 namespace proctape::test {
 namespace {
 
 std::filesystem::path HostileDir() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "hostile";
+  return test::SourceDir() / "tests" / "data" / "hostile";
 }
 
 // A chunk of `content` compressed by zstd (content size and checksum on).

@@ -14,6 +14,7 @@
 #include "proto/summary.h"
 #include "tests/unit/replay_fixture.h"
 #include "tests/unit/replay_tape_fixture.h"
+#include "tests/unit/source_dir.h"
 
 namespace proctape {
 namespace {
@@ -61,7 +62,7 @@ TEST(ReplayOutput, ReproducedLineAndJsonOfTheTypicalResolution) {
 // bytes.
 
 std::filesystem::path CorpusDir() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "replay";
+  return test::SourceDir() / "tests" / "data" / "replay";
 }
 
 const char* const kCorpus[] = {"resolved", "no-match-5s", "alive", "dead"};
