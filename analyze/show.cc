@@ -1,5 +1,9 @@
 #include "analyze/show.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <set>
@@ -69,6 +73,59 @@ std::int64_t Span(std::int64_t a, std::int64_t b) {
 ShowBuilder::ShowBuilder(const std::string& name, const ProcessFilter& filter)
     : filter_(filter) {
   report_.set_file(name);
+}
+
+ShowBuilder::~ShowBuilder() {
+  if (spool_fd_ >= 0) ::close(spool_fd_);
+}
+
+// Appends one frame's serialized selection to the memory file (made at the
+// first), or to spool_ when it cannot be made or written.
+void ShowBuilder::Keep(const std::string& bytes) {
+  if (spool_fd_ < 0 && spans_.empty()) spool_fd_ = ::memfd_create("proctape-show", MFD_CLOEXEC);
+  Kept span;
+  span.size = bytes.size();
+  std::size_t done = 0;
+  while (spool_fd_ >= 0 && done < bytes.size()) {
+    const ssize_t w = ::pwrite(spool_fd_, bytes.data() + done, bytes.size() - done,
+                               static_cast<off_t>(spool_size_ + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done += static_cast<std::size_t>(w);
+  }
+  if (spool_fd_ >= 0 && done == bytes.size()) {
+    span.offset = spool_size_;
+    spool_size_ += bytes.size();
+  } else {
+    span.in_memory = true;
+    span.offset = spool_.size();
+    spool_ += bytes;
+  }
+  spans_.push_back(span);
+}
+
+v1::ShowReport::Selection ShowBuilder::Selection(int position) const {
+  v1::ShowReport::Selection selection;
+  if (position < 0 || static_cast<std::size_t>(position) >= spans_.size()) return selection;
+  const Kept& span = spans_[static_cast<std::size_t>(position)];
+  std::string bytes;
+  if (span.in_memory) {
+    bytes = spool_.substr(span.offset, span.size);
+  } else {
+    bytes.resize(span.size);
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::pread(spool_fd_, bytes.data() + done, bytes.size() - done,
+                                static_cast<off_t>(span.offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    bytes.resize(done);  // a memory file read short: what was read
+  }
+  selection.ParseFromString(bytes);
+  mask_.Mask(&selection);
+  return selection;
 }
 
 void ShowBuilder::SetHeader(const v1::Header& h) {
@@ -152,12 +209,14 @@ void ShowBuilder::AddFrame(const v1::Frame& f) {
   s->set_before_resolution(-1);  // Finish: the resolutions come after the frames
   processes_ += static_cast<std::uint64_t>(f.processes_size());
   if (filter_.any()) {
-    v1::ShowReport::Selection* chosen = s->mutable_selected();
+    s->mutable_selected();  // present, empty: the processes are kept apart
+    v1::ShowReport::Selection chosen;
     for (const ProcessView& p : table) {
       if (!Selects(filter_, p)) continue;
-      *chosen->add_processes() = Summarize(p, header_.host().clock_ticks_per_second());
+      *chosen.add_processes() = Summarize(p, header_.host().clock_ticks_per_second());
       selected_.insert({p.pid, p.start_ticks()});
     }
+    Keep(chosen.SerializeAsString());
   }
 }
 
@@ -194,7 +253,8 @@ v1::ShowReport ShowBuilder::Finish(const ShowTail& tail, const FormatError& erro
   }
   // The command line that wrote the file (`--token VALUE`) and any other byte
   // shown: the token's length at most, never its value.
-  TokenMask::Of(header_, resolutions).Mask(&report);
+  mask_ = TokenMask::Of(header_, resolutions);
+  mask_.Mask(&report);
   return std::move(report);
 }
 
@@ -203,9 +263,15 @@ v1::ShowReport BuildShow(const Snapshot& snap, const FormatError& error, const s
   ShowBuilder builder(name, filter);
   builder.SetHeader(snap.header);
   for (const v1::Frame& f : snap.frames) builder.AddFrame(f);
-  return builder.Finish({snap.chunks, snap.bytes, snap.footer ? &*snap.footer : nullptr,
-                         snap.observations.size(), &snap.resolutions, &snap.fingerprints},
-                        error);
+  v1::ShowReport report =
+      builder.Finish({snap.chunks, snap.bytes, snap.footer ? &*snap.footer : nullptr,
+                      snap.observations.size(), &snap.resolutions, &snap.fingerprints},
+                     error);
+  for (int i = 0; i < report.frames_size(); ++i) {
+    v1::ShowReport::Frame* frame = report.mutable_frames(i);
+    if (frame->has_selected()) *frame->mutable_selected() = builder.Selection(i);
+  }
+  return report;
 }
 
 }  // namespace proctape

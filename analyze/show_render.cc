@@ -1,11 +1,14 @@
-// The text form of `proctape show` (analyze/show.h): one fact per line.
+// The text form of `proctape show` (analyze/show.h): one fact per line; and
+// its JSON, printed a frame at a time.
 #include <cinttypes>
 #include <cstdio>
 #include <string_view>
+#include <vector>
 
 #include "analyze/show.h"
 #include "analyze/process_text.h"
 #include "core/proc_parse.h"
+#include "proto/json_pieces.h"
 
 namespace proctape {
 namespace {
@@ -59,9 +62,19 @@ std::string FingerprintText(const v1::FingerprintSummary& f) {
 }  // namespace
 
 std::string RenderShow(const v1::ShowReport& r) {
+  std::string out;
+  RenderShow(
+      r, [&r](int i) { return r.frames(i).selected(); },
+      [&out](const std::string& piece) { out += piece; });
+  return out;
+}
+
+void RenderShow(const v1::ShowReport& r, const ShowSelections& selections,
+                const std::function<void(const std::string&)>& emit) {
   std::string out = "file: " + r.file() + "\n";
   if (r.chunks() == 0) {
-    return out + "damage: " + r.error() + "; nothing could be read\n";
+    emit(out + "damage: " + r.error() + "; nothing could be read\n");
+    return;
   }
   out += "written by: proctape " + r.tool_version() + " (format " +
          std::to_string(r.format_version()) + ")";
@@ -132,7 +145,9 @@ std::string RenderShow(const v1::ShowReport& r) {
 
   out += "frames: " + std::to_string(r.frames_size()) + " (" +
          Plural(r.processes(), "process record", "process records") + ")\n";
-  for (const v1::ShowReport::Frame& f : r.frames()) {
+  std::vector<int> selected_each;  // how many each frame selects
+  for (int i = 0; i < r.frames_size(); ++i) {
+    const v1::ShowReport::Frame& f = r.frames(i);
     out += "  frame " + std::to_string(f.position()) + ": " +
            Plural(f.processes(), "process", "processes");
     if (f.records() != f.processes()) {
@@ -158,10 +173,18 @@ std::string RenderShow(const v1::ShowReport& r) {
     }
     out += "\n";
     // A filter's selection, one process a line, as 'proctape tree' prints it.
-    for (const v1::ProcessSummary& p : f.selected().processes()) {
-      out += "    " + std::to_string(p.pid()) + " " + ProcessFacts(p) + "\n";
+    if (f.has_selected()) {
+      const v1::ShowReport::Selection chosen = selections(i);
+      for (const v1::ProcessSummary& p : chosen.processes()) {
+        out += "    " + std::to_string(p.pid()) + " " + ProcessFacts(p) + "\n";
+      }
+      if (chosen.processes().empty()) out += "    (none selected)\n";
+      selected_each.push_back(chosen.processes_size());
+    } else {
+      selected_each.push_back(0);
     }
-    if (f.has_selected() && f.selected().processes().empty()) out += "    (none selected)\n";
+    emit(out);
+    out.clear();
   }
   if (r.has_selected()) {
     // Several frames: the processes (identities) over them all, then how many
@@ -170,9 +193,7 @@ std::string RenderShow(const v1::ShowReport& r) {
            FilterText(r.filter()) + ")";
     if (r.frames_size() > 1) {
       std::string each;
-      for (const v1::ShowReport::Frame& f : r.frames()) {
-        each += (each.empty() ? "" : ", ") + std::to_string(f.selected().processes_size());
-      }
+      for (int n : selected_each) each += (each.empty() ? "" : ", ") + std::to_string(n);
       out += " in " + std::to_string(r.frames_size()) + " frames: " + each + " a frame";
     }
     out += "\n";
@@ -242,7 +263,45 @@ std::string RenderShow(const v1::ShowReport& r) {
   } else {
     out += "damage: " + r.error_kind() + ": " + r.error() + " (everything above was read before it)\n";
   }
-  return out;
+  emit(out);
+}
+
+bool ShowJson(const v1::ShowReport& report, const ShowSelections& selections,
+              const std::function<void(const std::string&)>& emit, std::string* error) {
+  // The report without its frames, each frame printed as ToJson prints it
+  // (AppendJsonPieces), its selection read back for it alone.
+  v1::ShowReport shell = report;
+  shell.clear_frames();
+  std::string out;
+  const JsonElements frames = [&](std::string* o, std::string* e) {
+    // A frame's selection is printed apart too, a process at a time (the
+    // printer's tree of a whole selection is ~10 KB a process): the frame
+    // printed with an empty one ends `"selected":{"processes":[]}}` (its
+    // last field; a quote inside a string is escaped, so rfind finds it),
+    // and that object is replaced by the selection's.
+    const std::string empty = "\"selected\":{\"processes\":[]}}";
+    for (int i = 0; i < report.frames_size(); ++i) {
+      if (i > 0) o->push_back(',');
+      const v1::ShowReport::Frame& frame = report.frames(i);
+      if (!AppendJsonPieces(frame, JsonOptions(), o, e)) return false;
+      if (frame.has_selected()) {
+        const std::size_t at = o->rfind(empty);
+        if (at == std::string::npos || at + empty.size() != o->size()) {
+          *e = "frame " + std::to_string(i) + ": its selection was not printed last";
+          return false;
+        }
+        o->resize(at + 11);  // `"selected":`
+        if (!AppendJsonPieces(selections(i), JsonOptions(), o, e)) return false;
+        o->push_back('}');
+      }
+      emit(*o);
+      o->clear();
+    }
+    return true;
+  };
+  if (!AppendJsonPieces(shell, JsonOptions(), {{"frames", frames}}, &out, error)) return false;
+  emit(out);
+  return true;
 }
 
 }  // namespace proctape

@@ -36,14 +36,18 @@ struct ShowOptions {
   std::string comm;
 };
 
+void Print(const std::string& piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); }
+
 // One file: its text on standard output, after a blank line unless it is the
-// first text shown (*shown says whether one was) (JSON: into *json); its status.
+// first text shown (*shown says whether one was) (JSON: its report, after
+// `json_before`); its status. Printed piece by piece, a frame at a time, each
+// frame's selection read back for it alone (ShowBuilder).
 // A file that cannot be read at all shows nothing in text; under --json it
 // is still its report (the document itself, or an entry of its files[]), as
 // verify's is: its file and its error, "intact": false, nothing else
 // (docs/cli/json.md, "Several files").
 int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
-            bool* shown, std::string* report_json) {
+            bool* shown, const std::string& json_before) {
   // Read item by item: one frame held at a time (its parts joined), with the
   // header, resolutions, fingerprint and footer (small); observations counted.
   const std::string name = EscapeBytes(file, 4096);
@@ -92,7 +96,7 @@ int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
       unread.set_file(name);
       unread.set_error_kind(FormatErrorName(error.kind));
       unread.set_error(Printable(error.message));
-      *report_json = ToJson(unread);
+      Print(json_before + ToJson(unread));
     }
     std::fflush(stdout);
     return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
@@ -100,11 +104,17 @@ int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
   const v1::ShowReport report = builder.Finish(
       {chunks, bytes, footer ? &*footer : nullptr, observations, &resolutions, &fingerprints},
       error);
+  const ShowSelections selections = [&builder](int i) { return builder.Selection(i); };
   if (json) {
-    *report_json = ToJson(report);
+    Print(json_before);
+    std::string failure;
+    if (!ShowJson(report, selections, Print, &failure)) {
+      std::fflush(stdout);
+      return Fail(kExitInternal, name + ": cannot print JSON: " + failure);
+    }
   } else {
     if (*shown) std::fputs("\n", stdout);
-    std::fputs(RenderShow(report).c_str(), stdout);
+    RenderShow(report, selections, Print);
   }
   *shown = true;
   std::fflush(stdout);
@@ -125,14 +135,15 @@ int RunShow(const ShowOptions& o) {
   }
   if (int jailed = Jail({"show", true, o.files, {}}); jailed != kExitOk) return jailed;
   int worst = kExitOk;
-  std::vector<std::string> reports;
   bool shown = false;
-  for (const std::string& file : o.files) {
-    std::string json;
-    worst = Worst(worst, ShowOne(file, o.json, o.filter, &shown, &json));
-    if (!json.empty()) reports.push_back(json);
+  // --json: one report, or {"files":[...]} of several (JsonList), each
+  // printed as it is read.
+  const bool several = o.files.size() > 1;
+  for (std::size_t i = 0; i < o.files.size(); ++i) {
+    const std::string before = !o.json ? "" : !several ? "" : i == 0 ? "{\"files\":[" : ",";
+    worst = Worst(worst, ShowOne(o.files[i], o.json, o.filter, &shown, before));
   }
-  if (o.json && !reports.empty()) std::printf("%s\n", JsonList(reports).c_str());
+  if (o.json) std::fputs(several ? "]}\n" : "\n", stdout);
   return worst;
 }
 

@@ -38,6 +38,11 @@ TEST(StreamingReaders, CommandsReadAFileLargerThanTheirMemoryLimit) {
       {"verify", file},
       {"show", file},
       {"show", file, "--json"},
+      // A filter selects every record of every frame (all "worker", uid 0):
+      // each frame's selection is printed, never all of them kept at once.
+      {"show", file, "--comm", "worker"},
+      {"show", file, "--uid", "0"},
+      {"show", file, "--comm", "worker", "--json"},
       {"tree", file, "--frame", "23", "--json"},
       {"export", "--format", "json", file, "-o", out + ".json"},
       {"export", "--format", "dot", "--frame", "5", file, "-o", out + ".dot"},

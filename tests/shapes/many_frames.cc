@@ -27,7 +27,10 @@ v1::ProcessRecord Record(int frame, int i) {
            "-" + std::string(40, static_cast<char>('a' + k)) + '\0';
   }
   p.mutable_environ()->set_data(env);
-  p.mutable_status()->set_data("Name:\tworker\nPid:\t" + pid + "\nNSpid:\t" + pid + "\n");
+  // Every record is a root "worker": `show --uid 0` and `--comm worker`
+  // select all of them.
+  p.mutable_status()->set_data("Name:\tworker\nPid:\t" + pid + "\nUid:\t0\t0\t0\t0\nNSpid:\t" +
+                               pid + "\n");
   return p;
 }
 
