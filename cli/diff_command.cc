@@ -1,6 +1,8 @@
 // `proctape diff A [B]`: what changed between two frames, of one file or of
 // two (analyze/diff.h), as text or one JSON object. Frames of different boots
 // are refused (exit 2) unless --force.
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -71,6 +73,15 @@ void WarnIfReversed(const DiffSide& a, const DiffSide& b) {
        ", and diff says what changed from the first to the second (give the older first)");
 }
 
+// Whether A and B name one file (the same device and inode, through a link
+// or another path). Standard input is never the same file as a path.
+bool SameFile(const std::vector<std::string>& files) {
+  if (files.size() != 2 || files[0] == "-" || files[1] == "-") return false;
+  struct stat a {}, b {};
+  if (::stat(files[0].c_str(), &a) != 0 || ::stat(files[1].c_str(), &b) != 0) return false;
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int RunDiff(DiffOptions o) {
   if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Usage(why);
   const bool two = o.files.size() == 2;
@@ -80,11 +91,16 @@ int RunDiff(DiffOptions o) {
     o.frame_a = o.frames[0];
     o.frame_b = o.frames[1];
   }
-  // A frame compared with itself shows nothing by construction.
-  if (!two && o.frame_a && o.frame_b && *o.frame_a == *o.frame_b) {
+  // A frame compared with itself shows nothing by construction: of one
+  // file, or of A and B that are one file (a path given twice, a link).
+  const bool one_file = !two || SameFile(o.files);
+  if (one_file && o.frame_a && o.frame_b && *o.frame_a == *o.frame_b) {
     return Usage((o.frames.empty() ? "--frame-a " + std::to_string(*o.frame_a) + " --frame-b "
                                    : "--frames " + std::to_string(*o.frame_a) + " ") +
                  std::to_string(*o.frame_b) +
+                 (two ? " of " + EscapeBytes(o.files[0], 4096) + " and " +
+                            EscapeBytes(o.files[1], 4096) + ", one file"
+                      : std::string()) +
                  ": a frame compared with itself shows no change; give two different frames");
   }
   if (int refused = RefuseStandardOutputInput(InputsNamed("FILE", o.files));
@@ -153,6 +169,14 @@ int RunDiff(DiffOptions o) {
                   frames ? "--frames" : "--frame-a"};
   DiffSide side_b{&b, names[two ? 1 : 0], o.frame_b.value_or(two ? 0 : LastFrame(b)),
                   frames ? "--frames" : "--frame-b"};
+  // A and B one file, a frame of each by default (A's last complete frame,
+  // B's first) that is one frame: the file holds one. (A frame it does not
+  // have is said as such, below.)
+  if (two && one_file && side_a.frame == side_b.frame && side_a.frame < a.frames.size()) {
+    return refuse(names[0] + " and " + names[1] + " are one file, and frame " +
+                  std::to_string(side_a.frame) + " of each is one frame: a frame compared with "
+                  "itself shows no change; give two different frames");
+  }
   std::string why;
   std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &why, o.filter);
   if (!report) return refuse(why);

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <set>
 #include <string>
 #include <utility>
@@ -194,6 +195,32 @@ TEST_F(MultiFrame, DiffOfAFrameWithItselfIsAUsageError) {
     EXPECT_TRUE(OneLine(r.err)) << Describe(r);
     EXPECT_NE(r.err.find("compared with itself"), std::string::npos) << Describe(r);
   }
+}
+
+// Two FILEs that are one file (the path twice, a link to it) compare a frame
+// with itself as one FILE would: refused alike, given frames or default ones
+// of a one-frame file. A copy is another file, compared.
+TEST_F(MultiFrame, DiffOfAFrameWithItselfThroughTwoNamesOfOneFileIsAUsageError) {
+  const std::string link = dir_.File("link.ptape");
+  ASSERT_EQ(::symlink(file_.c_str(), link.c_str()), 0);
+  const std::string one = dir_.File("one.ptape");
+  CommandResult capture = Proctape({"capture", "-o", one});
+  ASSERT_EQ(capture.exit_code, 0) << Describe(capture);
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"diff", file_, file_, "--frame-a", "1", "--frame-b", "1"},
+           {"diff", file_, link, "--frame-a", "2", "--frame-b", "2"},
+           {"diff", link, file_, "--frame-a", "0", "--frame-b", "0", "--json"},
+           {"diff", one, one}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_TRUE(r.out.empty()) << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+    EXPECT_NE(r.err.find("compared with itself"), std::string::npos) << Describe(r);
+  }
+  const std::string copy = dir_.File("copy.ptape");
+  ASSERT_TRUE(std::filesystem::copy_file(file_, copy));
+  CommandResult compared = Proctape({"diff", file_, copy, "--frame-a", "1", "--frame-b", "1"});
+  EXPECT_EQ(compared.exit_code, 0) << Describe(compared);
 }
 
 // tree --root PID that is in no process of the frame selected nothing: exit 5
