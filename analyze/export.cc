@@ -119,9 +119,10 @@ std::string DotEscape(std::string_view raw, std::size_t max) {
   return out;
 }
 
-std::string FrameDot(const Snapshot& snapshot, std::size_t frame) {
+std::string FrameDot(const Snapshot& snapshot, std::size_t frame, std::size_t* drawn) {
   const v1::Frame& f = snapshot.frames[frame];
   const std::vector<ProcessView> table = ProcessTable(f);
+  if (drawn) *drawn = table.size();
   const std::map<std::int64_t, std::size_t> by_pid = IndexByPid(table);
   // Host bytes shown (a comm, a stat's problem) never show a token's value.
   const TokenMask mask = TokenMask::Of(snapshot);

@@ -49,7 +49,8 @@ std::string DotEscape(std::string_view raw, std::size_t max = 256);
 // resolution request, matched by (pid, start tick), has a double border and
 // says "root of resolution K". Resolved processes absent from the frame are
 // named in the graph's label. Nodes and edges in pid order: the output is a
-// function of the file alone.
-std::string FrameDot(const Snapshot& snapshot, std::size_t frame);
+// function of the file alone. *drawn, when given, is how many processes
+// (nodes) the graph draws.
+std::string FrameDot(const Snapshot& snapshot, std::size_t frame, std::size_t* drawn = nullptr);
 
 }  // namespace proctape

@@ -60,6 +60,7 @@ FormatError JsonExport::Survey(const StreamSource& source) {
           records.push_back(0);
         }
         for (const v1::ProcessRecord& p : part.processes()) records.back() += RecordSize(p);
+        records_ += static_cast<std::uint64_t>(part.processes_size());
         part.clear_processes();
         JoinFramePart(&frames_.back(), std::move(part), item.first_part);
         break;

@@ -24,6 +24,8 @@ class JsonExport {
   // ReadSnapshot reports it (nothing is to be written).
   FormatError Survey(const StreamSource& source);
   const v1::Header& header() const { return shell_.header(); }
+  // The process records of every frame, as the document holds them.
+  std::uint64_t records() const { return records_; }
   // ExportJson's document and its drain (analyze/export.h), printed from
   // further reads of the file. False with *error when the document is over
   // protobuf's 2 GiB, a printer fails, `drain` refuses, or the file no longer
@@ -37,6 +39,7 @@ class JsonExport {
   std::vector<v1::Frame> frames_;   // each frame's shell: every field but its processes
   std::uint64_t size_ = 0;          // the document's message, serialized
   std::uint64_t observations_ = 0;
+  std::uint64_t records_ = 0;
   std::uint64_t resolutions_ = 0;
 };
 

@@ -41,8 +41,11 @@ struct ExportOptions {
 
 // What was written, as one line (text) or one ExportReport (--json). The
 // output may be standard output: the report then goes to standard error.
+// `processes` is what was written of them: json the process records of every
+// frame, dot the processes drawn (proc-dir: its stats).
 void Report(const ExportOptions& o, const std::string& out, std::size_t frame,
-            const std::string& what, const ProcDirStats* stats, std::size_t bytes) {
+            const std::string& what, const ProcDirStats* stats, std::size_t bytes,
+            std::uint64_t processes = 0) {
   const bool to_stdout = out == "-";
   if (o.json) {
     v1::ExportReport report;
@@ -50,10 +53,8 @@ void Report(const ExportOptions& o, const std::string& out, std::size_t frame,
     report.set_input(EscapedText(o.file));
     report.set_format(o.format);
     if (o.format != "json") report.set_frame(Count32(frame));
-    if (stats) {
-      report.set_processes(Count32(stats->processes));
-      report.set_files(Count32(stats->files));
-    }
+    report.set_processes(Count32(stats ? stats->processes : processes));
+    if (stats) report.set_files(Count32(stats->files));
     report.set_bytes(static_cast<double>(stats ? stats->bytes : bytes));
     std::fprintf(to_stdout ? stderr : stdout, "%s\n", ToJson(report).c_str());
     return;
@@ -156,6 +157,7 @@ int RunExport(const ExportOptions& o) {
   }
   std::string data;
   std::uint64_t size = 0;  // written before `data`
+  std::size_t drawn = 0;   // dot: the processes drawn
   if (o.format == "json") {
     // Written as it is printed, a MiB at a time (the document of a large
     // file is tens of MB). Past protobuf's 2 GiB an error, never an empty
@@ -177,7 +179,7 @@ int RunExport(const ExportOptions& o) {
     }
     data.push_back('\n');
   } else {
-    data = FrameDot(snapshot, frame);
+    data = FrameDot(snapshot, frame, &drawn);
   }
   const bool written = output->Write(data, &error) && output->Commit(&error);
   progress.Done();
@@ -187,7 +189,7 @@ int RunExport(const ExportOptions& o) {
          (o.format == "json" ? std::string("the whole file")
                              : "the process tree of frame " + std::to_string(frame)) +
              " of " + name + ", " + Plural(size, "byte", "bytes"),
-         nullptr, size);
+         nullptr, size, o.format == "json" ? json.records() : drawn);
   return kExitOk;
 }
 

@@ -105,6 +105,35 @@ TEST(ExportCliTest, GoldenOutputsOfCorpusEntries) {
   ExpectGolden("hostile-comm-unshare.json", r.out);
 }
 
+// --json says how many processes were written: the DOT's the processes it
+// draws (its graph label counts them), json's the process records of every
+// frame (as verify counts them), proc-dir's its directories.
+TEST(ExportCliTest, JsonReportCountsTheProcessesWritten) {
+  TempDir tmp("export-report");
+  const std::string file = CorpusFile("pid-reuse-unshare");
+  ASSERT_FALSE(file.empty());
+  CommandResult r = Proctape(
+      {"export", file, "--format", "dot", "--frame", "1", "-o", tmp.File("t.dot"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::string dot = FileBytes(tmp.File("t.dot"));
+  const std::size_t at = dot.find("label=\"frame 1: ");
+  ASSERT_NE(at, std::string::npos) << dot;
+  const std::string drawn = dot.substr(at + 16, dot.find(' ', at + 16) - at - 16);
+  ASSERT_GT(std::stoul(drawn), 0u) << dot;
+  EXPECT_NE(r.out.find("\"processes\":" + drawn + ","), std::string::npos)
+      << drawn << "\n" << r.out;
+
+  CommandResult verify = Proctape({"verify", file});
+  const std::size_t records_at = verify.out.find(" process records");
+  ASSERT_NE(records_at, std::string::npos) << verify.out;
+  const std::size_t from = verify.out.rfind(' ', records_at - 1) + 1;
+  const std::string records = verify.out.substr(from, records_at - from);
+  r = Proctape({"export", file, "--format", "json", "-o", tmp.File("t.json"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("\"processes\":" + records + ","), std::string::npos)
+      << records << "\n" << r.out;
+}
+
 TEST(ExportCliTest, GoldenOutputsOfHostileNames) {
   TempDir tmp("export-hostile");
   const std::string file = WriteHostileFile(tmp);
