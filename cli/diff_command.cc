@@ -238,7 +238,7 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
       ->required()
       ->expected(1, 2);
   AddUnsigned(sub, "--frames", o->frames, 0, 4294967295,
-              "two frames I J of one file, counted from 0")
+              "two frames I J of one file, counted from 0", "I J")
       ->expected(2);
   CLI::Option* fa =
       AddUnsigned(sub, "--frame-a", *frame_a, 0, 4294967295, "the frame of A, counted from 0");

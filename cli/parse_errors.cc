@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "cli/help.h"
 #include "cli/options.h"
@@ -176,6 +179,29 @@ std::string Mismatch(const CLI::App* command, const std::string& what) {
     // A set of choices says itself: "missing json|dot|proc-dir after --format".
     const std::string value = ValueName(opt);
     const bool choices = value.find('|') != std::string::npos;
+    // An option of several values names each ("--frames I J"): the ones
+    // given stand for theirs, "missing J after --frames I".
+    const std::size_t at = what.find("received ");
+    const std::size_t received =
+        at == std::string::npos ? 0 : std::strtoul(what.c_str() + at + 9, nullptr, 10);
+    std::vector<std::string> words;
+    for (std::size_t b = 0, e = 0; b < value.size(); b = e + 1) {
+      e = value.find(' ', b);
+      if (e == std::string::npos) e = value.size();
+      words.push_back(value.substr(b, e - b));
+    }
+    if (opt->get_expected_min() > 1 && words.size() > 1 && received > 0 &&
+        received < words.size()) {
+      // The values given, as typed (their names when CLI11 kept none).
+      const std::vector<std::string>& typed = opt->results();
+      std::string given, missing;
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        std::string& to = i < received ? given : missing;
+        if (!to.empty()) to.push_back(' ');
+        to += i < received && typed.size() == received ? typed[i] : words[i];
+      }
+      return "missing " + missing + " after " + name + " " + given + Gist(opt);
+    }
     return "missing " + (value.empty() ? "a value" : value) + " after " + name +
            (choices ? "" : Gist(opt));
   }

@@ -1,6 +1,7 @@
 #include "tests/live/cli_contract.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -75,6 +76,14 @@ bool HelpEntry::Has(const std::string& name) const {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// A further value name in help: upper case ("J"), never a description word.
+static bool IsValueWord(const std::string& w) {
+  for (char c : w) {
+    if (!(std::isupper(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return !w.empty();
+}
+
 std::vector<HelpEntry> HelpEntries(const std::string& help) {
   std::vector<HelpEntry> out;
   bool in_section = false;
@@ -97,8 +106,13 @@ std::vector<HelpEntry> HelpEntries(const std::string& help) {
     for (std::string w; words >> w;) {
       if (w == "(required)") {
         e.required = true;
-      } else if (w != "..." && e.value.empty() && !e.positional) {
+      } else if (w != "..." && !e.positional && e.value.empty()) {
         e.value = w.substr(0, w.find('='));
+      } else if (!e.positional && !e.value.empty() && IsValueWord(w)) {
+        // Every value an option takes: "--frames I J" takes "I J" (a
+        // description that starts after one space is lower case).
+        e.value.push_back(' ');
+        e.value.append(w);
       }
     }
     if (!e.Has("--help")) out.push_back(e);

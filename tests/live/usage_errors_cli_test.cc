@@ -188,6 +188,21 @@ TEST(UsageErrorsNamed, MissingRequiredIsNamedWithWhatItIs) {
   }
 }
 
+// An option of two values (diff --frames I J) names both in its help, and a
+// value missing names the one missing after those given.
+TEST(UsageErrorsNamed, TwoValueOptionNamesBothValues) {
+  const CommandResult help = Proctape({"diff", "--help"});
+  EXPECT_NE(help.out.find("\n  --frames I J "), std::string::npos) << Describe(help);
+  const CommandResult one = Proctape({"diff", "x.ptape", "--frames", "1"});
+  EXPECT_EQ(one.exit_code, 2) << Describe(one);
+  EXPECT_TRUE(StartsWith(one.err, "proctape: diff: missing J after --frames 1 (two frames I J "))
+      << Describe(one);
+  const CommandResult none = Proctape({"diff", "x.ptape", "--frames"});
+  EXPECT_EQ(none.exit_code, 2) << Describe(none);
+  EXPECT_TRUE(StartsWith(none.err, "proctape: diff: missing I J after --frames (two frames I J "))
+      << Describe(none);
+}
+
 // capture --max-bytes below what one process can take is refused as any
 // number outside its range, the range saying the least it takes.
 TEST(UsageErrorsNamed, MaxBytesSaysTheLeastItTakes) {
