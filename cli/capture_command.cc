@@ -162,8 +162,6 @@ int RunCapture(const CaptureOptions& o) {
   request.force = o.force;
   request.stdout_allowed = true;
   request.binary = true;
-  // Kept environment values may be secrets: the file is the owner's only.
-  if (scan.keep_environ) request.mode = 0600;
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--proc-root", o.proc_root}}, &exit_code);
   if (!output) return exit_code;

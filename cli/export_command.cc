@@ -128,11 +128,10 @@ int RunExport(const ExportOptions& o) {
   std::string error;
   // What is exported from a file that keeps environment values (capture
   // --env keep, a --record's token entry) is the owner's only, as that file.
-  const v1::RedactionPolicy& redaction =
-      (o.format == "json" ? json.header() : snapshot.header).redaction();
-  if (redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT ||
-      redaction.kept_entries_size() > 0) {
-    if (!output->Restrict(&error)) return FailAbout(kExitIo, "--output", out, error);
+  const v1::Header& header = o.format == "json" ? json.header() : snapshot.header;
+  const v1::RedactionPolicy& redaction = header.redaction();
+  if (KeepsEnvironValues(header)) {
+    output->KeepOwnerOnly();
     // Said for the values of --env keep; a recording's token entry alone is
     // restricted without a word (every recording has one).
     if (out != "-" && redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT) {

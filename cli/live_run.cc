@@ -26,8 +26,6 @@ std::unique_ptr<OutputFile> OpenRecord(bool given, const std::string& record, bo
   request.force = force;
   request.stdout_allowed = true;
   request.binary = true;
-  // A recording keeps the token's environment entry: owner only.
-  request.mode = 0600;
   return OpenOutput(request, "--record", inputs, exit_code);
 }
 

@@ -17,6 +17,7 @@
 #include "corpus/corpus_internal.h"
 #include "corpus/expect.h"
 #include "corpus/sha256.h"
+#include "format/file_holds.h"
 #include "format/output_file.h"
 #include "format/reader.h"
 #include "replay/replay.h"
@@ -36,8 +37,12 @@ using corpus_internal::Fd;
 // without replacing), hashed as it is made, and must be `sha256`: a source
 // changed since it was checked is refused too. Every refusal names the file
 // added as `shown` (its name on the command line: `src` may be stdin's copy).
+//
+// The copy holds what the recording holds: owner only when its header (read
+// from the same bytes: `sha256` is checked) keeps environment values, as a
+// recording's token entry (format/output_file.h, rule 2).
 bool CopyIntoCorpus(const std::string& src, const std::string& shown, const std::string& dir,
-                    const std::string& sha256, std::string* error) {
+                    const std::string& sha256, bool owner_only, std::string* error) {
   const std::string target = dir + "/" + CorpusFileName(sha256);
   auto same_content = [&] {
     struct stat st;
@@ -64,6 +69,7 @@ bool CopyIntoCorpus(const std::string& src, const std::string& shown, const std:
     *error = shown + ": " + refused.message;
     return false;
   }
+  if (owner_only) out->KeepOwnerOnly();
   Sha256 hash;
   std::vector<char> buf(64 * 1024);
   for (;;) {
@@ -318,7 +324,10 @@ AddOutcome AddToCorpus(const AddRequest& request) {
   if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
   placed = Place(manifest, sha256, entry.name, file);
   if (placed.kind != Kind::kAdded) return placed;
-  if (!CopyIntoCorpus(request.file, file, request.dir, sha256, &error)) return Failed(Kind::kIo, error);
+  if (!CopyIntoCorpus(request.file, file, request.dir, sha256, KeepsEnvironValues(snapshot.header),
+                      &error)) {
+    return Failed(Kind::kIo, error);
+  }
   manifest.entries.push_back(entry);
   std::stable_sort(manifest.entries.begin(), manifest.entries.end(),
                    [](const ManifestEntry& a, const ManifestEntry& b) { return a.name < b.name; });

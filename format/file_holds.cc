@@ -19,6 +19,11 @@ std::string FileHolds(const Snapshot& s) {
   return "an empty file (no frame, no recorded check, no fingerprint)";
 }
 
+bool KeepsEnvironValues(const v1::Header& header) {
+  return header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT ||
+         header.redaction().kept_entries_size() > 0;
+}
+
 std::string NoSuchFrameIn(std::string_view option, std::uint64_t frame, std::string_view name,
                           const Snapshot& snapshot) {
   std::string out = NoSuchFrame(option, frame, name, snapshot.frames.size());

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/proc_parse.h"
@@ -25,6 +26,29 @@ constexpr char kSuffix[] = ".partial";
 constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 std::string Escaped(std::string_view path) { return EscapeBytes(path, kPathShown); }
+
+// The process's umask: the "Umask:" line of /proc/self/status (read, not
+// set: other threads may be creating files), else umask(2) set to 077 and
+// back -- a file another thread creates meanwhile is the more private for it.
+mode_t ProcessUmask() {
+  int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[4096];
+    ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n > 0) {
+      buf[n] = '\0';
+      if (const char* at = std::strstr(buf, "\nUmask:\t"); at != nullptr) {
+        char* end = nullptr;
+        unsigned long mask = std::strtoul(at + 8, &end, 8);
+        if (end != at + 8 && *end == '\n') return static_cast<mode_t>(mask & 0777);
+      }
+    }
+  }
+  const mode_t mask = ::umask(077);
+  ::umask(mask);
+  return mask;
+}
 
 // Six random letters or digits.
 std::string RandomTag() {
@@ -162,6 +186,7 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
   out->base_ = base;
   out->force_ = request.force;
   out->directory_ = request.directory;
+  if (!request.directory) out->shared_mode_ = 0644 & ~ProcessUmask();
   out->marker_ = request.directory_marker;
 
   struct stat st;
@@ -223,8 +248,10 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
           }
         }
       } else {
+        // Rule 2: 0600 while it is written; Commit shares what keeps no
+        // environment value.
         fd = ::openat(out->parent_fd_, name.c_str(),
-                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, request.mode);
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
       }
       if (fd >= 0) {
         out->fd_ = fd;
@@ -276,15 +303,6 @@ bool OutputFile::Write(std::string_view data, std::string* error) {
   return false;
 }
 
-bool OutputFile::Restrict(std::string* error) {
-  if (stdout_ || directory_) return true;
-  if (::fchmod(fd_, 0600) != 0) {
-    *error = shown() + ": cannot restrict it to mode 0600: " + std::strerror(errno);
-    return false;
-  }
-  return true;
-}
-
 bool OutputFile::Commit(std::string* error) {
   if (done_) {
     *error = shown() + ": cannot write: it is closed";
@@ -299,6 +317,11 @@ bool OutputFile::Commit(std::string* error) {
     *error = shown() + ": cannot write: " + what + std::strerror(err);
     return false;
   };
+  // Rule 2: a file that keeps no environment value is shared as any file
+  // the user makes (0644 less the umask), before it gets its name.
+  if (!directory_ && !owner_only_ && ::fchmod(fd_, shared_mode_) != 0) {
+    return fail("chmod: ", errno);
+  }
   if (!directory_ && ::fsync(fd_) != 0) return fail("fsync: ", errno);
   const int fd = fd_;
   fd_ = -1;

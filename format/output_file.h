@@ -13,6 +13,16 @@
 //      directory is found before any work too): NAME.XXXXXX.partial, six
 //      random letters or digits, O_EXCL | O_NOFOLLOW. The name is new for each
 //      run, so one left by a run that was killed never blocks the next.
+//      Its mode is one rule, decided by what the file holds, not by which
+//      command writes it: a file that keeps environment values (a header
+//      whose redaction is ENVIRON_KEPT or lists kept entries -- a
+//      recording's token entry; format/file_holds.h KeepsEnvironValues) is
+//      0600, umask or not; any other is 0644 less the umask. The temporary
+//      is created 0600, so no byte is ever readable by others while it is
+//      written (an open descriptor outlives a later chmod); its writer says
+//      KeepOwnerOnly() once it knows (the .ptape writer at the header,
+//      export and corpus add from their input's header), and Commit makes
+//      any other file 0644 less the umask before the rename.
 //   3. Commit: fsync, close, rename to NAME -- renameat2 with RENAME_NOREPLACE
 //      unless `force`, so a NAME that appeared meanwhile is not replaced
 //      (link + unlink where the file system has no RENAME_NOREPLACE).
@@ -45,8 +55,6 @@ struct OutputRequest {
   bool binary = false;          // a .ptape: "-" refused when standard output is a terminal
   bool directory = false;       // a directory output
   std::string directory_marker; // directory: what makes an existing one replaceable
-  mode_t mode = 0644;           // a file's permission bits (the umask applies);
-                                // 0600 for a file holding kept environment values
   // Rule 4's interrupt: register the temporary with format/interrupt.h (which
   // installs its handler). The library (api/) does not: a program that uses it
   // keeps its own signal dispositions, and a temporary outlives an interrupt
@@ -85,10 +93,11 @@ class OutputFile {
   // Writes all of `data` to fd() (short writes and EINTR retried); false with
   // *error naming what failed.
   bool Write(std::string_view data, std::string* error);
-  // Makes the temporary file 0600 (owner only), for an output found after
-  // Open to hold kept environment values (an export of such a file). True
-  // and nothing done for standard output or a directory output.
-  bool Restrict(std::string* error);
+  // The file keeps environment values (rule 2): it stays 0600 when
+  // committed. Nothing for standard output or a directory output (a
+  // proc-dir sets each of its files' modes, analyze/proc_dir_writer.h).
+  void KeepOwnerOnly() { owner_only_ = true; }
+  bool owner_only() const { return owner_only_; }
   // Rule 3. False with *error; the temporary is then removed. Standard output
   // is neither synced nor closed.
   bool Commit(std::string* error);
@@ -114,6 +123,8 @@ class OutputFile {
   bool force_ = false;
   bool directory_ = false;
   bool done_ = false;      // committed, discarded or abandoned
+  bool owner_only_ = false;  // KeepOwnerOnly(): stays 0600
+  mode_t shared_mode_ = 0644;  // otherwise, at Commit: 0644 less the umask
 };
 
 // Writes all of `data` to `fd`, retrying short writes and EINTR; false with
