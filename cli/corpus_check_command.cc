@@ -117,10 +117,10 @@ void RegisterCorpusCheck(CLI::App* corpus, int* exit_code) {
       "replayed and its verdicts compared with the MANIFEST's expect lines. Prints one line\n"
       "per entry that drifted (DRIFT NAME: expected X; got Y; a replay that DIVERGED drifts\n"
       "too) or cannot be checked (UNREADABLE NAME: why: missing, changed since added,\n"
-      "damaged), then a summary line. Entries are replayed in parallel; the output is in\n"
-      "manifest order. Progress is shown on standard error when it is a terminal. Exit 0\n"
-      "when every entry reproduced, 22 otherwise, 23 when the MANIFEST does not parse or\n"
-      "names a missing file.");
+      "damaged, too large for the memory it may use), then a summary line. Entries are\n"
+      "replayed in parallel; the output is in manifest order. Progress is shown on\n"
+      "standard error when it is a terminal. Exit 0 when every entry reproduced, 22\n"
+      "otherwise, 23 when the MANIFEST does not parse or names a missing file.");
   check->corpus.Register(c, true);
   AddUnsigned(c, "--jobs,-j", check->jobs, 1, 1024,
               "entries replayed at once (default: one per core)");

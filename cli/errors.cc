@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <vector>
 
 #include <unistd.h>
@@ -108,6 +109,14 @@ int Fail(int status, const std::string& raw) {
   const std::string message =
       status == kExitUsage ? AsUsageError(ErrorModeOf().command, OneLine(raw)) : raw;
   return Say(status, message);
+}
+
+int FailEscaped(const std::exception& e) {
+  const std::string& command = ErrorModeOf().command;
+  const std::string what = dynamic_cast<const std::bad_alloc*>(&e) != nullptr
+                               ? std::string("out of memory (") + e.what() + ")"
+                               : std::string(e.what());
+  return Fail(kExitInternal, command.empty() ? what : command + ": " + what);
 }
 
 int Finish(int status) {

@@ -5,6 +5,7 @@
 // paths. The exit status is the caller's to return.
 #pragma once
 
+#include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,13 @@ int FinishStandardOutput(int status);
 // stream that keeps why its first failed write failed, for
 // FinishStandardOutput to say (glibc's own keeps only a flag).
 void WatchStandardOutput();
+// What escaped a command as an exception (main catches it, the command's
+// RAII having removed what it had begun), said as every failure is, with
+// kExitInternal (1, "proctape itself failed"): std::bad_alloc as
+//   proctape: CMD: out of memory (std::bad_alloc)
+// (a limit on its memory, ulimit -v or a cgroup's, that the input needs more
+// than), any other std::exception as "CMD: WHAT". Returns 1.
+int FailEscaped(const std::exception& e);
 // An error about a file or directory the user named, in one form for
 // every input and output (docs/cli/messages.md, "Errors about an input"):
 //   PATH: WHAT              a positional FILE or DIR (`option` empty)

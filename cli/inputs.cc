@@ -1,5 +1,6 @@
 #include "cli/inputs.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -8,25 +9,47 @@
 
 namespace proctape {
 
+void HoldClosedStandardDescriptors() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    // The lowest free descriptor: `fd` itself, the lower ones being open.
+    const int held = ::open("/dev/null", (fd == STDIN_FILENO ? O_WRONLY : O_RDONLY));
+    if (held >= 0 && held != fd) ::close(held);  // not ours to take: leave it as found
+  }
+}
+
 StdinCopy::~StdinCopy() {
   if (fd_ >= 0) ::close(fd_);
 }
 
 bool StdinCopy::Open(std::string* error) {
-  fd_ = ::memfd_create("proctape-stdin", MFD_CLOEXEC);
+  // A closed standard input is refused as every reader of '-' refuses it
+  // (format/chunk_reader.cc), before the copy is made: the copy would take
+  // descriptor 0 and be read as standard input, an empty file.
+  if (::fcntl(STDIN_FILENO, F_GETFD) < 0) {
+    *error = std::string("-: read failed at byte 0: ") + std::strerror(errno);
+    return false;
+  }
+  const int made = ::memfd_create("proctape-stdin", MFD_CLOEXEC);
+  // Never one of the standard descriptors (HoldClosedStandardDescriptors
+  // holds them; this holds without it).
+  fd_ = made < 0 || made > STDERR_FILENO ? made : ::fcntl(made, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+  if (made >= 0 && made != fd_) ::close(made);
   if (fd_ < 0) {
     *error = std::string("standard input: cannot make a copy: ") + std::strerror(errno);
     return false;
   }
   char buf[65536];
+  std::size_t total = 0;
   for (;;) {
     ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      *error = std::string("standard input: cannot read: ") + std::strerror(errno);
+      *error = "-: read failed at byte " + std::to_string(total) + ": " + std::strerror(errno);
       return false;
     }
     if (n == 0) return true;
+    total += static_cast<std::size_t>(n);
     for (ssize_t done = 0; done < n;) {
       ssize_t w = ::write(fd_, buf + done, static_cast<std::size_t>(n - done));
       if (w < 0 && errno == EINTR) continue;

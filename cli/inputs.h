@@ -16,6 +16,15 @@ namespace proctape {
 // would find it at its end.
 std::string StdinOnce(const std::vector<std::pair<std::string, std::vector<std::string>>>& inputs);
 
+// Run first by main: a standard descriptor (0, 1, 2) the caller closed is
+// held on /dev/null opened for the other direction, so that no file
+// proctape opens becomes it (a copy of standard input read as standard
+// input, a directory read as '-', an output written to standard output),
+// and using it fails as a closed one does: a read of '-' is "read failed
+// at byte 0: Bad file descriptor" (10), a write to standard output
+// "standard output: cannot write: Bad file descriptor".
+void HoldClosedStandardDescriptors();
+
 // Standard input copied whole into an anonymous memory file, for a command
 // that reads its input more than once (corpus add hashes, replays and copies
 // it): path() names the copy until the object is destroyed.
@@ -25,7 +34,8 @@ class StdinCopy {
   ~StdinCopy();
   StdinCopy(const StdinCopy&) = delete;
   StdinCopy& operator=(const StdinCopy&) = delete;
-  // False, with *error one line, when standard input cannot be read.
+  // False, with *error one line, when standard input cannot be read: the
+  // line every reader of '-' gives ("-: read failed at byte N: WHY", 10).
   bool Open(std::string* error);
   std::string path() const;
   int fd() const { return fd_; }  // the copy, for a reader that dups it

@@ -6,6 +6,7 @@
 #include <google/protobuf/stubs/common.h>
 
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,11 @@
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "cli/help.h"
+#include "cli/inputs.h"
 #include "cli/parse_errors.h"
 
 int main(int argc, char** argv) {
+  proctape::HoldClosedStandardDescriptors();
   proctape::WatchStandardOutput();
   CLI::App app{"find, record and replay the identity of Linux processes", "proctape"};
   app.formatter(proctape::MakeFormatter());
@@ -54,6 +57,11 @@ int main(int argc, char** argv) {
     return proctape::FinishStandardOutput(app.exit(e));
   } catch (const CLI::ParseError& e) {
     return proctape::UsageError(app, command_line, proctape::ParseErrorText(app, e));
+  } catch (const std::exception& e) {
+    // What escaped a command (std::bad_alloc: its input needs more memory
+    // than it may use), unwound: its outputs removed, its failure one line
+    // with status 1, or the ErrorReport under --json (cli/errors.h).
+    exit_code = proctape::FailEscaped(e);
   }
   // Under --json every failure ends in its ErrorReport (cli/errors.h).
   exit_code = proctape::Finish(proctape::FinishStandardOutput(exit_code));

@@ -5,7 +5,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include "core/proc_parse.h"
@@ -64,7 +66,9 @@ void CompareWithExpects(const std::vector<std::string>& expects,
                            : "");
 }
 
-v1::CorpusEntryResult CheckEntry(const std::string& dir, const ManifestEntry& entry) {
+namespace {
+
+v1::CorpusEntryResult CheckEntryOrThrow(const std::string& dir, const ManifestEntry& entry) {
   const Clock::time_point start = Clock::now();
   const std::string path = dir + "/" + entry.file;
   v1::CorpusEntryResult r;
@@ -107,6 +111,29 @@ v1::CorpusEntryResult CheckEntry(const std::string& dir, const ManifestEntry& en
   return done(r);
 }
 
+}  // namespace
+
+v1::CorpusEntryResult CheckEntry(const std::string& dir, const ManifestEntry& entry) {
+  const Clock::time_point start = Clock::now();
+  try {
+    return CheckEntryOrThrow(dir, entry);
+  } catch (const std::exception& e) {
+    // An entry too large for the memory proctape may use (std::bad_alloc)
+    // cannot be checked: it is UNREADABLE, with why, and the other entries
+    // are checked all the same. What it held is freed by the unwinding.
+    v1::CorpusEntryResult r;
+    r.set_name(entry.name);
+    r.set_file(entry.file);
+    for (const std::string& x : entry.expects) r.add_expected(EscapeValue(x));
+    const std::string why = dynamic_cast<const std::bad_alloc*>(&e) != nullptr
+                                ? std::string("out of memory (") + e.what() + ")"
+                                : std::string(e.what());
+    r = Unreadable(std::move(r), entry.file + ": " + why);
+    r.set_seconds(SecondsSince(start));
+    return r;
+  }
+}
+
 v1::CorpusReport CheckCorpus(const std::string& dir, const std::vector<ManifestEntry>& entries,
                              const CheckOptions& options) {
   const Clock::time_point start = Clock::now();
@@ -114,12 +141,22 @@ v1::CorpusReport CheckCorpus(const std::string& dir, const std::vector<ManifestE
   std::atomic<std::size_t> next{0};
   std::mutex mutex;  // serializes progress calls
   std::size_t done = 0;
+  // What escapes a worker besides an entry's own failure (CheckEntry keeps
+  // those): the first, rethrown on this thread once every worker is joined,
+  // for the caller to say; an exception leaving a thread would abort.
+  std::exception_ptr escaped;
   auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < entries.size();) {
-      results[i] = CheckEntry(dir, entries[i]);
+    try {
+      for (std::size_t i; (i = next.fetch_add(1)) < entries.size();) {
+        results[i] = CheckEntry(dir, entries[i]);
+        std::lock_guard<std::mutex> lock(mutex);
+        ++done;
+        if (options.progress) options.progress(done, entries.size(), entries[i].name);
+      }
+    } catch (...) {
       std::lock_guard<std::mutex> lock(mutex);
-      ++done;
-      if (options.progress) options.progress(done, entries.size(), entries[i].name);
+      if (!escaped) escaped = std::current_exception();
+      next = entries.size();  // the others stop at their next entry
     }
   };
   std::size_t threads = std::min<std::size_t>(std::max(options.jobs, 1u), entries.size());
@@ -127,6 +164,7 @@ v1::CorpusReport CheckCorpus(const std::string& dir, const std::vector<ManifestE
   for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work);
   work();  // this thread is one of the workers
   for (std::thread& w : workers) w.join();
+  if (escaped) std::rethrow_exception(escaped);
 
   v1::CorpusReport report;
   report.set_dir(EscapeBytes(dir, 4096));

@@ -132,6 +132,8 @@ void CompareWithExpects(const std::vector<std::string>& expects,
 
 // One entry: its file present, its sha256 the manifest's, intact, holding at
 // least one resolution (else UNREADABLE, detail saying which), then replayed.
+// An entry that needs more memory than proctape may use is UNREADABLE too
+// ("FILE: out of memory (std::bad_alloc)"): it never throws.
 v1::CorpusEntryResult CheckEntry(const std::string& dir, const ManifestEntry& entry);
 
 struct CheckOptions {
@@ -142,7 +144,9 @@ struct CheckOptions {
 };
 
 // Checks `entries` (of the manifest of `dir`) on `jobs` threads. The results
-// are in the order of `entries`, whatever the threads did.
+// are in the order of `entries`, whatever the threads did. No entry's
+// failure escapes (CheckEntry); anything else that escapes a worker is
+// rethrown here once every worker has stopped, never left to abort.
 v1::CorpusReport CheckCorpus(const std::string& dir, const std::vector<ManifestEntry>& entries,
                              const CheckOptions& options);
 

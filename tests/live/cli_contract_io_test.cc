@@ -135,6 +135,25 @@ TEST_P(IoContract, EmptyStandardInputIsATruncatedFile) {
   }
 }
 
+// '-' with standard input closed (`<&-`) is a read that fails, as any
+// reader of '-' finds it: 10, one line, "read failed at byte 0: Bad file
+// descriptor"; a command that copies standard input first (diff, export
+// --format json, corpus add) says the same, and its copy is never taken for
+// standard input.
+TEST_P(IoContract, ClosedStandardInputIsAReadThatFails) {
+  for (const Input& in : GetParam().inputs) {
+    if (!in.dash_is_stdin) continue;
+    const Args args = in.args(fixture_, "-");
+    const CommandResult r = ProctapeRedirected("<&-", args);
+    EXPECT_EQ(r.exit_code, 10) << Shown(args) << " <&-: a closed input cannot be read\n"
+                               << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << Shown(args) << ": one line says so\n" << Describe(r);
+    EXPECT_NE(r.err.find("read failed at byte 0: Bad file descriptor"), std::string::npos)
+        << Shown(args) << "\n" << Describe(r);
+    EXPECT_EQ(r.out, "") << Shown(args);
+  }
+}
+
 // ---- JSON ----------------------------------------------------------------------------
 
 // Every line of `text` is one JSON object.

@@ -147,7 +147,12 @@ std::vector<Row> Table() {
        .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"explain", p}; })},
        .json = [](F) { return Args{"explain", Recording(), "--json"}; }},
       {.command = {"export"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"export", p, "--format", "dot"}; })},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"export", p, "--format", "dot"}; }),
+                  // json reads its input twice: standard input is copied first.
+                  PtapeFile("FILE",
+                            [](F f, P p) {
+                              return Args{"export", p, "--format", "json", "-o", f.dir + "/t.json"};
+                            })},
        .json = [](F f) {
          return Args{"export", Recording(), "--format", "dot", "-o", f.dir + "/t.dot", "--json"};
        }},

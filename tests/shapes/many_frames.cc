@@ -55,4 +55,39 @@ bool WriteManyFrames(const std::string& path, int frames, int processes, std::st
   return ok;
 }
 
+bool WriteLongTape(const std::string& path, int observations, std::string* error) {
+  SnapshotWriter::Options options;
+  options.force = true;
+  std::unique_ptr<SnapshotWriter> w = SnapshotWriter::Create(path, options, error);
+  if (!w) return false;
+  v1::Header h;
+  h.set_tool_version("many_frames");
+  h.mutable_host()->set_clock_ticks_per_second(100);
+  bool ok = w->WriteHeader(h);
+  for (int i = 0; ok && i < observations; ++i) {
+    v1::Observation o;
+    o.set_index(static_cast<std::uint64_t>(i));
+    o.set_mono_ns(i);
+    v1::Observation::ReadFile* read = o.mutable_read_file();
+    read->set_pid(1000);
+    read->set_file(v1::PROC_FILE_ENVIRON);
+    read->mutable_result()->set_bound(1u << 20);
+    read->mutable_result()->set_data("N=" + std::to_string(i) + '\0' +
+                                     std::string(1024, static_cast<char>('a' + i % 26)));
+    ok = w->AddObservation(std::move(o));
+  }
+  v1::Resolution r;
+  r.mutable_resolve()->set_root_pid(1000);
+  r.mutable_resolve()->set_root_start_ticks(5000);
+  r.mutable_resolve()->set_token("t");
+  r.mutable_verdict()->set_status(v1::Verdict::NO_MATCH);
+  r.set_first_observation(0);
+  r.set_observation_count(static_cast<std::uint64_t>(observations));
+  r.set_end_mono_ns(observations);
+  ok = ok && w->WriteResolution(r);
+  ok = ok && w->Finish(v1::Footer{});
+  if (!ok) *error = path + ": " + w->error();
+  return ok;
+}
+
 }  // namespace proctape::shapes

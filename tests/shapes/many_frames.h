@@ -18,4 +18,13 @@ namespace proctape::shapes {
 // records pids 1000..1000+processes-1. False with *error on failure.
 bool WriteManyFrames(const std::string& path, int frames, int processes, std::string* error);
 
+// A recording whose one resolution's tape is long: `observations` reads of
+// a kilobyte environ, each distinct (its index in it), and the resolution
+// that claims them (root pid 1000, recorded NO_MATCH). A reader that keeps
+// the tape (explain, replay, corpus add, corpus check) holds them all: at
+// 100,000 the tape is over 100 MB in memory, a few MB on disk. The verdict
+// is what a replay of it gives or not (the tape is no resolver's calls):
+// it is for the memory a reader needs, not for a verdict.
+bool WriteLongTape(const std::string& path, int observations, std::string* error);
+
 }  // namespace proctape::shapes
