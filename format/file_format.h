@@ -23,7 +23,7 @@ inline constexpr unsigned char kMagic[8] = {0x89, 'P', 'T', 'A', 'P', 'E', '\r',
 // The version the writer writes, and the oldest the reader accepts: it
 // reads every version from kOldestFormatVersion to kFormatVersion
 // (`proctape --version` says both).
-inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint32_t kFormatVersion = 2;
 inline constexpr std::uint32_t kOldestFormatVersion = 1;
 inline constexpr std::size_t kPreambleBytes = sizeof(kMagic) + 4;
 inline constexpr std::size_t kLengthBytes = 4;

@@ -19,6 +19,7 @@
 
 #include "tests/live/build_paths.h"
 #include "capture/procfs_evidence.h"
+#include "format/file_format.h"
 #include "format/reader.h"
 #include "tests/live/capture_live_fixture.h"
 #include "tests/live/files.h"
@@ -74,7 +75,7 @@ TEST(CaptureLive, WritesAFileThatReadsBackWholeWithOurProcessAsTheKernelShowsIt)
 
   // Header: format, host facts, capturer, bounds, policy, command line.
   const v1::Header& h = snap.header;
-  EXPECT_EQ(h.format_version(), 1u);
+  EXPECT_EQ(h.format_version(), kFormatVersion);
   EXPECT_FALSE(h.tool_version().empty());
   EXPECT_EQ(h.host().boot_id(), FileBytes("/proc/sys/kernel/random/boot_id"));
   EXPECT_EQ(h.host().clock_ticks_per_second(), ::sysconf(_SC_CLK_TCK));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/live/build_paths.h"
+#include "format/file_format.h"
 #include "format/reader.h"
 #include "tests/live/capture_live_fixture.h"
 #include "tests/live/complete_frames.h"
@@ -95,7 +96,7 @@ TEST(CaptureLive, ACaptureKilledBySigkillLeavesAReadablePartial) {
   EXPECT_NE(err.message.find("truncated"), std::string::npos) << err.message;
   EXPECT_EQ(err.message.find('\n'), std::string::npos) << err.message;
   EXPECT_FALSE(snap.footer.has_value());
-  EXPECT_EQ(snap.header.format_version(), 1u);
+  EXPECT_EQ(snap.header.format_version(), kFormatVersion);
   ASSERT_GE(snap.frames.size(), 1u);
   EXPECT_GT(snap.frames[0].processes_size(), 0);
   EXPECT_EQ(snap.frames[0].index(), 0u);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/live/build_paths.h"
+#include "format/file_format.h"
 #include "format/reader.h"
 #include "tests/live/files.h"
 #include "tests/live/record_live_fixture.h"
@@ -101,7 +102,7 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
 
   // ---- Header: host facts, capturer, bounds, redaction, command line.
   const v1::Header& h = snap.header;
-  EXPECT_EQ(h.format_version(), 1u);
+  EXPECT_EQ(h.format_version(), kFormatVersion);
   EXPECT_FALSE(h.tool_version().empty());
   EXPECT_EQ(h.host().boot_id(), FileBytes("/proc/sys/kernel/random/boot_id"));
   EXPECT_EQ(h.host().clock_ticks_per_second(), ::sysconf(_SC_CLK_TCK));

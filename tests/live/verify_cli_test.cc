@@ -207,8 +207,9 @@ TEST_F(VerifyCliTest, WrongMagicExits11) {
 
 TEST_F(VerifyCliTest, NewerVersionExits12) {
   std::string newer = bytes_;
-  PutLe32(&newer, sizeof kMagic, 2);
-  ExpectDamage(Damaged("v2.ptape", newer), 12, "byte 8: format version 2 is newer");
+  PutLe32(&newer, sizeof kMagic, kFormatVersion + 1);
+  ExpectDamage(Damaged("newer.ptape", newer), 12,
+               "byte 8: format version " + std::to_string(kFormatVersion + 1) + " is newer");
 }
 
 TEST_F(VerifyCliTest, LengthPrefixOverTheLimitExits16) {
@@ -261,7 +262,7 @@ TEST_F(VerifyCliTest, JsonReportsTheKindChunkAndOffsetOfTheDamage) {
   std::string huge = bytes_;
   PutLe32(&huge, c.start, 0xFFFFFFFFu);
   std::string newer = bytes_;
-  PutLe32(&newer, sizeof kMagic, 2);
+  PutLe32(&newer, sizeof kMagic, kFormatVersion + 1);
   struct Case {
     std::string path;
     int status;
@@ -269,7 +270,7 @@ TEST_F(VerifyCliTest, JsonReportsTheKindChunkAndOffsetOfTheDamage) {
   };
   for (const Case& t : {Case{Damaged("flip.ptape", flipped), 14, "checksum"},
                         Case{Damaged("huge.ptape", huge), 16, "too-large"},
-                        Case{Damaged("v2.ptape", newer), 12, "newer-version"},
+                        Case{Damaged("newer.ptape", newer), 12, "newer-version"},
                         Case{Damaged("magic.ptape", "not a capture"), 11, "bad-magic"},
                         Case{dir_.File("no-such.ptape"), 10, "io"}}) {
     CommandResult j = Proctape({"verify", "--json", t.path});

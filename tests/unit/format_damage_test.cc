@@ -63,13 +63,13 @@ TEST_F(FormatDamageTest, NewerVersionIsRefused) {
   const std::string path = Path("v2.ptape");
   WriteSmallCapture(path);
   std::string bytes = Slurp(path);
-  bytes[8] = 2;
+  bytes[8] = static_cast<char>(kFormatVersion + 1);
   Spit(path, bytes);
   Snapshot s;
   FormatError e = ReadSnapshot(path, &s);
   EXPECT_EQ(e.kind, FormatErrorKind::kNewerVersion) << e.message;
   EXPECT_EQ(e.offset, 8u);
-  EXPECT_NE(e.message.find("format version 2"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("format version " + std::to_string(kFormatVersion + 1)), std::string::npos) << e.message;
   EXPECT_EQ(s.chunks, 0u);
 
   bytes[8] = 0;

@@ -116,8 +116,9 @@ TEST_F(FormatFramingRulesTest, PreambleErrorsNameChunk0AndTheFieldsOffset) {
       // The magic is checked before the version.
       {"\x89PTAPE\n\r"s + Le32(0), FormatErrorKind::kBadMagic, 0,
        "byte 0: not a proctape snapshot (wrong magic number)"},
-      {Preamble(2) + rest, FormatErrorKind::kNewerVersion, 8,
-       "byte 8: format version 2 is newer than this proctape reads (1)"},
+      {Preamble(kFormatVersion + 1) + rest, FormatErrorKind::kNewerVersion, 8,
+       "byte 8: format version " + std::to_string(kFormatVersion + 1) +
+           " is newer than this proctape reads (" + std::to_string(kFormatVersion) + ")"},
       {Preamble(0) + rest, FormatErrorKind::kCorrupt, 8, "byte 8: format version 0"},
       {Preamble() + rest, FormatErrorKind::kNone, 0, ""},
   };

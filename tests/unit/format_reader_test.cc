@@ -350,7 +350,7 @@ TEST_F(FormatReaderTest, UnknownFieldsOfANewerMinorWriterAreIgnored) {
   // know. Field 100 of the header, as a newer writer might add.
   const std::string path = Path("unknown.ptape");
   v1::Chunk c;
-  c.mutable_header()->set_format_version(1);
+  c.mutable_header()->set_format_version(kFormatVersion);
   std::string content = c.SerializeAsString();
   std::string header_body = c.header().SerializeAsString() + "\xa2\x06\x03xyz"s;  // field 100, bytes
   content = "\x0a"s + static_cast<char>(header_body.size()) + header_body;
@@ -358,7 +358,7 @@ TEST_F(FormatReaderTest, UnknownFieldsOfANewerMinorWriterAreIgnored) {
   Snapshot s;
   FormatError e = ReadSnapshot(path, &s);
   EXPECT_TRUE(e.ok()) << e.message;
-  EXPECT_EQ(s.header.format_version(), 1u);
+  EXPECT_EQ(s.header.format_version(), kFormatVersion);
 }
 
 }  // namespace

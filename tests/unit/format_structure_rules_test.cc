@@ -28,14 +28,16 @@ using google::protobuf::FieldDescriptor;
 // The header
 
 TEST_F(FormatStructureRulesTest, HeaderFormatVersionEqualsThePreambles) {
-  Built b = Build({}, std::nullopt, true, HeaderBody(1));
+  const std::string v = std::to_string(kFormatVersion);
+  Built b = Build({}, std::nullopt, true, HeaderBody(kFormatVersion));
   EXPECT_TRUE(Reads(ReadBytes(b.bytes)));
   b = Build({}, std::nullopt, true, HeaderBody(0));  // absent: proto3 stores no 0
-  EXPECT_TRUE(
-      Refused(ReadBytes(b.bytes), b, 0, "the header has no format version (the preamble's is 1)"));
-  b = Build({}, std::nullopt, true, HeaderBody(2));
   EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 0,
-                      "the header's format version 2 differs from the preamble's 1"));
+                      "the header has no format version (the preamble's is " + v + ")"));
+  b = Build({}, std::nullopt, true, HeaderBody(kFormatVersion - 1));
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 0,
+                      "the header's format version " + std::to_string(kFormatVersion - 1) +
+                          " differs from the preamble's " + v));
 }
 
 TEST_F(FormatStructureRulesTest, HeaderIsChunk0AndOnlyChunk0) {

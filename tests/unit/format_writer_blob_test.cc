@@ -170,7 +170,7 @@ TEST_F(FormatWriterTest, WorkedExample) {
   w.reset();
 
   const std::string bytes = Slurp(path);
-  EXPECT_EQ(bytes.substr(0, 12), "\x89PTAPE\r\n\x01\0\0\0"s);
+  EXPECT_EQ(bytes.substr(0, 12), "\x89PTAPE\r\n\x02\0\0\0"s);
   Snapshot s;
   FormatError e = ReadSnapshot(path, &s);
   ASSERT_TRUE(e.ok()) << e.message;
