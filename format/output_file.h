@@ -46,6 +46,8 @@
 #include <string>
 #include <string_view>
 
+#include "format/temporary_names.h"  // IsTemporaryOf, for users of this rule
+
 namespace proctape {
 
 struct OutputRequest {
@@ -135,10 +137,5 @@ bool WriteAll(int fd, std::string_view data);
 // standard output). False with *error (OutputError's message).
 bool WriteOutputFile(const std::string& path, std::string_view data, bool force,
                      std::string* error);
-
-// Is `name` a temporary of the output NAME `base` (rule 2's
-// NAME.XXXXXX.partial)? For tests and for people looking for what a killed
-// capture left.
-bool IsTemporaryOf(std::string_view name, std::string_view base);
 
 }  // namespace proctape
