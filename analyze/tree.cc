@@ -169,8 +169,9 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
   if (options.root != 0) {
     auto it = index.find(options.root);
     if (it == index.end()) {
-      *error = "--root " + std::to_string(options.root) + ": no process has that pid in frame " +
-               std::to_string(options.frame) + " of " + name;
+      // The form of every "selects no process" line: what was read, then why.
+      *error = name + " frame " + std::to_string(options.frame) + ": --root " +
+               std::to_string(options.root) + ": no process has that pid";
       if (root_missing != nullptr) *root_missing = true;
       return std::nullopt;
     }

@@ -42,16 +42,19 @@ bool Sha256File(const std::string& path, std::string* hex, std::string* error) {
   }
   Sha256 h;
   std::vector<char> buf(64 * 1024);
+  std::uint64_t offset = 0;
   for (;;) {
     ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      *error = std::string("cannot read: ") + std::strerror(errno);
+      // The words of every reader of a .ptape (format/chunk_reader.cc).
+      *error = "read failed at byte " + std::to_string(offset) + ": " + std::strerror(errno);
       ::close(fd);
       return false;
     }
     if (n == 0) break;
     h.Update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+    offset += static_cast<std::uint64_t>(n);
   }
   ::close(fd);
   *hex = h.Hex();

@@ -92,7 +92,7 @@ TEST(TreeTest, RootShowsOnlyThatSubtreeAndAnAbsentRootIsAnError) {
   EXPECT_EQ(out.find("cron"), std::string::npos);
   std::string error;
   EXPECT_FALSE(BuildTree(s, "host.ptape", Options(4242), &error).has_value());
-  EXPECT_EQ(error, "--root 4242: no process has that pid in frame 0 of host.ptape");
+  EXPECT_EQ(error, "host.ptape frame 0: --root 4242: no process has that pid");
   EXPECT_FALSE(BuildTree(s, "host.ptape", Options(0, std::nullopt, false, 1), &error).has_value());
   EXPECT_EQ(error, "--frame 1: host.ptape has 1 frame (0)");
 }
