@@ -4,7 +4,9 @@
 // any capture); `--legacy-marker N` reports what the legacy kill(N, 0) check
 // would have concluded from the first frame. Never reads the live /proc,
 // never sleeps in real time.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -239,9 +241,16 @@ int RunReplay(ReplayOptions o) {
     FrameEvidence at_start(snapshot.frames, FrameModelStart(snapshot, nullptr));
     Identity exe = at_start.ExeIdentity(o.exe_like);
     if (!exe.ok()) {
-      return Fail(kExitUsage, "--exe-like " + std::to_string(o.exe_like) +
-                                  ": no executable identity of that pid in the first frame of " +
-                                  name + " (errno " + std::to_string(exe.err) + ")");
+      // ENOENT is the frame model's "no such record" (replay/frame_evidence.h);
+      // any other errno is what the capture met taking that identity.
+      const std::string pid = std::to_string(o.exe_like);
+      return Fail(kExitUsage,
+                  "--exe-like " + pid + ": the first frame of " + name +
+                      (exe.err == ENOENT
+                           ? " holds no process " + pid + " with an executable identity"
+                           : " recorded no executable identity of process " + pid + ": " +
+                                 std::strerror(exe.err) + " (errno " + std::to_string(exe.err) +
+                                 ")"));
     }
     o.overrides.exe = exe;
   }

@@ -145,5 +145,19 @@ TEST(PidOne, IsRefusedSayingWhy) {
   }
 }
 
+// --exe-like of a pid the first frame does not hold says so in words, not
+// as an errno number.
+TEST(ExeLike, APidTheFirstFrameDoesNotHoldIsSaidInWords) {
+  const std::string recording = SourceCorpus() + "/f46add6575430d19.ptape";
+  const CommandResult r = Proctape({"replay", recording, "--exe-like", "999999"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+  EXPECT_TRUE(StartsWith(r.err, "proctape: replay: --exe-like 999999: the first frame of " +
+                                    recording + " holds no process 999999 with an executable "
+                                                "identity"))
+      << Describe(r);
+  EXPECT_EQ(r.err.find("errno"), std::string::npos) << Describe(r);
+}
+
 }  // namespace
 }  // namespace proctape::live
