@@ -83,8 +83,19 @@ bool CheckCaptures(const Snapshot& baseline, const Snapshot& current, v1::Owners
   }
   const v1::Frame& last = baseline.frames.back();
   const v1::Frame& now = current.frames.back();
-  if (baseline.header.capture_start_mono_ns() >= current.header.capture_start_mono_ns() ||
-      last.scan_end_mono_ns() >= now.scan_start_mono_ns()) {
+  const bool same_capture =
+      baseline.header.capture_start_mono_ns() == current.header.capture_start_mono_ns() &&
+      baseline.header.capturer_pid() == current.header.capturer_pid();
+  if (same_capture) {
+    // One capture given twice (the same file, or a copy): say that, not its times.
+    AddProblem(plan, Problem::BASELINE_NOT_BEFORE, "", 0, 0, 0,
+        "the baseline and the current snapshot are the same capture (started at " +
+            std::to_string(current.header.capture_start_mono_ns()) + " ns by pid " +
+            std::to_string(current.header.capturer_pid()) +
+            "): the current snapshot is a capture taken at cleanup time");
+    ok = false;
+  } else if (baseline.header.capture_start_mono_ns() >= current.header.capture_start_mono_ns() ||
+             last.scan_end_mono_ns() >= now.scan_start_mono_ns()) {
     AddProblem(plan, Problem::BASELINE_NOT_BEFORE, "", 0, 0, 0,
         "the baseline (capture started at " +
             std::to_string(baseline.header.capture_start_mono_ns()) +

@@ -116,6 +116,11 @@ TEST(OwnershipTest, CaptureOrderingBaselineAfterCurrentIsRejected) {
       << Why(swapped);
   v1::OwnershipPlan same = PlanOwnership(baseline, baseline, Request());
   EXPECT_EQ(Kinds(same), std::vector<Problem::Kind>{Problem::BASELINE_NOT_BEFORE}) << Why(same);
+  // One capture given twice is said as such, not as two times out of order.
+  EXPECT_NE(Why(same).find("the baseline and the current snapshot are the same capture"),
+            std::string::npos)
+      << Why(same);
+  EXPECT_EQ(Why(swapped).find("same capture"), std::string::npos) << Why(swapped);
   // The header starts in order, but the baseline's last scan overlaps the current's.
   baseline.frames[0].set_scan_end_mono_ns(current.frames[0].scan_start_mono_ns());
   v1::OwnershipPlan overlap = PlanOwnership(baseline, current, Request());
