@@ -96,7 +96,7 @@ int RunCapture(const CaptureOptions& o) {
     return Fail(kExitUsage, "--interval " + std::to_string(o.interval_ms) +
                                 ": one frame has no interval; give --frames N (N > 1) with it");
   }
-  if (int refused = RefuseStandardOutputInput({{"--proc-root", o.proc_root}});
+  if (int refused = RefuseStandardStreams({{"--proc-root", o.proc_root, false}});
       refused != kExitOk) {
     return refused;
   }

@@ -108,8 +108,8 @@ int RunAdd(AddOptions o) {
   o.request.dir = o.corpus.Get(&exit_code);
   if (o.request.dir.empty()) return exit_code;
   std::vector<InputPath> inputs = InputsNamed("FILE", o.files);
-  inputs.push_back({"the corpus", o.request.dir});
-  if (int refused = RefuseStandardOutputInput(inputs); refused != kExitOk) return refused;
+  inputs.push_back({"the corpus", o.request.dir, false});
+  if (int refused = RefuseStandardStreams(inputs); refused != kExitOk) return refused;
   if (int jailed = Jail({"corpus add", false, {}, {}}); jailed != kExitOk) return jailed;
   if (o.files.size() > 1 && !o.request.name.empty()) {
     return Fail(kExitUsage, "--name names one entry: give one FILE with it (" +

@@ -35,7 +35,7 @@ int RunCheck(const CheckCliOptions& o) {
   int exit_code = kExitOk;
   const std::string dir = o.corpus.Get(&exit_code);
   if (dir.empty()) return exit_code;
-  if (int refused = RefuseStandardOutputInput({{"the corpus", dir}});
+  if (int refused = RefuseStandardStreams({{"the corpus", dir, false}});
       refused != kExitOk) {
     return refused;
   }

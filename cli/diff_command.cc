@@ -103,7 +103,7 @@ int RunDiff(DiffOptions o) {
                       : std::string()) +
                  ": a frame compared with itself shows no change; give two different frames");
   }
-  if (int refused = RefuseStandardOutputInput(InputsNamed("FILE", o.files));
+  if (int refused = RefuseStandardStreams(InputsNamed("FILE", o.files));
       refused != kExitOk) {
     return refused;
   }

@@ -30,7 +30,7 @@ struct ExplainOptions {
 };
 
 int RunExplain(const ExplainOptions& o) {
-  if (int refused = RefuseStandardOutputInput({{"FILE", o.file}});
+  if (int refused = RefuseStandardStreams({{"FILE", o.file}});
       refused != kExitOk) {
     return refused;
   }

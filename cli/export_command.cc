@@ -84,7 +84,7 @@ int RunExport(const ExportOptions& o) {
     request.force = o.force;
     request.stdout_allowed = true;
   }
-  if (int refused = RefuseStandardOutputInput({{"FILE", o.file}});
+  if (int refused = RefuseStandardStreams({{"FILE", o.file}});
       refused != kExitOk) {
     return refused;
   }

@@ -56,7 +56,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   if (std::string why = ExeFileError(o.exe); !why.empty()) {
     return FailAbout(kExitUsage, "--exe", o.exe, "cannot attest it: " + why);
   }
-  if (int refused = RefuseStandardOutputInput({{"--exe", o.exe}});
+  if (int refused = RefuseStandardStreams({{"--exe", o.exe, false}});
       refused != kExitOk) {
     return refused;
   }

@@ -159,8 +159,19 @@ std::string StandardOutputIsAnInput(const std::vector<InputPath>& inputs) {
   return "standard output is " + what + ", an input of this command: refused";
 }
 
-int RefuseStandardOutputInput(const std::vector<InputPath>& inputs) {
-  const std::string why = StandardOutputIsAnInput(inputs);
+std::string StandardInputIsATerminal(const std::vector<InputPath>& inputs) {
+  for (const InputPath& in : inputs) {
+    if (in.dash_is_stdin && in.path == "-" && ::isatty(STDIN_FILENO) == 1) {
+      return in.option + " '-' is standard input, which is a terminal: redirect a file into it "
+                         "('< FILE') or name the file";
+    }
+  }
+  return "";
+}
+
+int RefuseStandardStreams(const std::vector<InputPath>& inputs) {
+  std::string why = StandardOutputIsAnInput(inputs);
+  if (why.empty()) why = StandardInputIsATerminal(inputs);
   return why.empty() ? kExitOk : Fail(kExitUsage, why);
 }
 

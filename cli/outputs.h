@@ -51,6 +51,7 @@ std::string ForceWithoutOutput(bool force, const std::string& option, bool given
 struct InputPath {
   std::string option;
   std::string path;
+  bool dash_is_stdin = true;  // false where '-' is not standard input (--exe, --proc-root)
 };
 
 // Each of `paths` as an input `option` names ("FILE" of show a.ptape b.ptape).
@@ -79,9 +80,15 @@ std::string OutputIsAnInput(const std::string& option, const std::string& path,
 //   standard output is the same file as FILE 'x.ptape', an input of this command: refused
 // OutputIsAnInput of "-" is this.
 std::string StandardOutputIsAnInput(const std::vector<InputPath>& inputs);
-// Fail(kExitUsage, StandardOutputIsAnInput(inputs)) when it refuses, else 0:
-// run by every command that reads a file or directory, before any work.
-int RefuseStandardOutputInput(const std::vector<InputPath>& inputs);
+// The usage error when an input names '-' (dash_is_stdin) and standard input
+// is a terminal, else "": a .ptape is binary, and reading one from a terminal
+// would wait, silent, for what no one types (docs/cli/commands.md, "Inputs").
+//   FILE '-' is standard input, which is a terminal: redirect a file into it ('< FILE') or name the file
+std::string StandardInputIsATerminal(const std::vector<InputPath>& inputs);
+// Fail(kExitUsage, ...) when standard output is an input or standard input
+// is a terminal named as one, else 0: run by every command that reads a file
+// or directory, before any work.
+int RefuseStandardStreams(const std::vector<InputPath>& inputs);
 
 // OutputFile::Open of the output `option` names ("--output", "--record",
 // "--junit"), after OutputIsAnInput against `inputs`; when refused, the one line is printed in the form of every

@@ -61,7 +61,7 @@ int RunOwnership(OwnershipOptions o) {
       !why.empty()) {
     return Fail(kExitUsage, why);
   }
-  if (int refused = RefuseStandardOutputInput({{"--baseline", o.baseline}, {"--current", o.current}});
+  if (int refused = RefuseStandardStreams({{"--baseline", o.baseline}, {"--current", o.current}});
       refused != kExitOk) {
     return refused;
   }

@@ -207,7 +207,7 @@ int RunReplay(ReplayOptions o) {
       !why.empty()) {
     return Fail(kExitUsage, why);
   }
-  if (int refused = RefuseStandardOutputInput({{"FILE", o.file}, {"--fingerprint", o.fingerprint}});
+  if (int refused = RefuseStandardStreams({{"FILE", o.file}, {"--fingerprint", o.fingerprint}});
       refused != kExitOk) {
     return refused;
   }

@@ -141,7 +141,7 @@ int RunResolve(const ResolveOptions& o) {
                          &exit_code)) {
     return exit_code;
   }
-  if (int refused = RefuseStandardOutputInput({{"--fingerprint", o.fingerprint}, {"--exe", o.exe}});
+  if (int refused = RefuseStandardStreams({{"--fingerprint", o.fingerprint}, {"--exe", o.exe, false}});
       refused != kExitOk) {
     return refused;
   }

@@ -129,7 +129,7 @@ int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
 
 int RunShow(const ShowOptions& o) {
   if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
-  if (int refused = RefuseStandardOutputInput(InputsNamed("FILE", o.files));
+  if (int refused = RefuseStandardStreams(InputsNamed("FILE", o.files));
       refused != kExitOk) {
     return refused;
   }

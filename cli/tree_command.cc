@@ -51,7 +51,7 @@ std::size_t TerminalWidth() {
 
 int RunTree(TreeCliOptions o) {
   if (o.has_marker) o.tree.marker = o.marker;
-  if (int refused = RefuseStandardOutputInput({{"FILE", o.file}});
+  if (int refused = RefuseStandardStreams({{"FILE", o.file}});
       refused != kExitOk) {
     return refused;
   }

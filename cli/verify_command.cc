@@ -130,7 +130,7 @@ int VerifyOne(const FileOptions& o, std::string* json) {
 
 int RunVerify(const VerifyOptions& o) {
   if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
-  if (int refused = RefuseStandardOutputInput(InputsNamed("FILE", o.files));
+  if (int refused = RefuseStandardStreams(InputsNamed("FILE", o.files));
       refused != kExitOk) {
     return refused;
   }

@@ -21,16 +21,17 @@ namespace {
 
 // In a freshly forked child: die with the parent that forked us (checking it
 // did not already die), then stdin /dev/null, stdout/stderr as given.
-void ChildSetup(pid_t parent, int devnull, int out_fd, int err_fd) {
+void ChildSetup(pid_t parent, int devnull, int out_fd, int err_fd, int in_fd) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
-  ::dup2(devnull, 0);
+  ::dup2(in_fd >= 0 ? in_fd : devnull, 0);
   ::dup2(out_fd >= 0 ? out_fd : devnull, 1);
   ::dup2(err_fd >= 0 ? err_fd : devnull, 2);
 }
 
 }  // namespace
 
-pid_t SpawnChild(const std::vector<std::string>& argv, int out_fd, int err_fd, std::string* error) {
+pid_t SpawnChild(const std::vector<std::string>& argv, int out_fd, int err_fd, std::string* error,
+                 int in_fd) {
   if (argv.empty() || argv[0].empty() || argv[0][0] != '/') {
     *error = "SpawnChild needs an absolute argv[0]";
     return -1;
@@ -53,7 +54,7 @@ pid_t SpawnChild(const std::vector<std::string>& argv, int out_fd, int err_fd, s
     return -1;
   }
   if (pid == 0) {
-    ChildSetup(parent, devnull, out_fd, err_fd);
+    ChildSetup(parent, devnull, out_fd, err_fd, in_fd);
     // Everything else closes at exec, the report pipe included.
     ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
     ::execv(cargv[0], cargv.data());
@@ -117,7 +118,7 @@ bool Child::WaitForCmdline(const std::string& cmdline, int timeout_ms) const {
   }
 }
 
-CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_ms) {
+CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_ms, int in_fd) {
   CommandResult result;
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) {
@@ -130,7 +131,7 @@ CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_ms) {
     ::close(out[1]);
     return result;
   }
-  pid_t pid = SpawnChild(argv, out[1], err[1], &result.error);
+  pid_t pid = SpawnChild(argv, out[1], err[1], &result.error, in_fd);
   ::close(out[1]);
   ::close(err[1]);
   if (pid < 0) {

@@ -16,10 +16,11 @@
 
 namespace proctape::live {
 
-// argv[0] must be an absolute path. stdin is /dev/null; stdout and stderr go
-// to the given descriptors (-1: /dev/null). Returns the pid or -1 (and
-// *error). The child gets PR_SET_PDEATHSIG=SIGKILL and no other descriptors.
-pid_t SpawnChild(const std::vector<std::string>& argv, int out_fd, int err_fd, std::string* error);
+// argv[0] must be an absolute path. stdin, stdout and stderr are the given
+// descriptors (-1: /dev/null). Returns the pid or -1 (and *error). The child
+// gets PR_SET_PDEATHSIG=SIGKILL and no other descriptors.
+pid_t SpawnChild(const std::vector<std::string>& argv, int out_fd, int err_fd, std::string* error,
+                 int in_fd = -1);
 
 // RAII for one direct child: SIGKILL by pid (safe: it is ours and unreaped
 // until waitpid) and waitpid in the destructor.
@@ -53,8 +54,10 @@ struct CommandResult {
   std::string error;     // why it could not be run
 };
 
-// Runs argv (argv[0] absolute) with stdout and stderr captured; a command
-// still running after timeout_ms is killed by its pid and reaped.
-CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_ms = 10000);
+// Runs argv (argv[0] absolute) with stdout and stderr captured, stdin on
+// `in_fd` (-1: /dev/null); a command still running after timeout_ms is
+// killed by its pid and reaped.
+CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_ms = 10000,
+                         int in_fd = -1);
 
 }  // namespace proctape::live

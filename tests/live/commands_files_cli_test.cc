@@ -3,6 +3,10 @@
 // and corpus rm.
 #include <gtest/gtest.h>
 
+#include <pty.h>
+#include <unistd.h>
+
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -118,6 +122,35 @@ TEST(StandardInput, EveryCommandThatReadsAFileTakesDash) {
     EXPECT_EQ(r.exit_code, 0) << c.args << ": " << Describe(r);
     EXPECT_EQ(r.out.rfind(c.out, 0), 0u) << c.args << ": " << Describe(r);
   }
+}
+
+// '-' on a terminal is refused at once, exit 2, by every command that reads
+// it: a .ptape is binary, and a read would wait, silent, for what no one
+// types. '-' that is not standard input (--exe, the corpus) is not judged.
+TEST(StandardInput, ATerminalIsRefusedNotWaitedOn) {
+  TempDir dir("stdin-tty");
+  int master = -1, slave = -1;
+  ASSERT_EQ(::openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
+  for (const std::string& args :
+       {std::string("verify -"), std::string("show -"), std::string("tree -"),
+        std::string("diff -"), std::string("explain -"), std::string("export - --format dot"),
+        std::string("replay -"), std::string("replay ") + kPidReuse + " --fingerprint -",
+        std::string("resolve --root 2 --token t --fingerprint -"),
+        "corpus add - --corpus " + dir.File("corpus"),
+        std::string("ownership --baseline - --current ") + kPidReuse +
+            " --uid 0 --cgroup / --self 2"}) {
+    std::vector<std::string> argv{PROCTAPE_BINARY};
+    std::istringstream words(args);
+    for (std::string w; words >> w;) argv.push_back(w);
+    const CommandResult r = RunCommand(argv, 20'000, slave);
+    EXPECT_FALSE(r.timed_out) << args;
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << Describe(r);
+    EXPECT_TRUE(live::OneLine(r.err)) << args << ": " << Describe(r);
+    EXPECT_NE(r.err.find("'-' is standard input, which is a terminal"), std::string::npos)
+        << args << ": " << Describe(r);
+  }
+  ::close(master);
+  ::close(slave);
 }
 
 // Standard input can be read once: two inputs naming '-' are a usage error,
