@@ -3,6 +3,10 @@
 // errno or return any bytes, hostile ones included. The clock is virtual:
 // every call advances it by `call_cost_ns`, SleepUntil jumps to the target
 // and then runs `on_sleep`, where a test changes the host between attempts.
+// A read answers a view of this object's copy of the stored bytes, a listing
+// views its list of names (core/evidence.h): valid until the next call of the
+// same kind, whatever a test changes in the table meanwhile (a hook of a
+// subclass may remove the process read, within the very call).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/evidence.h"
@@ -19,7 +24,7 @@ namespace proctape {
 class MemoryEvidence : public Evidence {
  public:
   struct Process {
-    std::map<ProcFile, ReadResult> files;
+    std::map<ProcFile, StoredRead> files;
     Identity exe;
   };
 
@@ -28,7 +33,10 @@ class MemoryEvidence : public Evidence {
   Process& AddProcess(std::int64_t pid, std::int64_t ppid, std::uint64_t start_ticks,
                       const std::string& comm, const std::vector<std::string>& argv,
                       const std::vector<std::string>& environ, Identity exe, char state = 'S');
-  void Remove(std::int64_t pid) { procs_.erase(pid); }
+  void Remove(std::int64_t pid) {
+    procs_.erase(pid);
+    names_stale_ = true;
+  }
   Process* Find(std::int64_t pid);
   // Replaces one file's answer: bytes, or an errno with empty bytes.
   void SetFile(std::int64_t pid, ProcFile file, std::string data);
@@ -57,7 +65,18 @@ class MemoryEvidence : public Evidence {
 
  private:
   void Tick();
-  std::map<std::int64_t, Process> procs_;
+  // By pid; a hash table, so that a read costs what a read of a real host's
+  // table would, not a tree walk (node addresses are stable: Find's pointer
+  // and AddProcess's reference survive later insertions).
+  std::unordered_map<std::int64_t, Process> procs_;
+  // The listing in ascending pid order, rebuilt by the first listing after
+  // the set of pids changed (names_stale_), never in between: a listing's
+  // views stay valid until the next listing.
+  std::vector<std::string> names_;
+  bool names_stale_ = true;
+  // The bytes of the last read, which its view shows (capacity reused: no
+  // allocation per read once the largest file was read).
+  std::string read_;
   std::map<std::string, Identity> paths_;
 };
 

@@ -67,9 +67,10 @@ class Meter {
                                       ReadResult* out);
 
   // Parses a stat that was read whole; a verdict if it is not a valid record
-  // of `pid` (FILE_BOUND when truncated, MALFORMED_RECORD otherwise).
+  // of `pid` (FILE_BOUND when truncated, MALFORMED_RECORD otherwise). Builds
+  // nothing unless it fails: `out->comm` views r's bytes.
   std::optional<Verdict> ParseRequiredStat(std::int64_t pid, const ReadResult& r,
-                                           StatFields* out) const;
+                                           StatView* out) const;
 
   Evidence& evidence() { return ev_; }
   const Bounds& bounds() const { return b_; }
@@ -91,6 +92,8 @@ struct Node {
 };
 
 // One point-in-time snapshot: nodes in listing order plus an index by pid.
+// A resolution reuses one for every attempt (Scan clears it first), so an
+// attempt allocates nothing the previous one already had.
 struct Snapshot {
   std::vector<Node> nodes;
   std::unordered_map<std::int64_t, std::size_t> index;
@@ -100,7 +103,8 @@ struct Snapshot {
   }
 };
 
-// Seed 000, steps 2-3: enumerate, read and validate every stat.
+// Seed 000, steps 2-3: enumerate, read and validate every stat into *snap,
+// which it clears first.
 std::optional<Verdict> Scan(Meter& meter, Snapshot* snap);
 
 // Seed 000, steps 3-4: cycles and depth over every record; marks the
