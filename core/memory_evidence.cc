@@ -95,9 +95,9 @@ ReadResult MemoryEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64
   Tick();
   Process* p = Find(pid);
   if (p == nullptr) return ReadResult{ENOENT, {}, false};
-  auto it = p->files.find(file);
-  if (it == p->files.end()) return ReadResult{ENOENT, {}, false};
-  const StoredRead& stored = it->second;
+  const StoredRead* found = p->files.Get(file);
+  if (found == nullptr) return ReadResult{ENOENT, {}, false};
+  const StoredRead& stored = *found;
   ReadResult out{stored.err, {}, stored.truncated};
   std::string_view data = stored.data;
   if (out.ok() && data.size() > bound) {

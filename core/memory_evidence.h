@@ -9,6 +9,8 @@
 // subclass may remove the process read, within the very call).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -23,8 +25,34 @@ namespace proctape {
 
 class MemoryEvidence : public Evidence {
  public:
+  // A process's files by kind, held inline (a read finds its file without a
+  // tree walk): files[kind] adds or reaches one, as a map would.
+  class FileTable {
+   public:
+    StoredRead& operator[](ProcFile file) {
+      const auto i = static_cast<std::size_t>(file);
+      present_[i] = true;
+      return files_[i];
+    }
+    // The file of that kind, or null when the process has none.
+    const StoredRead* Get(ProcFile file) const {
+      const auto i = static_cast<std::size_t>(file);
+      return i < kKinds && present_[i] ? &files_[i] : nullptr;
+    }
+    void clear() {
+      for (std::size_t i = 0; i < kKinds; ++i) {
+        present_[i] = false;
+        files_[i] = StoredRead{};
+      }
+    }
+
+   private:
+    static constexpr std::size_t kKinds = static_cast<std::size_t>(ProcFile::kExe) + 1;
+    std::array<StoredRead, kKinds> files_;
+    std::array<bool, kKinds> present_{};
+  };
   struct Process {
-    std::map<ProcFile, StoredRead> files;
+    FileTable files;
     Identity exe;
   };
 

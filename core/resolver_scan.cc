@@ -104,9 +104,8 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
   for (std::string_view name : list.names) listed_bytes += name.size();
   if (auto v = meter.Charge(listed_bytes)) return v;
   snap->nodes.clear();
-  snap->index.clear();
   snap->nodes.reserve(list.names.size());
-  snap->index.reserve(list.names.size());
+  snap->index.Reset(list.names.size());
   for (std::string_view name : list.names) {
     auto parsed_pid = ParseCanonicalDecimal(name, kMaxPid);
     if (!parsed_pid || *parsed_pid == 0) {
@@ -124,7 +123,7 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
     if (!r.ok()) continue;
     StatView f;
     if (auto v = meter.ParseRequiredStat(pid, r, &f)) return v;
-    if (snap->index.count(pid)) {
+    if (snap->index.Find(pid) != nullptr) {
       return FileVerdict(Status::kDuplicateRecord, pid, ProcFile::kStat, r,
                          "pid " + std::to_string(pid) + " is listed twice in one snapshot");
     }
@@ -132,7 +131,7 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
       return Make(Status::kNodeBound, pid,
                   "more than " + std::to_string(b.max_nodes) + " process records");
     }
-    snap->index.emplace(pid, snap->nodes.size());
+    snap->index.Insert(pid, snap->nodes.size());
     snap->nodes.push_back(Node{pid, f.ppid, f.start_ticks, f.state});
   }
   return std::nullopt;
