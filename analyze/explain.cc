@@ -44,7 +44,7 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
                                       recorded.liveness().start_ticks());
     *out.mutable_liveness_verdict() = ToSummary(ToProto(v));
     if (!calls.empty() && calls[0].op == Seen::Op::kRead) {
-      *out.mutable_liveness_read() = StatOf(calls[0].pid, calls[0].read);
+      *out.mutable_liveness_read() = StatOf(calls[0].pid, calls[0].read.view());
     }
   } else {
     out.set_kind(v1::ExplainCheck::RESOLVE);
@@ -56,7 +56,7 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
     if (recorded.resolve().fingerprint_on_tape()) {
       out.set_fingerprinted(true);
       Verdict fingerprint = FingerprintRoot(watch, request.root_pid);
-      if (!calls.empty()) *out.mutable_fingerprint() = StatOf(calls[0].pid, calls[0].read);
+      if (!calls.empty()) *out.mutable_fingerprint() = StatOf(calls[0].pid, calls[0].read.view());
       begin = calls.size();
       if (fingerprint.resolved()) {
         request.root_start_ticks = fingerprint.start_ticks;

@@ -105,7 +105,7 @@ void RecordReread(const Seen& c, const v1::ExplainStat* scanned, const Request& 
     link->set_scanned_start_ticks(scanned->start_ticks());
     link->set_scanned_ppid(scanned->ppid());
   }
-  *link->mutable_reread() = StatOf(c.pid, c.read);
+  *link->mutable_reread() = StatOf(c.pid, c.read.view());
   const v1::ExplainStat& r = link->reread();
   std::string who = root ? "root " + Num(c.pid) : "pid " + Num(c.pid);
   std::string detail;

@@ -112,7 +112,7 @@ class ResolveExplainer {
               a->add_vanished_before_stat(Int32(c.pid));
               break;
             }
-            v1::ExplainStat s = StatOf(c.pid, c.read);
+            v1::ExplainStat s = StatOf(c.pid, c.read.view());
             if (s.parsed() && scanned.emplace(c.pid, s).second) {
               order.push_back(c.pid);
               a->set_records(a->records() + 1);
@@ -122,7 +122,7 @@ class ResolveExplainer {
                      a->candidates().rbegin()->environ_read()) {
             // The stat re-read after an empty environ (exited, or no token?).
             *a->mutable_candidates(a->candidates_size() - 1)->mutable_environ_recheck() =
-                StatOf(c.pid, c.read);
+                StatOf(c.pid, c.read.view());
             where.back().environ_recheck = j;
           } else if (c.file == ProcFile::kStat && confirming >= 0) {
             RecordReread(c, Scanned(scanned, c.pid), req_, a->mutable_candidates(confirming));
@@ -135,7 +135,7 @@ class ResolveExplainer {
             where.emplace_back().cmdline = j;
           } else if (c.file == ProcFile::kEnviron && a->candidates_size() > 0 &&
                      a->candidates().rbegin()->pid() == c.pid) {
-            RecordEnviron(c.read, req_, a->mutable_candidates(a->candidates_size() - 1));
+            RecordEnviron(c.read.view(), req_, a->mutable_candidates(a->candidates_size() - 1));
             where.back().environ = j;
           }
           break;

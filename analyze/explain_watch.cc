@@ -24,14 +24,20 @@ bool Vanished(int err) { return err == ENOENT || err == ESRCH; }
 
 ListResult WatchingEvidence::ListPids(std::uint64_t bound) {
   Seen s = Call(Seen::Op::kList);
-  s.list = tape_.ListPids(bound);
-  return Keep(std::move(s)).list;
+  ListResult list = tape_.ListPids(bound);
+  s.list.err = list.err;
+  s.list.names.assign(list.names.begin(), list.names.end());
+  s.list.truncated = list.truncated;
+  Keep(std::move(s));
+  return list;
 }
 
 ReadResult WatchingEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
   Seen s = Call(Seen::Op::kRead, pid, file);
-  s.read = tape_.ReadFile(pid, file, bound);
-  return Keep(std::move(s)).read;
+  ReadResult read = tape_.ReadFile(pid, file, bound);
+  s.read = StoredRead(read);
+  Keep(std::move(s));
+  return read;
 }
 
 Identity WatchingEvidence::ExeIdentity(std::int64_t pid) {

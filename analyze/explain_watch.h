@@ -17,14 +17,23 @@ namespace proctape::explain {
 // A read that failed because the process exited: ENOENT or ESRCH.
 bool Vanished(int err);
 
-// One call the resolver made and the tape's answer.
+// A listing kept past the call that made it (a ListResult's names are views
+// valid only until the next call: core/evidence.h).
+struct SeenList {
+  int err = 0;
+  std::vector<std::string> names;
+  bool truncated = false;
+};
+
+// One call the resolver made and the tape's answer, copied: kept for after
+// the replay.
 struct Seen {
   enum class Op { kList, kRead, kExe, kPath, kNow, kSleep };
   Op op = Op::kNow;
   std::int64_t pid = 0;
   ProcFile file = ProcFile::kStat;
-  ListResult list;
-  ReadResult read;
+  SeenList list;
+  StoredRead read;
   Identity identity;
   std::int64_t ns = 0;      // kNow: the reading; kSleep: the target
   std::uint64_t index = 0;  // within the check's tape

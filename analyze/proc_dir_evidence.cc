@@ -91,7 +91,7 @@ ReadResult ReadBeneath(int dir_fd, const std::string& path, std::uint64_t bound,
   }
   ::close(fd);
   out.truncated = got > bound;
-  out.data.assign(buffer->data(), out.truncated ? bound : got);
+  out.data = std::string_view(buffer->data(), out.truncated ? static_cast<std::size_t>(bound) : got);
   return out;
 }
 
@@ -101,7 +101,7 @@ int ReadSideFile(int dir_fd, const std::string& path, std::size_t bound, std::st
   ReadResult r = ReadBeneath(dir_fd, path, bound, &buffer);
   if (!r.ok()) return r.err;
   if (r.truncated) return EFBIG;
-  *out = std::move(r.data);
+  *out = std::string(r.data);
   return 0;
 }
 
@@ -217,13 +217,13 @@ ProcDirEvidence::LinkEntry ProcDirEvidence::Entry(std::int64_t pid, const char* 
 bool ProcDirEvidence::HoldsAProcess() {
   const ListResult pids = ListPids(kPidMaxLimit);
   if (pids.err != 0) return true;  // the capture's listing says why DIR cannot be listed
-  for (const std::string& pid : pids.names) {
+  for (std::string_view pid : pids.names) {
     for (const char* leaf : {"stat", kIdentityFile}) {
       // O_PATH: nothing is read. Anything there is a process, a hostile one
       // included (a link: ELOOP; an entry that leads out of DIR: EXDEV; a
       // file it may not read): its record keeps that errno. Only nothing
       // there (ENOENT, ENOTDIR) is no process.
-      int fd = OpenBeneath(dir_fd_, pid + "/" + leaf, O_PATH | O_NOFOLLOW);
+      int fd = OpenBeneath(dir_fd_, std::string(pid) + "/" + leaf, O_PATH | O_NOFOLLOW);
       if (fd >= 0) ::close(fd);
       if (fd >= 0 || (errno != ENOENT && errno != ENOTDIR)) return true;
     }
@@ -241,6 +241,7 @@ ListResult ProcDirEvidence::ListPids(std::uint64_t bound) {
     if (fd >= 0) ::close(fd);
     return out;
   }
+  names_.clear();
   for (;;) {
     errno = 0;
     struct dirent* entry = ::readdir(dir);
@@ -249,20 +250,22 @@ ListResult ProcDirEvidence::ListPids(std::uint64_t bound) {
       break;
     }
     if (!AllDigits(entry->d_name)) continue;
-    if (out.names.size() == kPidMaxLimit) {
+    if (names_.size() == kPidMaxLimit) {
       out.truncated = true;
       break;
     }
-    out.names.emplace_back(entry->d_name);
+    names_.emplace_back(entry->d_name);
   }
   ::closedir(dir);
-  std::sort(out.names.begin(), out.names.end(), [](const std::string& a, const std::string& b) {
+  std::sort(names_.begin(), names_.end(), [](const std::string& a, const std::string& b) {
     return a.size() != b.size() ? a.size() < b.size() : a < b;
   });
-  if (out.names.size() > bound) {
-    out.names.resize(static_cast<std::size_t>(bound));
+  if (names_.size() > bound) {
+    names_.resize(static_cast<std::size_t>(bound));
     out.truncated = true;
   }
+  // Views only once names_ is final: growing or sorting it moves its strings.
+  out.names.assign(names_.begin(), names_.end());
   return out;
 }
 

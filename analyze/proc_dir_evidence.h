@@ -88,6 +88,8 @@ class ProcDirEvidence : public Evidence {
   // The first side file that could not be read or parsed, one line; else empty.
   const std::string& error() const { return error_; }
 
+  // Results view buffers of this object, valid until its next call
+  // (core/evidence.h).
   ListResult ListPids(std::uint64_t bound) override;
   ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;
   Identity ExeIdentity(std::int64_t pid) override;
@@ -118,7 +120,8 @@ class ProcDirEvidence : public Evidence {
   std::string error_;
   std::int64_t cached_pid_ = 0;  // the side file of one pid is kept: the scanner
   IdentityFacts cached_;         // reads a process's files one after another
-  std::vector<char> buffer_;     // reused across reads; holds bound + 1 bytes
+  std::vector<char> buffer_;     // reused across reads; holds bound + 1 bytes; what a read views
+  std::vector<std::string> names_;  // the last listing, which its names view
 };
 
 }  // namespace proctape

@@ -87,9 +87,9 @@ inline void Add(MemoryEvidence& host, std::int64_t pid, std::int64_t ppid, std::
                 const std::string& comm, const std::vector<std::string>& argv,
                 const std::vector<std::string>& env, Identity exe) {
   MemoryEvidence::Process& p = host.AddProcess(pid, ppid, start, comm, argv, env, exe);
-  p.files[ProcFile::kStat] = ReadResult{0, Stat(pid, comm, 'S', ppid, start), false};
-  p.files[ProcFile::kStatus] = ReadResult{0, Status(pid, comm, 'S', ppid), false};
-  p.files[ProcFile::kCgroup] = ReadResult{0, "0::/user.slice/user-1001.slice/session-4.scope\n", false};
+  p.files[ProcFile::kStat] = StoredRead{0, Stat(pid, comm, 'S', ppid, start), false};
+  p.files[ProcFile::kStatus] = StoredRead{0, Status(pid, comm, 'S', ppid), false};
+  p.files[ProcFile::kCgroup] = StoredRead{0, "0::/user.slice/user-1001.slice/session-4.scope\n", false};
 }
 
 // The host: a shell, N idle workers under a spawner, the root and its sandbox.

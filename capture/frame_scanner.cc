@@ -60,7 +60,7 @@ class Scanner {
     stats_.listed = list.names.size();
     *truncated = list.truncated;
     pids->reserve(list.names.size());
-    for (const std::string& name : list.names) {
+    for (std::string_view name : list.names) {
       std::optional<std::uint64_t> pid = ParseCanonicalDecimal(name, kMaxPid);
       if (!pid || *pid == 0) {
         ++stats_.skipped_names;
@@ -184,8 +184,9 @@ class Scanner {
     std::vector<std::int64_t> pids;
     bool truncated = false;
     if (!List(o_.max_entries, &pids, &truncated)) return;
-    // Pass 1: every stat, kept for reuse; parents from the parsable ones.
-    std::vector<ReadResult> stats;
+    // Pass 1: every stat, kept for reuse (copied: a read's view lasts only
+    // until the next call); parents from the parsable ones.
+    std::vector<StoredRead> stats;
     stats.reserve(pids.size());
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> children;
     for (std::int64_t pid : pids) {
@@ -193,14 +194,14 @@ class Scanner {
         stats_.cut_reason = kCutMaxBytes;
         break;
       }
-      stats.push_back(Read(pid, ProcFile::kStat, o_.stat_bytes));
+      stats.emplace_back(Read(pid, ProcFile::kStat, o_.stat_bytes));
       if (pid == root) stats_.root_found = true;
       if (!stats.back().ok()) continue;
-      StatParse parsed = ParseStat(stats.back().data);
+      StatViewParse parsed = ParseStatView(stats.back().data);
       // The directory name is the pid; a stat naming another pid is not
       // trusted for the tree (it is still recorded if the entry is included).
-      if (!parsed.ok() || parsed.fields->pid != pid || parsed.fields->ppid == pid) continue;
-      children[parsed.fields->ppid].push_back(pid);
+      if (!parsed.ok() || parsed.fields.pid != pid || parsed.fields.ppid == pid) continue;
+      children[parsed.fields.ppid].push_back(pid);
     }
     if (stats_.cut_reason.empty() && truncated) stats_.cut_reason = kCutMaxEntries;
     // The subtree, breadth first from the root; `visited` stops any cycle.

@@ -93,6 +93,7 @@ ListResult ProcfsEvidence::ListPids(std::uint64_t bound) {
     ::close(fd);
     return out;
   }
+  names_.clear();
   for (;;) {
     errno = 0;
     struct dirent* entry = ::readdir(dir);
@@ -101,13 +102,15 @@ ListResult ProcfsEvidence::ListPids(std::uint64_t bound) {
       break;
     }
     if (!AllDigits(entry->d_name)) continue;
-    if (out.names.size() == bound) {
+    if (names_.size() == bound) {
       out.truncated = true;
       break;
     }
-    out.names.emplace_back(entry->d_name);
+    names_.emplace_back(entry->d_name);
   }
   ::closedir(dir);
+  // Views only once names_ is complete: growing it moves its strings.
+  out.names.assign(names_.begin(), names_.end());
   return out;
 }
 
@@ -144,7 +147,7 @@ ReadResult ProcfsEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64
   }
   ::close(fd);
   out.truncated = got > bound;
-  out.data.assign(buffer_.data(), out.truncated ? bound : got);
+  out.data = std::string_view(buffer_.data(), out.truncated ? static_cast<std::size_t>(bound) : got);
   return out;
 }
 

@@ -34,6 +34,8 @@ class ProcfsEvidence : public Evidence {
   ProcfsEvidence(const ProcfsEvidence&) = delete;
   ProcfsEvidence& operator=(const ProcfsEvidence&) = delete;
 
+  // Results view buffers of this object, valid until its next call
+  // (core/evidence.h).
   ListResult ListPids(std::uint64_t bound) override;
   // Reads at most bound + 1 bytes, so a file of exactly `bound` bytes is whole
   // and one byte more is `truncated`. EINTR is retried.
@@ -50,7 +52,8 @@ class ProcfsEvidence : public Evidence {
  private:
   explicit ProcfsEvidence(int proc_fd) : proc_fd_(proc_fd) {}
   int proc_fd_;
-  std::vector<char> buffer_;  // reused across reads; holds bound + 1 bytes
+  std::vector<char> buffer_;  // reused across reads; holds bound + 1 bytes; what a read views
+  std::vector<std::string> names_;  // the last listing; what its names view
 };
 
 }  // namespace proctape

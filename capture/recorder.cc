@@ -35,7 +35,7 @@ ListResult RecordingEvidence::ListPids(std::uint64_t bound) {
   v1::Observation obs;
   auto* call = obs.mutable_list_pids();
   call->set_bound(bound);
-  for (const auto& name : result.names) call->add_names(name);
+  for (std::string_view name : result.names) call->add_names(name.data(), name.size());
   call->set_err(result.err);
   call->set_truncated(result.truncated);
   Append(obs, t);
@@ -55,7 +55,7 @@ ReadResult RecordingEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uin
     read->set_data(RedactEnviron(result.data, options_.kept_entries));
     read->set_redacted(true);
   } else {
-    read->set_data(result.data);
+    read->set_data(result.data.data(), result.data.size());
   }
   read->set_err(result.err);
   read->set_truncated(result.truncated);

@@ -8,7 +8,15 @@
 namespace proctape::scan {
 namespace {
 
-void Fill(v1::FileRead* out, ReadResult&& read, std::uint64_t bound) {
+// Copies the bytes a read views (before the evidence's next call).
+void Fill(v1::FileRead* out, const ReadResult& read, std::uint64_t bound) {
+  out->set_err(read.err);
+  out->set_truncated(read.truncated);
+  out->set_bound(bound);
+  out->set_data(read.data.data(), read.data.size());
+}
+
+void Fill(v1::FileRead* out, StoredRead&& read, std::uint64_t bound) {
   out->set_err(read.err);
   out->set_truncated(read.truncated);
   out->set_bound(bound);
@@ -24,7 +32,7 @@ void Fill(v1::FileIdentity* out, const Identity& identity) {
 }  // namespace
 
 v1::ProcessRecord ReadRecord(Evidence& ev, const PidNamespaceFn& pid_ns, const ScanOptions& o,
-                             std::int64_t pid, ReadResult* given_stat, std::uint64_t* bytes) {
+                             std::int64_t pid, StoredRead* given_stat, std::uint64_t* bytes) {
   std::uint64_t read = 0;
   auto get = [&](ProcFile file, std::uint64_t bound) {
     ReadResult r = ev.ReadFile(pid, file, bound);
@@ -41,9 +49,12 @@ v1::ProcessRecord ReadRecord(Evidence& ev, const PidNamespaceFn& pid_ns, const S
   Fill(rec.mutable_cmdline(), get(ProcFile::kCmdline, o.cmdline_bytes), o.cmdline_bytes);
   ReadResult environ = get(ProcFile::kEnviron, o.environ_bytes);
   if (!o.keep_environ && environ.ok()) {
-    environ.data = RedactEnviron(environ.data, o.kept_entries);
+    Fill(rec.mutable_environ(),
+         StoredRead{environ.err, RedactEnviron(environ.data, o.kept_entries), environ.truncated},
+         o.environ_bytes);
+  } else {
+    Fill(rec.mutable_environ(), environ, o.environ_bytes);
   }
-  Fill(rec.mutable_environ(), std::move(environ), o.environ_bytes);
   rec.mutable_environ()->set_redacted(!o.keep_environ);
   Fill(rec.mutable_status(), get(ProcFile::kStatus, o.status_bytes), o.status_bytes);
   Fill(rec.mutable_cgroup(), get(ProcFile::kCgroup, o.cgroup_bytes), o.cgroup_bytes);

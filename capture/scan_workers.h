@@ -21,12 +21,12 @@ namespace proctape::scan {
 // given, cmdline, environ, status, cgroup, exe, pid namespace) into a record;
 // *bytes gets the /proc bytes read (the given stat's not included).
 v1::ProcessRecord ReadRecord(Evidence& ev, const PidNamespaceFn& pid_ns, const ScanOptions& o,
-                             std::int64_t pid, ReadResult* given_stat, std::uint64_t* bytes);
+                             std::int64_t pid, StoredRead* given_stat, std::uint64_t* bytes);
 
 // One process to record: its pid, and its stat when the stat pass read it.
 struct Item {
   std::int64_t pid = 0;
-  ReadResult* stat = nullptr;  // owned by the scanner; moved out by whoever reads the item
+  StoredRead* stat = nullptr;  // owned by the scanner; moved out by whoever reads the item
 };
 
 // Consecutive items [first, first + count), read by one worker.

@@ -9,13 +9,21 @@
 //   - calls never throw; failures are reported as an errno value;
 //   - a read returns at most `bound` bytes and sets `truncated` when the file
 //     held more (the live source reads bound+1 bytes to know);
-//   - the clock is CLOCK_MONOTONIC nanoseconds; SleepUntil may be virtual.
+//   - the clock is CLOCK_MONOTONIC nanoseconds; SleepUntil may be virtual;
+//   - results are views: the bytes of a ReadResult and the names of a
+//     ListResult (the vector is the caller's, the bytes each name views are
+//     not) stay valid until the next call on the same Evidence object, and no
+//     longer. A caller that keeps bytes past its next call copies them
+//     (StoredRead below, or std::string). An implementation serves views into
+//     what it holds (its table, the decoded tape, its read buffer) and copies
+//     nothing per call; a wrapper passes its inner evidence's views through.
 // Not thread-safe: one resolver drives one Evidence at a time.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace proctape {
@@ -30,15 +38,31 @@ std::string_view ProcFileName(ProcFile file);
 
 struct ReadResult {
   int err = 0;             // 0: `data` holds what was read
-  std::string data;        // raw bytes, never normalised
+  std::string_view data;   // raw bytes, never normalised; valid until the next call
   bool truncated = false;  // the file held more than the bound
+  bool ok() const { return err == 0; }
+};
+
+// A read that owns its bytes: what a caller keeps past its next call on the
+// evidence, and what an in-memory source stores.
+struct StoredRead {
+  int err = 0;
+  std::string data;
+  bool truncated = false;
+  StoredRead() = default;
+  StoredRead(int e, std::string d, bool t) : err(e), data(std::move(d)), truncated(t) {}
+  explicit StoredRead(const ReadResult& r) : err(r.err), data(r.data), truncated(r.truncated) {}
+  // A view of these bytes, valid while this StoredRead is unchanged.
+  ReadResult view() const { return ReadResult{err, data, truncated}; }
   bool ok() const { return err == 0; }
 };
 
 struct ListResult {
   int err = 0;
-  std::vector<std::string> names;  // all-digit entries of /proc, directory order
-  bool truncated = false;          // more than the bound exist
+  // All-digit entries of /proc, directory order; each name valid until the
+  // next call.
+  std::vector<std::string_view> names;
+  bool truncated = false;  // more than the bound exist
   bool ok() const { return err == 0; }
 };
 

@@ -39,9 +39,9 @@ LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_
     return error(Status::kUnreadable, where + " is unreadable (errno " + std::to_string(r.err) + ")");
   }
   if (r.truncated) return error(Status::kMalformedRecord, where + " is larger than its bound");
-  StatParse parsed = ParseStat(r.data);
-  if (!parsed.ok()) return error(Status::kMalformedRecord, where + ": " + parsed.error);
-  const StatFields& f = *parsed.fields;
+  StatViewParse parsed = ParseStatView(r.data);
+  if (!parsed.ok()) return error(Status::kMalformedRecord, where + ": " + parsed.Error());
+  const StatView& f = parsed.fields;
   out.state = std::string(1, f.state);
   if (f.pid != pid) return error(Status::kMalformedRecord, where + ": field 1 is not the pid");
   if (f.start_ticks != start_ticks) {
@@ -74,18 +74,19 @@ Verdict FingerprintRoot(Evidence& evidence, std::int64_t pid, std::uint64_t stat
     v.detail = where + " cannot be read (errno " + std::to_string(r.err) + ")";
     return v;
   }
-  StatParse parsed = r.truncated ? StatParse{} : ParseStat(r.data);
-  if (!parsed.ok() || parsed.fields->pid != pid) {
+  // A truncated stat is refused unparsed, with no reason beyond "not valid".
+  StatViewParse parsed = r.truncated ? StatViewParse{} : ParseStatView(r.data);
+  if (r.truncated || !parsed.ok() || parsed.fields.pid != pid) {
     v.status = Status::kMalformedRecord;
-    v.evidence = r.data.substr(0, kEvidenceExcerpt);
+    v.evidence = std::string(r.data.substr(0, kEvidenceExcerpt));
     v.detail = where + " is not a valid stat record" +
-               (parsed.error.empty() ? std::string() : ": " + parsed.error);
+               (r.truncated || parsed.ok() ? std::string() : ": " + parsed.Error());
     return v;
   }
   v.status = Status::kResolved;
   v.subject_pid = 0;
   v.pid = pid;
-  v.start_ticks = parsed.fields->start_ticks;
+  v.start_ticks = parsed.fields.start_ticks;
   v.detail = "pid " + std::to_string(pid) + " started at tick " + std::to_string(v.start_ticks);
   return v;
 }

@@ -1,6 +1,8 @@
 #include "core/memory_evidence.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
 
 #include "core/proc_parse.h"
 
@@ -23,13 +25,14 @@ MemoryEvidence::Process& MemoryEvidence::AddProcess(std::int64_t pid, std::int64
                                                     const std::vector<std::string>& argv,
                                                     const std::vector<std::string>& environ,
                                                     Identity exe, char state) {
+  if (!procs_.count(pid)) names_stale_ = true;
   Process& p = procs_[pid];
   p.files.clear();
-  p.files[ProcFile::kStat] = ReadResult{0, StatLine(pid, comm, state, ppid, start_ticks), false};
-  p.files[ProcFile::kCmdline] = ReadResult{0, JoinNul(argv), false};
-  p.files[ProcFile::kEnviron] = ReadResult{0, JoinNul(environ), false};
+  p.files[ProcFile::kStat] = StoredRead{0, StatLine(pid, comm, state, ppid, start_ticks), false};
+  p.files[ProcFile::kCmdline] = StoredRead{0, JoinNul(argv), false};
+  p.files[ProcFile::kEnviron] = StoredRead{0, JoinNul(environ), false};
   p.files[ProcFile::kStatus] =
-      ReadResult{0, "Name:\t" + comm + "\nState:\t" + state + "\nPid:\t" + std::to_string(pid) +
+      StoredRead{0, "Name:\t" + comm + "\nState:\t" + state + "\nPid:\t" + std::to_string(pid) +
                         "\nPPid:\t" + std::to_string(ppid) + "\nNSpid:\t" + std::to_string(pid) +
                         "\n",
                  false};
@@ -43,11 +46,13 @@ MemoryEvidence::Process* MemoryEvidence::Find(std::int64_t pid) {
 }
 
 void MemoryEvidence::SetFile(std::int64_t pid, ProcFile file, std::string data) {
-  procs_[pid].files[file] = ReadResult{0, std::move(data), false};
+  if (!procs_.count(pid)) names_stale_ = true;
+  procs_[pid].files[file] = StoredRead{0, std::move(data), false};
 }
 
 void MemoryEvidence::SetFileError(std::int64_t pid, ProcFile file, int err) {
-  procs_[pid].files[file] = ReadResult{err, {}, false};
+  if (!procs_.count(pid)) names_stale_ = true;
+  procs_[pid].files[file] = StoredRead{err, {}, false};
 }
 
 void MemoryEvidence::Tick() {
@@ -62,17 +67,27 @@ ListResult MemoryEvidence::ListPids(std::uint64_t bound) {
     out.err = list_err;
     return out;
   }
-  std::vector<std::string> names;
-  if (listing) {
-    names = *listing;
-  } else {
-    for (const auto& [pid, p] : procs_) names.push_back(std::to_string(pid));
+  if (!listing && names_stale_) {
+    std::vector<std::int64_t> pids;
+    pids.reserve(procs_.size());
+    for (const auto& entry : procs_) pids.push_back(entry.first);
+    std::sort(pids.begin(), pids.end());
+    names_.clear();
+    names_.reserve(pids.size());
+    for (std::int64_t pid : pids) names_.push_back(std::to_string(pid));
+    names_stale_ = false;
   }
-  if (names.size() > bound) {
-    names.resize(bound);
+  if (listing) {
+    names_ = *listing;  // a copy: a hook may change `listing` within a call
+    names_stale_ = true;
+  }
+  const std::vector<std::string>& names = names_;
+  std::size_t n = names.size();
+  if (n > bound) {
+    n = static_cast<std::size_t>(bound);
     out.truncated = true;
   }
-  out.names = std::move(names);
+  out.names.assign(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(n));
   return out;
 }
 
@@ -80,13 +95,17 @@ ReadResult MemoryEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64
   Tick();
   Process* p = Find(pid);
   if (p == nullptr) return ReadResult{ENOENT, {}, false};
-  auto it = p->files.find(file);
-  if (it == p->files.end()) return ReadResult{ENOENT, {}, false};
-  ReadResult out = it->second;
-  if (out.ok() && out.data.size() > bound) {
-    out.data.resize(bound);
+  const StoredRead* found = p->files.Get(file);
+  if (found == nullptr) return ReadResult{ENOENT, {}, false};
+  const StoredRead& stored = *found;
+  ReadResult out{stored.err, {}, stored.truncated};
+  std::string_view data = stored.data;
+  if (out.ok() && data.size() > bound) {
+    data = data.substr(0, static_cast<std::size_t>(bound));
     out.truncated = true;
   }
+  read_.assign(data);
+  out.data = read_;
   return out;
 }
 

@@ -3,13 +3,20 @@
 // errno or return any bytes, hostile ones included. The clock is virtual:
 // every call advances it by `call_cost_ns`, SleepUntil jumps to the target
 // and then runs `on_sleep`, where a test changes the host between attempts.
+// A read answers a view of this object's copy of the stored bytes, a listing
+// views its list of names (core/evidence.h): valid until the next call of the
+// same kind, whatever a test changes in the table meanwhile (a hook of a
+// subclass may remove the process read, within the very call).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/evidence.h"
@@ -18,8 +25,34 @@ namespace proctape {
 
 class MemoryEvidence : public Evidence {
  public:
+  // A process's files by kind, held inline (a read finds its file without a
+  // tree walk): files[kind] adds or reaches one, as a map would.
+  class FileTable {
+   public:
+    StoredRead& operator[](ProcFile file) {
+      const auto i = static_cast<std::size_t>(file);
+      present_[i] = true;
+      return files_[i];
+    }
+    // The file of that kind, or null when the process has none.
+    const StoredRead* Get(ProcFile file) const {
+      const auto i = static_cast<std::size_t>(file);
+      return i < kKinds && present_[i] ? &files_[i] : nullptr;
+    }
+    void clear() {
+      for (std::size_t i = 0; i < kKinds; ++i) {
+        present_[i] = false;
+        files_[i] = StoredRead{};
+      }
+    }
+
+   private:
+    static constexpr std::size_t kKinds = static_cast<std::size_t>(ProcFile::kExe) + 1;
+    std::array<StoredRead, kKinds> files_;
+    std::array<bool, kKinds> present_{};
+  };
   struct Process {
-    std::map<ProcFile, ReadResult> files;
+    FileTable files;
     Identity exe;
   };
 
@@ -28,7 +61,10 @@ class MemoryEvidence : public Evidence {
   Process& AddProcess(std::int64_t pid, std::int64_t ppid, std::uint64_t start_ticks,
                       const std::string& comm, const std::vector<std::string>& argv,
                       const std::vector<std::string>& environ, Identity exe, char state = 'S');
-  void Remove(std::int64_t pid) { procs_.erase(pid); }
+  void Remove(std::int64_t pid) {
+    procs_.erase(pid);
+    names_stale_ = true;
+  }
   Process* Find(std::int64_t pid);
   // Replaces one file's answer: bytes, or an errno with empty bytes.
   void SetFile(std::int64_t pid, ProcFile file, std::string data);
@@ -57,7 +93,18 @@ class MemoryEvidence : public Evidence {
 
  private:
   void Tick();
-  std::map<std::int64_t, Process> procs_;
+  // By pid; a hash table, so that a read costs what a read of a real host's
+  // table would, not a tree walk (node addresses are stable: Find's pointer
+  // and AddProcess's reference survive later insertions).
+  std::unordered_map<std::int64_t, Process> procs_;
+  // The listing in ascending pid order, rebuilt by the first listing after
+  // the set of pids changed (names_stale_), never in between: a listing's
+  // views stay valid until the next listing.
+  std::vector<std::string> names_;
+  bool names_stale_ = true;
+  // The bytes of the last read, which its view shows (capacity reused: no
+  // allocation per read once the largest file was read).
+  std::string read_;
   std::map<std::string, Identity> paths_;
 };
 

@@ -1,23 +1,11 @@
 #include "core/proc_parse.h"
 
+#include <string.h>
+
 #include <cstdio>
 
 namespace proctape {
 namespace {
-
-// Splits `rest` (the fields after comm) at single spaces; the kernel writes
-// exactly one space between fields and a newline at the end.
-std::vector<std::string_view> SplitFields(std::string_view rest) {
-  std::vector<std::string_view> out;
-  std::size_t begin = 0;
-  for (std::size_t i = 0; i <= rest.size(); ++i) {
-    if (i == rest.size() || rest[i] == ' ') {
-      out.push_back(rest.substr(begin, i - begin));
-      begin = i + 1;
-    }
-  }
-  return out;
-}
 
 std::optional<std::int64_t> ParseSignedDecimal(std::string_view text) {
   bool negative = !text.empty() && text[0] == '-';
@@ -25,6 +13,21 @@ std::optional<std::int64_t> ParseSignedDecimal(std::string_view text) {
   if (!magnitude) return std::nullopt;
   auto value = static_cast<std::int64_t>(*magnitude);
   return negative ? -value : value;
+}
+
+// The offset of the final ") " in `stat`, or npos: the last ')' followed by
+// a space, found a ')' at a time (memrchr) rather than a byte at a time.
+std::size_t FinalCloseParenSpace(std::string_view stat) {
+  if (stat.size() < 2) return std::string_view::npos;
+  std::size_t end = stat.size() - 1;  // a ')' at `end` has no byte after it
+  while (end > 0) {
+    const void* hit = ::memrchr(stat.data(), ')', end);
+    if (hit == nullptr) return std::string_view::npos;
+    std::size_t at = static_cast<std::size_t>(static_cast<const char*>(hit) - stat.data());
+    if (stat[at + 1] == ' ') return at;
+    end = at;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -43,15 +46,21 @@ std::optional<std::uint64_t> ParseCanonicalDecimal(std::string_view text, std::u
   return value;
 }
 
-StatParse ParseStat(std::string_view stat) {
-  StatParse result;
-  auto fail = [&](std::size_t offset, const std::string& why) {
-    result.error = "stat byte " + std::to_string(offset) + ": " + why;
+std::string StatViewParse::Error() const {
+  if (why == nullptr) return std::string();
+  return "stat byte " + std::to_string(offset) + ": " + why;
+}
+
+StatViewParse ParseStatView(std::string_view stat) {
+  StatViewParse result;
+  auto fail = [&](std::size_t offset, const char* why) {
+    result.offset = offset;
+    result.why = why;
     return result;
   };
   std::size_t open = stat.find(" (");
   if (open == std::string_view::npos) return fail(0, "no ' (' after field 1");
-  std::size_t close = stat.rfind(") ");
+  std::size_t close = FinalCloseParenSpace(stat);
   if (close == std::string_view::npos || close < open + 1) {
     return fail(stat.size(), "no final ') ' after comm");
   }
@@ -61,9 +70,26 @@ StatParse ParseStat(std::string_view stat) {
   std::string_view rest = stat.substr(close + 2);
   std::size_t rest_offset = close + 2;
   if (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
-  std::vector<std::string_view> f = SplitFields(rest);
-  // f[0] is field 3 (state); field N is f[N - 3].
-  if (f.size() < 20) return fail(stat.size(), "fewer than 22 fields");
+  // The fields after comm split at single spaces (the kernel writes exactly
+  // one between fields): f[0] is field 3 (state), field N is f[N - 3]. Only
+  // the first 20 are needed; fewer than 20 is a short record.
+  constexpr std::size_t kNeeded = 20;
+  std::string_view f[kNeeded];
+  // One pass over the bytes (fields are short: a search call per field
+  // costs more than the bytes it skips).
+  std::size_t count = 0;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; count < kNeeded; ++i) {
+    if (i == rest.size()) {
+      f[count++] = rest.substr(begin);
+      break;
+    }
+    if (rest[i] == ' ') {
+      f[count++] = rest.substr(begin, i - begin);
+      begin = i + 1;
+    }
+  }
+  if (count < kNeeded) return fail(stat.size(), "fewer than 22 fields");
   if (f[0].size() != 1) return fail(rest_offset, "field 3 (state) is not one character");
 
   auto offset_of = [&](std::size_t index) {
@@ -78,14 +104,33 @@ StatParse ParseStat(std::string_view stat) {
   auto start = ParseCanonicalDecimal(f[19]);
   if (!start) return fail(offset_of(19), "field 22 (start time) is not a canonical decimal");
 
-  StatFields fields;
+  StatView& fields = result.fields;
   fields.pid = static_cast<std::int64_t>(*pid);
-  fields.comm = std::string(stat.substr(open + 2, close - open - 2));
+  fields.comm = stat.substr(open + 2, close - open - 2);
   fields.state = f[0][0];
   fields.ppid = static_cast<std::int64_t>(*ppid);
   fields.pgrp = *pgrp;
   fields.session = *session;
   fields.start_ticks = *start;
+  return result;
+}
+
+StatParse ParseStat(std::string_view stat) {
+  StatParse result;
+  StatViewParse parsed = ParseStatView(stat);
+  if (!parsed.ok()) {
+    result.error = parsed.Error();
+    return result;
+  }
+  const StatView& v = parsed.fields;
+  StatFields fields;
+  fields.pid = v.pid;
+  fields.comm = std::string(v.comm);
+  fields.state = v.state;
+  fields.ppid = v.ppid;
+  fields.pgrp = v.pgrp;
+  fields.session = v.session;
+  fields.start_ticks = v.start_ticks;
   result.fields = std::move(fields);
   return result;
 }

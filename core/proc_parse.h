@@ -42,6 +42,32 @@ struct StatParse {
 // kernel prints (they can be 0 or, for some kernel threads, negative).
 StatParse ParseStat(std::string_view stat);
 
+// The same fields, extracted without building anything: comm is a view into
+// the parsed bytes (valid as long as they are).
+struct StatView {
+  std::int64_t pid = 0;
+  std::string_view comm;
+  char state = 0;
+  std::int64_t ppid = 0;
+  std::int64_t pgrp = 0;
+  std::int64_t session = 0;
+  std::uint64_t start_ticks = 0;
+};
+
+// ParseStat's decision without its allocations: the same rules, checked in
+// the same order, the first failure kept as its byte offset and a static
+// reason; Error() is the text ParseStat's `error` holds for it.
+struct StatViewParse {
+  StatView fields;             // meaningful when ok()
+  const char* why = nullptr;   // nullptr: parsed
+  std::size_t offset = 0;      // the byte the failure names
+  bool ok() const { return why == nullptr; }
+  std::string Error() const;   // "stat byte N: why"; empty when ok()
+};
+
+// What the resolver calls once per stat read: no string, no vector.
+StatViewParse ParseStatView(std::string_view stat);
+
 // Splits NUL-delimited cmdline or environ bytes into their elements, without
 // trimming or normalisation. One terminating NUL ends the last element; bytes
 // after the last NUL form a final element; empty input has no elements.

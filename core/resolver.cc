@@ -218,7 +218,7 @@ class Resolution {
       *vanished = empty + "errno " + std::to_string(r.err) + ")";
       return std::nullopt;
     }
-    StatFields f;
+    StatView f;
     if (auto v = meter_.ParseRequiredStat(node.pid, r, &f)) return v;
     if (DeadState(f.state)) {
       *vanished = empty + "state " + f.state + ")";
@@ -230,7 +230,7 @@ class Resolution {
   }
 
   std::optional<Verdict> Attempt() {
-    Snapshot snap;
+    Snapshot& snap = snap_;
     if (auto v = Scan(meter_, &snap)) return v;
     std::vector<bool> under_root;
     if (auto v = Graph(snap, req_.root_pid, b_.max_depth, &under_root)) return v;
@@ -325,7 +325,7 @@ class Resolution {
         }
         return Retry(n->pid, "vanished before its ancestry was re-read");
       }
-      StatFields f;
+      StatView f;
       if (auto v = meter_.ParseRequiredStat(n->pid, r, &f)) return v;
       if (f.start_ticks != n->start_ticks) {
         Verdict v = FileVerdict(is_root ? Status::kRootRestarted : Status::kPidReused, n->pid,
@@ -369,6 +369,7 @@ class Resolution {
   std::uint32_t attempts_ = 0;
   RetryReason retry_;
   std::optional<RetryReason> completed_;  // the last attempt that completed without a verdict
+  Snapshot snap_;  // the current attempt's; reused so attempts do not reallocate it
 };
 
 }  // namespace

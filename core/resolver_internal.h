@@ -13,7 +13,7 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <algorithm>
 #include <vector>
 
 #include "core/checked.h"
@@ -67,9 +67,10 @@ class Meter {
                                       ReadResult* out);
 
   // Parses a stat that was read whole; a verdict if it is not a valid record
-  // of `pid` (FILE_BOUND when truncated, MALFORMED_RECORD otherwise).
+  // of `pid` (FILE_BOUND when truncated, MALFORMED_RECORD otherwise). Builds
+  // nothing unless it fails: `out->comm` views r's bytes.
   std::optional<Verdict> ParseRequiredStat(std::int64_t pid, const ReadResult& r,
-                                           StatFields* out) const;
+                                           StatView* out) const;
 
   Evidence& evidence() { return ev_; }
   const Bounds& bounds() const { return b_; }
@@ -90,17 +91,79 @@ struct Node {
   char state;  // stat field 3
 };
 
+// Node positions by pid: an open-addressed table (linear probing, at most half
+// full) in one array, so that filling it for an attempt allocates nothing once
+// the previous attempt sized it (a node-based map allocates per pid).
+class PidIndex {
+ public:
+  // Empties the table, sized for `n` pids.
+  void Reset(std::size_t n) {
+    std::size_t want = 16;
+    while (want < 2 * n) want *= 2;
+    if (slots_.size() != want) {
+      slots_.assign(want, Slot{});
+    } else {
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+    }
+    count_ = 0;
+  }
+  // Adds pid -> position; false (and nothing changed) when pid is there.
+  bool Insert(std::int64_t pid, std::size_t position) {
+    if (2 * (count_ + 1) > slots_.size()) Grow();
+    Slot& s = slots_[Probe(pid)];
+    if (s.used) return false;
+    s = Slot{pid, position, true};
+    ++count_;
+    return true;
+  }
+  const std::size_t* Find(std::int64_t pid) const {
+    if (slots_.empty()) return nullptr;
+    const Slot& s = slots_[Probe(pid)];
+    return s.used ? &s.position : nullptr;
+  }
+
+ private:
+  struct Slot {
+    std::int64_t pid = 0;
+    std::size_t position = 0;
+    bool used = false;
+  };
+  // The slot holding pid, or the empty slot where it would go (Fibonacci
+  // hashing: consecutive pids spread over the table).
+  std::size_t Probe(std::int64_t pid) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i =
+        static_cast<std::size_t>((static_cast<std::uint64_t>(pid) * 0x9E3779B97F4A7C15ULL) >> 20) &
+        mask;
+    while (slots_[i].used && slots_[i].pid != pid) i = (i + 1) & mask;
+    return i;
+  }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 16 : 2 * old.size(), Slot{});
+    count_ = 0;
+    for (const Slot& s : old) {
+      if (s.used) Insert(s.pid, s.position);
+    }
+  }
+  std::vector<Slot> slots_;
+  std::size_t count_ = 0;
+};
+
 // One point-in-time snapshot: nodes in listing order plus an index by pid.
+// A resolution reuses one for every attempt (Scan clears it first), so an
+// attempt allocates nothing the previous one already had.
 struct Snapshot {
   std::vector<Node> nodes;
-  std::unordered_map<std::int64_t, std::size_t> index;
+  PidIndex index;
   const Node* Find(std::int64_t pid) const {
-    auto it = index.find(pid);
-    return it == index.end() ? nullptr : &nodes[it->second];
+    const std::size_t* at = index.Find(pid);
+    return at == nullptr ? nullptr : &nodes[*at];
   }
 };
 
-// Seed 000, steps 2-3: enumerate, read and validate every stat.
+// Seed 000, steps 2-3: enumerate, read and validate every stat into *snap,
+// which it clears first.
 std::optional<Verdict> Scan(Meter& meter, Snapshot* snap);
 
 // Seed 000, steps 3-4: cycles and depth over every record; marks the

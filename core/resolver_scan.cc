@@ -2,6 +2,7 @@
 // snapshot of the process graph (seed 000, steps 2-4).
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "core/resolver_internal.h"
@@ -25,7 +26,7 @@ Verdict FileVerdict(Status status, std::int64_t pid, ProcFile file, const ReadRe
   Verdict v = Make(status, pid, std::move(detail));
   v.file = static_cast<int>(file);
   v.err = r.err;
-  v.evidence = r.data.substr(0, kEvidenceExcerpt);
+  v.evidence = std::string(r.data.substr(0, kEvidenceExcerpt));
   return v;
 }
 
@@ -61,23 +62,23 @@ std::optional<Verdict> Meter::ReadRequired(std::int64_t pid, ProcFile file, std:
 }
 
 std::optional<Verdict> Meter::ParseRequiredStat(std::int64_t pid, const ReadResult& r,
-                                                StatFields* out) const {
+                                                StatView* out) const {
   if (r.truncated) {
     return FileVerdict(Status::kFileBound, pid, ProcFile::kStat, r,
                        Where(pid, ProcFile::kStat) + " is larger than " +
                            std::to_string(b_.stat_bytes) + " bytes");
   }
-  StatParse parsed = ParseStat(r.data);
+  StatViewParse parsed = ParseStatView(r.data);
   if (!parsed.ok()) {
     return FileVerdict(Status::kMalformedRecord, pid, ProcFile::kStat, r,
-                       Where(pid, ProcFile::kStat) + ": " + parsed.error);
+                       Where(pid, ProcFile::kStat) + ": " + parsed.Error());
   }
-  if (parsed.fields->pid != pid) {
+  if (parsed.fields.pid != pid) {
     return FileVerdict(Status::kMalformedRecord, pid, ProcFile::kStat, r,
                        Where(pid, ProcFile::kStat) + ": field 1 is " +
-                           std::to_string(parsed.fields->pid) + ", not the directory's pid");
+                           std::to_string(parsed.fields.pid) + ", not the directory's pid");
   }
-  *out = *parsed.fields;
+  *out = parsed.fields;
   return std::nullopt;
 }
 
@@ -100,15 +101,17 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
   // of the names (each name's length; the directory reads behind them are
   // the evidence source's). Charged like every read: budget, then deadline.
   std::size_t listed_bytes = 0;
-  for (const std::string& name : list.names) listed_bytes += name.size();
+  for (std::string_view name : list.names) listed_bytes += name.size();
   if (auto v = meter.Charge(listed_bytes)) return v;
+  snap->nodes.clear();
   snap->nodes.reserve(list.names.size());
-  for (const std::string& name : list.names) {
+  snap->index.Reset(list.names.size());
+  for (std::string_view name : list.names) {
     auto parsed_pid = ParseCanonicalDecimal(name, kMaxPid);
     if (!parsed_pid || *parsed_pid == 0) {
       Verdict v = Make(Status::kMalformedRecord, 0,
                        "/proc entry '" + EscapeBytes(name) + "' is not a canonical pid");
-      v.evidence = name.substr(0, kEvidenceExcerpt);
+      v.evidence = std::string(name.substr(0, kEvidenceExcerpt));
       return v;
     }
     auto pid = static_cast<std::int64_t>(*parsed_pid);
@@ -118,9 +121,9 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
     // Seed 000: "A numeric proc entry that disappears before its initial
     // stat can be omitted from that point-in-time snapshot".
     if (!r.ok()) continue;
-    StatFields f;
+    StatView f;
     if (auto v = meter.ParseRequiredStat(pid, r, &f)) return v;
-    if (snap->index.count(pid)) {
+    if (snap->index.Find(pid) != nullptr) {
       return FileVerdict(Status::kDuplicateRecord, pid, ProcFile::kStat, r,
                          "pid " + std::to_string(pid) + " is listed twice in one snapshot");
     }
@@ -128,7 +131,7 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
       return Make(Status::kNodeBound, pid,
                   "more than " + std::to_string(b.max_nodes) + " process records");
     }
-    snap->index.emplace(pid, snap->nodes.size());
+    snap->index.Insert(pid, snap->nodes.size());
     snap->nodes.push_back(Node{pid, f.ppid, f.start_ticks, f.state});
   }
   return std::nullopt;

@@ -77,10 +77,13 @@ ListResult FrameEvidence::ListPids(std::uint64_t bound) {
   }
   const auto count = static_cast<std::uint64_t>(f->processes_size());
   const std::uint64_t listed = std::min(count, bound);
-  out.names.reserve(static_cast<std::size_t>(listed));
+  names_.clear();
+  names_.reserve(static_cast<std::size_t>(listed));
   for (std::uint64_t i = 0; i < listed; ++i) {
-    out.names.push_back(std::to_string(f->processes(static_cast<int>(i)).pid()));
+    names_.push_back(std::to_string(f->processes(static_cast<int>(i)).pid()));
   }
+  // Views only once names_ is complete: growing it moves its strings.
+  out.names.assign(names_.begin(), names_.end());
   out.truncated = count > bound || f->cut_by_bounds();
   now_ = SaturatingAdd(now_, ScanDuration(*f));
   return out;
@@ -94,9 +97,9 @@ ReadResult FrameEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_
   if (read == nullptr) return ReadResult{ENOENT, {}, false};
   if (read->err() != 0) return ReadResult{read->err(), {}, false};
   ReadResult out;
-  const std::string& data = read->data();
+  const std::string_view data = read->data();
   if (data.size() > bound) {
-    out.data.assign(data, 0, static_cast<std::size_t>(bound));
+    out.data = data.substr(0, static_cast<std::size_t>(bound));
     out.truncated = true;
   } else {
     out.data = data;

@@ -45,6 +45,8 @@
 //     a recorded read that was itself truncated answers `truncated` even when
 //     the asked bound is larger than the recorded one: the bytes past the
 //     recorded bound were never seen, so the file cannot be answered whole.
+//     Bytes are views into the frames, names into this object's last
+//     listing (core/evidence.h: valid until the next call).
 //     Environ bytes are answered as stored: redacted values stay '*' (only
 //     the kept entries, e.g. the token entry of a recording, are verbatim).
 //   - ExeIdentity: the record's exe identity (or its errno); no record, or no
@@ -108,6 +110,7 @@ class FrameEvidence : public Evidence {
   std::vector<bool> indexed_;
   std::int64_t now_;
   std::optional<std::size_t> in_force_;  // set by Use()
+  std::vector<std::string> names_;       // the last listing, which its names view
   std::uint64_t calls_ = 0;
   std::uint64_t lists_ = 0;
   std::optional<std::size_t> first_used_;

@@ -77,7 +77,7 @@ TEST_F(ProcfsEvidenceTest, ListPidsHoldsOurOwnPidAndOnlyDigits) {
   EXPECT_FALSE(list.truncated);
   EXPECT_NE(std::find(list.names.begin(), list.names.end(), std::to_string(::getpid())),
             list.names.end());
-  for (const std::string& name : list.names) {
+  for (std::string_view name : list.names) {
     EXPECT_FALSE(name.empty());
     EXPECT_EQ(name.find_first_not_of("0123456789"), std::string::npos) << name;
   }

@@ -218,7 +218,7 @@ TEST(ProcDirEvidenceTest, AFixtureOfAnotherToolWithoutSideFiles) {
   ASSERT_TRUE(ev) << error;
   EXPECT_FALSE(ev->frame().has_value());
   ListResult list = ev->ListPids(2);
-  EXPECT_EQ(list.names, (std::vector<std::string>{"9", "10"}));
+  EXPECT_EQ(list.names, (std::vector<std::string_view>{"9", "10"}));
   EXPECT_TRUE(list.truncated);
   // An exe link is never followed (tests/unit/proc_dir_seal_test.cc): its
   // identity is unknown (ELOOP), its text is kept.

@@ -87,12 +87,12 @@ TEST(FrameEvidence, ListsTheFramesPidsInOrderWithinTheBound) {
   FrameEvidence ev(frames, 100);
   ListResult all = ev.ListPids(10);
   ASSERT_TRUE(all.ok());
-  EXPECT_EQ(all.names, (std::vector<std::string>{"5", "3", "9"}));
+  EXPECT_EQ(all.names, (std::vector<std::string_view>{"5", "3", "9"}));
   EXPECT_FALSE(all.truncated);
   ListResult exact = ev.ListPids(3);
   EXPECT_FALSE(exact.truncated);
   ListResult two = ev.ListPids(2);
-  EXPECT_EQ(two.names, (std::vector<std::string>{"5", "3"}));
+  EXPECT_EQ(two.names, (std::vector<std::string_view>{"5", "3"}));
   EXPECT_TRUE(two.truncated);
   EXPECT_EQ(ev.lists(), 3u);
 
@@ -118,7 +118,7 @@ TEST(FrameEvidence, TheClockAdvancesByScanDurationsAndSleepsOnly) {
   EXPECT_EQ(ev.NowNs(), 1000);
   EXPECT_EQ(ev.NowNs(), 1000);  // reading the clock does not move it
   EXPECT_EQ(ev.FrameInForce(), 0u);
-  EXPECT_EQ(ev.ListPids(10).names, std::vector<std::string>{"10"});
+  EXPECT_EQ(ev.ListPids(10).names, std::vector<std::string_view>{"10"});
   EXPECT_EQ(ev.NowNs(), 1050);  // + frame 0's scan duration
   EXPECT_TRUE(ev.ReadFile(10, ProcFile::kStat, 4096).ok());
   ev.SleepUntil(1999);
@@ -128,11 +128,11 @@ TEST(FrameEvidence, TheClockAdvancesByScanDurationsAndSleepsOnly) {
   ev.SleepUntil(2000);  // frame 2 (file order) started at 2000
   EXPECT_EQ(ev.FrameInForce(), 2u);
   EXPECT_EQ(ev.ReadFile(10, ProcFile::kStat, 4096).err, ENOENT);
-  EXPECT_EQ(ev.ListPids(10).names, std::vector<std::string>{"12"});
+  EXPECT_EQ(ev.ListPids(10).names, std::vector<std::string_view>{"12"});
   EXPECT_EQ(ev.NowNs(), 2030);
   ev.SleepUntil(5000);
   EXPECT_EQ(ev.FrameInForce(), 1u);
-  EXPECT_EQ(ev.ListPids(10).names, std::vector<std::string>{"11"});
+  EXPECT_EQ(ev.ListPids(10).names, std::vector<std::string_view>{"11"});
   EXPECT_EQ(ev.NowNs(), 5030);
   EXPECT_EQ(ev.first_frame_used(), 0u);
   EXPECT_EQ(ev.last_frame_used(), 1u);

@@ -37,8 +37,12 @@ struct SourceCall {
   std::uint64_t bound = 0;
   std::string path;
   std::int64_t ns = 0;  // NowNs result, or the SleepUntil argument
-  ListResult list;
-  ReadResult read;
+  struct {
+    int err = 0;
+    std::vector<std::string> names;
+    bool truncated = false;
+  } list;           // copied: a listing's names are views until the next call
+  StoredRead read;  // copied, likewise
   Identity id;
   std::int64_t clock_after = 0;  // the host's virtual clock when it returned
 };
@@ -51,16 +55,22 @@ class Tap : public Evidence {
   ListResult ListPids(std::uint64_t bound) override {
     SourceCall c = Begin(v1::Observation::kListPids);
     c.bound = bound;
-    c.list = host_.ListPids(bound);
-    return End(std::move(c)).list;
+    ListResult list = host_.ListPids(bound);
+    c.list.err = list.err;
+    c.list.names.assign(list.names.begin(), list.names.end());
+    c.list.truncated = list.truncated;
+    End(std::move(c));
+    return list;
   }
   ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override {
     SourceCall c = Begin(v1::Observation::kReadFile);
     c.pid = pid;
     c.file = file;
     c.bound = bound;
-    c.read = host_.ReadFile(pid, file, bound);
-    return End(std::move(c)).read;
+    ReadResult read = host_.ReadFile(pid, file, bound);
+    c.read = StoredRead(read);
+    End(std::move(c));
+    return read;
   }
   Identity ExeIdentity(std::int64_t pid) override {
     SourceCall c = Begin(v1::Observation::kExeIdentity);

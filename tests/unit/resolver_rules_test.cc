@@ -121,7 +121,7 @@ TEST(ResolverExactArgv, AnEmptyArgvElementIsValidAndMatchedExactly) {
 // The bytes a listing of `host` costs: the bytes of the names it returns.
 std::uint64_t ListingBytes(FakeHost& host) {
   std::uint64_t n = 0;
-  for (const std::string& name : host.ListPids(UINT64_MAX).names) n += name.size();
+  for (std::string_view name : host.ListPids(UINT64_MAX).names) n += name.size();
   return n;
 }
 
@@ -158,7 +158,8 @@ TEST(ResolverListing, ListedNamesCountInBytesRead) {
   ASSERT_EQ(a.status, Status::kResolved) << a.detail;
 
   FakeHost longer;
-  longer.listing = longer.ListPids(UINT64_MAX).names;
+  const std::vector<std::string_view> names = longer.ListPids(UINT64_MAX).names;
+  longer.listing = std::vector<std::string>(names.begin(), names.end());
   longer.listing->push_back("70001");
   longer.listing->push_back("70002");
   Verdict b = Resolve(longer, FakeHost::TypicalRequest());

@@ -98,7 +98,7 @@ TEST(TapeEvidence, AnswersEachCallWithItsRecordedResult) {
   EXPECT_EQ(tape.NowNs(), 7'000'000'000);
   ListResult list = tape.ListPids(65536);
   EXPECT_EQ(list.err, 0);
-  EXPECT_EQ(list.names, (std::vector<std::string>{"2", "3", "4103"}));
+  EXPECT_EQ(list.names, (std::vector<std::string_view>{"2", "3", "4103"}));
   EXPECT_TRUE(list.truncated);
   ReadResult stat = tape.ReadFile(4103, ProcFile::kStat, 4096);
   EXPECT_EQ(stat.err, 0);
