@@ -49,6 +49,16 @@ inline constexpr std::uint64_t kMaxResolutions = 1u << 16;        // Resolution 
 // in a 633-byte file would otherwise materialize 3 GB. With kMaxBlobBytes, a
 // file's blob data costs a reader at most 2 x 256 MiB.
 inline constexpr std::uint64_t kMaxBlobCopyBytes = 256u << 20;
+// Version 2 (docs/format.md 9a, "Frames: only what changed"): a frame
+// remembers its records, in file order, while their serialized sizes total at
+// most this; only a remembered record may be referred to by the next frame.
+// A reader holds at most two frames' worth (the previous one and the one
+// being read).
+inline constexpr std::uint64_t kMaxPreviousFrameBytes = 64u << 20;
+// Bytes a reader copies out of the previous frame's records into the records
+// that refer to them (a whole record: its reads' data; a read: its data; stat
+// fields: the rebuilt stat), all frames together.
+inline constexpr std::uint64_t kMaxPreviousCopyBytes = 4ull << 30;
 // The writer closes a frame part once it holds this many serialized bytes.
 inline constexpr std::uint64_t kTargetChunkContent = 1u << 20;
 // Data of at least this size, seen twice, is stored once per file (see Blob).

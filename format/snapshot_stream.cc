@@ -80,6 +80,14 @@ SnapshotStream::Result SnapshotStream::Next() {
                          "chunk " + Str(counts_.chunks) + " at byte " + Str(start) + ": " + wrong};
     return Result::kError;
   }
+  // A frame part's references (blobs, the previous frame's records) are
+  // resolved whole before it is an item; past a failure nothing is read.
+  if (item_.chunk.has_frame()) wrong = ResolveFrame(item_.chunk.mutable_frame(), &kind);
+  if (!wrong.empty()) {
+    error_ = FormatError{kind, counts_.chunks, start,
+                         "chunk " + Str(counts_.chunks) + " at byte " + Str(start) + ": " + wrong};
+    return Result::kError;
+  }
   item_.index = counts_.chunks;
   item_.offset = start;
   Keep(&item_);
@@ -145,6 +153,15 @@ std::string SnapshotStream::CheckFrame(const v1::Frame& part, FormatErrorKind* k
     }
   }
   const std::uint64_t defined = blobs_.size() + static_cast<std::uint64_t>(part.blobs_size());
+  // "A file whose preamble says 1 holds none of the forms of section 9a."
+  if (reader_->version() < 2) {
+    for (const v1::ProcessRecord& p : part.processes()) {
+      if (UsesVersion2(p)) {
+        return "a reference to the previous frame (process record of pid " + std::to_string(p.pid()) +
+               ") in a version 1 file";
+      }
+    }
+  }
   std::unordered_set<std::uint64_t> used_new;
   // Each reference is resolved by a copy: their bytes are bounded too.
   std::uint64_t copies = blob_copy_bytes_;
@@ -184,6 +201,11 @@ std::string SnapshotStream::CheckObservations(const v1::ObservationBatch& batch)
   for (const v1::Observation& o : batch.observations()) {
     // "Observation indexes run 0, 1, 2, ... across the whole file."
     if (o.index() != next) return "observation index " + Str(o.index()) + ", expected " + Str(next);
+    const v1::FileRead& result = o.read_file().result();
+    if (result.from_previous() != v1::FROM_PREVIOUS_NONE || result.stat_changes_size() != 0) {
+      return "a reference to the previous frame outside a process record (observation " +
+             Str(o.index()) + ")";
+    }
     if (o.read_file().result().blob() != 0) {
       return "a blob reference outside a process record's cmdline or environ (observation " +
              Str(o.index()) + ")";
@@ -262,8 +284,48 @@ void SnapshotStream::Keep(StreamItem* item) {
   }
 }
 
-// Keeps the part's blobs, resolves its references, and opens or closes its
-// frame.
+// Resolves the references of a checked part, in record order: its blob
+// references (to blobs of earlier parts or of its own) and, in a version 2
+// file, its references to the previous frame's records (section 9a), each
+// checked before use; then remembers each record, plain, for the next frame.
+// Returns "" or what is wrong. The part's blobs are kept by KeepFrame.
+std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind) {
+  const bool version2 = reader_->version() >= 2;
+  if (version2 && !counts_.frame_open) previous_.BeginFrame(part->index());
+  for (v1::ProcessRecord& p : *part->mutable_processes()) {
+    if (version2 && p.has_previous_start_ticks()) {
+      const std::string* bytes = previous_.Find(RecordKey{p.pid(), p.previous_start_ticks()});
+      v1::ProcessRecord before;
+      if (bytes != nullptr && !before.ParseFromString(*bytes)) bytes = nullptr;
+      std::string wrong =
+          ResolveFromPrevious(&p, bytes != nullptr ? &before : nullptr, &previous_copy_bytes_);
+      if (!wrong.empty()) return wrong;
+      if (previous_copy_bytes_ > kMaxPreviousCopyBytes) {
+        *kind = FormatErrorKind::kTooLarge;
+        return "references to the previous frame copy more than " + Str(kMaxPreviousCopyBytes) +
+               " bytes (the limit)";
+      }
+    } else if (version2 && UsesVersion2(p)) {
+      return ResolveFromPrevious(&p, nullptr, &previous_copy_bytes_);
+    }
+    // Only reads that are present: mutable_*() would add absent ones.
+    for (v1::FileRead* r : {p.has_cmdline() ? p.mutable_cmdline() : nullptr,
+                            p.has_environ() ? p.mutable_environ() : nullptr}) {
+      if (r == nullptr || r->blob() == 0) continue;
+      const std::uint64_t id = r->blob();
+      const std::string& data =
+          id <= blobs_.size() ? blobs_[id - 1]
+                              : part->blobs(static_cast<int>(id - blobs_.size() - 1)).data();
+      blob_copy_bytes_ += data.size();
+      r->set_data(data);
+      r->set_blob(0);
+    }
+    if (version2) previous_.Remember(p);
+  }
+  return {};
+}
+
+// Keeps the part's blobs, counts its records, and opens or closes its frame.
 void SnapshotStream::KeepFrame(StreamItem* item) {
   item->kind = StreamItem::Kind::kFramePart;
   v1::Frame& part = *item->chunk.mutable_frame();
@@ -276,14 +338,6 @@ void SnapshotStream::KeepFrame(StreamItem* item) {
     ++counts_.processes;
     for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
       counts_.reads_truncated += r->truncated() ? 1 : 0;
-    }
-    // Only reads that are present: mutable_*() would add absent ones.
-    for (v1::FileRead* r : {p.has_cmdline() ? p.mutable_cmdline() : nullptr,
-                            p.has_environ() ? p.mutable_environ() : nullptr}) {
-      if (r == nullptr || r->blob() == 0) continue;
-      blob_copy_bytes_ += blobs_[r->blob() - 1].size();
-      r->set_data(blobs_[r->blob() - 1]);
-      r->set_blob(0);
     }
   }
   if (part.complete() && part.cut_by_bounds()) ++counts_.frames_cut_by_bounds;

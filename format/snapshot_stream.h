@@ -5,8 +5,10 @@
 // show, export, tree) pulls them and keeps what it needs.
 //
 // What the stream itself keeps is what the checks need: the blob table
-// (blobs are file-global, bounded by kMaxBlobBytes), counters, and the open
-// frame's index. One item is held at a time: the chunk just read.
+// (blobs are file-global, bounded by kMaxBlobBytes), counters, the open
+// frame's index, and in a version 2 file the records of the previous frame
+// and of the open one (serialized, at most 2 x kMaxPreviousFrameBytes), which
+// a record may refer to. One item is held at a time: the chunk just read.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 
 #include "format/chunk_reader.h"
 #include "format/format_error.h"
+#include "format/previous_frame.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -94,6 +97,7 @@ class SnapshotStream {
   std::string CheckResolution(const v1::Resolution& r) const;
   std::string CheckFooter(const v1::Footer& footer) const;
   void Keep(StreamItem* item);
+  std::string ResolveFrame(v1::Frame* part, FormatErrorKind* kind);
   void KeepFrame(StreamItem* item);
 
   std::unique_ptr<ChunkReader> reader_;
@@ -105,6 +109,10 @@ class SnapshotStream {
   std::vector<std::string> blobs_;
   std::uint64_t blob_bytes_ = 0;
   std::uint64_t blob_copy_bytes_ = 0;  // bytes copied out of blobs into records
+  // Version 2: the previous frame's records (and the open frame's so far),
+  // at most 2 x kMaxPreviousFrameBytes; nothing for a version 1 file.
+  PreviousFrame previous_;
+  std::uint64_t previous_copy_bytes_ = 0;  // bytes copied out of them
 };
 
 // Joins a frame part (an item of kind kFramePart, first_part as the item

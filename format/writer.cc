@@ -83,7 +83,9 @@ bool SnapshotWriter::WriteAll(const void* data, std::size_t size) {
   return true;
 }
 
-bool SnapshotWriter::WriteChunk(const v1::Chunk& chunk) {
+bool SnapshotWriter::WriteChunk(const v1::Chunk& chunk) { return WriteCounted(chunk, nullptr); }
+
+bool SnapshotWriter::WriteCounted(const v1::Chunk& chunk, const std::uint64_t* reads_truncated) {
   if (!error_.empty()) return false;
   std::size_t size = chunk.ByteSizeLong();
   if (size > kMaxChunkContent) {
@@ -103,19 +105,26 @@ bool SnapshotWriter::WriteChunk(const v1::Chunk& chunk) {
   std::memcpy(compressed_.data(), length.data(), kLengthBytes);
   if (!WriteAll(compressed_.data(), kLengthBytes + n)) return false;
   ++chunks_;
-  Count(chunk);
+  Count(chunk, reads_truncated);
   return true;
 }
 
 // The footer's counts are those of the chunks written, whichever call wrote
 // them (docs/format.md section 2).
-void SnapshotWriter::Count(const v1::Chunk& chunk) {
+// A part written by AddProcess counts the truncated reads of its records as
+// given (`reads_truncated`): a read taken from the previous frame holds no
+// flag of its own on disk.
+void SnapshotWriter::Count(const v1::Chunk& chunk, const std::uint64_t* reads_truncated) {
   switch (chunk.body_case()) {
     case v1::Chunk::kFrame: {
       const v1::Frame& part = chunk.frame();
       counts_.set_processes(counts_.processes() +
                             static_cast<std::uint64_t>(part.processes_size()));
+      if (reads_truncated != nullptr) {
+        counts_.set_reads_truncated(counts_.reads_truncated() + *reads_truncated);
+      }
       for (const v1::ProcessRecord& p : part.processes()) {
+        if (reads_truncated != nullptr) break;
         for (const v1::FileRead* r :
              {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
           if (r->truncated()) counts_.set_reads_truncated(counts_.reads_truncated() + 1);
@@ -176,7 +185,9 @@ bool SnapshotWriter::BeginFrame(std::uint64_t index, std::int64_t scan_start_mon
   f->set_index(index);
   f->set_scan_start_mono_ns(scan_start_mono_ns);
   frame_part_bytes_ = 0;
+  frame_part_truncated_ = 0;
   frame_open_ = true;
+  previous_.BeginFrame(index);
   return true;
 }
 
@@ -222,6 +233,24 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
                                 &record.status(), &record.cgroup()}) {
     if (r->blob() != 0) return Fail("AddProcess: a record that refers to a blob");
   }
+  if (UsesVersion2(record)) return Fail("AddProcess: a record that refers to the previous frame");
+  std::uint64_t truncated = 0;
+  for (const v1::FileRead* r : {&record.stat(), &record.cmdline(), &record.environ(),
+                                &record.status(), &record.cgroup()}) {
+    truncated += r->truncated() ? 1 : 0;
+  }
+  // The previous frame's record of its key, read before this record takes
+  // the key; the record is remembered plain, as the reader will see it.
+  // It is remembered once it is sure to be written (a refused record is not).
+  std::optional<RecordKey> key;
+  std::string plain;
+  if (options_.from_previous) key = KeyOf(record);
+  if (key) {
+    plain = record.SerializeAsString();
+    v1::ProcessRecord before;
+    const std::string* bytes = previous_.Find(*key);
+    if (bytes != nullptr && before.ParseFromString(*bytes)) CompactAgainst(before, &record);
+  }
   if (record.has_cmdline()) StoreOnce(record.mutable_cmdline());
   if (record.has_environ()) StoreOnce(record.mutable_environ());
   // A part that fills flushes, and the frame's next part takes a chunk.
@@ -229,7 +258,9 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   if (frame_part_bytes_ + bytes >= options_.target_chunk && !ChunkRoom("AddProcess")) {
     return false;
   }
+  if (key) previous_.Remember(*key, std::move(plain));
   frame_part_bytes_ += bytes;
+  frame_part_truncated_ += truncated;
   *frame_part_.mutable_frame()->add_processes() = std::move(record);
   if (frame_part_bytes_ >= options_.target_chunk) return FlushFramePart(false);
   return error_.empty();
@@ -238,12 +269,13 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
 bool SnapshotWriter::FlushFramePart(bool complete) {
   v1::Frame* f = frame_part_.mutable_frame();
   f->set_complete(complete);
-  bool ok = WriteChunk(frame_part_);
+  bool ok = WriteCounted(frame_part_, &frame_part_truncated_);
   // The next part carries only the index; blobs once written are known.
   std::uint64_t index = f->index();
   frame_part_.Clear();
   frame_part_.mutable_frame()->set_index(index);
   frame_part_bytes_ = 0;
+  frame_part_truncated_ = 0;
   return ok;
 }
 

@@ -22,6 +22,7 @@
 
 #include "format/file_format.h"
 #include "format/output_file.h"
+#include "format/previous_frame.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -32,6 +33,12 @@ class SnapshotWriter {
     bool force = false;  // Create(path): replace an existing NAME
     int level = 3;                                   // zstd level
     std::uint64_t target_chunk = kTargetChunkContent;
+    // Version 2 (docs/format.md 9a): a record whose (pid, start tick) the
+    // previous frame remembered is stored as what changed from it (a read
+    // the same, stat fields that changed, or the whole record the same),
+    // only where the rebuild gives the record back exactly. false: every
+    // record whole, as version 1 stored them.
+    bool from_previous = true;
     // The reader's count limits (format/file_format.h), kept by the writer
     // so that it never writes a file the reader refuses. Smaller values are
     // for tests.
@@ -110,8 +117,9 @@ class SnapshotWriter {
   std::uint64_t Committed() const;
   bool ChunkRoom(const char* what);  // room for one more committed chunk
   bool Ready(const char* what);
-  void Count(const v1::Chunk& chunk);
+  void Count(const v1::Chunk& chunk, const std::uint64_t* reads_truncated = nullptr);
   bool WriteAll(const void* data, std::size_t size);
+  bool WriteCounted(const v1::Chunk& chunk, const std::uint64_t* reads_truncated);
   bool FlushFramePart(bool complete);
   bool FlushObservations();
   void StoreOnce(v1::FileRead* read);
@@ -128,6 +136,8 @@ class SnapshotWriter {
 
   v1::Chunk frame_part_;          // the open frame's current part
   std::uint64_t frame_part_bytes_ = 0;
+  std::uint64_t frame_part_truncated_ = 0;  // reads truncated in the part, as given
+  PreviousFrame previous_;  // the previous frame's records, as the reader keeps them
   bool frame_open_ = false;
   v1::Chunk observations_;
   std::uint64_t observation_bytes_ = 0;

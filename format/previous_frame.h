@@ -1,0 +1,88 @@
+// Version 2's frames that cost what changed (docs/format.md section 9a,
+// "Frames: only what changed"): a process record may refer to the previous
+// frame's record of the same (pid, start tick), whole or read by read, and a
+// stat may be stored as the fields that changed. The writer and the reader
+// keep the same table of the previous frame's records (PreviousFrame) and
+// the same rules, so that every reference the writer makes is one the reader
+// can resolve.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "proctape.pb.h"
+
+namespace proctape {
+
+// (pid, start tick): what a record is remembered under and referred to by.
+struct RecordKey {
+  std::int64_t pid = 0;
+  std::uint64_t start_ticks = 0;
+  bool operator==(const RecordKey&) const = default;
+};
+struct RecordKeyHash {
+  std::size_t operator()(const RecordKey& k) const {
+    return std::hash<std::int64_t>{}(k.pid) * 31 ^ std::hash<std::uint64_t>{}(k.start_ticks);
+  }
+};
+
+// The key of a plain record: its pid and the start tick (field 22) of its
+// stat, when stat was read and parses (core ParseStat); none otherwise.
+std::optional<RecordKey> KeyOf(const v1::ProcessRecord& plain);
+
+// The records of the previous frame a reference may name, and those of the
+// frame being read so far. Bounded: a frame remembers its records, in
+// order, while their serialized sizes total at most kMaxPreviousFrameBytes;
+// the table holds at most the previous frame's and the current frame's
+// (2 x kMaxPreviousFrameBytes), each record as its serialized bytes.
+class PreviousFrame {
+ public:
+  // Frame `index` begins: the records of frames before index - 1 are dropped.
+  void BeginFrame(std::uint64_t index);
+  // The previous frame's record of `key`, serialized; null when the previous
+  // frame did not remember one, or when a record of the current frame has
+  // already taken the key ("the first record of that frame": one record of a
+  // frame may be referred to, by the first record of the next frame that
+  // has its key).
+  const std::string* Find(const RecordKey& key) const;
+  // A plain record of the current frame, in file order: it takes its key
+  // (KeyOf), and is remembered if its key is new to the frame and it fits.
+  void Remember(const v1::ProcessRecord& plain);
+  // The same, of a record already keyed and serialized.
+  void Remember(const RecordKey& key, std::string serialized);
+  std::uint64_t bytes() const { return bytes_; }  // serialized bytes held
+
+ private:
+  struct Entry {
+    std::uint64_t frame = 0;  // the frame that took the key
+    bool held = false;        // its record is remembered (it fit)
+    std::string record;
+  };
+  std::unordered_map<RecordKey, Entry, RecordKeyHash> entries_;
+  std::uint64_t frame_ = 0;
+  bool begun_ = false;
+  std::uint64_t frame_bytes_ = 0;  // remembered by the current frame
+  std::uint64_t bytes_ = 0;
+};
+
+// Resolves the version 2 forms of `record` against `previous` (the previous
+// frame's record of its key, or null): on success `record` is plain (no
+// previous_start_ticks, same_as_previous, from_previous, stat_changes) and
+// *copied grows by the bytes taken from the previous record. Returns "" or
+// what is wrong (a corrupt record), in the words of docs/format.md section 8.
+std::string ResolveFromPrevious(v1::ProcessRecord* record, const v1::ProcessRecord* previous,
+                                std::uint64_t* copied);
+
+// Whether `record` (as read, before resolution) uses a version 2 form.
+bool UsesVersion2(const v1::ProcessRecord& record);
+
+// The writer's side: `plain`, whose key matches `previous`, rewritten in its
+// most compact form against it. The rebuild is checked (ResolveFromPrevious
+// of the result must give back `plain` byte for byte); when it differs the
+// record is left plain. Returns whether the record now refers to `previous`.
+bool CompactAgainst(const v1::ProcessRecord& previous, v1::ProcessRecord* plain);
+
+}  // namespace proctape

@@ -1,0 +1,411 @@
+// Version 2's frames that cost what changed (docs/format.md 9a, "Frames:
+// only what changed"): the writer stores a record, a read or a stat's fields
+// as what changed from the previous frame's record of the same (pid, start
+// tick), only when the rebuild gives it back exactly; the reader resolves
+// every such reference, checked before use, so a read snapshot is plain.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "format/chunk_reader.h"
+#include "format/file_format.h"
+#include "format/reader.h"
+#include "format/writer.h"
+#include "proctape.pb.h"
+#include "tests/unit/format_structure_fixture.h"
+#include "tests/unit/format_writer_fixture.h"
+
+namespace proctape {
+namespace {
+
+using namespace test;
+
+// An idle process as a capture reads it: a stat with its start tick (field
+// 22), an argv, an environment, a status and a cgroup.
+v1::ProcessRecord Idle(std::int64_t pid, std::uint64_t start, std::uint64_t utime = 3) {
+  v1::ProcessRecord p;
+  p.set_pid(pid);
+  const std::string s = std::to_string(pid);
+  *p.mutable_stat() = Ok(s + " (idle worker) S 1 " + s + " " + s + " 0 -1 4194560 90 0 0 0 " +
+                             std::to_string(utime) + " 1 0 0 20 0 1 0 " + std::to_string(start) +
+                             " 2400000 200 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0\n",
+                         4096);
+  *p.mutable_cmdline() = Ok("proctape-bench-worker-" + s + "\0--idle\0"s, 65536);
+  *p.mutable_environ() = Ok("HOME=****\0PATH=**************\0"s, 65536);
+  p.mutable_environ()->set_redacted(true);
+  *p.mutable_status() = Ok("Name:\tidle worker\nState:\tS (sleeping)\nPid:\t" + s + "\n", 16384);
+  *p.mutable_exe() = Id(0x803, 1311);
+  *p.mutable_pid_ns() = Id(4, 4026531836);
+  *p.mutable_cgroup() = Ok("0::/bench.scope\n", 4096);
+  return p;
+}
+
+class FramesV2Test : public FormatWriterTest {
+ protected:
+  // Writes `frames` with the real writer; returns the file's path.
+  std::string Write(const std::vector<std::vector<v1::ProcessRecord>>& frames,
+                    SnapshotWriter::Options options = {}) {
+    const std::string path = Path("f.ptape");
+    options.force = true;
+    std::string error;
+    auto w = SnapshotWriter::Create(path, options, &error);
+    EXPECT_TRUE(w) << error;
+    EXPECT_TRUE(w->WriteHeader(SampleHeader()));
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      EXPECT_TRUE(w->BeginFrame(i, 100 * static_cast<std::int64_t>(i)));
+      for (v1::ProcessRecord p : frames[i]) EXPECT_TRUE(w->AddProcess(std::move(p))) << w->error();
+      EXPECT_TRUE(w->EndFrame(100 * static_cast<std::int64_t>(i) + 50, "", 0));
+    }
+    EXPECT_TRUE(w->Finish({})) << w->error();
+    return path;
+  }
+  // The records of every frame part as stored on disk (references kept).
+  std::vector<v1::ProcessRecord> OnDisk(const std::string& path) {
+    FormatError error;
+    auto reader = ChunkReader::Open(path, &error);
+    std::vector<v1::ProcessRecord> out;
+    v1::Chunk chunk;
+    while (reader && reader->Next(&chunk) == ChunkReader::Result::kChunk) {
+      if (chunk.has_frame()) {
+        for (const auto& p : chunk.frame().processes()) out.push_back(p);
+      }
+    }
+    return out;
+  }
+  // Reads `path` and checks that every frame is exactly `frames`.
+  void ExpectReadsBack(const std::string& path,
+                       const std::vector<std::vector<v1::ProcessRecord>>& frames) {
+    Snapshot s;
+    FormatError e = ReadSnapshot(path, &s);
+    ASSERT_TRUE(e.ok()) << e.message;
+    ASSERT_EQ(s.frames.size(), frames.size());
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      ASSERT_EQ(s.frames[i].processes_size(), static_cast<int>(frames[i].size()));
+      for (std::size_t k = 0; k < frames[i].size(); ++k) {
+        EXPECT_TRUE(Same(frames[i][k], s.frames[i].processes(static_cast<int>(k))))
+            << "frame " << i << " record " << k;
+      }
+    }
+  }
+};
+
+TEST_F(FramesV2Test, UnchangedRecordIsStoredAsTheSameAsThePreviousFrames) {
+  std::vector<v1::ProcessRecord> frame = {Idle(100, 5000), Idle(101, 5001), Idle(102, 5002)};
+  const std::string path = Write({frame, frame, frame});
+  std::vector<v1::ProcessRecord> disk = OnDisk(path);
+  ASSERT_EQ(disk.size(), 9u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_FALSE(disk[i].has_previous_start_ticks());
+  for (std::size_t i = 3; i < 9; ++i) {
+    EXPECT_TRUE(disk[i].same_as_previous()) << i;
+    EXPECT_EQ(disk[i].previous_start_ticks(), 5000 + i % 3);
+    EXPECT_FALSE(disk[i].has_stat());
+  }
+  ExpectReadsBack(path, {frame, frame, frame});
+}
+
+TEST_F(FramesV2Test, ChangedStatIsStoredAsTheFieldsThatChanged) {
+  v1::ProcessRecord before = Idle(100, 5000, 3), after = Idle(100, 5000, 47);
+  const std::string path = Write({{before}, {after}});
+  std::vector<v1::ProcessRecord> disk = OnDisk(path);
+  ASSERT_EQ(disk.size(), 2u);
+  const v1::FileRead& stat = disk[1].stat();
+  EXPECT_EQ(stat.from_previous(), v1::FROM_PREVIOUS_FIELDS);
+  EXPECT_TRUE(stat.data().empty());
+  ASSERT_EQ(stat.stat_changes_size(), 1);
+  EXPECT_EQ(stat.stat_changes(0).field(), 14u);  // utime: "(idle worker)" is two
+  EXPECT_EQ(stat.stat_changes(0).value(), "47");
+  EXPECT_EQ(disk[1].cmdline().from_previous(), v1::FROM_PREVIOUS_SAME);
+  EXPECT_TRUE(disk[1].cmdline().data().empty());
+  ExpectReadsBack(path, {{before}, {after}});
+}
+
+TEST_F(FramesV2Test, ChangedReadIsStoredWholeBesideReadsTakenFromThePreviousFrame) {
+  v1::ProcessRecord before = Idle(100, 5000), after = Idle(100, 5000);
+  *after.mutable_status() = Ok("Name:\tidle worker\nState:\tR (running)\n", 16384);
+  after.mutable_cgroup()->set_err(EACCES);
+  after.mutable_cgroup()->clear_data();
+  const std::string path = Write({{before}, {after}});
+  std::vector<v1::ProcessRecord> disk = OnDisk(path);
+  ASSERT_EQ(disk.size(), 2u);
+  EXPECT_EQ(disk[1].status().from_previous(), v1::FROM_PREVIOUS_NONE);
+  EXPECT_EQ(disk[1].status().data(), after.status().data());
+  EXPECT_EQ(disk[1].cgroup().err(), EACCES);
+  EXPECT_EQ(disk[1].environ().from_previous(), v1::FROM_PREVIOUS_SAME);
+  ExpectReadsBack(path, {{before}, {after}});
+}
+
+TEST_F(FramesV2Test, ChangedStatusIsStoredAsTheLinesThatChanged) {
+  v1::ProcessRecord before = Idle(100, 5000), after = Idle(100, 5000);
+  std::string status = after.status().data();
+  status.replace(status.find("S (sleeping)"), 12, "R (running)");
+  after.mutable_status()->set_data(status);
+  const std::string path = Write({{before}, {after}});
+  std::vector<v1::ProcessRecord> disk = OnDisk(path);
+  const v1::FileRead& read = disk[1].status();
+  EXPECT_EQ(read.from_previous(), v1::FROM_PREVIOUS_FIELDS);
+  ASSERT_EQ(read.stat_changes_size(), 1);
+  EXPECT_EQ(read.stat_changes(0).field(), 1u);
+  EXPECT_EQ(read.stat_changes(0).value(), "State:\tR (running)");
+  ExpectReadsBack(path, {{before}, {after}});
+}
+
+TEST_F(FramesV2Test, StatWhoseFieldCountChangedIsStoredWhole) {
+  v1::ProcessRecord before = Idle(100, 5000), after = Idle(100, 5000);
+  // A comm that gained a space: the fields no longer line up.
+  std::string stat = after.stat().data();
+  stat.replace(stat.find("(idle worker)"), 13, "(idle  worker)");
+  after.mutable_stat()->set_data(stat);
+  const std::string path = Write({{before}, {after}});
+  std::vector<v1::ProcessRecord> disk = OnDisk(path);
+  EXPECT_EQ(disk[1].stat().from_previous(), v1::FROM_PREVIOUS_NONE);
+  EXPECT_EQ(disk[1].stat().data(), stat);
+  ExpectReadsBack(path, {{before}, {after}});
+}
+
+TEST_F(FramesV2Test, ReusedPidWithAnotherStartTickIsStoredWhole) {
+  v1::ProcessRecord before = Idle(100, 5000), after = Idle(100, 9000);
+  const std::string path = Write({{before}, {after}});
+  std::vector<v1::ProcessRecord> disk = OnDisk(path);
+  EXPECT_FALSE(disk[1].has_previous_start_ticks());
+  ExpectReadsBack(path, {{before}, {after}});
+}
+
+TEST_F(FramesV2Test, RecordOfTwoFramesBackIsNotReferredTo) {
+  v1::ProcessRecord a = Idle(100, 5000), b = Idle(200, 6000);
+  const std::string path = Write({{a}, {b}, {a}});
+  std::vector<v1::ProcessRecord> disk = OnDisk(path);
+  EXPECT_FALSE(disk[2].has_previous_start_ticks());
+  ExpectReadsBack(path, {{a}, {b}, {a}});
+}
+
+TEST_F(FramesV2Test, SecondRecordOfAKeyInAFrameIsStoredWhole) {
+  v1::ProcessRecord a = Idle(100, 5000);
+  const std::string path = Write({{a}, {a, a}});
+  std::vector<v1::ProcessRecord> disk = OnDisk(path);
+  ASSERT_EQ(disk.size(), 3u);
+  EXPECT_TRUE(disk[1].same_as_previous());
+  EXPECT_FALSE(disk[2].has_previous_start_ticks());
+  ExpectReadsBack(path, {{a}, {a, a}});
+}
+
+TEST_F(FramesV2Test, TruncatedReadsTakenFromThePreviousFrameAreCountedInTheFooter) {
+  v1::ProcessRecord a = Idle(100, 5000);
+  a.mutable_cmdline()->set_truncated(true);
+  a.mutable_status()->set_truncated(true);
+  const std::string path = Write({{a}, {a}});
+  Snapshot s;
+  ASSERT_TRUE(ReadSnapshot(path, &s).ok());
+  EXPECT_EQ(s.footer->reads_truncated(), 4u);
+  EXPECT_TRUE(OnDisk(path)[1].same_as_previous());
+}
+
+TEST_F(FramesV2Test, WriterWithoutFromPreviousStoresEveryRecordWhole) {
+  v1::ProcessRecord a = Idle(100, 5000);
+  SnapshotWriter::Options options;
+  options.from_previous = false;
+  const std::string path = Write({{a}, {a}}, options);
+  EXPECT_FALSE(OnDisk(path)[1].has_previous_start_ticks());
+  ExpectReadsBack(path, {{a}, {a}});
+}
+
+TEST_F(FramesV2Test, WriterRefusesARecordThatAlreadyRefersToThePreviousFrame) {
+  std::string error;
+  auto w = SnapshotWriter::Create(Path("r.ptape"), {}, &error);
+  ASSERT_TRUE(w->WriteHeader(SampleHeader()));
+  ASSERT_TRUE(w->BeginFrame(0, 0));
+  v1::ProcessRecord p = Idle(100, 5000);
+  p.set_previous_start_ticks(5000);
+  EXPECT_FALSE(w->AddProcess(std::move(p)));
+  EXPECT_NE(w->error().find("refers to the previous frame"), std::string::npos) << w->error();
+}
+
+TEST_F(FramesV2Test, IdleFramesCostLessThanFramesStoredWhole) {
+  std::vector<v1::ProcessRecord> frame;
+  for (int i = 0; i < 500; ++i) frame.push_back(Idle(1000 + i, 7000 + 3 * i));
+  const std::vector<std::vector<v1::ProcessRecord>> ten(10, frame);
+  SnapshotWriter::Options whole;
+  whole.from_previous = false;
+  const std::uint64_t whole_bytes = Slurp(Write(ten, whole)).size();
+  const std::uint64_t v2_bytes = Slurp(Write(ten)).size();
+  EXPECT_LT(2 * v2_bytes, whole_bytes);
+}
+
+// --- The reader's checks (docs/format.md section 8), on hand-built files. ---
+
+class FramesV2RulesTest : public FormatStructureRulesTest {};
+
+v1::Chunk Part(std::uint64_t index, std::vector<v1::ProcessRecord> records) {
+  v1::Chunk c;
+  c.mutable_frame()->set_index(index);
+  c.mutable_frame()->set_complete(true);
+  for (auto& p : records) *c.mutable_frame()->add_processes() = std::move(p);
+  return c;
+}
+
+v1::ProcessRecord SameAs(std::int64_t pid, std::uint64_t start) {
+  v1::ProcessRecord p;
+  p.set_pid(pid);
+  p.set_previous_start_ticks(start);
+  p.set_same_as_previous(true);
+  return p;
+}
+
+TEST_F(FramesV2RulesTest, ReferenceToARecordThePreviousFrameHoldsReads) {
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {SameAs(100, 5000)})});
+  Read r = ReadBytes(b.bytes);
+  ASSERT_TRUE(r.error.ok()) << r.error.message;
+  EXPECT_TRUE(Same(Idle(100, 5000), r.snapshot.frames[1].processes(0)));
+}
+
+TEST_F(FramesV2RulesTest, ReferenceInTheFirstFrameIsCorrupt) {
+  Built b = Build({Part(0, {SameAs(100, 5000)})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 1, "which holds no such record"));
+}
+
+TEST_F(FramesV2RulesTest, ReferenceToAnotherStartTickIsCorrupt) {
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {SameAs(100, 5001)})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "(pid 100, start tick 5001) of the previous frame"));
+}
+
+TEST_F(FramesV2RulesTest, ReferenceToTwoFramesBackIsCorrupt) {
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {Idle(200, 6000)}),
+                   Part(2, {SameAs(100, 5000)})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 3, "which holds no such record"));
+}
+
+TEST_F(FramesV2RulesTest, SecondReferenceToOneRecordInAFrameIsCorrupt) {
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {SameAs(100, 5000), SameAs(100, 5000)})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "which holds no such record"));
+}
+
+TEST_F(FramesV2RulesTest, WholeRecordReferenceBesideItsOwnReadsIsCorrupt) {
+  v1::ProcessRecord p = SameAs(100, 5000);
+  *p.mutable_cgroup() = Ok("0::/\n", 4096);
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {p})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "beside fields of its own"));
+}
+
+TEST_F(FramesV2RulesTest, SameReadBesideInlineDataIsCorrupt) {
+  v1::ProcessRecord p = Idle(100, 5000);
+  p.set_previous_start_ticks(5000);
+  p.mutable_cmdline()->set_from_previous(v1::FROM_PREVIOUS_SAME);
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {p})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "cmdline same as the previous frame's beside"));
+}
+
+TEST_F(FramesV2RulesTest, ReadFormWithoutPreviousStartTicksIsCorrupt) {
+  v1::ProcessRecord p = Idle(100, 5000);
+  p.mutable_cmdline()->Clear();
+  p.mutable_cmdline()->set_from_previous(v1::FROM_PREVIOUS_SAME);
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {p})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "without previous_start_ticks"));
+}
+
+TEST_F(FramesV2RulesTest, StatFieldChangePastThePreviousFieldsIsCorrupt) {
+  v1::ProcessRecord p;
+  p.set_pid(100);
+  p.set_previous_start_ticks(5000);
+  p.mutable_stat()->set_from_previous(v1::FROM_PREVIOUS_FIELDS);
+  v1::StatFieldChange* c = p.mutable_stat()->add_stat_changes();
+  c->set_field(52);
+  c->set_value("x");
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {p})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "stat field change 52 out of order or past the 42 fields"));
+}
+
+TEST_F(FramesV2RulesTest, StatFieldChangesOutOfOrderAreCorrupt) {
+  v1::ProcessRecord p;
+  p.set_pid(100);
+  p.set_previous_start_ticks(5000);
+  p.mutable_stat()->set_from_previous(v1::FROM_PREVIOUS_FIELDS);
+  p.mutable_stat()->add_stat_changes()->set_field(14);
+  p.mutable_stat()->add_stat_changes()->set_field(13);
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {p})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "stat field change 13 out of order"));
+}
+
+TEST_F(FramesV2RulesTest, FieldsOutsideStatAndStatusAreCorrupt) {
+  v1::ProcessRecord p;
+  p.set_pid(100);
+  p.set_previous_start_ticks(5000);
+  p.mutable_cgroup()->set_from_previous(v1::FROM_PREVIOUS_FIELDS);
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {p})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "cgroup as stat fields (only stat and status may be)"));
+}
+
+TEST_F(FramesV2RulesTest, UnknownFromPreviousIsCorrupt) {
+  v1::ProcessRecord p;
+  p.set_pid(100);
+  p.set_previous_start_ticks(5000);
+  p.mutable_cgroup()->set_from_previous(static_cast<v1::FromPrevious>(7));
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {p})});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "cgroup has from_previous 7, unknown to this reader"));
+}
+
+TEST_F(FramesV2RulesTest, ReferenceToThePreviousFrameInAVersion1FileIsCorrupt) {
+  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {SameAs(100, 5000)})}, std::nullopt, true,
+                  HeaderBody(1));
+  b.bytes.replace(0, kPreambleBytes, Preamble(1));
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2,
+                      "a reference to the previous frame (process record of pid 100) in a version 1 file"));
+  // The same frames in a version 2 file read.
+  Built v2 = Build({Part(0, {Idle(100, 5000)}), Part(1, {SameAs(100, 5000)})});
+  EXPECT_TRUE(ReadBytes(v2.bytes).error.ok());
+}
+
+TEST_F(FramesV2RulesTest, ReferenceToThePreviousFrameInAnObservationIsCorrupt) {
+  v1::Chunk batch = Batch({0});
+  v1::Observation* o = batch.mutable_observations()->mutable_observations(0);
+  o->mutable_read_file()->set_pid(1);
+  o->mutable_read_file()->mutable_result()->set_from_previous(v1::FROM_PREVIOUS_SAME);
+  Built b = Build({batch});
+  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 1, "outside a process record (observation 0)"));
+}
+
+// --- A version 1 reader meets a version 2 file. ---
+
+// The preamble check of the previous release's reader, kept as it was
+// (format/chunk_reader.cc with kFormatVersion 1): it knows version 1 only.
+FormatError Version1ReaderPreamble(const std::string& bytes) {
+  constexpr std::uint32_t kVersion1 = 1;
+  if (bytes.empty()) return FormatError{FormatErrorKind::kTruncated, 0, 0, "truncated at byte 0: the file is empty"};
+  const std::size_t magic_got = bytes.size() < sizeof kMagic ? bytes.size() : sizeof kMagic;
+  if (std::memcmp(bytes.data(), kMagic, magic_got) != 0) {
+    return FormatError{FormatErrorKind::kBadMagic, 0, 0,
+                       "byte 0: not a proctape snapshot (wrong magic number)"};
+  }
+  if (bytes.size() < kPreambleBytes) {
+    return FormatError{FormatErrorKind::kTruncated, 0, bytes.size(),
+                       "truncated at byte " + std::to_string(bytes.size()) + ", inside the preamble"};
+  }
+  const std::uint32_t version = static_cast<std::uint32_t>(GetLe(bytes, sizeof kMagic, 4));
+  if (version > kVersion1) {
+    return FormatError{FormatErrorKind::kNewerVersion, 0, sizeof kMagic,
+                       "byte 8: format version " + std::to_string(version) +
+                           " is newer than this proctape reads (" + std::to_string(kVersion1) + ")"};
+  }
+  if (version == 0) {
+    return FormatError{FormatErrorKind::kCorrupt, 0, sizeof kMagic,
+                       "byte 8: format version " + std::to_string(version)};
+  }
+  return FormatError{};
+}
+
+TEST_F(FramesV2Test, Version1ReaderRefusesAFileTheWriterWrote) {
+  v1::ProcessRecord a = Idle(100, 5000);
+  const std::string path = Write({{a}, {a}});
+  ASSERT_TRUE(OnDisk(path)[1].same_as_previous());  // a form version 1 would misread
+  FormatError e = Version1ReaderPreamble(Slurp(path));
+  EXPECT_EQ(e.kind, FormatErrorKind::kNewerVersion);
+  EXPECT_EQ(e.chunk, 0u);
+  EXPECT_EQ(e.offset, 8u);
+  EXPECT_EQ(e.message, "byte 8: format version 2 is newer than this proctape reads (1)");
+  // The version 1 check itself reads a version 1 file's preamble.
+  EXPECT_TRUE(Version1ReaderPreamble(Preamble(1)).ok());
+}
+
+}  // namespace
+}  // namespace proctape
