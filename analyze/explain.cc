@@ -33,7 +33,8 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
   out.set_recorded_observations(Count32(replay.recorded_count()));
 
   // The same replay, watched.
-  TapeEvidence tape(snapshot.observations, recorded.first_observation(),
+  Tape scratch;
+  TapeEvidence tape(TapeOf(snapshot, &scratch), recorded.first_observation(),
                     recorded.observation_count());
   explain::WatchingEvidence watch(tape);
   const std::vector<Seen>& calls = watch.seen();

@@ -39,6 +39,7 @@ int RunExplain(const ExplainOptions& o) {
   Snapshot snapshot;
   ReadKeep keep;
   keep.frames.emplace();
+  keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
   FormatError error = ReadSnapshot(o.file, &snapshot, keep);
   const std::string name = EscapeBytes(o.file, 4096);
   if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);

@@ -217,6 +217,7 @@ int RunReplay(ReplayOptions o) {
   Snapshot snapshot;
   ReadKeep keep;
   if (o.model != "frames" && !o.has_legacy && !o.has_exe_like) keep.frames.emplace();
+  keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
   FormatError error = ReadSnapshot(o.file, &snapshot, keep);
   std::string name = EscapeBytes(o.file, 4096);
   if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);

@@ -287,6 +287,7 @@ AddOutcome AddToCorpus(const AddRequest& request) {
   Snapshot snapshot;
   ReadKeep keep;
   keep.frames.emplace();
+  keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
   FormatError damage = ReadSnapshot(request.file, &snapshot, keep);
   if (!damage.ok()) {
     AddOutcome out = Failed(Kind::kFile, file + ": " + damage.message);

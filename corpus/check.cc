@@ -95,6 +95,7 @@ v1::CorpusEntryResult CheckEntryOrThrow(const std::string& dir, const ManifestEn
   Snapshot snapshot;
   ReadKeep keep;
   keep.frames.emplace();
+  keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
   FormatError damage = ReadSnapshot(path, &snapshot, keep);
   if (!damage.ok()) return done(Unreadable(r, entry.file + ": " + damage.message));
   if (snapshot.resolutions.empty()) {

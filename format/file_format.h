@@ -59,6 +59,18 @@ inline constexpr std::uint64_t kMaxPreviousFrameBytes = 64u << 20;
 // that refer to them (a whole record: its reads' data; a read: its data; stat
 // fields: the rebuilt stat), all frames together.
 inline constexpr std::uint64_t kMaxPreviousCopyBytes = 4ull << 30;
+// Version 2's "same as observation K" (docs/format.md section 9a, "Tapes:
+// only what changed"). A reader keeps, to resolve it, the latest result of
+// each distinct call of the tape: their sizes (format/tape_calls.h
+// ResultSize) total at most kMaxTapeTableBytes, and the bytes it copies out
+// of them into the observations that refer to them at most
+// kMaxSameAsCopyBytes (each reference counts its result's size; a compact
+// reader copies nothing, but the limit is the file's, whoever reads it).
+inline constexpr std::uint64_t kMaxTapeTableBytes = 256u << 20;
+inline constexpr std::uint64_t kMaxSameAsCopyBytes = 1u << 30;
+// The writer's bound on the result bytes it keeps to compare a call's new
+// result with its last one: past it, a call not yet kept is written whole.
+inline constexpr std::uint64_t kWriterTapeBytes = 16u << 20;
 // The writer closes a frame part once it holds this many serialized bytes.
 inline constexpr std::uint64_t kTargetChunkContent = 1u << 20;
 // Data of at least this size, seen twice, is stored once per file (see Blob).

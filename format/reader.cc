@@ -16,12 +16,17 @@ FormatError ReadSnapshot(const StreamSource& source, Snapshot* out, const ReadKe
   bool every_frame = !keep.frames;
   std::unique_ptr<SnapshotStream> stream = SnapshotStream::OpenSource(source, &error);
   if (!stream) return error;
+  // Version 2's "same as" is resolved by the compact tape itself (no copy),
+  // and not at all when no observation is kept.
+  const bool compact = keep.observations && keep.compact_tape;
+  if (!keep.observations || compact) stream->set_resolve_same_as(false);
   for (;;) {
     const SnapshotStream::Result r = stream->Next();
     out->chunks = stream->counts().chunks;
     out->bytes = stream->bytes();
     out->observation_count = stream->counts().observations;
     out->process_count = stream->counts().processes;
+    if (r != SnapshotStream::Result::kItem) out->tape.Seal();
     if (r == SnapshotStream::Result::kEnd) return error;
     if (r == SnapshotStream::Result::kError) return stream->error();
     StreamItem& item = stream->item();
@@ -44,6 +49,10 @@ FormatError ReadSnapshot(const StreamSource& source, Snapshot* out, const ReadKe
       }
       case StreamItem::Kind::kObservations:
         if (!keep.observations) break;
+        if (compact) {
+          for (const auto& o : chunk.observations().observations()) out->tape.Add(o);
+          break;
+        }
         for (auto& o : *chunk.mutable_observations()->mutable_observations()) {
           out->observations.push_back(std::move(o));
         }

@@ -16,6 +16,7 @@
 #include "format/chunk_reader.h"
 #include "format/format_error.h"
 #include "format/snapshot_stream.h"
+#include "format/tape.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -25,6 +26,9 @@ struct Snapshot {
   v1::Header header;
   std::vector<v1::Frame> frames;
   std::vector<v1::Observation> observations;
+  // ReadKeep::compact_tape: the observations kept compact instead (each
+  // distinct result once, format/tape.h); `observations` is then empty.
+  Tape tape;
   std::vector<v1::Resolution> resolutions;
   std::vector<v1::RootFingerprint> fingerprints;  // `proctape fingerprint` files
   std::optional<v1::Footer> footer;
@@ -45,6 +49,9 @@ struct ReadKeep {
   // and each frame's scan are still the file's. Unset: every frame whole.
   std::optional<std::vector<std::uint64_t>> frames;
   bool observations = true;  // false: none kept (observation_count counts them)
+  // With `observations`: kept in Snapshot::tape, compact, not as messages
+  // (replay, explain: a 5 s retry loop's tape in megabytes, not hundreds).
+  bool compact_tape = false;
   // With `frames`: every frame is kept whole after all when this says so of
   // the file's header (a view that looks at every frame of some files).
   std::function<bool(const v1::Header&)> every_frame_if;

@@ -10,6 +10,7 @@
 
 #include "core/proc_parse.h"
 #include "format/file_format.h"
+#include "format/tape_calls.h"
 #include "proto/convert.h"
 
 namespace proctape {
@@ -105,7 +106,7 @@ std::string SnapshotStream::Check(const v1::Chunk& chunk, FormatErrorKind* kind)
   switch (chunk.body_case()) {
     case v1::Chunk::kHeader: return CheckHeader(chunk.header());
     case v1::Chunk::kFrame: return CheckFrame(chunk.frame(), kind);
-    case v1::Chunk::kObservations: return CheckObservations(chunk.observations());
+    case v1::Chunk::kObservations: return CheckObservations(chunk.observations(), kind);
     case v1::Chunk::kResolution: return CheckResolution(chunk.resolution());
     case v1::Chunk::kFingerprint:
       // "A file holds at most one fingerprint chunk."
@@ -196,8 +197,16 @@ std::string SnapshotStream::CheckFrame(const v1::Frame& part, FormatErrorKind* k
   return {};
 }
 
-std::string SnapshotStream::CheckObservations(const v1::ObservationBatch& batch) const {
+std::string SnapshotStream::CheckObservations(const v1::ObservationBatch& batch,
+                                              FormatErrorKind* kind) const {
   std::uint64_t next = counts_.observations;
+  // This batch's changes to the table of latest results, over the stream's.
+  struct Latest {
+    std::uint64_t index, size;
+  };
+  std::unordered_map<std::string, Latest> batch_latest;
+  std::uint64_t table = tape_table_bytes_;
+  std::uint64_t copies = same_as_copy_bytes_;
   for (const v1::Observation& o : batch.observations()) {
     // "Observation indexes run 0, 1, 2, ... across the whole file."
     if (o.index() != next) return "observation index " + Str(o.index()) + ", expected " + Str(next);
@@ -211,6 +220,54 @@ std::string SnapshotStream::CheckObservations(const v1::ObservationBatch& batch)
              Str(o.index()) + ")";
     }
     ++next;
+    if (o.same_as() == 0 && reader_->version() < 2) continue;
+    const std::string where = " (observation " + Str(o.index()) + ")";
+    // "A file whose preamble says 1 holds none of the forms of section 9a."
+    if (reader_->version() < 2) return "a 'same as' reference in a version 1 file" + where;
+    const std::string key = SameAsKey(o);
+    if (key.empty()) {
+      if (o.same_as() == 0) continue;
+      return "a 'same as' reference on a call that returns no result of its own" + where;
+    }
+    auto in_batch = batch_latest.find(key);
+    Latest last{0, 0};
+    bool known = in_batch != batch_latest.end();
+    if (known) {
+      last = in_batch->second;
+    } else if (auto it = last_results_.find(key); it != last_results_.end()) {
+      last = Latest{it->second.index, it->second.size};
+      known = true;
+    }
+    if (o.same_as() == 0) {
+      // "A reader keeps the latest result of each call: at most kMaxTapeTableBytes."
+      const std::uint64_t size = ResultSize(o);
+      table = table - (known ? last.size : 0) + size;
+      if (table > kMaxTapeTableBytes) {
+        *kind = FormatErrorKind::kTooLarge;
+        return "the latest results of the tape's calls exceed " + Str(kMaxTapeTableBytes) +
+               " bytes (the limit)" + where;
+      }
+      batch_latest[key] = Latest{o.index(), size};
+      continue;
+    }
+    // "same_as names the last earlier observation of the same call, and the
+    // observation holds no result of its own."
+    if (o.same_as() > o.index()) {
+      return "'same as' " + Str(o.same_as()) + " observations back, before the first" + where;
+    }
+    const std::uint64_t k = o.index() - o.same_as();
+    if (!known || last.index != k) {
+      return "'same as' observation " + Str(k) +
+             ", which is not the last earlier observation of the same call" + where;
+    }
+    if (HoldsResult(o)) return "a 'same as' reference beside a result of its own" + where;
+    copies += last.size;
+    if (copies > kMaxSameAsCopyBytes) {
+      *kind = FormatErrorKind::kTooLarge;
+      return "'same as' references copy more than " + Str(kMaxSameAsCopyBytes) +
+             " bytes (the limit)" + where;
+    }
+    batch_latest[key] = Latest{o.index(), last.size};
   }
   return {};
 }
@@ -264,6 +321,7 @@ void SnapshotStream::Keep(StreamItem* item) {
     case v1::Chunk::kObservations:
       item->kind = StreamItem::Kind::kObservations;
       counts_.observations += static_cast<std::uint64_t>(chunk.observations().observations_size());
+      if (reader_->version() >= 2) KeepObservations(chunk.mutable_observations());
       break;
     case v1::Chunk::kResolution:
       item->kind = StreamItem::Kind::kResolution;
@@ -348,6 +406,30 @@ void SnapshotStream::KeepFrame(StreamItem* item) {
   }
   item->last_part = part.complete();
   counts_.frame_open = !part.complete();
+}
+
+// Version 2: the table of latest results follows the batch, and each
+// "same as" is resolved by a copy (unless the reader resolves it itself).
+void SnapshotStream::KeepObservations(v1::ObservationBatch* batch) {
+  for (v1::Observation& o : *batch->mutable_observations()) {
+    std::string key = SameAsKey(o);
+    if (key.empty()) continue;
+    LastResult& last = last_results_[std::move(key)];
+    if (o.same_as() != 0) {
+      same_as_copy_bytes_ += last.size;
+      if (resolve_same_as_) {
+        CopyResult(last.latest, &o);
+        o.clear_same_as();
+      }
+      last.index = o.index();
+      continue;
+    }
+    const std::uint64_t size = ResultSize(o);
+    tape_table_bytes_ = tape_table_bytes_ - last.size + size;
+    last.index = o.index();
+    last.size = size;
+    if (resolve_same_as_) last.latest = o;
+  }
 }
 
 void JoinFramePart(v1::Frame* frame, v1::Frame&& part, bool first_part) {

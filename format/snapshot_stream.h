@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "format/chunk_reader.h"
@@ -87,18 +88,25 @@ class SnapshotStream {
   const StreamCounts& counts() const { return counts_; }
   std::uint64_t bytes() const { return reader_->offset(); }  // bytes of the file read
   std::uint32_t version() const { return reader_->version(); }  // the preamble's
+  // Version 2's "same as observation K" (docs/format.md section 9a) is
+  // resolved by default: an observation item holds its result, same_as 0.
+  // false: items keep the reference (checked all the same) for a reader that
+  // resolves it itself without copying (format/tape.h) or needs no results
+  // (verify); the stream then keeps no results, only their sizes.
+  void set_resolve_same_as(bool resolve) { resolve_same_as_ = resolve; }
 
  private:
   explicit SnapshotStream(std::unique_ptr<ChunkReader> reader);
   std::string Check(const v1::Chunk& chunk, FormatErrorKind* kind) const;
   std::string CheckHeader(const v1::Header& header) const;
   std::string CheckFrame(const v1::Frame& part, FormatErrorKind* kind) const;
-  std::string CheckObservations(const v1::ObservationBatch& batch) const;
+  std::string CheckObservations(const v1::ObservationBatch& batch, FormatErrorKind* kind) const;
   std::string CheckResolution(const v1::Resolution& r) const;
   std::string CheckFooter(const v1::Footer& footer) const;
   void Keep(StreamItem* item);
   std::string ResolveFrame(v1::Frame* part, FormatErrorKind* kind);
   void KeepFrame(StreamItem* item);
+  void KeepObservations(v1::ObservationBatch* batch);
 
   std::unique_ptr<ChunkReader> reader_;
   StreamItem item_;
@@ -113,6 +121,17 @@ class SnapshotStream {
   // at most 2 x kMaxPreviousFrameBytes; nothing for a version 1 file.
   PreviousFrame previous_;
   std::uint64_t previous_copy_bytes_ = 0;  // bytes copied out of them
+  // Version 2's tape: per call (format/tape_calls.h SameAsKey), its last
+  // observation, its result's size and (resolving) the observation itself.
+  struct LastResult {
+    std::uint64_t index = 0;
+    std::uint64_t size = 0;
+    v1::Observation latest;
+  };
+  std::unordered_map<std::string, LastResult> last_results_;
+  std::uint64_t tape_table_bytes_ = 0;   // sizes of the latest results
+  std::uint64_t same_as_copy_bytes_ = 0; // sizes of the results referred to
+  bool resolve_same_as_ = true;
 };
 
 // Joins a frame part (an item of kind kFramePart, first_part as the item

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "format/file_holds.h"
+#include "format/tape_calls.h"
 
 namespace proctape {
 namespace {
@@ -308,12 +309,52 @@ bool SnapshotWriter::AddObservation(v1::Observation&& observation) {
     return Refuse("AddObservation: the file would pass the limit of " +
                   std::to_string(options_.limits.observations) + " observations");
   }
+  if (observation.same_as() != 0) return Fail("AddObservation: a 'same as' reference");
   // A new batch takes a chunk (a full one is written and the next is empty).
   if (!observations_.has_observations() && !ChunkRoom("AddObservation")) return false;
+  if (!SameAs(&observation)) return false;
   observation_bytes_ += observation.ByteSizeLong() + 4;
   *observations_.mutable_observations()->add_observations() = std::move(observation);
   if (observation_bytes_ >= options_.target_chunk) return FlushObservations();
   return error_.empty();
+}
+
+// "The result is the same as observation index - same_as, the last earlier
+// observation of the same call, whose result bytes are equal": chosen only
+// when the bytes kept of that result equal the new result's bytes, so the
+// reader's copy rebuilds exactly what was replaced. Otherwise the result is
+// written whole and becomes the call's last (kept if the budget allows).
+bool SnapshotWriter::SameAs(v1::Observation* o) {
+  const std::string key = SameAsKey(*o);
+  if (key.empty()) return true;  // a clock reading: never "same as"
+  std::string bytes = ResultBytes(*o);
+  auto it = last_results_.find(key);
+  if (it != last_results_.end() && it->second.kept && it->second.bytes == bytes) {
+    o->set_same_as(o->index() - it->second.index);
+    ClearResult(o);
+    it->second.index = o->index();
+    return true;
+  }
+  const std::uint64_t old_size = it == last_results_.end() ? 0 : it->second.size;
+  const std::uint64_t table = tape_table_bytes_ - old_size + bytes.size();
+  if (table > kMaxTapeTableBytes) {
+    return Refuse("AddObservation: the latest results of the tape's calls would pass the limit of " +
+                  std::to_string(kMaxTapeTableBytes) + " bytes");
+  }
+  tape_table_bytes_ = table;
+  LastResult& last = last_results_[key];
+  if (last.kept) tape_kept_bytes_ -= last.bytes.size();
+  last.index = o->index();
+  last.size = bytes.size();
+  last.kept = tape_kept_bytes_ + bytes.size() <= kWriterTapeBytes;
+  if (last.kept) {
+    tape_kept_bytes_ += bytes.size();
+    last.bytes = std::move(bytes);
+  } else {
+    last.bytes.clear();
+    last.bytes.shrink_to_fit();
+  }
+  return true;
 }
 
 bool SnapshotWriter::FlushObservations() {

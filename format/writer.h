@@ -81,7 +81,12 @@ class SnapshotWriter {
   bool EndFrame(std::int64_t scan_end_mono_ns, const std::string& cut_reason,
                 std::uint64_t bytes_read);
   // Observations are batched into chunks of about target_chunk bytes; their
-  // indexes run 0, 1, 2, ... across the file.
+  // indexes run 0, 1, 2, ... across the file. An observation whose result is
+  // byte for byte that of the last earlier observation of the same call is
+  // written as "same as" it (version 2, docs/format.md section 9a); the
+  // writer keeps at most kWriterTapeBytes of results to compare (past it, a
+  // call not yet kept is written whole), and refuses an observation that
+  // would take the reader's table of latest results past kMaxTapeTableBytes.
   bool AddObservation(v1::Observation&& observation);
   bool WriteResolution(const v1::Resolution& resolution);
   // The one fingerprint chunk a file may hold (`proctape fingerprint`,
@@ -123,6 +128,7 @@ class SnapshotWriter {
   bool FlushFramePart(bool complete);
   bool FlushObservations();
   void StoreOnce(v1::FileRead* read);
+  bool SameAs(v1::Observation* observation);
 
   std::unique_ptr<OutputFile> output_;
   Options options_;
@@ -145,6 +151,18 @@ class SnapshotWriter {
   std::unordered_map<std::string, std::uint64_t> blobs_;  // content -> id
   std::uint64_t blob_bytes_ = 0;
   std::unordered_set<std::uint64_t> seen_;  // hashes of data seen once
+
+  // Per call (SameAsKey): its last observation, the size of its result as
+  // the reader's table counts it, and the result's bytes when kept.
+  struct LastResult {
+    std::uint64_t index = 0;
+    std::uint64_t size = 0;
+    bool kept = false;
+    std::string bytes;
+  };
+  std::unordered_map<std::string, LastResult> last_results_;
+  std::uint64_t tape_table_bytes_ = 0;  // the reader's count (kMaxTapeTableBytes)
+  std::uint64_t tape_kept_bytes_ = 0;   // bytes kept to compare (kWriterTapeBytes)
 
   v1::Footer counts_;  // of the chunks written
   std::uint64_t fingerprints_ = 0;

@@ -61,7 +61,7 @@ v1::ReplayResult::Outcome Decide(bool same_verdict, const TapeEvidence& tape,
 // counts the /proc listing's bytes, still reproduces a recording made before
 // it (the calls made must still be the recorded ones, which Decide() checks).
 bool SameVerdict(v1::Verdict recorded, v1::Verdict replayed, const Snapshot& snapshot,
-                 const TapeEvidence& tape, std::uint64_t first) {
+                 const Tape& calls, const TapeEvidence& tape, std::uint64_t first) {
   for (v1::Verdict* v : {&recorded, &replayed}) {
     v->clear_detail();
     v->clear_bytes_read();
@@ -74,9 +74,9 @@ bool SameVerdict(v1::Verdict recorded, v1::Verdict replayed, const Snapshot& sna
       recorded.subject_pid() == replayed.subject_pid()) {
     bool redacted = false;
     for (std::uint64_t i = first; i < first + tape.consumed(); ++i) {
-      const v1::Observation& o = snapshot.observations[i];
-      if (o.has_read_file() && o.read_file().pid() == replayed.subject_pid() &&
-          o.read_file().file() == v1::PROC_FILE_ENVIRON && o.read_file().result().redacted()) {
+      const Tape::Call& o = calls.call(i);
+      if (o.kind == v1::Observation::kReadFile && o.arg == replayed.subject_pid() &&
+          o.file == v1::PROC_FILE_ENVIRON && calls.file_result(o).redacted) {
         redacted = true;
       }
     }
@@ -97,8 +97,9 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
   const v1::Resolution& recorded = snapshot.resolutions.at(index);
   v1::ReplayResult result;
   result.set_resolution_index(index);
-  TapeEvidence tape(snapshot.observations, recorded.first_observation(),
-                    recorded.observation_count());
+  Tape scratch;
+  const Tape& calls = TapeOf(snapshot, &scratch);
+  TapeEvidence tape(calls, recorded.first_observation(), recorded.observation_count());
   if (recorded.has_liveness()) {
     const v1::LivenessRequest& req = recorded.liveness();
     LivenessVerdict v = CheckLiveness(tape, req.pid(), req.start_ticks());
@@ -135,7 +136,7 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
   v.late_fingerprint = read_late && v.status != Status::kInvalidRequest;
   *result.mutable_recorded() = recorded.verdict();
   *result.mutable_replayed() = ToProto(v);
-  bool same = SameVerdict(result.recorded(), result.replayed(), snapshot, tape,
+  bool same = SameVerdict(result.recorded(), result.replayed(), snapshot, calls, tape,
                           recorded.first_observation());
   result.set_outcome(Decide(same, tape, &result));
   // Past a divergence the tape answers nothing (TapeEvidence fails every

@@ -38,24 +38,49 @@ std::string DescribeCall(const v1::Observation& o) {
   return "an empty observation";
 }
 
-TapeEvidence::TapeEvidence(const std::vector<v1::Observation>& tape, std::uint64_t first,
-                           std::uint64_t count)
+const Tape& TapeOf(const Snapshot& snapshot, Tape* scratch) {
+  if (snapshot.observations.empty()) return snapshot.tape;
+  *scratch = Tape();
+  for (const v1::Observation& o : snapshot.observations) scratch->Add(o);
+  scratch->Seal();
+  return *scratch;
+}
+
+TapeEvidence::TapeEvidence(const Tape& tape, std::uint64_t first, std::uint64_t count)
     : tape_(tape),
       first_(first < tape.size() ? first : tape.size()),
       end_(first_ + (count < tape.size() - first_ ? count : tape.size() - first_)),
       next_(first_) {}
 
-bool TapeEvidence::Matches(const v1::Observation& o, const Call& c) {
-  if (o.call_case() != c.kind) return false;
+namespace {
+
+std::shared_ptr<const Tape> Compact(const std::vector<v1::Observation>& observations) {
+  auto tape = std::make_shared<Tape>();
+  for (const v1::Observation& o : observations) tape->Add(o);
+  tape->Seal();
+  return tape;
+}
+
+}  // namespace
+
+TapeEvidence::TapeEvidence(const std::vector<v1::Observation>& tape, std::uint64_t first,
+                           std::uint64_t count)
+    : owned_(Compact(tape)),
+      tape_(*owned_),
+      first_(first < tape_.size() ? first : tape_.size()),
+      end_(first_ + (count < tape_.size() - first_ ? count : tape_.size() - first_)),
+      next_(first_) {}
+
+bool TapeEvidence::Matches(const Tape::Call& o, const Call& c) const {
+  if (o.kind != static_cast<std::uint8_t>(c.kind)) return false;
   switch (c.kind) {
-    case v1::Observation::kListPids: return o.list_pids().bound() == c.bound;
+    case v1::Observation::kListPids: return o.bound == c.bound;
     case v1::Observation::kReadFile:
-      return o.read_file().pid() == c.pid && o.read_file().file() == c.file &&
-             o.read_file().result().bound() == c.bound;
-    case v1::Observation::kExeIdentity: return o.exe_identity().pid() == c.pid;
-    case v1::Observation::kPathIdentity: return o.path_identity().path() == *c.path;
+      return o.arg == c.pid && o.file == c.file && o.bound == c.bound;
+    case v1::Observation::kExeIdentity: return o.arg == c.pid;
+    case v1::Observation::kPathIdentity: return tape_.path(o) == *c.path;
     case v1::Observation::kNow: return true;
-    case v1::Observation::kSleepUntil: return o.sleep_until().until_ns() == c.until_ns;
+    case v1::Observation::kSleepUntil: return o.arg == c.until_ns;
     case v1::Observation::CALL_NOT_SET: return false;
   }
   return false;
@@ -79,53 +104,49 @@ v1::Observation TapeEvidence::ToObservation(const Call& c) {
   return o;
 }
 
-const v1::Observation* TapeEvidence::Take(const Call& call) {
+const Tape::Call* TapeEvidence::Take(const Call& call) {
   if (diverged_) return nullptr;
-  if (next_ < end_ && Matches(tape_[next_], call)) return &tape_[next_++];
-  std::string recorded = next_ < end_ ? DescribeCall(tape_[next_]) : "end of tape";
+  if (next_ < end_ && Matches(tape_.call(next_), call)) return &tape_.call(next_++);
+  std::string recorded = next_ < end_ ? DescribeCall(tape_.Observation(next_)) : "end of tape";
   divergence_ = Divergence{next_ - first_, recorded, DescribeCall(ToObservation(call))};
   diverged_ = true;
   return nullptr;
 }
 
 ListResult TapeEvidence::ListPids(std::uint64_t bound) {
-  const v1::Observation* o = Take(Call{v1::Observation::kListPids, 0, 0, bound});
+  const Tape::Call* o = Take(Call{v1::Observation::kListPids, 0, 0, bound});
   if (o == nullptr) return ListResult{EIO, {}, false};
-  ListResult out;
-  out.err = o->list_pids().err();
-  out.truncated = o->list_pids().truncated();
-  out.names.assign(o->list_pids().names().begin(), o->list_pids().names().end());
-  return out;
+  const Tape::ListResult& r = tape_.list_result(*o);
+  return ListResult{r.err, r.names, r.truncated};
 }
 
 ReadResult TapeEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
-  const v1::Observation* o =
-      Take(Call{v1::Observation::kReadFile, pid, static_cast<int>(file), bound});
+  const Tape::Call* o = Take(Call{v1::Observation::kReadFile, pid, static_cast<int>(file), bound});
   if (o == nullptr) return ReadResult{EIO, {}, false};
-  const v1::FileRead& r = o->read_file().result();
-  return ReadResult{r.err(), r.data(), r.truncated()};
+  const Tape::FileResult& r = tape_.file_result(*o);
+  return ReadResult{r.err, r.data, r.truncated};
 }
 
 Identity TapeEvidence::ExeIdentity(std::int64_t pid) {
-  const v1::Observation* o = Take(Call{v1::Observation::kExeIdentity, pid});
+  const Tape::Call* o = Take(Call{v1::Observation::kExeIdentity, pid});
   if (o == nullptr) return Identity{EIO, 0, 0};
-  const v1::FileIdentity& id = o->exe_identity().result();
+  const v1::FileIdentity& id = tape_.identity_result(*o).identity;
   return Identity{id.err(), id.dev(), id.ino()};
 }
 
 Identity TapeEvidence::PathIdentity(const std::string& path) {
   Call call{v1::Observation::kPathIdentity};
   call.path = &path;
-  const v1::Observation* o = Take(call);
+  const Tape::Call* o = Take(call);
   if (o == nullptr) return Identity{EIO, 0, 0};
-  const v1::FileIdentity& id = o->path_identity().result();
+  const v1::FileIdentity& id = tape_.identity_result(*o).identity;
   return Identity{id.err(), id.dev(), id.ino()};
 }
 
 std::int64_t TapeEvidence::NowNs() {
-  const v1::Observation* o = Take(Call{v1::Observation::kNow});
+  const Tape::Call* o = Take(Call{v1::Observation::kNow});
   if (o == nullptr) return kAfterDivergence;
-  last_now_ = o->now().result_ns();
+  last_now_ = o->arg;
   return last_now_;
 }
 

@@ -3,7 +3,9 @@
 // observation — same operation and same arguments (pid, file, bound, path,
 // sleep target) — and is answered with the recorded result. The clock is the
 // recorded one: NowNs returns the recorded reading and SleepUntil returns at
-// once, so a 5-second retry loop replays in microseconds.
+// once, so a 5-second retry loop replays in microseconds. The tape is the
+// compact one (format/tape.h): calls are matched on its small records and
+// results served from the one copy of each distinct result.
 //
 // A call the tape does not hold (another operation, other arguments, or past
 // the end) is a divergence: the first one is kept, and from then on every
@@ -12,10 +14,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/evidence.h"
+#include "format/reader.h"
+#include "format/tape.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -29,11 +34,18 @@ struct Divergence {
 // "ReadFile(pid 4103, environ, bound 65536)" and the like.
 std::string DescribeCall(const v1::Observation& observation);
 
+// The tape of `snapshot`: its compact tape (ReadKeep::compact_tape), or else
+// one built into *scratch from its observations.
+const Tape& TapeOf(const Snapshot& snapshot, Tape* scratch);
+
 class TapeEvidence : public Evidence {
  public:
   // Serves observations [first, first + count) of `tape`, which must outlive
   // this object.
-  TapeEvidence(const std::vector<v1::Observation>& tape, std::uint64_t first, std::uint64_t count);
+  TapeEvidence(const Tape& tape, std::uint64_t first, std::uint64_t count);
+  // The same of plain observations, kept compact in this object.
+  TapeEvidence(const std::vector<v1::Observation>& tape, std::uint64_t first,
+               std::uint64_t count);
 
   bool diverged() const { return diverged_; }
   const Divergence& divergence() const { return divergence_; }
@@ -57,13 +69,14 @@ class TapeEvidence : public Evidence {
     const std::string* path = nullptr;
     std::int64_t until_ns = 0;
   };
-  static bool Matches(const v1::Observation& recorded, const Call& call);
+  bool Matches(const Tape::Call& recorded, const Call& call) const;
   static v1::Observation ToObservation(const Call& call);
-  // The next observation if it is `call`; otherwise records the divergence
+  // The next recorded call if it is `call`; otherwise records the divergence
   // and returns null. Builds nothing on the matching path.
-  const v1::Observation* Take(const Call& call);
+  const Tape::Call* Take(const Call& call);
 
-  const std::vector<v1::Observation>& tape_;
+  std::shared_ptr<const Tape> owned_;  // the plain observations' compact tape
+  const Tape& tape_;
   std::uint64_t first_;
   std::uint64_t end_;
   std::uint64_t next_;

@@ -1,0 +1,139 @@
+#include "format/tape_calls.h"
+
+#include <cstring>
+
+namespace proctape {
+namespace {
+
+void PutU64(std::string* out, std::uint64_t v) {
+  char b[8];
+  std::memcpy(b, &v, 8);
+  out->append(b, 8);
+}
+
+std::string Presence(bool present, const google::protobuf::Message& result) {
+  std::string out(1, present ? '1' : '0');
+  result.AppendToString(&out);
+  return out;
+}
+
+}  // namespace
+
+std::string SameAsKey(const v1::Observation& o) {
+  std::string key(1, static_cast<char>(o.call_case()));
+  switch (o.call_case()) {
+    case v1::Observation::kListPids: PutU64(&key, o.list_pids().bound()); return key;
+    case v1::Observation::kReadFile:
+      PutU64(&key, static_cast<std::uint64_t>(o.read_file().pid()));
+      PutU64(&key, static_cast<std::uint64_t>(o.read_file().file()));
+      PutU64(&key, o.read_file().result().bound());
+      return key;
+    case v1::Observation::kExeIdentity:
+      PutU64(&key, static_cast<std::uint64_t>(o.exe_identity().pid()));
+      return key;
+    case v1::Observation::kPathIdentity: return key + o.path_identity().path();
+    case v1::Observation::kNow:
+    case v1::Observation::kSleepUntil:
+    case v1::Observation::CALL_NOT_SET: break;
+  }
+  return {};
+}
+
+std::string ResultBytes(const v1::Observation& o) {
+  switch (o.call_case()) {
+    case v1::Observation::kListPids: {
+      v1::Observation::ListPids l = o.list_pids();
+      l.clear_bound();
+      return l.SerializeAsString();
+    }
+    // A present but empty result and an absent one serialize alike: the
+    // first byte says which, so that the rebuild has the same presence.
+    case v1::Observation::kReadFile:
+      return Presence(o.read_file().has_result(), o.read_file().result());
+    case v1::Observation::kExeIdentity:
+      return Presence(o.exe_identity().has_result(), o.exe_identity().result());
+    case v1::Observation::kPathIdentity:
+      return Presence(o.path_identity().has_result(), o.path_identity().result());
+    default: break;
+  }
+  return {};
+}
+
+std::uint64_t ResultSize(const v1::Observation& o) {
+  switch (o.call_case()) {
+    case v1::Observation::kReadFile: return 1 + o.read_file().result().ByteSizeLong();
+    case v1::Observation::kExeIdentity: return 1 + o.exe_identity().result().ByteSizeLong();
+    case v1::Observation::kPathIdentity: return 1 + o.path_identity().result().ByteSizeLong();
+    default: break;
+  }
+  return ResultBytes(o).size();
+}
+
+bool HoldsResult(const v1::Observation& o) {
+  switch (o.call_case()) {
+    case v1::Observation::kListPids: {
+      const auto& l = o.list_pids();
+      return l.names_size() != 0 || l.err() != 0 || l.truncated();
+    }
+    case v1::Observation::kReadFile: {
+      const v1::FileRead& r = o.read_file().result();
+      return !r.data().empty() || r.err() != 0 || r.truncated() || r.blob() != 0 || r.redacted();
+    }
+    case v1::Observation::kExeIdentity: return o.exe_identity().has_result();
+    case v1::Observation::kPathIdentity: return o.path_identity().has_result();
+    default: break;
+  }
+  return false;
+}
+
+void ClearResult(v1::Observation* o) {
+  switch (o->call_case()) {
+    case v1::Observation::kListPids: {
+      auto* l = o->mutable_list_pids();
+      l->clear_names();
+      l->clear_err();
+      l->clear_truncated();
+      break;
+    }
+    case v1::Observation::kReadFile: {
+      if (!o->read_file().has_result()) break;
+      const std::uint64_t bound = o->read_file().result().bound();
+      o->mutable_read_file()->mutable_result()->Clear();
+      o->mutable_read_file()->mutable_result()->set_bound(bound);
+      break;
+    }
+    case v1::Observation::kExeIdentity: o->mutable_exe_identity()->clear_result(); break;
+    case v1::Observation::kPathIdentity: o->mutable_path_identity()->clear_result(); break;
+    default: break;
+  }
+}
+
+void CopyResult(const v1::Observation& from, v1::Observation* to) {
+  switch (to->call_case()) {
+    case v1::Observation::kListPids: {
+      auto* l = to->mutable_list_pids();
+      *l->mutable_names() = from.list_pids().names();
+      l->set_err(from.list_pids().err());
+      l->set_truncated(from.list_pids().truncated());
+      break;
+    }
+    case v1::Observation::kReadFile:
+      if (from.read_file().has_result()) {
+        *to->mutable_read_file()->mutable_result() = from.read_file().result();
+      } else {
+        to->mutable_read_file()->clear_result();
+      }
+      break;
+    case v1::Observation::kExeIdentity:
+      if (from.exe_identity().has_result())
+        *to->mutable_exe_identity()->mutable_result() = from.exe_identity().result();
+      break;
+    case v1::Observation::kPathIdentity:
+      if (from.path_identity().has_result())
+        *to->mutable_path_identity()->mutable_result() = from.path_identity().result();
+      break;
+    default: break;
+  }
+}
+
+}  // namespace proctape
