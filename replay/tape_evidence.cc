@@ -117,7 +117,10 @@ ListResult TapeEvidence::ListPids(std::uint64_t bound) {
   const Tape::Call* o = Take(Call{v1::Observation::kListPids, 0, 0, bound});
   if (o == nullptr) return ListResult{EIO, {}, false};
   const Tape::ListResult& r = tape_.list_result(*o);
-  return ListResult{r.err, r.names, r.truncated};
+  // Views into the tape, valid while it lives (core/evidence.h: until the next call).
+  ListResult out{r.err, {}, r.truncated};
+  out.names.assign(r.names.begin(), r.names.end());
+  return out;
 }
 
 ReadResult TapeEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
