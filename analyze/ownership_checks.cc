@@ -92,7 +92,7 @@ bool CheckCaptures(const Snapshot& baseline, const Snapshot& current, v1::Owners
         "the baseline and the current snapshot are the same capture (started at " +
             std::to_string(current.header.capture_start_mono_ns()) + " ns by pid " +
             std::to_string(current.header.capturer_pid()) +
-            "): the current snapshot is a capture taken at cleanup time");
+            "): give as --current a new capture, taken at cleanup time");
     ok = false;
   } else if (baseline.header.capture_start_mono_ns() >= current.header.capture_start_mono_ns() ||
              last.scan_end_mono_ns() >= now.scan_start_mono_ns()) {

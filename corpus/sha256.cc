@@ -1,6 +1,7 @@
 #include "corpus/sha256.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,6 +39,12 @@ bool Sha256File(const std::string& path, std::string* hex, std::string* error) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *error = std::string("cannot open: ") + std::strerror(errno);
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    *error = "is a directory, not a .ptape file";  // as every reader says it
+    ::close(fd);
     return false;
   }
   Sha256 h;

@@ -108,7 +108,15 @@ std::unique_ptr<ChunkReader> ChunkReader::OpenFd(int fd, FormatError* error) {
 std::unique_ptr<ChunkReader> ChunkReader::Start(int fd, bool owned, FormatError* error) {
   std::optional<std::uint64_t> size;
   struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+  const bool known = ::fstat(fd, &st) == 0;
+  if (known && S_ISDIR(st.st_mode)) {
+    // Said as what it is, by every reader (and corpus add's hash), not as
+    // the read(2) that would fail on it.
+    if (owned) ::close(fd);
+    *error = FormatError{FormatErrorKind::kIo, 0, 0, "is a directory, not a .ptape file"};
+    return nullptr;
+  }
+  if (known && S_ISREG(st.st_mode)) {
     // From where the descriptor stands: what is left of the file.
     const off_t at = ::lseek(fd, 0, SEEK_CUR);
     size = static_cast<std::uint64_t>(st.st_size) -

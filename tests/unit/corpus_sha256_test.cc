@@ -69,14 +69,14 @@ TEST(CorpusSha256, FileDigestAndItsErrors) {
   EXPECT_EQ(error, "cannot open: No such file or directory");
 }
 
-// A file that opens but cannot be read (a directory) is said in the words of
-// every .ptape reader, so `corpus add DIR` and `show DIR` say the same.
-TEST(Sha256Test, AFileThatCannotBeReadIsSaidAsEveryReaderSaysIt) {
+// A directory is said as what it is, in the words of every .ptape reader,
+// so `corpus add DIR` and `show DIR` say the same.
+TEST(Sha256Test, ADirectoryIsSaidAsEveryReaderSaysIt) {
   char dir[] = "/tmp/proctape-sha-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
   std::string hex, error;
   EXPECT_FALSE(Sha256File(dir, &hex, &error));
-  EXPECT_EQ(error, "read failed at byte 0: Is a directory");
+  EXPECT_EQ(error, "is a directory, not a .ptape file");
   ::rmdir(dir);
 }
 

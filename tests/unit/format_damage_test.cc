@@ -4,6 +4,8 @@
 // the documented error, naming the chunk and byte offset, and every complete
 // chunk before the damage is still returned.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -57,6 +59,18 @@ TEST_F(FormatDamageTest, WrongMagicIsBadMagic) {
     EXPECT_EQ(e.offset, 0u);
     EXPECT_NE(e.message.find("magic"), std::string::npos) << e.message;
   }
+}
+
+// A directory named as a snapshot is said as what it is (io), not as the
+// read that would fail on it.
+TEST_F(FormatDamageTest, ADirectoryIsSaidToBeADirectory) {
+  const std::string path = Path("a-directory");
+  ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
+  Snapshot s;
+  FormatError e = ReadSnapshot(path, &s);
+  EXPECT_EQ(e.kind, FormatErrorKind::kIo) << e.message;
+  EXPECT_EQ(e.message, "is a directory, not a .ptape file");
+  ::rmdir(path.c_str());
 }
 
 TEST_F(FormatDamageTest, NewerVersionIsRefused) {
