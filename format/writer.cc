@@ -109,13 +109,20 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
     const std::string* bytes = previous_.Find(*key);
     if (bytes != nullptr && before.ParseFromString(*bytes)) CompactAgainst(before, &record);
   }
-  if (record.has_cmdline()) StoreOnce(record.mutable_cmdline());
-  if (record.has_environ()) StoreOnce(record.mutable_environ());
-  // A part that fills flushes, and the frame's next part takes a chunk.
-  const std::uint64_t bytes = record.ByteSizeLong() + 4;
-  if (frame_part_bytes_ + bytes >= options_.target_chunk && !ChunkRoom("AddProcess")) {
+  // A part that fills flushes, and the frame's next part takes a chunk. The
+  // room is checked before StoreOnce, which defines blobs in the open part:
+  // a refused record must leave the part as it was (a blob nothing refers to
+  // is corrupt). So the check takes a bound of what the record will add: a
+  // read that becomes a blob reference moves its data into the blob and adds
+  // at most kBlobSlack bytes of framing.
+  constexpr std::uint64_t kBlobSlack = 24;
+  const std::uint64_t bound = record.ByteSizeLong() + 4 + 2 * kBlobSlack;
+  if (frame_part_bytes_ + bound >= options_.target_chunk && !ChunkRoom("AddProcess")) {
     return false;
   }
+  if (record.has_cmdline()) StoreOnce(record.mutable_cmdline());
+  if (record.has_environ()) StoreOnce(record.mutable_environ());
+  const std::uint64_t bytes = record.ByteSizeLong() + 4;
   if (key) previous_.Remember(*key, std::move(plain));
   frame_part_bytes_ += bytes;
   frame_part_truncated_ += truncated;

@@ -108,6 +108,33 @@ TEST_F(FormatWriterLimitsTest, FramePartThatWouldPassTheChunkLimitIsRefused) {
   EXPECT_EQ(s.chunks, 5u);
 }
 
+// A record whose command line was seen before defines a blob in the open
+// part; when that record is refused, the part must not keep the blob ("a
+// blob is defined in the part where it is first referred to": one nothing
+// refers to makes the file corrupt).
+TEST_F(FormatWriterLimitsTest, RecordRefusedForChunksLeavesNoBlobBehind) {
+  SnapshotWriter::Options options;
+  options.target_chunk = 1;   // every record fills a part
+  options.limits.chunks = 4;  // header, one part, the frame's last part, footer
+  auto w = Open(options);
+  const std::string shared(200, 'c');  // over kMinBlobBytes: the second sighting is a blob
+  ASSERT_TRUE(w->BeginFrame(0, 1));
+  v1::ProcessRecord first = Record(1);
+  first.mutable_cmdline()->set_data(shared);
+  ASSERT_TRUE(w->AddProcess(std::move(first)));
+  v1::ProcessRecord second = Record(2);
+  second.mutable_cmdline()->set_data(shared);
+  EXPECT_FALSE(w->AddProcess(std::move(second)));
+  EXPECT_NE(w->refused().find("4 chunks"), std::string::npos) << w->refused();
+  ASSERT_TRUE(w->EndFrame(2, "file-limit", 0));
+  ASSERT_TRUE(w->Finish(v1::Footer{})) << w->error();
+  const Snapshot s = ReadBack();
+  ASSERT_EQ(s.frames.size(), 1u);
+  ASSERT_EQ(s.frames[0].processes_size(), 1);
+  EXPECT_EQ(s.frames[0].processes(0).cmdline().data(), shared);
+  EXPECT_EQ(s.chunks, 4u);
+}
+
 TEST_F(FormatWriterLimitsTest, ObservationPastTheLimitIsRefused) {
   SnapshotWriter::Options options;
   options.limits.observations = 2;
