@@ -13,6 +13,7 @@
 #include "format/reader.h"
 #include "format/writer.h"
 #include "proctape.pb.h"
+#include "tests/unit/format_frames_v2_fixture.h"
 
 namespace proctape {
 namespace {
@@ -133,6 +134,52 @@ TEST_F(FormatWriterLimitsTest, RecordRefusedForChunksLeavesNoBlobBehind) {
   ASSERT_EQ(s.frames[0].processes_size(), 1);
   EXPECT_EQ(s.frames[0].processes(0).cmdline().data(), shared);
   EXPECT_EQ(s.chunks, 4u);
+}
+
+// The class of the test above: whatever limit a refusal comes from and
+// wherever it falls (a part's first record, one that defines a blob, one
+// stored as a change from the previous frame, an observation "same as" an
+// earlier one), the finished file is intact and holds every accepted call.
+TEST_F(FormatWriterLimitsTest, EveryRefusalPointLeavesAnIntactFile) {
+  const std::string shared_cmdline(100, 'c'), shared_environ(300, 'e');
+  for (std::uint64_t chunks = 3; chunks <= 14; ++chunks) {
+    for (std::uint64_t target : {1u, 200u, 700u}) {
+      SCOPED_TRACE("chunks " + std::to_string(chunks) + ", target " + std::to_string(target));
+      SnapshotWriter::Options options;
+      options.target_chunk = target;
+      options.force = true;  // one file, rewritten each round
+      options.limits.chunks = chunks;
+      auto w = Open(options);
+      std::uint64_t accepted = 0, frames = 0;
+      for (std::uint64_t k = 0; k < 3 && w->BeginFrame(k, 1); ++k, ++frames) {
+        for (int pid = 1; pid <= 6; ++pid) {
+          // Idle: a record the next frame may store as what changed.
+          v1::ProcessRecord r = test::Idle(pid, 100 + static_cast<std::uint64_t>(pid), 3 + k % 2);
+          r.mutable_cmdline()->set_data(pid % 2 ? shared_cmdline : "own " + std::to_string(pid));
+          r.mutable_environ()->set_data(shared_environ);
+          if (!w->AddProcess(std::move(r))) break;
+          ++accepted;
+        }
+        ASSERT_TRUE(w->EndFrame(2, "", 0)) << w->error();
+      }
+      std::uint64_t observations = 0;
+      for (std::uint64_t i = 0; i < 6; ++i, ++observations) {
+        v1::Observation o;
+        o.set_index(i);
+        o.mutable_read_file()->set_pid(1);
+        o.mutable_read_file()->mutable_result()->set_data(shared_cmdline);
+        if (!w->AddObservation(std::move(o))) break;
+      }
+      ASSERT_TRUE(w->Finish(v1::Footer{})) << w->error();
+      const Snapshot s = ReadBack();
+      EXPECT_EQ(s.frames.size(), frames);
+      std::uint64_t records = 0;
+      for (const v1::Frame& f : s.frames) records += static_cast<std::uint64_t>(f.processes_size());
+      EXPECT_EQ(records, accepted);
+      EXPECT_EQ(s.observations.size(), observations);
+      EXPECT_LE(s.chunks, chunks);
+    }
+  }
 }
 
 TEST_F(FormatWriterLimitsTest, ObservationPastTheLimitIsRefused) {
