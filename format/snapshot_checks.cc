@@ -124,7 +124,7 @@ std::string SnapshotStream::CheckObservations(const v1::ObservationBatch& batch,
   struct Latest {
     std::uint64_t index, size;
   };
-  std::unordered_map<std::string, Latest> batch_latest;
+  std::unordered_map<CallKey, Latest, CallKeyHash> batch_latest;
   std::uint64_t table = tape_table_bytes_;
   std::uint64_t copies = same_as_copy_bytes_;
   for (const v1::Observation& o : batch.observations()) {
@@ -141,13 +141,14 @@ std::string SnapshotStream::CheckObservations(const v1::ObservationBatch& batch,
     }
     ++next;
     if (o.same_as() == 0 && reader_->version() < 2) continue;
-    const std::string where = " (observation " + Str(o.index()) + ")";
+    // Made only for a message: this loop runs once per observation.
+    auto where = [&o] { return " (observation " + Str(o.index()) + ")"; };
     // "A file whose preamble says 1 holds none of the forms of section 9a."
-    if (reader_->version() < 2) return "a 'same as' reference in a version 1 file" + where;
-    const std::string key = SameAsKey(o);
+    if (reader_->version() < 2) return "a 'same as' reference in a version 1 file" + where();
+    const CallKey key = SameAsKey(o);
     if (key.empty()) {
       if (o.same_as() == 0) continue;
-      return "a 'same as' reference on a call that returns no result of its own" + where;
+      return "a 'same as' reference on a call that returns no result of its own" + where();
     }
     auto in_batch = batch_latest.find(key);
     Latest last{0, 0};
@@ -165,7 +166,7 @@ std::string SnapshotStream::CheckObservations(const v1::ObservationBatch& batch,
       if (table > kMaxTapeTableBytes) {
         *kind = FormatErrorKind::kTooLarge;
         return "the latest results of the tape's calls exceed " + Str(kMaxTapeTableBytes) +
-               " bytes (the limit)" + where;
+               " bytes (the limit)" + where();
       }
       batch_latest[key] = Latest{o.index(), size};
       continue;
@@ -173,19 +174,19 @@ std::string SnapshotStream::CheckObservations(const v1::ObservationBatch& batch,
     // "same_as names the last earlier observation of the same call, and the
     // observation holds no result of its own."
     if (o.same_as() > o.index()) {
-      return "'same as' " + Str(o.same_as()) + " observations back, before the first" + where;
+      return "'same as' " + Str(o.same_as()) + " observations back, before the first" + where();
     }
     const std::uint64_t k = o.index() - o.same_as();
     if (!known || last.index != k) {
       return "'same as' observation " + Str(k) +
-             ", which is not the last earlier observation of the same call" + where;
+             ", which is not the last earlier observation of the same call" + where();
     }
-    if (HoldsResult(o)) return "a 'same as' reference beside a result of its own" + where;
+    if (HoldsResult(o)) return "a 'same as' reference beside a result of its own" + where();
     copies += last.size;
     if (copies > kMaxSameAsCopyBytes) {
       *kind = FormatErrorKind::kTooLarge;
       return "'same as' references copy more than " + Str(kMaxSameAsCopyBytes) +
-             " bytes (the limit)" + where;
+             " bytes (the limit)" + where();
     }
     batch_latest[key] = Latest{o.index(), last.size};
   }

@@ -198,7 +198,7 @@ void SnapshotStream::KeepFrame(StreamItem* item) {
 // "same as" is resolved by a copy (unless the reader resolves it itself).
 void SnapshotStream::KeepObservations(v1::ObservationBatch* batch) {
   for (v1::Observation& o : *batch->mutable_observations()) {
-    std::string key = SameAsKey(o);
+    CallKey key = SameAsKey(o);
     if (key.empty()) continue;
     LastResult& last = last_results_[std::move(key)];
     if (o.same_as() != 0) {

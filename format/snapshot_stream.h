@@ -20,6 +20,7 @@
 #include "format/chunk_reader.h"
 #include "format/format_error.h"
 #include "format/previous_frame.h"
+#include "format/tape_calls.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -128,7 +129,7 @@ class SnapshotStream {
     std::uint64_t size = 0;
     v1::Observation latest;
   };
-  std::unordered_map<std::string, LastResult> last_results_;
+  std::unordered_map<CallKey, LastResult, CallKeyHash> last_results_;
   std::uint64_t tape_table_bytes_ = 0;   // sizes of the latest results
   std::uint64_t same_as_copy_bytes_ = 0; // sizes of the results referred to
   bool resolve_same_as_ = true;

@@ -31,7 +31,7 @@ bool Same(const Tape::IdentityResult& a, bool present, const v1::FileIdentity& i
 void Tape::Add(const v1::Observation& o) {
   Call c;
   c.kind = static_cast<std::uint8_t>(o.call_case());
-  std::string key = SameAsKey(o);
+  CallKey key = SameAsKey(o);
   auto last = key.empty() ? last_.end() : last_.find(key);
   const bool has_last = last != last_.end();
   // "same as" (checked by the reader), or equal to the call's last result.

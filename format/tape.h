@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "format/tape_calls.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -72,7 +73,7 @@ class Tape {
   std::vector<IdentityResult> identities_;
   std::vector<std::string> paths_;
   // While adding: per call (SameAsKey), the number of its last result.
-  std::unordered_map<std::string, std::uint32_t> last_;
+  std::unordered_map<CallKey, std::uint32_t, CallKeyHash> last_;
   std::unordered_map<std::string, std::uint64_t> path_numbers_;
 };
 

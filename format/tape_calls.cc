@@ -1,15 +1,8 @@
 #include "format/tape_calls.h"
 
-#include <cstring>
 
 namespace proctape {
 namespace {
-
-void PutU64(std::string* out, std::uint64_t v) {
-  char b[8];
-  std::memcpy(b, &v, 8);
-  out->append(b, 8);
-}
 
 std::string Presence(bool present, const google::protobuf::Message& result) {
   std::string out(1, present ? '1' : '0');
@@ -19,24 +12,40 @@ std::string Presence(bool present, const google::protobuf::Message& result) {
 
 }  // namespace
 
-std::string SameAsKey(const v1::Observation& o) {
-  std::string key(1, static_cast<char>(o.call_case()));
+CallKey SameAsKey(const v1::Observation& o) {
+  CallKey key;
   switch (o.call_case()) {
-    case v1::Observation::kListPids: PutU64(&key, o.list_pids().bound()); return key;
+    case v1::Observation::kListPids: key.bound = o.list_pids().bound(); break;
     case v1::Observation::kReadFile:
-      PutU64(&key, static_cast<std::uint64_t>(o.read_file().pid()));
-      PutU64(&key, static_cast<std::uint64_t>(o.read_file().file()));
-      PutU64(&key, o.read_file().result().bound());
-      return key;
-    case v1::Observation::kExeIdentity:
-      PutU64(&key, static_cast<std::uint64_t>(o.exe_identity().pid()));
-      return key;
-    case v1::Observation::kPathIdentity: return key + o.path_identity().path();
+      key.pid = o.read_file().pid();
+      key.file = static_cast<std::uint8_t>(o.read_file().file());
+      key.bound = o.read_file().result().bound();
+      break;
+    case v1::Observation::kExeIdentity: key.pid = o.exe_identity().pid(); break;
+    case v1::Observation::kPathIdentity: key.path = o.path_identity().path(); break;
     case v1::Observation::kNow:
     case v1::Observation::kSleepUntil:
-    case v1::Observation::CALL_NOT_SET: break;
+    case v1::Observation::CALL_NOT_SET: return key;
   }
-  return {};
+  key.kind = static_cast<std::uint8_t>(o.call_case());
+  return key;
+}
+
+std::size_t CallKeyHash::operator()(const CallKey& k) const {
+  // splitmix64's finalizer over the fields: pids and bounds are small and
+  // close together, which the identity hash of std::hash<int64> keeps.
+  auto mix = [](std::uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  std::uint64_t h = mix(static_cast<std::uint64_t>(k.pid) ^ (std::uint64_t{k.kind} << 56) ^
+                        (std::uint64_t{k.file} << 48));
+  h = mix(h ^ k.bound);
+  if (!k.path.empty()) h ^= std::hash<std::string>{}(k.path);
+  return static_cast<std::size_t>(h);
 }
 
 std::string ResultBytes(const v1::Observation& o) {

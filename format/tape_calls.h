@@ -12,11 +12,25 @@
 
 namespace proctape {
 
-// The kind and arguments of an observation's call, as bytes: equal keys are
-// the same call (ListPids: bound; ReadFile: pid, file, bound; ExeIdentity:
-// pid; PathIdentity: path). Empty for calls that may not say "same as" (Now,
-// SleepUntil, an empty observation): their result is a reading of a clock.
-std::string SameAsKey(const v1::Observation& o);
+// The kind and arguments of an observation's call: equal keys are the same
+// call (ListPids: bound; ReadFile: pid, file, bound; ExeIdentity: pid;
+// PathIdentity: path). Empty (kind 0) for calls that may not say "same as"
+// (Now, SleepUntil, an empty observation): their result is a reading of a
+// clock. A value, not bytes: every observation of a tape makes one, and
+// the tables keyed by it are looked up once per observation.
+struct CallKey {
+  std::int64_t pid = 0;
+  std::uint64_t bound = 0;
+  std::string path;  // PathIdentity only
+  std::uint8_t kind = 0;
+  std::uint8_t file = 0;
+  bool empty() const { return kind == 0; }
+  bool operator==(const CallKey&) const = default;
+};
+struct CallKeyHash {
+  std::size_t operator()(const CallKey& k) const;
+};
+CallKey SameAsKey(const v1::Observation& o);
 
 // The observation's result serialized (ReadFile: its FileRead, whose bound
 // is an argument; ListPids: names, err, truncated; identities: the

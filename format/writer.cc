@@ -189,7 +189,7 @@ bool SnapshotWriter::AddObservation(v1::Observation&& observation) {
 // reader's copy rebuilds exactly what was replaced. Otherwise the result is
 // written whole and becomes the call's last (kept if the budget allows).
 bool SnapshotWriter::SameAs(v1::Observation* o) {
-  const std::string key = SameAsKey(*o);
+  CallKey key = SameAsKey(*o);
   if (key.empty()) return true;  // a clock reading: never "same as"
   std::string bytes = ResultBytes(*o);
   auto it = last_results_.find(key);

@@ -23,6 +23,7 @@
 #include "format/file_format.h"
 #include "format/output_file.h"
 #include "format/previous_frame.h"
+#include "format/tape_calls.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -160,7 +161,7 @@ class SnapshotWriter {
     bool kept = false;
     std::string bytes;
   };
-  std::unordered_map<std::string, LastResult> last_results_;
+  std::unordered_map<CallKey, LastResult, CallKeyHash> last_results_;
   std::uint64_t tape_table_bytes_ = 0;  // the reader's count (kMaxTapeTableBytes)
   std::uint64_t tape_kept_bytes_ = 0;   // bytes kept to compare (kWriterTapeBytes)
 
