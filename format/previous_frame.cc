@@ -204,7 +204,8 @@ std::string ResolveFromPrevious(v1::ProcessRecord* record, const v1::ProcessReco
   return {};
 }
 
-bool CompactAgainst(const v1::ProcessRecord& previous, v1::ProcessRecord* plain) {
+bool CompactAgainst(const v1::ProcessRecord& previous, v1::ProcessRecord* plain,
+                    std::uint64_t copy_room, std::uint64_t* copied) {
   std::optional<RecordKey> key = KeyOf(*plain);
   if (!key || UsesVersion2(*plain)) return false;
   const std::string want = plain->SerializeAsString();
@@ -255,10 +256,11 @@ bool CompactAgainst(const v1::ProcessRecord& previous, v1::ProcessRecord* plain)
   }
   // The rebuild is checked before the compact form is chosen.
   v1::ProcessRecord check = compact;
-  std::uint64_t copied = 0;
-  if (!ResolveFromPrevious(&check, &previous, &copied).empty()) return false;
-  if (check.SerializeAsString() != want) return false;
+  std::uint64_t copy = 0;
+  if (!ResolveFromPrevious(&check, &previous, &copy).empty()) return false;
+  if (check.SerializeAsString() != want || copy > copy_room) return false;
   *plain = std::move(compact);
+  *copied = copy;
   return true;
 }
 

@@ -82,7 +82,11 @@ bool UsesVersion2(const v1::ProcessRecord& record);
 // The writer's side: `plain`, whose key matches `previous`, rewritten in its
 // most compact form against it. The rebuild is checked (ResolveFromPrevious
 // of the result must give back `plain` byte for byte); when it differs the
-// record is left plain. Returns whether the record now refers to `previous`.
-bool CompactAgainst(const v1::ProcessRecord& previous, v1::ProcessRecord* plain);
+// record is left plain. So it is when the reader's copy out of `previous`
+// for the compact form (what ResolveFromPrevious counts) would pass
+// `copy_room`: the writer keeps the reader's kMaxPreviousCopyBytes. Returns
+// whether the record now refers to `previous`, with that copy in *copied.
+bool CompactAgainst(const v1::ProcessRecord& previous, v1::ProcessRecord* plain,
+                    std::uint64_t copy_room, std::uint64_t* copied);
 
 }  // namespace proctape

@@ -57,6 +57,8 @@ bool SnapshotWriter::BeginFrame(std::uint64_t index, std::int64_t scan_start_mon
 void SnapshotWriter::StoreOnce(v1::FileRead* read) {
   const std::string& data = read->data();
   if (read->err() != 0 || data.size() < kMinBlobBytes) return;
+  // Each reference costs a reader a copy of the blob (kMaxBlobCopyBytes).
+  if (blob_copy_bytes_ + data.size() > options_.limits.blob_copy_bytes) return;
   auto it = blobs_.find(data);
   if (it == blobs_.end()) {
     std::uint64_t hash = std::hash<std::string>{}(data);
@@ -73,6 +75,7 @@ void SnapshotWriter::StoreOnce(v1::FileRead* read) {
     frame_part_bytes_ += data.size() + 8;
     it = blobs_.emplace(data, id).first;
   }
+  blob_copy_bytes_ += data.size();
   read->clear_data();
   read->set_blob(it->second);
 }
@@ -102,12 +105,16 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   // It is remembered once it is sure to be written (a refused record is not).
   std::optional<RecordKey> key;
   std::string plain;
+  std::uint64_t previous_copy = 0;  // what the reader copies out of the previous frame
   if (options_.from_previous) key = KeyOf(record);
   if (key) {
     plain = record.SerializeAsString();
     v1::ProcessRecord before;
     const std::string* bytes = previous_.Find(*key);
-    if (bytes != nullptr && before.ParseFromString(*bytes)) CompactAgainst(before, &record);
+    if (bytes != nullptr && before.ParseFromString(*bytes)) {
+      const std::uint64_t room = options_.limits.previous_copy_bytes - previous_copy_bytes_;
+      CompactAgainst(before, &record, room, &previous_copy);
+    }
   }
   // A part that fills flushes, and the frame's next part takes a chunk. The
   // room is checked before StoreOnce, which defines blobs in the open part:
@@ -124,6 +131,7 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   if (record.has_environ()) StoreOnce(record.mutable_environ());
   const std::uint64_t bytes = record.ByteSizeLong() + 4;
   if (key) previous_.Remember(*key, std::move(plain));
+  previous_copy_bytes_ += previous_copy;
   frame_part_bytes_ += bytes;
   frame_part_truncated_ += truncated;
   *frame_part_.mutable_frame()->add_processes() = std::move(record);
@@ -193,7 +201,9 @@ bool SnapshotWriter::SameAs(v1::Observation* o) {
   if (key.empty()) return true;  // a clock reading: never "same as"
   std::string bytes = ResultBytes(*o);
   auto it = last_results_.find(key);
-  if (it != last_results_.end() && it->second.kept && it->second.bytes == bytes) {
+  if (it != last_results_.end() && it->second.kept && it->second.bytes == bytes &&
+      same_as_copy_bytes_ + it->second.size <= options_.limits.same_as_copy_bytes) {
+    same_as_copy_bytes_ += it->second.size;
     o->set_same_as(o->index() - it->second.index);
     ClearResult(o);
     it->second.index = o->index();

@@ -48,6 +48,11 @@ class SnapshotWriter {
       std::uint64_t processes = kMaxProcessRecords;
       std::uint64_t observations = kMaxObservations;
       std::uint64_t resolutions = kMaxResolutions;
+      // Bytes a reader copies (each kept by not making a reference that
+      // would pass it: the data is written whole instead).
+      std::uint64_t blob_copy_bytes = kMaxBlobCopyBytes;
+      std::uint64_t previous_copy_bytes = kMaxPreviousCopyBytes;
+      std::uint64_t same_as_copy_bytes = kMaxSameAsCopyBytes;
     } limits = {};
   };
 
@@ -151,6 +156,12 @@ class SnapshotWriter {
 
   std::unordered_map<std::string, std::uint64_t> blobs_;  // content -> id
   std::uint64_t blob_bytes_ = 0;
+  // What readers copy, as they count it against their limits
+  // (file_format.h): out of blobs, out of the previous frame, out of the
+  // tape's latest results. A reference that would pass one is not made.
+  std::uint64_t blob_copy_bytes_ = 0;
+  std::uint64_t previous_copy_bytes_ = 0;
+  std::uint64_t same_as_copy_bytes_ = 0;
   std::unordered_set<std::uint64_t> seen_;  // hashes of data seen once
 
   // Per call (SameAsKey): its last observation, the size of its result as

@@ -216,6 +216,9 @@ TEST_F(FormatWriterLimitsTest, DefaultLimitsAreTheReaders) {
   EXPECT_EQ(options.limits.processes, kMaxProcessRecords);
   EXPECT_EQ(options.limits.observations, kMaxObservations);
   EXPECT_EQ(options.limits.resolutions, kMaxResolutions);
+  EXPECT_EQ(options.limits.blob_copy_bytes, kMaxBlobCopyBytes);
+  EXPECT_EQ(options.limits.previous_copy_bytes, kMaxPreviousCopyBytes);
+  EXPECT_EQ(options.limits.same_as_copy_bytes, kMaxSameAsCopyBytes);
 }
 
 }  // namespace
