@@ -166,8 +166,9 @@ for n in $bench_n; do printf ' RSS MiB at %s |' "$n"; done; echo
 printf '|---|'; for n in $bench_n; do printf -- '---:|---:|'; done; echo
 for ((i = 0; i < ${#commands[@]}; i++)); do
   IFS='|' read -r name _ <<<"${commands[$i]}"
-  printf '| `%s` |' "$name"
+  printf '| `%s`' "$name"
   for n in $bench_n; do printf '%s' "$(failed "$n" "$i")"; done
+  printf ' |'
   for n in $bench_n; do awk -v u="$(cpu "$n" "$i")" -v p="${procs[$n]}" 'BEGIN {printf " %.1f |", u * 1e6 / p}'; done
   for n in $bench_n; do awk -v m="$(med "$n" "$i" 4)" 'BEGIN {printf " %.0f |", m / 1024}'; done
   echo
