@@ -46,6 +46,8 @@
 #       plain files.
 #   restore_process_limits  writes back what raise_process_limits changed
 #       (a line on standard error for a value that did not go back); keeps $?
+#   limits_trap, raise_sysctl KEY MINIMUM, raise_nproc MINIMUM  its steps
+#       (the test raises the real pid_max by one with the first two)
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 build_timeit() { cc -O2 -Wall -Wextra -o "$1/timeit" "$(dirname -- "${BASH_SOURCE[0]}")/timeit.c"; }
 log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
