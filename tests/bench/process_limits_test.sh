@@ -122,6 +122,7 @@ real_pid_max_after_a_failing_run() {
   local before
   before=$(cat /proc/sys/kernel/pid_max)
   ((before < 4194304)) || skip "pid_max is already the kernel's most (4194304)"
+  [[ -w /proc/sys/kernel/pid_max ]] || skip "/proc/sys/kernel/pid_max is not writable here (a read-only /proc/sys)"
   runner=(env -u BENCH_SYSCTL_ROOT)
   bench "limits_trap
 raise_sysctl kernel/pid_max $((before + 1))
