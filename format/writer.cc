@@ -43,6 +43,7 @@ bool SnapshotWriter::BeginFrame(std::uint64_t index, std::int64_t scan_start_mon
   f->set_index(index);
   f->set_scan_start_mono_ns(scan_start_mono_ns);
   frame_part_bytes_ = 0;
+  frame_part_resolved_ = 0;
   frame_part_truncated_ = 0;
   frame_open_ = true;
   previous_.BeginFrame(index);
@@ -105,6 +106,12 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   // It is remembered once it is sure to be written (a refused record is not).
   std::optional<RecordKey> key;
   std::string plain;
+  // The record as a reader holds it once resolved (blobs and the previous
+  // frame copied in): a part is closed by this size as well as by its own,
+  // so that a reader resolves at most about target_chunk bytes at a time
+  // (a part of 10,000 records "the same as the previous frame" is a few
+  // hundred KB in the file and 22 MB resolved).
+  const std::uint64_t resolved = record.ByteSizeLong() + 4;
   std::uint64_t previous_copy = 0;  // what the reader copies out of the previous frame
   if (options_.from_previous) key = KeyOf(record);
   if (key) {
@@ -124,18 +131,21 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   // at most kBlobSlack bytes of framing.
   constexpr std::uint64_t kBlobSlack = 24;
   const std::uint64_t bound = record.ByteSizeLong() + 4 + 2 * kBlobSlack;
-  if (frame_part_bytes_ + bound >= options_.target_chunk && !ChunkRoom("AddProcess")) {
-    return false;
-  }
+  const bool fills = frame_part_bytes_ + bound >= options_.target_chunk ||
+                     frame_part_resolved_ + resolved >= options_.target_chunk;
+  if (fills && !ChunkRoom("AddProcess")) return false;
   if (record.has_cmdline()) StoreOnce(record.mutable_cmdline());
   if (record.has_environ()) StoreOnce(record.mutable_environ());
   const std::uint64_t bytes = record.ByteSizeLong() + 4;
   if (key) previous_.Remember(*key, std::move(plain));
   previous_copy_bytes_ += previous_copy;
   frame_part_bytes_ += bytes;
+  frame_part_resolved_ += resolved;
   frame_part_truncated_ += truncated;
   *frame_part_.mutable_frame()->add_processes() = std::move(record);
-  if (frame_part_bytes_ >= options_.target_chunk) return FlushFramePart(false);
+  if (frame_part_bytes_ >= options_.target_chunk || frame_part_resolved_ >= options_.target_chunk) {
+    return FlushFramePart(false);
+  }
   return error_.empty();
 }
 
@@ -148,6 +158,7 @@ bool SnapshotWriter::FlushFramePart(bool complete) {
   frame_part_.Clear();
   frame_part_.mutable_frame()->set_index(index);
   frame_part_bytes_ = 0;
+  frame_part_resolved_ = 0;
   frame_part_truncated_ = 0;
   return ok;
 }

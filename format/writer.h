@@ -148,6 +148,7 @@ class SnapshotWriter {
 
   v1::Chunk frame_part_;          // the open frame's current part
   std::uint64_t frame_part_bytes_ = 0;
+  std::uint64_t frame_part_resolved_ = 0;  // its records as a reader resolves them
   std::uint64_t frame_part_truncated_ = 0;  // reads truncated in the part, as given
   PreviousFrame previous_;  // the previous frame's records, as the reader keeps them
   bool frame_open_ = false;
