@@ -30,20 +30,17 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                   "output file; '-' for standard output (default: "
                   "./<hostname>-<UTC time YYYYmmddTHHMMSSZ>.ptape)")
       ->type_name("FILE");
-  AddUnsigned(sub, "--frames", o->frames, 1, 1'000'000, "number of frames to capture (with --until-exit: at most N)")
+  AddUnsigned(sub, "--frames", o->frames, 1, 1'000'000, "number of frames to capture")
       ->capture_default_str();
   AddSigned(sub, "--interval", o->interval_ms, 0, 86'400'000,
-            "milliseconds between the starts of consecutive frames", "MS")
+            "milliseconds from one frame's start to the next", "MS")
       ->capture_default_str();
   AddSigned(sub, "--root", o->root, 1, kMaxPidValue,
-            "capture only this process and its descendants (on a live /proc only their "
-            "files are read: the subtree is walked through /proc/PID/task/*/children)",
-            "PID")
+            "capture only this process and its descendants", "PID")
       ->each([o](const std::string&) { o->has_root = true; });
   sub->add_flag("--until-exit", o->until_exit,
-                "with --root: take frames (every --interval) until the root process has "
-                "exited (gone, a zombie, or its pid now another process's), the last frame "
-                "showing it so; with --frames N, at most N frames");
+                "with --root: frames until the root has exited (gone, zombie, pid reused); "
+                "--frames N caps them");
   sub->add_option("--env", o->env,
                   "redact: store each environ value as '*' of the same length (keys kept); "
                   "keep: store values as read (the file may then hold secrets)")
@@ -58,8 +55,8 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
               "BYTES")
       ->capture_default_str();
   AddUnsigned(sub, "--threads", o->threads, 1, 64,
-              "threads reading /proc (1: the calling thread alone; default: the cores, at "
-              "most 4); the file's content and order do not depend on it");
+              "threads reading /proc (default: the cores, at most 4); the file's content "
+              "and order do not depend on it");
   AddForceOption(sub, o->force, "replace an existing output file (a regular file: never a link)");
   sub->add_flag("--json", o->json, "print the summary as one JSON object");
   CLI::Option* proc = AddProcOption(sub, o->proc);

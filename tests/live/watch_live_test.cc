@@ -21,12 +21,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "capture/procfs_evidence.h"
 #include "format/reader.h"
 #include "tests/live/build_paths.h"
 #include "tests/live/complete_frames.h"
@@ -239,6 +245,65 @@ INSTANTIATE_TEST_SUITE_P(Sandboxes, WatchSandbox,
                          [](const ::testing::TestParamInfo<SandboxKind>& p) {
                            return std::string(SandboxName(p.param));
                          });
+
+// The kernel lists a child on the thread that forked it: a child started by
+// a second thread of this process is in its task's children file, not the
+// main thread's, and ListChildren, reading every thread's, names both.
+TEST(WatchLive, ListChildrenNamesTheChildrenOfEveryThread) {
+  std::string error;
+  std::unique_ptr<Child> by_main = Child::Start({"/bin/sleep", "60"}, &error);
+  ASSERT_NE(by_main, nullptr) << error;
+  std::unique_ptr<Child> by_thread;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool started = false, done = false;
+  // The thread stays until the check is done: the child's PR_SET_PDEATHSIG
+  // fires when the thread that forked it ends.
+  std::thread t([&] {
+    std::string thread_error;
+    std::unique_ptr<Child> c = Child::Start({"/bin/sleep", "60"}, &thread_error);
+    std::unique_lock<std::mutex> lock(mu);
+    by_thread = std::move(c);
+    error = thread_error;
+    started = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return done; });
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return started; });
+  }
+  std::vector<std::int64_t> children;
+  bool truncated = false;
+  int err = -1;
+  std::string open_error;
+  std::unique_ptr<ProcfsEvidence> proc = ProcfsEvidence::Open("/proc", &open_error);
+  if (proc) err = proc->ListChildren(::getpid(), 1'000'000, &children, &truncated);
+  std::vector<std::int64_t> bounded;
+  bool cut = false;
+  if (proc) proc->ListChildren(::getpid(), 1, &bounded, &cut);
+  const int gone = proc ? proc->ListChildren(999'999'999, 10, &bounded, &cut) : -1;
+  const pid_t thread_child = by_thread ? by_thread->pid() : -1;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+    cv.notify_all();
+  }
+  t.join();
+  by_thread.reset();  // ended by pid and reaped, as by_main at the end
+  ASSERT_NE(proc, nullptr) << open_error;
+  ASSERT_GT(thread_child, 0) << error;
+  ASSERT_EQ(err, 0);
+  EXPECT_FALSE(truncated);
+  auto has = [&](std::int64_t pid) {
+    return std::find(children.begin(), children.end(), pid) != children.end();
+  };
+  EXPECT_TRUE(has(by_main->pid()));
+  EXPECT_TRUE(has(thread_child));
+  EXPECT_EQ(bounded.size(), 1u);
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(gone, ENOENT);
+}
 
 TEST(WatchLive, UntilExitWithoutRootIsAUsageErrorOnOneLine) {
   TempDir dir("watch-usage");
