@@ -242,7 +242,7 @@ int RunCapture(const CaptureOptions& o) {
     if (scan.root_pid && s.list_err == 0 && !s.root_found) ++totals.root_missing;
     progress.Show(frame_text(k, s.processes));
     // The frame that shows the root exited is the last one.
-    if (o.until_exit && s.list_err == 0 && root_watch.Exited()) {
+    if (o.until_exit && s.list_err == 0 && root_watch.Exited(s.root_found)) {
       totals.root_exited = true;
       break;
     }

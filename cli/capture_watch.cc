@@ -32,6 +32,7 @@ std::int64_t FrameSchedule::Next(std::int64_t now_ns) {
 
 void RootWatch::Observe(const v1::ProcessRecord& record) {
   if (record.pid() != root_) return;
+  seen_ = true;
   // An unreadable or malformed stat cannot say it exited: the record is there.
   if (!record.has_stat() || record.stat().err() != 0) {
     running_ = true;

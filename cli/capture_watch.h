@@ -43,15 +43,18 @@ class FrameSchedule {
 class RootWatch {
  public:
   explicit RootWatch(std::int64_t root) : root_(root) {}
-  void BeginFrame() { running_ = false; }
+  void BeginFrame() { seen_ = running_ = false; }
   // Each record of the frame.
   void Observe(const v1::ProcessRecord& record);
-  // After the frame: true when it shows the root exited.
-  bool Exited() const { return !running_; }
+  // After the frame: true when it shows the root exited. `root_found` is the
+  // scan's (ScanStats::root_found): a root it did not find is gone, while a
+  // frame cut by a bound before the root's record says nothing of it.
+  bool Exited(bool root_found) const { return !root_found || (seen_ && !running_); }
 
  private:
   std::int64_t root_;
   std::optional<std::uint64_t> start_ticks_;
+  bool seen_ = false;
   bool running_ = false;
 };
 

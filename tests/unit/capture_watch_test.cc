@@ -62,27 +62,31 @@ TEST(RootWatch, RunningThenGoneZombieOrReused) {
   w.BeginFrame();
   w.Observe(Record(7, 'S', 1));
   w.Observe(Record(42, 'S', 100));
-  EXPECT_FALSE(w.Exited());
+  EXPECT_FALSE(w.Exited(true));
   // Missing from a frame: gone.
   w.BeginFrame();
   w.Observe(Record(7, 'S', 1));
-  EXPECT_TRUE(w.Exited());
+  EXPECT_TRUE(w.Exited(false));
+  // Found by the scan but its record not handed over (a bound cut the frame
+  // first): nothing is known, it has not exited.
+  w.BeginFrame();
+  EXPECT_FALSE(w.Exited(true));
   // A zombie has exited (its parent has not reaped it yet).
   RootWatch zombie(42);
   zombie.BeginFrame();
   zombie.Observe(Record(42, 'R', 100));
-  EXPECT_FALSE(zombie.Exited());
+  EXPECT_FALSE(zombie.Exited(true));
   zombie.BeginFrame();
   zombie.Observe(Record(42, 'Z', 100));
-  EXPECT_TRUE(zombie.Exited());
+  EXPECT_TRUE(zombie.Exited(true));
   // The pid with another start tick is another process.
   RootWatch reused(42);
   reused.BeginFrame();
   reused.Observe(Record(42, 'S', 100));
-  EXPECT_FALSE(reused.Exited());
+  EXPECT_FALSE(reused.Exited(true));
   reused.BeginFrame();
   reused.Observe(Record(42, 'S', 101));
-  EXPECT_TRUE(reused.Exited());
+  EXPECT_TRUE(reused.Exited(true));
 }
 
 TEST(RootWatch, AnUnreadableStatDoesNotSayItExited) {
@@ -92,12 +96,12 @@ TEST(RootWatch, AnUnreadableStatDoesNotSayItExited) {
   r.mutable_stat()->set_err(13);
   w.BeginFrame();
   w.Observe(r);
-  EXPECT_FALSE(w.Exited());
+  EXPECT_FALSE(w.Exited(true));
   r.mutable_stat()->set_err(0);
   r.mutable_stat()->set_data("42 (x");
   w.BeginFrame();
   w.Observe(r);
-  EXPECT_FALSE(w.Exited());
+  EXPECT_FALSE(w.Exited(true));
 }
 
 }  // namespace
