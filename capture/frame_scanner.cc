@@ -5,6 +5,7 @@
 #include "capture/frame_scanner.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <exception>
 #include <memory>
 #include <unordered_map>
@@ -31,7 +32,7 @@ class Scanner {
         parallel_(parallel) {}
 
   ScanStats Run() {
-    stats_.scan_start_mono_ns = ev_.NowNs();
+    stats_.scan_start_mono_ns = start_ns_ = ev_.NowNs();
     if (cb_.begin) cb_.begin(stats_.scan_start_mono_ns);
     if (o_.root_pid) {
       ScanSubtree(*o_.root_pid);
@@ -180,7 +181,65 @@ class Scanner {
     if (truncated) stats_.cut_reason = kCutMaxProcesses;
   }
 
+  // Root mode through FrameCallbacks::children. False when the kernel has
+  // no children files: nothing was handed over and stats_ is as it was.
+  bool WalkSubtree(std::int64_t root) {
+    struct Found {
+      std::int64_t pid;
+      StoredRead stat;
+    };
+    std::vector<Found> found;
+    std::unordered_set<std::int64_t> seen{root};
+    std::deque<std::pair<std::int64_t, std::int64_t>> queue{{root, 0}};  // pid, parent
+    std::vector<std::int64_t> children;
+    while (!queue.empty()) {
+      const auto [pid, parent] = queue.front();
+      queue.pop_front();
+      if (!Fits(o_.stat_bytes)) {
+        stats_.cut_reason = kCutMaxBytes;
+        break;
+      }
+      StoredRead stat(Read(pid, ProcFile::kStat, o_.stat_bytes));
+      if (pid == root) {
+        // As in the stat pass, the root is recorded whatever its stat says,
+        // unless it is gone.
+        stats_.root_found = stat.ok() || (stat.err != ENOENT && stat.err != ESRCH);
+        if (!stats_.root_found) break;
+      } else {
+        if (!stat.ok()) continue;  // it ended since its parent's list was read
+        StatViewParse parsed = ParseStatView(stat.data);
+        if (!parsed.ok() || parsed.fields.pid != pid || parsed.fields.ppid != parent) continue;
+      }
+      children.clear();
+      bool truncated = false;
+      const std::uint64_t room = o_.max_entries > seen.size() ? o_.max_entries - seen.size() : 0;
+      const int err = cb_.children(pid, room, &children, &truncated);
+      if (err == ENOTSUP) {
+        const std::uint64_t read = stats_.bytes_read;  // the root's stat was read
+        stats_ = ScanStats{};
+        stats_.scan_start_mono_ns = start_ns_;
+        stats_.bytes_read = read;
+        return false;
+      }
+      found.push_back(Found{pid, std::move(stat)});
+      for (std::int64_t child : children) {
+        if (seen.insert(child).second) queue.emplace_back(child, pid);
+      }
+      if (truncated) stats_.cut_reason = kCutMaxEntries;
+    }
+    stats_.walked = true;
+    // Pid order: the order the stat pass, like a listing of /proc, gives.
+    std::sort(found.begin(), found.end(),
+              [](const Found& a, const Found& b) { return a.pid < b.pid; });
+    std::vector<Item> items;
+    items.reserve(found.size());
+    for (Found& f : found) items.push_back(Item{f.pid, &f.stat});
+    RecordAll(items, o_.WorstCaseProcessBytes() - o_.stat_bytes);
+    return true;
+  }
+
   void ScanSubtree(std::int64_t root) {
+    if (cb_.children && WalkSubtree(root)) return;
     std::vector<std::int64_t> pids;
     bool truncated = false;
     if (!List(o_.max_entries, &pids, &truncated)) return;
@@ -236,6 +295,7 @@ class Scanner {
   std::vector<ScanWorker>* workers_;  // null or empty: sequential
   const ParallelScanOptions& parallel_;
   ScanStats stats_;
+  std::int64_t start_ns_ = 0;
 };
 
 }  // namespace

@@ -32,11 +32,23 @@
 // '*' of the same length; kept entries stay verbatim) before they leave the
 // scanner, and FileRead.redacted is set.
 //
-// Root mode (root_pid set): a stat pass over every listed entry first; the
-// root and every process whose parent chain (stat field 4) reaches it get a
-// full record, reusing the stat bytes of the pass; nothing else is recorded.
-// Memory in this mode also holds the stat bytes of the pass (bounded by
-// max_bytes; about 300 bytes per process).
+// Root mode (root_pid set): the root and every process whose parent chain
+// (stat field 4) reaches it get a full record, in pid order (the order of a
+// /proc listing); nothing else is recorded. The subtree is found one of two
+// ways:
+//   - walked (FrameCallbacks::children set, as capture sets it on a live
+//     /proc): the root's stat, then breadth first each process's children
+//     (ProcfsEvidence::ListChildren) and each child's stat, which must name
+//     the child and the parent whose list held it (a pid reused meanwhile is
+//     not followed). A frame then reads only the subtree's files: its cost
+//     follows the subtree, not the host (a 10 ms watch of a sandbox on a
+//     host of 10,000 processes). max_entries bounds the pids the lists may
+//     name ("max-entries"); stats.walked is set and stats.listed is 0.
+//   - by a stat pass over every listed entry, when no children source is
+//     given or the kernel has none (ENOTSUP: CONFIG_PROC_CHILDREN unset).
+// Either way the stat bytes read to find the subtree are the records' own.
+// Memory also holds those stat bytes (bounded by max_bytes; about 300 bytes
+// per process).
 //
 // Parallel scan (ScanFrameParallel): the same frame, read by worker threads,
 // each through its own Evidence (ScanWorker; an Evidence is not thread-safe,
@@ -115,18 +127,30 @@ struct ScanStats {
   std::uint64_t listed = 0;          // numeric /proc entries listed
   std::uint64_t skipped_names = 0;   // listed names that are not canonical pids
   int list_err = 0;                  // errno of the listing itself (no records then)
-  bool root_found = false;           // root mode: the root was listed
+  bool root_found = false;           // root mode: the root was listed (walked: its stat was there)
+  bool walked = false;               // root mode: the subtree was walked through children
   bool sink_failed = false;          // the record callback returned false
 };
 
 // Identity of /proc/PID/ns/pid (ProcfsEvidence::PidNamespace); may be empty.
 using PidNamespaceFn = std::function<Identity(std::int64_t pid)>;
 
+// The children of one process, at most `bound` appended to *children (more:
+// *truncated); returns 0, an errno (the process is gone: no children), or
+// ENOTSUP (no such source on this kernel). ProcfsEvidence::ListChildren.
+using ChildrenFn = std::function<int(std::int64_t pid, std::uint64_t bound,
+                                     std::vector<std::int64_t>* children, bool* truncated)>;
+
 struct FrameCallbacks {
   // Called once, first, with the scan's start time (before the listing).
   std::function<void(std::int64_t scan_start_mono_ns)> begin;
   // Called per record, in /proc listing order; returning false stops the scan.
   std::function<bool(v1::ProcessRecord&&)> record;
+  // Root mode: when set, the subtree is walked through it instead of found
+  // by a stat pass over every listed entry (see "Root mode" above). Its
+  // ENOTSUP on the root falls back to the stat pass (bytes_read keeps the
+  // root's stat read before it).
+  ChildrenFn children;
 };
 
 // Scans one frame. Times are evidence.NowNs() at the start and at the end.

@@ -48,6 +48,16 @@ class ProcfsEvidence : public Evidence {
   Identity PidNamespace(std::int64_t pid);
   std::int64_t NowNs() override;
   void SleepUntil(std::int64_t mono_ns) override;
+  // The children of PID (another addition of the capturer, for a --root
+  // scan that reads only the subtree; capture/procfs_children.cc): the pids,
+  // as this mount numbers them, listed by /proc/PID/task/TID/children of each
+  // of its threads, appended to *children in the order read. Returns 0, the
+  // errno of the task directory (ENOENT or ESRCH: PID is gone), or ENOTSUP
+  // when this kernel has no children files (CONFIG_PROC_CHILDREN unset, or
+  // older than 3.5): the caller then finds the subtree another way. At most
+  // `bound` pids are appended; more sets *truncated.
+  int ListChildren(std::int64_t pid, std::uint64_t bound, std::vector<std::int64_t>* children,
+                   bool* truncated);
 
  private:
   explicit ProcfsEvidence(int proc_fd) : proc_fd_(proc_fd) {}

@@ -21,7 +21,9 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
+#include "cli/capture_options.h"
 #include "cli/capture_proc_root.h"
+#include "cli/capture_watch.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
 #include "core/checked.h"
@@ -34,23 +36,6 @@
 namespace proctape {
 namespace {
 
-struct CaptureOptions {
-  std::string output;  // empty: ./<hostname>-<UTC time>.ptape
-  std::uint64_t frames = 1;
-  std::int64_t interval_ms = 1000;
-  bool has_interval = false;
-  std::int64_t root = 0;
-  bool has_root = false;
-  std::string env = "redact";
-  std::uint64_t max_processes = ScanOptions{}.max_processes;
-  std::uint64_t max_bytes = ScanOptions{}.max_bytes;
-  unsigned threads = 0;  // 0: DefaultScanThreads()
-  bool force = false;
-  bool json = false;
-  std::string proc = "/proc";
-  std::string proc_root;  // --proc-root: a /proc-like directory (analyze/proc_dir_evidence.h)
-  std::vector<std::string> command_line;
-};
 
 // A hostname as a file name component: [A-Za-z0-9._-] kept, anything else
 // (a '/', a control byte, non-ASCII) becomes '_'.
@@ -74,8 +59,11 @@ struct Totals {
   std::uint64_t frames_cut = 0;
   std::string last_cut;
   std::uint64_t root_missing = 0;  // frames whose listing did not hold --root
+  bool root_exited = false;        // --until-exit: the last frame shows the root exited
   int list_err = 0;
 };
+
+}  // namespace
 
 int RunCapture(const CaptureOptions& o) {
   // A first Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends the capture with the frames
@@ -92,7 +80,15 @@ int RunCapture(const CaptureOptions& o) {
                                 std::to_string(scan.WorstCaseProcessBytes()) +
                                 " bytes: the sum of the file bounds)");
   }
-  if (o.has_interval && o.frames == 1) {
+  if (o.until_exit && !o.has_root) {
+    return Fail(kExitUsage, "--until-exit watches the process --root names: give --root PID");
+  }
+  // --until-exit alone takes frames until the root exits; with --frames N,
+  // at most N.
+  const std::uint64_t max_frames = o.until_exit && !o.has_frames ? UINT64_MAX : o.frames;
+  const std::string of_frames =
+      max_frames == UINT64_MAX ? "" : " of " + std::to_string(max_frames);
+  if (o.has_interval && max_frames == 1) {
     return Fail(kExitUsage, "--interval " + std::to_string(o.interval_ms) +
                                 ": one frame has no interval; give --frames N (N > 1) with it");
   }
@@ -173,8 +169,10 @@ int RunCapture(const CaptureOptions& o) {
   // Where the capture is, on a terminal: the frame and the processes read
   // so far (a whole-host frame of thousands of processes takes a second).
   Progress progress;
-  auto frame_text = [&o](std::uint64_t k, std::uint64_t processes) {
-    return "capture: frame " + std::to_string(k + 1) + "/" + std::to_string(o.frames) + ": " +
+  const std::string slash_frames =
+      max_frames == UINT64_MAX ? "" : "/" + std::to_string(max_frames);
+  auto frame_text = [&slash_frames](std::uint64_t k, std::uint64_t processes) {
+    return "capture: frame " + std::to_string(k + 1) + slash_frames + ": " +
            Plural(processes, "process", "processes");
   };
   // The frames' readers, one /proc descriptor each, kept for every frame.
@@ -182,17 +180,14 @@ int RunCapture(const CaptureOptions& o) {
       dir ? std::vector<ScanWorker>{}
           : OpenScanWorkers(o.proc, o.threads == 0 ? DefaultScanThreads() : o.threads);
   Totals totals;
-  for (std::uint64_t k = 0; k < o.frames && Interrupted() == 0; ++k) {
-    if (k > 0) {
-      // Frame k starts at start + k * interval (saturating: 10^6 frames a day
-      // apart would overflow). An interrupt ends the wait, and the capture.
-      std::int64_t offset = 0, at = 0;
-      if (__builtin_mul_overflow(static_cast<std::int64_t>(k), interval_ns, &offset) ||
-          __builtin_add_overflow(start, offset, &at)) {
-        at = INT64_MAX;
-      }
-      if (!SleepUntilOrInterrupted(at)) break;
-    }
+  // Frames start on slots start + k * interval; a frame that could not start
+  // before its slot's successor began skips to the latest begun slot (the
+  // skipped ones are counted and noted). An interrupt ends the wait, and
+  // the capture.
+  FrameSchedule schedule(start, interval_ns);
+  RootWatch root_watch(o.root);
+  for (std::uint64_t k = 0; k < max_frames && Interrupted() == 0; ++k) {
+    if (k > 0 && !SleepUntilOrInterrupted(schedule.Next(ev->NowNs()))) break;
     // The file's count limits (format/file_format.h) end the capture: a
     // frame that cannot begin is not scanned, and the record that would pass
     // a limit cuts its frame there ("file-limit"), the last one written.
@@ -201,9 +196,20 @@ int RunCapture(const CaptureOptions& o) {
     callbacks.begin = [&writer, k, facts](std::int64_t t) {
       writer->BeginFrame(k, facts ? facts->scan_start_mono_ns : t);
     };
+    // A --root scan of live /proc reads only the subtree, walked through the
+    // children files (capture/frame_scanner.h, "Root mode").
+    if (proc) {
+      callbacks.children = [&proc](std::int64_t pid, std::uint64_t bound,
+                                   std::vector<std::int64_t>* children, bool* truncated) {
+        return proc->ListChildren(pid, bound, children, truncated);
+      };
+    }
     std::uint64_t read = 0;
-    callbacks.record = [&writer, &dir, &progress, &frame_text, &read, k](v1::ProcessRecord&& r) {
+    root_watch.BeginFrame();
+    callbacks.record = [&writer, &dir, &progress, &frame_text, &read, &root_watch,
+                        k](v1::ProcessRecord&& r) {
       if (!writer->refused().empty()) return false;
+      root_watch.Observe(r);
       if (dir) dir->AddLinkTexts(&r);
       ++read;
       if (progress.active()) progress.Update(frame_text(k, read));
@@ -235,12 +241,17 @@ int RunCapture(const CaptureOptions& o) {
     if (s.list_err != 0 && totals.list_err == 0) totals.list_err = s.list_err;
     if (scan.root_pid && s.list_err == 0 && !s.root_found) ++totals.root_missing;
     progress.Show(frame_text(k, s.processes));
+    // The frame that shows the root exited is the last one.
+    if (o.until_exit && s.list_err == 0 && root_watch.Exited(s.root_found)) {
+      totals.root_exited = true;
+      break;
+    }
   }
   progress.Done();
   // Interrupted before the last frame: the file is finished with the frames
   // complete (the one being scanned when the signal came was completed: its
   // scan is bounded), and the status says so.
-  const int signal = totals.frames < o.frames ? Interrupted() : 0;
+  const int signal = totals.frames < max_frames && !totals.root_exited ? Interrupted() : 0;
 
   v1::Footer footer;
   footer.set_capture_end_mono_ns(facts ? facts->scan_end_mono_ns : ev->NowNs());
@@ -274,6 +285,14 @@ int RunCapture(const CaptureOptions& o) {
                    Plural(totals.frames_cut, "frame", "frames").c_str(), totals.last_cut.c_str());
     }
   }
+  // The file has no place for them (a frame's index is its position), so
+  // the skipped slots are said here.
+  if (schedule.missed() > 0) {
+    Note(Plural(schedule.missed(), "interval slot was", "interval slots were") +
+         " skipped: a frame started only after its slot's successor had begun (--interval " +
+         std::to_string(o.interval_ms) + " ms; " + Plural(totals.frames, "frame", "frames") +
+         " over " + std::to_string(schedule.slot() + 1) + " slots)");
+  }
   if (scan.keep_environ) {
     Warn("--env keep: environment values are stored as read; the file may hold secrets");
   }
@@ -287,13 +306,13 @@ int RunCapture(const CaptureOptions& o) {
   if (signal != 0) {
     return Fail(ExitInterrupted(signal),
                 std::string("interrupted by ") + SignalName(signal) + " after " +
-                    Plural(totals.frames, "frame", "frames") + " of " + std::to_string(o.frames) +
-                    ": " + EscapeBytes(shown, 4096) + " holds those, complete");
+                    Plural(totals.frames, "frame", "frames") + of_frames + ": " +
+                    EscapeBytes(shown, 4096) + " holds those, complete");
   }
   if (!writer->refused().empty()) {
     Warn(writer->refused() + ": " + EscapeBytes(shown, 4096) + " holds " +
-         Plural(totals.frames, "frame", "frames") + " of " + std::to_string(o.frames) +
-         ", complete and readable (exit " + std::to_string(kExitBound) + ")");
+         Plural(totals.frames, "frame", "frames") + of_frames + ", complete and readable (exit " +
+         std::to_string(kExitBound) + ")");
     return kExitBound;
   }
   // An empty selection is not a success: a --root in no frame selected
@@ -306,88 +325,13 @@ int RunCapture(const CaptureOptions& o) {
                                    " holds no such process; " + EscapeBytes(shown, 4096) +
                                    " was written with 0 processes");
   }
-  if (totals.root_missing > 0) {
+  // --until-exit: a root missing from the last frame is how it ended.
+  if (totals.root_missing > (totals.root_exited ? 1u : 0u)) {
     Warn("--root " + std::to_string(o.root) + " was not in " + where + " in " +
          std::to_string(totals.root_missing) + " of " + Plural(totals.frames, "frame", "frames") +
          " (it exited or had not started)");
   }
   return kExitOk;
-}
-
-}  // namespace
-
-void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
-  auto o = std::make_shared<CaptureOptions>();
-  o->command_line = std::move(command_line);
-  CLI::App* sub = app.add_subcommand(
-      "capture",
-      "Capture bounded /proc evidence of this host into a .ptape snapshot file: per process\n"
-      "the raw bytes of stat, cmdline, environ (values redacted by default), status and\n"
-      "cgroup, the identity of its executable and of its pid namespace; failed reads are\n"
-      "kept with their errno. The file is written as a temporary FILE.XXXXXX.partial beside\n"
-      "FILE and renamed when complete; Ctrl-C finishes it with the frames complete (exit 130).");
-  AddOutputOption(sub, o->output,
-                  "output file; '-' for standard output (default: "
-                  "./<hostname>-<UTC time YYYYmmddTHHMMSSZ>.ptape)")
-      ->type_name("FILE");
-  AddUnsigned(sub, "--frames", o->frames, 1, 1'000'000, "number of frames to capture")
-      ->capture_default_str();
-  AddSigned(sub, "--interval", o->interval_ms, 0, 86'400'000,
-            "milliseconds between the starts of consecutive frames", "MS")
-      ->capture_default_str();
-  AddSigned(sub, "--root", o->root, 1, kMaxPidValue,
-            "capture only this process and its descendants", "PID")
-      ->each([o](const std::string&) { o->has_root = true; });
-  sub->add_option("--env", o->env,
-                  "redact: store each environ value as '*' of the same length (keys kept); "
-                  "keep: store values as read (the file may then hold secrets)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"redact", "keep"}));
-  AddUnsigned(sub, "--max-processes", o->max_processes, 1, 4194304, "process records per frame")
-      ->capture_default_str();
-  // At least what one process can take: a smaller budget is refused as
-  // any value outside its range is, naming the range.
-  AddUnsigned(sub, "--max-bytes", o->max_bytes, ScanOptions{}.WorstCaseProcessBytes(), UINT64_MAX,
-              "/proc bytes one frame may read (at least the sum of the file bounds, 155648)",
-              "BYTES")
-      ->capture_default_str();
-  AddUnsigned(sub, "--threads", o->threads, 1, 64,
-              "threads reading /proc (1: the calling thread alone; default: the cores, at "
-              "most 4); the file's content and order do not depend on it");
-  AddForceOption(sub, o->force, "replace an existing output file (a regular file: never a link)");
-  sub->add_flag("--json", o->json, "print the summary as one JSON object");
-  CLI::Option* proc = AddProcOption(sub, o->proc);
-  sub->add_option("--proc-root", o->proc_root,
-                  "capture one frame of a /proc-like directory instead: a 'proctape export "
-                  "--format proc-dir' (its proctape-identity and proctape-frame side files give "
-                  "back identities, errnos, truncation, times and host facts) or a fixture made "
-                  "by another tool (read like /proc). Sealed inside DIR: no link out of it is "
-                  "followed, and exe and ns/pid links are kept as text, never followed")
-      ->check(NonEmpty("an empty path names no directory"))
-      ->type_name("DIR")
-      ->excludes(proc)
-      ->excludes(sub->get_option("--frames"))
-      ->excludes(sub->get_option("--interval"))
-      ->excludes(sub->get_option("--threads"));
-  sub->footer(std::string("Bounds per process: stat 4096, cmdline 65536, environ 65536,\n"
-                          "status 16384, cgroup 4096 bytes.\n"
-                          "The summary goes to standard output (standard error with -o -).\n\n"
-                          "Examples:\n"
-                          "  proctape capture\n"
-                          "  proctape capture -o ci-host.ptape --frames 10 --interval 500\n"
-                          "  proctape capture --root 4242 -o sandbox.ptape --json\n"
-                          "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
-                          "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
-              ExitStatusFooter("0 written, 1 /proc cannot be listed, 2 usage error (a --proc-root "
-                               "that holds no process among them), 5 --root is in no frame (the "
-                               "file is written all the same), 10 --proc-root cannot be opened, "
-                               "or the output refused or cannot be written, 15 a --proc-root side "
-                               "file damaged, 130 interrupted: the file holds the frames "
-                               "complete"));
-  sub->callback([o, sub, exit_code] {
-    o->has_interval = sub->get_option("--interval")->count() > 0;
-    *exit_code = RunCapture(*o);
-  });
 }
 
 }  // namespace proctape

@@ -1,0 +1,121 @@
+// ProcfsEvidence::ListChildren (capture/procfs_evidence.h): the children of
+// one process, from /proc/PID/task/TID/children of each of its threads.
+//
+// Why per thread: the kernel keeps a child on the list of the thread that
+// forked it (its real parent), so a process's children are the union of its
+// threads' lists. Each file is one seq_file read of the pids, as the mount
+// that is read numbers them, separated by spaces. The kernel documents the
+// file as reliable only for stopped processes: a child forked, reaped or
+// reparented while the lists are read may be missed, as a whole-/proc listing
+// misses a process forked after it; the next frame sees it.
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "capture/procfs_evidence.h"
+
+namespace proctape {
+namespace {
+
+int FailedErrno() { return errno != 0 ? errno : EIO; }
+
+// Reads all of `fd` into *out; 0 or the errno.
+int ReadAll(int fd, std::string* out) {
+  out->clear();
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return FailedErrno();
+    }
+    if (n == 0) return 0;
+    out->append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+// Appends the decimal pids of `text` ("12 345 ") within `bound`.
+void AppendPids(const std::string& text, std::uint64_t bound, std::vector<std::int64_t>* pids,
+                bool* truncated) {
+  std::int64_t value = 0;
+  bool digits = false;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ' ';
+    if (c >= '0' && c <= '9' && value < (INT64_MAX - 9) / 10) {
+      value = value * 10 + (c - '0');
+      digits = true;
+      continue;
+    }
+    if (digits && value > 0) {
+      if (pids->size() >= bound) {
+        *truncated = true;
+        return;
+      }
+      pids->push_back(value);
+    }
+    value = 0;
+    digits = false;
+  }
+}
+
+}  // namespace
+
+int ProcfsEvidence::ListChildren(std::int64_t pid, std::uint64_t bound,
+                                 std::vector<std::int64_t>* children, bool* truncated) {
+  const std::string task = std::to_string(pid) + "/task";
+  int task_fd = ::openat(proc_fd_, task.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (task_fd < 0) return FailedErrno();
+  DIR* dir = ::fdopendir(task_fd);
+  if (dir == nullptr) {
+    int err = FailedErrno();
+    ::close(task_fd);
+    return err;
+  }
+  std::vector<std::string> tids;
+  int err = 0;
+  for (;;) {
+    errno = 0;
+    struct dirent* entry = ::readdir(dir);
+    if (entry == nullptr) {
+      if (errno != 0) err = errno;
+      break;
+    }
+    if (entry->d_name[0] >= '0' && entry->d_name[0] <= '9') tids.emplace_back(entry->d_name);
+  }
+  std::string text;
+  for (const std::string& tid : tids) {
+    if (err != 0) break;
+    const std::string path = tid + "/children";
+    int fd = ::openat(task_fd, path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int open_err = FailedErrno();
+      if (open_err != ENOENT && open_err != ESRCH) {
+        err = open_err;
+        break;
+      }
+      // A thread that ended since the listing has no files at all; one whose
+      // stat is there but not its children file runs on a kernel without them.
+      const std::string stat = tid + "/stat";
+      if (::faccessat(task_fd, stat.c_str(), F_OK, 0) == 0) err = ENOTSUP;
+      continue;
+    }
+    const int read_err = ReadAll(fd, &text);
+    ::close(fd);
+    if (read_err == ESRCH || read_err == ENOENT) continue;  // the thread ended
+    if (read_err != 0) {
+      err = read_err;
+      break;
+    }
+    AppendPids(text, bound, children, truncated);
+    if (*truncated) break;
+  }
+  ::closedir(dir);
+  return err;
+}
+
+}  // namespace proctape
