@@ -10,6 +10,8 @@
 #   BENCH_WARMUP=1            rounds run first and discarded (cold /proc dentries)
 #   BENCH_TMP=/tmp            where the work directory is made
 #   BENCH_KEEP=0              1: keep the work directory (raw timings, .ptape files)
+#   BENCH_BASELINE=PATH       another proctape binary (e.g. the previous commit's),
+#                             run as `capture --threads 1` in the same rounds
 #
 # What it does, for each N:
 #  1. bench/spawn_idle starts N idle workers (bench/idle_worker), each with a
@@ -22,8 +24,12 @@
 #                fstatat exe; no parsing): the issue's "syscall floor"
 #       floor+   bench/floor_reader --all: the same plus what a capture also
 #                records, cgroup (<=4096) and fstatat ns/pid
-#       capture  proctape capture -o WORK/capture.ptape --force
+#       floordir bench/floor_reader --all --dirfd: floor+ with every file opened
+#                relative to one O_PATH descriptor of /proc/PID
+#       capture  proctape capture -o WORK/capture.ptape --force (default threads)
 #                (skipped, with a note, if the binary has no capture subcommand)
+#       capture1 the same with --threads 1 (issue 14, section 4)
+#       base1    BENCH_BASELINE's capture --threads 1 (only when it is given)
 #       ps       ps -eo pid,ppid,lstart,args >/dev/null
 #     Each is run under bench/timeit: CLOCK_MONOTONIC wall time around
 #     fork..wait4, and user/sys time and peak RSS from wait4's rusage.
@@ -52,6 +58,11 @@ bench_n=${BENCH_N:-100 1000 10000}
 rounds=${BENCH_ROUNDS:-7}
 warmup=${BENCH_WARMUP:-1}
 keep=${BENCH_KEEP:-0}
+baseline=${BENCH_BASELINE:-}
+if [[ -n $baseline ]]; then
+  need_executable "$baseline"
+  baseline=$(absolute "$baseline")
+fi
 need_count BENCH_ROUNDS "$rounds"
 need_whole BENCH_WARMUP "$warmup"
 need_bench_n 1 30000 "$bench_n"
@@ -108,6 +119,12 @@ round_ratios() {
   paste -d ' ' "$1" "$2" | awk '{print $1 / $6}' | sort -g |
     awk '{a[NR] = $1} END {m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.2f [%.2f-%.2f]", m, a[1], a[NR]}'
 }
+# Per-round CPU (user+sys) ratio A/B: "median [min-max]".
+round_cpu_ratios() {
+  paste -d ' ' "$1" "$2" | awk '{print ($2 + $3) / ($7 + $8)}' | sort -g |
+    awk '{a[NR] = $1} END {m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.2f [%.2f-%.2f]", m, a[1], a[NR]}'
+}
+cpu4() { printf '%.4f' "$(cpu_median "$1")"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0 && a == a + 0) printf "%.2f", a / b; else print "n/a"}'; }
 nonzero_exits() { awk '$5 != 0 {print $5}' "$1" | sort -u | paste -sd ' ' -; }
 
@@ -116,12 +133,16 @@ run_tool() { # TOOL RESULT_FILE
   case $1 in
     floor) "$bin/timeit" "$2" "$bin/floor_reader" >"$work/floor.out" || true ;;
     floorall) "$bin/timeit" "$2" "$bin/floor_reader" --all >/dev/null || true ;;
+    floordir) "$bin/timeit" "$2" "$bin/floor_reader" --all --dirfd >/dev/null || true ;;
     capture) "$bin/timeit" "$2" "$proctape" capture -o "$work/capture.ptape" --force >"$work/capture.out" 2>&1 || true ;;
+    capture1) "$bin/timeit" "$2" "$proctape" capture --threads 1 -o "$work/capture1.ptape" --force >/dev/null 2>&1 || true ;;
+    base1) "$bin/timeit" "$2" "$baseline" capture --threads 1 -o "$work/base1.ptape" --force >/dev/null 2>&1 || true ;;
     ps) "$bin/timeit" "$2" ps -eo pid,ppid,lstart,args >/dev/null || true ;;
   esac
 }
 
 rows=()
+near=()
 details=()
 raw_lines=()
 for n in $bench_n; do
@@ -129,8 +150,9 @@ for n in $bench_n; do
   start_workers "$n"
   log "N=$n: $(tail -1 "$work/spawn.log")"
 
-  tools=(floor floorall)
-  ((has_capture)) && tools+=(capture)
+  tools=(floor floorall floordir)
+  ((has_capture)) && tools+=(capture capture1)
+  [[ -n $baseline ]] && tools+=(base1)
   tools+=(ps)
   for tool in "${tools[@]}"; do : >"$work/n$n.$tool"; done
   total=$((warmup + rounds))
@@ -196,6 +218,11 @@ for n in $bench_n; do
   fi
   rows+=("| $n | $procs | $(printf '%.4f' "$floor_med") ($floor_us µs/proc) | $cap_med | $cap_ratio | $(printf '%.4f' "$ps_med") | $(ratio "$ps_med" "$floor_med") | $tar_bytes ($tar_per B/proc) | $keep_bytes | $keep_ratio | $cap_rss |")
   details+=("| $n | $(printf '%.4f' "$floorall_med") | $(ratio "$floorall_med" "$floor_med") | $cap_all_ratio | $(printf '%.4f' "$(cpu_median "$work/n$n.floor")") | $cap_cpu | $(printf '%.4f' "$(cpu_median "$work/n$n.ps")") | $cap_rounds | $(round_ratios "$work/n$n.ps" "$work/n$n.floor") | $(maximum "$work/n$n.floor" 4) KiB | $(maximum "$work/n$n.ps" 4) KiB | $redacted_bytes |")
+  if ((has_capture)); then
+    base_cells="n/a | n/a"
+    [[ -n $baseline ]] && base_cells="$(cpu4 "$work/n$n.base1") | $(round_cpu_ratios "$work/n$n.base1" "$work/n$n.floorall")"
+    near+=("| $n | $(cpu4 "$work/n$n.floor") | $(cpu4 "$work/n$n.floorall") | $(cpu4 "$work/n$n.floordir") | $(cpu4 "$work/n$n.capture1") | $(round_cpu_ratios "$work/n$n.capture1" "$work/n$n.floorall") | $(round_cpu_ratios "$work/n$n.capture1" "$work/n$n.floor") | $base_cells | $(printf '%.4f' "$(column_median "$work/n$n.capture" 1)") | $(ratio "$(column_median "$work/n$n.capture" 1)" "$floor_med") | $(cpu4 "$work/n$n.capture") | $(maximum "$work/n$n.capture1" 4) KiB |")
+  fi
   for tool in "${tools[@]}"; do
     raw_lines+=("N=$n $tool wall s: $(awk '{printf "%s ", $1}' "$work/n$n.$tool")")
   done
@@ -212,10 +239,10 @@ cat <<EOF
 
 - Host: $(uname -sr), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM, load average $load_start at the start, $(cut -d" " -f1-3 /proc/loadavg) at the end; $(date -u '+%Y-%m-%d %H:%M UTC')
 - Binary: $proctape ($capture_note)
-- Command: BENCH_N="$bench_n" BENCH_ROUNDS=$rounds BENCH_WARMUP=$warmup bash bench/capture_bench.sh $1
+- Command: ${baseline:+BENCH_BASELINE=$baseline }BENCH_N="$bench_n" BENCH_ROUNDS=$rounds BENCH_WARMUP=$warmup bash bench/capture_bench.sh $1
 - Each N: N idle workers (distinct argv, CI-like 38-variable environment shared by 98 % of them)
   on top of the host's own processes; $warmup warm-up round(s) discarded, then $rounds rounds
-  in alternation (floor, floor --all, capture, ps; the first tool rotates every round). Times are
+  in alternation (floor, floor --all, floor --all --dirfd, capture, capture --threads 1[, the baseline], ps; the first tool rotates every round). Times are
   wall-clock medians (CLOCK_MONOTONIC around fork..wait4, process start included);
   ratios are median/median. Sizes: stat+cmdline+environ of every process, as
   \`tar --sort=name -cf - . | zstd -3\` (name order: pid order, like a /proc scan),
@@ -233,6 +260,16 @@ median [min-max] of the same round's pair.
 | N | floor --all median s | floor --all / floor | capture / floor --all | floor CPU | capture CPU | ps CPU | capture/floor per round | ps/floor per round | floor peak RSS | ps peak RSS | ptape (default, redacted) bytes |
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 $(printf '%s\n' "${details[@]}")
+
+Near the floor (issue 14, section 4): CPU = user+sys median, s; per-round CPU
+ratios median [min-max]. floor+ dirfd = floor+ with each file opened relative to
+an O_PATH descriptor of /proc/PID. capture 1T = \`capture --threads 1\`; base 1T =
+BENCH_BASELINE's (${baseline:-not given}); capture 2T = the default (threads:
+the cores, at most 4), its wall time against the one-thread floor's.
+
+| N | floor CPU | floor+ CPU | floor+ dirfd CPU | capture 1T CPU | capture 1T / floor+ (CPU) | capture 1T / floor (CPU) | base 1T CPU | base 1T / floor+ (CPU) | capture 2T wall | capture 2T wall / floor wall | capture 2T CPU | capture 1T peak RSS |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+$(printf '%s\n' "${near[@]}")
 
 Raw wall times (s), in round order:
 \`\`\`

@@ -15,6 +15,10 @@
  * With --all, also what proctape capture records beyond those five (issue 3,
  * section 2): openat+read PID/cgroup (<= 4,096) and fstatat(PID/ns/pid), the
  * pid-namespace inode.
+ * With --dirfd (after --all, if both), the same reads opened relative to one
+ * O_PATH descriptor of PID (openat(PID, "stat"), fstatat(PID, "exe")), as
+ * proctape's capture opens them since issue 14 section 4: one walk of PID
+ * per process instead of one per file, plus that descriptor's open and close.
  * A failed open/read/fstatat counts as an error and is not retried. No parsing,
  * no allocation per process, no output but one line of totals.
  */
@@ -45,7 +49,8 @@ static int all_digits(const char *s) {
 
 int main(int argc, char **argv) {
   int all = argc > 1 && strcmp(argv[1], "--all") == 0;
-  const char *root = argc > 1 + all ? argv[1 + all] : "/proc";
+  int dirfd = argc > 1 + all && strcmp(argv[1 + all], "--dirfd") == 0;
+  const char *root = argc > 1 + all + dirfd ? argv[1 + all + dirfd] : "/proc";
   const size_t nfiles = all ? kAllFiles : kFiveReadFiles;
   int proc_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (proc_fd < 0) {
@@ -66,9 +71,18 @@ int main(int argc, char **argv) {
   while ((entry = readdir(dir)) != NULL) {
     if (!all_digits(entry->d_name)) continue;
     processes++;
+    int at = proc_fd;
+    const char *prefix = entry->d_name, *slash = "/";
+    if (dirfd) {
+      int pid_fd = openat(proc_fd, entry->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+      if (pid_fd >= 0) {
+        at = pid_fd;
+        prefix = slash = "";
+      }
+    }
     for (size_t f = 0; f < nfiles; f++) {
-      snprintf(path, sizeof path, "%s/%s", entry->d_name, kFiles[f].name);
-      int fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+      snprintf(path, sizeof path, "%s%s%s", prefix, slash, kFiles[f].name);
+      int fd = openat(at, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
       if (fd < 0) {
         errors++;
         continue;
@@ -93,12 +107,13 @@ int main(int argc, char **argv) {
       bytes += got;
     }
     struct stat st;
-    snprintf(path, sizeof path, "%s/exe", entry->d_name);
-    if (fstatat(proc_fd, path, &st, 0) != 0) errors++;
+    snprintf(path, sizeof path, "%s%sexe", prefix, slash);
+    if (fstatat(at, path, &st, 0) != 0) errors++;
     if (all) {
-      snprintf(path, sizeof path, "%s/ns/pid", entry->d_name);
-      if (fstatat(proc_fd, path, &st, 0) != 0) errors++;
+      snprintf(path, sizeof path, "%s%sns/pid", prefix, slash);
+      if (fstatat(at, path, &st, 0) != 0) errors++;
     }
+    if (at != proc_fd) close(at);
   }
   closedir(dir);
   close(proc_fd);

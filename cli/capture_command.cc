@@ -162,7 +162,10 @@ int RunCapture(const CaptureOptions& o) {
   std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--proc-root", o.proc_root}}, &exit_code);
   if (!output) return exit_code;
   if (int jailed = Jail({"capture", false, {}, {}}); jailed != kExitOk) return jailed;
-  auto writer = SnapshotWriter::Create(std::move(output), {});
+  // The frame count is known: the last frame keeps nothing for a next one.
+  SnapshotWriter::Options writer_options;
+  writer_options.frames = o.frames;
+  auto writer = SnapshotWriter::Create(std::move(output), writer_options);
   if (!writer->WriteHeader(header)) return FailAbout(kExitIo, "--output", path, writer->error());
 
   const std::int64_t interval_ns = o.interval_ms * 1'000'000;

@@ -37,6 +37,10 @@ bool SnapshotWriter::BeginFrame(std::uint64_t index, std::int64_t scan_start_mon
     return Fail("BeginFrame index " + std::to_string(index) + ", expected " +
                 std::to_string(counts_.frames()));
   }
+  if (options_.frames != 0 && index >= options_.frames) {
+    return Fail("BeginFrame index " + std::to_string(index) + " past the " +
+                std::to_string(options_.frames) + " frames announced");
+  }
   if (!ChunkRoom("BeginFrame")) return false;
   frame_part_.Clear();
   v1::Frame* f = frame_part_.mutable_frame();
@@ -104,6 +108,11 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   // The previous frame's record of its key, read before this record takes
   // the key; the record is remembered plain, as the reader will see it.
   // It is remembered once it is sure to be written (a refused record is not).
+  // The announced last frame (Options::frames) remembers keys only: no frame
+  // will refer to its records. When it is also the first, nothing is looked
+  // up or remembered: there is no frame before it or after it.
+  const std::uint64_t frame = counts_.frames();
+  const bool last = options_.frames != 0 && frame + 1 == options_.frames;
   std::optional<RecordKey> key;
   std::string plain;
   // The record as a reader holds it once resolved (blobs and the previous
@@ -113,9 +122,9 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   // hundred KB in the file and 22 MB resolved).
   const std::uint64_t resolved = record.ByteSizeLong() + 4;
   std::uint64_t previous_copy = 0;  // what the reader copies out of the previous frame
-  if (options_.from_previous) key = KeyOf(record);
+  if (options_.from_previous && !(last && frame == 0)) key = KeyOf(record);
   if (key) {
-    plain = record.SerializeAsString();
+    if (!last) plain = record.SerializeAsString();
     v1::ProcessRecord before;
     const std::string* bytes = previous_.Find(*key);
     if (bytes != nullptr && before.ParseFromString(*bytes)) {

@@ -40,6 +40,11 @@ class SnapshotWriter {
     // only where the rebuild gives the record back exactly. false: every
     // record whole, as version 1 stored them.
     bool from_previous = true;
+    // The frames the caller will write, when it knows (0: not known). The
+    // last of them keeps no record for a next frame: its records are not
+    // serialized a second time to be remembered (still keyed, so the file is
+    // the same). A BeginFrame past this count fails.
+    std::uint64_t frames = 0;
     // The reader's count limits (format/file_format.h), kept by the writer
     // so that it never writes a file the reader refuses. Smaller values are
     // for tests.

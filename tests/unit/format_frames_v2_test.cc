@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -256,6 +258,43 @@ TEST_F(FramesV2Test, Version1ReaderRefusesAFileTheWriterWrote) {
   EXPECT_EQ(e.message, "byte 8: format version 2 is newer than this proctape reads (1)");
   // The version 1 check itself reads a version 1 file's preamble.
   EXPECT_TRUE(Version1ReaderPreamble(Preamble(1)).ok());
+}
+
+// Options::frames (the capture knows its frame count): the last frame keeps
+// nothing for a next one, and a single frame looks nothing up. The file is
+// byte for byte the one written without the count, duplicates of a key in
+// the last frame included (the first still takes the key).
+TEST_F(FramesV2Test, AnnouncedFrameCountWritesTheSameBytes) {
+  auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::vector<v1::ProcessRecord> first = {Idle(100, 5000), Idle(101, 5001)};
+  const std::vector<v1::ProcessRecord> last = {Idle(100, 5000, 9), Idle(100, 5000, 9),
+                                               Idle(101, 5001), Idle(102, 5002)};
+  for (const auto& frames : std::vector<std::vector<std::vector<v1::ProcessRecord>>>{
+           {last}, {first, last}, {first, first, last}}) {
+    const std::string unknown = bytes(Write(frames));
+    SnapshotWriter::Options announced;
+    announced.frames = frames.size();
+    EXPECT_EQ(bytes(Write(frames, announced)), unknown) << frames.size() << " frames";
+    ExpectReadsBack(Path("f.ptape"), frames);
+  }
+}
+
+TEST_F(FramesV2Test, BeginFramePastTheAnnouncedCountFails) {
+  SnapshotWriter::Options options;
+  options.force = true;
+  options.frames = 1;
+  std::string error;
+  auto w = SnapshotWriter::Create(Path("f.ptape"), options, &error);
+  ASSERT_TRUE(w) << error;
+  ASSERT_TRUE(w->WriteHeader(SampleHeader()));
+  ASSERT_TRUE(w->BeginFrame(0, 0));
+  ASSERT_TRUE(w->AddProcess(Idle(100, 5000)));
+  ASSERT_TRUE(w->EndFrame(1, "", 0));
+  EXPECT_FALSE(w->BeginFrame(1, 2));
+  EXPECT_NE(w->error().find("past the 1 frames announced"), std::string::npos) << w->error();
 }
 
 }  // namespace
