@@ -162,9 +162,10 @@ int RunCapture(const CaptureOptions& o) {
   std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--proc-root", o.proc_root}}, &exit_code);
   if (!output) return exit_code;
   if (int jailed = Jail({"capture", false, {}, {}}); jailed != kExitOk) return jailed;
-  // The frame count is known: the last frame keeps nothing for a next one.
+  // The most frames there will be (--until-exit may end sooner; without
+  // --frames it has no ceiling): the last keeps nothing for a next one.
   SnapshotWriter::Options writer_options;
-  writer_options.frames = o.frames;
+  writer_options.frames = max_frames == UINT64_MAX ? 0 : max_frames;  // 0: not known
   auto writer = SnapshotWriter::Create(std::move(output), writer_options);
   if (!writer->WriteHeader(header)) return FailAbout(kExitIo, "--output", path, writer->error());
 
