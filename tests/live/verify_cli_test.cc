@@ -186,11 +186,24 @@ TEST_F(VerifyCliTest, FlippedChecksumByteExits14AndAFlipInThePayload14Or15) {
     ExpectDamage(Damaged("flip.ptape", flipped), 14, At(k, c) + ": checksum mismatch");
 
     // A bit in the middle of the compressed payload: a checksum mismatch, or
-    // a frame that no longer decodes, depending on what the bit was.
+    // a frame that no longer decodes, depending on what the bit was; or, in
+    // the few bits zstd's decoder does not interpret (docs/format.md section
+    // 8), nothing: then the content reads back the same. (The file is a live
+    // host's recording, so which bit sits there differs from run to run.)
     std::string payload = bytes_;
     std::size_t at = c.frame() + c.length / 2;
     payload[at] = static_cast<char>(payload[at] ^ 0x10);
-    CommandResult r = Proctape({"verify", Damaged("payload.ptape", payload)});
+    const std::string damaged = Damaged("payload.ptape", payload);
+    CommandResult r = Proctape({"verify", damaged});
+    if (r.exit_code == 0) {
+      CommandResult b = Proctape({"export", damaged, "--format", "json"});
+      EXPECT_EQ(b.exit_code, 0) << Describe(b);
+      Damaged("payload.ptape", bytes_);  // the same name, the original bytes
+      CommandResult a = Proctape({"export", damaged, "--format", "json"});
+      ASSERT_EQ(a.exit_code, 0) << Describe(a);
+      EXPECT_EQ(a.out, b.out) << "a flip verify calls harmless changed the content";
+      continue;
+    }
     EXPECT_TRUE(r.exit_code == 14 || r.exit_code == 15) << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << r.err;
     EXPECT_NE(r.err.find(At(k, c) + ": "), std::string::npos) << Describe(r);
