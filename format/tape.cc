@@ -97,7 +97,6 @@ void Tape::Add(const v1::Observation& o) {
 void Tape::Seal() {
   last_ = {};
   path_numbers_ = {};
-  calls_.shrink_to_fit();
 }
 
 v1::Observation Tape::Observation(std::size_t i) const {

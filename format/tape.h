@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -67,7 +68,9 @@ class Tape {
   std::size_t distinct_results() const { return files_.size() + lists_.size() + identities_.size(); }
 
  private:
-  std::vector<Call> calls_;
+  // A deque, not a vector: a tape of a million calls grows without the
+  // copies (and the twice-the-size peak) of a vector's doubling.
+  std::deque<Call> calls_;
   std::vector<FileResult> files_;
   std::vector<ListResult> lists_;
   std::vector<IdentityResult> identities_;
