@@ -76,7 +76,9 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
   const FrameScope scope_b = ScopeOf(*b.snapshot, b.snapshot->frames[b.frame]);
   report.set_scope_a(ScopeText(scope_a));
   report.set_scope_b(ScopeText(scope_b));
-  if (!(scope_a == scope_b) || !scope_a.whole_host()) {
+  // Said when the scopes differ; within one subtree scope each process
+  // that left it says why on its own line.
+  if (!(scope_a == scope_b)) {
     report.add_warnings("A holds " + report.scope_a() + "; B holds " + report.scope_b() +
                         ": a process absent from a frame that could not hold it is outside "
                         "its scope, not exited or appeared");
@@ -120,7 +122,7 @@ std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, st
     if ((pa != nullptr && !pa->has_identity()) || (pb != nullptr && !pb->has_identity())) {
       add(Kind::UNIDENTIFIED, pid, pa, pb);
     } else if (pb == nullptr) {
-      if (auto why = Uncovered(scope_b, *pa, ta, ia)) {
+      if (auto why = Uncovered(scope_b, *pa, ta, ia, &tb, &ib)) {
         add(Kind::OUT_OF_SCOPE, pid, pa, nullptr).set_scope("not in B: " + *why);
       } else {
         add(Kind::EXITED, pid, pa, nullptr);

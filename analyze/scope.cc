@@ -51,7 +51,9 @@ std::string ScopeText(const FrameScope& scope) {
 
 std::optional<std::string> Uncovered(const FrameScope& scope, const ProcessView& p,
                                      const std::vector<ProcessView>& table,
-                                     const std::map<std::int64_t, std::size_t>& index) {
+                                     const std::map<std::int64_t, std::size_t>& index,
+                                     const std::vector<ProcessView>* scoped,
+                                     const std::map<std::int64_t, std::size_t>* scoped_index) {
   if (!scope.cut_reason.empty()) {
     return "the scan was cut by " + scope.cut_reason + " and may not have reached it";
   }
@@ -59,12 +61,29 @@ std::optional<std::string> Uncovered(const FrameScope& scope, const ProcessView&
   // Walk p's parents in its own frame; a table's length bounds any chain, a
   // longer walk is a cycle.
   const ProcessView* at = &p;
+  std::vector<const ProcessView*> above;  // p's ancestors up to the root
   for (std::size_t steps = 0; steps <= table.size(); ++steps) {
-    if (at->pid == *scope.root) return std::nullopt;
+    if (at->pid == *scope.root) {
+      // Beneath the root. An ancestor the scoped frame lacks (or holds as
+      // another process) may have orphaned p out of the subtree.
+      if (scoped == nullptr || scoped_index == nullptr) return std::nullopt;
+      for (const ProcessView* x : above) {
+        auto there = scoped_index->find(x->pid);
+        if (there == scoped_index->end() ||
+            (*scoped)[there->second].start_ticks() != x->start_ticks()) {
+          return "it holds only pid " + std::to_string(*scope.root) +
+                 " and its descendants, and this process's " +
+                 (x->pid == *scope.root ? "root " : "ancestor ") + std::to_string(x->pid) +
+                 " is gone from it: orphaned, the process left the subtree, alive or not";
+        }
+      }
+      return std::nullopt;
+    }
     if (!at->has_identity()) break;
     auto it = index.find(at->ppid());
     if (it == index.end()) break;
     at = &table[it->second];
+    above.push_back(at);
   }
   return "it holds only pid " + std::to_string(*scope.root) +
          " and its descendants, and this process is not beneath it";

@@ -35,9 +35,15 @@ std::string ScopeText(const FrameScope& scope);
 // indexed by `index`), had it still existed unchanged. nullopt: it would (so
 // its absence means it is gone); otherwise why not, as one phrase. A cut
 // scan covers nothing it may not have reached; a subtree covers `p` when p's
-// ancestry in its own frame reaches the root.
+// ancestry in its own frame reaches the root and, given the scoped frame's
+// own table (`scoped`, `scoped_index`), every one of those ancestors is
+// still there: a process whose parent exited is reparented (to init or a
+// subreaper) and leaves the subtree alive, so its absence is not an exit.
 std::optional<std::string> Uncovered(const FrameScope& scope, const ProcessView& p,
                                      const std::vector<ProcessView>& table,
-                                     const std::map<std::int64_t, std::size_t>& index);
+                                     const std::map<std::int64_t, std::size_t>& index,
+                                     const std::vector<ProcessView>* scoped = nullptr,
+                                     const std::map<std::int64_t, std::size_t>* scoped_index =
+                                         nullptr);
 
 }  // namespace proctape

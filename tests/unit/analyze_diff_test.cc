@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -244,6 +245,35 @@ TEST(DiffScope, ProcessesOutsideARootCaptureAreOutOfScopeNotExited) {
   }
   EXPECT_EQ(appeared, 2);  // 61 (absent from the root frame, beneath 50) and 95
   EXPECT_EQ(outside, 3);   // 1, 70, 80
+}
+
+// Both frames of one `capture --root 50` watch: 60 exits, and its child 61,
+// orphaned, is reparented out of the subtree: 61 is not "exited" (it may be
+// alive), 60 is. One beneath a parent still there (62 under 50) is exited.
+TEST(DiffScope, AChildOrphanedOutOfTheSubtreeIsOutOfScopeNotExited) {
+  std::vector<Proc> before = Subtree50(Before());
+  before.push_back(Proc(62).Ppid(50).Start(620).Comm("sleep"));
+  Snapshot a = MakeSnapshot({MakeFrame(0, before)});
+  a.header.set_scope_root_pid(50);
+  std::vector<Proc> after;
+  for (const Proc& p : Subtree50(Before())) {
+    if (p.pid == 50) after.push_back(p);  // 60 exited, 61 left with it; 62 exited
+  }
+  Snapshot b = MakeSnapshot({MakeFrame(0, after)});
+  b.header.set_scope_root_pid(50);
+  v1::DiffReport r = Diff(a, 0, b, 0);
+  std::map<std::int64_t, Change::Kind> kinds;
+  for (const Change& c : r.changes()) kinds[c.pid()] = c.kind();
+  EXPECT_EQ(kinds[60], Change::EXITED);
+  EXPECT_EQ(kinds[62], Change::EXITED);
+  ASSERT_EQ(kinds[61], Change::OUT_OF_SCOPE);
+  for (const Change& c : r.changes()) {
+    if (c.pid() != 61) continue;
+    EXPECT_EQ(c.scope(),
+              "not in B: it holds only pid 50 and its descendants, and this process's ancestor "
+              "60 is gone from it: orphaned, the process left the subtree, alive or not");
+  }
+  EXPECT_EQ(r.warnings_size(), 0);  // one scope: each line says why
 }
 
 // A frame cut by a bound holds a prefix of the listing: what it lacks may
