@@ -297,6 +297,16 @@ int RunCapture(const CaptureOptions& o) {
          std::to_string(o.interval_ms) + " ms; " + Plural(totals.frames, "frame", "frames") +
          " over " + std::to_string(schedule.slot() + 1) + " slots)");
   }
+  // Why a watch ended: the root's exit, or the --frames ceiling with the
+  // root still running (an interrupt says so itself, below).
+  if (o.until_exit && totals.root_exited) {
+    Note("--until-exit: root " + std::to_string(o.root) +
+         " exited (gone, a zombie, or its pid another process's): frame " +
+         std::to_string(totals.frames - 1) + ", the last, shows it");
+  } else if (o.until_exit && signal == 0) {
+    Note("--until-exit: stopped at --frames " + std::to_string(o.frames) + " with root " +
+         std::to_string(o.root) + " still running");
+  }
   if (scan.keep_environ) {
     Warn("--env keep: environment values are stored as read; the file may hold secrets");
   }

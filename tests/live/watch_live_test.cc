@@ -188,6 +188,12 @@ TEST_P(WatchSandbox, UntilExitAtTenMillisecondsShowsThePreExecRaceAndEndsWithThe
   FormatError read = ReadSnapshot(out, &snap);
   ASSERT_TRUE(read.ok()) << read.message;
   ASSERT_GE(snap.frames.size(), 5u);
+  // Why it stopped, said: the root's exit, in the last frame.
+  EXPECT_TRUE(Has(FileBytes(dir.File("err")),
+                  "--until-exit: root " + std::to_string(sandbox) + " exited (gone, a zombie, or "
+                  "its pid another process's): frame " + std::to_string(snap.frames.size() - 1) +
+                  ", the last, shows it"))
+      << FileBytes(dir.File("err"));
   // The states of the child, frame by frame: 'f' forked (the shell's copy),
   // 'e' exec'd (cat), '-' absent.
   std::string states;
@@ -323,6 +329,10 @@ TEST(WatchLive, UntilExitStopsAtFramesNWhenTheRootRunsOn) {
   ASSERT_TRUE(ReadSnapshot(dir.File("x.ptape"), &snap).ok());
   EXPECT_EQ(snap.frames.size(), 3u);
   for (const v1::Frame& f : snap.frames) EXPECT_NE(FindRecord(f, ::getpid()), nullptr);
+  // Why it stopped, said: not the root's exit.
+  EXPECT_TRUE(Has(r.err, "proctape: note: --until-exit: stopped at --frames 3 with root " +
+                             std::to_string(::getpid()) + " still running"))
+      << r.err;
 }
 
 TEST(WatchLive, UntilExitOfARootThatIsNotThereWritesOneFrameAndExitsFive) {
