@@ -120,6 +120,20 @@ const char* SandboxName(SandboxKind kind) {
   return kind == SandboxKind::kUnshare ? "unshare" : "bwrap";
 }
 
+std::vector<std::string> NamespaceArgv(SandboxKind kind, const std::string& tool) {
+  const bool root = ::geteuid() == 0;
+  std::vector<std::string> argv = {tool};
+  if (kind == SandboxKind::kUnshare) {
+    if (!root) argv.insert(argv.end(), {"--user", "--map-root-user"});
+    argv.insert(argv.end(), {"--pid", "--fork", "--kill-child"});
+  } else {
+    if (!root) argv.push_back("--unshare-user");
+    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
+                             "--proc", "/proc", "--"});
+  }
+  return argv;
+}
+
 std::string SandboxUnavailable(SandboxKind kind) {
   std::string tool = SandboxName(kind);
   if (!FindOnPath(tool).empty()) return "";
@@ -154,16 +168,7 @@ bool Sandbox::Launch(std::string* error) {
   // The seed's synthetic command: export the token, write $$, become sleep.
   // Token and marker path are positional parameters: no quoting games.
   const std::string script = "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; exec /bin/sleep 120";
-  bool root = ::geteuid() == 0;
-  std::vector<std::string> argv = {tool};
-  if (kind_ == SandboxKind::kUnshare) {
-    if (!root) argv.insert(argv.end(), {"--user", "--map-root-user"});
-    argv.insert(argv.end(), {"--pid", "--fork", "--kill-child"});
-  } else {
-    if (!root) argv.push_back("--unshare-user");
-    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
-                             "--proc", "/proc", "--"});
-  }
+  std::vector<std::string> argv = NamespaceArgv(kind_, tool);
   argv.insert(argv.end(), {"/bin/sh", "-c", script, "sh", token_, marker_path_});
   std::vector<char*> cargv = CArgv(argv);
 

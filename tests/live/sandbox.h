@@ -39,6 +39,9 @@ const char* SandboxName(SandboxKind kind);
 inline std::ostream& operator<<(std::ostream& os, SandboxKind kind) { return os << SandboxName(kind); }
 // Empty if the tool is installed, else a message for GTEST_SKIP.
 std::string SandboxUnavailable(SandboxKind kind);
+// `tool` (the kind's, found on PATH) with what makes a PID namespace whose
+// /proc is its own; the command to run in it follows.
+std::vector<std::string> NamespaceArgv(SandboxKind kind, const std::string& tool);
 
 // The seed's scenario on the real kernel:
 //

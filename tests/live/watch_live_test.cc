@@ -86,16 +86,7 @@ TEST_P(WatchSandbox, UntilExitAtTenMillisecondsShowsThePreExecRaceAndEndsWithThe
   const SandboxKind kind = GetParam();
   if (std::string why = SandboxUnavailable(kind); !why.empty()) GTEST_SKIP() << why;
   const std::string tool = FindOnPath(SandboxName(kind));
-  std::vector<std::string> argv = {tool};
-  const bool root = ::geteuid() == 0;
-  if (kind == SandboxKind::kUnshare) {
-    if (!root) argv.insert(argv.end(), {"--user", "--map-root-user"});
-    argv.insert(argv.end(), {"--pid", "--fork", "--kill-child"});
-  } else {
-    if (!root) argv.push_back("--unshare-user");
-    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
-                             "--proc", "/proc", "--"});
-  }
+  std::vector<std::string> argv = NamespaceArgv(kind, tool);
   argv.insert(argv.end(), {"/bin/sh", "-c", kScript, "sh"});
   const std::string shell_cmdline = std::string("/bin/sh\0-c\0", 11) + kScript + '\0' + "sh" + '\0';
 
