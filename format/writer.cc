@@ -140,9 +140,7 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   // at most kBlobSlack bytes of framing.
   constexpr std::uint64_t kBlobSlack = 24;
   const std::uint64_t bound = record.ByteSizeLong() + 4 + 2 * kBlobSlack;
-  const bool fills = frame_part_bytes_ + bound >= options_.target_chunk ||
-                     frame_part_resolved_ + resolved >= options_.target_chunk;
-  if (fills && !ChunkRoom("AddProcess")) return false;
+  if (PartFills(bound, resolved) && !ChunkRoom("AddProcess")) return false;
   if (record.has_cmdline()) StoreOnce(record.mutable_cmdline());
   if (record.has_environ()) StoreOnce(record.mutable_environ());
   const std::uint64_t bytes = record.ByteSizeLong() + 4;
@@ -152,9 +150,7 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   frame_part_resolved_ += resolved;
   frame_part_truncated_ += truncated;
   *frame_part_.mutable_frame()->add_processes() = std::move(record);
-  if (frame_part_bytes_ >= options_.target_chunk || frame_part_resolved_ >= options_.target_chunk) {
-    return FlushFramePart(false);
-  }
+  if (PartFills(0, 0)) return FlushFramePart(false);
   return error_.empty();
 }
 

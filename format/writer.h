@@ -132,6 +132,12 @@ class SnapshotWriter {
   // frame's part, the open observation batch, the footer.
   std::uint64_t Committed() const;
   bool ChunkRoom(const char* what);  // room for one more committed chunk
+  // Whether the open part, given `bytes` more in the file and `resolved`
+  // more as a reader resolves them, reaches target_chunk (and so flushes).
+  bool PartFills(std::uint64_t bytes, std::uint64_t resolved) const {
+    return frame_part_bytes_ + bytes >= options_.target_chunk ||
+           frame_part_resolved_ + resolved >= options_.target_chunk;
+  }
   bool Ready(const char* what);
   void Count(const v1::Chunk& chunk, const std::uint64_t* reads_truncated = nullptr);
   bool WriteAll(const void* data, std::size_t size);
