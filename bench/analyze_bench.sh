@@ -34,10 +34,7 @@ source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
   "       (BENCH_N=\"10000\" BENCH_ROUNDS=5 BENCH_WARMUP=1 BENCH_TMP=/tmp)"
 need_executable "$1"
 proctape=$(absolute "$1")
-bindir=$(cd "$(dirname -- "$proctape")/../bench" && pwd)
-for helper in spawn_idle idle_worker; do
-  need_built "$bindir/$helper" "cmake --build BUILD"
-done
+need_idle_helpers "$proctape"
 need_tool cc gcc
 
 bench_n=${BENCH_N:-10000}

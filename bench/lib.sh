@@ -16,6 +16,8 @@
 #   need_executable PATH [SHOWN]  PATH is an executable regular file
 #                                 ("not an executable: SHOWN", PATH by default)
 #   need_built PATH HOW           PATH is executable ("PATH not built (HOW)")
+#   need_idle_helpers PROCTAPE    BUILD/bench/spawn_idle and idle_worker beside
+#                                 BUILD/cli/PROCTAPE are built; sets bindir
 #   need_tool TOOL [PACKAGE]      TOOL is on the PATH ("'TOOL' is required
 #                                 (Debian: apt-get install PACKAGE)", TOOL by default)
 #   need_count NAME VALUE         a whole number >= 1 ("NAME must be >= 1")
@@ -36,7 +38,7 @@
 #       restore_process_limits, which a trap runs: on EXIT after the EXIT trap
 #       the script set before the call (so its workers are ended while the
 #       limits still hold them; that trap must not call exit: bash keeps the
-#       exit status without it), and INT, TERM, HUP exit 130, 143, 129 (and so
+#       exit status without it), and INT, TERM, HUP, PIPE exit 130, 143, 129, 141 (and so
 #       run the EXIT trap) unless the script trapped them already. Refuses in
 #       one line, exit 2 (bench_fail, after restoring what it changed), when not
 #       root, when T + N + 32768 is past the kernel's 4194304, or when a value
@@ -63,6 +65,15 @@ bench_fail() { echo "$bench_name: $*" >&2; exit 2; }
 usage_error() { printf '%s\n' "$@" >&2; exit 2; }
 need_executable() { [[ -x $1 && -f $1 ]] || bench_fail "not an executable: ${2-$1}"; }
 need_built() { [[ -x $1 ]] || bench_fail "$1 not built ($2)"; }
+# The idle workers' programs built beside BUILD/cli/proctape ($1), in
+# BUILD/bench: sets bindir, refuses when one is not built.
+need_idle_helpers() {
+  bindir=$(cd "$(dirname -- "$1")/../bench" && pwd)
+  local helper
+  for helper in spawn_idle idle_worker; do
+    need_built "$bindir/$helper" "cmake --build BUILD --target $helper"
+  done
+}
 need_tool() { command -v "$1" >/dev/null || bench_fail "'$1' is required (Debian: apt-get install ${2:-$1})"; }
 need_count() { [[ $2 =~ ^[1-9][0-9]*$ ]] || bench_fail "$1 must be >= 1"; }
 need_whole() { [[ $2 =~ ^[0-9]+$ ]] || bench_fail "$1 must be >= 0"; }
@@ -96,8 +107,13 @@ limits_trap() {
   before=${before#"trap -- "}
   before=${before%" EXIT"}
   [[ -n $before ]] && eval "before=$before"
-  trap -- "$before"$'\n''restore_process_limits' EXIT
-  for sig in INT:130 TERM:143 HUP:129; do
+  # SIGPIPE ignored and errexit off first: a run piped into `head` whose
+  # EXIT trap writes a line would otherwise die of it, or of the failed
+  # write, before the limits are restored.
+  trap -- "trap '' PIPE; set +e"$'\n'"$before"$'\n''restore_process_limits' EXIT
+  # PIPE too: a run piped into `head` dies of it, which would skip the
+  # EXIT trap and leave the limits raised.
+  for sig in INT:130 TERM:143 HUP:129 PIPE:141; do
     code=${sig#*:}
     sig=${sig%:*}
     [[ -n $(trap -p "$sig") ]] || trap -- "exit $code" "$sig"

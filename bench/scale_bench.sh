@@ -47,10 +47,7 @@ source "$here/lib.sh"
   "       (BENCH_N=\"1000 10000 30000\" BENCH_ROUNDS=3 BENCH_FRAMES=10 BENCH_INTERVAL=100 BENCH_TMP=/tmp)"
 need_executable "$1"
 proctape=$(absolute "$1")
-bindir=$(cd "$(dirname -- "$proctape")/../bench" && pwd)
-for helper in spawn_idle idle_worker; do
-  need_built "$bindir/$helper" "cmake --build BUILD --target $helper"
-done
+need_idle_helpers "$proctape"
 need_tool cc gcc
 
 bench_n=${BENCH_N:-1000 10000 30000}

@@ -80,6 +80,24 @@ echo not reached'
 
 restored_on_term() { signalled TERM 143; }
 restored_on_int() { signalled INT 130; }
+# A run piped into `head`: its writes then fail with SIGPIPE, and so does
+# the EXIT trap's own line; the limits must still go back.
+restored_on_pipe() {
+  need_root
+  cat >"$tmp/bench.sh" <<EOF
+set -euo pipefail
+bench_name=limits_bench
+source '$source_dir/bench/lib.sh'
+trap 'echo "cleanup line" >&2; cat "\${BENCH_SYSCTL_ROOT}/kernel/pid_max" >"$tmp/at_exit"' EXIT
+raise_process_limits 10
+while :; do echo line >&2; sleep 0.01; done
+EOF
+  : >"$tmp/at_exit"
+  "${runner[@]}" bash "$tmp/bench.sh" 2>&1 | head -1 >/dev/null || true  # head ends first: status 141
+  sleep 0.5  # the script's EXIT trap runs after head has gone
+  raised_at_exit
+  restored
+}
 signalled() { # SIGNAL STATUS
   need_root
   bench "raise_process_limits 10
