@@ -20,15 +20,35 @@ using namespace detail;  // tests/live/posix_helpers.h
 namespace {
 
 // In a freshly forked child: die with the parent that forked us (checking it
-// did not already die), then stdin /dev/null, stdout/stderr as given.
+// did not already die), then stdin /dev/null, stdout/stderr as given, and
+// every signal at its default, none blocked: a test runner started in the
+// background of a shell ignores SIGINT and SIGQUIT, which its children
+// would inherit (and proctape, rightly, keeps ignoring), so a test that
+// interrupts its child would wait for ever.
 void ChildSetup(pid_t parent, int devnull, int out_fd, int err_fd, int in_fd) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
+  DefaultSignals();
   ::dup2(in_fd >= 0 ? in_fd : devnull, 0);
   ::dup2(out_fd >= 0 ? out_fd : devnull, 1);
   ::dup2(err_fd >= 0 ? err_fd : devnull, 2);
 }
 
 }  // namespace
+
+std::optional<int> ReapWithin(pid_t pid, int timeout_ms) {
+  int status = 0;
+  for (int waited = 0; waited < timeout_ms; waited += 5) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0 && errno != EINTR) return std::nullopt;
+    ::usleep(5'000);
+  }
+  ::kill(pid, SIGKILL);
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return std::nullopt;
+}
+
 
 pid_t SpawnChild(const std::vector<std::string>& argv, int out_fd, int err_fd, std::string* error,
                  int in_fd) {

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@ namespace proctape::live {
 
 // argv[0] must be an absolute path. stdin, stdout and stderr are the given
 // descriptors (-1: /dev/null). Returns the pid or -1 (and *error). The child
-// gets PR_SET_PDEATHSIG=SIGKILL and no other descriptors.
+// gets PR_SET_PDEATHSIG=SIGKILL, no other descriptors, and every signal at
+// its default, none blocked (whatever the test runner inherited).
 pid_t SpawnChild(const std::vector<std::string>& argv, int out_fd, int err_fd, std::string* error,
                  int in_fd = -1);
 
@@ -43,6 +45,10 @@ class Child {
   explicit Child(pid_t pid) : pid_(pid) {}
   pid_t pid_;
 };
+
+// Reaps our child `pid` within `timeout_ms`; else SIGKILL (ours, unreaped: the
+// pid is its own) and reap. The wait status, or nullopt when it was killed.
+std::optional<int> ReapWithin(pid_t pid, int timeout_ms);
 
 struct CommandResult {
   bool started = false;

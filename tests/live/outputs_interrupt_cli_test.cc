@@ -51,10 +51,12 @@ bool WaitFor(const std::function<bool()>& ready) {
   return false;
 }
 
+// The wait status of our child `pid`, within 60 s (else it is killed: an
+// interrupt that did not end it fails the test, it does not hang it).
 int Reap(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return status;
+  std::optional<int> status = ReapWithin(pid, 60'000);
+  if (!status) ADD_FAILURE() << "child " << pid << " still running 60 s after the signal: killed";
+  return status.value_or(-1);
 }
 
 TEST(OutputInterrupts, CaptureInterruptedFinishesItsFileWithTheFramesDone) {

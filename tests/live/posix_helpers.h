@@ -4,6 +4,7 @@
 // reaping our own child, and an argv for execv. Not for the tests themselves.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,6 +41,15 @@ inline bool ChildExited(pid_t pid) {
     return errno == ECHILD;
   }
   return info.si_pid == pid;
+}
+
+// In a forked child: the signals a test sends (and SIGPIPE) at their
+// defaults, none blocked, whatever the test runner inherited.
+inline void DefaultSignals() {
+  for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
 inline void Reap(pid_t pid) {

@@ -53,19 +53,6 @@ bool WaitFor(const std::function<bool()>& ready) {
   return false;
 }
 
-// Reaps our child `pid` within 60 s; else SIGKILL (ours, unreaped: the pid is
-// its own) and reap. The wait status, or nullopt when it had to be killed.
-std::optional<int> ReapWithin60s(pid_t pid) {
-  int status = 0;
-  for (int i = 0; i < 12000; ++i) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) return status;
-    ::usleep(5'000);
-  }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, &status, 0);
-  return std::nullopt;
-}
-
 // Comm (stat field 2) of a record's stat, as stored.
 std::string Comm(const v1::ProcessRecord& r) {
   const std::string& stat = r.stat().data();
@@ -158,8 +145,8 @@ TEST_P(WatchSandbox, UntilExitAtTenMillisecondsShowsThePreExecRaceAndEndsWithThe
   // must say the root exited by itself.
   ::close(go[1]);
   const std::optional<int> capture_status =
-      capture > 0 ? ReapWithin60s(capture) : std::optional<int>(-1);
-  const std::optional<int> sandbox_status = ReapWithin60s(sandbox);
+      capture > 0 ? ReapWithin(capture, 60'000) : std::optional<int>(-1);
+  const std::optional<int> sandbox_status = ReapWithin(sandbox, 60'000);
 
   ASSERT_TRUE(forked) << "the sandbox's shell never forked its child within 60 s";
   ASSERT_GT(capture, 0) << error;

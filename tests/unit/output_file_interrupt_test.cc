@@ -31,6 +31,9 @@ template <typename F>
 int InChild(F child) {
   pid_t pid = ::fork();
   if (pid == 0) {
+    // The signals at their defaults, whatever the test runner inherited (one
+    // started in a shell's background ignores SIGINT).
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
     child();
     ::_exit(0);
   }
