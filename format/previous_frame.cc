@@ -106,7 +106,7 @@ std::optional<RecordKey> KeyOf(const v1::ProcessRecord& plain) {
 void PreviousFrame::BeginFrame(std::uint64_t index) {
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (it->second.frame + 1 < index || it->second.frame > index) {
-      bytes_ -= it->second.record.size();
+      Drop(&it->second);
       it = entries_.erase(it);
     } else {
       ++it;
@@ -117,31 +117,76 @@ void PreviousFrame::BeginFrame(std::uint64_t index) {
   frame_bytes_ = 0;
 }
 
-const std::string* PreviousFrame::Find(const RecordKey& key) const {
-  if (!begun_ || frame_ == 0) return nullptr;
+bool PreviousFrame::Find(const RecordKey& key, v1::ProcessRecord* out) const {
+  if (!begun_ || frame_ == 0) return false;
   auto it = entries_.find(key);
-  if (it == entries_.end() || it->second.frame != frame_ - 1 || !it->second.held) return nullptr;
-  return &it->second.record;
+  if (it == entries_.end() || it->second.frame != frame_ - 1 || !it->second.held) return false;
+  const Entry& e = it->second;
+  if (!out->ParseFromString(e.rest)) return false;
+  if (e.cmdline != nullptr) out->mutable_cmdline()->set_data(e.cmdline->first);
+  if (e.environ != nullptr) out->mutable_environ()->set_data(e.environ->first);
+  return true;
 }
 
-void PreviousFrame::Remember(const v1::ProcessRecord& plain) {
-  std::optional<RecordKey> key = KeyOf(plain);
-  if (key) Remember(*key, plain.SerializeAsString());
+void PreviousFrame::Remember(v1::ProcessRecord* plain) {
+  if (std::optional<RecordKey> key = KeyOf(*plain)) Remember(*key, plain);
 }
 
-void PreviousFrame::Remember(const RecordKey& key, std::string serialized) {
+void PreviousFrame::Remember(const RecordKey& key, v1::ProcessRecord* plain) {
+  Take(key, plain->ByteSizeLong(), plain);
+}
+
+void PreviousFrame::TakeKey(const RecordKey& key) { Take(key, 0, nullptr); }
+
+void PreviousFrame::Take(const RecordKey& key, std::uint64_t size, v1::ProcessRecord* plain) {
   auto [it, fresh] = entries_.try_emplace(key);
   Entry& e = it->second;
   if (!fresh && e.frame == frame_) return;  // the first record of the frame keeps the key
-  bytes_ -= e.record.size();
-  e.record.clear();
+  Drop(&e);
   e.frame = frame_;
-  e.held = frame_bytes_ + serialized.size() <= kMaxPreviousFrameBytes;
-  if (e.held) {
-    frame_bytes_ += serialized.size();
-    bytes_ += serialized.size();
-    e.record = std::move(serialized);
+  e.held = plain != nullptr && frame_bytes_ + size <= kMaxPreviousFrameBytes;
+  if (!e.held) return;
+  frame_bytes_ += size;
+  // The shared bytes are moved out for the rest to be serialized without
+  // them, then back.
+  std::string cmdline, environ;
+  if (plain->has_cmdline()) cmdline.swap(*plain->mutable_cmdline()->mutable_data());
+  if (plain->has_environ()) environ.swap(*plain->mutable_environ()->mutable_data());
+  e.rest = plain->SerializeAsString();
+  if (plain->has_cmdline()) {
+    e.cmdline = Share(&cmdline);
+    plain->mutable_cmdline()->mutable_data()->swap(cmdline);
   }
+  if (plain->has_environ()) {
+    e.environ = Share(&environ);
+    plain->mutable_environ()->mutable_data()->swap(environ);
+  }
+  bytes_ += e.rest.size();
+}
+
+// The held copy of *data (made if new; *data is left as it came).
+PreviousFrame::Shared* PreviousFrame::Share(std::string* data) {
+  auto it = shared_.find(*data);
+  if (it == shared_.end()) {
+    it = shared_.emplace(*data, 0).first;
+    bytes_ += data->size();
+  }
+  ++it->second;
+  return &*it;
+}
+
+void PreviousFrame::Drop(Entry* e) {
+  bytes_ -= e->rest.size();
+  std::string().swap(e->rest);
+  for (Shared** s : {&e->cmdline, &e->environ}) {
+    if (*s == nullptr) continue;
+    if (--(*s)->second == 0) {
+      bytes_ -= (*s)->first.size();
+      shared_.erase(shared_.find((*s)->first));
+    }
+    *s = nullptr;
+  }
+  e->held = false;
 }
 
 bool UsesVersion2(const v1::ProcessRecord& record) {

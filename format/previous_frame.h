@@ -34,37 +34,52 @@ struct RecordKeyHash {
 std::optional<RecordKey> KeyOf(const v1::ProcessRecord& plain);
 
 // The records of the previous frame a reference may name, and those of the
-// frame being read so far. Bounded: a frame remembers its records, in
-// order, while their serialized sizes total at most kMaxPreviousFrameBytes;
-// the table holds at most the previous frame's and the current frame's
-// (2 x kMaxPreviousFrameBytes), each record as its serialized bytes.
+// frame being read so far. Bounded by the rule of docs/format.md section 9a:
+// a frame remembers its records, in order, while their serialized sizes total
+// at most kMaxPreviousFrameBytes; the table holds at most the previous
+// frame's and the current frame's (2 x kMaxPreviousFrameBytes of records).
+// What it holds is less: each record serialized without its cmdline and
+// environ bytes, which are kept once per distinct content (the workers of a
+// CI job share one environ: 2.4 of a record's 4.4 KB).
 class PreviousFrame {
  public:
   // Frame `index` begins: the records of frames before index - 1 are dropped.
   void BeginFrame(std::uint64_t index);
-  // The previous frame's record of `key`, serialized; null when the previous
-  // frame did not remember one, or when a record of the current frame has
-  // already taken the key ("the first record of that frame": one record of a
-  // frame may be referred to, by the first record of the next frame that
-  // has its key).
-  const std::string* Find(const RecordKey& key) const;
+  // The previous frame's record of `key`, plain, into *out: false when the
+  // previous frame did not remember one, or when a record of the current
+  // frame has already taken the key ("the first record of that frame": one
+  // record of a frame may be referred to, by the first record of the next
+  // frame that has its key).
+  bool Find(const RecordKey& key, v1::ProcessRecord* out) const;
   // A plain record of the current frame, in file order: it takes its key
   // (KeyOf), and is remembered if its key is new to the frame and it fits.
-  void Remember(const v1::ProcessRecord& plain);
-  // The same, of a record already keyed and serialized.
-  void Remember(const RecordKey& key, std::string serialized);
-  std::uint64_t bytes() const { return bytes_; }  // serialized bytes held
+  // `plain` is given back as it came (its bytes are moved out and back).
+  void Remember(v1::ProcessRecord* plain);
+  // The same, of a record already keyed.
+  void Remember(const RecordKey& key, v1::ProcessRecord* plain);
+  // The key alone: the record takes its key and is not remembered (a frame
+  // no other frame will refer to).
+  void TakeKey(const RecordKey& key);
+  std::uint64_t bytes() const { return bytes_; }  // bytes held, shared bytes once
 
  private:
+  // A cmdline or environ's bytes, held once however many records have them.
+  using Shared = std::unordered_map<std::string, std::uint64_t>::value_type;  // bytes, users
   struct Entry {
     std::uint64_t frame = 0;  // the frame that took the key
     bool held = false;        // its record is remembered (it fit)
-    std::string record;
+    std::string rest;         // the record serialized, cmdline and environ data empty
+    Shared* cmdline = nullptr;
+    Shared* environ = nullptr;
   };
+  void Take(const RecordKey& key, std::uint64_t size, v1::ProcessRecord* plain);
+  Shared* Share(std::string* data);
+  void Drop(Entry* e);
   std::unordered_map<RecordKey, Entry, RecordKeyHash> entries_;
+  std::unordered_map<std::string, std::uint64_t> shared_;
   std::uint64_t frame_ = 0;
   bool begun_ = false;
-  std::uint64_t frame_bytes_ = 0;  // remembered by the current frame
+  std::uint64_t frame_bytes_ = 0;  // remembered by the current frame (serialized sizes)
   std::uint64_t bytes_ = 0;
 };
 

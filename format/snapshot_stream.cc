@@ -138,11 +138,9 @@ std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind)
   if (version2 && !counts_.frame_open) previous_.BeginFrame(part->index());
   for (v1::ProcessRecord& p : *part->mutable_processes()) {
     if (version2 && p.has_previous_start_ticks()) {
-      const std::string* bytes = previous_.Find(RecordKey{p.pid(), p.previous_start_ticks()});
       v1::ProcessRecord before;
-      if (bytes != nullptr && !before.ParseFromString(*bytes)) bytes = nullptr;
-      std::string wrong =
-          ResolveFromPrevious(&p, bytes != nullptr ? &before : nullptr, &previous_copy_bytes_);
+      const bool found = previous_.Find(RecordKey{p.pid(), p.previous_start_ticks()}, &before);
+      std::string wrong = ResolveFromPrevious(&p, found ? &before : nullptr, &previous_copy_bytes_);
       if (!wrong.empty()) return wrong;
       if (previous_copy_bytes_ > kMaxPreviousCopyBytes) {
         *kind = FormatErrorKind::kTooLarge;
@@ -164,7 +162,7 @@ std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind)
       r->set_data(data);
       r->set_blob(0);
     }
-    if (version2) previous_.Remember(p);
+    if (version2) previous_.Remember(&p);
   }
   return {};
 }

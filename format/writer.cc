@@ -114,7 +114,7 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   const std::uint64_t frame = counts_.frames();
   const bool last = options_.frames != 0 && frame + 1 == options_.frames;
   std::optional<RecordKey> key;
-  std::string plain;
+  v1::ProcessRecord plain;
   // The record as a reader holds it once resolved (blobs and the previous
   // frame copied in): a part is closed by this size as well as by its own,
   // so that a reader resolves at most about target_chunk bytes at a time
@@ -124,10 +124,9 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   std::uint64_t previous_copy = 0;  // what the reader copies out of the previous frame
   if (options_.from_previous && !(last && frame == 0)) key = KeyOf(record);
   if (key) {
-    if (!last) plain = record.SerializeAsString();
+    if (!last) plain = record;
     v1::ProcessRecord before;
-    const std::string* bytes = previous_.Find(*key);
-    if (bytes != nullptr && before.ParseFromString(*bytes)) {
+    if (previous_.Find(*key, &before)) {
       const std::uint64_t room = options_.limits.previous_copy_bytes - previous_copy_bytes_;
       CompactAgainst(before, &record, room, &previous_copy);
     }
@@ -144,7 +143,8 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
   if (record.has_cmdline()) StoreOnce(record.mutable_cmdline());
   if (record.has_environ()) StoreOnce(record.mutable_environ());
   const std::uint64_t bytes = record.ByteSizeLong() + 4;
-  if (key) previous_.Remember(*key, std::move(plain));
+  if (key && last) previous_.TakeKey(*key);
+  if (key && !last) previous_.Remember(*key, &plain);
   previous_copy_bytes_ += previous_copy;
   frame_part_bytes_ += bytes;
   frame_part_resolved_ += resolved;
