@@ -149,30 +149,41 @@ void PreviousFrame::Take(const RecordKey& key, std::uint64_t size, v1::ProcessRe
   frame_bytes_ += size;
   // The shared bytes are moved out for the rest to be serialized without
   // them, then back.
+  // Short ones stay in the rest: sharing them would cost more than it saves.
+  constexpr std::size_t kShareBytes = 128;
+  const bool share_cmdline = plain->has_cmdline() && plain->cmdline().data().size() >= kShareBytes;
+  const bool share_environ = plain->has_environ() && plain->environ().data().size() >= kShareBytes;
   std::string cmdline, environ;
-  if (plain->has_cmdline()) cmdline.swap(*plain->mutable_cmdline()->mutable_data());
-  if (plain->has_environ()) environ.swap(*plain->mutable_environ()->mutable_data());
+  if (share_cmdline) cmdline.swap(*plain->mutable_cmdline()->mutable_data());
+  if (share_environ) environ.swap(*plain->mutable_environ()->mutable_data());
   e.rest = plain->SerializeAsString();
-  if (plain->has_cmdline()) {
-    e.cmdline = Share(&cmdline);
+  if (share_cmdline) {
+    e.cmdline = Share(&cmdline, &last_cmdline_);
     plain->mutable_cmdline()->mutable_data()->swap(cmdline);
   }
-  if (plain->has_environ()) {
-    e.environ = Share(&environ);
+  if (share_environ) {
+    e.environ = Share(&environ, &last_environ_);
     plain->mutable_environ()->mutable_data()->swap(environ);
   }
   bytes_ += e.rest.size();
 }
 
 // The held copy of *data (made if new; *data is left as it came).
-PreviousFrame::Shared* PreviousFrame::Share(std::string* data) {
+PreviousFrame::Shared* PreviousFrame::Share(std::string* data, Shared** last) {
+  // Records in file order mostly repeat their neighbour's bytes: compared
+  // before they are hashed.
+  if (*last != nullptr && (*last)->first == *data) {
+    ++(*last)->second;
+    return *last;
+  }
   auto it = shared_.find(*data);
   if (it == shared_.end()) {
     it = shared_.emplace(*data, 0).first;
     bytes_ += data->size();
   }
   ++it->second;
-  return &*it;
+  *last = &*it;
+  return *last;
 }
 
 void PreviousFrame::Drop(Entry* e) {
@@ -181,6 +192,8 @@ void PreviousFrame::Drop(Entry* e) {
   for (Shared** s : {&e->cmdline, &e->environ}) {
     if (*s == nullptr) continue;
     if (--(*s)->second == 0) {
+      if (*s == last_cmdline_) last_cmdline_ = nullptr;
+      if (*s == last_environ_) last_environ_ = nullptr;
       bytes_ -= (*s)->first.size();
       shared_.erase(shared_.find((*s)->first));
     }

@@ -39,8 +39,9 @@ std::optional<RecordKey> KeyOf(const v1::ProcessRecord& plain);
 // at most kMaxPreviousFrameBytes; the table holds at most the previous
 // frame's and the current frame's (2 x kMaxPreviousFrameBytes of records).
 // What it holds is less: each record serialized without its cmdline and
-// environ bytes, which are kept once per distinct content (the workers of a
-// CI job share one environ: 2.4 of a record's 4.4 KB).
+// environ bytes when they are long (128 bytes or more), which are kept once
+// per distinct content (the workers of a CI job share one environ: 2.4 of a
+// record's 4.4 KB).
 class PreviousFrame {
  public:
   // Frame `index` begins: the records of frames before index - 1 are dropped.
@@ -73,10 +74,12 @@ class PreviousFrame {
     Shared* environ = nullptr;
   };
   void Take(const RecordKey& key, std::uint64_t size, v1::ProcessRecord* plain);
-  Shared* Share(std::string* data);
+  Shared* Share(std::string* data, Shared** last);
   void Drop(Entry* e);
   std::unordered_map<RecordKey, Entry, RecordKeyHash> entries_;
   std::unordered_map<std::string, std::uint64_t> shared_;
+  Shared* last_cmdline_ = nullptr;  // the last shared of each, while held
+  Shared* last_environ_ = nullptr;
   std::uint64_t frame_ = 0;
   bool begun_ = false;
   std::uint64_t frame_bytes_ = 0;  // remembered by the current frame (serialized sizes)
