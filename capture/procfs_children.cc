@@ -14,10 +14,13 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "capture/procfs_evidence.h"
+#include "core/proc_parse.h"
 
 namespace proctape {
 namespace {
@@ -39,27 +42,23 @@ int ReadAll(int fd, std::string* out) {
   }
 }
 
-// Appends the decimal pids of `text` ("12 345 ") within `bound`.
-void AppendPids(const std::string& text, std::uint64_t bound, std::vector<std::int64_t>* pids,
+// Appends the pids of `text` ("12 345 ", as the kernel writes a children
+// file) within `bound`: each word a canonical pid (seed 000: "PIDs are
+// canonical decimal values from 2 through 2,147,483,647"); any other word
+// is no pid and is skipped.
+void AppendPids(std::string_view text, std::uint64_t bound, std::vector<std::int64_t>* pids,
                 bool* truncated) {
-  std::int64_t value = 0;
-  bool digits = false;
-  for (std::size_t i = 0; i <= text.size(); ++i) {
-    const char c = i < text.size() ? text[i] : ' ';
-    if (c >= '0' && c <= '9' && value < (INT64_MAX - 9) / 10) {
-      value = value * 10 + (c - '0');
-      digits = true;
-      continue;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    const std::optional<std::uint64_t> pid = ParseCanonicalDecimal(word, kMaxPid);
+    if (!pid || *pid < 2) continue;
+    if (pids->size() >= bound) {
+      *truncated = true;
+      return;
     }
-    if (digits && value > 0) {
-      if (pids->size() >= bound) {
-        *truncated = true;
-        return;
-      }
-      pids->push_back(value);
-    }
-    value = 0;
-    digits = false;
+    pids->push_back(static_cast<std::int64_t>(*pid));
   }
 }
 
