@@ -15,18 +15,17 @@ std::uint64_t Fnv(std::uint64_t h, const void* data, std::size_t size) {
   return h;
 }
 
+std::uint64_t HashBytes(std::uint64_t h, std::string_view bytes) {
+  return Mix64(h, std::hash<std::string_view>{}(bytes));
+}
+
 namespace {
 
 std::uint64_t HashRead(std::uint64_t h, const std::optional<StoredRead>& r) {
-  const char present = r ? 1 : 0;
-  h = Fnv(h, &present, 1);
+  h = Mix64(h, r ? 1 : 0);
   if (!r) return h;
-  h = Fnv(h, &r->err, sizeof r->err);
-  const char t = r->truncated ? 1 : 0;
-  h = Fnv(h, &t, 1);
-  const std::uint64_t n = r->data.size();
-  h = Fnv(h, &n, sizeof n);
-  return Fnv(h, r->data.data(), r->data.size());
+  h = Mix64(h, static_cast<std::uint64_t>(r->err) * 2 + (r->truncated ? 1 : 0));
+  return HashBytes(h, r->data);
 }
 
 std::optional<StoredRead> FromRead(const v1::ProcessRecord& r, ProcFile file) {
@@ -59,17 +58,14 @@ std::optional<StoredRead>* ModelProcess::File(ProcFile file) {
 }
 
 std::uint64_t HashProcess(const ModelProcess& p) {
-  std::uint64_t h = Fnv(kFnvStart, &p.pid, sizeof p.pid);
+  std::uint64_t h = Mix64(kFnvStart, static_cast<std::uint64_t>(p.pid));
   for (ProcFile f : {ProcFile::kStat, ProcFile::kCmdline, ProcFile::kEnviron, ProcFile::kStatus,
                      ProcFile::kCgroup}) {
     h = HashRead(h, *p.File(f));
   }
-  const char has_exe = p.exe ? 1 : 0;
-  h = Fnv(h, &has_exe, 1);
+  h = Mix64(h, p.exe ? 1 : 0);
   if (p.exe) {
-    h = Fnv(h, &p.exe->err, sizeof p.exe->err);
-    h = Fnv(h, &p.exe->dev, sizeof p.exe->dev);
-    h = Fnv(h, &p.exe->ino, sizeof p.exe->ino);
+    h = Mix64(Mix64(Mix64(h, static_cast<std::uint64_t>(p.exe->err)), p.exe->dev), p.exe->ino);
   }
   return h;
 }
@@ -89,7 +85,8 @@ HostModel HostModel::FromFrame(const v1::Frame& frame) {
     p.cgroup = FromRead(r, ProcFile::kCgroup);
     if (r.has_exe()) p.exe = FromProto(r.exe());
     if (r.has_pid_ns()) p.pid_ns = r.pid_ns();
-    m.hash_ += HashProcess(p);
+    p.hash = HashProcess(p);
+    m.hash_ += p.hash;
     m.procs_.emplace(p.pid, std::move(p));
   }
   return m;
@@ -136,9 +133,12 @@ std::int64_t HostModel::MaxPid() const {
   return max;
 }
 
-void HostModel::Rehash(std::int64_t, const ModelProcess* before, const ModelProcess* after) {
-  if (before != nullptr) hash_ -= HashProcess(*before);
-  if (after != nullptr) hash_ += HashProcess(*after);
+void HostModel::Rehash(std::int64_t, const ModelProcess* before, ModelProcess* after) {
+  if (before != nullptr) hash_ -= before->hash;
+  if (after != nullptr) {
+    after->hash = HashProcess(*after);
+    hash_ += after->hash;
+  }
 }
 
 // Field `field` (1-based, as proc(5) numbers them; 3 and later) of the stat
@@ -266,7 +266,8 @@ bool HostModel::SetExe(std::int64_t pid, std::optional<Identity> exe) {
 bool HostModel::Add(ModelProcess process) {
   if (procs_.count(process.pid) != 0) return false;
   const std::int64_t pid = process.pid;
-  hash_ += HashProcess(process);
+  process.hash = HashProcess(process);
+  hash_ += process.hash;
   procs_.emplace(pid, std::move(process));
   listing_.push_back(pid);
   return true;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct ModelProcess {
   std::optional<StoredRead> stat, cmdline, environ, status, cgroup;
   std::optional<Identity> exe;  // unset: no identity recorded (answers ENOENT)
   std::optional<v1::FileIdentity> pid_ns;
+  std::uint64_t hash = 0;  // HashProcess of the rest, kept by HostModel
 
   // The file of that kind, or null.
   const std::optional<StoredRead>* File(ProcFile file) const;
@@ -81,7 +83,7 @@ class HostModel {
 
  private:
   ModelProcess* Mutable(std::int64_t pid);
-  void Rehash(std::int64_t pid, const ModelProcess* before, const ModelProcess* after);
+  void Rehash(std::int64_t pid, const ModelProcess* before, ModelProcess* after);
   bool RewriteStat(std::int64_t pid, std::size_t field, const std::string& value);
   bool RewriteStatusLine(std::int64_t pid, const std::string& key, const std::string& value);
 
@@ -99,8 +101,15 @@ std::string WithStatPid(const std::string& stat, std::int64_t pid);
 
 // A process's hash (its pid, every file's bytes, errno and flags, its exe).
 std::uint64_t HashProcess(const ModelProcess& p);
-// FNV-1a, 64 bits, continued from `h`.
+// FNV-1a, 64 bits, continued from `h` (for a few bytes; HashBytes for many).
 std::uint64_t Fnv(std::uint64_t h, const void* data, std::size_t size);
+std::uint64_t HashBytes(std::uint64_t h, std::string_view bytes);
+// `v` mixed into `h` (one multiply-xorshift round: cheap, for numbers).
+inline std::uint64_t Mix64(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
 inline constexpr std::uint64_t kFnvStart = 1469598103934665603ull;
 
 }  // namespace proctape::explore

@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::int64_t kStoppedClock = std::numeric_limits<std::int64_t>::max() / 2;
 
-std::uint64_t Mix(std::uint64_t h, std::int64_t v) { return Fnv(h, &v, sizeof v); }
+std::uint64_t Mix(std::uint64_t h, std::int64_t v) { return Mix64(h, static_cast<std::uint64_t>(v)); }
 
 }  // namespace
 
@@ -106,7 +106,7 @@ ReadResult ModelEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_
   }
   std::uint64_t h = Mix(Mix(Mix(kFnvStart, 2), pid), static_cast<int>(file));
   h = Mix(Mix(h, out.err), out.truncated ? 1 : 0);
-  h = Fnv(h, out.data.data(), out.data.size());
+  h = HashBytes(h, out.data);
   Answered(h);
   return out;
 }

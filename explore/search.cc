@@ -75,10 +75,8 @@ std::string OutcomeName(const CheckSetup& setup, const CheckOutcome& outcome) {
 namespace {
 
 std::uint64_t Key(std::uint64_t point, std::uint64_t answers, std::uint64_t model, std::int64_t clock) {
-  std::uint64_t h = Fnv(kFnvStart, &point, sizeof point);
-  h = Fnv(h, &answers, sizeof answers);
-  h = Fnv(h, &model, sizeof model);
-  return Fnv(h, &clock, sizeof clock);
+  return Mix64(Mix64(Mix64(Mix64(kFnvStart, point), answers), model),
+               static_cast<std::uint64_t>(clock));
 }
 
 struct RunResult {
