@@ -274,8 +274,8 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
       ->check(NonEmpty("an empty path names no directory"))
       ->type_name("DIR");
   CLI::Option* seed = AddUnsigned(sub, "--seed", o->seed, 0, UINT64_MAX,
-                                  "shuffle the order of histories with this seed (a budget "
-                                  "then samples); without it the order is fixed");
+                                  "shuffle the order of histories by N (a budget then "
+                                  "samples); without it the order is fixed");
   CLI::Option* check = AddUnsigned(sub, "--check", o->check, 0, UINT64_MAX,
                                    "explore only this recorded check (from 0)");
   sub->add_flag("--json", o->json, "print one JSON object: the same summary");
