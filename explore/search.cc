@@ -85,6 +85,29 @@ struct RunResult {
   Judgement judgement;
   std::uint64_t calls = 0;
   std::vector<std::uint64_t> answers;
+  // Calls from the last event's point on answered as the parent's were.
+  std::uint64_t window = 0;
+};
+
+// Whether the same event one point later is the same history when the call
+// between was answered as without it: the event changes only the model
+// (not the clock, not the run before its point, as an exec's earlier state does).
+bool Shiftable(const Event& e) {
+  return !IsExec(e.kind) && e.kind != EventKind::kTimeRetry && e.kind != EventKind::kTimeDeadline;
+}
+
+// Histories known to be pruned without a run: for an event, the points
+// [from, through] after a run that answered as its parent did.
+struct Skips {
+  std::map<std::pair<int, std::int64_t>, std::pair<std::uint64_t, std::uint64_t>> by_event;
+  bool Covers(const Scheduled& s) const {
+    auto it = by_event.find({static_cast<int>(s.event.kind), s.event.pid});
+    return it != by_event.end() && s.point >= it->second.first && s.point <= it->second.second;
+  }
+  void Note(const Scheduled& s, std::uint64_t window) {
+    if (!Shiftable(s.event) || window == 0) return;
+    by_event[{static_cast<int>(s.event.kind), s.event.pid}] = {s.point + 1, s.point + window};
+  }
 };
 
 class Searcher {
@@ -129,6 +152,10 @@ class Searcher {
     out.outcome = RunCheck(ev, s_, o_.resolve);
     out.calls = ev.calls();
     out.answers = ev.answer_hashes();
+    if (parent != nullptr && !h.empty()) {
+      const std::size_t end = std::min(out.answers.size(), parent->size());
+      for (std::size_t j = last; j < end && out.answers[j] == (*parent)[j]; ++j) ++out.window;
+    }
     if (ev.stopped()) return out;
     if (s_.liveness) {
       const std::int64_t pid = s_.recorded.liveness().pid();
@@ -204,13 +231,19 @@ class Searcher {
     std::vector<History> survivors;
     std::vector<History> level = Extensions({}, 0, base.calls);
     Order(&level);
+    Skips skips;
     for (const History& h : level) {
+      if (skips.Covers(h.back())) {
+        ++report.pruned;
+        continue;
+      }
       if (started == o_.budget) {
         ++report.left;
         continue;
       }
       ++started;
       RunResult r = Run(h, &base.answers, true);
+      skips.Note(h.back(), r.window);
       Note(h, r, &report);
       if (r.kind == RunResult::kRun && o_.depth >= 2) survivors.push_back(h);
     }
@@ -223,13 +256,20 @@ class Searcher {
       RunResult parent = Run(h1, nullptr, false);
       std::vector<History> pairs = Extensions(h1, h1.back().point, parent.calls);
       Order(&pairs);
+      Skips pair_skips;
       for (const History& h : pairs) {
+        if (pair_skips.Covers(h.back())) {
+          ++report.pruned;
+          continue;
+        }
         if (started == o_.budget) {
           ++report.left;
           continue;
         }
         ++started;
-        Note(h, Run(h, &parent.answers, true), &report);
+        RunResult r = Run(h, &parent.answers, true);
+        pair_skips.Note(h.back(), r.window);
+        Note(h, r, &report);
       }
     }
     return report;

@@ -16,7 +16,11 @@
 //     is decided by (point, answers so far, model, clock); a history that
 //     reaches a key an earlier one reached is stopped and counted as pruned.
 //     Keys are kept while a run answers as its parent (the history without
-//     its last event) did, at most kMaxKeys of them;
+//     its last event) did, at most kMaxKeys of them. When a run answered
+//     W calls from its event's point p as its parent did, the same event
+//     (one that changes the model only: not an exec, not a clock jump) at
+//     p+1..p+W reaches the same key there: those histories are counted as
+//     pruned without being run;
 //   - the budget caps runs started (pruned ones included), baseline excluded.
 #pragma once
 

@@ -177,7 +177,9 @@ TEST(ExploreSearch, TheBudgetCapsRunsAndASeedOnlyReorders) {
   o.depth = 2;
   o.budget = 50;
   SearchReport r = Search(*setup, o);
-  EXPECT_EQ(r.run + r.pruned + r.not_applicable, 50u);
+  // Started: run, stopped as pruned at a key, or not applicable (histories
+  // pruned without a run are not started).
+  EXPECT_LE(r.run + r.not_applicable, 50u);
   EXPECT_GT(r.left, 0u);
   SearchOptions all;
   all.depth = 1;
