@@ -164,6 +164,12 @@ std::vector<Row> Table() {
        // Another token: the replay makes a call the recording did not, DIVERGED
        // (21), the report on standard output.
        .json_finding = [](F) { return Args{"replay", Recording(), "--token", "other", "--json"}; }},
+      {.command = {"explore"},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"explore", p, "--depth", "1"}; })},
+       .not_inputs = {{"--out", "the directory each violation is written into (by the snapshot "
+                                "writer, one file each): checked to be a directory, nothing in "
+                                "it is read"}},
+       .json = [](F) { return Args{"explore", Recording(), "--depth", "1", "--json"}; }},
       {.command = {"corpus"}},
       {.command = {"corpus", "add"},
        .inputs = {PtapeFile("FILE",

@@ -178,6 +178,8 @@ TEST(Help, EveryCommandsHelpFitsEightyColumnsWithoutParserNoise) {
     }
     std::string lower = r.out;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    // explore's option --seed (a shuffle of its search order) is no citation.
+    for (std::size_t at; (at = lower.find("--seed")) != std::string::npos;) lower.erase(at, 6);
     EXPECT_EQ(lower.find("seed"), std::string::npos) << name << "--help cites the seed";
   }
 }

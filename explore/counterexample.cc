@@ -1,0 +1,79 @@
+#include "explore/counterexample.h"
+
+#include "capture/recorder.h"
+#include "explore/model_evidence.h"
+#include "format/writer.h"
+#include "proto/convert.h"
+
+namespace proctape::explore {
+
+std::string WriteCounterexample(const std::string& path, const Snapshot& source,
+                                const std::string& source_name, const CheckSetup& setup,
+                                const History& history, const ResolveFn& resolve) {
+  std::string error;
+  SnapshotWriter::Options wopts;
+  wopts.force = true;
+  auto writer = SnapshotWriter::Create(path, wopts, &error);
+  if (!writer) return error;
+  v1::Header header = source.header;
+  header.set_tool_version(std::string(PROCTAPE_VERSION) + " (derived by explore)");
+  header.clear_command_line();
+  for (const char* w : {"proctape", "explore"}) header.add_command_line(w);
+  header.add_command_line(source_name);
+  header.add_command_line("--check");
+  header.add_command_line(std::to_string(setup.index));
+  header.add_command_line("--derived");
+  for (const Scheduled& s : history) header.add_command_line(Describe(s));
+  if (history.empty()) header.add_command_line("no event (the baseline)");
+  if (!writer->WriteHeader(header)) return writer->error();
+
+  const bool redacted = header.redaction().environ() == v1::RedactionPolicy::ENVIRON_REDACTED;
+  HostModel model = setup.initial;
+  ModelEvidence ev(&model, &setup.ctx, &history, setup.scan_ns);
+  if (!setup.liveness) ev.SetAttestedPath(setup.exe_path, setup.request.exe);
+  {
+    // Frame 0: the host before any event (an exec's earlier state included).
+    v1::Frame f = model.ToFrame(0, setup.start_ns - setup.scan_ns, setup.start_ns, redacted);
+    if (!writer->BeginFrame(0, f.scan_start_mono_ns())) return writer->error();
+    for (v1::ProcessRecord& r : *f.mutable_processes()) {
+      if (!writer->AddProcess(std::move(r))) return writer->error();
+    }
+    if (!writer->EndFrame(f.scan_end_mono_ns(), "", 0)) return writer->error();
+  }
+  RecorderOptions ropts;
+  ropts.keep_environ = !redacted;
+  for (const std::string& kept : header.redaction().kept_entries()) ropts.kept_entries.push_back(kept);
+  ropts.clock = [&ev] { return ev.now(); };
+  RecordingEvidence recorder(
+      ev, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
+  CheckOutcome outcome = RunCheck(recorder, setup, resolve);
+  if (!writer->error().empty()) return writer->error();
+  const std::int64_t end = ev.now();
+  {
+    v1::Frame f = model.ToFrame(1, end, end + setup.scan_ns, redacted);
+    if (!writer->BeginFrame(1, f.scan_start_mono_ns())) return writer->error();
+    for (v1::ProcessRecord& r : *f.mutable_processes()) {
+      if (!writer->AddProcess(std::move(r))) return writer->error();
+    }
+    if (!writer->EndFrame(f.scan_end_mono_ns(), "", 0)) return writer->error();
+  }
+  v1::Resolution resolution;
+  resolution.set_first_observation(0);
+  resolution.set_observation_count(recorder.observations());
+  resolution.set_start_mono_ns(setup.start_ns);
+  resolution.set_end_mono_ns(end);
+  if (setup.liveness) {
+    *resolution.mutable_liveness() = setup.recorded.liveness();
+    *resolution.mutable_liveness_verdict() = ToProto(outcome.liveness);
+  } else {
+    *resolution.mutable_resolve() = setup.recorded.resolve();
+    *resolution.mutable_verdict() = ToProto(outcome.verdict);
+  }
+  if (!writer->WriteResolution(resolution)) return writer->error();
+  v1::Footer footer;
+  footer.set_capture_end_mono_ns(end + setup.scan_ns);
+  if (!writer->Finish(footer)) return writer->error();
+  return "";
+}
+
+}  // namespace proctape::explore

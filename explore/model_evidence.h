@@ -1,0 +1,91 @@
+// The Evidence of `proctape explore`: answers every call of the identical
+// resolver (or liveness check) from a HostModel, with the virtual clock of
+// the frame model (replay/frame_evidence.h): NowNs does not move it, a
+// listing advances it by the frame's scan duration, SleepUntil moves it
+// forward. Every call is a schedule point k (0, 1, 2, ...): before call k is
+// answered, the history's events at k are applied, then `at_point(k)` runs.
+//
+// at_point may stop the run (a history already explored, explore/search.h):
+// from then on every call fails (EIO) and the clock stands past any
+// deadline, so the resolver ends at once; its verdict is not a verdict.
+//
+// A read's bytes are this object's copy, valid until the next read (not
+// merely the next call: the resolver parses a stat after the NowNs of its
+// deadline check, and that call may be a point whose event removes the
+// process); a listing's names until the next listing.
+//
+// Each answer is hashed: answers_hash() is a rolling hash of every call and
+// result so far, which with the model's hash and the clock decides what the
+// rest of the run does (the resolver is a function of what it was answered).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/evidence.h"
+#include "explore/events.h"
+#include "explore/host_model.h"
+
+namespace proctape::explore {
+
+class ModelEvidence : public Evidence {
+ public:
+  // `model` is changed by the history's events; `ctx` and `history` must
+  // outlive this object. Exec events' earlier states are applied now.
+  ModelEvidence(HostModel* model, const EventContext* ctx, const History* history,
+                std::int64_t scan_ns);
+
+  void SetAttestedPath(std::string path, Identity identity);
+  // Called at each point after its events: false stops the run.
+  std::function<bool(std::uint64_t point)> at_point;
+  // Keep the hash of each answer (answer_hashes()).
+  bool keep_answers = false;
+
+  std::uint64_t calls() const { return calls_; }
+  std::int64_t now() const { return now_; }
+  bool stopped() const { return stopped_; }
+  std::uint64_t answers_hash() const { return answers_; }
+  const std::vector<std::uint64_t>& answer_hashes() const { return answer_hashes_; }
+  // The last point at which each pid's stat was read.
+  std::optional<std::uint64_t> LastStatRead(std::int64_t pid) const;
+  // Events of the history applied so far, and those that could not happen
+  // where the history put them.
+  std::size_t applied() const { return next_event_; }
+  std::size_t failed() const { return failed_; }
+
+  ListResult ListPids(std::uint64_t bound) override;
+  ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;
+  Identity ExeIdentity(std::int64_t pid) override;
+  Identity PathIdentity(const std::string& path) override;
+  std::int64_t NowNs() override;
+  void SleepUntil(std::int64_t mono_ns) override;
+
+ private:
+  // Applies the events at the current point and asks at_point; false when
+  // the run is stopped.
+  bool Point();
+  void Answered(std::uint64_t h);
+
+  HostModel* model_;
+  const EventContext* ctx_;
+  const History* history_;
+  std::int64_t scan_ns_;
+  std::int64_t now_;
+  std::uint64_t calls_ = 0;
+  std::size_t next_event_ = 0;
+  std::size_t failed_ = 0;
+  bool stopped_ = false;
+  std::uint64_t answers_ = kFnvStart;
+  std::vector<std::uint64_t> answer_hashes_;
+  std::vector<std::string> names_;  // the last listing, which its names view
+  std::string read_;                 // the last read's bytes, which its view shows
+  std::unordered_map<std::int64_t, std::uint64_t> last_stat_;
+  std::optional<std::string> attested_path_;
+  Identity attested_;
+};
+
+}  // namespace proctape::explore

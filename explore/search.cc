@@ -1,0 +1,300 @@
+#include "explore/search.h"
+
+#include <algorithm>
+#include <random>
+#include <unordered_set>
+
+#include "core/checked.h"
+#include "explore/model_evidence.h"
+#include "proto/convert.h"
+#include "replay/frame_evidence.h"
+
+namespace proctape::explore {
+
+std::unique_ptr<CheckSetup> SetUp(const Snapshot& snapshot, std::size_t index, std::string* error) {
+  auto s = std::make_unique<CheckSetup>();
+  s->index = index;
+  s->recorded = snapshot.resolutions.at(index);
+  s->liveness = s->recorded.has_liveness();
+  s->start_ns = FrameModelStart(snapshot, &s->recorded);
+  FrameEvidence at(snapshot.frames, s->start_ns);
+  std::optional<std::size_t> frame = at.FrameInForce();
+  if (!frame) {
+    *error = "it holds no frame to build a host model from";
+    return nullptr;
+  }
+  s->frame = *frame;
+  const v1::Frame& f = snapshot.frames[*frame];
+  s->initial = HostModel::FromFrame(f);
+  s->scan_ns = f.complete() ? ElapsedNs(f.scan_start_mono_ns(), f.scan_end_mono_ns()) : 0;
+  if (s->liveness) {
+    s->ctx = MakeContext(&s->initial, nullptr, s->recorded.liveness().pid(), s->start_ns);
+  } else {
+    s->request = FromProto(s->recorded.resolve());
+    s->exe_path = s->recorded.resolve().exe_path();
+    s->ctx = MakeContext(&s->initial, &s->request, 0, s->start_ns);
+  }
+  return s;
+}
+
+CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const ResolveFn& resolve) {
+  CheckOutcome out;
+  if (setup.liveness) {
+    out.liveness = CheckLiveness(ev, setup.recorded.liveness().pid(),
+                                 setup.recorded.liveness().start_ticks());
+    return out;
+  }
+  out.request = setup.request;
+  if (setup.recorded.resolve().fingerprint_on_tape()) {
+    // As replay (replay/replay.cc) and the recording: the root's start tick
+    // is read first, on the tape.
+    Verdict fingerprint = FingerprintRoot(ev, setup.request.root_pid);
+    if (!fingerprint.resolved()) {
+      out.verdict = fingerprint;
+      return out;
+    }
+    out.request.root_start_ticks = fingerprint.start_ticks;
+  }
+  out.verdict = resolve ? resolve(ev, out.request) : Resolve(ev, out.request);
+  out.verdict.late_fingerprint =
+      setup.recorded.resolve().fingerprint_on_tape() && out.verdict.status != Status::kInvalidRequest;
+  return out;
+}
+
+std::string OutcomeName(const CheckSetup& setup, const CheckOutcome& outcome) {
+  if (setup.liveness) {
+    std::string out(LivenessName(outcome.liveness.status));
+    if (outcome.liveness.status == LivenessStatus::kError) {
+      out.append(" ").append(StatusName(outcome.liveness.reason));
+    }
+    return out;
+  }
+  return std::string(StatusName(outcome.verdict.status));
+}
+
+namespace {
+
+std::uint64_t Key(std::uint64_t point, std::uint64_t answers, std::uint64_t model, std::int64_t clock) {
+  return Mix64(Mix64(Mix64(Mix64(kFnvStart, point), answers), model),
+               static_cast<std::uint64_t>(clock));
+}
+
+struct RunResult {
+  enum Kind { kRun, kPruned, kNotApplicable } kind = kRun;
+  CheckOutcome outcome;
+  Judgement judgement;
+  std::uint64_t calls = 0;
+  std::vector<std::uint64_t> answers;
+  // Calls from the last event's point on answered as the parent's were.
+  std::uint64_t window = 0;
+};
+
+// Whether the same event one point later is the same history when the call
+// between was answered as without it: the event changes only the model
+// (not the clock, not the run before its point, as an exec's earlier state does).
+bool Shiftable(const Event& e) {
+  return !IsExec(e.kind) && e.kind != EventKind::kTimeRetry && e.kind != EventKind::kTimeDeadline;
+}
+
+// Histories known to be pruned without a run: for an event, the points
+// [from, through] after a run that answered as its parent did.
+struct Skips {
+  std::map<std::pair<int, std::int64_t>, std::pair<std::uint64_t, std::uint64_t>> by_event;
+  bool Covers(const Scheduled& s) const {
+    auto it = by_event.find({static_cast<int>(s.event.kind), s.event.pid});
+    return it != by_event.end() && s.point >= it->second.first && s.point <= it->second.second;
+  }
+  void Note(const Scheduled& s, std::uint64_t window) {
+    if (!Shiftable(s.event) || window == 0) return;
+    by_event[{static_cast<int>(s.event.kind), s.event.pid}] = {s.point + 1, s.point + window};
+  }
+};
+
+class Searcher {
+ public:
+  Searcher(const CheckSetup& setup, const SearchOptions& options)
+      : s_(setup), o_(options) {
+    if (std::optional<StatFields> root = setup.initial.Stat(setup.request.root_pid)) {
+      initial_root_start_ = root->start_ticks;
+    }
+  }
+
+  // `keys`: prune against (and add to) the explored keys.
+  RunResult Run(const History& h, const std::vector<std::uint64_t>* parent, bool keys) {
+    RunResult out;
+    HostModel m = s_.initial;
+    ModelEvidence ev(&m, &s_.ctx, &h, s_.scan_ns);
+    if (!s_.liveness) ev.SetAttestedPath(s_.exe_path, s_.request.exe);
+    ev.keep_answers = true;
+    const std::uint64_t last = h.empty() ? 0 : h.back().point;
+    bool window = keys && !h.empty();
+    ev.at_point = [&](std::uint64_t k) {
+      if (ev.failed() > 0) {
+        out.kind = RunResult::kNotApplicable;
+        return false;
+      }
+      if (!window || k < last) return true;
+      if (k > last && parent != nullptr) {
+        const std::vector<std::uint64_t>& a = ev.answer_hashes();
+        if (k - 1 >= parent->size() || a[k - 1] != (*parent)[k - 1]) {
+          window = false;  // answered otherwise than its parent: keys end here
+          return true;
+        }
+      }
+      const std::uint64_t key = Key(k, ev.answers_hash(), m.hash(), ev.now());
+      if (keys_.count(key) != 0) {
+        out.kind = RunResult::kPruned;
+        return false;
+      }
+      if (keys_.size() < kMaxKeys) keys_.insert(key);
+      return true;
+    };
+    out.outcome = RunCheck(ev, s_, o_.resolve);
+    out.calls = ev.calls();
+    out.answers = ev.answer_hashes();
+    if (parent != nullptr && !h.empty()) {
+      const std::size_t end = std::min(out.answers.size(), parent->size());
+      for (std::size_t j = last; j < end && out.answers[j] == (*parent)[j]; ++j) ++out.window;
+    }
+    if (ev.stopped()) return out;
+    if (s_.liveness) {
+      const std::int64_t pid = s_.recorded.liveness().pid();
+      if (out.outcome.liveness.status == LivenessStatus::kAlive) {
+        std::optional<std::uint64_t> at = ev.LastStatRead(pid);
+        out.judgement = JudgeLiveness(TruthAt(s_.ctx, h, at.value_or(0)), pid,
+                                      s_.recorded.liveness().start_ticks(), out.outcome.liveness);
+      }
+    } else if (out.outcome.verdict.resolved()) {
+      std::optional<std::uint64_t> at = ev.LastStatRead(out.outcome.verdict.pid);
+      out.judgement = JudgeResolution(TruthAt(s_.ctx, h, at.value_or(0)), out.outcome.request,
+                                      initial_root_start_, out.outcome.verdict, at.has_value());
+    }
+    return out;
+  }
+
+  void Note(const History& h, const RunResult& r, SearchReport* report) {
+    if (o_.progress) o_.progress(report->run + report->pruned + report->not_applicable);
+    if (r.kind == RunResult::kPruned) {
+      ++report->pruned;
+      return;
+    }
+    if (r.kind == RunResult::kNotApplicable) {
+      ++report->not_applicable;
+      return;
+    }
+    ++report->run;
+    ++report->by_kind[KindsOf(h)][OutcomeName(s_, r.outcome)];
+    if (r.judgement.violation) {
+      ++report->violation_count;
+      if (report->violations.size() < o_.keep_violations) {
+        report->violations.push_back(Violation{h, r.outcome, r.judgement.why});
+      }
+    }
+  }
+
+  // The histories of one level, in order; shuffled with a seed.
+  void Order(std::vector<History>* level) {
+    if (!o_.seed) return;
+    std::mt19937_64 rng(*o_.seed + level_++);
+    std::shuffle(level->begin(), level->end(), rng);
+  }
+
+  std::vector<History> Extensions(const History& h, std::uint64_t first, std::uint64_t points) {
+    std::vector<History> out;
+    const HostModel now = TruthAt(s_.ctx, h, h.empty() ? 0 : h.back().point);
+    const std::vector<Event> events = Applicable(now, s_.ctx, s_.start_ns);
+    const bool has_exec = std::any_of(h.begin(), h.end(), [](const Scheduled& x) {
+      return IsExec(x.event.kind);
+    });
+    for (std::uint64_t k = first; k < points; ++k) {
+      for (const Event& e : events) {
+        if (IsExec(e.kind) && (k == 0 || has_exec)) continue;
+        if (!h.empty() && k == h.back().point && e == h.back().event) continue;
+        History next = h;
+        next.push_back(Scheduled{k, e});
+        out.push_back(std::move(next));
+      }
+    }
+    return out;
+  }
+
+  SearchReport Go() {
+    SearchReport report;
+    RunResult base = Run({}, nullptr, false);
+    report.points = base.calls;
+    report.baseline = base.outcome;
+    if (base.judgement.violation) {
+      ++report.violation_count;
+      report.violations.push_back(Violation{{}, base.outcome, base.judgement.why});
+    }
+    std::uint64_t started = 0;
+    std::vector<History> survivors;
+    std::vector<History> level = Extensions({}, 0, base.calls);
+    Order(&level);
+    Skips skips;
+    for (const History& h : level) {
+      if (skips.Covers(h.back())) {
+        ++report.pruned;
+        continue;
+      }
+      if (started == o_.budget) {
+        ++report.left;
+        continue;
+      }
+      ++started;
+      RunResult r = Run(h, &base.answers, true);
+      skips.Note(h.back(), r.window);
+      Note(h, r, &report);
+      if (r.kind == RunResult::kRun && o_.depth >= 2) survivors.push_back(h);
+    }
+    for (const History& h1 : survivors) {
+      if (started >= o_.budget) {
+        // Not enumerated: what is left is at least one history per survivor.
+        report.left += 1;
+        continue;
+      }
+      RunResult parent = Run(h1, nullptr, false);
+      std::vector<History> pairs = Extensions(h1, h1.back().point, parent.calls);
+      Order(&pairs);
+      Skips pair_skips;
+      for (const History& h : pairs) {
+        if (pair_skips.Covers(h.back())) {
+          ++report.pruned;
+          continue;
+        }
+        if (started == o_.budget) {
+          ++report.left;
+          continue;
+        }
+        ++started;
+        RunResult r = Run(h, &parent.answers, true);
+        pair_skips.Note(h.back(), r.window);
+        Note(h, r, &report);
+      }
+    }
+    return report;
+  }
+
+ private:
+  const CheckSetup& s_;
+  const SearchOptions& o_;
+  std::uint64_t initial_root_start_ = 0;
+  std::unordered_set<std::uint64_t> keys_;
+  std::uint64_t level_ = 0;
+};
+
+}  // namespace
+
+SearchReport Search(const CheckSetup& setup, const SearchOptions& options) {
+  return Searcher(setup, options).Go();
+}
+
+HistoryRun RunHistory(const CheckSetup& setup, const History& history, const ResolveFn& resolve) {
+  SearchOptions o;
+  o.resolve = resolve;
+  Searcher searcher(setup, o);
+  RunResult r = searcher.Run(history, nullptr, false);
+  return HistoryRun{r.outcome, r.judgement, r.calls};
+}
+
+}  // namespace proctape::explore

@@ -1,0 +1,116 @@
+// The search of `proctape explore` (issue 15, section 1): one recorded check
+// (a resolution or a liveness check) re-run on its host model
+// (explore/host_model.h) under every history of kernel events
+// (explore/events.h) up to a depth, each verdict judged by the oracle
+// (explore/oracle.h).
+//
+//   - a baseline run (no event) counts the schedule points N;
+//   - depth 1: every event that can happen, at every point 0..N-1 (an exec
+//     event completes at 1..N-1: at 0 it is the baseline);
+//   - depth 2: each depth-1 history that ran, extended by every event that
+//     can happen at each of its own points from the first event's on;
+//   - order: points ascending, then events in Applicable()'s order, depth 1
+//     before depth 2; with a seed, each level's order is shuffled by it
+//     (std::mt19937_64), nothing random otherwise;
+//   - pruning: once every event of a history is applied, the rest of its run
+//     is decided by (point, answers so far, model, clock); a history that
+//     reaches a key an earlier one reached is stopped and counted as pruned.
+//     Keys are kept while a run answers as its parent (the history without
+//     its last event) did, at most kMaxKeys of them. When a run answered
+//     W calls from its event's point p as its parent did, the same event
+//     (one that changes the model only: not an exec, not a clock jump) at
+//     p+1..p+W reaches the same key there: those histories are counted as
+//     pruned without being run;
+//   - the budget caps runs started (pruned ones included), baseline excluded.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/resolver.h"
+#include "explore/events.h"
+#include "explore/host_model.h"
+#include "explore/oracle.h"
+#include "format/reader.h"
+
+namespace proctape::explore {
+
+// The resolver the search runs (the real one unless a test gives another).
+using ResolveFn = std::function<Verdict(Evidence&, const Request&)>;
+
+// One recorded check made ready to explore.
+struct CheckSetup {
+  std::size_t index = 0;          // among the file's resolutions
+  bool liveness = false;
+  v1::Resolution recorded;        // its request (and recorded verdict)
+  Request request;                // a resolution's
+  std::string exe_path;           // answered by PathIdentity
+  std::size_t frame = 0;          // the frame the model was built from (file order)
+  HostModel initial;
+  std::int64_t start_ns = 0;
+  std::int64_t scan_ns = 0;       // a listing's virtual duration
+  EventContext ctx;               // points into `initial`: never copy a CheckSetup
+};
+
+// Builds the setup of resolution `index` (null, with *error, when the file
+// holds no frame to build a model from).
+std::unique_ptr<CheckSetup> SetUp(const Snapshot& snapshot, std::size_t index, std::string* error);
+
+struct CheckOutcome {
+  Request request;  // as run (the root's start tick fingerprinted, if so)
+  Verdict verdict;
+  LivenessVerdict liveness;
+};
+
+// Runs the check through `ev` as replay runs it (a fingerprint read first
+// when the recording began with one).
+CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const ResolveFn& resolve);
+// "RESOLVED", "NO_MATCH", "ALIVE", "ERROR PID_REUSED", ...
+std::string OutcomeName(const CheckSetup& setup, const CheckOutcome& outcome);
+
+struct SearchOptions {
+  std::uint32_t depth = 2;
+  std::uint64_t budget = 100000;
+  std::optional<std::uint64_t> seed;
+  ResolveFn resolve;                                   // empty: Resolve
+  std::function<void(std::uint64_t runs)> progress;    // after each run
+  std::size_t keep_violations = 100;
+};
+
+struct Violation {
+  History history;
+  CheckOutcome outcome;
+  std::string why;
+};
+
+struct SearchReport {
+  std::uint64_t points = 0;         // the baseline's schedule points
+  CheckOutcome baseline;
+  std::uint64_t run = 0;            // histories run to their verdict
+  std::uint64_t pruned = 0;         // stopped: a state already explored
+  std::uint64_t not_applicable = 0; // an event that could not happen there
+  std::uint64_t left = 0;           // not started: the budget was spent
+  std::uint64_t violation_count = 0;
+  std::vector<Violation> violations;  // the first keep_violations
+  // Event kinds of a history ("exit", "exit+gone") -> outcome -> histories.
+  std::map<std::string, std::map<std::string, std::uint64_t>> by_kind;
+};
+
+inline constexpr std::size_t kMaxKeys = 4'000'000;
+
+SearchReport Search(const CheckSetup& setup, const SearchOptions& options);
+
+// Re-runs one history (for a counterexample): its outcome, and the judgement.
+struct HistoryRun {
+  CheckOutcome outcome;
+  Judgement judgement;
+  std::uint64_t calls = 0;
+};
+HistoryRun RunHistory(const CheckSetup& setup, const History& history, const ResolveFn& resolve);
+
+}  // namespace proctape::explore
