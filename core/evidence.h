@@ -12,8 +12,11 @@
 //   - the clock is CLOCK_MONOTONIC nanoseconds; SleepUntil may be virtual;
 //   - results are views: the bytes of a ReadResult and the names of a
 //     ListResult (the vector is the caller's, the bytes each name views are
-//     not) stay valid until the next call on the same Evidence object, and no
-//     longer. A caller that keeps bytes past its next call copies them
+//     not) stay valid until the next ListPids, ReadFile, ExeIdentity or
+//     PathIdentity call on the same Evidence object, and no longer; the
+//     clock (NowNs, SleepUntil) leaves them valid: the resolver checks its
+//     deadline between a read and the parse of its bytes, and that order is
+//     in every recorded tape. A caller that keeps bytes past its next call copies them
 //     (StoredRead below, or std::string). An implementation serves views into
 //     what it holds (its table, the decoded tape, its read buffer) and copies
 //     nothing per call; a wrapper passes its inner evidence's views through.
