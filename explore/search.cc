@@ -173,7 +173,6 @@ class Searcher {
   }
 
   void Note(const History& h, const RunResult& r, SearchReport* report) {
-    if (o_.progress) o_.progress(report->run + report->pruned + report->not_applicable);
     if (r.kind == RunResult::kPruned) {
       ++report->pruned;
       return;
@@ -235,13 +234,14 @@ class Searcher {
     for (const History& h : level) {
       if (skips.Covers(h.back())) {
         ++report.pruned;
+        ++report.skipped;
         continue;
       }
       if (started == o_.budget) {
         ++report.left;
         continue;
       }
-      ++started;
+      Started(&started);
       RunResult r = Run(h, &base.answers, true);
       skips.Note(h.back(), r.window);
       Note(h, r, &report);
@@ -249,8 +249,8 @@ class Searcher {
     }
     for (const History& h1 : survivors) {
       if (started >= o_.budget) {
-        // Not enumerated: what is left is at least one history per survivor.
-        report.left += 1;
+        // Its pairs are not listed: how many there would be is not known.
+        ++report.unextended;
         continue;
       }
       RunResult parent = Run(h1, nullptr, false);
@@ -260,22 +260,30 @@ class Searcher {
       for (const History& h : pairs) {
         if (pair_skips.Covers(h.back())) {
           ++report.pruned;
+          ++report.skipped;
           continue;
         }
         if (started == o_.budget) {
           ++report.left;
           continue;
         }
-        ++started;
+        Started(&started);
         RunResult r = Run(h, &parent.answers, true);
         pair_skips.Note(h.back(), r.window);
         Note(h, r, &report);
       }
     }
+    report.budget_used = started;
     return report;
   }
 
  private:
+  // One more run of the budget, shown.
+  void Started(std::uint64_t* started) {
+    ++*started;
+    if (o_.progress) o_.progress(*started);
+  }
+
   const CheckSetup& s_;
   const SearchOptions& o_;
   std::uint64_t initial_root_start_ = 0;

@@ -21,7 +21,10 @@
 //     (one that changes the model only: not an exec, not a clock jump) at
 //     p+1..p+W reaches the same key there: those histories are counted as
 //     pruned without being run;
-//   - the budget caps runs started (pruned ones included), baseline excluded.
+//   - the budget caps the histories run (the resolver started on them: those
+//     that end in a verdict, in a state already explored, or as not
+//     applicable); histories skipped without a run cost nothing, and neither
+//     do the baseline and the re-run of a pair's first event.
 #pragma once
 
 #include <cstdint>
@@ -78,7 +81,7 @@ struct SearchOptions {
   std::uint64_t budget = 100000;
   std::optional<std::uint64_t> seed;
   ResolveFn resolve;                                   // empty: Resolve
-  std::function<void(std::uint64_t runs)> progress;    // after each run
+  std::function<void(std::uint64_t runs)> progress;    // as each run of the budget starts
   std::size_t keep_violations = 100;
 };
 
@@ -93,8 +96,11 @@ struct SearchReport {
   CheckOutcome baseline;
   std::uint64_t run = 0;            // histories run to their verdict
   std::uint64_t pruned = 0;         // stopped: a state already explored
+  std::uint64_t skipped = 0;        // of the pruned, those known so without a run
+  std::uint64_t budget_used = 0;    // runs the budget counted
   std::uint64_t not_applicable = 0; // an event that could not happen there
-  std::uint64_t left = 0;           // not started: the budget was spent
+  std::uint64_t left = 0;           // listed, not run: the budget was spent
+  std::uint64_t unextended = 0;     // depth 2: run alone, its pairs not listed (budget spent)
   std::uint64_t violation_count = 0;
   std::vector<Violation> violations;  // the first keep_violations
   // Event kinds of a history ("exit", "exit+gone") -> outcome -> histories.

@@ -41,6 +41,9 @@ case $case_name in
     expect 2 "$good" --budget 0
     expect 2 "$good" --out "$tmp/text.ptape"
     expect 2 "$good" --out "$tmp/no-such-dir"
+    # A directory no one may create files in is refused before the search.
+    expect 2 "$good" --out /proc/self
+    grep -q 'cannot write' "$tmp/err" || fail "--out /proc/self: $(cat "$tmp/err")"
     ;;
   json)
     good=$src/corpus/051df0283b135a91.ptape
@@ -52,6 +55,21 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["histories_run"] == int(sys.argv[2]), (d["histories_run"], sys.argv[2])
 assert d["violations"] == 0 and len(d["checks"]) == 3
+for c in d["checks"]:
+    # Every history run is counted under its event kind, once.
+    assert sum(o["histories"] for k in c["by_kind"] for o in k["outcomes"]) == c["run"], c
+    assert c["budget_used"] <= d["budget"] and c["pruned_without_run"] <= c["pruned"], c
+PY
+    # The same file and options: the same bytes (no hash order leaks out).
+    "$proctape" explore "$good" --depth 2 --budget 300 --json >"$tmp/a" || fail "json a: exit $?"
+    "$proctape" explore "$good" --depth 2 --budget 300 --json >"$tmp/b" || fail "json b: exit $?"
+    cmp -s "$tmp/a" "$tmp/b" || fail "two runs printed different JSON"
+    python3 - "$tmp/a" <<'PY' || fail "the budget is not kept"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["checks"]:
+    assert c["budget_used"] <= 300, c
+    assert c["budget_used"] == 300 or (c["left"] == 0 and c["unextended"] == 0), c
 PY
     ;;
   *) fail "unknown case $case_name" ;;

@@ -1,0 +1,129 @@
+#include "cli/explore_output.h"
+
+#include <cstdio>
+
+#include "core/proc_parse.h"
+#include "explore.pb.h"
+#include "proto/convert.h"
+#include "proto/summary.h"
+
+namespace proctape {
+namespace {
+
+using explore::CheckSetup;
+using explore::SearchReport;
+
+std::string BaselineText(const CheckSetup& s, const explore::CheckOutcome& o) {
+  std::string out = explore::OutcomeName(s, o);
+  if (!s.liveness && o.verdict.resolved()) {
+    out += " host pid " + std::to_string(o.verdict.pid) + ", start tick " +
+           std::to_string(o.verdict.start_ticks);
+  }
+  return out;
+}
+
+std::string N(std::uint64_t n) { return std::to_string(n); }
+
+// "histories: 60 run, 222 pruned (182 without a run), 0 not applicable;
+// budget: 100 of 100 runs, 190 histories left; violations: 0"
+std::string Histories(const ExploreOptions& o, const SearchReport& r) {
+  std::string line = "  histories: " + N(r.run) + " run, " + N(r.pruned) + " pruned";
+  if (r.skipped != 0) line += " (" + N(r.skipped) + " without a run)";
+  line += ", " + N(r.not_applicable) + " not applicable; budget: " + N(r.budget_used) + " of " +
+          N(o.budget) + " runs";
+  if (r.left != 0) line += ", " + Plural(r.left, "history", "histories") + " left";
+  if (r.unextended != 0) {
+    line += ", " + Plural(r.unextended, "history", "histories") + " not extended to pairs";
+  }
+  return line + "; violations: " + N(r.violation_count);
+}
+
+}  // namespace
+
+void PrintExploreText(const ExploreOptions& o, const std::string& name,
+                      const std::vector<CheckResult>& results) {
+  std::printf("explore %s: depth %u, budget %llu runs per check\n", name.c_str(), o.depth,
+              static_cast<unsigned long long>(o.budget));
+  std::uint64_t run = 0, pruned = 0, violations = 0;
+  for (const CheckResult& c : results) {
+    const SearchReport& r = c.report;
+    run += r.run;
+    pruned += r.pruned;
+    violations += r.violation_count;
+    std::printf("check %zu (%s) on frame %zu: baseline %s (%s)\n", c.setup->index,
+                c.setup->liveness ? "liveness" : "resolve", c.setup->frame,
+                BaselineText(*c.setup, r.baseline).c_str(),
+                Plural(r.points, "schedule point", "schedule points").c_str());
+    std::printf("%s\n", Histories(o, r).c_str());
+    if (r.run + r.pruned + r.not_applicable + r.left + r.unextended == 0) {
+      std::printf("    no event can happen to the root or a process beneath it in this "
+                  "check's model: nothing to explore\n");
+    }
+    for (const auto& [kinds, outcomes] : r.by_kind) {
+      std::string line = "    " + kinds + ":";
+      for (const auto& [outcome, n] : outcomes) line += " " + outcome + " " + N(n) + ",";
+      line.pop_back();
+      std::printf("%s\n", line.c_str());
+    }
+    for (std::size_t i = 0; i < r.violations.size(); ++i) {
+      const explore::Violation& v = r.violations[i];
+      std::printf("  VIOLATION %zu: %s\n", i + 1, v.why.c_str());
+      for (const explore::Scheduled& s : v.history) std::printf("    %s\n", Describe(s).c_str());
+      if (!c.written[i].empty()) std::printf("    written: %s\n", EscapeBytes(c.written[i], 4096).c_str());
+    }
+  }
+  std::printf("total: %llu histories run, %llu pruned, %llu violations\n",
+              static_cast<unsigned long long>(run), static_cast<unsigned long long>(pruned),
+              static_cast<unsigned long long>(violations));
+}
+
+void PrintExploreJson(const ExploreOptions& o, const std::string& name,
+                      const std::vector<CheckResult>& results) {
+  v1::ExploreReport doc;
+  doc.set_file(name);
+  doc.set_depth(o.depth);
+  doc.set_budget(Count32(o.budget));
+  std::uint64_t run = 0, pruned = 0, violations = 0;
+  for (const CheckResult& c : results) {
+    const SearchReport& r = c.report;
+    run += r.run;
+    pruned += r.pruned;
+    violations += r.violation_count;
+    v1::ExploreCheck* check = doc.add_checks();
+    check->set_index(Count32(c.setup->index));
+    check->set_kind(c.setup->liveness ? "liveness" : "resolve");
+    check->set_frame(Count32(c.setup->frame));
+    check->set_baseline(BaselineText(*c.setup, r.baseline));
+    check->set_points(Count32(r.points));
+    check->set_run(Count32(r.run));
+    check->set_pruned(Count32(r.pruned));
+    check->set_pruned_without_run(Count32(r.skipped));
+    check->set_not_applicable(Count32(r.not_applicable));
+    check->set_budget_used(Count32(r.budget_used));
+    check->set_left(Count32(r.left));
+    check->set_unextended(Count32(r.unextended));
+    check->set_violation_count(Count32(r.violation_count));
+    for (const auto& [kinds, outcomes] : r.by_kind) {
+      v1::ExploreEventKinds* k = check->add_by_kind();
+      k->set_kinds(kinds);
+      for (const auto& [outcome, n] : outcomes) {
+        v1::ExploreOutcomeCount* count = k->add_outcomes();
+        count->set_outcome(outcome);
+        count->set_histories(Count32(n));
+      }
+    }
+    for (std::size_t i = 0; i < r.violations.size(); ++i) {
+      v1::ExploreViolation* v = check->add_violations();
+      v->set_outcome(BaselineText(*c.setup, r.violations[i].outcome));
+      v->set_why(r.violations[i].why);
+      for (const explore::Scheduled& s : r.violations[i].history) v->add_events(Describe(s));
+      v->set_file(EscapeBytes(c.written[i], 4096));
+    }
+  }
+  doc.set_histories_run(Count32(run));
+  doc.set_histories_pruned(Count32(pruned));
+  doc.set_violations(Count32(violations));
+  std::printf("%s\n", ToJson(doc).c_str());
+}
+
+}  // namespace proctape

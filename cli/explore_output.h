@@ -1,0 +1,40 @@
+// The output of `proctape explore`: the text summary and the --json
+// document (ExploreReport, proto/explore.proto), the same numbers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "explore/search.h"
+
+namespace proctape {
+
+struct ExploreOptions {
+  std::string file;
+  std::uint32_t depth = 2;
+  std::uint64_t budget = 100000;
+  std::string out;
+  bool json = false;
+  std::uint64_t seed = 0;
+  bool has_seed = false;
+  std::uint64_t check = 0;
+  bool has_check = false;
+};
+
+// One explored check: its setup, what the search found, and the file each
+// kept violation was written to ("" when not written).
+struct CheckResult {
+  std::unique_ptr<explore::CheckSetup> setup;
+  explore::SearchReport report;
+  std::vector<std::string> written;
+};
+
+// `name` is the file's name as printed (escaped).
+void PrintExploreText(const ExploreOptions& o, const std::string& name,
+                      const std::vector<CheckResult>& results);
+void PrintExploreJson(const ExploreOptions& o, const std::string& name,
+                      const std::vector<CheckResult>& results);
+
+}  // namespace proctape
