@@ -230,23 +230,7 @@ class Searcher {
     std::vector<History> survivors;
     std::vector<History> level = Extensions({}, 0, base.calls);
     Order(&level);
-    Skips skips;
-    for (const History& h : level) {
-      if (skips.Covers(h.back())) {
-        ++report.pruned;
-        ++report.skipped;
-        continue;
-      }
-      if (started == o_.budget) {
-        ++report.left;
-        continue;
-      }
-      Started(&started);
-      RunResult r = Run(h, &base.answers, true);
-      skips.Note(h.back(), r.window);
-      Note(h, r, &report);
-      if (r.kind == RunResult::kRun && o_.depth >= 2) survivors.push_back(h);
-    }
+    RunLevel(level, base.answers, &started, &report, o_.depth >= 2 ? &survivors : nullptr);
     for (const History& h1 : survivors) {
       if (started >= o_.budget) {
         // Its pairs are not listed: how many there would be is not known.
@@ -256,32 +240,37 @@ class Searcher {
       RunResult parent = Run(h1, nullptr, false);
       std::vector<History> pairs = Extensions(h1, h1.back().point, parent.calls);
       Order(&pairs);
-      Skips pair_skips;
-      for (const History& h : pairs) {
-        if (pair_skips.Covers(h.back())) {
-          ++report.pruned;
-          ++report.skipped;
-          continue;
-        }
-        if (started == o_.budget) {
-          ++report.left;
-          continue;
-        }
-        Started(&started);
-        RunResult r = Run(h, &parent.answers, true);
-        pair_skips.Note(h.back(), r.window);
-        Note(h, r, &report);
-      }
+      RunLevel(pairs, parent.answers, &started, &report, nullptr);
     }
     report.budget_used = started;
     return report;
   }
 
  private:
-  // One more run of the budget, shown.
-  void Started(std::uint64_t* started) {
-    ++*started;
-    if (o_.progress) o_.progress(*started);
+  // Runs the histories of one level that differ from their parent only in
+  // their last event, in order: each skipped without a run when a sibling
+  // showed it is a shifted duplicate, left once the budget is spent; those
+  // that ran to a verdict are added to *survivors (when given).
+  void RunLevel(const std::vector<History>& level, const std::vector<std::uint64_t>& parent_answers,
+                std::uint64_t* started, SearchReport* report, std::vector<History>* survivors) {
+    Skips skips;
+    for (const History& h : level) {
+      if (skips.Covers(h.back())) {
+        ++report->pruned;
+        ++report->skipped;
+        continue;
+      }
+      if (*started == o_.budget) {
+        ++report->left;
+        continue;
+      }
+      ++*started;
+      if (o_.progress) o_.progress(*started);
+      RunResult r = Run(h, &parent_answers, true);
+      skips.Note(h.back(), r.window);
+      Note(h, r, report);
+      if (survivors != nullptr && r.kind == RunResult::kRun) survivors->push_back(h);
+    }
   }
 
   const CheckSetup& s_;
