@@ -92,7 +92,7 @@ int RunCapture(const CaptureOptions& o) {
     return Fail(kExitUsage, "--interval " + std::to_string(o.interval_ms) +
                                 ": one frame has no interval; give --frames N (N > 1) with it");
   }
-  if (int refused = RefuseStandardStreams({{"--proc-root", o.proc_root, false}});
+  if (int refused = RefuseStandardStreams({{"--proc-root", o.proc_root, false, true}});
       refused != kExitOk) {
     return refused;
   }
@@ -159,7 +159,7 @@ int RunCapture(const CaptureOptions& o) {
   request.stdout_allowed = true;
   request.binary = true;
   int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--proc-root", o.proc_root}}, &exit_code);
+  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--proc-root", o.proc_root, false, true}}, &exit_code);
   if (!output) return exit_code;
   if (int jailed = Jail({"capture", false, {}, {}}); jailed != kExitOk) return jailed;
   // The most frames there will be (--until-exit may end sooner; without

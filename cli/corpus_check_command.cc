@@ -35,7 +35,7 @@ int RunCheck(const CheckCliOptions& o) {
   int exit_code = kExitOk;
   const std::string dir = o.corpus.Get(&exit_code);
   if (dir.empty()) return exit_code;
-  if (int refused = RefuseStandardStreams({{"the corpus", dir, false}});
+  if (int refused = RefuseStandardStreams({{"the corpus", dir, false, true}});
       refused != kExitOk) {
     return refused;
   }
@@ -49,7 +49,7 @@ int RunCheck(const CheckCliOptions& o) {
     OutputRequest request;
     request.path = o.junit;
     request.force = o.force;
-    junit = OpenOutput(request, "--junit", {{"the corpus", dir}}, &exit_code);
+    junit = OpenOutput(request, "--junit", {{"the corpus", dir, false, true}}, &exit_code);
     if (!junit) return exit_code;
   }
   if (int jailed = Jail({"corpus check", true, {dir}, {junit.get()}}); jailed != kExitOk) return jailed;

@@ -29,7 +29,7 @@ int RunList(const ListOptions& o) {
   int exit_code = kExitOk;
   const std::string dir = o.corpus.Get(&exit_code);
   if (dir.empty()) return exit_code;
-  if (int refused = RefuseStandardStreams({{"the corpus", dir, false}});
+  if (int refused = RefuseStandardStreams({{"the corpus", dir, false, true}});
       refused != kExitOk) {
     return refused;
   }
@@ -60,7 +60,7 @@ int RunRm(const RmOptions& o) {
   int exit_code = kExitOk;
   const std::string corpus_dir = o.corpus.Get(&exit_code);
   if (corpus_dir.empty()) return exit_code;
-  if (int refused = RefuseStandardStreams({{"the corpus", corpus_dir, false}});
+  if (int refused = RefuseStandardStreams({{"the corpus", corpus_dir, false, true}});
       refused != kExitOk) {
     return refused;
   }

@@ -81,7 +81,9 @@ std::string InputItIs(const std::optional<FileId>& out, const std::string& where
     const std::optional<FileId> in = IdOfPath(input.path);
     if (!in) continue;
     if (out && *out == *in) return "the same file as " + Named(input);
-    if (in->directory && !where.empty() && AtOrBeneath(where, *in)) return "inside " + Named(input);
+    if (in->directory && input.tree && !where.empty() && AtOrBeneath(where, *in)) {
+      return "inside " + Named(input);
+    }
     if (out && out->directory && !path.empty() && input.path != "-" &&
         AtOrBeneath(in->directory ? input.path : DirectoryOf(input.path), *out)) {
       return "a directory that holds " + Named(input);

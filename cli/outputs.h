@@ -52,6 +52,11 @@ struct InputPath {
   std::string option;
   std::string path;
   bool dash_is_stdin = true;  // false where '-' is not standard input (--exe, --proc-root)
+  // A directory the command reads beneath (--proc-root, a corpus): an output
+  // inside it is one of its inputs. Any other input that is a directory (a
+  // FILE given as '.') is no input the command can read: the read says so,
+  // not a refusal of where the output lies.
+  bool tree = false;
 };
 
 // Each of `paths` as an input `option` names ("FILE" of show a.ptape b.ptape).

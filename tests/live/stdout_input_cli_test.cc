@@ -159,6 +159,22 @@ TEST(StandardOutputIsAnInputByAnyRedirection, AppendExportAndStandardInputAreRef
   }
 }
 
+// A FILE given as a directory is refused by its read ("is a directory"),
+// wherever standard output lies: the output is inside no input (before, with
+// standard output a file in '.', a new user was told it was inside FILE '.').
+TEST(StandardOutputIsAnInputByAnyRedirection, ADirectoryGivenAsFileIsRefusedAsSuchWherever) {
+  TempDir dir("stdout-input-dir");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string out = dir.File("out.txt");
+  for (const Argv& args : {Argv{"verify", dir.path()}, Argv{"show", dir.path()},
+                           Argv{"explore", dir.path()}, Argv{"replay", dir.path()}}) {
+    const CommandResult r = ProctapeRedirected(">" + Quoted(out), args);
+    EXPECT_EQ(r.exit_code, 10) << Shown(args, ">out.txt") << "\n" << Describe(r);
+    EXPECT_TRUE(Has(r.err, "is a directory")) << Describe(r);
+    EXPECT_FALSE(Has(r.err, "inside")) << Describe(r);
+  }
+}
+
 // A regular file that is no input takes the output as before.
 TEST(StandardOutputIsAnInputByAnyRedirection, AFileThatIsNoInputIsWritten) {
   TempDir dir("stdout-input-not");
