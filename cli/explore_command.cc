@@ -41,7 +41,12 @@ int RunExplore(const ExploreOptions& o) {
   if (int refused = RefuseStandardStreams({{"FILE", o.file}}); refused != kExitOk) return refused;
   if (!o.out.empty()) {
     struct stat st {};
-    if (::stat(o.out.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (::stat(o.out.c_str(), &st) != 0) {
+      return Fail(kExitUsage, "--out " + EscapeBytes(o.out, 4096) + ": " +
+                                  (errno == ENOENT ? std::string("no such directory")
+                                                   : std::strerror(errno)));
+    }
+    if (!S_ISDIR(st.st_mode)) {
       return Fail(kExitUsage, "--out " + EscapeBytes(o.out, 4096) + ": not a directory");
     }
     // Checked before the search, not when its first violation is written.
@@ -137,8 +142,9 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
   AddUnsigned(sub, "--depth", o->depth, 1, 2, "events per history: 1, or 2 (pairs)")
       ->capture_default_str();
   AddUnsigned(sub, "--budget", o->budget, 1, 100000000,
-              "runs of the resolver per check, at most (a history known to be a\n"
-              "shifted duplicate is pruned without a run and costs none)")
+              "runs of the resolver per check, at most: every history started counts;\n"
+              "the baseline, the re-run of a history before its pairs are listed and a\n"
+              "history pruned without a run (a shifted duplicate) do not")
       ->capture_default_str();
   sub->add_option("--out", o->out, "write each violation here as a .ptape (a directory)")
       ->check(NonEmpty("an empty path names no directory"))

@@ -42,8 +42,8 @@ std::string Histories(const ExploreOptions& o, const SearchReport& r) {
 
 void PrintExploreText(const ExploreOptions& o, const std::string& name,
                       const std::vector<CheckResult>& results) {
-  std::printf("explore %s: depth %u, budget %llu runs per check\n", name.c_str(), o.depth,
-              static_cast<unsigned long long>(o.budget));
+  std::printf("explore %s: depth %u, budget %s per check\n", name.c_str(), o.depth,
+              Plural(o.budget, "run", "runs").c_str());
   std::uint64_t run = 0, pruned = 0, violations = 0;
   for (const CheckResult& c : results) {
     const SearchReport& r = c.report;
@@ -72,9 +72,9 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
       if (!c.written[i].empty()) std::printf("    written: %s\n", EscapeBytes(c.written[i], 4096).c_str());
     }
   }
-  std::printf("total: %llu histories run, %llu pruned, %llu violations\n",
-              static_cast<unsigned long long>(run), static_cast<unsigned long long>(pruned),
-              static_cast<unsigned long long>(violations));
+  std::printf("total: %s run, %llu pruned, %s\n", Plural(run, "history", "histories").c_str(),
+              static_cast<unsigned long long>(pruned),
+              Plural(violations, "violation", "violations").c_str());
 }
 
 void PrintExploreJson(const ExploreOptions& o, const std::string& name,

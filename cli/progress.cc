@@ -64,6 +64,9 @@ void Progress::Done() {
 void Progress::ShowLocked(const std::string& text) {
   if (!due_ && std::chrono::steady_clock::now() - start_ >= delay_) due_ = true;
   if (due_) {
+    // A line still waiting for the timer is older than this one: the timer,
+    // woken after it, must not show it over this.
+    has_pending_ = false;
     WriteLocked(text);
     return;
   }
