@@ -112,8 +112,7 @@ int RunExplore(const ExploreOptions& o) {
   } else {
     PrintExploreText(o, EscapeBytes(base, 4096), results);
   }
-  std::uint64_t violations = 0;
-  for (const CheckResult& c : results) violations += c.report.violation_count;
+  const std::uint64_t violations = Totals(results).violations;
   if (violations == 0) return kExitOk;
   return Finding(kExitVerdictChanged, Plural(violations, "violation", "violations") + " found");
 }

@@ -40,16 +40,22 @@ std::string Histories(const ExploreOptions& o, const SearchReport& r) {
 
 }  // namespace
 
+ExploreTotals Totals(const std::vector<CheckResult>& results) {
+  ExploreTotals t;
+  for (const CheckResult& c : results) {
+    t.run += c.report.run;
+    t.pruned += c.report.pruned;
+    t.violations += c.report.violation_count;
+  }
+  return t;
+}
+
 void PrintExploreText(const ExploreOptions& o, const std::string& name,
                       const std::vector<CheckResult>& results) {
   std::printf("explore %s: depth %u, budget %s per check\n", name.c_str(), o.depth,
               Plural(o.budget, "run", "runs").c_str());
-  std::uint64_t run = 0, pruned = 0, violations = 0;
   for (const CheckResult& c : results) {
     const SearchReport& r = c.report;
-    run += r.run;
-    pruned += r.pruned;
-    violations += r.violation_count;
     std::printf("check %zu (%s) on frame %zu: baseline %s (%s)\n", c.setup->index,
                 c.setup->liveness ? "liveness" : "resolve", c.setup->frame,
                 BaselineText(*c.setup, r.baseline).c_str(),
@@ -72,9 +78,10 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
       if (!c.written[i].empty()) std::printf("    written: %s\n", EscapeBytes(c.written[i], 4096).c_str());
     }
   }
-  std::printf("total: %s run, %llu pruned, %s\n", Plural(run, "history", "histories").c_str(),
-              static_cast<unsigned long long>(pruned),
-              Plural(violations, "violation", "violations").c_str());
+  const ExploreTotals t = Totals(results);
+  std::printf("total: %s run, %llu pruned, %s\n", Plural(t.run, "history", "histories").c_str(),
+              static_cast<unsigned long long>(t.pruned),
+              Plural(t.violations, "violation", "violations").c_str());
 }
 
 void PrintExploreJson(const ExploreOptions& o, const std::string& name,
@@ -83,12 +90,8 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
   doc.set_file(name);
   doc.set_depth(o.depth);
   doc.set_budget(Count32(o.budget));
-  std::uint64_t run = 0, pruned = 0, violations = 0;
   for (const CheckResult& c : results) {
     const SearchReport& r = c.report;
-    run += r.run;
-    pruned += r.pruned;
-    violations += r.violation_count;
     v1::ExploreCheck* check = doc.add_checks();
     check->set_index(Count32(c.setup->index));
     check->set_kind(c.setup->liveness ? "liveness" : "resolve");
@@ -120,9 +123,10 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
       v->set_file(EscapeBytes(c.written[i], 4096));
     }
   }
-  doc.set_histories_run(Count32(run));
-  doc.set_histories_pruned(Count32(pruned));
-  doc.set_violations(Count32(violations));
+  const ExploreTotals t = Totals(results);
+  doc.set_histories_run(Count32(t.run));
+  doc.set_histories_pruned(Count32(t.pruned));
+  doc.set_violations(Count32(t.violations));
   std::printf("%s\n", ToJson(doc).c_str());
 }
 

@@ -31,6 +31,14 @@ struct CheckResult {
   std::vector<std::string> written;
 };
 
+// What the checks found together: the last line and the exit status.
+struct ExploreTotals {
+  std::uint64_t run = 0;
+  std::uint64_t pruned = 0;
+  std::uint64_t violations = 0;
+};
+ExploreTotals Totals(const std::vector<CheckResult>& results);
+
 // `name` is the file's name as printed (escaped).
 void PrintExploreText(const ExploreOptions& o, const std::string& name,
                       const std::vector<CheckResult>& results);
