@@ -89,7 +89,13 @@ HostModel HostModel::FromFrame(const v1::Frame& frame) {
     m.hash_ += p.hash;
     m.procs_.emplace(p.pid, std::move(p));
   }
+  for (const auto& [pid, p] : m.procs_) m.Issued(pid);
   return m;
+}
+
+void HostModel::Issued(std::int64_t pid) {
+  high_pid_ = std::max(high_pid_, pid);
+  if (std::optional<StatFields> s = Stat(pid)) high_start_ = std::max(high_start_, s->start_ticks);
 }
 
 const ModelProcess* HostModel::Find(std::int64_t pid) const {
@@ -119,19 +125,6 @@ std::vector<std::int64_t> HostModel::Children(std::int64_t pid) const {
   return out;
 }
 
-std::uint64_t HostModel::MaxStartTicks() const {
-  std::uint64_t max = 0;
-  for (const auto& [pid, p] : procs_) {
-    if (std::optional<StatFields> s = Stat(pid)) max = std::max(max, s->start_ticks);
-  }
-  return max;
-}
-
-std::int64_t HostModel::MaxPid() const {
-  std::int64_t max = 0;
-  for (const auto& [pid, p] : procs_) max = std::max(max, pid);
-  return max;
-}
 
 void HostModel::Rehash(std::int64_t, const ModelProcess* before, ModelProcess* after) {
   if (before != nullptr) hash_ -= before->hash;
@@ -229,7 +222,9 @@ bool HostModel::SetParent(std::int64_t pid, std::int64_t ppid) {
 }
 
 bool HostModel::SetStartTicks(std::int64_t pid, std::uint64_t ticks) {
-  return RewriteStat(pid, 22, std::to_string(ticks));
+  if (!RewriteStat(pid, 22, std::to_string(ticks))) return false;
+  Issued(pid);
+  return true;
 }
 
 bool HostModel::SetComm(std::int64_t pid, const std::string& comm) {
@@ -270,6 +265,7 @@ bool HostModel::Add(ModelProcess process) {
   hash_ += process.hash;
   procs_.emplace(pid, std::move(process));
   listing_.push_back(pid);
+  Issued(pid);
   return true;
 }
 

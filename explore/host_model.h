@@ -58,9 +58,11 @@ class HostModel {
   std::optional<StatFields> Stat(std::int64_t pid) const;
   // Pids whose stat names `pid` as parent, in listing order.
   std::vector<std::int64_t> Children(std::int64_t pid) const;
-  // The highest start tick and pid in the model (new processes go past them).
-  std::uint64_t MaxStartTicks() const;
-  std::int64_t MaxPid() const;
+  // The highest start tick and pid the model has held, a reaped process's
+  // included (new processes go past them: the kernel never starts a later
+  // process at an earlier tick, and allocates pids past the last one).
+  std::uint64_t MaxStartTicks() const { return high_start_; }
+  std::int64_t MaxPid() const { return high_pid_; }
 
   // Edits: each returns false (and changes nothing) when `pid` has no
   // process or no stat that parses.
@@ -86,11 +88,14 @@ class HostModel {
   void Rehash(std::int64_t pid, const ModelProcess* before, ModelProcess* after);
   bool RewriteStat(std::int64_t pid, std::size_t field, const std::string& value);
   bool RewriteStatusLine(std::int64_t pid, const std::string& key, const std::string& value);
+  void Issued(std::int64_t pid);  // raises the high-water marks to pid's
 
   std::unordered_map<std::int64_t, ModelProcess> procs_;
   std::vector<std::int64_t> listing_;
   bool cut_ = false;
   std::uint64_t hash_ = 0;
+  std::uint64_t high_start_ = 0;
+  std::int64_t high_pid_ = 0;
 };
 
 // The line "KEY:\t..." of a status text, its value replaced; false (nothing
