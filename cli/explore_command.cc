@@ -99,7 +99,7 @@ int RunExplore(const ExploreOptions& o) {
         path = o.out + "/" + stem + "-check" + std::to_string(i) + "-violation" +
                std::to_string(v + 1) + ".ptape";
         std::string failed = explore::WriteCounterexample(path, snapshot, base, *c.setup,
-                                                          c.report.violations[v].history, {});
+                                                          c.report.violations[v].history, explore::Checker{});
         if (!failed.empty()) return FailAbout(kExitIo, "--out", path, failed);
       }
       c.written.push_back(path);

@@ -9,7 +9,7 @@ namespace proctape::explore {
 
 std::string WriteCounterexample(const std::string& path, const Snapshot& source,
                                 const std::string& source_name, const CheckSetup& setup,
-                                const History& history, const ResolveFn& resolve) {
+                                const History& history, const Checker& checker) {
   std::string error;
   SnapshotWriter::Options wopts;
   wopts.force = true;
@@ -46,7 +46,7 @@ std::string WriteCounterexample(const std::string& path, const Snapshot& source,
   ropts.clock = [&ev] { return ev.now(); };
   RecordingEvidence recorder(
       ev, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
-  CheckOutcome outcome = RunCheck(recorder, setup, resolve);
+  CheckOutcome outcome = RunCheck(recorder, setup, checker);
   if (!writer->error().empty()) return writer->error();
   const std::int64_t end = ev.now();
   {

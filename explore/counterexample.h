@@ -28,6 +28,6 @@ namespace proctape::explore {
 // "" on success, else why not.
 std::string WriteCounterexample(const std::string& path, const Snapshot& source,
                                 const std::string& source_name, const CheckSetup& setup,
-                                const History& history, const ResolveFn& resolve);
+                                const History& history, const Checker& checker);
 
 }  // namespace proctape::explore

@@ -36,6 +36,11 @@ std::string WithoutToken(const ModelProcess& p, const EventContext& ctx) {
   return out;
 }
 
+// Another invocation's token entry: the expected one with "-2" after the
+// token, as a harness that numbers its runs gives the next one (run-1,
+// run-1-2): the same variable, a value that begins with the token.
+std::string StaleTokenEntry(const EventContext& ctx) { return ctx.token_entry + "-2"; }
+
 void Reparent(HostModel* m, std::int64_t pid) {
   for (std::int64_t child : m->Children(pid)) m->SetParent(child, kInit);
 }
@@ -97,6 +102,7 @@ bool Reuse(EventKind kind, const EventContext& ctx, HostModel* m, std::int64_t p
       env = ctx.token_entry + std::string(1, '\0') + env;
       m->SetExe(pid, Other(ctx.exe, 1));
     } else {
+      env = StaleTokenEntry(ctx) + std::string(1, '\0') + env;
       m->SetExe(pid, ctx.exe);
     }
   }
@@ -267,7 +273,7 @@ std::string Describe(const Scheduled& s) {
     case EventKind::kExit: return at + pid + " exits (zombie; children to init)";
     case EventKind::kGone: return at + pid + " is gone (reaped; children to init)";
     case EventKind::kReuseUnrelated: return at + pid + " is reused by an unrelated process";
-    case EventKind::kReuseArgv: return at + pid + " is reused by an impostor with the argv, no token";
+    case EventKind::kReuseArgv: return at + pid + " is reused by an impostor with the argv and another run's token";
     case EventKind::kReuseToken:
       return at + pid + " is reused by an impostor with the argv and token, another exe";
     case EventKind::kExecShell:

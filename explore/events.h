@@ -10,7 +10,9 @@
 //   reuse-unrelated   the pid is gone and reused by a new process (a new,
 //                     later start tick) with another argv and exe, parent init;
 //   reuse-argv        ... by an impostor under the same parent with the
-//                     expected argv and the attested exe but no token;
+//                     expected argv and the attested exe but another run's
+//                     token (the token with "-2" after it, as a harness
+//                     that numbers its runs gives);
 //   reuse-token       ... by one with the expected argv and the token but
 //                     another executable identity;
 //   exec-shell        the matching process had not finished its exec: until

@@ -27,10 +27,15 @@ void ModelEvidence::SetAttestedPath(std::string path, Identity identity) {
   attested_ = identity;
 }
 
-std::optional<std::uint64_t> ModelEvidence::LastStatRead(std::int64_t pid) const {
-  auto it = last_stat_.find(pid);
-  if (it == last_stat_.end()) return std::nullopt;
-  return it->second;
+PidReads ModelEvidence::ReadsOf(std::int64_t pid) const {
+  PidReads out;
+  out.listing = listing_;
+  for (const PidRead& r : reads_) {
+    if (r.pid != pid) continue;
+    out.points.push_back(r.point);
+    if (r.stat) out.last_stat = r.point;
+  }
+  return out;
 }
 
 bool ModelEvidence::Point() {
@@ -61,6 +66,8 @@ ListResult ModelEvidence::ListPids(std::uint64_t bound) {
     out.err = EIO;
     return out;
   }
+  listing_ = calls_;
+  reads_.clear();
   const std::vector<std::int64_t>& pids = model_->listing();
   const std::size_t listed = static_cast<std::size_t>(std::min<std::uint64_t>(pids.size(), bound));
   names_.clear();
@@ -82,7 +89,7 @@ ReadResult ModelEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_
     ++calls_;
     return ReadResult{EIO, {}, false};
   }
-  if (file == ProcFile::kStat) last_stat_[pid] = calls_;
+  reads_.push_back(PidRead{calls_, pid, file == ProcFile::kStat});
   ReadResult out{ENOENT, {}, false};
   const ModelProcess* p = model_->Find(pid);
   const std::optional<StoredRead>* read = p == nullptr ? nullptr : p->File(file);
@@ -116,6 +123,7 @@ Identity ModelEvidence::ExeIdentity(std::int64_t pid) {
     ++calls_;
     return Identity{EIO, 0, 0};
   }
+  reads_.push_back(PidRead{calls_, pid, false});
   const ModelProcess* p = model_->Find(pid);
   Identity out = p != nullptr && p->exe ? *p->exe : Identity{ENOENT, 0, 0};
   std::uint64_t h = Mix(Mix(Mix(kFnvStart, 3), pid), out.err);

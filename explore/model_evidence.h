@@ -23,12 +23,12 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/evidence.h"
 #include "explore/events.h"
 #include "explore/host_model.h"
+#include "explore/oracle.h"
 
 namespace proctape::explore {
 
@@ -50,8 +50,8 @@ class ModelEvidence : public Evidence {
   bool stopped() const { return stopped_; }
   std::uint64_t answers_hash() const { return answers_; }
   const std::vector<std::uint64_t>& answer_hashes() const { return answer_hashes_; }
-  // The last point at which each pid's stat was read.
-  std::optional<std::uint64_t> LastStatRead(std::int64_t pid) const;
+  // What the run read of `pid` since its last listing (explore/oracle.h).
+  PidReads ReadsOf(std::int64_t pid) const;
   // Events of the history applied so far, and those that could not happen
   // where the history put them.
   std::size_t applied() const { return next_event_; }
@@ -83,7 +83,13 @@ class ModelEvidence : public Evidence {
   std::vector<std::uint64_t> answer_hashes_;
   std::vector<std::string> names_;  // the last listing, which its names view
   std::string read_;                 // the last read's bytes, which its view shows
-  std::unordered_map<std::int64_t, std::uint64_t> last_stat_;
+  struct PidRead {
+    std::uint64_t point;
+    std::int64_t pid;
+    bool stat;
+  };
+  std::optional<std::uint64_t> listing_;  // the last listing's point
+  std::vector<PidRead> reads_;            // every read of a pid's file since it
   std::optional<std::string> attested_path_;
   Identity attested_;
 };

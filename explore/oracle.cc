@@ -9,41 +9,49 @@ bool Dead(char state) { return state == 'Z' || state == 'X' || state == 'x'; }
 
 Judgement Wrong(std::string why) { return Judgement{true, std::move(why)}; }
 
-}  // namespace
+// The truth as a run goes: the initial model (every exec event's earlier
+// state applied), then the history's events up to each point asked.
+class Truth {
+ public:
+  Truth(const EventContext& ctx, const History& history)
+      : ctx_(ctx), history_(history), model_(*ctx.initial), clock_(ctx.start_ns) {
+    for (const Scheduled& s : history) {
+      if (IsExec(s.event.kind)) ApplyExecBegin(s.event, ctx, &model_);
+    }
+  }
+  // The model at `point` (points asked in increasing order).
+  const HostModel& At(std::uint64_t point) {
+    while (next_ < history_.size() && history_[next_].point <= point) {
+      Apply(history_[next_].event, ctx_, &model_, &clock_);
+      ++next_;
+    }
+    return model_;
+  }
 
-HostModel TruthAt(const EventContext& ctx, const History& history, std::uint64_t point) {
-  HostModel m = *ctx.initial;
-  for (const Scheduled& s : history) {
-    if (IsExec(s.event.kind)) ApplyExecBegin(s.event, ctx, &m);
-  }
-  std::int64_t clock = ctx.start_ns;
-  for (const Scheduled& s : history) {
-    if (s.point <= point) Apply(s.event, ctx, &m, &clock);
-  }
-  return m;
-}
+ private:
+  const EventContext& ctx_;
+  const History& history_;
+  HostModel model_;
+  std::int64_t clock_;
+  std::size_t next_ = 0;
+};
 
-Judgement JudgeResolution(const HostModel& truth, const Request& request,
-                          std::uint64_t initial_root_start, const Verdict& verdict,
-                          bool final_read_seen) {
-  if (!verdict.resolved()) return {};
-  const std::string who = "pid " + std::to_string(verdict.pid) + " (start tick " +
-                          std::to_string(verdict.start_ticks) + ")";
-  if (!final_read_seen) return Wrong("RESOLVED " + who + " without ever reading its stat");
-  std::optional<StatFields> s = truth.Stat(verdict.pid);
-  if (!s) return Wrong("RESOLVED " + who + ", but no such process existed at its final re-read");
-  if (s->start_ticks != verdict.start_ticks) {
-    return Wrong("RESOLVED " + who + ", but that pid was a process started at tick " +
-                 std::to_string(s->start_ticks) + " at its final re-read");
+// Why process (pid, start) is not the one the request asks for in `truth`
+// ("" when it is): alive, its argv, exactly one token entry carrying the
+// token, the attested executable, and a parent chain to the unchanged root.
+std::string WhyNotTheMatch(const HostModel& truth, const Request& request,
+                           std::uint64_t initial_root_start, std::int64_t pid,
+                           std::uint64_t start_ticks) {
+  std::optional<StatFields> s = truth.Stat(pid);
+  if (!s) return "no such process existed";
+  if (s->start_ticks != start_ticks) {
+    return "that pid was a process started at tick " + std::to_string(s->start_ticks);
   }
-  if (Dead(s->state)) {
-    return Wrong("RESOLVED " + who + ", but it was dead (state " + std::string(1, s->state) +
-                 ") at its final re-read");
-  }
-  const ModelProcess* p = truth.Find(verdict.pid);
+  if (Dead(s->state)) return "it was dead (state " + std::string(1, s->state) + ")";
+  const ModelProcess* p = truth.Find(pid);
   if (!p->cmdline || !p->cmdline->ok() || p->cmdline->truncated ||
       p->cmdline->data != JoinNul(request.argv)) {
-    return Wrong("RESOLVED " + who + ", but its argv was not the expected one");
+    return "its argv was not the expected one";
   }
   std::size_t named = 0;
   std::size_t carrying = 0;
@@ -56,37 +64,92 @@ Judgement JudgeResolution(const HostModel& truth, const Request& request,
     }
   }
   if (named != 1 || carrying != 1) {
-    return Wrong("RESOLVED " + who + ", but its environ held " + std::to_string(named) +
-                 " entries named " + request.token_var + ", " + std::to_string(carrying) +
-                 " with the token");
+    return "its environ held " + std::to_string(named) + " entries named " + request.token_var +
+           ", " + std::to_string(carrying) + " with the token";
   }
-  if (!p->exe || !(*p->exe == request.exe)) {
-    return Wrong("RESOLVED " + who + ", but its executable was not the attested one");
-  }
+  if (!p->exe || !(*p->exe == request.exe)) return "its executable was not the attested one";
   std::int64_t at = s->ppid;
   for (std::uint32_t depth = 0;; ++depth) {
-    if (depth > request.bounds.max_depth) {
-      return Wrong("RESOLVED " + who + ", but its ancestry is deeper than the bound");
-    }
+    if (depth > request.bounds.max_depth) return "its ancestry is deeper than the bound";
     std::optional<StatFields> a = truth.Stat(at);
-    if (!a) {
-      return Wrong("RESOLVED " + who + ", but its ancestry was cut at pid " + std::to_string(at) +
-                   " before the root");
-    }
+    if (!a) return "its ancestry was cut at pid " + std::to_string(at) + " before the root";
     if (at == request.root_pid) {
       if (a->start_ticks != request.root_start_ticks || a->start_ticks != initial_root_start) {
-        return Wrong("RESOLVED " + who + ", but the root " + std::to_string(at) +
-                     " was a process started at tick " + std::to_string(a->start_ticks));
+        return "the root " + std::to_string(at) + " was a process started at tick " +
+               std::to_string(a->start_ticks);
       }
-      if (Dead(a->state)) return Wrong("RESOLVED " + who + ", but the root was dead");
-      return {};
+      if (Dead(a->state)) return "the root was dead";
+      return "";
     }
     if (a->ppid == at || a->ppid <= 0) {
-      return Wrong("RESOLVED " + who + ", but it did not descend from the root " +
-                   std::to_string(request.root_pid));
+      return "it did not descend from the root " + std::to_string(request.root_pid);
     }
     at = a->ppid;
   }
+}
+
+std::string Who(std::int64_t pid, std::uint64_t start_ticks) {
+  return "pid " + std::to_string(pid) + " (start tick " + std::to_string(start_ticks) + ")";
+}
+
+}  // namespace
+
+HostModel TruthAt(const EventContext& ctx, const History& history, std::uint64_t point) {
+  Truth truth(ctx, history);
+  return truth.At(point);
+}
+
+Judgement JudgeResolution(const HostModel& truth, const Request& request,
+                          std::uint64_t initial_root_start, const Verdict& verdict,
+                          bool final_read_seen) {
+  if (!verdict.resolved()) return {};
+  const std::string who = Who(verdict.pid, verdict.start_ticks);
+  if (!final_read_seen) return Wrong("RESOLVED " + who + " without ever reading its stat");
+  const std::string why =
+      WhyNotTheMatch(truth, request, initial_root_start, verdict.pid, verdict.start_ticks);
+  if (!why.empty()) return Wrong("RESOLVED " + who + ", but " + why + " at its final re-read");
+  return {};
+}
+
+Judgement JudgeResolutionRun(const EventContext& ctx, const History& history,
+                             const Request& request, std::uint64_t initial_root_start,
+                             const Verdict& verdict, const PidReads& reads) {
+  if (!verdict.resolved()) return {};
+  const std::string who = Who(verdict.pid, verdict.start_ticks);
+  if (!reads.last_stat) return Wrong("RESOLVED " + who + " without ever reading its stat");
+  Truth truth(ctx, history);
+  // The processes that matched at the listing, other than the one named.
+  std::vector<std::pair<std::int64_t, std::uint64_t>> others;
+  if (reads.listing) {
+    const HostModel& at = truth.At(*reads.listing);
+    for (std::int64_t pid : at.listing()) {
+      std::optional<StatFields> s = at.Stat(pid);
+      if (pid == verdict.pid || !s) continue;
+      if (WhyNotTheMatch(at, request, initial_root_start, pid, s->start_ticks).empty()) {
+        others.emplace_back(pid, s->start_ticks);
+      }
+    }
+  }
+  for (std::uint64_t point : reads.points) {
+    std::optional<StatFields> s = truth.At(point).Stat(verdict.pid);
+    if (!s || s->start_ticks != verdict.start_ticks) {
+      return Wrong("RESOLVED " + who + ", but at call " + std::to_string(point) +
+                   " it read that pid when " +
+                   (s ? "it was a process started at tick " + std::to_string(s->start_ticks)
+                      : std::string("no process held it")));
+    }
+  }
+  Truth at_final(ctx, history);  // points were asked past the final re-read
+  const HostModel& final_truth = at_final.At(*reads.last_stat);
+  Judgement j = JudgeResolution(final_truth, request, initial_root_start, verdict, true);
+  if (j.violation) return j;
+  for (const auto& [pid, start] : others) {
+    if (WhyNotTheMatch(final_truth, request, initial_root_start, pid, start).empty()) {
+      return Wrong("RESOLVED " + who + ", but " + Who(pid, start) +
+                   " matched as well, from the listing to the final re-read");
+    }
+  }
+  return {};
 }
 
 Judgement JudgeLiveness(const HostModel& truth, std::int64_t pid, std::uint64_t start_ticks,

@@ -37,11 +37,12 @@ std::unique_ptr<CheckSetup> SetUp(const Snapshot& snapshot, std::size_t index, s
   return s;
 }
 
-CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const ResolveFn& resolve) {
+CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const Checker& checker) {
   CheckOutcome out;
   if (setup.liveness) {
-    out.liveness = CheckLiveness(ev, setup.recorded.liveness().pid(),
-                                 setup.recorded.liveness().start_ticks());
+    const std::int64_t pid = setup.recorded.liveness().pid();
+    const std::uint64_t start = setup.recorded.liveness().start_ticks();
+    out.liveness = checker.liveness ? checker.liveness(ev, pid, start) : CheckLiveness(ev, pid, start);
     return out;
   }
   out.request = setup.request;
@@ -55,7 +56,7 @@ CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const ResolveFn& re
     }
     out.request.root_start_ticks = fingerprint.start_ticks;
   }
-  out.verdict = resolve ? resolve(ev, out.request) : Resolve(ev, out.request);
+  out.verdict = checker.resolve ? checker.resolve(ev, out.request) : Resolve(ev, out.request);
   out.verdict.late_fingerprint =
       setup.recorded.resolve().fingerprint_on_tape() && out.verdict.status != Status::kInvalidRequest;
   return out;
@@ -149,7 +150,7 @@ class Searcher {
       if (keys_.size() < kMaxKeys) keys_.insert(key);
       return true;
     };
-    out.outcome = RunCheck(ev, s_, o_.resolve);
+    out.outcome = RunCheck(ev, s_, o_.checker);
     out.calls = ev.calls();
     out.answers = ev.answer_hashes();
     if (parent != nullptr && !h.empty()) {
@@ -160,14 +161,13 @@ class Searcher {
     if (s_.liveness) {
       const std::int64_t pid = s_.recorded.liveness().pid();
       if (out.outcome.liveness.status == LivenessStatus::kAlive) {
-        std::optional<std::uint64_t> at = ev.LastStatRead(pid);
-        out.judgement = JudgeLiveness(TruthAt(s_.ctx, h, at.value_or(0)), pid,
+        const PidReads reads = ev.ReadsOf(pid);
+        out.judgement = JudgeLiveness(TruthAt(s_.ctx, h, reads.last_stat.value_or(0)), pid,
                                       s_.recorded.liveness().start_ticks(), out.outcome.liveness);
       }
     } else if (out.outcome.verdict.resolved()) {
-      std::optional<std::uint64_t> at = ev.LastStatRead(out.outcome.verdict.pid);
-      out.judgement = JudgeResolution(TruthAt(s_.ctx, h, at.value_or(0)), out.outcome.request,
-                                      initial_root_start_, out.outcome.verdict, at.has_value());
+      out.judgement = JudgeResolutionRun(s_.ctx, h, out.outcome.request, initial_root_start_,
+                                         out.outcome.verdict, ev.ReadsOf(out.outcome.verdict.pid));
     }
     return out;
   }
@@ -184,6 +184,7 @@ class Searcher {
     ++report->run;
     ++report->by_kind[KindsOf(h)][OutcomeName(s_, r.outcome)];
     if (r.judgement.violation) {
+      if (report->violation_count == 0) report->first_violation_after = report->run + 1;
       ++report->violation_count;
       if (report->violations.size() < o_.keep_violations) {
         report->violations.push_back(Violation{h, r.outcome, r.judgement.why});
@@ -223,6 +224,7 @@ class Searcher {
     report.points = base.calls;
     report.baseline = base.outcome;
     if (base.judgement.violation) {
+      report.first_violation_after = 1;
       ++report.violation_count;
       report.violations.push_back(Violation{{}, base.outcome, base.judgement.why});
     }
@@ -286,9 +288,9 @@ SearchReport Search(const CheckSetup& setup, const SearchOptions& options) {
   return Searcher(setup, options).Go();
 }
 
-HistoryRun RunHistory(const CheckSetup& setup, const History& history, const ResolveFn& resolve) {
+HistoryRun RunHistory(const CheckSetup& setup, const History& history, const Checker& checker) {
   SearchOptions o;
-  o.resolve = resolve;
+  o.checker = checker;
   Searcher searcher(setup, o);
   RunResult r = searcher.Run(history, nullptr, false);
   return HistoryRun{r.outcome, r.judgement, r.calls};

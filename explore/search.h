@@ -43,8 +43,15 @@
 
 namespace proctape::explore {
 
-// The resolver the search runs (the real one unless a test gives another).
+// The checks the search runs: the real resolver and liveness check unless a
+// test gives others (tests/mutants/: the resolver mutants of core/mutant.h).
 using ResolveFn = std::function<Verdict(Evidence&, const Request&)>;
+using LivenessFn = std::function<LivenessVerdict(Evidence&, std::int64_t pid,
+                                                 std::uint64_t start_ticks)>;
+struct Checker {
+  ResolveFn resolve;    // empty: Resolve
+  LivenessFn liveness;  // empty: CheckLiveness
+};
 
 // One recorded check made ready to explore.
 struct CheckSetup {
@@ -72,7 +79,7 @@ struct CheckOutcome {
 
 // Runs the check through `ev` as replay runs it (a fingerprint read first
 // when the recording began with one).
-CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const ResolveFn& resolve);
+CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const Checker& checker);
 // "RESOLVED", "NO_MATCH", "ALIVE", "ERROR PID_REUSED", ...
 std::string OutcomeName(const CheckSetup& setup, const CheckOutcome& outcome);
 
@@ -80,7 +87,7 @@ struct SearchOptions {
   std::uint32_t depth = 2;
   std::uint64_t budget = 100000;
   std::optional<std::uint64_t> seed;
-  ResolveFn resolve;                                   // empty: Resolve
+  Checker checker;                                     // empty: the real checks
   std::function<void(std::uint64_t runs)> progress;    // as each run of the budget starts
   std::size_t keep_violations = 100;
 };
@@ -102,6 +109,8 @@ struct SearchReport {
   std::uint64_t left = 0;           // listed, not run: the budget was spent
   std::uint64_t unextended = 0;     // depth 2: run alone, its pairs not listed (budget spent)
   std::uint64_t violation_count = 0;
+  // Histories run, the baseline counted, up to the first violation (0: none).
+  std::uint64_t first_violation_after = 0;
   std::vector<Violation> violations;  // the first keep_violations
   // Event kinds of a history ("exit", "exit+gone") -> outcome -> histories.
   std::map<std::string, std::map<std::string, std::uint64_t>> by_kind;
@@ -117,6 +126,6 @@ struct HistoryRun {
   Judgement judgement;
   std::uint64_t calls = 0;
 };
-HistoryRun RunHistory(const CheckSetup& setup, const History& history, const ResolveFn& resolve);
+HistoryRun RunHistory(const CheckSetup& setup, const History& history, const Checker& checker);
 
 }  // namespace proctape::explore

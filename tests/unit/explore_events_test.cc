@@ -58,18 +58,46 @@ TEST(ExploreEvents, PidReuseStartsLaterWithTheKindsArgvTokenAndExe) {
     EXPECT_GT(s->start_ticks, h.model.MaxStartTicks()) << KindName(kind);
     EXPECT_EQ(s->state, 'S');
     const ModelProcess* p = m.Find(ExploreHost::kSleep);
-    const bool carries = p->environ->data.find(ctx.token_entry) != std::string::npos;
+    bool carries = false;  // the token entry itself
+    bool stale = false;    // another run's: the token with "-2" after it
+    for (std::string_view e : SplitNul(p->environ->data)) {
+      carries = carries || e == ctx.token_entry;
+      stale = stale || e == ctx.token_entry + "-2";
+    }
     if (kind == EventKind::kReuseUnrelated) {
       EXPECT_EQ(s->ppid, 1);
       EXPECT_EQ(p->cmdline->data, std::string("/usr/bin/cat\0", 13));
       EXPECT_FALSE(carries);
+      EXPECT_FALSE(stale);
     } else {
       EXPECT_EQ(s->ppid, ExploreHost::kShell);
       EXPECT_EQ(p->cmdline->data, JoinNul(ctx.argv));
       EXPECT_EQ(carries, kind == EventKind::kReuseToken);
+      EXPECT_EQ(stale, kind == EventKind::kReuseArgv);
       EXPECT_EQ(*p->exe == ctx.exe, kind == EventKind::kReuseArgv);
     }
   }
+}
+
+// A new process never takes the start tick (or the pid) of one reaped
+// before it: the kernel starts later processes at later ticks and
+// allocates pids past the last one. (Once one did: a second match, after
+// the process of the highest pid was reaped, came back as that very process.)
+TEST(ExploreEvents, ANewProcessGoesPastEveryProcessTheModelHeld) {
+  ExploreHost h;
+  const EventContext& ctx = h.Context();
+  HostModel m = h.model;
+  std::int64_t clock = 0;
+  ASSERT_TRUE(Apply({EventKind::kSecondMatch, ExploreHost::kSleep}, ctx, &m, &clock));
+  const std::int64_t first = m.listing().back();
+  ASSERT_TRUE(m.Stat(first));
+  const std::uint64_t first_start = m.Stat(first)->start_ticks;
+  ASSERT_TRUE(Apply({EventKind::kGone, first}, ctx, &m, &clock));
+  ASSERT_TRUE(Apply({EventKind::kSecondMatch, ExploreHost::kSleep}, ctx, &m, &clock));
+  const std::int64_t second = m.listing().back();
+  EXPECT_EQ(second, first + 1);
+  ASSERT_TRUE(m.Stat(second));
+  EXPECT_EQ(m.Stat(second)->start_ticks, first_start + 1);
 }
 
 TEST(ExploreEvents, ExecShowsItsEarlierStateUntilItsPointThenTheFramesBytes) {

@@ -59,6 +59,48 @@ TEST(ExploreOracle, EveryFailClosedVerdictIsRight) {
                               ExploreHost::kRootStart, ResolvedSleep(), true).violation);
 }
 
+// Every read of the resolved pid since the listing was of that process: a
+// resolver that never re-read its stat read another process's cmdline.
+TEST(ExploreOracle, ResolvedOnAReadOfAnotherProcessIsAViolation) {
+  ExploreHost h;
+  History reused{{3, {EventKind::kReuseToken, ExploreHost::kSleep}}};
+  PidReads reads;
+  reads.listing = 0;
+  reads.points = {1, 4};  // its stat in the scan, then its cmdline
+  reads.last_stat = 1;
+  Judgement j = JudgeResolutionRun(h.Context(), reused, h.request, ExploreHost::kRootStart,
+                                   ResolvedSleep(), reads);
+  EXPECT_TRUE(j.violation);
+  EXPECT_NE(j.why.find("at call 4"), std::string::npos) << j.why;
+  reads.points = {1, 2};  // every read before the reuse
+  j = JudgeResolutionRun(h.Context(), reused, h.request, ExploreHost::kRootStart, ResolvedSleep(),
+                         reads);
+  EXPECT_FALSE(j.violation) << j.why;
+}
+
+// Seed 000, step 6, "exactly one match": a second match present at the
+// listing and still matching at the final re-read makes RESOLVED wrong; one
+// that appeared after the listing, or died before the re-read, does not.
+TEST(ExploreOracle, ResolvedWhenASecondMatchWasListedIsAViolation) {
+  ExploreHost h;
+  PidReads reads;
+  reads.listing = 1;
+  reads.points = {2, 9};
+  reads.last_stat = 9;
+  const Event second{EventKind::kSecondMatch, ExploreHost::kSleep};
+  Judgement j = JudgeResolutionRun(h.Context(), {{0, second}}, h.request, ExploreHost::kRootStart,
+                                   ResolvedSleep(), reads);
+  EXPECT_TRUE(j.violation);
+  EXPECT_NE(j.why.find("matched as well"), std::string::npos) << j.why;
+  j = JudgeResolutionRun(h.Context(), {{5, second}}, h.request, ExploreHost::kRootStart,
+                         ResolvedSleep(), reads);
+  EXPECT_FALSE(j.violation) << j.why;
+  const std::int64_t added = ExploreHost::kSleep + 1;  // the next pid
+  j = JudgeResolutionRun(h.Context(), {{0, second}, {4, {EventKind::kExit, added}}}, h.request,
+                         ExploreHost::kRootStart, ResolvedSleep(), reads);
+  EXPECT_FALSE(j.violation) << j.why;
+}
+
 TEST(ExploreOracle, AliveOnlyForTheLiveProcessOfThatStartTick) {
   ExploreHost h;
   LivenessVerdict alive;
@@ -135,7 +177,7 @@ TEST(ExploreSearch, AWrongResolverIsCaughtAndItsCounterexampleReplays) {
   ASSERT_TRUE(setup) << error;
   SearchOptions o;
   o.depth = 1;
-  o.resolve = Overconfident;
+  o.checker.resolve = Overconfident;
   SearchReport r = Search(*setup, o);
   ASSERT_GT(r.violation_count, 0u);
   const Violation& v = r.violations.front();
@@ -144,7 +186,7 @@ TEST(ExploreSearch, AWrongResolverIsCaughtAndItsCounterexampleReplays) {
   // Written with the wrong resolver, the file holds its RESOLVED; the real
   // resolver replaying the same tape fails closed (a changed verdict).
   const std::string wrong = rec.dir.File("wrong.ptape");
-  ASSERT_EQ(WriteCounterexample(wrong, rec.snapshot, "rec.ptape", *setup, v.history, Overconfident), "");
+  ASSERT_EQ(WriteCounterexample(wrong, rec.snapshot, "rec.ptape", *setup, v.history, Checker{Overconfident, {}}), "");
   Snapshot w;
   ASSERT_TRUE(ReadSnapshot(wrong, &w).ok());
   v1::ReplayResult replayed = ReplayResolution(w, 0, {});
