@@ -1,8 +1,9 @@
-// The one-stat checks: liveness of a resolved identity (seed 000, step 8) and
-// the root's fingerprint before a turn (step 1).
+// Liveness of a resolved identity (seed 000, step 8): one stat read. The
+// root's fingerprint, the other one-stat check, is core/fingerprint.cc.
 #include <string>
 #include <utility>
 
+#include "core/mutant.h"
 #include "core/resolver_internal.h"
 
 namespace proctape {
@@ -10,7 +11,11 @@ namespace proctape {
 using resolver::DeadState;
 using resolver::Vanished;
 
-LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_t start_ticks,
+// PROCTAPE_LIVENESS_AS: the name a mutant is compiled under (core/mutant.h).
+#ifndef PROCTAPE_LIVENESS_AS
+#define PROCTAPE_LIVENESS_AS CheckLiveness
+#endif
+LivenessVerdict PROCTAPE_LIVENESS_AS(Evidence& evidence, std::int64_t pid, std::uint64_t start_ticks,
                               std::uint64_t stat_bytes) {
   LivenessVerdict out;
   auto error = [&](Status reason, std::string detail) {
@@ -55,40 +60,13 @@ LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_
                      (later ? ": the pid was reused"
                             : ": another process holds the pid (it started before the one named)"));
   }
-  out.status = DeadState(f.state) ? LivenessStatus::kDead : LivenessStatus::kAlive;
+  // "state Z, X, or x is dead" (the mutant that drops the rule takes Z for alive).
+  const bool dead = mutant::Drops(mutant::kZombieAlive) ? f.state == 'X' || f.state == 'x'
+                                                        : DeadState(f.state);
+  out.status = dead ? LivenessStatus::kDead : LivenessStatus::kAlive;
   out.detail = "pid " + std::to_string(pid) + " in state " + out.state + " started at tick " +
                std::to_string(start_ticks);
   return out;
-}
-
-Verdict FingerprintRoot(Evidence& evidence, std::int64_t pid, std::uint64_t stat_bytes) {
-  Verdict v;
-  v.subject_pid = pid;
-  std::string where = "/proc/" + std::to_string(pid) + "/stat";
-  ReadResult r = evidence.ReadFile(pid, ProcFile::kStat, stat_bytes);
-  v.file = static_cast<int>(ProcFile::kStat);
-  v.err = r.err;
-  v.bytes_read = r.data.size();
-  if (!r.ok()) {
-    v.status = Vanished(r.err) ? Status::kMissingRoot : Status::kUnreadable;
-    v.detail = where + " cannot be read (errno " + std::to_string(r.err) + ")";
-    return v;
-  }
-  // A truncated stat is refused unparsed, with no reason beyond "not valid".
-  StatViewParse parsed = r.truncated ? StatViewParse{} : ParseStatView(r.data);
-  if (r.truncated || !parsed.ok() || parsed.fields.pid != pid) {
-    v.status = Status::kMalformedRecord;
-    v.evidence = std::string(r.data.substr(0, kEvidenceExcerpt));
-    v.detail = where + " is not a valid stat record" +
-               (r.truncated || parsed.ok() ? std::string() : ": " + parsed.Error());
-    return v;
-  }
-  v.status = Status::kResolved;
-  v.subject_pid = 0;
-  v.pid = pid;
-  v.start_ticks = parsed.fields.start_ticks;
-  v.detail = "pid " + std::to_string(pid) + " started at tick " + std::to_string(v.start_ticks);
-  return v;
 }
 
 }  // namespace proctape

@@ -1,7 +1,7 @@
 // Seed 000's resolution: attempts and retries under one deadline and byte
 // budget, inspection of the root's descendants (step 5), confirmation of the
 // single match (steps 6-7). The scan and the graph (steps 2-4) are in
-// resolver_scan.cc, liveness and the root's fingerprint in liveness.cc.
+// resolver_scan.cc, liveness in liveness.cc, the root's fingerprint in fingerprint.cc.
 #include "core/resolver.h"
 
 #include <optional>
@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/mutant.h"
 #include "core/proc_parse.h"
 #include "core/resolver_internal.h"
 
@@ -17,7 +18,6 @@ namespace proctape {
 namespace {
 
 using resolver::AddSaturating;
-using resolver::DeadState;
 using resolver::FileVerdict;
 using resolver::Make;
 using resolver::Meter;
@@ -26,38 +26,19 @@ using resolver::Snapshot;
 using resolver::Vanished;
 using resolver::Where;
 
+// Seed 000, step 8: "A missing process or state Z, X, or x is dead" (the
+// mutant that drops the rule takes Z for alive: core/mutant.h).
+bool Dead(char state) {
+  if (mutant::Drops(mutant::kZombieAlive)) return state == 'X' || state == 'x';
+  return resolver::DeadState(state);
+}
+
 // Why an attempt ended without a final verdict; the last one explains NO_MATCH.
 struct RetryReason {
   std::string detail;
   std::int64_t pid = 0;
   bool stale_token = false;  // an argv match carried another invocation's token
 };
-
-}  // namespace
-
-RequestWordsProblem CheckRequestWords(const std::string* token, const std::string* token_var,
-                                      const std::vector<std::string>* argv,
-                                      std::uint64_t cmdline_bytes) {
-  if (token != nullptr && token->empty()) return {"token", "the invocation token is empty"};
-  if (token_var != nullptr &&
-      (token_var->empty() || token_var->find('=') != std::string::npos ||
-       token_var->find('\0') != std::string::npos)) {
-    return {"token_var", "the token variable name is empty or holds '=' or NUL"};
-  }
-  if (argv != nullptr) {
-    if (argv->empty()) return {"argv", "the expected argv is empty"};
-    for (const std::string& arg : *argv) {
-      // Its bytes would be those of two elements of a real argv.
-      if (arg.find('\0') != std::string::npos) return {"argv", "an expected argv element holds NUL"};
-    }
-    if (JoinNul(*argv).size() > cmdline_bytes) {
-      return {"argv", "the expected argv is longer than the cmdline bound"};
-    }
-  }
-  return {};
-}
-
-namespace {
 
 class Resolution {
  public:
@@ -187,7 +168,11 @@ class Resolution {
       std::size_t eq = entry.find('=');
       if (eq == std::string_view::npos || entry.substr(0, eq) != req_.token_var) continue;
       ++with_key;
-      if (entry.substr(eq + 1) == req_.token) ++carrying;
+      const std::string_view value = entry.substr(eq + 1);
+      if (mutant::Drops(mutant::kTokenSubstring) ? value.find(req_.token) != std::string_view::npos
+                                                 : value == req_.token) {
+        ++carrying;
+      }
     }
     if (with_key == 1 && carrying == 1) {
       *match = true;
@@ -220,9 +205,10 @@ class Resolution {
     }
     StatView f;
     if (auto v = meter_.ParseRequiredStat(node.pid, r, &f)) return v;
-    if (DeadState(f.state)) {
+    if (Dead(f.state)) {
       *vanished = empty + "state " + f.state + ")";
-    } else if (f.start_ticks != node.start_ticks) {
+    } else if (f.start_ticks != node.start_ticks &&
+               !mutant::Drops(mutant::kNoStartTickOnReread)) {
       *vanished = empty + "start tick " + std::to_string(f.start_ticks) + ", not " +
                   std::to_string(node.start_ticks) + ")";
     }
@@ -252,7 +238,7 @@ class Resolution {
     // Seed 000, "Failure modes": the checker stops on a missing app-server
     // root. A dead one (a zombie not yet reaped) is missing: its children are
     // reparented away, and waiting out the deadline would find nothing.
-    if (DeadState(root->state)) {
+    if (Dead(root->state)) {
       Verdict v = Make(Status::kMissingRoot, root->pid,
                        "root pid " + std::to_string(root->pid) + " is dead (state " +
                            std::string(1, root->state) + "): nothing it started is beneath it");
@@ -273,7 +259,7 @@ class Resolution {
       if (retry_.pid == 0) retry_.detail = "no process beneath the root matches";
       return std::nullopt;
     }
-    if (matches.size() > 1) {
+    if (matches.size() > 1 && !mutant::Drops(mutant::kFirstOfSeveral)) {
       Verdict v = Make(Status::kMultipleMatches, matches[0]->pid,
                        std::to_string(matches.size()) + " processes beneath the root match");
       for (const Node* m : matches) v.matches.push_back(m->pid);
@@ -306,7 +292,7 @@ class Resolution {
       v.err = exe.err;
       return v;
     }
-    if (!(exe == req_.exe)) {
+    if (!(exe == req_.exe) && !mutant::Drops(mutant::kNoExeCheck)) {
       Verdict v = Make(Status::kExeMismatch, match.pid,
                        Where(match.pid, ProcFile::kExe) + " is " + std::to_string(exe.dev) + ":" +
                            std::to_string(exe.ino) + ", not the attested " +
@@ -327,7 +313,7 @@ class Resolution {
       }
       StatView f;
       if (auto v = meter_.ParseRequiredStat(n->pid, r, &f)) return v;
-      if (f.start_ticks != n->start_ticks) {
+      if (f.start_ticks != n->start_ticks && !mutant::Drops(mutant::kNoStartTickOnReread)) {
         Verdict v = FileVerdict(is_root ? Status::kRootRestarted : Status::kPidReused, n->pid,
                                 ProcFile::kStat, r,
                                 "pid " + std::to_string(n->pid) + " now started at tick " +
@@ -342,17 +328,17 @@ class Resolution {
                            "pid " + std::to_string(n->pid) + " now has parent " +
                                std::to_string(f.ppid) + ", not " + std::to_string(n->ppid));
       }
-      if (n == &match && DeadState(f.state)) {
+      if (n == &match && Dead(f.state)) {
         return Retry(n->pid, std::string("is dead (state ") + f.state + ")");
       }
-      if (is_root && DeadState(f.state)) {
+      if (is_root && Dead(f.state)) {
         Verdict v = FileVerdict(Status::kMissingRoot, n->pid, ProcFile::kStat, r,
                                 "root pid " + std::to_string(n->pid) + " died during inspection "
                                 "(state " + std::string(1, f.state) + ")");
         v.subject_start_ticks = f.start_ticks;
         return v;
       }
-      if (is_root) break;
+      if (is_root || mutant::Drops(mutant::kNoAncestryReread)) break;
     }
     Verdict v = Make(Status::kResolved, match.pid,
                      "pid " + std::to_string(match.pid) + " started at tick " +
@@ -374,7 +360,11 @@ class Resolution {
 
 }  // namespace
 
-Verdict Resolve(Evidence& evidence, const Request& request) {
+// PROCTAPE_RESOLVE_AS: the name a mutant is compiled under (core/mutant.h).
+#ifndef PROCTAPE_RESOLVE_AS
+#define PROCTAPE_RESOLVE_AS Resolve
+#endif
+Verdict PROCTAPE_RESOLVE_AS(Evidence& evidence, const Request& request) {
   return Resolution(evidence, request).Run();
 }
 

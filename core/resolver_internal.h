@@ -5,7 +5,7 @@
 //
 //   resolver_scan.cc  the meter, the scan and the graph (steps 2-4)
 //   resolver.cc       attempts and retries, inspection, confirmation (1, 5-8)
-//   liveness.cc       the one-stat checks: liveness (step 8), root fingerprint (step 1)
+//   liveness.cc       liveness (step 8); fingerprint.cc the root's fingerprint (step 1)
 #pragma once
 
 #include <cerrno>

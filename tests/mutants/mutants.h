@@ -1,0 +1,25 @@
+// The resolver mutants of issue 15, section 2 (core/mutant.h): the real
+// resolver and liveness check compiled once more per rule of seed 000 each
+// one drops. Test builds only: nothing here is in the proctape binary.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/mutant.h"
+#include "explore/search.h"
+
+namespace proctape::mutant {
+
+struct Mutant {
+  Rule rule = kNone;     // kNone: the real resolver
+  std::string name;      // "no-ancestry-reread"
+  std::string dropped;   // the rule of seed 000 it drops, in a few words
+  explore::Checker checker;
+};
+
+// The real resolver first (rule kNone, empty checker), then the mutants in
+// the order of core/mutant.h's rules.
+const std::vector<Mutant>& Resolvers();
+
+}  // namespace proctape::mutant
