@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   proctape::RegisterExport(app, &exit_code);
   proctape::RegisterReplay(app, &exit_code);
   proctape::RegisterExplore(app, &exit_code);
+  proctape::RegisterMinimize(app, &exit_code);
   proctape::RegisterCorpus(app, &exit_code);
   proctape::RegisterLab(app, &exit_code, command_line);
   proctape::RegisterOwnership(app, &exit_code);

@@ -15,10 +15,42 @@ std::string WriteCounterexample(const std::string& path, const Snapshot& source,
   wopts.force = true;
   auto writer = SnapshotWriter::Create(path, wopts, &error);
   if (!writer) return error;
+  return WriteDerived(*writer, "explore", source, source_name, setup, history, checker);
+}
+
+namespace {
+constexpr std::string_view kDerivedBy = " (derived by ";
+}  // namespace
+
+std::optional<History> DerivedHistory(const Snapshot& snapshot, std::string* why) {
+  History out;
+  const std::string& version = snapshot.header.tool_version();
+  const std::size_t at = version.rfind(kDerivedBy);
+  if (at == std::string::npos || version.back() != ')') return out;
+  const auto& words = snapshot.header.command_line();
+  int i = 0;
+  while (i < words.size() && words[i] != "--derived") ++i;
+  for (++i; i < words.size(); ++i) {
+    if (words[i] == "no event (the baseline)") continue;
+    std::optional<Scheduled> s = ParseDescribed(words[i]);
+    if (!s || (!out.empty() && s->point < out.back().point)) {
+      *why = "its list of events does not parse: '" + words[i] + "'";
+      return std::nullopt;
+    }
+    out.push_back(*s);
+  }
+  return out;
+}
+
+std::string WriteDerived(SnapshotWriter& out, const std::string& tool, const Snapshot& source,
+                         const std::string& source_name, const CheckSetup& setup,
+                         const History& history, const Checker& checker) {
+  SnapshotWriter* writer = &out;
   v1::Header header = source.header;
-  header.set_tool_version(std::string(PROCTAPE_VERSION) + " (derived by explore)");
+  header.set_tool_version(std::string(PROCTAPE_VERSION) + std::string(kDerivedBy) + tool + ")");
   header.clear_command_line();
-  for (const char* w : {"proctape", "explore"}) header.add_command_line(w);
+  header.add_command_line("proctape");
+  header.add_command_line(tool);
   header.add_command_line(source_name);
   header.add_command_line("--check");
   header.add_command_line(std::to_string(setup.index));

@@ -15,14 +15,32 @@
 //   proctape explore SOURCE --check N --derived EVENT...
 // each EVENT one line of Describe() ("at call 12: pid 257 exits ...").
 // Host facts, boot id and the redaction policy are the source's.
+//
+// `proctape minimize` writes its output the same way, by "minimize":
+// " (derived by minimize)", `proctape minimize SOURCE --check N --derived
+// EVENT...`. DerivedHistory reads the events back.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "explore/search.h"
 #include "format/reader.h"
+#include "format/writer.h"
 
 namespace proctape::explore {
+
+// Writes the recording of `history` run on `setup` by `checker` through
+// `writer` (finished: "" on success, else why not), marked as derived by
+// `tool` ("explore", "minimize") from check `setup.index` of `source_name`.
+std::string WriteDerived(SnapshotWriter& writer, const std::string& tool, const Snapshot& source,
+                         const std::string& source_name, const CheckSetup& setup,
+                         const History& history, const Checker& checker);
+
+// The events of a recording derived by explore or minimize (empty: none, or
+// a recording that is not derived); nullopt, with *why, when its list of
+// events does not parse.
+std::optional<History> DerivedHistory(const Snapshot& snapshot, std::string* why);
 
 // Writes the counterexample of `history` to `path` (replacing a file there);
 // "" on success, else why not.

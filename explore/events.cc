@@ -292,6 +292,30 @@ std::string Describe(const Scheduled& s) {
   return at + "?";
 }
 
+std::optional<Scheduled> ParseDescribed(std::string_view line) {
+  constexpr std::string_view kAt = "at call ";
+  if (line.substr(0, kAt.size()) != kAt) return std::nullopt;
+  std::size_t i = kAt.size();
+  std::uint64_t point = 0;
+  std::size_t digits = 0;
+  for (; i < line.size() && line[i] >= '0' && line[i] <= '9' && digits < 19; ++i, ++digits) {
+    point = point * 10 + static_cast<std::uint64_t>(line[i] - '0');
+  }
+  if (digits == 0) return std::nullopt;
+  // The pid: the first number after the point (none for a clock event).
+  std::int64_t pid = 0;
+  std::size_t j = line.find_first_of("0123456789", i);
+  for (digits = 0; j < line.size() && line[j] >= '0' && line[j] <= '9' && digits < 10; ++j, ++digits) {
+    pid = pid * 10 + (line[j] - '0');
+  }
+  for (int k = 0; k < kEventKinds; ++k) {
+    const auto kind = static_cast<EventKind>(k);
+    const Scheduled s{point, {kind, kind == EventKind::kTimeRetry || kind == EventKind::kTimeDeadline ? 0 : pid}};
+    if (Describe(s) == line) return s;
+  }
+  return std::nullopt;
+}
+
 std::string KindsOf(const History& h) {
   std::string out;
   for (const Scheduled& s : h) {

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,6 +104,8 @@ bool ApplyExecBegin(const Event& e, const EventContext& ctx, HostModel* model);
 
 // "at call 12: pid 257 exits (zombie)".
 std::string Describe(const Scheduled& s);
+// The event a line of Describe() describes (nullopt: no such line).
+std::optional<Scheduled> ParseDescribed(std::string_view line);
 // "exit", "exit+reuse-argv": the kinds of a history, in order.
 std::string KindsOf(const History& h);
 

@@ -278,6 +278,22 @@ bool HostModel::Remove(std::int64_t pid) {
   return true;
 }
 
+HostModel HostModel::Subset(const std::unordered_set<std::int64_t>& keep) const {
+  HostModel m;
+  m.cut_ = cut_;
+  m.high_start_ = high_start_;
+  m.high_pid_ = high_pid_;
+  for (std::int64_t pid : listing_) {
+    if (keep.count(pid) != 0) m.listing_.push_back(pid);
+  }
+  for (const auto& [pid, p] : procs_) {
+    if (keep.count(pid) == 0) continue;
+    m.hash_ += p.hash;
+    m.procs_.emplace(pid, p);
+  }
+  return m;
+}
+
 v1::Frame HostModel::ToFrame(std::uint64_t index, std::int64_t scan_start_ns,
                              std::int64_t scan_end_ns, bool environ_redacted) const {
   v1::Frame f;

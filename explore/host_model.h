@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/evidence.h"
@@ -76,6 +77,9 @@ class HostModel {
   // Adds `process` (its pid must be free), listed last.
   bool Add(ModelProcess process);
   bool Remove(std::int64_t pid);
+  // This model with only the processes `keep` holds (listing order kept;
+  // the high-water marks too: a later process still goes past them).
+  HostModel Subset(const std::unordered_set<std::int64_t>& keep) const;
 
   // The frame this model is now, as a recording stores one (environ reads
   // marked redacted when the file's policy redacts: the model holds the

@@ -38,11 +38,23 @@ PidReads ModelEvidence::ReadsOf(std::int64_t pid) const {
   return out;
 }
 
-bool ModelEvidence::Point() {
+bool ModelEvidence::Point(CallKey key) {
   if (stopped_) return false;
-  const std::uint64_t k = calls_;
+  if (keep_calls) calls_made_.push_back(key);
+  std::uint64_t k = calls_;
+  if (original != nullptr) {
+    while (cursor_ < original->size() && !((*original)[cursor_] == key)) ++cursor_;
+    if (cursor_ == original->size()) {
+      mismatched_ = true;
+      stopped_ = true;
+      now_ = kStoppedClock;
+      return false;
+    }
+    k = cursor_++;
+  }
   while (next_event_ < history_->size() && (*history_)[next_event_].point <= k) {
     if (!Apply((*history_)[next_event_].event, *ctx_, model_, &now_)) ++failed_;
+    applied_at_.push_back(calls_);
     ++next_event_;
   }
   if (at_point && !at_point(k)) {
@@ -61,7 +73,7 @@ void ModelEvidence::Answered(std::uint64_t h) {
 
 ListResult ModelEvidence::ListPids(std::uint64_t bound) {
   ListResult out;
-  if (!Point()) {
+  if (!Point({1, 0, 0})) {
     ++calls_;
     out.err = EIO;
     return out;
@@ -85,7 +97,7 @@ ListResult ModelEvidence::ListPids(std::uint64_t bound) {
 }
 
 ReadResult ModelEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
-  if (!Point()) {
+  if (!Point({2, pid, static_cast<int>(file)})) {
     ++calls_;
     return ReadResult{EIO, {}, false};
   }
@@ -119,7 +131,7 @@ ReadResult ModelEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_
 }
 
 Identity ModelEvidence::ExeIdentity(std::int64_t pid) {
-  if (!Point()) {
+  if (!Point({3, pid, 0})) {
     ++calls_;
     return Identity{EIO, 0, 0};
   }
@@ -133,7 +145,7 @@ Identity ModelEvidence::ExeIdentity(std::int64_t pid) {
 }
 
 Identity ModelEvidence::PathIdentity(const std::string& path) {
-  if (!Point()) {
+  if (!Point({4, 0, 0})) {
     ++calls_;
     return Identity{EIO, 0, 0};
   }
@@ -143,7 +155,7 @@ Identity ModelEvidence::PathIdentity(const std::string& path) {
 }
 
 std::int64_t ModelEvidence::NowNs() {
-  if (!Point()) {
+  if (!Point({5, 0, 0})) {
     ++calls_;
     return now_;
   }
@@ -152,7 +164,7 @@ std::int64_t ModelEvidence::NowNs() {
 }
 
 void ModelEvidence::SleepUntil(std::int64_t mono_ns) {
-  if (!Point()) {
+  if (!Point({6, 0, 0})) {
     ++calls_;
     return;
   }

@@ -32,6 +32,15 @@
 
 namespace proctape::explore {
 
+// One call as made: what `proctape minimize` matches a reduced run's calls
+// against the original run's by (explore/minimize.h).
+struct CallKey {
+  int op = 0;  // 1 list, 2 read, 3 exe, 4 path, 5 now, 6 sleep
+  std::int64_t pid = 0;
+  int file = 0;
+  bool operator==(const CallKey&) const = default;
+};
+
 class ModelEvidence : public Evidence {
  public:
   // `model` is changed by the history's events; `ctx` and `history` must
@@ -44,6 +53,14 @@ class ModelEvidence : public Evidence {
   std::function<bool(std::uint64_t point)> at_point;
   // Keep the hash of each answer (answer_hashes()).
   bool keep_answers = false;
+  // Keep every call's key (calls_made()).
+  bool keep_calls = false;
+  // A reduced run (explore/minimize.h): the history's points are those of
+  // `original`, the calls of the run it reduces. Each call is matched to the
+  // next original call of the same key, and the events up to that original
+  // point are applied before it; a call with no such match stops the run
+  // (mismatched()). applied_at() then holds each event's point in this run.
+  const std::vector<CallKey>* original = nullptr;
 
   std::uint64_t calls() const { return calls_; }
   std::int64_t now() const { return now_; }
@@ -55,6 +72,9 @@ class ModelEvidence : public Evidence {
   // Events of the history applied so far, and those that could not happen
   // where the history put them.
   std::size_t applied() const { return next_event_; }
+  bool mismatched() const { return mismatched_; }
+  const std::vector<CallKey>& calls_made() const { return calls_made_; }
+  const std::vector<std::uint64_t>& applied_at() const { return applied_at_; }
   std::size_t failed() const { return failed_; }
 
   ListResult ListPids(std::uint64_t bound) override;
@@ -67,7 +87,7 @@ class ModelEvidence : public Evidence {
  private:
   // Applies the events at the current point and asks at_point; false when
   // the run is stopped.
-  bool Point();
+  bool Point(CallKey key);
   void Answered(std::uint64_t h);
 
   HostModel* model_;
@@ -79,6 +99,10 @@ class ModelEvidence : public Evidence {
   std::size_t next_event_ = 0;
   std::size_t failed_ = 0;
   bool stopped_ = false;
+  bool mismatched_ = false;
+  std::size_t cursor_ = 0;  // into *original
+  std::vector<CallKey> calls_made_;
+  std::vector<std::uint64_t> applied_at_;
   std::uint64_t answers_ = kFnvStart;
   std::vector<std::uint64_t> answer_hashes_;
   std::vector<std::string> names_;  // the last listing, which its names view

@@ -37,6 +37,22 @@ std::unique_ptr<CheckSetup> SetUp(const Snapshot& snapshot, std::size_t index, s
   return s;
 }
 
+std::unique_ptr<CheckSetup> WithModel(const CheckSetup& setup, HostModel model) {
+  auto s = std::make_unique<CheckSetup>();
+  s->index = setup.index;
+  s->liveness = setup.liveness;
+  s->recorded = setup.recorded;
+  s->request = setup.request;
+  s->exe_path = setup.exe_path;
+  s->frame = setup.frame;
+  s->start_ns = setup.start_ns;
+  s->scan_ns = setup.scan_ns;
+  s->initial = std::move(model);
+  s->ctx = s->liveness ? MakeContext(&s->initial, nullptr, s->recorded.liveness().pid(), s->start_ns)
+                       : MakeContext(&s->initial, &s->request, 0, s->start_ns);
+  return s;
+}
+
 CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const Checker& checker) {
   CheckOutcome out;
   if (setup.liveness) {

@@ -71,6 +71,9 @@ struct CheckSetup {
 // holds no frame to build a model from).
 std::unique_ptr<CheckSetup> SetUp(const Snapshot& snapshot, std::size_t index, std::string* error);
 
+// The same check set up on another host model (`proctape minimize`).
+std::unique_ptr<CheckSetup> WithModel(const CheckSetup& setup, HostModel model);
+
 struct CheckOutcome {
   Request request;  // as run (the root's start tick fingerprinted, if so)
   Verdict verdict;

@@ -1,0 +1,161 @@
+// `proctape minimize FILE -o OUT`: the smallest host on which one recorded
+// check, re-run by the identical resolver (under the kernel events of a file
+// explore derived), reaches the same verdict, written as a recording that
+// replay reproduces (explore/minimize.h). Never reads the live /proc.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/errors.h"
+#include "cli/exit_codes.h"
+#include "cli/inputs.h"
+#include "cli/jail.h"
+#include "cli/options.h"
+#include "cli/outputs.h"
+#include "cli/progress.h"
+#include "core/proc_parse.h"
+#include "explore.pb.h"
+#include "explore/counterexample.h"
+#include "explore/minimize.h"
+#include "format/file_holds.h"
+#include "format/reader.h"
+#include "format/writer.h"
+#include "proto/convert.h"
+#include "proto/summary.h"
+
+namespace proctape {
+namespace {
+
+struct MinimizeOptions {
+  std::string file;
+  std::string output;
+  bool force = false;
+  std::uint64_t check = 0;
+  bool json = false;
+};
+
+std::uint64_t SizeOf(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+}
+
+std::uint32_t U32(std::uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(v); }
+
+int RunMinimize(const MinimizeOptions& o) {
+  if (std::string why = StdinOnce({{"FILE", {o.file}}}); !why.empty()) return Fail(kExitUsage, why);
+  if (int refused = RefuseStandardStreams({{"FILE", o.file}}); refused != kExitOk) return refused;
+  int exit_code = kExitOk;
+  OutputRequest request;
+  request.path = o.output;
+  request.force = o.force;
+  request.binary = true;
+  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"FILE", o.file}}, &exit_code);
+  if (!output) return exit_code;
+  if (int jailed = Jail({"minimize", true, {o.file}, {output.get()}}); jailed != kExitOk) return jailed;
+
+  Snapshot snapshot;
+  FormatError error = ReadSnapshot(o.file, &snapshot);
+  const std::string name = EscapeBytes(o.file, 4096);
+  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);
+  if (snapshot.resolutions.empty()) {
+    return Fail(kExitUsage, name + " holds no recorded resolution (it is " + FileHolds(snapshot) +
+                                "): minimize starts from a recording");
+  }
+  if (o.check >= snapshot.resolutions.size()) {
+    return Fail(kExitUsage, "--check " + std::to_string(o.check) + ": " + name + " records " +
+                                Plural(snapshot.resolutions.size(), "check", "checks"));
+  }
+  std::string why;
+  std::optional<explore::History> history = explore::DerivedHistory(snapshot, &why);
+  if (!history) return Fail(kExitCorrupt, name + ": " + why);
+  auto setup = explore::SetUp(snapshot, o.check, &why);
+  if (!setup) return Fail(kExitUsage, name + ": check " + std::to_string(o.check) + ": " + why);
+  Progress progress;
+  auto done = explore::Minimize(
+      *setup, *history,
+      [&](std::uint64_t runs) { progress.Update("minimize: " + std::to_string(runs) + " runs"); },
+      &why);
+  progress.Done();
+  if (!done) {
+    return Fail(kExitVerdictChanged, name + ": check " + std::to_string(o.check) + ": " + why);
+  }
+  const std::string base = std::filesystem::path(o.file).filename().string();
+  SnapshotWriter::Options wopts;
+  auto writer = SnapshotWriter::Create(std::move(output), wopts);
+  std::string failed = explore::WriteDerived(*writer, "minimize", snapshot, base, *done->reduced,
+                                             done->history, explore::Checker{});
+  if (!failed.empty()) return FailAbout(kExitIo, "--output", o.output, failed);
+
+  v1::MinimizeReport report;
+  report.set_file(EscapedText(o.file));
+  report.set_check(U32(o.check));
+  report.set_kind(setup->liveness ? "liveness" : "resolve");
+  report.set_verdict(explore::OutcomeName(*setup, done->target));
+  report.set_processes_before(U32(done->processes_before));
+  report.set_processes_after(U32(done->processes_after));
+  report.set_calls_before(U32(done->calls_before));
+  report.set_calls_after(U32(done->calls_after));
+  report.set_bytes_before(SizeOf(o.file));
+  report.set_bytes_after(SizeOf(o.output));
+  report.set_runs(U32(done->runs));
+  for (const explore::Scheduled& s : done->history) report.add_events(explore::Describe(s));
+  report.set_output(EscapedText(o.output));
+  if (o.json) {
+    std::printf("%s\n", ToJson(report).c_str());
+    return kExitOk;
+  }
+  std::string verdict = report.verdict();
+  if (!setup->liveness && done->target.verdict.resolved()) {
+    verdict += " pid " + std::to_string(done->target.verdict.pid) + ", start tick " +
+               std::to_string(done->target.verdict.start_ticks);
+  }
+  std::printf("minimize %s, check %llu (%s): %s, kept\n", name.c_str(),
+              static_cast<unsigned long long>(o.check), report.kind().c_str(), verdict.c_str());
+  std::printf("  processes %u -> %u, calls %u -> %u, bytes %llu -> %llu (%s)\n",
+              report.processes_before(), report.processes_after(), report.calls_before(),
+              report.calls_after(), static_cast<unsigned long long>(report.bytes_before()),
+              static_cast<unsigned long long>(report.bytes_after()),
+              Plural(report.runs(), "run", "runs").c_str());
+  for (const std::string& e : report.events()) std::printf("  event %s\n", e.c_str());
+  std::printf("wrote %s\n", EscapeBytes(o.output, 4096).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterMinimize(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<MinimizeOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "minimize",
+      "Shrink one recorded check of FILE to the smallest host on which the identical\n"
+      "resolver (or liveness check), re-run on the same request, reaches the same verdict\n"
+      "(the same status; for RESOLVED the same pid and start tick). Delta debugging over\n"
+      "the host model of the check's frame: processes first, then the files of those kept\n"
+      "(status, cgroup, environ entries other than the token's). A file derived by\n"
+      "'proctape explore' keeps its kernel events, at the same calls. The output is a\n"
+      "recording marked as derived by minimize, which 'proctape replay' reproduces and\n"
+      "'proctape explain' shows in a screen. The check must reach its recorded verdict on\n"
+      "its frame's host model (as 'replay --model frames' re-runs it): a verdict that came\n"
+      "from a change between two frames has nothing to keep. Nothing live is read.\n"
+      "See docs/explore.md.");
+  sub->add_option("FILE", o->file, "a recording (resolve --record, liveness --record, lab, explore)")
+      ->check(NonEmpty("an empty path names no file"))
+      ->required();
+  AddOutputOption(sub, o->output, "write the minimized recording here (a .ptape)")->required();
+  AddForceOption(sub, o->force, "replace an existing --output");
+  AddUnsigned(sub, "--check", o->check, 0, UINT64_MAX, "the recorded check to minimize (from 0)")
+      ->capture_default_str();
+  sub->add_flag("--json", o->json, "print one JSON object: a MinimizeReport");
+  sub->footer(std::string("Examples:\n"
+                          "  proctape minimize corpus/051df0283b135a91.ptape -o small.ptape\n"
+                          "  proctape minimize found/run-check0-violation1.ptape -o small.ptape --json\n\n") +
+              ExitStatusFooter("0 written, 2 usage error, 10-16 damaged file or output refused, "
+                               "20 the check does not reach its recorded verdict on its frame"));
+  sub->callback([=] { *exit_code = RunMinimize(*o); });
+}
+
+}  // namespace proctape

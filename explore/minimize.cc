@@ -1,0 +1,199 @@
+#include "explore/minimize.h"
+
+#include <algorithm>
+#include <unordered_set>
+#include <vector>
+
+#include "core/proc_parse.h"
+#include "explore/model_evidence.h"
+#include "proto/convert.h"
+
+namespace proctape::explore {
+namespace {
+
+// The same verdict: status (and a liveness error's reason), and for
+// RESOLVED the pid and start tick.
+bool Same(const CheckSetup& s, const CheckOutcome& a, const CheckOutcome& b) {
+  if (s.liveness) {
+    return a.liveness.status == b.liveness.status && a.liveness.reason == b.liveness.reason;
+  }
+  if (a.verdict.status != b.verdict.status) return false;
+  return !a.verdict.resolved() ||
+         (a.verdict.pid == b.verdict.pid && a.verdict.start_ticks == b.verdict.start_ticks);
+}
+
+// The run's verdict is the recorded one (by Same's rule); *recorded: its name.
+bool SameAsRecorded(const CheckSetup& s, const CheckOutcome& run, std::string* recorded) {
+  if (s.liveness) {
+    const v1::LivenessVerdict want = s.recorded.liveness_verdict();
+    const v1::LivenessVerdict got = ToProto(run.liveness);
+    *recorded = v1::LivenessVerdict::Status_Name(want.status());
+    if (want.status() == v1::LivenessVerdict::ERROR) {
+      *recorded += " " + v1::Verdict::Status_Name(want.reason());
+    }
+    return want.status() == got.status() && want.reason() == got.reason();
+  }
+  const v1::Verdict& want = s.recorded.verdict();
+  *recorded = v1::Verdict::Status_Name(want.status());
+  CheckOutcome as_recorded;
+  as_recorded.verdict = FromProto(want);
+  return Same(s, run, as_recorded);
+}
+
+class Reducer {
+ public:
+  Reducer(const CheckSetup& setup, const History& history,
+          const std::function<void(std::uint64_t)>& progress)
+      : setup_(setup), history_(history), progress_(progress) {}
+
+  std::unique_ptr<Minimized> Go(std::string* why) {
+    auto out = std::make_unique<Minimized>();
+    {
+      HostModel m = setup_.initial;
+      ModelEvidence ev(&m, &setup_.ctx, &history_, setup_.scan_ns);
+      if (!setup_.liveness) ev.SetAttestedPath(setup_.exe_path, setup_.request.exe);
+      ev.keep_calls = true;
+      out->target = RunCheck(ev, setup_, Checker{});
+      original_ = ev.calls_made();
+      out->calls_before = ev.calls();
+      if (ev.failed() > 0 || ev.applied() != history_.size()) {
+        *why = "its events cannot happen on the host model of its frame";
+        return nullptr;
+      }
+    }
+    std::string recorded;
+    if (!SameAsRecorded(setup_, out->target, &recorded)) {
+      *why = "the check re-run on the host model of its frame gives " +
+             OutcomeName(setup_, out->target) + ", not the recorded " + recorded +
+             ": the verdict came from what the frame does not hold (a change between two "
+             "frames); nothing to keep";
+      return nullptr;
+    }
+    target_ = out->target;
+    std::vector<std::int64_t> pids;
+    for (std::int64_t pid : setup_.initial.listing()) {
+      if (setup_.initial.Find(pid) != nullptr &&
+          std::find(pids.begin(), pids.end(), pid) == pids.end()) {
+        pids.push_back(pid);
+      }
+    }
+    out->processes_before = pids.size();
+    pids = Ddmin(pids);
+    HostModel model = Keep(pids);
+    for (std::int64_t pid : pids) TrimFiles(pid, &model);
+    out->processes_after = pids.size();
+
+    out->reduced = WithModel(setup_, std::move(model));
+    HostModel m = out->reduced->initial;
+    ModelEvidence ev(&m, &out->reduced->ctx, &history_, out->reduced->scan_ns);
+    if (!setup_.liveness) ev.SetAttestedPath(setup_.exe_path, setup_.request.exe);
+    ev.original = &original_;
+    RunCheck(ev, *out->reduced, Checker{});
+    out->calls_after = ev.calls();
+    for (std::size_t i = 0; i < history_.size(); ++i) {
+      out->history.push_back(Scheduled{ev.applied_at()[i], history_[i].event});
+    }
+    out->runs = runs_;
+    return out;
+  }
+
+ private:
+  HostModel Keep(const std::vector<std::int64_t>& pids) const {
+    return setup_.initial.Subset(std::unordered_set<std::int64_t>(pids.begin(), pids.end()));
+  }
+
+  // The check on `model`, under the original run's events: the target?
+  bool Holds(HostModel model) {
+    ++runs_;
+    if (progress_) progress_(runs_);
+    std::unique_ptr<CheckSetup> s = WithModel(setup_, std::move(model));
+    HostModel m = s->initial;
+    ModelEvidence ev(&m, &s->ctx, &history_, s->scan_ns);
+    if (!setup_.liveness) ev.SetAttestedPath(setup_.exe_path, setup_.request.exe);
+    ev.original = &original_;
+    CheckOutcome got = RunCheck(ev, *s, Checker{});
+    return !ev.mismatched() && ev.failed() == 0 && ev.applied() == history_.size() &&
+           Same(setup_, got, target_);
+  }
+
+  std::vector<std::int64_t> Ddmin(std::vector<std::int64_t> items) {
+    std::size_t n = 2;
+    while (items.size() >= 2) {
+      const std::size_t chunk = (items.size() + n - 1) / n;
+      std::vector<std::vector<std::int64_t>> parts;
+      for (std::size_t i = 0; i < items.size(); i += chunk) {
+        parts.emplace_back(items.begin() + static_cast<std::ptrdiff_t>(i),
+                           items.begin() + static_cast<std::ptrdiff_t>(std::min(i + chunk, items.size())));
+      }
+      bool reduced = false;
+      for (const auto& part : parts) {
+        if (Holds(Keep(part))) {
+          items = part;
+          n = 2;
+          reduced = true;
+          break;
+        }
+      }
+      if (!reduced && parts.size() > 2) {
+        for (std::size_t p = 0; p < parts.size() && !reduced; ++p) {
+          std::vector<std::int64_t> rest;
+          for (std::size_t q = 0; q < parts.size(); ++q) {
+            if (q != p) rest.insert(rest.end(), parts[q].begin(), parts[q].end());
+          }
+          if (Holds(Keep(rest))) {
+            items = rest;
+            n = std::max<std::size_t>(n - 1, 2);
+            reduced = true;
+          }
+        }
+      }
+      if (reduced) continue;
+      if (n >= items.size()) break;
+      n = std::min(items.size(), 2 * n);
+    }
+    if (items.size() == 1 && Holds(Keep({}))) items.clear();
+    return items;
+  }
+
+  // Drops what no check reads of `pid` (status, cgroup) and its environ
+  // entries other than the token variable's, where the verdict stays.
+  void TrimFiles(std::int64_t pid, HostModel* model) {
+    const ModelProcess* p = model->Find(pid);
+    if (p == nullptr) return;
+    HostModel trial = *model;
+    bool changed = false;
+    if (p->status) changed |= trial.SetFile(pid, ProcFile::kStatus, std::nullopt);
+    if (p->cgroup) changed |= trial.SetFile(pid, ProcFile::kCgroup, std::nullopt);
+    if (changed && Holds(trial)) *model = trial;
+    p = model->Find(pid);
+    if (setup_.liveness || !p->environ || !p->environ->ok()) return;
+    std::string kept;
+    const std::string prefix = setup_.request.token_var + "=";
+    for (std::string_view e : SplitNul(p->environ->data)) {
+      if (e.substr(0, prefix.size()) == prefix) kept.append(e).push_back('\0');
+    }
+    if (kept.size() == p->environ->data.size()) return;
+    StoredRead env = *p->environ;
+    env.data = kept;
+    env.truncated = false;
+    trial = *model;
+    if (trial.SetFile(pid, ProcFile::kEnviron, env) && Holds(trial)) *model = trial;
+  }
+
+  const CheckSetup& setup_;
+  const History& history_;
+  const std::function<void(std::uint64_t)>& progress_;
+  std::vector<CallKey> original_;
+  CheckOutcome target_;
+  std::uint64_t runs_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Minimized> Minimize(const CheckSetup& setup, const History& history,
+                                    const std::function<void(std::uint64_t runs)>& progress,
+                                    std::string* why) {
+  return Reducer(setup, history, progress).Go(why);
+}
+
+}  // namespace proctape::explore

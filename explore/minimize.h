@@ -1,0 +1,49 @@
+// `proctape minimize` (issue 15, section 3): delta debugging over the host
+// model of one recorded check. The smallest host found on which the
+// identical resolver (or liveness check), re-run on the same request under
+// the same kernel events (those of a recording derived by explore), reaches
+// the same verdict: the same status, and for RESOLVED the same pid and
+// start tick.
+//
+//   1. the target: the check run on the whole model with its events must
+//      give the recorded verdict (else nothing is minimized: the verdict came
+//      from something the model does not hold, a race between two frames);
+//   2. processes: ddmin (Zeller and Hildebrandt) over the model's pids, in
+//      listing order: chunks, then complements, then finer chunks;
+//   3. files: of each process kept, status and cgroup (never read by a
+//      check) and the environ entries other than the token variable's are
+//      dropped, where the verdict stays.
+//
+// A reduced run keeps the events where the original run had them: each of
+// its calls is matched to the next call of the original run with the same
+// operation, pid and file (explore/model_evidence.h, `original`), the events
+// up to that point applied before it. A candidate is kept only if every call
+// matched, every event applied, and the verdict is the target.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "explore/search.h"
+
+namespace proctape::explore {
+
+struct Minimized {
+  CheckOutcome target;                   // the verdict kept
+  std::unique_ptr<CheckSetup> reduced;   // the reduced host, set up
+  History history;                       // the events, at the reduced run's points
+  std::size_t processes_before = 0;
+  std::size_t processes_after = 0;
+  std::uint64_t calls_before = 0;        // the check's calls on the whole model
+  std::uint64_t calls_after = 0;
+  std::uint64_t runs = 0;                // checks run by the reduction
+};
+
+// Null, with *why, when step 1 fails. `progress` is called as each run starts.
+std::unique_ptr<Minimized> Minimize(const CheckSetup& setup, const History& history,
+                                    const std::function<void(std::uint64_t runs)>& progress,
+                                    std::string* why);
+
+}  // namespace proctape::explore
