@@ -35,6 +35,7 @@ constexpr Entry kCommands[] = {
     {"Snapshot files", "export", "a file as JSON, a tree as DOT, a frame as a /proc-like directory"},
     {"Snapshot files", "replay", "run the identical resolver against a recording: reproduced?"},
     {"Snapshot files", "explore", "what else could the kernel have done? every race, judged"},
+    {"Snapshot files", "minimize", "the smallest host on which a check keeps its verdict"},
     {"Tests and cleanup", "corpus", "the regression corpus: add, check, list, rm recordings"},
     {"Tests and cleanup", "lab", "stage a namespace-pid race with real processes, and record it"},
     {"Tests and cleanup", "ownership", "plan a verifier's cleanup from two snapshots (signals nothing)"},

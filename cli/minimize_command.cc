@@ -38,9 +38,11 @@ struct MinimizeOptions {
   bool json = false;
 };
 
+// A file's size ("-": standard input's, when it is a file).
 std::uint64_t SizeOf(const std::string& path) {
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  const int got = path == "-" ? ::fstat(0, &st) : ::stat(path.c_str(), &st);
+  return got == 0 && S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 
 std::uint32_t U32(std::uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(v); }
@@ -99,8 +101,8 @@ int RunMinimize(const MinimizeOptions& o) {
   report.set_processes_after(U32(done->processes_after));
   report.set_calls_before(U32(done->calls_before));
   report.set_calls_after(U32(done->calls_after));
-  report.set_bytes_before(SizeOf(o.file));
-  report.set_bytes_after(SizeOf(o.output));
+  report.set_bytes_before(U32(SizeOf(o.file)));
+  report.set_bytes_after(U32(SizeOf(o.output)));
   report.set_runs(U32(done->runs));
   for (const explore::Scheduled& s : done->history) report.add_events(explore::Describe(s));
   report.set_output(EscapedText(o.output));

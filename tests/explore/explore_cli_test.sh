@@ -5,6 +5,8 @@
 #   bad_inputs    missing file, not a recording, --depth 0 and huge, --out not
 #                 a directory: one line on standard error, the documented status
 #   json          --json gives the same totals as the text
+#   minimize      `minimize` of a corpus entry: the reduction, a file replay
+#                 reproduces and explain shows in a screen, --json, bad inputs
 # Usage: explore_cli_test.sh CASE PROCTAPE SOURCE_DIR [FILE]
 set -u
 case_name=$1 proctape=$2 src=$3 file=${4:-}
@@ -12,15 +14,16 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/proctape-explore-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# expect STATUS ARGS...: the status, nothing on stdout, one line on stderr.
-expect() {
-  local want=$1; shift
-  "$proctape" explore "$@" >"$tmp/out" 2>"$tmp/err"
+# expect_of COMMAND STATUS ARGS...: the status, nothing on stdout, one line on stderr.
+expect_of() {
+  local cmd=$1 want=$2; shift 2
+  "$proctape" "$cmd" "$@" >"$tmp/out" 2>"$tmp/err"
   local got=$?
-  [ "$got" = "$want" ] || fail "explore $*: exit $got, want $want: $(cat "$tmp/err")"
-  [ ! -s "$tmp/out" ] || fail "explore $*: printed on standard output"
-  [ "$(wc -l <"$tmp/err")" = 1 ] || fail "explore $*: not one line: $(cat "$tmp/err")"
+  [ "$got" = "$want" ] || fail "$cmd $*: exit $got, want $want: $(cat "$tmp/err")"
+  [ ! -s "$tmp/out" ] || fail "$cmd $*: printed on standard output"
+  [ "$(wc -l <"$tmp/err")" = 1 ] || fail "$cmd $*: not one line: $(cat "$tmp/err")"
 }
+expect() { expect_of explore "$@"; }
 
 case $case_name in
   corpus)
@@ -44,6 +47,36 @@ case $case_name in
     # A directory no one may create files in is refused before the search.
     expect 2 "$good" --out /proc/self
     grep -q 'cannot write' "$tmp/err" || fail "--out /proc/self: $(cat "$tmp/err")"
+    ;;
+  minimize)
+    good=$src/corpus/90f88ffa55b074b2.ptape  # exited-unshare
+    "$proctape" minimize "$good" -o "$tmp/small.ptape" >"$tmp/out" 2>"$tmp/err" ||
+      fail "minimize: exit $?: $(cat "$tmp/err")"
+    grep -q '^minimize .*check 0 (resolve): RESOLVED pid 241, start tick 1310670, kept$' "$tmp/out" ||
+      fail "minimize: $(cat "$tmp/out")"
+    grep -q '^  processes 5 -> 3, calls 25 -> 23, ' "$tmp/out" || fail "minimize: $(cat "$tmp/out")"
+    "$proctape" replay "$tmp/small.ptape" >"$tmp/replay" || fail "replay: exit $?: $(cat "$tmp/replay")"
+    grep -q 'REPRODUCED RESOLVED host pid 241' "$tmp/replay" || fail "replay: $(cat "$tmp/replay")"
+    lines=$("$proctape" explain "$tmp/small.ptape" | wc -l)
+    [ "$lines" -le 24 ] || fail "explain of the minimized file: $lines lines"
+    # Minimizing it again keeps it as it is.
+    "$proctape" minimize "$tmp/small.ptape" -o "$tmp/again.ptape" --json >"$tmp/json" ||
+      fail "minimize again: exit $?"
+    python3 - "$tmp/json" <<'PY' || fail "minimize --json: $(cat "$tmp/json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "RESOLVED" and d["kind"] == "resolve", d
+assert d["processes_before"] == d["processes_after"] == 3, d
+assert d["calls_before"] == d["calls_after"] == 23, d
+PY
+    expect_of minimize 2 "$good"                                    # no -o
+    expect_of minimize 10 "$good" -o "$tmp/small.ptape"             # exists, no --force
+    expect_of minimize 2 "$good" -o "$tmp/x.ptape" --check 3
+    expect_of minimize 2 "$good" -o "$good" --force                 # the input itself
+    # A pre-exec entry: its verdict came from a retry that saw the exec done.
+    expect_of minimize 20 "$src/corpus/03c2b776b0e839d3.ptape" -o "$tmp/pre.ptape"
+    grep -q 'not the recorded RESOLVED' "$tmp/err" || fail "pre-exec: $(cat "$tmp/err")"
+    [ ! -e "$tmp/pre.ptape" ] || fail "pre-exec: an output was left"
     ;;
   json)
     good=$src/corpus/051df0283b135a91.ptape

@@ -170,6 +170,15 @@ std::vector<Row> Table() {
                                 "writer, one file each): checked to be a directory, nothing in "
                                 "it is read"}},
        .json = [](F) { return Args{"explore", Recording(), "--depth", "1", "--json"}; }},
+      {.command = {"minimize"},
+       .inputs = {PtapeFile("FILE",
+                            [](F f, P p) {
+                              return Args{"minimize", p, "-o", f.dir + "/min.ptape", "--force"};
+                            })},
+       .not_inputs = {{"--output", "the minimized recording it writes (the rules of every output)"}},
+       .json = [](F f) {
+         return Args{"minimize", Recording(), "-o", f.dir + "/min.ptape", "--force", "--json"};
+       }},
       {.command = {"corpus"}},
       {.command = {"corpus", "add"},
        .inputs = {PtapeFile("FILE",

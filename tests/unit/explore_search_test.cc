@@ -10,13 +10,13 @@
 #include "explore/search.h"
 #include "format/reader.h"
 #include "replay/replay.h"
-#include "tests/unit/explore_fixture.h"
-#include "tests/unit/replay_fixture.h"
+#include "tests/unit/explore_recording.h"
 
 namespace proctape::explore {
 namespace {
 
 using test::ExploreHost;
+using test::ExploreRecording;
 
 Verdict ResolvedSleep() {
   Verdict v;
@@ -115,30 +115,6 @@ TEST(ExploreOracle, AliveOnlyForTheLiveProcessOfThatStartTick) {
                              ExploreHost::kSleepStart, dead).violation);
 }
 
-// A recording of the fixture host's resolution, through the real recorder.
-struct Recording {
-  test::ReplayTempDir dir;
-  std::string path;
-  Snapshot snapshot;
-  explicit Recording(const ExploreHost& h) {
-    MemoryEvidence host;
-    for (const v1::ProcessRecord& r : h.frame.processes()) {
-      StatFields s = *ParseStat(r.stat().data()).fields;
-      std::vector<std::string> argv, env;
-      for (auto a : SplitNul(r.cmdline().data())) argv.emplace_back(a);
-      for (auto e : SplitNul(r.environ().data())) env.emplace_back(e);
-      host.AddProcess(r.pid(), s.ppid, s.start_ticks, s.comm, argv, env,
-                      Identity{0, r.exe().dev(), r.exe().ino()});
-    }
-    host.SetPath("/bin/sleep", h.request.exe);
-    path = dir.File("rec.ptape");
-    test::RecordOptions o;
-    o.frames = true;
-    test::Recorded rec = test::RecordResolution(host, h.request, path, o);
-    EXPECT_TRUE(rec.ok) << rec.error;
-    EXPECT_TRUE(ReadSnapshot(path, &snapshot).ok());
-  }
-};
 
 // Test-only wrong resolver: the real one, but any failure becomes RESOLVED
 // of the pid it read last (what a resolver that skipped its checks says).
@@ -150,7 +126,7 @@ Verdict Overconfident(Evidence& ev, const Request& r) {
 
 TEST(ExploreSearch, TheRealResolverHasNoViolationInFiveThousandHistories) {
   ExploreHost h;
-  Recording rec(h);
+  ExploreRecording rec(h);
   std::string error;
   auto setup = explore::SetUp(rec.snapshot, 0, &error);
   ASSERT_TRUE(setup) << error;
@@ -171,7 +147,7 @@ TEST(ExploreSearch, TheRealResolverHasNoViolationInFiveThousandHistories) {
 
 TEST(ExploreSearch, AWrongResolverIsCaughtAndItsCounterexampleReplays) {
   ExploreHost h;
-  Recording rec(h);
+  ExploreRecording rec(h);
   std::string error;
   auto setup = explore::SetUp(rec.snapshot, 0, &error);
   ASSERT_TRUE(setup) << error;
@@ -211,7 +187,7 @@ TEST(ExploreSearch, AWrongResolverIsCaughtAndItsCounterexampleReplays) {
 
 TEST(ExploreSearch, TheBudgetCapsRunsAndASeedOnlyReorders) {
   ExploreHost h;
-  Recording rec(h);
+  ExploreRecording rec(h);
   std::string error;
   auto setup = explore::SetUp(rec.snapshot, 0, &error);
   ASSERT_TRUE(setup);
