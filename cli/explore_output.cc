@@ -46,6 +46,7 @@ ExploreTotals Totals(const std::vector<CheckResult>& results) {
     t.run += c.report.run;
     t.pruned += c.report.pruned;
     t.violations += c.report.violation_count;
+    for (const std::string& w : c.written) t.written += w.empty() ? 0 : 1;
   }
   return t;
 }
@@ -60,6 +61,13 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
                 c.setup->liveness ? "liveness" : "resolve", c.setup->frame,
                 BaselineText(*c.setup, r.baseline).c_str(),
                 Plural(r.points, "schedule point", "schedule points").c_str());
+    std::string recorded;
+    if (!explore::SameAsRecorded(*c.setup, r.baseline, &recorded)) {
+      std::printf("  note: the recording's verdict is %s; on its frame's host the baseline is not: "
+                  "the recording saw what the frame does not hold, and every history starts from "
+                  "the frame\n",
+                  recorded.c_str());
+    }
     std::printf("%s\n", Histories(o, r).c_str());
     if (r.run + r.pruned + r.not_applicable + r.left + r.unextended == 0) {
       std::printf("    no event can happen to the root or a process beneath it in this "
@@ -79,9 +87,14 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
     }
   }
   const ExploreTotals t = Totals(results);
-  std::printf("total: %s run, %llu pruned, %s\n", Plural(t.run, "history", "histories").c_str(),
+  std::string written;
+  if (!o.out.empty()) {
+    written = t.written == 0 ? "; nothing written to " + EscapeBytes(o.out, 4096)
+                             : "; " + N(t.written) + " written to " + EscapeBytes(o.out, 4096);
+  }
+  std::printf("total: %s run, %llu pruned, %s%s\n", Plural(t.run, "history", "histories").c_str(),
               static_cast<unsigned long long>(t.pruned),
-              Plural(t.violations, "violation", "violations").c_str());
+              Plural(t.violations, "violation", "violations").c_str(), written.c_str());
 }
 
 void PrintExploreJson(const ExploreOptions& o, const std::string& name,
@@ -106,6 +119,9 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
     check->set_left(Count32(r.left));
     check->set_unextended(Count32(r.unextended));
     check->set_violation_count(Count32(r.violation_count));
+    std::string recorded;
+    check->set_baseline_is_recorded(explore::SameAsRecorded(*c.setup, r.baseline, &recorded));
+    check->set_recorded(recorded);
     for (const auto& [kinds, outcomes] : r.by_kind) {
       v1::ExploreEventKinds* k = check->add_by_kind();
       k->set_kinds(kinds);
@@ -127,6 +143,7 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
   doc.set_histories_run(Count32(t.run));
   doc.set_histories_pruned(Count32(t.pruned));
   doc.set_violations(Count32(t.violations));
+  doc.set_written(Count32(t.written));
   std::printf("%s\n", ToJson(doc).c_str());
 }
 

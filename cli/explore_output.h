@@ -36,6 +36,7 @@ struct ExploreTotals {
   std::uint64_t run = 0;
   std::uint64_t pruned = 0;
   std::uint64_t violations = 0;
+  std::uint64_t written = 0;  // counterexamples written to --out
 };
 ExploreTotals Totals(const std::vector<CheckResult>& results);
 

@@ -31,7 +31,7 @@ std::optional<History> DerivedHistory(const Snapshot& snapshot, std::string* why
   int i = 0;
   while (i < words.size() && words[i] != "--derived") ++i;
   for (++i; i < words.size(); ++i) {
-    if (words[i] == "no event (the baseline)") continue;
+    if (words[i] == "no event (the baseline)" || words[i] == "no event") continue;
     std::optional<Scheduled> s = ParseDescribed(words[i]);
     if (!s || (!out.empty() && s->point < out.back().point)) {
       *why = "its list of events does not parse: '" + words[i] + "'";
@@ -56,7 +56,7 @@ std::string WriteDerived(SnapshotWriter& out, const std::string& tool, const Sna
   header.add_command_line(std::to_string(setup.index));
   header.add_command_line("--derived");
   for (const Scheduled& s : history) header.add_command_line(Describe(s));
-  if (history.empty()) header.add_command_line("no event (the baseline)");
+  if (history.empty()) header.add_command_line(tool == "explore" ? "no event (the baseline)" : "no event");
   if (!writer->WriteHeader(header)) return writer->error();
 
   const bool redacted = header.redaction().environ() == v1::RedactionPolicy::ENVIRON_REDACTED;

@@ -6,39 +6,9 @@
 
 #include "core/proc_parse.h"
 #include "explore/model_evidence.h"
-#include "proto/convert.h"
 
 namespace proctape::explore {
 namespace {
-
-// The same verdict: status (and a liveness error's reason), and for
-// RESOLVED the pid and start tick.
-bool Same(const CheckSetup& s, const CheckOutcome& a, const CheckOutcome& b) {
-  if (s.liveness) {
-    return a.liveness.status == b.liveness.status && a.liveness.reason == b.liveness.reason;
-  }
-  if (a.verdict.status != b.verdict.status) return false;
-  return !a.verdict.resolved() ||
-         (a.verdict.pid == b.verdict.pid && a.verdict.start_ticks == b.verdict.start_ticks);
-}
-
-// The run's verdict is the recorded one (by Same's rule); *recorded: its name.
-bool SameAsRecorded(const CheckSetup& s, const CheckOutcome& run, std::string* recorded) {
-  if (s.liveness) {
-    const v1::LivenessVerdict want = s.recorded.liveness_verdict();
-    const v1::LivenessVerdict got = ToProto(run.liveness);
-    *recorded = v1::LivenessVerdict::Status_Name(want.status());
-    if (want.status() == v1::LivenessVerdict::ERROR) {
-      *recorded += " " + v1::Verdict::Status_Name(want.reason());
-    }
-    return want.status() == got.status() && want.reason() == got.reason();
-  }
-  const v1::Verdict& want = s.recorded.verdict();
-  *recorded = v1::Verdict::Status_Name(want.status());
-  CheckOutcome as_recorded;
-  as_recorded.verdict = FromProto(want);
-  return Same(s, run, as_recorded);
-}
 
 class Reducer {
  public:
@@ -113,7 +83,7 @@ class Reducer {
     ev.original = &original_;
     CheckOutcome got = RunCheck(ev, *s, Checker{});
     return !ev.mismatched() && ev.failed() == 0 && ev.applied() == history_.size() &&
-           Same(setup_, got, target_);
+           SameVerdict(setup_, got, target_);
   }
 
   std::vector<std::int64_t> Ddmin(std::vector<std::int64_t> items) {

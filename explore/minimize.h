@@ -2,8 +2,9 @@
 // model of one recorded check. The smallest host found on which the
 // identical resolver (or liveness check), re-run on the same request under
 // the same kernel events (those of a recording derived by explore), reaches
-// the same verdict: the same status, and for RESOLVED the same pid and
-// start tick.
+// the same verdict: the same status, and the same process named (for
+// RESOLVED the pid and start tick, for a fail-closed verdict its subject:
+// the near miss of a NO_MATCH, the root that restarted, the pid reused).
 //
 //   1. the target: the check run on the whole model with its events must
 //      give the recorded verdict (else nothing is minimized: the verdict came

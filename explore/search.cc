@@ -78,6 +78,36 @@ CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const Checker& chec
   return out;
 }
 
+// A fail-closed verdict's subject is the near miss of a NO_MATCH, the root
+// that restarted, the reused pid...: what a reduction must keep to explain it.
+bool SameVerdict(const CheckSetup& s, const CheckOutcome& a, const CheckOutcome& b) {
+  if (s.liveness) {
+    return a.liveness.status == b.liveness.status && a.liveness.reason == b.liveness.reason;
+  }
+  if (a.verdict.status != b.verdict.status) return false;
+  if (a.verdict.resolved()) {
+    return a.verdict.pid == b.verdict.pid && a.verdict.start_ticks == b.verdict.start_ticks;
+  }
+  return a.verdict.subject_pid == b.verdict.subject_pid;
+}
+
+bool SameAsRecorded(const CheckSetup& s, const CheckOutcome& run, std::string* recorded) {
+  if (s.liveness) {
+    const v1::LivenessVerdict want = s.recorded.liveness_verdict();
+    const v1::LivenessVerdict got = ToProto(run.liveness);
+    *recorded = v1::LivenessVerdict::Status_Name(want.status());
+    if (want.status() == v1::LivenessVerdict::ERROR) {
+      *recorded += " " + v1::Verdict::Status_Name(want.reason());
+    }
+    return want.status() == got.status() && want.reason() == got.reason();
+  }
+  const v1::Verdict& want = s.recorded.verdict();
+  *recorded = v1::Verdict::Status_Name(want.status());
+  CheckOutcome as_recorded;
+  as_recorded.verdict = FromProto(want);
+  return SameVerdict(s, run, as_recorded);
+}
+
 std::string OutcomeName(const CheckSetup& setup, const CheckOutcome& outcome) {
   if (setup.liveness) {
     std::string out(LivenessName(outcome.liveness.status));

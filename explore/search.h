@@ -83,6 +83,13 @@ struct CheckOutcome {
 // Runs the check through `ev` as replay runs it (a fingerprint read first
 // when the recording began with one).
 CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const Checker& checker);
+// The same verdict: the same status (a liveness error: the same reason),
+// naming the same process (RESOLVED: pid and start tick; a fail-closed
+// verdict: its subject).
+bool SameVerdict(const CheckSetup& setup, const CheckOutcome& a, const CheckOutcome& b);
+// `run` gives the recorded verdict of the check (by SameVerdict); *recorded:
+// the recorded one's name ("RESOLVED", "ERROR PID_REUSED").
+bool SameAsRecorded(const CheckSetup& setup, const CheckOutcome& run, std::string* recorded);
 // "RESOLVED", "NO_MATCH", "ALIVE", "ERROR PID_REUSED", ...
 std::string OutcomeName(const CheckSetup& setup, const CheckOutcome& outcome);
 
