@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -55,6 +56,9 @@ int RunExplore(const ExploreOptions& o) {
                                   ": a directory this user cannot write (" + std::strerror(errno) +
                                   ")");
     }
+  } else if (o.examples > 0) {
+    return Fail(kExitUsage, "--examples " + std::to_string(o.examples) +
+                                ": needs --out DIR, where the examples are written");
   } else if (int jailed = Jail({"explore", true, {o.file}, {}}); jailed != kExitOk) {
     // With --out it writes files it names as it finds them: not jailed (yet).
     return jailed;
@@ -103,6 +107,16 @@ int RunExplore(const ExploreOptions& o) {
         if (!failed.empty()) return FailAbout(kExitIo, "--out", path, failed);
       }
       c.written.push_back(path);
+    }
+    for (const auto& [outcome, histories] : explore::RarestOutcomes(c.report, o.examples)) {
+      CheckResult::Example e{outcome, histories, c.report.first_by_outcome.at(outcome), ""};
+      std::string word = outcome;
+      std::replace(word.begin(), word.end(), ' ', '-');
+      e.file = o.out + "/" + stem + "-check" + std::to_string(i) + "-" + word + ".ptape";
+      std::string failed = explore::WriteCounterexample(e.file, snapshot, base, *c.setup, e.history,
+                                                        explore::Checker{});
+      if (!failed.empty()) return FailAbout(kExitIo, "--out", e.file, failed);
+      c.examples.push_back(std::move(e));
     }
     results.push_back(std::move(c));
   }
@@ -153,6 +167,11 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                                   "samples); without it the order is fixed");
   CLI::Option* check = AddUnsigned(sub, "--check", o->check, 0, UINT64_MAX,
                                    "explore only this recorded check (from 0)");
+  CLI::Option* examples = AddUnsigned(
+      sub, "--examples", o->examples, 1, 100,
+      "with --out, also write the first history of each of the N rarest\n"
+      "outcomes of each check (the fewest histories), violation or not, as\n"
+      "DIR/STEM-checkC-OUTCOME.ptape (the real resolver's run: replay reproduces it)");
   sub->add_flag("--json", o->json, "print one JSON object: the same summary");
   sub->footer(std::string("Examples:\n"
                           "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"
@@ -161,6 +180,7 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
   sub->callback([=] {
     o->has_seed = seed->count() > 0;
     o->has_check = check->count() > 0;
+    if (examples->count() == 0) o->examples = 0;
     *exit_code = RunExplore(*o);
   });
 }

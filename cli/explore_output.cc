@@ -47,6 +47,7 @@ ExploreTotals Totals(const std::vector<CheckResult>& results) {
     t.pruned += c.report.pruned;
     t.violations += c.report.violation_count;
     for (const std::string& w : c.written) t.written += w.empty() ? 0 : 1;
+    t.written += c.examples.size();
   }
   return t;
 }
@@ -78,6 +79,12 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
       for (const auto& [outcome, n] : outcomes) line += " " + outcome + " " + N(n) + ",";
       line.pop_back();
       std::printf("%s\n", line.c_str());
+    }
+    for (const CheckResult::Example& e : c.examples) {
+      std::printf("  example %s (%s): %s\n", e.outcome.c_str(),
+                  Plural(e.histories, "history", "histories").c_str(),
+                  EscapeBytes(e.file, 4096).c_str());
+      for (const explore::Scheduled& s : e.history) std::printf("    %s\n", Describe(s).c_str());
     }
     for (std::size_t i = 0; i < r.violations.size(); ++i) {
       const explore::Violation& v = r.violations[i];
@@ -119,6 +126,13 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
     check->set_left(Count32(r.left));
     check->set_unextended(Count32(r.unextended));
     check->set_violation_count(Count32(r.violation_count));
+    for (const CheckResult::Example& e : c.examples) {
+      v1::ExploreExample* x = check->add_examples();
+      x->set_outcome(e.outcome);
+      x->set_histories(Count32(e.histories));
+      for (const explore::Scheduled& s : e.history) x->add_events(Describe(s));
+      x->set_file(EscapeBytes(e.file, 4096));
+    }
     std::string recorded;
     check->set_baseline_is_recorded(explore::SameAsRecorded(*c.setup, r.baseline, &recorded));
     check->set_recorded(recorded);

@@ -21,6 +21,7 @@ struct ExploreOptions {
   bool has_seed = false;
   std::uint64_t check = 0;
   bool has_check = false;
+  std::uint64_t examples = 0;  // --examples N: the N rarest outcomes' first histories
 };
 
 // One explored check: its setup, what the search found, and the file each
@@ -29,6 +30,14 @@ struct CheckResult {
   std::unique_ptr<explore::CheckSetup> setup;
   explore::SearchReport report;
   std::vector<std::string> written;
+  // --examples: the rarest outcomes, their histories' count and file.
+  struct Example {
+    std::string outcome;
+    std::uint64_t histories = 0;
+    explore::History history;
+    std::string file;
+  };
+  std::vector<Example> examples;
 };
 
 // What the checks found together: the last line and the exit status.

@@ -228,7 +228,10 @@ class Searcher {
       return;
     }
     ++report->run;
-    ++report->by_kind[KindsOf(h)][OutcomeName(s_, r.outcome)];
+    const std::string outcome = OutcomeName(s_, r.outcome);
+    ++report->by_kind[KindsOf(h)][outcome];
+    ++report->by_outcome[outcome];
+    report->first_by_outcome.emplace(outcome, h);
     if (r.judgement.violation) {
       if (report->violation_count == 0) report->first_violation_after = report->run + 1;
       ++report->violation_count;
@@ -332,6 +335,16 @@ class Searcher {
 
 SearchReport Search(const CheckSetup& setup, const SearchOptions& options) {
   return Searcher(setup, options).Go();
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> RarestOutcomes(const SearchReport& report,
+                                                                  std::size_t n) {
+  std::vector<std::pair<std::string, std::uint64_t>> out(report.by_outcome.begin(),
+                                                         report.by_outcome.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (out.size() > n) out.resize(n);
+  return out;
 }
 
 HistoryRun RunHistory(const CheckSetup& setup, const History& history, const Checker& checker) {

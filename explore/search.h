@@ -122,6 +122,10 @@ struct SearchReport {
   // Histories run, the baseline counted, up to the first violation (0: none).
   std::uint64_t first_violation_after = 0;
   std::vector<Violation> violations;  // the first keep_violations
+  // Outcome -> histories that ended in it, and the first of them (in the
+  // search's order): `explore --examples` writes the rarest.
+  std::map<std::string, std::uint64_t> by_outcome;
+  std::map<std::string, History> first_by_outcome;
   // Event kinds of a history ("exit", "exit+gone") -> outcome -> histories.
   std::map<std::string, std::map<std::string, std::uint64_t>> by_kind;
 };
@@ -136,6 +140,11 @@ struct HistoryRun {
   Judgement judgement;
   std::uint64_t calls = 0;
 };
+// The `n` outcomes reached by the fewest histories, fewest first (ties by
+// name), with their counts.
+std::vector<std::pair<std::string, std::uint64_t>> RarestOutcomes(const SearchReport& report,
+                                                                  std::size_t n);
+
 HistoryRun RunHistory(const CheckSetup& setup, const History& history, const Checker& checker);
 
 }  // namespace proctape::explore

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # `proctape explore` from the command line (issue 15 §1), one case per ctest
 # test (tests/CMakeLists.txt):
-#   corpus FILE   every shipped corpus entry, depth 1: zero violations, exit 0
+#   corpus FILE   every shipped corpus entry, depth 2 with a budget of 5,000
+#                 runs per check (issue 15 §4: bounded for CI): zero
+#                 violations, exit 0
 #   bad_inputs    missing file, not a recording, --depth 0 and huge, --out not
 #                 a directory: one line on standard error, the documented status
 #   json          --json gives the same totals as the text
+#   examples      --examples N writes the N rarest outcomes' first histories,
+#                 which replay reproduces; without --out it is refused
 #   minimize      `minimize` of a corpus entry: the reduction, a file replay
 #                 reproduces and explain shows in a screen, --json, bad inputs
 # Usage: explore_cli_test.sh CASE PROCTAPE SOURCE_DIR [FILE]
@@ -27,7 +31,7 @@ expect() { expect_of explore "$@"; }
 
 case $case_name in
   corpus)
-    "$proctape" explore "$file" --depth 1 >"$tmp/out" 2>"$tmp/err" || fail "exit $?: $(cat "$tmp/out" "$tmp/err")"
+    "$proctape" explore "$file" --depth 2 --budget 5000 >"$tmp/out" 2>"$tmp/err" || fail "exit $?: $(cat "$tmp/out" "$tmp/err")"
     grep -q '^total: .* 0 violations$' "$tmp/out" || fail "no clean total: $(cat "$tmp/out")"
     ;;
   bad_inputs)
@@ -47,6 +51,35 @@ case $case_name in
     # A directory no one may create files in is refused before the search.
     expect 2 "$good" --out /proc/self
     grep -q 'cannot write' "$tmp/err" || fail "--out /proc/self: $(cat "$tmp/err")"
+    ;;
+  examples)
+    good=$src/corpus/f46add6575430d19.ptape  # plain-unshare
+    expect 2 "$good" --examples 2
+    grep -q 'needs --out' "$tmp/err" || fail "--examples without --out: $(cat "$tmp/err")"
+    mkdir "$tmp/ex"
+    "$proctape" explore "$good" --depth 1 --out "$tmp/ex" --examples 2 --json >"$tmp/json" ||
+      fail "examples: exit $?"
+    python3 - "$tmp/json" <<'PY' || fail "examples --json: $(cat "$tmp/json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ex = d["checks"][0]["examples"]
+assert len(ex) == 2 and d["written"] == 2, d
+totals = {}
+for k in d["checks"][0]["by_kind"]:
+    for o in k["outcomes"]:
+        totals[o["outcome"]] = totals.get(o["outcome"], 0) + o["histories"]
+# The rarest, fewest first: no outcome has fewer histories than the first.
+assert ex[0]["histories"] == min(totals.values()), (ex, totals)
+assert ex[0]["histories"] <= ex[1]["histories"], ex
+for e in ex:
+    assert totals[e["outcome"]] == e["histories"], (e, totals)
+    print(e["file"])
+PY
+    for f in "$tmp"/ex/*.ptape; do
+      "$proctape" replay "$f" >"$tmp/replay" 2>&1
+      grep -q 'REPRODUCED' "$tmp/replay" || fail "replay $f: $(cat "$tmp/replay")"
+    done
+    [ "$(ls "$tmp"/ex/*.ptape | wc -l)" = 2 ] || fail "not two files: $(ls "$tmp/ex")"
     ;;
   minimize)
     good=$src/corpus/90f88ffa55b074b2.ptape  # exited-unshare
