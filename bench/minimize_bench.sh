@@ -16,8 +16,8 @@ need_built "$proctape" "cmake --build $1 --target proctape"
 start_work minimize
 trap 'rm -rf "$work"' EXIT
 
-echo "| entry | check | verdict kept | processes | calls | bytes | runs | explain lines |"
-echo "|---|---:|---|---|---|---|---:|---|"
+echo "| entry | check | verdict kept | processes | calls | bytes | runs | explain lines | replay |"
+echo "|---|---:|---|---|---|---|---:|---|---|"
 for f in "$src"/corpus/*.ptape; do
   base=$(basename "$f")
   entry=$(awk -v f="$base" '$1 == "entry" {e = $2} $1 == "file" && $2 == f {print e}' "$src/corpus/MANIFEST")
@@ -27,18 +27,19 @@ for f in "$src"/corpus/*.ptape; do
     if "$proctape" minimize "$f" -o "$out" --force --check "$c" --json >"$work/json" 2>"$work/err"; then
       full=$("$proctape" explain "$f" | wc -l)
       small=$("$proctape" explain "$out" | wc -l)
-      python3 - "$work/json" "$entry" "$c" "$full" "$small" <<'PY'
+      replayed=$("$proctape" replay "$out" | grep -o -m1 'REPRODUCED\|VERDICT CHANGED\|DIVERGED')
+      python3 - "$work/json" "$entry" "$c" "$full" "$small" "$replayed" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(f"| {sys.argv[2]} | {sys.argv[3]} | {d['verdict']} | {d['processes_before']} -> {d['processes_after']} "
       f"| {d['calls_before']} -> {d['calls_after']} | {d['bytes_before']:,} -> {d['bytes_after']:,} "
-      f"| {d['runs']} | {sys.argv[4]} -> {sys.argv[5]} |")
+      f"| {d['runs']} | {sys.argv[4]} -> {sys.argv[5]} | {sys.argv[6]} |")
 PY
     else
       status=$?
       why=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["error"])' "$work/err" |
             sed 's/.*check [0-9]*: the check re-run on the host model of its frame gives/the frame gives/; s/: the verdict came.*//')
-      echo "| $entry | $c | refused (exit $status): $why | | | | | |"
+      echo "| $entry | $c | refused (exit $status): $why | | | | | | |"
     fi
   done
 done

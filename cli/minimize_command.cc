@@ -138,13 +138,13 @@ void RegisterMinimize(CLI::App& app, int* exit_code) {
       "verdict, naming the same process (RESOLVED: its pid and start tick; a\n"
       "fail-closed verdict: its subject, such as the near miss of a NO_MATCH).\n"
       "Delta debugging over the host model of the check's frame: processes first, then\n"
-      "the files of those kept (status, cgroup, environ entries other than the\n"
-      "token's). A file derived by 'proctape explore' keeps its kernel events, at the\n"
-      "same calls. The output is a recording marked as derived by minimize, which\n"
-      "'proctape replay' reproduces and 'proctape explain' shows in a screen. The\n"
-      "check must reach its recorded verdict on its frame's host model (as 'replay\n"
-      "--model frames' re-runs it): a verdict that came from a change between two\n"
-      "frames has nothing to keep (exit 20). Nothing live is read.\n"
+      "the environ entries of those kept other than the token's. A file derived by\n"
+      "'proctape explore' keeps its kernel events, at the same calls. The output is a\n"
+      "recording marked as derived by minimize, which 'proctape replay' reproduces\n"
+      "and 'proctape explain' shows in a screen. The check must reach its recorded\n"
+      "verdict on its frame's host model (as 'replay --model frames' re-runs it): a\n"
+      "verdict that came from a change between two frames has nothing to keep (exit\n"
+      "20). Nothing live is read.\n"
       "See docs/explore.md.");
   sub->add_option("FILE", o->file, "a recording (resolve --record, liveness --record, lab, explore)")
       ->check(NonEmpty("an empty path names no file"))

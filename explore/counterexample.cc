@@ -60,12 +60,15 @@ std::string WriteDerived(SnapshotWriter& out, const std::string& tool, const Sna
   if (!writer->WriteHeader(header)) return writer->error();
 
   const bool redacted = header.redaction().environ() == v1::RedactionPolicy::ENVIRON_REDACTED;
+  const std::vector<std::string> kept(header.redaction().kept_entries().begin(),
+                                      header.redaction().kept_entries().end());
   HostModel model = setup.initial;
   ModelEvidence ev(&model, &setup.ctx, &history, setup.scan_ns);
   if (!setup.liveness) ev.SetAttestedPath(setup.exe_path, setup.request.exe);
   {
     // Frame 0: the host before any event (an exec's earlier state included).
-    v1::Frame f = model.ToFrame(0, setup.start_ns - setup.scan_ns, setup.start_ns, redacted);
+    v1::Frame f = model.ToFrame(0, setup.start_ns - setup.scan_ns, setup.start_ns,
+                                redacted ? &kept : nullptr);
     if (!writer->BeginFrame(0, f.scan_start_mono_ns())) return writer->error();
     for (v1::ProcessRecord& r : *f.mutable_processes()) {
       if (!writer->AddProcess(std::move(r))) return writer->error();
@@ -74,7 +77,7 @@ std::string WriteDerived(SnapshotWriter& out, const std::string& tool, const Sna
   }
   RecorderOptions ropts;
   ropts.keep_environ = !redacted;
-  for (const std::string& kept : header.redaction().kept_entries()) ropts.kept_entries.push_back(kept);
+  ropts.kept_entries = kept;
   ropts.clock = [&ev] { return ev.now(); };
   RecordingEvidence recorder(
       ev, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
@@ -82,7 +85,7 @@ std::string WriteDerived(SnapshotWriter& out, const std::string& tool, const Sna
   if (!writer->error().empty()) return writer->error();
   const std::int64_t end = ev.now();
   {
-    v1::Frame f = model.ToFrame(1, end, end + setup.scan_ns, redacted);
+    v1::Frame f = model.ToFrame(1, end, end + setup.scan_ns, redacted ? &kept : nullptr);
     if (!writer->BeginFrame(1, f.scan_start_mono_ns())) return writer->error();
     for (v1::ProcessRecord& r : *f.mutable_processes()) {
       if (!writer->AddProcess(std::move(r))) return writer->error();

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 
+#include "capture/redact.h"
 #include "proto/convert.h"
 
 namespace proctape::explore {
@@ -28,16 +29,21 @@ std::uint64_t HashRead(std::uint64_t h, const std::optional<StoredRead>& r) {
   return HashBytes(h, r->data);
 }
 
-std::optional<StoredRead> FromRead(const v1::ProcessRecord& r, ProcFile file) {
+std::size_t BoundSlot(ProcFile file) { return static_cast<std::size_t>(file) - 1; }
+
+std::optional<StoredRead> FromRead(const v1::ProcessRecord& r, ProcFile file, ModelProcess* p) {
   const v1::FileRead* read = RecordedRead(r, file);
   if (read == nullptr) return std::nullopt;
+  p->bounds[BoundSlot(file)] = read->bound();
   return StoredRead(read->err(), read->data(), read->truncated());
 }
 
-void ToRead(const std::optional<StoredRead>& from, v1::FileRead* to) {
+void ToRead(const ModelProcess& p, ProcFile file, v1::FileRead* to) {
+  const std::optional<StoredRead>& from = *p.File(file);
   to->set_err(from->err);
   to->set_data(from->data);
   to->set_truncated(from->truncated);
+  to->set_bound(p.bounds[BoundSlot(file)]);
 }
 
 }  // namespace
@@ -78,11 +84,11 @@ HostModel HostModel::FromFrame(const v1::Frame& frame) {
     if (m.procs_.count(r.pid()) != 0) continue;  // the first record answers
     ModelProcess p;
     p.pid = r.pid();
-    p.stat = FromRead(r, ProcFile::kStat);
-    p.cmdline = FromRead(r, ProcFile::kCmdline);
-    p.environ = FromRead(r, ProcFile::kEnviron);
-    p.status = FromRead(r, ProcFile::kStatus);
-    p.cgroup = FromRead(r, ProcFile::kCgroup);
+    p.stat = FromRead(r, ProcFile::kStat, &p);
+    p.cmdline = FromRead(r, ProcFile::kCmdline, &p);
+    p.environ = FromRead(r, ProcFile::kEnviron, &p);
+    p.status = FromRead(r, ProcFile::kStatus, &p);
+    p.cgroup = FromRead(r, ProcFile::kCgroup, &p);
     if (r.has_exe()) p.exe = FromProto(r.exe());
     if (r.has_pid_ns()) p.pid_ns = r.pid_ns();
     p.hash = HashProcess(p);
@@ -295,7 +301,8 @@ HostModel HostModel::Subset(const std::unordered_set<std::int64_t>& keep) const 
 }
 
 v1::Frame HostModel::ToFrame(std::uint64_t index, std::int64_t scan_start_ns,
-                             std::int64_t scan_end_ns, bool environ_redacted) const {
+                             std::int64_t scan_end_ns,
+                             const std::vector<std::string>* kept) const {
   v1::Frame f;
   f.set_index(index);
   f.set_scan_start_mono_ns(scan_start_ns);
@@ -307,14 +314,18 @@ v1::Frame HostModel::ToFrame(std::uint64_t index, std::int64_t scan_start_ns,
     if (p == nullptr) continue;
     v1::ProcessRecord* r = f.add_processes();
     r->set_pid(pid);
-    if (p->stat) ToRead(p->stat, r->mutable_stat());
-    if (p->cmdline) ToRead(p->cmdline, r->mutable_cmdline());
+    if (p->stat) ToRead(*p, ProcFile::kStat, r->mutable_stat());
+    if (p->cmdline) ToRead(*p, ProcFile::kCmdline, r->mutable_cmdline());
     if (p->environ) {
-      ToRead(p->environ, r->mutable_environ());
-      r->mutable_environ()->set_redacted(environ_redacted && p->environ->ok());
+      ToRead(*p, ProcFile::kEnviron, r->mutable_environ());
+      if (kept != nullptr) {
+        v1::FileRead* env = r->mutable_environ();
+        env->set_redacted(true);  // as a capture marks every environ read, failed ones too
+        if (p->environ->ok()) env->set_data(RedactEnviron(env->data(), *kept));
+      }
     }
-    if (p->status) ToRead(p->status, r->mutable_status());
-    if (p->cgroup) ToRead(p->cgroup, r->mutable_cgroup());
+    if (p->status) ToRead(*p, ProcFile::kStatus, r->mutable_status());
+    if (p->cgroup) ToRead(*p, ProcFile::kCgroup, r->mutable_cgroup());
     if (p->exe) *r->mutable_exe() = ToProto(*p->exe);
     if (p->pid_ns) *r->mutable_pid_ns() = *p->pid_ns;
   }

@@ -16,6 +16,7 @@
 // with the same hash are, for the search, the same host.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +36,9 @@ struct ModelProcess {
   std::optional<StoredRead> stat, cmdline, environ, status, cgroup;
   std::optional<Identity> exe;  // unset: no identity recorded (answers ENOENT)
   std::optional<v1::FileIdentity> pid_ns;
+  // The bound each file was read with (stat, cmdline, environ, status,
+  // cgroup), as the frame recorded it: written back by ToFrame.
+  std::array<std::uint64_t, 5> bounds{};
   std::uint64_t hash = 0;  // HashProcess of the rest, kept by HostModel
 
   // The file of that kind, or null.
@@ -81,11 +85,14 @@ class HostModel {
   // the high-water marks too: a later process still goes past them).
   HostModel Subset(const std::unordered_set<std::int64_t>& keep) const;
 
-  // The frame this model is now, as a recording stores one (environ reads
-  // marked redacted when the file's policy redacts: the model holds the
-  // frame's bytes, already redacted).
+  // The frame this model is now, as a capture stores one: with `kept`
+  // (the file's policy redacts environ), every environ read is marked
+  // redacted and its bytes redacted as a capture redacts them
+  // (capture/redact.h, `kept` entries verbatim). The frame's own bytes are
+  // redacted already and stay as they are; what an event wrote (another
+  // run's token entry) is redacted here.
   v1::Frame ToFrame(std::uint64_t index, std::int64_t scan_start_ns, std::int64_t scan_end_ns,
-                    bool environ_redacted) const;
+                    const std::vector<std::string>* kept) const;
 
  private:
   ModelProcess* Mutable(std::int64_t pid);

@@ -125,17 +125,13 @@ class Reducer {
     return items;
   }
 
-  // Drops what no check reads of `pid` (status, cgroup) and its environ
-  // entries other than the token variable's, where the verdict stays.
+  // Drops the environ entries of `pid` other than the token variable's,
+  // where the verdict stays. (Every file read stays a record, as a capture
+  // holds it: a frame without a process's status is not one a capture makes.)
   void TrimFiles(std::int64_t pid, HostModel* model) {
     const ModelProcess* p = model->Find(pid);
     if (p == nullptr) return;
     HostModel trial = *model;
-    bool changed = false;
-    if (p->status) changed |= trial.SetFile(pid, ProcFile::kStatus, std::nullopt);
-    if (p->cgroup) changed |= trial.SetFile(pid, ProcFile::kCgroup, std::nullopt);
-    if (changed && Holds(trial)) *model = trial;
-    p = model->Find(pid);
     if (setup_.liveness || !p->environ || !p->environ->ok()) return;
     std::string kept;
     const std::string prefix = setup_.request.token_var + "=";

@@ -11,9 +11,8 @@
 //      from something the model does not hold, a race between two frames);
 //   2. processes: ddmin (Zeller and Hildebrandt) over the model's pids, in
 //      listing order: chunks, then complements, then finer chunks;
-//   3. files: of each process kept, status and cgroup (never read by a
-//      check) and the environ entries other than the token variable's are
-//      dropped, where the verdict stays.
+//   3. environ: of each process kept, the entries other than the token
+//      variable's are dropped, where the verdict stays.
 //
 // A reduced run keeps the events where the original run had them: each of
 // its calls is matched to the next call of the original run with the same

@@ -34,8 +34,8 @@ TEST(ExploreEvents, EveryDescribedEventReadsBack) {
 }
 
 // Only what the verdict needs stays: the root, the shell between it and the
-// sleep, the sleep; no outsider; no file no check reads; no environ entry
-// but the token's.
+// sleep, the sleep; no outsider; no environ entry but the token's; every
+// file of a process kept, with the bound it was read with.
 TEST(ExploreMinimize, KeepsTheChainToTheMatchAndNothingElse) {
   ExploreHost h;
   ExploreRecording rec(h);
@@ -52,7 +52,8 @@ TEST(ExploreMinimize, KeepsTheChainToTheMatchAndNothingElse) {
   EXPECT_EQ(m.Find(ExploreHost::kOutsider), nullptr);
   for (std::int64_t pid : {ExploreHost::kRoot, ExploreHost::kShell, ExploreHost::kSleep}) {
     ASSERT_NE(m.Find(pid), nullptr) << pid;
-    EXPECT_FALSE(m.Find(pid)->status) << pid;
+    EXPECT_TRUE(m.Find(pid)->stat) << pid;
+    EXPECT_EQ(m.Find(pid)->bounds, setup->initial.Find(pid)->bounds) << pid;
   }
   EXPECT_EQ(m.Find(ExploreHost::kSleep)->environ->data, std::string("PROCTAPE_TOKEN=tok-123\0", 23));
   EXPECT_LT(done->calls_after, done->calls_before);
