@@ -26,10 +26,10 @@
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
+#include "cli/recording_input.h"
 #include "core/proc_parse.h"
 #include "explore/counterexample.h"
 #include "explore/search.h"
-#include "format/file_holds.h"
 #include "format/reader.h"
 
 namespace proctape {
@@ -64,17 +64,8 @@ int RunExplore(const ExploreOptions& o) {
     return jailed;
   }
   Snapshot snapshot;
-  FormatError error = ReadSnapshot(o.file, &snapshot);
+  if (int read = ReadRecording("explore", o.file, o.has_check ? std::optional<std::uint64_t>(o.check) : std::nullopt, &snapshot); read != kExitOk) return read;
   const std::string name = EscapeBytes(o.file, 4096);
-  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);
-  if (snapshot.resolutions.empty()) {
-    return Fail(kExitUsage, name + " holds no recorded resolution (it is " + FileHolds(snapshot) +
-                                "): explore starts from a recording");
-  }
-  if (o.has_check && o.check >= snapshot.resolutions.size()) {
-    return Fail(kExitUsage, "--check " + std::to_string(o.check) + ": " + name + " records " +
-                                Plural(snapshot.resolutions.size(), "check", "checks"));
-  }
   const std::string base = std::filesystem::path(o.file).filename().string();
   const std::string stem = std::filesystem::path(o.file).stem().string();
   std::vector<CheckResult> results;

@@ -17,11 +17,11 @@
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
+#include "cli/recording_input.h"
 #include "core/proc_parse.h"
 #include "explore.pb.h"
 #include "explore/counterexample.h"
 #include "explore/minimize.h"
-#include "format/file_holds.h"
 #include "format/reader.h"
 #include "format/writer.h"
 #include "proto/convert.h"
@@ -60,17 +60,8 @@ int RunMinimize(const MinimizeOptions& o) {
   if (int jailed = Jail({"minimize", true, {o.file}, {output.get()}}); jailed != kExitOk) return jailed;
 
   Snapshot snapshot;
-  FormatError error = ReadSnapshot(o.file, &snapshot);
+  if (int read = ReadRecording("minimize", o.file, o.check, &snapshot); read != kExitOk) return read;
   const std::string name = EscapeBytes(o.file, 4096);
-  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);
-  if (snapshot.resolutions.empty()) {
-    return Fail(kExitUsage, name + " holds no recorded resolution (it is " + FileHolds(snapshot) +
-                                "): minimize starts from a recording");
-  }
-  if (o.check >= snapshot.resolutions.size()) {
-    return Fail(kExitUsage, "--check " + std::to_string(o.check) + ": " + name + " records " +
-                                Plural(snapshot.resolutions.size(), "check", "checks"));
-  }
   std::string why;
   std::optional<explore::History> history = explore::DerivedHistory(snapshot, &why);
   if (!history) return Fail(kExitCorrupt, name + ": " + why);

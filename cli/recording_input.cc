@@ -1,0 +1,26 @@
+#include "cli/recording_input.h"
+
+#include "cli/errors.h"
+#include "cli/exit_codes.h"
+#include "core/proc_parse.h"
+#include "format/file_holds.h"
+
+namespace proctape {
+
+int ReadRecording(const std::string& command, const std::string& file,
+                  std::optional<std::uint64_t> check, Snapshot* snapshot) {
+  FormatError error = ReadSnapshot(file, snapshot);
+  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", file, error.message);
+  const std::string name = EscapeBytes(file, 4096);
+  if (snapshot->resolutions.empty()) {
+    return Fail(kExitUsage, name + " holds no recorded resolution (it is " + FileHolds(*snapshot) +
+                                "): " + command + " starts from a recording");
+  }
+  if (check && *check >= snapshot->resolutions.size()) {
+    return Fail(kExitUsage, "--check " + std::to_string(*check) + ": " + name + " records " +
+                                Plural(snapshot->resolutions.size(), "check", "checks"));
+  }
+  return kExitOk;
+}
+
+}  // namespace proctape
