@@ -22,12 +22,20 @@ std::uint64_t HashBytes(std::uint64_t h, std::string_view bytes) {
 
 namespace {
 
-std::uint64_t HashRead(std::uint64_t h, const std::optional<StoredRead>& r) {
+std::uint64_t BytesHash(const std::optional<StoredRead>& r) {
+  return r ? std::hash<std::string_view>{}(r->data) : 0;
+}
+
+// HashBytes(h, r->data) is Mix64(h, BytesHash(r)): `bytes` is the latter's.
+std::uint64_t HashRead(std::uint64_t h, const std::optional<StoredRead>& r, std::uint64_t bytes) {
   h = Mix64(h, r ? 1 : 0);
   if (!r) return h;
   h = Mix64(h, static_cast<std::uint64_t>(r->err) * 2 + (r->truncated ? 1 : 0));
-  return HashBytes(h, r->data);
+  return Mix64(h, bytes);
 }
+
+constexpr ProcFile kFiles[] = {ProcFile::kStat, ProcFile::kCmdline, ProcFile::kEnviron,
+                               ProcFile::kStatus, ProcFile::kCgroup};
 
 std::size_t BoundSlot(ProcFile file) { return static_cast<std::size_t>(file) - 1; }
 
@@ -63,17 +71,18 @@ std::optional<StoredRead>* ModelProcess::File(ProcFile file) {
   return const_cast<std::optional<StoredRead>*>(std::as_const(*this).File(file));
 }
 
-std::uint64_t HashProcess(const ModelProcess& p) {
-  std::uint64_t h = Mix64(kFnvStart, static_cast<std::uint64_t>(p.pid));
-  for (ProcFile f : {ProcFile::kStat, ProcFile::kCmdline, ProcFile::kEnviron, ProcFile::kStatus,
-                     ProcFile::kCgroup}) {
-    h = HashRead(h, *p.File(f));
+void HashFiles(ModelProcess* p) {
+  std::uint64_t h = Mix64(kFnvStart, static_cast<std::uint64_t>(p->pid));
+  for (ProcFile f : kFiles) {
+    std::uint64_t& bytes = p->bytes_hash[BoundSlot(f)];
+    bytes = BytesHash(*p->File(f));
+    h = HashRead(h, *p->File(f), bytes);
   }
-  h = Mix64(h, p.exe ? 1 : 0);
-  if (p.exe) {
-    h = Mix64(Mix64(Mix64(h, static_cast<std::uint64_t>(p.exe->err)), p.exe->dev), p.exe->ino);
+  h = Mix64(h, p->exe ? 1 : 0);
+  if (p->exe) {
+    h = Mix64(Mix64(Mix64(h, static_cast<std::uint64_t>(p->exe->err)), p->exe->dev), p->exe->ino);
   }
-  return h;
+  p->hash = h;
 }
 
 HostModel HostModel::FromFrame(const v1::Frame& frame) {
@@ -91,7 +100,7 @@ HostModel HostModel::FromFrame(const v1::Frame& frame) {
     p.cgroup = FromRead(r, ProcFile::kCgroup, &p);
     if (r.has_exe()) p.exe = FromProto(r.exe());
     if (r.has_pid_ns()) p.pid_ns = r.pid_ns();
-    p.hash = HashProcess(p);
+    HashFiles(&p);
     m.hash_ += p.hash;
     m.procs_.emplace(p.pid, std::move(p));
   }
@@ -135,7 +144,7 @@ std::vector<std::int64_t> HostModel::Children(std::int64_t pid) const {
 void HostModel::Rehash(std::int64_t, const ModelProcess* before, ModelProcess* after) {
   if (before != nullptr) hash_ -= before->hash;
   if (after != nullptr) {
-    after->hash = HashProcess(*after);
+    HashFiles(after);
     hash_ += after->hash;
   }
 }
@@ -267,7 +276,7 @@ bool HostModel::SetExe(std::int64_t pid, std::optional<Identity> exe) {
 bool HostModel::Add(ModelProcess process) {
   if (procs_.count(process.pid) != 0) return false;
   const std::int64_t pid = process.pid;
-  process.hash = HashProcess(process);
+  HashFiles(&process);
   hash_ += process.hash;
   procs_.emplace(pid, std::move(process));
   listing_.push_back(pid);

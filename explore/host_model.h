@@ -39,7 +39,11 @@ struct ModelProcess {
   // The bound each file was read with (stat, cmdline, environ, status,
   // cgroup), as the frame recorded it: written back by ToFrame.
   std::array<std::uint64_t, 5> bounds{};
-  std::uint64_t hash = 0;  // HashProcess of the rest, kept by HostModel
+  std::uint64_t hash = 0;  // HashFiles of the rest, kept by HostModel
+  // std::hash of each file's bytes (stat, cmdline, environ, status, cgroup;
+  // 0 for none), kept by HostModel with `hash`: an answer's hash without
+  // hashing its bytes again (explore/model_evidence.h).
+  std::array<std::uint64_t, 5> bytes_hash{};
 
   // The file of that kind, or null.
   const std::optional<StoredRead>* File(ProcFile file) const;
@@ -115,8 +119,9 @@ bool ReplaceStatusLine(std::string* status, const std::string& key, const std::s
 // The stat bytes with field 1 (the pid) replaced.
 std::string WithStatPid(const std::string& stat, std::int64_t pid);
 
-// A process's hash (its pid, every file's bytes, errno and flags, its exe).
-std::uint64_t HashProcess(const ModelProcess& p);
+// Sets p->bytes_hash and p->hash, the process's hash (its pid, every file's
+// bytes, errno and flags, its exe).
+void HashFiles(ModelProcess* p);
 // FNV-1a, 64 bits, continued from `h` (for a few bytes; HashBytes for many).
 std::uint64_t Fnv(std::uint64_t h, const void* data, std::size_t size);
 std::uint64_t HashBytes(std::uint64_t h, std::string_view bytes);

@@ -125,7 +125,10 @@ ReadResult ModelEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_
   }
   std::uint64_t h = Mix(Mix(Mix(kFnvStart, 2), pid), static_cast<int>(file));
   h = Mix(Mix(h, out.err), out.truncated ? 1 : 0);
-  h = HashBytes(h, out.data);
+  // The whole file: its bytes' hash as the model keeps it (HashBytes of them).
+  const bool whole = read != nullptr && read->has_value() && (*read)->ok() &&
+                     out.data.size() == (*read)->data.size();
+  h = whole ? Mix64(h, p->bytes_hash[static_cast<std::size_t>(file) - 1]) : HashBytes(h, out.data);
   Answered(h);
   return out;
 }

@@ -1,6 +1,7 @@
 #include "explore/search.h"
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <unordered_set>
 
@@ -169,7 +170,10 @@ class Searcher {
   // `keys`: prune against (and add to) the explored keys.
   RunResult Run(const History& h, const std::vector<std::uint64_t>* parent, bool keys) {
     RunResult out;
-    HostModel m = s_.initial;
+    // Assigned, not constructed: the copy reuses the last run's nodes and
+    // strings instead of allocating them again.
+    HostModel& m = scratch_;
+    m = s_.initial;
     ModelEvidence ev(&m, &s_.ctx, &h, s_.scan_ns);
     if (!s_.liveness) ev.SetAttestedPath(s_.exe_path, s_.request.exe);
     ev.keep_answers = true;
@@ -241,30 +245,77 @@ class Searcher {
     }
   }
 
-  // The histories of one level, in order; shuffled with a seed.
-  void Order(std::vector<History>* level) {
-    if (!o_.seed) return;
-    std::mt19937_64 rng(*o_.seed + level_++);
-    std::shuffle(level->begin(), level->end(), rng);
-  }
+  // The histories of one level: `base` extended by one event at each point
+  // first..points-1, events in Applicable()'s order, never materialized (a
+  // 10,000-process recording lists billions). Entry i is point
+  // first + i / events, event i % events; an exec event at point 0 or after
+  // another exec, and `base`'s own last event at its point, are not entries.
+  struct Level {
+    History base;
+    std::vector<Event> events;
+    std::uint64_t first = 0;
+    std::uint64_t points = 0;
+    bool has_exec = false;
+    std::uint64_t size() const { return points > first ? (points - first) * events.size() : 0; }
+    bool At(std::uint64_t i, Scheduled* out) const {
+      const std::uint64_t k = first + i / events.size();
+      const Event& e = events[i % events.size()];
+      if (IsExec(e.kind) && (k == 0 || has_exec)) return false;
+      if (!base.empty() && k == base.back().point && e == base.back().event) return false;
+      *out = Scheduled{k, e};
+      return true;
+    }
+    // The entries (size() less those At() refuses).
+    std::uint64_t entries() const {
+      std::uint64_t n = size();
+      if (n == 0) return 0;
+      for (const Event& e : events) {
+        if (IsExec(e.kind)) {
+          n -= has_exec ? points - first : (first == 0 ? 1 : 0);
+        } else if (!base.empty() && e == base.back().event && base.back().point >= first &&
+                   base.back().point < points) {
+          n -= 1;
+        }
+      }
+      return n;
+    }
+  };
 
-  std::vector<History> Extensions(const History& h, std::uint64_t first, std::uint64_t points) {
-    std::vector<History> out;
+  Level Extensions(const History& h, std::uint64_t first, std::uint64_t points) {
+    Level level;
+    level.base = h;
     const HostModel now = TruthAt(s_.ctx, h, h.empty() ? 0 : h.back().point);
-    const std::vector<Event> events = Applicable(now, s_.ctx, s_.start_ns);
-    const bool has_exec = std::any_of(h.begin(), h.end(), [](const Scheduled& x) {
+    level.events = Applicable(now, s_.ctx, s_.start_ns);
+    level.first = first;
+    level.points = points;
+    level.has_exec = std::any_of(h.begin(), h.end(), [](const Scheduled& x) {
       return IsExec(x.event.kind);
     });
-    for (std::uint64_t k = first; k < points; ++k) {
-      for (const Event& e : events) {
-        if (IsExec(e.kind) && (k == 0 || has_exec)) continue;
-        if (!h.empty() && k == h.back().point && e == h.back().event) continue;
-        History next = h;
-        next.push_back(Scheduled{k, e});
-        out.push_back(std::move(next));
-      }
+    return level;
+  }
+
+  // The order a level is walked in: i itself, or with a seed the bijection
+  // i -> (a * i + b) mod n, a and b drawn from the seed and the level's
+  // number (std::mt19937_64), a coprime with n: every entry once, in an
+  // order the seed decides.
+  struct Walk {
+    std::uint64_t n = 0, a = 1, b = 0;
+    std::uint64_t operator()(std::uint64_t i) const {
+      if (a == 1 && b == 0) return i;
+      __extension__ using Wide = unsigned __int128;  // a * i may pass 2^64
+      return static_cast<std::uint64_t>((static_cast<Wide>(a) * i + b) % n);
     }
-    return out;
+  };
+  Walk Order(std::uint64_t n) {
+    Walk w;
+    w.n = n;
+    if (!o_.seed || n < 2) return w;
+    std::mt19937_64 rng(*o_.seed + level_++);
+    do {
+      w.a = rng() % n;
+    } while (w.a == 0 || std::gcd(w.a, n) != 1);
+    w.b = rng() % n;
+    return w;
   }
 
   SearchReport Go() {
@@ -279,9 +330,8 @@ class Searcher {
     }
     std::uint64_t started = 0;
     std::vector<History> survivors;
-    std::vector<History> level = Extensions({}, 0, base.calls);
-    Order(&level);
-    RunLevel(level, base.answers, &started, &report, o_.depth >= 2 ? &survivors : nullptr);
+    RunLevel(Extensions({}, 0, base.calls), base.answers, &started, &report,
+             o_.depth >= 2 ? &survivors : nullptr);
     for (const History& h1 : survivors) {
       if (started >= o_.budget) {
         // Its pairs are not listed: how many there would be is not known.
@@ -289,30 +339,36 @@ class Searcher {
         continue;
       }
       RunResult parent = Run(h1, nullptr, false);
-      std::vector<History> pairs = Extensions(h1, h1.back().point, parent.calls);
-      Order(&pairs);
-      RunLevel(pairs, parent.answers, &started, &report, nullptr);
+      RunLevel(Extensions(h1, h1.back().point, parent.calls), parent.answers, &started, &report,
+               nullptr);
     }
     report.budget_used = started;
     return report;
   }
 
  private:
-  // Runs the histories of one level that differ from their parent only in
-  // their last event, in order: each skipped without a run when a sibling
-  // showed it is a shifted duplicate, left once the budget is spent; those
-  // that ran to a verdict are added to *survivors (when given).
-  void RunLevel(const std::vector<History>& level, const std::vector<std::uint64_t>& parent_answers,
+  // Runs the histories of one level, in its walk's order: each skipped
+  // without a run when a sibling showed it is a shifted duplicate; once the
+  // budget is spent, the entries not walked are counted as left (shifted
+  // duplicates among them included). Those that ran to a verdict are added
+  // to *survivors (when given).
+  void RunLevel(const Level& level, const std::vector<std::uint64_t>& parent_answers,
                 std::uint64_t* started, SearchReport* report, std::vector<History>* survivors) {
     Skips skips;
-    for (const History& h : level) {
+    const Walk walk = Order(level.size());
+    std::uint64_t walked = 0;  // entries
+    History h = level.base;
+    h.emplace_back();
+    for (std::uint64_t i = 0; i < level.size(); ++i) {
+      if (!level.At(walk(i), &h.back())) continue;
+      if (*started == o_.budget) {
+        report->left += level.entries() - walked;
+        return;
+      }
+      ++walked;
       if (skips.Covers(h.back())) {
         ++report->pruned;
         ++report->skipped;
-        continue;
-      }
-      if (*started == o_.budget) {
-        ++report->left;
         continue;
       }
       ++*started;
@@ -328,6 +384,7 @@ class Searcher {
   const SearchOptions& o_;
   std::uint64_t initial_root_start_ = 0;
   std::unordered_set<std::uint64_t> keys_;
+  HostModel scratch_;  // the model of the run under way
   std::uint64_t level_ = 0;
 };
 

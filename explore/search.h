@@ -10,8 +10,9 @@
 //   - depth 2: each depth-1 history that ran, extended by every event that
 //     can happen at each of its own points from the first event's on;
 //   - order: points ascending, then events in Applicable()'s order, depth 1
-//     before depth 2; with a seed, each level's order is shuffled by it
-//     (std::mt19937_64), nothing random otherwise;
+//     before depth 2, each level walked by number, never listed in memory;
+//     with a seed, each level is walked in the order i -> (a*i + b) mod n,
+//     a and b drawn from it (std::mt19937_64), nothing random otherwise;
 //   - pruning: once every event of a history is applied, the rest of its run
 //     is decided by (point, answers so far, model, clock); a history that
 //     reaches a key an earlier one reached is stopped and counted as pruned.
@@ -116,7 +117,7 @@ struct SearchReport {
   std::uint64_t skipped = 0;        // of the pruned, those known so without a run
   std::uint64_t budget_used = 0;    // runs the budget counted
   std::uint64_t not_applicable = 0; // an event that could not happen there
-  std::uint64_t left = 0;           // listed, not run: the budget was spent
+  std::uint64_t left = 0;           // not walked: the budget was spent
   std::uint64_t unextended = 0;     // depth 2: run alone, its pairs not listed (budget spent)
   std::uint64_t violation_count = 0;
   // Histories run, the baseline counted, up to the first violation (0: none).
