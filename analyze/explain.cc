@@ -102,6 +102,22 @@ v1::Explanation Explain(const Snapshot& snapshot, const std::string& file_name,
   v1::Explanation out;
   out.set_file(EscapeBytes(file_name, 4096));
   out.set_recorded_checks(Count32(snapshot.resolutions.size()));
+  const std::string& version = snapshot.header.tool_version();
+  constexpr std::string_view kDerived = " (derived by ";
+  if (const std::size_t at = version.rfind(kDerived);
+      at != std::string::npos && !version.empty() && version.back() == ')') {
+    out.set_derived_by(EscapeBytes(version.substr(at + kDerived.size(),
+                                                  version.size() - at - kDerived.size() - 1),
+                                   64));
+    const auto& words = snapshot.header.command_line();
+    int i = 0;
+    while (i < words.size() && words[i] != "--derived") ++i;
+    for (++i; i < words.size(); ++i) {
+      if (words[i] != "no event" && words[i] != "no event (the baseline)") {
+        out.add_derived_events(EscapeBytes(words[i], 4096));
+      }
+    }
+  }
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
     if (only && *only != i) continue;
     *out.add_checks() = ExplainRecordedCheck(snapshot, i);

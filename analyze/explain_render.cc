@@ -243,6 +243,13 @@ std::string QuoteBytes(std::string_view bytes) {
 std::string RenderExplanation(const v1::Explanation& e, bool all) {
   std::string out = e.file() + ": " +
                     Plural(e.recorded_checks(), "recorded check", "recorded checks") + "\n";
+  if (!e.derived_by().empty()) {
+    out += "derived by " + e.derived_by() + " from a host model, not captured: " +
+           (e.derived_events().empty() ? std::string("no kernel event")
+                                       : "the kernel events it applied between the calls:") +
+           "\n";
+    for (const std::string& ev : e.derived_events()) out += "  " + ev + "\n";
+  }
   for (const v1::ExplainCheck& c : e.checks()) {
     out += "\n";
     if (c.kind() == v1::ExplainCheck::LIVENESS) {

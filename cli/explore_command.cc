@@ -76,6 +76,9 @@ int RunExplore(const ExploreOptions& o) {
     const std::size_t position = results.size() + 1;
     CheckResult c;
     std::string why;
+    if (std::optional<explore::History> derived = explore::DerivedHistory(snapshot, &why)) {
+      c.derived_events = derived->size();
+    }
     c.setup = explore::SetUp(snapshot, i, &why);
     if (!c.setup) return Fail(kExitUsage, name + ": check " + std::to_string(i) + ": " + why);
     explore::SearchOptions so;
@@ -160,8 +163,9 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                                    "explore only this recorded check (from 0)");
   CLI::Option* examples = AddUnsigned(
       sub, "--examples", o->examples, 1, 100,
-      "with --out, also write the first history of each of the N rarest\n"
-      "outcomes of each check (the fewest histories), violation or not, as\n"
+      "with --out, also write the first history of each of the N (1 to 100)\n"
+      "rarest outcomes of each check (the fewest histories among those run: a\n"
+      "spent budget or --seed decides which), violation or not, as\n"
       "DIR/STEM-checkC-OUTCOME.ptape (the real resolver's run: replay reproduces it)");
   sub->add_flag("--json", o->json, "print one JSON object: the same summary");
   sub->footer(std::string("Examples:\n"

@@ -13,16 +13,11 @@ namespace {
 using explore::CheckSetup;
 using explore::SearchReport;
 
-std::string BaselineText(const CheckSetup& s, const explore::CheckOutcome& o) {
-  std::string out = explore::OutcomeName(s, o);
-  if (!s.liveness && o.verdict.resolved()) {
-    out += " host pid " + std::to_string(o.verdict.pid) + ", start tick " +
-           std::to_string(o.verdict.start_ticks);
-  }
-  return out;
-}
-
 std::string N(std::uint64_t n) { return std::to_string(n); }
+
+bool NothingToExplore(const SearchReport& r) {
+  return r.run + r.pruned + r.not_applicable + r.left + r.unextended == 0;
+}
 
 // "histories: 60 run, 222 pruned (182 without a run), 0 not applicable;
 // budget: 100 of 100 runs, 190 histories left; violations: 0"
@@ -60,19 +55,27 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
     const SearchReport& r = c.report;
     std::printf("check %zu (%s) on frame %zu: baseline %s (%s)\n", c.setup->index,
                 c.setup->liveness ? "liveness" : "resolve", c.setup->frame,
-                BaselineText(*c.setup, r.baseline).c_str(),
+                explore::VerdictText(*c.setup, r.baseline).c_str(),
                 Plural(r.points, "schedule point", "schedule points").c_str());
     std::string recorded;
-    if (!explore::SameAsRecorded(*c.setup, r.baseline, &recorded)) {
+    const bool same = explore::SameAsRecorded(*c.setup, r.baseline, &recorded);
+    if (c.derived_events > 0) {
+      std::printf("  note: this file was derived with %s (its header lists them); explore starts "
+                  "from the host before them: its recorded verdict is %s\n",
+                  Plural(c.derived_events, "kernel event", "kernel events").c_str(),
+                  recorded.c_str());
+    } else if (!same) {
       std::printf("  note: the recording's verdict is %s; on its frame's host the baseline is not: "
                   "the recording saw what the frame does not hold, and every history starts from "
                   "the frame\n",
                   recorded.c_str());
     }
     std::printf("%s\n", Histories(o, r).c_str());
-    if (r.run + r.pruned + r.not_applicable + r.left + r.unextended == 0) {
-      std::printf("    no event can happen to the root or a process beneath it in this "
-                  "check's model: nothing to explore\n");
+    if (NothingToExplore(r)) {
+      std::printf("    no event can happen to %s in this check's model: nothing to explore\n",
+                  c.setup->liveness ? ("pid " + N(static_cast<std::uint64_t>(
+                                                   c.setup->recorded.liveness().pid()))).c_str()
+                                    : "the root or a process beneath it");
     }
     for (const auto& [kinds, outcomes] : r.by_kind) {
       std::string line = "    " + kinds + ":";
@@ -116,7 +119,7 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
     check->set_index(Count32(c.setup->index));
     check->set_kind(c.setup->liveness ? "liveness" : "resolve");
     check->set_frame(Count32(c.setup->frame));
-    check->set_baseline(BaselineText(*c.setup, r.baseline));
+    check->set_baseline(explore::VerdictText(*c.setup, r.baseline));
     check->set_points(Count32(r.points));
     check->set_run(Count32(r.run));
     check->set_pruned(Count32(r.pruned));
@@ -136,6 +139,8 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
     std::string recorded;
     check->set_baseline_is_recorded(explore::SameAsRecorded(*c.setup, r.baseline, &recorded));
     check->set_recorded(recorded);
+    check->set_derived_events(Count32(c.derived_events));
+    check->set_nothing_to_explore(NothingToExplore(r));
     for (const auto& [kinds, outcomes] : r.by_kind) {
       v1::ExploreEventKinds* k = check->add_by_kind();
       k->set_kinds(kinds);
@@ -147,7 +152,7 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
     }
     for (std::size_t i = 0; i < r.violations.size(); ++i) {
       v1::ExploreViolation* v = check->add_violations();
-      v->set_outcome(BaselineText(*c.setup, r.violations[i].outcome));
+      v->set_outcome(explore::VerdictText(*c.setup, r.violations[i].outcome));
       v->set_why(r.violations[i].why);
       for (const explore::Scheduled& s : r.violations[i].history) v->add_events(Describe(s));
       v->set_file(EscapeBytes(c.written[i], 4096));

@@ -30,6 +30,7 @@ struct CheckResult {
   std::unique_ptr<explore::CheckSetup> setup;
   explore::SearchReport report;
   std::vector<std::string> written;
+  std::size_t derived_events = 0;  // the file's own events (explore/counterexample.h)
   // --examples: the rarest outcomes, their histories' count and file.
   struct Example {
     std::string outcome;

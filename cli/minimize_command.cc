@@ -84,7 +84,7 @@ int RunMinimize(const MinimizeOptions& o) {
   if (!failed.empty()) return FailAbout(kExitIo, "--output", o.output, failed);
 
   v1::MinimizeReport report;
-  report.set_file(EscapedText(o.file));
+  report.set_file(EscapedText(std::filesystem::path(o.file).filename().string()));
   report.set_check(U32(o.check));
   report.set_kind(setup->liveness ? "liveness" : "resolve");
   report.set_verdict(explore::OutcomeName(*setup, done->target));
@@ -133,9 +133,9 @@ void RegisterMinimize(CLI::App& app, int* exit_code) {
       "'proctape explore' keeps its kernel events, at the same calls. The output is a\n"
       "recording marked as derived by minimize, which 'proctape replay' reproduces\n"
       "and 'proctape explain' shows in a screen. The check must reach its recorded\n"
-      "verdict on its frame's host model (as 'replay --model frames' re-runs it): a\n"
-      "verdict that came from a change between two frames has nothing to keep (exit\n"
-      "20). Nothing live is read.\n"
+      "verdict on the host model of the frame in force at its start (as explore\n"
+      "builds it): a verdict that came from a change the frame does not hold has\n"
+      "nothing to keep (exit 20). Nothing live is read.\n"
       "See docs/explore.md.");
   sub->add_option("FILE", o->file, "a recording (resolve --record, liveness --record, lab, explore)")
       ->check(NonEmpty("an empty path names no file"))

@@ -96,11 +96,19 @@ bool SameAsRecorded(const CheckSetup& s, const CheckOutcome& run, std::string* r
     }
     return want.status() == got.status() && want.reason() == got.reason();
   }
-  const v1::Verdict& want = s.recorded.verdict();
-  *recorded = v1::Verdict::Status_Name(want.status());
   CheckOutcome as_recorded;
-  as_recorded.verdict = FromProto(want);
+  as_recorded.verdict = FromProto(s.recorded.verdict());
+  *recorded = VerdictText(s, as_recorded);
   return SameVerdict(s, run, as_recorded);
+}
+
+std::string VerdictText(const CheckSetup& s, const CheckOutcome& o) {
+  std::string out = OutcomeName(s, o);
+  if (!s.liveness && o.verdict.resolved()) {
+    out += " host pid " + std::to_string(o.verdict.pid) + ", start tick " +
+           std::to_string(o.verdict.start_ticks);
+  }
+  return out;
 }
 
 std::string OutcomeName(const CheckSetup& setup, const CheckOutcome& outcome) {

@@ -60,8 +60,11 @@ CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const Checker& chec
 // verdict: its subject).
 bool SameVerdict(const CheckSetup& setup, const CheckOutcome& a, const CheckOutcome& b);
 // `run` gives the recorded verdict of the check (by SameVerdict); *recorded:
-// the recorded one's name ("RESOLVED", "ERROR PID_REUSED").
+// the recorded one as VerdictText says it.
 bool SameAsRecorded(const CheckSetup& setup, const CheckOutcome& run, std::string* recorded);
+// OutcomeName, and for RESOLVED the process: "RESOLVED host pid 241, start
+// tick 1310670".
+std::string VerdictText(const CheckSetup& setup, const CheckOutcome& outcome);
 // "RESOLVED", "NO_MATCH", "ALIVE", "ERROR PID_REUSED", ...
 std::string OutcomeName(const CheckSetup& setup, const CheckOutcome& outcome);
 

@@ -1,6 +1,9 @@
 #include "explore/counterexample.h"
 
+#include <algorithm>
+
 #include "capture/recorder.h"
+#include "core/checked.h"
 #include "explore/model_evidence.h"
 #include "format/writer.h"
 #include "proto/convert.h"
@@ -84,8 +87,14 @@ std::string WriteDerived(SnapshotWriter& out, const std::string& tool, const Sna
   CheckOutcome outcome = RunCheck(recorder, setup, checker);
   if (!writer->error().empty()) return writer->error();
   const std::int64_t end = ev.now();
+  // Frame 1 is scanned after the check began (1 ns past its start at least:
+  // a liveness check's one read takes no virtual time), so that the frame in
+  // force at its start (replay/frame_evidence.h) is frame 0, the host before
+  // any event, as explore and minimize model it.
+  const std::int64_t after = std::max(end, SaturatingAdd(setup.start_ns, std::int64_t{1}));
   {
-    v1::Frame f = model.ToFrame(1, end, end + setup.scan_ns, redacted ? &kept : nullptr);
+    v1::Frame f = model.ToFrame(1, after, SaturatingAdd(after, setup.scan_ns),
+                                redacted ? &kept : nullptr);
     if (!writer->BeginFrame(1, f.scan_start_mono_ns())) return writer->error();
     for (v1::ProcessRecord& r : *f.mutable_processes()) {
       if (!writer->AddProcess(std::move(r))) return writer->error();
@@ -106,7 +115,7 @@ std::string WriteDerived(SnapshotWriter& out, const std::string& tool, const Sna
   }
   if (!writer->WriteResolution(resolution)) return writer->error();
   v1::Footer footer;
-  footer.set_capture_end_mono_ns(end + setup.scan_ns);
+  footer.set_capture_end_mono_ns(SaturatingAdd(after, setup.scan_ns));
   if (!writer->Finish(footer)) return writer->error();
   return "";
 }

@@ -273,7 +273,7 @@ std::string Describe(const Scheduled& s) {
     case EventKind::kExit: return at + pid + " exits (zombie; children to init)";
     case EventKind::kGone: return at + pid + " is gone (reaped; children to init)";
     case EventKind::kReuseUnrelated: return at + pid + " is reused by an unrelated process";
-    case EventKind::kReuseArgv: return at + pid + " is reused by an impostor with the argv and another run's token";
+    case EventKind::kReuseArgv: return at + pid + " is reused by an impostor with the argv and the token of another run";
     case EventKind::kReuseToken:
       return at + pid + " is reused by an impostor with the argv and token, another exe";
     case EventKind::kExecShell:

@@ -80,6 +80,18 @@ PY
       grep -q 'REPRODUCED' "$tmp/replay" || fail "replay $f: $(cat "$tmp/replay")"
     done
     [ "$(ls "$tmp"/ex/*.ptape | wc -l)" = 2 ] || fail "not two files: $(ls "$tmp/ex")"
+    # A liveness check's example is modelled, as written, on the host before
+    # its event (frame 0): minimize keeps its verdict, explore says whence.
+    mkdir "$tmp/live"
+    "$proctape" explore "$src/corpus/90f88ffa55b074b2.ptape" --check 1 --depth 1 --out "$tmp/live" \
+      --examples 1 >/dev/null || fail "liveness examples: exit $?"
+    live=$(ls "$tmp"/live/*.ptape)
+    "$proctape" minimize "$live" -o "$tmp/live-small.ptape" >"$tmp/out" 2>"$tmp/err" ||
+      fail "minimize $live: exit $?: $(cat "$tmp/err")"
+    "$proctape" explore "$live" --depth 1 >"$tmp/out" || fail "explore $live: exit $?"
+    grep -q '^  note: this file was derived with 1 kernel event' "$tmp/out" || fail "no note: $(cat "$tmp/out")"
+    "$proctape" explain "$live" | sed -n 2p | grep -q '^derived by explore from a host model' ||
+      fail "explain: $("$proctape" explain "$live" | head -3)"
     ;;
   minimize)
     good=$src/corpus/90f88ffa55b074b2.ptape  # exited-unshare
