@@ -18,6 +18,7 @@ void RegisterReplay(CLI::App& app, int* exit_code);
 // Issue 15: kernel events around a recorded check, judged by an oracle.
 void RegisterExplore(CLI::App& app, int* exit_code);
 void RegisterMinimize(CLI::App& app, int* exit_code);
+void RegisterSql(CLI::App& app, int* exit_code);
 void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> command_line);
 void RegisterCorpus(CLI::App& app, int* exit_code);
 void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command_line);

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   proctape::RegisterReplay(app, &exit_code);
   proctape::RegisterExplore(app, &exit_code);
   proctape::RegisterMinimize(app, &exit_code);
+  proctape::RegisterSql(app, &exit_code);
   proctape::RegisterCorpus(app, &exit_code);
   proctape::RegisterLab(app, &exit_code, command_line);
   proctape::RegisterOwnership(app, &exit_code);

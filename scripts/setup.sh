@@ -17,7 +17,7 @@ case "$mode" in
 esac
 
 packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
-          libcli11-dev nettle-dev libgtest-dev libgmock-dev bubblewrap util-linux procps valgrind
+          libcli11-dev libsqlite3-dev nettle-dev libgtest-dev libgmock-dev bubblewrap util-linux procps valgrind
           help2man         # man pages from each command's --help, at build time
           bash-completion  # the ship tests source the bash completion with it
           zsh              # the ship tests run the zsh completion

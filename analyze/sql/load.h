@@ -1,0 +1,27 @@
+// Loading .ptape files into the tables of analyze/sql/schema.sql: each file
+// read chunk by chunk (format/snapshot_stream.h), never whole, its rows
+// inserted in one transaction. A damaged file loads up to its damage, which
+// files.damage names.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+
+namespace proctape::sql {
+
+// Creates the schema in `db`: "" or SQLite's message.
+std::string CreateSchema(sqlite3* db);
+
+struct Loaded {
+  std::string error;    // SQLite's message: the database failed ("" otherwise)
+  std::string damage;   // the file's first damage ("" intact)
+  std::uint64_t processes = 0;
+  std::uint64_t observations = 0;
+};
+
+// Loads `path` ("-": standard input) as file `file_id`.
+Loaded LoadFile(sqlite3* db, std::int64_t file_id, const std::string& path);
+
+}  // namespace proctape::sql

@@ -1,0 +1,148 @@
+#include "analyze/sql/query.h"
+
+#include <string_view>
+#include <vector>
+
+#include "core/proc_parse.h"
+
+namespace proctape::sql {
+namespace {
+
+// A value as text: NULL as "NULL" (table) or "" (CSV), a BLOB escaped.
+std::string Cell(sqlite3_stmt* s, int i, Format format) {
+  switch (sqlite3_column_type(s, i)) {
+    case SQLITE_NULL: return format == Format::kTable ? "NULL" : "";
+    case SQLITE_BLOB: {
+      const char* p = static_cast<const char*>(sqlite3_column_blob(s, i));
+      return EscapeBytes(std::string_view(p == nullptr ? "" : p,
+                                          static_cast<std::size_t>(sqlite3_column_bytes(s, i))),
+                         65536);
+    }
+    default: {
+      const unsigned char* t = sqlite3_column_text(s, i);
+      return EscapeBytes(std::string_view(t == nullptr ? "" : reinterpret_cast<const char*>(t),
+                                          static_cast<std::size_t>(sqlite3_column_bytes(s, i))),
+                         65536);
+    }
+  }
+}
+
+std::string Csv(const std::string& v) {
+  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string JsonString(const std::string& v) {
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string JsonValue(sqlite3_stmt* s, int i) {
+  switch (sqlite3_column_type(s, i)) {
+    case SQLITE_NULL: return "null";
+    case SQLITE_INTEGER: return std::to_string(sqlite3_column_int64(s, i));
+    case SQLITE_FLOAT: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.17g", sqlite3_column_double(s, i));
+      return buf;
+    }
+    default: return JsonString(Cell(s, i, Format::kJson));
+  }
+}
+
+// The rows of one prepared statement.
+std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out) {
+  const int n = sqlite3_column_count(s);
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.emplace_back(sqlite3_column_name(s, i));
+  std::vector<std::vector<std::string>> rows;  // table: kept to align
+  std::string json = "{\"columns\":[";
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) json.push_back(',');
+    json.append(JsonString(names[static_cast<std::size_t>(i)]));
+  }
+  json += "],\"rows\":[";
+  bool first = true;
+  if (format == Format::kCsv && n > 0) {
+    for (int i = 0; i < n; ++i) std::fprintf(out, "%s%s", i ? "," : "", Csv(names[i]).c_str());
+    std::fprintf(out, "\n");
+  }
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (format == Format::kCsv) {
+      for (int i = 0; i < n; ++i) {
+        std::fprintf(out, "%s%s", i ? "," : "", Csv(Cell(s, i, format)).c_str());
+      }
+      std::fprintf(out, "\n");
+    } else if (format == Format::kJson) {
+      json += first ? "[" : ",[";
+      first = false;
+      for (int i = 0; i < n; ++i) {
+        if (i > 0) json.push_back(',');
+        json.append(JsonValue(s, i));
+      }
+      json += "]";
+    } else {
+      std::vector<std::string> row;
+      for (int i = 0; i < n; ++i) row.push_back(Cell(s, i, format));
+      rows.push_back(std::move(row));
+    }
+  }
+  if (rc != SQLITE_DONE) return sqlite3_errmsg(db);
+  if (format == Format::kJson) {
+    std::fprintf(out, "%s]}\n", json.c_str());
+  } else if (format == Format::kTable && n > 0) {
+    std::vector<std::size_t> width(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) width[static_cast<std::size_t>(i)] = names[static_cast<std::size_t>(i)].size();
+    for (const auto& row : rows) {
+      for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    }
+    auto line = [&](const std::vector<std::string>& cells) {
+      std::string l;
+      for (std::size_t i = 0; i < cells.size(); ++i) {
+        l += cells[i];
+        if (i + 1 < cells.size()) l += std::string(width[i] - cells[i].size() + 2, ' ');
+      }
+      std::fprintf(out, "%s\n", l.c_str());
+    };
+    line(names);
+    for (const auto& row : rows) line(row);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out) {
+  const char* at = text.c_str();
+  while (*at != '\0') {
+    sqlite3_stmt* s = nullptr;
+    const char* tail = nullptr;
+    if (sqlite3_prepare_v2(db, at, -1, &s, &tail) != SQLITE_OK) return sqlite3_errmsg(db);
+    at = tail;
+    if (s == nullptr) continue;  // blank or a comment
+    std::string failed = Print(db, s, format, out);
+    sqlite3_finalize(s);
+    if (!failed.empty()) return failed;
+  }
+  return "";
+}
+
+}  // namespace proctape::sql

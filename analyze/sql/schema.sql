@@ -1,0 +1,82 @@
+-- The tables of `proctape sql` (issue 16; docs/sql.md when it lands): one
+-- database for one or many .ptape files. Raw /proc bytes are BLOBs exactly as
+-- recorded; the *_text columns are the same bytes escaped as every view
+-- escapes them (a byte outside printable ASCII as \xNN).
+CREATE TABLE files (
+  file_id INTEGER PRIMARY KEY,   -- 1, 2, ... in the order given
+  path TEXT NOT NULL,            -- as given on the command line
+  format_version INTEGER,
+  tool_version TEXT,
+  hostname TEXT, kernel TEXT, boot_id TEXT,
+  capture_start_mono_ns INTEGER, capture_start_realtime_ns INTEGER,
+  capture_end_mono_ns INTEGER,   -- the footer's (NULL: no footer)
+  environ_redacted INTEGER,      -- 1: environ values stored as '*'
+  bytes INTEGER,                 -- bytes of the file read
+  damage TEXT                    -- NULL: intact; else the first damage, as verify says it
+);
+CREATE TABLE frames (
+  file_id INTEGER NOT NULL REFERENCES files,
+  frame INTEGER NOT NULL,        -- its index, from 0
+  scan_start_mono_ns INTEGER, scan_end_mono_ns INTEGER,
+  complete INTEGER, cut_by_bounds INTEGER,
+  processes INTEGER,
+  PRIMARY KEY (file_id, frame)
+);
+CREATE TABLE processes (
+  file_id INTEGER NOT NULL REFERENCES files,
+  frame INTEGER NOT NULL,
+  pid INTEGER NOT NULL,          -- the /proc directory's name
+  ppid INTEGER, pgrp INTEGER, sid INTEGER,   -- stat fields 4-6 (NULL: stat did not parse)
+  start_ticks INTEGER,           -- stat field 22
+  state TEXT,                    -- stat field 3
+  comm TEXT,                     -- stat field 2, escaped
+  uid INTEGER,                   -- status Uid: (real)
+  nspid TEXT,                    -- status NSpid:, as read ("4103 7")
+  exe_dev INTEGER, exe_ino INTEGER, exe_err INTEGER,
+  pid_ns_inode INTEGER,
+  argv TEXT,                     -- cmdline's elements escaped, joined by one space
+  cmdline BLOB, environ BLOB, stat BLOB, status BLOB, cgroup BLOB,  -- as recorded
+  cgroup_text TEXT,
+  stat_err INTEGER, cmdline_err INTEGER, environ_err INTEGER, status_err INTEGER, cgroup_err INTEGER,
+  cmdline_truncated INTEGER, environ_truncated INTEGER
+);
+CREATE INDEX processes_by_pid ON processes (file_id, pid, start_ticks);
+CREATE TABLE observations (
+  file_id INTEGER NOT NULL REFERENCES files,
+  idx INTEGER NOT NULL,          -- position in the tape, from 0
+  call TEXT NOT NULL,            -- list_pids, read_file, exe_identity, path_identity, now, sleep_until
+  pid INTEGER, file TEXT,        -- read_file, exe_identity
+  err INTEGER, bytes INTEGER, truncated INTEGER,
+  mono_ns INTEGER,               -- when the call returned
+  PRIMARY KEY (file_id, idx)
+);
+CREATE TABLE resolutions (
+  file_id INTEGER NOT NULL REFERENCES files,
+  idx INTEGER NOT NULL,          -- the recorded check, from 0
+  kind TEXT NOT NULL,            -- resolve, liveness
+  root_pid INTEGER, root_start_ticks INTEGER, argv TEXT, token_var TEXT,
+  liveness_pid INTEGER, liveness_start_ticks INTEGER,
+  status TEXT,                   -- RESOLVED, NO_MATCH, ...; ALIVE, DEAD, ERROR
+  reason TEXT,                   -- a liveness ERROR's
+  pid INTEGER, start_ticks INTEGER,          -- RESOLVED's identity
+  subject_pid INTEGER,           -- a failure's
+  attempts INTEGER, bytes_read INTEGER,
+  detail TEXT,
+  first_observation INTEGER, observation_count INTEGER,
+  start_mono_ns INTEGER, end_mono_ns INTEGER,
+  PRIMARY KEY (file_id, idx)
+);
+-- One process, by (pid, start tick), across the frames that hold it.
+CREATE VIEW process_lifetimes AS
+  SELECT file_id, pid, start_ticks, MIN(frame) AS first_frame, MAX(frame) AS last_frame,
+         COUNT(*) AS frames
+  FROM processes WHERE start_ticks IS NOT NULL GROUP BY file_id, pid, start_ticks;
+-- A pid held by two processes: the earlier one and the one that took it.
+CREATE VIEW pid_reuse AS
+  SELECT a.file_id, a.pid, a.start_ticks AS earlier_start_ticks, a.last_frame AS earlier_last_frame,
+         b.start_ticks AS later_start_ticks, b.first_frame AS later_first_frame
+  FROM process_lifetimes a JOIN process_lifetimes b
+    ON a.file_id = b.file_id AND a.pid = b.pid AND b.start_ticks > a.start_ticks;
+-- Parent -> child, per frame.
+CREATE VIEW tree_edges AS
+  SELECT file_id, frame, ppid AS parent, pid AS child FROM processes WHERE ppid IS NOT NULL;
