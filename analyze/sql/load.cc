@@ -36,8 +36,9 @@ class Insert {
     sqlite3_bind_text(stmt_, ++at_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     return *this;
   }
+  // Bytes that outlive the row (a record of the item being loaded): not copied.
   Insert& Blob(std::string_view v) {
-    sqlite3_bind_blob(stmt_, ++at_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_blob(stmt_, ++at_, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
     return *this;
   }
   template <typename T>
