@@ -89,6 +89,7 @@ const char* ExitCodeHelp() {
          "     fingerprint, capture, export: the file written whole; show, tree,\n"
          "     diff, explain, corpus list: shown; replay, corpus check: every verdict\n"
          "     reproduced; explore: no violation; minimize, corpus add, rm: done;\n"
+         "     sql: the statements ran;\n"
          "     lab: the scenario showed what it says; ownership: a plan made\n"
          "  1  proctape itself failed (for example /proc cannot be opened, or out of\n"
          "     memory)\n"

@@ -27,6 +27,8 @@ struct SqlOptions {
   std::vector<std::string> queries;
   std::string format = "table";
   std::string db;
+  bool json = false;
+  bool format_given = false;
 };
 
 struct Database {
@@ -35,6 +37,9 @@ struct Database {
 };
 
 int RunSql(const SqlOptions& o) {
+  if (o.json && o.format_given && o.format != "json") {
+    return Fail(kExitUsage, "--json is --format json: not with --format " + o.format);
+  }
   if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
   if (o.queries.empty()) {
     for (const std::string& f : o.files) {
@@ -44,8 +49,8 @@ int RunSql(const SqlOptions& o) {
       }
     }
   }
-  const sql::Format format = o.format == "csv"    ? sql::Format::kCsv
-                             : o.format == "json" ? sql::Format::kJson
+  const sql::Format format = o.format == "csv"                ? sql::Format::kCsv
+                             : o.json || o.format == "json" ? sql::Format::kJson
                                                   : sql::Format::kTable;
   Database d;
   // One thread uses it: no mutex (SQLITE_OPEN_NOMUTEX).
@@ -56,6 +61,9 @@ int RunSql(const SqlOptions& o) {
   if (std::string f = sql::CreateSchema(d.db); !f.empty()) return Fail(kExitInternal, "schema: " + f);
   for (std::size_t i = 0; i < o.files.size(); ++i) {
     sql::Loaded l = sql::LoadFile(d.db, static_cast<std::int64_t>(i + 1), o.files[i]);
+    if (l.refused) {
+      return FailAbout(ExitCodeFor(l.refused->kind), "", o.files[i], l.refused->message);
+    }
     if (!l.error.empty()) return Fail(kExitInternal, EscapeBytes(o.files[i], 4096) + ": " + l.error);
     if (!l.damage.empty()) {
       std::fprintf(stderr, "proctape: sql: %s: loaded up to its damage: %s\n",
@@ -130,15 +138,23 @@ void RegisterSql(CLI::App& app, int* exit_code) {
       ->required();
   sub->add_option("-c,--command", o->queries, "SQL to run (several statements may follow)")
       ->type_name("QUERY");
-  sub->add_option("--format", o->format, "table, csv or json (per statement: columns, rows)")
-      ->check(CLI::IsMember({"table", "csv", "json"}))
-      ->capture_default_str();
+  CLI::Option* format =
+      sub->add_option("--format", o->format, "table, csv or json (per statement: columns, rows)")
+          ->check(CLI::IsMember({"table", "csv", "json"}))
+          ->capture_default_str();
+  sub->add_flag("--json", o->json, "the same as --format json: one JSON object per statement");
   sub->add_option("--db", o->db, "also write the database to this file (SQLite)")
       ->type_name("OUT");
-  sub->footer("Examples:\n"
-              "  proctape sql corpus/*.ptape -c 'SELECT status, COUNT(*) FROM resolutions GROUP BY 1'\n"
-              "  proctape sql run.ptape -c 'SELECT * FROM pid_reuse' --format csv\n");
-  sub->callback([=] { *exit_code = RunSql(*o); });
+  sub->footer(std::string("Examples:\n"
+                          "  proctape sql corpus/*.ptape \\\n"
+                          "    -c 'SELECT status, COUNT(*) FROM resolutions GROUP BY 1'\n"
+                          "  proctape sql run.ptape -c 'SELECT * FROM pid_reuse' --format csv\n\n") +
+              ExitStatusFooter("0 the statements ran, 2 usage error or SQL that fails (SQLite's "
+                               "message), 10-16 a FILE that cannot be opened"));
+  sub->callback([=] {
+    o->format_given = format->count() > 0;
+    *exit_code = RunSql(*o);
+  });
 }
 
 }  // namespace proctape

@@ -119,8 +119,10 @@ class Loader {
     std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(path, &open);
     std::string failed;
     if (!stream) {
-      out.damage = open.message;
-    } else {
+      out.refused = open;
+      return out;
+    }
+    {
       for (;;) {
         SnapshotStream::Result r = stream->Next();
         if (r == SnapshotStream::Result::kEnd) break;
@@ -343,7 +345,8 @@ Loaded LoadFile(sqlite3* db, std::int64_t file_id, const std::string& path) {
     Loader loader(db, file_id);
     out = loader.Go(path);
   }
-  if (std::string f = Exec(db, out.error.empty() ? "COMMIT" : "ROLLBACK"); out.error.empty()) {
+  const bool keep = out.error.empty() && !out.refused;
+  if (std::string f = Exec(db, keep ? "COMMIT" : "ROLLBACK"); out.error.empty()) {
     out.error = f;
   }
   return out;

@@ -7,7 +7,10 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "format/format_error.h"
 
 namespace proctape::sql {
 
@@ -16,6 +19,9 @@ std::string CreateSchema(sqlite3* db);
 
 struct Loaded {
   std::string error;    // SQLite's message: the database failed ("" otherwise)
+  // The file could not be opened as a .ptape (missing, not one, a newer
+  // version, no preamble): nothing was loaded, and this says why.
+  std::optional<FormatError> refused;
   std::string damage;   // the file's first damage ("" intact)
   std::uint64_t processes = 0;
   std::uint64_t observations = 0;

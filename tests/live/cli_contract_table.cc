@@ -170,6 +170,10 @@ std::vector<Row> Table() {
                                 "writer, one file each): checked to be a directory, nothing in "
                                 "it is read"}},
        .json = [](F) { return Args{"explore", Recording(), "--depth", "1", "--json"}; }},
+      {.command = {"sql"},
+       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"sql", p, "-c", "SELECT 1"}; })},
+       .not_inputs = {{"--db", "the database it writes (VACUUM INTO)"}},
+       .json = [](F) { return Args{"sql", Recording(), "-c", "SELECT 1", "--json"}; }},
       {.command = {"minimize"},
        .inputs = {PtapeFile("FILE",
                             [](F f, P p) {
