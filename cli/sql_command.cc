@@ -17,6 +17,7 @@
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
 #include "cli/options.h"
+#include "cli/outputs.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
@@ -41,6 +42,9 @@ int RunSql(const SqlOptions& o) {
     return Fail(kExitUsage, "--json is --format json: not with --format " + o.format);
   }
   if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
+  if (int refused = RefuseStandardStreams(InputsNamed("FILE", o.files)); refused != kExitOk) {
+    return refused;
+  }
   if (o.queries.empty()) {
     for (const std::string& f : o.files) {
       if (f == "-") {
