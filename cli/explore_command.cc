@@ -69,6 +69,12 @@ int RunExplore(const ExploreOptions& o) {
   const std::string base = std::filesystem::path(o.file).filename().string();
   const std::string stem = std::filesystem::path(o.file).stem().string();
   std::vector<CheckResult> results;
+  // The file's own events, when explore or minimize wrote it: read once.
+  std::size_t derived_events = 0;
+  std::string unparsed;
+  if (std::optional<explore::History> derived = explore::DerivedHistory(snapshot, &unparsed)) {
+    derived_events = derived->size();
+  }
   Progress progress;
   const std::size_t checks = o.has_check ? 1 : snapshot.resolutions.size();
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
@@ -76,9 +82,7 @@ int RunExplore(const ExploreOptions& o) {
     const std::size_t position = results.size() + 1;
     CheckResult c;
     std::string why;
-    if (std::optional<explore::History> derived = explore::DerivedHistory(snapshot, &why)) {
-      c.derived_events = derived->size();
-    }
+    c.derived_events = derived_events;
     c.setup = explore::SetUp(snapshot, i, &why);
     if (!c.setup) return Fail(kExitUsage, name + ": check " + std::to_string(i) + ": " + why);
     explore::SearchOptions so;

@@ -68,23 +68,6 @@ std::string Exec(sqlite3* db, const char* sql) {
   return out;
 }
 
-// The value of the status line "KEY:\t..." (nullopt: none).
-std::optional<std::string_view> StatusLine(std::string_view status, std::string_view key) {
-  std::size_t at = 0;
-  while (at < status.size()) {
-    std::size_t end = status.find('\n', at);
-    if (end == std::string_view::npos) end = status.size();
-    std::string_view line = status.substr(at, end - at);
-    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ':') {
-      std::string_view v = line.substr(key.size() + 1);
-      while (!v.empty() && (v.front() == '\t' || v.front() == ' ')) v.remove_prefix(1);
-      return v;
-    }
-    at = end + 1;
-  }
-  return std::nullopt;
-}
-
 std::string Argv(std::string_view cmdline) {
   std::string out;
   for (std::string_view a : SplitNul(cmdline)) {
@@ -202,11 +185,11 @@ class Loader {
     std::optional<std::int64_t> uid;
     std::optional<std::string> nspid;
     if (p.has_status() && p.status().err() == 0) {
-      if (auto line = StatusLine(p.status().data(), "Uid")) {
+      if (auto line = StatusValue(p.status().data(), "Uid")) {
         std::optional<std::uint64_t> v = ParseCanonicalDecimal(line->substr(0, line->find('\t')));
         if (v) uid = static_cast<std::int64_t>(*v);
       }
-      if (auto line = StatusLine(p.status().data(), "NSpid")) nspid = EscapeBytes(*line, 256);
+      if (auto line = StatusValue(p.status().data(), "NSpid")) nspid = EscapeBytes(*line, 256);
     }
     Insert& q = process_;
     q.Int(id_).Int(static_cast<std::int64_t>(frame)).Int(p.pid());
