@@ -18,6 +18,7 @@
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
+#include "cli/sql_database.h"
 #include "core/proc_parse.h"
 #include "format/file_holds.h"
 #include "format/reader.h"
@@ -52,7 +53,7 @@ void Report(const ExportOptions& o, const std::string& out, std::size_t frame,
     report.set_file(EscapedText(to_stdout ? "standard output" : out));
     report.set_input(EscapedText(o.file));
     report.set_format(o.format);
-    if (o.format != "json") report.set_frame(Count32(frame));
+    if (o.format == "dot" || o.format == "proc-dir") report.set_frame(Count32(frame));
     report.set_processes(Count32(stats ? stats->processes : processes));
     if (stats) report.set_files(Count32(stats->files));
     report.set_bytes(static_cast<double>(stats ? stats->bytes : bytes));
@@ -63,12 +64,47 @@ void Report(const ExportOptions& o, const std::string& out, std::size_t frame,
   std::printf("wrote %s: %s\n", EscapeBytes(out, 4096).c_str(), what.c_str());
 }
 
-int RunExport(const ExportOptions& o) {
-  if (o.format == "json" && o.has_frame) {
-    return Fail(kExitUsage, "--frame: --format json exports the whole file, every frame");
+// sqlite and csv: the file loaded into the tables of `proctape sql`
+// (analyze/sql/schema.sql), written as one SQLite database or as a directory
+// of TABLE.csv. Its output is open, the jail entered.
+int ExportTables(const ExportOptions& o, const std::string& out, std::unique_ptr<OutputFile> output) {
+  const std::string name = EscapeBytes(o.file, 4096);
+  Progress progress;
+  progress.Show("export: loading " + name);
+  int exit_code = kExitOk;
+  std::unique_ptr<sql::Database> d = LoadDatabase({o.file}, /*damage_loads=*/false, &exit_code);
+  progress.Done();
+  if (!d) return exit_code;
+  if (d->keeps_environ()) output->KeepOwnerOnly();
+  std::string error;
+  std::uint64_t csv_bytes = 0;
+  if (o.format == "sqlite") {
+    error = d->SaveTo(*output);
+  } else {
+    error = d->WriteCsv(output->fd(), d->keeps_environ(), &csv_bytes);
   }
-  if (o.format == "proc-dir" && (!o.has_out || o.out == "-")) {
-    return Fail(kExitUsage, "--format proc-dir writes a directory: name it with -o DIR");
+  const std::uint64_t bytes = o.format == "csv" ? csv_bytes : d->ImageBytes();
+  if (!error.empty() || !output->Commit(&error)) return FailAbout(kExitIo, "--output", out, error);
+  const std::uint64_t processes = d->Count("processes");
+  const std::size_t tables = d->Tables().size();
+  ProcDirStats csv{processes, o.format == "csv" ? tables : 0, bytes};
+  Report(o, out, 0,
+         "the whole file of " + name + " in the tables of 'proctape sql' (" +
+             Plural(processes, "process record", "process records") + ", " +
+             Plural(d->Count("observations"), "observation", "observations") + ")" +
+             (o.format == "csv" ? ", " + Plural(tables, "CSV file", "CSV files")
+                                : ", " + Plural(bytes, "byte", "bytes")),
+         &csv, bytes, processes);
+  return kExitOk;
+}
+
+int RunExport(const ExportOptions& o) {
+  const bool whole = o.format == "json" || o.format == "sqlite" || o.format == "csv";
+  if (whole && o.has_frame) {
+    return Fail(kExitUsage, "--frame: --format " + o.format + " exports the whole file, every frame");
+  }
+  if ((o.format == "proc-dir" || o.format == "csv") && (!o.has_out || o.out == "-")) {
+    return Fail(kExitUsage, "--format " + o.format + " writes a directory: name it with -o DIR");
   }
   if (std::string why = ForceWithoutOutput(o.force, "-o", o.has_out, o.out); !why.empty()) {
     return Fail(kExitUsage, why);
@@ -79,10 +115,16 @@ int RunExport(const ExportOptions& o) {
   OutputRequest request;
   if (o.format == "proc-dir") {
     request = ProcDirRequest(out, o.force);
+  } else if (o.format == "csv") {
+    request.path = out;
+    request.force = o.force;
+    request.directory = true;
+    request.directory_marker = "files.csv";  // an earlier csv export
   } else {
     request.path = out;
     request.force = o.force;
     request.stdout_allowed = true;
+    request.binary = o.format == "sqlite";
   }
   if (int refused = RefuseStandardStreams({{"FILE", o.file}});
       refused != kExitOk) {
@@ -91,7 +133,13 @@ int RunExport(const ExportOptions& o) {
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"FILE", o.file}}, &exit_code);
   if (!output) return exit_code;
-  if (int jailed = Jail({"export", true, {o.file}, {output.get()}}); jailed != kExitOk) return jailed;
+  const bool tables = o.format == "sqlite" || o.format == "csv";
+  if (int jailed = Jail({"export", true, tables ? DatabaseReads({o.file}) : std::vector<std::string>{o.file},
+                         {output.get()}});
+      jailed != kExitOk) {
+    return jailed;
+  }
+  if (tables) return ExportTables(o, out, std::move(output));
   // A file of many frames takes seconds to read and to write: where it is,
   // on a terminal.
   Progress progress;
@@ -214,25 +262,27 @@ void RegisterExport(CLI::App& app, int* exit_code) {
       "            no file; the token masked to '*'), DIR/PID/proctape-identity (exe and\n"
       "            pid-namespace identity, errnos, truncation) and DIR/proctape-frame (times,\n"
       "            host facts, redaction). Read it back with 'proctape capture --proc-root DIR'.\n"
-      "Outputs are written as a temporary PATH.XXXXXX.partial beside PATH and renamed when\n"
+      "  sqlite    the tables of 'proctape sql' (docs/sql.md) as one SQLite database.\n"
+      "  csv       the same tables as DIR/TABLE.csv (RFC 4180, NULL empty, bytes as \\xNN).\n"      "Outputs are written as a temporary PATH.XXXXXX.partial beside PATH and renamed when\n"
       "complete; nothing is left behind on a failure or Ctrl-C. A damaged FILE is not\n"
       "exported at all (unlike show and tree): nothing is written, exit 11-16.");
   sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")
       ->check(NonEmpty("an empty path names no file"))
       ->required();
-  sub->add_option("--format", o->format, "json, dot or proc-dir")
+  sub->add_option("--format", o->format, "json, dot, proc-dir, sqlite or csv")
       ->required()
-      ->check(CLI::IsMember({"json", "dot", "proc-dir"}));
+      ->check(CLI::IsMember({"json", "dot", "proc-dir", "sqlite", "csv"}));
   CLI::Option* out = AddOutputOption(
       sub, o->out,
-      "the file (json, dot; '-' or absent: standard output) or the directory (proc-dir) to write",
+      "the file (json, dot, sqlite; '-' or absent: standard output) or the directory "
+      "(proc-dir, csv) to write",
       "PATH");
   CLI::Option* frame =
       AddUnsigned(sub, "--frame", o->frame, 0, 4294967295,
                   "dot, proc-dir: the frame, counted from 0 in file order (default 0)");
   AddForceOption(sub, o->force,
                  "replace an existing output file, or a directory holding an earlier proc-dir "
-                 "export (a directory that is not one is never replaced)");
+                 "or csv export (a directory that is not one is never replaced)");
   sub->add_flag("--json", o->json,
                 "print what was written as one JSON object (ExportReport; on standard error "
                 "when the data goes to standard output)");
@@ -242,7 +292,8 @@ void RegisterExport(CLI::App& app, int* exit_code) {
                           "  dot -Tsvg tree.dot > tree.svg\n"
                           "  proctape export failure.ptape --format proc-dir -o frame0\n"
                           "  cat frame0/283/proctape-identity\n"
-                          "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
+                          "  proctape capture --proc-root frame0 -o again.ptape\n"
+                          "  proctape export failure.ptape --format sqlite -o failure.db\n\n") +
               ExitStatusFooter("0 written, 2 usage error, 10 the output refused or cannot be "
                                "written, 11-16 damaged input"));
   sub->callback([o, out, frame, exit_code] {

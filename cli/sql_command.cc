@@ -10,14 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "analyze/sql/load.h"
 #include "analyze/sql/query.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
+#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
+#include "cli/sql_database.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
@@ -30,22 +31,22 @@ struct SqlOptions {
   std::string db;
   bool json = false;
   bool format_given = false;
-};
-
-struct Database {
-  sqlite3* db = nullptr;
-  ~Database() { sqlite3_close(db); }
+  bool db_given = false;
+  bool force = false;
 };
 
 int RunSql(const SqlOptions& o) {
   if (o.json && o.format_given && o.format != "json") {
     return Fail(kExitUsage, "--json is --format json: not with --format " + o.format);
   }
-  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
-  if (int refused = RefuseStandardStreams(InputsNamed("FILE", o.files)); refused != kExitOk) {
-    return refused;
+  if (std::string why = ForceWithoutOutput(o.force, "--db", o.db_given, o.db); !why.empty()) {
+    return Fail(kExitUsage, why);
   }
-  if (o.queries.empty()) {
+  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
+  const std::vector<InputPath> inputs = InputsNamed("FILE", o.files);
+  if (int refused = RefuseStandardStreams(inputs); refused != kExitOk) return refused;
+  const bool statements_on_stdin = o.queries.empty() && !o.db_given;
+  if (statements_on_stdin) {
     for (const std::string& f : o.files) {
       if (f == "-") {
         return Fail(kExitUsage, "FILE '-': without -c the statements are read from standard "
@@ -56,41 +57,35 @@ int RunSql(const SqlOptions& o) {
   const sql::Format format = o.format == "csv"                ? sql::Format::kCsv
                              : o.json || o.format == "json" ? sql::Format::kJson
                                                   : sql::Format::kTable;
-  Database d;
-  // One thread uses it: no mutex (SQLITE_OPEN_NOMUTEX).
-  if (sqlite3_open_v2(":memory:", &d.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                      nullptr) != SQLITE_OK) {
-    return Fail(kExitInternal, "cannot open an in-memory SQLite database");
+  // The output before any input is read: checked, its temporary made.
+  int exit_code = kExitOk;
+  std::unique_ptr<OutputFile> db_file;
+  if (o.db_given) {
+    OutputRequest request;
+    request.path = o.db;
+    request.force = o.force;
+    db_file = OpenOutput(request, "--db", inputs, &exit_code);
+    if (!db_file) return exit_code;
   }
-  if (std::string f = sql::CreateSchema(d.db); !f.empty()) return Fail(kExitInternal, "schema: " + f);
-  for (std::size_t i = 0; i < o.files.size(); ++i) {
-    sql::Loaded l = sql::LoadFile(d.db, static_cast<std::int64_t>(i + 1), o.files[i]);
-    if (l.refused) {
-      return FailAbout(ExitCodeFor(l.refused->kind), "", o.files[i], l.refused->message);
-    }
-    if (!l.error.empty()) return Fail(kExitInternal, EscapeBytes(o.files[i], 4096) + ": " + l.error);
-    if (!l.damage.empty()) {
-      std::fprintf(stderr, "proctape: sql: %s: loaded up to its damage: %s\n",
-                   EscapeBytes(o.files[i], 4096).c_str(), l.damage.c_str());
-    }
+  if (int jailed = Jail({"sql", true, DatabaseReads(o.files), {db_file.get()}}); jailed != kExitOk) {
+    return jailed;
   }
-  if (!o.db.empty()) {
-    const std::string vacuum = "VACUUM INTO '" + [&] {
-      std::string q;
-      for (char c : o.db) q += c == '\'' ? std::string("''") : std::string(1, c);
-      return q;
-    }() + "'";
-    if (std::string f = sql::Run(d.db, vacuum, format, stdout); !f.empty()) {
-      return Fail(kExitIo, "--db " + EscapeBytes(o.db, 4096) + ": " + f);
-    }
+  std::unique_ptr<sql::Database> d = LoadDatabase(o.files, /*damage_loads=*/true, &exit_code);
+  if (!d) return exit_code;
+  if (db_file) {
+    // What is written of a file that keeps environment values is the
+    // owner's only, as that file (format/output_file.h, rule 2).
+    if (d->keeps_environ()) db_file->KeepOwnerOnly();
+    std::string error = d->SaveTo(*db_file);
+    if (!error.empty() || !db_file->Commit(&error)) return FailAbout(kExitIo, "--db", o.db, error);
   }
-  if (sqlite3_exec(d.db, "PRAGMA query_only = 1", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    return Fail(kExitInternal, std::string("cannot make the database read-only: ") +
-                                   sqlite3_errmsg(d.db));
+  if (std::string f = d->ReadOnly(); !f.empty()) {
+    return Fail(kExitInternal, "cannot make the database read-only: " + f);
   }
+  if (o.queries.empty() && o.db_given) return kExitOk;
   std::string failed;
   auto run = [&](const std::string& text) {
-    failed = sql::Run(d.db, text, format, stdout);
+    failed = sql::Run(d->get(), text, format, stdout);
     return failed.empty();
   };
   if (!o.queries.empty()) {
@@ -147,8 +142,11 @@ void RegisterSql(CLI::App& app, int* exit_code) {
           ->check(CLI::IsMember({"table", "csv", "json"}))
           ->capture_default_str();
   sub->add_flag("--json", o->json, "the same as --format json: one JSON object per statement");
-  sub->add_option("--db", o->db, "also write the database to this file (SQLite)")
-      ->type_name("OUT");
+  CLI::Option* db = AddSideOutputOption(
+      sub, "--db", o->db,
+      "also write the database to this file (an SQLite database; without -c nothing is "
+      "asked: the same as 'export --format sqlite' of the FILEs)");
+  AddForceOption(sub, o->force, "replace an existing --db file");
   sub->footer(std::string("Examples:\n"
                           "  proctape sql corpus/*.ptape \\\n"
                           "    -c 'SELECT status, COUNT(*) FROM resolutions GROUP BY 1'\n"
@@ -157,6 +155,7 @@ void RegisterSql(CLI::App& app, int* exit_code) {
                                "message), 10-16 a FILE that cannot be opened"));
   sub->callback([=] {
     o->format_given = format->count() > 0;
+    o->db_given = db->count() > 0;
     *exit_code = RunSql(*o);
   });
 }

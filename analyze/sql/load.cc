@@ -7,6 +7,7 @@
 
 #include "analyze/sql/schema.h"
 #include "core/proc_parse.h"
+#include "format/file_holds.h"
 #include "format/snapshot_stream.h"
 #include "proto/convert.h"
 
@@ -48,8 +49,7 @@ class Insert {
   // Runs it: "" or SQLite's message.
   std::string Row() {
     const int rc = sqlite3_step(stmt_);
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
+    sqlite3_reset(stmt_);  // every row binds every parameter: none to clear
     at_ = 0;
     return rc == SQLITE_DONE ? "" : sqlite3_errmsg(db_);
   }
@@ -68,11 +68,14 @@ std::string Exec(sqlite3* db, const char* sql) {
   return out;
 }
 
-std::string Argv(std::string_view cmdline) {
+// Each of `words` escaped, joined by one space: argv, a request's argv, a
+// header's command line.
+template <typename Words>
+std::string JoinEscaped(const Words& words) {
   std::string out;
-  for (std::string_view a : SplitNul(cmdline)) {
+  for (std::string_view w : words) {
     if (!out.empty()) out += ' ';
-    out += EscapeBytes(a, 4096);
+    out += EscapeBytes(w, 4096);
   }
   return out;
 }
@@ -83,14 +86,15 @@ std::string_view FileName(int file) {
 
 class Loader {
  public:
-  Loader(sqlite3* db, std::int64_t id)
+  Loader(sqlite3* db, std::int64_t id, const FileFacts& facts)
       : db_(db),
         id_(id),
+        facts_(facts),
         process_(db, "INSERT INTO processes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
         observation_(db, "INSERT INTO observations VALUES (?,?,?,?,?,?,?,?,?)"),
         resolution_(db, "INSERT INTO resolutions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
         frame_(db, "INSERT INTO frames VALUES (?,?,?,?,?,?,?)"),
-        file_(db, "INSERT INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)") {}
+        file_(db, "INSERT INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") {}
 
   Loaded Go(const std::string& path) {
     Loaded out;
@@ -105,12 +109,14 @@ class Loader {
       out.refused = open;
       return out;
     }
+    stream->set_resolve_same_as(false);  // Observation() resolves what it keeps
     {
       for (;;) {
         SnapshotStream::Result r = stream->Next();
         if (r == SnapshotStream::Result::kEnd) break;
         if (r == SnapshotStream::Result::kError) {
           out.damage = stream->error().message;
+          out.damage_kind = stream->error().kind;
           break;
         }
         failed = Item(stream->item(), &out);
@@ -121,6 +127,7 @@ class Loader {
     }
     if (failed.empty() && open_frame_) failed = EndFrame();
     if (failed.empty()) failed = FileRow(path, out.damage);
+    out.keeps_environ = KeepsEnvironValues(header_);
     out.error = failed;
     return out;
   }
@@ -138,20 +145,19 @@ class Loader {
           if (open_frame_) {
             if (std::string f = EndFrame(); !f.empty()) return f;
           }
-          frame_row_ = part;
-          frame_row_.clear_processes();
+          frame_row_ = FrameRow{part.index(), part.scan_start_mono_ns()};
           frame_processes_ = 0;
           open_frame_ = true;
         }
         for (const v1::ProcessRecord& p : part.processes()) {
-          if (std::string f = Process(frame_row_.index(), p); !f.empty()) return f;
+          if (std::string f = Process(frame_row_.index, p); !f.empty()) return f;
           ++frame_processes_;
           ++out->processes;
         }
         if (item.last_part) {
-          frame_row_.set_complete(part.complete());
-          frame_row_.set_scan_end_mono_ns(part.scan_end_mono_ns());
-          frame_row_.set_cut_by_bounds(part.cut_by_bounds());
+          frame_row_.complete = part.complete();
+          frame_row_.scan_end_mono_ns = part.scan_end_mono_ns();
+          frame_row_.cut_by_bounds = part.cut_by_bounds();
           return EndFrame();
         }
         return "";
@@ -170,11 +176,11 @@ class Loader {
   std::string EndFrame() {
     open_frame_ = false;
     return frame_.Int(id_)
-        .Int(static_cast<std::int64_t>(frame_row_.index()))
-        .Int(frame_row_.scan_start_mono_ns())
-        .Int(frame_row_.scan_end_mono_ns())
-        .Int(frame_row_.complete() ? 1 : 0)
-        .Int(frame_row_.cut_by_bounds() ? 1 : 0)
+        .Int(static_cast<std::int64_t>(frame_row_.index))
+        .Int(frame_row_.scan_start_mono_ns)
+        .Int(frame_row_.scan_end_mono_ns)
+        .Int(frame_row_.complete ? 1 : 0)
+        .Int(frame_row_.cut_by_bounds ? 1 : 0)
         .Int(static_cast<std::int64_t>(frame_processes_))
         .Row();
   }
@@ -208,7 +214,7 @@ class Loader {
       q.Null().Null().Null();
     }
     p.has_pid_ns() ? q.Int(static_cast<std::int64_t>(p.pid_ns().ino())) : q.Null();
-    p.has_cmdline() && p.cmdline().err() == 0 ? q.Text(Argv(p.cmdline().data())) : q.Null();
+    p.has_cmdline() && p.cmdline().err() == 0 ? q.Text(JoinEscaped(SplitNul(p.cmdline().data()))) : q.Null();
     for (const v1::FileRead* r : {&p.cmdline(), &p.environ(), &p.stat(), &p.status(), &p.cgroup()}) {
       r->err() == 0 ? q.Blob(r->data()) : q.Null();
     }
@@ -220,34 +226,50 @@ class Loader {
     return q.Row();
   }
 
-  std::string Observation(const v1::Observation& o) {
-    Insert& q = observation_;
-    q.Int(id_).Int(static_cast<std::int64_t>(o.index()));
+  // An observation's result, as its row says it: errno, bytes, truncated
+  // (NULL where the call has none).
+  struct Result {
+    std::optional<std::int64_t> err, bytes, truncated;
+  };
+
+  static Result ResultOf(const v1::Observation& o) {
     switch (o.call_case()) {
       case v1::Observation::kListPids:
-        q.Text("list_pids").Null().Null().Int(o.list_pids().err())
-            .Int(o.list_pids().names_size()).Int(o.list_pids().truncated() ? 1 : 0);
-        break;
+        return {o.list_pids().err(), o.list_pids().names_size(), o.list_pids().truncated() ? 1 : 0};
       case v1::Observation::kReadFile: {
         const v1::FileRead& r = o.read_file().result();
-        q.Text("read_file").Int(o.read_file().pid()).Text(FileName(o.read_file().file()))
-            .Int(r.err()).Int(static_cast<std::int64_t>(r.data().size())).Int(r.truncated() ? 1 : 0);
-        break;
+        return {r.err(), static_cast<std::int64_t>(r.data().size()), r.truncated() ? 1 : 0};
       }
-      case v1::Observation::kExeIdentity:
-        q.Text("exe_identity").Int(o.exe_identity().pid()).Text("exe")
-            .Int(o.exe_identity().result().err()).Null().Null();
-        break;
-      case v1::Observation::kPathIdentity:
-        q.Text("path_identity").Null().Null().Int(o.path_identity().result().err()).Null().Null();
-        break;
-      case v1::Observation::kNow: q.Text("now").Null().Null().Null().Null().Null(); break;
-      case v1::Observation::kSleepUntil:
-        q.Text("sleep_until").Null().Null().Null().Null().Null();
-        break;
-      default: q.Text("unknown").Null().Null().Null().Null().Null(); break;
+      case v1::Observation::kExeIdentity: return {o.exe_identity().result().err(), {}, {}};
+      case v1::Observation::kPathIdentity: return {o.path_identity().result().err(), {}, {}};
+      default: return {};
     }
-    q.Int(o.mono_ns());
+  }
+
+  std::string Observation(const v1::Observation& o) {
+    // Version 2's "same as observation index - same_as" is resolved here from
+    // that one's result (the stream, told not to, copies no bytes).
+    const std::uint64_t index = o.index();
+    if (results_.size() <= index) results_.resize(index + 1);
+    results_[index] = o.same_as() != 0 && o.same_as() <= index ? results_[index - o.same_as()]
+                                                                : ResultOf(o);
+    const Result& r = results_[index];
+    Insert& q = observation_;
+    q.Int(id_).Int(static_cast<std::int64_t>(index));
+    switch (o.call_case()) {
+      case v1::Observation::kListPids: q.Text("list_pids").Null().Null(); break;
+      case v1::Observation::kReadFile:
+        q.Text("read_file").Int(o.read_file().pid()).Text(FileName(o.read_file().file()));
+        break;
+      case v1::Observation::kExeIdentity:
+        q.Text("exe_identity").Int(o.exe_identity().pid()).Text("exe");
+        break;
+      case v1::Observation::kPathIdentity: q.Text("path_identity").Null().Null(); break;
+      case v1::Observation::kNow: q.Text("now").Null().Null(); break;
+      case v1::Observation::kSleepUntil: q.Text("sleep_until").Null().Null(); break;
+      default: q.Text("unknown").Null().Null(); break;
+    }
+    q.Maybe(r.err).Maybe(r.bytes).Maybe(r.truncated).Int(o.mono_ns());
     return q.Row();
   }
 
@@ -264,13 +286,8 @@ class Loader {
     } else {
       const v1::ResolutionRequest& req = r.resolve();
       const v1::Verdict& v = r.verdict();
-      std::string argv;
-      for (const std::string& a : req.argv()) {
-        if (!argv.empty()) argv.push_back(' ');
-        argv.append(EscapeBytes(a, 4096));
-      }
       q.Text("resolve").Int(req.root_pid()).Int(static_cast<std::int64_t>(req.root_start_ticks()))
-          .Text(argv).Text(EscapeBytes(req.token_var(), 256)).Null().Null();
+          .Text(JoinEscaped(req.argv())).Text(EscapeBytes(req.token_var(), 256)).Null().Null();
       q.Text(v1::Verdict::Status_Name(v.status())).Null();
       if (v.status() == v1::Verdict::RESOLVED) {
         q.Int(v.pid()).Int(static_cast<std::int64_t>(v.start_ticks())).Null();
@@ -288,7 +305,12 @@ class Loader {
 
   std::string FileRow(const std::string& path, const std::string& damage) {
     Insert& q = file_;
-    q.Int(id_).Text(path).Int(version_).Text(EscapeBytes(header_.tool_version(), 256))
+    auto text_or_null = [&](const std::string& v) { v.empty() ? q.Null() : q.Text(v); };
+    q.Int(id_).Text(EscapeBytes(path, 4096));
+    text_or_null(facts_.sha256);
+    text_or_null(facts_.entry);
+    text_or_null(facts_.scenario);
+    q.Text(JoinEscaped(header_.command_line())).Int(version_).Text(EscapeBytes(header_.tool_version(), 256))
         .Text(EscapeBytes(header_.host().hostname(), 256))
         .Text(EscapeBytes(header_.host().kernel_release(), 256))
         .Text(EscapeBytes(header_.host().boot_id(), 256))
@@ -303,29 +325,52 @@ class Loader {
 
   sqlite3* db_;
   std::int64_t id_;
+  const FileFacts& facts_;
   Insert process_, observation_, resolution_, frame_, file_;
   v1::Header header_;
   std::optional<v1::Footer> footer_;
-  v1::Frame frame_row_;
+  // The frame being loaded: its first part's facts, then its last part's.
+  struct FrameRow {
+    std::uint64_t index = 0;
+    std::int64_t scan_start_mono_ns = 0;
+    std::int64_t scan_end_mono_ns = 0;
+    bool complete = false;
+    bool cut_by_bounds = false;
+  };
+  FrameRow frame_row_;
   std::uint64_t frame_processes_ = 0;
   bool open_frame_ = false;
   std::uint64_t resolutions_ = 0;
+  std::vector<Result> results_;  // each observation's, by index
   std::uint64_t bytes_ = 0;
   std::uint32_t version_ = 0;
 };
 
 }  // namespace
 
-std::string CreateSchema(sqlite3* db) { return Exec(db, kSchema); }
+// The schema file's part after this line is its indexes.
+constexpr std::string_view kIndexesMark = "-- @indexes";
 
-Loaded LoadFile(sqlite3* db, std::int64_t file_id, const std::string& path) {
+std::string CreateSchema(sqlite3* db) {
+  const std::string_view all = kSchema;
+  return Exec(db, std::string(all.substr(0, all.find(kIndexesMark))).c_str());
+}
+
+std::string CreateIndexes(sqlite3* db) {
+  const std::string_view all = kSchema;
+  const std::size_t at = all.find(kIndexesMark);
+  return at == std::string_view::npos ? "" : Exec(db, std::string(all.substr(at)).c_str());
+}
+
+Loaded LoadFile(sqlite3* db, std::int64_t file_id, const std::string& path,
+                const FileFacts& facts) {
   Loaded out;
   if (std::string f = Exec(db, "BEGIN"); !f.empty()) {
     out.error = f;
     return out;
   }
   {
-    Loader loader(db, file_id);
+    Loader loader(db, file_id, facts);
     out = loader.Go(path);
   }
   const bool keep = out.error.empty() && !out.refused;

@@ -14,8 +14,17 @@
 
 namespace proctape::sql {
 
-// Creates the schema in `db`: "" or SQLite's message.
+// Creates the schema's tables and views in `db`: "" or SQLite's message.
 std::string CreateSchema(sqlite3* db);
+// Creates its indexes, once every file is loaded: "" or SQLite's message.
+std::string CreateIndexes(sqlite3* db);
+
+// What the file's bytes do not say: files.sha256, entry and scenario.
+struct FileFacts {
+  std::string sha256;    // "" for standard input (NULL)
+  std::string entry;     // the corpus entry naming it ("" NULL)
+  std::string scenario;  // that entry's scenario ("" NULL)
+};
 
 struct Loaded {
   std::string error;    // SQLite's message: the database failed ("" otherwise)
@@ -23,11 +32,15 @@ struct Loaded {
   // version, no preamble): nothing was loaded, and this says why.
   std::optional<FormatError> refused;
   std::string damage;   // the file's first damage ("" intact)
+  FormatErrorKind damage_kind{};  // its kind, for the exit status
+  std::string warning;  // one line about the file that did not stop its load
+  bool keeps_environ = false;  // its header keeps environment values
   std::uint64_t processes = 0;
   std::uint64_t observations = 0;
 };
 
 // Loads `path` ("-": standard input) as file `file_id`.
-Loaded LoadFile(sqlite3* db, std::int64_t file_id, const std::string& path);
+Loaded LoadFile(sqlite3* db, std::int64_t file_id, const std::string& path,
+                const FileFacts& facts = {});
 
 }  // namespace proctape::sql

@@ -1,5 +1,10 @@
 #include "analyze/sql/query.h"
 
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -37,34 +42,40 @@ std::string Csv(const std::string& v) {
   return out + "\"";
 }
 
-std::string JsonString(const std::string& v) {
-  std::string out = "\"";
-  for (char c : v) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
+// One JSON value, by protobuf's printer (google.protobuf.Value): an integer
+// past 2^53, which a double cannot hold, as its decimal string (as 64-bit
+// integers print in every proctape JSON); a float that is no JSON number
+// (inf) as its text.
+void SetValue(sqlite3_stmt* s, int i, google::protobuf::Value* v) {
+  switch (sqlite3_column_type(s, i)) {
+    case SQLITE_NULL: v->set_null_value(google::protobuf::NULL_VALUE); return;
+    case SQLITE_INTEGER: {
+      const std::int64_t n = sqlite3_column_int64(s, i);
+      constexpr std::int64_t kExact = std::int64_t{1} << 53;
+      if (n > -kExact && n < kExact) {
+        v->set_number_value(static_cast<double>(n));
+      } else {
+        v->set_string_value(std::to_string(n));
+      }
+      return;
     }
+    case SQLITE_FLOAT: {
+      const double d = sqlite3_column_double(s, i);
+      if (std::isfinite(d)) {
+        v->set_number_value(d);
+      } else {
+        v->set_string_value(d > 0 ? "inf" : "-inf");
+      }
+      return;
+    }
+    default: v->set_string_value(Cell(s, i, Format::kJson)); return;
   }
-  return out + "\"";
 }
 
-std::string JsonValue(sqlite3_stmt* s, int i) {
-  switch (sqlite3_column_type(s, i)) {
-    case SQLITE_NULL: return "null";
-    case SQLITE_INTEGER: return std::to_string(sqlite3_column_int64(s, i));
-    case SQLITE_FLOAT: {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.17g", sqlite3_column_double(s, i));
-      return buf;
-    }
-    default: return JsonString(Cell(s, i, Format::kJson));
-  }
+std::string Json(const google::protobuf::Message& m) {
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(m, &out);
+  return out;
 }
 
 // The rows of one prepared statement.
@@ -73,13 +84,14 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out) {
   std::vector<std::string> names;
   for (int i = 0; i < n; ++i) names.emplace_back(sqlite3_column_name(s, i));
   std::vector<std::vector<std::string>> rows;  // table: kept to align
-  std::string json = "{\"columns\":[";
-  for (int i = 0; i < n; ++i) {
-    if (i > 0) json.push_back(',');
-    json.append(JsonString(names[static_cast<std::size_t>(i)]));
-  }
-  json += "],\"rows\":[";
+  // JSON: {"columns":[...],"rows":[[...],...]}, each list by protobuf's
+  // printer, a row printed as it is read.
   bool first = true;
+  if (format == Format::kJson) {
+    google::protobuf::ListValue columns;
+    for (const std::string& name : names) columns.add_values()->set_string_value(name);
+    std::fprintf(out, "{\"columns\":%s,\"rows\":[", Json(columns).c_str());
+  }
   if (format == Format::kCsv && n > 0) {
     for (int i = 0; i < n; ++i) std::fprintf(out, "%s%s", i ? "," : "", Csv(names[i]).c_str());
     std::fprintf(out, "\n");
@@ -92,23 +104,19 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out) {
       }
       std::fprintf(out, "\n");
     } else if (format == Format::kJson) {
-      json += first ? "[" : ",[";
+      google::protobuf::ListValue row;
+      for (int i = 0; i < n; ++i) SetValue(s, i, row.add_values());
+      std::fprintf(out, "%s%s", first ? "" : ",", Json(row).c_str());
       first = false;
-      for (int i = 0; i < n; ++i) {
-        if (i > 0) json.push_back(',');
-        json.append(JsonValue(s, i));
-      }
-      json += "]";
     } else {
       std::vector<std::string> row;
       for (int i = 0; i < n; ++i) row.push_back(Cell(s, i, format));
       rows.push_back(std::move(row));
     }
   }
+  if (format == Format::kJson) std::fprintf(out, "]}\n");
   if (rc != SQLITE_DONE) return sqlite3_errmsg(db);
-  if (format == Format::kJson) {
-    std::fprintf(out, "%s]}\n", json.c_str());
-  } else if (format == Format::kTable && n > 0) {
+  if (format == Format::kTable && n > 0) {
     std::vector<std::size_t> width(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) width[static_cast<std::size_t>(i)] = names[static_cast<std::size_t>(i)].size();
     for (const auto& row : rows) {

@@ -4,7 +4,11 @@
 -- escapes them (a byte outside printable ASCII as \xNN).
 CREATE TABLE files (
   file_id INTEGER PRIMARY KEY,   -- 1, 2, ... in the order given
-  path TEXT NOT NULL,            -- as given on the command line
+  path TEXT NOT NULL,            -- as given on the command line, escaped
+  sha256 TEXT,                   -- of the file's bytes (NULL: read from standard input)
+  entry TEXT,                    -- the corpus entry naming it in the MANIFEST beside it
+  scenario TEXT,                 -- that entry's scenario: how it was captured
+  command_line TEXT,             -- the header's: the command that wrote it, escaped
   format_version INTEGER,
   tool_version TEXT,
   hostname TEXT, kernel TEXT, boot_id TEXT,
@@ -19,8 +23,7 @@ CREATE TABLE frames (
   frame INTEGER NOT NULL,        -- its index, from 0
   scan_start_mono_ns INTEGER, scan_end_mono_ns INTEGER,
   complete INTEGER, cut_by_bounds INTEGER,
-  processes INTEGER,
-  PRIMARY KEY (file_id, frame)
+  processes INTEGER
 );
 CREATE TABLE processes (
   file_id INTEGER NOT NULL REFERENCES files,
@@ -40,15 +43,13 @@ CREATE TABLE processes (
   stat_err INTEGER, cmdline_err INTEGER, environ_err INTEGER, status_err INTEGER, cgroup_err INTEGER,
   cmdline_truncated INTEGER, environ_truncated INTEGER
 );
-CREATE INDEX processes_by_pid ON processes (file_id, pid, start_ticks);
 CREATE TABLE observations (
   file_id INTEGER NOT NULL REFERENCES files,
   idx INTEGER NOT NULL,          -- position in the tape, from 0
   call TEXT NOT NULL,            -- list_pids, read_file, exe_identity, path_identity, now, sleep_until
   pid INTEGER, file TEXT,        -- read_file, exe_identity
   err INTEGER, bytes INTEGER, truncated INTEGER,
-  mono_ns INTEGER,               -- when the call returned
-  PRIMARY KEY (file_id, idx)
+  mono_ns INTEGER                -- when the call returned
 );
 CREATE TABLE resolutions (
   file_id INTEGER NOT NULL REFERENCES files,
@@ -63,8 +64,7 @@ CREATE TABLE resolutions (
   attempts INTEGER, bytes_read INTEGER,
   detail TEXT,
   first_observation INTEGER, observation_count INTEGER,
-  start_mono_ns INTEGER, end_mono_ns INTEGER,
-  PRIMARY KEY (file_id, idx)
+  start_mono_ns INTEGER, end_mono_ns INTEGER
 );
 -- One process, by (pid, start tick), across the frames that hold it.
 CREATE VIEW process_lifetimes AS
@@ -80,3 +80,9 @@ CREATE VIEW pid_reuse AS
 -- Parent -> child, per frame.
 CREATE VIEW tree_edges AS
   SELECT file_id, frame, ppid AS parent, pid AS child FROM processes WHERE ppid IS NOT NULL;
+-- @indexes: created once every file is loaded (building an index once is
+-- faster than keeping it up row by row). Each says what is unique.
+CREATE UNIQUE INDEX frames_key ON frames (file_id, frame);
+CREATE INDEX processes_by_pid ON processes (file_id, pid, start_ticks);
+CREATE UNIQUE INDEX observations_key ON observations (file_id, idx);
+CREATE UNIQUE INDEX resolutions_key ON resolutions (file_id, idx);

@@ -172,7 +172,7 @@ std::vector<Row> Table() {
        .json = [](F) { return Args{"explore", Recording(), "--depth", "1", "--json"}; }},
       {.command = {"sql"},
        .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"sql", p, "-c", "SELECT 1"}; })},
-       .not_inputs = {{"--db", "the database it writes (VACUUM INTO)"}},
+       .not_inputs = {{"--db", "the database it writes (the rules of every output)"}},
        .json = [](F) { return Args{"sql", Recording(), "-c", "SELECT 1", "--json"}; }},
       {.command = {"minimize"},
        .inputs = {PtapeFile("FILE",

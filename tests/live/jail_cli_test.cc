@@ -54,6 +54,8 @@ TEST(JailCli, CommandsThatReadOnlyFilesCannotSignalTraceOrReadProc) {
       {"export", kRecording, "--format", "json", "-o", dir.File("out.json")},
       {"replay", kRecording},
       {"corpus", "check", kCorpus, "--entry", "ambiguous-bwrap", "--junit", dir.File("j.xml")},
+      {"sql", kRecording, "-c", "SELECT 1", "--db", dir.File("out.db")},
+      {"export", kRecording, "--format", "csv", "-o", dir.File("csv")},
   };
   for (const auto& args : commands) {
     const CommandResult r = Probed(args);
@@ -70,6 +72,14 @@ TEST(JailCli, OutputsAreStillCommittedInsideTheFileJail) {
       {"corpus", "check", kCorpus, "--entry", "ambiguous-bwrap", "--junit", dir.File("j.xml")});
   EXPECT_EQ(c.exit_code, 0) << Describe(c);
   EXPECT_NE(live::FileBytes(dir.File("j.xml")).find("<testsuite"), std::string::npos);
+  // sql's database and export's CSV directory: written through the opened
+  // temporary (a file image; files made in the temporary directory).
+  const CommandResult q = Probed({"sql", kRecording, "--db", dir.File("j.db")});
+  EXPECT_EQ(q.exit_code, 0) << Describe(q);
+  EXPECT_EQ(live::FileBytes(dir.File("j.db")).substr(0, 16), std::string("SQLite format 3\0", 16));
+  const CommandResult v = Probed({"export", kRecording, "--format", "csv", "-o", dir.File("j.csv")});
+  EXPECT_EQ(v.exit_code, 0) << Describe(v);
+  EXPECT_EQ(live::FileBytes(dir.File("j.csv/files.csv")).substr(0, 13), "file_id,path,");
 }
 
 TEST(JailCli, CommandsOfTheLiveHostCannotSignalOrTrace) {

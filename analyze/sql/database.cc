@@ -1,0 +1,189 @@
+#include "analyze/sql/database.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "analyze/sql/query.h"
+#include "core/proc_parse.h"
+#include "corpus/corpus.h"
+#include "corpus/sha256.h"
+
+namespace proctape::sql {
+namespace {
+
+std::string DirectoryOf(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string BaseOf(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string Exec(sqlite3* db, const std::string& sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) == SQLITE_OK) return "";
+  std::string out = message != nullptr ? message : "unknown SQLite error";
+  sqlite3_free(message);
+  return out;
+}
+
+}  // namespace
+
+std::string ManifestBeside(const std::string& path) {
+  return path == "-" ? "" : ManifestPath(DirectoryOf(path));
+}
+
+std::unique_ptr<Database> Database::Open(std::string* error) {
+  // SQLite's count of its own memory takes a mutex at every allocation:
+  // off, before SQLite starts (process-wide; a no-op once it has started).
+  static const bool configured = [] {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    return true;
+  }();
+  (void)configured;
+  std::unique_ptr<Database> d(new Database());
+  // One thread uses it: no mutex (SQLITE_OPEN_NOMUTEX).
+  if (sqlite3_open_v2(":memory:", &d->db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
+    *error = d->db_ != nullptr ? sqlite3_errmsg(d->db_) : "cannot open an in-memory database";
+    return nullptr;
+  }
+  if (std::string f = CreateSchema(d->db_); !f.empty()) {
+    *error = "the schema: " + f;
+    return nullptr;
+  }
+  return d;
+}
+
+Database::~Database() { sqlite3_close(db_); }
+
+const ManifestEntry* Database::EntryOf(const std::string& path, std::string* warning) {
+  if (path == "-") return nullptr;
+  const std::string dir = DirectoryOf(path);
+  auto it = manifests_.find(dir);
+  if (it == manifests_.end()) {
+    auto manifest = std::make_unique<Manifest>();
+    std::string error;
+    if (::access(ManifestPath(dir).c_str(), F_OK) != 0) {
+      manifest.reset();  // no corpus here
+    } else if (!LoadManifest(dir, /*missing_ok=*/true, manifest.get(), &error)) {
+      *warning = error + ": its entries are not named (files.entry is NULL)";
+      manifest.reset();
+    }
+    it = manifests_.emplace(dir, std::move(manifest)).first;
+  }
+  if (!it->second) return nullptr;
+  for (const ManifestEntry& e : it->second->entries) {
+    if (e.file == BaseOf(path)) return &e;
+  }
+  return nullptr;
+}
+
+Loaded Database::Load(const std::string& path) {
+  FileFacts facts;
+  std::string warning;
+  if (path != "-") {
+    std::string error;
+    if (!Sha256File(path, &facts.sha256, &error)) facts.sha256.clear();  // the load says why
+    if (const ManifestEntry* e = EntryOf(path, &warning)) {
+      facts.entry = e->name;
+      facts.scenario = e->scenario;
+    }
+  }
+  Loaded out = LoadFile(db_, next_id_, path, facts);
+  if (!out.refused && out.error.empty()) {
+    ++next_id_;
+    keeps_environ_ = keeps_environ_ || out.keeps_environ;
+  }
+  if (out.warning.empty()) out.warning = warning;
+  return out;
+}
+
+std::string Database::Finish() { return CreateIndexes(db_); }
+
+std::string Database::ReadOnly() { return Exec(db_, "PRAGMA query_only = 1"); }
+
+std::string Database::SaveTo(OutputFile& out) {
+  // The database's file image (sqlite3_serialize), written through the
+  // output's open temporary: no path is opened again (cli/jail.h).
+  sqlite3_int64 size = 0;
+  unsigned char* image = sqlite3_serialize(db_, "main", &size, 0);
+  if (image == nullptr) return std::string("cannot serialize the database: ") + sqlite3_errmsg(db_);
+  std::string error;
+  const bool ok = out.Write(std::string_view(reinterpret_cast<const char*>(image),
+                                             static_cast<std::size_t>(size)),
+                            &error);
+  sqlite3_free(image);
+  return ok ? "" : error;
+}
+
+std::vector<std::string> Database::Tables() {
+  std::vector<std::string> out;
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rowid",
+                         -1, &s, nullptr) != SQLITE_OK) {
+    return out;
+  }
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+  }
+  sqlite3_finalize(s);
+  return out;
+}
+
+std::uint64_t Database::ImageBytes() {
+  std::uint64_t n = 0;
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
+                         -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW) {
+    n = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
+  }
+  sqlite3_finalize(s);
+  return n;
+}
+
+std::uint64_t Database::Count(const std::string& table) {
+  std::uint64_t n = 0;
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db_, ("SELECT COUNT(*) FROM " + table).c_str(), -1, &s, nullptr) ==
+          SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW) {
+    n = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
+  }
+  sqlite3_finalize(s);
+  return n;
+}
+
+std::string Database::WriteCsv(int dir_fd, bool owner_only, std::uint64_t* bytes) {
+  for (const std::string& table : Tables()) {
+    const std::string name = table + ".csv";
+    const int fd = ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                            owner_only ? 0600 : 0644);
+    if (fd < 0) return name + ": cannot create: " + std::strerror(errno);
+    FILE* out = ::fdopen(fd, "w");
+    if (out == nullptr) {
+      ::close(fd);
+      return name + ": cannot write: " + std::strerror(errno);
+    }
+    std::string failed = Run(db_, "SELECT * FROM " + table, Format::kCsv, out);
+    const bool flushed = std::fflush(out) == 0 && ::fsync(fd) == 0;
+    const int flush_errno = errno;
+    if (const long at = std::ftell(out); at > 0) *bytes += static_cast<std::uint64_t>(at);
+    std::fclose(out);
+    if (!failed.empty()) return name + ": " + failed;
+    if (!flushed) return name + ": cannot write: " + std::strerror(flush_errno);
+  }
+  return "";
+}
+
+}  // namespace proctape::sql

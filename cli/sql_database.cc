@@ -1,0 +1,57 @@
+#include "cli/sql_database.h"
+
+#include "cli/errors.h"
+#include "cli/exit_codes.h"
+#include "cli/progress.h"
+#include "core/proc_parse.h"
+
+namespace proctape {
+
+std::vector<std::string> DatabaseReads(const std::vector<std::string>& files) {
+  std::vector<std::string> out = files;
+  for (const std::string& f : files) out.push_back(sql::ManifestBeside(f));
+  return out;
+}
+
+std::unique_ptr<sql::Database> LoadDatabase(const std::vector<std::string>& files,
+                                            bool damage_loads, int* exit_code) {
+  std::string error;
+  std::unique_ptr<sql::Database> d = sql::Database::Open(&error);
+  if (!d) {
+    *exit_code = Fail(kExitInternal, "cannot make the database: " + error);
+    return nullptr;
+  }
+  // A corpus of many files takes a while: where it is, on a terminal.
+  Progress progress;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& f = files[i];
+    progress.Show("loading " + std::to_string(i + 1) + " of " + std::to_string(files.size()) +
+                  ": " + EscapeBytes(f, 4096));
+    sql::Loaded l = d->Load(f);
+    if (l.refused) {
+      progress.Done();
+      *exit_code = FailAbout(ExitCodeFor(l.refused->kind), "", f, l.refused->message);
+      return nullptr;
+    }
+    if (!l.error.empty()) {
+      progress.Done();
+      *exit_code = FailAbout(kExitInternal, "", f, "the database: " + l.error);
+      return nullptr;
+    }
+    if (!l.damage.empty() && !damage_loads) {
+      progress.Done();
+      *exit_code = FailAbout(ExitCodeFor(l.damage_kind), "", f, l.damage);
+      return nullptr;
+    }
+    progress.Done();
+    if (!l.warning.empty()) Warn(l.warning);
+    if (!l.damage.empty()) Warn(AboutPath("", f, "loaded up to its damage: " + l.damage));
+  }
+  if (std::string f = d->Finish(); !f.empty()) {
+    *exit_code = Fail(kExitInternal, "the database's indexes: " + f);
+    return nullptr;
+  }
+  return d;
+}
+
+}  // namespace proctape

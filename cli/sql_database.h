@@ -1,0 +1,23 @@
+// The .ptape FILEs loaded into one SQLite database (analyze/sql/database.h),
+// as `proctape sql` and `proctape export --format sqlite|csv` load them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyze/sql/database.h"
+
+namespace proctape {
+
+// What the jail lets the load read: each FILE and the MANIFEST beside it.
+std::vector<std::string> DatabaseReads(const std::vector<std::string>& files);
+
+// Every FILE loaded, in order, and indexed. A FILE that is no .ptape is
+// refused with its status (10-16); a damaged one loads up to its damage with
+// one warning when `damage_loads`, else is refused as damaged (11-16). On
+// failure returns nullptr with *exit_code set and the line said.
+std::unique_ptr<sql::Database> LoadDatabase(const std::vector<std::string>& files,
+                                            bool damage_loads, int* exit_code);
+
+}  // namespace proctape
