@@ -34,6 +34,15 @@ std::string Exec(sqlite3* db, const std::string& sql) {
   return out;
 }
 
+// errno_name(N): "ENOENT" for 2, NULL for NULL or a number with no name.
+void ErrnoName(sqlite3_context* context, int, sqlite3_value** args) {
+  if (sqlite3_value_type(args[0]) == SQLITE_NULL) return sqlite3_result_null(context);
+  const sqlite3_int64 n = sqlite3_value_int64(args[0]);
+  const char* name = n > 0 && n < 4096 ? ::strerrorname_np(static_cast<int>(n)) : nullptr;
+  if (name == nullptr) return sqlite3_result_null(context);
+  sqlite3_result_text(context, name, -1, SQLITE_STATIC);
+}
+
 }  // namespace
 
 std::string ManifestBeside(const std::string& path) {
@@ -54,6 +63,12 @@ std::unique_ptr<Database> Database::Open(std::string* error) {
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       nullptr) != SQLITE_OK) {
     *error = d->db_ != nullptr ? sqlite3_errmsg(d->db_) : "cannot open an in-memory database";
+    return nullptr;
+  }
+  if (sqlite3_create_function(d->db_, "errno_name", 1,
+                              SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,
+                              ErrnoName, nullptr, nullptr) != SQLITE_OK) {
+    *error = std::string("errno_name: ") + sqlite3_errmsg(d->db_);
     return nullptr;
   }
   if (std::string f = CreateSchema(d->db_); !f.empty()) {

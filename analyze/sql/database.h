@@ -22,8 +22,9 @@ namespace proctape::sql {
 
 class Database {
  public:
-  // An in-memory database holding the schema's tables and views, or nullptr
-  // with *error (SQLite's message).
+  // An in-memory database holding the schema's tables and views, and the
+  // function errno_name(N) ("ENOENT" for 2), or nullptr with *error
+  // (SQLite's message).
   static std::unique_ptr<Database> Open(std::string* error);
   ~Database();
   Database(const Database&) = delete;

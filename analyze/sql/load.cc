@@ -90,9 +90,9 @@ class Loader {
       : db_(db),
         id_(id),
         facts_(facts),
-        process_(db, "INSERT INTO processes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+        process_(db, "INSERT INTO processes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
         observation_(db, "INSERT INTO observations VALUES (?,?,?,?,?,?,?,?,?)"),
-        resolution_(db, "INSERT INTO resolutions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+        resolution_(db, "INSERT INTO resolutions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
         frame_(db, "INSERT INTO frames VALUES (?,?,?,?,?,?,?)"),
         file_(db, "INSERT INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") {}
 
@@ -190,12 +190,22 @@ class Loader {
     if (p.has_stat() && p.stat().err() == 0 && !p.stat().truncated()) s = ParseStat(p.stat().data()).fields;
     std::optional<std::int64_t> uid;
     std::optional<std::string> nspid;
+    std::optional<std::int64_t> threads;
     if (p.has_status() && p.status().err() == 0) {
       if (auto line = StatusValue(p.status().data(), "Uid")) {
         std::optional<std::uint64_t> v = ParseCanonicalDecimal(line->substr(0, line->find('\t')));
         if (v) uid = static_cast<std::int64_t>(*v);
       }
-      if (auto line = StatusValue(p.status().data(), "NSpid")) nspid = EscapeBytes(*line, 256);
+      if (auto line = StatusValue(p.status().data(), "NSpid")) {
+        std::string levels(*line);
+        for (char& c : levels) c = c == '\t' ? ' ' : c;
+        nspid = EscapeBytes(levels, 256);
+      }
+      if (auto line = StatusValue(p.status().data(), "Threads")) {
+        if (std::optional<std::uint64_t> v = ParseCanonicalDecimal(*line)) {
+          threads = static_cast<std::int64_t>(*v);
+        }
+      }
     }
     Insert& q = process_;
     q.Int(id_).Int(static_cast<std::int64_t>(frame)).Int(p.pid());
@@ -207,6 +217,7 @@ class Loader {
     }
     q.Maybe(uid);
     nspid ? q.Text(*nspid) : q.Null();
+    q.Maybe(threads);
     if (p.has_exe()) {
       q.Int(static_cast<std::int64_t>(p.exe().dev())).Int(static_cast<std::int64_t>(p.exe().ino()))
           .Int(p.exe().err());
@@ -278,7 +289,7 @@ class Loader {
     q.Int(id_).Int(static_cast<std::int64_t>(resolutions_++));
     if (r.has_liveness()) {
       const v1::LivenessVerdict& v = r.liveness_verdict();
-      q.Text("liveness").Null().Null().Null().Null();
+      q.Text("liveness").Null().Null().Null().Null().Null().Null().Null();
       q.Int(r.liveness().pid()).Int(static_cast<std::int64_t>(r.liveness().start_ticks()));
       q.Text(v1::LivenessVerdict::Status_Name(v.status()));
       v.status() == v1::LivenessVerdict::ERROR ? q.Text(v1::Verdict::Status_Name(v.reason())) : q.Null();
@@ -287,7 +298,15 @@ class Loader {
       const v1::ResolutionRequest& req = r.resolve();
       const v1::Verdict& v = r.verdict();
       q.Text("resolve").Int(req.root_pid()).Int(static_cast<std::int64_t>(req.root_start_ticks()))
-          .Text(JoinEscaped(req.argv())).Text(EscapeBytes(req.token_var(), 256)).Null().Null();
+          .Text(JoinEscaped(req.argv())).Text(EscapeBytes(req.token_var(), 256))
+          .Text(EscapeBytes(req.exe_path(), 4096));
+      if (req.has_exe_identity() && req.exe_identity().err() == 0) {
+        q.Int(static_cast<std::int64_t>(req.exe_identity().dev()))
+            .Int(static_cast<std::int64_t>(req.exe_identity().ino()));
+      } else {
+        q.Null().Null();
+      }
+      q.Null().Null();
       q.Text(v1::Verdict::Status_Name(v.status())).Null();
       if (v.status() == v1::Verdict::RESOLVED) {
         q.Int(v.pid()).Int(static_cast<std::int64_t>(v.start_ticks())).Null();

@@ -13,7 +13,11 @@
 namespace proctape::sql {
 namespace {
 
-// A value as text: NULL as "NULL" (table) or "" (CSV), a BLOB escaped.
+// A value as text: NULL as "NULL" (table) or "" (CSV); a BLOB's bytes
+// escaped as every view escapes them (\xNN outside printable ASCII, '\'
+// included). Text was escaped so when loaded: only a byte outside printable
+// ASCII that SQL made (char(10), a BLOB cast) is escaped again, '\' kept, so
+// that loaded text shows as loaded.
 std::string Cell(sqlite3_stmt* s, int i, Format format) {
   switch (sqlite3_column_type(s, i)) {
     case SQLITE_NULL: return format == Format::kTable ? "NULL" : "";
@@ -25,9 +29,20 @@ std::string Cell(sqlite3_stmt* s, int i, Format format) {
     }
     default: {
       const unsigned char* t = sqlite3_column_text(s, i);
-      return EscapeBytes(std::string_view(t == nullptr ? "" : reinterpret_cast<const char*>(t),
-                                          static_cast<std::size_t>(sqlite3_column_bytes(s, i))),
-                         65536);
+      const std::size_t n = static_cast<std::size_t>(sqlite3_column_bytes(s, i));
+      std::string out;
+      out.reserve(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        const unsigned char c = t[k];
+        if (c >= 0x20 && c < 0x7f) {
+          out.push_back(static_cast<char>(c));
+        } else {
+          char buf[5];
+          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          out += buf;
+        }
+      }
+      return out;
     }
   }
 }

@@ -34,7 +34,8 @@ CREATE TABLE processes (
   state TEXT,                    -- stat field 3
   comm TEXT,                     -- stat field 2, escaped
   uid INTEGER,                   -- status Uid: (real)
-  nspid TEXT,                    -- status NSpid:, as read ("4103 7")
+  nspid TEXT,                    -- status NSpid:, its pids space-separated ("4103 7": host, then each inner namespace)
+  threads INTEGER,               -- status Threads:
   exe_dev INTEGER, exe_ino INTEGER, exe_err INTEGER,
   pid_ns_inode INTEGER,
   argv TEXT,                     -- cmdline's elements escaped, joined by one space
@@ -55,7 +56,8 @@ CREATE TABLE resolutions (
   file_id INTEGER NOT NULL REFERENCES files,
   idx INTEGER NOT NULL,          -- the recorded check, from 0
   kind TEXT NOT NULL,            -- resolve, liveness
-  root_pid INTEGER, root_start_ticks INTEGER, argv TEXT, token_var TEXT,
+  root_pid INTEGER, root_start_ticks INTEGER, argv TEXT, token_var TEXT,   -- resolve's request
+  exe_path TEXT, exe_dev INTEGER, exe_ino INTEGER,   -- the executable it expects, by identity
   liveness_pid INTEGER, liveness_start_ticks INTEGER,
   status TEXT,                   -- RESOLVED, NO_MATCH, ...; ALIVE, DEAD, ERROR
   reason TEXT,                   -- a liveness ERROR's
