@@ -1,0 +1,86 @@
+// How `proctape sql` prints rows (analyze/sql/query.h): a table, RFC 4180
+// CSV, or JSON by protobuf's printer; bytes never raw; the first failing
+// statement's message, one line.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <string>
+
+#include "analyze/sql/query.h"
+
+namespace proctape {
+namespace {
+
+class SqlQuery : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(sqlite3_open(":memory:", &db_), SQLITE_OK); }
+  void TearDown() override { sqlite3_close(db_); }
+
+  // What Run prints for `sql` in `format`; *failed its message.
+  std::string Printed(const std::string& sql, sql::Format format, std::string* failed = nullptr) {
+    std::FILE* out = std::tmpfile();
+    EXPECT_NE(out, nullptr);
+    const std::string f = sql::Run(db_, sql, format, out);
+    if (failed != nullptr) *failed = f;
+    std::rewind(out);
+    std::string text;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, out)) > 0;) text.append(buf, n);
+    std::fclose(out);
+    return text;
+  }
+
+  sqlite3* db_ = nullptr;
+};
+
+TEST_F(SqlQuery, ATableAlignsItsColumnsAndSaysNull) {
+  EXPECT_EQ(Printed("SELECT 1 AS a, 'long text' AS b UNION ALL SELECT 22, NULL", sql::Format::kTable),
+            "a   b\n"
+            "1   long text\n"
+            "22  NULL\n");
+}
+
+TEST_F(SqlQuery, CsvQuotesWhatRfc4180Quotes) {
+  EXPECT_EQ(Printed("SELECT 'a,b' AS \"x,y\", 'say \"hi\"' AS q, NULL AS n, 3 AS i", sql::Format::kCsv),
+            "\"x,y\",q,n,i\n"
+            "\"a,b\",\"say \"\"hi\"\"\",,3\n");
+}
+
+TEST_F(SqlQuery, BytesAreNeverPrintedRaw) {
+  // A BLOB: every byte outside printable ASCII, '\' included, as \xNN.
+  // Text SQL made with a control byte: that byte escaped, '\' kept (loaded
+  // text was escaped so when it was loaded).
+  EXPECT_EQ(Printed("SELECT X'1b5b33316d5c41' AS blob, 'a\\b' || char(10) || 'c' AS text",
+                    sql::Format::kCsv),
+            "blob,text\n"
+            "\\x1b[31m\\x5cA,a\\b\\x0ac\n");
+}
+
+TEST_F(SqlQuery, JsonIsOneObjectPerStatementWithExactIntegers) {
+  const std::string json = Printed(
+      "SELECT 1 AS one, 9007199254740993 AS big, -9007199254740993 AS neg, 0.5 AS half, NULL AS n, "
+      "'t' AS s, 1e999 AS inf; SELECT 2 AS two WHERE 0",
+      sql::Format::kJson);
+  EXPECT_EQ(json,
+            "{\"columns\":[\"one\",\"big\",\"neg\",\"half\",\"n\",\"s\",\"inf\"],"
+            "\"rows\":[[1,\"9007199254740993\",\"-9007199254740993\",0.5,null,\"t\",\"inf\"]]}\n"
+            "{\"columns\":[\"two\"],\"rows\":[]}\n");
+}
+
+TEST_F(SqlQuery, TheFirstFailingStatementStopsTheRunWithSqlitesMessage) {
+  std::string failed;
+  const std::string printed =
+      Printed("SELECT 1 AS a; SELECT nope FROM absent; SELECT 2 AS b", sql::Format::kTable, &failed);
+  EXPECT_EQ(printed, "a\n1\n");
+  EXPECT_EQ(failed, "no such table: absent");
+}
+
+TEST_F(SqlQuery, BlanksAndCommentsPrintNothing) {
+  std::string failed = "unset";
+  EXPECT_EQ(Printed("  -- nothing\n ; ", sql::Format::kTable, &failed), "");
+  EXPECT_EQ(failed, "");
+}
+
+}  // namespace
+}  // namespace proctape
