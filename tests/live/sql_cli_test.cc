@@ -1,0 +1,169 @@
+// `proctape sql` and `export --format sqlite|csv` as a user runs them (issue
+// 16 §1): statements from -c or standard input, bad SQL one line and exit 2,
+// read-only, a damaged file loaded up to its damage, a file that is no .ptape
+// refused with its status, --db by the rules of every output, and export's
+// database the same as --db's.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/live/corpus_files.h"
+#include "tests/live/files.h"
+
+namespace proctape::live {
+namespace {
+
+const std::string kPlain = CorpusFile("plain-unshare");
+const std::string kZombie = CorpusFile("zombie-bwrap");
+
+// One line on standard error: "proctape: sql: WHAT", or, about a path,
+// "proctape: PATH: WHAT" (`command` "": the form of every error about a path).
+void ExpectOneErrorLine(const CommandResult& r, const std::string& command) {
+  EXPECT_EQ(r.err.rfind(command.empty() ? "proctape: " : "proctape: " + command + ": ", 0), 0u)
+      << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
+TEST(SqlCli, EachCommandRunsInTurnOverEveryFile) {
+  const CommandResult r = Proctape({"sql", kPlain, kZombie, "-c",
+                                    "SELECT COUNT(*) AS files FROM files", "-c",
+                                    "SELECT entry FROM files ORDER BY file_id"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "files\n2\nentry\nplain-unshare\nzombie-bwrap\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(SqlCli, BadSqlIsSqlitesMessageOnOneLineAndExit2) {
+  const CommandResult r = Proctape({"sql", kPlain, "-c", "SELEC 1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  ExpectOneErrorLine(r, "sql");
+  EXPECT_NE(r.err.find("syntax error"), std::string::npos) << r.err;
+}
+
+TEST(SqlCli, TheDatabaseIsReadOnly) {
+  for (const char* write : {"DELETE FROM processes", "CREATE TABLE t (x)", "DROP VIEW pid_reuse"}) {
+    const CommandResult r = Proctape({"sql", kPlain, "-c", write});
+    EXPECT_EQ(r.exit_code, 2) << write;
+    ExpectOneErrorLine(r, "sql");
+    EXPECT_NE(r.err.find("readonly"), std::string::npos) << write << ": " << r.err;
+  }
+}
+
+TEST(SqlCli, WithoutCommandsTheStatementsComeFromStandardInput) {
+  TempDir dir("sql");
+  WriteFile(dir.File("q.sql"), "SELECT 1 AS a;\nSELECT\n  2 AS b;\n-- done\n");
+  const CommandResult r = ProctapeRedirected("<" + dir.File("q.sql"), {"sql", kPlain});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "a\n1\nb\n2\n");
+  // Not a terminal: no prompt, and the first failing statement ends it.
+  WriteFile(dir.File("bad.sql"), "SELECT 1 AS a;\nSELECT nope;\nSELECT 3 AS c;\n");
+  const CommandResult bad = ProctapeRedirected("<" + dir.File("bad.sql"), {"sql", kPlain});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "a\n1\n");
+  ExpectOneErrorLine(bad, "sql");
+}
+
+TEST(SqlCli, AFileFromStandardInputNeedsCommands) {
+  const CommandResult with = ProctapeRedirected("<'" + kPlain + "'", {"sql", "-", "-c",
+                                                "SELECT path, entry IS NULL, sha256 IS NULL FROM files"});
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_EQ(with.out, "path  entry IS NULL  sha256 IS NULL\n-     1              1\n");
+  const CommandResult without = ProctapeRedirected("<'" + kPlain + "'", {"sql", "-"});
+  EXPECT_EQ(without.exit_code, 2);
+  ExpectOneErrorLine(without, "sql");
+}
+
+TEST(SqlCli, AFileThatIsNoPtapeIsRefusedWithItsStatus) {
+  TempDir dir("sql");
+  WriteFile(dir.File("notes.txt"), "hello\n");
+  const CommandResult text = Proctape({"sql", kPlain, dir.File("notes.txt"), "-c", "SELECT 1"});
+  EXPECT_GE(text.exit_code, 10);
+  EXPECT_LE(text.exit_code, 16);
+  EXPECT_EQ(text.out, "") << "nothing is run over a partial load";
+  ExpectOneErrorLine(text, "");
+  EXPECT_NE(text.err.find("notes.txt"), std::string::npos) << text.err;
+  const CommandResult missing = Proctape({"sql", dir.File("absent.ptape"), "-c", "SELECT 1"});
+  EXPECT_EQ(missing.exit_code, 10);
+  ExpectOneErrorLine(missing, "");
+}
+
+TEST(SqlCli, ADamagedFileLoadsUpToItsDamage) {
+  TempDir dir("sql");
+  const std::string whole = FileBytes(kZombie);
+  WriteFile(dir.File("cut.ptape"), whole.substr(0, whole.size() * 2 / 3));
+  const CommandResult r = Proctape(
+      {"sql", dir.File("cut.ptape"), "-c",
+       "SELECT damage IS NOT NULL AS d, bytes < " + std::to_string(whole.size()) +
+           " AS b, (SELECT COUNT(*) > 0 FROM processes) AS p FROM files"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "d  b  p\n1  1  1\n");
+  EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("loaded up to its damage"), std::string::npos) << r.err;
+  // export refuses it, as in every format.
+  const CommandResult e = Proctape({"export", dir.File("cut.ptape"), "--format", "sqlite", "-o",
+                                    dir.File("cut.db")});
+  EXPECT_GE(e.exit_code, 11);
+  EXPECT_FALSE(Exists(dir.File("cut.db")));
+}
+
+TEST(SqlCli, DbIsWrittenByTheRulesOfEveryOutput) {
+  TempDir dir("sql");
+  const std::string db = dir.File("plain.db");
+  const CommandResult first = Proctape({"sql", kPlain, "--db", db});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, "") << "--db without -c asks nothing";
+  EXPECT_EQ(FileBytes(db).substr(0, 16), std::string("SQLite format 3\0", 16));
+  const CommandResult again = Proctape({"sql", kPlain, "--db", db});
+  EXPECT_EQ(again.exit_code, 10) << "an existing file is not replaced without --force";
+  ExpectOneErrorLine(again, "");
+  EXPECT_NE(again.err.find("--db"), std::string::npos) << again.err;
+  const CommandResult forced = Proctape({"sql", kZombie, "--db", db, "--force", "-c",
+                                         "SELECT entry FROM files"});
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(forced.out, "entry\nzombie-bwrap\n");
+  const CommandResult input = Proctape({"sql", kPlain, "--db", kPlain, "--force"});
+  EXPECT_EQ(input.exit_code, 2) << "an output that is an input is refused, --force or not";
+  const CommandResult force_alone = Proctape({"sql", kPlain, "--force", "-c", "SELECT 1"});
+  EXPECT_EQ(force_alone.exit_code, 2);
+}
+
+TEST(SqlCli, ExportSqliteIsTheDatabaseOfDb) {
+  TempDir dir("sql");
+  ASSERT_EQ(Proctape({"sql", kZombie, "--db", dir.File("a.db")}).exit_code, 0);
+  const CommandResult e =
+      Proctape({"export", kZombie, "--format", "sqlite", "-o", dir.File("b.db"), "--json"});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NE(e.out.find("\"format\":\"sqlite\""), std::string::npos) << e.out;
+  EXPECT_EQ(FileBytes(dir.File("a.db")), FileBytes(dir.File("b.db")));
+}
+
+TEST(SqlCli, ExportCsvWritesEveryTableAsItsOwnFile) {
+  TempDir dir("sql");
+  const std::string out = dir.File("csv");
+  const CommandResult e = Proctape({"export", kZombie, "--format", "csv", "-o", out});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  for (const char* table : {"files", "frames", "processes", "observations", "resolutions"}) {
+    const std::string csv = FileBytes(out + "/" + table + ".csv");
+    const CommandResult q = Proctape({"sql", kZombie, "--format", "csv", "-c",
+                                      std::string("SELECT * FROM ") + table});
+    ASSERT_EQ(q.exit_code, 0) << q.err;
+    EXPECT_EQ(csv, q.out) << table;
+  }
+  EXPECT_EQ(Proctape({"export", kZombie, "--format", "csv", "-o", out}).exit_code, 10)
+      << "an earlier export is replaced only with --force";
+  EXPECT_EQ(Proctape({"export", kZombie, "--format", "csv", "-o", out, "--force"}).exit_code, 0);
+  EXPECT_EQ(Proctape({"export", kZombie, "--format", "csv"}).exit_code, 2) << "csv needs -o DIR";
+}
+
+TEST(SqlCli, JsonIsFormatJsonAndNothingElse) {
+  const CommandResult r = Proctape({"sql", kPlain, "--json", "-c", "SELECT 1 AS one"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"columns\":[\"one\"],\"rows\":[[1]]}\n");
+  const CommandResult both = Proctape({"sql", kPlain, "--json", "--format", "csv", "-c", "SELECT 1"});
+  EXPECT_EQ(both.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace proctape::live
