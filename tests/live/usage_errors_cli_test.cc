@@ -240,7 +240,7 @@ TEST(UsageErrorsNamed, ConflictsAndChoicesAreSaidInWords) {
             std::string::npos)
       << Describe(r);
   r = Proctape({"export", "f", "--format", "nope"});
-  EXPECT_NE(r.err.find("export: --format: 'nope' is not one of json, dot, proc-dir ("),
+  EXPECT_NE(r.err.find("export: --format: 'nope' is not one of json, dot, proc-dir, sqlite, csv ("),
             std::string::npos)
       << Describe(r);
   r = Proctape({"lab", "--sandbox", "nope"});
@@ -255,10 +255,10 @@ TEST(UsageErrorsNamed, ConflictsAndChoicesAreSaidInWords) {
 TEST(UsageErrorsNamed, AMissingChoiceShowsNoDefault) {
   const CommandResult r = Proctape({"export", SourceCorpus() + "/f46add6575430d19.ptape"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
-  EXPECT_EQ(r.err, "proctape: export: missing --format json|dot|proc-dir (see 'proctape export "
+  EXPECT_EQ(r.err, "proctape: export: missing --format json|dot|proc-dir|sqlite|csv (see 'proctape export "
                    "--help')\n");
   const Help help = HelpOf({"export"});
-  EXPECT_NE(help.text.find("--format json|dot|proc-dir (required)"), std::string::npos)
+  EXPECT_NE(help.text.find("--format json|dot|proc-dir|sqlite|csv (required)"), std::string::npos)
       << help.text;
 }
 
