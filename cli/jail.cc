@@ -39,8 +39,9 @@ constexpr const char* kRefusedNames =
     "process_vm_readv, process_vm_writev, pidfd_getfd";
 
 // The commands that read only files (layer 2), as --print-jail lists them.
-constexpr const char* kFilesOnly[] = {"verify", "show",   "tree",   "diff",
-                                      "explain", "export", "replay", "corpus check"};
+constexpr const char* kFilesOnly[] = {"verify",   "show",   "tree",    "diff",     "explain",
+                                      "export",   "replay", "explore", "minimize", "sql",
+                                      "corpus check"};
 constexpr const char* kSeccompOnly[] = {"fingerprint", "resolve",     "liveness", "capture",
                                         "ownership",   "corpus add", "corpus list",
                                         "corpus rm",   "help"};

@@ -11,7 +11,8 @@
 //      main thread), so raise() and the interrupt handlers'
 //      re-raise (format/interrupt.h) keep working.
 //   2. Landlock, for the commands that read only files (verify, show, tree,
-//      diff, explain, export, replay, corpus check): the inputs are readable
+//      diff, explain, export, replay, explore, minimize, sql, corpus check):
+//      the inputs are readable
 //      (a file; a directory and what is beneath it), an output's directory
 //      allows making and removing entries (the temporary and its rename),
 //      and nothing else of the file system is reachable -- /proc included.
