@@ -1,7 +1,7 @@
 // `proctape sql FILE... [-c QUERY]... [--format table|csv|json] [--db OUT]`
-// (issue 16, work in progress on branch sql): the files loaded into an
-// in-memory SQLite database by one schema (analyze/sql/schema.sql), then SQL
-// run over it. Read-only unless --db keeps the database.
+// (docs/sql.md): the files loaded into an in-memory SQLite database by one
+// schema (analyze/sql/schema.sql), then SQL run over it, read-only; --db
+// also writes the database.
 #include <unistd.h>
 
 #include <cstdio>
@@ -129,9 +129,11 @@ void RegisterSql(CLI::App& app, int* exit_code) {
       "sql",
       "Load FILEs (a corpus: corpus/*.ptape) into an in-memory SQLite database, one\n"
       "schema for all (tables files, frames, processes, observations, resolutions;\n"
-      "views process_lifetimes, pid_reuse, tree_edges), and run SQL over it: each -c\n"
-      "QUERY, or else the statements on standard input (a prompt on a terminal). A\n"
-      "damaged file loads up to its damage (files.damage says where). Read-only.");
+      "views process_lifetimes, pid_reuse, tree_edges; every column in docs/sql.md,\n"
+      "with worked queries), and run SQL over it: each -c QUERY, or else the\n"
+      "statements on standard input (a prompt on a terminal). Raw /proc bytes are\n"
+      "BLOBs, printed escaped (\\xNN). errno_name(N) names an errno. A damaged file\n"
+      "loads up to its damage (files.damage says where). Read-only.");
   sub->add_option("FILE", o->files, "a .ptape file; several, or - for standard input")
       ->check(NonEmpty("an empty path names no file"))
       ->required();
@@ -150,7 +152,10 @@ void RegisterSql(CLI::App& app, int* exit_code) {
   sub->footer(std::string("Examples:\n"
                           "  proctape sql corpus/*.ptape \\\n"
                           "    -c 'SELECT status, COUNT(*) FROM resolutions GROUP BY 1'\n"
-                          "  proctape sql run.ptape -c 'SELECT * FROM pid_reuse' --format csv\n\n") +
+                          "  proctape sql run.ptape -c 'SELECT * FROM pid_reuse' --format csv\n"
+                          "  echo \"SELECT pid, comm FROM processes WHERE state = 'Z';\" |\n"
+                          "    proctape sql run.ptape\n"
+                          "  proctape sql corpus/*.ptape --db corpus.db && sqlite3 corpus.db\n\n") +
               ExitStatusFooter("0 the statements ran, 2 usage error or SQL that fails (SQLite's "
                                "message), 10-16 a FILE that cannot be opened"));
   sub->callback([=] {
