@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "analyze/sql/query.h"
+#include "analyze/sql/statement.h"
 #include "core/proc_parse.h"
 #include "corpus/corpus.h"
 #include "corpus/sha256.h"
@@ -26,13 +27,6 @@ std::string BaseOf(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string Exec(sqlite3* db, const std::string& sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) == SQLITE_OK) return "";
-  std::string out = message != nullptr ? message : "unknown SQLite error";
-  sqlite3_free(message);
-  return out;
-}
 
 // errno_name(N): "ENOENT" for 2, NULL for NULL or a number with no name.
 void ErrnoName(sqlite3_context* context, int, sqlite3_value** args) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyze/sql/schema.h"
+#include "analyze/sql/statement.h"
 #include "core/proc_parse.h"
 #include "format/file_holds.h"
 #include "format/snapshot_stream.h"
@@ -13,60 +14,6 @@
 
 namespace proctape::sql {
 namespace {
-
-// One prepared statement, reset after each row.
-class Insert {
- public:
-  Insert(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
-  }
-  ~Insert() { sqlite3_finalize(stmt_); }
-  Insert(const Insert&) = delete;
-  Insert& operator=(const Insert&) = delete;
-  bool ok() const { return stmt_ != nullptr; }
-
-  Insert& Int(std::int64_t v) {
-    sqlite3_bind_int64(stmt_, ++at_, v);
-    return *this;
-  }
-  Insert& Null() {
-    sqlite3_bind_null(stmt_, ++at_);
-    return *this;
-  }
-  Insert& Text(std::string_view v) {
-    sqlite3_bind_text(stmt_, ++at_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  // Bytes that outlive the row (a record of the item being loaded): not copied.
-  Insert& Blob(std::string_view v) {
-    sqlite3_bind_blob(stmt_, ++at_, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
-    return *this;
-  }
-  template <typename T>
-  Insert& Maybe(const std::optional<T>& v) {
-    return v ? Int(static_cast<std::int64_t>(*v)) : Null();
-  }
-  // Runs it: "" or SQLite's message.
-  std::string Row() {
-    const int rc = sqlite3_step(stmt_);
-    sqlite3_reset(stmt_);  // every row binds every parameter: none to clear
-    at_ = 0;
-    return rc == SQLITE_DONE ? "" : sqlite3_errmsg(db_);
-  }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-  int at_ = 0;
-};
-
-std::string Exec(sqlite3* db, const char* sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK) return "";
-  std::string out = message != nullptr ? message : "unknown SQLite error";
-  sqlite3_free(message);
-  return out;
-}
 
 // Each of `words` escaped, joined by one space: argv, a request's argv, a
 // header's command line.
@@ -372,13 +319,13 @@ constexpr std::string_view kIndexesMark = "-- @indexes";
 
 std::string CreateSchema(sqlite3* db) {
   const std::string_view all = kSchema;
-  return Exec(db, std::string(all.substr(0, all.find(kIndexesMark))).c_str());
+  return Exec(db, std::string(all.substr(0, all.find(kIndexesMark))));
 }
 
 std::string CreateIndexes(sqlite3* db) {
   const std::string_view all = kSchema;
   const std::size_t at = all.find(kIndexesMark);
-  return at == std::string_view::npos ? "" : Exec(db, std::string(all.substr(at)).c_str());
+  return at == std::string_view::npos ? "" : Exec(db, std::string(all.substr(at)));
 }
 
 Loaded LoadFile(sqlite3* db, std::int64_t file_id, const std::string& path,
