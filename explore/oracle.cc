@@ -130,7 +130,26 @@ Judgement JudgeResolutionRun(const EventContext& ctx, const History& history,
       }
     }
   }
-  for (std::uint64_t point : reads.points) {
+  // One walk of the history: the rules at the final re-read are judged on
+  // the way, when the walk passes it; a read of the wrong process at any
+  // point still comes first.
+  Judgement at_final;
+  bool judged = false;
+  auto judge_final = [&] {
+    judged = true;
+    const HostModel& final_truth = truth.At(*reads.last_stat);
+    at_final = JudgeResolution(final_truth, request, initial_root_start, verdict, true);
+    if (at_final.violation) return;
+    for (const auto& [pid, start] : others) {
+      if (WhyNotTheMatch(final_truth, request, initial_root_start, pid, start).empty()) {
+        at_final = Wrong("RESOLVED " + who + ", but " + Who(pid, start) +
+                         " matched as well, from the listing to the final re-read");
+        return;
+      }
+    }
+  };
+  for (std::uint64_t point : reads.points) {  // in call order
+    if (!judged && point > *reads.last_stat) judge_final();
     std::optional<StatFields> s = truth.At(point).Stat(verdict.pid);
     if (!s || s->start_ticks != verdict.start_ticks) {
       return Wrong("RESOLVED " + who + ", but at call " + std::to_string(point) +
@@ -139,17 +158,8 @@ Judgement JudgeResolutionRun(const EventContext& ctx, const History& history,
                       : std::string("no process held it")));
     }
   }
-  Truth at_final(ctx, history);  // points were asked past the final re-read
-  const HostModel& final_truth = at_final.At(*reads.last_stat);
-  Judgement j = JudgeResolution(final_truth, request, initial_root_start, verdict, true);
-  if (j.violation) return j;
-  for (const auto& [pid, start] : others) {
-    if (WhyNotTheMatch(final_truth, request, initial_root_start, pid, start).empty()) {
-      return Wrong("RESOLVED " + who + ", but " + Who(pid, start) +
-                   " matched as well, from the listing to the final re-read");
-    }
-  }
-  return {};
+  if (!judged) judge_final();
+  return at_final;
 }
 
 Judgement JudgeLiveness(const HostModel& truth, std::int64_t pid, std::uint64_t start_ticks,
