@@ -166,14 +166,13 @@ void RegisterCorpusAdd(CLI::App* corpus, int* exit_code) {
       "its scenario shows, docs/lab.md)")
       ->check(NonEmpty("an empty note says nothing (leave --note out for the default)"))
       ->type_name("SENTENCE");
-  a->add_option("--expect", add->request.expects,
-                "the verdict resolution K must give, K = 0, 1, ...: a status (NO_MATCH, DEAD, "
-                "ERROR PID_REUSED; RESOLVED or ERROR alone take the identity or reason from "
-                "the replay) or RESOLVED pid=N start=T")
-      ->check(NonEmpty("an empty verdict states nothing"))
-      ->type_name("VERDICT")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  OneValueEach(
+      a->add_option("--expect", add->request.expects,
+                    "the verdict resolution K must give, K = 0, 1, ...: a status (NO_MATCH, DEAD, "
+                    "ERROR PID_REUSED; RESOLVED or ERROR alone take the identity or reason from "
+                    "the replay) or RESOLVED pid=N start=T")
+          ->check(NonEmpty("an empty verdict states nothing"))
+          ->type_name("VERDICT"));
   a->add_flag("--json", add->json, "print the entry as one JSON object (CorpusAddResult)");
   a->footer(std::string("Examples:\n"
                         "  proctape corpus add failure.ptape --note 'pid reused under load'\n"

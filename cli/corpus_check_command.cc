@@ -129,11 +129,9 @@ void RegisterCorpusCheck(CLI::App* corpus, int* exit_code) {
                       "drift, <error> for an unreadable entry")
       ->each([check](const std::string&) { check->has_junit = true; });
   AddForceOption(c, check->force, "with --junit FILE: replace an existing FILE");
-  c->add_option("--entry", check->only, "check only this entry; repeat for more")
-      ->check(NonEmpty("an empty name names no entry"))
-      ->type_name("NAME")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  OneValueEach(c->add_option("--entry", check->only, "check only this entry; repeat for more")
+                   ->check(NonEmpty("an empty name names no entry"))
+                   ->type_name("NAME"));
   c->add_flag("--json", check->json, "print the report as one JSON object (CorpusReport)");
   c->footer(std::string("Examples:\n"
                         "  proctape corpus check                     # ./corpus\n"

@@ -143,4 +143,10 @@ CLI::Validator NonEmpty(const std::string& why) {
                         "", "non-empty");
 }
 
+CLI::Option* OneValueEach(CLI::Option* option) {
+  return option->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+}
+
 }  // namespace proctape

@@ -47,6 +47,12 @@ CLI::Validator Unsigned(std::uint64_t lo, std::uint64_t hi);
 // `why` says what the empty value fails to be: "an empty path names no file".
 CLI::Validator NonEmpty(const std::string& why);
 
+// An option that takes one value each time it is given and may be given
+// again for more (-c Q1 -c Q2, --expect V --expect W): what follows its one
+// value is never taken as another (`sql -c Q a.ptape b.ptape` keeps both
+// FILEs). Returns `option`.
+CLI::Option* OneValueEach(CLI::Option* option);
+
 // Domains used across the commands.
 inline constexpr std::int64_t kMaxPidValue = 2147483647;  // seed 000: pids 2..2^31-1
 // A pid option of a live command: a process the resolver may look at

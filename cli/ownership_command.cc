@@ -148,13 +148,12 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
   sub->add_flag("--all", o->request.all,
                 "also list the processes out of scope (OUT) and those that vanished during the "
                 "scan (GONE)");
-  sub->add_option("--output", o->request.outputs,
-                  "a declared output of the task (repeat it): present, or already absent; a "
-                  "parent that is a symbolic link or not a directory refuses the plan")
-      ->check(NonEmpty("an empty path names no output"))
-      ->type_name("PATH")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  OneValueEach(
+      sub->add_option("--output", o->request.outputs,
+                      "a declared output of the task (repeat it): present, or already absent; a "
+                      "parent that is a symbolic link or not a directory refuses the plan")
+          ->check(NonEmpty("an empty path names no output"))
+          ->type_name("PATH"));
   sub->add_flag("--force-scope", o->request.force_scope,
                 "plan new processes of older sessions that are not the verifier's (refused "
                 "without it: exit 26)");

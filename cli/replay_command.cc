@@ -334,10 +334,9 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
   CLI::Option* token_var =
       sub->add_option("--token-var", o->token_var, "replace the recorded token variable")
       ->type_name("NAME");
-  sub->add_option("--argv", o->argv, "replace the expected argv; repeat for each element")
-      ->type_name("ARG")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  OneValueEach(
+      sub->add_option("--argv", o->argv, "replace the expected argv; repeat for each element")
+          ->type_name("ARG"));
   CLI::Option* exe_identity = sub->add_option(
       "--exe-identity", o->exe_identity, "replace the attested executable identity, as DEV:INO")
       ->check(NonEmpty("an empty DEV:INO identifies no executable"))

@@ -253,11 +253,10 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_option("--token-var", o->token_var, "environment variable carrying the token")
       ->type_name("NAME")
       ->capture_default_str();
-  sub->add_option("--argv", o->argv,
-                  "one element of the expected argv; repeat it (default: /bin/sleep 120)")
-      ->type_name("ARG")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  OneValueEach(
+      sub->add_option("--argv", o->argv,
+                      "one element of the expected argv; repeat it (default: /bin/sleep 120)")
+          ->type_name("ARG"));
   sub->add_option("--exe", o->exe,
                   "without --fingerprint: the expected executable, attested now by device and "
                   "inode")

@@ -137,8 +137,11 @@ void RegisterSql(CLI::App& app, int* exit_code) {
   sub->add_option("FILE", o->files, "a .ptape file; several, or - for standard input")
       ->check(NonEmpty("an empty path names no file"))
       ->required();
-  sub->add_option("-c,--command", o->queries, "SQL to run (several statements may follow)")
-      ->type_name("QUERY");
+  OneValueEach(sub->add_option("-c,--command", o->queries,
+                               "SQL to run: one or more statements; -c again for more, run in "
+                               "turn")
+                   ->type_name("QUERY")
+                   ->check(NonEmpty("an empty QUERY asks nothing")));
   CLI::Option* format =
       sub->add_option("--format", o->format, "table, csv or json (per statement: columns, rows)")
           ->check(CLI::IsMember({"table", "csv", "json"}))

@@ -95,6 +95,13 @@ void TokenMask::Rebuild() {
   });
 }
 
+bool TokenMask::Holds(std::string_view text) const {
+  for (const Needle& n : needles_) {
+    if (text.find(n.text) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 void TokenMask::Mask(std::string* text) const {
   for (const Needle& n : needles_) ReplaceAll(text, n.text, n.length);
 }
@@ -107,12 +114,7 @@ std::string TokenMask::Masked(std::string_view text) const {
 
 void TokenMask::Mask(Message* message) const {
   if (needles_.empty()) return;
-  auto holds = [this](const std::string& text) {
-    for (const Needle& n : needles_) {
-      if (text.find(n.text) != std::string::npos) return true;
-    }
-    return false;
-  };
+  auto holds = [this](const std::string& text) { return Holds(text); };
   const Reflection* reflection = message->GetReflection();
   std::vector<const FieldDescriptor*> fields;
   reflection->ListFields(*message, &fields);  // the fields set: nothing else can hold a token

@@ -44,6 +44,9 @@ class TokenMask {
   void Add(std::string_view token);
   void Add(const TokenMask& other);
   bool empty() const { return tokens_.empty(); }
+  std::size_t size() const { return tokens_.size(); }
+  // Does `text` hold a token, in any form Masked replaces?
+  bool Holds(std::string_view text) const;
 
   // `text` with every occurrence of every token replaced by '*' of the
   // token's length. A token is found as raw bytes and as the views print raw

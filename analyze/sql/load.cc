@@ -10,6 +10,7 @@
 #include "core/proc_parse.h"
 #include "format/file_holds.h"
 #include "format/snapshot_stream.h"
+#include "replay/token_mask.h"
 #include "proto/convert.h"
 
 namespace proctape::sql {
@@ -73,6 +74,7 @@ class Loader {
       version_ = stream->version();
     }
     if (failed.empty() && open_frame_) failed = EndFrame();
+    if (failed.empty()) failed = MaskLateTokens();
     if (failed.empty()) failed = FileRow(path, out.damage);
     out.keeps_environ = KeepsEnvironValues(header_);
     out.error = failed;
@@ -83,7 +85,10 @@ class Loader {
   std::string Item(StreamItem& item, Loaded* out) {
     v1::Chunk& c = item.chunk;
     switch (item.kind) {
-      case StreamItem::Kind::kHeader: header_ = c.header(); return "";
+      case StreamItem::Kind::kHeader:
+        header_ = c.header();
+        mask_ = TokenMask::Of(header_, {});
+        return "";
       case StreamItem::Kind::kFooter: footer_ = c.footer(); return "";
       case StreamItem::Kind::kFingerprint: return "";
       case StreamItem::Kind::kFramePart: {
@@ -118,6 +123,62 @@ class Loader {
       case StreamItem::Kind::kResolution: return Resolution(c.resolution());
     }
     return "";
+  }
+
+  // Stored text or bytes that may hold a recording's token: masked as every
+  // view masks it ('*' of its length, replay/token_mask.h). The tokens the
+  // header names are known before any record; a request's own token, known
+  // only at its resolution, is masked afterwards (MaskLateTokens).
+  std::string Masked(std::string text) const {
+    if (mask_.Holds(text)) mask_.Mask(&text);
+    return text;
+  }
+  // A BLOB's bytes, masked into `slot` only when they hold a token (bound
+  // without a copy: `slot` outlives the row).
+  std::string_view MaskedBytes(std::string_view raw, std::string* slot) const {
+    if (!mask_.Holds(raw)) return raw;
+    *slot = mask_.Masked(raw);
+    return *slot;
+  }
+
+  // A request's token the header did not name: the rows loaded before its
+  // resolution are masked again, by SQL. "" or SQLite's message.
+  std::string MaskLateTokens() {
+    TokenMask all = mask_;
+    for (const std::string& t : request_tokens_) all.Add(t);
+    if (all.size() == mask_.size()) return "";
+    mask_ = all;
+    if (sqlite3_create_function(db_, "proctape_mask", 1, SQLITE_UTF8, &mask_, MaskFunction,
+                                nullptr, nullptr) != SQLITE_OK) {
+      return sqlite3_errmsg(db_);
+    }
+    const std::string id = std::to_string(id_);
+    std::string failed = Exec(
+        db_, "UPDATE processes SET comm = proctape_mask(comm), argv = proctape_mask(argv), "
+             "cmdline = proctape_mask(cmdline), environ = proctape_mask(environ), "
+             "stat = proctape_mask(stat), status = proctape_mask(status), "
+             "cgroup = proctape_mask(cgroup), cgroup_text = proctape_mask(cgroup_text) "
+             "WHERE file_id = " + id + ";"
+             "UPDATE resolutions SET argv = proctape_mask(argv), exe_path = proctape_mask(exe_path), "
+             "detail = proctape_mask(detail) WHERE file_id = " + id);
+    sqlite3_create_function(db_, "proctape_mask", 1, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr);
+    return failed;
+  }
+
+  // proctape_mask(X): X with the loader's tokens masked, of X's type.
+  static void MaskFunction(sqlite3_context* context, int, sqlite3_value** args) {
+    const auto* mask = static_cast<const TokenMask*>(sqlite3_user_data(context));
+    const int type = sqlite3_value_type(args[0]);
+    if (type != SQLITE_TEXT && type != SQLITE_BLOB) return sqlite3_result_value(context, args[0]);
+    const char* p = static_cast<const char*>(sqlite3_value_blob(args[0]));
+    const std::string_view v(p == nullptr ? "" : p, static_cast<std::size_t>(sqlite3_value_bytes(args[0])));
+    if (!mask->Holds(v)) return sqlite3_result_value(context, args[0]);
+    const std::string masked = mask->Masked(v);
+    if (type == SQLITE_TEXT) {
+      sqlite3_result_text(context, masked.data(), static_cast<int>(masked.size()), SQLITE_TRANSIENT);
+    } else {
+      sqlite3_result_blob(context, masked.data(), static_cast<int>(masked.size()), SQLITE_TRANSIENT);
+    }
   }
 
   std::string EndFrame() {
@@ -158,7 +219,7 @@ class Loader {
     q.Int(id_).Int(static_cast<std::int64_t>(frame)).Int(p.pid());
     if (s) {
       q.Int(s->ppid).Int(s->pgrp).Int(s->session).Int(static_cast<std::int64_t>(s->start_ticks));
-      q.Text(std::string(1, s->state)).Text(EscapeBytes(s->comm, 64));
+      q.Text(std::string(1, s->state)).Text(Masked(EscapeBytes(s->comm, 64)));
     } else {
       q.Null().Null().Null().Null().Null().Null();
     }
@@ -172,11 +233,16 @@ class Loader {
       q.Null().Null().Null();
     }
     p.has_pid_ns() ? q.Int(static_cast<std::int64_t>(p.pid_ns().ino())) : q.Null();
-    p.has_cmdline() && p.cmdline().err() == 0 ? q.Text(JoinEscaped(SplitNul(p.cmdline().data()))) : q.Null();
+    p.has_cmdline() && p.cmdline().err() == 0
+        ? q.Text(Masked(JoinEscaped(SplitNul(p.cmdline().data()))))
+        : q.Null();
+    std::size_t slot = 0;
     for (const v1::FileRead* r : {&p.cmdline(), &p.environ(), &p.stat(), &p.status(), &p.cgroup()}) {
-      r->err() == 0 ? q.Blob(r->data()) : q.Null();
+      r->err() == 0 ? q.Blob(MaskedBytes(r->data(), &blobs_[slot])) : q.Null();
+      ++slot;
     }
-    p.has_cgroup() && p.cgroup().err() == 0 ? q.Text(EscapeBytes(p.cgroup().data(), 4096)) : q.Null();
+    p.has_cgroup() && p.cgroup().err() == 0 ? q.Text(Masked(EscapeBytes(p.cgroup().data(), 4096)))
+                                            : q.Null();
     for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
       q.Int(r->err());
     }
@@ -245,8 +311,9 @@ class Loader {
       const v1::ResolutionRequest& req = r.resolve();
       const v1::Verdict& v = r.verdict();
       q.Text("resolve").Int(req.root_pid()).Int(static_cast<std::int64_t>(req.root_start_ticks()))
-          .Text(JoinEscaped(req.argv())).Text(EscapeBytes(req.token_var(), 256))
-          .Text(EscapeBytes(req.exe_path(), 4096));
+          .Text(Masked(JoinEscaped(req.argv()))).Text(EscapeBytes(req.token_var(), 256))
+          .Text(Masked(EscapeBytes(req.exe_path(), 4096)));
+      request_tokens_.push_back(req.token());
       if (req.has_exe_identity() && req.exe_identity().err() == 0) {
         q.Int(static_cast<std::int64_t>(req.exe_identity().dev()))
             .Int(static_cast<std::int64_t>(req.exe_identity().ino()));
@@ -260,7 +327,7 @@ class Loader {
       } else {
         q.Null().Null().Int(v.subject_pid());
       }
-      q.Int(v.attempts()).Int(static_cast<std::int64_t>(v.bytes_read())).Text(EscapeBytes(v.detail(), 4096));
+      q.Int(v.attempts()).Int(static_cast<std::int64_t>(v.bytes_read())).Text(Masked(EscapeBytes(v.detail(), 4096)));
     }
     q.Int(static_cast<std::int64_t>(r.first_observation()))
         .Int(static_cast<std::int64_t>(r.observation_count()))
@@ -276,7 +343,7 @@ class Loader {
     text_or_null(facts_.sha256);
     text_or_null(facts_.entry);
     text_or_null(facts_.scenario);
-    q.Text(JoinEscaped(header_.command_line())).Int(version_).Text(EscapeBytes(header_.tool_version(), 256))
+    q.Text(Masked(JoinEscaped(header_.command_line()))).Int(version_).Text(EscapeBytes(header_.tool_version(), 256))
         .Text(EscapeBytes(header_.host().hostname(), 256))
         .Text(EscapeBytes(header_.host().kernel_release(), 256))
         .Text(EscapeBytes(header_.host().boot_id(), 256))
@@ -308,6 +375,9 @@ class Loader {
   bool open_frame_ = false;
   std::uint64_t resolutions_ = 0;
   std::vector<Result> results_;  // each observation's, by index
+  TokenMask mask_;                       // the tokens known so far
+  std::vector<std::string> request_tokens_;
+  std::string blobs_[5];                 // a row's masked BLOBs
   std::uint64_t bytes_ = 0;
   std::uint32_t version_ = 0;
 };

@@ -187,6 +187,24 @@ TEST(UsageErrorsNamed, MissingRequiredIsNamedWithWhatItIs) {
   }
 }
 
+// An option given once per value (sql -c, corpus add --expect, replay and
+// resolve --argv, corpus check --entry, ownership --output) takes the one
+// value after it: the words after that stay FILEs (as sqlite3 -c Q a b
+// would be read), never more values of the option.
+TEST(UsageErrorsNamed, AnOptionRepeatedForMoreTakesOneValueEachTime) {
+  const std::string a = SourceCorpus() + "/051df0283b135a91.ptape";
+  const std::string b = SourceCorpus() + "/90f88ffa55b074b2.ptape";
+  const CommandResult sql = Proctape({"sql", "-c", "SELECT COUNT(*) AS n FROM files", a, b});
+  EXPECT_EQ(sql.exit_code, 0) << Describe(sql);
+  EXPECT_EQ(sql.out, "n\n2\n");
+  const CommandResult add = Proctape({"corpus", "add", "--expect", "RESOLVED", a, b});
+  EXPECT_EQ(add.exit_code, 2) << Describe(add);
+  EXPECT_NE(add.err.find("give one FILE with it (2 given)"), std::string::npos) << Describe(add);
+  const CommandResult replay = Proctape({"replay", "--argv", "/bin/sleep", "--argv", "120", a});
+  EXPECT_EQ(replay.err.find("missing FILE"), std::string::npos) << Describe(replay);
+  EXPECT_NE(replay.exit_code, 2) << "FILE was taken as an --argv: " << Describe(replay);
+}
+
 // An option of two values (diff --frames I J) names both in its help, and a
 // value missing names the one missing after those given.
 TEST(UsageErrorsNamed, TwoValueOptionNamesBothValues) {

@@ -21,6 +21,7 @@
 #include "corpus/sha256.h"
 #include "format/reader.h"
 #include "format/snapshot_stream.h"
+#include "replay/token_mask.h"
 #include "tests/unit/fake_host.h"
 #include "tests/unit/replay_fixture.h"
 
@@ -49,6 +50,11 @@ std::vector<std::vector<std::string>> Rows(sqlite3* db, const std::string& sql) 
   }
   sqlite3_finalize(s);
   return out;
+}
+
+std::string FileBytesOf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 std::string One(sqlite3* db, const std::string& sql) {
@@ -91,7 +97,9 @@ TEST_F(SqlLoad, EveryProcessRecordIsARowHoldingTheBytesAsRecorded) {
   EXPECT_EQ(db_->Count("processes"), records);
   EXPECT_EQ(db_->Count("frames"), snapshot_.frames.size());
   // Raw /proc content is stored as bytes exactly as read: each BLOB is the
-  // record's bytes, and the parsed columns are what its stat says.
+  // record's bytes (the token masked as every view masks it, '*' of its
+  // length), and the parsed columns are what its stat says.
+  const TokenMask mask = TokenMask::Of(snapshot_);
   for (const v1::Frame& f : snapshot_.frames) {
     for (const v1::ProcessRecord& p : f.processes()) {
       const std::string where = " WHERE frame = " + std::to_string(f.index()) +
@@ -99,10 +107,10 @@ TEST_F(SqlLoad, EveryProcessRecordIsARowHoldingTheBytesAsRecorded) {
       auto rows = Rows(db_->get(), "SELECT cmdline, environ, stat, status, start_ticks, ppid, comm, "
                                    "exe_ino FROM processes" + where);
       ASSERT_EQ(rows.size(), 1u) << where;
-      EXPECT_EQ(rows[0][0], p.cmdline().data()) << where;
-      EXPECT_EQ(rows[0][1], p.environ().data()) << where;
-      EXPECT_EQ(rows[0][2], p.stat().data()) << where;
-      EXPECT_EQ(rows[0][3], p.status().data()) << where;
+      EXPECT_EQ(rows[0][0], mask.Masked(p.cmdline().data())) << where;
+      EXPECT_EQ(rows[0][1], mask.Masked(p.environ().data())) << where;
+      EXPECT_EQ(rows[0][2], mask.Masked(p.stat().data())) << where;
+      EXPECT_EQ(rows[0][3], mask.Masked(p.status().data())) << where;
       const StatFields s = *ParseStat(p.stat().data()).fields;
       EXPECT_EQ(rows[0][4], std::to_string(s.start_ticks)) << where;
       EXPECT_EQ(rows[0][5], std::to_string(s.ppid)) << where;
@@ -235,6 +243,45 @@ TEST_F(SqlLoad, AManifestThatDoesNotParseIsAWarningNotAFailure) {
   ASSERT_EQ(l.error, "");
   EXPECT_NE(l.warning.find("MANIFEST"), std::string::npos) << l.warning;
   EXPECT_EQ(One(db_->get(), "SELECT entry IS NULL FROM files"), "1");
+}
+
+// Every value of every table, as bytes.
+std::string EveryValue(sql::Database& db) {
+  std::string all;
+  for (const std::string& table : db.Tables()) {
+    for (const auto& row : Rows(db.get(), "SELECT * FROM " + table)) {
+      for (const std::string& v : row) all += v + "\n";
+    }
+  }
+  return all;
+}
+
+// A recording keeps its token (the request's, the kept environ entry, the
+// sandbox's argv); every view masks it, and so does the database: '*' of
+// its length, in text and in the raw bytes.
+TEST_F(SqlLoad, TheTokenIsMaskedAsEveryViewMasksIt) {
+  ASSERT_NE(FileBytesOf(path_).find(kToken), std::string::npos) << "the file holds the token";
+  ASSERT_EQ(db_->Load(path_).error, "");
+  const std::string all = EveryValue(*db_);
+  EXPECT_EQ(all.find(kToken), std::string::npos);
+  EXPECT_NE(all.find("PROCTAPE_TOKEN=" + std::string(kToken.size(), '*')), std::string::npos);
+}
+
+// A request's token that the header does not name (no kept entry, no
+// --token on its command line) is known only at the resolution, after the
+// frames: the rows loaded before it are masked then.
+TEST_F(SqlLoad, ATokenKnownOnlyAtItsResolutionIsMaskedInTheRowsBeforeIt) {
+  Snapshot bare = snapshot_;
+  bare.header.mutable_redaction()->clear_kept_entries();
+  bare.header.clear_command_line();
+  const std::string path = dir_.File("bare.ptape");
+  std::string error;
+  ASSERT_TRUE(WriteSnapshotFile(bare, path, &error)) << error;
+  ASSERT_NE(FileBytesOf(path).find(kToken), std::string::npos);
+  ASSERT_EQ(db_->Load(path).error, "");
+  const std::string all = EveryValue(*db_);
+  EXPECT_EQ(all.find(kToken), std::string::npos);
+  EXPECT_NE(all.find(std::string(kToken.size(), '*')), std::string::npos);
 }
 
 TEST_F(SqlLoad, TheSavedDatabaseIsAnSqliteFileHoldingTheSameRows) {
