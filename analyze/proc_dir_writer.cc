@@ -37,6 +37,12 @@ OutputRequest ProcDirRequest(const std::string& path, bool force) {
   request.force = force;
   request.directory = true;
   request.directory_marker = kFrameFile;
+  // An earlier export holds its frame file and a directory per pid, and
+  // nothing else.
+  request.directory_entry = [](std::string_view name, bool is_directory) {
+    if (!is_directory) return name == kFrameFile;
+    return !name.empty() && name.find_first_not_of("0123456789") == std::string_view::npos;
+  };
   return request;
 }
 

@@ -119,7 +119,13 @@ int RunExport(const ExportOptions& o) {
     request.path = out;
     request.force = o.force;
     request.directory = true;
-    request.directory_marker = "files.csv";  // an earlier csv export
+    request.directory_marker = "files.csv";  // an earlier csv export holds it
+    request.directory_entry = [](std::string_view entry, bool is_directory) {
+      for (const char* table : sql::kTables) {
+        if (!is_directory && entry == std::string(table) + ".csv") return true;
+      }
+      return false;  // and nothing else
+    };
   } else {
     request.path = out;
     request.force = o.force;

@@ -100,6 +100,39 @@ bool HoldsMarker(int dir_fd, const std::string& name, const std::string& marker)
   return regular;
 }
 
+// The first entry at the top of directory `name` that `accepts` refuses
+// ("" when none; *err when it cannot be listed).
+std::string ForeignEntry(int dir_fd, const std::string& name,
+                         const std::function<bool(std::string_view, bool)>& accepts, int* err) {
+  int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    *err = errno;
+    return "";
+  }
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    *err = errno;
+    ::close(fd);
+    return "";
+  }
+  std::string foreign;
+  while (struct dirent* e = ::readdir(d)) {
+    const std::string_view entry = e->d_name;
+    if (entry == "." || entry == "..") continue;
+    struct stat st;
+    const bool is_dir = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                        S_ISDIR(st.st_mode);
+    const bool is_reg = !is_dir && ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                        S_ISREG(st.st_mode);
+    if ((!is_dir && !is_reg) || !accepts(entry, is_dir)) {
+      foreign = std::string(entry);
+      break;
+    }
+  }
+  ::closedir(d);
+  return foreign;
+}
+
 }  // namespace
 
 bool WriteAll(int fd, std::string_view data) {
@@ -189,6 +222,15 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
                         (request.directory_marker.empty() ? std::string("marker")
                                                           : Escaped(request.directory_marker)) +
                         "): refused, --force or not");
+        }
+        if (request.directory_entry) {
+          const std::string foreign =
+              ForeignEntry(out->parent_fd_, base, request.directory_entry, &err);
+          if (err != 0) return refuse(shown + ": cannot write: " + std::strerror(err));
+          if (!foreign.empty()) {
+            return refuse(shown + ": holds an earlier export and '" + Escaped(foreign) + "'" +
+                          ", which no export writes: refused, --force or not");
+          }
         }
         if (!request.force) {
           return refuse(shown + ": holds an earlier export: refused (use --force to replace it)");

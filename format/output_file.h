@@ -36,12 +36,14 @@
 // directory: a temporary directory beside it, renamed. An existing empty
 // directory is replaced without `force` (it holds nothing to lose); a
 // non-empty one only with `force`, and only when it holds the regular file
-// `directory_marker` (an earlier output of the same kind): it is then
-// swapped with the new one in one rename (RENAME_EXCHANGE) and removed.
+// `directory_marker` and nothing at its top that `directory_entry` refuses
+// (an earlier output of the same kind, and only that): it is then swapped
+// with the new one in one rename (RENAME_EXCHANGE) and removed.
 #pragma once
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,6 +59,11 @@ struct OutputRequest {
   bool binary = false;          // a .ptape: "-" refused when standard output is a terminal
   bool directory = false;       // a directory output
   std::string directory_marker; // directory: what makes an existing one replaceable
+  // directory: what an earlier output holds at its top, (name, is a
+  // directory) -> true; one entry it does not hold (a file of the user's)
+  // and the directory is not replaced, --force or not. Unset: only the
+  // marker is asked for.
+  std::function<bool(std::string_view name, bool is_directory)> directory_entry;
   // Rule 4's interrupt: register the temporary with format/interrupt.h (which
   // installs its handler). The library (api/) does not: a program that uses it
   // keeps its own signal dispositions, and a temporary outlives an interrupt

@@ -71,6 +71,11 @@ class Database {
   std::map<std::string, std::unique_ptr<Manifest>> manifests_;  // by directory; null: none
 };
 
+// The tables of the schema, in its order (what Tables() lists): the files
+// of a CSV export are these names with ".csv".
+inline constexpr const char* kTables[] = {"files", "frames", "processes", "observations",
+                                          "resolutions"};
+
 // The MANIFEST beside `path` (DIR/MANIFEST), which Load reads when it is
 // there: for the jail's list of inputs. "" for "-".
 std::string ManifestBeside(const std::string& path);

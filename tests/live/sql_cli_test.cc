@@ -154,6 +154,13 @@ TEST(SqlCli, ExportCsvWritesEveryTableAsItsOwnFile) {
   EXPECT_EQ(Proctape({"export", kZombie, "--format", "csv", "-o", out}).exit_code, 10)
       << "an earlier export is replaced only with --force";
   EXPECT_EQ(Proctape({"export", kZombie, "--format", "csv", "-o", out, "--force"}).exit_code, 0);
+  // A directory that holds files.csv and a file of the user's is no
+  // earlier export: never replaced.
+  WriteFile(out + "/notes.txt", "precious\n");
+  const CommandResult mine = Proctape({"export", kZombie, "--format", "csv", "-o", out, "--force"});
+  EXPECT_EQ(mine.exit_code, 10) << mine.err;
+  EXPECT_NE(mine.err.find("'notes.txt', which no export writes"), std::string::npos) << mine.err;
+  EXPECT_EQ(FileBytes(out + "/notes.txt"), "precious\n");
   EXPECT_EQ(Proctape({"export", kZombie, "--format", "csv"}).exit_code, 2) << "csv needs -o DIR";
 }
 

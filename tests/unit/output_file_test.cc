@@ -241,6 +241,37 @@ TEST_F(OutputFileTest, ANonEmptyDirectoryIsReplacedOnlyWhenAnEarlierOutputAndFor
   EXPECT_EQ(Slurp(Path("home/notes")), "mine");
 }
 
+// An earlier export that also holds a file no export writes is not replaced:
+// the marker says an export was there, not that nothing else is.
+TEST_F(OutputFileTest, AnEarlierOutputHoldingAForeignEntryIsNotReplacedEvenForced) {
+  ASSERT_EQ(::mkdir(Path("out").c_str(), 0755), 0);
+  Spit(Path("out/marker"), "");
+  Spit(Path("out/part"), "");
+  Spit(Path("out/notes"), "mine");
+  OutputRequest request;
+  request.path = Path("out");
+  request.force = true;
+  request.directory = true;
+  request.directory_marker = "marker";
+  request.directory_entry = [](std::string_view name, bool is_directory) {
+    return !is_directory && (name == "marker" || name == "part");
+  };
+  OutputError error;
+  EXPECT_FALSE(OutputFile::Open(request, &error));
+  EXPECT_EQ(error.message, Path("out") + ": holds an earlier export and 'notes', which no export "
+                                         "writes: refused, --force or not");
+  EXPECT_EQ(Slurp(Path("out/notes")), "mine");
+  ASSERT_EQ(::unlink(Path("out/notes").c_str()), 0);
+  ASSERT_EQ(::mkdir(Path("out/sub").c_str(), 0755), 0);  // a directory where none is written
+  EXPECT_FALSE(OutputFile::Open(request, &error));
+  ASSERT_EQ(::rmdir(Path("out/sub").c_str()), 0);
+  std::unique_ptr<OutputFile> out = OutputFile::Open(request, &error);
+  ASSERT_TRUE(out) << error.message;
+  std::string why;
+  ASSERT_TRUE(out->Commit(&why)) << why;
+  EXPECT_TRUE(Names("out").empty()) << "the earlier export, and only it, replaced";
+}
+
 TEST_F(OutputFileTest, AnEmptyDirectoryIsReplacedWithoutForce) {
   ASSERT_EQ(::mkdir(Path("empty").c_str(), 0755), 0);
   OutputError error;

@@ -204,6 +204,11 @@ TEST_F(SqlLoad, AFileThatIsNoPtapeIsRefusedAndLoadsNothing) {
   EXPECT_EQ(One(db_->get(), "SELECT file_id FROM files"), "1");
 }
 
+TEST_F(SqlLoad, TheTablesAreTheSchemasInItsOrder) {
+  std::vector<std::string> listed(std::begin(sql::kTables), std::end(sql::kTables));
+  EXPECT_EQ(db_->Tables(), listed);
+}
+
 TEST_F(SqlLoad, TheSameFileTwiceIsTwoFilesAndTheIndexesHoldBoth) {
   ASSERT_EQ(db_->Load(path_).error, "");
   ASSERT_EQ(db_->Load(path_).error, "");
