@@ -86,6 +86,9 @@ int RunSql(const SqlOptions& o) {
   std::string failed;
   auto run = [&](const std::string& text) {
     failed = sql::Run(d->get(), text, format, stdout);
+    if (failed == "not authorized") {
+      failed += ": the database is read-only (a PRAGMA may be read, never set)";
+    }
     return failed.empty();
   };
   if (!o.queries.empty()) {

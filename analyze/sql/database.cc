@@ -118,7 +118,29 @@ Loaded Database::Load(const std::string& path) {
 
 std::string Database::Finish() { return CreateIndexes(db_); }
 
-std::string Database::ReadOnly() { return Exec(db_, "PRAGMA query_only = 1"); }
+namespace {
+
+// The authorizer of a read-only database: a PRAGMA may be read, or asked
+// about a table (table_info(T), ...), never set -- `PRAGMA query_only = 0`
+// would undo the read-only state itself.
+int ReadOnlyPragmas(void*, int action, const char* name, const char* value, const char*,
+                    const char*) {
+  if (action != SQLITE_PRAGMA || value == nullptr) return SQLITE_OK;
+  for (const char* asks : {"table_info", "table_xinfo", "table_list", "index_list", "index_info",
+                           "index_xinfo", "foreign_key_list", "foreign_key_check",
+                           "integrity_check", "quick_check"}) {
+    if (sqlite3_stricmp(name, asks) == 0) return SQLITE_OK;
+  }
+  return SQLITE_DENY;
+}
+
+}  // namespace
+
+std::string Database::ReadOnly() {
+  if (std::string f = Exec(db_, "PRAGMA query_only = 1"); !f.empty()) return f;
+  return sqlite3_set_authorizer(db_, ReadOnlyPragmas, nullptr) == SQLITE_OK ? ""
+                                                                           : sqlite3_errmsg(db_);
+}
 
 std::string Database::SaveTo(OutputFile& out) {
   // The database's file image (sqlite3_serialize), written through the

@@ -39,7 +39,8 @@ class Database {
   Loaded Load(const std::string& path);
   // The indexes: after the last Load. "" or SQLite's message.
   std::string Finish();
-  // Makes every later statement read-only (PRAGMA query_only).
+  // Makes every later statement read-only (PRAGMA query_only), for good: a
+  // PRAGMA that sets a value is refused ("not authorized").
   std::string ReadOnly();
 
   // Writes the database, as one SQLite file, to `out`: "" or what failed.

@@ -43,12 +43,24 @@ TEST(SqlCli, BadSqlIsSqlitesMessageOnOneLineAndExit2) {
 }
 
 TEST(SqlCli, TheDatabaseIsReadOnly) {
-  for (const char* write : {"DELETE FROM processes", "CREATE TABLE t (x)", "DROP VIEW pid_reuse"}) {
+  for (const char* write : {"DELETE FROM processes", "CREATE TABLE t (x)", "DROP VIEW pid_reuse",
+                            "CREATE TEMP TABLE t (x)"}) {
     const CommandResult r = Proctape({"sql", kPlain, "-c", write});
     EXPECT_EQ(r.exit_code, 2) << write;
     ExpectOneErrorLine(r, "sql");
     EXPECT_NE(r.err.find("readonly"), std::string::npos) << write << ": " << r.err;
   }
+  // Nor can it be made writable again: a PRAGMA is read, never set.
+  const CommandResult undo = Proctape(
+      {"sql", kPlain, "-c", "PRAGMA query_only = 0; DELETE FROM processes", "-c",
+       "SELECT COUNT(*) > 0 AS kept FROM processes"});
+  EXPECT_EQ(undo.exit_code, 2);
+  EXPECT_EQ(undo.out, "");
+  EXPECT_NE(undo.err.find("not authorized: the database is read-only"), std::string::npos) << undo.err;
+  const CommandResult asks = Proctape({"sql", kPlain, "-c", "PRAGMA query_only", "-c",
+                                       "SELECT COUNT(*) AS columns FROM pragma_table_info('files')"});
+  ASSERT_EQ(asks.exit_code, 0) << asks.err;
+  EXPECT_EQ(asks.out.substr(0, 13), "query_only\n1\n");
 }
 
 TEST(SqlCli, WithoutCommandsTheStatementsComeFromStandardInput) {
