@@ -84,8 +84,9 @@ int RunSql(const SqlOptions& o) {
   }
   if (o.queries.empty() && o.db_given) return kExitOk;
   std::string failed;
+  std::size_t printed = 0;  // statements that printed columns: a blank line between
   auto run = [&](const std::string& text) {
-    failed = sql::Run(d->get(), text, format, stdout);
+    failed = sql::Run(d->get(), text, format, stdout, &printed);
     if (failed == "not authorized") {
       failed += ": the database is read-only (a PRAGMA may be read, never set)";
     }

@@ -4,7 +4,9 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +14,24 @@
 
 namespace proctape::sql {
 namespace {
+
+// Text as printed: a byte outside printable ASCII as \xNN, '\' kept (text
+// loaded from a file was escaped so when it was loaded, '\' included).
+std::string ShownText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(ch);
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
 
 // A value as text: NULL as "NULL" (table) or "" (CSV); a BLOB's bytes
 // escaped as every view escapes them (\xNN outside printable ASCII, '\'
@@ -29,20 +49,8 @@ std::string Cell(sqlite3_stmt* s, int i, Format format) {
     }
     default: {
       const unsigned char* t = sqlite3_column_text(s, i);
-      const std::size_t n = static_cast<std::size_t>(sqlite3_column_bytes(s, i));
-      std::string out;
-      out.reserve(n);
-      for (std::size_t k = 0; k < n; ++k) {
-        const unsigned char c = t[k];
-        if (c >= 0x20 && c < 0x7f) {
-          out.push_back(static_cast<char>(c));
-        } else {
-          char buf[5];
-          std::snprintf(buf, sizeof buf, "\\x%02x", c);
-          out += buf;
-        }
-      }
-      return out;
+      return ShownText(std::string_view(t == nullptr ? "" : reinterpret_cast<const char*>(t),
+                                        static_cast<std::size_t>(sqlite3_column_bytes(s, i))));
     }
   }
 }
@@ -93,12 +101,53 @@ std::string Json(const google::protobuf::Message& m) {
   return out;
 }
 
-// The rows of one prepared statement.
-std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out) {
+// A table's widths come from its first rows, which are held: past them a
+// row is printed as it is read, aligned to those widths (a wider cell
+// pushes the next), so that a result of millions of rows is never held.
+constexpr std::size_t kAlignedRows = 1000;
+
+// Prints a table's rows, aligned.
+class Table {
+ public:
+  Table(std::vector<std::string> names, FILE* out) : out_(out) {
+    for (const std::string& n : names) width_.push_back(n.size());
+    held_.push_back(std::move(names));
+  }
+  void Add(std::vector<std::string> row) {
+    if (held_.empty()) return Line(row);
+    for (std::size_t i = 0; i < row.size(); ++i) width_[i] = std::max(width_[i], row[i].size());
+    held_.push_back(std::move(row));
+    if (held_.size() > kAlignedRows) Flush();
+  }
+  void Flush() {
+    for (const auto& row : held_) Line(row);
+    held_.clear();
+  }
+
+ private:
+  void Line(const std::vector<std::string>& cells) {
+    std::string l;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      l += cells[i];
+      if (i + 1 < cells.size()) {
+        l += std::string(cells[i].size() < width_[i] ? width_[i] - cells[i].size() + 2 : 2, ' ');
+      }
+    }
+    std::fprintf(out_, "%s\n", l.c_str());
+  }
+
+  FILE* out_;
+  std::vector<std::size_t> width_;
+  std::vector<std::vector<std::string>> held_;  // the header and the first rows
+};
+
+// The rows of one prepared statement: "" or SQLite's message. `separate`:
+// a blank line first (a table or CSV block after another).
+std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool separate) {
   const int n = sqlite3_column_count(s);
   std::vector<std::string> names;
-  for (int i = 0; i < n; ++i) names.emplace_back(sqlite3_column_name(s, i));
-  std::vector<std::vector<std::string>> rows;  // table: kept to align
+  for (int i = 0; i < n; ++i) names.push_back(ShownText(sqlite3_column_name(s, i)));
+  if (separate && format != Format::kJson && n > 0) std::fprintf(out, "\n");
   // JSON: {"columns":[...],"rows":[[...],...]}, each list by protobuf's
   // printer, a row printed as it is read.
   bool first = true;
@@ -111,6 +160,8 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out) {
     for (int i = 0; i < n; ++i) std::fprintf(out, "%s%s", i ? "," : "", Csv(names[i]).c_str());
     std::fprintf(out, "\n");
   }
+  std::optional<Table> table;
+  if (format == Format::kTable && n > 0) table.emplace(names, out);
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     if (format == Format::kCsv) {
@@ -123,37 +174,23 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out) {
       for (int i = 0; i < n; ++i) SetValue(s, i, row.add_values());
       std::fprintf(out, "%s%s", first ? "" : ",", Json(row).c_str());
       first = false;
-    } else {
+    } else if (table) {
       std::vector<std::string> row;
       for (int i = 0; i < n; ++i) row.push_back(Cell(s, i, format));
-      rows.push_back(std::move(row));
+      table->Add(std::move(row));
     }
   }
   if (format == Format::kJson) std::fprintf(out, "]}\n");
-  if (rc != SQLITE_DONE) return sqlite3_errmsg(db);
-  if (format == Format::kTable && n > 0) {
-    std::vector<std::size_t> width(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) width[static_cast<std::size_t>(i)] = names[static_cast<std::size_t>(i)].size();
-    for (const auto& row : rows) {
-      for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-    }
-    auto line = [&](const std::vector<std::string>& cells) {
-      std::string l;
-      for (std::size_t i = 0; i < cells.size(); ++i) {
-        l += cells[i];
-        if (i + 1 < cells.size()) l += std::string(width[i] - cells[i].size() + 2, ' ');
-      }
-      std::fprintf(out, "%s\n", l.c_str());
-    };
-    line(names);
-    for (const auto& row : rows) line(row);
-  }
-  return "";
+  if (table) table->Flush();
+  return rc == SQLITE_DONE ? "" : sqlite3_errmsg(db);
 }
 
 }  // namespace
 
-std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out) {
+std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out,
+                std::size_t* printed) {
+  std::size_t here = 0;
+  if (printed == nullptr) printed = &here;
   const char* at = text.c_str();
   while (*at != '\0') {
     sqlite3_stmt* s = nullptr;
@@ -161,7 +198,9 @@ std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out) 
     if (sqlite3_prepare_v2(db, at, -1, &s, &tail) != SQLITE_OK) return sqlite3_errmsg(db);
     at = tail;
     if (s == nullptr) continue;  // blank or a comment
-    std::string failed = Print(db, s, format, out);
+    const bool has_columns = sqlite3_column_count(s) > 0;
+    std::string failed = Print(db, s, format, out, *printed > 0);
+    if (has_columns) ++*printed;
     sqlite3_finalize(s);
     if (!failed.empty()) return failed;
   }

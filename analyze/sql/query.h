@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 
@@ -13,7 +14,13 @@ namespace proctape::sql {
 enum class Format { kTable, kCsv, kJson };
 
 // Runs every statement of `text` in turn, printing each one's rows to `out`:
-// "" or SQLite's message (one line) for the first that fails.
-std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out);
+// "" or SQLite's message (one line) for the first that fails. Column names
+// and text show as values do (a byte outside printable ASCII as \xNN). A
+// table's widths come from its first 1,000 rows; later rows are printed as
+// they are read. `printed` counts the statements that printed columns,
+// across calls: a table or CSV block after another is set apart by a blank
+// line (JSON: one object per line).
+std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out,
+                std::size_t* printed = nullptr);
 
 }  // namespace proctape::sql

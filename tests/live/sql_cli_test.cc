@@ -30,7 +30,8 @@ TEST(SqlCli, EachCommandRunsInTurnOverEveryFile) {
                                     "SELECT COUNT(*) AS files FROM files", "-c",
                                     "SELECT entry FROM files ORDER BY file_id"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "files\n2\nentry\nplain-unshare\nzombie-bwrap\n");
+  EXPECT_EQ(r.out, "files\n2\n\nentry\nplain-unshare\nzombie-bwrap\n")
+      << "one table after another, set apart by a blank line";
   EXPECT_EQ(r.err, "");
 }
 
@@ -68,7 +69,7 @@ TEST(SqlCli, WithoutCommandsTheStatementsComeFromStandardInput) {
   WriteFile(dir.File("q.sql"), "SELECT 1 AS a;\nSELECT\n  2 AS b;\n-- done\n");
   const CommandResult r = ProctapeRedirected("<" + dir.File("q.sql"), {"sql", kPlain});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "a\n1\nb\n2\n");
+  EXPECT_EQ(r.out, "a\n1\n\nb\n2\n");
   // Not a terminal: no prompt, and the first failing statement ends it.
   WriteFile(dir.File("bad.sql"), "SELECT 1 AS a;\nSELECT nope;\nSELECT 3 AS c;\n");
   const CommandResult bad = ProctapeRedirected("<" + dir.File("bad.sql"), {"sql", kPlain});

@@ -76,6 +76,30 @@ TEST_F(SqlQuery, TheFirstFailingStatementStopsTheRunWithSqlitesMessage) {
   EXPECT_EQ(failed, "no such table: absent");
 }
 
+TEST_F(SqlQuery, TablesAndCsvBlocksAreSetApartByABlankLine) {
+  EXPECT_EQ(Printed("SELECT 1 AS a; SELECT 2 AS b", sql::Format::kTable), "a\n1\n\nb\n2\n");
+  EXPECT_EQ(Printed("SELECT 1 AS a; SELECT 2 AS b", sql::Format::kCsv), "a\n1\n\nb\n2\n");
+  EXPECT_EQ(Printed("SELECT 1 AS a; SELECT 2 AS b", sql::Format::kJson),
+            "{\"columns\":[\"a\"],\"rows\":[[1]]}\n{\"columns\":[\"b\"],\"rows\":[[2]]}\n");
+}
+
+TEST_F(SqlQuery, ColumnNamesAreShownAsValuesAre) {
+  EXPECT_EQ(Printed("SELECT 1 AS \"\x1b[31mred\", 2 AS \"a\nb\"", sql::Format::kTable),
+            "\\x1b[31mred  a\\x0ab\n"
+            "1            2\n");
+}
+
+// A table is aligned to its first 1,000 rows and streamed past them: a
+// wider cell later pushes the next one instead of being held for.
+TEST_F(SqlQuery, ALongTableIsAlignedToItsFirstRowsAndNeverHeldWhole) {
+  const std::string text = Printed(
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500) "
+      "SELECT CASE WHEN i = 1500 THEN 'wide-wide-wide' ELSE 'x' END AS v, i FROM n",
+      sql::Format::kTable);
+  EXPECT_EQ(text.substr(0, 10), "v  i\nx  1\n");
+  EXPECT_NE(text.find("\nwide-wide-wide  1500\n"), std::string::npos);
+}
+
 TEST_F(SqlQuery, BlanksAndCommentsPrintNothing) {
   std::string failed = "unset";
   EXPECT_EQ(Printed("  -- nothing\n ; ", sql::Format::kTable, &failed), "");
