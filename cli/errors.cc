@@ -105,6 +105,11 @@ bool JsonErrors() { return ErrorModeOf().json; }
 
 int UsageError(const std::string& message) { return Fail(kExitUsage, message); }
 
+int FailInCommand(int status, const std::string& message) {
+  const std::string& command = ErrorModeOf().command;
+  return Say(status, command.empty() ? message : command + ": " + message);
+}
+
 int Fail(int status, const std::string& raw) {
   const std::string message =
       status == kExitUsage ? AsUsageError(ErrorModeOf().command, OneLine(raw)) : raw;

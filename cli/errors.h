@@ -29,6 +29,10 @@ bool JsonErrors();
 // so that the last line of standard error is a failure (docs/cli/json.md);
 // in text each line is said at once.
 int Fail(int status, const std::string& message);
+// "CMD: MESSAGE" with `status`, never a pointer to the command's help: a
+// failure of what the user wrote in another language (SQL an engine
+// refused), not of how proctape was called.
+int FailInCommand(int status, const std::string& message);
 // Fail(kExitUsage, message): the line is not one proctape can run.
 int UsageError(const std::string& message);
 // The status a command ends with, once it has run (main). Under --json a

@@ -87,7 +87,7 @@ int ExportTables(const ExportOptions& o, const std::string& out, std::unique_ptr
   if (!error.empty() || !output->Commit(&error)) return FailAbout(kExitIo, "--output", out, error);
   const std::uint64_t processes = d->Count("processes");
   const std::size_t tables = d->Tables().size();
-  ProcDirStats csv{processes, o.format == "csv" ? tables : 0, bytes};
+  ProcDirStats csv{processes, o.format == "csv" ? tables : 1, bytes};
   Report(o, out, 0,
          "the whole file of " + name + " in the tables of 'proctape sql' (" +
              Plural(processes, "process record", "process records") + ", " +

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -35,6 +37,83 @@ struct SqlOptions {
   bool force = false;
 };
 
+// A line of the prompt that starts with '.' where a statement would: one of
+// sqlite3's commands a user reaches for first. False: .quit.
+bool DotCommand(sql::Database& d, const std::string& line,
+                const std::function<bool(const std::string&)>& run, std::string* failed) {
+  std::istringstream words(line);
+  std::string command, name;
+  words >> command >> name;
+  if (command == ".quit" || command == ".exit") return false;
+  if (command == ".tables") {
+    run("SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY rowid");
+  } else if (command == ".schema") {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(d.get(), "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND "
+                                    "(?1 = '' OR name = ?1) ORDER BY rowid",
+                           -1, &s, nullptr) == SQLITE_OK) {
+      sqlite3_bind_text(s, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+      while (sqlite3_step(s) == SQLITE_ROW) {
+        std::printf("%s;\n", reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+      }
+    }
+    sqlite3_finalize(s);
+  } else if (command == ".help") {
+    std::printf(".tables          the tables and views\n"
+                ".schema [NAME]   their CREATE statements (every column: docs/sql.md)\n"
+                ".quit            leave (or Ctrl-D)\n"
+                "SQL ends with ';' and may span lines; the database is read-only.\n");
+  } else {
+    *failed = "unknown command " + command + " (.help lists them)";
+  }
+  return true;
+}
+
+// The statements on standard input, each run once it is complete (';'). Not
+// a terminal: the first that fails ends the run, exit 2. A terminal: a
+// prompt on standard error, each failure said as it comes, exit 0 at the
+// end (Ctrl-D).
+int Statements(sql::Database& d, const std::function<bool(const std::string&)>& run,
+               std::string& failed) {
+  const bool terminal = ::isatty(0) != 0;
+  if (terminal) {
+    std::fprintf(stderr, "proctape sql: SQL ends with ';'; .help for commands; Ctrl-D to leave\n");
+  }
+  std::string statement;
+  std::string line;
+  auto said = [&]() -> int {
+    if (!terminal) return FailInCommand(kExitUsage, failed);
+    std::fprintf(stderr, "proctape: sql: %s\n", failed.c_str());
+    failed.clear();
+    return kExitOk;
+  };
+  if (terminal) std::fprintf(stderr, "sql> ");
+  while (std::getline(std::cin, line)) {
+    const std::size_t at = line.find_first_not_of(" \t");
+    if (statement.empty() && at != std::string::npos && line[at] == '.') {
+      if (!DotCommand(d, line.substr(at), run, &failed)) break;
+      if (!failed.empty() && said() != kExitOk) return kExitUsage;
+      std::fflush(stdout);
+      if (terminal) std::fprintf(stderr, "sql> ");
+      continue;
+    }
+    statement += line + "\n";
+    if (!sqlite3_complete(statement.c_str())) {
+      if (terminal) std::fprintf(stderr, "...> ");
+      continue;
+    }
+    if (!run(statement) && said() != kExitOk) return kExitUsage;
+    std::fflush(stdout);
+    statement.clear();
+    if (terminal) std::fprintf(stderr, "sql> ");
+  }
+  if (terminal) std::fprintf(stderr, "\n");
+  if (statement.find_first_not_of(" \t\n") != std::string::npos) {
+    if (!run(statement) && said() != kExitOk) return kExitUsage;
+  }
+  return kExitOk;
+}
+
 int RunSql(const SqlOptions& o) {
   if (o.json && o.format_given && o.format != "json") {
     return Fail(kExitUsage, "--json is --format json: not with --format " + o.format);
@@ -57,6 +136,9 @@ int RunSql(const SqlOptions& o) {
   const sql::Format format = o.format == "csv"                ? sql::Format::kCsv
                              : o.json || o.format == "json" ? sql::Format::kJson
                                                   : sql::Format::kTable;
+  // --format json is --json: a failure is then one JSON object on standard
+  // error too (docs/cli/json.md).
+  if (format == sql::Format::kJson && !o.json) SetErrorMode("sql", true);
   // The output before any input is read: checked, its temporary made.
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> db_file;
@@ -84,45 +166,21 @@ int RunSql(const SqlOptions& o) {
   }
   if (o.queries.empty() && o.db_given) return kExitOk;
   std::string failed;
-  std::size_t printed = 0;  // statements that printed columns: a blank line between
+  sql::RunState state;  // across every -c or statement of standard input
   auto run = [&](const std::string& text) {
-    failed = sql::Run(d->get(), text, format, stdout, &printed);
+    failed = sql::Run(d->get(), text, format, stdout, &state);
     if (failed == "not authorized") {
       failed += ": the database is read-only (a PRAGMA may be read, never set)";
     }
     return failed.empty();
   };
   if (!o.queries.empty()) {
-    for (const std::string& q : o.queries) {
-      if (!run(q)) return Fail(kExitUsage, failed);
+    for (std::size_t i = 0; i < o.queries.size(); ++i) {
+      if (!run(o.queries[i])) return FailInCommand(kExitUsage, failed);
     }
     return kExitOk;
   }
-  const bool terminal = ::isatty(0) != 0;
-  std::string statement;
-  std::string line;
-  bool ok = true;
-  if (terminal) std::fprintf(stderr, "sql> ");
-  while (std::getline(std::cin, line)) {
-    statement += line + "\n";
-    if (!sqlite3_complete(statement.c_str())) {
-      if (terminal) std::fprintf(stderr, "...> ");
-      continue;
-    }
-    if (!run(statement)) {
-      if (!terminal) return Fail(kExitUsage, failed);
-      std::fprintf(stderr, "proctape: sql: %s\n", failed.c_str());
-      ok = false;
-    }
-    std::fflush(stdout);
-    statement.clear();
-    if (terminal) std::fprintf(stderr, "sql> ");
-  }
-  if (terminal) std::fprintf(stderr, "\n");
-  if (statement.find_first_not_of(" \t\n") != std::string::npos && !run(statement)) {
-    return Fail(kExitUsage, failed);
-  }
-  return ok ? kExitOk : Fail(kExitUsage, "a statement failed (said above)");
+  return Statements(*d, run, failed);
 }
 
 }  // namespace
@@ -150,11 +208,13 @@ void RegisterSql(CLI::App& app, int* exit_code) {
       sub->add_option("--format", o->format, "table, csv or json (per statement: columns, rows)")
           ->check(CLI::IsMember({"table", "csv", "json"}))
           ->capture_default_str();
-  sub->add_flag("--json", o->json, "the same as --format json: one JSON object per statement");
+  sub->add_flag("--json", o->json,
+                "the same as --format json: one JSON object per statement, and a failure as "
+                "one JSON object on standard error");
   CLI::Option* db = AddSideOutputOption(
       sub, "--db", o->db,
-      "also write the database to this file (an SQLite database; without -c nothing is "
-      "asked: the same as 'export --format sqlite' of the FILEs)");
+      "also write the database to this file, once the FILEs are loaded (an SQLite "
+      "database; without -c nothing is asked: 'export --format sqlite' of the FILEs)");
   AddForceOption(sub, o->force, "replace an existing --db file");
   sub->footer(std::string("Examples:\n"
                           "  proctape sql corpus/*.ptape \\\n"
@@ -164,7 +224,8 @@ void RegisterSql(CLI::App& app, int* exit_code) {
                           "    proctape sql run.ptape\n"
                           "  proctape sql corpus/*.ptape --db corpus.db && sqlite3 corpus.db\n\n") +
               ExitStatusFooter("0 the statements ran, 2 usage error or SQL that fails (SQLite's "
-                               "message), 10-16 a FILE that cannot be opened"));
+                               "message), 10 a FILE cannot be read or --db cannot be written, "
+                               "11-16 a FILE is no .ptape"));
   sub->callback([=] {
     o->format_given = format->count() > 0;
     o->db_given = db->count() > 0;

@@ -69,6 +69,17 @@ std::unique_ptr<Database> Database::Open(std::string* error) {
     *error = "the schema: " + f;
     return nullptr;
   }
+  {
+    Insert errno_row(d->db_, "INSERT INTO errnos VALUES (?, ?)");
+    for (int err = 1; err < 4096 && errno_row.ok(); ++err) {
+      if (const char* name = ::strerrorname_np(err)) {
+        if (std::string f = errno_row.Int(err).Text(name).Row(); !f.empty()) {
+          *error = "the errnos: " + f;
+          return nullptr;
+        }
+      }
+    }
+  }
   return d;
 }
 

@@ -74,8 +74,8 @@ class Database {
 
 // The tables of the schema, in its order (what Tables() lists): the files
 // of a CSV export are these names with ".csv".
-inline constexpr const char* kTables[] = {"files", "frames", "processes", "observations",
-                                          "resolutions"};
+inline constexpr const char* kTables[] = {"files",        "frames",      "processes",
+                                          "observations", "resolutions", "errnos"};
 
 // The MANIFEST beside `path` (DIR/MANIFEST), which Load reads when it is
 // there: for the jail's list of inputs. "" for "-".

@@ -16,6 +16,12 @@
 namespace proctape::sql {
 namespace {
 
+// A file of one line, as read, without its newline (boot_id).
+std::string_view OneLineOf(std::string_view text) {
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  return text;
+}
+
 // Each of `words` escaped, joined by one space: argv, a request's argv, a
 // header's command line.
 template <typename Words>
@@ -325,7 +331,8 @@ class Loader {
       if (v.status() == v1::Verdict::RESOLVED) {
         q.Int(v.pid()).Int(static_cast<std::int64_t>(v.start_ticks())).Null();
       } else {
-        q.Null().Null().Int(v.subject_pid());
+        q.Null().Null();
+        v.subject_pid() != 0 ? q.Int(v.subject_pid()) : q.Null();
       }
       q.Int(v.attempts()).Int(static_cast<std::int64_t>(v.bytes_read())).Text(Masked(EscapeBytes(v.detail(), 4096)));
     }
@@ -346,7 +353,7 @@ class Loader {
     q.Text(Masked(JoinEscaped(header_.command_line()))).Int(version_).Text(EscapeBytes(header_.tool_version(), 256))
         .Text(EscapeBytes(header_.host().hostname(), 256))
         .Text(EscapeBytes(header_.host().kernel_release(), 256))
-        .Text(EscapeBytes(header_.host().boot_id(), 256))
+        .Text(EscapeBytes(OneLineOf(header_.host().boot_id()), 256))
         .Int(header_.capture_start_mono_ns())
         .Int(header_.capture_start_realtime_ns());
     footer_ ? q.Int(footer_->capture_end_mono_ns()) : q.Null();

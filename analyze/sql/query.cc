@@ -188,21 +188,30 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool s
 }  // namespace
 
 std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out,
-                std::size_t* printed) {
-  std::size_t here = 0;
-  if (printed == nullptr) printed = &here;
+                RunState* state) {
+  RunState here;
+  if (state == nullptr) state = &here;
+  auto numbered = [&](const std::string& message) {
+    return state->statements > 1 ? "statement " + std::to_string(state->statements) + ": " + message
+                                  : message;
+  };
   const char* at = text.c_str();
   while (*at != '\0') {
     sqlite3_stmt* s = nullptr;
     const char* tail = nullptr;
-    if (sqlite3_prepare_v2(db, at, -1, &s, &tail) != SQLITE_OK) return sqlite3_errmsg(db);
+    const int prepared = sqlite3_prepare_v2(db, at, -1, &s, &tail);
+    if (prepared == SQLITE_OK && s == nullptr) {  // blank or a comment
+      at = tail;
+      continue;
+    }
+    ++state->statements;
+    if (prepared != SQLITE_OK) return numbered(sqlite3_errmsg(db));
     at = tail;
-    if (s == nullptr) continue;  // blank or a comment
     const bool has_columns = sqlite3_column_count(s) > 0;
-    std::string failed = Print(db, s, format, out, *printed > 0);
-    if (has_columns) ++*printed;
+    std::string failed = Print(db, s, format, out, state->printed > 0);
+    if (has_columns) ++state->printed;
     sqlite3_finalize(s);
-    if (!failed.empty()) return failed;
+    if (!failed.empty()) return numbered(failed);
   }
   return "";
 }

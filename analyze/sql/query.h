@@ -13,14 +13,22 @@ namespace proctape::sql {
 
 enum class Format { kTable, kCsv, kJson };
 
+// What one run of several texts (each -c, each statement of standard
+// input) has done so far.
+struct RunState {
+  std::size_t statements = 0;  // statements run (or failed)
+  std::size_t printed = 0;     // of them, those that printed columns
+};
+
 // Runs every statement of `text` in turn, printing each one's rows to `out`:
-// "" or SQLite's message (one line) for the first that fails. Column names
-// and text show as values do (a byte outside printable ASCII as \xNN). A
-// table's widths come from its first 1,000 rows; later rows are printed as
-// they are read. `printed` counts the statements that printed columns,
-// across calls: a table or CSV block after another is set apart by a blank
-// line (JSON: one object per line).
+// "" or SQLite's message (one line) for the first that fails, "statement N:
+// " before it when it is not the run's first. Column names and text show
+// as values do (a byte outside printable ASCII as \xNN). A table's widths
+// come from its first 1,000 rows; later rows are printed as they are read.
+// A table or CSV block after another is set apart by a blank line (JSON:
+// one object per line). `state` carries the counts across calls (nullptr:
+// this text alone).
 std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out,
-                std::size_t* printed = nullptr);
+                RunState* state = nullptr);
 
 }  // namespace proctape::sql

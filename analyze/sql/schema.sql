@@ -11,7 +11,8 @@ CREATE TABLE files (
   command_line TEXT,             -- the header's: the command that wrote it, escaped
   format_version INTEGER,
   tool_version TEXT,
-  hostname TEXT, kernel TEXT, boot_id TEXT,
+  hostname TEXT, kernel TEXT,
+  boot_id TEXT,                  -- as read, without its newline
   capture_start_mono_ns INTEGER, capture_start_realtime_ns INTEGER,
   capture_end_mono_ns INTEGER,   -- the footer's (NULL: no footer)
   environ_redacted INTEGER,      -- 1: environ values stored as '*'
@@ -62,11 +63,17 @@ CREATE TABLE resolutions (
   status TEXT,                   -- RESOLVED, NO_MATCH, ...; ALIVE, DEAD, ERROR
   reason TEXT,                   -- a liveness ERROR's
   pid INTEGER, start_ticks INTEGER,          -- RESOLVED's identity
-  subject_pid INTEGER,           -- a failure's
+  subject_pid INTEGER,           -- a failure's (NULL: it names none)
   attempts INTEGER, bytes_read INTEGER,
   detail TEXT,
   first_observation INTEGER, observation_count INTEGER,
   start_mono_ns INTEGER, end_mono_ns INTEGER
+);
+-- The errno numbers of the columns above and their names (this C library's):
+-- what errno_name(N) says, for a tool that reads a saved database without it.
+CREATE TABLE errnos (
+  err INTEGER PRIMARY KEY,
+  name TEXT NOT NULL             -- ENOENT, ESRCH, EACCES, ...
 );
 -- One process, by (pid, start tick), across the frames that hold it.
 CREATE VIEW process_lifetimes AS
@@ -79,7 +86,9 @@ CREATE VIEW pid_reuse AS
          b.start_ticks AS later_start_ticks, b.first_frame AS later_first_frame
   FROM process_lifetimes a JOIN process_lifetimes b
     ON a.file_id = b.file_id AND a.pid = b.pid AND b.start_ticks > a.start_ticks;
--- Parent -> child, per frame.
+-- Parent -> child, per frame: ppid as stat gives it (0 for pid 1 and the
+-- kernel's threads; a parent the frame does not hold when the scan did not
+-- reach it).
 CREATE VIEW tree_edges AS
   SELECT file_id, frame, ppid AS parent, pid AS child FROM processes WHERE ppid IS NOT NULL;
 -- @indexes: created once every file is loaded (building an index once is

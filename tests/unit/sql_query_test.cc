@@ -73,7 +73,7 @@ TEST_F(SqlQuery, TheFirstFailingStatementStopsTheRunWithSqlitesMessage) {
   const std::string printed =
       Printed("SELECT 1 AS a; SELECT nope FROM absent; SELECT 2 AS b", sql::Format::kTable, &failed);
   EXPECT_EQ(printed, "a\n1\n");
-  EXPECT_EQ(failed, "no such table: absent");
+  EXPECT_EQ(failed, "statement 2: no such table: absent");
 }
 
 TEST_F(SqlQuery, TablesAndCsvBlocksAreSetApartByABlankLine) {
