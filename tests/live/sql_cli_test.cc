@@ -78,6 +78,31 @@ TEST(SqlCli, WithoutCommandsTheStatementsComeFromStandardInput) {
   ExpectOneErrorLine(bad, "sql");
 }
 
+TEST(SqlCli, StandardInputKnowsTheCommandsAUserReachesForFirst) {
+  TempDir dir("sql");
+  WriteFile(dir.File("dots.sql"), ".tables\n.schema errnos\nSELECT 1 AS a;\n.quit\nSELECT 2 AS b;\n");
+  const CommandResult r = ProctapeRedirected("<" + dir.File("dots.sql"), {"sql", kPlain});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("name               type\nfiles              table\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("CREATE TABLE errnos ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\na\n1\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\nb\n"), std::string::npos) << ".quit ends it: " << r.out;
+  WriteFile(dir.File("bad.sql"), "SELECT 1 AS a;\n.tabels\n");
+  const CommandResult bad = ProctapeRedirected("<" + dir.File("bad.sql"), {"sql", kPlain});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "proctape: sql: unknown command .tabels (.help lists them)\n");
+}
+
+TEST(SqlCli, AFailureUnderFormatJsonIsJsonAsUnderJson) {
+  for (const char* json : {"--json", "--format=json"}) {
+    const CommandResult r = Proctape({"sql", kPlain, json, "-c", "SELECT 1 AS a; SELEC"});
+    EXPECT_EQ(r.exit_code, 2) << json;
+    EXPECT_EQ(r.out, "{\"columns\":[\"a\"],\"rows\":[[1]]}\n") << json;
+    EXPECT_EQ(r.err.rfind("{\"command\":\"sql\",\"error\":\"sql: statement 2: near", 0), 0u)
+        << json << ": " << r.err;
+  }
+}
+
 TEST(SqlCli, AFileFromStandardInputNeedsCommands) {
   const CommandResult with = ProctapeRedirected("<'" + kPlain + "'", {"sql", "-", "-c",
                                                 "SELECT path, entry IS NULL, sha256 IS NULL FROM files"});
