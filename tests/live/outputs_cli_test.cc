@@ -94,14 +94,18 @@ TEST_P(OutputRules, ForceReplacesItWholeAndLeavesNothingBeside) {
   if (GetParam().directory) {
     ASSERT_EQ(::mkdir(out.c_str(), 0755), 0);
     WriteFile(out + "/proctape-frame", "mine");
-    WriteFile(out + "/stale", "mine");
+    // A pid of the earlier export's frame that the new one does not hold
+    // (what an export writes; a file of the user's is never replaced:
+    // tests/unit/output_file_test.cc).
+    ASSERT_EQ(::mkdir((out + "/99999").c_str(), 0755), 0);
+    WriteFile(out + "/99999/stat", "mine");
   } else {
     WriteFile(out, "mine");
   }
   CommandResult r = RunProctape(how_, Args(out, true));
   EXPECT_EQ(GetParam().wrote.count(r.exit_code), 1u) << Describe(r);
   ExpectWritten(out);
-  EXPECT_FALSE(Exists(out + "/stale"));
+  EXPECT_FALSE(Exists(out + "/99999"));
   EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"out"});
   EXPECT_EQ(Entries(tmp_.path()), std::vector<std::string>{});
 }
