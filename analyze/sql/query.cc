@@ -11,27 +11,10 @@
 #include <vector>
 
 #include "core/proc_parse.h"
+#include "proto/summary.h"
 
 namespace proctape::sql {
 namespace {
-
-// Text as printed: a byte outside printable ASCII as \xNN, '\' kept (text
-// loaded from a file was escaped so when it was loaded, '\' included).
-std::string ShownText(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(ch);
-    } else {
-      char buf[5];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
 
 // A value as text: NULL as "NULL" (table) or "" (CSV); a BLOB's bytes
 // escaped as every view escapes them (\xNN outside printable ASCII, '\'
@@ -49,7 +32,7 @@ std::string Cell(sqlite3_stmt* s, int i, Format format) {
     }
     default: {
       const unsigned char* t = sqlite3_column_text(s, i);
-      return ShownText(std::string_view(t == nullptr ? "" : reinterpret_cast<const char*>(t),
+      return Printable(std::string_view(t == nullptr ? "" : reinterpret_cast<const char*>(t),
                                         static_cast<std::size_t>(sqlite3_column_bytes(s, i))));
     }
   }
@@ -146,7 +129,7 @@ class Table {
 std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool separate) {
   const int n = sqlite3_column_count(s);
   std::vector<std::string> names;
-  for (int i = 0; i < n; ++i) names.push_back(ShownText(sqlite3_column_name(s, i)));
+  for (int i = 0; i < n; ++i) names.push_back(Printable(sqlite3_column_name(s, i)));
   if (separate && format != Format::kJson && n > 0) std::fprintf(out, "\n");
   // JSON: {"columns":[...],"rows":[[...],...]}, each list by protobuf's
   // printer, a row printed as it is read.
