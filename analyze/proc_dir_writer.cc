@@ -37,11 +37,21 @@ OutputRequest ProcDirRequest(const std::string& path, bool force) {
   request.force = force;
   request.directory = true;
   request.directory_marker = kFrameFile;
-  // An earlier export holds its frame file and a directory per pid, and
-  // nothing else.
-  request.directory_entry = [](std::string_view name, bool is_directory) {
-    if (!is_directory) return name == kFrameFile;
-    return !name.empty() && name.find_first_not_of("0123456789") == std::string_view::npos;
+  // An earlier export holds its frame file and a directory per pid, each
+  // holding the files of kProcDirFiles and its identity file, and nothing
+  // else.
+  request.directory_entry = [](std::string_view entry, bool is_directory) {
+    const std::size_t slash = entry.find('/');
+    const std::string_view top = entry.substr(0, slash);
+    const bool pid = !top.empty() && top.find_first_not_of("0123456789") == std::string_view::npos;
+    if (slash == std::string_view::npos) return is_directory ? pid : entry == kFrameFile;
+    const std::string_view file = entry.substr(slash + 1);
+    if (!pid || is_directory) return false;
+    if (file == kIdentityFile) return true;
+    for (ProcFile f : kProcDirFiles) {
+      if (file == ProcFileName(f)) return true;
+    }
+    return false;
   };
   return request;
 }

@@ -101,7 +101,8 @@ int ExportTables(const ExportOptions& o, const std::string& out, std::unique_ptr
 int RunExport(const ExportOptions& o) {
   const bool whole = o.format == "json" || o.format == "sqlite" || o.format == "csv";
   if (whole && o.has_frame) {
-    return Fail(kExitUsage, "--frame: --format " + o.format + " exports the whole file, every frame");
+    return Fail(kExitUsage,
+                "--frame: --format " + o.format + " exports the whole file, every frame");
   }
   if ((o.format == "proc-dir" || o.format == "csv") && (!o.has_out || o.out == "-")) {
     return Fail(kExitUsage, "--format " + o.format + " writes a directory: name it with -o DIR");
@@ -132,15 +133,17 @@ int RunExport(const ExportOptions& o) {
     request.stdout_allowed = true;
     request.binary = o.format == "sqlite";
   }
-  if (int refused = RefuseStandardStreams({{"FILE", o.file}});
-      refused != kExitOk) {
+  if (int refused = RefuseStandardStreams({{"FILE", o.file}}); refused != kExitOk) {
     return refused;
   }
   int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"FILE", o.file}}, &exit_code);
+  std::unique_ptr<OutputFile> output =
+      OpenOutput(request, "--output", {{"FILE", o.file}}, &exit_code);
   if (!output) return exit_code;
   const bool tables = o.format == "sqlite" || o.format == "csv";
-  if (int jailed = Jail({"export", true, tables ? DatabaseReads({o.file}) : std::vector<std::string>{o.file},
+  if (int jailed = Jail({"export",
+                         true,
+                         tables ? DatabaseReads({o.file}) : std::vector<std::string>{o.file},
                          {output.get()}});
       jailed != kExitOk) {
     return jailed;

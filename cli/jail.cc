@@ -128,6 +128,10 @@ bool AddRule(int ruleset, int fd, std::uint64_t rights, std::uint64_t handled,
   rule.parent_fd = fd;
   if (rule.allowed_access == 0) return true;
   if (::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
+    // An inode of no file system a rule can name (an anonymous pipe:
+    // /dev/stdin, <(...)): no rule, and the command's own open of it says
+    // that it cannot be read ('-' reads standard input).
+    if (errno == EBADFD && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) return true;
     *error = "landlock_add_rule: " + ErrnoText(errno);
     return false;
   }

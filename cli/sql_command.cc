@@ -6,9 +6,9 @@
 
 #include <cstdio>
 #include <functional>
-#include <sstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -49,8 +49,9 @@ bool DotCommand(sql::Database& d, const std::string& line,
     run("SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY rowid");
   } else if (command == ".schema") {
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(d.get(), "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND "
-                                    "(?1 = '' OR name = ?1) ORDER BY rowid",
+    if (sqlite3_prepare_v2(d.get(),
+                           "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND "
+                           "(?1 = '' OR name = ?1) ORDER BY rowid",
                            -1, &s, nullptr) == SQLITE_OK) {
       sqlite3_bind_text(s, 1, name.c_str(), -1, SQLITE_TRANSIENT);
       while (sqlite3_step(s) == SQLITE_ROW) {
@@ -59,10 +60,12 @@ bool DotCommand(sql::Database& d, const std::string& line,
     }
     sqlite3_finalize(s);
   } else if (command == ".help") {
-    std::printf(".tables          the tables and views\n"
-                ".schema [NAME]   their CREATE statements (every column: docs/sql.md)\n"
-                ".quit            leave (or Ctrl-D)\n"
-                "SQL ends with ';' and may span lines; the database is read-only.\n");
+    std::printf(
+        ".tables          the tables and views\n"
+        ".schema [NAME]   their CREATE statements (every column: docs/sql.md)\n"
+        ".help            this\n"
+        ".quit, .exit     leave (or Ctrl-D)\n"
+        "SQL ends with ';' and may span lines; the database is read-only.\n");
   } else {
     *failed = "unknown command " + command + " (.help lists them)";
   }
@@ -128,14 +131,15 @@ int RunSql(const SqlOptions& o) {
   if (statements_on_stdin) {
     for (const std::string& f : o.files) {
       if (f == "-") {
-        return Fail(kExitUsage, "FILE '-': without -c the statements are read from standard "
-                                "input, which cannot also be a file");
+        return Fail(kExitUsage,
+                    "FILE '-': without -c the statements are read from standard "
+                    "input, which cannot also be a file");
       }
     }
   }
-  const sql::Format format = o.format == "csv"                ? sql::Format::kCsv
+  const sql::Format format = o.format == "csv"              ? sql::Format::kCsv
                              : o.json || o.format == "json" ? sql::Format::kJson
-                                                  : sql::Format::kTable;
+                                                            : sql::Format::kTable;
   // --format json is --json: a failure is then one JSON object on standard
   // error too (docs/cli/json.md).
   if (format == sql::Format::kJson && !o.json) SetErrorMode("sql", true);
@@ -149,7 +153,8 @@ int RunSql(const SqlOptions& o) {
     db_file = OpenOutput(request, "--db", inputs, &exit_code);
     if (!db_file) return exit_code;
   }
-  if (int jailed = Jail({"sql", true, DatabaseReads(o.files), {db_file.get()}}); jailed != kExitOk) {
+  if (int jailed = Jail({"sql", true, DatabaseReads(o.files), {db_file.get()}});
+      jailed != kExitOk) {
     return jailed;
   }
   std::unique_ptr<sql::Database> d = LoadDatabase(o.files, /*damage_loads=*/true, &exit_code);
@@ -169,8 +174,11 @@ int RunSql(const SqlOptions& o) {
   sql::RunState state;  // across every -c or statement of standard input
   auto run = [&](const std::string& text) {
     failed = sql::Run(d->get(), text, format, stdout, &state);
-    if (failed == "not authorized") {
-      failed += ": the database is read-only (a PRAGMA may be read, never set)";
+    const std::string refused = "not authorized";
+    if (failed.size() >= refused.size() &&
+        failed.compare(failed.size() - refused.size(), refused.size(), refused) == 0) {
+      failed += ": the database is read-only (a PRAGMA may be read, never set; "
+                "fts3_tokenizer and load_extension are refused)";
     }
     return failed.empty();
   };
@@ -190,7 +198,8 @@ void RegisterSql(CLI::App& app, int* exit_code) {
   CLI::App* sub = app.add_subcommand(
       "sql",
       "Load FILEs (a corpus: corpus/*.ptape) into an in-memory SQLite database, one\n"
-      "schema for all (tables files, frames, processes, observations, resolutions;\n"
+      "schema for all (tables files, frames, processes, observations, resolutions,\n"
+      "errnos;\n"
       "views process_lifetimes, pid_reuse, tree_edges; every column in docs/sql.md,\n"
       "with worked queries), and run SQL over it: each -c QUERY, or else the\n"
       "statements on standard input (a prompt on a terminal). Raw /proc bytes are\n"

@@ -95,14 +95,16 @@ bool HoldsMarker(int dir_fd, const std::string& name, const std::string& marker)
   int fd = ::openat(dir_fd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st;
-  bool regular = ::fstatat(fd, marker.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+  bool regular =
+      ::fstatat(fd, marker.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
   ::close(fd);
   return regular;
 }
 
-// The first entry at the top of directory `name` that `accepts` refuses
-// ("" when none; *err when it cannot be listed).
-std::string ForeignEntry(int dir_fd, const std::string& name,
+// The first entry beneath directory `name` (opened at `dir_fd`) that
+// `accepts` refuses, as a path relative to the top ("" when none; *err when
+// one cannot be listed). `prefix`: the path of `name` below the top.
+std::string ForeignEntry(int dir_fd, const std::string& name, const std::string& prefix,
                          const std::function<bool(std::string_view, bool)>& accepts, int* err) {
   int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
@@ -117,16 +119,20 @@ std::string ForeignEntry(int dir_fd, const std::string& name,
   }
   std::string foreign;
   while (struct dirent* e = ::readdir(d)) {
-    const std::string_view entry = e->d_name;
+    const std::string entry = e->d_name;
     if (entry == "." || entry == "..") continue;
+    const std::string path = prefix + entry;
     struct stat st;
-    const bool is_dir = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                        S_ISDIR(st.st_mode);
-    const bool is_reg = !is_dir && ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                        S_ISREG(st.st_mode);
-    if ((!is_dir && !is_reg) || !accepts(entry, is_dir)) {
-      foreign = std::string(entry);
+    const bool known = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    const bool is_dir = known && S_ISDIR(st.st_mode);
+    // A link, a device, what cannot be told: never an export's.
+    if (!(is_dir || (known && S_ISREG(st.st_mode))) || !accepts(path, is_dir)) {
+      foreign = path;
       break;
+    }
+    if (is_dir) {
+      foreign = ForeignEntry(::dirfd(d), entry, path + "/", accepts, err);
+      if (!foreign.empty() || *err != 0) break;
     }
   }
   ::closedir(d);
@@ -184,8 +190,10 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
   out->parent_fd_ = ::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (out->parent_fd_ < 0) {
     const int err = errno;
-    if (err == ENOENT) return refuse(shown + ": cannot write: its directory " + dir_shown + " does not exist");
-    if (err == ENOTDIR) return refuse(shown + ": cannot write: " + dir_shown + " is not a directory");
+    if (err == ENOENT)
+      return refuse(shown + ": cannot write: its directory " + dir_shown + " does not exist");
+    if (err == ENOTDIR)
+      return refuse(shown + ": cannot write: " + dir_shown + " is not a directory");
     return refuse(shown + ": cannot write: its directory " + dir_shown + ": " + std::strerror(err));
   }
   out->base_ = base;
@@ -197,16 +205,18 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
   struct stat st;
   if (::fstatat(out->parent_fd_, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     if (S_ISLNK(st.st_mode)) {
-      return refuse(shown + ": is a symbolic link: refused, --force or not (a link's target is "
-                            "never written)");
+      return refuse(shown +
+                    ": is a symbolic link: refused, --force or not (a link's target is "
+                    "never written)");
     }
     if (!request.directory) {
       if (S_ISDIR(st.st_mode)) {
         return refuse(shown + ": is a directory: refused, --force or not (name a file)");
       }
       if (!S_ISREG(st.st_mode)) {
-        return refuse(shown + ": is not a regular file (a device, a pipe or a socket): refused, "
-                              "--force or not");
+        return refuse(shown +
+                      ": is not a regular file (a device, a pipe or a socket): refused, "
+                      "--force or not");
       }
       if (!request.force) return refuse(shown + ": exists: refused (use --force to replace it)");
     } else {
@@ -225,7 +235,7 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
         }
         if (request.directory_entry) {
           const std::string foreign =
-              ForeignEntry(out->parent_fd_, base, request.directory_entry, &err);
+              ForeignEntry(out->parent_fd_, base, "", request.directory_entry, &err);
           if (err != 0) return refuse(shown + ": cannot write: " + std::strerror(err));
           if (!foreign.empty()) {
             return refuse(shown + ": holds an earlier export and '" + Escaped(foreign) + "'" +

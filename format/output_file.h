@@ -59,11 +59,12 @@ struct OutputRequest {
   bool binary = false;          // a .ptape: "-" refused when standard output is a terminal
   bool directory = false;       // a directory output
   std::string directory_marker; // directory: what makes an existing one replaceable
-  // directory: what an earlier output holds at its top, (name, is a
-  // directory) -> true; one entry it does not hold (a file of the user's)
-  // and the directory is not replaced, --force or not. Unset: only the
-  // marker is asked for.
-  std::function<bool(std::string_view name, bool is_directory)> directory_entry;
+  // directory: what an earlier output holds, (path relative to it, "1" or
+  // "1/stat"; is a directory) -> true; every entry is asked, a directory's
+  // only once it is accepted. One entry it refuses (a file of the user's,
+  // anywhere) and the directory is not replaced, --force or not. Unset: only
+  // the marker is asked for.
+  std::function<bool(std::string_view path, bool is_directory)> directory_entry;
   // Rule 4's interrupt: register the temporary with format/interrupt.h (which
   // installs its handler). The library (api/) does not: a program that uses it
   // keeps its own signal dispositions, and a temporary outlives an interrupt

@@ -1,6 +1,7 @@
 #include "analyze/sql/database.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,7 +27,6 @@ std::string BaseOf(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
-
 
 // errno_name(N): "ENOENT" for 2, NULL for NULL or a number with no name.
 void ErrnoName(sqlite3_context* context, int, sqlite3_value** args) {
@@ -112,7 +112,13 @@ Loaded Database::Load(const std::string& path) {
   std::string warning;
   if (path != "-") {
     std::string error;
-    if (!Sha256File(path, &facts.sha256, &error)) facts.sha256.clear();  // the load says why
+    // A regular file only: a pipe or a FIFO holds its bytes for one read,
+    // the load's (its sha256 is NULL, as standard input's).
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        !Sha256File(path, &facts.sha256, &error)) {
+      facts.sha256.clear();  // the load says why
+    }
     if (const ManifestEntry* e = EntryOf(path, &warning)) {
       facts.entry = e->name;
       facts.scenario = e->scenario;
@@ -133,14 +139,21 @@ namespace {
 
 // The authorizer of a read-only database: a PRAGMA may be read, or asked
 // about a table (table_info(T), ...), never set -- `PRAGMA query_only = 0`
-// would undo the read-only state itself.
-int ReadOnlyPragmas(void*, int action, const char* name, const char* value, const char*,
-                    const char*) {
-  if (action != SQLITE_PRAGMA || value == nullptr) return SQLITE_OK;
+// would undo the read-only state itself; fts3_tokenizer() (which registers
+// a function pointer) and load_extension() are refused.
+int ReadOnlyAuthorizer(void*, int action, const char* arg1, const char* arg2, const char*,
+                       const char*) {
+  if (action == SQLITE_FUNCTION) {
+    for (const char* refused : {"fts3_tokenizer", "load_extension"}) {
+      if (arg2 != nullptr && sqlite3_stricmp(arg2, refused) == 0) return SQLITE_DENY;
+    }
+    return SQLITE_OK;
+  }
+  if (action != SQLITE_PRAGMA || arg2 == nullptr) return SQLITE_OK;
   for (const char* asks : {"table_info", "table_xinfo", "table_list", "index_list", "index_info",
                            "index_xinfo", "foreign_key_list", "foreign_key_check",
                            "integrity_check", "quick_check"}) {
-    if (sqlite3_stricmp(name, asks) == 0) return SQLITE_OK;
+    if (sqlite3_stricmp(arg1, asks) == 0) return SQLITE_OK;
   }
   return SQLITE_DENY;
 }
@@ -149,8 +162,12 @@ int ReadOnlyPragmas(void*, int action, const char* name, const char* value, cons
 
 std::string Database::ReadOnly() {
   if (std::string f = Exec(db_, "PRAGMA query_only = 1"); !f.empty()) return f;
-  return sqlite3_set_authorizer(db_, ReadOnlyPragmas, nullptr) == SQLITE_OK ? ""
-                                                                           : sqlite3_errmsg(db_);
+  // SQLite's defensive mode too: no write to its own schema, whatever asks.
+  if (sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr) != SQLITE_OK ||
+      sqlite3_set_authorizer(db_, ReadOnlyAuthorizer, nullptr) != SQLITE_OK) {
+    return sqlite3_errmsg(db_);
+  }
+  return "";
 }
 
 std::string Database::SaveTo(OutputFile& out) {
@@ -160,9 +177,9 @@ std::string Database::SaveTo(OutputFile& out) {
   unsigned char* image = sqlite3_serialize(db_, "main", &size, 0);
   if (image == nullptr) return std::string("cannot serialize the database: ") + sqlite3_errmsg(db_);
   std::string error;
-  const bool ok = out.Write(std::string_view(reinterpret_cast<const char*>(image),
-                                             static_cast<std::size_t>(size)),
-                            &error);
+  const bool ok = out.Write(
+      std::string_view(reinterpret_cast<const char*>(image), static_cast<std::size_t>(size)),
+      &error);
   sqlite3_free(image);
   return ok ? "" : error;
 }

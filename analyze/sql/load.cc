@@ -5,12 +5,12 @@
 #include <string_view>
 #include <vector>
 
+#include "analyze/sql/row_mask.h"
 #include "analyze/sql/schema.h"
 #include "analyze/sql/statement.h"
 #include "core/proc_parse.h"
 #include "format/file_holds.h"
 #include "format/snapshot_stream.h"
-#include "replay/token_mask.h"
 #include "proto/convert.h"
 
 namespace proctape::sql {
@@ -34,9 +34,7 @@ std::string JoinEscaped(const Words& words) {
   return out;
 }
 
-std::string_view FileName(int file) {
-  return ProcFileName(static_cast<ProcFile>(file));
-}
+std::string_view FileName(int file) { return ProcFileName(static_cast<ProcFile>(file)); }
 
 class Loader {
  public:
@@ -44,9 +42,12 @@ class Loader {
       : db_(db),
         id_(id),
         facts_(facts),
-        process_(db, "INSERT INTO processes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+        process_(db,
+                 "INSERT INTO processes VALUES "
+                 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
         observation_(db, "INSERT INTO observations VALUES (?,?,?,?,?,?,?,?,?)"),
-        resolution_(db, "INSERT INTO resolutions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+        resolution_(
+            db, "INSERT INTO resolutions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
         frame_(db, "INSERT INTO frames VALUES (?,?,?,?,?,?,?)"),
         file_(db, "INSERT INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") {}
 
@@ -80,7 +81,7 @@ class Loader {
       version_ = stream->version();
     }
     if (failed.empty() && open_frame_) failed = EndFrame();
-    if (failed.empty()) failed = MaskLateTokens();
+    if (failed.empty()) failed = mask_.MaskLate(db_, id_);
     if (failed.empty()) failed = FileRow(path, out.damage);
     out.keeps_environ = KeepsEnvironValues(header_);
     out.error = failed;
@@ -93,10 +94,13 @@ class Loader {
     switch (item.kind) {
       case StreamItem::Kind::kHeader:
         header_ = c.header();
-        mask_ = TokenMask::Of(header_, {});
+        mask_.Begin(header_);
         return "";
-      case StreamItem::Kind::kFooter: footer_ = c.footer(); return "";
-      case StreamItem::Kind::kFingerprint: return "";
+      case StreamItem::Kind::kFooter:
+        footer_ = c.footer();
+        return "";
+      case StreamItem::Kind::kFingerprint:
+        return "";
       case StreamItem::Kind::kFramePart: {
         const v1::Frame& part = c.frame();
         if (item.first_part) {
@@ -126,65 +130,10 @@ class Loader {
           ++out->observations;
         }
         return "";
-      case StreamItem::Kind::kResolution: return Resolution(c.resolution());
+      case StreamItem::Kind::kResolution:
+        return Resolution(c.resolution());
     }
     return "";
-  }
-
-  // Stored text or bytes that may hold a recording's token: masked as every
-  // view masks it ('*' of its length, replay/token_mask.h). The tokens the
-  // header names are known before any record; a request's own token, known
-  // only at its resolution, is masked afterwards (MaskLateTokens).
-  std::string Masked(std::string text) const {
-    if (mask_.Holds(text)) mask_.Mask(&text);
-    return text;
-  }
-  // A BLOB's bytes, masked into `slot` only when they hold a token (bound
-  // without a copy: `slot` outlives the row).
-  std::string_view MaskedBytes(std::string_view raw, std::string* slot) const {
-    if (!mask_.Holds(raw)) return raw;
-    *slot = mask_.Masked(raw);
-    return *slot;
-  }
-
-  // A request's token the header did not name: the rows loaded before its
-  // resolution are masked again, by SQL. "" or SQLite's message.
-  std::string MaskLateTokens() {
-    TokenMask all = mask_;
-    for (const std::string& t : request_tokens_) all.Add(t);
-    if (all.size() == mask_.size()) return "";
-    mask_ = all;
-    if (sqlite3_create_function(db_, "proctape_mask", 1, SQLITE_UTF8, &mask_, MaskFunction,
-                                nullptr, nullptr) != SQLITE_OK) {
-      return sqlite3_errmsg(db_);
-    }
-    const std::string id = std::to_string(id_);
-    std::string failed = Exec(
-        db_, "UPDATE processes SET comm = proctape_mask(comm), argv = proctape_mask(argv), "
-             "cmdline = proctape_mask(cmdline), environ = proctape_mask(environ), "
-             "stat = proctape_mask(stat), status = proctape_mask(status), "
-             "cgroup = proctape_mask(cgroup), cgroup_text = proctape_mask(cgroup_text) "
-             "WHERE file_id = " + id + ";"
-             "UPDATE resolutions SET argv = proctape_mask(argv), exe_path = proctape_mask(exe_path), "
-             "detail = proctape_mask(detail) WHERE file_id = " + id);
-    sqlite3_create_function(db_, "proctape_mask", 1, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr);
-    return failed;
-  }
-
-  // proctape_mask(X): X with the loader's tokens masked, of X's type.
-  static void MaskFunction(sqlite3_context* context, int, sqlite3_value** args) {
-    const auto* mask = static_cast<const TokenMask*>(sqlite3_user_data(context));
-    const int type = sqlite3_value_type(args[0]);
-    if (type != SQLITE_TEXT && type != SQLITE_BLOB) return sqlite3_result_value(context, args[0]);
-    const char* p = static_cast<const char*>(sqlite3_value_blob(args[0]));
-    const std::string_view v(p == nullptr ? "" : p, static_cast<std::size_t>(sqlite3_value_bytes(args[0])));
-    if (!mask->Holds(v)) return sqlite3_result_value(context, args[0]);
-    const std::string masked = mask->Masked(v);
-    if (type == SQLITE_TEXT) {
-      sqlite3_result_text(context, masked.data(), static_cast<int>(masked.size()), SQLITE_TRANSIENT);
-    } else {
-      sqlite3_result_blob(context, masked.data(), static_cast<int>(masked.size()), SQLITE_TRANSIENT);
-    }
   }
 
   std::string EndFrame() {
@@ -201,7 +150,8 @@ class Loader {
 
   std::string Process(std::uint64_t frame, const v1::ProcessRecord& p) {
     std::optional<StatFields> s;
-    if (p.has_stat() && p.stat().err() == 0 && !p.stat().truncated()) s = ParseStat(p.stat().data()).fields;
+    if (p.has_stat() && p.stat().err() == 0 && !p.stat().truncated())
+      s = ParseStat(p.stat().data()).fields;
     std::optional<std::int64_t> uid;
     std::optional<std::string> nspid;
     std::optional<std::int64_t> threads;
@@ -225,7 +175,7 @@ class Loader {
     q.Int(id_).Int(static_cast<std::int64_t>(frame)).Int(p.pid());
     if (s) {
       q.Int(s->ppid).Int(s->pgrp).Int(s->session).Int(static_cast<std::int64_t>(s->start_ticks));
-      q.Text(std::string(1, s->state)).Text(Masked(EscapeBytes(s->comm, 64)));
+      q.Text(std::string(1, s->state)).Text(mask_.Masked(EscapeBytes(s->comm, 64)));
     } else {
       q.Null().Null().Null().Null().Null().Null();
     }
@@ -233,23 +183,27 @@ class Loader {
     nspid ? q.Text(*nspid) : q.Null();
     q.Maybe(threads);
     if (p.has_exe()) {
-      q.Int(static_cast<std::int64_t>(p.exe().dev())).Int(static_cast<std::int64_t>(p.exe().ino()))
+      q.Int(static_cast<std::int64_t>(p.exe().dev()))
+          .Int(static_cast<std::int64_t>(p.exe().ino()))
           .Int(p.exe().err());
     } else {
       q.Null().Null().Null();
     }
     p.has_pid_ns() ? q.Int(static_cast<std::int64_t>(p.pid_ns().ino())) : q.Null();
     p.has_cmdline() && p.cmdline().err() == 0
-        ? q.Text(Masked(JoinEscaped(SplitNul(p.cmdline().data()))))
+        ? q.Text(mask_.Masked(JoinEscaped(SplitNul(p.cmdline().data()))))
         : q.Null();
     std::size_t slot = 0;
-    for (const v1::FileRead* r : {&p.cmdline(), &p.environ(), &p.stat(), &p.status(), &p.cgroup()}) {
-      r->err() == 0 ? q.Blob(MaskedBytes(r->data(), &blobs_[slot])) : q.Null();
+    for (const v1::FileRead* r :
+         {&p.cmdline(), &p.environ(), &p.stat(), &p.status(), &p.cgroup()}) {
+      r->err() == 0 ? q.Blob(mask_.MaskedBytes(r->data(), &blobs_[slot])) : q.Null();
       ++slot;
     }
-    p.has_cgroup() && p.cgroup().err() == 0 ? q.Text(Masked(EscapeBytes(p.cgroup().data(), 4096)))
-                                            : q.Null();
-    for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+    p.has_cgroup() && p.cgroup().err() == 0
+        ? q.Text(mask_.Masked(EscapeBytes(p.cgroup().data(), 4096)))
+        : q.Null();
+    for (const v1::FileRead* r :
+         {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
       q.Int(r->err());
     }
     q.Int(p.cmdline().truncated() ? 1 : 0).Int(p.environ().truncated() ? 1 : 0);
@@ -270,9 +224,12 @@ class Loader {
         const v1::FileRead& r = o.read_file().result();
         return {r.err(), static_cast<std::int64_t>(r.data().size()), r.truncated() ? 1 : 0};
       }
-      case v1::Observation::kExeIdentity: return {o.exe_identity().result().err(), {}, {}};
-      case v1::Observation::kPathIdentity: return {o.path_identity().result().err(), {}, {}};
-      default: return {};
+      case v1::Observation::kExeIdentity:
+        return {o.exe_identity().result().err(), {}, {}};
+      case v1::Observation::kPathIdentity:
+        return {o.path_identity().result().err(), {}, {}};
+      default:
+        return {};
     }
   }
 
@@ -281,23 +238,33 @@ class Loader {
     // that one's result (the stream, told not to, copies no bytes).
     const std::uint64_t index = o.index();
     if (results_.size() <= index) results_.resize(index + 1);
-    results_[index] = o.same_as() != 0 && o.same_as() <= index ? results_[index - o.same_as()]
-                                                                : ResultOf(o);
+    results_[index] =
+        o.same_as() != 0 && o.same_as() <= index ? results_[index - o.same_as()] : ResultOf(o);
     const Result& r = results_[index];
     Insert& q = observation_;
     q.Int(id_).Int(static_cast<std::int64_t>(index));
     switch (o.call_case()) {
-      case v1::Observation::kListPids: q.Text("list_pids").Null().Null(); break;
+      case v1::Observation::kListPids:
+        q.Text("list_pids").Null().Null();
+        break;
       case v1::Observation::kReadFile:
         q.Text("read_file").Int(o.read_file().pid()).Text(FileName(o.read_file().file()));
         break;
       case v1::Observation::kExeIdentity:
         q.Text("exe_identity").Int(o.exe_identity().pid()).Text("exe");
         break;
-      case v1::Observation::kPathIdentity: q.Text("path_identity").Null().Null(); break;
-      case v1::Observation::kNow: q.Text("now").Null().Null(); break;
-      case v1::Observation::kSleepUntil: q.Text("sleep_until").Null().Null(); break;
-      default: q.Text("unknown").Null().Null(); break;
+      case v1::Observation::kPathIdentity:
+        q.Text("path_identity").Null().Null();
+        break;
+      case v1::Observation::kNow:
+        q.Text("now").Null().Null();
+        break;
+      case v1::Observation::kSleepUntil:
+        q.Text("sleep_until").Null().Null();
+        break;
+      default:
+        q.Text("unknown").Null().Null();
+        break;
     }
     q.Maybe(r.err).Maybe(r.bytes).Maybe(r.truncated).Int(o.mono_ns());
     return q.Row();
@@ -311,15 +278,19 @@ class Loader {
       q.Text("liveness").Null().Null().Null().Null().Null().Null().Null();
       q.Int(r.liveness().pid()).Int(static_cast<std::int64_t>(r.liveness().start_ticks()));
       q.Text(v1::LivenessVerdict::Status_Name(v.status()));
-      v.status() == v1::LivenessVerdict::ERROR ? q.Text(v1::Verdict::Status_Name(v.reason())) : q.Null();
+      v.status() == v1::LivenessVerdict::ERROR ? q.Text(v1::Verdict::Status_Name(v.reason()))
+                                               : q.Null();
       q.Null().Null().Null().Null().Null().Text(v.detail());
     } else {
       const v1::ResolutionRequest& req = r.resolve();
       const v1::Verdict& v = r.verdict();
-      q.Text("resolve").Int(req.root_pid()).Int(static_cast<std::int64_t>(req.root_start_ticks()))
-          .Text(Masked(JoinEscaped(req.argv()))).Text(EscapeBytes(req.token_var(), 256))
-          .Text(Masked(EscapeBytes(req.exe_path(), 4096)));
-      request_tokens_.push_back(req.token());
+      q.Text("resolve")
+          .Int(req.root_pid())
+          .Int(static_cast<std::int64_t>(req.root_start_ticks()))
+          .Text(mask_.Masked(JoinEscaped(req.argv())))
+          .Text(EscapeBytes(req.token_var(), 256))
+          .Text(mask_.Masked(EscapeBytes(req.exe_path(), 4096)));
+      mask_.Request(req.token());
       if (req.has_exe_identity() && req.exe_identity().err() == 0) {
         q.Int(static_cast<std::int64_t>(req.exe_identity().dev()))
             .Int(static_cast<std::int64_t>(req.exe_identity().ino()));
@@ -334,7 +305,9 @@ class Loader {
         q.Null().Null();
         v.subject_pid() != 0 ? q.Int(v.subject_pid()) : q.Null();
       }
-      q.Int(v.attempts()).Int(static_cast<std::int64_t>(v.bytes_read())).Text(Masked(EscapeBytes(v.detail(), 4096)));
+      q.Int(v.attempts())
+          .Int(static_cast<std::int64_t>(v.bytes_read()))
+          .Text(mask_.Masked(EscapeBytes(v.detail(), 4096)));
     }
     q.Int(static_cast<std::int64_t>(r.first_observation()))
         .Int(static_cast<std::int64_t>(r.observation_count()))
@@ -350,7 +323,9 @@ class Loader {
     text_or_null(facts_.sha256);
     text_or_null(facts_.entry);
     text_or_null(facts_.scenario);
-    q.Text(Masked(JoinEscaped(header_.command_line()))).Int(version_).Text(EscapeBytes(header_.tool_version(), 256))
+    q.Text(mask_.Masked(JoinEscaped(header_.command_line())))
+        .Int(version_)
+        .Text(EscapeBytes(header_.tool_version(), 256))
         .Text(EscapeBytes(header_.host().hostname(), 256))
         .Text(EscapeBytes(header_.host().kernel_release(), 256))
         .Text(EscapeBytes(OneLineOf(header_.host().boot_id()), 256))
@@ -382,9 +357,8 @@ class Loader {
   bool open_frame_ = false;
   std::uint64_t resolutions_ = 0;
   std::vector<Result> results_;  // each observation's, by index
-  TokenMask mask_;                       // the tokens known so far
-  std::vector<std::string> request_tokens_;
-  std::string blobs_[5];                 // a row's masked BLOBs
+  RowMask mask_;                 // the token masked in what is stored
+  std::string blobs_[5];         // a row's masked BLOBs
   std::uint64_t bytes_ = 0;
   std::uint32_t version_ = 0;
 };

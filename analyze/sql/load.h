@@ -27,14 +27,14 @@ struct FileFacts {
 };
 
 struct Loaded {
-  std::string error;    // SQLite's message: the database failed ("" otherwise)
+  std::string error;  // SQLite's message: the database failed ("" otherwise)
   // The file could not be opened as a .ptape (missing, not one, a newer
   // version, no preamble): nothing was loaded, and this says why.
   std::optional<FormatError> refused;
-  std::string damage;   // the file's first damage ("" intact)
+  std::string damage;             // the file's first damage ("" intact)
   FormatErrorKind damage_kind{};  // its kind, for the exit status
-  std::string warning;  // one line about the file that did not stop its load
-  bool keeps_environ = false;  // its header keeps environment values
+  std::string warning;            // one line about the file that did not stop its load
+  bool keeps_environ = false;     // its header keeps environment values
   std::uint64_t processes = 0;
   std::uint64_t observations = 0;
 };

@@ -3,8 +3,8 @@
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -23,7 +23,8 @@ namespace {
 // that loaded text shows as loaded.
 std::string Cell(sqlite3_stmt* s, int i, Format format) {
   switch (sqlite3_column_type(s, i)) {
-    case SQLITE_NULL: return format == Format::kTable ? "NULL" : "";
+    case SQLITE_NULL:
+      return format == Format::kTable ? "NULL" : "";
     case SQLITE_BLOB: {
       const char* p = static_cast<const char*>(sqlite3_column_blob(s, i));
       return EscapeBytes(std::string_view(p == nullptr ? "" : p,
@@ -49,12 +50,14 @@ std::string Csv(const std::string& v) {
 }
 
 // One JSON value, by protobuf's printer (google.protobuf.Value): an integer
-// past 2^53, which a double cannot hold, as its decimal string (as 64-bit
+// of magnitude 2^53 or more, which a double may not hold, as its decimal string (as 64-bit
 // integers print in every proctape JSON); a float that is no JSON number
 // (inf) as its text.
 void SetValue(sqlite3_stmt* s, int i, google::protobuf::Value* v) {
   switch (sqlite3_column_type(s, i)) {
-    case SQLITE_NULL: v->set_null_value(google::protobuf::NULL_VALUE); return;
+    case SQLITE_NULL:
+      v->set_null_value(google::protobuf::NULL_VALUE);
+      return;
     case SQLITE_INTEGER: {
       const std::int64_t n = sqlite3_column_int64(s, i);
       constexpr std::int64_t kExact = std::int64_t{1} << 53;
@@ -74,7 +77,9 @@ void SetValue(sqlite3_stmt* s, int i, google::protobuf::Value* v) {
       }
       return;
     }
-    default: v->set_string_value(Cell(s, i, Format::kJson)); return;
+    default:
+      v->set_string_value(Cell(s, i, Format::kJson));
+      return;
   }
 }
 
@@ -170,13 +175,12 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool s
 
 }  // namespace
 
-std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out,
-                RunState* state) {
+std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out, RunState* state) {
   RunState here;
   if (state == nullptr) state = &here;
   auto numbered = [&](const std::string& message) {
     return state->statements > 1 ? "statement " + std::to_string(state->statements) + ": " + message
-                                  : message;
+                                 : message;
   };
   const char* at = text.c_str();
   while (*at != '\0') {

@@ -5,6 +5,8 @@
 // database the same as --db's.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <string>
 #include <vector>
 
@@ -26,9 +28,9 @@ void ExpectOneErrorLine(const CommandResult& r, const std::string& command) {
 }
 
 TEST(SqlCli, EachCommandRunsInTurnOverEveryFile) {
-  const CommandResult r = Proctape({"sql", kPlain, kZombie, "-c",
-                                    "SELECT COUNT(*) AS files FROM files", "-c",
-                                    "SELECT entry FROM files ORDER BY file_id"});
+  const CommandResult r =
+      Proctape({"sql", kPlain, kZombie, "-c", "SELECT COUNT(*) AS files FROM files", "-c",
+                "SELECT entry FROM files ORDER BY file_id"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "files\n2\n\nentry\nplain-unshare\nzombie-bwrap\n")
       << "one table after another, set apart by a blank line";
@@ -52,14 +54,23 @@ TEST(SqlCli, TheDatabaseIsReadOnly) {
     EXPECT_NE(r.err.find("readonly"), std::string::npos) << write << ": " << r.err;
   }
   // Nor can it be made writable again: a PRAGMA is read, never set.
-  const CommandResult undo = Proctape(
-      {"sql", kPlain, "-c", "PRAGMA query_only = 0; DELETE FROM processes", "-c",
-       "SELECT COUNT(*) > 0 AS kept FROM processes"});
+  const CommandResult undo =
+      Proctape({"sql", kPlain, "-c", "PRAGMA query_only = 0; DELETE FROM processes", "-c",
+                "SELECT COUNT(*) > 0 AS kept FROM processes"});
   EXPECT_EQ(undo.exit_code, 2);
   EXPECT_EQ(undo.out, "");
-  EXPECT_NE(undo.err.find("not authorized: the database is read-only"), std::string::npos) << undo.err;
-  const CommandResult asks = Proctape({"sql", kPlain, "-c", "PRAGMA query_only", "-c",
-                                       "SELECT COUNT(*) AS columns FROM pragma_table_info('files')"});
+  EXPECT_NE(undo.err.find("not authorized: the database is read-only"), std::string::npos)
+      << undo.err;
+  // fts3_tokenizer() registers a function pointer; load_extension() loads code.
+  for (const char* call : {"SELECT fts3_tokenizer('simple')", "SELECT load_extension('x')"}) {
+    const CommandResult r = Proctape({"sql", kPlain, "-c", call});
+    EXPECT_EQ(r.exit_code, 2) << call;
+    EXPECT_EQ(r.out, "") << call;
+    EXPECT_NE(r.err.find("not authorized to use function"), std::string::npos) << r.err;
+  }
+  const CommandResult asks =
+      Proctape({"sql", kPlain, "-c", "PRAGMA query_only", "-c",
+                "SELECT COUNT(*) AS columns FROM pragma_table_info('files')"});
   ASSERT_EQ(asks.exit_code, 0) << asks.err;
   EXPECT_EQ(asks.out.substr(0, 13), "query_only\n1\n");
 }
@@ -80,7 +91,8 @@ TEST(SqlCli, WithoutCommandsTheStatementsComeFromStandardInput) {
 
 TEST(SqlCli, StandardInputKnowsTheCommandsAUserReachesForFirst) {
   TempDir dir("sql");
-  WriteFile(dir.File("dots.sql"), ".tables\n.schema errnos\nSELECT 1 AS a;\n.quit\nSELECT 2 AS b;\n");
+  WriteFile(dir.File("dots.sql"),
+            ".tables\n.schema errnos\nSELECT 1 AS a;\n.quit\nSELECT 2 AS b;\n");
   const CommandResult r = ProctapeRedirected("<" + dir.File("dots.sql"), {"sql", kPlain});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("name               type\nfiles              table\n", 0), 0u) << r.out;
@@ -104,13 +116,31 @@ TEST(SqlCli, AFailureUnderFormatJsonIsJsonAsUnderJson) {
 }
 
 TEST(SqlCli, AFileFromStandardInputNeedsCommands) {
-  const CommandResult with = ProctapeRedirected("<'" + kPlain + "'", {"sql", "-", "-c",
-                                                "SELECT path, entry IS NULL, sha256 IS NULL FROM files"});
+  const CommandResult with = ProctapeRedirected(
+      "<'" + kPlain + "'",
+      {"sql", "-", "-c", "SELECT path, entry IS NULL, sha256 IS NULL FROM files"});
   ASSERT_EQ(with.exit_code, 0) << with.err;
   EXPECT_EQ(with.out, "path  entry IS NULL  sha256 IS NULL\n-     1              1\n");
   const CommandResult without = ProctapeRedirected("<'" + kPlain + "'", {"sql", "-"});
   EXPECT_EQ(without.exit_code, 2);
   ExpectOneErrorLine(without, "sql");
+}
+
+// A FIFO or a pipe holds its bytes for one read: the load's (nothing else
+// opens it again: no hash of it), and the jail lets it be read.
+TEST(SqlCli, AFifoOrAPipeIsReadOnce) {
+  TempDir dir("sql");
+  const std::string fifo = dir.File("fifo.ptape");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const CommandResult r = RunCommand(
+      {"/bin/bash", "-c",
+       "cat \"$1\" > \"$2\" & exec \"$0\" sql \"$2\" <(cat \"$1\") -c "
+       "'SELECT file_id, sha256 IS NULL AS unhashed, entry FROM files'",
+       PROCTAPE_BINARY, kPlain, fifo},
+      60'000);
+  EXPECT_FALSE(r.timed_out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "file_id  unhashed  entry\n1        1         NULL\n2        1         NULL\n");
 }
 
 TEST(SqlCli, AFileThatIsNoPtapeIsRefusedWithItsStatus) {
@@ -131,17 +161,17 @@ TEST(SqlCli, ADamagedFileLoadsUpToItsDamage) {
   TempDir dir("sql");
   const std::string whole = FileBytes(kZombie);
   WriteFile(dir.File("cut.ptape"), whole.substr(0, whole.size() * 2 / 3));
-  const CommandResult r = Proctape(
-      {"sql", dir.File("cut.ptape"), "-c",
-       "SELECT damage IS NOT NULL AS d, bytes < " + std::to_string(whole.size()) +
-           " AS b, (SELECT COUNT(*) > 0 FROM processes) AS p FROM files"});
+  const CommandResult r =
+      Proctape({"sql", dir.File("cut.ptape"), "-c",
+                "SELECT damage IS NOT NULL AS d, bytes < " + std::to_string(whole.size()) +
+                    " AS b, (SELECT COUNT(*) > 0 FROM processes) AS p FROM files"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "d  b  p\n1  1  1\n");
   EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("loaded up to its damage"), std::string::npos) << r.err;
   // export refuses it, as in every format.
-  const CommandResult e = Proctape({"export", dir.File("cut.ptape"), "--format", "sqlite", "-o",
-                                    dir.File("cut.db")});
+  const CommandResult e =
+      Proctape({"export", dir.File("cut.ptape"), "--format", "sqlite", "-o", dir.File("cut.db")});
   EXPECT_GE(e.exit_code, 11);
   EXPECT_FALSE(Exists(dir.File("cut.db")));
 }
@@ -157,8 +187,8 @@ TEST(SqlCli, DbIsWrittenByTheRulesOfEveryOutput) {
   EXPECT_EQ(again.exit_code, 10) << "an existing file is not replaced without --force";
   ExpectOneErrorLine(again, "");
   EXPECT_NE(again.err.find("--db"), std::string::npos) << again.err;
-  const CommandResult forced = Proctape({"sql", kZombie, "--db", db, "--force", "-c",
-                                         "SELECT entry FROM files"});
+  const CommandResult forced =
+      Proctape({"sql", kZombie, "--db", db, "--force", "-c", "SELECT entry FROM files"});
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(forced.out, "entry\nzombie-bwrap\n");
   const CommandResult input = Proctape({"sql", kPlain, "--db", kPlain, "--force"});
@@ -184,8 +214,8 @@ TEST(SqlCli, ExportCsvWritesEveryTableAsItsOwnFile) {
   ASSERT_EQ(e.exit_code, 0) << e.err;
   for (const char* table : {"files", "frames", "processes", "observations", "resolutions"}) {
     const std::string csv = FileBytes(out + "/" + table + ".csv");
-    const CommandResult q = Proctape({"sql", kZombie, "--format", "csv", "-c",
-                                      std::string("SELECT * FROM ") + table});
+    const CommandResult q =
+        Proctape({"sql", kZombie, "--format", "csv", "-c", std::string("SELECT * FROM ") + table});
     ASSERT_EQ(q.exit_code, 0) << q.err;
     EXPECT_EQ(csv, q.out) << table;
   }
@@ -206,7 +236,8 @@ TEST(SqlCli, JsonIsFormatJsonAndNothingElse) {
   const CommandResult r = Proctape({"sql", kPlain, "--json", "-c", "SELECT 1 AS one"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "{\"columns\":[\"one\"],\"rows\":[[1]]}\n");
-  const CommandResult both = Proctape({"sql", kPlain, "--json", "--format", "csv", "-c", "SELECT 1"});
+  const CommandResult both =
+      Proctape({"sql", kPlain, "--json", "--format", "csv", "-c", "SELECT 1"});
   EXPECT_EQ(both.exit_code, 2);
 }
 

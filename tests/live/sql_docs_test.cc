@@ -26,9 +26,9 @@ namespace {
 const std::string kDoc = std::string(PROCTAPE_SOURCE_DIR) + "/docs/sql.md";
 
 struct WorkedQuery {
-  std::string title;   // the heading, "1. Verdicts per scenario, ..."
-  std::string query;   // the ```sql block
-  std::string output;  // the ```text block after it
+  std::string title;                             // the heading, "1. Verdicts per scenario, ..."
+  std::string query;                             // the ```sql block
+  std::string output;                            // the ```text block after it
   std::size_t output_begin = 0, output_end = 0;  // that block's text in the doc
 };
 
@@ -75,7 +75,8 @@ std::vector<WorkedQuery> WorkedQueries(const std::string& doc) {
 
 std::vector<std::string> CorpusFiles() {
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(PROCTAPE_SOURCE_DIR) + "/corpus")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(PROCTAPE_SOURCE_DIR) + "/corpus")) {
     if (e.path().extension() == ".ptape") files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());  // as the shell's corpus/*.ptape

@@ -132,10 +132,21 @@ TEST(ProcDirWriterTest, RefusesWhatItMustNotReplace) {
   EXPECT_NE(error.find("holds an earlier export: refused (use --force to replace it)"),
             std::string::npos)
       << error;
-  std::ofstream(tmp.File("empty/1/extra")) << "stale";
+  // A file no export writes, even deep in a pid's directory: never, even
+  // with force.
+  std::ofstream(tmp.File("empty/1/extra")) << "mine";
+  EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("empty"), true, &stats, &error));
+  EXPECT_NE(error.find("holds an earlier export and '1/extra', which no export writes"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(Slurp(tmp.File("empty/1/extra")), "mine");
+  ASSERT_EQ(::unlink(tmp.File("empty/1/extra").c_str()), 0);
+  // A pid of an earlier frame the new one does not hold: replaced with it.
+  ASSERT_EQ(::mkdir(tmp.File("empty/99999").c_str(), 0755), 0);
+  std::ofstream(tmp.File("empty/99999/stat")) << "stale";
   EXPECT_TRUE(WriteProcDir(s, 0, tmp.File("empty"), true, &stats, &error)) << error;
   struct stat st;
-  EXPECT_NE(::lstat(tmp.File("empty/1/extra").c_str(), &st), 0);
+  EXPECT_NE(::lstat(tmp.File("empty/99999").c_str(), &st), 0);
   // Temporaries left by earlier runs (of this version, of an older one)
   // block nothing and are left alone.
   ASSERT_EQ(::mkdir(tmp.File("new.partial").c_str(), 0755), 0);

@@ -272,6 +272,28 @@ TEST_F(OutputFileTest, AnEarlierOutputHoldingAForeignEntryIsNotReplacedEvenForce
   EXPECT_TRUE(Names("out").empty()) << "the earlier export, and only it, replaced";
 }
 
+// What lies beneath an accepted directory is asked too, by its path.
+TEST_F(OutputFileTest, AForeignEntryDeepInAnEarlierOutputKeepsItFromBeingReplaced) {
+  ASSERT_EQ(::mkdir(Path("out").c_str(), 0755), 0);
+  Spit(Path("out/marker"), "");
+  ASSERT_EQ(::mkdir(Path("out/7").c_str(), 0755), 0);
+  Spit(Path("out/7/stat"), "");
+  Spit(Path("out/7/notes"), "mine");
+  OutputRequest request;
+  request.path = Path("out");
+  request.force = true;
+  request.directory = true;
+  request.directory_marker = "marker";
+  request.directory_entry = [](std::string_view path, bool is_directory) {
+    return path == "marker" || (is_directory && path == "7") || path == "7/stat";
+  };
+  OutputError error;
+  EXPECT_FALSE(OutputFile::Open(request, &error));
+  EXPECT_EQ(error.message, Path("out") + ": holds an earlier export and '7/notes', which no "
+                                         "export writes: refused, --force or not");
+  EXPECT_EQ(Slurp(Path("out/7/notes")), "mine");
+}
+
 TEST_F(OutputFileTest, AnEmptyDirectoryIsReplacedWithoutForce) {
   ASSERT_EQ(::mkdir(Path("empty").c_str(), 0755), 0);
   OutputError error;

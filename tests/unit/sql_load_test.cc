@@ -43,7 +43,8 @@ std::vector<std::vector<std::string>> Rows(sqlite3* db, const std::string& sql) 
         row.emplace_back("NULL");
       } else {
         const char* t = static_cast<const char*>(sqlite3_column_blob(s, i));
-        row.emplace_back(t == nullptr ? "" : t, static_cast<std::size_t>(sqlite3_column_bytes(s, i)));
+        row.emplace_back(t == nullptr ? "" : t,
+                         static_cast<std::size_t>(sqlite3_column_bytes(s, i)));
       }
     }
     out.push_back(std::move(row));
@@ -91,7 +92,8 @@ TEST_F(SqlLoad, EveryProcessRecordIsARowHoldingTheBytesAsRecorded) {
   EXPECT_EQ(l.damage, "");
   ASSERT_EQ(db_->Finish(), "");
   std::uint64_t records = 0;
-  for (const v1::Frame& f : snapshot_.frames) records += static_cast<std::uint64_t>(f.processes_size());
+  for (const v1::Frame& f : snapshot_.frames)
+    records += static_cast<std::uint64_t>(f.processes_size());
   ASSERT_GT(records, 0u);
   EXPECT_EQ(l.processes, records);
   EXPECT_EQ(db_->Count("processes"), records);
@@ -102,10 +104,12 @@ TEST_F(SqlLoad, EveryProcessRecordIsARowHoldingTheBytesAsRecorded) {
   const TokenMask mask = TokenMask::Of(snapshot_);
   for (const v1::Frame& f : snapshot_.frames) {
     for (const v1::ProcessRecord& p : f.processes()) {
-      const std::string where = " WHERE frame = " + std::to_string(f.index()) +
-                                " AND pid = " + std::to_string(p.pid());
-      auto rows = Rows(db_->get(), "SELECT cmdline, environ, stat, status, start_ticks, ppid, comm, "
-                                   "exe_ino FROM processes" + where);
+      const std::string where =
+          " WHERE frame = " + std::to_string(f.index()) + " AND pid = " + std::to_string(p.pid());
+      auto rows = Rows(db_->get(),
+                       "SELECT cmdline, environ, stat, status, start_ticks, ppid, comm, "
+                       "exe_ino FROM processes" +
+                           where);
       ASSERT_EQ(rows.size(), 1u) << where;
       EXPECT_EQ(rows[0][0], mask.Masked(p.cmdline().data())) << where;
       EXPECT_EQ(rows[0][1], mask.Masked(p.environ().data())) << where;
@@ -123,7 +127,8 @@ TEST_F(SqlLoad, EveryProcessRecordIsARowHoldingTheBytesAsRecorded) {
 TEST_F(SqlLoad, TheTapeIsOneRowPerCallWithTheResultTheReaderResolves) {
   ASSERT_EQ(db_->Load(path_).error, "");
   ASSERT_FALSE(snapshot_.observations.empty());
-  auto rows = Rows(db_->get(), "SELECT idx, call, pid, err, bytes, truncated FROM observations ORDER BY idx");
+  auto rows = Rows(db_->get(),
+                   "SELECT idx, call, pid, err, bytes, truncated FROM observations ORDER BY idx");
   ASSERT_EQ(rows.size(), snapshot_.observations.size());
   // The reader resolves version 2's "same as observation K"; the loader,
   // which asks the stream not to copy, must give every call the same result.
@@ -217,9 +222,10 @@ TEST_F(SqlLoad, TheSameFileTwiceIsTwoFilesAndTheIndexesHoldBoth) {
   EXPECT_EQ(One(db_->get(), "SELECT COUNT(DISTINCT sha256) FROM files"), "1");
   // The indexes say what is unique: a second row of one call is refused.
   char* message = nullptr;
-  EXPECT_NE(sqlite3_exec(db_->get(), "INSERT INTO observations (file_id, idx, call) VALUES (1, 0, 'now')",
-                         nullptr, nullptr, &message),
-            SQLITE_OK);
+  EXPECT_NE(
+      sqlite3_exec(db_->get(), "INSERT INTO observations (file_id, idx, call) VALUES (1, 0, 'now')",
+                   nullptr, nullptr, &message),
+      SQLITE_OK);
   sqlite3_free(message);
 }
 
@@ -229,9 +235,9 @@ TEST_F(SqlLoad, ACorpusFileIsNamedByTheManifestBesideIt) {
   const std::string entry_file = dir_.File(CorpusFileName(sha));
   std::filesystem::copy_file(path_, entry_file);
   std::ofstream(dir_.File("MANIFEST"))
-      << "# proctape corpus manifest, format 1\n\nentry    typical\nfile     " << CorpusFileName(sha)
-      << "\nsha256   " << sha << "\nexpect   RESOLVED pid=" << kSleep << " start=" << kSleepStart
-      << "\nscenario lab plain --sandbox unshare\n";
+      << "# proctape corpus manifest, format 1\n\nentry    typical\nfile     "
+      << CorpusFileName(sha) << "\nsha256   " << sha << "\nexpect   RESOLVED pid=" << kSleep
+      << " start=" << kSleepStart << "\nscenario lab plain --sandbox unshare\n";
   const sql::Loaded l = db_->Load(entry_file);
   ASSERT_EQ(l.error, "");
   EXPECT_EQ(l.warning, "");
@@ -301,7 +307,8 @@ TEST_F(SqlLoad, TheSavedDatabaseIsAnSqliteFileHoldingTheSameRows) {
   std::string error;
   ASSERT_TRUE(out->Commit(&error)) << error;
   sqlite3* saved = nullptr;
-  ASSERT_EQ(sqlite3_open_v2(request.path.c_str(), &saved, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_open_v2(request.path.c_str(), &saved, SQLITE_OPEN_READONLY, nullptr),
+            SQLITE_OK);
   EXPECT_EQ(One(saved, "SELECT COUNT(*) FROM processes"), std::to_string(db_->Count("processes")));
   EXPECT_EQ(One(saved, "SELECT COUNT(*) FROM pid_reuse"), "0");
   sqlite3_close(saved);

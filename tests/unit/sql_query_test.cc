@@ -35,16 +35,18 @@ class SqlQuery : public ::testing::Test {
 };
 
 TEST_F(SqlQuery, ATableAlignsItsColumnsAndSaysNull) {
-  EXPECT_EQ(Printed("SELECT 1 AS a, 'long text' AS b UNION ALL SELECT 22, NULL", sql::Format::kTable),
-            "a   b\n"
-            "1   long text\n"
-            "22  NULL\n");
+  EXPECT_EQ(
+      Printed("SELECT 1 AS a, 'long text' AS b UNION ALL SELECT 22, NULL", sql::Format::kTable),
+      "a   b\n"
+      "1   long text\n"
+      "22  NULL\n");
 }
 
 TEST_F(SqlQuery, CsvQuotesWhatRfc4180Quotes) {
-  EXPECT_EQ(Printed("SELECT 'a,b' AS \"x,y\", 'say \"hi\"' AS q, NULL AS n, 3 AS i", sql::Format::kCsv),
-            "\"x,y\",q,n,i\n"
-            "\"a,b\",\"say \"\"hi\"\"\",,3\n");
+  EXPECT_EQ(
+      Printed("SELECT 'a,b' AS \"x,y\", 'say \"hi\"' AS q, NULL AS n, 3 AS i", sql::Format::kCsv),
+      "\"x,y\",q,n,i\n"
+      "\"a,b\",\"say \"\"hi\"\"\",,3\n");
 }
 
 TEST_F(SqlQuery, BytesAreNeverPrintedRaw) {
@@ -70,8 +72,8 @@ TEST_F(SqlQuery, JsonIsOneObjectPerStatementWithExactIntegers) {
 
 TEST_F(SqlQuery, TheFirstFailingStatementStopsTheRunWithSqlitesMessage) {
   std::string failed;
-  const std::string printed =
-      Printed("SELECT 1 AS a; SELECT nope FROM absent; SELECT 2 AS b", sql::Format::kTable, &failed);
+  const std::string printed = Printed("SELECT 1 AS a; SELECT nope FROM absent; SELECT 2 AS b",
+                                      sql::Format::kTable, &failed);
   EXPECT_EQ(printed, "a\n1\n");
   EXPECT_EQ(failed, "statement 2: no such table: absent");
 }
