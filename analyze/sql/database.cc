@@ -199,28 +199,11 @@ std::vector<std::string> Database::Tables() {
 }
 
 std::uint64_t Database::ImageBytes() {
-  std::uint64_t n = 0;
-  sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db_,
-                         "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
-                         -1, &s, nullptr) == SQLITE_OK &&
-      sqlite3_step(s) == SQLITE_ROW) {
-    n = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
-  }
-  sqlite3_finalize(s);
-  return n;
+  return SelectCount(db_, "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
 }
 
 std::uint64_t Database::Count(const std::string& table) {
-  std::uint64_t n = 0;
-  sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db_, ("SELECT COUNT(*) FROM " + table).c_str(), -1, &s, nullptr) ==
-          SQLITE_OK &&
-      sqlite3_step(s) == SQLITE_ROW) {
-    n = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
-  }
-  sqlite3_finalize(s);
-  return n;
+  return SelectCount(db_, "SELECT COUNT(*) FROM " + table);
 }
 
 std::string Database::WriteCsv(int dir_fd, bool owner_only, std::uint64_t* bytes) {

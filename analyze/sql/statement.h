@@ -1,5 +1,5 @@
-// Two small helpers over SQLite's C API for the loader and the database:
-// a prepared INSERT bound column by column, and one-shot SQL.
+// Small helpers over SQLite's C API for the loader and the database: a
+// prepared INSERT bound column by column, one-shot SQL, one count.
 #pragma once
 
 #include <sqlite3.h>
@@ -65,6 +65,18 @@ inline std::string Exec(sqlite3* db, const std::string& sql) {
   std::string out = message != nullptr ? message : "unknown SQLite error";
   sqlite3_free(message);
   return out;
+}
+
+// The one count `sql` selects (0 when it selects none or fails).
+inline std::uint64_t SelectCount(sqlite3* db, const std::string& sql) {
+  std::uint64_t n = 0;
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW) {
+    n = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
+  }
+  sqlite3_finalize(s);
+  return n;
 }
 
 }  // namespace proctape::sql
