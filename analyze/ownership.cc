@@ -76,7 +76,7 @@ class Planner {
     if (!plan_.problems().empty()) return Refused();
     CheckScope(*cur_, request_, &plan_);
     if (!plan_.problems().empty()) return Refused();
-    CheckBootstrap(baseline_, base_, request_, &plan_);
+    CheckBootstrap(baseline_, base_, *cur_, request_, &plan_);
     if (!plan_.problems().empty()) return Refused();
     Decide();
     CheckSessions(base_, *cur_, request_, &plan_, warnings_);

@@ -8,20 +8,24 @@
 // exactly `cgroup`, kernel threads (PF_KTHREAD) aside:
 //   KEEP   the verifier (--self), the same (pid, start tick) in both snapshots;
 //   KEEP   an ancestor of the verifier in the current snapshot;
-//   KEEP   a process whose exact (pid, start tick) pair is in the baseline;
+//   KEEP   a process whose exact (pid, start tick) pair is in the baseline
+//          (one that started before the verifier, or the baseline's capture);
 //   REMOVE anything else: new processes (detached and double-forked ones too,
 //          wherever they were reparented) and a pid reused since the baseline.
 // It refuses (decides nothing) when the evidence cannot support a plan: a
 // process that may be in scope without a readable identity, a baseline not
 // taken strictly before the current snapshot, on another boot or pid
 // namespace, not by the verifier, or after a command of the verifier had
-// started; or when the scope is not the verifier's: it does not hold --self
-// (an empty scope among them), or it would remove new processes of a session
-// older than the baseline that is not the verifier's (unless force_scope). Process names are never consulted. Declared outputs (paths the
-// task produces, which cleanup would delete) are planned present or already
-// absent; a parent that is a symbolic link or not a directory refuses the
-// plan. It only plans: nothing here, nor in proctape, signals a process or
-// deletes a file.
+// started (a descendant of the verifier in it, or a process it could exempt
+// that started at or after the verifier's start tick or between its frames,
+// even reparented away from the verifier); or when the scope is not the
+// verifier's: it does not hold --self (an empty scope among them), or it
+// would remove new processes of a session older than the baseline that is
+// not the verifier's (unless force_scope). Process names are never
+// consulted. Declared outputs (paths the task produces, which cleanup would
+// delete) are planned present or already absent; a parent that is a
+// symbolic link or not a directory refuses the plan. It only plans: nothing
+// here, nor in proctape, signals a process or deletes a file.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,8 @@
 #include "analyze/ownership_checks.h"
 
 #include <map>
+#include <optional>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -185,13 +187,104 @@ void CheckVerifier(const std::vector<FrameView>& base, const FrameView& cur,
   }
 }
 
+namespace {
+
+// The bootstrap check of the baseline's frames (CheckBootstrap): each process
+// the plan could exempt is judged in a frame; a process is named once, in the
+// first frame that refuses it.
+class Bootstrap {
+ public:
+  Bootstrap(const std::vector<FrameView>& base, std::int64_t self, std::int64_t capturer,
+            std::uint64_t verifier_start, v1::OwnershipPlan* plan)
+      : base_(base), self_(self), capturer_(capturer), verifier_start_(verifier_start),
+        plan_(plan) {
+    for (const FrameView& f : base) {
+      capture_.push_back(ParentChain(f, capturer, self));
+      ancestors_.push_back(ParentChain(f, self, std::nullopt));
+    }
+  }
+
+  // `v`, a process of base[k]; `then` is said of it when it was out of scope
+  // in that frame (its pair is in scope now). docs/ownership.md, "Started
+  // before the verifier": the verifier's descendants other than the capture
+  // are a command that had started; any other process the plan could exempt
+  // must have started before the verifier, in an earlier clock tick, and be
+  // in the frame before (it was not born between the baseline's frames).
+  void Check(std::size_t k, const ProcessView& v, const std::string& then) {
+    const FrameView& f = base_[k];
+    if (v.pid == self_ || named_.count({v.pid, v.start_ticks()}) > 0) return;
+    const Chain chain = ParentChain(f, v.pid, self_);
+    if (!chain.broken.empty()) {
+      Name(Problem::ANCESTRY_BROKEN, f, v,
+           "cannot tell whether " + At(v.pid, v.start_ticks()) +
+               " descends from the verifier: " + chain.broken);
+      return;
+    }
+    if (chain.reached_stop) {
+      const Chain& capture = capture_[k];
+      const bool part_of_capture = capture.reached_stop && (Contains(capture.pids, v.pid) ||
+                                                            Contains(chain.pids, capturer_));
+      if (part_of_capture) return;
+      Name(Problem::NOT_AT_BOOTSTRAP, f, v,
+           "it descends from the verifier and is not part of the capture: a command had "
+           "started before the baseline was taken (argv " + Argv(v) + ")");
+      return;
+    }
+    if (Contains(ancestors_[k].pids, v.pid)) return;
+    const bool born_between = k > 0 && !Holds(base_[k - 1], v);
+    if (v.start_ticks() < verifier_start_ && !born_between) return;  // the runtime's, before
+    const std::string verifier = At(self_, verifier_start_);
+    std::string when = v.start_ticks() > verifier_start_
+                           ? "started after the verifier " + verifier
+                           : v.start_ticks() == verifier_start_
+                                 ? "started in the clock tick of the verifier " + verifier +
+                                       " (which came first cannot be told)"
+                                 : "started before the verifier " + verifier;
+    if (born_between) {
+      when += std::string(v.start_ticks() < verifier_start_ ? " but" : " and") +
+              " baseline frame " + std::to_string(base_[k - 1].frame->index()) +
+              " does not hold it (born between the baseline's frames)";
+    }
+    Name(Problem::BASELINE_NOT_BEFORE, f, v,
+         "it " + when + then +
+             ", and is neither the verifier's ancestor nor part of the capture: it may be a "
+             "process the verifier started before its baseline (setsid, a double fork: "
+             "reparented, it no longer descends from it), so the baseline is not from before "
+             "the verifier's first command (argv " + Argv(v) + ")");
+  }
+
+ private:
+  static bool Holds(const FrameView& f, const ProcessView& v) {
+    const ProcessView* p = f.Find(v.pid);
+    return p != nullptr && p->has_identity() && p->start_ticks() == v.start_ticks();
+  }
+  void Name(Problem::Kind kind, const FrameView& f, const ProcessView& v,
+            const std::string& detail) {
+    named_.insert({v.pid, v.start_ticks()});
+    AddProblem(plan_, kind, "baseline", f.frame->index(), v.pid, v.start_ticks(), detail);
+  }
+
+  const std::vector<FrameView>& base_;
+  const std::int64_t self_, capturer_;
+  const std::uint64_t verifier_start_;
+  v1::OwnershipPlan* plan_;
+  std::vector<Chain> capture_, ancestors_;  // per frame: capturer to verifier, verifier up
+  std::set<std::pair<std::int64_t, std::uint64_t>> named_;
+};
+
+}  // namespace
+
 // Seed: "The snapshot must never be captured in the coding agent's sandbox
 // or refreshed after bootstrap." The baseline's capturer must be the
-// verifier or its descendant, and in every baseline frame the verifier's
-// only in-scope descendants are the capture itself: the processes between
-// the verifier and the capturer, and the capturer's descendants.
+// verifier or its descendant; in every baseline frame the verifier's only
+// in-scope descendants are the capture itself (the processes between the
+// verifier and the capturer, and the capturer's descendants), and every
+// other in-scope process (the verifier's ancestors aside) started before the
+// verifier; so did every process the baseline's last frame showed out of
+// scope whose pair is in scope now.
 void CheckBootstrap(const Snapshot& baseline, const std::vector<FrameView>& base,
-                    const OwnershipRequest& request, v1::OwnershipPlan* plan) {
+                    const FrameView& cur, const OwnershipRequest& request,
+                    v1::OwnershipPlan* plan) {
   const std::int64_t self = request.self_pid;
   const std::int64_t capturer = baseline.header.capturer_pid();
   const FrameView& last = base.back();
@@ -203,26 +296,26 @@ void CheckBootstrap(const Snapshot& baseline, const std::vector<FrameView>& base
             (to_self.broken.empty() ? std::string() : " (" + to_self.broken + ")"));
     return;
   }
-  for (const FrameView& f : base) {
-    const Chain capture = ParentChain(f, capturer, self);
+  Bootstrap check(base, self, capturer, plan->self_start_ticks(), plan);
+  for (std::size_t k = 0; k < base.size(); ++k) {
+    const FrameView& f = base[k];
     for (std::size_t i = 0; i < f.table.size(); ++i) {
-      const ProcessView& v = f.table[i];
-      if (f.scope[i].scope != Scope::kIn || v.pid == self) continue;
-      Chain chain = ParentChain(f, v.pid, self);
-      if (!chain.broken.empty()) {
-        AddProblem(plan, Problem::ANCESTRY_BROKEN, "baseline", f.frame->index(), v.pid, v.start_ticks(),
-            "cannot tell whether " + At(v.pid, v.start_ticks()) +
-                " descends from the verifier: " + chain.broken);
-        continue;
-      }
-      if (!chain.reached_stop) continue;  // not the verifier's
-      const bool part_of_capture = capture.reached_stop && (Contains(capture.pids, v.pid) ||
-                                                            Contains(chain.pids, capturer));
-      if (part_of_capture) continue;
-      AddProblem(plan, Problem::NOT_AT_BOOTSTRAP, "baseline", f.frame->index(), v.pid, v.start_ticks(),
-          "it descends from the verifier and is not part of the capture: a command had "
-          "started before the baseline was taken (argv " + Argv(v) + ")");
+      if (f.scope[i].scope == Scope::kIn) check.Check(k, f.table[i], "");
     }
+  }
+  // A process out of scope in the baseline (another cgroup, another uid)
+  // and in scope now would be kept by its pair all the same.
+  const Chain now_ancestors = ParentChain(cur, self, std::nullopt);
+  for (std::size_t i = 0; i < cur.table.size(); ++i) {
+    const ProcessView& c = cur.table[i];
+    if (cur.scope[i].scope != Scope::kIn || Contains(now_ancestors.pids, c.pid)) continue;
+    auto b = last.index.find(c.pid);
+    if (b == last.index.end() || last.scope[b->second].scope == Scope::kIn) continue;
+    const ProcessView& then = last.table[b->second];
+    if (!then.has_identity() || then.start_ticks() != c.start_ticks()) continue;
+    check.Check(base.size() - 1, then,
+                " (out of scope in the baseline: " + last.scope[b->second].why +
+                    "; in scope now)");
   }
 }
 

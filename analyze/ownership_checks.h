@@ -36,8 +36,13 @@ void CheckVerifier(const std::vector<FrameView>& base, const FrameView& cur,
                    const OwnershipRequest& request, v1::OwnershipPlan* plan);
 
 // The baseline was taken at bootstrap: by the verifier or its descendant,
-// with no other process of the verifier's in any baseline frame.
+// with no other process of the verifier's in any baseline frame, and every
+// process it could exempt (in scope in a baseline frame, or in scope in
+// `cur` by a pair of the baseline's last frame) started before the verifier
+// (plan->self_start_ticks(), set by CheckVerifier) and not between the
+// baseline's frames; the verifier's ancestors and the capture aside.
 void CheckBootstrap(const Snapshot& baseline, const std::vector<FrameView>& base,
-                    const OwnershipRequest& request, v1::OwnershipPlan* plan);
+                    const FrameView& cur, const OwnershipRequest& request,
+                    v1::OwnershipPlan* plan);
 
 }  // namespace proctape::ownership

@@ -115,7 +115,7 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
       "exactly --cgroup is decided, by identity (pid, start tick) alone:\n"
       "  KEEP   verifier  --self, the same (pid, start) in both snapshots\n"
       "  KEEP   ancestor  on the verifier's parent chain\n"
-      "  KEEP   baseline  its exact (pid, start) is in the baseline's last frame\n"
+      "  KEEP   baseline  its exact (pid, start) is in the baseline, older than --self\n"
       "  REMOVE new       anything else, detached and double-forked children included\n"
       "  REMOVE pid-reused  the baseline had this pid with another start: no exemption\n"
       "Names and argv are shown, never consulted.\n\n"

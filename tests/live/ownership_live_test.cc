@@ -4,7 +4,8 @@
 // directory this test creates (root only):
 //
 //   test ── runtime (sh: moves itself into the fresh cgroup)
-//            ├─ sleep 300                 the keepalive: a sibling of the verifier
+//            ├─ sleep 300                 the keepalive: a sibling of the verifier,
+//            │                            started a clock tick before it
 //            └─ verifier (sh)             --self
 //                ├─ proctape capture      the baseline, its first command
 //                ├─ setsid -f sh -> sleep 300      detached (new session, reparented)
@@ -17,24 +18,23 @@
 // Every process it started is in that cgroup; all are ended by pidfd (checked
 // against their start time), and the directory is removed.
 // The CLI on the shipped corpus, against the golden files, is
-// ownership_cli_test.cc.
-#include <errno.h>
+// ownership_cli_test.cc; baselines that show processes the verifier started
+// before them, ownership_bootstrap_live_test.cc; what they share,
+// ownership_live_fixture.h.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/live/build_paths.h"
-#include "core/proc_parse.h"
 #include "tests/live/files.h"
+#include "tests/live/ownership_live_fixture.h"
 #include "tests/live/sandbox.h"
 
 namespace proctape {
@@ -43,155 +43,19 @@ namespace {
 using live::CommandResult;
 using live::Describe;
 using live::TempDir;
+using namespace ownership_live;  // FreshCgroup, kRuntime, readers: ownership_live_fixture.h
 
-// The mount point of the cgroup2 file system, from /proc/self/mountinfo
-// ("ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ... - cgroup2 SOURCE ..."), or "".
-std::string Cgroup2Mount() {
-  std::ifstream in("/proc/self/mountinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::size_t dash = line.find(" - ");
-    if (dash == std::string::npos || line.compare(dash + 3, 8, "cgroup2 ") != 0) continue;
-    std::istringstream fields(line.substr(0, dash));
-    std::string id, parent, dev, root, mount;
-    if (fields >> id >> parent >> dev >> root >> mount) return mount;
-  }
-  return "";
-}
-
-// The path after "0::" in /proc/PID/cgroup, or "".
-std::string V2Path(pid_t pid) {
-  std::optional<std::string> file = live::ReadProc(pid, "cgroup");
-  if (!file) return "";
-  std::istringstream lines(*file);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind("0::", 0) == 0) return line.substr(3);
-  }
-  return "";
-}
-
-// A fresh cgroup v2 directory. On destruction every process in it is ended by
-// pidfd (opened, then checked against the start time read just before) and
-// the directory is removed.
-class FreshCgroup {
- public:
-  static std::unique_ptr<FreshCgroup> Create(std::string* why) {
-    if (::geteuid() != 0) {
-      *why = "needs root to create a cgroup v2 directory";
-      return nullptr;
-    }
-    std::string mount = Cgroup2Mount();
-    if (mount.empty()) {
-      *why = "no cgroup2 file system is mounted (cgroup v1 only)";
-      return nullptr;
-    }
-    std::string dir = mount + "/proctape-ownership-" + live::RandomHex(6);
-    if (::mkdir(dir.c_str(), 0755) != 0) {
-      *why = "cannot create " + dir + ": " + std::strerror(errno);
-      return nullptr;
-    }
-    return std::unique_ptr<FreshCgroup>(new FreshCgroup(dir));
-  }
-  ~FreshCgroup() {
-    for (int round = 0; round < 100; ++round) {
-      std::vector<pid_t> pids = Members();
-      if (pids.empty() && ::rmdir(dir_.c_str()) == 0) return;
-      for (pid_t pid : pids) {
-        std::optional<live::ProcStat> st = live::ReadStat(pid);
-        if (!st) continue;
-        std::string error;
-        live::PidFd fd = live::PidFd::Open(pid, st->start_ticks, &error);
-        if (!fd.valid()) continue;
-        fd.Kill();
-        fd.WaitExited(3000);
-      }
-      ::usleep(20000);
-    }
-    ADD_FAILURE() << "could not empty and remove " << dir_;
-  }
-  FreshCgroup(const FreshCgroup&) = delete;
-  FreshCgroup& operator=(const FreshCgroup&) = delete;
-
-  const std::string& dir() const { return dir_; }
-  std::vector<pid_t> Members() const {
-    std::vector<pid_t> out;
-    std::ifstream in(dir_ + "/cgroup.procs");
-    long pid = 0;
-    while (in >> pid) out.push_back(static_cast<pid_t>(pid));
-    return out;
-  }
-
- private:
-  explicit FreshCgroup(std::string dir) : dir_(std::move(dir)) {}
-  std::string dir_;
-};
-
-// The runtime: enters the fresh cgroup, starts the keepalive, then runs the
-// verifier in the foreground. $1 = cgroup.procs, $2 = work dir, $3 = proctape.
-constexpr const char* kRuntime = R"sh(set -e
-echo $$ > "$1"
-echo "$$ $(cut -d' ' -f22 /proc/$$/stat)" > "$2/runtime.id"
-/bin/sleep 300 </dev/null >/dev/null 2>&1 &
-echo $! > "$2/keepalive.pid"
-/bin/sh "$2/verifier.sh" "$2" "$3"
-)sh";
-
-// The verifier: the baseline first, then "repository code", then the
-// current snapshot. $1 = work dir, $2 = proctape.
+// The verifier: the baseline first, then "repository code" (kChildren and
+// a sleep named like the keepalive), then the current snapshot. $1 = work
+// dir, $2 = proctape.
 constexpr const char* kVerifier = R"sh(set -e
 echo "$$ $(cut -d' ' -f22 /proc/$$/stat)" > "$1/verifier.id"
 "$2" capture -o "$1/baseline.ptape" --threads 1 >/dev/null
-setsid -f /bin/sh -c 'echo $$ > "$1/detached.pid"; exec /bin/sleep 300' sh "$1" </dev/null >/dev/null 2>&1
-/bin/sh -c '/bin/sleep 300 </dev/null >/dev/null 2>&1 & echo $! > "$1/double.pid"' sh "$1"
+. "$1/children.sh"
 /bin/sleep 300 </dev/null >/dev/null 2>&1 &
 echo $! > "$1/impostor.pid"
-n=0
-while [ ! -s "$1/detached.pid" ] && [ $n -lt 500 ]; do sleep 0.01; n=$((n+1)); done
 "$2" capture -o "$1/current.ptape" --threads 1 >/dev/null
 )sh";
-
-long ReadPid(const TempDir& dir, const std::string& name) {
-  std::istringstream in(live::FileBytes(dir.File(name)));
-  long pid = 0;
-  in >> pid;
-  return pid;
-}
-
-// "PID START" as written by the scripts, as "PID@START".
-std::string ReadId(const TempDir& dir, const std::string& name) {
-  std::istringstream in(live::FileBytes(dir.File(name)));
-  long pid = 0;
-  unsigned long long start = 0;
-  in >> pid >> start;
-  return std::to_string(pid) + "@" + std::to_string(start);
-}
-
-// "PID@START" of a live process, read independently of proctape.
-std::string LiveId(long pid) {
-  std::optional<live::ProcStat> st = live::ReadStat(static_cast<pid_t>(pid));
-  if (!st) return "gone:" + std::to_string(pid);
-  return std::to_string(pid) + "@" + std::to_string(st->start_ticks);
-}
-
-struct Line {
-  std::string action, id, reason, rest;
-};
-// The KEEP/REMOVE lines of the text plan, by pid@start.
-std::map<std::string, Line> Decisions(const std::string& out) {
-  std::map<std::string, Line> lines;
-  std::istringstream in(out);
-  std::string text;
-  while (std::getline(in, text)) {
-    std::istringstream fields(text);
-    Line l;
-    fields >> l.action >> l.id >> l.reason;
-    if (l.action != "KEEP" && l.action != "REMOVE") continue;
-    std::getline(fields, l.rest);
-    lines[l.id] = l;
-  }
-  return lines;
-}
 
 TEST(OwnershipLive, KeepaliveKeptDetachedDoubleForkedAndSameNamedRemoved) {
   std::string why;
@@ -202,6 +66,7 @@ TEST(OwnershipLive, KeepaliveKeptDetachedDoubleForkedAndSameNamedRemoved) {
   ASSERT_FALSE(dir.path().empty());
   live::WriteFile(dir.File("runtime.sh"), kRuntime);
   live::WriteFile(dir.File("verifier.sh"), kVerifier);
+  live::WriteFile(dir.File("children.sh"), kChildren);
 
   CommandResult run = live::RunCommand(
       {"/bin/sh", dir.File("runtime.sh"), cgroup->dir() + "/cgroup.procs", dir.path(),
@@ -220,6 +85,8 @@ TEST(OwnershipLive, KeepaliveKeptDetachedDoubleForkedAndSameNamedRemoved) {
   const long double_pid = ReadPid(dir, "double.pid");
   const std::string double_forked = LiveId(double_pid);
   const long verifier_pid = std::stol(verifier.substr(0, verifier.find('@')));
+  // The runtime's keepalive truly predates the verifier (kRuntime waits a tick).
+  ASSERT_LT(StartOf(keepalive), StartOf(verifier)) << keepalive << " " << verifier;
 
   // The situation is the seed's: one cgroup for all, the keepalive not the
   // verifier's descendant, the detached and double-forked children

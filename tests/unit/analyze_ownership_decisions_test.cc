@@ -122,12 +122,7 @@ TEST(OwnershipTest, KernelThreadsAreNeverDecided) {
     p.cgroup = "/";
     return p;
   };
-  v1::ProcessRecord kworker = Record(root({77, 2, 870, {}, "kworker/0:2-events"}));
-  std::string stat = kworker.stat().data();
-  const std::string flags = " 4194560 ";  // MemoryEvidence::StatLine's
-  ASSERT_NE(stat.find(flags), std::string::npos);
-  stat.replace(stat.find(flags), flags.size(), " 2129984 ");  // 0x208040: PF_KTHREAD set
-  kworker.mutable_stat()->set_data(stat);
+  v1::ProcessRecord kworker = KernelThread(root({77, 2, 870, {}, "kworker/0:2-events"}));
   P impostor = root({78, kVerifier, 871, {}, "kworker/0:2-events"});  // a name proves nothing
   std::vector<P> runtime = {root(Init()), root(Keepalive()), root(Verifier()), root(BaseCapture())};
   std::vector<v1::ProcessRecord> now =
@@ -159,19 +154,6 @@ TEST(OwnershipTest, ProcessThatVanishedDuringTheScanIsNotDecided) {
   EXPECT_EQ(plan.exited(), 1u);
 }
 
-// The baseline's last frame holds the exemptions: a runtime process started
-// while the baseline's frames were taken is still the runtime's.
-TEST(OwnershipTest, BaselineExemptionsComeFromItsLastFrame) {
-  P late_runtime = {36, kInit, 405, {"runtime-helper"}, "runtime-helper"};
-  Snapshot baseline =
-      Snap({Records({Init(), Keepalive(), Verifier(), BaseCapture()}),
-            Records({Init(), Keepalive(), late_runtime, Verifier(), BaseCapture()})},
-           kBaseCapturer, 1'000'000);
-  v1::OwnershipPlan plan = PlanOwnership(baseline, Current({late_runtime}), Request());
-  ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
-  EXPECT_EQ(Verdict(plan, 36), "KEEP/IN_BASELINE");
-  EXPECT_EQ(plan.baseline_frame(), 1u);
-}
 // ---- CgroupV2Path ------------------------------------------------------------
 
 TEST(OwnershipTest, CgroupMembershipIsTheUnifiedHierarchyPathExactly) {

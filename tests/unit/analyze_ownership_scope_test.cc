@@ -149,7 +149,7 @@ TEST(OwnershipScopeTest, ForceScopePlansOtherSessionsWithAWarning) {
 // A session id seen in the baseline whose leader now is a process started
 // since (the old session ended, its id was reused by a setsid) is new.
 TEST(OwnershipScopeTest, ASessionWhoseLeaderIsNewIsANewSession) {
-  P old_leader = {60, kInit, 405, {"old"}, "old"};
+  P old_leader = {60, kInit, 350, {"old"}, "old"};  // the runtime's, before the verifier
   P reused = {60, kInit, 800, {"new"}, "new"};
   Snapshot baseline = Snap(
       {Sessions({Init(), Keepalive(), Verifier(), BaseCapture()}, {{old_leader, 60}})},

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "analyze/ownership.h"
 #include "core/memory_evidence.h"
 #include "core/proc_parse.h"
@@ -51,6 +53,22 @@ inline v1::ProcessRecord Record(const P& p) {
                                "\t" + uid + "\t" + uid + "\nNSpid:\t" + std::to_string(p.pid) +
                                "\n");
   r.mutable_cgroup()->set_data("0::" + p.cgroup + "\n");
+  return r;
+}
+
+// The record of `p` as a kernel thread: PF_KTHREAD set in stat's flags
+// (field 9), as only the kernel sets it.
+inline v1::ProcessRecord KernelThread(const P& p) {
+  v1::ProcessRecord r = Record(p);
+  std::string stat = r.stat().data();
+  const std::string flags = " 4194560 ";  // MemoryEvidence::StatLine's
+  const std::size_t at = stat.find(flags);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no flags field" << flags << "in " << stat;
+    return r;
+  }
+  stat.replace(at, flags.size(), " 2129984 ");  // 0x208040: PF_KTHREAD set
+  r.mutable_stat()->set_data(stat);
   return r;
 }
 
