@@ -29,9 +29,9 @@ struct FingerprintResult {
   bool ok() const noexcept { return error.ok(); }
 };
 
-// Before the turn (docs/resolver.md, "The eight steps", step 1): reads `root_pid`'s stat once (its start
-// tick), attests `exe_path` (stat, links followed: a regular file) and the
-// boot id. Errors: kProc, kRoot (root_status says why), kExe,
+// Before the turn (docs/resolver.md, "The eight steps", step 1): reads
+// `root_pid`'s stat once (its start tick), attests `exe_path` (stat, links
+// followed: a regular file) and the boot id. Errors: kProc, kRoot (root_status says why), kExe,
 // kInvalidArgument (a pid outside 2..2147483647), kInternal.
 FingerprintResult TakeFingerprint(std::int64_t root_pid, const std::string& exe_path = "/bin/sleep",
                                   const LiveOptions& options = {}) noexcept;
@@ -75,7 +75,8 @@ struct LivenessResult {
   bool ok() const noexcept { return error.ok(); }
 };
 
-// Later (docs/resolver.md, "The eight steps", step 8): is `identity` still alive? One stat read.
+// Later (docs/resolver.md, "The eight steps", step 8): is `identity` still
+// alive? One stat read.
 LivenessResult CheckLiveness(const ProcessIdentity& identity,
                              const LiveOptions& options = {}) noexcept;
 
