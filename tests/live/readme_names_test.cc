@@ -18,6 +18,7 @@
 #include "tests/live/build_paths.h"
 #include "tests/live/cli_contract.h"
 #include "tests/live/files.h"
+#include "tests/live/readme_examples.h"
 
 namespace proctape::live {
 namespace {
@@ -92,13 +93,6 @@ std::set<std::string> Scenarios() {
   for (const std::string& line : LinesOf(list.out)) {
     if (!line.empty() && line[0] != ' ') out.insert(line.substr(0, line.find(' ')));
   }
-  return out;
-}
-
-std::vector<std::string> Words(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string w; in >> w;) out.push_back(w);
   return out;
 }
 
