@@ -118,6 +118,13 @@ std::string TopHelp(const CLI::App& app) {
     if (Find(sub->get_name()) == nullptr) others += "  " + sub->get_name() + "\n";
   }
   if (!others.empty()) out += "\nOther:\n" + others;
+  // What the top level takes instead of a command (TopLevel below), as prose:
+  // an indented "  --version" line would read as a command to the scripts
+  // that list them.
+  out +=
+      "\nAlso: 'proctape --version' (-V; with --json, one document) prints the version\n"
+      "and the format versions it writes and reads; 'proctape --print-jail' prints\n"
+      "what the kernel enforces on each command (docs/security.md).\n";
   out +=
       "\nExit status: 0 success, 2 usage error; verdicts, damage and drift have their own\n"
       "('proctape help exit-codes'). Every command takes --help; most take --json.\n"

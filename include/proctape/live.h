@@ -29,9 +29,9 @@ struct FingerprintResult {
   bool ok() const noexcept { return error.ok(); }
 };
 
-// Before the turn (seed 000, step 1): reads `root_pid`'s stat once (its start
-// tick), attests `exe_path` (stat, links followed: a regular file) and the
-// boot id. Errors: kProc, kRoot (root_status says why), kExe,
+// Before the turn (docs/resolver.md, "The eight steps", step 1): reads
+// `root_pid`'s stat once (its start tick), attests `exe_path` (stat, links
+// followed: a regular file) and the boot id. Errors: kProc, kRoot (root_status says why), kExe,
 // kInvalidArgument (a pid outside 2..2147483647), kInternal.
 FingerprintResult TakeFingerprint(std::int64_t root_pid, const std::string& exe_path = "/bin/sleep",
                                   const LiveOptions& options = {}) noexcept;
@@ -56,7 +56,7 @@ struct ResolveResult {
   bool ok() const noexcept { return error.ok(); }
 };
 
-// After the turn: the resolver of seed 000 on the live host, against
+// After the turn: the resolver (docs/resolver.md) on the live host, against
 // `fingerprint` (taken before the turn by TakeFingerprint, in this boot).
 // Recording (RecordPolicy): the tape of every call the resolver makes is
 // streamed to a temporary beside `path` while it runs; kOnFailure keeps it
@@ -75,7 +75,8 @@ struct LivenessResult {
   bool ok() const noexcept { return error.ok(); }
 };
 
-// Later (seed 000, step 8): is `identity` still alive? One stat read.
+// Later (docs/resolver.md, "The eight steps", step 8): is `identity` still
+// alive? One stat read.
 LivenessResult CheckLiveness(const ProcessIdentity& identity,
                              const LiveOptions& options = {}) noexcept;
 

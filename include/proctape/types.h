@@ -56,9 +56,9 @@ struct ProcessIdentity {
   bool operator==(const ProcessIdentity&) const = default;
 };
 
-// Seed 000, step 1: taken before the turn. The root's host pid and start
-// tick, the executable's device and inode (links followed), the boot they
-// belong to. `root_comm` is for people only: nothing decides on it.
+// Taken before the turn (docs/resolver.md, "The eight steps", step 1). The
+// root's host pid and start tick, the executable's device and inode (links
+// followed), the boot they belong to. `root_comm` is for people only: nothing decides on it.
 struct Fingerprint {
   std::int64_t root_pid = 0;
   std::uint64_t root_start_ticks = 0;
@@ -134,8 +134,9 @@ enum class Liveness : int { kAlive = 1, kDead = 2, kError = 3 };
 // "ALIVE", "DEAD", "ERROR"
 std::string_view LivenessName(Liveness liveness) noexcept;
 
-// Seed 000, step 8: one re-read of stat. kError carries its reason
-// (PID_REUSED, MALFORMED_RECORD, UNREADABLE, INVALID_REQUEST).
+// Liveness (docs/resolver.md, "The eight steps", step 8): one re-read of
+// stat. kError carries its reason (PID_REUSED, MALFORMED_RECORD, UNREADABLE,
+// INVALID_REQUEST).
 struct LivenessVerdict {
   Liveness status = Liveness::kError;
   Status reason = Status::kUnreadable;

@@ -2,7 +2,8 @@
 // statuses" and "Lists"): `proctape help exit-codes` fits 80 columns and says
 // what success is for each command and which commands give each status;
 // every command's help names the usage error (2) it can give; `lab --list`
-// fits 80 columns; the top level fails as JSON when --json is anywhere.
+// fits 80 columns; the top level fails as JSON when --json is anywhere, and
+// its help names --version and --print-jail.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -51,6 +52,20 @@ std::string Footer(const CommandWords& command) {
   std::string footer = at == std::string::npos ? "" : help.text.substr(at);
   for (char& c : footer) c = c == '\n' ? ' ' : c;
   return footer;
+}
+
+// `proctape --help` names what the top level takes besides a command, and
+// each of them runs (cli/help.cc TopLevel).
+TEST(TopLevelHelp, NamesVersionAndPrintJail) {
+  const CommandResult help = Proctape({"--help"});
+  ASSERT_EQ(help.exit_code, 0) << Describe(help);
+  for (const std::string option : {"--version", "--print-jail"}) {
+    EXPECT_NE(help.out.find("'proctape " + option + "'"), std::string::npos)
+        << "'proctape --help' does not name " << option << "\n" << help.out;
+    const CommandResult r = Proctape({option});
+    EXPECT_EQ(r.exit_code, 0) << Describe(r);
+    EXPECT_FALSE(r.out.empty()) << "'proctape " << option << "' prints nothing";
+  }
 }
 
 TEST(HelpExitCodes, FitsEightyColumns) {

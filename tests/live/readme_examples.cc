@@ -34,13 +34,6 @@ std::string Bare(std::string w) {
   return w;
 }
 
-std::vector<std::string> Words(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
-
 // The trailing comment of a command: from a '#' that starts a word outside
 // quotes to the end of its line.
 std::string CommentOf(const std::string& command) {
@@ -85,6 +78,13 @@ std::string NotRun(const std::string& line) {
 }
 
 }  // namespace
+
+std::vector<std::string> Words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
 
 std::vector<ReadmeBlock> ReadmeBlocks(const std::string& markdown) {
   std::vector<ReadmeBlock> out;

@@ -33,6 +33,9 @@ std::vector<ReadmeBlock> ReadmeBlocks(const std::string& markdown);
 // replaced by `to`.
 std::string ReplaceWord(const std::string& text, const std::string& from, const std::string& to);
 
+// The whitespace-separated words of `text`.
+std::vector<std::string> Words(const std::string& text);
+
 // The first whitespace-separated word of `line`, or "".
 std::string FirstWord(const std::string& line);
 

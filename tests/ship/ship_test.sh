@@ -35,6 +35,52 @@ commands_of() {  # commands_of PROCTAPE
   done
 }
 
+# The paths README's paragraph that begins with MARK names (the `...` of
+# it that begin with PATTERN), one a line; COMMAND in one stands for any.
+readme_paths() {  # readme_paths MARK PATTERN
+  local source_dir
+  source_dir=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+  awk -v mark="$1" 'index($0, mark) == 1 {on = 1} on && /^$/ {exit} on' \
+    "$source_dir/README.md" | tr '\n' ' ' | grep -o '`[^`]*`' | tr -d '`' | grep -E "$2" || true
+}
+
+# Every file of LIST (one a line) is named by README's paragraph MARK (the
+# file or a directory above it), and every path the paragraph names is there
+# (under ROOT).
+expect_readme_names() {  # expect_readme_names MARK PATTERN ROOT LIST
+  local paths file path named
+  paths=$(readme_paths "$1" "$2")
+  [[ -n $paths ]] || fail "README.md has no paragraph beginning '$1' naming paths"
+  while IFS= read -r file; do
+    named=0
+    while IFS= read -r path; do
+      # shellcheck disable=SC2053  # the path is a pattern: COMMAND is any
+      if [[ $file == ${path//COMMAND/*} || $file == ${path//COMMAND/*}/* ]]; then named=1; fi
+    done <<<"$paths"
+    ((named)) || fail "README.md's '$1' does not name $file, which is installed"
+  done <<<"$4"
+  while IFS= read -r path; do
+    compgen -G "$3/${path//COMMAND/*}" >/dev/null ||
+      fail "README.md's '$1' names $path, which is not installed"
+  done <<<"$paths"
+}
+
+# Each document an installed man page cites is named by its installed path
+# (DOCDIR/docs/NAME, DOCDIR/proto/NAME), which holds it; none is cited by its
+# place in the source tree. PAGES: the pages' roff text.
+expect_cited_docs_installed() {  # expect_cited_docs_installed ROOT DOCDIR PAGES
+  local pages cited bare file
+  pages=$(sed 's/\\://g' <<<"$3")  # roff's \: (a line may break there) is no text
+  bare=$(grep -E '(^|[^A-Za-z0-9_./-])(docs|proto)/[A-Za-z0-9_]' <<<"$pages" || true)
+  [[ -z $bare ]] || fail "a man page cites a document by its source path: $bare"
+  cited=$(grep -oE "$2/(docs|proto)/[A-Za-z0-9_./-]*[A-Za-z0-9_]" <<<"$pages" | sort -u)
+  [[ -n $cited ]] || fail "no man page cites a document under $2"
+  while IFS= read -r file; do
+    [[ -f $1$file ]] || fail "a man page cites $file, which is not installed"
+  done <<<"$cited"
+  grep -qx "\.IR $2 \." <<<"$pages" || fail "the pages do not say the documentation is in $2"
+}
+
 case $check in
   # cmake --install puts every file under the prefix, none elsewhere, and
   # the binary runs from there.
@@ -55,6 +101,12 @@ case $check in
     source_dir=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
     diff -r "$source_dir/docs" "$prefix/share/doc/proctape/docs" >/dev/null ||
       fail "share/doc/proctape/docs differs from docs/"
+    for proto in "$source_dir"/proto/*.proto; do
+      cmp -s "$proto" "$prefix/share/doc/proctape/proto/${proto##*/}" ||
+        fail "share/doc/proctape/proto lacks ${proto##*/} as it is in proto/"
+    done
+    expect_readme_names '**`cmake --install`**' '^(bin|share|include|lib)(/|$)' "$prefix" \
+      "$(sed "s|^$prefix/||" "$build/install_manifest.txt")"
     ;;
 
   # A page for proctape and one for every command it lists (corpus add:
@@ -75,6 +127,7 @@ case $check in
       name=$(MANWIDTH=80 man -l "$file" 2>/dev/null | sed -n '/^NAME/{n;p;q}' | awk '{print $1}')
       expect_eq "$page.1's NAME" "$name" "$page"
     done
+    expect_cited_docs_installed "" "$prefix/share/doc/proctape" "$(cat "$man1"/*.1)"
     # The page says what --help says: a command's first option line.
     first=$("$bin" capture --help | sed -n 's/^  \(--[a-z-]*\).*/\1/p' | head -1)
     MANWIDTH=80 man -l "$man1/proctape-capture.1" 2>/dev/null | grep -q -- "$first" ||
@@ -206,6 +259,10 @@ ZSH
     done
     MANWIDTH=80 man -l "$work/root/usr/share/man/man1/proctape.1.gz" 2>/dev/null | grep -q '^NAME' ||
       fail "proctape.1.gz does not render"
+    expect_cited_docs_installed "$work/root" /usr/share/doc/proctape \
+      "$(zcat "$work/root"/usr/share/man/man1/*.1.gz)"
+    expect_readme_names '**The Debian package**' '^/usr/' "$work/root" \
+      "$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print substr($6, 2)}')"
     ;;
 
   *) fail "unknown check '$check'" ;;

@@ -13,6 +13,7 @@
 #include "format/chunk_counts.h"
 #include "format/file_format.h"
 #include "format/reader.h"
+#include "proctape.pb.h"
 #include "tests/unit/format_bytes.h"
 #include "tests/unit/source_dir.h"
 
@@ -135,6 +136,73 @@ TEST(FormatLimits, ChunkCountsMatchTheParsedMessage) {
   ASSERT_TRUE(CountChunk(o.SerializeAsString(), &n));
   EXPECT_EQ(n.observations, 5u);
   EXPECT_EQ(n.processes, 0u);
+}
+
+// docs/format.md section 7, "How the wire bytes are counted": every
+// occurrence of a counted field counts, also one the parser merges or drops;
+// a field of another wire type does not; a frame that runs past the content
+// counts what it holds; other bytes that are not wire data give counting up
+// (and the parse refuses all of them).
+TEST(FormatLimits, WireCountsCountEveryOccurrenceAndNoOtherWireType) {
+  // A length-delimited field (one-byte tag and length).
+  const auto field = [](int number, const std::string& bytes) {
+    return std::string(1, static_cast<char>(number << 3 | 2)) +
+           std::string(1, static_cast<char>(bytes.size())) + bytes;
+  };
+  const std::string record = field(4, "");  // Frame.processes: an empty record
+  ChunkCounts n;
+  v1::Chunk parsed;
+
+  // Two frame fields: protobuf merges them (their records appended).
+  const std::string twice = field(2, record + record) + field(2, record);
+  ASSERT_TRUE(CountChunk(twice, &n));
+  EXPECT_EQ(n.processes, 3u);
+  ASSERT_TRUE(parsed.ParseFromString(twice));
+  EXPECT_EQ(parsed.frame().processes_size(), 3);
+
+  // A frame, then observations: the parser keeps the last member of the
+  // oneof; the frame's records were counted all the same.
+  const std::string dropped = field(2, record + record) + field(3, field(1, ""));
+  ASSERT_TRUE(CountChunk(dropped, &n));
+  EXPECT_EQ(n.processes, 2u);
+  EXPECT_EQ(n.observations, 1u);
+  ASSERT_TRUE(parsed.ParseFromString(dropped));
+  EXPECT_TRUE(parsed.has_observations());
+
+  // Two resolution fields count two.
+  ASSERT_TRUE(CountChunk(field(4, "") + field(4, ""), &n));
+  EXPECT_EQ(n.resolutions, 2u);
+
+  // Field 4 of a frame as a varint: an unknown field, no record.
+  const std::string varint = field(2, std::string("\x20\x01", 2));
+  ASSERT_TRUE(CountChunk(varint, &n));
+  EXPECT_EQ(n.processes, 0u);
+  ASSERT_TRUE(parsed.ParseFromString(varint));
+  EXPECT_EQ(parsed.frame().processes_size(), 0);
+
+  // A frame whose length runs past the content: its fields up to the end
+  // are counted; the parse refuses the chunk.
+  const std::string past = std::string("\x12\x05", 2) + record;
+  ASSERT_TRUE(CountChunk(past, &n));
+  EXPECT_EQ(n.processes, 1u);
+  EXPECT_FALSE(parsed.ParseFromString(past));
+
+  // A tag 0 inside a frame stops the frame's walk, which goes on at the top
+  // level from there: the record after it reads as a resolution (field 4).
+  const std::string stopped = field(2, record + std::string(1, '\0') + record);
+  ASSERT_TRUE(CountChunk(stopped, &n));
+  EXPECT_EQ(n.processes, 1u);
+  EXPECT_EQ(n.resolutions, 1u);
+  EXPECT_FALSE(parsed.ParseFromString(stopped));
+
+  // A skipped field (a fingerprint) that runs past the content, a length
+  // that cannot be read, a wire type protobuf lacks: counting gives up.
+  for (const std::string& bad :
+       {field(2, record) + std::string("\x2a\x05", 2) + record,
+        field(2, record) + std::string("\x12\xff", 2), field(2, record) + "\x16"}) {
+    EXPECT_FALSE(CountChunk(bad, &n));
+    EXPECT_FALSE(parsed.ParseFromString(bad));
+  }
 }
 
 }  // namespace

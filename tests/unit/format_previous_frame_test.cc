@@ -5,6 +5,7 @@
 // held.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "format/file_format.h"
@@ -95,6 +96,70 @@ TEST(PreviousFrameTest, TheBoundCountsSerializedSizesNotWhatIsHeld) {
   v1::ProcessRecord found;
   EXPECT_TRUE(table.Find(KeyOfWorker(1000 + fit - 1), &found)) << "the last that fits";
   EXPECT_FALSE(table.Find(KeyOfWorker(1000 + fit), &found)) << "the first past the bound";
+}
+
+// docs/format.md section 9a, "What the reader keeps": each record that still
+// fits is remembered (by its serialized size), one too large is skipped and
+// keeps its key, a record without a key or with a key taken is not counted.
+TEST(PreviousFrameTest, EachRecordThatStillFitsIsRemembered) {
+  PreviousFrame table;
+  table.BeginFrame(0);
+  const auto remember = [&table](std::int64_t pid, std::size_t environ_bytes) {
+    v1::ProcessRecord r = Worker(pid, std::string(environ_bytes, 'e'));
+    table.Remember(&r);
+  };
+  remember(1, 40 << 20);  // fits: 40 MiB of 64
+  remember(2, 30 << 20);  // 70 MiB: skipped
+  remember(3, 1 << 10);   // still fits after the one skipped
+  remember(2, 1 << 10);   // pid 2 again: its key is taken, by the skipped one
+  v1::ProcessRecord keyless = Worker(4, "");
+  keyless.mutable_stat()->set_data("4 (worker) S 1");  // does not parse: no key
+  table.Remember(&keyless);
+  table.BeginFrame(1);
+  v1::ProcessRecord found;
+  EXPECT_TRUE(table.Find(KeyOfWorker(1), &found));
+  EXPECT_FALSE(table.Find(KeyOfWorker(2), &found)) << "too large for what was left";
+  EXPECT_TRUE(table.Find(KeyOfWorker(3), &found)) << "a smaller record after it still fits";
+}
+
+// docs/format.md section 9a, "The key" and "The stat parse": the record's
+// own pid and the start tick of a stat that was read and parses.
+TEST(PreviousFrameTest, KeyIsTheRecordsPidAndTheStartTickOfItsStat) {
+  const std::string fields = " (a b) S 0 -0 -7 x y z 0 0 0 0 0 0 0 0 0 0 0 0 ";  // fields 2 to 21
+  struct Case {
+    const char* what;
+    std::string stat;
+    int err;
+    bool truncated;
+    std::optional<std::uint64_t> start;  // the key's start tick, or no key
+  };
+  const Case cases[] = {
+      {"another pid in field 1", "9" + fields + "77", 0, false, 77},
+      {"one final newline", "5" + fields + "77\n", 0, false, 77},
+      {"two final newlines", "5" + fields + "77\n\n", 0, false, std::nullopt},
+      {"fields after 22", "5" + fields + "77 8 9", 0, false, 77},
+      {"start tick 0", "5" + fields + "0", 0, false, 0},
+      {"truncated", "5" + fields + "77 123", 0, true, 77},
+      {"a failed read", "", 2, false, std::nullopt},
+      {"the worked example's", "42 (sleep) S 1 42 42 0 -1", 0, false, std::nullopt},
+      {"an empty field 4", "5 (a) S  -0 -7 x y z 0 0 0 0 0 0 0 0 0 0 0 0 77", 0, false,
+       std::nullopt},
+  };
+  for (const Case& c : cases) {
+    v1::ProcessRecord r;
+    r.set_pid(5);
+    r.mutable_stat()->set_data(c.stat);
+    r.mutable_stat()->set_err(c.err);
+    r.mutable_stat()->set_truncated(c.truncated);
+    const std::optional<RecordKey> key = KeyOf(r);
+    ASSERT_EQ(key.has_value(), c.start.has_value()) << c.what;
+    if (key) {
+      EXPECT_EQ(*key, (RecordKey{5, *c.start})) << c.what;
+    }
+  }
+  v1::ProcessRecord no_stat;
+  no_stat.set_pid(5);
+  EXPECT_FALSE(KeyOf(no_stat).has_value()) << "no stat";
 }
 
 }  // namespace

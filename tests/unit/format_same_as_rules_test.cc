@@ -104,6 +104,18 @@ TEST_F(FormatSameAsRulesTest, SameAsReadsAsTheLastResultOfTheSameCall) {
   EXPECT_EQ(r.snapshot.observations[5].same_as(), 0u);
 }
 
+// "Across the whole file": neither a resolution nor a frame between two
+// observations starts the table of last results anew.
+TEST_F(FormatSameAsRulesTest, SameAsReachesAcrossResolutionsAndFrames) {
+  Built b = Build({Of({StatRead(0, 7, "7 (a) S 1")}), Resolution(0, 1), FramePart(0, true),
+                   Of({Listing(1, {"7"}), StatRead(2, 7, "", 2)}), Resolution(1, 2)});
+  Read r = ReadBytes(b.bytes);
+  ASSERT_TRUE(Reads(r));
+  ASSERT_EQ(r.snapshot.observations.size(), 3u);
+  EXPECT_EQ(r.snapshot.observations[2].read_file().result().data(), "7 (a) S 1");
+  EXPECT_EQ(r.snapshot.observations[2].same_as(), 0u);
+}
+
 TEST_F(FormatSameAsRulesTest, SameAsInAVersion1FileIsCorrupt) {
   const std::vector<v1::Chunk> body = {Of({StatRead(0, 7, "7 (a) S 1"), StatRead(1, 7, "", 1)})};
   ASSERT_TRUE(Reads(ReadBytes(Build(body).bytes)));
@@ -165,6 +177,18 @@ TEST_F(FormatSameAsRulesTest, SameAsOnAClockReadingIsCorrupt) {
   EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 1,
                       "a 'same as' reference on a call that returns no result of its own "
                       "(observation 1)"));
+  // A sleep, and an observation that makes no call, have none either.
+  v1::Observation sleep;
+  sleep.set_index(1);
+  sleep.mutable_sleep_until()->set_until_ns(5);
+  sleep.set_same_as(1);
+  v1::Observation none;
+  none.set_index(1);
+  none.set_same_as(1);
+  for (const v1::Observation& o : {sleep, none}) {
+    b = Build({Of({Now(0), o})});
+    EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 1, "on a call that returns no result of its own"));
+  }
 }
 
 TEST_F(FormatSameAsRulesTest, SameAsCopiesAreBoundedBeforeAnyIsMade) {

@@ -138,6 +138,59 @@ TEST_F(FormatStructureRulesTest, ResolutionVerdictIsUpgradedWhenRead) {
   EXPECT_EQ(v.subject_pid(), 41);
 }
 
+// docs/format.md section 5, "Verdicts written before subject_pid": in a file
+// of either version, every verdict but RESOLVED is upgraded field by field
+// (an unknown status too); a RESOLVED one and a current failure read as
+// written.
+TEST_F(FormatStructureRulesTest, VerdictsWrittenBeforeSubjectPidAreUpgradedFieldByField) {
+  struct Case {
+    int status;
+    std::optional<std::int64_t> pid;
+    std::optional<std::uint64_t> start;
+    std::int64_t subject;
+    std::uint64_t subject_start;
+    // What is read: the identity (pid, start) kept or not, and the subject.
+    bool identity_kept;
+    std::int64_t want_subject;
+    std::uint64_t want_subject_start;
+  };
+  const Case cases[] = {
+      {v1::Verdict::NO_MATCH, 41, 7, 0, 0, false, 41, 7},
+      {v1::Verdict::PID_REUSED, 41, 7, 52, 9, false, 52, 9},  // the subject stays
+      {v1::Verdict::TOKEN_MISMATCH, std::nullopt, 7, 0, 0, false, 0, 7},
+      {v1::Verdict::NO_MATCH, 0, std::nullopt, 0, 0, false, 0, 0},  // a present 0 cleared
+      {v1::Verdict::STATUS_UNSPECIFIED, 41, std::nullopt, 0, 0, false, 41, 0},
+      {99, 41, 7, 0, 0, false, 41, 7},  // a status this reader does not know
+      {v1::Verdict::NO_MATCH, std::nullopt, std::nullopt, 41, 7, false, 41, 7},  // current
+      {v1::Verdict::RESOLVED, 41, 7, 0, 0, true, 0, 0},
+  };
+  for (std::uint32_t version : {1u, 2u}) {
+    for (const Case& k : cases) {
+      v1::Chunk c = Resolution(0, 0);
+      v1::Verdict* v = c.mutable_resolution()->mutable_verdict();
+      v->set_status(static_cast<v1::Verdict::Status>(k.status));
+      if (k.pid) v->set_pid(*k.pid);
+      if (k.start) v->set_start_ticks(*k.start);
+      v->set_subject_pid(k.subject);
+      v->set_subject_start_ticks(k.subject_start);
+      v->set_detail("kept");
+      Built b = Build({c}, std::nullopt, true, HeaderBody(version));
+      b.bytes.replace(8, 4, Le32(version));
+      const std::string what = "version " + std::to_string(version) + ", status " +
+                               std::to_string(k.status) + ", pid " +
+                               (k.pid ? std::to_string(*k.pid) : "absent");
+      Read r = ReadBytes(b.bytes);
+      ASSERT_TRUE(Reads(r)) << what;
+      const v1::Verdict& got = r.snapshot.resolutions.at(0).verdict();
+      EXPECT_EQ(got.has_pid(), k.identity_kept && k.pid.has_value()) << what;
+      EXPECT_EQ(got.has_start_ticks(), k.identity_kept && k.start.has_value()) << what;
+      EXPECT_EQ(got.subject_pid(), k.want_subject) << what;
+      EXPECT_EQ(got.subject_start_ticks(), k.want_subject_start) << what;
+      EXPECT_EQ(got.detail(), "kept") << what;
+    }
+  }
+}
+
 TEST_F(FormatStructureRulesTest, AtMostOneFingerprintChunkAnywhereAfterTheHeader) {
   // `proctape fingerprint`: header, fingerprint, footer (which counts it in
   // `chunks` only).

@@ -1,10 +1,9 @@
 // format/writer.h + format/reader.h, blobs: identical environ and argv bytes
-// are stored once and resolved when read, small data stays inline; and the
-// worked example of docs/format.md.
+// are stored once and resolved when read, small data stays inline. (The
+// worked example of docs/format.md: format_worked_example_test.cc.)
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -136,48 +135,6 @@ TEST_F(FormatWriterTest, SmallDataStaysInline) {
     EXPECT_EQ(c.frame().processes(0).environ().blob(), 0u);
     EXPECT_EQ(c.frame().processes(1).environ().blob(), 1u);
   }
-}
-
-// The worked example of docs/format.md. With PROCTAPE_FORMAT_EXAMPLE=FILE in
-// the environment, the file is also copied to FILE:
-//   PROCTAPE_FORMAT_EXAMPLE=/tmp/example.ptape build/tests/unit_tests
-//       --gtest_filter=FormatWriterTest.WorkedExample
-TEST_F(FormatWriterTest, WorkedExample) {
-  const std::string path = Path("example.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
-  v1::Header h;
-  h.set_tool_version("0.1.0");
-  h.mutable_host()->set_hostname("ci-1");
-  h.set_capture_start_mono_ns(1000);
-  h.mutable_redaction()->set_environ(v1::RedactionPolicy::ENVIRON_REDACTED);
-  ASSERT_TRUE(w->WriteHeader(h));
-  w->BeginFrame(0, 1000);
-  v1::ProcessRecord p;
-  p.set_pid(42);
-  *p.mutable_stat() = Ok("42 (sleep) S 1 42 42 0 -1", 4096);
-  *p.mutable_cmdline() = Ok("sleep\0" "300\0"s, 65536);
-  *p.mutable_environ() = Ok("HOME=*********\0PATH=***************************\0"s, 65536);
-  p.mutable_environ()->set_redacted(true);
-  *p.mutable_exe() = Id(2049, 1311);
-  ASSERT_TRUE(w->AddProcess(std::move(p)));
-  ASSERT_TRUE(w->EndFrame(2000, "", 123));
-  v1::Footer f;
-  f.set_capture_end_mono_ns(3000);
-  ASSERT_TRUE(w->Finish(f));
-  EXPECT_EQ(w->chunks(), 3u);
-  w.reset();
-
-  const std::string bytes = Slurp(path);
-  EXPECT_EQ(bytes.substr(0, 12), "\x89PTAPE\r\n\x02\0\0\0"s);
-  Snapshot s;
-  FormatError e = ReadSnapshot(path, &s);
-  ASSERT_TRUE(e.ok()) << e.message;
-  ASSERT_EQ(s.frames.size(), 1u);
-  EXPECT_EQ(s.frames[0].processes(0).environ().data(),
-            "HOME=*********\0PATH=***************************\0"s);
-  if (const char* out = std::getenv("PROCTAPE_FORMAT_EXAMPLE")) Spit(out, bytes);
 }
 
 }  // namespace

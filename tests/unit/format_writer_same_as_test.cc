@@ -84,6 +84,36 @@ TEST_F(FormatWriterSameAsTest, SameAsOnlyWhenTheSameCallsBytesAreEqual) {
   EXPECT_EQ(raw[2].read_file().result().bound(), 4096u);
 }
 
+// docs/format.md section 9a, "Across the whole file": a resolution's read
+// repeating one of an earlier resolution is written as "same as" it.
+TEST_F(FormatWriterSameAsTest, SameAsReachesAnEarlierResolutionsObservation) {
+  const std::string path = Path("t.ptape");
+  std::string error;
+  auto w = SnapshotWriter::Create(path, {}, &error);
+  ASSERT_NE(w, nullptr) << error;
+  ASSERT_TRUE(w->WriteHeader(v1::Header()));
+  for (std::uint64_t i : {0u, 1u}) {
+    v1::Observation o = Read(7, "7 (a) S 1");
+    o.set_index(i);
+    ASSERT_TRUE(w->AddObservation(std::move(o)));
+    v1::Resolution r;
+    r.mutable_liveness()->set_pid(7);
+    r.set_first_observation(i);
+    r.set_observation_count(1);
+    ASSERT_TRUE(w->WriteResolution(r)) << w->error();
+  }
+  ASSERT_TRUE(w->Finish({})) << w->error();
+  std::vector<v1::Observation> raw;
+  for (const v1::Chunk& c : RawChunks(path)) {
+    for (const auto& o : c.observations().observations()) raw.push_back(o);
+  }
+  EXPECT_EQ(SameAs(raw), (std::vector<std::uint64_t>{0, 1}));
+  Snapshot read;
+  ASSERT_TRUE(ReadSnapshot(path, &read).ok());
+  ASSERT_EQ(read.observations.size(), 2u);
+  EXPECT_EQ(read.observations[1].read_file().result().data(), "7 (a) S 1");
+}
+
 TEST_F(FormatWriterSameAsTest, EveryKindOfResultReadsBackExactly) {
   v1::Observation list;
   list.mutable_list_pids()->set_bound(10);
