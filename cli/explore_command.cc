@@ -33,35 +33,39 @@ namespace {
 using explore::CheckSetup;
 using explore::SearchReport;
 // Each counterexample and example the search found, written to --out under
-// the output rule (docs/cli/outputs.md): every file opened (checked, its
-// temporary made) before any is written, so that one refused (it exists,
-// without --force) leaves none written.
+// the output rule (docs/cli/outputs.md): every file checked (opened, its
+// temporary made, and let go: a run may find hundreds, more than the
+// descriptors it may hold) before any is written, so that one refused (it
+// exists, without --force) leaves none written.
 int WriteFound(const ExploreOptions& o, const Snapshot& snapshot, const std::string& base,
-               std::vector<CheckResult>& results) {
+               const std::vector<CheckResult>& results) {
   struct Found {
     std::string path;
     const CheckSetup* setup;
     const explore::History* history;
-    std::unique_ptr<OutputFile> output;
   };
   std::vector<Found> found;
-  for (CheckResult& c : results) {
+  for (const CheckResult& c : results) {
     for (std::size_t v = 0; v < c.written.size(); ++v) {
-      found.push_back({c.written[v], c.setup.get(), &c.report.violations[v].history, nullptr});
+      found.push_back({c.written[v], c.setup.get(), &c.report.violations[v].history});
     }
-    for (CheckResult::Example& e : c.examples) found.push_back({e.file, c.setup.get(), &e.history, nullptr});
+    for (const CheckResult::Example& e : c.examples) found.push_back({e.file, c.setup.get(), &e.history});
   }
-  int exit_code = kExitOk;
-  for (Found& f : found) {
+  auto open = [&o](const std::string& path, int* exit_code) {
     OutputRequest request;
-    request.path = f.path;
+    request.path = path;
     request.force = o.force;
     request.binary = true;
-    f.output = OpenOutput(request, "--out", {{"FILE", o.file}}, &exit_code);
-    if (!f.output) return exit_code;
+    return OpenOutput(request, "--out", {{"FILE", o.file}}, exit_code);
+  };
+  int exit_code = kExitOk;
+  for (const Found& f : found) {
+    if (!open(f.path, &exit_code)) return exit_code;
   }
-  for (Found& f : found) {
-    auto writer = SnapshotWriter::Create(std::move(f.output), SnapshotWriter::Options{});
+  for (const Found& f : found) {
+    std::unique_ptr<OutputFile> output = open(f.path, &exit_code);
+    if (!output) return exit_code;
+    auto writer = SnapshotWriter::Create(std::move(output), SnapshotWriter::Options{});
     const std::string failed = explore::WriteDerived(*writer, "explore", snapshot, base, *f.setup,
                                                      *f.history, explore::Checker{});
     if (!failed.empty()) return FailAbout(kExitIo, "--out", f.path, failed);
