@@ -323,18 +323,17 @@ int RunCapture(const CaptureOptions& o) {
                     Plural(totals.frames, "frame", "frames") + of_frames + ": " +
                     EscapeBytes(shown, 4096) + " holds those, complete");
   }
-  if (!writer->refused().empty()) {
-    Warn(writer->refused() + ": " + EscapeBytes(shown, 4096) + " holds " +
-         Plural(totals.frames, "frame", "frames") + of_frames + ", complete and readable (exit " +
-         std::to_string(kExitBound) + ")");
-    return kExitBound;
-  }
+  // A frame cut by a bound does not hold every process: the file is kept,
+  // whole and readable, and the status says it is incomplete (exit 8;
+  // docs/cli/commands.md, "A capture cut by a bound"). A root in no frame of
+  // a cut capture may lie past the cut: the cut is the status.
+  const bool cut = totals.frames_cut > 0 || !writer->refused().empty();
+  const std::string where = dir ? EscapeBytes(o.proc_root, 4096) : EscapeBytes(root, 4096);
   // An empty selection is not a success: a --root in no frame selected
   // nothing. The file is kept (it is evidence of what /proc held), the exit
   // status says "not found". A root that exited during a multi-frame capture
   // was found: a warning says in how many frames it was missing.
-  const std::string where = dir ? EscapeBytes(o.proc_root, 4096) : EscapeBytes(root, 4096);
-  if (totals.root_missing > 0 && totals.root_missing == totals.frames) {
+  if (!cut && totals.root_missing > 0 && totals.root_missing == totals.frames) {
     return Fail(kExitNotFound, "--root " + std::to_string(o.root) + " is in no frame: " + where +
                                    " holds no such process; " + EscapeBytes(shown, 4096) +
                                    " was written with 0 processes");
@@ -344,6 +343,18 @@ int RunCapture(const CaptureOptions& o) {
     Warn("--root " + std::to_string(o.root) + " was not in " + where + " in " +
          std::to_string(totals.root_missing) + " of " + Plural(totals.frames, "frame", "frames") +
          " (it exited or had not started)");
+  }
+  if (cut) {
+    // The file's count limits may end a capture before a frame begins: then
+    // no frame is cut, the capture is.
+    const std::string what =
+        totals.frames_cut > 0
+            ? Plural(totals.frames_cut, "frame", "frames") + " of " +
+                  std::to_string(totals.frames) + " cut by a bound (" + totals.last_cut + ")"
+            : "stopped after " + Plural(totals.frames, "frame", "frames") + of_frames;
+    return Fail(kExitBound, (writer->refused().empty() ? "" : writer->refused() + ": ") + what +
+                                ": " + EscapeBytes(shown, 4096) +
+                                " holds what was read, complete and readable, not every process");
   }
   return kExitOk;
 }

@@ -84,11 +84,11 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
                           "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
                           "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
               ExitStatusFooter("0 written, 1 /proc cannot be listed, 2 usage error (a --proc-root "
-                               "that holds no process among them), 5 --root is in no frame (the "
-                               "file is written all the same), 10 --proc-root cannot be opened, "
-                               "or the output refused or cannot be written, 15 a --proc-root side "
-                               "file damaged, 130 interrupted: the file holds the frames "
-                               "complete"));
+                               "with no process), 5 --root in no frame, 8 a frame cut by a bound "
+                               "(5, 8: the file is written all the same), 10 --proc-root cannot "
+                               "be opened, or the output refused or cannot be written, 15 a "
+                               "--proc-root side file damaged, 130 interrupted: the file holds "
+                               "the frames complete"));
   sub->callback([o, sub, exit_code] {
     o->has_interval = sub->get_option("--interval")->count() > 0;
     o->has_frames = sub->get_option("--frames")->count() > 0;

@@ -3,14 +3,8 @@
 // exits, a pid is reused, an exec is caught half done, a second match
 // appears, the root restarts, the clock jumps), each verdict judged against
 // the model's truth (explore/). Never reads the live /proc, never sleeps.
-#include <sys/stat.h>
-#include <unistd.h>
-
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -31,30 +25,64 @@
 #include "explore/counterexample.h"
 #include "explore/search.h"
 #include "format/reader.h"
+#include "format/writer.h"
 
 namespace proctape {
 namespace {
 
 using explore::CheckSetup;
 using explore::SearchReport;
+// Each counterexample and example the search found, written to --out under
+// the output rule (docs/cli/outputs.md): every file checked (opened, its
+// temporary made, and let go: a run may find hundreds, more than the
+// descriptors it may hold) before any is written, so that one refused (it
+// exists, without --force) leaves none written.
+int WriteFound(const ExploreOptions& o, const Snapshot& snapshot, const std::string& base,
+               const std::vector<CheckResult>& results) {
+  struct Found {
+    std::string path;
+    const CheckSetup* setup;
+    const explore::History* history;
+  };
+  std::vector<Found> found;
+  for (const CheckResult& c : results) {
+    for (std::size_t v = 0; v < c.written.size(); ++v) {
+      found.push_back({c.written[v], c.setup.get(), &c.report.violations[v].history});
+    }
+    for (const CheckResult::Example& e : c.examples) found.push_back({e.file, c.setup.get(), &e.history});
+  }
+  auto open = [&o](const std::string& path, int* exit_code) {
+    OutputRequest request;
+    request.path = path;
+    request.force = o.force;
+    request.binary = true;
+    return OpenOutput(request, "--out", {{"FILE", o.file}}, exit_code);
+  };
+  int exit_code = kExitOk;
+  for (const Found& f : found) {
+    if (!open(f.path, &exit_code)) return exit_code;
+  }
+  for (const Found& f : found) {
+    std::unique_ptr<OutputFile> output = open(f.path, &exit_code);
+    if (!output) return exit_code;
+    auto writer = SnapshotWriter::Create(std::move(output), SnapshotWriter::Options{});
+    const std::string failed = explore::WriteDerived(*writer, "explore", snapshot, base, *f.setup,
+                                                     *f.history, explore::Checker{});
+    if (!failed.empty()) return FailAbout(kExitIo, "--out", f.path, failed);
+  }
+  return kExitOk;
+}
+
 int RunExplore(const ExploreOptions& o) {
   if (std::string why = StdinOnce({{"FILE", {o.file}}}); !why.empty()) return Fail(kExitUsage, why);
   if (int refused = RefuseStandardStreams({{"FILE", o.file}}); refused != kExitOk) return refused;
+  if (std::string why = ForceWithoutOutput(o.force, "--out", !o.out.empty(), o.out); !why.empty()) {
+    return Fail(kExitUsage, why);
+  }
   if (!o.out.empty()) {
-    struct stat st {};
-    if (::stat(o.out.c_str(), &st) != 0) {
-      return Fail(kExitUsage, "--out " + EscapeBytes(o.out, 4096) + ": " +
-                                  (errno == ENOENT ? std::string("no such directory")
-                                                   : std::strerror(errno)));
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      return Fail(kExitUsage, "--out " + EscapeBytes(o.out, 4096) + ": not a directory");
-    }
-    // Checked before the search, not when its first violation is written.
-    if (::access(o.out.c_str(), W_OK | X_OK) != 0) {
-      return Fail(kExitUsage, "--out " + EscapeBytes(o.out, 4096) +
-                                  ": a directory this user cannot write (" + std::strerror(errno) +
-                                  ")");
+    // Checked before the search, not when its first file is written.
+    if (std::string why = DirectoryWrittenIntoProblem(o.out); !why.empty()) {
+      return FailAbout(kExitIo, "--out", o.out, why);
     }
   } else if (o.examples > 0) {
     return Fail(kExitUsage, "--examples " + std::to_string(o.examples) +
@@ -95,30 +123,23 @@ int RunExplore(const ExploreOptions& o) {
                       std::to_string(o.budget) + " runs");
     };
     c.report = explore::Search(*c.setup, so);
+    const std::string prefix = o.out + "/" + stem + "-check" + std::to_string(i) + "-";
     for (std::size_t v = 0; v < c.report.violations.size(); ++v) {
-      std::string path;
-      if (!o.out.empty()) {
-        path = o.out + "/" + stem + "-check" + std::to_string(i) + "-violation" +
-               std::to_string(v + 1) + ".ptape";
-        std::string failed = explore::WriteCounterexample(path, snapshot, base, *c.setup,
-                                                          c.report.violations[v].history, explore::Checker{});
-        if (!failed.empty()) return FailAbout(kExitIo, "--out", path, failed);
-      }
-      c.written.push_back(path);
+      c.written.push_back(o.out.empty() ? "" : prefix + "violation" + std::to_string(v + 1) + ".ptape");
     }
     for (const auto& [outcome, histories] : explore::RarestOutcomes(c.report, o.examples)) {
       CheckResult::Example e{outcome, histories, c.report.first_by_outcome.at(outcome), ""};
       std::string word = outcome;
       std::replace(word.begin(), word.end(), ' ', '-');
-      e.file = o.out + "/" + stem + "-check" + std::to_string(i) + "-" + word + ".ptape";
-      std::string failed = explore::WriteCounterexample(e.file, snapshot, base, *c.setup, e.history,
-                                                        explore::Checker{});
-      if (!failed.empty()) return FailAbout(kExitIo, "--out", e.file, failed);
+      e.file = prefix + word + ".ptape";
       c.examples.push_back(std::move(e));
     }
     results.push_back(std::move(c));
   }
   progress.Done();
+  if (!o.out.empty()) {
+    if (int wrote = WriteFound(o, snapshot, base, results); wrote != kExitOk) return wrote;
+  }
   if (o.json) {
     PrintExploreJson(o, EscapeBytes(base, 4096), results);
   } else {
@@ -157,9 +178,12 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
               "the baseline, the re-run of a history before its pairs are listed and a\n"
               "history pruned without a run (a shifted duplicate) do not")
       ->capture_default_str();
-  sub->add_option("--out", o->out, "write each violation here as a .ptape (a directory)")
+  sub->add_option("--out", o->out,
+                  "write each violation here as a .ptape (a directory that exists; an existing "
+                  "file is not replaced without --force)")
       ->check(NonEmpty("an empty path names no directory"))
       ->type_name("DIR");
+  AddForceOption(sub, o->force, "replace files of an earlier run in --out DIR");
   CLI::Option* seed = AddUnsigned(sub, "--seed", o->seed, 0, UINT64_MAX,
                                   "shuffle the order of histories by N (a budget then "
                                   "samples); without it the order is fixed");
@@ -175,7 +199,9 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
   sub->footer(std::string("Examples:\n"
                           "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"
                           "  proctape explore run.ptape --out found/ --json\n\n") +
-              ExitStatusFooter("0 no violation, 2 usage error, 10-16 damaged file, 20 violations found"));
+              ExitStatusFooter("0 no violation, 2 usage error, 10 --out refused (no such directory, "
+                               "not one, a file in it exists without --force), 10-16 damaged "
+                               "file, 20 violations found"));
   sub->callback([=] {
     o->has_seed = seed->count() > 0;
     o->has_check = check->count() > 0;

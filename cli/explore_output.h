@@ -16,6 +16,7 @@ struct ExploreOptions {
   std::uint32_t depth = 2;
   std::uint64_t budget = 100000;
   std::string out;
+  bool force = false;  // --force: files of an earlier run in `out` are replaced
   bool json = false;
   std::uint64_t seed = 0;
   bool has_seed = false;

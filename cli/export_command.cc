@@ -104,7 +104,9 @@ int RunExport(const ExportOptions& o) {
     return Fail(kExitUsage,
                 "--frame: --format " + o.format + " exports the whole file, every frame");
   }
-  if ((o.format == "proc-dir" || o.format == "csv") && (!o.has_out || o.out == "-")) {
+  // '-' is refused as standard output is by every directory output
+  // (OpenOutput below): one wording for one cause.
+  if ((o.format == "proc-dir" || o.format == "csv") && !o.has_out) {
     return Fail(kExitUsage, "--format " + o.format + " writes a directory: name it with -o DIR");
   }
   if (std::string why = ForceWithoutOutput(o.force, "-o", o.has_out, o.out); !why.empty()) {

@@ -123,7 +123,8 @@ int Run(const LabCommandOptions& o) {
                                 "' ('proctape lab --list' lists the scenarios)");
   }
   if (o.record == "-") {
-    return Fail(kExitUsage, "--record needs a file (the lab reads it back)");
+    return Fail(kExitUsage, "--record '-' (standard output) cannot be written here: name a file "
+                            "(the lab reads it back)");
   }
   lab::LabOptions options;
   options.scenario = o.scenario;

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <optional>
 
 #include "cli/errors.h"
@@ -72,10 +74,13 @@ std::string Named(const InputPath& input) {
 // What an output is of `inputs` ("the same file as FILE 'x'", "inside the
 // corpus 'cj'", "a directory that holds FILE 'x'"), or "": `out` its
 // identity when it exists, `where` the directory it is (a directory) or would
-// be in ("": not known), `path` its name when it has one (a directory output
-// is looked for above each input).
+// be in ("": not known), `path` its name when it has one; `directory_output`:
+// the output is a directory (export --format proc-dir), looked for above each
+// input. A file output that names a directory is no input, whatever the
+// directory holds: OutputFile refuses it as a directory, as every other.
 std::string InputItIs(const std::optional<FileId>& out, const std::string& where,
-                      const std::string& path, const std::vector<InputPath>& inputs) {
+                      const std::string& path, bool directory_output,
+                      const std::vector<InputPath>& inputs) {
   for (const InputPath& input : inputs) {
     if (input.path.empty()) continue;
     const std::optional<FileId> in = IdOfPath(input.path);
@@ -84,7 +89,7 @@ std::string InputItIs(const std::optional<FileId>& out, const std::string& where
     if (in->directory && input.tree && !where.empty() && AtOrBeneath(where, *in)) {
       return "inside " + Named(input);
     }
-    if (out && out->directory && !path.empty() && input.path != "-" &&
+    if (directory_output && out && out->directory && !path.empty() && input.path != "-" &&
         AtOrBeneath(in->directory ? input.path : DirectoryOf(input.path), *out)) {
       return "a directory that holds " + Named(input);
     }
@@ -132,12 +137,12 @@ std::vector<InputPath> InputsNamed(const std::string& option, const std::vector<
 }
 
 std::string OutputIsAnInput(const std::string& option, const std::string& path,
-                            const std::vector<InputPath>& inputs) {
+                            bool directory_output, const std::vector<InputPath>& inputs) {
   if (path.empty()) return "";
   if (path == "-") return StandardOutputIsAnInput(inputs);
   const std::optional<FileId> out = IdOfPath(path);
-  const std::string what =
-      InputItIs(out, out && out->directory ? path : DirectoryOf(path), path, inputs);
+  const std::string what = InputItIs(out, out && out->directory ? path : DirectoryOf(path), path,
+                                     directory_output, inputs);
   if (what.empty()) return "";
   return AboutPath(option, path, what + ", an input of this command: refused, --force or not");
 }
@@ -156,7 +161,7 @@ std::string StandardOutputIsAnInput(const std::vector<InputPath>& inputs) {
     const std::string name(link, static_cast<std::size_t>(n));
     if (IdOfPath(name) == std::optional<FileId>(out)) where = DirectoryOf(name);
   }
-  const std::string what = InputItIs(out, where, "", inputs);
+  const std::string what = InputItIs(out, where, "", false, inputs);
   if (what.empty()) return "";
   return "standard output is " + what + ", an input of this command: refused";
 }
@@ -177,9 +182,23 @@ int RefuseStandardStreams(const std::vector<InputPath>& inputs) {
   return why.empty() ? kExitOk : Fail(kExitUsage, why);
 }
 
+std::string DirectoryWrittenIntoProblem(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return errno == ENOENT ? std::string("cannot write: no such directory")
+                           : std::string("cannot write: ") + std::strerror(errno);
+  }
+  if (!S_ISDIR(st.st_mode)) return "is not a directory: refused";
+  if (::faccessat(AT_FDCWD, path.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+    return std::string("cannot write: ") + std::strerror(errno);
+  }
+  return "";
+}
+
 std::unique_ptr<OutputFile> OpenOutput(const OutputRequest& request, const std::string& option,
                                        const std::vector<InputPath>& inputs, int* exit_code) {
-  if (std::string why = OutputIsAnInput(option, request.path, inputs); !why.empty()) {
+  if (std::string why = OutputIsAnInput(option, request.path, request.directory, inputs);
+      !why.empty()) {
     *exit_code = Fail(kExitUsage, why);
     return nullptr;
   }

@@ -68,13 +68,16 @@ std::vector<InputPath> InputsNamed(const std::string& option, const std::vector<
 // says, since writing it would destroy or change what the command reads.
 // By identity, not by name (st_dev and st_ino, links and symbolic links
 // followed): the output is the same file as an input (standard input
-// included), or lies beneath an input that is a directory (the corpus's MANIFEST or an entry, a file in --proc-root DIR),
-// or is a directory that holds an input. An output or input that does not
-// exist yet is none of these, unless its directory is. The line, in the form
-// of every error about a path:
+// included), or lies beneath an input that is a directory (the corpus's
+// MANIFEST or an entry, a file in --proc-root DIR), or, a `directory_output`
+// (export --format proc-dir), is a directory that holds an input. A file
+// output that names a directory is none of these, whatever it holds: it is
+// refused as a directory (docs/cli/outputs.md, "Refusals"). An output or
+// input that does not exist yet is none of these, unless its directory is.
+// The line, in the form of every error about a path:
 //   --junit 'cj/MANIFEST': inside the corpus 'cj', an input of this command: refused, --force or not
 std::string OutputIsAnInput(const std::string& option, const std::string& path,
-                            const std::vector<InputPath>& inputs);
+                            bool directory_output, const std::vector<InputPath>& inputs);
 
 // Standard output as an output of the command that reads `inputs`
 // (docs/cli/outputs.md, "An output is never an input"): when descriptor 1
@@ -94,6 +97,14 @@ std::string StandardInputIsATerminal(const std::vector<InputPath>& inputs);
 // is a terminal named as one, else 0: run by every command that reads a file
 // or directory, before any work.
 int RefuseStandardStreams(const std::vector<InputPath>& inputs);
+
+// What is wrong with `path` as a directory a command writes files into
+// (explore --out DIR: each file then opened by OpenOutput), or "": it
+// exists (no such directory: "cannot write: no such directory"), is a
+// directory, links followed ("is not a directory: refused"), and this user
+// may write in it ("cannot write: Permission denied"). Said with AboutPath,
+// exit 10, before any work (docs/cli/outputs.md, "Refusals").
+std::string DirectoryWrittenIntoProblem(const std::string& path);
 
 // OutputFile::Open of the output `option` names ("--output", "--record",
 // "--junit"), after OutputIsAnInput against `inputs`; when refused, the one line is printed in the form of every

@@ -37,9 +37,26 @@ struct SqlOptions {
   bool force = false;
 };
 
+// `text` as an SQL string literal.
+std::string Quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// What .help says: each command, and what it does.
+constexpr const char* kDotHelp[][2] = {
+    {".tables", "the tables and views"},
+    {".schema [NAME]", "their CREATE statements (every column: docs/sql.md)"},
+    {".help", "this"},
+    {".quit, .exit", "leave (or Ctrl-D)"},
+};
+
 // A line of the prompt that starts with '.' where a statement would: one of
-// sqlite3's commands a user reaches for first. False: .quit.
-bool DotCommand(sql::Database& d, const std::string& line,
+// sqlite3's commands a user reaches for first. False: .quit. Under JSON
+// what it shows is a statement's object, as every answer is (one document,
+// docs/cli/json.md); else sqlite3's own text.
+bool DotCommand(sql::Database& d, const std::string& line, bool json,
                 const std::function<bool(const std::string&)>& run, std::string* failed) {
   std::istringstream words(line);
   std::string command, name;
@@ -47,6 +64,9 @@ bool DotCommand(sql::Database& d, const std::string& line,
   if (command == ".quit" || command == ".exit") return false;
   if (command == ".tables") {
     run("SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY rowid");
+  } else if (command == ".schema" && json) {
+    run("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND (" +
+        (name.empty() ? std::string("1") : "name = " + Quoted(name)) + ") ORDER BY rowid");
   } else if (command == ".schema") {
     sqlite3_stmt* s = nullptr;
     if (sqlite3_prepare_v2(d.get(),
@@ -59,13 +79,15 @@ bool DotCommand(sql::Database& d, const std::string& line,
       }
     }
     sqlite3_finalize(s);
+  } else if (command == ".help" && json) {
+    std::string values;
+    for (const auto& [dot, what] : kDotHelp) {
+      values += (values.empty() ? "" : ", ") + std::string("(") + Quoted(dot) + ", " + Quoted(what) + ")";
+    }
+    run("SELECT column1 AS command, column2 AS what FROM (VALUES " + values + ")");
   } else if (command == ".help") {
-    std::printf(
-        ".tables          the tables and views\n"
-        ".schema [NAME]   their CREATE statements (every column: docs/sql.md)\n"
-        ".help            this\n"
-        ".quit, .exit     leave (or Ctrl-D)\n"
-        "SQL ends with ';' and may span lines; the database is read-only.\n");
+    for (const auto& [dot, what] : kDotHelp) std::printf("%-16s %s\n", dot, what);
+    std::printf("SQL ends with ';' and may span lines; the database is read-only.\n");
   } else {
     *failed = "unknown command " + command + " (.help lists them)";
   }
@@ -76,7 +98,7 @@ bool DotCommand(sql::Database& d, const std::string& line,
 // a terminal: the first that fails ends the run, exit 2. A terminal: a
 // prompt on standard error, each failure said as it comes, exit 0 at the
 // end (Ctrl-D).
-int Statements(sql::Database& d, const std::function<bool(const std::string&)>& run,
+int Statements(sql::Database& d, bool json, const std::function<bool(const std::string&)>& run,
                std::string& failed) {
   const bool terminal = ::isatty(0) != 0;
   if (terminal) {
@@ -94,7 +116,7 @@ int Statements(sql::Database& d, const std::function<bool(const std::string&)>& 
   while (std::getline(std::cin, line)) {
     const std::size_t at = line.find_first_not_of(" \t");
     if (statement.empty() && at != std::string::npos && line[at] == '.') {
-      if (!DotCommand(d, line.substr(at), run, &failed)) break;
+      if (!DotCommand(d, line.substr(at), json, run, &failed)) break;
       if (!failed.empty() && said() != kExitOk) return kExitUsage;
       std::fflush(stdout);
       if (terminal) std::fprintf(stderr, "sql> ");
@@ -182,13 +204,22 @@ int RunSql(const SqlOptions& o) {
     }
     return failed.empty();
   };
+  // Every statement of the run in one document (JSON), closed on every way
+  // out, a failure's too.
+  sql::OpenDocument(format, stdout);
+  int status = kExitOk;
   if (!o.queries.empty()) {
-    for (std::size_t i = 0; i < o.queries.size(); ++i) {
-      if (!run(o.queries[i])) return FailInCommand(kExitUsage, failed);
+    for (const std::string& query : o.queries) {
+      if (!run(query)) {
+        status = FailInCommand(kExitUsage, failed);
+        break;
+      }
     }
-    return kExitOk;
+  } else {
+    status = Statements(*d, format == sql::Format::kJson, run, failed);
   }
-  return Statements(*d, run, failed);
+  sql::CloseDocument(format, stdout);
+  return status;
 }
 
 }  // namespace

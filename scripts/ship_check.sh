@@ -11,7 +11,9 @@
 # 3. the portable binary: build-portable (-DPROCTAPE_PORTABLE=ON, only its
 #    one target), ldd lists only the C library's own objects, the newest
 #    GLIBC_ symbol version it needs is at most 2.36 (Debian 12's), and it
-#    runs: --version says portable, a capture of itself verifies.
+#    runs: --version says portable, a capture of itself verifies;
+# 4. the CI recipes (README "Capturing on CI", contrib/ci) end to end with
+#    both artifacts, by a stub runner (tests/ship/ci_recipes_test.sh).
 # Called by `bash scripts/setup.sh test`; prints how long each part took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -87,3 +89,19 @@ newest=$(objdump -T "$portable" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//
 "$portable" capture --root $$ -o "$work/self.ptape" >/dev/null || fail "$portable capture --root $$"
 "$portable" verify "$work/self.ptape" >/dev/null || fail "$portable verify of its own capture"
 lap "$portable: ldd $(ldd "$portable" | awk '{print $1}' | xargs), newest GLIBC_$newest, capture + verify of itself"
+
+# ---- 4. the CI recipes end to end ---------------------------------------------
+# README's and contrib/ci's recipes, each run by a stub GitHub or GitLab runner
+# with the .deb of 1 and the portable binary of 3 (tests/ship/ci_recipes_test.sh:
+# installed in a private mount namespace, the machine untouched; skipped, 77,
+# without root or overlayfs).
+for recipe in readme_github readme_gitlab github_steps github_action gitlab_ci; do
+  for artifact in deb portable; do
+    status=0
+    bash tests/ship/ci_recipes_test.sh "$recipe-$artifact" "$build/cli/proctape" "$PWD" "$build" \
+      >"$work/recipe.log" 2>&1 || status=$?
+    ((status == 0 || status == 77)) || { cat "$work/recipe.log" >&2; fail "the CI recipe $recipe with the $artifact"; }
+    ((status == 0)) || say "$(tail -n1 "$work/recipe.log")"
+  done
+done
+lap "the CI recipes (README, contrib/ci) end to end with the .deb and the portable binary"

@@ -130,7 +130,8 @@ class Table {
 };
 
 // The rows of one prepared statement: "" or SQLite's message. `separate`:
-// a blank line first (a table or CSV block after another).
+// a blank line first (a table or CSV block after another), a ',' (a JSON
+// object after another).
 std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool separate) {
   const int n = sqlite3_column_count(s);
   std::vector<std::string> names;
@@ -142,7 +143,8 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool s
   if (format == Format::kJson) {
     google::protobuf::ListValue columns;
     for (const std::string& name : names) columns.add_values()->set_string_value(name);
-    std::fprintf(out, "{\"columns\":%s,\"rows\":[", Json(columns).c_str());
+    std::fprintf(out, "%s{\"columns\":%s,\"rows\":[", separate ? "," : "",
+                 Json(columns).c_str());
   }
   if (format == Format::kCsv && n > 0) {
     for (int i = 0; i < n; ++i) std::fprintf(out, "%s%s", i ? "," : "", Csv(names[i]).c_str());
@@ -175,6 +177,14 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool s
 
 }  // namespace
 
+void OpenDocument(Format format, FILE* out) {
+  if (format == Format::kJson) std::fprintf(out, "{\"statements\":[\n");
+}
+
+void CloseDocument(Format format, FILE* out) {
+  if (format == Format::kJson) std::fprintf(out, "]}\n");
+}
+
 std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out, RunState* state) {
   RunState here;
   if (state == nullptr) state = &here;
@@ -195,8 +205,10 @@ std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out, 
     if (prepared != SQLITE_OK) return numbered(sqlite3_errmsg(db));
     at = tail;
     const bool has_columns = sqlite3_column_count(s) > 0;
-    std::string failed = Print(db, s, format, out, state->printed > 0);
+    const bool separate = format == Format::kJson ? state->objects > 0 : state->printed > 0;
+    std::string failed = Print(db, s, format, out, separate);
     if (has_columns) ++state->printed;
+    ++state->objects;
     sqlite3_finalize(s);
     if (!failed.empty()) return numbered(failed);
   }

@@ -28,14 +28,17 @@ install  ARTIFACT is a URL (https://, http://, file://) or a local file, told
          apart by its first bytes (not its name):
            proctape_<version>_amd64.deb     installed by apt-get (dpkg -i when
                                             there is no apt-get), as root or by
-                                            sudo -n
+                                            sudo -n, with its Depends; with
+                                            --dir DIR its binary is copied to
+                                            DIR/proctape too (it needs the
+                                            libraries the package installed)
            proctape-<version>-linux-x86_64  the portable binary, copied to
                                             DIR/proctape (DIR: --dir; default
                                             /usr/local/bin as root, else
-                                            ~/.local/bin), and DIR added to
-                                            $GITHUB_PATH on GitHub Actions
-         --sha256 HEX refuses an artifact of another checksum. The installed
-         'proctape --version' must run. Prints one line: what, where.
+                                            ~/.local/bin)
+         DIR is added to $GITHUB_PATH on GitHub Actions. --sha256 HEX refuses
+         an artifact of another checksum. Each proctape installed must run
+         ('proctape --version'). Prints a line for each: what, where.
 capture  Writes into --out DIR (default ./proctape-artifacts):
            job.ptape   'proctape capture' of the job's process tree: the
                        processes beneath --root (PID, or 'parent': the process
@@ -54,12 +57,17 @@ capture  Writes into --out DIR (default ./proctape-artifacts):
          Every proctape run is cut after --timeout SECONDS=60 (a capture cut
          keeps the frames it finished). Environment values stay redacted.
          --proctape FILE: the binary (default: proctape on PATH, then
-         /usr/local/bin, ~/.local/bin).
+         /usr/local/bin, ~/.local/bin); it must run. A capture that cannot
+         be made (no proctape, or one that does not run; job.ptape not
+         written) is said loudly: a banner on standard error "NOT CAPTURED",
+         an error annotation on GitHub Actions, a '# NOT CAPTURED' line in
+         the MANIFEST.
 
 Exit status:
   0  done; for capture also when something could not be captured or a file is
-     damaged (said on standard error and in the MANIFEST): capture does not
-     fail a job unless --strict
+     damaged (said on standard error and in the MANIFEST, loudly when the
+     job's processes are not captured): capture does not fail a job unless
+     --strict
   2  usage error
   3  install: the artifact cannot be fetched or read
   4  install: not a proctape artifact (neither a Debian package nor an x86-64
@@ -192,15 +200,15 @@ cmd_install() {
   fi
 
   case $(artifact_kind "$work/artifact") in
-    deb) install_deb "$source" "$work" ;;
+    deb) install_deb "$source" "$work" "$dir" ;;
     elf-x86_64) install_binary "$source" "$work/artifact" "${dir:-$(default_bin_dir)}" ;;
     elf-other) die 4 "install: $source is an ELF binary for another machine than x86-64" ;;
     *) die 4 "install: $source is neither a Debian package nor a proctape binary" ;;
   esac
 }
 
-install_deb() {  # SOURCE WORKDIR
-  local source=$1 deb=$2/proctape.deb status=0
+install_deb() {  # SOURCE WORKDIR [DIR]
+  local source=$1 deb=$2/proctape.deb dir=${3:-} status=0
   mv -- "$2/artifact" "$deb"
   chmod 0644 "$deb"
   can_be_root || die 5 "install: a .deb is installed as root: run as root or with passwordless sudo, or install the portable binary"
@@ -216,13 +224,43 @@ install_deb() {  # SOURCE WORKDIR
     as_root dpkg -i "$deb" >&2 || status=$?
     ((status == 0)) || die 5 "install: dpkg -i could not install $source (exit $status)"
   fi
-  local bin
-  bin=$(command -v proctape) || die 4 "install: the package of $source put no proctape on PATH"
+  local bin found
+  bin=$(package_binary) || die 4 "install: the package of $source put no proctape on PATH"
   printf '%s: installed %s (Debian package) as %s\n' "$ME" "$(version_of "$bin" "$bin")" "$bin"
+  # The package's binary is where 'proctape' is found, or the next steps
+  # run another one: said, loudly.
+  found=$(command -v proctape 2>/dev/null || true)
+  if [[ $found != "$bin" && -z $dir ]]; then
+    printf '%s: install: warning: proctape on PATH is %s, not the package'"'"'s %s\n' "$ME" \
+      "${found:-nothing}" "$bin" >&2
+  fi
+  # --dir DIR: where the steps after look (GitLab's after_script: the project
+  # directory), a copy of the package's binary, which runs with the
+  # libraries the package's Depends installed.
+  if [[ -n $dir ]]; then place_binary "$source" "$bin" "$dir" "Debian package's binary, a copy"; fi
+}
+
+# The binary the proctape package installed (dpkg's list of its files), else
+# proctape on PATH.
+package_binary() {
+  local listed
+  listed=$(dpkg-query -L proctape 2>/dev/null | grep -m1 -x '.*/bin/proctape' || true)
+  if [[ -n $listed && -x $listed ]]; then
+    printf '%s' "$listed"
+  else
+    command -v proctape
+  fi
 }
 
 install_binary() {  # SOURCE FILE DIR
-  local source=$1 file=$2 dir=$3 tmp version
+  place_binary "$1" "$2" "$3" "portable binary"
+}
+
+# FILE copied to DIR/proctape, checked to run there before it replaces
+# anything, and DIR put on PATH for the steps after (GitHub's GITHUB_PATH)
+# or said to be off it. WHAT: how the line names it.
+place_binary() {  # SOURCE FILE DIR WHAT
+  local source=$1 file=$2 dir=$3 what=$4 tmp version
   mkdir -p -- "$dir" 2>/dev/null || die 5 "install: cannot make the directory $dir"
   [[ -d $dir && -w $dir ]] || die 5 "install: $dir is not a directory this user can write"
   # Checked before it replaces anything: a temporary name beside the target,
@@ -237,7 +275,7 @@ install_binary() {  # SOURCE FILE DIR
     die 4 "install: $source does not run here: ${version%%$'\n'*}"
   }
   mv -f -- "$tmp" "$dir/proctape" || { rm -f -- "$tmp"; die 5 "install: cannot write $dir/proctape"; }
-  printf '%s: installed %s (portable binary) as %s\n' "$ME" "${version%%$'\n'*}" "$dir/proctape"
+  printf '%s: installed %s (%s) as %s\n' "$ME" "${version%%$'\n'*}" "$what" "$dir/proctape"
   if ! on_path "$dir"; then
     if [[ -n ${GITHUB_PATH:-} ]]; then
       printf '%s\n' "$dir" >>"$GITHUB_PATH"  # on PATH from the next step on
@@ -333,24 +371,28 @@ cmd_capture() {
   # capture with what it gathered, status 0 (6 with --strict).
   STRICT=$strict
   PROBLEMS=0
+  NOT_CAPTURED=""
   trap 'capture_exit $?' EXIT
 
   mkdir -p -- "$OUT/recordings" "$OUT/reports" 2>/dev/null || {
-    problem "cannot make the artifact directory $OUT: nothing captured"
+    not_captured "cannot make the artifact directory $OUT: nothing captured"
     exit 0
   }
   : >"$OUT/MANIFEST.tmp" 2>/dev/null || {
-    problem "cannot write into $OUT: nothing captured"
+    not_captured "cannot write into $OUT: nothing captured"
     exit 0
   }
   header "proctape-ci capture, $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n), $(ci_job)"
 
-  local proctape=""
+  local proctape="" version
   if ! proctape=$(find_proctape "$proctape_arg"); then
-    problem "no proctape to run (${proctape_arg:-not on PATH, /usr/local/bin or ~/.local/bin}): recordings gathered unverified"
+    not_captured "no proctape to run (${proctape_arg:-not on PATH, /usr/local/bin or ~/.local/bin}): recordings gathered unverified"
+    proctape=""
+  elif ! version=$(run_bounded "$timeout" "$proctape" --version 2>&1); then
+    not_captured "$proctape does not run here (${version%%$'\n'*}): recordings gathered unverified"
     proctape=""
   else
-    header "proctape: $(run_bounded "$timeout" "$proctape" --version 2>&1 | head -n1 || true) ($proctape)"
+    header "proctape: ${version%%$'\n'*} ($proctape)"
   fi
 
   if [[ -n $proctape ]]; then
@@ -413,6 +455,29 @@ problem() {
   printf '%s: capture: %s\n' "$ME" "$*" >&2
   header "problem: $*"
 }
+# The job's processes not captured at all: a problem, and said loudly when
+# the capture ends (loud_not_captured).
+not_captured() {
+  problem "$*"
+  NOT_CAPTURED+="${NOT_CAPTURED:+; }$*"
+}
+# The banner a job log cannot miss, on standard error; on GitHub Actions an
+# error annotation too (shown on the run's page) and the step summary.
+loud_not_captured() {
+  local rule='========================================================================'
+  {
+    printf '%s: %s\n' "$ME" "$rule"
+    printf '%s: NOT CAPTURED: %s\n' "$ME" "$NOT_CAPTURED"
+    printf '%s: the failing job'"'"'s processes are not in %s: install proctape before the job\n' "$ME" "$OUT"
+    printf '%s: runs (proctape-ci.sh install), or give --proctape FILE\n' "$ME"
+    printf '%s: %s\n' "$ME" "$rule"
+  } >&2
+  header "NOT CAPTURED: $NOT_CAPTURED"
+  if [[ ${GITHUB_ACTIONS:-} == true ]]; then
+    printf '::error title=proctape-ci: NOT CAPTURED::%s\n' "$NOT_CAPTURED"
+    { printf '### proctape: NOT CAPTURED\n\n%s\n' "$NOT_CAPTURED" >>"${GITHUB_STEP_SUMMARY:-/dev/null}"; } 2>/dev/null || true
+  fi
+}
 
 capture_exit() {
   local status=$1
@@ -422,6 +487,7 @@ capture_exit() {
       "$ME" "$status" "$OUT" >&2
     PROBLEMS=$((PROBLEMS + 1))
   fi
+  if [[ -n $NOT_CAPTURED ]]; then loud_not_captured; fi
   if [[ -f $OUT/MANIFEST.tmp ]]; then mv -f -- "$OUT/MANIFEST.tmp" "$OUT/MANIFEST" 2>/dev/null || true; fi
   if ((STRICT && PROBLEMS > 0)); then exit 6; fi
   exit 0
@@ -451,9 +517,14 @@ capture_one() {  # PROCTAPE NAME TIMEOUT ARGS...
   case $status in
     0) ;;
     5) header "$name: its root is in no frame (gone before the capture)" ;;
+    8) problem "$name: cut by a bound, not every process: ${err%%$'\n'*}" ;;
     124 | 130 | 143) problem "$name: cut after $seconds s, keeping the frames it finished" ;;
     *) problem "$name: proctape capture exit $status: ${err%%$'\n'*}" ;;
   esac
+  # No file at all: the job's processes are not captured.
+  if [[ $name == job.ptape && ! -f $OUT/$name ]]; then
+    not_captured "job.ptape: proctape capture wrote nothing (exit $status: ${err%%$'\n'*})"
+  fi
 }
 
 # reports/ and the MANIFEST's lines: verify of every file gathered.

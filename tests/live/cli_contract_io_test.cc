@@ -39,7 +39,8 @@ std::string TestName(const ::testing::TestParamInfo<Row>& p) {
 }
 
 bool NamesAnOutput(const HelpEntry& e) {
-  return e.Has("-o") || e.Has("--output") || e.Has("--record") || e.Has("--junit");
+  return e.Has("-o") || e.Has("--output") || e.Has("--out") || e.Has("--record") ||
+         e.Has("--junit") || e.Has("--db");
 }
 
 class IoContract : public ::testing::TestWithParam<Row> {
@@ -69,6 +70,7 @@ TEST_P(IoContract, EveryPathOptionIsAnInputOrAnOutputTheContractChecks) {
     for (const auto& [name, why] : row.not_written) known |= e.Has(name);
     if (NamesAnOutput(e)) {
       for (const Writer& w : Writers()) known |= w.command == row.command && e.Has(w.option);
+      for (const IntoWriter& w : IntoWriters()) known |= w.command == row.command && e.Has(w.option);
       EXPECT_TRUE(known) << Name() << " " << e.Name() << " writes a file: it needs a writer in "
                          << "tests/live/output_writers.h, so that every rule of "
                          << "docs/cli/outputs.md is run against it";

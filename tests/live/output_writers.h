@@ -37,19 +37,30 @@ struct Writer {
   std::string name;
   std::vector<std::string> command;  // {"corpus", "check"}
   std::string option;                // the option that names the output
-  bool directory = false;            // export --format proc-dir
+  bool directory = false;            // export --format proc-dir, csv
   bool lab = false;                  // needs unshare; starts processes
   std::function<std::vector<std::string>(const std::string& out)> args;
   // The statuses of a run that wrote its output (a resolve finds no sandbox
   // here: NO_MATCH or DEADLINE, recorded all the same).
   std::set<int> wrote = {0};
+  bool dash = true;  // '-' is standard output (false: refused, exit 2)
+  // A directory output: the file that makes an existing one an earlier
+  // export, and another an earlier export holds (replaced by --force).
+  std::string marker = "proctape-frame";
+  std::string earlier = "99999/stat";
 };
 
 // Named in test output by its name, not its bytes.
 inline void PrintTo(const Writer& w, std::ostream* os) { *os << w.name; }
 
-inline std::vector<Writer> Writers() {
+// Those that read a recording read `rec` (default: the corpus's).
+inline std::vector<Writer> Writers(const std::string& rec = CorpusRecording()) {
   using Argv = std::vector<std::string>;
+  auto exported = [rec](const std::string& format) {
+    return [rec, format](const std::string& out) {
+      return Argv{"export", rec, "--format", format, "--out", out};
+    };
+  };
   return {
       {"capture", {"capture"}, "--output", false, false,
        [](const std::string& out) { return Argv{"capture", "--root", SelfPid(), "-o", out}; }},
@@ -57,14 +68,16 @@ inline std::vector<Writer> Writers() {
        [](const std::string& out) {
          return Argv{"fingerprint", "--root", SelfPid(), "-o", out};
        }},
-      {"export_json", {"export"}, "--output", false, false,
-       [](const std::string& out) {
-         return Argv{"export", CorpusRecording(), "--format", "json", "--out", out};
-       }},
-      {"export_proc_dir", {"export"}, "--output", true, false,
-       [](const std::string& out) {
-         return Argv{"export", CorpusRecording(), "--format", "proc-dir", "--out", out};
-       }},
+      {"export_json", {"export"}, "--output", false, false, exported("json")},
+      {"export_dot", {"export"}, "--output", false, false, exported("dot")},
+      {"export_sqlite", {"export"}, "--output", false, false, exported("sqlite")},
+      {"export_proc_dir", {"export"}, "--output", true, false, exported("proc-dir"), {0}, false},
+      {"export_csv", {"export"}, "--output", true, false, exported("csv"), {0}, false,
+       "files.csv", "processes.csv"},
+      {"minimize", {"minimize"}, "--output", false, false,
+       [rec](const std::string& out) { return Argv{"minimize", rec, "-o", out}; }, {0}, false},
+      {"sql_db", {"sql"}, "--db", false, false,
+       [rec](const std::string& out) { return Argv{"sql", rec, "--db", out}; }, {0}, false},
       {"resolve_record", {"resolve"}, "--record", false, false,
        [](const std::string& out) {
          return Argv{"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms", "0",
@@ -76,11 +89,37 @@ inline std::vector<Writer> Writers() {
          return Argv{"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--record", out};
        }},
       {"lab_record", {"lab"}, "--record", false, true,
-       [](const std::string& out) { return Argv{"lab", "plain", "--record", out}; }},
+       [](const std::string& out) { return Argv{"lab", "plain", "--record", out}; }, {0}, false},
       {"corpus_check_junit", {"corpus", "check"}, "--junit", false, false,
        [](const std::string& out) {
          return Argv{"corpus", "check", SourceCorpus(), "--entry", "plain-unshare", "--junit", out};
-       }},
+       },
+       {0}, false},
+  };
+}
+
+// A command that writes files into a directory it is given, each named by
+// the command: explore --out DIR (docs/cli/outputs.md, "A directory written
+// into"; corpus add --corpus DIR is outputs_corpus_cli_test.cc's).
+struct IntoWriter {
+  std::string name;
+  std::vector<std::string> command;
+  std::string option;
+  std::function<std::vector<std::string>(const std::string& dir)> args;
+  std::string written;  // the name of a file a run writes into DIR
+  std::vector<std::string> without;  // a command line without the option
+};
+
+inline void PrintTo(const IntoWriter& w, std::ostream* os) { *os << w.name; }
+
+inline std::vector<IntoWriter> IntoWriters(const std::string& rec = CorpusRecording()) {
+  using Argv = std::vector<std::string>;
+  return {
+      {"explore_out", {"explore"}, "--out",
+       [rec](const std::string& dir) {
+         return Argv{"explore", rec, "--depth", "1", "--examples", "1", "--out", dir};
+       },
+       "b552a8b49f217079-check0-MULTIPLE_MATCHES.ptape", Argv{"explore", rec, "--depth", "1"}},
   };
 }
 

@@ -1,7 +1,8 @@
 // The one rule for every file proctape writes (docs/cli/outputs.md), from the
 // binary, for every command that writes one: capture -o, fingerprint -o,
-// export -o (a file, and a proc-dir directory), resolve and liveness
-// --record, lab --record, corpus check --junit (output_writers.h). One test
+// export -o (json, dot and sqlite files; proc-dir and csv directories),
+// minimize -o, sql --db, resolve and liveness --record, lab --record, corpus
+// check --junit (output_writers.h). One test
 // per rule, each run for every writer:
 //   - an existing output without --force: exit 10, nothing changed, nothing
 //     left beside it, nothing run (the lab starts no process);
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -59,7 +61,7 @@ class OutputRules : public ::testing::TestWithParam<Writer> {
   // What a successful run leaves at `out`: a file, or an export.
   void ExpectWritten(const std::string& out) const {
     if (GetParam().directory) {
-      EXPECT_TRUE(Exists(out + "/proctape-frame")) << out;
+      EXPECT_TRUE(Exists(out + "/" + GetParam().marker)) << out;
     } else {
       EXPECT_NE(FileBytes(out).size(), 0u) << out;
     }
@@ -75,7 +77,7 @@ TEST_P(OutputRules, AnExistingOutputIsRefusedWithoutForceAndNothingRuns) {
   std::string refusal = "exists: refused (use --force to replace it)";
   if (GetParam().directory) {  // an earlier export
     ASSERT_EQ(::mkdir(out.c_str(), 0755), 0);
-    WriteFile(out + "/proctape-frame", "mine");
+    WriteFile(out + "/" + GetParam().marker, "mine");
     refusal = "holds an earlier export: refused (use --force to replace it)";
   } else {
     WriteFile(out, "mine");
@@ -84,7 +86,7 @@ TEST_P(OutputRules, AnExistingOutputIsRefusedWithoutForceAndNothingRuns) {
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
   EXPECT_TRUE(Has(r.err, GetParam().option + " '" + out + "': " + refusal)) << r.err;
-  EXPECT_EQ(FileBytes(GetParam().directory ? out + "/proctape-frame" : out), "mine");
+  EXPECT_EQ(FileBytes(GetParam().directory ? out + "/" + GetParam().marker : out), "mine");
   EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"out"});
   ExpectNothingRan(r);
 }
@@ -93,19 +95,22 @@ TEST_P(OutputRules, ForceReplacesItWholeAndLeavesNothingBeside) {
   const std::string out = dir_.File("out");
   if (GetParam().directory) {
     ASSERT_EQ(::mkdir(out.c_str(), 0755), 0);
-    WriteFile(out + "/proctape-frame", "mine");
-    // A pid of the earlier export's frame that the new one does not hold
-    // (what an export writes; a file of the user's is never replaced:
-    // tests/unit/output_file_test.cc).
-    ASSERT_EQ(::mkdir((out + "/99999").c_str(), 0755), 0);
-    WriteFile(out + "/99999/stat", "mine");
+    WriteFile(out + "/" + GetParam().marker, "mine");
+    // What the earlier export holds besides (proc-dir: a pid the new frame
+    // does not hold; csv: a table): an export's own, replaced (a file of
+    // the user's is never replaced: tests/unit/output_file_test.cc).
+    const std::string earlier = out + "/" + GetParam().earlier;
+    std::filesystem::create_directories(std::filesystem::path(earlier).parent_path());
+    WriteFile(earlier, "mine");
   } else {
     WriteFile(out, "mine");
   }
   CommandResult r = RunProctape(how_, Args(out, true));
   EXPECT_EQ(GetParam().wrote.count(r.exit_code), 1u) << Describe(r);
   ExpectWritten(out);
-  EXPECT_FALSE(Exists(out + "/99999"));
+  if (GetParam().directory) {
+    EXPECT_NE(FileBytes(out + "/" + GetParam().earlier), "mine");
+  }
   EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"out"});
   EXPECT_EQ(Entries(tmp_.path()), std::vector<std::string>{});
 }
@@ -115,7 +120,7 @@ TEST_P(OutputRules, ASymbolicLinkIsRefusedEvenWithForceAndItsTargetUntouched) {
   const std::string link = dir_.File("link");
   if (GetParam().directory) {
     ASSERT_EQ(::mkdir(target.c_str(), 0755), 0);
-    WriteFile(target + "/proctape-frame", "mine");
+    WriteFile(target + "/" + GetParam().marker, "mine");
   } else {
     WriteFile(target, "mine");
   }
@@ -129,7 +134,7 @@ TEST_P(OutputRules, ASymbolicLinkIsRefusedEvenWithForceAndItsTargetUntouched) {
         << r.err;
     ExpectNothingRan(r);
   }
-  EXPECT_EQ(FileBytes(GetParam().directory ? target + "/proctape-frame" : target), "mine");
+  EXPECT_EQ(FileBytes(GetParam().directory ? target + "/" + GetParam().marker : target), "mine");
   EXPECT_EQ(Entries(dir_.path()), (std::vector<std::string>{"link", "target"}));
 }
 
@@ -139,8 +144,8 @@ TEST_P(OutputRules, ADirectoryIsRefusedEvenWithForce) {
   WriteFile(out + "/notes", "mine");
   const std::string refusal =
       GetParam().directory
-          ? "': is a directory that is not an earlier export (it holds no proctape-frame): "
-            "refused, --force or not"
+          ? "': is a directory that is not an earlier export (it holds no " + GetParam().marker +
+                "): refused, --force or not"
           : "': is a directory: refused, --force or not";
   for (bool force : {false, true}) {
     CommandResult r = RunProctape(how_, Args(out, force));

@@ -109,7 +109,7 @@ TEST(SqlCli, AFailureUnderFormatJsonIsJsonAsUnderJson) {
   for (const char* json : {"--json", "--format=json"}) {
     const CommandResult r = Proctape({"sql", kPlain, json, "-c", "SELECT 1 AS a; SELEC"});
     EXPECT_EQ(r.exit_code, 2) << json;
-    EXPECT_EQ(r.out, "{\"columns\":[\"a\"],\"rows\":[[1]]}\n") << json;
+    EXPECT_EQ(r.out, "{\"statements\":[\n{\"columns\":[\"a\"],\"rows\":[[1]]}\n]}\n") << json;
     EXPECT_EQ(r.err.rfind("{\"command\":\"sql\",\"error\":\"sql: statement 2: near", 0), 0u)
         << json << ": " << r.err;
   }
@@ -235,7 +235,7 @@ TEST(SqlCli, ExportCsvWritesEveryTableAsItsOwnFile) {
 TEST(SqlCli, JsonIsFormatJsonAndNothingElse) {
   const CommandResult r = Proctape({"sql", kPlain, "--json", "-c", "SELECT 1 AS one"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "{\"columns\":[\"one\"],\"rows\":[[1]]}\n");
+  EXPECT_EQ(r.out, "{\"statements\":[\n{\"columns\":[\"one\"],\"rows\":[[1]]}\n]}\n");
   const CommandResult both =
       Proctape({"sql", kPlain, "--json", "--format", "csv", "-c", "SELECT 1"});
   EXPECT_EQ(both.exit_code, 2);

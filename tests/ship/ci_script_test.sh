@@ -134,6 +134,61 @@ install_deb_through_apt_get_with_its_dependencies() {
     fail "a failed apt-get not said on one line: $(cat "$tmp/err")"
 }
 
+# --dir DIR with a .deb: the package installed (its Depends with it) and its
+# binary copied to DIR/proctape, where a later step looks (GitLab's
+# after_script: the project directory), checked to run there.
+install_deb_with_dir_also_puts_proctape_in_dir() {
+  make_apt_stubs
+  run 0 "${ci_env[@]}" "PATH=$tmp/stub:$base_path" bash "$script" install --dir "$tmp/bin" "$tmp/dl/proctape_0.1.0_amd64.deb"
+  grep -qE "^proctape-ci: installed proctape .* \(Debian package\) as $tmp/stub/proctape$" "$tmp/out" ||
+    fail "the package's binary is not said: $(cat "$tmp/out")"
+  grep -qE "^proctape-ci: installed proctape .* \(Debian package's binary, a copy\) as $tmp/bin/proctape$" "$tmp/out" ||
+    fail "the copy in --dir is not said: $(cat "$tmp/out")"
+  cmp -s "$proctape" "$tmp/bin/proctape" || fail "$tmp/bin/proctape is not the package's binary"
+  "$tmp/bin/proctape" --version >/dev/null || fail "$tmp/bin/proctape does not run"
+  grep -q "proctape-ci: $tmp/bin is not on PATH" "$tmp/err" || fail "DIR off PATH is not said: $(cat "$tmp/err")"
+}
+
+# A capture that cannot be made is said loudly: a banner on standard error,
+# an error annotation on GitHub Actions, a line in the MANIFEST; exit 0 all
+# the same (6 with --strict). No proctape, and a proctape that does not run.
+capture_says_loudly_when_it_cannot_capture() {
+  printf '#!/bin/sh\necho "error while loading shared libraries: libprotobuf.so.32" >&2\nexit 127\n' >"$tmp/broken"
+  chmod +x "$tmp/broken"
+  local given
+  for given in "$tmp/no-proctape" "$tmp/broken"; do
+    rm -rf "$tmp/out-dir"
+    : >"$tmp/summary"
+    run 0 "${ci_env[@]}" "PATH=$base_path" GITHUB_ACTIONS=true "GITHUB_STEP_SUMMARY=$tmp/summary" \
+      bash "$script" capture --out "$tmp/out-dir" --proctape "$given"
+    grep -qx 'proctape-ci: =*' "$tmp/err" || fail "no banner: $(cat "$tmp/err")"
+    grep -q "^proctape-ci: NOT CAPTURED: .*$given" "$tmp/err" || fail "the banner does not say why: $(cat "$tmp/err")"
+    grep -q "^::error title=proctape-ci: NOT CAPTURED::.*$given" "$tmp/out" || fail "no GitHub error annotation: $(cat "$tmp/out")"
+    grep -q "^# NOT CAPTURED: " "$tmp/out-dir/MANIFEST" || fail "the MANIFEST does not say it: $(cat "$tmp/out-dir/MANIFEST")"
+    grep -q "NOT CAPTURED" "$tmp/summary" || fail "the step summary does not say it"
+  done
+  grep -q "does not run here (error while loading shared libraries" "$tmp/err" || fail "why it does not run: $(cat "$tmp/err")"
+  run 6 "${ci_env[@]}" "PATH=$base_path" bash "$script" capture --out "$tmp/out-dir" --proctape "$tmp/broken" --strict
+}
+
+# A capture a bound cut (proctape exits 8) is a problem: its file is kept,
+# the MANIFEST and standard error say so, --strict fails on it.
+capture_cut_by_a_bound_is_a_problem() {
+  printf '#!/bin/sh\nif [ "$1" = capture ]; then exec "%s" "$@" --max-processes 1; fi\nexec "%s" "$@"\n' \
+    "$proctape" "$proctape" >"$tmp/bounded"
+  chmod +x "$tmp/bounded"
+  run 0 "${ci_env[@]}" "PATH=$base_path" bash "$script" capture --out "$tmp/out-dir" --frames 1 \
+    --runner-comm no-such-runner --proctape "$tmp/bounded"
+  grep -q "^proctape-ci: capture: job.ptape: cut by a bound, not every process: .*cut by a bound (max-processes)" "$tmp/err" ||
+    fail "the cut is not said: $(cat "$tmp/err")"
+  grep -q "^# problem: job.ptape: cut by a bound" "$tmp/out-dir/MANIFEST" || fail "$(cat "$tmp/out-dir/MANIFEST")"
+  [[ $(manifest_status job.ptape) == 0 ]] || fail "the cut file is not kept intact: $(cat "$tmp/out-dir/MANIFEST")"
+  ! grep -q 'NOT CAPTURED' "$tmp/err" || fail "a cut capture is a capture: $(cat "$tmp/err")"
+  rm -rf "$tmp/out-dir"
+  run 6 "${ci_env[@]}" "PATH=$base_path" bash "$script" capture --out "$tmp/out-dir" --frames 1 \
+    --runner-comm no-such-runner --proctape "$tmp/bounded" --strict
+}
+
 # A recordings directory as a launcher leaves it: an intact recording (the
 # corpus's), a capture killed mid-write, a file that only has the suffix, a
 # file of another kind (not gathered), in a subdirectory too.
@@ -272,10 +327,11 @@ capture_never_fails_the_job_unless_strict() {
   grep -q "^# job.ptape: its root is in no frame" "$tmp/out2/MANIFEST" || fail "$(cat "$tmp/out2/MANIFEST")"
   run 6 "${ci_env[@]}" "PATH=$(dirname "$proctape"):$base_path" bash "$script" capture --out "$tmp/out3" \
     --recordings "$tmp/rec" --root "$gone" --frames 1 --strict
-  # An artifact directory that cannot be made: said, and 0.
+  # An artifact directory that cannot be made: said loudly, and 0.
   : >"$tmp/a-file"
   run 0 "${ci_env[@]}" "PATH=$(dirname "$proctape"):$base_path" bash "$script" capture --out "$tmp/a-file/out"
-  one_error_line "cannot make the artifact directory $tmp/a-file/out"
+  grep -q "^proctape-ci: NOT CAPTURED: cannot make the artifact directory $tmp/a-file/out" "$tmp/err" ||
+    fail "not said loudly: $(cat "$tmp/err")"
   # A usage error is one: 2.
   run 2 "${ci_env[@]}" "PATH=$base_path" bash "$script" capture --frames 0
   one_error_line "--frames must be a positive integer"

@@ -17,12 +17,20 @@ class SqlQuery : public ::testing::Test {
   void SetUp() override { ASSERT_EQ(sqlite3_open(":memory:", &db_), SQLITE_OK); }
   void TearDown() override { sqlite3_close(db_); }
 
-  // What Run prints for `sql` in `format`; *failed its message.
+  // What a run of `sql` prints in `format` (JSON: its one document, as
+  // `proctape sql` prints it); *failed its message.
   std::string Printed(const std::string& sql, sql::Format format, std::string* failed = nullptr) {
     std::FILE* out = std::tmpfile();
     EXPECT_NE(out, nullptr);
+    sql::OpenDocument(format, out);
     const std::string f = sql::Run(db_, sql, format, out);
+    sql::CloseDocument(format, out);
     if (failed != nullptr) *failed = f;
+    return Contents(out);
+  }
+
+  // What was printed to `out`, which is then closed.
+  static std::string Contents(std::FILE* out) {
     std::rewind(out);
     std::string text;
     char buf[4096];
@@ -59,15 +67,34 @@ TEST_F(SqlQuery, BytesAreNeverPrintedRaw) {
             "\\x1b[31m\\x5cA,a\\b\\x0ac\n");
 }
 
-TEST_F(SqlQuery, JsonIsOneObjectPerStatementWithExactIntegers) {
+TEST_F(SqlQuery, JsonIsOneDocumentWithAnObjectPerStatementAndExactIntegers) {
   const std::string json = Printed(
       "SELECT 1 AS one, 9007199254740993 AS big, -9007199254740993 AS neg, 0.5 AS half, NULL AS n, "
       "'t' AS s, 1e999 AS inf; SELECT 2 AS two WHERE 0",
       sql::Format::kJson);
   EXPECT_EQ(json,
+            "{\"statements\":[\n"
             "{\"columns\":[\"one\",\"big\",\"neg\",\"half\",\"n\",\"s\",\"inf\"],"
             "\"rows\":[[1,\"9007199254740993\",\"-9007199254740993\",0.5,null,\"t\",\"inf\"]]}\n"
-            "{\"columns\":[\"two\"],\"rows\":[]}\n");
+            ",{\"columns\":[\"two\"],\"rows\":[]}\n"
+            "]}\n");
+}
+
+// The document holds every statement of a run, across texts (each -c), and
+// is whole when a statement fails: the failure is the message, not broken
+// JSON.
+TEST_F(SqlQuery, JsonOfSeveralTextsAndOfAFailureIsOneDocument) {
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  sql::RunState state;
+  sql::OpenDocument(sql::Format::kJson, out);
+  EXPECT_EQ(sql::Run(db_, "SELECT 1 AS a", sql::Format::kJson, out, &state), "");
+  EXPECT_EQ(sql::Run(db_, "SELECT 2 AS b; SELECT nope FROM absent", sql::Format::kJson, out, &state),
+            "statement 3: no such table: absent");
+  sql::CloseDocument(sql::Format::kJson, out);
+  EXPECT_EQ(Contents(out),
+            "{\"statements\":[\n{\"columns\":[\"a\"],\"rows\":[[1]]}\n"
+            ",{\"columns\":[\"b\"],\"rows\":[[2]]}\n]}\n");
 }
 
 TEST_F(SqlQuery, TheFirstFailingStatementStopsTheRunWithSqlitesMessage) {
@@ -82,7 +109,8 @@ TEST_F(SqlQuery, TablesAndCsvBlocksAreSetApartByABlankLine) {
   EXPECT_EQ(Printed("SELECT 1 AS a; SELECT 2 AS b", sql::Format::kTable), "a\n1\n\nb\n2\n");
   EXPECT_EQ(Printed("SELECT 1 AS a; SELECT 2 AS b", sql::Format::kCsv), "a\n1\n\nb\n2\n");
   EXPECT_EQ(Printed("SELECT 1 AS a; SELECT 2 AS b", sql::Format::kJson),
-            "{\"columns\":[\"a\"],\"rows\":[[1]]}\n{\"columns\":[\"b\"],\"rows\":[[2]]}\n");
+            "{\"statements\":[\n{\"columns\":[\"a\"],\"rows\":[[1]]}\n"
+            ",{\"columns\":[\"b\"],\"rows\":[[2]]}\n]}\n");
 }
 
 TEST_F(SqlQuery, ColumnNamesAreShownAsValuesAre) {
