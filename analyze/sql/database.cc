@@ -92,9 +92,9 @@ const ManifestEntry* Database::EntryOf(const std::string& path, std::string* war
   if (it == manifests_.end()) {
     auto manifest = std::make_unique<Manifest>();
     std::string error;
-    if (::access(ManifestPath(dir).c_str(), F_OK) != 0) {
-      manifest.reset();  // no corpus here
-    } else if (!LoadManifest(dir, /*missing_ok=*/true, manifest.get(), &error)) {
+    // None there: no corpus, no entries. One that is no regular file of
+    // bounded size is not read (corpus/beside_file.h), said as a warning.
+    if (!LoadManifest(dir, /*missing_ok=*/true, manifest.get(), &error)) {
       *warning = error + ": its entries are not named (files.entry is NULL)";
       manifest.reset();
     }
