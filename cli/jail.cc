@@ -125,6 +125,23 @@ bool AddRule(int ruleset, int fd, std::uint64_t rights, std::uint64_t handled,
   return true;
 }
 
+// One rule: `rights` on `path`, opened with `flags` (O_PATH and more). A
+// path that is "" or does not open is left out (the command's own open then
+// says why), and so is one that is not a regular file when `regular_only`.
+bool AddPathRule(int ruleset, const std::string& path, int flags, std::uint64_t rights,
+                 std::uint64_t handled, std::string* error, bool regular_only = false) {
+  if (path.empty()) return true;
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return true;
+  struct stat st {};
+  bool ok = true;
+  if (!regular_only || (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))) {
+    ok = AddRule(ruleset, fd, rights, handled, error);
+  }
+  ::close(fd);
+  return ok;
+}
+
 bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
   const std::uint64_t handled = HandledRights(abi);
   landlock_ruleset_attr attr{};
@@ -136,43 +153,30 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
     return false;
   }
   bool ok = true;
-  // Inputs: read (a directory: list it, read what is beneath). One that does
-  // not open is left out: the command's own open then says why.
+  // Inputs: read (a directory: list it, read what is beneath).
   for (const std::string& path : request.reads) {
-    if (!ok) break;
-    if (path.empty() || path == "-") continue;
-    int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
-    if (fd < 0) continue;
-    ok = AddRule(ruleset, fd,
-                 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, handled, error);
-    ::close(fd);
+    if (ok && path != "-") {
+      ok = AddPathRule(ruleset, path, O_PATH,
+                       LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, handled, error);
+    }
   }
   // Files beside the inputs: a regular file only, the name itself (O_NOFOLLOW:
   // a link is no rule, so its target stays out of reach).
   for (const std::string& path : request.reads_beside) {
-    if (!ok) break;
-    if (path.empty()) continue;
-    int fd = ::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) continue;
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-      ok = AddRule(ruleset, fd, LANDLOCK_ACCESS_FS_READ_FILE, handled, error);
+    if (ok) {
+      ok = AddPathRule(ruleset, path, O_PATH | O_NOFOLLOW, LANDLOCK_ACCESS_FS_READ_FILE, handled,
+                       error, /*regular_only=*/true);
     }
-    ::close(fd);
   }
   // Directories files are made in once inside: each file made, written,
   // renamed over an earlier one, or removed (format/output_file.h's rule).
   for (const std::string& path : request.creates_in) {
-    if (!ok) break;
-    if (path.empty()) continue;
-    // One that does not open is left out: the command's own use says why.
-    int fd = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) continue;
-    ok = AddRule(ruleset, fd,
-                 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                     LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE,
-                 handled, error);
-    ::close(fd);
+    if (ok) {
+      ok = AddPathRule(ruleset, path, O_PATH | O_DIRECTORY,
+                       LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                           LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE,
+                       handled, error);
+    }
   }
   // Outputs: the temporary is open already (its writes need no right); its
   // directory lets it be renamed to its name (or replace an earlier output)
@@ -198,12 +202,8 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
   // The sanitizer build's LeakSanitizer reads proctape's own /proc/PID (task,
   // maps) at exit: readable there, and only there.
   if (ok) {
-    int fd = ::open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-      ok = AddRule(ruleset, fd, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR,
-                   handled, error);
-      ::close(fd);
-    }
+    ok = AddPathRule(ruleset, "/proc/self", O_PATH | O_DIRECTORY,
+                     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, handled, error);
   }
 #endif
   if (ok && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
