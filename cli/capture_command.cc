@@ -161,7 +161,7 @@ int RunCapture(const CaptureOptions& o) {
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--proc-root", o.proc_root, false, true}}, &exit_code);
   if (!output) return exit_code;
-  if (int jailed = Jail({"capture", false, {}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"capture", {}, {}}); jailed != kExitOk) return jailed;
   // The most frames there will be (--until-exit may end sooner; without
   // --frames it has no ceiling): the last keeps nothing for a next one.
   SnapshotWriter::Options writer_options;

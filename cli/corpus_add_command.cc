@@ -110,7 +110,7 @@ int RunAdd(AddOptions o) {
   std::vector<InputPath> inputs = InputsNamed("FILE", o.files);
   inputs.push_back({"the corpus", o.request.dir, false});
   if (int refused = RefuseStandardStreams(inputs); refused != kExitOk) return refused;
-  if (int jailed = Jail({"corpus add", false, {}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"corpus add", {}, {}}); jailed != kExitOk) return jailed;
   if (o.files.size() > 1 && !o.request.name.empty()) {
     return Fail(kExitUsage, "--name names one entry: give one FILE with it (" +
                                 std::to_string(o.files.size()) + " given)");

@@ -52,7 +52,7 @@ int RunCheck(const CheckCliOptions& o) {
     junit = OpenOutput(request, "--junit", {{"the corpus", dir, false, true}}, &exit_code);
     if (!junit) return exit_code;
   }
-  if (int jailed = Jail({"corpus check", true, {dir}, {junit.get()}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"corpus check", {dir}, {junit.get()}}); jailed != kExitOk) return jailed;
   Manifest manifest;
   std::string error;
   if (!LoadManifest(dir, false, &manifest, &error)) {

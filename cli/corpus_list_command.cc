@@ -33,7 +33,7 @@ int RunList(const ListOptions& o) {
       refused != kExitOk) {
     return refused;
   }
-  if (int jailed = Jail({"corpus list", false, {}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"corpus list", {dir}, {}}); jailed != kExitOk) return jailed;
   Manifest manifest;
   std::string error;
   if (!LoadManifest(dir, false, &manifest, &error)) {
@@ -64,7 +64,7 @@ int RunRm(const RmOptions& o) {
       refused != kExitOk) {
     return refused;
   }
-  if (int jailed = Jail({"corpus rm", false, {}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"corpus rm", {corpus_dir}, {}, {corpus_dir}}); jailed != kExitOk) return jailed;
   RemoveOutcome out = RemoveFromCorpus(corpus_dir, o.names);
   const std::string dir = EscapeBytes(corpus_dir, 4096);
   if (o.json && !out.removed.empty()) {

@@ -107,7 +107,7 @@ int RunDiff(DiffOptions o) {
       refused != kExitOk) {
     return refused;
   }
-  if (int jailed = Jail({"diff", true, o.files, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"diff", o.files, {}}); jailed != kExitOk) return jailed;
   // Only the frames compared are kept whole (the others as their shells, so
   // every count is the file's) and no observation. A frame not given may be
   // the last complete one, known once the file is read: a first read then

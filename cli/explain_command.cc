@@ -34,7 +34,7 @@ int RunExplain(const ExplainOptions& o) {
       refused != kExitOk) {
     return refused;
   }
-  if (int jailed = Jail({"explain", true, {o.file}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"explain", {o.file}, {}}); jailed != kExitOk) return jailed;
   // Each check replays against its tape: no frame's processes are kept.
   Snapshot snapshot;
   ReadKeep keep;

@@ -87,10 +87,9 @@ int RunExplore(const ExploreOptions& o) {
   } else if (o.examples > 0) {
     return Fail(kExitUsage, "--examples " + std::to_string(o.examples) +
                                 ": needs --out DIR, where the examples are written");
-  } else if (int jailed = Jail({"explore", true, {o.file}, {}}); jailed != kExitOk) {
-    // With --out it writes files it names as it finds them: not jailed (yet).
-    return jailed;
   }
+  // With --out the files are made in DIR as the search finds them.
+  if (int jailed = Jail({"explore", {o.file}, {}, {o.out}}); jailed != kExitOk) return jailed;
   Snapshot snapshot;
   if (int read = ReadRecording("explore", o.file, o.has_check ? std::optional<std::uint64_t>(o.check) : std::nullopt, &snapshot); read != kExitOk) return read;
   const std::string name = EscapeBytes(o.file, 4096);

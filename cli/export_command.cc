@@ -143,10 +143,8 @@ int RunExport(const ExportOptions& o) {
       OpenOutput(request, "--output", {{"FILE", o.file}}, &exit_code);
   if (!output) return exit_code;
   const bool tables = o.format == "sqlite" || o.format == "csv";
-  if (int jailed = Jail({"export",
-                         true,
-                         tables ? DatabaseReads({o.file}) : std::vector<std::string>{o.file},
-                         {output.get()}});
+  if (int jailed = Jail({"export", {o.file}, {output.get()}, {},
+                         tables ? ManifestsBeside({o.file}) : std::vector<std::string>{}});
       jailed != kExitOk) {
     return jailed;
   }

@@ -72,7 +72,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   request.binary = true;
   std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--exe", o.exe}}, &exit_code);
   if (!output) return exit_code;
-  if (int jailed = Jail({"fingerprint", false, {}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"fingerprint", {}, {}}); jailed != kExitOk) return jailed;
   const v1::Header header = FingerprintHeader(o.proc, o.command_line);
   const std::string& boot_id = header.host().boot_id();
   if (boot_id.empty()) {

@@ -247,7 +247,7 @@ std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>&
     return UsageError(Quoted(first) + " is not a proctape command" + Suggestion(app, first));
   }
   if (first == "help") {
-    if (int jailed = Jail({"help", false, {}, {}}); jailed != kExitOk) return jailed;
+    if (int jailed = Jail({"help", {}, {}}); jailed != kExitOk) return jailed;
     return Help(app, {argv.begin() + 2, argv.end()});
   }
   return std::nullopt;

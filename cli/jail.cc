@@ -33,19 +33,6 @@
 namespace proctape {
 namespace {
 
-// Layer 1's list: every way to signal, trace or read/write another process.
-constexpr const char* kRefusedNames =
-    "kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal, ptrace, "
-    "process_vm_readv, process_vm_writev, pidfd_getfd";
-
-// The commands that read only files (layer 2), as --print-jail lists them.
-constexpr const char* kFilesOnly[] = {"verify",   "show",   "tree",    "diff",     "explain",
-                                      "export",   "replay", "explore", "minimize", "sql",
-                                      "corpus check"};
-constexpr const char* kSeccompOnly[] = {"fingerprint", "resolve",     "liveness", "capture",
-                                        "ownership",   "corpus add", "corpus list",
-                                        "corpus rm",   "help"};
-
 std::string ErrnoText(int err) {
   const char* name = strerrorname_np(err);
   return name != nullptr ? name : std::to_string(err);
@@ -138,6 +125,23 @@ bool AddRule(int ruleset, int fd, std::uint64_t rights, std::uint64_t handled,
   return true;
 }
 
+// One rule: `rights` on `path`, opened with `flags` (O_PATH and more). A
+// path that is "" or does not open is left out (the command's own open then
+// says why), and so is one that is not a regular file when `regular_only`.
+bool AddPathRule(int ruleset, const std::string& path, int flags, std::uint64_t rights,
+                 std::uint64_t handled, std::string* error, bool regular_only = false) {
+  if (path.empty()) return true;
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return true;
+  struct stat st {};
+  bool ok = true;
+  if (!regular_only || (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))) {
+    ok = AddRule(ruleset, fd, rights, handled, error);
+  }
+  ::close(fd);
+  return ok;
+}
+
 bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
   const std::uint64_t handled = HandledRights(abi);
   landlock_ruleset_attr attr{};
@@ -149,16 +153,30 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
     return false;
   }
   bool ok = true;
-  // Inputs: read (a directory: list it, read what is beneath). One that does
-  // not open is left out: the command's own open then says why.
+  // Inputs: read (a directory: list it, read what is beneath).
   for (const std::string& path : request.reads) {
-    if (!ok) break;
-    if (path.empty() || path == "-") continue;
-    int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
-    if (fd < 0) continue;
-    ok = AddRule(ruleset, fd,
-                 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, handled, error);
-    ::close(fd);
+    if (ok && path != "-") {
+      ok = AddPathRule(ruleset, path, O_PATH,
+                       LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, handled, error);
+    }
+  }
+  // Files beside the inputs: a regular file only, the name itself (O_NOFOLLOW:
+  // a link is no rule, so its target stays out of reach).
+  for (const std::string& path : request.reads_beside) {
+    if (ok) {
+      ok = AddPathRule(ruleset, path, O_PATH | O_NOFOLLOW, LANDLOCK_ACCESS_FS_READ_FILE, handled,
+                       error, /*regular_only=*/true);
+    }
+  }
+  // Directories files are made in once inside: each file made, written,
+  // renamed over an earlier one, or removed (format/output_file.h's rule).
+  for (const std::string& path : request.creates_in) {
+    if (ok) {
+      ok = AddPathRule(ruleset, path, O_PATH | O_DIRECTORY,
+                       LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                           LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE,
+                       handled, error);
+    }
   }
   // Outputs: the temporary is open already (its writes need no right); its
   // directory lets it be renamed to its name (or replace an earlier output)
@@ -184,12 +202,8 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
   // The sanitizer build's LeakSanitizer reads proctape's own /proc/PID (task,
   // maps) at exit: readable there, and only there.
   if (ok) {
-    int fd = ::open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-      ok = AddRule(ruleset, fd, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR,
-                   handled, error);
-      ::close(fd);
-    }
+    ok = AddPathRule(ruleset, "/proc/self", O_PATH | O_DIRECTORY,
+                     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, handled, error);
   }
 #endif
   if (ok && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -209,10 +223,18 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
 int LandlockAbi() { return RawLandlockAbi(); }
 
 bool EnterJail(const JailRequest& request, std::string* error) {
+  const JailedCommand* command = nullptr;
+  for (const JailedCommand& c : JailedCommands()) {
+    if (request.command == c.name) command = &c;
+  }
+  if (command == nullptr || !command->jailed) {
+    *error = "no jail is stated for it (cli/jail_commands.cc)";
+    return false;
+  }
   // What the libc would read from the file system later, read now: the time
   // zone (local times in the views).
   ::tzset();
-  if (request.files_only) {
+  if (command->landlock) {
     const int abi = RawLandlockAbi();
     if (abi < 1) {
       if (std::getenv("PROCTAPE_VERBOSE") != nullptr) {
@@ -249,24 +271,6 @@ std::string ProbeJail() {
   if (fd >= 0) ::close(fd);
   line += ", self " + outcome(::kill(::getpid(), 0));
   return line;
-}
-
-std::string DescribeJail() {
-  const int abi = RawLandlockAbi();
-  std::string text = "seccomp (every command but lab): refused with EPERM: ";
-  text += kRefusedNames;
-  text += "; signals to proctape itself allowed\n";
-  text += "landlock: ";
-  text += abi >= 1 ? "ABI " + std::to_string(abi) + " in this kernel\n"
-                   : std::string("not available in this kernel (seccomp only)\n");
-  for (const char* c : kFilesOnly) {
-    text += std::string("  ") + c + ": seccomp, landlock" +
-            (abi >= 1 ? "" : " (unavailable)") +
-            " (reads its inputs, writes its outputs, nothing else; /proc out of reach)\n";
-  }
-  for (const char* c : kSeccompOnly) text += std::string("  ") + c + ": seccomp\n";
-  text += "  lab: none (it ends the processes it started)\n";
-  return text;
 }
 
 }  // namespace proctape

@@ -10,21 +10,23 @@
 //      rt_tgsigqueueinfo whose first argument is its own pid, tkill of its
 //      main thread), so raise() and the interrupt handlers'
 //      re-raise (format/interrupt.h) keep working.
-//   2. Landlock, for the commands that read only files (verify, show, tree,
-//      diff, explain, export, replay, explore, minimize, sql, corpus check):
-//      the inputs are readable
-//      (a file; a directory and what is beneath it), an output's directory
-//      allows making and removing entries (the temporary and its rename),
-//      and nothing else of the file system is reachable -- /proc included.
-//      Where the kernel has no Landlock (ABI < 1) the command goes on with
-//      seccomp alone, and says so once on standard error when PROCTAPE_VERBOSE
-//      is set.
+//   2. Landlock, for the commands that read only files (JailedCommands()
+//      says which): the inputs are readable (a file; a directory and what is
+//      beneath it), a file read beside them only when it is a regular file
+//      (its link never followed), an output's directory allows making and
+//      removing entries (the temporary and its rename), a directory the
+//      command makes files in after entering (explore --out) allows making,
+//      writing and replacing them, and nothing else of the file system is
+//      reachable -- /proc included. Where the kernel has no Landlock
+//      (ABI < 1) the command goes on with seccomp alone, and says so once on
+//      standard error when PROCTAPE_VERBOSE is set.
 //
 // The CLI's alone: the library (include/proctape, api/) never installs a jail
 // in the program that uses it.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace proctape {
@@ -32,16 +34,47 @@ namespace proctape {
 class OutputFile;
 
 struct JailRequest {
-  std::string command;               // "verify", "corpus check": for messages
-  bool files_only = false;           // layer 2: the command reads only files
+  JailRequest(std::string command_name, std::vector<std::string> inputs,
+              std::vector<const OutputFile*> opened, std::vector<std::string> made_in = {},
+              std::vector<std::string> beside = {})
+      : command(std::move(command_name)),
+        reads(std::move(inputs)),
+        outputs(std::move(opened)),
+        creates_in(std::move(made_in)),
+        reads_beside(std::move(beside)) {}
+
+  std::string command;               // "verify", "corpus check": its JailedCommands() entry
   std::vector<std::string> reads;    // its inputs ("-", standard input, is skipped)
   std::vector<const OutputFile*> outputs;  // its opened outputs (null ones skipped)
+  // Directories it makes files in once inside, each by the rule of
+  // format/output_file.h (explore --out); "" skipped.
+  std::vector<std::string> creates_in;
+  // Files it reads because of where they lie (the MANIFEST beside a FILE,
+  // corpus/beside_file.h): readable when a regular file, a link never
+  // followed; "" skipped.
+  std::vector<std::string> reads_beside;
 };
 
-// Enters the jail. False, with *error one line, when a layer that the kernel
-// offers could not be installed (the command must then stop: exit 1). With
-// PROCTAPE_JAIL_PROBE set, prints one line to standard error once inside
-// (ProbeJail).
+// One command's jail, as `--print-jail` states it and EnterJail enforces it
+// (docs/security.md, "The jail of each command").
+struct JailedCommand {
+  const char* name;      // "verify", "corpus check"
+  bool jailed;           // false: lab alone
+  bool landlock;         // layer 2: it reads only files
+  const char* reads;     // what it reads, in words
+  // The options that write and what each writes, in words, each option
+  // named as it is given ("-o FILE ..., --db FILE"); "" writes nothing.
+  const char* writes;
+};
+
+// Every command, `lab` last.
+const std::vector<JailedCommand>& JailedCommands();
+
+// Enters the jail of request.command (its JailedCommands() entry; one not
+// there, or lab, is an internal error). False, with *error one line, when a
+// layer that the kernel offers could not be installed (the command must
+// then stop: exit 1). With PROCTAPE_JAIL_PROBE set, prints one line to
+// standard error once inside (ProbeJail).
 bool EnterJail(const JailRequest& request, std::string* error);
 
 // EnterJail, or the one error line and kExitInternal; 0 when entered.
@@ -53,7 +86,9 @@ int Jail(const JailRequest& request);
 // the line: "proctape: jail probe: kill EPERM, ptrace EPERM, proc EACCES, self 0".
 std::string ProbeJail();
 
-// What is enforced, per command (`proctape --print-jail`).
+// What is enforced, per command (`proctape --print-jail`): the refused
+// calls, this kernel's Landlock ABI, then one line per command:
+//   "  NAME: LAYERS; reads READS; writes WRITES" ("writes nothing")
 std::string DescribeJail();
 
 // The Landlock ABI of the running kernel (0: none).

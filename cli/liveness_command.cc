@@ -39,7 +39,7 @@ int RunLiveness(const LivenessOptions& o) {
   int exit_code = kExitOk;
   std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force, {}, &exit_code);
   if (exit_code != kExitOk) return exit_code;
-  if (int jailed = Jail({"liveness", false, {}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"liveness", {}, {}}); jailed != kExitOk) return jailed;
   auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
   // The pid must be one this host can have (cli/live_proc.h).

@@ -57,7 +57,7 @@ int RunMinimize(const MinimizeOptions& o) {
   request.binary = true;
   std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"FILE", o.file}}, &exit_code);
   if (!output) return exit_code;
-  if (int jailed = Jail({"minimize", true, {o.file}, {output.get()}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"minimize", {o.file}, {output.get()}}); jailed != kExitOk) return jailed;
 
   Snapshot snapshot;
   if (int read = ReadRecording("minimize", o.file, o.check, &snapshot); read != kExitOk) return read;

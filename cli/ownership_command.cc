@@ -65,7 +65,7 @@ int RunOwnership(OwnershipOptions o) {
       refused != kExitOk) {
     return refused;
   }
-  if (int jailed = Jail({"ownership", false, {}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"ownership", {o.baseline, o.current}, {}}); jailed != kExitOk) return jailed;
   Snapshot baseline, current;
   struct Read {
     const char* option;

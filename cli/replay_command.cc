@@ -211,7 +211,7 @@ int RunReplay(ReplayOptions o) {
       refused != kExitOk) {
     return refused;
   }
-  if (int jailed = Jail({"replay", true, {o.file, o.fingerprint}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"replay", {o.file, o.fingerprint}, {}}); jailed != kExitOk) return jailed;
   // The tape model keeps no frame's processes; the frame model, the
   // legacy replay and --exe-like read the frames.
   Snapshot snapshot;

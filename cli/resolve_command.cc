@@ -148,7 +148,7 @@ int RunResolve(const ResolveOptions& o) {
   std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force,
                  {{"--fingerprint", o.fingerprint}, {"--exe", o.exe}}, &exit_code);
   if (exit_code != kExitOk) return exit_code;
-  if (int jailed = Jail({"resolve", false, {}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"resolve", {}, {}}); jailed != kExitOk) return jailed;
   auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
   if (o.has_root && !PidBelowPidMax("--root", o.root, o.proc, &exit_code)) return exit_code;

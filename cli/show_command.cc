@@ -133,7 +133,7 @@ int RunShow(const ShowOptions& o) {
       refused != kExitOk) {
     return refused;
   }
-  if (int jailed = Jail({"show", true, o.files, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"show", o.files, {}}); jailed != kExitOk) return jailed;
   int worst = kExitOk;
   bool shown = false;
   // --json: one report, or {"files":[...]} of several (JsonList), each

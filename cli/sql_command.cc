@@ -175,7 +175,7 @@ int RunSql(const SqlOptions& o) {
     db_file = OpenOutput(request, "--db", inputs, &exit_code);
     if (!db_file) return exit_code;
   }
-  if (int jailed = Jail({"sql", true, DatabaseReads(o.files), {db_file.get()}});
+  if (int jailed = Jail({"sql", o.files, {db_file.get()}, {}, ManifestsBeside(o.files)});
       jailed != kExitOk) {
     return jailed;
   }
@@ -196,11 +196,15 @@ int RunSql(const SqlOptions& o) {
   sql::RunState state;  // across every -c or statement of standard input
   auto run = [&](const std::string& text) {
     failed = sql::Run(d->get(), text, format, stdout, &state);
-    const std::string refused = "not authorized";
-    if (failed.size() >= refused.size() &&
-        failed.compare(failed.size() - refused.size(), refused.size(), refused) == 0) {
-      failed += ": the database is read-only (a PRAGMA may be read, never set; "
-                "fts3_tokenizer and load_extension are refused)";
+    // SQLite says "not authorized" of a statement, "authorization denied"
+    // of what VACUUM INTO runs (an ATTACH).
+    for (const std::string refused : {"not authorized", "authorization denied"}) {
+      if (failed.size() >= refused.size() &&
+          failed.compare(failed.size() - refused.size(), refused.size(), refused) == 0) {
+        failed += ": the database is read-only (a PRAGMA may be read, never set; ATTACH, "
+                  "VACUUM INTO, fts3_tokenizer and load_extension are refused)";
+        break;
+      }
     }
     return failed.empty();
   };

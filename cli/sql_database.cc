@@ -7,8 +7,8 @@
 
 namespace proctape {
 
-std::vector<std::string> DatabaseReads(const std::vector<std::string>& files) {
-  std::vector<std::string> out = files;
+std::vector<std::string> ManifestsBeside(const std::vector<std::string>& files) {
+  std::vector<std::string> out;
   for (const std::string& f : files) out.push_back(sql::ManifestBeside(f));
   return out;
 }

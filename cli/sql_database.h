@@ -10,8 +10,9 @@
 
 namespace proctape {
 
-// What the jail lets the load read: each FILE and the MANIFEST beside it.
-std::vector<std::string> DatabaseReads(const std::vector<std::string>& files);
+// What the load reads beside the FILEs, for the jail (cli/jail.h
+// reads_beside): the MANIFEST beside each.
+std::vector<std::string> ManifestsBeside(const std::vector<std::string>& files);
 
 // Every FILE loaded, in order, and indexed. A FILE that is no .ptape is
 // refused with its status (10-16); a damaged one loads up to its damage with

@@ -55,7 +55,7 @@ int RunTree(TreeCliOptions o) {
       refused != kExitOk) {
     return refused;
   }
-  if (int jailed = Jail({"tree", true, {o.file}, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"tree", {o.file}, {}}); jailed != kExitOk) return jailed;
   // Only the frame drawn is kept whole (the others as their shells), and no
   // observation; a lab file without --marker keeps every frame, where
   // DerivedMarker looks for the process its resolution resolved.

@@ -135,7 +135,7 @@ int RunVerify(const VerifyOptions& o) {
       refused != kExitOk) {
     return refused;
   }
-  if (int jailed = Jail({"verify", true, o.files, {}}); jailed != kExitOk) return jailed;
+  if (int jailed = Jail({"verify", o.files, {}}); jailed != kExitOk) return jailed;
   int worst = kExitOk;
   std::vector<std::string> reports;
   for (const std::string& file : o.files) {

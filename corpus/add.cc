@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/proc_parse.h"
+#include "corpus/beside_file.h"
 #include "corpus/corpus.h"
 #include "corpus/corpus_internal.h"
 #include "corpus/expect.h"
@@ -45,12 +46,9 @@ bool CopyIntoCorpus(const std::string& src, const std::string& shown, const std:
                     const std::string& sha256, bool owner_only, std::string* error) {
   const std::string target = dir + "/" + CorpusFileName(sha256);
   auto same_content = [&] {
-    struct stat st;
     std::string hex, why;
-    if (::lstat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        Sha256File(target, &hex, &why) && hex == sha256) {
-      return true;
-    }
+    Fd existing{OpenFileBeside(target, &why)};  // the corpus's file: corpus/beside_file.h
+    if (existing.fd >= 0 && Sha256Fd(existing.fd, &hex, &why) && hex == sha256) return true;
     *error = shown + ": " + Escaped(target) + " exists with other content: not replaced";
     return false;
   };
@@ -325,14 +323,22 @@ AddOutcome AddToCorpus(const AddRequest& request) {
   if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
   placed = Place(manifest, sha256, entry.name, file);
   if (placed.kind != Kind::kAdded) return placed;
+  manifest.entries.push_back(entry);
+  std::stable_sort(manifest.entries.begin(), manifest.entries.end(),
+                   [](const ManifestEntry& a, const ManifestEntry& b) { return a.name < b.name; });
+  // Never a MANIFEST that every reader refuses (corpus/beside_file.h), and
+  // so no copy either.
+  const std::string text = FormatManifest(manifest);
+  if (text.size() > kMaxManifestBytes) {
+    return Failed(Kind::kManifest, Escaped(ManifestPath(request.dir)) + ": would hold more than " +
+                                       std::to_string(kMaxManifestBytes) +
+                                       " bytes (the limit) with this entry: not added");
+  }
   if (!CopyIntoCorpus(request.file, file, request.dir, sha256, KeepsEnvironValues(snapshot.header),
                       &error)) {
     return Failed(Kind::kIo, error);
   }
-  manifest.entries.push_back(entry);
-  std::stable_sort(manifest.entries.begin(), manifest.entries.end(),
-                   [](const ManifestEntry& a, const ManifestEntry& b) { return a.name < b.name; });
-  if (!WriteFileAtomic(ManifestPath(request.dir), FormatManifest(manifest), &error)) {
+  if (!WriteFileAtomic(ManifestPath(request.dir), text, &error)) {
     return Failed(Kind::kIo, error);
   }
   out.entry = entry;

@@ -1,8 +1,7 @@
 // corpus check: every entry replayed (in parallel), compared with its expect
 // lines; the lines, the summary and the JUnit XML that report it.
-#include <sys/stat.h>
-
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -11,7 +10,9 @@
 #include <thread>
 
 #include "core/proc_parse.h"
+#include "corpus/beside_file.h"
 #include "corpus/corpus.h"
+#include "corpus/corpus_internal.h"
 #include "corpus/expect.h"
 #include "corpus/sha256.h"
 #include "format/reader.h"
@@ -79,13 +80,18 @@ v1::CorpusEntryResult CheckEntryOrThrow(const std::string& dir, const ManifestEn
     out.set_seconds(SecondsSince(start));
     return out;
   };
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
+  // An entry is a file beside the MANIFEST: a regular file, opened once
+  // (no link followed, a FIFO refused, not waited on: corpus/beside_file.h),
+  // hashed and read from the same descriptor.
+  std::string why;
+  corpus_internal::Fd fd{OpenFileBeside(path, &why)};
+  if (fd.fd < 0 && errno == ENOENT) {
     r.set_file_missing(true);
     return done(Unreadable(r, entry.file + " is missing from the corpus directory"));
   }
-  std::string hex, why;
-  if (!Sha256File(path, &hex, &why)) return done(Unreadable(r, entry.file + ": " + why));
+  if (fd.fd < 0) return done(Unreadable(r, entry.file + ": " + why));
+  std::string hex;
+  if (!Sha256Fd(fd.fd, &hex, &why)) return done(Unreadable(r, entry.file + ": " + why));
   if (hex != entry.sha256) {
     return done(Unreadable(r, entry.file + " changed: its sha256 is " + hex.substr(0, 16) +
                                   "..., the manifest's " + entry.sha256.substr(0, 16) + "..."));
@@ -96,7 +102,7 @@ v1::CorpusEntryResult CheckEntryOrThrow(const std::string& dir, const ManifestEn
   ReadKeep keep;
   keep.frames.emplace();
   keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
-  FormatError damage = ReadSnapshot(path, &snapshot, keep);
+  FormatError damage = ReadSnapshot(StreamSource{path, fd.fd}, &snapshot, keep);
   if (!damage.ok()) return done(Unreadable(r, entry.file + ": " + damage.message));
   if (snapshot.resolutions.empty()) {
     return done(Unreadable(r, entry.file + " holds no recorded resolution"));

@@ -1,23 +1,19 @@
 // The corpus's MANIFEST on disk, and an entry as `corpus list` shows it.
 #include "corpus/corpus.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <memory>
 
 #include "core/proc_parse.h"
+#include "corpus/beside_file.h"
 #include "corpus/corpus_internal.h"
 #include "format/output_file.h"
 
 namespace proctape {
 
-using corpus_internal::Errno;
 using corpus_internal::Escaped;
-using corpus_internal::Fd;
 
 std::string ManifestPath(const std::string& dir) { return dir + "/" + kManifestName; }
 
@@ -25,24 +21,15 @@ bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest,
                   std::string* error) {
   const std::string path = ManifestPath(dir);
   *manifest = Manifest{};
-  Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (fd.fd < 0 && errno == ENOENT && missing_ok) return true;
-  if (fd.fd < 0) {
-    *error = Escaped(path) + ": " + Errno("cannot open") +
-             (errno == ENOENT ? " (not a corpus: 'proctape corpus add' creates one)" : "");
+  // A file beside the corpus's entries: a regular file of bounded size, no
+  // link followed, no FIFO waited on (corpus/beside_file.h).
+  std::string text, why;
+  if (!ReadFileBeside(path, kMaxManifestBytes, &text, &why)) {
+    const int err = errno;
+    if (err == ENOENT && missing_ok) return true;
+    *error = Escaped(path) + ": " + why +
+             (err == ENOENT ? " (not a corpus: 'proctape corpus add' creates one)" : "");
     return false;
-  }
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd.fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      *error = Escaped(path) + ": " + Errno("cannot read");
-      return false;
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
   }
   ManifestError e;
   if (!ParseManifest(text, manifest, &e)) {

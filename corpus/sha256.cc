@@ -41,10 +41,15 @@ bool Sha256File(const std::string& path, std::string* hex, std::string* error) {
     *error = std::string("cannot open: ") + std::strerror(errno);
     return false;
   }
+  const bool hashed = Sha256Fd(fd, hex, error);
+  ::close(fd);
+  return hashed;
+}
+
+bool Sha256Fd(int fd, std::string* hex, std::string* error) {
   struct stat st;
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     *error = "is a directory, not a .ptape file";  // as every reader says it
-    ::close(fd);
     return false;
   }
   Sha256 h;
@@ -56,14 +61,12 @@ bool Sha256File(const std::string& path, std::string* hex, std::string* error) {
     if (n < 0) {
       // The words of every reader of a .ptape (format/chunk_reader.cc).
       *error = "read failed at byte " + std::to_string(offset) + ": " + std::strerror(errno);
-      ::close(fd);
       return false;
     }
     if (n == 0) break;
     h.Update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
     offset += static_cast<std::uint64_t>(n);
   }
-  ::close(fd);
   *hex = h.Hex();
   return true;
 }

@@ -27,5 +27,7 @@ std::string Sha256Hex(std::string_view bytes);
 // The hex digest of the file at `path`, read in 64 KiB pieces. On failure
 // returns false and sets *error to one line ("cannot open: ...").
 bool Sha256File(const std::string& path, std::string* hex, std::string* error);
+// The same of what is left to read of `fd` (which stays open, at its end).
+bool Sha256Fd(int fd, std::string* hex, std::string* error);
 
 }  // namespace proctape

@@ -59,6 +59,16 @@ std::unique_ptr<Database> Database::Open(std::string* error) {
     *error = d->db_ != nullptr ? sqlite3_errmsg(d->db_) : "cannot open an in-memory database";
     return nullptr;
   }
+  // SQLite's temporary storage (the sorter that builds an index, a large
+  // ORDER BY or GROUP BY) in memory, as the database is: never a file of
+  // its own in /var/tmp, which the jail refuses. And no database but this
+  // one: ATTACH (and VACUUM INTO, which attaches its target) would create
+  // a file (docs/security.md, "SQLite").
+  if (std::string f = Exec(d->db_, "PRAGMA temp_store = MEMORY"); !f.empty()) {
+    *error = "temp_store: " + f;
+    return nullptr;
+  }
+  sqlite3_limit(d->db_, SQLITE_LIMIT_ATTACHED, 0);
   if (sqlite3_create_function(d->db_, "errno_name", 1,
                               SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,
                               ErrnoName, nullptr, nullptr) != SQLITE_OK) {
@@ -92,9 +102,9 @@ const ManifestEntry* Database::EntryOf(const std::string& path, std::string* war
   if (it == manifests_.end()) {
     auto manifest = std::make_unique<Manifest>();
     std::string error;
-    if (::access(ManifestPath(dir).c_str(), F_OK) != 0) {
-      manifest.reset();  // no corpus here
-    } else if (!LoadManifest(dir, /*missing_ok=*/true, manifest.get(), &error)) {
+    // None there: no corpus, no entries. One that is no regular file of
+    // bounded size is not read (corpus/beside_file.h), said as a warning.
+    if (!LoadManifest(dir, /*missing_ok=*/true, manifest.get(), &error)) {
       *warning = error + ": its entries are not named (files.entry is NULL)";
       manifest.reset();
     }
@@ -137,12 +147,14 @@ std::string Database::Finish() { return CreateIndexes(db_); }
 
 namespace {
 
-// The authorizer of a read-only database: a PRAGMA may be read, or asked
-// about a table (table_info(T), ...), never set -- `PRAGMA query_only = 0`
+// The authorizer of a read-only database: no ATTACH or DETACH; a PRAGMA may
+// be read, or asked about a table (table_info(T), ...), never set -- `PRAGMA query_only = 0`
 // would undo the read-only state itself; fts3_tokenizer() (which registers
 // a function pointer) and load_extension() are refused.
 int ReadOnlyAuthorizer(void*, int action, const char* arg1, const char* arg2, const char*,
                        const char*) {
+  // No other database file, opened or made (SQLITE_LIMIT_ATTACHED is 0 too).
+  if (action == SQLITE_ATTACH || action == SQLITE_DETACH) return SQLITE_DENY;
   if (action == SQLITE_FUNCTION) {
     for (const char* refused : {"fts3_tokenizer", "load_extension"}) {
       if (arg2 != nullptr && sqlite3_stricmp(arg2, refused) == 0) return SQLITE_DENY;

@@ -1,0 +1,90 @@
+// Each command's jail (cli/jail.h): the one table that EnterJail enforces
+// and `--print-jail` states, so the two cannot differ. The live test
+// (tests/live/jail_cli_test.cc) runs every command in every mode that writes
+// as this table lists them, and checks that every output option of the
+// command line is listed here (docs/security.md, "The jail of each command").
+#include <string>
+#include <vector>
+
+#include "cli/jail.h"
+
+namespace proctape {
+namespace {
+
+// Layer 1's list: every way to signal, trace or read/write another process.
+constexpr const char* kRefusedNames =
+    "kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal, ptrace, "
+    "process_vm_readv, process_vm_writev, pidfd_getfd";
+
+// What a command names as FILE may be: every reader takes these.
+#define PROCTAPE_FILE_KINDS "(a path, - for standard input, or a pipe such as <(...))"
+
+}  // namespace
+
+const std::vector<JailedCommand>& JailedCommands() {
+  static const std::vector<JailedCommand> commands = {
+      {"verify", true, true, "FILE... " PROCTAPE_FILE_KINDS, ""},
+      {"show", true, true, "FILE... " PROCTAPE_FILE_KINDS, ""},
+      {"tree", true, true, "FILE " PROCTAPE_FILE_KINDS, ""},
+      {"diff", true, true, "FILE [FILE] " PROCTAPE_FILE_KINDS, ""},
+      {"explain", true, true, "FILE " PROCTAPE_FILE_KINDS, ""},
+      {"export", true, true,
+       "FILE " PROCTAPE_FILE_KINDS ", and for sqlite and csv the MANIFEST beside it",
+       "-o FILE (json, dot, sqlite; - is standard output) or DIR (proc-dir, csv)"},
+      {"replay", true, true, "FILE " PROCTAPE_FILE_KINDS ", --fingerprint FILE", ""},
+      {"explore", true, true, "FILE " PROCTAPE_FILE_KINDS,
+       "--out DIR (a .ptape made in it for each violation and example)"},
+      {"minimize", true, true, "FILE " PROCTAPE_FILE_KINDS, "-o FILE"},
+      {"sql", true, true, "FILE... " PROCTAPE_FILE_KINDS ", and the MANIFEST beside each",
+       "--db FILE"},
+      {"ownership", true, true,
+       "--baseline FILE, --current FILE " PROCTAPE_FILE_KINDS
+       " (each --output is looked at, never opened)",
+       ""},
+      {"corpus check", true, true, "the corpus DIR: its MANIFEST and entries",
+       "--junit FILE"},
+      {"corpus list", true, true, "the corpus DIR: its MANIFEST", ""},
+      {"corpus rm", true, true, "the corpus DIR: its MANIFEST",
+       "--corpus DIR (the MANIFEST rewritten, the entries' files removed)"},
+      // Standard input is copied (a memfd, read again through /proc/self/fd)
+      // and a missing corpus is made: seccomp alone.
+      {"corpus add", true, false,
+       "FILE... (a path or -), the corpus DIR: its MANIFEST and entries",
+       "--corpus DIR (the recording's copy and the MANIFEST; DIR made when missing)"},
+      {"fingerprint", true, false, "/proc (or --proc DIR), --exe FILE",
+       "-o FILE (- is standard output)"},
+      {"resolve", true, false, "/proc (or --proc DIR), --fingerprint FILE, --exe FILE",
+       "--record FILE"},
+      {"liveness", true, false, "/proc (or --proc DIR)", "--record FILE"},
+      {"capture", true, false, "/proc (or --proc DIR, or --proc-root DIR)",
+       "-o FILE (- is standard output)"},
+      {"help", true, false, "nothing", ""},
+      {"lab", false, false, "/proc, the processes it starts", "--record FILE"},
+  };
+  return commands;
+}
+
+#undef PROCTAPE_FILE_KINDS
+
+std::string DescribeJail() {
+  const int abi = LandlockAbi();
+  std::string text = "seccomp (every command but lab): refused with EPERM: ";
+  text += kRefusedNames;
+  text += "; signals to proctape itself allowed\n";
+  text += "landlock: ";
+  text += abi >= 1 ? "ABI " + std::to_string(abi) + " in this kernel\n"
+                   : std::string("not available in this kernel (seccomp only)\n");
+  for (const JailedCommand& c : JailedCommands()) {
+    std::string layers = "seccomp";
+    if (!c.jailed) layers = "none (it ends the processes it started)";
+    if (c.landlock) {
+      layers += abi >= 1 ? ", landlock (nothing else of the file system, /proc included)"
+                         : ", landlock (unavailable)";
+    }
+    text += std::string("  ") + c.name + ": " + layers + "; reads " + c.reads + "; writes " +
+            (*c.writes != '\0' ? c.writes : "nothing") + "\n";
+  }
+  return text;
+}
+
+}  // namespace proctape
