@@ -53,13 +53,14 @@ std::string Expects(const ManifestEntry& e) {
 int AddOne(const AddOptions& o, const std::string& file, std::string* json) {
   AddRequest request = o.request;
   request.file = file;
-  StdinCopy stdin_copy;
-  if (file == "-") {
-    // Read three times (hashed, replayed, copied): a copy of it is.
-    std::string error;
-    if (!stdin_copy.Open(&error)) return Fail(kExitIo, error);
-    request.file = stdin_copy.path();
-    request.shown = "-";
+  // Read three times (hashed, replayed, copied): standard input or a pipe
+  // is copied once.
+  InputCopy input_copy;
+  std::string copy_error;
+  if (!input_copy.Open(file, &copy_error)) return Fail(kExitIo, EscapeBytes(copy_error));
+  if (input_copy.copied()) {
+    request.file = input_copy.path();
+    request.shown = file;
   }
   AddOutcome out = AddToCorpus(request);
   const int code = ExitFor(out);

@@ -115,7 +115,7 @@ int RunDiff(DiffOptions o) {
   // once for it).
   Snapshot snapshots[2];
   std::string names[2];
-  StdinCopy stdin_copy;
+  InputCopy copies[2];  // a FILE read twice that cannot be: a copy
   int damage = kExitOk;
   std::vector<std::pair<int, std::string>> damages;  // each damaged file: status, "FILE: DAMAGE"
   for (std::size_t k = 0; k < o.files.size(); ++k) {
@@ -127,10 +127,10 @@ int RunDiff(DiffOptions o) {
       return std::vector<std::uint64_t>{o.frame_a.value_or(0), o.frame_b.value_or(LastFrame(s))};
     };
     StreamSource source{o.files[k], -1};
-    if (needs_last && o.files[k] == "-") {
+    if (needs_last) {
       std::string copy_error;
-      if (!stdin_copy.Open(&copy_error)) return Fail(kExitIo, copy_error);
-      source.fd = stdin_copy.fd();
+      if (!copies[k].Open(o.files[k], &copy_error)) return Fail(kExitIo, EscapeBytes(copy_error));
+      source.fd = copies[k].fd();
     }
     ReadKeep keep;
     keep.observations = false;

@@ -159,15 +159,13 @@ int RunExport(const ExportOptions& o) {
   // resolutions, no observation.
   Snapshot snapshot;
   JsonExport json;
-  StdinCopy stdin_copy;  // json reads its input more than once
+  InputCopy input_copy;  // json reads its input more than once
   FormatError read;
   if (o.format == "json") {
     StreamSource source{o.file, -1};
     std::string copy_error;
-    if (o.file == "-") {
-      if (!stdin_copy.Open(&copy_error)) return Fail(kExitIo, copy_error);
-      source.fd = stdin_copy.fd();
-    }
+    if (!input_copy.Open(o.file, &copy_error)) return Fail(kExitIo, EscapeBytes(copy_error));
+    source.fd = input_copy.fd();
     read = json.Survey(source);
   } else {
     ReadKeep keep;

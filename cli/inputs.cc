@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,34 +19,50 @@ void HoldClosedStandardDescriptors() {
   }
 }
 
-StdinCopy::~StdinCopy() {
+InputCopy::~InputCopy() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool StdinCopy::Open(std::string* error) {
-  // A closed standard input is refused as every reader of '-' refuses it
-  // (format/chunk_reader.cc), before the copy is made: the copy would take
-  // descriptor 0 and be read as standard input, an empty file.
-  if (::fcntl(STDIN_FILENO, F_GETFD) < 0) {
-    *error = std::string("-: read failed at byte 0: ") + std::strerror(errno);
-    return false;
+bool InputCopy::Open(const std::string& file, std::string* error) {
+  file_ = file;
+  if (file == "-") {
+    // A closed standard input is refused as every reader of '-' refuses it
+    // (format/chunk_reader.cc), before the copy is made: the copy would take
+    // descriptor 0 and be read as standard input, an empty file.
+    if (::fcntl(STDIN_FILENO, F_GETFD) < 0) {
+      *error = std::string("-: read failed at byte 0: ") + std::strerror(errno);
+      return false;
+    }
+    return Copy(STDIN_FILENO, "-", error);
   }
-  const int made = ::memfd_create("proctape-stdin", MFD_CLOEXEC);
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+    return true;  // read where it is; the reader says what is wrong with it
+  }
+  const int from = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (from < 0) return true;  // the reader's own open says why
+  const bool ok = Copy(from, file, error);
+  ::close(from);
+  return ok;
+}
+
+bool InputCopy::Copy(int from, const std::string& shown, std::string* error) {
+  const int made = ::memfd_create("proctape-input", MFD_CLOEXEC);
   // Never one of the standard descriptors (HoldClosedStandardDescriptors
   // holds them; this holds without it).
   fd_ = made < 0 || made > STDERR_FILENO ? made : ::fcntl(made, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
   if (made >= 0 && made != fd_) ::close(made);
   if (fd_ < 0) {
-    *error = std::string("standard input: cannot make a copy: ") + std::strerror(errno);
+    *error = shown + ": cannot make a copy: " + std::strerror(errno);
     return false;
   }
   char buf[65536];
   std::size_t total = 0;
   for (;;) {
-    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    ssize_t n = ::read(from, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      *error = "-: read failed at byte " + std::to_string(total) + ": " + std::strerror(errno);
+      *error = shown + ": read failed at byte " + std::to_string(total) + ": " + std::strerror(errno);
       return false;
     }
     if (n == 0) return true;
@@ -54,7 +71,7 @@ bool StdinCopy::Open(std::string* error) {
       ssize_t w = ::write(fd_, buf + done, static_cast<std::size_t>(n - done));
       if (w < 0 && errno == EINTR) continue;
       if (w < 0) {
-        *error = std::string("standard input: cannot copy: ") + std::strerror(errno);
+        *error = shown + ": cannot copy: " + std::strerror(errno);
         return false;
       }
       done += w;
@@ -62,7 +79,9 @@ bool StdinCopy::Open(std::string* error) {
   }
 }
 
-std::string StdinCopy::path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+std::string InputCopy::path() const {
+  return fd_ < 0 ? file_ : "/proc/self/fd/" + std::to_string(fd_);
+}
 
 std::string StdinOnce(const std::vector<std::pair<std::string, std::vector<std::string>>>& inputs) {
   std::vector<std::string> readers;

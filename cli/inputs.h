@@ -25,22 +25,30 @@ std::string StdinOnce(const std::vector<std::pair<std::string, std::vector<std::
 // "standard output: cannot write: Bad file descriptor".
 void HoldClosedStandardDescriptors();
 
-// Standard input copied whole into an anonymous memory file, for a command
-// that reads its input more than once (corpus add hashes, replays and copies
-// it): path() names the copy until the object is destroyed.
-class StdinCopy {
+// A FILE a command reads more than once (corpus add hashes, replays and
+// copies it; diff and export json read it twice), made re-readable: standard
+// input ('-'), or a path that is no regular file (a pipe such as <(...) or
+// /dev/stdin, a FIFO, a character device), copied whole into an anonymous
+// memory file; a regular file is read where it is. A second read of a pipe
+// would find it at its end ("truncated at byte 0").
+class InputCopy {
  public:
-  StdinCopy() = default;
-  ~StdinCopy();
-  StdinCopy(const StdinCopy&) = delete;
-  StdinCopy& operator=(const StdinCopy&) = delete;
-  // False, with *error one line, when standard input cannot be read: the
-  // line every reader of '-' gives ("-: read failed at byte N: WHY", 10).
-  bool Open(std::string* error);
+  InputCopy() = default;
+  ~InputCopy();
+  InputCopy(const InputCopy&) = delete;
+  InputCopy& operator=(const InputCopy&) = delete;
+  // Copies `file` when it needs a copy. False, with *error one line, when it
+  // cannot be read: the line every reader gives ("FILE: read failed at byte
+  // N: WHY", 10; a missing path is left to the reader, which says so).
+  bool Open(const std::string& file, std::string* error);
+  bool copied() const { return fd_ >= 0; }
+  // The copy's path while the object lives, or `file` itself (not copied).
   std::string path() const;
-  int fd() const { return fd_; }  // the copy, for a reader that dups it
+  int fd() const { return fd_; }  // the copy (-1: none), for a reader that dups it
 
  private:
+  bool Copy(int from, const std::string& shown, std::string* error);
+  std::string file_;
   int fd_ = -1;
 };
 

@@ -92,7 +92,7 @@ int RunMinimize(const MinimizeOptions& o) {
   report.set_processes_after(U32(done->processes_after));
   report.set_calls_before(U32(done->calls_before));
   report.set_calls_after(U32(done->calls_after));
-  report.set_bytes_before(U32(SizeOf(o.file)));
+  report.set_bytes_before(U32(snapshot.bytes));  // as read: a pipe has no size
   report.set_bytes_after(U32(SizeOf(o.output)));
   report.set_runs(U32(done->runs));
   for (const explore::Scheduled& s : done->history) report.add_events(explore::Describe(s));

@@ -12,6 +12,8 @@
 //     failure one JSON object a line on standard error, read by a real parser.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include <sys/stat.h>
 
 #include <memory>
@@ -29,6 +31,8 @@
 
 namespace proctape::live {
 namespace {
+
+namespace fs = std::filesystem;
 
 using google::protobuf::Value;
 
@@ -153,6 +157,46 @@ TEST_P(IoContract, ClosedStandardInputIsAReadThatFails) {
     EXPECT_NE(r.err.find("read failed at byte 0: Bad file descriptor"), std::string::npos)
         << Shown(args) << "\n" << Describe(r);
     EXPECT_EQ(r.out, "") << Shown(args);
+  }
+}
+
+// A FILE given as a pipe (a FIFO here; `<(...)` and /dev/stdin are pipes
+// too) reads as the file does: a command that reads its input more than
+// once (diff, export --format json, corpus add) copies a pipe once, as it
+// copies '-' (cli/inputs.h, InputCopy); a second read of the pipe found it
+// at its end ("truncated at byte 0", 13). Status and standard output as of
+// the regular file of the same name, the two directories put alike. The
+// writer of the FIFO is this test's shell's child, ended by its pid.
+TEST_P(IoContract, AnInputGivenAsAPipeReadsAsItsFile) {
+  const std::string source = std::string(PROCTAPE_SOURCE_DIR) + "/corpus/021e7cdf322033a4.ptape";
+  for (const Input& in : GetParam().inputs) {
+    if (in.directory || !in.dash_is_stdin) continue;
+    TempDir plain_dir("contract-path"), pipe_dir("contract-pipe");
+    const std::string name = "/in/021e7cdf322033a4.ptape";
+    ASSERT_TRUE(fs::create_directory(plain_dir.path() + "/in"));
+    ASSERT_TRUE(fs::create_directory(pipe_dir.path() + "/in"));
+    fs::copy_file(source, plain_dir.path() + name);
+    ASSERT_EQ(::mkfifo((pipe_dir.path() + name).c_str(), 0600), 0);
+    Fixture plain = fixture_, piped = fixture_;
+    plain.dir = plain_dir.path();
+    piped.dir = pipe_dir.path();
+    const Args by_path = in.args(plain, plain.dir + name);
+    const CommandResult want = Proctape(by_path);
+    const Args by_pipe = in.args(piped, piped.dir + name);
+    std::string script = "cat \"$1\" > \"$2\" & writer=$!; \"$0\"";
+    for (std::size_t k = 0; k < by_pipe.size(); ++k) script += " \"${" + std::to_string(k + 3) + "}\"";
+    script += "; status=$?; kill $writer 2>/dev/null; wait $writer; exit $status";
+    Args argv = {"/bin/bash", "-c", script, PROCTAPE_BINARY, source, piped.dir + name};
+    argv.insert(argv.end(), by_pipe.begin(), by_pipe.end());
+    const CommandResult got = RunCommand(argv, 120'000);
+    auto same = [](std::string text, const std::string& dir) {
+      for (std::size_t at; (at = text.find(dir)) != std::string::npos;) text.erase(at, dir.size());
+      return text;
+    };
+    EXPECT_EQ(got.exit_code, want.exit_code)
+        << Shown(by_pipe) << " with " << in.option << " a pipe exits as with the file\n"
+        << Describe(got) << "\nthe file:\n" << Describe(want);
+    EXPECT_EQ(same(got.out, piped.dir), same(want.out, plain.dir)) << Shown(by_pipe);
   }
 }
 
