@@ -13,6 +13,8 @@
 #include "format/reader.h"
 #include "proto/convert.h"
 #include "replay/replay.h"
+#include "replay/replay_file.h"
+#include "replay/token_mask.h"
 
 namespace proctape::api {
 namespace {
@@ -119,7 +121,11 @@ FileSummary ReadFile(const std::string& path) noexcept {
     out.observations = snap.observation_count;
     out.environ_kept =
         snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
-    for (const v1::Resolution& r : snap.resolutions) {
+    // A recorded verdict's evidence may quote the token: masked, as every
+    // view shows it (replay/token_mask.h).
+    const TokenMask mask = TokenMask::Of(snap);
+    for (v1::Resolution r : snap.resolutions) {
+      mask.Mask(&r);
       RecordedCheck& check = out.checks.emplace_back();
       check.liveness = r.has_liveness();
       if (check.liveness) check.liveness_verdict = FromProtoLiveness(r.liveness_verdict());
@@ -141,11 +147,12 @@ ReplayReport Replay(const std::string& path) noexcept {
     keep.frames.emplace();
     out.error = detail::FromFormat(ReadSnapshot(path, &snap, keep));
     if (!out.error.ok()) return out;
-    std::vector<v1::ReplayResult> results;
-    for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {
-      v1::ReplayResult r = ReplayResolution(snap, i, {});
+    // Masked as `proctape replay` shows it: no verdict's evidence, detail or
+    // description holds the recording's token.
+    const std::vector<v1::ReplayResult> results = ReplayTape(snap);
+    for (const v1::ReplayResult& r : results) {
       ReplayedCheck& check = out.checks.emplace_back();
-      check.index = i;
+      check.index = r.resolution_index();
       check.outcome = static_cast<ReplayOutcome>(r.outcome());
       check.liveness = r.has_recorded_liveness();
       if (check.liveness) {
@@ -158,7 +165,6 @@ ReplayReport Replay(const std::string& path) noexcept {
         if (check.has_replayed) check.replayed = FromProtoVerdict(r.replayed());
       }
       check.description = DescribeReplay(r);
-      results.push_back(std::move(r));
     }
     if (!results.empty()) out.worst = static_cast<ReplayOutcome>(WorstOutcome(results));
     return out;

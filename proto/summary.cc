@@ -185,6 +185,7 @@ v1::ReplaySummary ToSummary(const v1::ReplayResult& r) {
   s.set_recorded_call(Printable(r.recorded_call()));
   s.set_made_call(Printable(r.made_call()));
   s.set_request_changed(r.request_changed());
+  if (r.has_unanswered()) s.set_unanswered(r.unanswered());
   return s;
 }
 
