@@ -113,6 +113,7 @@ v1::LivenessSummary ToSummary(const v1::LivenessVerdict& v) {
   s.set_state(EscapedText(v.state()));
   s.set_detail(Printable(v.detail()));
   s.set_err(v.err());
+  s.set_boot_unchecked(v.boot_unchecked());
   return s;
 }
 

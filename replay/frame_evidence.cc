@@ -228,6 +228,7 @@ FrameRun RerunOnFrames(const Snapshot& snapshot, std::size_t index,
     FrameEvidence ev(snapshot.frames, start);
     run.liveness_verdict = CheckLiveness(ev, recorded.liveness().pid(),
                                          recorded.liveness().start_ticks());
+    run.liveness_verdict.boot_unchecked = recorded.liveness().boot_id().empty();
     NoteFrames(ev, start, &run);
     run.liveness = true;
     if (recorded.has_liveness_verdict()) {

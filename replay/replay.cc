@@ -119,9 +119,17 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
   if (recorded.has_liveness()) {
     const v1::LivenessRequest& req = recorded.liveness();
     LivenessVerdict v = CheckLiveness(tape, req.pid(), req.start_ticks());
+    // As LivenessCheck says it (capture/live_checks.h): from the request.
+    v.boot_unchecked = req.boot_id().empty();
     *result.mutable_recorded_liveness() = recorded.liveness_verdict();
     *result.mutable_replayed_liveness() = ToProto(v);
-    bool same = MessageDifferencer::Equals(result.recorded_liveness(), result.replayed_liveness());
+    // boot_unchecked is how the identity's boot was known, not what was
+    // decided (and absent from files written before it existed).
+    v1::LivenessVerdict recorded_decision = result.recorded_liveness();
+    v1::LivenessVerdict replayed_decision = result.replayed_liveness();
+    recorded_decision.clear_boot_unchecked();
+    replayed_decision.clear_boot_unchecked();
+    bool same = MessageDifferencer::Equals(recorded_decision, replayed_decision);
     result.set_outcome(Decide(same, tape, &result));
     if (tape.diverged()) result.clear_replayed_liveness();  // decided on no evidence
     return result;

@@ -86,7 +86,9 @@ TEST_F(ApiRecordTest, OnFailureLeavesNothingWhenResolved) {
   ASSERT_TRUE(r.ok()) << r.error.message;
   ASSERT_TRUE(r.ran);
   EXPECT_EQ(r.verdict.status, api::Status::kResolved);
-  EXPECT_EQ(r.verdict.identity(), (api::ProcessIdentity{test::kSleep, test::kSleepStart}));
+  // In the fingerprint's boot, which CheckLiveness checks against the host's.
+  EXPECT_EQ(r.verdict.identity(), (api::ProcessIdentity{test::kSleep, test::kSleepStart,
+                                                        TypicalFingerprint().boot_id()}));
   EXPECT_EQ(r.recording, "");
   EXPECT_TRUE(Entries().empty()) << "the temporary is removed: " << Entries().front();
 }
