@@ -43,6 +43,7 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
     *out.mutable_liveness() = ToSummary(recorded.liveness());
     LivenessVerdict v = CheckLiveness(watch, recorded.liveness().pid(),
                                       recorded.liveness().start_ticks());
+    v.boot_unchecked = recorded.liveness().boot_id().empty();  // as replay says it
     *out.mutable_liveness_verdict() = ToSummary(ToProto(v));
     if (!calls.empty() && calls[0].op == Seen::Op::kRead) {
       *out.mutable_liveness_read() = StatOf(calls[0].pid, calls[0].read.view());

@@ -67,6 +67,7 @@ LivenessVerdict FromCore(const proctape::LivenessVerdict& v) {
   out.state = v.state;
   out.detail = v.detail;
   out.err = v.err;
+  out.boot_unchecked = v.boot_unchecked;
   return out;
 }
 

@@ -13,6 +13,8 @@
 #include "format/reader.h"
 #include "proto/convert.h"
 #include "replay/replay.h"
+#include "replay/replay_file.h"
+#include "replay/token_mask.h"
 
 namespace proctape::api {
 namespace {
@@ -31,12 +33,18 @@ LivenessVerdict FromProtoLiveness(const v1::LivenessVerdict& v) {
   out.state = v.state();
   out.detail = v.detail();
   out.err = v.err();
+  out.boot_unchecked = v.boot_unchecked();
   return out;
 }
 
-Verdict FromProtoVerdict(v1::Verdict v) {
+// A recorded verdict, in the boot it was recorded in (the fingerprint's the
+// request was resolved against, else the recording's).
+Verdict FromProtoVerdict(v1::Verdict v, const v1::Resolution& recorded, const v1::Header& header) {
   UpgradeVerdict(&v);
-  return detail::FromCore(proctape::FromProto(v));
+  Verdict out = detail::FromCore(proctape::FromProto(v));
+  out.boot_id = recorded.resolve().has_fingerprint() ? recorded.resolve().fingerprint().boot_id()
+                                                     : header.host().boot_id();
+  return out;
 }
 
 }  // namespace
@@ -119,11 +127,15 @@ FileSummary ReadFile(const std::string& path) noexcept {
     out.observations = snap.observation_count;
     out.environ_kept =
         snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
-    for (const v1::Resolution& r : snap.resolutions) {
+    // A recorded verdict's evidence may quote the token: masked, as every
+    // view shows it (replay/token_mask.h).
+    const TokenMask mask = TokenMask::Of(snap);
+    for (v1::Resolution r : snap.resolutions) {
+      mask.Mask(&r);
       RecordedCheck& check = out.checks.emplace_back();
       check.liveness = r.has_liveness();
       if (check.liveness) check.liveness_verdict = FromProtoLiveness(r.liveness_verdict());
-      else check.verdict = FromProtoVerdict(r.verdict());
+      else check.verdict = FromProtoVerdict(r.verdict(), r, snap.header);
       check.observations = r.observation_count();
     }
     for (const v1::RootFingerprint& f : snap.fingerprints) {
@@ -141,24 +153,27 @@ ReplayReport Replay(const std::string& path) noexcept {
     keep.frames.emplace();
     out.error = detail::FromFormat(ReadSnapshot(path, &snap, keep));
     if (!out.error.ok()) return out;
-    std::vector<v1::ReplayResult> results;
-    for (std::size_t i = 0; i < snap.resolutions.size(); ++i) {
-      v1::ReplayResult r = ReplayResolution(snap, i, {});
+    // Masked as `proctape replay` shows it: no verdict's evidence, detail or
+    // description holds the recording's token.
+    const std::vector<v1::ReplayResult> results = ReplayTape(snap);
+    for (const v1::ReplayResult& r : results) {
       ReplayedCheck& check = out.checks.emplace_back();
-      check.index = i;
+      check.index = r.resolution_index();
       check.outcome = static_cast<ReplayOutcome>(r.outcome());
       check.liveness = r.has_recorded_liveness();
+      const v1::Resolution& resolution = snap.resolutions.at(check.index);
       if (check.liveness) {
         check.recorded_liveness = FromProtoLiveness(r.recorded_liveness());
         check.has_replayed = r.has_replayed_liveness();
         if (check.has_replayed) check.replayed_liveness = FromProtoLiveness(r.replayed_liveness());
       } else {
-        check.recorded = FromProtoVerdict(r.recorded());
+        check.recorded = FromProtoVerdict(r.recorded(), resolution, snap.header);
         check.has_replayed = r.has_replayed();
-        if (check.has_replayed) check.replayed = FromProtoVerdict(r.replayed());
+        if (check.has_replayed) {
+          check.replayed = FromProtoVerdict(r.replayed(), resolution, snap.header);
+        }
       }
       check.description = DescribeReplay(r);
-      results.push_back(std::move(r));
     }
     if (!results.empty()) out.worst = static_cast<ReplayOutcome>(WorstOutcome(results));
     return out;

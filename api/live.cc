@@ -14,6 +14,7 @@
 #include "api/record.h"
 #include "capture/fingerprint.h"
 #include "capture/host_facts.h"
+#include "capture/live_checks.h"
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
 #include "core/proc_parse.h"
@@ -153,8 +154,25 @@ LivenessResult CheckLiveness(const ProcessIdentity& identity,
     LivenessResult out;
     auto live = OpenProc(options, &out.error);
     if (!live) return out;
-    out.verdict =
-        detail::FromCore(proctape::CheckLiveness(*live, identity.pid, identity.start_ticks));
+    // A start tick counts clock ticks since boot: from another boot it names
+    // nothing of this one (docs/resolver.md, "Liveness").
+    const BootIdentity checked{identity.pid, identity.start_ticks,
+                               BootIdAsRead(identity.boot_id)};
+    if (!checked.boot_id.empty()) {
+      const std::string boot_id = BootId(options, &out.error);
+      if (boot_id.empty()) return out;
+      if (std::string other = OtherBoot(checked.boot_id, boot_id); !other.empty()) {
+        out.error = Fail(ErrorCode::kOtherBoot, "pid " + std::to_string(identity.pid) +
+                                                    ", start tick " +
+                                                    std::to_string(identity.start_ticks) +
+                                                    " is " + other);
+        return out;
+      }
+    }
+    proctape::LivenessVerdict verdict;
+    v1::Resolution unused;
+    LivenessCheck(checked, &verdict)(*live, &unused);
+    out.verdict = detail::FromCore(verdict);
     return out;
   });
 }

@@ -43,6 +43,7 @@ ResolveResult ResolveRecorded(Evidence& evidence, proctape::Request request,
     check(evidence, &unused);
     result.ran = true;
     result.verdict = FromCore(verdict);
+    result.verdict.boot_id = fingerprint.boot_id();  // its start tick's boot
     return result;
   }
   const std::string path = output->path();
@@ -73,6 +74,7 @@ ResolveResult ResolveRecorded(Evidence& evidence, proctape::Request request,
   resolution.set_observation_count(recorder.observations());
   result.ran = true;
   result.verdict = FromCore(verdict);
+  result.verdict.boot_id = fingerprint.boot_id();
   if (when == Record::kOnFailure && verdict.resolved()) return result;  // the temporary goes
   written = written && writer->error().empty() && frame(frames_written++) &&
             writer->WriteResolution(resolution);

@@ -44,11 +44,19 @@ LiveCheck ResolveCheck(Request* request, std::string exe_path, bool fingerprint_
   };
 }
 
-LiveCheck LivenessCheck(std::int64_t pid, std::uint64_t start_ticks, LivenessVerdict* verdict) {
+std::string BootIdAsRead(std::string_view given) {
+  std::string out(given);
+  if (!out.empty() && out.back() != '\n') out.push_back('\n');
+  return out;
+}
+
+LiveCheck LivenessCheck(const BootIdentity& identity, LivenessVerdict* verdict) {
   return [=](Evidence& evidence, v1::Resolution* r) {
-    r->mutable_liveness()->set_pid(pid);
-    r->mutable_liveness()->set_start_ticks(start_ticks);
-    *verdict = CheckLiveness(evidence, pid, start_ticks);
+    r->mutable_liveness()->set_pid(identity.pid);
+    r->mutable_liveness()->set_start_ticks(identity.start_ticks);
+    r->mutable_liveness()->set_boot_id(identity.boot_id);
+    *verdict = CheckLiveness(evidence, identity.pid, identity.start_ticks);
+    verdict->boot_unchecked = identity.boot_id.empty();
     *r->mutable_liveness_verdict() = ToProto(*verdict);
   };
 }

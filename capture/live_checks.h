@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/evidence.h"
 #include "core/resolver.h"
@@ -34,7 +35,24 @@ std::string TokenEntry(const Request& request);
 LiveCheck ResolveCheck(Request* request, std::string exe_path, bool fingerprint_root,
                        Verdict* verdict, const v1::RootFingerprint* fingerprint = nullptr);
 
-// CheckLiveness of (pid, start_ticks), stored in the Resolution and `*verdict`.
-LiveCheck LivenessCheck(std::int64_t pid, std::uint64_t start_ticks, LivenessVerdict* verdict);
+// A process identity bound to its boot (docs/resolver.md, "Liveness"): a
+// start tick counts clock ticks since boot, so (pid, start tick) names a
+// process only within the boot it was read in.
+struct BootIdentity {
+  std::int64_t pid = 0;
+  std::uint64_t start_ticks = 0;
+  std::string boot_id;  // /proc/sys/kernel/random/boot_id as read; empty: not known
+};
+
+// A boot id as the kernel prints it (with its final newline) from one given
+// with or without it ("5b1f...-..." as a user copies it); "" stays "".
+std::string BootIdAsRead(std::string_view given);
+
+// CheckLiveness of the identity, stored in the Resolution (its request with
+// the boot) and `*verdict`. Its boot must have been found to be the host's
+// before (OtherBoot, format/fingerprint_file.h); without one the verdict is
+// boot_unchecked, as a resolution of a root fingerprinted late is
+// late_fingerprint.
+LiveCheck LivenessCheck(const BootIdentity& identity, LivenessVerdict* verdict);
 
 }  // namespace proctape

@@ -62,7 +62,7 @@ std::string ExitCodeMeaning(int status) {
     case kExitAmbiguous: return "ambiguous";
     case kExitBadEvidence: return "bad evidence";
     case kExitBound: return "bound exceeded";
-    case kExitOtherBoot: return "a root fingerprint from another boot";
+    case kExitOtherBoot: return "a fingerprint or an identity from another boot";
     case kExitIo: return "file I/O failed";
     case kExitBadMagic: return "not a snapshot file";
     case kExitNewerVersion: return "snapshot written by a newer format version";
@@ -105,8 +105,9 @@ const char* ExitCodeHelp() {
          "     BYTE_BUDGET, DEADLINE (resolve, replay --model frames); capture: a frame\n"
          "     cut by a bound (--max-processes, --max-bytes, the file's limits):\n"
          "     written, without every process; ownership: a frame cut by a bound\n"
-         "  9  a root fingerprint from another boot (resolve --fingerprint: not this\n"
-         "     host's boot_id; replay --fingerprint: not the recording's)\n"
+         "  9  a root fingerprint or an identity from another boot (resolve\n"
+         "     --fingerprint, liveness --boot-id/--fingerprint/--from-recording: not\n"
+         "     this host's boot_id; replay --fingerprint: not the recording's)\n"
          " 10  file I/O failed (standard output too: a full disk; a closed pipe when\n"
          "     SIGPIPE is ignored), or the output was refused (exists, a link, a\n"
          "     directory, its directory missing or not writable)\n"

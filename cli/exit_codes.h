@@ -19,7 +19,7 @@ enum ExitCode : int {
   kExitAmbiguous = 6,        // MULTIPLE_MATCHES
   kExitBadEvidence = 7,      // DUPLICATE_RECORD, MALFORMED_RECORD, CYCLE, UNREADABLE
   kExitBound = 8,            // ENTRY/NODE/DEPTH/FILE_BOUND, BYTE_BUDGET, DEADLINE
-  kExitOtherBoot = 9,        // a root fingerprint taken in another boot (boot_id differs)
+  kExitOtherBoot = 9,        // a fingerprint or an identity of another boot (boot_id differs)
   // Snapshot files: one status per FormatErrorKind (format/format_error.h).
   kExitIo = 10,              // open/read/write failed, or an output path was refused
   kExitBadMagic = 11,        // not a .ptape file

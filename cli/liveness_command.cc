@@ -14,6 +14,7 @@
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
 #include "cli/live_run.h"
+#include "cli/liveness_identity.h"
 #include "cli/outputs.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
@@ -23,9 +24,7 @@ namespace proctape {
 namespace {
 
 struct LivenessOptions {
-  std::int64_t pid = 0;
-  std::uint64_t start = 0;
-  std::string proc = "/proc";
+  LivenessSource source;
   bool json = false;
   std::string record;
   bool has_record = false;
@@ -34,20 +33,32 @@ struct LivenessOptions {
 };
 
 int RunLiveness(const LivenessOptions& o) {
+  const LivenessSource& from = o.source;
+  if (int refused = RefuseStandardStreams({{"--fingerprint", from.fingerprint},
+                                           {"--from-recording", from.from_recording}});
+      refused != kExitOk) {
+    return refused;
+  }
   // The output first, then --proc: a directory that is not a procfs root is
   // refused before anything is read from it.
   int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force, {}, &exit_code);
+  std::unique_ptr<OutputFile> record =
+      OpenRecord(o.has_record, o.record, o.force,
+                 {{"--fingerprint", from.fingerprint}, {"--from-recording", from.from_recording}},
+                 &exit_code);
   if (exit_code != kExitOk) return exit_code;
   if (int jailed = Jail({"liveness", {}, {}}); jailed != kExitOk) return jailed;
-  auto evidence = OpenLiveProc(o.proc, &exit_code);
+  auto evidence = OpenLiveProc(from.proc, &exit_code);
   if (!evidence) return exit_code;
+  // The identity and its boot, refused from another boot (exit 9).
+  BootIdentity identity;
+  if (!LivenessIdentity(from, &identity, &exit_code)) return exit_code;
   // The pid must be one this host can have (cli/live_proc.h).
-  if (!PidBelowPidMax("--pid", o.pid, o.proc, &exit_code)) return exit_code;
+  if (!PidBelowPidMax("--pid", identity.pid, from.proc, &exit_code)) return exit_code;
   LivenessVerdict v;
   bool ran = false;
-  LiveCheck check = LivenessCheck(o.pid, o.start, &v);
-  bool recorded = RunMaybeRecorded(*evidence, std::move(record), o.proc, o.command_line, {},
+  LiveCheck check = LivenessCheck(identity, &v);
+  bool recorded = RunMaybeRecorded(*evidence, std::move(record), from.proc, o.command_line, {},
                                    [&](Evidence& ev, v1::Resolution* r) {
                                      check(ev, r);
                                      ran = true;
@@ -62,6 +73,8 @@ int RunLiveness(const LivenessOptions& o) {
   } else {
     std::fprintf(out, "%s: %s\n", std::string(LivenessName(v.status)).c_str(), v.detail.c_str());
   }
+  // After the verdict, as resolve warns of a late fingerprint.
+  if (v.boot_unchecked) Warn(UncheckedBootWarning(identity));
   if (!recorded) return kExitIo;
   return ExitCodeFor(v);
 }
@@ -75,16 +88,44 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
       "liveness",
       "Is the process identified by (--pid, --start) still alive? Re-reads its stat only:\n"
       "gone or state Z/X/x is DEAD, the same start time is ALIVE, another start time means\n"
-      "the pid was reused (ERROR). Never signals anything.");
+      "the pid was reused (ERROR). Never signals anything.\n"
+      "A start tick counts from its boot: the identity's boot comes from --fingerprint FILE\n"
+      "(the fingerprint it was resolved against), --from-recording FILE (a 'resolve --record'\n"
+      "file: its resolved identity and boot) or --boot-id ID, and another boot than this\n"
+      "host's is refused (exit 9). Without one the check runs and says, on standard error,\n"
+      "in the verdict (boot_unchecked) and in a recording, that the boot was not checked\n"
+      "(docs/resolver.md, 'Liveness').");
   // A value that cannot be a pid is a usage error, not a process that is gone:
   // 2..2147483647 (seed 000), and below this host's pid_max (checked when run).
-  AddLivePid(sub, "--pid", o->pid,
-            "host pid, as resolve printed it (2 up to below pid_max)")
-      ->required();
-  AddUnsigned(sub, "--start", o->start, 1, UINT64_MAX, "start tick, as resolve printed it (not 0)",
-              "TICKS")
-      ->required();
-  AddProcOption(sub, o->proc);
+  CLI::Option* pid = AddLivePid(sub, "--pid", o->source.pid,
+                                "host pid, as resolve printed it (2 up to below pid_max)");
+  CLI::Option* start = AddUnsigned(sub, "--start", o->source.start, 1, UINT64_MAX,
+                                   "start tick, as resolve printed it (not 0)", "TICKS");
+  CLI::Option* boot_id =
+      sub->add_option("--boot-id", o->source.boot_id,
+                      "the boot the start tick counts from "
+                      "(/proc/sys/kernel/random/boot_id when it was resolved); refused when "
+                      "it is not this host's (exit 9)")
+          ->check(NonEmpty("an empty boot id names no boot"))
+          ->type_name("ID")
+          ->each([o](const std::string&) { o->source.has_boot_id = true; });
+  CLI::Option* fingerprint =
+      sub->add_option("--fingerprint", o->source.fingerprint,
+                      "the fingerprint file the identity was resolved against ('resolve "
+                      "--fingerprint FILE'): its boot; refused from another boot (exit 9)")
+          ->check(NonEmpty("an empty path names no file"))
+          ->type_name("FILE")
+          ->excludes(boot_id);
+  sub->add_option("--from-recording", o->source.from_recording,
+                  "a 'resolve --record' file: check the identity it resolved (its one RESOLVED "
+                  "verdict), in the boot it was recorded in (exit 9: another boot)")
+      ->check(NonEmpty("an empty path names no file"))
+      ->type_name("FILE")
+      ->excludes(pid)
+      ->excludes(start)
+      ->excludes(boot_id)
+      ->excludes(fingerprint);
+  AddProcOption(sub, o->source.proc);
   sub->add_flag("--json", o->json, "print the verdict as one JSON object (LivenessSummary)");
   AddSideOutputOption(sub, "--record", o->record,
                       "also write FILE (.ptape): frames before and after, the stat read and "
@@ -92,9 +133,23 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
                       "standard error)")
       ->each([o](const std::string&) { o->has_record = true; });
   AddForceOption(sub, o->force, "with --record FILE: replace an existing FILE");
-  sub->footer(std::string("Example:\n  proctape liveness --pid 48213 --start 1234567\n\n") +
-              ExitStatusFooter("0 ALIVE, 2 usage error, 3 DEAD, 4 pid reused, 7 unreadable, 10 --record refused or cannot be written"));
-  sub->callback([o, exit_code] { *exit_code = RunLiveness(*o); });
+  sub->footer(std::string("Examples:\n"
+                          "  proctape liveness --pid 48213 --start 1234567 --fingerprint root.ptape\n"
+                          "  proctape liveness --from-recording resolved.ptape\n"
+                          "  proctape liveness --pid 48213 --start 1234567   # boot unknown: warns\n\n") +
+              ExitStatusFooter("0 ALIVE, 1 this host's boot id cannot be read, 2 usage error, 3 DEAD, 4 pid reused, 7 unreadable, 9 an identity of another boot, 10 --record refused or cannot be written, 10-16 a damaged --fingerprint or --from-recording"));
+  sub->callback([o, exit_code, pid, start] {
+    // Required unless --from-recording names the identity; said as a missing
+    // required option is (cli/parse_errors.h).
+    if (o->source.from_recording.empty() && (pid->count() == 0 || start->count() == 0)) {
+      *exit_code = UsageError(pid->count() == 0
+                                  ? "missing --pid PID (host pid, as resolve printed it), or "
+                                    "--from-recording FILE"
+                                  : "missing --start TICKS (start tick, as resolve printed it)");
+      return;
+    }
+    *exit_code = RunLiveness(*o);
+  });
 }
 
 }  // namespace proctape

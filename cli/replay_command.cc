@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "replay/token_mask.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/outputs.h"
@@ -31,6 +30,8 @@
 #include "replay/frame_evidence.h"
 #include "replay/legacy_replay.h"
 #include "replay/replay.h"
+#include "replay/replay_file.h"
+#include "replay/unanswered.h"
 
 namespace proctape {
 namespace {
@@ -56,40 +57,12 @@ struct ReplayOptions {
 };
 
 // Environ values stored redacted cannot carry the token unless its entry was
-// kept verbatim (a recording keeps it; a plain capture does not).
+// kept verbatim (a recording keeps it; a plain capture does not): said once
+// before the runs, which diverge where it matters (replay/unanswered.h).
 void NoteRedaction(const Snapshot& snapshot, const Request& request, const std::string& name) {
   if (snapshot.header.redaction().environ() != v1::RedactionPolicy::ENVIRON_REDACTED) return;
-  const std::string entry = request.token_var + "=" + request.token;
-  for (const std::string& kept : snapshot.header.redaction().kept_entries()) {
-    if (kept == entry) return;
-  }
-  Note(name + " stores environ values redacted ('*' of the same length) and the entry " +
-       EscapeBytes(request.token_var) +
-       "=<token> is not kept verbatim: no process in its frames can carry the token "
-       "(capture with --env keep to replay a token check)");
-}
-
-// A run of the frame model as --json prints it; `mask` keeps the file's
-// token out of its verdicts' evidence.
-v1::FrameRunSummary SummarizeRun(const FrameRun& run, const TokenMask& mask) {
-  v1::FrameRunSummary s;
-  if (run.resolution_index) s.set_resolution_index(Count32(*run.resolution_index));
-  s.set_liveness(run.liveness);
-  s.set_request_changed(run.request_changed);
-  if (run.liveness) {
-    *s.mutable_liveness_verdict() = ToSummary(ToProto(run.liveness_verdict));
-    if (run.recorded_liveness) *s.mutable_recorded_liveness() = ToSummary(*run.recorded_liveness);
-  } else {
-    *s.mutable_verdict() = ToSummary(ToProto(run.verdict));
-    if (run.recorded) *s.mutable_recorded() = ToSummary(*run.recorded);
-  }
-  s.set_same_decision(run.same_decision);
-  s.set_calls(Count32(run.calls));
-  if (run.first_frame) s.set_first_frame(Count32(*run.first_frame));
-  if (run.last_frame) s.set_last_frame(Count32(*run.last_frame));
-  s.set_virtual_ns(static_cast<double>(run.virtual_ns));
-  mask.Mask(&s);
-  return s;
+  if (TokenQuestion(request, snapshot.header.redaction()).Kept()) return;
+  Note(name + ": " + UnansweredWhy(v1::UNANSWERED_REDACTED));
 }
 
 // --model frames: every recorded resolution re-run on the frames (request
@@ -99,7 +72,7 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
     return Fail(kExitUsage, name + " holds no frame: it is " + FileHolds(snapshot) +
                                 " (take one with 'proctape capture')");
   }
-  std::vector<FrameRun> runs;
+  std::vector<FrameReplay> runs;
   if (!snapshot.resolutions.empty()) {
     bool any_resolve = false;
     for (const v1::Resolution& r : snapshot.resolutions) any_resolve |= r.has_resolve();
@@ -107,15 +80,13 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
       return Fail(kExitUsage, name + " records only liveness checks: the request options "
                                      "apply to resolutions");
     }
-    for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
-      const v1::Resolution& r = snapshot.resolutions[i];
-      if (r.has_resolve()) {
-        Request request = FromProto(r.resolve());
-        o.overrides.Apply(&request);
-        NoteRedaction(snapshot, request, name);
-      }
-      runs.push_back(RerunOnFrames(snapshot, i, o.overrides));
+    for (const v1::Resolution& r : snapshot.resolutions) {
+      if (!r.has_resolve()) continue;
+      Request request = FromProto(r.resolve());
+      o.overrides.Apply(&request);
+      NoteRedaction(snapshot, request, name);
     }
+    runs = ReplayFrames(snapshot, o.overrides);
   } else {
     // A plain capture: no recorded request to start from.
     if (!o.has_root || !o.has_token) {
@@ -140,23 +111,22 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
       }
     }
     NoteRedaction(snapshot, request, name);
-    runs.push_back(RunOnFrames(snapshot, request, start));
+    runs.push_back(ReplayRequestOnFrames(snapshot, request, start));
   }
   int code = kExitOk;
-  // A verdict's evidence may quote an environ entry: never the file's token.
-  // (A token given with --token is the user's own words, and is not masked:
-  // masking it would rewrite proctape's text wherever those letters occur.)
-  TokenMask mask = TokenMask::Of(snapshot);
   v1::ReplayReport report;  // --json: one document for the whole file
   report.set_file(EscapedText(std::filesystem::path(o.file).filename().string()));
   report.set_model("frames");
-  for (const FrameRun& run : runs) {
+  for (const FrameReplay& r : runs) {
     if (o.json) {
-      *report.add_frame_runs() = SummarizeRun(run, mask);
+      *report.add_frame_runs() = r.summary;
     } else {
-      std::fputs(mask.Masked(DescribeFrameRun(run)).c_str(), stdout);
+      std::fputs(r.text.c_str(), stdout);
     }
-    int c = run.liveness ? ExitCodeFor(run.liveness_verdict) : ExitCodeFor(run.verdict.status);
+    // A run the frames could not answer has no verdict: it diverged.
+    int c = r.run.unanswered != v1::UNANSWERED_NONE ? kExitDiverged
+            : r.run.liveness                        ? ExitCodeFor(r.run.liveness_verdict)
+                                                    : ExitCodeFor(r.run.verdict.status);
     if (code == kExitOk) code = c;
   }
   if (o.json) std::printf("%s\n", ToJson(report).c_str());
@@ -267,13 +237,8 @@ int RunReplay(ReplayOptions o) {
                                    "'proctape resolve ... --record FILE', or replay a capture "
                                    "with --model frames)");
   }
-  std::vector<v1::ReplayResult> results;
-  // A verdict's evidence may quote an environ entry: never the token's value.
-  TokenMask mask = TokenMask::Of(snapshot);
-  for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
-    results.push_back(ReplayResolution(snapshot, i, o.overrides));
-    mask.Mask(&results.back());
-  }
+  // Masked: a verdict's evidence may quote an environ entry, never the token.
+  const std::vector<v1::ReplayResult> results = ReplayTape(snapshot, o.overrides);
   if (o.json) {
     // One document for the whole file, every replay in it.
     const std::string base = std::filesystem::path(o.file).filename().string();
@@ -299,7 +264,7 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       "recorded result, the clock is the recorded one, nothing live is read. Says\n"
       "REPRODUCED, VERDICT CHANGED (same evidence, another decision: both shown), or\n"
       "DIVERGED (the resolver asked for something the tape does not hold: where, and what).\n"
-      "The request options below change the recorded request for a what-if replay.\n\n"
+      "The request options below change the recorded request (a what-if: docs/replay.md).\n\n"
       "--model frames answers every call from the captured frames instead: from the latest\n"
       "frame scanned by the virtual time (a listing of /proc takes as long as that frame's\n"
       "scan did; sleeping moves the clock), and a pid absent from it answers ENOENT, like a\n"

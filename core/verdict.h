@@ -70,6 +70,10 @@ struct LivenessVerdict {
   std::string state;                    // stat field 3 as read
   std::string detail;
   int err = 0;
+  // The identity's boot was not known, so not checked against the host's
+  // (docs/resolver.md, "Liveness"). Set by the caller that knows the request,
+  // as Verdict::late_fingerprint is; CheckLiveness never sets it.
+  bool boot_unchecked = false;
 };
 
 }  // namespace proctape

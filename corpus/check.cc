@@ -18,7 +18,7 @@
 #include "format/reader.h"
 #include "proto/summary.h"
 #include "replay/replay.h"
-#include "replay/token_mask.h"
+#include "replay/replay_file.h"
 
 namespace proctape {
 namespace {
@@ -107,13 +107,9 @@ v1::CorpusEntryResult CheckEntryOrThrow(const std::string& dir, const ManifestEn
   if (snapshot.resolutions.empty()) {
     return done(Unreadable(r, entry.file + " holds no recorded resolution"));
   }
-  std::vector<v1::ReplayResult> replays;
-  const TokenMask mask = TokenMask::Of(snapshot);  // a verdict's evidence may quote it
-  for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
-    replays.push_back(ReplayResolution(snapshot, i, {}));
-    mask.Mask(&replays.back());
-    *r.add_replays() = ToSummary(replays.back());
-  }
+  // Masked: a verdict's evidence may quote the token.
+  const std::vector<v1::ReplayResult> replays = ReplayTape(snapshot);
+  for (const v1::ReplayResult& replay : replays) *r.add_replays() = ToSummary(replay);
   CompareWithExpects(entry.expects, replays, &r);
   return done(r);
 }

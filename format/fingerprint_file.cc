@@ -51,13 +51,18 @@ std::string FingerprintProblem(const v1::RootFingerprint& fp) {
   return "";
 }
 
-std::string OtherBoot(const v1::RootFingerprint& fp, const std::string& boot_id) {
-  if (!boot_id.empty() && fp.boot_id() == boot_id) return "";
+std::string OtherBoot(std::string_view boot, const std::string& boot_id) {
+  if (!boot_id.empty() && boot == boot_id) return "";
   auto line = [](std::string_view id) {
     if (!id.empty() && id.back() == '\n') id.remove_suffix(1);
     return id.empty() ? std::string("an unknown boot") : EscapeBytes(id, 64);
   };
-  return "taken in boot " + line(fp.boot_id()) + ", not in " + line(boot_id);
+  return "in boot " + line(boot) + ", not in " + line(boot_id);
+}
+
+std::string OtherBoot(const v1::RootFingerprint& fp, const std::string& boot_id) {
+  const std::string other = OtherBoot(fp.boot_id(), boot_id);
+  return other.empty() ? "" : "taken " + other;
 }
 
 FingerprintFile ReadFingerprintFile(const std::string& path) {

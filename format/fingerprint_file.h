@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <memory>
 
@@ -41,6 +42,9 @@ std::string FingerprintProblem(const v1::RootFingerprint& fingerprint);
 // boot it names no process of this one. An empty `boot_id` (it could not be
 // read) matches no fingerprint.
 std::string OtherBoot(const v1::RootFingerprint& fingerprint, const std::string& boot_id);
+// The same of any boot id as read (an identity's, a recording's): "" when it
+// is `boot_id`, else "in boot X, not in Y".
+std::string OtherBoot(std::string_view boot, const std::string& boot_id);
 
 struct FingerprintFile {
   enum class Problem {

@@ -115,6 +115,7 @@ void SnapshotStream::Keep(StreamItem* item) {
       // Verdicts of files written before subject_pid existed are moved to it.
       if (chunk.resolution().has_verdict())
         UpgradeVerdict(chunk.mutable_resolution()->mutable_verdict());
+      UpgradeLiveness(chunk.mutable_resolution());  // and liveness checks before boot_unchecked
       break;
     case v1::Chunk::kFingerprint:
       item->kind = StreamItem::Kind::kFingerprint;

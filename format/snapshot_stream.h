@@ -31,7 +31,7 @@ struct StreamItem {
   Kind kind = Kind::kHeader;
   // The chunk. A frame part's blob references are resolved (its reads hold
   // the blobs' bytes, blob 0) and its blobs cleared; a resolution's verdict
-  // is upgraded (UpgradeVerdict, proto/convert.h).
+  // is upgraded (UpgradeVerdict, UpgradeLiveness: proto/convert.h).
   v1::Chunk chunk;
   bool first_part = false;  // a frame part that opens its frame
   bool last_part = false;   // a frame part that closes it (Frame.complete)

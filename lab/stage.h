@@ -50,7 +50,10 @@ struct Stage {
                                                      &verdicts.emplace_back(), &fingerprint)});
   }
   void Liveness(const StatFields& p, std::function<bool(std::string*)> before = nullptr) {
-    steps.push_back({std::move(before), LivenessCheck(p.pid, p.start_ticks, &liveness.emplace_back())});
+    // The sleep was resolved against `fingerprint`: its boot is the identity's.
+    steps.push_back({std::move(before),
+                     LivenessCheck({p.pid, p.start_ticks, fingerprint.boot_id()},
+                                   &liveness.emplace_back())});
   }
   std::string Token(const std::string& token_value) const { return "PROCTAPE_TOKEN=" + token_value; }
   // The one exact sleep with this token beneath the app-server.

@@ -122,6 +122,7 @@ v1::LivenessVerdict ToProto(const LivenessVerdict& v) {
   // message invalid UTF-8 (protobuf would refuse to parse it back).
   out.set_detail(EscapeBytes(v.detail, v.detail.size()));
   out.set_err(v.err);
+  out.set_boot_unchecked(v.boot_unchecked);
   return out;
 }
 
@@ -129,6 +130,12 @@ void ApplyFingerprint(const v1::RootFingerprint& fingerprint, Request* request) 
   request->root_pid = fingerprint.root_pid();
   request->root_start_ticks = fingerprint.root_start_ticks();
   request->exe = FromProto(fingerprint.exe_identity());
+}
+
+void UpgradeLiveness(v1::Resolution* r) {
+  if (r->has_liveness() && r->has_liveness_verdict() && r->liveness().boot_id().empty()) {
+    r->mutable_liveness_verdict()->set_boot_unchecked(true);
+  }
 }
 
 void UpgradeVerdict(v1::Verdict* v) {

@@ -27,6 +27,10 @@ v1::LivenessVerdict ToProto(const LivenessVerdict& verdict);
 // of a failure in pid/start_ticks) becomes the current shape: pid and
 // start_ticks present for RESOLVED only. Current verdicts are unchanged.
 void UpgradeVerdict(v1::Verdict* verdict);
+// A liveness check whose request names no boot had its boot unchecked
+// (docs/resolver.md, "Liveness"): its verdict says boot_unchecked, which
+// files written before the flag existed do not hold. Others are unchanged.
+void UpgradeLiveness(v1::Resolution* resolution);
 // Seed 000, step 1, kept in a fingerprint taken before the turn: the
 // request's root pid, the root's start tick and the attested executable's
 // identity become the fingerprint's.

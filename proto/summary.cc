@@ -113,6 +113,7 @@ v1::LivenessSummary ToSummary(const v1::LivenessVerdict& v) {
   s.set_state(EscapedText(v.state()));
   s.set_detail(Printable(v.detail()));
   s.set_err(v.err());
+  s.set_boot_unchecked(v.boot_unchecked());
   return s;
 }
 
@@ -185,6 +186,7 @@ v1::ReplaySummary ToSummary(const v1::ReplayResult& r) {
   s.set_recorded_call(Printable(r.recorded_call()));
   s.set_made_call(Printable(r.made_call()));
   s.set_request_changed(r.request_changed());
+  if (r.has_unanswered()) s.set_unanswered(r.unanswered());
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
+#include "replay/tape_evidence.h"
 
 namespace proctape {
 namespace {
@@ -67,7 +68,14 @@ const v1::ProcessRecord* FrameEvidence::Find(std::size_t i, std::int64_t pid) {
   return it == index_[i].end() ? nullptr : it->second;
 }
 
+ReadResult FrameEvidence::Unanswered(v1::Unanswered why, std::string call) {
+  unanswered_ = why;
+  unanswered_call_ = std::move(call);
+  return ReadResult{EIO, {}, false};
+}
+
 ListResult FrameEvidence::ListPids(std::uint64_t bound) {
+  if (unanswered_ != v1::UNANSWERED_NONE) return ++calls_, ListResult{EIO, {}, false};
   const v1::Frame* f = Use();
   ++lists_;
   ListResult out;
@@ -90,46 +98,69 @@ ListResult FrameEvidence::ListPids(std::uint64_t bound) {
 }
 
 ReadResult FrameEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
+  if (unanswered_ != v1::UNANSWERED_NONE) return ++calls_, ReadResult{EIO, {}, false};
   if (Use() == nullptr) return ReadResult{ENOENT, {}, false};
   const v1::ProcessRecord* r = Find(*in_force_, pid);
-  if (r == nullptr) return ReadResult{ENOENT, {}, false};
+  if (r == nullptr || file == ProcFile::kExe) return ReadResult{ENOENT, {}, false};
   const v1::FileRead* read = RecordedRead(*r, file);
-  if (read == nullptr) return ReadResult{ENOENT, {}, false};
+  auto call = [&] {
+    v1::Observation o;
+    o.mutable_read_file()->set_pid(pid);
+    o.mutable_read_file()->set_file(static_cast<v1::ProcFile>(file));
+    o.mutable_read_file()->mutable_result()->set_bound(bound);
+    return DescribeCall(o);
+  };
+  if (read == nullptr) return Unanswered(v1::UNANSWERED_NOT_RECORDED, call());
   if (read->err() != 0) return ReadResult{read->err(), {}, false};
-  ReadResult out;
   const std::string_view data = read->data();
+  // Past a recorded bound nothing was seen: a larger bound is not answered.
+  if (read->truncated() && bound > data.size()) {
+    return Unanswered(v1::UNANSWERED_PAST_BOUND, call());
+  }
+  if (file == ProcFile::kEnviron && question_ != nullptr &&
+      !question_->Answers(data, read->redacted())) {
+    return Unanswered(v1::UNANSWERED_REDACTED, call());
+  }
+  ReadResult out;
   if (data.size() > bound) {
     out.data = data.substr(0, static_cast<std::size_t>(bound));
     out.truncated = true;
   } else {
     out.data = data;
-    // Past a recorded bound nothing was seen: never answered whole.
     out.truncated = read->truncated();
   }
   return out;
 }
 
 Identity FrameEvidence::ExeIdentity(std::int64_t pid) {
+  if (unanswered_ != v1::UNANSWERED_NONE) return ++calls_, Identity{EIO, 0, 0};
   if (Use() == nullptr) return Identity{ENOENT, 0, 0};
   const v1::ProcessRecord* r = Find(*in_force_, pid);
-  if (r == nullptr || !r->has_exe()) return Identity{ENOENT, 0, 0};
+  if (r == nullptr) return Identity{ENOENT, 0, 0};
+  if (!r->has_exe()) {
+    v1::Observation o;
+    o.mutable_exe_identity()->set_pid(pid);
+    Unanswered(v1::UNANSWERED_NOT_RECORDED, DescribeCall(o));
+    return Identity{EIO, 0, 0};
+  }
   return FromProto(r->exe());
 }
 
 Identity FrameEvidence::PathIdentity(const std::string& path) {
   ++calls_;
+  if (unanswered_ != v1::UNANSWERED_NONE) return Identity{EIO, 0, 0};
   if (attested_path_ && *attested_path_ == path) return attested_identity_;
   return Identity{ENOENT, 0, 0};
 }
 
 std::int64_t FrameEvidence::NowNs() {
   ++calls_;
-  return now_;
+  return unanswered_ != v1::UNANSWERED_NONE ? kClockAfterDivergence : now_;
 }
 
 void FrameEvidence::SleepUntil(std::int64_t mono_ns) {
   ++calls_;
-  if (mono_ns > now_) now_ = mono_ns;
+  if (unanswered_ == v1::UNANSWERED_NONE && mono_ns > now_) now_ = mono_ns;
 }
 
 std::int64_t FrameModelStart(const Snapshot& snapshot, const v1::Resolution* resolution) {
@@ -166,6 +197,8 @@ Identity ExeInFrame(const v1::Frame& frame, std::int64_t pid) {
 namespace {
 
 void NoteFrames(const FrameEvidence& ev, std::int64_t start_ns, FrameRun* run) {
+  run->unanswered = ev.unanswered();
+  run->unanswered_call = ev.unanswered_call();
   run->calls = ev.calls();
   run->first_frame = ev.first_frame_used();
   run->last_frame = ev.last_frame_used();
@@ -178,6 +211,8 @@ FrameRun RunOnFrames(const Snapshot& snapshot, const Request& request, std::int6
                      const std::string& exe_path) {
   FrameEvidence ev(snapshot.frames, start_ns);
   if (!exe_path.empty()) ev.SetAttestedPath(exe_path, request.exe);
+  const TokenQuestion question(request, snapshot.header.redaction());
+  ev.SetTokenQuestion(&question);
   FrameRun run;
   run.verdict = Resolve(ev, request);
   NoteFrames(ev, start_ns, &run);
@@ -193,20 +228,22 @@ FrameRun RerunOnFrames(const Snapshot& snapshot, std::size_t index,
     FrameEvidence ev(snapshot.frames, start);
     run.liveness_verdict = CheckLiveness(ev, recorded.liveness().pid(),
                                          recorded.liveness().start_ticks());
+    run.liveness_verdict.boot_unchecked = recorded.liveness().boot_id().empty();
     NoteFrames(ev, start, &run);
     run.liveness = true;
     if (recorded.has_liveness_verdict()) {
       run.recorded_liveness = recorded.liveness_verdict();
-      run.same_decision = SameDecision(*run.recorded_liveness, ToProto(run.liveness_verdict));
+      run.same_decision = run.unanswered == v1::UNANSWERED_NONE &&
+                          SameDecision(*run.recorded_liveness, ToProto(run.liveness_verdict));
     }
   } else {
     Request request = FromProto(recorded.resolve());
     overrides.Apply(&request);
     run = RunOnFrames(snapshot, request, start, recorded.resolve().exe_path());
-    run.request_changed = overrides.any();
+    run.request_changed = RequestChanged(recorded.resolve(), overrides);
     if (recorded.has_verdict()) {
       run.recorded = recorded.verdict();
-      run.same_decision = SameDecision(*run.recorded, ToProto(run.verdict));
+      run.same_decision = run.unanswered == v1::UNANSWERED_NONE && SameDecision(*run.recorded, ToProto(run.verdict));
     }
   }
   run.resolution_index = index;
@@ -264,13 +301,23 @@ std::string DescribeFrameRun(const FrameRun& run) {
   char virt[64];
   std::snprintf(virt, sizeof virt, "%" PRId64 ".%03" PRId64 " s virtual", run.virtual_ns / 1'000'000'000,
                 (run.virtual_ns % 1'000'000'000) / 1'000'000);
+  const bool answered = run.unanswered == v1::UNANSWERED_NONE;
   std::string counts = " (";
-  if (!run.liveness) {
+  if (!run.liveness && answered) {
     counts.append(Plural(run.verdict.attempts, "attempt", "attempts")).append(", ");
   }
   counts.append(Plural(run.calls, "call", "calls")).append(", ").append(FramesUsed(run));
   counts.append(", ").append(virt).append(")");
   std::string out;
+  if (!answered) {
+    // No verdict: what the resolver made of the failures that stopped it is
+    // not one (docs/replay.md, "What a replay cannot answer").
+    out = head + "DIVERGED: the frames cannot answer " + run.unanswered_call + counts + "\n  " +
+          UnansweredWhy(run.unanswered) + "\n  no verdict: replay invents no evidence";
+    if (run.recorded) out += "; recorded: " + VerdictLine(*run.recorded);
+    if (run.recorded_liveness) out += "; recorded: " + LivenessLine(*run.recorded_liveness);
+    return out + "\n";
+  }
   if (run.liveness) {
     v1::LivenessVerdict now = ToProto(run.liveness_verdict);
     out = head + LivenessLine(now) + counts + "\n";

@@ -39,18 +39,25 @@
 //     decide as if the listing were whole (it fails closed with ENTRY_BOUND).
 //     A frame of a --root capture lists only that subtree.
 //   - ReadFile: a pid without a record in the frame answers ENOENT, like a
-//     live /proc; so does a record whose file was not recorded (and kExe,
-//     which is never read). A recorded failure answers its errno. A recorded
-//     success answers its bytes, cut to `bound` if longer (then `truncated`);
-//     a recorded read that was itself truncated answers `truncated` even when
-//     the asked bound is larger than the recorded one: the bytes past the
-//     recorded bound were never seen, so the file cannot be answered whole.
-//     Bytes are views into the frames, names into this object's last
-//     listing (core/evidence.h: valid until the next call).
-//     Environ bytes are answered as stored: redacted values stay '*' (only
-//     the kept entries, e.g. the token entry of a recording, are verbatim).
-//   - ExeIdentity: the record's exe identity (or its errno); no record, or no
-//     exe recorded: ENOENT.
+//     live /proc (and so does kExe, which is never read). A recorded failure
+//     answers its errno. A recorded success answers its bytes, cut to
+//     `bound` if longer (then `truncated`). Bytes are views into the frames,
+//     names into this object's last listing (core/evidence.h: valid until
+//     the next call). Environ bytes are answered as stored: redacted values
+//     stay '*' (only the kept entries, e.g. the token entry of a recording,
+//     are verbatim).
+//   - ExeIdentity: the record's exe identity (or its errno); no record:
+//     ENOENT.
+//   - What the frames hold only in part is not answered (replay/unanswered.h,
+//     docs/replay.md "What a replay cannot answer"): a record without a read
+//     of the file asked, or without an exe identity (NOT_RECORDED); a read
+//     cut at a bound smaller than the one asked (PAST_BOUND: the bytes past
+//     it were never seen); an environ stored redacted where the request's
+//     token entry was not kept verbatim (REDACTED, SetTokenQuestion). The
+//     first such call is kept (unanswered(), unanswered_call()) and from then
+//     on, as on a diverged tape, every read fails with EIO and the clock
+//     reads far past any deadline, so the resolver stops; its verdict is not
+//     one (FrameRun.unanswered).
 //   - PathIdentity: frames hold no paths. The identity set with
 //     SetAttestedPath (the request's exe path and its attested identity) is
 //     answered for exactly that path; every other path answers ENOENT.
@@ -69,6 +76,7 @@
 #include "format/reader.h"
 #include "proctape.pb.h"
 #include "replay/replay.h"
+#include "replay/unanswered.h"
 
 namespace proctape {
 
@@ -80,6 +88,13 @@ class FrameEvidence : public Evidence {
 
   // PathIdentity(path) answers `identity`; every other path ENOENT.
   void SetAttestedPath(std::string path, Identity identity);
+  // Environ reads are answered only where they answer `question` (which
+  // must outlive this object); null: every read as stored.
+  void SetTokenQuestion(const TokenQuestion* question) { question_ = question; }
+
+  // The first call the frames could not answer, and why (NONE: none yet).
+  v1::Unanswered unanswered() const { return unanswered_; }
+  const std::string& unanswered_call() const { return unanswered_call_; }
 
   // The file-order index of the frame in force now (nullopt: no frames).
   std::optional<std::size_t> FrameInForce() const;
@@ -103,6 +118,8 @@ class FrameEvidence : public Evidence {
   const v1::Frame* Use();
   // The record of `pid` in frame `i` (the first one, if listed twice).
   const v1::ProcessRecord* Find(std::size_t i, std::int64_t pid);
+  // The answer to a call the frames cannot answer: kept, and EIO.
+  ReadResult Unanswered(v1::Unanswered why, std::string call);
 
   const std::vector<v1::Frame>& frames_;
   std::vector<std::size_t> order_;  // file-order indexes, by scan start
@@ -117,6 +134,9 @@ class FrameEvidence : public Evidence {
   std::optional<std::size_t> last_used_;
   std::optional<std::string> attested_path_;
   Identity attested_identity_;
+  const TokenQuestion* question_ = nullptr;
+  v1::Unanswered unanswered_ = v1::UNANSWERED_NONE;
+  std::string unanswered_call_;
 };
 
 // The clock start of the frame model: `resolution`'s start when given, else
@@ -141,6 +161,10 @@ struct FrameRun {
   LivenessVerdict liveness_verdict;              // for a liveness check
   std::optional<v1::Verdict> recorded;           // the recorded verdict, if any
   std::optional<v1::LivenessVerdict> recorded_liveness;
+  // The frames could not answer a call (FrameEvidence::unanswered): the run
+  // DIVERGED there, and `verdict`/`liveness_verdict` are no verdict.
+  v1::Unanswered unanswered = v1::UNANSWERED_NONE;
+  std::string unanswered_call;
   bool same_decision = false;  // recorded: same status, pid and start tick
   std::uint64_t calls = 0;     // Evidence calls answered by the frames
   std::optional<std::size_t> first_frame;  // frames that answered (file order)
@@ -149,7 +173,9 @@ struct FrameRun {
 };
 
 // Resolves `request` against the frames of `snapshot`, clock from `start_ns`.
-// `exe_path` (may be empty) is the path PathIdentity answers for.
+// `exe_path` (may be empty) is the path PathIdentity answers for. Environ
+// reads answer only what the file's redaction kept of the request's token
+// entry (TokenQuestion).
 FrameRun RunOnFrames(const Snapshot& snapshot, const Request& request, std::int64_t start_ns,
                      const std::string& exe_path = {});
 

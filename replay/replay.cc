@@ -6,6 +6,7 @@
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
+#include "replay/unanswered.h"
 
 namespace proctape {
 
@@ -16,6 +17,18 @@ void RequestOverrides::Apply(Request* r) const {
   if (token_var) r->token_var = *token_var;
   if (argv) r->argv = *argv;
   if (exe) r->exe = *exe;
+}
+
+bool RequestChanged(const v1::ResolutionRequest& recorded, const RequestOverrides& overrides) {
+  // A start time given where the recording fingerprinted its root on the
+  // tape: the root is no longer read there, whatever the value.
+  if (recorded.fingerprint_on_tape() && overrides.root_start_ticks) return true;
+  const Request before = FromProto(recorded);
+  Request after = before;
+  overrides.Apply(&after);
+  return after.root_pid != before.root_pid || after.root_start_ticks != before.root_start_ticks ||
+         after.token != before.token || after.token_var != before.token_var ||
+         after.argv != before.argv || !(after.exe == before.exe);
 }
 
 namespace {
@@ -30,6 +43,9 @@ v1::ReplayResult::Outcome Decide(bool same_verdict, const TapeEvidence& tape,
     result->set_divergence_index(tape.divergence().index);
     result->set_recorded_call(tape.divergence().recorded);
     result->set_made_call(tape.divergence().made);
+    if (tape.divergence().unanswered != v1::UNANSWERED_NONE) {
+      result->set_unanswered(tape.divergence().unanswered);
+    }
     return v1::ReplayResult::DIVERGED;
   }
   if (!same_verdict) return v1::ReplayResult::VERDICT_CHANGED;
@@ -103,16 +119,28 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
   if (recorded.has_liveness()) {
     const v1::LivenessRequest& req = recorded.liveness();
     LivenessVerdict v = CheckLiveness(tape, req.pid(), req.start_ticks());
+    // As LivenessCheck says it (capture/live_checks.h): from the request.
+    v.boot_unchecked = req.boot_id().empty();
     *result.mutable_recorded_liveness() = recorded.liveness_verdict();
     *result.mutable_replayed_liveness() = ToProto(v);
-    bool same = MessageDifferencer::Equals(result.recorded_liveness(), result.replayed_liveness());
+    // boot_unchecked is how the identity's boot was known, not what was
+    // decided (and absent from files written before it existed).
+    v1::LivenessVerdict recorded_decision = result.recorded_liveness();
+    v1::LivenessVerdict replayed_decision = result.replayed_liveness();
+    recorded_decision.clear_boot_unchecked();
+    replayed_decision.clear_boot_unchecked();
+    bool same = MessageDifferencer::Equals(recorded_decision, replayed_decision);
     result.set_outcome(Decide(same, tape, &result));
     if (tape.diverged()) result.clear_replayed_liveness();  // decided on no evidence
     return result;
   }
   Request request = FromProto(recorded.resolve());
   overrides.Apply(&request);
-  result.set_request_changed(overrides.any());
+  result.set_request_changed(RequestChanged(recorded.resolve(), overrides));
+  // Environ bytes stored redacted answer only what the redaction kept
+  // (replay/unanswered.h).
+  const TokenQuestion question(request, snapshot.header.redaction());
+  tape.SetTokenQuestion(&question);
   Verdict v;
   bool read_late = false;  // a start tick read on the tape was used
   if (recorded.resolve().fingerprint_on_tape() && !overrides.root_start_ticks) {
@@ -210,7 +238,9 @@ std::string DescribeReplay(const v1::ReplaySummary& r) {
       }
       out += "  no replayed verdict: the tape cannot answer that call, and replay invents no "
              "evidence; recorded: " + recorded + counts + "\n";
-      if (r.request_changed()) {
+      if (r.has_unanswered()) {
+        out += "  " + UnansweredWhy(r.unanswered()) + "\n";
+      } else if (r.request_changed()) {
         out += "  a changed request needs evidence the tape never read: replay it against "
                "the frames (--model frames)\n";
       }

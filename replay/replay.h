@@ -11,6 +11,10 @@
 //                   When the tape could not answer a call, the result holds
 //                   no replayed verdict (replay never invents evidence); when
 //                   the resolver stopped early on recorded answers, it does.
+//                   A call the tape holds whose answer it holds only in part
+//                   (an environ stored redacted where the request needs a
+//                   value) is not answered either: `unanswered` says why
+//                   (replay/unanswered.h, docs/replay.md).
 // Nothing live is read; the clock is the recorded one.
 #pragma once
 
@@ -40,7 +44,16 @@ struct RequestOverrides {
   void Apply(Request* request) const;
 };
 
+// Whether `overrides` change the recorded request: a value equal to the
+// recorded one changes nothing (the root, start tick and executable of a
+// `--fingerprint` that is the recorded fingerprint), but a start time given
+// to a recording that fingerprinted its root on the tape does (the root is
+// then not read there).
+bool RequestChanged(const v1::ResolutionRequest& recorded, const RequestOverrides& overrides);
+
 // Runs the recorded resolution `index` of `snapshot` against its tape.
+// Unmasked: its verdicts may quote the recording's token. Whatever is shown
+// or returned to a user goes through ReplayTape (replay/replay_file.h).
 v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
                                   const RequestOverrides& overrides);
 

@@ -1,16 +1,11 @@
 #include "replay/tape_evidence.h"
 
 #include <cerrno>
-#include <limits>
 
 #include "core/proc_parse.h"
 
 namespace proctape {
 namespace {
-
-// After a divergence the clock reads here: past every deadline, without
-// overflowing a deadline check.
-constexpr std::int64_t kAfterDivergence = std::numeric_limits<std::int64_t>::max() / 2;
 
 std::string FileName(v1::ProcFile file) {
   return std::string(ProcFileName(static_cast<ProcFile>(file)));
@@ -127,6 +122,17 @@ ReadResult TapeEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t
   const Tape::Call* o = Take(Call{v1::Observation::kReadFile, pid, static_cast<int>(file), bound});
   if (o == nullptr) return ReadResult{EIO, {}, false};
   const Tape::FileResult& r = tape_.file_result(*o);
+  if (file == ProcFile::kEnviron && question_ != nullptr && r.err == 0 &&
+      !question_->Answers(r.data, r.redacted)) {
+    // On the tape, but as stars where the request needs the value: a
+    // divergence at that observation, which is not consumed.
+    --next_;
+    const std::string call = DescribeCall(tape_.Observation(next_));
+    divergence_ = Divergence{next_ - first_, call + " with its values redacted", call,
+                             v1::UNANSWERED_REDACTED};
+    diverged_ = true;
+    return ReadResult{EIO, {}, false};
+  }
   return ReadResult{r.err, r.data, r.truncated};
 }
 
@@ -148,7 +154,7 @@ Identity TapeEvidence::PathIdentity(const std::string& path) {
 
 std::int64_t TapeEvidence::NowNs() {
   const Tape::Call* o = Take(Call{v1::Observation::kNow});
-  if (o == nullptr) return kAfterDivergence;
+  if (o == nullptr) return kClockAfterDivergence;
   last_now_ = o->arg;
   return last_now_;
 }

@@ -11,6 +11,12 @@
 // the end) is a divergence: the first one is kept, and from then on every
 // read fails with EIO and the clock reads far past any deadline, so the
 // resolver stops at once, fail-closed. Nothing live is ever touched.
+//
+// So is a call the tape holds whose recorded answer cannot answer the
+// request being replayed: an environ stored redacted, read for a token entry
+// the recording did not keep verbatim (SetTokenQuestion, replay/unanswered.h).
+// Its divergence says so (`unanswered`); the stars are never handed to the
+// resolver.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +28,7 @@
 #include "format/reader.h"
 #include "format/tape.h"
 #include "proctape.pb.h"
+#include "replay/unanswered.h"
 
 namespace proctape {
 
@@ -29,7 +36,13 @@ struct Divergence {
   std::uint64_t index = 0;  // tape index of the observation that did not match
   std::string recorded;     // the recorded call, or "end of tape"
   std::string made;         // the call the resolver made
+  // Set when the tape holds the call but not its whole answer.
+  v1::Unanswered unanswered = v1::UNANSWERED_NONE;
 };
+
+// Where the clock of a replay reads once a call went unanswered: past every
+// deadline, without overflowing a deadline check.
+inline constexpr std::int64_t kClockAfterDivergence = INT64_MAX / 2;
 
 // "ReadFile(pid 4103, environ, bound 65536)" and the like.
 std::string DescribeCall(const v1::Observation& observation);
@@ -46,6 +59,10 @@ class TapeEvidence : public Evidence {
   // The same of plain observations, kept compact in this object.
   TapeEvidence(const std::vector<v1::Observation>& tape, std::uint64_t first,
                std::uint64_t count);
+
+  // Environ reads are answered only where they answer `question` (which
+  // must outlive this object); null (the default): every read as recorded.
+  void SetTokenQuestion(const TokenQuestion* question) { question_ = question; }
 
   bool diverged() const { return diverged_; }
   const Divergence& divergence() const { return divergence_; }
@@ -83,6 +100,7 @@ class TapeEvidence : public Evidence {
   std::int64_t last_now_ = 0;
   bool diverged_ = false;
   Divergence divergence_;
+  const TokenQuestion* question_ = nullptr;
 };
 
 }  // namespace proctape

@@ -71,12 +71,16 @@ ResolveResult Resolve(const Request& request, const Fingerprint& fingerprint,
 
 struct LivenessResult {
   LivenessVerdict verdict;
-  Error error;  // kProc, kInternal: no verdict then
+  Error error;  // kOtherBoot, kProc, kInternal: no verdict then
   bool ok() const noexcept { return error.ok(); }
 };
 
-// Later (docs/resolver.md, "The eight steps", step 8): is `identity` still
-// alive? One stat read.
+// Later (docs/resolver.md, "The eight steps", step 8): is `identity` still alive? One stat read, in the
+// identity's boot: an identity of another boot than this host's is
+// kOtherBoot (its start tick names nothing here: nothing is read). An
+// identity that names no boot (`boot_id` empty) is checked all the same, and
+// the verdict says so (`boot_unchecked`). `Verdict::identity()` of Resolve
+// carries its fingerprint's boot.
 LivenessResult CheckLiveness(const ProcessIdentity& identity,
                              const LiveOptions& options = {}) noexcept;
 

@@ -49,10 +49,13 @@ struct Error {
 };
 
 // A process on the host: its pid and its start time (stat field 22, clock
-// ticks since boot). A pid alone names nothing: pids are reused.
+// ticks since boot), in the boot they count from. A pid alone names nothing:
+// pids are reused; and a start tick names nothing outside its boot: after a
+// reboot the same pair can name another process.
 struct ProcessIdentity {
   std::int64_t pid = 0;
   std::uint64_t start_ticks = 0;
+  std::string boot_id;  // /proc/sys/kernel/random/boot_id as read; "" when not known
   bool operator==(const ProcessIdentity&) const = default;
 };
 
@@ -110,8 +113,8 @@ enum class Status : int {
 std::string_view StatusName(Status status) noexcept;
 
 // The resolver's verdict and the evidence that decided it. Only RESOLVED has
-// an identity (`pid`, `start_ticks`); a failure names the process it is
-// about in `subject_pid`/`subject_start_ticks`.
+// an identity (`pid`, `start_ticks`, in the boot `boot_id`); a failure names
+// the process it is about in `subject_pid`/`subject_start_ticks`.
 struct Verdict {
   Status status = Status::kNoMatch;
   std::int64_t pid = 0;
@@ -126,8 +129,11 @@ struct Verdict {
   std::uint32_t attempts = 0;
   std::uint64_t bytes_read = 0;
   std::vector<std::int64_t> matches;  // MULTIPLE_MATCHES: every match
+  // The boot its start ticks count from: the fingerprint's (Resolve), the
+  // recording's (ReadFile, Replay).
+  std::string boot_id;
   bool resolved() const noexcept { return status == Status::kResolved; }
-  ProcessIdentity identity() const noexcept { return {pid, start_ticks}; }
+  ProcessIdentity identity() const { return {pid, start_ticks, boot_id}; }
 };
 
 enum class Liveness : int { kAlive = 1, kDead = 2, kError = 3 };
@@ -143,6 +149,10 @@ struct LivenessVerdict {
   std::string state;   // stat field 3 as read
   std::string detail;
   int err = 0;
+  // The identity named no boot, so its boot was not checked against this
+  // host's (CheckLiveness): after a reboot the same pid and start tick can
+  // name another process.
+  bool boot_unchecked = false;
 };
 
 }  // namespace proctape::api

@@ -69,14 +69,33 @@ TEST_P(ApiLiveTest, ResolvesTheSandboxedSleepInProcessAndRecordsNothing) {
                                       {api::Record::kOnFailure, dir.File("r.ptape"), false});
   ASSERT_TRUE(r.ok()) << r.error.message;
   ASSERT_EQ(r.verdict.status, api::Status::kResolved) << r.verdict.detail;
-  EXPECT_EQ(r.verdict.identity(),
-            (api::ProcessIdentity{sandbox->sleep_pid(), sandbox->sleep_start()}));
+  EXPECT_EQ(r.verdict.identity(), (api::ProcessIdentity{sandbox->sleep_pid(),
+                                                        sandbox->sleep_start(),
+                                                        fingerprint.boot_id}));
   EXPECT_EQ(r.recording, "");
   EXPECT_TRUE(Entries(dir.path()).empty());
 
   api::LivenessResult alive = api::CheckLiveness(r.verdict.identity());
   ASSERT_TRUE(alive.ok()) << alive.error.message;
   EXPECT_EQ(alive.verdict.status, api::Liveness::kAlive) << alive.verdict.detail;
+  EXPECT_FALSE(alive.verdict.boot_unchecked);
+  // Bound to its boot (docs/resolver.md, "Liveness"): another boot's is
+  // refused, naming both; one without a boot is checked and says so.
+  api::ProcessIdentity other = r.verdict.identity();
+  other.boot_id = "00000000-1111-4222-8333-444444444444";
+  api::LivenessResult refused = api::CheckLiveness(other);
+  EXPECT_EQ(refused.error.code, api::ErrorCode::kOtherBoot) << refused.error.message;
+  EXPECT_NE(refused.error.message.find("00000000-1111-4222-8333-444444444444"), std::string::npos)
+      << refused.error.message;
+  std::string host_boot = fingerprint.boot_id.substr(0, fingerprint.boot_id.find('\n'));
+  EXPECT_NE(refused.error.message.find(host_boot), std::string::npos) << refused.error.message;
+  other.boot_id = host_boot;  // as a user copies it, without the newline
+  EXPECT_EQ(api::CheckLiveness(other).verdict.status, api::Liveness::kAlive);
+  other.boot_id.clear();
+  api::LivenessResult unchecked = api::CheckLiveness(other);
+  ASSERT_TRUE(unchecked.ok()) << unchecked.error.message;
+  EXPECT_EQ(unchecked.verdict.status, api::Liveness::kAlive);
+  EXPECT_TRUE(unchecked.verdict.boot_unchecked);
   ASSERT_TRUE(sandbox->KillSleep());
   EXPECT_EQ(api::CheckLiveness(r.verdict.identity()).verdict.status, api::Liveness::kDead);
 }
@@ -128,7 +147,8 @@ TEST_P(ApiLiveTest, ThreadsResolveDifferentSandboxesAtOnce) {
     const Sandbox& s = i % 2 ? *b : *a;
     const api::ResolveResult& r = results[static_cast<std::size_t>(i)];
     ASSERT_TRUE(r.ok()) << i << ": " << r.error.message;
-    EXPECT_EQ(r.verdict.identity(), (api::ProcessIdentity{s.sleep_pid(), s.sleep_start()}))
+    EXPECT_EQ(r.verdict.identity(),
+              (api::ProcessIdentity{s.sleep_pid(), s.sleep_start(), fa.boot_id}))
         << i << ": " << api::StatusName(r.verdict.status) << " " << r.verdict.detail;
   }
 }

@@ -21,22 +21,6 @@
 namespace proctape::live {
 namespace {
 
-// A fingerprint file as `proctape fingerprint` writes it, of the test's own
-// process, edited by `edit` (header and fingerprint alike).
-std::string WriteEdited(const TempDir& dir, const std::string& name,
-                        const std::function<void(v1::Header&, v1::RootFingerprint&)>& edit) {
-  const std::string good = dir.File(name + ".orig");
-  CommandResult r = Proctape({"fingerprint", "--root", std::to_string(::getpid()), "-o", good});
-  EXPECT_EQ(r.exit_code, 0) << Describe(r);
-  FingerprintFile file = ReadFingerprintFile(good);
-  EXPECT_TRUE(file.ok()) << file.error;
-  edit(file.header, file.fingerprint);
-  const std::string path = dir.File(name);
-  std::string error;
-  EXPECT_TRUE(WriteFingerprintFile(path, false, file.header, file.fingerprint, &error)) << error;
-  return path;
-}
-
 // ---- Refusals: no sandbox needed -------------------------------------------
 
 TEST(FingerprintCli, FingerprintOfAnotherBootIsRefusedWithItsOwnStatus) {

@@ -86,7 +86,9 @@ TEST_F(ApiRecordTest, OnFailureLeavesNothingWhenResolved) {
   ASSERT_TRUE(r.ok()) << r.error.message;
   ASSERT_TRUE(r.ran);
   EXPECT_EQ(r.verdict.status, api::Status::kResolved);
-  EXPECT_EQ(r.verdict.identity(), (api::ProcessIdentity{test::kSleep, test::kSleepStart}));
+  // In the fingerprint's boot, which CheckLiveness checks against the host's.
+  EXPECT_EQ(r.verdict.identity(), (api::ProcessIdentity{test::kSleep, test::kSleepStart,
+                                                        TypicalFingerprint().boot_id()}));
   EXPECT_EQ(r.recording, "");
   EXPECT_TRUE(Entries().empty()) << "the temporary is removed: " << Entries().front();
 }
@@ -125,6 +127,38 @@ TEST_F(ApiRecordTest, AlwaysRecordsAResolvedVerdictWithFramesBeforeAndAfter) {
   ASSERT_EQ(file.checks.size(), 1u);
   EXPECT_EQ(file.checks[0].verdict.pid, test::kSleep);
   EXPECT_EQ(api::Replay(r.recording).worst, api::ReplayOutcome::kReproduced);
+}
+
+// The library's Replay and ReadFile show a recording as `proctape replay`
+// does: the token a TOKEN_MISMATCH quotes (its kept entry beside another
+// token's) is '*' of its length in every verdict and description.
+TEST_F(ApiRecordTest, ReplayAndReadFileNeverHoldTheRecordingsToken) {
+  FakeHost host;
+  std::vector<std::string> env = test::SleepEnviron(test::kToken);
+  env.push_back("PROCTAPE_TOKEN=" + test::kOldToken);
+  host.AddProcess(test::kSleep, test::kSandboxShell, test::kSleepStart, "sleep",
+                  {"/bin/sleep", "120"}, env, test::kSleepExe);
+  api::ResolveResult r = Run(host, test::kToken, api::Record::kAlways);
+  ASSERT_TRUE(r.ok()) << r.error.message;
+  ASSERT_EQ(r.verdict.status, api::Status::kTokenMismatch);
+  ASSERT_NE(r.verdict.evidence.find(test::kToken), std::string::npos) << "the caller's own";
+  const std::string stars(test::kToken.size(), '*');
+  api::ReplayReport replay = api::Replay(r.recording);
+  ASSERT_TRUE(replay.ok()) << replay.error.message;
+  ASSERT_EQ(replay.checks.size(), 1u);
+  const api::ReplayedCheck& check = replay.checks[0];
+  EXPECT_EQ(check.outcome, api::ReplayOutcome::kReproduced) << check.description;
+  ASSERT_TRUE(check.has_replayed);
+  for (const std::string& text : {check.recorded.evidence, check.replayed.evidence,
+                                  check.recorded.detail, check.replayed.detail,
+                                  check.description}) {
+    EXPECT_EQ(text.find(test::kToken), std::string::npos) << text;
+  }
+  EXPECT_NE(check.recorded.evidence.find("PROCTAPE_TOKEN=" + stars), std::string::npos);
+  api::FileSummary file = api::ReadFile(r.recording);
+  ASSERT_EQ(file.checks.size(), 1u);
+  EXPECT_EQ(file.checks[0].verdict.evidence.find(test::kToken), std::string::npos);
+  EXPECT_NE(file.checks[0].verdict.evidence.find("PROCTAPE_TOKEN=" + stars), std::string::npos);
 }
 
 TEST_F(ApiRecordTest, NeverRecordsNothingWhateverTheVerdict) {

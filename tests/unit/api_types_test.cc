@@ -93,7 +93,7 @@ TEST(ApiTypesTest, TakeFingerprintRefusesAPidOutsideTheSeedsRange) {
 TEST(ApiTypesTest, AProcRootThatIsNotProcfsIsAnError) {
   api::LiveOptions options;
   options.proc_root = ::testing::TempDir();
-  api::LivenessResult r = api::CheckLiveness({4103, 5}, options);
+  api::LivenessResult r = api::CheckLiveness({4103, 5, ""}, options);
   EXPECT_EQ(r.error.code, api::ErrorCode::kProc) << r.error.message;
 }
 

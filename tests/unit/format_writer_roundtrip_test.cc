@@ -82,6 +82,7 @@ v1::Resolution SampleLiveness(std::uint64_t first, std::uint64_t count) {
   v1::Resolution r;
   r.mutable_liveness()->set_pid(2);
   r.mutable_liveness()->set_start_ticks(6);
+  r.mutable_liveness()->set_boot_id("5b1f0000-0000-4000-8000-000000000001\n");
   auto* v = r.mutable_liveness_verdict();
   v->set_status(v1::LivenessVerdict::DEAD);
   v->set_reason(v1::Verdict::PID_REUSED);

@@ -15,6 +15,7 @@
 
 #include "capture/frame_scanner.h"
 #include "fake_host.h"
+#include "replay/tape_evidence.h"
 
 namespace proctape {
 namespace {
@@ -38,15 +39,32 @@ v1::Frame HandFrame(std::uint64_t index, std::int64_t start, std::int64_t end,
   return f;
 }
 
-TEST(FrameEvidence, AFileTheRecordDoesNotHoldAnswersEnoent) {
+// docs/replay.md, "What a replay cannot answer": a file the record does not
+// hold was never read, which is not a process that is gone (ENOENT, a pid
+// absent from the frame). The call is kept, and from then on every call fails
+// and the clock is past any deadline, as on a diverged tape.
+TEST(FrameEvidence, AFileTheRecordDoesNotHoldIsUnanswered) {
   std::vector<v1::Frame> frames = {HandFrame(0, 100, 200, {42})};
   FrameEvidence ev(frames, 100);
   EXPECT_TRUE(ev.ReadFile(42, ProcFile::kStat, 4096).ok());
-  EXPECT_EQ(ev.ReadFile(42, ProcFile::kCmdline, 4096).err, ENOENT);
-  EXPECT_EQ(ev.ReadFile(42, ProcFile::kStatus, 4096).err, ENOENT);
+  EXPECT_EQ(ev.ReadFile(43, ProcFile::kStat, 4096).err, ENOENT);  // gone
+  EXPECT_EQ(ev.unanswered(), v1::UNANSWERED_NONE);
+  EXPECT_EQ(ev.ReadFile(42, ProcFile::kCmdline, 4096).err, EIO);
+  EXPECT_EQ(ev.unanswered(), v1::UNANSWERED_NOT_RECORDED);
+  EXPECT_EQ(ev.unanswered_call(), "ReadFile(pid 42, cmdline, bound 4096)");
+  EXPECT_EQ(ev.ReadFile(42, ProcFile::kStat, 4096).err, EIO);
+  EXPECT_EQ(ev.ListPids(10).err, EIO);
+  EXPECT_EQ(ev.NowNs(), kClockAfterDivergence);
+  EXPECT_EQ(ev.unanswered_call(), "ReadFile(pid 42, cmdline, bound 4096)") << "the first kept";
+
+  frames[0].mutable_processes(0)->clear_exe();
+  FrameEvidence no_exe(frames, 100);
+  EXPECT_EQ(no_exe.ExeIdentity(42).err, EIO);
+  EXPECT_EQ(no_exe.unanswered(), v1::UNANSWERED_NOT_RECORDED);
+  EXPECT_EQ(no_exe.unanswered_call(), "ExeIdentity(pid 42)");
 }
 
-TEST(FrameEvidence, ReadsAreCutToTheAskedBoundAndARecordedCutStaysCut) {
+TEST(FrameEvidence, ReadsAreCutToTheAskedBoundAndARecordedCutIsNotReadPast) {
   std::vector<v1::Frame> frames = {HandFrame(0, 100, 200, {42, 43, 44})};
   v1::FileRead* cmd = frames[0].mutable_processes(0)->mutable_cmdline();
   cmd->set_data(std::string("/bin/sleep\0" "120\0", 15));
@@ -68,11 +86,12 @@ TEST(FrameEvidence, ReadsAreCutToTheAskedBoundAndARecordedCutStaysCut) {
   EXPECT_EQ(cut.data, "/bin");
   EXPECT_TRUE(cut.truncated);
 
-  // Recorded with bound 3 and cut: asked with a larger bound, the bytes past
-  // 3 were never seen, so the answer is still truncated.
-  ReadResult recorded_cut = ev.ReadFile(43, ProcFile::kEnviron, 65536);
-  EXPECT_EQ(recorded_cut.data, "A=1");
-  EXPECT_TRUE(recorded_cut.truncated);
+  // Recorded with bound 3 and cut: asked with that bound or a smaller one,
+  // cut; asked with a larger one, the bytes past 3 were never seen, and the
+  // read is not answered (docs/replay.md, "What a replay cannot answer").
+  ReadResult same = ev.ReadFile(43, ProcFile::kEnviron, 3);
+  EXPECT_EQ(same.data, "A=1");
+  EXPECT_TRUE(same.truncated);
   ReadResult smaller = ev.ReadFile(43, ProcFile::kEnviron, 2);
   EXPECT_EQ(smaller.data, "A=");
   EXPECT_TRUE(smaller.truncated);
@@ -80,6 +99,11 @@ TEST(FrameEvidence, ReadsAreCutToTheAskedBoundAndARecordedCutStaysCut) {
   ReadResult denied = ev.ReadFile(44, ProcFile::kEnviron, 65536);
   EXPECT_EQ(denied.err, EACCES);
   EXPECT_TRUE(denied.data.empty());
+
+  EXPECT_EQ(ev.unanswered(), v1::UNANSWERED_NONE);
+  EXPECT_EQ(ev.ReadFile(43, ProcFile::kEnviron, 65536).err, EIO);
+  EXPECT_EQ(ev.unanswered(), v1::UNANSWERED_PAST_BOUND);
+  EXPECT_EQ(ev.unanswered_call(), "ReadFile(pid 43, environ, bound 65536)");
 }
 
 TEST(FrameEvidence, ListsTheFramesPidsInOrderWithinTheBound) {

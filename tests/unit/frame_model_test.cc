@@ -27,6 +27,7 @@
 #include "format/writer.h"
 #include "proto/convert.h"
 #include "replay/replay.h"
+#include "replay/unanswered.h"
 
 namespace proctape {
 namespace {
@@ -50,7 +51,8 @@ class FrameModelTest : public ::testing::Test {
     std::filesystem::remove_all(dir_, ec);
   }
 
-  // Opens a file with a header; `keep_environ` as `capture --env keep`.
+  // Opens a file with a header; `keep_environ` as `capture --env keep`,
+  // `kept_entries_` (set before) as a recording's.
   void Begin(bool keep_environ = true) {
     std::string error;
     path_ = dir_ + "/s" + std::to_string(files_++) + ".ptape";
@@ -62,6 +64,8 @@ class FrameModelTest : public ::testing::Test {
     header.set_capturer_uid(1000);
     header.mutable_redaction()->set_environ(keep_environ ? v1::RedactionPolicy::ENVIRON_KEPT
                                                          : v1::RedactionPolicy::ENVIRON_REDACTED);
+    // What the frames keep verbatim, as a recording's header says it.
+    for (const std::string& e : kept_entries_) header.mutable_redaction()->add_kept_entries(e);
     ASSERT_TRUE(writer_->WriteHeader(header)) << writer_->error();
   }
 
@@ -207,8 +211,8 @@ TEST_F(FrameModelTest, VirtualTimeReachesALaterFrameWhereTheSleepAppears) {
 }
 
 TEST_F(FrameModelTest, ARecordedResolutionIsReRunFromItsStartAndCompared) {
-  Begin(/*keep_environ=*/false);  // as `resolve --record`: redacted, token entry kept
   kept_entries_ = {"PROCTAPE_TOKEN=" + kToken};
+  Begin(/*keep_environ=*/false);  // as `resolve --record`: redacted, token entry kept
   FakeHost host;
   Frame(host);
   Record(host, FakeHost::TypicalRequest());
@@ -245,8 +249,8 @@ TEST_F(FrameModelTest, ARecordedResolutionIsReRunFromItsStartAndCompared) {
 // of a nanosecond made the frame model retry without end. Outside the timing
 // limits of core/resolver.h it is INVALID_REQUEST in replay as live.
 TEST_F(FrameModelTest, ARecordedRequestOutsideTheTimingLimitsIsInvalidNotEndless) {
-  Begin(/*keep_environ=*/false);
   kept_entries_ = {"PROCTAPE_TOKEN=" + kToken};
+  Begin(/*keep_environ=*/false);
   FakeHost host;
   host.Remove(kSleep);  // nothing ever matches: only the deadline would end it
   Frame(host);
@@ -261,14 +265,60 @@ TEST_F(FrameModelTest, ARecordedRequestOutsideTheTimingLimitsIsInvalidNotEndless
   EXPECT_EQ(run.verdict.attempts, 0u);
 }
 
-TEST_F(FrameModelTest, RedactedEnvironValuesCannotCarryTheToken) {
+// docs/replay.md, "What a replay cannot answer": a plain capture's environ
+// values are all redacted, so whether the sleep carries the token cannot be
+// told. The run diverges at that read, with the reason and no verdict
+// (it used to say TOKEN_MISMATCH, from the stars).
+TEST_F(FrameModelTest, ATokenCheckOnRedactedEnvironValuesIsUnanswered) {
   Begin(/*keep_environ=*/false);  // plain `proctape capture`: every value redacted
   FakeHost host;
   Frame(host);
   Snapshot snapshot = Finish();
   FrameRun run = RunOnFrames(snapshot, FakeHost::TypicalRequest(),
                              FrameModelStart(snapshot, nullptr));
-  EXPECT_EQ(run.verdict.status, Status::kTokenMismatch) << run.verdict.detail;
+  EXPECT_EQ(run.unanswered, v1::UNANSWERED_REDACTED) << run.verdict.detail;
+  EXPECT_EQ(run.unanswered_call, "ReadFile(pid 4103, environ, bound 65536)");
+  const std::string text = DescribeFrameRun(run);
+  EXPECT_EQ(text.rfind("request on the frames: DIVERGED: the frames cannot answer ReadFile(pid "
+                       "4103, environ, bound 65536) (",
+                       0),
+            0u)
+      << text;
+  EXPECT_NE(text.find(UnansweredWhy(v1::UNANSWERED_REDACTED)), std::string::npos) << text;
+  EXPECT_EQ(text.find("TOKEN_MISMATCH"), std::string::npos) << text;
+}
+
+// A record without the file asked, and a read cut at a smaller bound than
+// the one asked, are bytes the frame never held: not ENOENT (a process that
+// is gone), not a whole file.
+TEST_F(FrameModelTest, AReadTheFrameHoldsOnlyInPartIsUnanswered) {
+  Begin();
+  FakeHost host;
+  Frame(host);
+  Snapshot snapshot = Finish();
+  const Request request = FakeHost::TypicalRequest();
+  const std::int64_t start = FrameModelStart(snapshot, nullptr);
+  ASSERT_EQ(RunOnFrames(snapshot, request, start).verdict.status, Status::kResolved);
+
+  Snapshot no_environ = snapshot;
+  for (v1::ProcessRecord& r : *no_environ.frames[0].mutable_processes()) {
+    if (r.pid() == kSleep) r.clear_environ();
+  }
+  FrameRun missing = RunOnFrames(no_environ, request, start);
+  EXPECT_EQ(missing.unanswered, v1::UNANSWERED_NOT_RECORDED) << DescribeFrameRun(missing);
+  EXPECT_EQ(missing.unanswered_call, "ReadFile(pid 4103, environ, bound 65536)");
+
+  Snapshot cut = snapshot;
+  for (v1::ProcessRecord& r : *cut.frames[0].mutable_processes()) {
+    if (r.pid() != kSleep) continue;
+    r.mutable_environ()->set_data(r.environ().data().substr(0, 10));
+    r.mutable_environ()->set_truncated(true);
+    r.mutable_environ()->set_bound(10);
+  }
+  FrameRun past = RunOnFrames(cut, request, start);
+  EXPECT_EQ(past.unanswered, v1::UNANSWERED_PAST_BOUND) << DescribeFrameRun(past);
+  EXPECT_NE(DescribeFrameRun(past).find(UnansweredWhy(v1::UNANSWERED_PAST_BOUND)),
+            std::string::npos);
 }
 
 TEST_F(FrameModelTest, ALivenessCheckIsReRunOnTheFrames) {

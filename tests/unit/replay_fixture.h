@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "capture/frame_scanner.h"
+#include "capture/live_checks.h"
 #include "capture/recorder.h"
 #include "core/memory_evidence.h"
 #include "core/resolver.h"
@@ -220,8 +221,9 @@ inline Recorded RecordResolution(MemoryEvidence& host, const Request& request,
       });
 }
 
-// Records CheckLiveness(host, pid, start_ticks) into `path`, like
-// `proctape liveness --pid PID --start START --record path`.
+// Records the liveness check of (pid, start_ticks) into `path` with the
+// CLI's LivenessCheck, like `proctape liveness --pid PID --start START
+// --record path` (the identity's boot not given: boot_unchecked).
 inline Recorded RecordLivenessCheck(MemoryEvidence& host, std::int64_t pid,
                                     std::uint64_t start_ticks, const std::string& path,
                                     const RecordOptions& options = {}) {
@@ -230,10 +232,7 @@ inline Recorded RecordLivenessCheck(MemoryEvidence& host, std::int64_t pid,
       {"proctape", "liveness", "--pid", std::to_string(pid), "--start",
        std::to_string(start_ticks), "--record", std::filesystem::path(path).filename().string()},
       [&](Evidence& ev, v1::Resolution* r, Recorded* out) {
-        r->mutable_liveness()->set_pid(pid);
-        r->mutable_liveness()->set_start_ticks(start_ticks);
-        out->liveness = CheckLiveness(ev, pid, start_ticks);
-        *r->mutable_liveness_verdict() = ToProto(out->liveness);
+        LivenessCheck({pid, start_ticks, ""}, &out->liveness)(ev, r);
       });
 }
 

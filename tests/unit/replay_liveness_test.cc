@@ -105,14 +105,20 @@ INSTANTIATE_TEST_SUITE_P(ReplayStatuses, ReplayEveryLiveness,
                            return std::string(p.param.name);
                          });
 
+// The typical host's sleep checked ALIVE (no boot given), recorded in `dir`
+// and read back.
+Snapshot RecordedAlive(const ReplayTempDir& dir) {
+  FakeHost host;
+  const std::string path = dir.File("alive.ptape");
+  EXPECT_TRUE(RecordLivenessCheck(host, kSleep, kSleepStart, path).ok);
+  return ReadBack(path);
+}
+
 // A liveness tape whose stat answer is altered: the same single call, another
 // decision.
 TEST(ReplayLiveness, AlteredStatResultIsVerdictChanged) {
   ReplayTempDir dir;
-  FakeHost host;
-  std::string path = dir.File("alive.ptape");
-  ASSERT_TRUE(RecordLivenessCheck(host, kSleep, kSleepStart, path).ok);
-  Snapshot snap = ReadBack(path);
+  Snapshot snap = RecordedAlive(dir);
   ASSERT_EQ(snap.observations.size(), 1u);
   snap.observations[0].mutable_read_file()->mutable_result()->set_data(
       MemoryEvidence::StatLine(kSleep, "sleep", 'Z', kSandboxShell, kSleepStart));
@@ -132,6 +138,33 @@ TEST(ReplayLiveness, AlteredStatResultIsVerdictChanged) {
   EXPECT_EQ(d.divergence_index(), 0u);
   EXPECT_EQ(d.recorded_call(), "ReadFile(pid 4103, stat, bound 4096)");
   EXPECT_EQ(d.made_call(), "ReadFile(pid 4104, stat, bound 4096)");
+}
+
+// docs/resolver.md, "Liveness": boot_unchecked is how the identity's boot
+// was known (its request's boot_id), not what was decided. The replay sets
+// it from the request and does not compare it: a check recorded with its
+// boot, without one, or before the flag existed reproduces, and says which.
+TEST(ReplayLiveness, BootUncheckedIsDerivedFromTheRequestAndNotCompared) {
+  ReplayTempDir dir;
+  Snapshot snap = RecordedAlive(dir);
+  ASSERT_TRUE(snap.resolutions[0].liveness().boot_id().empty());
+  ASSERT_TRUE(snap.resolutions[0].liveness_verdict().boot_unchecked());
+  v1::ReplayResult unchecked = ReplayResolution(snap, 0, RequestOverrides{});
+  EXPECT_EQ(unchecked.outcome(), v1::ReplayResult::REPRODUCED) << Why(unchecked);
+  EXPECT_TRUE(unchecked.replayed_liveness().boot_unchecked());
+
+  Snapshot checked = snap;
+  checked.resolutions[0].mutable_liveness()->set_boot_id(snap.header.host().boot_id());
+  checked.resolutions[0].mutable_liveness_verdict()->set_boot_unchecked(false);
+  v1::ReplayResult c = ReplayResolution(checked, 0, RequestOverrides{});
+  EXPECT_EQ(c.outcome(), v1::ReplayResult::REPRODUCED) << Why(c);
+  EXPECT_FALSE(c.replayed_liveness().boot_unchecked());
+
+  Snapshot before_the_flag = snap;
+  before_the_flag.resolutions[0].mutable_liveness_verdict()->clear_boot_unchecked();
+  v1::ReplayResult old = ReplayResolution(before_the_flag, 0, RequestOverrides{});
+  EXPECT_EQ(old.outcome(), v1::ReplayResult::REPRODUCED) << Why(old);
+  EXPECT_TRUE(old.replayed_liveness().boot_unchecked());
 }
 
 }  // namespace
