@@ -102,8 +102,17 @@ std::vector<Row> Table() {
        .json_needs_sandbox = true},
       {.command = {"liveness"},
        .inputs = {ProcMount([](F f, P p) {
-         return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start, "--proc", p};
-       })},
+                    return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start, "--proc", p};
+                  }),
+                  // The identity's boot: a fingerprint file's, or a recording's
+                  // RESOLVED identity with its boot (docs/resolver.md, "Liveness").
+                  PtapeFile("--fingerprint",
+                            [](F f, P p) {
+                              return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start,
+                                          "--fingerprint", p};
+                            }),
+                  PtapeFile("--from-recording",
+                            [](F, P p) { return Args{"liveness", "--from-recording", p}; })},
        .json = [](F f) {
          return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start, "--json"};
        },
