@@ -116,6 +116,7 @@ std::string AttemptScan(const v1::ExplainAttempt& a) {
   if (a.list_err() != 0) return "listing /proc failed (errno " + Num(std::int64_t{a.list_err()}) + ")";
   std::string out = "listed " + Plural(a.listed(), "/proc entry", "/proc entries");
   if (a.list_truncated()) return out + ", more than the bound";
+  if (!a.list_stopped().empty()) return out + ", then stopped at the " + a.list_stopped();
   return out + ", " + Plural(a.records(), "stat record", "stat records");
 }
 

@@ -103,6 +103,9 @@ class ResolveExplainer {
           a->set_list_err(c.list.err);
           a->set_list_truncated(c.list.truncated);
           a->set_listed(Count32(c.list.names.size()));
+          if (c.list.stopped != ListStop::kNone) {
+            a->set_list_stopped(c.list.stopped == ListStop::kBytes ? "byte budget" : "deadline");
+          }
           last_read = j;
           break;
         case Seen::Op::kRead:

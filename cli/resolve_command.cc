@@ -264,7 +264,10 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       ->type_name("FILE")
       ->capture_default_str()
       ->excludes(fingerprint);
-  AddSigned(sub, "--deadline-ms", o->deadline_ms, 0, 3'600'000, "give up after this long", "MS")
+  AddSigned(sub, "--deadline-ms", o->deadline_ms, 0, 3'600'000,
+            "give up after this long; 0 ends at the first check, as the listing of /proc "
+            "begins: DEADLINE, nothing read",
+            "MS")
       ->capture_default_str();
   AddUnsigned(sub, "--byte-budget", o->byte_budget, 1, std::uint64_t{1} << 40,
               "bytes all /proc reads may total (at most 1 TiB)", "BYTES")

@@ -76,6 +76,10 @@ class Meter {
   const Bounds& bounds() const { return b_; }
   std::int64_t deadline() const { return deadline_; }
   std::uint64_t bytes_read() const { return bytes_read_; }
+  // The bytes a read may still take before the budget is exceeded.
+  std::uint64_t budget_left() const {
+    return bytes_read_ >= b_.byte_budget ? 0 : b_.byte_budget - bytes_read_;
+  }
 
  private:
   Evidence& ev_;

@@ -53,7 +53,9 @@ std::optional<Verdict> Meter::CheckDeadline() {
 std::optional<Verdict> Meter::ReadRequired(std::int64_t pid, ProcFile file, std::uint64_t bound,
                                            ReadResult* out) {
   *out = ev_.ReadFile(pid, file, bound);
-  if (auto v = Charge(out->data.size())) return v;
+  // A read costs what it read: a truncated one read the byte past its bound
+  // that tells it was (core/evidence.h).
+  if (auto v = Charge(out->data.size() + (out->truncated ? 1 : 0))) return v;
   if (!out->ok() && !Vanished(out->err)) {
     return FileVerdict(Status::kUnreadable, pid, file, *out,
                        Where(pid, file) + " is unreadable (errno " + std::to_string(out->err) + ")");
@@ -86,7 +88,10 @@ std::optional<Verdict> Meter::ParseRequiredStat(std::int64_t pid, const ReadResu
 std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
   Evidence& ev = meter.evidence();
   const Bounds& b = meter.bounds();
-  ListResult list = ev.ListPids(b.max_entries);
+  // "Checked throughout enumeration": the listing itself stops at the budget
+  // left and at the deadline while it reads the directory.
+  ListResult list =
+      ev.ListPidsWithin(ListLimits{b.max_entries, meter.budget_left(), meter.deadline()});
   if (!list.ok()) {
     Verdict v = Make(Status::kUnreadable, 0,
                      "listing /proc failed (errno " + std::to_string(list.err) + ")");
@@ -97,12 +102,24 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
     return Make(Status::kEntryBound, 0,
                 "/proc holds more than " + std::to_string(b.max_entries) + " numeric entries");
   }
-  // The listing is part of the scan and costs what it returned: the bytes
-  // of the names (each name's length; the directory reads behind them are
-  // the evidence source's). Charged like every read: budget, then deadline.
-  std::size_t listed_bytes = 0;
-  for (std::string_view name : list.names) listed_bytes += name.size();
+  // The listing is part of the scan and costs what it read: the directory
+  // entries the kernel handed over, or, from a source that does not count
+  // them (a tape recorded before they were), the bytes of the names.
+  // Charged like every read: budget, then deadline.
+  std::uint64_t listed_bytes = list.bytes;
+  if (listed_bytes == 0) {
+    for (std::string_view name : list.names) listed_bytes += name.size();
+  }
   if (auto v = meter.Charge(listed_bytes)) return v;
+  if (list.stopped != ListStop::kNone) {
+    // A source stops at a limit only past it; this one says so without the
+    // charge or the clock showing it: the listing is incomplete all the same.
+    const bool bytes = list.stopped == ListStop::kBytes;
+    return Make(bytes ? Status::kByteBudget : Status::kDeadline, 0,
+                "the listing of /proc stopped at the " +
+                    std::string(bytes ? "byte budget" : "deadline") + " after " +
+                    std::to_string(list.names.size()) + " numeric entries");
+  }
   snap->nodes.clear();
   snap->nodes.reserve(list.names.size());
   snap->index.Reset(list.names.size());
