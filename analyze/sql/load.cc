@@ -156,10 +156,7 @@ class Loader {
     std::optional<std::string> nspid;
     std::optional<std::int64_t> threads;
     if (p.has_status() && p.status().err() == 0) {
-      if (auto line = StatusValue(p.status().data(), "Uid")) {
-        std::optional<std::uint64_t> v = ParseCanonicalDecimal(line->substr(0, line->find('\t')));
-        if (v) uid = static_cast<std::int64_t>(*v);
-      }
+      if (auto ids = StatusIds(p.status().data(), "Uid")) uid = (*ids)[0];
       if (auto line = StatusValue(p.status().data(), "NSpid")) {
         std::string levels(*line);
         for (char& c : levels) c = c == '\t' ? ' ' : c;
