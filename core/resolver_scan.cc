@@ -123,6 +123,7 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
   snap->nodes.clear();
   snap->nodes.reserve(list.names.size());
   snap->index.Reset(list.names.size());
+  snap->listed.Reset(list.names.size());
   for (std::string_view name : list.names) {
     auto parsed_pid = ParseCanonicalDecimal(name, kMaxPid);
     if (!parsed_pid || *parsed_pid == 0) {
@@ -133,6 +134,15 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
     }
     auto pid = static_cast<std::int64_t>(*parsed_pid);
     if (pid == 1) continue;  // init: outside the seed's pid range 2..2147483647
+    // "Duplicate records ... stop the checker": a pid the listing names
+    // twice is one, whatever its reads answer (the first may have vanished,
+    // the second may fail): decided at its second name, nothing more read.
+    if (!snap->listed.Insert(pid, 0)) {
+      Verdict v = Make(Status::kDuplicateRecord, pid,
+                       "pid " + std::to_string(pid) + " is listed twice in one snapshot");
+      v.evidence = std::string(name.substr(0, kEvidenceExcerpt));
+      return v;
+    }
     ReadResult r;
     if (auto v = meter.ReadRequired(pid, ProcFile::kStat, b.stat_bytes, &r)) return v;
     // Seed 000: "A numeric proc entry that disappears before its initial
@@ -140,13 +150,11 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
     if (!r.ok()) continue;
     StatView f;
     if (auto v = meter.ParseRequiredStat(pid, r, &f)) return v;
-    if (snap->index.Find(pid) != nullptr) {
-      return FileVerdict(Status::kDuplicateRecord, pid, ProcFile::kStat, r,
-                         "pid " + std::to_string(pid) + " is listed twice in one snapshot");
-    }
     if (snap->nodes.size() >= b.max_nodes) {
-      return Make(Status::kNodeBound, pid,
-                  "more than " + std::to_string(b.max_nodes) + " process records");
+      Verdict v = Make(Status::kNodeBound, pid,
+                       "more than " + std::to_string(b.max_nodes) + " process records");
+      v.subject_start_ticks = f.start_ticks;
+      return v;
     }
     snap->index.Insert(pid, snap->nodes.size());
     snap->nodes.push_back(Node{pid, f.ppid, f.start_ticks, f.state});
@@ -166,7 +174,9 @@ std::optional<Verdict> Graph(const Snapshot& snap, std::int64_t root_pid, std::u
     if (mark[start] == kDone) continue;
     path.clear();
     std::size_t i = start;
-    // Walk up until a known node or the top of the graph.
+    // Walk up until a known node or the top of the graph. A loop is found
+    // however long the walk before it: parent links that loop are CYCLE,
+    // never DEPTH_BOUND, even when the loop lies deeper than the bound.
     std::optional<std::size_t> top_known;
     for (;;) {
       if (mark[i] == kOnPath) {
@@ -180,14 +190,14 @@ std::optional<Verdict> Graph(const Snapshot& snap, std::int64_t root_pid, std::u
       }
       mark[i] = kOnPath;
       path.push_back(i);
-      if (path.size() > static_cast<std::size_t>(max_depth) + 1) {
-        return Make(Status::kDepthBound, snap.nodes[start].pid,
-                    "ancestry of pid " + std::to_string(snap.nodes[start].pid) +
-                        " is deeper than " + std::to_string(max_depth));
-      }
       const Node* parent = snap.Find(snap.nodes[i].ppid);
       if (parent == nullptr) break;
       i = static_cast<std::size_t>(parent - snap.nodes.data());
+    }
+    if (path.size() > static_cast<std::size_t>(max_depth) + 1) {
+      return Make(Status::kDepthBound, snap.nodes[start].pid,
+                  "ancestry of pid " + std::to_string(snap.nodes[start].pid) +
+                      " is deeper than " + std::to_string(max_depth));
     }
     // Unwind: depth counts parent links up to the top of the graph.
     std::uint32_t d = top_known ? depth[*top_known] + 1 : 0;

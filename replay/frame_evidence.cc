@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -224,7 +225,7 @@ bool SameDecision(const v1::LivenessVerdict& a, const v1::LivenessVerdict& b) {
 namespace {
 
 std::string VerdictLine(const v1::Verdict& v) {
-  std::string out = v1::Verdict::Status_Name(v.status());
+  std::string out = StatusText(v.status());
   if (v.status() == v1::Verdict::RESOLVED) {
     out.append(" host pid ").append(std::to_string(v.pid()));
     out.append(", start tick ").append(std::to_string(v.start_ticks()));
@@ -235,10 +236,8 @@ std::string VerdictLine(const v1::Verdict& v) {
 }
 
 std::string LivenessLine(const v1::LivenessVerdict& v) {
-  std::string out = v1::LivenessVerdict::Status_Name(v.status());
-  if (v.status() == v1::LivenessVerdict::ERROR) {
-    out.append(" ").append(v1::Verdict::Status_Name(v.reason()));
-  }
+  std::string out = LivenessStatusText(v.status());
+  if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(StatusText(v.reason()));
   if (!v.detail().empty()) out.append(": ").append(v.detail());
   return out;
 }

@@ -82,7 +82,8 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
   std::int64_t sleep = 0;  // the sandboxed sleep's host pid, if found
   if (used != nullptr) {
     report.set_resolution_recorded(true);
-    report.set_recorded_status(used->verdict().status());
+    // Absent, never STATUS_UNSPECIFIED, for a verdict without a status.
+    if (used->verdict().status() != 0) report.set_recorded_status(used->verdict().status());
     if (used->verdict().status() == v1::Verdict::RESOLVED) sleep = used->verdict().pid();
     report.set_sandboxed_pid(Int32(sleep));
   }
@@ -150,7 +151,7 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
   if (sleep == 0) {
     if (report.resolution_recorded()) {
       tail = "; the recorded resolution did not find the sandboxed sleep (" +
-             v1::Verdict::Status_Name(report.recorded_status()) + ")";
+             StatusText(report.recorded_status()) + ")";
     } else {
       tail = "; no recorded resolution in the file names the sandboxed sleep's host pid";
     }
