@@ -280,6 +280,7 @@ std::string DescribeFrameRun(const FrameRun& run) {
   } else {
     v1::Verdict now = ToProto(run.verdict);
     out = head + VerdictLine(now) + counts + "\n";
+    out += NearMissLines(ToSummary(now), "  ");  // docs/resolver.md, "Near misses"
     if (run.recorded) {
       out += "  recorded: " + VerdictLine(*run.recorded) +
              (run.same_decision ? " (the same decision)\n" : " (a DIFFERENT decision)\n");
