@@ -14,6 +14,7 @@
 #include "analyze/explain.h"
 #include "tests/unit/analyze_explain_fixture.h"
 #include "tests/unit/fake_host.h"
+#include "tests/unit/resolver_fixture.h"
 
 namespace proctape {
 namespace {
@@ -148,17 +149,7 @@ TEST(ExplainAttempts, DeadlinePassingDuringAnAttemptIsToldAsTheCutThatEndedTheSe
 // verdict keeps the diagnosis of attempt K".
 TEST(ExplainAttempts, DeadlineWhileConfirmingTheOnlyMatchIsToldAsSuch) {
   FakeHost host;
-  host.Remove(kSleep);
-  int sleeps = 0;
-  host.on_sleep = [&sleeps](MemoryEvidence& ev) {
-    if (++sleeps == 2) {
-      ev.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"},
-                    SleepEnviron(kToken), kSleepExe);
-    }
-  };
-  host.after_call = [](FakeHost& h, const Call& c) {
-    if (c.kind == "exe" && c.pid == kSleep) h.now_ns += 6'000'000'000;
-  };
+  DeadlineWhileConfirmingAfter(host, 2);
   Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
   ASSERT_EQ(x.recorded.verdict.status, Status::kNoMatch) << x.recorded.verdict.detail;
   ExpectFaithful(x);

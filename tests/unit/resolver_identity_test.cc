@@ -151,17 +151,7 @@ TEST(ResolverNearMisses, OnlyTheNoMatchDiagnosisNamesNearMisses) {
 // passed — never "no process beneath the root matches".
 TEST(ResolverDeadlineDiagnosis, DeadlineWhileConfirmingTheOnlyMatchSaysWhatWasFound) {
   FakeHost host;
-  host.Remove(kSleep);
-  int sleeps = 0;
-  host.on_sleep = [&sleeps](MemoryEvidence& ev) {
-    if (++sleeps == 3) {
-      ev.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"},
-                    SleepEnviron(kToken), kSleepExe);
-    }
-  };
-  host.after_call = [](FakeHost& h, const Call& c) {
-    if (c.kind == "exe" && c.pid == kSleep) h.now_ns += 6'000'000'000;
-  };
+  DeadlineWhileConfirmingAfter(host, 3);
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kNoMatch) << v.detail;
   EXPECT_EQ(v.attempts, 4u);
