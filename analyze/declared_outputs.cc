@@ -51,7 +51,10 @@ Out Decided(const std::string& path, const std::string& at, Out::State state, co
   o.set_path(EscapedText(path));
   o.set_decided_at(EscapedText(at));
   o.set_state(state);
-  o.set_kind(e.err == ENOENT ? Out::MISSING : e.err != 0 ? Out::KIND_UNSPECIFIED : e.kind);
+  // Absent when the lookup failed (never KIND_UNSPECIFIED in an output).
+  const Out::Kind kind =
+      e.err == ENOENT ? Out::MISSING : e.err != 0 ? Out::KIND_UNSPECIFIED : e.kind;
+  if (kind != Out::KIND_UNSPECIFIED) o.set_kind(kind);
   o.set_err(e.err == ENOENT ? 0 : e.err);
   o.set_detail(std::move(detail));
   return o;

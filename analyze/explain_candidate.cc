@@ -28,17 +28,6 @@ std::string Where(std::int64_t pid, ProcFile file) {
 
 std::string Errno(int err) { return "errno " + std::to_string(err); }
 
-std::string QuoteArgv(const google::protobuf::RepeatedPtrField<std::string>& argv) {
-  constexpr int kShown = 16;
-  std::string out;
-  for (int i = 0; i < argv.size() && i < kShown; ++i) {
-    if (i > 0) out += " ";
-    out += QuoteEscaped(argv[i]);
-  }
-  if (argv.size() > kShown) out += " ... (" + Num(std::int64_t{argv.size() - kShown}) + " more)";
-  return out;
-}
-
 std::string DevIno(std::uint64_t dev, std::uint64_t ino) { return Num(dev) + ":" + Num(ino); }
 
 std::string Entries(std::uint32_t n, const std::string& var) {
@@ -152,7 +141,7 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
     const std::string unterminated = k->cmdline_unterminated() ? " without the final NUL" : "";
     return set(v1::ExplainCandidate::ARGV_DIFFERS,
                k->argv().empty() ? "argv empty (a kernel thread or a zombie): not the expected argv"
-                                 : "argv " + QuoteArgv(k->argv()) + unterminated +
+                                 : "argv " + QuotedArgv(k->argv()) + unterminated +
                                        ": not the expected argv");
   }
   const std::string exact = "argv exact; ";

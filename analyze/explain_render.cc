@@ -42,7 +42,7 @@ std::string StatText(const v1::ExplainStat& s) {
 }
 
 std::string VerdictText(const v1::VerdictSummary& v) {
-  std::string out = v1::Verdict::Status_Name(v.status());
+  std::string out = StatusText(v.status());
   if (v.status() == v1::Verdict::RESOLVED) {
     out += " host pid " + Num(v.pid()) + ", start tick " + Num(v.start_ticks());
   } else if (!v.detail().empty()) {
@@ -53,8 +53,8 @@ std::string VerdictText(const v1::VerdictSummary& v) {
 }
 
 std::string LivenessText(const v1::LivenessSummary& v) {
-  std::string out = v1::LivenessVerdict::Status_Name(v.status());
-  if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(v1::Verdict::Status_Name(v.reason()));
+  std::string out = LivenessStatusText(v.status());
+  if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(StatusText(v.reason()));
   if (!v.detail().empty()) out += ": " + v.detail();
   return out;
 }
@@ -116,6 +116,7 @@ std::string AttemptScan(const v1::ExplainAttempt& a) {
   if (a.list_err() != 0) return "listing /proc failed (errno " + Num(std::int64_t{a.list_err()}) + ")";
   std::string out = "listed " + Plural(a.listed(), "/proc entry", "/proc entries");
   if (a.list_truncated()) return out + ", more than the bound";
+  if (!a.list_stopped().empty()) return out + ", then stopped at the " + a.list_stopped();
   return out + ", " + Plural(a.records(), "stat record", "stat records");
 }
 
@@ -197,6 +198,12 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
   }
   *out += "  ended: " + c.ended_by() + "\n";
   *out += "  verdict: " + (c.has_verdict() ? VerdictText(c.verdict()) : kNoVerdict) + "\n";
+  if (!c.has_verdict()) return;
+  // The process it names, by identity, and the near misses (docs/resolver.md).
+  if (const std::string subject = SubjectText(c.verdict()); !subject.empty()) {
+    *out += "    subject: " + subject + "\n";
+  }
+  *out += NearMissLines(c.verdict(), "    ");
 }
 
 void RenderLiveness(const v1::ExplainCheck& c, std::string* out) {
@@ -228,17 +235,7 @@ std::string FormatOffset(std::int64_t ns) {
   return std::string(negative ? "-" : "+") + Num(tenths / 10) + "." + Num(tenths % 10) + " ms";
 }
 
-std::string QuoteBytes(std::string_view bytes) {
-  std::string out = "\"";
-  for (char c : EscapeBytes(bytes)) {
-    if (c == '"') {
-      out += "\\x22";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out + "\"";
-}
+std::string QuoteBytes(std::string_view bytes) { return DoubleQuoted(EscapeBytes(bytes)); }
 
 std::string RenderExplanation(const v1::Explanation& e, bool all) {
   std::string out = e.file() + ": " +

@@ -51,6 +51,17 @@ bool RanOut(const v1::Verdict& v) {
          (v.status() == v1::Verdict::TOKEN_MISMATCH && v.file() == v1::PROC_FILE_UNSPECIFIED);
 }
 
+// The match whose confirmation the deadline cut (docs/resolver.md,
+// "Retries, deadline and budget": the verdict names it, as the first near
+// miss, with rule EXECUTABLE or ANCESTRY), or 0.
+std::int64_t CutWhileConfirming(const v1::Verdict& v) {
+  if (v.near_misses().empty()) return 0;
+  const v1::NearMiss& first = v.near_misses(0);
+  const bool confirming =
+      first.rule() == v1::NearMiss::EXECUTABLE || first.rule() == v1::NearMiss::ANCESTRY;
+  return confirming ? first.pid() : 0;
+}
+
 class ResolveExplainer {
  public:
   ResolveExplainer(const std::vector<Seen>& calls, const Request& request,
@@ -103,6 +114,9 @@ class ResolveExplainer {
           a->set_list_err(c.list.err);
           a->set_list_truncated(c.list.truncated);
           a->set_listed(Count32(c.list.names.size()));
+          if (c.list.stopped != ListStop::kNone) {
+            a->set_list_stopped(c.list.stopped == ListStop::kBytes ? "byte budget" : "deadline");
+          }
           last_read = j;
           break;
         case Seen::Op::kRead:
@@ -192,9 +206,12 @@ class ResolveExplainer {
       last_retry_reason_ = RetryReason(*a);
     } else if (cut_) {
       a->set_outcome(v1::ExplainAttempt::CUT);
-      a->set_summary("the deadline at " + Offset(deadline_) +
-                     " passed during this attempt: the verdict keeps the diagnosis of attempt " +
-                     std::to_string(index - 1));
+      const std::int64_t match = CutWhileConfirming(verdict_);
+      a->set_summary("the deadline at " + Offset(deadline_) + " passed during this attempt" +
+                     (match != 0 ? ", while confirming pid " + Num(match) +
+                                       ", its only match: the verdict names it"
+                                 : ": the verdict keeps the diagnosis of attempt " +
+                                       std::to_string(index - 1)));
     } else if (ran_out) {
       a->set_outcome(v1::ExplainAttempt::LAST);
       a->set_summary(RetryReason(*a) + ": no time for another attempt");
@@ -288,6 +305,11 @@ class ResolveExplainer {
       ended = "no match by the deadline: the next attempt would start at " +
               Offset(SaturatingAdd(last_start_, req_.bounds.retry_ns)) +
               ", after the deadline at " + Offset(deadline_);
+    } else if (last_outcome_ == v1::ExplainAttempt::CUT && CutWhileConfirming(verdict_) != 0) {
+      ended = "the deadline at " + Offset(deadline_) + " passed during " + at +
+              " while confirming pid " + Num(CutWhileConfirming(verdict_)) +
+              ", its only match, after " + std::to_string(n - 1) +
+              " completed attempts without a match: " + StatusText(verdict_.status());
     } else if (last_outcome_ == v1::ExplainAttempt::CUT) {
       ended = "the deadline at " + Offset(deadline_) + " passed during " + at + ", after " +
               std::to_string(n - 1) + " completed attempts without a match (" +

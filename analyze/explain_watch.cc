@@ -28,6 +28,7 @@ ListResult WatchingEvidence::ListPids(std::uint64_t bound) {
   s.list.err = list.err;
   s.list.names.assign(list.names.begin(), list.names.end());
   s.list.truncated = list.truncated;
+  s.list.stopped = list.stopped;
   Keep(std::move(s));
   return list;
 }

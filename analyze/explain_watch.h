@@ -23,6 +23,7 @@ struct SeenList {
   int err = 0;
   std::vector<std::string> names;
   bool truncated = false;
+  ListStop stopped = ListStop::kNone;
 };
 
 // One call the resolver made and the tape's answer, copied: kept for after

@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "proto/convert.h"
 
 namespace proctape {
 namespace {
 
-// Whitespace-separated canonical decimals; empty when any is not one.
+// Whitespace-separated canonical decimals; empty when any is not one or is
+// past what T holds (never wrapped).
 template <typename T>
 std::vector<T> Numbers(std::string_view text) {
   std::vector<T> out;
@@ -18,7 +20,8 @@ std::vector<T> Numbers(std::string_view text) {
     std::size_t end = pos;
     while (end < text.size() && text[end] != ' ' && text[end] != '\t') ++end;
     if (end == pos) break;
-    std::optional<std::uint64_t> v = ParseCanonicalDecimal(text.substr(pos, end - pos));
+    std::optional<std::uint64_t> v = ParseCanonicalDecimal(
+        text.substr(pos, end - pos), static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
     if (!v) return {};
     out.push_back(static_cast<T>(*v));
     pos = end;
@@ -64,7 +67,7 @@ ProcessView View(const v1::ProcessRecord& r) {
   }
   if (r.status().err() == 0) {
     const std::string& status = r.status().data();
-    if (auto uid = StatusValue(status, "Uid")) v.uids = Numbers<std::uint32_t>(*uid);
+    if (auto uids = StatusIds(status, "Uid")) v.uids.assign(uids->begin(), uids->end());
     if (auto ns = StatusValue(status, "NSpid")) v.nspid = Numbers<std::int64_t>(*ns);
   }
   if (r.cgroup().err() == 0) {

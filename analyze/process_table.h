@@ -29,8 +29,9 @@ struct ProcessView {
   bool cmdline_ok = false;          // read (it may be empty: a kernel thread or zombie)
   std::vector<std::string> argv;
 
-  // status "Uid:" real, effective, saved, fs; empty when status is unread or
-  // has no such line.
+  // status "Uid:" real, effective, saved, fs; empty when status is unread,
+  // has no such line or a malformed one (StatusIds: a value past 2^32-1 is
+  // no uid).
   std::vector<std::uint32_t> uids;
   // status "NSpid:", outermost first ({8155, 3}); empty when unknown.
   std::vector<std::int64_t> nspid;

@@ -86,31 +86,7 @@ v1::ProcessSummary Summarize(const ProcessView& p, std::int64_t clock_ticks_per_
   return s;
 }
 
-std::string Quoted(const std::string& escaped) {
-  std::string out = "\"";
-  for (char c : escaped) {
-    if (c == '"') {
-      out += "\\x22";
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string CutEscaped(std::string_view escaped) {
-  constexpr std::size_t kMax = 256;
-  std::size_t units = 0;
-  std::size_t at = 0;
-  while (at < escaped.size() && units < kMax) {
-    at += escaped[at] == '\\' && at + 4 <= escaped.size() ? 4 : 1;
-    ++units;
-  }
-  if (at >= escaped.size()) return std::string(escaped);
-  return std::string(escaped.substr(0, at)) + "...";
-}
-
-std::string QuoteEscaped(std::string_view escaped) { return Quoted(CutEscaped(escaped)); }
+std::string Quoted(const std::string& escaped) { return DoubleQuoted(escaped); }
 
 std::string IdentityText(std::int64_t pid, std::uint64_t start_ticks) {
   return std::to_string(pid) + "@" + std::to_string(start_ticks);

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "analyze/process_table.h"
+#include "proto/summary.h"
 #include "views.pb.h"
 
 namespace proctape {
@@ -18,15 +19,9 @@ namespace proctape {
 // (Header.host) gives start_seconds; out of 1..1,000,000 it is unknown.
 v1::ProcessSummary Summarize(const ProcessView& process, std::int64_t clock_ticks_per_second);
 
-// An escaped string between double quotes, its own quotes as \x22: the quote
-// marks delimit it unambiguously.
+// An escaped string between double quotes (DoubleQuoted, proto/summary.h;
+// CutEscaped and QuoteEscaped are there too).
 std::string Quoted(const std::string& escaped);
-// Escaped text (a summary's comm, argv, path) cut as EscapeBytes cuts the
-// bytes it stands for, after 256 of them ("\xNN" is one), with "..." after;
-// and that, quoted as Quoted quotes: what EscapeBytes and a quote give for
-// the raw bytes.
-std::string CutEscaped(std::string_view escaped);
-std::string QuoteEscaped(std::string_view escaped);
 
 // A process's facts on one line, after its pid:
 //   "sleep" S ppid=214 pgrp=214 sid=0 start=1310656 (13106.56s) uid=0 nspid=215,1

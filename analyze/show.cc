@@ -175,7 +175,9 @@ void ShowBuilder::SetHeader(const v1::Header& h) {
       report.set_warning("environment values are stored as read (--env keep): this file holds "
                          "whatever secrets the captured environments held");
       break;
-    default: report.set_environ("UNSPECIFIED"); break;
+    // No policy stated (a fingerprint file, or a value this proctape does
+    // not know): unknown, absent, as every fact the file does not hold.
+    default: known("environ", false); break;
   }
   for (const std::string& entry : h.redaction().kept_entries()) {
     v1::ShowReport::KeptEntry* k = report.add_kept_entries();

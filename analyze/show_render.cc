@@ -33,18 +33,9 @@ std::string Seconds(std::int64_t ns) {
   return buf;
 }
 
-std::string StatusText(const v1::VerdictSummary& v) {
-  std::string name = v1::Verdict::Status_Name(v.status());
-  return name.empty() ? "status " + std::to_string(v.status()) : name;
-}
-
 std::string LivenessText(const v1::LivenessSummary& v) {
-  std::string name = v1::LivenessVerdict::Status_Name(v.status());
-  std::string out = name.empty() ? "status " + std::to_string(v.status()) : name;
-  if (v.status() == v1::LivenessVerdict::ERROR) {
-    std::string reason = v1::Verdict::Status_Name(v.reason());
-    out.append(" ").append(reason.empty() ? "reason " + std::to_string(v.reason()) : reason);
-  }
+  std::string out = LivenessStatusText(v.status());
+  if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(StatusText(v.reason()));
   return out;
 }
 
@@ -133,7 +124,8 @@ void RenderShow(const v1::ShowReport& r, const ShowSelections& selections,
     add("byte_budget", b.byte_budget());
     if (!bounds.empty()) out += "bounds: " + bounds + "\n";
   }
-  out += "environ: " + r.environ();
+  out += "environ: " +
+         (r.has_environ() ? r.environ() : "unknown (the header states no redaction policy)");
   if (r.environ() == "REDACTED") out += " (each value stored as '*' of its length)";
   for (int i = 0; i < r.kept_entries_size(); ++i) {
     const auto& k = r.kept_entries(i);
@@ -221,7 +213,7 @@ void RenderShow(const v1::ShowReport& r, const ShowSelections& selections,
     }
     if (s.has_verdict()) {
       const v1::VerdictSummary& v = s.verdict();
-      out += "    verdict: " + StatusText(v);
+      out += "    verdict: " + StatusText(v.status());
       if (v.status() == v1::Verdict::RESOLVED) {
         out += " host pid " + std::to_string(v.pid()) + ", start tick " +
                std::to_string(v.start_ticks());
@@ -233,6 +225,10 @@ void RenderShow(const v1::ShowReport& r, const ShowSelections& selections,
              Plural(AsUint64(v.bytes_read()), "byte", "bytes") + " read";
       if (!v.detail().empty()) out += ": " + Printable(v.detail());
       out += "\n";
+      if (const std::string subject = SubjectText(v); !subject.empty()) {
+        out += "      subject: " + subject + "\n";
+      }
+      out += NearMissLines(v, "      ");
     } else if (s.has_liveness_verdict()) {
       const v1::LivenessSummary& v = s.liveness_verdict();
       out += "    verdict: " + LivenessText(v);

@@ -101,6 +101,15 @@ std::unique_ptr<ProcfsEvidence> ProcfsEvidence::Open(const std::string& proc_roo
 ProcfsEvidence::~ProcfsEvidence() { ::close(proc_fd_); }
 
 ListResult ProcfsEvidence::ListPids(std::uint64_t bound) {
+  return ListPidsWithin(ListLimits{bound});
+}
+
+ListResult ProcfsEvidence::ListPidsWithin(const ListLimits& limits) {
+  // The clock is read at the first entry and then once every kClockEvery: a
+  // listing of 65,536 pids reads it 257 times (a vDSO call each), stops at
+  // once past a deadline already gone, and passes one by at most the time
+  // 256 entries take.
+  constexpr std::uint64_t kClockEvery = 256;
   ListResult out;
   // A fresh descriptor per listing: readdir's position is per description.
   int fd = ::openat(proc_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -115,6 +124,7 @@ ListResult ProcfsEvidence::ListPids(std::uint64_t bound) {
     return out;
   }
   names_.clear();
+  std::uint64_t entries = 0;
   for (;;) {
     errno = 0;
     struct dirent* entry = ::readdir(dir);
@@ -122,8 +132,19 @@ ListResult ProcfsEvidence::ListPids(std::uint64_t bound) {
       if (errno != 0) out.err = errno;
       break;
     }
+    // What getdents handed over for it (glibc's readdir returns the
+    // kernel's record): every entry costs, numeric or not.
+    out.bytes += entry->d_reclen;
+    if (out.bytes > limits.max_bytes) {
+      out.stopped = ListStop::kBytes;
+      break;
+    }
+    if (entries++ % kClockEvery == 0 && NowNs() > limits.deadline_ns) {
+      out.stopped = ListStop::kDeadline;
+      break;
+    }
     if (!AllDigits(entry->d_name)) continue;
-    if (names_.size() == bound) {
+    if (names_.size() == limits.max_entries) {
       out.truncated = true;
       break;
     }

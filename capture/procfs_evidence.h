@@ -37,6 +37,10 @@ class ProcfsEvidence : public Evidence {
   // Results view buffers of this object, valid until its next call
   // (core/evidence.h).
   ListResult ListPids(std::uint64_t bound) override;
+  // Counts the bytes of every directory entry read (d_reclen) and stops past
+  // max_bytes, or when its clock (read at the first entry, then every 256)
+  // is past the deadline.
+  ListResult ListPidsWithin(const ListLimits& limits) override;
   // Reads at most bound + 1 bytes, so a file of exactly `bound` bytes is whole
   // and one byte more is `truncated`. EINTR is retried.
   ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;

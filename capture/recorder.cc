@@ -31,6 +31,20 @@ void RecordingEvidence::Append(v1::Observation& obs, std::int64_t mono_ns) {
 
 ListResult RecordingEvidence::ListPids(std::uint64_t bound) {
   ListResult result = inner_.ListPids(bound);
+  RecordListing(bound, result);
+  return result;
+}
+
+ListResult RecordingEvidence::ListPidsWithin(const ListLimits& limits) {
+  ListResult result = inner_.ListPidsWithin(limits);
+  RecordListing(limits.max_entries, result);
+  return result;
+}
+
+// The limits of ListPidsWithin are not recorded: a replay's are the same
+// (the deadline and the budget left follow from the tape), and the tape
+// answers with where the listing stopped.
+void RecordingEvidence::RecordListing(std::uint64_t bound, const ListResult& result) {
   std::int64_t t = options_.clock();
   v1::Observation obs;
   auto* call = obs.mutable_list_pids();
@@ -38,8 +52,10 @@ ListResult RecordingEvidence::ListPids(std::uint64_t bound) {
   for (std::string_view name : result.names) call->add_names(name.data(), name.size());
   call->set_err(result.err);
   call->set_truncated(result.truncated);
+  call->set_bytes(result.bytes);
+  call->set_stopped_at_bytes(result.stopped == ListStop::kBytes);
+  call->set_stopped_at_deadline(result.stopped == ListStop::kDeadline);
   Append(obs, t);
-  return result;
 }
 
 ReadResult RecordingEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {

@@ -41,6 +41,7 @@ class RecordingEvidence : public Evidence {
   std::uint64_t observations() const { return next_index_; }
 
   ListResult ListPids(std::uint64_t bound) override;
+  ListResult ListPidsWithin(const ListLimits& limits) override;
   ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;
   Identity ExeIdentity(std::int64_t pid) override;
   Identity PathIdentity(const std::string& path) override;
@@ -50,6 +51,7 @@ class RecordingEvidence : public Evidence {
  private:
   // Stamps `obs` with the next index and `mono_ns`, then hands it to the sink.
   void Append(v1::Observation& obs, std::int64_t mono_ns);
+  void RecordListing(std::uint64_t bound, const ListResult& result);
 
   Evidence& inner_;
   Sink sink_;

@@ -179,8 +179,9 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
                           "  proctape fingerprint --root \"$APP_SERVER_PID\" -o root.ptape\n"
                           "  ... the turn starts the sandbox ...\n"
                           "  proctape resolve --fingerprint root.ptape --token \"$TOKEN\"\n\n") +
-              ExitStatusFooter("0 written, 2 usage error, 5/7 the root cannot be read, 10 the "
-                               "output refused or cannot be written"));
+              ExitStatusFooter("0 written, 2 usage error, 5 the root is gone or dead (a "
+                               "zombie), 7 its stat cannot be read or parsed, 10 the output "
+                               "refused or cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunFingerprint(*o); });
 }
 

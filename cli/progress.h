@@ -88,6 +88,9 @@ class SleepWatch : public Evidence {
   SleepWatch(Evidence& inner, std::function<void()> on_sleep)
       : inner_(inner), on_sleep_(std::move(on_sleep)) {}
   ListResult ListPids(std::uint64_t bound) override { return inner_.ListPids(bound); }
+  ListResult ListPidsWithin(const ListLimits& limits) override {
+    return inner_.ListPidsWithin(limits);
+  }
   ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override {
     return inner_.ReadFile(pid, file, bound);
   }

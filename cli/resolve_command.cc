@@ -54,8 +54,11 @@ struct ResolveOptions {
 };
 
 // One line: STATUS, then what decided it; a line more for the offending
-// bytes, and one when the root was fingerprinted late.
-void PrintVerdict(const Verdict& v, std::int64_t root, std::FILE* out = stdout) {
+// bytes, one naming the process it is about (its pid and the start tick
+// read for it), one per near miss, and one when the root was fingerprinted
+// late. `s` is `v` as --json prints it (its near misses masked).
+void PrintVerdict(const Verdict& v, const v1::VerdictSummary& s, std::int64_t root,
+                  std::FILE* out = stdout) {
   const std::string counts = "(" + Plural(v.attempts, "attempt", "attempts") + ", " +
                              Plural(v.bytes_read, "byte", "bytes") + " read)";
   if (v.resolved()) {
@@ -66,6 +69,10 @@ void PrintVerdict(const Verdict& v, std::int64_t root, std::FILE* out = stdout) 
     std::fprintf(out, "%s: %s %s\n", std::string(StatusName(v.status)).c_str(),
                  EscapeBytes(v.detail, 1024).c_str(), counts.c_str());
     if (!v.evidence.empty()) std::fprintf(out, "  evidence: %s\n", EscapeBytes(v.evidence).c_str());
+    if (const std::string subject = SubjectText(s); !subject.empty()) {
+      std::fprintf(out, "  subject: %s\n", subject.c_str());
+    }
+    std::fputs(NearMissLines(s, "  ").c_str(), out);
   }
   if (v.late_fingerprint) {
     std::fprintf(out,
@@ -195,14 +202,18 @@ int RunResolve(const ResolveOptions& o) {
   // quoting it (TOKEN_MISMATCH): its length only, as every view shows it.
   // Only the excerpt, the host's bytes: the detail is proctape's sentence, and
   // masking a short token there would rewrite its words.
+  // The near misses' argv quote the host's bytes too (a sandbox's shell
+  // holds the token it exports): masked whole.
   TokenMask mask;
   mask.Add(request.token);
   mask.Mask(&verdict.evidence);
+  v1::VerdictSummary summary = ToSummary(ToProto(verdict));
+  for (v1::NearMissSummary& m : *summary.mutable_near_misses()) mask.Mask(&m);
   std::FILE* out = VerdictStream(o.record);
   if (o.json) {
-    std::fprintf(out, "%s\n", ToJson(ToSummary(ToProto(verdict))).c_str());
+    std::fprintf(out, "%s\n", ToJson(summary).c_str());
   } else {
-    PrintVerdict(verdict, request.root_pid, out);
+    PrintVerdict(verdict, summary, request.root_pid, out);
   }
   // After the verdict: with --record - the verdict itself is on standard error.
   // Only for a resolution that used what was read late (not one that failed
@@ -264,7 +275,10 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
       ->type_name("FILE")
       ->capture_default_str()
       ->excludes(fingerprint);
-  AddSigned(sub, "--deadline-ms", o->deadline_ms, 0, 3'600'000, "give up after this long", "MS")
+  AddSigned(sub, "--deadline-ms", o->deadline_ms, 0, 3'600'000,
+            "give up after this long; 0 ends at the first check, as the listing of /proc "
+            "begins: DEADLINE, nothing read",
+            "MS")
       ->capture_default_str();
   AddUnsigned(sub, "--byte-budget", o->byte_budget, 1, std::uint64_t{1} << 40,
               "bytes all /proc reads may total (at most 1 TiB)", "BYTES")

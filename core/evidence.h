@@ -60,13 +60,33 @@ struct StoredRead {
   bool ok() const { return err == 0; }
 };
 
+// Why a listing stopped before the end of the directory (ListPidsWithin).
+enum class ListStop : int { kNone = 0, kBytes = 1, kDeadline = 2 };
+
 struct ListResult {
   int err = 0;
   // All-digit entries of /proc, directory order; each name valid until the
   // next call.
   std::vector<std::string_view> names;
   bool truncated = false;  // more than the bound exist
+  // The bytes the listing read: the directory entries the kernel handed over
+  // (getdents: every entry, numeric or not, with its record header). 0 when
+  // the source does not know (a tape recorded before it was kept): the
+  // listing then costs the bytes of its names.
+  std::uint64_t bytes = 0;
+  // It stopped at a limit of ListPidsWithin before the directory's end: the
+  // names are the first ones only.
+  ListStop stopped = ListStop::kNone;
   bool ok() const { return err == 0; }
+};
+
+// What one listing may take, checked while it is read (docs/resolver.md,
+// "Retries, deadline and budget": the deadline and the byte budget are
+// checked throughout enumeration).
+struct ListLimits {
+  std::uint64_t max_entries = UINT64_MAX;  // numeric entries (ListPids' bound)
+  std::uint64_t max_bytes = UINT64_MAX;    // bytes read (ListResult.bytes): the budget left
+  std::int64_t deadline_ns = INT64_MAX;    // monotonic: the resolution's deadline
 };
 
 struct Identity {
@@ -83,6 +103,14 @@ class Evidence {
 
   // The all-digit entries of /proc, at most `bound` of them.
   virtual ListResult ListPids(std::uint64_t bound) = 0;
+  // The listing of a resolution's scan: ListPids(limits.max_entries), except
+  // that a source reading a directory stops as soon as it has read more than
+  // `max_bytes` (ListStop::kBytes) or its clock has passed `deadline_ns`
+  // (kDeadline). A source whose answer is at hand (a tape, frames, memory)
+  // answers ListPids; a wrapper forwards this call as it is.
+  virtual ListResult ListPidsWithin(const ListLimits& limits) {
+    return ListPids(limits.max_entries);
+  }
   // At most `bound` bytes of /proc/PID/FILE.
   virtual ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) = 0;
   // st_dev + st_ino of the file /proc/PID/exe links to.

@@ -1,5 +1,5 @@
 // The root's fingerprint before a turn (seed 000, step 1): one stat read,
-// the pid's start tick.
+// the pid's start tick, of a live process.
 #include <string>
 
 #include "core/resolver_internal.h"
@@ -28,6 +28,19 @@ Verdict FingerprintRoot(Evidence& evidence, std::int64_t pid, std::uint64_t stat
     v.evidence = std::string(r.data.substr(0, kEvidenceExcerpt));
     v.detail = where + " is not a valid stat record" +
                (r.truncated || parsed.ok() ? std::string() : ": " + parsed.Error());
+    return v;
+  }
+  // A missing root stops the checker (docs/resolver.md, "When the root is
+  // fingerprinted"). A dead one (a zombie not yet reaped, or X) is missing:
+  // nothing it starts will be beneath it, and its start tick names no
+  // process that can start a sandbox. Refused here, before the turn, as the
+  // resolver refuses it.
+  if (resolver::DeadState(parsed.fields.state)) {
+    v.status = Status::kMissingRoot;
+    v.subject_start_ticks = parsed.fields.start_ticks;
+    v.evidence = std::string(r.data.substr(0, kEvidenceExcerpt));
+    v.detail = "root pid " + std::to_string(pid) + " is dead (state " +
+               std::string(1, parsed.fields.state) + "): nothing it starts can be beneath it";
     return v;
   }
   v.status = Status::kResolved;

@@ -91,6 +91,23 @@ ListResult MemoryEvidence::ListPids(std::uint64_t bound) {
   return out;
 }
 
+ListResult MemoryEvidence::ListPidsWithin(const ListLimits& limits) {
+  ListResult out = ListPids(limits.max_entries);
+  if (!out.ok()) return out;
+  for (std::size_t i = 0; i < out.names.size(); ++i) {
+    out.bytes += out.names[i].size();
+    now_ns += list_entry_cost_ns;
+    const bool bytes = out.bytes > limits.max_bytes;
+    if (bytes || now_ns > limits.deadline_ns) {
+      out.stopped = bytes ? ListStop::kBytes : ListStop::kDeadline;
+      out.truncated = false;
+      out.names.resize(i);
+      return out;
+    }
+  }
+  return out;
+}
+
 ReadResult MemoryEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
   Tick();
   Process* p = Find(pid);

@@ -81,10 +81,17 @@ class MemoryEvidence : public Evidence {
   int list_err = 0;
   std::int64_t now_ns = 1'000'000'000;
   std::int64_t call_cost_ns = 0;
+  // What each listed name adds to the clock while a listing within limits
+  // (ListPidsWithin) reads it, as a long directory takes time to read.
+  std::int64_t list_entry_cost_ns = 0;
   std::function<void(MemoryEvidence&)> on_sleep;
   std::uint64_t calls = 0;  // every call through the interface, counted
 
   ListResult ListPids(std::uint64_t bound) override;
+  // ListPids (a subclass's, which sees the call), then read name by name as a
+  // directory is: each costs its bytes and list_entry_cost_ns; the listing
+  // stops past max_bytes or the deadline.
+  ListResult ListPidsWithin(const ListLimits& limits) override;
   ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;
   Identity ExeIdentity(std::int64_t pid) override;
   Identity PathIdentity(const std::string& path) override;

@@ -38,7 +38,7 @@ std::string_view StatusName(Status status) {
     case Status::kPidReused: return "PID_REUSED";
     case Status::kInvalidRequest: return "INVALID_REQUEST";
   }
-  return "STATUS_UNSPECIFIED";
+  return "unknown status";
 }
 
 std::string_view LivenessName(LivenessStatus status) {
@@ -47,7 +47,7 @@ std::string_view LivenessName(LivenessStatus status) {
     case LivenessStatus::kDead: return "DEAD";
     case LivenessStatus::kError: return "ERROR";
   }
-  return "STATUS_UNSPECIFIED";
+  return "unknown status";
 }
 
 }  // namespace proctape

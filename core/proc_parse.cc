@@ -172,6 +172,28 @@ std::optional<std::string_view> StatusValue(std::string_view status, std::string
   return std::nullopt;
 }
 
+std::optional<std::array<std::uint32_t, 4>> StatusIds(std::string_view status,
+                                                      std::string_view key) {
+  std::optional<std::string_view> line = StatusValue(status, key);
+  if (!line) return std::nullopt;
+  std::array<std::uint32_t, 4> ids{};
+  std::size_t n = 0;
+  std::string_view rest = *line;
+  while (!rest.empty()) {
+    const std::size_t sep = rest.find_first_of("\t ");
+    const std::string_view field = rest.substr(0, sep);
+    if (!field.empty()) {
+      std::optional<std::uint64_t> v = ParseCanonicalDecimal(field, UINT32_MAX);
+      if (!v || n == ids.size()) return std::nullopt;
+      ids[n++] = static_cast<std::uint32_t>(*v);
+    }
+    if (sep == std::string_view::npos) break;
+    rest.remove_prefix(sep + 1);
+  }
+  if (n != ids.size()) return std::nullopt;
+  return ids;
+}
+
 std::string EscapeBytes(std::string_view bytes, std::size_t max) {
   std::string out;
   std::size_t n = bytes.size() < max ? bytes.size() : max;

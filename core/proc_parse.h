@@ -1,6 +1,7 @@
 // Pure parsers for /proc text. No I/O; every input is untrusted bytes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,6 +82,15 @@ std::string JoinNul(const std::vector<std::string>& elements);
 // The value of one "Key:\tvalue" line of /proc/PID/status, or nullopt.
 //   StatusValue("Name:\tsleep\nNSpid:\t8155\t3\n", "NSpid") -> "8155\t3"
 std::optional<std::string_view> StatusValue(std::string_view status, std::string_view key);
+
+// The four ids of a status "Uid:" (or "Gid:") line: real, effective, saved,
+// filesystem, separated by tabs or spaces. Each must be a canonical decimal
+// of at most 4294967295 (a uid_t); nullopt when the line is absent or is not
+// exactly four such values: a value past 2^32-1 is malformed, never wrapped
+// (4294967296 is not uid 0).
+//   StatusIds("Uid:\t1000\t1000\t1000\t1000\n", "Uid") -> {1000, 1000, 1000, 1000}
+std::optional<std::array<std::uint32_t, 4>> StatusIds(std::string_view status,
+                                                      std::string_view key);
 
 // Printable form of raw bytes for one-line messages: printable ASCII as is,
 // backslash and everything else as \xNN. Cut at `max` input bytes ("..." added).

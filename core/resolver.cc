@@ -18,9 +18,11 @@ namespace proctape {
 namespace {
 
 using resolver::AddSaturating;
+using resolver::Diagnosis;
 using resolver::FileVerdict;
 using resolver::Make;
 using resolver::Meter;
+using resolver::NearMisses;
 using resolver::Node;
 using resolver::Snapshot;
 using resolver::Vanished;
@@ -33,13 +35,6 @@ bool Dead(char state) {
   return resolver::DeadState(state);
 }
 
-// Why an attempt ended without a final verdict; the last one explains NO_MATCH.
-struct RetryReason {
-  std::string detail;
-  std::int64_t pid = 0;
-  bool stale_token = false;  // an argv match carried another invocation's token
-};
-
 class Resolution {
  public:
   Resolution(Evidence& evidence, const Request& request)
@@ -50,7 +45,7 @@ class Resolution {
         expected_cmdline_(JoinNul(request.argv)) {}
 
   Verdict Run() {
-    if (auto invalid = Validate()) return *invalid;
+    if (auto invalid = resolver::ValidateRequest(req_)) return *invalid;
     std::int64_t start = ev_.NowNs();
     meter_.Start(start);
     for (;;) {
@@ -59,13 +54,17 @@ class Resolution {
       if (attempts_ == kMaxAttempts) return Finish(NoMatch());
       ++attempts_;
       std::int64_t attempt_start = attempts_ == 1 ? start : ev_.NowNs();
-      retry_ = RetryReason{};
+      retry_ = Diagnosis{};
+      near_.Clear();
+      confirming_ = nullptr;
       if (std::optional<Verdict> final_verdict = Attempt()) {
-        if (final_verdict->status == Status::kDeadline && completed_) {
-          return Finish(DeadlineAfterCompletedAttempts(*final_verdict));
+        Identify(&*final_verdict);
+        if (final_verdict->status == Status::kDeadline) {
+          return Finish(DeadlineDuringAttempt(*final_verdict));
         }
         return Finish(std::move(*final_verdict));
       }
+      retry_.near_misses = near_;
       completed_ = retry_;
       std::int64_t next = AddSaturating(attempt_start, b_.retry_ns);
       if (next > meter_.deadline()) return Finish(NoMatch());
@@ -74,31 +73,13 @@ class Resolution {
   }
 
  private:
-  std::optional<Verdict> Validate() const {
-    auto bad = [&](const std::string& why) {
-      Verdict v = Make(Status::kInvalidRequest, 0, why);
-      return std::optional<Verdict>(v);
-    };
-    if (req_.root_pid < 2 || static_cast<std::uint64_t>(req_.root_pid) > kMaxPid) {
-      return bad("root pid " + std::to_string(req_.root_pid) + " is outside 2..2147483647");
-    }
-    const RequestWordsProblem words =
-        CheckRequestWords(&req_.token, &req_.token_var, &req_.argv, b_.cmdline_bytes);
-    if (!words.field.empty()) return bad(words.why);
-    if (!req_.exe.ok()) return bad("the expected executable has no attested identity");
-    // A retry interval of 0 would retry without the clock advancing: under a
-    // virtual clock (tests, replay) the loop would never end. The limits of
-    // core/resolver.h bound the attempts whatever a file says.
-    if (b_.retry_ns < kMinRetryNs) {
-      return bad("the retry interval " + std::to_string(b_.retry_ns) + " ns is under " +
-                 std::to_string(kMinRetryNs) + " ns");
-    }
-    if (b_.deadline_ns < 0) return bad("the deadline is negative");
-    if (b_.deadline_ns > kMaxDeadlineNs) {
-      return bad("the deadline " + std::to_string(b_.deadline_ns) + " ns is over " +
-                 std::to_string(kMaxDeadlineNs) + " ns (an hour)");
-    }
-    return std::nullopt;
+  // A verdict names its subject by identity (docs/resolver.md, "The verdict
+  // names processes by their identity"): a subject whose stat this
+  // attempt's scan read gets that start tick, unless the verdict already
+  // holds the one observed since (ROOT_RESTARTED, PID_REUSED).
+  void Identify(Verdict* v) const {
+    if (v->subject_pid == 0 || v->subject_start_ticks) return;
+    if (const Node* n = snap_.Find(v->subject_pid)) v->subject_start_ticks = n->start_ticks;
   }
 
   Verdict Finish(Verdict v) const {
@@ -107,28 +88,36 @@ class Resolution {
     return v;
   }
 
-  // Seed 000: "Zero matches or an owned process disappearing during
-  // inspection retries from a fresh snapshot every 100 ms for at most 5
-  // seconds." The deadline passed during attempt N+1 after N attempts
-  // completed without a match: the search was the retry loop, and the deadline ended
-  // it as it ends it between attempts. The verdict keeps the diagnosis of
-  // the last completed attempt (NO_MATCH, or TOKEN_MISMATCH for a match
-  // carrying another token), its detail naming the deadline. DEADLINE alone
-  // is for a deadline that passed before any attempt completed.
-  Verdict DeadlineAfterCompletedAttempts(const Verdict& deadline) const {
-    Status status = completed_->stale_token ? Status::kTokenMismatch : Status::kNoMatch;
-    return Make(status, completed_->pid,
-                "no match by the deadline after " + std::to_string(attempts_ - 1) +
-                    " completed attempts: the deadline passed during attempt " +
-                    std::to_string(attempts_) + " (DEADLINE: " + deadline.detail +
-                    "); last completed attempt: " + completed_->detail);
+  // The deadline passed during an attempt (docs/resolver.md, "Retries,
+  // deadline and budget"): while the only match was being confirmed, what
+  // was found is said; after N attempts completed without a match, the
+  // last completed attempt's diagnosis is kept; in the first attempt,
+  // DEADLINE alone.
+  Verdict DeadlineDuringAttempt(const Verdict& deadline) {
+    if (confirming_ != nullptr) {
+      Miss(*confirming_, confirm_stage_);
+      return resolver::DeadlineWhileConfirming(*confirming_, confirm_stage_, near_, attempts_,
+                                               completed_.has_value(), deadline);
+    }
+    if (completed_) {
+      return resolver::DeadlineAfterCompletedAttempts(*completed_, attempts_, deadline);
+    }
+    return deadline;
   }
 
-  Verdict NoMatch() const {
-    Status status = retry_.stale_token ? Status::kTokenMismatch : Status::kNoMatch;
-    return Make(status, retry_.pid,
-                "no match by the deadline after " + std::to_string(attempts_) +
-                    " attempts; last attempt: " + retry_.detail);
+  Verdict NoMatch() const { return resolver::NoMatchVerdict(retry_, attempts_); }
+
+  // A near miss whose argv differs: its cmdline's first bytes are kept (and
+  // copied only when it is listed).
+  void MissArgv(const Node& node, std::string_view cmdline, bool cut) {
+    if (!near_.Keeps(NearMiss::Rule::kArgv, node.pid)) return near_.Omit();
+    NearMiss m{node.pid, node.start_ticks, NearMiss::Rule::kArgv, {}, false, 0};
+    m.argv = std::string(cmdline.substr(0, kNearMissArgvBytes));
+    m.argv_cut = cut || cmdline.size() > kNearMissArgvBytes;
+    near_.Add(std::move(m));
+  }
+  void Miss(const Node& node, NearMiss::Rule rule, std::uint32_t token_entries = 0) {
+    near_.Add(NearMiss{node.pid, node.start_ticks, rule, {}, false, token_entries});
   }
 
   // Seed 000, step 5: argv exact, exactly one environment entry carrying the
@@ -142,13 +131,13 @@ class Resolution {
     if (auto v = meter_.ReadRequired(pid, ProcFile::kCmdline, b_.cmdline_bytes, &cmd)) return v;
     if (!cmd.ok()) return *vanished = "vanished during inspection", std::nullopt;
     // A cmdline longer than the bound cannot equal the expected argv, which
-    // Validate() proved fits within it: not a match, and nothing more is read.
-    if (cmd.truncated) return std::nullopt;
+    // ValidateRequest proved fits within it: not a match, and nothing more is read.
+    if (cmd.truncated) return MissArgv(node, cmd.data, true), std::nullopt;
     // "argv exactly equal to ...", "without trimming or text normalization":
     // the kernel writes argv as NUL-terminated strings, so the cmdline must
     // be the expected argv joined with NUL and NUL-terminated, byte for byte
     // (the same bytes without the final NUL are not that argv).
-    if (cmd.data != expected_cmdline_) return std::nullopt;
+    if (cmd.data != expected_cmdline_) return MissArgv(node, cmd.data, false), std::nullopt;
     ReadResult env;
     if (auto v = meter_.ReadRequired(pid, ProcFile::kEnviron, b_.environ_bytes, &env)) return v;
     if (!env.ok()) return *vanished = "vanished during inspection", std::nullopt;
@@ -180,10 +169,14 @@ class Resolution {
       return FileVerdict(Status::kTokenMismatch, pid, ProcFile::kEnviron, env,
                          Where(pid, ProcFile::kEnviron) + " holds " + std::to_string(with_key) +
                              " entries named " + req_.token_var + ", not exactly one");
-    } else if (retry_.pid == 0) {
-      retry_.pid = pid;
-      retry_.stale_token = true;
-      retry_.detail = "pid " + std::to_string(pid) + " matches argv but carries another token";
+    } else {
+      Miss(node, NearMiss::Rule::kToken, static_cast<std::uint32_t>(with_key));
+      if (retry_.pid == 0) {
+        retry_.pid = pid;
+        retry_.start_ticks = node.start_ticks;
+        retry_.stale_token = true;
+        retry_.detail = "pid " + std::to_string(pid) + " matches argv but carries another token";
+      }
     }
     return std::nullopt;
   }
@@ -252,7 +245,10 @@ class Resolution {
       bool match = false;
       std::string vanished;
       if (auto v = Inspect(snap.nodes[i], &match, &vanished)) return v;
-      if (!vanished.empty()) return Retry(snap.nodes[i].pid, vanished);
+      if (!vanished.empty()) {
+        Miss(snap.nodes[i], NearMiss::Rule::kVanished);
+        return Retry(snap.nodes[i].pid, vanished);
+      }
       if (match) matches.push_back(&snap.nodes[i]);
     }
     if (matches.empty()) {
@@ -269,8 +265,9 @@ class Resolution {
   }
 
   std::optional<Verdict> Retry(std::int64_t pid, const std::string& why) {
-    retry_ = RetryReason{};
+    retry_ = Diagnosis{};
     retry_.pid = pid;
+    if (const Node* n = snap_.Find(pid)) retry_.start_ticks = n->start_ticks;
     retry_.detail = "pid " + std::to_string(pid) + " " + why;
     return std::nullopt;
   }
@@ -281,10 +278,15 @@ class Resolution {
   // Every PID, parent PID, and start time must match the snapshot" — the
   // root's parent pid included (a reparented root is ANCESTRY_CHANGED).
   std::optional<Verdict> Confirm(const Snapshot& snap, const Node& match) {
+    confirming_ = &match;
+    confirm_stage_ = NearMiss::Rule::kExecutable;
     Identity exe = ev_.ExeIdentity(match.pid);
     if (auto v = meter_.CheckDeadline()) return v;
     if (!exe.ok()) {
-      if (Vanished(exe.err)) return Retry(match.pid, "vanished before its executable was read");
+      if (Vanished(exe.err)) {
+        Miss(match, NearMiss::Rule::kVanished);
+        return Retry(match.pid, "vanished before its executable was read");
+      }
       Verdict v = Make(Status::kUnreadable, match.pid,
                        Where(match.pid, ProcFile::kExe) + " is unreadable (errno " +
                            std::to_string(exe.err) + ")");
@@ -300,6 +302,7 @@ class Resolution {
       v.file = static_cast<int>(ProcFile::kExe);
       return v;
     }
+    confirm_stage_ = NearMiss::Rule::kAncestry;
     for (const Node* n = &match;; n = snap.Find(n->ppid)) {
       bool is_root = n->pid == req_.root_pid;
       ReadResult r;
@@ -309,6 +312,7 @@ class Resolution {
           return Make(Status::kMissingRoot, n->pid,
                       "root pid " + std::to_string(n->pid) + " vanished during inspection");
         }
+        Miss(match, n == &match ? NearMiss::Rule::kVanished : NearMiss::Rule::kAncestry);
         return Retry(n->pid, "vanished before its ancestry was re-read");
       }
       StatView f;
@@ -329,6 +333,7 @@ class Resolution {
                                std::to_string(f.ppid) + ", not " + std::to_string(n->ppid));
       }
       if (n == &match && Dead(f.state)) {
+        Miss(match, NearMiss::Rule::kVanished);
         return Retry(n->pid, std::string("is dead (state ") + f.state + ")");
       }
       if (is_root && Dead(f.state)) {
@@ -353,8 +358,11 @@ class Resolution {
   Meter meter_;
   const std::string expected_cmdline_;  // the expected argv, NUL-terminated elements
   std::uint32_t attempts_ = 0;
-  RetryReason retry_;
-  std::optional<RetryReason> completed_;  // the last attempt that completed without a verdict
+  Diagnosis retry_;                       // why the current attempt found no match
+  std::optional<Diagnosis> completed_;    // the last attempt that completed without a verdict
+  NearMisses near_;                       // the current attempt's
+  const Node* confirming_ = nullptr;      // the only match, while steps 6-7 confirm it
+  NearMiss::Rule confirm_stage_ = NearMiss::Rule::kExecutable;  // the rule being checked
   Snapshot snap_;  // the current attempt's; reused so attempts do not reallocate it
 };
 

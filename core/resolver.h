@@ -87,8 +87,9 @@ LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_
                               std::uint64_t stat_bytes = 4096);
 
 // The start time (stat field 22) of `pid` now, for fingerprinting a root
-// before a turn. On failure returns a verdict explaining why (MISSING_ROOT,
-// UNREADABLE, MALFORMED_RECORD); on success status is kResolved.
+// before a turn. On failure returns a verdict explaining why (MISSING_ROOT:
+// gone, or dead in state Z, X or x, with its start tick; UNREADABLE,
+// MALFORMED_RECORD); on success status is kResolved.
 Verdict FingerprintRoot(Evidence& evidence, std::int64_t pid, std::uint64_t stat_bytes = 4096);
 
 }  // namespace proctape

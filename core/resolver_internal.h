@@ -5,6 +5,8 @@
 //
 //   resolver_scan.cc  the meter, the scan and the graph (steps 2-4)
 //   resolver.cc       attempts and retries, inspection, confirmation (1, 5-8)
+//   resolver_diagnosis.cc  what a NO_MATCH and a deadline say, the near misses
+//   request_words.cc  the request's checks (INVALID_REQUEST)
 //   liveness.cc       liveness (step 8); fingerprint.cc the root's fingerprint (step 1)
 #pragma once
 
@@ -45,6 +47,35 @@ Verdict Make(Status status, std::int64_t pid, std::string detail);
 Verdict FileVerdict(Status status, std::int64_t pid, ProcFile file, const ReadResult& r,
                     std::string detail);
 
+// The request refused before anything is read (INVALID_REQUEST), or nothing:
+// the root pid, the words (CheckRequestWords), the attested executable, the
+// retry interval and the deadline (core/resolver.h's limits).
+std::optional<Verdict> ValidateRequest(const Request& request);
+
+// The near misses of one attempt (docs/resolver.md, "Near misses"): the
+// kMaxNearMisses that passed the most rules (then the lowest pids) kept,
+// the others counted.
+class NearMisses {
+ public:
+  void Clear() {
+    kept_.clear();
+    omitted_ = 0;
+  }
+  // Whether a near miss of `rule` and `pid` would be kept: its cmdline is
+  // copied only then.
+  bool Keeps(NearMiss::Rule rule, std::int64_t pid) const;
+  // Adds one: kept in order, or counted.
+  void Add(NearMiss miss);
+  // Counts one that is not kept (Keeps was false).
+  void Omit() { ++omitted_; }
+  // Sets the verdict's near_misses and near_misses_omitted.
+  void CopyTo(Verdict* v) const;
+
+ private:
+  std::vector<NearMiss> kept_;  // best first
+  std::uint32_t omitted_ = 0;
+};
+
 // Seed 000: "Each attempt receives the same absolute monotonic deadline and a
 // cumulative proc-evidence byte budget; both are checked throughout
 // enumeration and after every required read." One meter serves every
@@ -76,6 +107,10 @@ class Meter {
   const Bounds& bounds() const { return b_; }
   std::int64_t deadline() const { return deadline_; }
   std::uint64_t bytes_read() const { return bytes_read_; }
+  // The bytes a read may still take before the budget is exceeded.
+  std::uint64_t budget_left() const {
+    return bytes_read_ >= b_.byte_budget ? 0 : b_.byte_budget - bytes_read_;
+  }
 
  private:
   Evidence& ev_;
@@ -156,6 +191,7 @@ class PidIndex {
 struct Snapshot {
   std::vector<Node> nodes;
   PidIndex index;
+  PidIndex listed;  // every pid the listing named (a record or not): duplicates
   const Node* Find(std::int64_t pid) const {
     const std::size_t* at = index.Find(pid);
     return at == nullptr ? nullptr : &nodes[*at];
@@ -170,5 +206,29 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap);
 // descendants of `root_pid`. `under_root[i]` is true for strict descendants.
 std::optional<Verdict> Graph(const Snapshot& snap, std::int64_t root_pid, std::uint32_t max_depth,
                              std::vector<bool>* under_root);
+
+// Why an attempt ended without a final verdict; the last one explains
+// NO_MATCH (docs/resolver.md, "Retries, deadline and budget").
+struct Diagnosis {
+  std::string detail;
+  std::int64_t pid = 0;
+  std::optional<std::uint64_t> start_ticks;  // the scan's start tick of `pid`
+  bool stale_token = false;  // an argv match carried another invocation's token
+  NearMisses near_misses;    // the attempt's
+};
+
+// NO_MATCH (TOKEN_MISMATCH for a stale token) after `attempts` attempts, the
+// last one's diagnosis `last`.
+Verdict NoMatchVerdict(const Diagnosis& last, std::uint32_t attempts);
+// The deadline passed during attempt `attempts` after the ones before
+// completed: the last completed attempt's diagnosis, naming the deadline.
+Verdict DeadlineAfterCompletedAttempts(const Diagnosis& completed, std::uint32_t attempts,
+                                       const Verdict& deadline);
+// The deadline passed while `match`, the attempt's only match, was being
+// confirmed, before it passed `stage` (kExecutable or kAncestry): NO_MATCH
+// after completed attempts, DEADLINE in the first, naming the match by its
+// identity beside the attempt's near misses `near` (which hold it).
+Verdict DeadlineWhileConfirming(const Node& match, NearMiss::Rule stage, const NearMisses& near,
+                                std::uint32_t attempts, bool completed, const Verdict& deadline);
 
 }  // namespace proctape::resolver

@@ -53,7 +53,9 @@ std::optional<Verdict> Meter::CheckDeadline() {
 std::optional<Verdict> Meter::ReadRequired(std::int64_t pid, ProcFile file, std::uint64_t bound,
                                            ReadResult* out) {
   *out = ev_.ReadFile(pid, file, bound);
-  if (auto v = Charge(out->data.size())) return v;
+  // A read costs what it read: a truncated one read the byte past its bound
+  // that tells it was (core/evidence.h).
+  if (auto v = Charge(out->data.size() + (out->truncated ? 1 : 0))) return v;
   if (!out->ok() && !Vanished(out->err)) {
     return FileVerdict(Status::kUnreadable, pid, file, *out,
                        Where(pid, file) + " is unreadable (errno " + std::to_string(out->err) + ")");
@@ -86,7 +88,10 @@ std::optional<Verdict> Meter::ParseRequiredStat(std::int64_t pid, const ReadResu
 std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
   Evidence& ev = meter.evidence();
   const Bounds& b = meter.bounds();
-  ListResult list = ev.ListPids(b.max_entries);
+  // "Checked throughout enumeration": the listing itself stops at the budget
+  // left and at the deadline while it reads the directory.
+  ListResult list =
+      ev.ListPidsWithin(ListLimits{b.max_entries, meter.budget_left(), meter.deadline()});
   if (!list.ok()) {
     Verdict v = Make(Status::kUnreadable, 0,
                      "listing /proc failed (errno " + std::to_string(list.err) + ")");
@@ -97,15 +102,28 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
     return Make(Status::kEntryBound, 0,
                 "/proc holds more than " + std::to_string(b.max_entries) + " numeric entries");
   }
-  // The listing is part of the scan and costs what it returned: the bytes
-  // of the names (each name's length; the directory reads behind them are
-  // the evidence source's). Charged like every read: budget, then deadline.
-  std::size_t listed_bytes = 0;
-  for (std::string_view name : list.names) listed_bytes += name.size();
+  // The listing is part of the scan and costs what it read: the directory
+  // entries the kernel handed over, or, from a source that does not count
+  // them (a tape recorded before they were), the bytes of the names.
+  // Charged like every read: budget, then deadline.
+  std::uint64_t listed_bytes = list.bytes;
+  if (listed_bytes == 0) {
+    for (std::string_view name : list.names) listed_bytes += name.size();
+  }
   if (auto v = meter.Charge(listed_bytes)) return v;
+  if (list.stopped != ListStop::kNone) {
+    // A source stops at a limit only past it; this one says so without the
+    // charge or the clock showing it: the listing is incomplete all the same.
+    const bool bytes = list.stopped == ListStop::kBytes;
+    return Make(bytes ? Status::kByteBudget : Status::kDeadline, 0,
+                "the listing of /proc stopped at the " +
+                    std::string(bytes ? "byte budget" : "deadline") + " after " +
+                    std::to_string(list.names.size()) + " numeric entries");
+  }
   snap->nodes.clear();
   snap->nodes.reserve(list.names.size());
   snap->index.Reset(list.names.size());
+  snap->listed.Reset(list.names.size());
   for (std::string_view name : list.names) {
     auto parsed_pid = ParseCanonicalDecimal(name, kMaxPid);
     if (!parsed_pid || *parsed_pid == 0) {
@@ -116,6 +134,15 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
     }
     auto pid = static_cast<std::int64_t>(*parsed_pid);
     if (pid == 1) continue;  // init: outside the seed's pid range 2..2147483647
+    // "Duplicate records ... stop the checker": a pid the listing names
+    // twice is one, whatever its reads answer (the first may have vanished,
+    // the second may fail): decided at its second name, nothing more read.
+    if (!snap->listed.Insert(pid, 0)) {
+      Verdict v = Make(Status::kDuplicateRecord, pid,
+                       "pid " + std::to_string(pid) + " is listed twice in one snapshot");
+      v.evidence = std::string(name.substr(0, kEvidenceExcerpt));
+      return v;
+    }
     ReadResult r;
     if (auto v = meter.ReadRequired(pid, ProcFile::kStat, b.stat_bytes, &r)) return v;
     // Seed 000: "A numeric proc entry that disappears before its initial
@@ -123,13 +150,11 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
     if (!r.ok()) continue;
     StatView f;
     if (auto v = meter.ParseRequiredStat(pid, r, &f)) return v;
-    if (snap->index.Find(pid) != nullptr) {
-      return FileVerdict(Status::kDuplicateRecord, pid, ProcFile::kStat, r,
-                         "pid " + std::to_string(pid) + " is listed twice in one snapshot");
-    }
     if (snap->nodes.size() >= b.max_nodes) {
-      return Make(Status::kNodeBound, pid,
-                  "more than " + std::to_string(b.max_nodes) + " process records");
+      Verdict v = Make(Status::kNodeBound, pid,
+                       "more than " + std::to_string(b.max_nodes) + " process records");
+      v.subject_start_ticks = f.start_ticks;
+      return v;
     }
     snap->index.Insert(pid, snap->nodes.size());
     snap->nodes.push_back(Node{pid, f.ppid, f.start_ticks, f.state});
@@ -149,7 +174,9 @@ std::optional<Verdict> Graph(const Snapshot& snap, std::int64_t root_pid, std::u
     if (mark[start] == kDone) continue;
     path.clear();
     std::size_t i = start;
-    // Walk up until a known node or the top of the graph.
+    // Walk up until a known node or the top of the graph. A loop is found
+    // however long the walk before it: parent links that loop are CYCLE,
+    // never DEPTH_BOUND, even when the loop lies deeper than the bound.
     std::optional<std::size_t> top_known;
     for (;;) {
       if (mark[i] == kOnPath) {
@@ -163,14 +190,14 @@ std::optional<Verdict> Graph(const Snapshot& snap, std::int64_t root_pid, std::u
       }
       mark[i] = kOnPath;
       path.push_back(i);
-      if (path.size() > static_cast<std::size_t>(max_depth) + 1) {
-        return Make(Status::kDepthBound, snap.nodes[start].pid,
-                    "ancestry of pid " + std::to_string(snap.nodes[start].pid) +
-                        " is deeper than " + std::to_string(max_depth));
-      }
       const Node* parent = snap.Find(snap.nodes[i].ppid);
       if (parent == nullptr) break;
       i = static_cast<std::size_t>(parent - snap.nodes.data());
+    }
+    if (path.size() > static_cast<std::size_t>(max_depth) + 1) {
+      return Make(Status::kDepthBound, snap.nodes[start].pid,
+                  "ancestry of pid " + std::to_string(snap.nodes[start].pid) +
+                      " is deeper than " + std::to_string(max_depth));
     }
     // Unwind: depth counts parent links up to the top of the graph.
     std::uint32_t d = top_known ? depth[*top_known] + 1 : 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,13 +40,42 @@ enum class Status : int {
 // "RESOLVED", "MISSING_ROOT", ... (the schema's enum names).
 std::string_view StatusName(Status status);
 
+// A process beneath the root that was not the match, and the first rule of
+// the inspection or the confirmation (docs/resolver.md, "One attempt", steps
+// 3-4) it did not pass, so that NO_MATCH tells "the argv differs" from
+// "nothing started yet" (docs/resolver.md, "Near misses").
+struct NearMiss {
+  enum class Rule : int {
+    kArgv = 1,        // its cmdline is not the expected argv
+    kToken = 2,       // argv exact; no environment entry carries this token
+    kExecutable = 3,  // argv and token match; the deadline passed before its exe was checked
+    kAncestry = 4,    // ... exe as attested; the deadline passed during the ancestry re-read
+    kVanished = 5,    // it vanished during inspection (the attempt was retried)
+  };
+  std::int64_t pid = 0;
+  std::uint64_t start_ticks = 0;  // the scan's stat of it
+  Rule rule = Rule::kArgv;
+  std::string argv;               // kArgv: the cmdline's first bytes, raw
+  bool argv_cut = false;          // kArgv: the cmdline held more than `argv`
+  std::uint32_t token_entries = 0;  // kToken: entries named the token variable
+};
+
+// At most this many near misses are listed; the rest are counted.
+inline constexpr std::size_t kMaxNearMisses = 16;
+// The bytes of a near miss's cmdline kept.
+inline constexpr std::size_t kNearMissArgvBytes = 256;
+
 struct Verdict {
   Status status = Status::kNoMatch;
   std::int64_t pid = 0;               // the resolved pid; 0 unless kResolved
   std::uint64_t start_ticks = 0;      // the resolved start time; 0 unless kResolved
-  std::int64_t subject_pid = 0;       // a failure: the pid the evidence is about
-  std::uint64_t subject_start_ticks = 0;  // a failure: the start time observed for it
-  std::uint64_t expected_ticks = 0;   // the start time expected, where one was
+  std::int64_t subject_pid = 0;       // a failure: the pid the evidence is about, 0 for none
+  // A failure: the start time the resolver read for its subject (the scan's
+  // stat, or the re-read one that differs: ROOT_RESTARTED, PID_REUSED);
+  // absent when no stat of it was read or parsed (docs/resolver.md, "The
+  // verdict names processes by their identity").
+  std::optional<std::uint64_t> subject_start_ticks;
+  std::optional<std::uint64_t> expected_ticks;  // the start time expected, where one was
   int file = 0;                       // ProcFile value, 0 when no file decided
   int err = 0;                        // errno of the deciding read
   std::string evidence;               // offending bytes, at most kEvidenceExcerpt
@@ -53,6 +83,11 @@ struct Verdict {
   std::uint32_t attempts = 0;
   std::uint64_t bytes_read = 0;
   std::vector<std::int64_t> matches;  // every match, for kMultipleMatches
+  // NO_MATCH and TOKEN_MISMATCH after the retries (and a deadline during a
+  // confirmation): the processes beneath the root of the attempt that
+  // diagnosed it, those that passed the most rules first, then by pid.
+  std::vector<NearMiss> near_misses;
+  std::uint32_t near_misses_omitted = 0;  // beyond kMaxNearMisses
   bool late_fingerprint = false;      // the root was fingerprinted at resolve time
 
   bool resolved() const { return status == Status::kResolved; }

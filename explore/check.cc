@@ -2,6 +2,7 @@
 
 #include "core/checked.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 #include "replay/frame_evidence.h"
 
 namespace proctape::explore {
@@ -90,9 +91,9 @@ bool SameAsRecorded(const CheckSetup& s, const CheckOutcome& run, std::string* r
   if (s.liveness) {
     const v1::LivenessVerdict want = s.recorded.liveness_verdict();
     const v1::LivenessVerdict got = ToProto(run.liveness);
-    *recorded = v1::LivenessVerdict::Status_Name(want.status());
+    *recorded = LivenessStatusText(want.status());
     if (want.status() == v1::LivenessVerdict::ERROR) {
-      *recorded += " " + v1::Verdict::Status_Name(want.reason());
+      recorded->append(" ").append(StatusText(want.reason()));
     }
     return want.status() == got.status() && want.reason() == got.reason();
   }

@@ -13,7 +13,11 @@ bool Same(const Tape::FileResult& a, const v1::Observation& o) {
 
 bool Same(const Tape::ListResult& a, const v1::Observation& o) {
   const auto& l = o.list_pids();
-  if (a.err != l.err() || a.truncated != l.truncated()) return false;
+  if (a.err != l.err() || a.truncated != l.truncated() || a.bytes != l.bytes() ||
+      a.stopped_at_bytes != l.stopped_at_bytes() ||
+      a.stopped_at_deadline != l.stopped_at_deadline()) {
+    return false;
+  }
   if (a.names.size() != static_cast<std::size_t>(l.names_size())) return false;
   for (int i = 0; i < l.names_size(); ++i) {
     if (a.names[static_cast<std::size_t>(i)] != l.names(i)) return false;
@@ -45,6 +49,9 @@ void Tape::Add(const v1::Observation& o) {
         r.names.assign(o.list_pids().names().begin(), o.list_pids().names().end());
         r.err = o.list_pids().err();
         r.truncated = o.list_pids().truncated();
+        r.bytes = o.list_pids().bytes();
+        r.stopped_at_bytes = o.list_pids().stopped_at_bytes();
+        r.stopped_at_deadline = o.list_pids().stopped_at_deadline();
         lists_.push_back(std::move(r));
       }
       break;
@@ -111,6 +118,9 @@ v1::Observation Tape::Observation(std::size_t i) const {
       for (const std::string& n : r.names) l->add_names(n);
       l->set_err(r.err);
       l->set_truncated(r.truncated);
+      l->set_bytes(r.bytes);
+      l->set_stopped_at_bytes(r.stopped_at_bytes);
+      l->set_stopped_at_deadline(r.stopped_at_deadline);
       break;
     }
     case v1::Observation::kReadFile: {

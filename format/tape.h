@@ -43,6 +43,9 @@ class Tape {
     std::vector<std::string> names;
     std::int32_t err = 0;
     bool truncated = false;
+    std::uint64_t bytes = 0;  // what the listing read; 0 when not recorded
+    bool stopped_at_bytes = false;
+    bool stopped_at_deadline = false;
   };
   struct IdentityResult {
     v1::FileIdentity identity;

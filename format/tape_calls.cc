@@ -82,7 +82,8 @@ bool HoldsResult(const v1::Observation& o) {
   switch (o.call_case()) {
     case v1::Observation::kListPids: {
       const auto& l = o.list_pids();
-      return l.names_size() != 0 || l.err() != 0 || l.truncated();
+      return l.names_size() != 0 || l.err() != 0 || l.truncated() || l.bytes() != 0 ||
+             l.stopped_at_bytes() || l.stopped_at_deadline();
     }
     case v1::Observation::kReadFile: {
       const v1::FileRead& r = o.read_file().result();
@@ -102,6 +103,9 @@ void ClearResult(v1::Observation* o) {
       l->clear_names();
       l->clear_err();
       l->clear_truncated();
+      l->clear_bytes();
+      l->clear_stopped_at_bytes();
+      l->clear_stopped_at_deadline();
       break;
     }
     case v1::Observation::kReadFile: {
@@ -124,6 +128,9 @@ void CopyResult(const v1::Observation& from, v1::Observation* to) {
       *l->mutable_names() = from.list_pids().names();
       l->set_err(from.list_pids().err());
       l->set_truncated(from.list_pids().truncated());
+      l->set_bytes(from.list_pids().bytes());
+      l->set_stopped_at_bytes(from.list_pids().stopped_at_bytes());
+      l->set_stopped_at_deadline(from.list_pids().stopped_at_deadline());
       break;
     }
     case v1::Observation::kReadFile:

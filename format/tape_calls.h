@@ -33,7 +33,8 @@ struct CallKeyHash {
 CallKey SameAsKey(const v1::Observation& o);
 
 // The observation's result serialized (ReadFile: its FileRead, whose bound
-// is an argument; ListPids: names, err, truncated; identities: the
+// is an argument; ListPids: names, err, truncated, bytes, where it stopped;
+// identities: the
 // FileIdentity): equal bytes are equal results.
 std::string ResultBytes(const v1::Observation& o);
 

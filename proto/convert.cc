@@ -78,11 +78,11 @@ v1::Verdict ToProto(const Verdict& v) {
     out.set_start_ticks(v.start_ticks);
   } else {
     out.set_subject_pid(v.subject_pid);
-    out.set_subject_start_ticks(v.subject_start_ticks);
+    if (v.subject_start_ticks) out.set_subject_start_ticks(*v.subject_start_ticks);
   }
   out.set_late_fingerprint(v.late_fingerprint);
-  out.set_expected_ticks(v.expected_ticks);
-  out.set_file(static_cast<v1::ProcFile>(v.file));
+  if (v.expected_ticks) out.set_expected_ticks(*v.expected_ticks);
+  if (v.file != 0) out.set_file(static_cast<v1::ProcFile>(v.file));
   out.set_err(v.err);
   out.set_evidence(v.evidence);
   // `detail` is a string field: hostile bytes quoted in it must not make the
@@ -91,6 +91,16 @@ v1::Verdict ToProto(const Verdict& v) {
   out.set_attempts(v.attempts);
   out.set_bytes_read(v.bytes_read);
   for (auto m : v.matches) out.add_matches(m);
+  for (const NearMiss& m : v.near_misses) {
+    v1::NearMiss* n = out.add_near_misses();
+    n->set_pid(m.pid);
+    n->set_start_ticks(m.start_ticks);
+    n->set_rule(static_cast<v1::NearMiss::Rule>(m.rule));
+    n->set_argv(m.argv);
+    n->set_argv_cut(m.argv_cut);
+    n->set_token_entries(m.token_entries);
+  }
+  out.set_near_misses_omitted(v.near_misses_omitted);
   return out;
 }
 
@@ -100,9 +110,9 @@ Verdict FromProto(const v1::Verdict& v) {
   out.pid = v.pid();
   out.start_ticks = v.start_ticks();
   out.subject_pid = v.subject_pid();
-  out.subject_start_ticks = v.subject_start_ticks();
+  if (v.has_subject_start_ticks()) out.subject_start_ticks = v.subject_start_ticks();
   out.late_fingerprint = v.late_fingerprint();
-  out.expected_ticks = v.expected_ticks();
+  if (v.has_expected_ticks()) out.expected_ticks = v.expected_ticks();
   out.file = v.file();
   out.err = v.err();
   out.evidence = v.evidence();
@@ -110,6 +120,12 @@ Verdict FromProto(const v1::Verdict& v) {
   out.attempts = v.attempts();
   out.bytes_read = v.bytes_read();
   out.matches.assign(v.matches().begin(), v.matches().end());
+  for (const v1::NearMiss& m : v.near_misses()) {
+    out.near_misses.push_back(NearMiss{m.pid(), m.start_ticks(),
+                                       static_cast<NearMiss::Rule>(m.rule()), m.argv(),
+                                       m.argv_cut(), m.token_entries()});
+  }
+  out.near_misses_omitted = v.near_misses_omitted();
   return out;
 }
 
@@ -141,7 +157,7 @@ void UpgradeLiveness(v1::Resolution* r) {
 void UpgradeVerdict(v1::Verdict* v) {
   if (v->status() == v1::Verdict::RESOLVED) return;
   if (v->subject_pid() == 0 && v->pid() != 0) v->set_subject_pid(v->pid());
-  if (v->subject_start_ticks() == 0 && v->start_ticks() != 0) {
+  if (!v->has_subject_start_ticks() && v->start_ticks() != 0) {
     v->set_subject_start_ticks(v->start_ticks());
   }
   v->clear_pid();

@@ -33,6 +33,32 @@ std::string Printable(std::string_view text) {
   return out;
 }
 
+std::string DoubleQuoted(std::string_view escaped) {
+  std::string out = "\"";
+  for (char c : escaped) {
+    if (c == '"') {
+      out += "\\x22";
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string CutEscaped(std::string_view escaped) {
+  constexpr std::size_t kMax = 256;
+  std::size_t units = 0;
+  std::size_t at = 0;
+  while (at < escaped.size() && units < kMax) {
+    at += escaped[at] == '\\' && at + 4 <= escaped.size() ? 4 : 1;
+    ++units;
+  }
+  if (at >= escaped.size()) return std::string(escaped);
+  return std::string(escaped.substr(0, at)) + "...";
+}
+
+std::string QuoteEscaped(std::string_view escaped) { return DoubleQuoted(CutEscaped(escaped)); }
+
 std::string IntegerText(double v) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.0f", v);
@@ -87,29 +113,130 @@ v1::BoundsSummary ToSummary(const v1::Bounds& b) {
   return s;
 }
 
+namespace {
+
+// A value of a stored enum a view may print: a known one other than the
+// zero value (UNSPECIFIED), which a view shows by its name; anything else
+// (0, or a value a hand-made file holds) is shown as absent or as a word.
+bool Named(const google::protobuf::EnumDescriptor* e, int value) {
+  return value != 0 && e->FindValueByNumber(value) != nullptr;
+}
+
+std::string EnumText(const google::protobuf::EnumDescriptor* e, int value) {
+  if (value == 0) return "unknown status";
+  if (!Named(e, value)) return "unknown status " + std::to_string(value);
+  return e->FindValueByNumber(value)->name();
+}
+
+std::string NearMissDetail(const v1::NearMissSummary& m) {
+  switch (m.rule()) {
+    case v1::NearMiss::ARGV:
+      if (m.argv().empty() && !m.argv_cut()) {
+        return "argv empty (a kernel thread or a zombie): not the expected argv";
+      }
+      return "argv " + QuotedArgv(m.argv()) + (m.argv_cut() ? " ... (cut)" : "") +
+             ": not the expected argv";
+    case v1::NearMiss::TOKEN:
+      return m.token_entries() == 0
+                 ? std::string("argv exact; no entry named the token variable: not this "
+                               "invocation's")
+                 : "argv exact; " + Plural(m.token_entries(), "entry", "entries") +
+                       " named the token variable, none with this token: another "
+                       "invocation's";
+    case v1::NearMiss::EXECUTABLE:
+      return "argv and token match; the deadline passed before its executable was checked";
+    case v1::NearMiss::ANCESTRY:
+      return "argv, token and executable match; its ancestry was not confirmed (the deadline "
+             "passed, or an ancestor vanished, before it was re-read)";
+    case v1::NearMiss::VANISHED:
+      return "vanished during inspection (the attempt was retried)";
+    default: break;
+  }
+  return "rule " + std::to_string(m.rule()) + " (unknown to this proctape)";
+}
+
+}  // namespace
+
+std::string QuotedArgv(const google::protobuf::RepeatedPtrField<std::string>& argv) {
+  constexpr int kShown = 16;
+  std::string out;
+  for (int i = 0; i < argv.size() && i < kShown; ++i) {
+    if (i > 0) out += " ";
+    out += QuoteEscaped(argv[i]);
+  }
+  if (argv.size() > kShown) out += " ... (" + std::to_string(argv.size() - kShown) + " more)";
+  return out;
+}
+
+std::string StatusText(int status) {
+  return EnumText(v1::Verdict::Status_descriptor(), status);
+}
+
+std::string LivenessStatusText(int status) {
+  return EnumText(v1::LivenessVerdict::Status_descriptor(), status);
+}
+
+v1::NearMissSummary ToSummary(const v1::NearMiss& m) {
+  v1::NearMissSummary s;
+  s.set_pid(Int32(m.pid()));
+  s.set_start_ticks(m.start_ticks());
+  s.set_rule(m.rule());
+  if (m.rule() == v1::NearMiss::ARGV) {
+    for (std::string_view a : SplitNul(m.argv())) s.add_argv(EscapedText(a));
+    s.set_argv_cut(m.argv_cut());
+  }
+  if (m.rule() == v1::NearMiss::TOKEN) s.set_token_entries(m.token_entries());
+  s.set_detail(NearMissDetail(s));
+  return s;
+}
+
+std::string SubjectText(const v1::VerdictSummary& v) {
+  if (!v.has_subject_pid()) return "";
+  const std::string pid = "pid " + std::to_string(v.subject_pid());
+  if (!v.has_subject_start_ticks()) return pid + ", start tick unknown";
+  return pid + ", start tick " + std::to_string(v.subject_start_ticks());
+}
+
+std::string NearMissLines(const v1::VerdictSummary& v, std::string_view indent) {
+  std::string out;
+  for (const v1::NearMissSummary& m : v.near_misses()) {
+    out.append(indent).append("near miss: pid " + std::to_string(m.pid()) + ", start tick " +
+                              std::to_string(m.start_ticks()) + ": " + Printable(m.detail()) +
+                              "\n");
+  }
+  if (v.near_misses_omitted() > 0) {
+    out.append(indent).append("near misses: " +
+                              Plural(v.near_misses_omitted(), "other process", "other processes") +
+                              " beneath the root not listed\n");
+  }
+  return out;
+}
+
 v1::VerdictSummary ToSummary(const v1::Verdict& v) {
   v1::VerdictSummary s;
-  s.set_status(v.status());
+  if (Named(v1::Verdict::Status_descriptor(), v.status())) s.set_status(v.status());
   if (v.has_pid()) s.set_pid(Int32(v.pid()));
   if (v.has_start_ticks()) s.set_start_ticks(v.start_ticks());
-  s.set_file(v.file());
+  if (Named(v1::ProcFile_descriptor(), v.file())) s.set_file(v.file());
   s.set_err(v.err());
   s.set_evidence(EscapedText(v.evidence()));
   s.set_detail(Printable(v.detail()));
   s.set_attempts(v.attempts());
   s.set_bytes_read(static_cast<double>(v.bytes_read()));
   for (std::int64_t m : v.matches()) s.add_matches(Int32(m));
-  s.set_expected_ticks(v.expected_ticks());
-  s.set_subject_pid(Int32(v.subject_pid()));
-  s.set_subject_start_ticks(v.subject_start_ticks());
+  if (v.has_expected_ticks()) s.set_expected_ticks(v.expected_ticks());
+  if (v.subject_pid() != 0) s.set_subject_pid(Int32(v.subject_pid()));
+  if (v.has_subject_start_ticks()) s.set_subject_start_ticks(v.subject_start_ticks());
   s.set_late_fingerprint(v.late_fingerprint());
+  for (const v1::NearMiss& m : v.near_misses()) *s.add_near_misses() = ToSummary(m);
+  s.set_near_misses_omitted(v.near_misses_omitted());
   return s;
 }
 
 v1::LivenessSummary ToSummary(const v1::LivenessVerdict& v) {
   v1::LivenessSummary s;
-  s.set_status(v.status());
-  s.set_reason(v.reason());
+  if (Named(v1::LivenessVerdict::Status_descriptor(), v.status())) s.set_status(v.status());
+  if (Named(v1::Verdict::Status_descriptor(), v.reason())) s.set_reason(v.reason());
   s.set_state(EscapedText(v.state()));
   s.set_detail(Printable(v.detail()));
   s.set_err(v.err());
@@ -174,7 +301,7 @@ v1::CheckSummary ToSummary(const v1::Resolution& r, std::uint32_t index,
 
 v1::ReplaySummary ToSummary(const v1::ReplayResult& r) {
   v1::ReplaySummary s;
-  s.set_outcome(r.outcome());
+  if (r.outcome() != v1::ReplayResult::OUTCOME_UNSPECIFIED) s.set_outcome(r.outcome());
   s.set_resolution_index(Count32(r.resolution_index()));
   if (r.has_recorded()) *s.mutable_recorded() = ToSummary(r.recorded());
   if (r.has_replayed()) *s.mutable_replayed() = ToSummary(r.replayed());

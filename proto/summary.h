@@ -37,6 +37,18 @@ std::string EscapedText(std::string_view bytes);
 // as is (backslashes too: such text may already hold escapes), other bytes
 // as \xNN.
 std::string Printable(std::string_view text);
+// An escaped string between double quotes, its own quotes as \x22: the quote
+// marks delimit it unambiguously.
+std::string DoubleQuoted(std::string_view escaped);
+// Escaped text (a summary's comm, argv, path) cut as EscapeBytes cuts the
+// bytes it stands for, after 256 of them ("\xNN" is one), with "..." after;
+// and that, quoted as DoubleQuoted quotes: what EscapeBytes and a quote give
+// for the raw bytes.
+std::string CutEscaped(std::string_view escaped);
+std::string QuoteEscaped(std::string_view escaped);
+// Escaped argv elements, each QuoteEscaped, separated by spaces: at most 16,
+// then how many more ("\"/bin/sleep\" \"120\"").
+std::string QuotedArgv(const google::protobuf::RepeatedPtrField<std::string>& argv);
 // A byte total or a duration a summary holds as a double (an integer below
 // 2^53), as the text prints it: "2379".
 std::string IntegerText(double v);
@@ -49,7 +61,24 @@ std::string UtcText(std::int64_t realtime_ns);
 
 v1::IdentitySummary ToSummary(const v1::FileIdentity& identity);
 v1::BoundsSummary ToSummary(const v1::Bounds& bounds);
+// A stored verdict's (liveness check's) status as every output names it:
+// the schema's name ("NO_MATCH"), or "unknown status" (0) and "unknown
+// status N" (a value this proctape does not know: a hand-made file), never
+// an UNSPECIFIED name. A summary holds such a status absent.
+std::string StatusText(int status);
+std::string LivenessStatusText(int status);
 v1::VerdictSummary ToSummary(const v1::Verdict& verdict);
+// One near miss (Verdict.near_misses), its detail a sentence naming the
+// first rule it did not pass.
+v1::NearMissSummary ToSummary(const v1::NearMiss& near_miss);
+// The process a failure names, by its identity: "pid 56, start tick
+// 1310700", "pid 56, start tick unknown" (none read, or a file written
+// before verdicts kept it); empty when it names none.
+std::string SubjectText(const v1::VerdictSummary& verdict);
+// The lines naming a verdict's near misses, each after `indent`
+// ("near miss: pid 296, start tick 1310686: argv ...: not the expected
+// argv"), then how many were not listed; empty when it names none.
+std::string NearMissLines(const v1::VerdictSummary& verdict, std::string_view indent);
 v1::LivenessSummary ToSummary(const v1::LivenessVerdict& verdict);
 // `file_boot_id` is the boot id of the file that holds the fingerprint (its
 // header's), to say whether the fingerprint was taken in the same boot.

@@ -9,6 +9,7 @@
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 #include "replay/tape_evidence.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -261,7 +262,7 @@ bool SameDecision(const v1::LivenessVerdict& a, const v1::LivenessVerdict& b) {
 namespace {
 
 std::string VerdictLine(const v1::Verdict& v) {
-  std::string out = v1::Verdict::Status_Name(v.status());
+  std::string out = StatusText(v.status());
   if (v.status() == v1::Verdict::RESOLVED) {
     out.append(" host pid ").append(std::to_string(v.pid()));
     out.append(", start tick ").append(std::to_string(v.start_ticks()));
@@ -272,10 +273,8 @@ std::string VerdictLine(const v1::Verdict& v) {
 }
 
 std::string LivenessLine(const v1::LivenessVerdict& v) {
-  std::string out = v1::LivenessVerdict::Status_Name(v.status());
-  if (v.status() == v1::LivenessVerdict::ERROR) {
-    out.append(" ").append(v1::Verdict::Status_Name(v.reason()));
-  }
+  std::string out = LivenessStatusText(v.status());
+  if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(StatusText(v.reason()));
   if (!v.detail().empty()) out.append(": ").append(v.detail());
   return out;
 }
@@ -328,6 +327,7 @@ std::string DescribeFrameRun(const FrameRun& run) {
   } else {
     v1::Verdict now = ToProto(run.verdict);
     out = head + VerdictLine(now) + counts + "\n";
+    out += NearMissLines(ToSummary(now), "  ");  // docs/resolver.md, "Near misses"
     if (run.recorded) {
       out += "  recorded: " + VerdictLine(*run.recorded) +
              (run.same_decision ? " (the same decision)\n" : " (a DIFFERENT decision)\n");

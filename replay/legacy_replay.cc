@@ -48,24 +48,9 @@ class StrangerProbe : public SignalProbe {
 }  // namespace
 
 std::optional<StatusUids> ParseStatusUids(std::string_view status) {
-  std::optional<std::string_view> line = StatusValue(status, "Uid");
-  if (!line) return std::nullopt;
-  std::vector<std::uint32_t> fields;
-  std::string_view rest = *line;
-  while (!rest.empty()) {
-    std::size_t sep = rest.find_first_of("\t ");
-    std::string_view field = rest.substr(0, sep);
-    if (!field.empty()) {
-      auto v = ParseCanonicalDecimal(field, UINT32_MAX);
-      if (!v) return std::nullopt;
-      fields.push_back(static_cast<std::uint32_t>(*v));
-    }
-    if (sep == std::string_view::npos) break;
-    rest.remove_prefix(sep + 1);
-  }
-  // The kernel prints four: real, effective, saved, filesystem.
-  if (fields.size() != 4) return std::nullopt;
-  return StatusUids{fields[0], fields[2]};
+  std::optional<std::array<std::uint32_t, 4>> ids = StatusIds(status, "Uid");
+  if (!ids) return std::nullopt;
+  return StatusUids{(*ids)[0], (*ids)[2]};
 }
 
 int FrameSignalProbe::Kill0(std::int64_t pid) {
@@ -97,7 +82,8 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
   std::int64_t sleep = 0;  // the sandboxed sleep's host pid, if found
   if (used != nullptr) {
     report.set_resolution_recorded(true);
-    report.set_recorded_status(used->verdict().status());
+    // Absent, never STATUS_UNSPECIFIED, for a verdict without a status.
+    if (used->verdict().status() != 0) report.set_recorded_status(used->verdict().status());
     if (used->verdict().status() == v1::Verdict::RESOLVED) sleep = used->verdict().pid();
     report.set_sandboxed_pid(Int32(sleep));
   }
@@ -165,7 +151,7 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
   if (sleep == 0) {
     if (report.resolution_recorded()) {
       tail = "; the recorded resolution did not find the sandboxed sleep (" +
-             v1::Verdict::Status_Name(report.recorded_status()) + ")";
+             StatusText(report.recorded_status()) + ")";
     } else {
       tail = "; no recorded resolution in the file names the sandboxed sleep's host pid";
     }

@@ -115,6 +115,10 @@ ListResult TapeEvidence::ListPids(std::uint64_t bound) {
   // Views into the tape, valid while it lives (core/evidence.h: until the next call).
   ListResult out{r.err, {}, r.truncated};
   out.names.assign(r.names.begin(), r.names.end());
+  out.bytes = r.bytes;
+  out.stopped = r.stopped_at_bytes      ? ListStop::kBytes
+                : r.stopped_at_deadline ? ListStop::kDeadline
+                                        : ListStop::kNone;
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "format/file_holds.h"
 #include "format/snapshot_stream.h"
 #include "proto/convert.h"
+#include "proto/summary.h"
 
 namespace proctape::sql {
 namespace {
@@ -156,10 +157,7 @@ class Loader {
     std::optional<std::string> nspid;
     std::optional<std::int64_t> threads;
     if (p.has_status() && p.status().err() == 0) {
-      if (auto line = StatusValue(p.status().data(), "Uid")) {
-        std::optional<std::uint64_t> v = ParseCanonicalDecimal(line->substr(0, line->find('\t')));
-        if (v) uid = static_cast<std::int64_t>(*v);
-      }
+      if (auto ids = StatusIds(p.status().data(), "Uid")) uid = (*ids)[0];
       if (auto line = StatusValue(p.status().data(), "NSpid")) {
         std::string levels(*line);
         for (char& c : levels) c = c == '\t' ? ' ' : c;
@@ -277,9 +275,8 @@ class Loader {
       const v1::LivenessVerdict& v = r.liveness_verdict();
       q.Text("liveness").Null().Null().Null().Null().Null().Null().Null();
       q.Int(r.liveness().pid()).Int(static_cast<std::int64_t>(r.liveness().start_ticks()));
-      q.Text(v1::LivenessVerdict::Status_Name(v.status()));
-      v.status() == v1::LivenessVerdict::ERROR ? q.Text(v1::Verdict::Status_Name(v.reason()))
-                                               : q.Null();
+      q.Text(LivenessStatusText(v.status()));
+      v.status() == v1::LivenessVerdict::ERROR ? q.Text(StatusText(v.reason())) : q.Null();
       q.Null().Null().Null().Null().Null().Text(v.detail());
     } else {
       const v1::ResolutionRequest& req = r.resolve();
@@ -298,7 +295,7 @@ class Loader {
         q.Null().Null();
       }
       q.Null().Null();
-      q.Text(v1::Verdict::Status_Name(v.status())).Null();
+      q.Text(StatusText(v.status())).Null();
       if (v.status() == v1::Verdict::RESOLVED) {
         q.Int(v.pid()).Int(static_cast<std::int64_t>(v.start_ticks())).Null();
       } else {

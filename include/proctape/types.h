@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,8 +121,10 @@ struct Verdict {
   std::int64_t pid = 0;
   std::uint64_t start_ticks = 0;
   std::int64_t subject_pid = 0;
-  std::uint64_t subject_start_ticks = 0;
-  std::uint64_t expected_ticks = 0;
+  // The start tick read for the subject; empty when none was read (its stat
+  // unreadable or malformed, or no process named).
+  std::optional<std::uint64_t> subject_start_ticks;
+  std::optional<std::uint64_t> expected_ticks;  // the start tick expected, where one was
   std::string file;      // the /proc/PID file that decided ("stat", "environ", ...) or ""
   int err = 0;           // errno of the deciding read
   std::string evidence;  // raw offending bytes (at most 256): escape before printing

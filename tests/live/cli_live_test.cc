@@ -133,6 +133,33 @@ TEST_P(CliLiveTest, ResolveWithAnotherTokenIsNotFound) {
   EXPECT_TRUE(StartsWith(r.out, "TOKEN_MISMATCH")) << Explain(r);
 }
 
+// docs/resolver.md, "Near misses": a wrong --argv is told from a sleep not
+// started yet without a recording: NO_MATCH names the real sleep, by its
+// identity, with the argv it has, in the text and in --json; the token the
+// sandbox's shell holds in its argv is masked.
+TEST_P(CliLiveTest, ResolveWithAnotherArgvNamesTheSleepAsANearMiss) {
+  const std::string miss = "near miss: pid " + Pid() + ", start tick " + Start() +
+                           ": argv \"/bin/sleep\" \"120\": not the expected argv";
+  CommandResult r = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--argv",
+                              "/bin/sleep", "--argv", "121", "--deadline-ms", "300"});
+  EXPECT_EQ(r.exit_code, 5) << Explain(r);
+  EXPECT_TRUE(StartsWith(r.out, "NO_MATCH: ")) << Explain(r);
+  EXPECT_NE(r.out.find("\n  " + miss + "\n"), std::string::npos) << Explain(r);
+  EXPECT_EQ(r.out.find(sandbox_->token()), std::string::npos) << Explain(r);
+
+  CommandResult json = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(),
+                                 "--argv", "/bin/sleep", "--argv", "121", "--deadline-ms", "300",
+                                 "--json"});
+  EXPECT_EQ(json.exit_code, 5) << Explain(json);
+  EXPECT_NE(json.out.find("{\"pid\":" + Pid() + ",\"start_ticks\":\"" + Start() +
+                          "\",\"argv\":[\"/bin/sleep\",\"120\"]"),
+            std::string::npos)
+      << Explain(json);
+  EXPECT_NE(json.out.find("\"rule\":\"ARGV\""), std::string::npos) << Explain(json);
+  EXPECT_EQ(json.out.find("UNSPECIFIED"), std::string::npos) << Explain(json);
+  EXPECT_EQ(json.out.find(sandbox_->token()), std::string::npos) << Explain(json);
+}
+
 TEST_P(CliLiveTest, ResolveWithAnotherRootStartIsIdentityChanged) {
   std::optional<live::ProcStat> root = live::ReadStat(sandbox_->app_server());
   ASSERT_TRUE(root.has_value());

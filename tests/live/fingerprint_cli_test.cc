@@ -8,12 +8,14 @@
 #include <unistd.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "format/fingerprint_file.h"
 #include "format/reader.h"
 #include "proctape.pb.h"
+#include "tests/live/child_process.h"
 #include "tests/live/files.h"
 #include "tests/live/fingerprint_fixture.h"
 #include "tests/live/sandbox.h"
@@ -22,6 +24,25 @@ namespace proctape::live {
 namespace {
 
 // ---- Refusals: no sandbox needed -------------------------------------------
+
+// docs/resolver.md, "When the root is fingerprinted": a root that is dead
+// when it is fingerprinted (a zombie not yet reaped: a real one, a child of
+// this test that exited) is refused before the turn, as the resolver
+// refuses a dead root: MISSING_ROOT, exit 5, one line naming its state, and
+// no file written. The zombie is ended (reaped) by its pid.
+TEST(FingerprintCli, AZombieRootIsRefusedAsMissing) {
+  std::string error;
+  std::unique_ptr<Child> zombie = Child::StartZombie(&error);
+  ASSERT_NE(zombie, nullptr) << error;
+  TempDir dir("fingerprint-zombie");
+  const std::string out = dir.File("root.ptape");
+  CommandResult r = Proctape({"fingerprint", "--root", std::to_string(zombie->pid()), "-o", out});
+  EXPECT_EQ(r.exit_code, 5) << Describe(r);
+  EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+  EXPECT_TRUE(Has(r.err, "MISSING_ROOT")) << Describe(r);
+  EXPECT_TRUE(Has(r.err, "is dead (state Z)")) << Describe(r);
+  EXPECT_FALSE(Exists(out));
+}
 
 TEST(FingerprintCli, FingerprintOfAnotherBootIsRefusedWithItsOwnStatus) {
   TempDir dir("fingerprint");

@@ -105,6 +105,40 @@ TEST_F(ProcfsEvidenceTest, ListPidsRespectsTheBound) {
   EXPECT_TRUE(exact_seen);
 }
 
+// docs/resolver.md, "Retries, deadline and budget": the listing costs the
+// directory entries getdents handed over (every one, numeric or not), and
+// stops while it is read as soon as they pass the budget left or its clock
+// passes the deadline: never the whole directory past either.
+TEST_F(ProcfsEvidenceTest, ListingStopsAtTheBytesAndTheDeadlineItIsGiven) {
+  ListResult all = evidence_->ListPidsWithin(ListLimits{65536});
+  ASSERT_TRUE(all.ok());
+  ASSERT_GT(all.names.size(), 2u);
+  EXPECT_EQ(all.stopped, ListStop::kNone);
+  // Every name, and "." and ".." and the non-numeric entries, with their
+  // record headers (19 bytes each at least).
+  std::uint64_t names = 0;
+  for (std::string_view n : all.names) names += n.size();
+  EXPECT_GT(all.bytes, names + 19 * all.names.size());
+
+  ListResult bytes = evidence_->ListPidsWithin(ListLimits{65536, 200});
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(bytes.stopped, ListStop::kBytes);
+  EXPECT_GT(bytes.bytes, 200u);
+  EXPECT_LT(bytes.bytes, 200u + 300u);  // the one entry that passed it (a name is < 256 bytes)
+  EXPECT_LT(bytes.names.size(), all.names.size());
+  EXPECT_FALSE(bytes.truncated);
+
+  ListResult late = evidence_->ListPidsWithin(ListLimits{65536, UINT64_MAX, 0});
+  ASSERT_TRUE(late.ok());
+  EXPECT_EQ(late.stopped, ListStop::kDeadline);
+  EXPECT_TRUE(late.names.empty());
+
+  ListResult in_time = evidence_->ListPidsWithin(
+      ListLimits{65536, UINT64_MAX, evidence_->NowNs() + 60'000'000'000});
+  EXPECT_EQ(in_time.stopped, ListStop::kNone);
+  EXPECT_GT(in_time.names.size(), 2u);
+}
+
 TEST_F(ProcfsEvidenceTest, ReadFileAtExactlyTheBoundIsWholeAndOneShortIsTruncated) {
   auto child = StartSleep();
   ASSERT_NE(child, nullptr);

@@ -243,7 +243,13 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
     EXPECT_FALSE(o.has_sleep_until()) << "a retry in a first-attempt resolution, at " << i;
     if (o.has_list_pids()) {
       ++list_calls;
-      for (const std::string& name : o.list_pids().names()) bytes_read += name.size();
+      // What the listing read, recorded beside its names: every directory
+      // entry with its record (docs/resolver.md), more than the names.
+      std::uint64_t names = 0;
+      for (const std::string& name : o.list_pids().names()) names += name.size();
+      EXPECT_GT(o.list_pids().bytes(), names) << i;
+      EXPECT_FALSE(o.list_pids().stopped_at_bytes() || o.list_pids().stopped_at_deadline()) << i;
+      bytes_read += o.list_pids().bytes();
     }
     if (o.has_exe_identity()) {
       EXPECT_FALSE(exe_call.has_value()) << "a second exe identity at " << i;
@@ -257,7 +263,7 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
     const auto& rf = o.read_file();
     if (!first_read) first_read = i;
     last_read = i;
-    bytes_read += rf.result().data().size();
+    bytes_read += rf.result().data().size() + (rf.result().truncated() ? 1 : 0);
     if (rf.file() == v1::PROC_FILE_STAT) {
       ++stat_reads;
       EXPECT_EQ(rf.result().bound(), 4096u) << i;
@@ -288,7 +294,8 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
   }
   EXPECT_EQ(list_calls, verdict.attempts());
   // Redaction keeps lengths, so the tape holds exactly the bytes the resolver
-  // counted: the names each listing returned and the bytes of every read.
+  // counted: what each listing read and the bytes of every read (and the
+  // byte past the bound that tells a truncated one).
   EXPECT_EQ(bytes_read, verdict.bytes_read());
   ASSERT_TRUE(first_read.has_value());
   EXPECT_GT(*first_read, 1u);

@@ -14,6 +14,7 @@
 #include "analyze/explain.h"
 #include "tests/unit/analyze_explain_fixture.h"
 #include "tests/unit/fake_host.h"
+#include "tests/unit/resolver_fixture.h"
 
 namespace proctape {
 namespace {
@@ -140,6 +141,28 @@ TEST(ExplainAttempts, DeadlinePassingDuringAnAttemptIsToldAsTheCutThatEndedTheSe
                 " completed attempts without a match (no process beneath the root matches): "
                 "NO_MATCH");
   EXPECT_EQ(x.check.attempts(n - 2).summary(), "no process beneath the root matches: retried");
+}
+
+// The deadline cuts the attempt that found the only match, while its
+// executable was checked: the verdict names the match (docs/resolver.md,
+// "Retries, deadline and budget"), and explain says so instead of "the
+// verdict keeps the diagnosis of attempt K".
+TEST(ExplainAttempts, DeadlineWhileConfirmingTheOnlyMatchIsToldAsSuch) {
+  FakeHost host;
+  DeadlineWhileConfirmingAfter(host, 2);
+  Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
+  ASSERT_EQ(x.recorded.verdict.status, Status::kNoMatch) << x.recorded.verdict.detail;
+  ExpectFaithful(x);
+  ASSERT_EQ(x.check.attempts_size(), 3);
+  const v1::ExplainAttempt& cut = x.check.attempts(2);
+  EXPECT_EQ(cut.outcome(), v1::ExplainAttempt::CUT) << Text(x.check);
+  EXPECT_EQ(cut.summary(), "the deadline at +5000.0 ms passed during this attempt, while "
+                           "confirming pid 4103, its only match: the verdict names it");
+  EXPECT_EQ(x.check.ended_by(),
+            "the deadline at +5000.0 ms passed during attempt 3 while confirming pid 4103, its "
+            "only match, after 2 completed attempts without a match: NO_MATCH");
+  EXPECT_NE(Text(x.check).find("    subject: pid 4103, start tick 510003\n"), std::string::npos)
+      << Text(x.check);
 }
 
 TEST(ExplainAttempts, VanishedCandidateLeavesTheRestUninspectedAndIsRetried) {

@@ -44,6 +44,31 @@ TEST(ProcessTableTest, KernelThreadFlagComesFromStatFlagsNotTheName) {
   EXPECT_TRUE(table[0].cmdline_ok);
 }
 
+// A "Uid:" value past 2^32-1 (only a hand-made file holds one) is no uid:
+// the line is malformed and the uid unknown, never wrapped to uid 0 (root),
+// which a view or the ownership planner would take for the process's owner.
+// An NSpid past what a pid holds is unknown the same way.
+TEST(ProcessTableTest, AUidPastTwoToThe32IsMalformedNeverUidZero) {
+  for (const char* line : {"Uid:\t4294967296\t0\t0\t0\n", "Uid:\t0\t0\t0\t4294967296\n",
+                           "Uid:\t18446744073709551616\t0\t0\t0\n"}) {
+    v1::ProcessRecord r = MakeRecord(Proc(7).Uid(1000));
+    r.mutable_status()->set_data(std::string("Name:\tx\n") + line +
+                                 "NSpid:\t18446744073709551615\n");
+    v1::Frame f;
+    *f.add_processes() = r;
+    std::vector<ProcessView> table = ProcessTable(f);
+    ASSERT_EQ(table.size(), 1u);
+    EXPECT_TRUE(table[0].uids.empty()) << line;
+    EXPECT_FALSE(table[0].real_uid().has_value()) << line;
+    EXPECT_TRUE(table[0].nspid.empty()) << line;
+  }
+  v1::ProcessRecord top = MakeRecord(Proc(7));
+  top.mutable_status()->set_data("Uid:\t4294967295\t0\t0\t0\n");
+  v1::Frame f;
+  *f.add_processes() = top;
+  EXPECT_EQ(ProcessTable(f)[0].real_uid(), 4294967295u);
+}
+
 TEST(ProcessTableTest, MissingStatusLeavesUidsAndNspidUnknownNotZero) {
   v1::ProcessRecord r = MakeRecord(Proc(7).Uid(0));
   r.mutable_status()->Clear();

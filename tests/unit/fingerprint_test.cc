@@ -118,7 +118,21 @@ TEST(TakeFingerprint, RootThatCannotBeFingerprintedSaysWhyAndAttestsNothing) {
               h.SetFile(kAppServer, ProcFile::kStat,
                         MemoryEvidence::StatLine(4, "codex", 'S', 1, kAppServerStart));
             },
-            Status::kMalformedRecord}}) {
+            Status::kMalformedRecord},
+           // docs/resolver.md, "When the root is fingerprinted": a dead root
+           // (a zombie not yet reaped, X, x) is missing.
+           {"zombie",
+            [](FakeHost& h) {
+              h.SetFile(kAppServer, ProcFile::kStat,
+                        MemoryEvidence::StatLine(kAppServer, "codex", 'Z', 1, kAppServerStart));
+            },
+            Status::kMissingRoot},
+           {"dead",
+            [](FakeHost& h) {
+              h.SetFile(kAppServer, ProcFile::kStat,
+                        MemoryEvidence::StatLine(kAppServer, "codex", 'X', 1, kAppServerStart));
+            },
+            Status::kMissingRoot}}) {
     FakeHost host;
     c.setup(host);
     TakenFingerprint taken = TakeFingerprint(host, kAppServer, "/bin/sleep", kBoot);

@@ -171,8 +171,10 @@ TEST_F(FormatStructureRulesTest, VerdictsWrittenBeforeSubjectPidAreUpgradedField
       v->set_status(static_cast<v1::Verdict::Status>(k.status));
       if (k.pid) v->set_pid(*k.pid);
       if (k.start) v->set_start_ticks(*k.start);
-      v->set_subject_pid(k.subject);
-      v->set_subject_start_ticks(k.subject_start);
+      // As a writer of either kind put them: a subject only when it names one
+      // (subject_start_ticks is optional: absent, never a written 0).
+      if (k.subject != 0) v->set_subject_pid(k.subject);
+      if (k.subject_start != 0) v->set_subject_start_ticks(k.subject_start);
       v->set_detail("kept");
       Built b = Build({c}, std::nullopt, true, HeaderBody(version));
       b.bytes.replace(8, 4, Le32(version));

@@ -238,6 +238,10 @@ TEST_F(FrameModelTest, ARecordedResolutionIsReRunFromItsStartAndCompared) {
   EXPECT_NE(changed.verdict.status, Status::kResolved);
   EXPECT_FALSE(changed.same_decision);
   EXPECT_NE(DescribeFrameRun(changed).find("a DIFFERENT decision"), std::string::npos);
+  // The what-if's verdict names the sleep it found as a near miss (docs/resolver.md).
+  EXPECT_NE(DescribeFrameRun(changed).find("near miss: pid 4103, start tick 510003: argv exact"),
+            std::string::npos)
+      << DescribeFrameRun(changed);
 
   // A different root start tick: the root restarted.
   RequestOverrides restarted;

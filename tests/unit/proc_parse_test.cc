@@ -173,6 +173,22 @@ TEST(StatusValue, FindsOneKeyLine) {
   EXPECT_EQ(StatusValue("Umask:  0022", "Umask"), "0022");  // last line, no newline
 }
 
+// The four ids of a "Uid:" line, each a uid_t: past 2^32-1 the line is
+// malformed (nullopt), never wrapped.
+TEST(StatusIds, FourCanonicalIdsOfAtMost32BitsElseNone) {
+  auto ids = StatusIds("Name:\tx\nUid:\t1000\t1001\t1002\t1003\nGid:\t5\t5\t5\t5\n", "Uid");
+  ASSERT_TRUE(ids.has_value());
+  EXPECT_EQ((*ids)[0], 1000u);
+  EXPECT_EQ((*ids)[3], 1003u);
+  EXPECT_EQ((*StatusIds("Uid: 4294967295 0 0 0", "Uid"))[0], 4294967295u);
+  EXPECT_FALSE(StatusIds("Uid:\t4294967296\t0\t0\t0\n", "Uid"));
+  EXPECT_FALSE(StatusIds("Uid:\t0\t0\t0\n", "Uid"));
+  EXPECT_FALSE(StatusIds("Uid:\t0\t0\t0\t0\t0\n", "Uid"));
+  EXPECT_FALSE(StatusIds("Uid:\t-1\t0\t0\t0\n", "Uid"));
+  EXPECT_FALSE(StatusIds("Uid:\t01\t0\t0\t0\n", "Uid"));
+  EXPECT_FALSE(StatusIds("Name:\tx\n", "Uid"));
+}
+
 TEST(EscapeBytes, PrintableAsIsEverythingElseHex) {
   EXPECT_EQ(EscapeBytes("sleep 120"), "sleep 120");
   EXPECT_EQ(EscapeBytes("a\\b"), "a\\x5cb");

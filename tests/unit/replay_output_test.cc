@@ -50,7 +50,7 @@ TEST(ReplayOutput, ReproducedLineAndJsonOfTheTypicalResolution) {
   // As --json prints it: counts and pids are numbers.
   std::string json = ToJson(ToSummary(r));
   EXPECT_EQ(json.find('\n'), std::string::npos);
-  EXPECT_EQ(json.rfind("{\"outcome\":\"REPRODUCED\"", 0), 0u) << json;
+  EXPECT_NE(json.find("\"outcome\":\"REPRODUCED\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"consumed\":" + n + ","), std::string::npos) << json;
   EXPECT_NE(json.find("\"pid\":4103,"), std::string::npos) << json;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "tests/unit/fake_host.h"
@@ -22,6 +23,24 @@ inline void AddSecondSandbox(FakeHost& host, const std::string& token) {
   host.AddProcess(4201, 4200, 520001, "bwrap", {"bwrap"}, {}, Identity{0, 0x803, 600});
   host.AddProcess(4202, 4201, 520002, "sh", {"/bin/sh", "-c", "..."}, {}, kShExe);
   host.AddSleep(kSecondSleep, 4202, 520003, token);
+}
+
+// The deadline during a confirmation (docs/resolver.md, "Retries, deadline
+// and budget"): the sleep of `host` is absent for the first `empty`
+// attempts, appears (this invocation's) before the next one, and the clock
+// passes the 5 s deadline as its executable is taken.
+inline void DeadlineWhileConfirmingAfter(FakeHost& host, int empty) {
+  host.Remove(kSleep);
+  auto sleeps = std::make_shared<int>(0);
+  host.on_sleep = [sleeps, empty](MemoryEvidence& ev) {
+    if (++*sleeps == empty) {
+      ev.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"},
+                    SleepEnviron(kToken), kSleepExe);
+    }
+  };
+  host.after_call = [](FakeHost& h, const Call& c) {
+    if (c.kind == "exe" && c.pid == kSleep) h.now_ns += 6'000'000'000;
+  };
 }
 
 }  // namespace proctape::test

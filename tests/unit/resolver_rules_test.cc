@@ -167,8 +167,9 @@ TEST(ResolverListing, ListedNamesCountInBytesRead) {
   EXPECT_EQ(b.bytes_read, a.bytes_read + 10);
 }
 
-// Seed: "both are checked throughout enumeration": the deadline is checked
-// right after the listing, before any stat is read.
+// Seed: "both are checked throughout enumeration": a deadline that passes
+// while the directory is read stops the listing there (at its first name
+// read after it: "1"), and no stat is read.
 TEST(ResolverListing, DeadlinePassingDuringTheListingEndsBeforeAnyStat) {
   FakeHost host;
   host.after_call = [](FakeHost& h, const Call& c) {
@@ -177,7 +178,55 @@ TEST(ResolverListing, DeadlinePassingDuringTheListingEndsBeforeAnyStat) {
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kDeadline) << v.detail;
   EXPECT_EQ(host.ReadsOf(ProcFile::kStat), 0);
-  EXPECT_EQ(v.bytes_read, ListingBytes(host));
+  EXPECT_EQ(v.bytes_read, 1u);
+  EXPECT_LT(v.bytes_read, ListingBytes(host));
+}
+
+// docs/resolver.md, "Retries, deadline and budget": the budget is checked
+// while the listing is read, not after: a /proc of thousands of entries and
+// a budget of 40 bytes stops the listing at the entry that passes it, and
+// the resolution has read (and charged) that much only.
+TEST(ResolverListing, TheListingStopsAtTheBudgetWhileItIsRead) {
+  FakeHost host;
+  const std::vector<std::string_view> names = host.ListPids(UINT64_MAX).names;
+  host.listing = std::vector<std::string>(names.begin(), names.end());
+  for (int pid = 20000; pid < 22000; ++pid) host.listing->push_back(std::to_string(pid));
+  Request r = FakeHost::TypicalRequest();
+  r.bounds.byte_budget = 40;
+  Verdict v = Resolve(host, r);
+  EXPECT_EQ(v.status, Status::kByteBudget) << v.detail;
+  EXPECT_GT(v.bytes_read, 40u);
+  EXPECT_LE(v.bytes_read, 40u + 5u);  // the name that passed it, 5 bytes at most
+  EXPECT_EQ(host.ReadsOf(ProcFile::kStat), 0);
+}
+
+// The deadline the same way: a listing that would take 10 s (1 ms an entry)
+// stops when it passes the 5 s deadline, and its later entries are not read.
+TEST(ResolverListing, TheListingStopsAtTheDeadlineWhileItIsRead) {
+  FakeHost host;
+  host.list_entry_cost_ns = 1'000'000;
+  const std::vector<std::string_view> names = host.ListPids(UINT64_MAX).names;
+  host.listing = std::vector<std::string>(names.begin(), names.end());
+  for (int pid = 20000; pid < 30000; ++pid) host.listing->push_back(std::to_string(pid));
+  const std::int64_t start = host.now_ns;
+  Verdict v = Resolve(host, FakeHost::TypicalRequest());
+  EXPECT_EQ(v.status, Status::kDeadline) << v.detail;
+  EXPECT_LE(host.now_ns - start, 5'000'000'000 + 2'000'000);  // stopped at the deadline
+  EXPECT_LT(v.bytes_read, 5u * 5001u);                        // about 5,000 names read
+  EXPECT_EQ(host.ReadsOf(ProcFile::kStat), 0);
+}
+
+// A read costs what it read: a cmdline one byte over its bound read that
+// byte (how a truncated read is told), and the budget is charged it.
+TEST(ResolverListing, ATruncatedReadCostsTheBytePastItsBound) {
+  auto bytes_read = [](std::size_t cmdline_size) {
+    FakeHost host;
+    host.SetFile(kMcpServer, ProcFile::kCmdline, std::string(cmdline_size, 'a'));
+    Verdict v = Resolve(host, FakeHost::TypicalRequest());
+    EXPECT_EQ(v.status, Status::kResolved) << v.detail;
+    return v.bytes_read;
+  };
+  EXPECT_EQ(bytes_read(65537), bytes_read(65536) + 1);
 }
 
 // ---------------------------------------------------------------------------

@@ -105,6 +105,7 @@ TEST(ResolverSelection, TwoTokenEntriesFailImmediately) {
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kTokenMismatch) << v.detail;
   EXPECT_EQ(v.subject_pid, kSleep);
+  EXPECT_EQ(v.subject_start_ticks, kSleepStart);  // named by its identity
   EXPECT_EQ(v.file, static_cast<int>(ProcFile::kEnviron));
   EXPECT_EQ(v.attempts, 1u);
 }

@@ -124,6 +124,28 @@ TEST_F(SqlLoad, EveryProcessRecordIsARowHoldingTheBytesAsRecorded) {
   }
 }
 
+// A status "Uid:" value past 2^32-1 is no uid (StatusIds): the column is
+// NULL, never the value wrapped or taken whole.
+TEST(SqlLoadUid, AUidPastTwoToThe32IsNull) {
+  FakeHost host;
+  host.SetFile(kHostPid3, ProcFile::kStatus, "Name:\tpostgres\nUid:\t4294967296\t0\t0\t0\n");
+  host.SetFile(kMcpServer, ProcFile::kStatus, "Name:\tnode\nUid:\t1000\t1000\t1000\t1000\n");
+  ReplayTempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string path = dir.File("uid.ptape");
+  RecordOptions options;
+  options.frames = true;
+  Recorded rec = RecordResolution(host, FakeHost::TypicalRequest(), path, options);
+  ASSERT_TRUE(rec.ok) << rec.error;
+  std::string error;
+  std::unique_ptr<sql::Database> db = sql::Database::Open(&error);
+  ASSERT_NE(db, nullptr) << error;
+  ASSERT_EQ(db->Load(path).error, "");
+  ASSERT_EQ(db->Finish(), "");
+  EXPECT_EQ(One(db->get(), "SELECT DISTINCT quote(uid) FROM processes WHERE pid = 3"), "NULL");
+  EXPECT_EQ(One(db->get(), "SELECT DISTINCT uid FROM processes WHERE pid = 4001"), "1000");
+}
+
 TEST_F(SqlLoad, TheTapeIsOneRowPerCallWithTheResultTheReaderResolves) {
   ASSERT_EQ(db_->Load(path_).error, "");
   ASSERT_FALSE(snapshot_.observations.empty());
