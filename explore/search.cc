@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
-#include <unordered_set>
 
+#include "explore/key_set.h"
 #include "explore/model_evidence.h"
 
 namespace proctape::explore {
@@ -82,7 +82,7 @@ class Searcher {
         }
       }
       const std::uint64_t key = Key(k, ev.answers_hash(), m.hash(), ev.now());
-      if (keys_.count(key) != 0) {
+      if (keys_.contains(key)) {
         out.kind = RunResult::kPruned;
         return false;
       }
@@ -272,7 +272,7 @@ class Searcher {
   const CheckSetup& s_;
   const SearchOptions& o_;
   std::uint64_t initial_root_start_ = 0;
-  std::unordered_set<std::uint64_t> keys_;
+  KeySet keys_;
   HostModel scratch_;  // the model of the run under way
   std::uint64_t level_ = 0;
 };
