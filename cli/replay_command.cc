@@ -88,6 +88,8 @@ v1::FrameRunSummary SummarizeRun(const FrameRun& run, const TokenMask& mask) {
   if (run.first_frame) s.set_first_frame(Count32(*run.first_frame));
   if (run.last_frame) s.set_last_frame(Count32(*run.last_frame));
   s.set_virtual_ns(static_cast<double>(run.virtual_ns));
+  s.set_attempts_skipped(Count32(run.attempts_skipped));
+  s.set_cut(run.cut);
   mask.Mask(&s);
   return s;
 }
@@ -157,6 +159,7 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
       std::fputs(mask.Masked(DescribeFrameRun(run)).c_str(), stdout);
     }
     int c = run.liveness ? ExitCodeFor(run.liveness_verdict) : ExitCodeFor(run.verdict.status);
+    if (!run.cut.empty()) c = kExitBound;  // no decision: the frame model's bound on work
     if (code == kExitOk) code = c;
   }
   if (o.json) std::printf("%s\n", ToJson(report).c_str());
