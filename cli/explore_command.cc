@@ -77,17 +77,27 @@ int RunExplore(const ExploreOptions& o) {
   }
   Progress progress;
   const std::size_t checks = o.has_check ? 1 : snapshot.resolutions.size();
+  // The whole run's bound: once reached, the checks after are not begun.
+  explore::RunBound bound(o.limits);
+  std::size_t unexplored = 0, first_unexplored = 0, last_unexplored = 0;
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
     if (o.has_check && i != o.check) continue;
+    if (bound.Spent()) {
+      if (unexplored++ == 0) first_unexplored = i;
+      last_unexplored = i;
+      continue;
+    }
     const std::size_t position = results.size() + 1;
     CheckResult c;
     std::string why;
     c.derived_events = derived_events;
     c.setup = explore::SetUp(snapshot, i, &why);
     if (!c.setup) return Fail(kExitUsage, name + ": check " + std::to_string(i) + ": " + why);
+    bound.Steps(2 * c.setup->initial.listing().size());  // the model built, its context
     explore::SearchOptions so;
     so.depth = o.depth;
     so.budget = o.budget;
+    so.bound = &bound;
     if (o.has_seed) so.seed = o.seed;
     so.progress = [&, i, position](std::uint64_t runs) {
       progress.Update("check " + std::to_string(i) + " (" + std::to_string(position) + " of " +
@@ -119,10 +129,11 @@ int RunExplore(const ExploreOptions& o) {
     results.push_back(std::move(c));
   }
   progress.Done();
+  const RunEnd end = EndOf(bound, unexplored, first_unexplored, last_unexplored);
   if (o.json) {
-    PrintExploreJson(o, EscapeBytes(base, 4096), results);
+    PrintExploreJson(o, EscapeBytes(base, 4096), results, end);
   } else {
-    PrintExploreText(o, EscapeBytes(base, 4096), results);
+    PrintExploreText(o, EscapeBytes(base, 4096), results, end);
   }
   const std::uint64_t violations = Totals(results).violations;
   if (violations == 0) return kExitOk;
@@ -157,6 +168,9 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
               "the baseline, the re-run of a history before its pairs are listed and a\n"
               "history pruned without a run (a shifted duplicate) do not")
       ->capture_default_str();
+  AddRunBoundOptions(sub, &o->limits, "--total-budget",
+                     "runs in all checks together, at most; then the checks left are not "
+                     "begun (docs/explore.md, 'Bounds of a whole run')");
   sub->add_option("--out", o->out, "write each violation here as a .ptape (a directory)")
       ->check(NonEmpty("an empty path names no directory"))
       ->type_name("DIR");

@@ -23,8 +23,11 @@ enum class Shape {
 
 // Writes the file of `shape` with `n` processes beneath the root to `path`
 // (replaced if there). The resolution asks for the last process (the deepest
-// of the chain, the last leaf of the star), which runs the requested sleep.
-// False with *error on failure.
-bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::string* error);
+// of the chain, the last leaf of the star), which runs the requested sleep;
+// with `checks` above 1 the file records it that many times (each copy
+// claims the same tape: a file of many checks for explore's whole-run
+// bound). False with *error on failure.
+bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::string* error,
+                    std::uint32_t checks = 1);
 
 }  // namespace proctape::shapes
