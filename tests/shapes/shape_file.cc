@@ -49,7 +49,7 @@ bool WriteFrame(MemoryEvidence& host, std::uint64_t index, const ScanOptions& sc
 }  // namespace
 
 bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::string* error,
-                    std::uint32_t checks) {
+                    std::uint32_t checks, std::int64_t deadline_ns) {
   MemoryEvidence host;
   BuildHost(host, shape, n);
   Request request;
@@ -57,6 +57,10 @@ bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::
   request.root_start_ticks = kRootStart;
   request.token = kToken;
   request.exe = kSleepExe;
+  if (deadline_ns != 0) {
+    request.bounds.deadline_ns = deadline_ns;
+    request.bounds.byte_budget = std::uint64_t{1} << 40;
+  }
   const std::string kept = request.token_var + "=" + request.token;
 
   SnapshotWriter::Options options;
