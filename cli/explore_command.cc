@@ -104,17 +104,27 @@ int RunExplore(const ExploreOptions& o) {
   }
   Progress progress;
   const std::size_t checks = o.has_check ? 1 : snapshot.resolutions.size();
+  // The whole run's bound: once reached, the checks after are not begun.
+  explore::RunBound bound(o.limits);
+  std::size_t unexplored = 0, first_unexplored = 0, last_unexplored = 0;
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
     if (o.has_check && i != o.check) continue;
+    if (bound.Spent()) {
+      if (unexplored++ == 0) first_unexplored = i;
+      last_unexplored = i;
+      continue;
+    }
     const std::size_t position = results.size() + 1;
     CheckResult c;
     std::string why;
     c.derived_events = derived_events;
     c.setup = explore::SetUp(snapshot, i, &why);
     if (!c.setup) return Fail(kExitUsage, name + ": check " + std::to_string(i) + ": " + why);
+    bound.Steps(2 * c.setup->initial.listing().size());  // the model built, its context
     explore::SearchOptions so;
     so.depth = o.depth;
     so.budget = o.budget;
+    so.bound = &bound;
     if (o.has_seed) so.seed = o.seed;
     so.progress = [&, i, position](std::uint64_t runs) {
       progress.Update("check " + std::to_string(i) + " (" + std::to_string(position) + " of " +
@@ -139,10 +149,11 @@ int RunExplore(const ExploreOptions& o) {
   if (!o.out.empty()) {
     if (int wrote = WriteFound(o, snapshot, base, results); wrote != kExitOk) return wrote;
   }
+  const RunEnd end = EndOf(bound, unexplored, first_unexplored, last_unexplored);
   if (o.json) {
-    PrintExploreJson(o, EscapeBytes(base, 4096), results);
+    PrintExploreJson(o, EscapeBytes(base, 4096), results, end);
   } else {
-    PrintExploreText(o, EscapeBytes(base, 4096), results);
+    PrintExploreText(o, EscapeBytes(base, 4096), results, end);
   }
   const std::uint64_t violations = Totals(results).violations;
   if (violations == 0) return kExitOk;
@@ -173,10 +184,12 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
   AddUnsigned(sub, "--depth", o->depth, 1, 2, "events per history: 1, or 2 (pairs)")
       ->capture_default_str();
   AddUnsigned(sub, "--budget", o->budget, 1, 100000000,
-              "runs of the resolver per check, at most: every history started counts;\n"
-              "the baseline, the re-run of a history before its pairs are listed and a\n"
-              "history pruned without a run (a shifted duplicate) do not")
+              "runs of the resolver per check, at most: every history started counts "
+              "(not the baseline, nor a history pruned without a run)")
       ->capture_default_str();
+  AddRunBoundOptions(sub, &o->limits, "--total-budget",
+                     "runs in all checks together, at most; then the checks left are not "
+                     "begun (docs/explore.md, 'Bounds of a whole run')");
   sub->add_option("--out", o->out,
                   "write each violation here as a .ptape (a directory that exists; an existing "
                   "file is not replaced without --force)")
@@ -190,10 +203,9 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                                    "explore only this recorded check (from 0)");
   CLI::Option* examples = AddUnsigned(
       sub, "--examples", o->examples, 1, 100,
-      "with --out, also write the first history of each of the N (1 to 100)\n"
-      "rarest outcomes of each check (the fewest histories among those run: a\n"
-      "spent budget or --seed decides which), violation or not, as\n"
-      "DIR/STEM-checkC-OUTCOME.ptape (the real resolver's run: replay reproduces it)");
+      "with --out, also write the first history of each of the N (1 to 100) rarest "
+      "outcomes of each check, violation or not, as DIR/STEM-checkC-OUTCOME.ptape "
+      "(docs/explore.md)");
   sub->add_flag("--json", o->json, "print one JSON object: the same summary");
   sub->footer(std::string("Examples:\n"
                           "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"

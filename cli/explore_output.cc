@@ -30,6 +30,7 @@ std::string Histories(const ExploreOptions& o, const SearchReport& r) {
   if (r.unextended != 0) {
     line += ", " + Plural(r.unextended, "history", "histories") + " not extended to pairs";
   }
+  line += ReachedClause(r.stopped, o.limits);
   return line + "; violations: " + N(r.violation_count);
 }
 
@@ -48,7 +49,7 @@ ExploreTotals Totals(const std::vector<CheckResult>& results) {
 }
 
 void PrintExploreText(const ExploreOptions& o, const std::string& name,
-                      const std::vector<CheckResult>& results) {
+                      const std::vector<CheckResult>& results, const RunEnd& end) {
   std::printf("explore %s: depth %u, budget %s per check\n", name.c_str(), o.depth,
               Plural(o.budget, "run", "runs").c_str());
   for (const CheckResult& c : results) {
@@ -96,6 +97,7 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
       if (!c.written[i].empty()) std::printf("    written: %s\n", EscapeBytes(c.written[i], 4096).c_str());
     }
   }
+  if (const std::string line = UnexploredLine(end); !line.empty()) std::printf("%s\n", line.c_str());
   const ExploreTotals t = Totals(results);
   std::string written;
   if (!o.out.empty()) {
@@ -108,7 +110,7 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
 }
 
 void PrintExploreJson(const ExploreOptions& o, const std::string& name,
-                      const std::vector<CheckResult>& results) {
+                      const std::vector<CheckResult>& results, const RunEnd& end) {
   v1::ExploreReport doc;
   doc.set_file(name);
   doc.set_depth(o.depth);
@@ -129,6 +131,7 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
     check->set_left(Count32(r.left));
     check->set_unextended(Count32(r.unextended));
     check->set_violation_count(Count32(r.violation_count));
+    check->set_stopped_by(explore::StopWord(r.stopped, o.limits));
     for (const CheckResult::Example& e : c.examples) {
       v1::ExploreExample* x = check->add_examples();
       x->set_outcome(e.outcome);
@@ -163,6 +166,14 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
   doc.set_histories_pruned(Count32(t.pruned));
   doc.set_violations(Count32(t.violations));
   doc.set_written(Count32(t.written));
+  doc.set_total_budget(Count32(end.limits.runs));
+  doc.set_work_budget(Count32(end.limits.steps));
+  doc.set_time_limit_s(Count32(end.limits.time_s));
+  doc.set_runs_used(Count32(end.runs));
+  doc.set_work_used(Count32(end.steps));
+  doc.set_stopped_by(explore::StopWord(end.stop, end.limits));
+  doc.set_unexplored_checks(Count32(end.unexplored));
+  if (end.unexplored != 0) doc.set_first_unexplored(Count32(end.first_unexplored));
   std::printf("%s\n", ToJson(doc).c_str());
 }
 

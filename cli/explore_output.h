@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/explore_bounds.h"
 #include "explore/search.h"
 
 namespace proctape {
@@ -23,6 +24,7 @@ struct ExploreOptions {
   std::uint64_t check = 0;
   bool has_check = false;
   std::uint64_t examples = 0;  // --examples N: the N rarest outcomes' first histories
+  explore::RunLimits limits;   // the whole run's bound (cli/explore_bounds.h)
 };
 
 // One explored check: its setup, what the search found, and the file each
@@ -51,10 +53,11 @@ struct ExploreTotals {
 };
 ExploreTotals Totals(const std::vector<CheckResult>& results);
 
-// `name` is the file's name as printed (escaped).
+// `name` is the file's name as printed (escaped); `end`, what the whole
+// run's bound left.
 void PrintExploreText(const ExploreOptions& o, const std::string& name,
-                      const std::vector<CheckResult>& results);
+                      const std::vector<CheckResult>& results, const RunEnd& end);
 void PrintExploreJson(const ExploreOptions& o, const std::string& name,
-                      const std::vector<CheckResult>& results);
+                      const std::vector<CheckResult>& results, const RunEnd& end);
 
 }  // namespace proctape

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
+#include "cli/explore_bounds.h"
 #include "cli/inputs.h"
 #include "cli/jail.h"
 #include "cli/options.h"
@@ -36,6 +37,7 @@ struct MinimizeOptions {
   bool force = false;
   std::uint64_t check = 0;
   bool json = false;
+  explore::RunLimits limits;  // cli/explore_bounds.h
 };
 
 // A file's size ("-": standard input's, when it is a file).
@@ -68,10 +70,11 @@ int RunMinimize(const MinimizeOptions& o) {
   auto setup = explore::SetUp(snapshot, o.check, &why);
   if (!setup) return Fail(kExitUsage, name + ": check " + std::to_string(o.check) + ": " + why);
   Progress progress;
+  explore::RunBound bound(o.limits);
   auto done = explore::Minimize(
       *setup, *history,
       [&](std::uint64_t runs) { progress.Update("minimize: " + std::to_string(runs) + " runs"); },
-      &why);
+      &why, &bound);
   progress.Done();
   if (!done) {
     return Fail(kExitVerdictChanged, name + ": check " + std::to_string(o.check) + ": " + why);
@@ -97,6 +100,11 @@ int RunMinimize(const MinimizeOptions& o) {
   report.set_runs(U32(done->runs));
   for (const explore::Scheduled& s : done->history) report.add_events(explore::Describe(s));
   report.set_output(EscapedText(o.output));
+  report.set_budget(U32(o.limits.runs));
+  report.set_work_budget(U32(o.limits.steps));
+  report.set_time_limit_s(U32(o.limits.time_s));
+  report.set_work_used(U32(bound.steps()));
+  report.set_stopped_by(explore::StopWord(done->stopped, o.limits));
   if (o.json) {
     std::printf("%s\n", ToJson(report).c_str());
     return kExitOk;
@@ -113,6 +121,11 @@ int RunMinimize(const MinimizeOptions& o) {
               report.calls_after(), static_cast<unsigned long long>(report.bytes_before()),
               static_cast<unsigned long long>(report.bytes_after()),
               Plural(report.runs(), "run", "runs").c_str());
+  if (done->stopped != explore::Stop::kNone) {
+    std::printf("  stopped early: %s was reached; the host kept holds the verdict, a smaller one "
+                "may too\n",
+                explore::StopText(done->stopped, o.limits).c_str());
+  }
   for (const std::string& e : report.events()) std::printf("  event %s\n", e.c_str());
   std::printf("wrote %s\n", EscapeBytes(o.output, 4096).c_str());
   return kExitOk;
@@ -144,6 +157,9 @@ void RegisterMinimize(CLI::App& app, int* exit_code) {
   AddForceOption(sub, o->force, "replace an existing --output");
   AddUnsigned(sub, "--check", o->check, 0, UINT64_MAX, "the recorded check to minimize (from 0)")
       ->capture_default_str();
+  AddRunBoundOptions(sub, &o->limits, "--budget",
+                     "runs of the check, at most; then the host kept so far is written "
+                     "(docs/explore.md, 'Bounds of a whole run')");
   sub->add_flag("--json", o->json, "print one JSON object: a MinimizeReport");
   sub->footer(std::string("Examples:\n"
                           "  proctape minimize corpus/051df0283b135a91.ptape -o small.ptape\n"

@@ -127,6 +127,7 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
     int c = r.run.unanswered != v1::UNANSWERED_NONE ? kExitDiverged
             : r.run.liveness                        ? ExitCodeFor(r.run.liveness_verdict)
                                                     : ExitCodeFor(r.run.verdict.status);
+    if (!r.run.cut.empty()) c = kExitBound;  // no decision: the frame model's bound on work
     if (code == kExitOk) code = c;
   }
   if (o.json) std::printf("%s\n", ToJson(report).c_str());

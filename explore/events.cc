@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <unordered_set>
 
 #include "core/proc_parse.h"
 
@@ -166,14 +167,18 @@ EventContext MakeContext(const HostModel* initial, const Request* request,
   ctx.token_entry = request->token_var + "=" + request->token;
   ctx.exe = request->exe;
   ctx.bounds = request->bounds;
-  // The root, then its descendants breadth first (listing order per level).
+  // The root, then its descendants breadth first (listing order per level),
+  // from one index of the tree: linear in the model (minimize makes a
+  // context for every candidate host).
   if (!initial->Stat(ctx.root_pid)) return ctx;
   ctx.targets.push_back(ctx.root_pid);
+  const auto children = initial->ChildrenByParent();
+  std::unordered_set<std::int64_t> seen = {ctx.root_pid};
   for (std::size_t i = 0; i < ctx.targets.size() && ctx.targets.size() <= 4096; ++i) {
-    for (std::int64_t c : initial->Children(ctx.targets[i])) {
-      if (c != ctx.root_pid && std::find(ctx.targets.begin(), ctx.targets.end(), c) == ctx.targets.end()) {
-        ctx.targets.push_back(c);
-      }
+    auto it = children.find(ctx.targets[i]);
+    if (it == children.end()) continue;
+    for (std::int64_t c : it->second) {
+      if (seen.insert(c).second) ctx.targets.push_back(c);
     }
   }
   return ctx;

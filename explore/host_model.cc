@@ -140,6 +140,17 @@ std::vector<std::int64_t> HostModel::Children(std::int64_t pid) const {
   return out;
 }
 
+std::unordered_map<std::int64_t, std::vector<std::int64_t>> HostModel::ChildrenByParent() const {
+  std::unordered_map<std::int64_t, std::vector<std::int64_t>> out;
+  for (std::int64_t c : listing_) {
+    std::optional<StatFields> s = Stat(c);
+    if (!s) continue;
+    std::vector<std::int64_t>& children = out[s->ppid];
+    if (children.empty() || children.back() != c) children.push_back(c);
+  }
+  return out;
+}
+
 
 void HostModel::Rehash(std::int64_t, const ModelProcess* before, ModelProcess* after) {
   if (before != nullptr) hash_ -= before->hash;

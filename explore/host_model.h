@@ -67,6 +67,9 @@ class HostModel {
   std::optional<StatFields> Stat(std::int64_t pid) const;
   // Pids whose stat names `pid` as parent, in listing order.
   std::vector<std::int64_t> Children(std::int64_t pid) const;
+  // Children() of every parent at once, from one pass over the listing (each
+  // stat parsed once): what a walk of the whole tree needs, in linear time.
+  std::unordered_map<std::int64_t, std::vector<std::int64_t>> ChildrenByParent() const;
   // The highest start tick and pid the model has held, a reaped process's
   // included (new processes go past them: the kernel never starts a later
   // process at an earlier tick, and allocates pids past the last one).

@@ -13,8 +13,8 @@ namespace {
 class Reducer {
  public:
   Reducer(const CheckSetup& setup, const History& history,
-          const std::function<void(std::uint64_t)>& progress)
-      : setup_(setup), history_(history), progress_(progress) {}
+          const std::function<void(std::uint64_t)>& progress, RunBound* bound)
+      : setup_(setup), history_(history), progress_(progress), bound_(bound) {}
 
   std::unique_ptr<Minimized> Go(std::string* why) {
     auto out = std::make_unique<Minimized>();
@@ -24,6 +24,7 @@ class Reducer {
       if (!setup_.liveness) ev.SetAttestedPath(setup_.exe_path, setup_.request.exe);
       ev.keep_calls = true;
       out->target = RunCheck(ev, setup_, Checker{});
+      Charge(m.listing().size() + ev.calls() + ev.names_listed());
       original_ = ev.calls_made();
       out->calls_before = ev.calls();
       if (ev.failed() > 0 || ev.applied() != history_.size()) {
@@ -64,6 +65,7 @@ class Reducer {
       out->history.push_back(Scheduled{ev.applied_at()[i], history_[i].event});
     }
     out->runs = runs_;
+    if (Spent()) out->stopped = bound_->stop();
     return out;
   }
 
@@ -72,23 +74,36 @@ class Reducer {
     return setup_.initial.Subset(std::unordered_set<std::int64_t>(pids.begin(), pids.end()));
   }
 
+  void Charge(std::uint64_t steps) {
+    if (bound_ != nullptr) bound_->Steps(steps);
+  }
+  bool Spent() { return bound_ != nullptr && bound_->Spent(); }
+
   // The check on `model`, under the original run's events: the target?
+  // (Not once the bound is reached: nothing is tried then.)
   bool Holds(HostModel model) {
+    if (Spent()) return false;
     ++runs_;
+    if (bound_ != nullptr) bound_->Run();
     if (progress_) progress_(runs_);
+    // The candidate cut from the whole model, its context, its copy.
+    Charge(setup_.initial.listing().size() + 2 * model.listing().size());
     std::unique_ptr<CheckSetup> s = WithModel(setup_, std::move(model));
     HostModel m = s->initial;
     ModelEvidence ev(&m, &s->ctx, &history_, s->scan_ns);
     if (!setup_.liveness) ev.SetAttestedPath(setup_.exe_path, setup_.request.exe);
     ev.original = &original_;
     CheckOutcome got = RunCheck(ev, *s, Checker{});
+    Charge(ev.calls() + ev.names_listed());
     return !ev.mismatched() && ev.failed() == 0 && ev.applied() == history_.size() &&
            SameVerdict(setup_, got, target_);
   }
 
+  // ddmin; once the bound is reached it returns what it holds (a host that
+  // keeps the verdict, not a minimal one).
   std::vector<std::int64_t> Ddmin(std::vector<std::int64_t> items) {
     std::size_t n = 2;
-    while (items.size() >= 2) {
+    while (items.size() >= 2 && !Spent()) {
       const std::size_t chunk = (items.size() + n - 1) / n;
       std::vector<std::vector<std::int64_t>> parts;
       for (std::size_t i = 0; i < items.size(); i += chunk) {
@@ -97,6 +112,7 @@ class Reducer {
       }
       bool reduced = false;
       for (const auto& part : parts) {
+        if (Spent()) break;
         if (Holds(Keep(part))) {
           items = part;
           n = 2;
@@ -105,7 +121,7 @@ class Reducer {
         }
       }
       if (!reduced && parts.size() > 2) {
-        for (std::size_t p = 0; p < parts.size() && !reduced; ++p) {
+        for (std::size_t p = 0; p < parts.size() && !reduced && !Spent(); ++p) {
           std::vector<std::int64_t> rest;
           for (std::size_t q = 0; q < parts.size(); ++q) {
             if (q != p) rest.insert(rest.end(), parts[q].begin(), parts[q].end());
@@ -130,8 +146,7 @@ class Reducer {
   // holds it: a frame without a process's status is not one a capture makes.)
   void TrimFiles(std::int64_t pid, HostModel* model) {
     const ModelProcess* p = model->Find(pid);
-    if (p == nullptr) return;
-    HostModel trial = *model;
+    if (p == nullptr || Spent()) return;
     if (setup_.liveness || !p->environ || !p->environ->ok()) return;
     std::string kept;
     const std::string prefix = setup_.request.token_var + "=";
@@ -142,13 +157,14 @@ class Reducer {
     StoredRead env = *p->environ;
     env.data = kept;
     env.truncated = false;
-    trial = *model;
+    HostModel trial = *model;
     if (trial.SetFile(pid, ProcFile::kEnviron, env) && Holds(trial)) *model = trial;
   }
 
   const CheckSetup& setup_;
   const History& history_;
   const std::function<void(std::uint64_t)>& progress_;
+  RunBound* bound_;
   std::vector<CallKey> original_;
   CheckOutcome target_;
   std::uint64_t runs_ = 0;
@@ -158,8 +174,8 @@ class Reducer {
 
 std::unique_ptr<Minimized> Minimize(const CheckSetup& setup, const History& history,
                                     const std::function<void(std::uint64_t runs)>& progress,
-                                    std::string* why) {
-  return Reducer(setup, history, progress).Go(why);
+                                    std::string* why, RunBound* bound) {
+  return Reducer(setup, history, progress, bound).Go(why);
 }
 
 }  // namespace proctape::explore

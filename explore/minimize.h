@@ -14,6 +14,10 @@
 //   3. environ: of each process kept, the entries other than the token
 //      variable's are dropped, where the verdict stays.
 //
+// Each candidate costs one run on a host of its size (the event context is
+// built from one index of the tree: linear), so a reduction costs what
+// ddmin's runs hold, not their square.
+//
 // A reduced run keeps the events where the original run had them: each of
 // its calls is matched to the next call of the original run with the same
 // operation, pid and file (explore/model_evidence.h, `original`), the events
@@ -26,6 +30,7 @@
 #include <memory>
 #include <string>
 
+#include "explore/bound.h"
 #include "explore/search.h"
 
 namespace proctape::explore {
@@ -39,11 +44,17 @@ struct Minimized {
   std::uint64_t calls_before = 0;        // the check's calls on the whole model
   std::uint64_t calls_after = 0;
   std::uint64_t runs = 0;                // checks run by the reduction
+  // The bound that ended the reduction early: the host kept holds the
+  // verdict, but a smaller one may too (kNone: it ran to its end).
+  Stop stopped = Stop::kNone;
 };
 
 // Null, with *why, when step 1 fails. `progress` is called as each run starts.
+// `bound` (may be null) is charged every run, as explore charges it
+// (explore/bound.h); once it is reached no candidate is tried: the
+// reduction keeps what it has.
 std::unique_ptr<Minimized> Minimize(const CheckSetup& setup, const History& history,
                                     const std::function<void(std::uint64_t runs)>& progress,
-                                    std::string* why);
+                                    std::string* why, RunBound* bound = nullptr);
 
 }  // namespace proctape::explore

@@ -89,6 +89,7 @@ ListResult ModelEvidence::ListPids(std::uint64_t bound) {
     h = Mix(h, pids[i]);
   }
   out.names.assign(names_.begin(), names_.end());
+  names_listed_ += listed;
   out.truncated = pids.size() > bound || model_->cut_by_bounds();
   h = Mix(h, out.truncated ? 1 : 0);
   now_ = SaturatingAdd(now_, scan_ns_);

@@ -63,6 +63,8 @@ class ModelEvidence : public Evidence {
   const std::vector<CallKey>* original = nullptr;
 
   std::uint64_t calls() const { return calls_; }
+  // Names the run's listings listed, all together (explore/bound.h's steps).
+  std::uint64_t names_listed() const { return names_listed_; }
   std::int64_t now() const { return now_; }
   bool stopped() const { return stopped_; }
   std::uint64_t answers_hash() const { return answers_; }
@@ -96,6 +98,7 @@ class ModelEvidence : public Evidence {
   std::int64_t scan_ns_;
   std::int64_t now_;
   std::uint64_t calls_ = 0;
+  std::uint64_t names_listed_ = 0;
   std::size_t next_event_ = 0;
   std::size_t failed_ = 0;
   bool stopped_ = false;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
-#include <unordered_set>
 
+#include "explore/key_set.h"
 #include "explore/model_evidence.h"
 
 namespace proctape::explore {
@@ -63,6 +63,7 @@ class Searcher {
     // strings instead of allocating them again.
     HostModel& m = scratch_;
     m = s_.initial;
+    Charge(m.listing().size());
     ModelEvidence ev(&m, &s_.ctx, &h, s_.scan_ns);
     if (!s_.liveness) ev.SetAttestedPath(s_.exe_path, s_.request.exe);
     ev.keep_answers = true;
@@ -82,7 +83,7 @@ class Searcher {
         }
       }
       const std::uint64_t key = Key(k, ev.answers_hash(), m.hash(), ev.now());
-      if (keys_.count(key) != 0) {
+      if (keys_.contains(key)) {
         out.kind = RunResult::kPruned;
         return false;
       }
@@ -90,6 +91,7 @@ class Searcher {
       return true;
     };
     out.outcome = RunCheck(ev, s_, o_.checker);
+    Charge(ev.calls() + ev.names_listed());
     out.calls = ev.calls();
     out.answers = ev.answer_hashes();
     if (parent != nullptr && !h.empty()) {
@@ -105,6 +107,7 @@ class Searcher {
                                       s_.recorded.liveness().start_ticks(), out.outcome.liveness);
       }
     } else if (out.outcome.verdict.resolved()) {
+      Charge(m.listing().size());  // the truths the oracle builds
       out.judgement = JudgeResolutionRun(s_.ctx, h, out.outcome.request, initial_root_start_,
                                          out.outcome.verdict, ev.ReadsOf(out.outcome.verdict.pid));
     }
@@ -175,6 +178,7 @@ class Searcher {
     level.base = h;
     const HostModel now = TruthAt(s_.ctx, h, h.empty() ? 0 : h.back().point);
     level.events = Applicable(now, s_.ctx, s_.start_ns);
+    Charge(now.listing().size() + s_.ctx.targets.size());
     level.first = first;
     level.points = points;
     level.has_exec = std::any_of(h.begin(), h.end(), [](const Scheduled& x) {
@@ -222,7 +226,7 @@ class Searcher {
     RunLevel(Extensions({}, 0, base.calls), base.answers, &started, &report,
              o_.depth >= 2 ? &survivors : nullptr);
     for (const History& h1 : survivors) {
-      if (started >= o_.budget) {
+      if (started >= o_.budget || Spent(&report)) {
         // Its pairs are not listed: how many there would be is not known.
         ++report.unextended;
         continue;
@@ -238,9 +242,9 @@ class Searcher {
  private:
   // Runs the histories of one level, in its walk's order: each skipped
   // without a run when a sibling showed it is a shifted duplicate; once the
-  // budget is spent, the entries not walked are counted as left (shifted
-  // duplicates among them included). Those that ran to a verdict are added
-  // to *survivors (when given).
+  // budget (or the whole run's bound) is spent, the entries not walked are
+  // counted as left (shifted duplicates among them included). Those that ran
+  // to a verdict are added to *survivors (when given).
   void RunLevel(const Level& level, const std::vector<std::uint64_t>& parent_answers,
                 std::uint64_t* started, SearchReport* report, std::vector<History>* survivors) {
     Skips skips;
@@ -249,8 +253,9 @@ class Searcher {
     History h = level.base;
     h.emplace_back();
     for (std::uint64_t i = 0; i < level.size(); ++i) {
+      Charge(1);
       if (!level.At(walk(i), &h.back())) continue;
-      if (*started == o_.budget) {
+      if (*started == o_.budget || Spent(report)) {
         report->left += level.entries() - walked;
         return;
       }
@@ -261,6 +266,7 @@ class Searcher {
         continue;
       }
       ++*started;
+      if (o_.bound != nullptr) o_.bound->Run();
       if (o_.progress) o_.progress(*started);
       RunResult r = Run(h, &parent_answers, true);
       skips.Note(h.back(), r.window);
@@ -269,10 +275,20 @@ class Searcher {
     }
   }
 
+  void Charge(std::uint64_t steps) {
+    if (o_.bound != nullptr) o_.bound->Steps(steps);
+  }
+  // Whether the whole run's bound is reached (noted in *report).
+  bool Spent(SearchReport* report) {
+    if (o_.bound == nullptr || !o_.bound->Spent()) return false;
+    report->stopped = o_.bound->stop();
+    return true;
+  }
+
   const CheckSetup& s_;
   const SearchOptions& o_;
   std::uint64_t initial_root_start_ = 0;
-  std::unordered_set<std::uint64_t> keys_;
+  KeySet keys_;
   HostModel scratch_;  // the model of the run under way
   std::uint64_t level_ = 0;
 };

@@ -25,7 +25,10 @@
 //   - the budget caps the histories run (the resolver started on them: those
 //     that end in a verdict, in a state already explored, or as not
 //     applicable); histories skipped without a run cost nothing, and neither
-//     do the baseline and the re-run of a pair's first event.
+//     do the baseline and the re-run of a pair's first event;
+//   - the bound of the whole run (explore/bound.h), when given, is charged
+//     every run (the baseline's too) and every history walked, and ends the
+//     search as the budget does once it is reached (`stopped` says which).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +40,7 @@
 #include <vector>
 
 #include "core/resolver.h"
+#include "explore/bound.h"
 #include "explore/check.h"
 #include "explore/events.h"
 #include "explore/host_model.h"
@@ -51,6 +55,7 @@ struct SearchOptions {
   Checker checker;                                     // empty: the real checks
   std::function<void(std::uint64_t runs)> progress;    // as each run of the budget starts
   std::size_t keep_violations = 100;
+  RunBound* bound = nullptr;  // the whole run's, shared by its checks (null: none)
 };
 
 struct Violation {
@@ -69,6 +74,7 @@ struct SearchReport {
   std::uint64_t not_applicable = 0; // an event that could not happen there
   std::uint64_t left = 0;           // not walked: the budget was spent
   std::uint64_t unextended = 0;     // depth 2: run alone, its pairs not listed (budget spent)
+  Stop stopped = Stop::kNone;       // the whole run's bound ended it before the budget did
   std::uint64_t violation_count = 0;
   // Histories run, the baseline counted, up to the first violation (0: none).
   std::uint64_t first_violation_after = 0;

@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
+#include <limits>
 
 #include "core/checked.h"
 #include "core/proc_parse.h"
@@ -24,12 +26,40 @@ std::int64_t ScanDuration(const v1::Frame& f) {
 }  // namespace
 
 FrameEvidence::FrameEvidence(const std::vector<v1::Frame>& frames, std::int64_t start_ns)
-    : frames_(frames), index_(frames.size()), indexed_(frames.size(), false), now_(start_ns) {
+    : frames_(frames),
+      index_(frames.size()),
+      indexed_(frames.size(), false),
+      now_(start_ns),
+      repeats_(start_ns) {
   order_.resize(frames.size());
   for (std::size_t i = 0; i < frames.size(); ++i) order_[i] = i;
   std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
     return frames[a].scan_start_mono_ns() < frames[b].scan_start_mono_ns();
   });
+}
+
+void FrameEvidence::BoundWork(std::int64_t deadline_ns, const FrameWork& work) {
+  bounded_ = true;
+  deadline_ = deadline_ns;
+  exact_calls_ = work.exact_calls;
+  std::uint64_t records = 0;
+  for (const v1::Frame& f : frames_) records += static_cast<std::uint64_t>(f.processes_size());
+  max_calls_ = work.exact_calls + work.calls_per_record * records;
+}
+
+bool FrameEvidence::Capped() {
+  if (bounded_ && calls_ >= max_calls_) capped_ = true;
+  if (capped_) ++calls_;
+  return capped_;
+}
+
+std::int64_t FrameEvidence::NextChange() const {
+  auto after = std::upper_bound(order_.begin(), order_.end(), now_,
+                                [&](std::int64_t t, std::size_t i) {
+                                  return t < frames_[i].scan_start_mono_ns();
+                                });
+  return after == order_.end() ? std::numeric_limits<std::int64_t>::max()
+                               : frames_[*after].scan_start_mono_ns();
 }
 
 void FrameEvidence::SetAttestedPath(std::string path, Identity identity) {
@@ -76,10 +106,15 @@ ReadResult FrameEvidence::Unanswered(v1::Unanswered why, std::string call) {
 }
 
 ListResult FrameEvidence::ListPids(std::uint64_t bound) {
+  ListResult out;
   if (unanswered_ != v1::UNANSWERED_NONE) return ++calls_, ListResult{EIO, {}, false};
+  if (Capped()) {
+    ++lists_;
+    out.err = EIO;
+    return out;
+  }
   const v1::Frame* f = Use();
   ++lists_;
-  ListResult out;
   if (f == nullptr) {
     out.err = ENOENT;
     return out;
@@ -88,18 +123,28 @@ ListResult FrameEvidence::ListPids(std::uint64_t bound) {
   const std::uint64_t listed = std::min(count, bound);
   names_.clear();
   names_.reserve(static_cast<std::size_t>(listed));
+  std::uint64_t bytes = 0;  // what the resolver's meter charges: the names
   for (std::uint64_t i = 0; i < listed; ++i) {
     names_.push_back(std::to_string(f->processes(static_cast<int>(i)).pid()));
+    bytes += names_.back().size();
   }
   // Views only once names_ is complete: growing it moves its strings.
   out.names.assign(names_.begin(), names_.end());
   out.truncated = count > bound || f->cut_by_bounds();
+  repeats_.Call(1, 0, 0, bound, bytes, in_force_);
   now_ = SaturatingAdd(now_, ScanDuration(*f));
   return out;
 }
 
 ReadResult FrameEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
   if (unanswered_ != v1::UNANSWERED_NONE) return ++calls_, ReadResult{EIO, {}, false};
+  if (Capped()) return ReadResult{EIO, {}, false};
+  ReadResult out = Read(pid, file, bound);
+  repeats_.Call(2, pid, static_cast<int>(file), bound, out.data.size(), in_force_);
+  return out;
+}
+
+ReadResult FrameEvidence::Read(std::int64_t pid, ProcFile file, std::uint64_t bound) {
   if (Use() == nullptr) return ReadResult{ENOENT, {}, false};
   const v1::ProcessRecord* r = Find(*in_force_, pid);
   if (r == nullptr || file == ProcFile::kExe) return ReadResult{ENOENT, {}, false};
@@ -135,7 +180,9 @@ ReadResult FrameEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_
 
 Identity FrameEvidence::ExeIdentity(std::int64_t pid) {
   if (unanswered_ != v1::UNANSWERED_NONE) return ++calls_, Identity{EIO, 0, 0};
+  if (Capped()) return Identity{EIO, 0, 0};
   if (Use() == nullptr) return Identity{ENOENT, 0, 0};
+  repeats_.Call(3, pid, 0, 0, 0, in_force_);
   const v1::ProcessRecord* r = Find(*in_force_, pid);
   if (r == nullptr) return Identity{ENOENT, 0, 0};
   if (!r->has_exe()) {
@@ -150,18 +197,25 @@ Identity FrameEvidence::ExeIdentity(std::int64_t pid) {
 Identity FrameEvidence::PathIdentity(const std::string& path) {
   ++calls_;
   if (unanswered_ != v1::UNANSWERED_NONE) return Identity{EIO, 0, 0};
+  repeats_.Call(4, static_cast<std::int64_t>(std::hash<std::string>{}(path)), 0, 0, 0,
+                std::nullopt);
   if (attested_path_ && *attested_path_ == path) return attested_identity_;
   return Identity{ENOENT, 0, 0};
 }
 
 std::int64_t FrameEvidence::NowNs() {
   ++calls_;
-  return unanswered_ != v1::UNANSWERED_NONE ? kClockAfterDivergence : now_;
+  if (unanswered_ != v1::UNANSWERED_NONE) return kClockAfterDivergence;
+  repeats_.Call(5, 0, 0, 0, 0, std::nullopt);
+  return now_;
 }
 
 void FrameEvidence::SleepUntil(std::int64_t mono_ns) {
   ++calls_;
-  if (unanswered_ == v1::UNANSWERED_NONE && mono_ns > now_) now_ = mono_ns;
+  if (unanswered_ != v1::UNANSWERED_NONE) return;
+  // Never backwards; past repeated attempts when the work is bounded.
+  now_ = repeats_.Wake(now_, mono_ns, NextChange(), deadline_,
+                       bounded_ && calls_ >= exact_calls_);
 }
 
 std::int64_t FrameModelStart(const Snapshot& snapshot, const v1::Resolution* resolution) {
@@ -204,24 +258,35 @@ void NoteFrames(const FrameEvidence& ev, std::int64_t start_ns, FrameRun* run) {
   run->first_frame = ev.first_frame_used();
   run->last_frame = ev.last_frame_used();
   run->virtual_ns = ev.now() - start_ns;
+  run->attempts_skipped = ev.attempts_skipped();
 }
 
 }  // namespace
 
 FrameRun RunOnFrames(const Snapshot& snapshot, const Request& request, std::int64_t start_ns,
-                     const std::string& exe_path) {
+                     const std::string& exe_path, const FrameWork& work) {
   FrameEvidence ev(snapshot.frames, start_ns);
   if (!exe_path.empty()) ev.SetAttestedPath(exe_path, request.exe);
   const TokenQuestion question(request, snapshot.header.redaction());
   ev.SetTokenQuestion(&question);
+  // The resolver's deadline: its clock at entry (the model's start) plus
+  // the request's (core/resolver.h).
+  ev.BoundWork(SaturatingAdd(start_ns, request.bounds.deadline_ns), work);
   FrameRun run;
   run.verdict = Resolve(ev, request);
   NoteFrames(ev, start_ns, &run);
+  if (ev.capped()) {
+    run.cut = "the frame model answers at most " + std::to_string(work.exact_calls) + " + " +
+              std::to_string(work.calls_per_record) + " calls per process record of the frames";
+  } else if (ev.attempts_skipped() > 0 && ev.bytes_charged() > request.bounds.byte_budget) {
+    run.cut = "with the attempts the frame model did not make, the run reads past the byte "
+              "budget of " + std::to_string(request.bounds.byte_budget) + " bytes";
+  }
   return run;
 }
 
 FrameRun RerunOnFrames(const Snapshot& snapshot, std::size_t index,
-                       const RequestOverrides& overrides) {
+                       const RequestOverrides& overrides, const FrameWork& work) {
   const v1::Resolution& recorded = snapshot.resolutions.at(index);
   const std::int64_t start = FrameModelStart(snapshot, &recorded);
   FrameRun run;
@@ -240,11 +305,12 @@ FrameRun RerunOnFrames(const Snapshot& snapshot, std::size_t index,
   } else {
     Request request = FromProto(recorded.resolve());
     overrides.Apply(&request);
-    run = RunOnFrames(snapshot, request, start, recorded.resolve().exe_path());
+    run = RunOnFrames(snapshot, request, start, recorded.resolve().exe_path(), work);
     run.request_changed = RequestChanged(recorded.resolve(), overrides);
     if (recorded.has_verdict()) {
       run.recorded = recorded.verdict();
-      run.same_decision = run.unanswered == v1::UNANSWERED_NONE && SameDecision(*run.recorded, ToProto(run.verdict));
+      run.same_decision = run.unanswered == v1::UNANSWERED_NONE && run.cut.empty() &&
+                          SameDecision(*run.recorded, ToProto(run.verdict));
     }
   }
   run.resolution_index = index;
@@ -304,6 +370,9 @@ std::string DescribeFrameRun(const FrameRun& run) {
   std::string counts = " (";
   if (!run.liveness && answered) {
     counts.append(Plural(run.verdict.attempts, "attempt", "attempts")).append(", ");
+    if (run.attempts_skipped != 0) {
+      counts.append(std::to_string(run.attempts_skipped)).append(" repeats not made, ");
+    }
   }
   counts.append(Plural(run.calls, "call", "calls")).append(", ").append(FramesUsed(run));
   counts.append(", ").append(virt).append(")");
@@ -326,8 +395,8 @@ std::string DescribeFrameRun(const FrameRun& run) {
     }
   } else {
     v1::Verdict now = ToProto(run.verdict);
-    out = head + VerdictLine(now) + counts + "\n";
-    out += NearMissLines(ToSummary(now), "  ");  // docs/resolver.md, "Near misses"
+    out = head + (run.cut.empty() ? VerdictLine(now) : "no decision: " + run.cut) + counts + "\n";
+    if (run.cut.empty()) out += NearMissLines(ToSummary(now), "  ");  // docs/resolver.md, "Near misses"
     if (run.recorded) {
       out += "  recorded: " + VerdictLine(*run.recorded) +
              (run.same_decision ? " (the same decision)\n" : " (a DIFFERENT decision)\n");

@@ -61,6 +61,29 @@
 //   - PathIdentity: frames hold no paths. The identity set with
 //     SetAttestedPath (the request's exe path and its attested identity) is
 //     answered for exactly that path; every other path answers ENOENT.
+//
+// Work (BoundWork; RunOnFrames and RerunOnFrames set it for a resolution):
+// the virtual clock may run a valid request's hour of retries, but real work
+// is bounded, so that replay of a small file takes little time whatever its
+// deadline (docs/format.md section 7, "The frame model's work"):
+//   - the first kFrameExactCalls calls are answered as above, every attempt
+//     made;
+//   - past them, an attempt (the calls between two SleepUntil) answered
+//     from one frame that repeats the attempt before it on the same frame
+//     (the same calls, bytes and virtual duration) is repeated by every
+//     attempt that would start and end before the next frame's scan start
+//     and leave room for one more before the deadline: all but the last two
+//     of those are not made, the clock moves past them (replay/frame_repeats.h).
+//     The resolver's verdict then counts the attempts it made; the run says
+//     how many were not. Their bytes are counted all the same: when with them
+//     the run would have read past the request's byte budget, the verdict is
+//     not the one the attempts would have reached, and the run has no
+//     decision (FrameRun::cut);
+//   - a run answers at most kFrameExactCalls + kFrameCallsPerRecord calls per
+//     process record of the frames; the call past that fails (EIO) and the
+//     run has no decision (FrameRun::cut).
+// Below kFrameExactCalls nothing changes: every corpus recording replays as
+// before. (FrameWork holds both numbers, for tests.)
 #pragma once
 
 #include <cstdint>
@@ -75,10 +98,19 @@
 #include "core/verdict.h"
 #include "format/reader.h"
 #include "proctape.pb.h"
+#include "replay/frame_repeats.h"
 #include "replay/replay.h"
 #include "replay/unanswered.h"
 
 namespace proctape {
+
+inline constexpr std::uint64_t kFrameExactCalls = 1'000'000;
+inline constexpr std::uint64_t kFrameCallsPerRecord = 16;
+// The two numbers of "Work" (tests give smaller ones).
+struct FrameWork {
+  std::uint64_t exact_calls = kFrameExactCalls;
+  std::uint64_t calls_per_record = kFrameCallsPerRecord;
+};
 
 class FrameEvidence : public Evidence {
  public:
@@ -95,6 +127,16 @@ class FrameEvidence : public Evidence {
   // The first call the frames could not answer, and why (NONE: none yet).
   v1::Unanswered unanswered() const { return unanswered_; }
   const std::string& unanswered_call() const { return unanswered_call_; }
+
+  // Bounds the run's work (the header's "Work"): repeated attempts past
+  // work.exact_calls not made, before `deadline_ns` (the request's); the
+  // calls capped.
+  void BoundWork(std::int64_t deadline_ns, const FrameWork& work = {});
+  // Attempts not made; every byte the resolver's meter charged or would have
+  // charged for them; whether the cap on calls was reached.
+  std::uint64_t attempts_skipped() const { return repeats_.skipped(); }
+  std::uint64_t bytes_charged() const { return repeats_.bytes(); }
+  bool capped() const { return capped_; }
 
   // The file-order index of the frame in force now (nullopt: no frames).
   std::optional<std::size_t> FrameInForce() const;
@@ -114,12 +156,19 @@ class FrameEvidence : public Evidence {
   void SleepUntil(std::int64_t mono_ns) override;
 
  private:
-  // The frame in force now, noted as used; null when there are no frames.
+  // The frame in force now, noted as used; null when there are no frames
+  // or the cap on calls is reached.
   const v1::Frame* Use();
+  // Past the cap on calls (counted): every call fails from then on.
+  bool Capped();
+  // The scan start of the first frame after the one in force (INT64_MAX: none).
+  std::int64_t NextChange() const;
   // The record of `pid` in frame `i` (the first one, if listed twice).
   const v1::ProcessRecord* Find(std::size_t i, std::int64_t pid);
   // The answer to a call the frames cannot answer: kept, and EIO.
   ReadResult Unanswered(v1::Unanswered why, std::string call);
+  // ReadFile's answer (the rules of the header).
+  ReadResult Read(std::int64_t pid, ProcFile file, std::uint64_t bound);
 
   const std::vector<v1::Frame>& frames_;
   std::vector<std::size_t> order_;  // file-order indexes, by scan start
@@ -137,6 +186,12 @@ class FrameEvidence : public Evidence {
   const TokenQuestion* question_ = nullptr;
   v1::Unanswered unanswered_ = v1::UNANSWERED_NONE;
   std::string unanswered_call_;
+  FrameRepeats repeats_;
+  bool bounded_ = false;
+  bool capped_ = false;
+  std::int64_t deadline_ = 0;
+  std::uint64_t exact_calls_ = 0;
+  std::uint64_t max_calls_ = 0;
 };
 
 // The clock start of the frame model: `resolution`'s start when given, else
@@ -170,6 +225,10 @@ struct FrameRun {
   std::optional<std::size_t> first_frame;  // frames that answered (file order)
   std::optional<std::size_t> last_frame;
   std::int64_t virtual_ns = 0;  // virtual time the run took
+  std::uint64_t attempts_skipped = 0;  // repeats not made (the header's "Work")
+  // Why the run has no decision ("": it has one): the cap on calls was
+  // reached, or the attempts not made would have passed the byte budget.
+  std::string cut;
 };
 
 // Resolves `request` against the frames of `snapshot`, clock from `start_ns`.
@@ -177,13 +236,13 @@ struct FrameRun {
 // reads answer only what the file's redaction kept of the request's token
 // entry (TokenQuestion).
 FrameRun RunOnFrames(const Snapshot& snapshot, const Request& request, std::int64_t start_ns,
-                     const std::string& exe_path = {});
+                     const std::string& exe_path = {}, const FrameWork& work = {});
 
 // Re-runs recorded resolution `index` of `snapshot` against its frames: a
 // resolution with `overrides` applied (a liveness check as recorded), from the
 // recorded start time; compares with the recorded verdict.
 FrameRun RerunOnFrames(const Snapshot& snapshot, std::size_t index,
-                       const RequestOverrides& overrides);
+                       const RequestOverrides& overrides, const FrameWork& work = {});
 
 // Recorded and replayed verdicts decide the same: same status, pid and start
 // tick (attempt and byte counts may differ: frames are not the tape).

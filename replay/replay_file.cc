@@ -30,6 +30,8 @@ v1::FrameRunSummary SummarizeRun(const FrameRun& run) {
   if (run.first_frame) s.set_first_frame(Count32(*run.first_frame));
   if (run.last_frame) s.set_last_frame(Count32(*run.last_frame));
   s.set_virtual_ns(static_cast<double>(run.virtual_ns));
+  s.set_attempts_skipped(Count32(run.attempts_skipped));
+  s.set_cut(run.cut);
   return s;
 }
 

@@ -46,6 +46,10 @@ case $case_name in
     expect 2 "$good" --depth 0
     expect 2 "$good" --depth 99999999999
     expect 2 "$good" --budget 0
+    expect 2 "$good" --total-budget 0
+    expect 2 "$good" --work-budget 0
+    expect 2 "$good" --time-limit 86401
+    expect_of minimize 2 "$good" -o "$tmp/m.ptape" --budget 0
     expect 2 "$good" --out "$tmp/text.ptape"
     expect 2 "$good" --out "$tmp/no-such-dir"
     # A directory no one may create files in is refused before the search.

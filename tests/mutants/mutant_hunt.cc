@@ -10,7 +10,9 @@
 // mutant's first counterexample is written (to DIR, else a temporary
 // directory) by the mutant, then replayed by the real resolver, which must
 // not reproduce it and must end fail-closed; the real resolver re-run on the
-// same history must be right.
+// same history must be right. Each file is explored under the defaults of
+// explore's whole-run bound (docs/explore.md, "Bounds of a whole run"), as
+// `proctape explore FILE` explores it.
 //
 // Exit status: 0 when the real resolver has no violation, every mutant at
 // least one, and every counterexample replays as above; 1 otherwise; 2 for
@@ -132,6 +134,13 @@ int Hunt(const Options& o) {
   for (const mutant::Mutant& m : mutant::Resolvers()) {
     Tally t;
     for (std::size_t f = 0; f < files.size(); ++f) {
+      // Each file explored as `proctape explore FILE` explores it: under the
+      // defaults of its whole-run bound (runs and steps; not the time limit,
+      // which depends on the machine), so that every mutant caught is caught
+      // with the defaults. A file the bound cuts is said on standard error.
+      explore::RunLimits defaults;
+      defaults.time_s = 0;
+      explore::RunBound bound(defaults);
       for (std::size_t c = 0; c < snapshots[f].resolutions.size(); ++c) {
         std::string error;
         auto setup = explore::SetUp(snapshots[f], c, &error);
@@ -141,7 +150,13 @@ int Hunt(const Options& o) {
         so.budget = o.budget;
         so.checker = m.checker;
         so.keep_violations = 1;
+        so.bound = &bound;
         explore::SearchReport r = explore::Search(*setup, so);
+        if (r.stopped != explore::Stop::kNone) {
+          std::cerr << m.name << ": " << files[f].filename().string() << " check " << c
+                    << ": stopped early: " << explore::StopText(r.stopped, defaults)
+                    << " (proctape explore's default) was reached\n";
+        }
         if (r.violation_count > 0) {
           ++t.checks_with;
           if (t.to_first == 0) {

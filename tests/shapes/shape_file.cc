@@ -1,5 +1,6 @@
 #include "tests/shapes/shape_file.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -47,7 +48,8 @@ bool WriteFrame(MemoryEvidence& host, std::uint64_t index, const ScanOptions& sc
 
 }  // namespace
 
-bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::string* error) {
+bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::string* error,
+                    std::uint32_t checks, std::int64_t deadline_ns) {
   MemoryEvidence host;
   BuildHost(host, shape, n);
   Request request;
@@ -55,6 +57,10 @@ bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::
   request.root_start_ticks = kRootStart;
   request.token = kToken;
   request.exe = kSleepExe;
+  if (deadline_ns != 0) {
+    request.bounds.deadline_ns = deadline_ns;
+    request.bounds.byte_budget = std::uint64_t{1} << 40;
+  }
   const std::string kept = request.token_var + "=" + request.token;
 
   SnapshotWriter::Options options;
@@ -86,8 +92,11 @@ bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::
     resolution.set_observation_count(recorder.observations());
     ok = writer->error().empty();
   }
-  ok = ok && WriteFrame(host, 1, scan, *writer) && writer->WriteResolution(resolution) &&
-       writer->Finish(v1::Footer());
+  ok = ok && WriteFrame(host, 1, scan, *writer);
+  for (std::uint32_t c = 0; ok && c < std::max<std::uint32_t>(checks, 1); ++c) {
+    ok = writer->WriteResolution(resolution);
+  }
+  ok = ok && writer->Finish(v1::Footer());
   if (!ok) *error = path + ": " + writer->error();
   return ok;
 }

@@ -23,8 +23,14 @@ enum class Shape {
 
 // Writes the file of `shape` with `n` processes beneath the root to `path`
 // (replaced if there). The resolution asks for the last process (the deepest
-// of the chain, the last leaf of the star), which runs the requested sleep.
+// of the chain, the last leaf of the star), which runs the requested sleep;
+// with `checks` above 1 the file records it that many times (each copy
+// claims the same tape: a file of many checks for explore's whole-run
+// bound). `deadline_ns` (0: the request's default) sets the recorded
+// request's deadline, with a byte budget of 2^40: a what-if run of it that
+// never matches (replay --model frames --token other) retries that long.
 // False with *error on failure.
-bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::string* error);
+bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::string* error,
+                    std::uint32_t checks = 1, std::int64_t deadline_ns = 0);
 
 }  // namespace proctape::shapes

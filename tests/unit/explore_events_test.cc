@@ -147,5 +147,31 @@ TEST(ExploreEvents, ApplicableListsTargetsBeneathTheRootOnly) {
   }
 }
 
+// The one-pass index MakeContext walks the tree by (linear in the host, for
+// minimize's every candidate) gives each parent the children Children()
+// gives it, a pid listed twice included, and the targets are the root's
+// descendants breadth first, listing order per level.
+TEST(ExploreEvents, TheTreeIndexIsChildrenOfEveryParentAndTheTargetsFollowIt) {
+  ExploreHost h;
+  h.Add(103, ExploreHost::kShell, 5012, "sh", {"/bin/sh"}, {}, Identity{0, 8, 11});
+  h.Add(104, ExploreHost::kRoot, 5013, "sh", {"/bin/sh"}, {}, Identity{0, 8, 11});
+  h.Add(105, 104, 5014, "sh", {"/bin/sh"}, {}, Identity{0, 8, 11});
+  *h.frame.add_processes() = h.frame.processes(2);  // the shell listed again, last
+  h.model = HostModel::FromFrame(h.frame);
+  const auto index = h.model.ChildrenByParent();
+  for (std::int64_t pid : {std::int64_t{1}, ExploreHost::kOutsider, ExploreHost::kRoot,
+                           ExploreHost::kShell, ExploreHost::kSleep, std::int64_t{104},
+                           std::int64_t{105}}) {
+    auto it = index.find(pid);
+    EXPECT_EQ(it == index.end() ? std::vector<std::int64_t>{} : it->second, h.model.Children(pid))
+        << pid;
+  }
+  EXPECT_EQ(h.model.Children(ExploreHost::kRoot),
+            (std::vector<std::int64_t>{ExploreHost::kShell, 104, ExploreHost::kShell}));
+  EXPECT_EQ(h.Context().targets,
+            (std::vector<std::int64_t>{ExploreHost::kRoot, ExploreHost::kShell, 104,
+                                       ExploreHost::kSleep, 103, 105}));
+}
+
 }  // namespace
 }  // namespace proctape::explore

@@ -1,0 +1,54 @@
+#include "explore/bound.h"
+
+#include <chrono>
+#include <utility>
+
+namespace proctape::explore {
+
+RunBound::RunBound(RunLimits limits, std::function<std::uint64_t()> elapsed_ms)
+    : limits_(limits), elapsed_ms_(std::move(elapsed_ms)) {
+  if (!elapsed_ms_) {
+    const auto start = std::chrono::steady_clock::now();
+    elapsed_ms_ = [start] {
+      return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::steady_clock::now() - start)
+                                            .count());
+    };
+  }
+}
+
+bool RunBound::Spent() {
+  if (stop_ != Stop::kNone) return true;
+  if (runs_ >= limits_.runs) {
+    stop_ = Stop::kRuns;
+  } else if (steps_ >= limits_.steps) {
+    stop_ = Stop::kSteps;
+  } else if (limits_.time_s != 0 && asked_++ % 64 == 0 &&
+             elapsed_ms_() >= limits_.time_s * 1000) {
+    stop_ = Stop::kTime;
+  }
+  return stop_ != Stop::kNone;
+}
+
+std::string StopText(Stop stop, const RunLimits& limits) {
+  switch (stop) {
+    case Stop::kNone: return "";
+    case Stop::kRuns: return "the " + limits.runs_name + " of " + std::to_string(limits.runs) + " runs";
+    case Stop::kSteps: return "the work budget of " + std::to_string(limits.steps) + " steps";
+    case Stop::kTime:
+      return "the time limit of " + std::to_string(limits.time_s) + " s";
+  }
+  return "";
+}
+
+std::string StopWord(Stop stop, const RunLimits& limits) {
+  switch (stop) {
+    case Stop::kNone: return "";
+    case Stop::kRuns: return limits.runs_name;
+    case Stop::kSteps: return "work budget";
+    case Stop::kTime: return "time limit";
+  }
+  return "";
+}
+
+}  // namespace proctape::explore
