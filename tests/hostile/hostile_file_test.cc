@@ -40,15 +40,7 @@ class ScratchDir {
 std::string Written(const Shape& shape, const std::string& params, const ScratchDir& dir) {
   Params p;
   std::string error;
-  EXPECT_TRUE(p.Parse(shape.defaults, {}, &error)) << error;
-  std::vector<std::string> given;
-  for (std::size_t at = 0; at < params.size();) {
-    std::size_t end = params.find(' ', at);
-    if (end == std::string::npos) end = params.size();
-    if (end > at) given.push_back(params.substr(at, end - at));
-    at = end + 1;
-  }
-  EXPECT_TRUE(p.Parse(shape.defaults, given, &error)) << error;
+  EXPECT_TRUE(p.Parse(shape.defaults, params, &error)) << error;
   Built built;
   shape.build(p, &built);
   const std::string path = dir.File(shape.name + ".ptape");
@@ -99,10 +91,10 @@ INSTANTIATE_TEST_SUITE_P(Hostile, EveryShape, ::testing::ValuesIn(AllShapes()),
 TEST(HostileParams, AKeyTheShapeDoesNotTakeIsRefused) {
   Params p;
   std::string error;
-  EXPECT_FALSE(p.Parse("n=3", {"depth=4"}, &error));
+  EXPECT_FALSE(p.Parse("n=3", "depth=4", &error));
   EXPECT_NE(error.find("'depth'"), std::string::npos) << error;
-  EXPECT_FALSE(p.Parse("n=3", {"n"}, &error));
-  ASSERT_TRUE(p.Parse("n=3 kind=a", {"n=7"}, &error)) << error;
+  EXPECT_FALSE(p.Parse("n=3", "n", &error));
+  ASSERT_TRUE(p.Parse("n=3 kind=a", "n=7", &error)) << error;
   EXPECT_EQ(p.Num("n"), 7u);
   EXPECT_EQ(p.Text("kind"), "a");
 }

@@ -40,21 +40,13 @@ void AddBelowRoot(MemoryEvidence& host, std::uint32_t n, const std::string& toke
 }
 
 v1::Header HeaderOf(const Request& request, const RecordOptions& options, std::int64_t now) {
-  v1::Header h;
-  h.set_tool_version("hostile");
+  v1::Header h = HostileHeader(options.token);
   for (const char* word : {"proctape", "resolve", "--record", "hostile.ptape"}) {
     h.add_command_line(word);
   }
-  h.mutable_host()->set_hostname("hostile");
-  h.mutable_host()->set_boot_id("00000000-0000-4000-8000-000000000000\n");
-  h.mutable_host()->set_pid_max(4194304);
-  h.mutable_host()->set_clock_ticks_per_second(100);
-  h.mutable_host()->set_page_size(4096);
   h.set_capture_start_mono_ns(now);
   *h.mutable_bounds() = ToProto(request.bounds);
-  h.mutable_redaction()->set_environ(options.keep_environ ? v1::RedactionPolicy::ENVIRON_KEPT
-                                                          : v1::RedactionPolicy::ENVIRON_REDACTED);
-  h.mutable_redaction()->add_kept_entries(TokenEntry(options.token));
+  if (options.keep_environ) h.mutable_redaction()->set_environ(v1::RedactionPolicy::ENVIRON_KEPT);
   return h;
 }
 
@@ -82,6 +74,20 @@ void SameAs(std::vector<v1::Observation>* tape) {
 }
 
 }  // namespace
+
+v1::Header HostileHeader(const std::string& token) {
+  v1::Header h;
+  h.set_tool_version("hostile");
+  h.mutable_host()->set_hostname("hostile");
+  h.mutable_host()->set_boot_id("00000000-0000-4000-8000-000000000000\n");
+  h.mutable_host()->set_pid_max(4194304);
+  h.mutable_host()->set_clock_ticks_per_second(100);
+  h.mutable_host()->set_page_size(4096);
+  h.set_capturer_pid_ns_inode(4026531836);  // the initial pid namespace's
+  h.mutable_redaction()->set_environ(v1::RedactionPolicy::ENVIRON_REDACTED);
+  if (!token.empty()) h.mutable_redaction()->add_kept_entries(TokenEntry(token));
+  return h;
+}
 
 void AddRoot(MemoryEvidence& host) {
   host.AddProcess(1, 0, 1, "init", {"/sbin/init"}, {}, Identity{0, 0x803, 2});

@@ -30,6 +30,11 @@ inline constexpr std::uint64_t kRootStart = 50'000;
 inline const Identity kSleepExe{0, 0x803, 1311};
 inline const Identity kShellExe{0, 0x803, 4};
 
+// The header of every hostile file: a capture of the host "hostile" (one
+// boot, 100 ticks per second) by root in the initial pid namespace, its
+// environ redacted with the token kept (no token when `token` is empty).
+v1::Header HostileHeader(const std::string& token = kToken);
+
 struct Recording {
   v1::Header header;
   v1::Frame before;  // the host as ScanFrame saw it just before

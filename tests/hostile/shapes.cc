@@ -38,6 +38,10 @@ bool Params::Parse(const std::string& defaults, const std::vector<std::string>& 
   return true;
 }
 
+bool Params::Parse(const std::string& defaults, const std::string& given, std::string* error) {
+  return Parse(defaults, Words(given), error);
+}
+
 std::uint64_t Params::Num(const std::string& key) const {
   const std::string& v = Text(key);
   std::size_t used = 0;

@@ -23,6 +23,8 @@ class Params {
   // *error on a word that is not key=value or a key not in the defaults.
   bool Parse(const std::string& defaults, const std::vector<std::string>& given,
              std::string* error);
+  // The same, `given` as one string of words ("k=v k=v").
+  bool Parse(const std::string& defaults, const std::string& given, std::string* error);
   std::uint64_t Num(const std::string& key) const;  // throws if not a number
   const std::string& Text(const std::string& key) const;
 

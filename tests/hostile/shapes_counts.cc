@@ -12,15 +12,6 @@
 namespace proctape::hostile {
 namespace {
 
-v1::Header CountHeader() {
-  v1::Header h;
-  h.set_tool_version("hostile");
-  h.mutable_host()->set_hostname("hostile");
-  h.mutable_host()->set_clock_ticks_per_second(100);
-  h.mutable_redaction()->set_environ(v1::RedactionPolicy::ENVIRON_REDACTED);
-  return h;
-}
-
 // `records` copies of one record (form=empty: no field at all, 2 bytes on
 // the wire; form=stat: one process's stat, the same (pid, start tick) each
 // time), as one frame in parts of at most a chunk's content.
@@ -35,7 +26,7 @@ void RecordLimit(const Params& p, Built* out) {
   }
   const std::string one = LengthDelimited(4, record);  // Frame.processes
   const std::uint64_t per_part = (kMaxChunkContent - 64) / one.size();
-  out->file.AddHeader(CountHeader());
+  out->file.AddHeader(HostileHeader(""));
   for (std::uint64_t done = 0; done < records;) {
     const std::uint64_t n = std::min(per_part, records - done);
     std::string frame;
@@ -58,7 +49,7 @@ void RecordLimit(const Params& p, Built* out) {
 void ManyChunks(const Params& p, Built* out) {
   const std::uint64_t chunks = p.Num("chunks");
   const std::string kind = p.Text("kind");
-  out->file.AddHeader(CountHeader());
+  out->file.AddHeader(HostileHeader(""));
   v1::Chunk c;
   for (std::uint64_t k = 0; k < chunks; ++k) {
     c.Clear();

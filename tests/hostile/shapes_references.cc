@@ -14,15 +14,6 @@
 namespace proctape::hostile {
 namespace {
 
-v1::Header PlainHeader() {
-  v1::Header h;
-  h.set_tool_version("hostile");
-  h.mutable_host()->set_hostname("hostile");
-  h.mutable_host()->set_clock_ticks_per_second(100);
-  h.mutable_redaction()->set_environ(v1::RedactionPolicy::ENVIRON_REDACTED);
-  return h;
-}
-
 std::uint64_t StartOf(std::uint32_t k) { return kRootStart + k; }
 
 // A record whose key is (HostPid(k), StartOf(k)), with `stat` as its stat.
@@ -61,7 +52,7 @@ void PreviousFrameChain(const Params& p, Built* out) {
   const auto records = static_cast<std::uint32_t>(p.Num("records"));
   const std::uint64_t bytes = p.Num("bytes");
   const std::string field = p.Text("field");
-  out->file.AddHeader(PlainHeader());
+  out->file.AddHeader(HostileHeader(""));
   v1::Frame first = FrameAt(1000);
   for (std::uint32_t k = 1; k <= records; ++k) {
     v1::ProcessRecord r = Keyed(k, StatOf(k, "big"));
@@ -92,7 +83,7 @@ void PreviousFrameChain(const Params& p, Built* out) {
 void PreviousFrameFields(const Params& p, Built* out) {
   const std::uint64_t fields = p.Num("fields");
   const bool status = p.Text("read") == "status";
-  out->file.AddHeader(PlainHeader());
+  out->file.AddHeader(HostileHeader(""));
   std::string stat = StatOf(1, "fields");
   std::string many;
   many.reserve(fields * 2);
@@ -136,7 +127,7 @@ void PreviousFrameFields(const Params& p, Built* out) {
 // to kMaxBlobCopyBytes: a reader holds the table and the copies (section 4).
 void BlobCopyLimit(const Params& p, Built* out) {
   const std::uint64_t blobs = p.Num("blobs"), bytes = p.Num("bytes"), refs = p.Num("refs");
-  out->file.AddHeader(PlainHeader());
+  out->file.AddHeader(HostileHeader(""));
   v1::Chunk c;
   v1::Frame* part = c.mutable_frame();
   std::uint32_t k = 0;

@@ -12,16 +12,6 @@
 namespace proctape::hostile {
 namespace {
 
-v1::Header TapeHeader() {
-  v1::Header h;
-  h.set_tool_version("hostile");
-  h.mutable_host()->set_hostname("hostile");
-  h.mutable_host()->set_clock_ticks_per_second(100);
-  h.mutable_redaction()->set_environ(v1::RedactionPolicy::ENVIRON_REDACTED);
-  h.mutable_redaction()->add_kept_entries(std::string(kTokenVar) + "=" + kToken);
-  return h;
-}
-
 v1::Observation At(std::uint64_t index) {
   v1::Observation o;
   o.set_index(index);
@@ -61,7 +51,7 @@ void AddResolution(const std::vector<v1::Observation>& tape, Built* out) {
 // call, each "the same as" the one before: copies x bytes for a plain reader.
 void SameAsTape(const Params& p, Built* out) {
   const std::uint64_t bytes = p.Num("bytes"), copies = p.Num("copies");
-  out->file.AddHeader(TapeHeader());
+  out->file.AddHeader(HostileHeader());
   std::vector<v1::Observation> tape;
   for (std::uint64_t i = 0; i <= copies; ++i) {
     v1::Observation o = At(i);
@@ -86,7 +76,7 @@ void SameAsTape(const Params& p, Built* out) {
 // in memory), then `copies` listings the same as it, a clock reading between.
 void SameAsListing(const Params& p, Built* out) {
   const std::uint64_t names = p.Num("names"), copies = p.Num("copies");
-  out->file.AddHeader(TapeHeader());
+  out->file.AddHeader(HostileHeader());
   std::vector<v1::Observation> tape;
   for (std::uint64_t i = 0; i <= copies; ++i) {
     tape.push_back(Now(tape.size()));
