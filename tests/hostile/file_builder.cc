@@ -1,5 +1,6 @@
 #include "tests/hostile/file_builder.h"
 
+#include <google/protobuf/io/coded_stream.h>
 #include <zstd.h>
 
 #include <cerrno>
@@ -42,13 +43,9 @@ Tally TallyOf(const v1::Chunk& chunk, bool frame_open) {
 }  // namespace
 
 std::string Varint(std::uint64_t v) {
-  std::string s;
-  while (v >= 0x80) {
-    s.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  s.push_back(static_cast<char>(v));
-  return s;
+  std::uint8_t bytes[10];  // the longest varint
+  const std::uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(v, bytes);
+  return std::string(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(end - bytes));
 }
 
 std::string LengthDelimited(int number, const std::string& bytes) {
