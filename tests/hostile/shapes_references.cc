@@ -1,4 +1,4 @@
-// Logical size (issue of docs/format.md section 7: "a small file cannot make
+// Logical size (docs/format.md section 7: "a small file cannot make
 // a reader allocate much"): files of a few kilobytes whose references make a
 // reader materialize up to each copy limit, or past it where a copy is not
 // counted. Each keeps every rule of sections 4 and 9a: a reader finds them
