@@ -23,8 +23,10 @@ void Tree(const Params& p, Built* out, bool chain) {
     AddStar(host, n, kToken);
   }
   Request request = SleepRequest();
-  request.bounds.max_depth = n + 2;
-  request.bounds.max_nodes = n + 2;
+  if (p.Num("bounds") != 0) {  // 0: the defaults (max_depth 256: a deep chain is DEPTH_BOUND)
+    request.bounds.max_depth = n + 2;
+    request.bounds.max_nodes = n + 2;
+  }
   WriteOptions options;
   options.frames = p.Num("frames") != 0;
   options.chunk_bytes = kMaxChunkContent - 4096;
@@ -57,15 +59,39 @@ void FramesDeadline(const Params& p, Built* out) {
   out->pid = kRootPid;
 }
 
-// A recording whose every clock reading is `below` ns under INT64_MAX: the
-// deadline (start + 5 s) saturates; what explain and replay say of it.
+// `t` moved by `shift`, saturated at INT64_MAX (a clock near its limit).
+std::int64_t Moved(std::int64_t t, std::int64_t shift) {
+  return t > std::numeric_limits<std::int64_t>::max() - shift
+             ? std::numeric_limits<std::int64_t>::max()
+             : t + shift;
+}
+
+// A real recording of a check that retries on a star of n where nothing
+// holds the token (NO_MATCH by a deadline of 250 ms), its every clock
+// reading then moved to start `below` ns under INT64_MAX and saturated there:
+// the deadline the replayed resolver computes saturates too, so it does not
+// end where the recording did; what replay and explain say of the tape.
 void ClocksNearLimit(const Params& p, Built* out) {
   MemoryEvidence host;
-  host.now_ns = std::numeric_limits<std::int64_t>::max() - static_cast<std::int64_t>(p.Num("below"));
-  host.call_cost_ns = static_cast<std::int64_t>(p.Num("cost"));
   AddRoot(host);
-  AddStar(host, static_cast<std::uint32_t>(p.Num("n")), kToken);
-  WriteRecording(Record(host, SleepRequest()), &out->file);
+  AddStar(host, static_cast<std::uint32_t>(p.Num("n")), "other");
+  Request request = SleepRequest();
+  request.bounds.deadline_ns = 250'000'000;
+  Recording r = Record(host, request);
+  const std::int64_t shift = std::numeric_limits<std::int64_t>::max() -
+                             static_cast<std::int64_t>(p.Num("below")) - r.resolution.start_mono_ns();
+  for (v1::Observation& o : r.tape) {
+    o.set_mono_ns(Moved(o.mono_ns(), shift));
+    if (o.has_now()) o.mutable_now()->set_result_ns(Moved(o.now().result_ns(), shift));
+    if (o.has_sleep_until()) o.mutable_sleep_until()->set_until_ns(Moved(o.sleep_until().until_ns(), shift));
+  }
+  r.resolution.set_start_mono_ns(Moved(r.resolution.start_mono_ns(), shift));
+  r.resolution.set_end_mono_ns(Moved(r.resolution.end_mono_ns(), shift));
+  for (v1::Frame* f : {&r.before, &r.after}) {
+    f->set_scan_start_mono_ns(Moved(f->scan_start_mono_ns(), shift));
+    f->set_scan_end_mono_ns(Moved(f->scan_end_mono_ns(), shift));
+  }
+  WriteRecording(r, &out->file);
   out->token = kToken;
   out->pid = kRootPid;
 }
@@ -77,19 +103,19 @@ std::vector<Shape> WorkShapes() {
       {"star-recording",
        "a recorded resolution on a star of n (300: explore past 60 s; 250/500/2,000: minimize's "
        "growth): explore, minimize, every view",
-       "n=300 clock=1000000000 frames=1", "n=3 clock=1000000000 frames=1", 0, Star},
+       "n=300 clock=1000000000 frames=1 bounds=1", "n=3 clock=1000000000 frames=1 bounds=1", 0, Star},
       {"chain-recording",
        "the tape alone of a recorded resolution at the end of a 60,000-deep chain, every clock "
        "reading 1,000 ns: explain's deadline arithmetic, replay and explain's depth",
-       "n=60000 clock=1000 frames=0", "n=3 clock=1000 frames=0", 0, Chain},
+       "n=60000 clock=1000 frames=0 bounds=1", "n=3 clock=1000 frames=0 bounds=1", 0, Chain},
       {"frames-deadline",
-       "a recorded request of a 1 h deadline, 100 ms retries and no byte budget on a star of 300 "
+       "a recorded request of a 1 h deadline, 100 ms retries and no byte budget on a star of 1,200 "
        "that never matches: replay --model frames runs 36,000 attempts",
-       "n=300 deadline_s=3600", "n=3 deadline_s=1", 0, FramesDeadline},
+       "n=1200 deadline_s=3600", "n=3 deadline_s=1", 0, FramesDeadline},
       {"clocks-near-limit",
-       "a recording whose clocks read just under INT64_MAX (the deadline saturates): explain "
-       "against replay (UNREADABLE said of a listing that succeeded)",
-       "n=5 below=1000 cost=1", "n=3 below=1000 cost=1", 0, ClocksNearLimit},
+       "a retrying recording whose clocks are moved to just under INT64_MAX (the deadline "
+       "saturates): what explain says against what replay says",
+       "n=5 below=100000000", "n=3 below=100000000", 0, ClocksNearLimit},
   };
 }
 
