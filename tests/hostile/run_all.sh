@@ -51,6 +51,8 @@ mkdir -p "$outdir" || exit 2
 outdir=$(realpath "$outdir")
 
 # Variants beside every shape at its defaults: name, shape, parameters.
+# (Stars and chains of growing size: explore and minimize grow with the host;
+# a chain's every process is an ancestor minimize must keep.)
 variants="prev-frame-chain-1 prev-frame-chain records=1
 prev-frame-uncounted-unknown prev-frame-uncounted field=unknown
 prev-frame-fields-status prev-frame-fields read=status
@@ -60,7 +62,10 @@ many-chunks-parts many-chunks kind=parts
 many-chunks-batches many-chunks kind=batches
 star-250 star-recording n=250
 star-500 star-recording n=500
-star-2000 star-recording n=2000"
+star-2000 star-recording n=2000
+chain-250 chain-recording n=250 frames=1
+chain-500 chain-recording n=500 frames=1
+chain-2000 chain-recording n=2000 frames=1"
 all_cases=$("$gen" --list | awk -F'\t' '{print $1 " " $1}'; echo "$variants")
 if [ $# -gt 0 ]; then
   all_cases=$(echo "$all_cases" | awk -v want=" $* " 'index(want, " " $1 " ") > 0')
