@@ -22,6 +22,9 @@
 #            --format json nor minimize's recording, lossless by design) holds
 #            a 12-character piece of the recording's token as text, hex or
 #            base64
+#   MASK     a token shorter than that (too short to be a piece of anything)
+#            was masked inside proctape's own words: a '*' between letters on
+#            standard output or error ("hos*ile", "s*ar*ed a* *ick")
 # --check exits 1 when any row is flagged (a ctest of the bounds, once they
 # hold: PROCTAPE_HOSTILE_BOUNDS in tests/hostile/CMakeLists.txt).
 #
@@ -94,7 +97,7 @@ args_of() {
 
 # Flags of one run (see above).
 flags_of() {
-  local cmd=$1 status=$2 wall=$3 rss_kib=$4 err=$5 leak=$6 f=""
+  local cmd=$1 status=$2 wall=$3 rss_kib=$4 err=$5 leak=$6 masked=$7 f=""
   local bound=30
   [ "$cmd" = explore ] && bound=60
   awk -v w="$wall" -v b="$bound" 'BEGIN { exit !(w > b) }' && f="$f TIME"
@@ -106,6 +109,7 @@ flags_of() {
     f="$f SIGNAL"
   fi
   [ -n "$leak" ] && f="$f TOKEN"
+  [ -n "$masked" ] && f="$f MASK"
   echo "${f# }"
 }
 
@@ -152,7 +156,11 @@ while read -r name shape params; do
         [ -n "$leak" ] && break
       done
     fi
-    flags=$(flags_of "$cmd" "$status" "$wall" "${rss_kib:-0}" "$d/stderr" "$leak")
+    masked=""
+    if [ -n "$token" ] && [ "${#token}" -lt 12 ]; then
+      masked=$(grep -ah -m1 -o '[A-Za-z]\*\**[A-Za-z]' "$d/stdout" "$d/stderr" | head -1)
+    fi
+    flags=$(flags_of "$cmd" "$status" "$wall" "${rss_kib:-0}" "$d/stderr" "$leak" "$masked")
     first=$(head -1 "$d/stderr" | cut -c1-110)
     [ -n "$leak" ] && first="$first [${leak#"$d/"}]"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$cmd" "$status" "$wall" "$cpu" \
@@ -166,7 +174,7 @@ done <<<"$all_cases"
 # The flagged rows, worst first: timeouts, then out of memory, then by wall
 # time and memory.
 awk -F'\t' 'NR > 1 && $8 != "" {
-  rank = ($8 ~ /TIMEOUT/) * 4 + ($8 ~ /OOM|MEM|SIGNAL/) * 2 + ($8 ~ /TIME/) + ($8 ~ /TOKEN/)
+  rank = ($8 ~ /TIMEOUT/) * 4 + ($8 ~ /OOM|MEM|SIGNAL/) * 2 + ($8 ~ /TIME/) + ($8 ~ /TOKEN|MASK/)
   print rank "\t" $0 }' "$table" | sort -t$'\t' -k1,1nr -k5,5gr -k7,7nr | cut -f2- >"$outdir/worst.tsv"
 flagged=$(wc -l <"$outdir/worst.tsv")
 echo "run_all.sh: $(($(wc -l <"$table") - 1)) runs, $flagged flagged: $table, $outdir/worst.tsv"
