@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,13 @@ std::string Written(const Shape& shape, const std::string& params, const Scratch
 }
 
 class EveryShape : public ::testing::TestWithParam<Shape> {};
+
+}  // namespace
+
+// A shape as gtest names its parameter (ctest -N): its name.
+void PrintTo(const Shape& shape, std::ostream* os) { *os << shape.name; }
+
+namespace {
 
 TEST_P(EveryShape, IsUnderOneMebibyteEveryChunkFramedAndTheFooterLast) {
   const Shape& shape = GetParam();
