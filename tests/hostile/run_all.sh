@@ -45,7 +45,8 @@ gen=${HOSTILE_FILE:-$(dirname "$proctape")/../tests/hostile/hostile_file}
 as=${HOSTILE_AS:-$((512 << 20))}
 limit_s=${HOSTILE_TIMEOUT:-120}
 commands=${HOSTILE_COMMANDS:-"verify show tree diff replay replay-frames explain export-json
-  export-dot export-proc-dir export-sqlite export-csv sql ownership corpus-check explore minimize"}
+  export-dot export-proc-dir export-sqlite export-csv sql ownership corpus-check corpus-list explore
+  minimize"}
 search_cap=$((64 << 20))  # outputs larger than this are counted, not searched
 for tool in "$gen" /usr/bin/time /usr/bin/prlimit timeout; do
   command -v "$tool" >/dev/null || { echo "run_all.sh: $tool not found" >&2; exit 2; }
@@ -87,9 +88,12 @@ args_of() {
     export-*) run_args=(export "$f" --format "${cmd#export-}" -o "$d/out/x.${cmd#export-}") ;;
     sql) run_args=(sql "$f" -c 'SELECT * FROM processes LIMIT 1000'
       -c 'SELECT * FROM observations LIMIT 1000' -c 'SELECT * FROM resolutions LIMIT 1000') ;;
-    ownership) run_args=(ownership --baseline "$outdir/baseline.ptape" --current "$f" --uid 0
-      --cgroup / --self "${p:-1}") ;;
+    ownership)  # --self: a process of the file (1 when it holds none)
+      [ -n "$p" ] && [ "$p" != 0 ] || p=1
+      run_args=(ownership --baseline "$outdir/baseline.ptape" --current "$f" --uid 0 --cgroup /
+        --self "$p") ;;
     corpus-check) run_args=(corpus check "$d/corpus") ;;
+    corpus-list) run_args=(corpus list "$d/corpus") ;;
     explore) run_args=(explore "$f") ;;
     minimize) run_args=(minimize "$f" -o "$d/out/x.min.ptape") ;;
   esac
