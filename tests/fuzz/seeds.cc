@@ -1,6 +1,7 @@
 // fuzz_seeds SOURCE_DIR OUT_DIR: each target's seed corpus, OUT_DIR/TARGET/,
 // made from the repository's own data (nothing of it is checked in):
-//   reader      every .ptape of corpus/, tests/data/replay, tests/data/hostile;
+//   reader      every .ptape of corpus/, tests/data/replay, tests/data/hostile,
+//               and every shape of tests/hostile/ at its small size;
 //   replay,     each of those that reads whole, as the structure-aware input
 //   views       (a serialized SnapshotExport: tests/fuzz/snapshot_input.h);
 //   proc_parse  the stat, status, cmdline and environ bytes of their records
@@ -23,6 +24,7 @@
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/proc_tree.h"
 #include "tests/fuzz/snapshot_input.h"
+#include "tests/hostile/shapes.h"
 
 namespace fs = std::filesystem;
 using namespace proctape;
@@ -64,6 +66,19 @@ int main(int argc, char** argv) {
   std::vector<fs::path> files;
   for (const char* dir : {"corpus", "tests/data/replay", "tests/data/hostile"}) {
     for (const fs::path& f : Files(src / dir, ".ptape")) files.push_back(f);
+  }
+  // The hostile shapes (tests/hostile/README.md) at their small sizes: the
+  // forms of docs/format.md 9a and the edges of section 7, for mutations to
+  // grow. (Their full sizes cost what the readers do not bound yet.)
+  const fs::path hostile = fs::path(fuzz::ScratchDir()) / "seed-hostile";
+  for (const hostile::Shape& shape : hostile::AllShapes()) {
+    hostile::Params params;
+    hostile::Built built;
+    std::string error;
+    if (!params.Parse(shape.defaults, shape.small, &error)) fuzz::Broken(shape.name + ": " + error);
+    shape.build(params, &built);
+    Put(hostile, "hostile-" + shape.name + ".ptape", built.file.bytes());
+    files.push_back(hostile / ("hostile-" + shape.name + ".ptape"));
   }
   std::set<std::string> proc_bytes;
   for (const fs::path& f : files) {

@@ -1,0 +1,20 @@
+// Pieces of a token in bytes an output holds: any `piece`-character run of
+// the token (12 by default) as text, as hex (either case, at either
+// alignment) or as base64 (at any alignment). For the harness (run_all.sh
+// searches every output of every command on the token shapes) and the tests
+// that will assert none is left (docs/export.md's lossless `export --format
+// json` excepted: it holds the token by design).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace proctape::hostile {
+
+// What holds a piece of `token` in `bytes` ("text b3d2c58e6a1f", "hex of
+// ...", "base64 of ..."), or "" when nothing does. A token shorter than
+// `piece` has no piece: a shorter run is no evidence of it.
+std::string FindTokenPiece(std::string_view bytes, const std::string& token,
+                           std::size_t piece = 12);
+
+}  // namespace proctape::hostile
