@@ -50,10 +50,13 @@ case $case_name in
     expect 2 "$good" --work-budget 0
     expect 2 "$good" --time-limit 86401
     expect_of minimize 2 "$good" -o "$tmp/m.ptape" --budget 0
-    expect 2 "$good" --out "$tmp/text.ptape"
-    expect 2 "$good" --out "$tmp/no-such-dir"
-    # A directory no one may create files in is refused before the search.
-    expect 2 "$good" --out /proc/self
+    # --out DIR follows the output rule (docs/cli/outputs.md): a file, a
+    # missing directory or one no one may create files in is refused, 10,
+    # before the search.
+    expect 10 "$good" --out "$tmp/text.ptape"
+    grep -q 'is not a directory' "$tmp/err" || fail "--out FILE: $(cat "$tmp/err")"
+    expect 10 "$good" --out "$tmp/no-such-dir"
+    expect 10 "$good" --out /proc/self
     grep -q 'cannot write' "$tmp/err" || fail "--out /proc/self: $(cat "$tmp/err")"
     ;;
   examples)
