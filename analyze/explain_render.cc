@@ -52,13 +52,6 @@ std::string VerdictText(const v1::VerdictSummary& v) {
          Plural(AsUint64(v.bytes_read()), "byte", "bytes") + " read)";
 }
 
-std::string LivenessText(const v1::LivenessSummary& v) {
-  std::string out = LivenessStatusText(v.status());
-  if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(StatusText(v.reason()));
-  if (!v.detail().empty()) out += ": " + v.detail();
-  return out;
-}
-
 // The lines of an attempt after its first: what decides whether two
 // attempts read alike. Without `unrelated`, not the processes listed and gone
 // before their stat was read: the resolver never knew them, so they took no
@@ -222,7 +215,7 @@ void RenderLiveness(const v1::ExplainCheck& c, std::string* out) {
     *out += line + "\n";
   }
   *out += "  verdict: " +
-          (c.has_liveness_verdict() ? LivenessText(c.liveness_verdict()) : kNoVerdict) + "\n";
+          (c.has_liveness_verdict() ? LivenessLine(c.liveness_verdict()) : kNoVerdict) + "\n";
 }
 
 }  // namespace

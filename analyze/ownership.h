@@ -75,6 +75,10 @@ v1::OwnershipPlan PlanOwnership(const Snapshot& baseline, const Snapshot& curren
 // refusal and every problem). Every byte from /proc is escaped.
 std::string DescribePlan(const v1::OwnershipPlan& plan);
 
+// One problem of a refused plan, as DescribePlan lists it: its kind, where
+// (snapshot, frame), whom (pid@start, or the session) and what.
+std::string DescribeProblem(const v1::OwnershipProblem& problem);
+
 // The path of the single "0::" line of a /proc/PID/cgroup file (cgroup v2,
 // or the unified hierarchy of a hybrid host), or nullopt when there is none,
 // more than one, or it is cut by a truncated read.

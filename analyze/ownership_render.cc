@@ -53,6 +53,20 @@ std::string Pad(std::string s, std::size_t width) {
 
 }  // namespace
 
+std::string DescribeProblem(const v1::OwnershipProblem& p) {
+  std::string out = Token(v1::OwnershipProblem::Kind_Name(p.kind()));
+  if (!p.snapshot().empty()) {
+    out += " " + p.snapshot();
+    if (p.kind() != v1::OwnershipProblem::NO_FRAME) out += " frame " + std::to_string(p.frame());
+  }
+  if (p.kind() == v1::OwnershipProblem::OTHER_SESSION) {
+    out += " session " + std::to_string(p.pid());  // a session id, not a process
+  } else if (p.pid() != 0) {
+    out += " pid " + (p.start_ticks() != 0 ? At(p.pid(), p.start_ticks()) : std::to_string(p.pid()));
+  }
+  return out + ": " + p.detail();
+}
+
 std::string DescribePlan(const v1::OwnershipPlan& plan) {
   const bool planned = plan.outcome() == v1::OwnershipPlan::PLANNED;
   std::string out = "ownership plan for uid " + std::to_string(plan.uid()) + ", cgroup " +
@@ -73,15 +87,7 @@ std::string DescribePlan(const v1::OwnershipPlan& plan) {
     out += "REFUSED: " +
            Plural(static_cast<std::uint64_t>(plan.problems_size()), "problem", "problems") +
            "; no process is planned\n";
-    for (const v1::OwnershipProblem& p : plan.problems()) {
-      out += "  " + Token(v1::OwnershipProblem::Kind_Name(p.kind()));
-      if (!p.snapshot().empty()) out += " " + p.snapshot() + " frame " + std::to_string(p.frame());
-      if (p.pid() != 0) {
-        out += " pid " + (p.start_ticks() != 0 ? At(p.pid(), p.start_ticks())
-                                               : std::to_string(p.pid()));
-      }
-      out += ": " + p.detail() + "\n";
-    }
+    for (const v1::OwnershipProblem& p : plan.problems()) out += "  " + DescribeProblem(p) + "\n";
     return out;
   }
   for (const v1::OwnershipDecision& d : plan.decisions()) {

@@ -33,12 +33,6 @@ std::string Seconds(std::int64_t ns) {
   return buf;
 }
 
-std::string LivenessText(const v1::LivenessSummary& v) {
-  std::string out = LivenessStatusText(v.status());
-  if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(StatusText(v.reason()));
-  return out;
-}
-
 // "root 4000 \"codex\" at start tick 500000, exe \"/bin/sleep\" 2051:1311,
 // taken 2026-12-01T03:24:48.781Z, in the file's boot".
 std::string FingerprintText(const v1::FingerprintSummary& f) {

@@ -156,9 +156,14 @@ LivenessResult CheckLiveness(const ProcessIdentity& identity,
     if (!live) return out;
     // A start tick counts clock ticks since boot: from another boot it names
     // nothing of this one (docs/resolver.md, "Liveness").
-    const BootIdentity checked{identity.pid, identity.start_ticks,
-                               BootIdAsRead(identity.boot_id)};
-    if (!checked.boot_id.empty()) {
+    BootIdentity checked{identity.pid, identity.start_ticks, ""};
+    if (!identity.boot_id.empty()) {
+      std::string why;
+      checked.boot_id = ParseBootId(identity.boot_id, &why);
+      if (checked.boot_id.empty()) {
+        out.error = Fail(ErrorCode::kInvalidArgument, "boot_id: " + why);
+        return out;
+      }
       const std::string boot_id = BootId(options, &out.error);
       if (boot_id.empty()) return out;
       if (std::string other = OtherBoot(checked.boot_id, boot_id); !other.empty()) {

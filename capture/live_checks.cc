@@ -1,5 +1,6 @@
 #include "capture/live_checks.h"
 
+#include <cctype>
 #include <utility>
 
 #include "capture/redact.h"
@@ -44,10 +45,24 @@ LiveCheck ResolveCheck(Request* request, std::string exe_path, bool fingerprint_
   };
 }
 
-std::string BootIdAsRead(std::string_view given) {
-  std::string out(given);
-  if (!out.empty() && out.back() != '\n') out.push_back('\n');
-  return out;
+std::string ParseBootId(std::string_view given, std::string* error) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!given.empty() && blank(given.front())) given.remove_prefix(1);
+  while (!given.empty() && blank(given.back())) given.remove_suffix(1);
+  std::string out;
+  bool shaped = given.size() == 36;
+  for (std::size_t i = 0; shaped && i < given.size(); ++i) {
+    const char c = given[i];
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !std::isxdigit(static_cast<unsigned char>(c))) shaped = false;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  if (!shaped) {
+    *error = "not a boot id: 36 characters, 8-4-4-4-12 hexadecimal digits, as "
+             "/proc/sys/kernel/random/boot_id holds";
+    return "";
+  }
+  return out + "\n";
 }
 
 LiveCheck LivenessCheck(const BootIdentity& identity, LivenessVerdict* verdict) {

@@ -44,9 +44,12 @@ struct BootIdentity {
   std::string boot_id;  // /proc/sys/kernel/random/boot_id as read; empty: not known
 };
 
-// A boot id as the kernel prints it (with its final newline) from one given
-// with or without it ("5b1f...-..." as a user copies it); "" stays "".
-std::string BootIdAsRead(std::string_view given);
+// A boot id as the kernel prints it in /proc/sys/kernel/random/boot_id (36
+// characters, 8-4-4-4-12 lowercase hexadecimal digits, and a newline), from
+// one a user gives: either case, with or without blanks or a newline around
+// it ("5B1F...-..." as copied from a log). Another value is no boot id: ""
+// with *error saying why ("not a boot id: ...").
+std::string ParseBootId(std::string_view given, std::string* error);
 
 // CheckLiveness of the identity, stored in the Resolution (its request with
 // the boot) and `*verdict`. Its boot must have been found to be the host's

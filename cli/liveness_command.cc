@@ -107,6 +107,12 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
                       "(/proc/sys/kernel/random/boot_id when it was resolved); refused when "
                       "it is not this host's (exit 9)")
           ->check(NonEmpty("an empty boot id names no boot"))
+          ->check(CLI::Validator(
+              [](std::string& text) {
+                std::string error;
+                return ParseBootId(text, &error).empty() ? error : std::string();
+              },
+              "", "boot id"))
           ->type_name("ID")
           ->each([o](const std::string&) { o->source.has_boot_id = true; });
   CLI::Option* fingerprint =

@@ -54,7 +54,8 @@ bool LivenessIdentity(const LivenessSource& source, BootIdentity* identity, int*
   std::string option = "--boot-id";
   std::string named = source.boot_id;
   if (source.has_boot_id) {
-    identity->boot_id = BootIdAsRead(source.boot_id);
+    std::string unused;  // a value that is no boot id was refused as the option was read
+    identity->boot_id = ParseBootId(source.boot_id, &unused);
   } else if (!source.from_recording.empty()) {
     if (!RecordedIdentity(source.from_recording, identity, exit_code)) return false;
     option = "--from-recording";

@@ -93,7 +93,7 @@ int RunOwnership(OwnershipOptions o) {
   const int code = PlanExitCode(plan);
   if (code == kExitOk || plan.problems().empty()) return code;
   // The status is the first problem's: Finish says it by that problem.
-  std::string what = "the plan is REFUSED: " + plan.problems(0).detail();
+  std::string what = "the plan is REFUSED: " + DescribeProblem(plan.problems(0));
   if (plan.problems_size() > 1) {
     what += " (and " + Plural(static_cast<std::uint64_t>(plan.problems_size() - 1), "other problem",
                               "other problems") + ")";

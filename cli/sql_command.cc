@@ -253,8 +253,9 @@ void RegisterSql(CLI::App& app, int* exit_code) {
           ->check(CLI::IsMember({"table", "csv", "json"}))
           ->capture_default_str();
   sub->add_flag("--json", o->json,
-                "the same as --format json: one JSON object per statement, and a failure as "
-                "one JSON object on standard error");
+                "the same as --format json: one document {\"statements\":[...]}, an "
+                "object per statement that ran, and a failure as one JSON object on standard "
+                "error");
   CLI::Option* db = AddSideOutputOption(
       sub, "--db", o->db,
       "also write the database to this file, once the FILEs are loaded (an SQLite "

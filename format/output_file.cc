@@ -108,6 +108,12 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   if (base.empty() || base == "." || base == "..") {
+    // A path that can only name a directory ("d/", ".", "x/.."): one that
+    // is there is refused in the words of any directory named as a file.
+    struct stat named;
+    if (!request.directory && ::stat(request.path.c_str(), &named) == 0 && S_ISDIR(named.st_mode)) {
+      return refuse(shown + ": is a directory: refused, --force or not (name a file)");
+    }
     return refuse(shown + ": names a directory, not a new " + noun + ": refused");
   }
   const std::string dir_shown = Escaped(dir);

@@ -176,6 +176,17 @@ std::string LivenessStatusText(int status) {
   return EnumText(v1::LivenessVerdict::Status_descriptor(), status);
 }
 
+std::string LivenessText(const v1::LivenessSummary& v) {
+  std::string out = LivenessStatusText(v.status());
+  if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(StatusText(v.reason()));
+  if (v.boot_unchecked()) out += " (boot not checked)";
+  return out;
+}
+
+std::string LivenessLine(const v1::LivenessSummary& v) {
+  return v.detail().empty() ? LivenessText(v) : LivenessText(v) + ": " + v.detail();
+}
+
 v1::NearMissSummary ToSummary(const v1::NearMiss& m) {
   v1::NearMissSummary s;
   s.set_pid(Int32(m.pid()));

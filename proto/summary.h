@@ -67,6 +67,12 @@ v1::BoundsSummary ToSummary(const v1::Bounds& bounds);
 // an UNSPECIFIED name. A summary holds such a status absent.
 std::string StatusText(int status);
 std::string LivenessStatusText(int status);
+// A liveness verdict as every view names it: its status ("ALIVE", "ERROR
+// PID_REUSED"), and " (boot not checked)" when the identity named no boot
+// (docs/resolver.md, "Liveness").
+std::string LivenessText(const v1::LivenessSummary& verdict);
+// The same and what it found: "ERROR PID_REUSED: pid 7 has start tick 9, ...".
+std::string LivenessLine(const v1::LivenessSummary& verdict);
 v1::VerdictSummary ToSummary(const v1::Verdict& verdict);
 // One near miss (Verdict.near_misses), its detail a sentence naming the
 // first rule it did not pass.

@@ -218,29 +218,38 @@ std::string VerdictText(const v1::VerdictSummary& v) {
   return out;
 }
 
-std::string LivenessText(const v1::LivenessSummary& v) {
-  std::string out = LivenessStatusText(v.status());
-  if (v.status() == v1::LivenessVerdict::ERROR) out.append(" ").append(StatusText(v.reason()));
-  return out;
-}
-
 }  // namespace
 
 std::string DescribeReplay(const v1::ReplayResult& r) { return DescribeReplay(ToSummary(r)); }
 
 std::string DescribeReplay(const v1::ReplaySummary& r) {
   bool liveness = r.has_recorded_liveness();
-  std::string recorded = liveness ? LivenessText(r.recorded_liveness()) : VerdictText(r.recorded());
-  std::string replayed = liveness ? LivenessText(r.replayed_liveness()) : VerdictText(r.replayed());
+  // A liveness check's boot is its request's: said once, in the head.
+  const bool boot_unchecked =
+      r.recorded_liveness().boot_unchecked() || r.replayed_liveness().boot_unchecked();
+  auto liveness_line = [](v1::LivenessSummary v) {
+    v.clear_boot_unchecked();
+    return LivenessLine(v);
+  };
+  std::string recorded = liveness ? liveness_line(r.recorded_liveness()) : VerdictText(r.recorded());
+  std::string replayed = liveness ? liveness_line(r.replayed_liveness()) : VerdictText(r.replayed());
   // A what-if says so: its verdict is of the request as changed.
   std::string head = "resolution " + std::to_string(r.resolution_index()) +
-                     (liveness ? " (liveness)" : "") +
+                     (liveness ? (boot_unchecked ? " (liveness, boot not checked)" : " (liveness)")
+                               : "") +
                      (r.request_changed() ? " (request changed)" : "") + ": ";
   std::string counts = " (" + std::to_string(r.consumed()) + " of " +
                        Plural(r.recorded_count(), "observation", "observations") + ")";
   // The near misses of the verdict the replay gave (docs/resolver.md, "Near
   // misses"): a recording made before they were recorded shows them too.
-  const std::string misses = liveness ? "" : NearMissLines(r.replayed(), "  ");
+  // A failure names its subject by identity, as resolve prints it.
+  std::string misses;
+  if (!liveness && r.replayed().status() != v1::Verdict::RESOLVED) {
+    if (const std::string subject = SubjectText(r.replayed()); !subject.empty()) {
+      misses = "  subject: " + subject + "\n";
+    }
+    misses += NearMissLines(r.replayed(), "  ");
+  }
   switch (r.outcome()) {
     case v1::ReplayResult::REPRODUCED:
       return (head + "REPRODUCED " + replayed + counts + "\n").append(misses);

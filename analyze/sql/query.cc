@@ -132,7 +132,12 @@ class Table {
 // The rows of one prepared statement: "" or SQLite's message. `separate`:
 // a blank line first (a table or CSV block after another), a ',' (a JSON
 // object after another).
+// A statement refused at its first step (a write to the read-only database,
+// an error before any row) prints nothing: its failure ends the output with
+// the statements before it.
 std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool separate) {
+  int rc = sqlite3_step(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlite3_errmsg(db);
   const int n = sqlite3_column_count(s);
   std::vector<std::string> names;
   for (int i = 0; i < n; ++i) names.push_back(Printable(sqlite3_column_name(s, i)));
@@ -152,8 +157,7 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool s
   }
   std::optional<Table> table;
   if (format == Format::kTable && n > 0) table.emplace(names, out);
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+  for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
     if (format == Format::kCsv) {
       for (int i = 0; i < n; ++i) {
         std::fprintf(out, "%s%s", i ? "," : "", Csv(Cell(s, i, format)).c_str());
@@ -206,11 +210,11 @@ std::string Run(sqlite3* db, const std::string& text, Format format, FILE* out, 
     at = tail;
     const bool has_columns = sqlite3_column_count(s) > 0;
     const bool separate = format == Format::kJson ? state->objects > 0 : state->printed > 0;
-    std::string failed = Print(db, s, format, out, separate);
-    if (has_columns) ++state->printed;
-    ++state->objects;
+    const std::string failed = Print(db, s, format, out, separate);
     sqlite3_finalize(s);
     if (!failed.empty()) return numbered(failed);
+    if (has_columns) ++state->printed;
+    ++state->objects;
   }
   return "";
 }

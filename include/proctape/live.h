@@ -77,7 +77,9 @@ struct LivenessResult {
 
 // Later (docs/resolver.md, "The eight steps", step 8): is `identity` still alive? One stat read, in the
 // identity's boot: an identity of another boot than this host's is
-// kOtherBoot (its start tick names nothing here: nothing is read). An
+// kOtherBoot (its start tick names nothing here: nothing is read); a
+// `boot_id` that is no boot id (36 characters 8-4-4-4-12 of hexadecimal
+// digits, either case, blanks around it allowed) is kInvalidArgument. An
 // identity that names no boot (`boot_id` empty) is checked all the same, and
 // the verdict says so (`boot_unchecked`). `Verdict::identity()` of Resolve
 // carries its fingerprint's boot.

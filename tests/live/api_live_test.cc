@@ -5,6 +5,7 @@
 // several threads resolving different sandboxes at once; and nothing written
 // to standard output or standard error. Every process is ended by its pid
 // (sandbox.h).
+#include <cctype>
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -91,6 +92,10 @@ TEST_P(ApiLiveTest, ResolvesTheSandboxedSleepInProcessAndRecordsNothing) {
   EXPECT_NE(refused.error.message.find(host_boot), std::string::npos) << refused.error.message;
   other.boot_id = host_boot;  // as a user copies it, without the newline
   EXPECT_EQ(api::CheckLiveness(other).verdict.status, api::Liveness::kAlive);
+  for (char& c : other.boot_id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_EQ(api::CheckLiveness(other).verdict.status, api::Liveness::kAlive);  // either case
+  other.boot_id = "not-a-boot";
+  EXPECT_EQ(api::CheckLiveness(other).error.code, api::ErrorCode::kInvalidArgument);
   other.boot_id.clear();
   api::LivenessResult unchecked = api::CheckLiveness(other);
   ASSERT_TRUE(unchecked.ok()) << unchecked.error.message;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -95,6 +96,30 @@ TEST(LivenessBootCli, ThisHostsBootIsCheckedQuietlyAndRecorded) {
   ASSERT_EQ(snap.resolutions.size(), 1u);
   EXPECT_EQ(snap.resolutions[0].liveness().boot_id(), HostBootId());
   EXPECT_FALSE(snap.resolutions[0].liveness_verdict().boot_unchecked());
+}
+
+// A boot id is read as the value it is, not as the bytes typed: this host's
+// boot in capitals or with blanks around it is this host's boot; a value that
+// is no boot id is a usage error naming the option, not "another boot".
+TEST(LivenessBootCli, ABootIdIsReadInEitherCaseAndAValueThatIsNoneIsAUsageError) {
+  std::string upper = HostBootText();
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const std::string& given : {upper, " " + HostBootText(), HostBootText() + " \n"}) {
+    CommandResult r = Proctape(
+        {"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--boot-id", given});
+    EXPECT_EQ(r.exit_code, 0) << Describe(r);
+    EXPECT_TRUE(r.err.empty()) << Describe(r);
+  }
+  for (const std::string& given : std::vector<std::string>{
+           "not-a-uuid", HostBootText().substr(1), HostBootText() + "0",
+           "0000000-01111-4222-8333-444444444444", "g0000000-1111-4222-8333-444444444444"}) {
+    CommandResult r = Proctape(
+        {"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--boot-id", given});
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_TRUE(OneLine(r.err)) << Describe(r);
+    EXPECT_NE(r.err.find("--boot-id"), std::string::npos) << Describe(r);
+    EXPECT_NE(r.err.find("not a boot id"), std::string::npos) << Describe(r);
+  }
 }
 
 TEST(LivenessBootCli, WithoutABootTheCheckRunsAndSaysSo) {

@@ -128,7 +128,11 @@ std::map<std::string, Stage> Stages() {
        [file, only](const Writer& w, const Where& at) {
          // The directory that holds the recording the writer reads.
          if (!file(w)) return only(false);
-         return At(at.dir + "/in", true);
+         return At(at.dir + "/in/", true);  // the same words with a trailing slash
+       }},
+      {"a path that can only name a directory (`d/`, `.`, `x/..`) and none is there, or a directory output named `.` or `..`",
+       [file](const Writer& w, const Where& at) {
+         return At(file(w) ? at.dir + "/nope/" : at.dir + "/nope/..", true);
        }},
       {"a directory output names a file",
        [file, only](const Writer& w, const Where& at) {

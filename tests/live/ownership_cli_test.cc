@@ -79,6 +79,12 @@ TEST(OwnershipCli, ARefusedPlanOfStatusTwoSaysItsFirstProblemOnStandardError) {
     const std::string said = json ? "{\"command\":\"ownership\",\"error\":\"exit 2: the plan is REFUSED: "
                                   : "proctape: exit 2: the plan is REFUSED: ";
     EXPECT_TRUE(live::StartsWith(r.err, said)) << Describe(r);
+    if (!json) {  // the first problem as the plan lists it: kind, where, whom
+      const std::size_t at = r.out.find("\n  ", r.out.find("\nREFUSED: "));
+      ASSERT_NE(at, std::string::npos) << Describe(r);
+      const std::string first = r.out.substr(at + 3, r.out.find(':', at) - at - 3);
+      EXPECT_TRUE(live::StartsWith(r.err, said + first + ": ")) << first << "\n" << Describe(r);
+    }
     EXPECT_EQ(r.err.find("usage error"), std::string::npos) << Describe(r);
     EXPECT_EQ(r.err.find("--help"), std::string::npos) << Describe(r);
   }

@@ -115,6 +115,24 @@ TEST(SqlCli, AFailureUnderFormatJsonIsJsonAsUnderJson) {
   }
 }
 
+// A statement refused when it runs (a write to the read-only database), not
+// only one that does not parse, ends the document with the statements before
+// it: no entry of its own, in every format (docs/cli/json.md).
+TEST(SqlCli, AStatementRefusedWhenItRunsLeavesNoEntry) {
+  for (const char* write : {"INSERT INTO files DEFAULT VALUES", "DELETE FROM processes"}) {
+    const CommandResult j =
+        Proctape({"sql", kPlain, "--json", "-c", "SELECT 1 AS a", "-c", write, "-c", "SELECT 2"});
+    EXPECT_EQ(j.exit_code, 2) << write;
+    EXPECT_EQ(j.out, "{\"statements\":[\n{\"columns\":[\"a\"],\"rows\":[[1]]}\n]}\n") << write;
+    EXPECT_NE(j.err.find("statement 2: attempt to write a readonly database"), std::string::npos)
+        << j.err;
+    const CommandResult csv =
+        Proctape({"sql", kPlain, "--format", "csv", "-c", "SELECT 1 AS a", "-c", write});
+    EXPECT_EQ(csv.exit_code, 2) << write;
+    EXPECT_EQ(csv.out, "a\n1\n") << write;
+  }
+}
+
 TEST(SqlCli, AFileFromStandardInputNeedsCommands) {
   const CommandResult with = ProctapeRedirected(
       "<'" + kPlain + "'",

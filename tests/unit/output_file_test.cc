@@ -77,8 +77,13 @@ TEST_F(OutputFileTest, ADirectoryOrADeviceIsRefusedEvenWithForce) {
   OutputError error;
   EXPECT_FALSE(Open(Path("d"), true, &error));
   EXPECT_EQ(error.message, Path("d") + ": is a directory: refused, --force or not (name a file)");
-  EXPECT_FALSE(Open(Path("d/"), true, &error));
-  EXPECT_TRUE(Has(error.message, "names a directory")) << error.message;
+  // Named so that it can only be a directory: the same words when it is one.
+  for (const std::string& name : {Path("d/"), Path("d/."), Path("d/../d/")}) {
+    EXPECT_FALSE(Open(name, true, &error));
+    EXPECT_EQ(error.message, name + ": is a directory: refused, --force or not (name a file)");
+  }
+  EXPECT_FALSE(Open(Path("none/"), true, &error));
+  EXPECT_EQ(error.message, Path("none/") + ": names a directory, not a new file: refused");
   // Never replaced by a rename: checked before a temporary is made in /dev.
   EXPECT_FALSE(Open("/dev/null", true, &error));
   EXPECT_TRUE(Has(error.message, "/dev/null: is not a regular file")) << error.message;

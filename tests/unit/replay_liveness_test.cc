@@ -88,9 +88,12 @@ TEST_P(ReplayEveryLiveness, RecordedFileReproducesItsVerdict) {
   EXPECT_EQ(r.consumed(), 1u);
   EXPECT_EQ(r.recorded_count(), 1u);
 
-  std::string head = "resolution 0 (liveness): REPRODUCED ";
+  // Its boot said once (none was given), then the verdict and what it found.
+  std::string head = "resolution 0 (liveness, boot not checked): REPRODUCED ";
   head.append(LivenessName(s.status));
   if (s.status == LivenessStatus::kError) head.append(" ").append(StatusName(s.reason));
+  head += ": " + r.replayed_liveness().detail();
+  ASSERT_FALSE(r.replayed_liveness().detail().empty());
   EXPECT_EQ(DescribeReplay(r), head + " (1 of 1 observation)\n");
 
   Snapshot again = ReadBack(path);
@@ -128,8 +131,9 @@ TEST(ReplayLiveness, AlteredStatResultIsVerdictChanged) {
   EXPECT_EQ(r.replayed_liveness().status(), v1::LivenessVerdict::DEAD);
   EXPECT_EQ(r.consumed(), 1u);
   EXPECT_EQ(DescribeReplay(r),
-            "resolution 0 (liveness): VERDICT CHANGED: recorded ALIVE; now DEAD (1 of 1 "
-            "observation)\n");
+            "resolution 0 (liveness, boot not checked): VERDICT CHANGED: recorded ALIVE: "
+            "pid 4103 in state S started at tick 510003; now DEAD: pid 4103 in state Z "
+            "started at tick 510003 (1 of 1 observation)\n");
 
   // Another pid asked of the tape: DIVERGED at 0.
   snap.resolutions[0].mutable_liveness()->set_pid(kSleep + 1);

@@ -43,7 +43,7 @@ TEST(ReplayRequestChange, ChangedExeIdentityIsVerdictChangedToExeMismatch) {
             "resolution 0 (request changed): VERDICT CHANGED: recorded RESOLVED host pid 4103, start tick 510003; "
             "now EXE_MISMATCH: /proc/4103/exe is 2051:1311, not the attested 2049:9999 (" +
                 std::to_string(r.consumed()) + " of " + std::to_string(r.recorded_count()) +
-                " observations)\n");
+                " observations)\n  subject: pid 4103, start tick 510003\n");
   EXPECT_EQ(WorstOutcome({r}), v1::ReplayResult::VERDICT_CHANGED);
 }
 

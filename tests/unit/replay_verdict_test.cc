@@ -255,8 +255,8 @@ TEST_P(ReplayEveryVerdict, RecordedFileReproducesItsVerdict) {
   EXPECT_EQ(r.resolution_index(), 0u);
   EXPECT_EQ(WorstOutcome({r}), v1::ReplayResult::REPRODUCED);
 
-  // One line, then one per near miss the verdict names (docs/resolver.md,
-  // "Near misses").
+  // One line, the subject a failure names (by identity, as resolve prints
+  // it), then one per near miss (docs/resolver.md, "Near misses").
   const std::string text = DescribeReplay(r);
   const std::string line = text.substr(0, text.find('\n') + 1);
   std::string head = "resolution 0: REPRODUCED ";
@@ -267,7 +267,10 @@ TEST_P(ReplayEveryVerdict, RecordedFileReproducesItsVerdict) {
   EXPECT_TRUE(line.size() > counts.size() &&
               line.compare(line.size() - counts.size(), counts.size(), counts) == 0)
       << line;
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + r.replayed().near_misses_size())
+  const bool subject = s.status != Status::kResolved && !SubjectText(ToSummary(r.replayed())).empty();
+  EXPECT_EQ(text.find("\n  subject: ") != std::string::npos, subject) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'),
+            1 + (subject ? 1 : 0) + r.replayed().near_misses_size())
       << text;
 
   // Section 5: replaying the same file again, from a second read, gives
