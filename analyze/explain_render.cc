@@ -143,7 +143,8 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
           FormatOffset(AsInt64(r.bounds().retry_interval_ns())).substr(1) +
           " until " + FormatOffset(AsInt64(r.bounds().deadline_ns())) + "\n";
   if (c.fingerprinted()) {
-    *out += "  fingerprint: /proc/" + Num(r.root_pid()) + "/stat: " + StatText(c.fingerprint()) + "\n";
+    *out += "  fingerprint: /proc/" + Num(r.root_pid()) + "/stat: " +
+            (c.has_fingerprint() ? StatText(c.fingerprint()) : "not answered by the tape") + "\n";
   } else if (r.has_fingerprint()) {
     const v1::FingerprintSummary& f = r.fingerprint();
     *out += "  fingerprint: taken before the turn: root " + Num(f.root_pid()) + " " +
