@@ -314,7 +314,9 @@ class ResolveExplainer {
     const int n = out_->attempts_size();
     const std::string at = n == 0 ? "" : "attempt " + std::to_string(n);
     std::string ended;
-    if (unheld_ != nullptr) {
+    if (unheld_ != nullptr && n == 0) {
+      ended = "no attempt was answered: " + unheld_->said;
+    } else if (unheld_ != nullptr) {
       ended = (last_outcome_ == v1::ExplainAttempt::UNANSWERED ? "the replay stopped during "
                                                                : "the replay stopped after ") +
               at + ": " + unheld_->said;

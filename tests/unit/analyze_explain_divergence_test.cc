@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -181,12 +182,29 @@ TEST(ExplainDivergence, EveryHostileShapeExplainsAsItReplays) {
       ++checks;
       if (c.kind() == v1::ExplainCheck::RESOLVE && !replays[i].has_replayed()) {
         EXPECT_NE(c.ended_by().find(replays[i].made_call()), std::string::npos) << Text(c);
+        if (c.attempts_size() == 0) {  // extreme-values: its first listing's bound differs
+          EXPECT_EQ(c.ended_by().rfind("no attempt was answered: ", 0), 0u) << Text(c);
+        }
         ++unheld;
       }
     }
   }
   EXPECT_GT(checks, 10u);
   EXPECT_GT(unheld, 0u) << "clocks-near-limit diverges";
+}
+
+// The request's bounds are said as recorded, sign and saturation included:
+// a negative retry interval (a request the resolver refuses) is not told as
+// a positive one, and a deadline at the end of the range is its largest.
+TEST(ExplainDivergence, TheBoundsAreSaidAsRecorded) {
+  ReplayTempDir dir;
+  Snapshot s = RecordTypical(dir, "typical.ptape");
+  v1::Bounds* bounds = s.resolutions[0].mutable_resolve()->mutable_bounds();
+  bounds->set_retry_interval_ns(-100'000'000);
+  bounds->set_deadline_ns(INT64_MAX);
+  const std::string text = Text(ExplainRecordedCheck(s, 0));
+  EXPECT_NE(text.find("  bounds: a new attempt every -100.0 ms until +9223372036854.8 ms\n"),
+            std::string::npos) << text;
 }
 
 }  // namespace
