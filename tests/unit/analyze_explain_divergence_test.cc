@@ -92,18 +92,25 @@ void ExpectTheUnheldCall(const v1::ExplainCheck& c, const v1::ReplayResult& r) {
   }
 }
 
+// The one check of `s` explained, and replayed into *r: the explanation
+// says what the replay says, and it diverged at a call the tape does not hold.
+v1::ExplainCheck ExplainedDiverged(const Snapshot& s, v1::ReplayResult* r) {
+  EXPECT_EQ(s.resolutions.size(), 1u);
+  const v1::ExplainCheck c = ExplainRecordedCheck(s, 0);
+  *r = ReplayTape(s)[0];
+  ExpectTheReplays(s, 0, c, *r);
+  ExpectTheUnheldCall(c, *r);
+  return c;
+}
+
 // A real retrying recording whose clocks sit just under INT64_MAX: the
 // replayed deadline saturates, the resolver sleeps where the recording
 // ended, and the tape holds no such sleep. The listing it went on to make
 // was never on the tape: explain said "UNREADABLE: listing /proc failed
 // (errno 5)" of it.
 TEST(ExplainDivergence, ClocksNearTheLimitTellTheSleepTheTapeDoesNotHold) {
-  const Snapshot s = Generated("clocks-near-limit", "n=3");
-  ASSERT_EQ(s.resolutions.size(), 1u);
-  const v1::ExplainCheck c = ExplainRecordedCheck(s, 0);
-  const v1::ReplayResult r = ReplayTape(s)[0];
-  ExpectTheReplays(s, 0, c, r);
-  ExpectTheUnheldCall(c, r);
+  v1::ReplayResult r;
+  const v1::ExplainCheck c = ExplainedDiverged(Generated("clocks-near-limit", "n=3"), &r);
   EXPECT_EQ(r.made_call().rfind("SleepUntil(", 0), 0u) << r.made_call();
   // The attempts the tape answered are told as recorded: retried.
   ASSERT_GE(c.attempts_size(), 2);
@@ -115,12 +122,9 @@ TEST(ExplainDivergence, ClocksNearTheLimitTellTheSleepTheTapeDoesNotHold) {
 // deadline. Explain said "DEADLINE: the deadline passed 4611686017.427 s
 // ago" of a resolution whose clock never moved.
 TEST(ExplainDivergence, AChainCutShortTellsTheCallPastTheTapeNotADeadline) {
-  const Snapshot s = Generated("chain-recording", "n=2000 deadline_ms=1000 cut=1");
-  ASSERT_EQ(s.resolutions.size(), 1u);
-  const v1::ExplainCheck c = ExplainRecordedCheck(s, 0);
-  const v1::ReplayResult r = ReplayTape(s)[0];
-  ExpectTheReplays(s, 0, c, r);
-  ExpectTheUnheldCall(c, r);
+  v1::ReplayResult r;
+  const v1::ExplainCheck c =
+      ExplainedDiverged(Generated("chain-recording", "n=2000 deadline_ms=1000 cut=1"), &r);
   ASSERT_EQ(c.attempts_size(), 1);
   // The match whose confirmation the tape stopped in: told stopped there.
   const v1::ExplainCandidate* sleep = FindCandidate(c.attempts(0), hostile::HostPid(2000));
@@ -138,10 +142,8 @@ TEST(ExplainDivergence, ACallRemovedTellsTheReadAskedNotTheDeadlineAfterIt) {
   Snapshot s = RecordTypical(dir, "typical.ptape");
   const std::size_t environ = Find(s, IsRead(kSleep, v1::PROC_FILE_ENVIRON));
   RemoveObservation(&s, environ);
-  const v1::ExplainCheck c = ExplainRecordedCheck(s, 0);
-  const v1::ReplayResult r = ReplayTape(s)[0];
-  ExpectTheReplays(s, 0, c, r);
-  ExpectTheUnheldCall(c, r);
+  v1::ReplayResult r;
+  const v1::ExplainCheck c = ExplainedDiverged(s, &r);
   ASSERT_EQ(c.attempts_size(), 1);
   const v1::ExplainCandidate* sleep = FindCandidate(c.attempts(0), kSleep);
   ASSERT_NE(sleep, nullptr);
@@ -156,12 +158,9 @@ TEST(ExplainDivergence, AnEnvironTheRedactionCannotAnswerIsTheReplaysDivergence)
   ReplayTempDir dir;
   Snapshot s = RecordTypical(dir, "typical.ptape");
   s.header.mutable_redaction()->clear_kept_entries();
-  const v1::ReplayResult r = ReplayTape(s)[0];
-  ASSERT_EQ(r.outcome(), v1::ReplayResult::DIVERGED) << DescribeReplay(r);
-  ASSERT_EQ(r.unanswered(), v1::UNANSWERED_REDACTED);
-  const v1::ExplainCheck c = ExplainRecordedCheck(s, 0);
-  ExpectTheReplays(s, 0, c, r);
-  ExpectTheUnheldCall(c, r);
+  v1::ReplayResult r;
+  const v1::ExplainCheck c = ExplainedDiverged(s, &r);
+  EXPECT_EQ(r.unanswered(), v1::UNANSWERED_REDACTED) << DescribeReplay(r);
   EXPECT_NE(c.ended_by().find("not its whole answer"), std::string::npos) << Text(c);
 }
 
