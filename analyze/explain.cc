@@ -11,13 +11,33 @@
 #include "proto/convert.h"
 #include "proto/summary.h"
 #include "replay/replay.h"
+#include "replay/replay_file.h"
 #include "replay/tape_evidence.h"
+#include "replay/unanswered.h"
 #include "replay/token_mask.h"
 
 namespace proctape {
 
 using explain::Seen;
 using explain::StatOf;
+
+namespace {
+
+// The sentence of a DIVERGED `replay` whose tape did not hold a call: the
+// call, the observation, and what the tape holds there (or why the answer
+// it holds does not answer: replay/unanswered.h).
+std::string UnheldText(const v1::ReplayResult& replay) {
+  const std::string at = " at observation " + std::to_string(replay.divergence_index());
+  if (replay.has_unanswered()) {
+    return "the tape holds " + replay.made_call() + at + ", not its whole answer: " +
+           UnansweredWhy(replay.unanswered());
+  }
+  return "the tape does not hold what the resolver asked next: " + replay.made_call() + at +
+         (replay.recorded_call() == "end of tape" ? ", past its end"
+                                                  : ", where it holds " + replay.recorded_call());
+}
+
+}  // namespace
 
 v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t index) {
   const v1::Resolution& recorded = snapshot.resolutions.at(index);
@@ -26,62 +46,50 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
   v1::ExplainCheck out;
   out.set_index(Count32(index));
 
-  // The replay's outcome, as `proctape replay` reports it.
-  v1::ReplayResult replay = ReplayResolution(snapshot, index, RequestOverrides{});
+  // The one replay `proctape replay` reports (replay/replay_file.h), watched:
+  // its outcome and verdict are told, never another run's.
+  std::optional<explain::WatchingEvidence> watching;
+  ReplayWatch run;
+  run.watch = [&watching](TapeEvidence& tape) -> Evidence& { return watching.emplace(tape); };
+  const v1::ReplayResult replay = ReplayTapeCheck(snapshot, index, RequestOverrides{}, mask, &run);
   out.set_replay(replay.outcome());
   out.set_observations(Count32(replay.consumed()));
   out.set_recorded_observations(Count32(replay.recorded_count()));
+  const std::vector<Seen>& calls = watching->seen();
+  // Past a divergence the tape answered nothing: what the resolver concluded
+  // from the failures fed to it is no verdict, and no attempt's outcome.
+  std::optional<explain::Unheld> unheld;
+  if (watching->unheld() != nullptr) unheld = explain::Unheld{UnheldText(replay), watching->unheld()};
 
-  // The same replay, watched.
-  Tape scratch;
-  TapeEvidence tape(TapeOf(snapshot, &scratch), recorded.first_observation(),
-                    recorded.observation_count());
-  explain::WatchingEvidence watch(tape);
-  const std::vector<Seen>& calls = watch.seen();
   if (recorded.has_liveness()) {
     out.set_kind(v1::ExplainCheck::LIVENESS);
     *out.mutable_liveness() = ToSummary(recorded.liveness());
-    LivenessVerdict v = CheckLiveness(watch, recorded.liveness().pid(),
-                                      recorded.liveness().start_ticks());
-    v.boot_unchecked = recorded.liveness().boot_id().empty();  // as replay says it
-    *out.mutable_liveness_verdict() = ToSummary(ToProto(v));
+    if (replay.has_replayed_liveness()) {
+      *out.mutable_liveness_verdict() = ToSummary(replay.replayed_liveness());
+    }
     if (!calls.empty() && calls[0].op == Seen::Op::kRead) {
       *out.mutable_liveness_read() = StatOf(calls[0].pid, calls[0].read.view());
     }
   } else {
     out.set_kind(v1::ExplainCheck::RESOLVE);
     *out.mutable_resolve() = ToSummary(recorded.resolve(), snapshot.header.host().boot_id());
-    Request request = FromProto(recorded.resolve());
-    // As ReplayResolution runs it, without overrides.
-    std::optional<Verdict> failed_fingerprint;
+    // The fingerprint read on the tape, when the replay took one, comes first.
     std::size_t begin = 0;
     if (recorded.resolve().fingerprint_on_tape()) {
       out.set_fingerprinted(true);
-      Verdict fingerprint = FingerprintRoot(watch, request.root_pid);
       if (!calls.empty()) *out.mutable_fingerprint() = StatOf(calls[0].pid, calls[0].read.view());
-      begin = calls.size();
-      if (fingerprint.resolved()) {
-        request.root_start_ticks = fingerprint.start_ticks;
-      } else {
-        failed_fingerprint = fingerprint;
-      }
+      begin = calls.empty() ? 0 : 1;
     }
-    Verdict v = failed_fingerprint ? *failed_fingerprint : Resolve(watch, request);
-    const v1::Verdict verdict = ToProto(v);
-    *out.mutable_verdict() = ToSummary(verdict);
-    if (failed_fingerprint) {
+    const v1::Verdict verdict = replay.has_replayed() ? replay.replayed() : v1::Verdict();
+    if (replay.has_replayed()) *out.mutable_verdict() = ToSummary(verdict);
+    if (run.fingerprint && !run.fingerprint->resolved() && !unheld) {
       out.set_ended_by("the root's fingerprint failed: no attempt was made");
     } else {
-      explain::ExplainResolveCalls(calls, begin, request, verdict, mask, &out);
+      explain::ExplainResolveCalls(calls, begin, run.request, verdict,
+                                   unheld ? &*unheld : nullptr, mask, &out);
     }
   }
 
-  // Past a divergence the tape answered nothing: what the resolver concluded
-  // from the failures fed to it is no verdict (as in `proctape replay`).
-  if (tape.diverged()) {
-    out.clear_verdict();
-    out.clear_liveness_verdict();
-  }
   switch (replay.outcome()) {
     case v1::ReplayResult::VERDICT_CHANGED:
       out.set_replay_detail("the recorded verdict differs: this is what the resolver decides now");

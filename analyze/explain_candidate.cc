@@ -121,15 +121,22 @@ void RecordReread(const Seen& c, const v1::ExplainStat* scanned, const Request& 
 
 // Seed 000, steps 5-8, as the resolver took them: cmdline, environ (and the
 // stat re-read after an empty one), executable identity, ancestry re-read.
-void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std::string& status,
-                     const Request& request, v1::ExplainCandidate* k) {
+void DecideCandidate(const CandidateCalls& at, const Stop& stopped_at, const Request& request,
+                     v1::ExplainCandidate* k) {
   auto set = [k](Why why, std::string detail) {
     k->set_why(why);
     k->set_detail(std::move(detail));
   };
-  auto stopped = [stopped_at](std::size_t j) { return stopped_at != kNoCall && j == stopped_at; };
-  const std::string stop = "the resolution stopped after reading its ";
-  if (stopped(at.cmdline)) return set(v1::ExplainCandidate::STOPPED, stop + "cmdline: " + status);
+  auto stopped = [&stopped_at](std::size_t j) {
+    return stopped_at.at != kNoCall && j == stopped_at.at;
+  };
+  // "...stopped after reading its cmdline: DEADLINE", as a candidate's why.
+  const Why halt = stopped_at.why;
+  const std::string stop = halt == v1::ExplainCandidate::UNANSWERED
+                               ? "the replay stopped after reading its "
+                               : "the resolution stopped after reading its ";
+  const std::string& status = stopped_at.said;
+  if (stopped(at.cmdline)) return set(halt, stop + "cmdline: " + status);
   if (k->cmdline_err() != 0) return ReadFailed(k, ProcFile::kCmdline, k->cmdline_err(), "");
   if (k->cmdline_truncated()) {
     return set(v1::ExplainCandidate::CMDLINE_TOO_LONG,
@@ -146,7 +153,7 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
   }
   const std::string exact = "argv exact; ";
   if (stopped(at.environ)) {
-    return set(v1::ExplainCandidate::STOPPED, exact + stop + "environ: " + status);
+    return set(halt, exact + stop + "environ: " + status);
   }
   if (k->environ_err() != 0) return ReadFailed(k, ProcFile::kEnviron, k->environ_err(), exact);
   if (k->environ_truncated()) {
@@ -163,7 +170,7 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
     const std::string empty = exact + "environ empty, and its stat re-read ";
     const std::string exited = ": it exited during inspection";
     if (stopped(at.environ_recheck)) {
-      return set(v1::ExplainCandidate::STOPPED,
+      return set(halt,
                  exact + "environ empty; " + stop + "stat re-read: " + status);
     }
     if (r.err() != 0 && !Vanished(r.err())) {
@@ -213,7 +220,7 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
   set(v1::ExplainCandidate::MATCH, matched);
   if (!k->exe_read()) return;
   if (stopped(at.exe)) {
-    return set(v1::ExplainCandidate::STOPPED, matched + "; " + stop + "exe identity: " + status);
+    return set(halt, matched + "; " + stop + "exe identity: " + status);
   }
   const v1::IdentitySummary& exe = k->exe();
   if (exe.err() != 0) return ReadFailed(k, ProcFile::kExe, exe.err(), matched + "; ");
@@ -226,7 +233,7 @@ void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std
   for (int i = 0; i < k->ancestry_size(); ++i) {
     const v1::ExplainAncestor& link = k->ancestry(i);
     if (stopped(at.ancestry[static_cast<std::size_t>(i)])) {
-      return set(v1::ExplainCandidate::STOPPED,
+      return set(halt,
                  matched + "; " + stop + "re-read of " + Where(link.pid(), ProcFile::kStat) +
                      ": " + status);
     }

@@ -49,11 +49,20 @@ void RecordEnviron(const ReadResult& r, const Request& request, v1::ExplainCandi
 void RecordReread(const Seen& stat, const v1::ExplainStat* scanned, const Request& request,
                   v1::ExplainCandidate* k);
 
+// Where the told resolution stopped: after the call `at` (kNoCall: it did
+// not stop at a candidate's read), `why` STOPPED (the deadline or the byte
+// budget ended it: `said` names the status) or UNANSWERED (the replay
+// diverged: the tape does not hold the resolver's next call, `said` says so).
+struct Stop {
+  std::size_t at = kNoCall;
+  v1::ExplainCandidate::Why why = v1::ExplainCandidate::STOPPED;
+  std::string said;
+};
+
 // Sets why `k` is or is not the process, from what was read of it (`at`:
-// where) and what the resolver did next. `stopped_at`: the call after which
-// the deadline or the byte budget ended the resolution, or kNoCall;
-// `status`: the status named for a candidate stopped there.
-void DecideCandidate(const CandidateCalls& at, std::size_t stopped_at, const std::string& status,
-                     const Request& request, v1::ExplainCandidate* k);
+// where) and what the resolver did next; a candidate whose read is the one
+// the resolution stopped after (`stop`) is told so.
+void DecideCandidate(const CandidateCalls& at, const Stop& stop, const Request& request,
+                     v1::ExplainCandidate* k);
 
 }  // namespace proctape::explain

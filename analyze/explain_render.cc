@@ -132,11 +132,14 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
           CutEscaped(r.token_var()) + "=" + QuoteEscaped(std::string(r.token_bytes(), '*')) +
           "; exe " + QuoteEscaped(r.exe_path()) + " " + Num(r.exe_identity().dev()) + ":" +
           Num(r.exe_identity().ino()) + "\n";
-  *out += "  bounds: a new attempt every " +
-          FormatOffset(AsInt64(r.bounds().retry_interval_ns())).substr(1) +
-          " until " + FormatOffset(AsInt64(r.bounds().deadline_ns())) + "\n";
+  // As recorded: a negative interval (an invalid request) keeps its sign.
+  std::string every = FormatOffset(AsInt64(r.bounds().retry_interval_ns()));
+  if (every[0] == '+') every.erase(0, 1);
+  *out += "  bounds: a new attempt every " + every + " until " +
+          FormatOffset(AsInt64(r.bounds().deadline_ns())) + "\n";
   if (c.fingerprinted()) {
-    *out += "  fingerprint: /proc/" + Num(r.root_pid()) + "/stat: " + StatText(c.fingerprint()) + "\n";
+    *out += "  fingerprint: /proc/" + Num(r.root_pid()) + "/stat: " +
+            (c.has_fingerprint() ? StatText(c.fingerprint()) : "not answered by the tape") + "\n";
   } else if (r.has_fingerprint()) {
     const v1::FingerprintSummary& f = r.fingerprint();
     *out += "  fingerprint: taken before the turn: root " + Num(f.root_pid()) + " " +

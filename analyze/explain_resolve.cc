@@ -65,13 +65,15 @@ std::int64_t CutWhileConfirming(const v1::Verdict& v) {
 class ResolveExplainer {
  public:
   ResolveExplainer(const std::vector<Seen>& calls, const Request& request,
-                   const v1::Verdict& verdict, const TokenMask& mask, v1::ExplainCheck* out)
-      : calls_(calls), req_(request), verdict_(verdict), mask_(mask), out_(out) {}
+                   const v1::Verdict& verdict, const Unheld* unheld, const TokenMask& mask,
+                   v1::ExplainCheck* out)
+      : calls_(calls), req_(request), verdict_(verdict), unheld_(unheld), mask_(mask), out_(out) {}
 
   // The calls from `begin` on are Resolve's: its clock reading, then the attempts.
   void Run(std::size_t begin) {
     if (begin >= calls_.size() || calls_[begin].op != Seen::Op::kNow) {
-      out_->set_ended_by(verdict_.status() == v1::Verdict::INVALID_REQUEST
+      out_->set_ended_by(unheld_ != nullptr ? "no attempt was answered: " + unheld_->said
+                         : verdict_.status() == v1::Verdict::INVALID_REQUEST
                              ? "the request is invalid: the resolver made no call"
                              : "the resolver made no call the tape answered");
       return;
@@ -175,23 +177,33 @@ class ResolveExplainer {
         case Seen::Op::kPath: break;
       }
     }
+    // The replay diverged in this attempt: it is told up to the last call
+    // the tape answered, and nothing of the resolver's conclusion past it.
+    const bool unheld = last && !slept && unheld_ != nullptr;
     // The deadline passed during this last attempt after earlier ones
     // completed (the resolver's last clock reading is past it): the verdict
     // is the earlier attempts' diagnosis, this attempt was cut.
-    cut_ = last && !slept && RanOut(verdict_) && calls_[end - 1].op == Seen::Op::kNow &&
+    cut_ = last && !slept && !unheld && RanOut(verdict_) && calls_[end - 1].op == Seen::Op::kNow &&
            calls_[end - 1].ns > deadline_;
-    bool ran_out = last && RanOut(verdict_) && !cut_;
-    bool final_attempt = last && !slept && !ran_out && !cut_;
-    bool scan_done = !scanning || (!cut_ && (!final_attempt || !IsScanStatus(verdict_.status())));
+    bool ran_out = last && !unheld && RanOut(verdict_) && !cut_;
+    bool final_attempt = last && !slept && !ran_out && !cut_ && !unheld;
+    bool scan_done = !scanning || (unheld ? ScannedBefore(*unheld_->call)
+                                          : !cut_ && (!final_attempt ||
+                                                      !IsScanStatus(verdict_.status())));
     a->set_scan_complete(scan_done);
     if (scanning && scan_done) Tree(*a, scanned, order);
 
-    bool stop = cut_ || (final_attempt && (verdict_.status() == v1::Verdict::DEADLINE ||
-                                           verdict_.status() == v1::Verdict::BYTE_BUDGET));
-    const std::string status = cut_ ? "DEADLINE" : v1::Verdict::Status_Name(verdict_.status());
+    Stop stop;
+    if (unheld && last_read != kNoCall && !MovedOn(*unheld_->call, calls_[last_read].pid)) {
+      stop = {last_read, v1::ExplainCandidate::UNANSWERED,
+              "the tape does not hold what the resolver asked next"};
+    } else if (cut_ || (final_attempt && (verdict_.status() == v1::Verdict::DEADLINE ||
+                                          verdict_.status() == v1::Verdict::BYTE_BUDGET))) {
+      stop = {last_read, v1::ExplainCandidate::STOPPED,
+              cut_ ? "DEADLINE" : v1::Verdict::Status_Name(verdict_.status())};
+    }
     for (int i = 0; i < a->candidates_size(); ++i) {
-      DecideCandidate(where[static_cast<std::size_t>(i)], stop ? last_read : kNoCall, status, req_,
-                      a->mutable_candidates(i));
+      DecideCandidate(where[static_cast<std::size_t>(i)], stop, req_, a->mutable_candidates(i));
     }
     if (!scanning) {
       std::set<std::int64_t> inspected;
@@ -200,7 +212,10 @@ class ResolveExplainer {
         if (!inspected.count(pid)) a->add_not_inspected(Int32(pid));
       }
     }
-    if (slept) {
+    if (unheld) {
+      a->set_outcome(v1::ExplainAttempt::UNANSWERED);
+      a->set_summary(unheld_->said);
+    } else if (slept) {
       a->set_outcome(v1::ExplainAttempt::RETRY);
       a->set_summary(RetryReason(*a) + ": retried");
       last_retry_reason_ = RetryReason(*a);
@@ -299,7 +314,13 @@ class ResolveExplainer {
     const int n = out_->attempts_size();
     const std::string at = n == 0 ? "" : "attempt " + std::to_string(n);
     std::string ended;
-    if (n == 0) {
+    if (unheld_ != nullptr && n == 0) {
+      ended = "no attempt was answered: " + unheld_->said;
+    } else if (unheld_ != nullptr) {
+      ended = (last_outcome_ == v1::ExplainAttempt::UNANSWERED ? "the replay stopped during "
+                                                               : "the replay stopped after ") +
+              at + ": " + unheld_->said;
+    } else if (n == 0) {
       ended = "no attempt was made";
     } else if (last_outcome_ == v1::ExplainAttempt::LAST) {
       ended = "no match by the deadline: the next attempt would start at " +
@@ -345,6 +366,7 @@ class ResolveExplainer {
   const std::vector<Seen>& calls_;
   const Request& req_;
   const v1::Verdict& verdict_;
+  const Unheld* unheld_;
   const TokenMask& mask_;
   v1::ExplainCheck* out_;
   std::int64_t start_ = 0;
@@ -359,8 +381,8 @@ class ResolveExplainer {
 
 void ExplainResolveCalls(const std::vector<Seen>& calls, std::size_t begin,
                          const Request& request, const v1::Verdict& verdict,
-                         const TokenMask& mask, v1::ExplainCheck* out) {
-  ResolveExplainer(calls, request, verdict, mask, out).Run(begin);
+                         const Unheld* unheld, const TokenMask& mask, v1::ExplainCheck* out) {
+  ResolveExplainer(calls, request, verdict, unheld, mask, out).Run(begin);
 }
 
 }  // namespace proctape::explain

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "analyze/explain_watch.h"
@@ -19,12 +20,23 @@
 
 namespace proctape::explain {
 
+// Where the replay diverged: the call the resolver made that the tape does
+// not hold, and the sentence that says so. Past it the tape answers nothing
+// (replay/tape_evidence.h feeds the resolver failures so that it stops):
+// what the resolver concluded then is no verdict and no attempt's outcome.
+struct Unheld {
+  std::string said;
+  const Seen* call = nullptr;  // as WatchingEvidence::unheld()
+};
+
 // Adds to `out` the attempts of the Resolve whose calls are those of `calls`
 // from `begin` on (its clock reading first), with `request` as it ran and its
-// `verdict` (which must outlive the call), and sets what ended it. Argv is
-// masked by `mask` before it is quoted.
+// `verdict` (which must outlive the call), and sets what ended it. With
+// `unheld` (the replay diverged; `verdict` is then none) the attempt it
+// stopped is told up to the divergence, and ends there. Argv is masked by
+// `mask` before it is quoted.
 void ExplainResolveCalls(const std::vector<Seen>& calls, std::size_t begin,
                          const Request& request, const v1::Verdict& verdict,
-                         const TokenMask& mask, v1::ExplainCheck* out);
+                         const Unheld* unheld, const TokenMask& mask, v1::ExplainCheck* out);
 
 }  // namespace proctape::explain

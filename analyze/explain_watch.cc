@@ -68,12 +68,28 @@ void WatchingEvidence::SleepUntil(std::int64_t mono_ns) {
 
 const Seen& WatchingEvidence::Keep(Seen s) {
   if (tape_.diverged()) {
+    if (!unheld_) unheld_ = s;
     dropped_ = s;
     return dropped_;
   }
   s.index = tape_.consumed() - 1;
   seen_.push_back(std::move(s));
   return seen_.back();
+}
+
+bool ScannedBefore(const Seen& asked) {
+  return asked.op == Seen::Op::kSleep ||
+         (asked.op == Seen::Op::kRead && asked.file == ProcFile::kCmdline);
+}
+
+bool MovedOn(const Seen& asked, std::int64_t pid) {
+  switch (asked.op) {
+    case Seen::Op::kSleep:
+    case Seen::Op::kList: return true;
+    case Seen::Op::kExe: return asked.pid != pid;
+    case Seen::Op::kRead: return asked.file == ProcFile::kCmdline && asked.pid != pid;
+    default: return false;
+  }
 }
 
 v1::ExplainStat StatOf(std::int64_t pid, const ReadResult& r) {

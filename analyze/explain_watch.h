@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,10 @@ struct Seen {
   std::uint64_t index = 0;  // within the check's tape
 };
 
-// The decorator: every call goes to `tape` (which must outlive it) unchanged
-// and is kept with its answer, in order. Calls made after the replay
-// diverged are not answers of the tape and are not kept.
+// The decorator: every call goes to `tape` unchanged and is kept with its
+// answer, in order. Calls made after the replay diverged are not answers of
+// the tape and are not kept: only the first of them, the call the tape does
+// not hold. `tape` must outlive every call; what was kept outlives `tape`.
 class WatchingEvidence : public Evidence {
  public:
   explicit WatchingEvidence(TapeEvidence& tape) : tape_(tape) {}
@@ -50,6 +52,9 @@ class WatchingEvidence : public Evidence {
   WatchingEvidence& operator=(const WatchingEvidence&) = delete;
 
   const std::vector<Seen>& seen() const { return seen_; }
+  // The call the tape did not hold (its answer is the divergence's, not the
+  // tape's), or null when the replay did not diverge.
+  const Seen* unheld() const { return unheld_ ? &*unheld_ : nullptr; }
 
   ListResult ListPids(std::uint64_t bound) override;
   ReadResult ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) override;
@@ -65,8 +70,18 @@ class WatchingEvidence : public Evidence {
 
   TapeEvidence& tape_;
   std::vector<Seen> seen_;
+  std::optional<Seen> unheld_;
   Seen dropped_;
 };
+
+// What the call the tape did not hold (`asked`: WatchingEvidence::unheld())
+// shows of the resolver's run: whether the attempt's scan was over before it
+// (it inspects candidates, by their cmdline, or sleeps only after the scan;
+// any other call may have been one of the scan's), and whether it was done
+// with the process of its last read `pid` (it sleeps, lists, or inspects
+// another; not after that process's next read, or a clock reading).
+bool ScannedBefore(const Seen& asked);
+bool MovedOn(const Seen& asked, std::int64_t pid);
 
 // The record told of the stat read `r` of /proc/`pid`: the errno, whether it
 // was cut at its bound, why it does not parse (a field 1 other than `pid`

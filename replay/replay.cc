@@ -123,16 +123,18 @@ bool SameVerdict(v1::Verdict recorded, v1::Verdict replayed, const Snapshot& sna
 }  // namespace
 
 v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
-                                  const RequestOverrides& overrides) {
+                                  const RequestOverrides& overrides, ReplayWatch* watch) {
   const v1::Resolution& recorded = snapshot.resolutions.at(index);
   v1::ReplayResult result;
   result.set_resolution_index(index);
   Tape scratch;
   const Tape& calls = TapeOf(snapshot, &scratch);
   TapeEvidence tape(calls, recorded.first_observation(), recorded.observation_count());
+  // What the resolver calls: the tape, or the view's watch of it.
+  Evidence& evidence = watch != nullptr && watch->watch ? watch->watch(tape) : tape;
   if (recorded.has_liveness()) {
     const v1::LivenessRequest& req = recorded.liveness();
-    LivenessVerdict v = CheckLiveness(tape, req.pid(), req.start_ticks());
+    LivenessVerdict v = CheckLiveness(evidence, req.pid(), req.start_ticks());
     // As LivenessCheck says it (capture/live_checks.h): from the request.
     v.boot_unchecked = req.boot_id().empty();
     *result.mutable_recorded_liveness() = recorded.liveness_verdict();
@@ -159,20 +161,22 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
   bool read_late = false;  // a start tick read on the tape was used
   if (recorded.resolve().fingerprint_on_tape() && !overrides.root_start_ticks) {
     // The recording began by fingerprinting the root; so does the replay.
-    Verdict fingerprint = FingerprintRoot(tape, request.root_pid);
+    Verdict fingerprint = FingerprintRoot(evidence, request.root_pid);
     if (fingerprint.resolved()) request.root_start_ticks = fingerprint.start_ticks;
-    v = fingerprint.resolved() ? Resolve(tape, request) : fingerprint;
+    if (watch != nullptr) watch->fingerprint = fingerprint;
+    v = fingerprint.resolved() ? Resolve(evidence, request) : fingerprint;
     read_late = fingerprint.resolved();
   } else if (recorded.resolve().fingerprint_on_tape()) {
     // A start time given for a what-if: nothing to fingerprint, but the tape
     // begins with the recorded fingerprint read (of the recorded root). Pass
     // over it as recorded, then resolve with the given start time; otherwise
     // every such replay would diverge at observation 0.
-    (void)FingerprintRoot(tape, recorded.resolve().root_pid());
-    v = Resolve(tape, request);
+    (void)FingerprintRoot(evidence, recorded.resolve().root_pid());
+    v = Resolve(evidence, request);
   } else {
-    v = Resolve(tape, request);
+    v = Resolve(evidence, request);
   }
+  if (watch != nullptr) watch->request = request;
   // As ResolveCheck says it: the root's start tick was read at resolve time
   // (on the tape) and used, unless the what-if gave one.
   v.late_fingerprint = read_late && v.status != Status::kInvalidRequest;

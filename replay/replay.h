@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,11 +52,28 @@ struct RequestOverrides {
 // then not read there).
 bool RequestChanged(const v1::ResolutionRequest& recorded, const RequestOverrides& overrides);
 
-// Runs the recorded resolution `index` of `snapshot` against its tape.
+// A replay told call by call (`proctape explain`, analyze/explain.h): the
+// view watches the one replay whose result it reports, so that what it tells
+// of the resolution can never differ from what `proctape replay` says of it
+// (docs/replay.md, "One replay of a file").
+struct ReplayWatch {
+  // In: the Evidence the resolver is run against, made of the replay's
+  // `tape`; it must pass every call to `tape` unchanged (it may keep them).
+  std::function<Evidence&(TapeEvidence& tape)> watch;
+  // Out: the request as the resolver ran it (the root's start tick read
+  // from the fingerprint on the tape in), and that fingerprint's verdict
+  // when the replay took one.
+  Request request;
+  std::optional<Verdict> fingerprint;
+};
+
+// Runs the recorded resolution `index` of `snapshot` against its tape
+// (through `watch`, when not null).
 // Unmasked: its verdicts may quote the recording's token. Whatever is shown
 // or returned to a user goes through ReplayTape (replay/replay_file.h).
 v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
-                                  const RequestOverrides& overrides);
+                                  const RequestOverrides& overrides,
+                                  ReplayWatch* watch = nullptr);
 
 // The worst outcome of several: DIVERGED over VERDICT_CHANGED over REPRODUCED.
 v1::ReplayResult::Outcome WorstOutcome(const std::vector<v1::ReplayResult>& results);

@@ -57,10 +57,17 @@ std::vector<v1::ReplayResult> ReplayTape(const Snapshot& snapshot,
   const TokenMask mask = TokenMask::Of(snapshot);
   std::vector<v1::ReplayResult> results;
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
-    results.push_back(ReplayResolution(snapshot, i, overrides));
-    mask.Mask(&results.back());
+    results.push_back(ReplayTapeCheck(snapshot, i, overrides, mask));
   }
   return results;
+}
+
+v1::ReplayResult ReplayTapeCheck(const Snapshot& snapshot, std::size_t index,
+                                 const RequestOverrides& overrides, const TokenMask& mask,
+                                 ReplayWatch* watch) {
+  v1::ReplayResult result = ReplayResolution(snapshot, index, overrides, watch);
+  mask.Mask(&result);
+  return result;
 }
 
 std::vector<FrameReplay> ReplayFrames(const Snapshot& snapshot, const RequestOverrides& overrides) {

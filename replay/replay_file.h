@@ -10,6 +10,7 @@
 // "One replay of a file").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "proctape.pb.h"
 #include "replay/frame_evidence.h"
 #include "replay/replay.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 
@@ -26,6 +28,14 @@ namespace proctape {
 // applied to its resolutions, in file order; masked.
 std::vector<v1::ReplayResult> ReplayTape(const Snapshot& snapshot,
                                          const RequestOverrides& overrides = {});
+
+// Recorded check `index` of `snapshot` replayed against its tape, as
+// ReplayTape replays each, masked with `mask` (TokenMask::Of(snapshot));
+// `watch` (or null) sees its calls: the one replay whose outcome a view that
+// tells it (`proctape explain`) reports.
+v1::ReplayResult ReplayTapeCheck(const Snapshot& snapshot, std::size_t index,
+                                 const RequestOverrides& overrides, const TokenMask& mask,
+                                 ReplayWatch* watch = nullptr);
 
 // One run of the frame model as it is shown, masked: the run (its verdicts'
 // evidence, details and states), its --json summary and its lines.

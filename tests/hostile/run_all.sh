@@ -69,7 +69,8 @@ star-500 star-recording n=500
 star-2000 star-recording n=2000
 chain-250 chain-recording n=250 frames=1
 chain-500 chain-recording n=500 frames=1
-chain-2000 chain-recording n=2000 frames=1"
+chain-2000 chain-recording n=2000 frames=1
+chain-cut chain-recording deadline_ms=1000 cut=1"
 all_cases=$("$gen" --list | awk -F'\t' '{print $1 " " $1}'; echo "$variants")
 if [ $# -gt 0 ]; then
   all_cases=$(echo "$all_cases" | awk -v want=" $* " 'index(want, " " $1 " ") > 0')

@@ -1,6 +1,7 @@
 // Work rather than memory: real recordings (tests/hostile/recording.h) whose
 // size in processes, deadline or clock makes explore, minimize, the frame
 // model or explain do much, or say what the file does not hold.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -27,11 +28,17 @@ void Tree(const Params& p, Built* out, bool chain) {
     request.bounds.max_depth = n + 2;
     request.bounds.max_nodes = n + 2;
   }
+  request.bounds.deadline_ns = static_cast<std::int64_t>(p.Num("deadline_ms")) * 1'000'000;
+  Recording r = Record(host, request);
+  // cut=K: the tape's last K calls left out, as a tape cut short holds it:
+  // the replay diverges where they were (what replay and explain say past it).
+  r.tape.resize(r.tape.size() - std::min<std::uint64_t>(p.Num("cut"), r.tape.size()));
+  r.resolution.set_observation_count(r.tape.size());
   WriteOptions options;
   options.frames = p.Num("frames") != 0;
   options.chunk_bytes = kMaxChunkContent - 4096;
   options.same_as = true;
-  WriteRecording(Record(host, request), &out->file, options);
+  WriteRecording(r, &out->file, options);
   out->token = kToken;
   out->pid = HostPid(n);
 }
@@ -103,11 +110,14 @@ std::vector<Shape> WorkShapes() {
       {"star-recording",
        "a recorded resolution on a star of n (300: explore past 60 s; 250/500/2,000: minimize's "
        "growth): explore, minimize, every view",
-       "n=300 clock=1000000000 frames=1 bounds=1", "n=3 clock=1000000000 frames=1 bounds=1", 0, Star},
+       "n=300 clock=1000000000 frames=1 bounds=1 deadline_ms=5000 cut=0",
+       "n=3 clock=1000000000 frames=1 bounds=1 deadline_ms=5000 cut=0", 0, Star},
       {"chain-recording",
        "the tape alone of a recorded resolution at the end of a 60,000-deep chain, every clock "
-       "reading 1,000 ns: explain's deadline arithmetic, replay and explain's depth",
-       "n=60000 clock=1000 frames=0 bounds=1", "n=3 clock=1000 frames=0 bounds=1", 0, Chain},
+       "reading 1,000 ns (cut=K: its last K calls left out, the replay diverges): explain's "
+       "deadline arithmetic, replay and explain's depth",
+       "n=60000 clock=1000 frames=0 bounds=1 deadline_ms=5000 cut=0",
+       "n=3 clock=1000 frames=0 bounds=1 deadline_ms=5000 cut=0", 0, Chain},
       {"frames-deadline",
        "a recorded request of a 1 h deadline, 100 ms retries and no byte budget on a star of 1,200 "
        "that never matches: replay --model frames runs 36,000 attempts",
