@@ -109,7 +109,7 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
 v1::Explanation Explain(const Snapshot& snapshot, const std::string& file_name,
                         std::optional<std::size_t> only) {
   v1::Explanation out;
-  out.set_file(EscapeBytes(file_name, 4096));
+  out.set_file(TokenMask::Of(snapshot).Shown(file_name));  // a name may hold a piece of it
   out.set_recorded_checks(Count32(snapshot.resolutions.size()));
   const std::string& version = snapshot.header.tool_version();
   constexpr std::string_view kDerived = " (derived by ";

@@ -15,6 +15,7 @@
 #include "analyze/process_table.h"
 #include "core/proc_parse.h"
 #include "proto/summary.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -49,8 +50,11 @@ class Planner {
         warnings_(warnings) {}
 
   v1::OwnershipPlan Run() {
-    plan_.set_baseline_file(EscapeBytes(request_.baseline_name, 4096));
-    plan_.set_current_file(EscapeBytes(request_.current_name, 4096));
+    // The files' names may hold a piece of their tokens (replay/token_mask.h).
+    TokenMask mask = TokenMask::Of(baseline_);
+    mask.Add(TokenMask::Of(current_));
+    plan_.set_baseline_file(mask.Shown(request_.baseline_name));
+    plan_.set_current_file(mask.Shown(request_.current_name));
     plan_.set_uid(request_.uid);
     plan_.set_cgroup(EscapedText(request_.cgroup));
     plan_.set_self_pid(Int32(request_.self_pid));

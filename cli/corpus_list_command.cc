@@ -1,5 +1,9 @@
 // `proctape corpus list` and `proctape corpus rm`: the MANIFEST's entries shown
 // or taken out (cli/corpus_command.cc).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -15,10 +19,48 @@
 #include "cli/inputs.h"
 #include "core/proc_parse.h"
 #include "corpus/corpus.h"
+#include "format/snapshot_stream.h"
 #include "proto/convert.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
+
+// The tokens the header of entry `e`'s recording names (its kept entries,
+// --token on its command line: every recording keeps its token entry), read
+// from its first chunk; none when it is not a regular file (no link is
+// followed, no FIFO waited on) or has no header.
+TokenMask EntryTokens(const std::string& dir, const ManifestEntry& e) {
+  const std::string path = dir + "/" + e.file;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return {};
+  }
+  FormatError error;
+  std::unique_ptr<SnapshotStream> stream = SnapshotStream::OpenFd(fd, &error);
+  if (!stream || stream->Next() != SnapshotStream::Result::kItem ||
+      stream->item().kind != StreamItem::Kind::kHeader) {
+    return {};
+  }
+  return TokenMask::Of(stream->item().chunk.header(), {});
+}
+
+// The MANIFEST's values are host bytes to a view: each entry's masked with
+// its recording's tokens (docs/security.md "The token in outputs").
+void MaskEntries(const std::string& dir, std::vector<ManifestEntry>* entries) {
+  for (ManifestEntry& e : *entries) {
+    const TokenMask mask = EntryTokens(dir, e);
+    if (mask.empty()) continue;
+    for (std::string* text : {&e.name, &e.file, &e.shows, &e.kernel, &e.captured, &e.scenario}) {
+      mask.Mask(text);
+    }
+    for (std::string& text : e.expects) mask.Mask(&text);
+    for (std::string& text : e.comments) mask.Mask(&text);
+  }
+}
 
 struct ListOptions {
   CorpusDirOption corpus;
@@ -39,6 +81,7 @@ int RunList(const ListOptions& o) {
   if (!LoadManifest(dir, false, &manifest, &error)) {
     return Fail(kExitCorpusManifest, o.corpus.About(dir, error));
   }
+  MaskEntries(dir, &manifest.entries);
   if (o.json) {
     v1::CorpusList list;
     list.set_dir(EscapeBytes(dir, 4096));

@@ -21,6 +21,7 @@
 #include "format/file_holds.h"
 #include "format/reader.h"
 #include "proto/convert.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -141,7 +142,7 @@ int RunDiff(DiffOptions o) {
       keep.frames = compared(snapshots[k]);
       error = ReadSnapshot(source, &snapshots[k], keep);
     }
-    names[k] = EscapeBytes(o.files[k], 4096);
+    names[k] = TokenMask::Of(snapshots[k]).Shown(o.files[k]);  // it may hold a piece of it
     if (error.ok()) continue;
     const std::string said = names[k] + ": " + EscapeBytes(error.message);
     if (snapshots[k].frames.empty()) return Fail(ExitCodeFor(error.kind), said);

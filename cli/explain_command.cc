@@ -18,6 +18,7 @@
 #include "format/file_holds.h"
 #include "format/reader.h"
 #include "proto/convert.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -41,8 +42,12 @@ int RunExplain(const ExplainOptions& o) {
   keep.frames.emplace();
   keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
   FormatError error = ReadSnapshot(o.file, &snapshot, keep);
-  const std::string name = EscapeBytes(o.file, 4096);
-  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);
+  // The file's name may hold a piece of its token: said masked.
+  const TokenMask mask = TokenMask::Of(snapshot);
+  const std::string name = mask.Shown(o.file);
+  if (!error.ok()) {
+    return FailAbout(ExitCodeFor(error.kind), "", mask.Masked(o.file), error.message);
+  }
   const std::size_t n = snapshot.resolutions.size();
   if (n == 0) {
     if (snapshot.frames.empty()) {

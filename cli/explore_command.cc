@@ -26,6 +26,7 @@
 #include "explore/search.h"
 #include "format/reader.h"
 #include "format/writer.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -92,7 +93,8 @@ int RunExplore(const ExploreOptions& o) {
   if (int jailed = Jail({"explore", {o.file}, {}, {o.out}}); jailed != kExitOk) return jailed;
   Snapshot snapshot;
   if (int read = ReadRecording("explore", o.file, o.has_check ? std::optional<std::uint64_t>(o.check) : std::nullopt, &snapshot); read != kExitOk) return read;
-  const std::string name = EscapeBytes(o.file, 4096);
+  const TokenMask mask = TokenMask::Of(snapshot);  // the names said may hold a piece of it
+  const std::string name = mask.Shown(o.file);
   const std::string base = std::filesystem::path(o.file).filename().string();
   const std::string stem = std::filesystem::path(o.file).stem().string();
   std::vector<CheckResult> results;
@@ -151,9 +153,9 @@ int RunExplore(const ExploreOptions& o) {
   }
   const RunEnd end = EndOf(bound, unexplored, first_unexplored, last_unexplored);
   if (o.json) {
-    PrintExploreJson(o, EscapeBytes(base, 4096), results, end);
+    PrintExploreJson(o, mask.Shown(base), results, end, mask);
   } else {
-    PrintExploreText(o, EscapeBytes(base, 4096), results, end);
+    PrintExploreText(o, mask.Shown(base), results, end, mask);
   }
   const std::uint64_t violations = Totals(results).violations;
   if (violations == 0) return kExitOk;

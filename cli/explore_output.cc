@@ -49,7 +49,8 @@ ExploreTotals Totals(const std::vector<CheckResult>& results) {
 }
 
 void PrintExploreText(const ExploreOptions& o, const std::string& name,
-                      const std::vector<CheckResult>& results, const RunEnd& end) {
+                      const std::vector<CheckResult>& results, const RunEnd& end,
+                      const TokenMask& mask) {
   std::printf("explore %s: depth %u, budget %s per check\n", name.c_str(), o.depth,
               Plural(o.budget, "run", "runs").c_str());
   for (const CheckResult& c : results) {
@@ -87,22 +88,22 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
     for (const CheckResult::Example& e : c.examples) {
       std::printf("  example %s (%s): %s\n", e.outcome.c_str(),
                   Plural(e.histories, "history", "histories").c_str(),
-                  EscapeBytes(e.file, 4096).c_str());
+                  mask.Shown(e.file).c_str());
       for (const explore::Scheduled& s : e.history) std::printf("    %s\n", Describe(s).c_str());
     }
     for (std::size_t i = 0; i < r.violations.size(); ++i) {
       const explore::Violation& v = r.violations[i];
       std::printf("  VIOLATION %zu: %s\n", i + 1, v.why.c_str());
       for (const explore::Scheduled& s : v.history) std::printf("    %s\n", Describe(s).c_str());
-      if (!c.written[i].empty()) std::printf("    written: %s\n", EscapeBytes(c.written[i], 4096).c_str());
+      if (!c.written[i].empty()) std::printf("    written: %s\n", mask.Shown(c.written[i]).c_str());
     }
   }
   if (const std::string line = UnexploredLine(end); !line.empty()) std::printf("%s\n", line.c_str());
   const ExploreTotals t = Totals(results);
   std::string written;
   if (!o.out.empty()) {
-    written = t.written == 0 ? "; nothing written to " + EscapeBytes(o.out, 4096)
-                             : "; " + N(t.written) + " written to " + EscapeBytes(o.out, 4096);
+    written = t.written == 0 ? "; nothing written to " + mask.Shown(o.out)
+                             : "; " + N(t.written) + " written to " + mask.Shown(o.out);
   }
   std::printf("total: %s run, %llu pruned, %s%s\n", Plural(t.run, "history", "histories").c_str(),
               static_cast<unsigned long long>(t.pruned),
@@ -110,7 +111,8 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
 }
 
 void PrintExploreJson(const ExploreOptions& o, const std::string& name,
-                      const std::vector<CheckResult>& results, const RunEnd& end) {
+                      const std::vector<CheckResult>& results, const RunEnd& end,
+                      const TokenMask& mask) {
   v1::ExploreReport doc;
   doc.set_file(name);
   doc.set_depth(o.depth);
@@ -137,7 +139,7 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
       x->set_outcome(e.outcome);
       x->set_histories(Count32(e.histories));
       for (const explore::Scheduled& s : e.history) x->add_events(Describe(s));
-      x->set_file(EscapeBytes(e.file, 4096));
+      x->set_file(mask.Shown(e.file));
     }
     std::string recorded;
     check->set_baseline_is_recorded(explore::SameAsRecorded(*c.setup, r.baseline, &recorded));
@@ -158,7 +160,7 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
       v->set_outcome(explore::VerdictText(*c.setup, r.violations[i].outcome));
       v->set_why(r.violations[i].why);
       for (const explore::Scheduled& s : r.violations[i].history) v->add_events(Describe(s));
-      v->set_file(EscapeBytes(c.written[i], 4096));
+      v->set_file(mask.Shown(c.written[i]));
     }
   }
   const ExploreTotals t = Totals(results);

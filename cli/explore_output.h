@@ -9,6 +9,7 @@
 
 #include "cli/explore_bounds.h"
 #include "explore/search.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 
@@ -54,10 +55,13 @@ struct ExploreTotals {
 ExploreTotals Totals(const std::vector<CheckResult>& results);
 
 // `name` is the file's name as printed (escaped); `end`, what the whole
-// run's bound left.
+// run's bound left; `mask`, the file's tokens, with which the paths said
+// (written files, --out) are masked (replay/token_mask.h).
 void PrintExploreText(const ExploreOptions& o, const std::string& name,
-                      const std::vector<CheckResult>& results, const RunEnd& end);
+                      const std::vector<CheckResult>& results, const RunEnd& end,
+                      const TokenMask& mask);
 void PrintExploreJson(const ExploreOptions& o, const std::string& name,
-                      const std::vector<CheckResult>& results, const RunEnd& end);
+                      const std::vector<CheckResult>& results, const RunEnd& end,
+                      const TokenMask& mask);
 
 }  // namespace proctape

@@ -24,6 +24,7 @@
 #include "format/reader.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
+#include "replay/token_mask.h"
 #include "written.pb.h"
 
 namespace proctape {
@@ -44,14 +45,15 @@ struct ExportOptions {
 // output may be standard output: the report then goes to standard error.
 // `processes` is what was written of them: json the process records of every
 // frame, dot the processes drawn (proc-dir: its stats).
-void Report(const ExportOptions& o, const std::string& out, std::size_t frame,
-            const std::string& what, const ProcDirStats* stats, std::size_t bytes,
+// The names of the input and the output are masked with the input's tokens.
+void Report(const ExportOptions& o, const TokenMask& mask, const std::string& out,
+            std::size_t frame, const std::string& what, const ProcDirStats* stats, std::size_t bytes,
             std::uint64_t processes = 0) {
   const bool to_stdout = out == "-";
   if (o.json) {
     v1::ExportReport report;
-    report.set_file(EscapedText(to_stdout ? "standard output" : out));
-    report.set_input(EscapedText(o.file));
+    report.set_file(EscapedText(to_stdout ? "standard output" : mask.Masked(out)));
+    report.set_input(EscapedText(mask.Masked(o.file)));
     report.set_format(o.format);
     if (o.format == "dot" || o.format == "proc-dir") report.set_frame(Count32(frame));
     report.set_processes(Count32(stats ? stats->processes : processes));
@@ -61,7 +63,7 @@ void Report(const ExportOptions& o, const std::string& out, std::size_t frame,
     return;
   }
   if (to_stdout) return;  // the data is the output
-  std::printf("wrote %s: %s\n", EscapeBytes(out, 4096).c_str(), what.c_str());
+  std::printf("wrote %s: %s\n", mask.Shown(out).c_str(), what.c_str());
 }
 
 // sqlite and csv: the file loaded into the tables of `proctape sql`
@@ -75,6 +77,7 @@ int ExportTables(const ExportOptions& o, const std::string& out, std::unique_ptr
   std::unique_ptr<sql::Database> d = LoadDatabase({o.file}, /*damage_loads=*/false, &exit_code);
   progress.Done();
   if (!d) return exit_code;
+  const TokenMask& mask = d->tokens();
   if (d->keeps_environ()) output->KeepOwnerOnly();
   std::string error;
   std::uint64_t csv_bytes = 0;
@@ -88,8 +91,8 @@ int ExportTables(const ExportOptions& o, const std::string& out, std::unique_ptr
   const std::uint64_t processes = d->Count("processes");
   const std::size_t tables = d->Tables().size();
   ProcDirStats csv{processes, o.format == "csv" ? tables : 1, bytes};
-  Report(o, out, 0,
-         "the whole file of " + name + " in the tables of 'proctape sql' (" +
+  Report(o, mask, out, 0,
+         "the whole file of " + mask.Shown(o.file) + " in the tables of 'proctape sql' (" +
              Plural(processes, "process record", "process records") + ", " +
              Plural(d->Count("observations"), "observation", "observations") + ")" +
              (o.format == "csv" ? ", " + Plural(tables, "CSV file", "CSV files")
@@ -113,7 +116,7 @@ int RunExport(const ExportOptions& o) {
     return Fail(kExitUsage, why);
   }
   const std::string out = o.has_out ? o.out : "-";
-  const std::string name = EscapeBytes(o.file, 4096);
+  std::string name = EscapeBytes(o.file, 4096);  // masked once the input is read
   // The output before the input is read: checked, its temporary made.
   OutputRequest request;
   if (o.format == "proc-dir") {
@@ -175,11 +178,15 @@ int RunExport(const ExportOptions& o) {
   }
   progress.Done();
   if (!read.ok()) return FailAbout(ExitCodeFor(read.kind), "", o.file, read.message);
+  // What is said names the input and output masked with the input's tokens.
+  const TokenMask mask =
+      o.format == "json" ? TokenMask::Of(json.header(), {}) : TokenMask::Of(snapshot);
+  name = mask.Shown(o.file);
   if (o.format != "json" && o.frame >= snapshot.frames.size()) {
     return Fail(kExitUsage, NoSuchFrameIn("--frame", o.frame, name, snapshot));
   }
   const std::size_t frame = static_cast<std::size_t>(o.frame);
-  const std::string shown = EscapeBytes(out, 4096);
+  const std::string shown = mask.Shown(out);
   std::string error;
   // What is exported from a file that keeps environment values (capture
   // --env keep, a --record's token entry) is the owner's only, as that file.
@@ -202,7 +209,7 @@ int RunExport(const ExportOptions& o) {
     const bool written = WriteProcDir(snapshot, frame, std::move(output), &stats, &error);
     progress.Done();
     if (!written) return FailAbout(kExitIo, "--output", out, error);
-    Report(o, out, frame,
+    Report(o, mask, out, frame,
            "frame " + std::to_string(frame) + " of " + name + ", " +
                Plural(stats.processes, "process", "processes") + ", " +
                Plural(stats.files, "file", "files") + ", " + Plural(stats.bytes, "byte", "bytes"),
@@ -239,7 +246,7 @@ int RunExport(const ExportOptions& o) {
   progress.Done();
   if (!written) return FailAbout(kExitIo, "--output", out, error);
   size += data.size();
-  Report(o, out, frame,
+  Report(o, mask, out, frame,
          (o.format == "json" ? std::string("the whole file")
                              : "the process tree of frame " + std::to_string(frame)) +
              " of " + name + ", " + Plural(size, "byte", "bytes"),

@@ -27,6 +27,7 @@
 #include "format/writer.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -63,7 +64,8 @@ int RunMinimize(const MinimizeOptions& o) {
 
   Snapshot snapshot;
   if (int read = ReadRecording("minimize", o.file, o.check, &snapshot); read != kExitOk) return read;
-  const std::string name = EscapeBytes(o.file, 4096);
+  const TokenMask mask = TokenMask::Of(snapshot);  // the names said may hold a piece of it
+  const std::string name = mask.Shown(o.file);
   std::string why;
   std::optional<explore::History> history = explore::DerivedHistory(snapshot, &why);
   if (!history) return Fail(kExitCorrupt, name + ": " + why);
@@ -87,7 +89,7 @@ int RunMinimize(const MinimizeOptions& o) {
   if (!failed.empty()) return FailAbout(kExitIo, "--output", o.output, failed);
 
   v1::MinimizeReport report;
-  report.set_file(EscapedText(std::filesystem::path(o.file).filename().string()));
+  report.set_file(EscapedText(mask.Masked(std::filesystem::path(o.file).filename().string())));
   report.set_check(U32(o.check));
   report.set_kind(setup->liveness ? "liveness" : "resolve");
   report.set_verdict(explore::OutcomeName(*setup, done->target));
@@ -99,7 +101,7 @@ int RunMinimize(const MinimizeOptions& o) {
   report.set_bytes_after(U32(SizeOf(o.output)));
   report.set_runs(U32(done->runs));
   for (const explore::Scheduled& s : done->history) report.add_events(explore::Describe(s));
-  report.set_output(EscapedText(o.output));
+  report.set_output(EscapedText(mask.Masked(o.output)));
   report.set_budget(U32(o.limits.runs));
   report.set_work_budget(U32(o.limits.steps));
   report.set_time_limit_s(U32(o.limits.time_s));
@@ -127,7 +129,7 @@ int RunMinimize(const MinimizeOptions& o) {
                 explore::StopText(done->stopped, o.limits).c_str());
   }
   for (const std::string& e : report.events()) std::printf("  event %s\n", e.c_str());
-  std::printf("wrote %s\n", EscapeBytes(o.output, 4096).c_str());
+  std::printf("wrote %s\n", mask.Shown(o.output).c_str());
   return kExitOk;
 }
 

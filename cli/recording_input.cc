@@ -4,14 +4,17 @@
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/file_holds.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 
 int ReadRecording(const std::string& command, const std::string& file,
                   std::optional<std::uint64_t> check, Snapshot* snapshot) {
   FormatError error = ReadSnapshot(file, snapshot);
-  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", file, error.message);
-  const std::string name = EscapeBytes(file, 4096);
+  // The file's name may hold a piece of its token: said masked.
+  const TokenMask mask = TokenMask::Of(*snapshot);
+  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", mask.Masked(file), error.message);
+  const std::string name = mask.Shown(file);
   if (snapshot->resolutions.empty()) {
     return Fail(kExitUsage, name + " holds no recorded resolution (it is " + FileHolds(*snapshot) +
                                 "): " + command + " starts from a recording");

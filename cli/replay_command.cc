@@ -32,6 +32,7 @@
 #include "replay/replay.h"
 #include "replay/replay_file.h"
 #include "replay/unanswered.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -115,7 +116,8 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
   }
   int code = kExitOk;
   v1::ReplayReport report;  // --json: one document for the whole file
-  report.set_file(EscapedText(std::filesystem::path(o.file).filename().string()));
+  report.set_file(EscapedText(
+      TokenMask::Of(snapshot).Masked(std::filesystem::path(o.file).filename().string())));
   report.set_model("frames");
   for (const FrameReplay& r : runs) {
     if (o.json) {
@@ -190,8 +192,12 @@ int RunReplay(ReplayOptions o) {
   if (o.model != "frames" && !o.has_legacy && !o.has_exe_like) keep.frames.emplace();
   keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
   FormatError error = ReadSnapshot(o.file, &snapshot, keep);
-  std::string name = EscapeBytes(o.file, 4096);
-  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", o.file, error.message);
+  // The file's name may hold a piece of its token: said masked.
+  const TokenMask mask = TokenMask::Of(snapshot);
+  const std::string name = mask.Shown(o.file);
+  if (!error.ok()) {
+    return FailAbout(ExitCodeFor(error.kind), "", mask.Masked(o.file), error.message);
+  }
   if (o.has_legacy) return RunLegacy(o, snapshot, name);
   if (!o.fingerprint.empty()) {
     // What if the root had been fingerprinted before the turn: the file's
@@ -242,7 +248,7 @@ int RunReplay(ReplayOptions o) {
   const std::vector<v1::ReplayResult> results = ReplayTape(snapshot, o.overrides);
   if (o.json) {
     // One document for the whole file, every replay in it.
-    const std::string base = std::filesystem::path(o.file).filename().string();
+    const std::string base = mask.Masked(std::filesystem::path(o.file).filename().string());
     std::printf("%s\n", ToJson(TapeReplayReport(base, results)).c_str());
   } else {
     for (const v1::ReplayResult& r : results) std::fputs(DescribeReplay(r).c_str(), stdout);

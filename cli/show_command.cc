@@ -104,13 +104,15 @@ int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
   const v1::ShowReport report = builder.Finish(
       {chunks, bytes, footer ? &*footer : nullptr, observations, &resolutions, &fingerprints},
       error);
+  // Its name as the report says it: masked with the file's tokens.
+  const std::string& said = report.file();
   const ShowSelections selections = [&builder](int i) { return builder.Selection(i); };
   if (json) {
     Print(json_before);
     std::string failure;
     if (!ShowJson(report, selections, Print, &failure)) {
       std::fflush(stdout);
-      return Fail(kExitInternal, name + ": cannot print JSON: " + failure);
+      return Fail(kExitInternal, said + ": cannot print JSON: " + failure);
     }
   } else {
     if (*shown) std::fputs("\n", stdout);
@@ -119,12 +121,12 @@ int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
   *shown = true;
   std::fflush(stdout);
   if (report.has_selected() && report.selected() == 0) {
-    if (!error.ok()) Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
+    if (!error.ok()) Fail(ExitCodeFor(error.kind), said + ": " + EscapeBytes(error.message));
     return Fail(kExitNotFound,
-                name + ": " + FilterText(report.filter()) + " selects no process in any frame");
+                said + ": " + FilterText(report.filter()) + " selects no process in any frame");
   }
   if (error.ok()) return kExitOk;
-  return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
+  return Fail(ExitCodeFor(error.kind), said + ": " + EscapeBytes(error.message));
 }
 
 int RunShow(const ShowOptions& o) {

@@ -38,14 +38,15 @@ std::unique_ptr<sql::Database> LoadDatabase(const std::vector<std::string>& file
       *exit_code = FailAbout(kExitInternal, "", f, "the database: " + l.error);
       return nullptr;
     }
+    // Past its header, the file's name is said masked with its tokens.
     if (!l.damage.empty() && !damage_loads) {
       progress.Done();
-      *exit_code = FailAbout(ExitCodeFor(l.damage_kind), "", f, l.damage);
+      *exit_code = FailAbout(ExitCodeFor(l.damage_kind), "", l.tokens.Masked(f), l.damage);
       return nullptr;
     }
     progress.Done();
     if (!l.warning.empty()) Warn(l.warning);
-    if (!l.damage.empty()) Warn(AboutPath("", f, "loaded up to its damage: " + l.damage));
+    if (!l.damage.empty()) Warn(AboutPath("", l.tokens.Masked(f), "loaded up to its damage: " + l.damage));
   }
   if (std::string f = d->Finish(); !f.empty()) {
     *exit_code = Fail(kExitInternal, "the database's indexes: " + f);

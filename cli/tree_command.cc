@@ -18,6 +18,7 @@
 #include "core/proc_parse.h"
 #include "format/reader.h"
 #include "proto/convert.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -65,7 +66,7 @@ int RunTree(TreeCliOptions o) {
   if (!o.tree.marker) keep.every_frame_if = DerivesMarker;
   Snapshot snapshot;
   const FormatError error = ReadSnapshot(o.file, &snapshot, keep);
-  const std::string name = EscapeBytes(o.file, 4096);
+  const std::string name = TokenMask::Of(snapshot).Shown(o.file);  // it may hold a piece of it
   const std::string damage = error.ok() ? "" : name + ": " + EscapeBytes(error.message);
   if (!error.ok() && snapshot.frames.empty()) return Fail(ExitCodeFor(error.kind), damage);
   std::string why;

@@ -23,6 +23,7 @@
 #include "format/snapshot_stream.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -43,6 +44,7 @@ struct Verified {
   v1::Header header;
   std::optional<v1::RootFingerprint> fingerprint;
   StreamCounts counts;
+  TokenMask mask;  // the file's tokens: its name may hold a piece of one
 };
 
 FormatError ReadVerified(const std::string& file, Verified* out) {
@@ -58,6 +60,11 @@ FormatError ReadVerified(const std::string& file, Verified* out) {
     StreamItem& item = stream->item();
     if (item.kind == StreamItem::Kind::kHeader) {
       out->header = std::move(*item.chunk.mutable_header());
+      out->mask.Add(TokenMask::Of(out->header, {}));
+    } else if (item.kind == StreamItem::Kind::kResolution) {
+      if (item.chunk.resolution().has_resolve()) {
+        out->mask.Add(item.chunk.resolution().resolve().token());
+      }
     } else if (item.kind == StreamItem::Kind::kFingerprint) {
       out->fingerprint = std::move(*item.chunk.mutable_fingerprint());
     }
@@ -73,7 +80,7 @@ int VerifyOne(const FileOptions& o, std::string* json) {
   const bool kept = snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
   if (o.json) {
     v1::VerifyReport report;
-    report.set_file(EscapedText(o.file));
+    report.set_file(EscapedText(snap.mask.Masked(o.file)));
     report.set_intact(error.ok());
     report.set_error_kind(FormatErrorName(error.kind));
     report.set_error_chunk(Count32(error.chunk));
@@ -88,7 +95,7 @@ int VerifyOne(const FileOptions& o, std::string* json) {
     report.set_fingerprints(Count32(n.fingerprints));
     *json = ToJson(report);
   } else {
-    std::string name = EscapeBytes(o.file, 4096);
+    const std::string name = snap.mask.Shown(o.file);
     if (error.ok() && snap.fingerprint && n.frames == 0 && n.resolutions == 0) {
       // A fingerprint file: what it fingerprinted, not frames and environs.
       const v1::RootFingerprint& f = *snap.fingerprint;
@@ -120,11 +127,11 @@ int VerifyOne(const FileOptions& o, std::string* json) {
                Plural(n.observations, "observation", "observations") + ")";
     }
     std::fflush(stdout);
-    Fail(ExitCodeFor(error.kind), EscapeBytes(o.file, 4096) + ": " + error.message + before);
+    Fail(ExitCodeFor(error.kind), snap.mask.Shown(o.file) + ": " + error.message + before);
   }
   if (kept && error.ok()) {
     std::fflush(stdout);
-    Warn(EscapeBytes(o.file, 4096) + " stores environment values as read (--env keep)");
+    Warn(snap.mask.Shown(o.file) + " stores environment values as read (--env keep)");
   }
   return error.ok() ? kExitOk : ExitCodeFor(error.kind);
 }

@@ -36,16 +36,19 @@ v1::FrameRunSummary SummarizeRun(const FrameRun& run) {
 }
 
 FrameReplay Masked(FrameRun run, const TokenMask& mask) {
+  // The host's bytes of the run (evidence, the details that quote them, the
+  // near misses' argv, the recorded verdicts), before the text is made of
+  // them: the text's own words are never masked.
   for (std::string* text : {&run.verdict.evidence, &run.verdict.detail,
                             &run.liveness_verdict.state, &run.liveness_verdict.detail}) {
     mask.Mask(text);
   }
+  for (NearMiss& m : run.verdict.near_misses) mask.Mask(&m.argv);
   if (run.recorded) mask.Mask(&*run.recorded);
   if (run.recorded_liveness) mask.Mask(&*run.recorded_liveness);
   FrameReplay out;
   out.summary = SummarizeRun(run);
-  mask.Mask(&out.summary);
-  out.text = mask.Masked(DescribeFrameRun(run));
+  out.text = DescribeFrameRun(run);
   out.run = std::move(run);
   return out;
 }

@@ -1,7 +1,7 @@
 #include "replay/token_mask.h"
 
 #include <algorithm>
-#include <cstdint>
+#include <cstring>
 
 #include <google/protobuf/descriptor.h>
 
@@ -14,24 +14,63 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 
-// Replaces every occurrence of `needle` in *text by `stars` '*'.
-void ReplaceAll(std::string* text, const std::string& needle, std::size_t stars) {
-  if (needle.empty() || text->size() < needle.size()) return;
-  std::size_t at = text->find(needle);
-  if (at == std::string::npos) return;
-  std::string out;
-  std::size_t from = 0;
-  while (at != std::string::npos) {
-    out.append(*text, from, at - from);
-    out.append(stars, '*');
-    from = at + needle.size();
-    at = text->find(needle, from);
-  }
-  out.append(*text, from, std::string::npos);
-  *text = std::move(out);
+static_assert(TokenMask::kMinRun == sizeof(std::uint64_t), "a window is one 64-bit integer");
+
+std::uint64_t GramAt(std::string_view text, std::size_t at) {
+  std::uint64_t gram = 0;
+  std::memcpy(&gram, text.data() + at, sizeof gram);
+  return gram;
+}
+
+std::uint64_t Mix(std::uint64_t x) {  // splitmix64's finalizer
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
 }
 
 }  // namespace
+
+void TokenMask::GramSet::Insert(std::uint64_t gram) {
+  if (gram == 0) {
+    size_ += has_zero_ ? 0 : 1;
+    has_zero_ = true;
+    return;
+  }
+  if (2 * (size_ + 1) > slots_.size()) Grow();
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = Mix(gram) & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == gram) return;
+    if (slots_[i] == 0) {
+      slots_[i] = gram;
+      ++size_;
+      return;
+    }
+  }
+}
+
+bool TokenMask::GramSet::Contains(std::uint64_t gram) const {
+  if (gram == 0) return has_zero_;
+  if (slots_.empty()) return false;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = Mix(gram) & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == gram) return true;
+    if (slots_[i] == 0) return false;
+  }
+}
+
+void TokenMask::GramSet::Grow() {
+  std::vector<std::uint64_t> old = std::move(slots_);
+  slots_.assign(old.empty() ? 64 : 2 * old.size(), 0);
+  const std::size_t mask = slots_.size() - 1;
+  for (std::uint64_t gram : old) {
+    if (gram == 0) continue;
+    std::size_t i = Mix(gram) & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = gram;
+  }
+}
 
 TokenMask TokenMask::Of(const Snapshot& snapshot) {
   return Of(snapshot.header, snapshot.resolutions);
@@ -55,55 +94,46 @@ TokenMask TokenMask::Of(const v1::Header& header, const std::vector<v1::Resoluti
   return mask;
 }
 
-void TokenMask::Add(std::string_view token) {
-  if (token.empty()) return;
-  if (std::find(tokens_.begin(), tokens_.end(), token) != tokens_.end()) return;
-  tokens_.emplace_back(token);
-  Rebuild();
+bool TokenMask::Add(std::string_view token) {
+  if (token.empty() || !tokens_.emplace(token).second) return false;
+  if (token.size() < kMinRun) {
+    ++short_tokens_;
+    return true;
+  }
+  AddForm(token);
+  // As the views print raw bytes: EscapeBytes, whole; and with a quote as
+  // \x22 (QuoteBytes, explain).
+  const std::string escaped = EscapeBytes(token, SIZE_MAX);
+  if (escaped != token) AddForm(escaped);
+  std::string quoted;
+  for (char c : escaped) {
+    if (c == '"') {
+      quoted += "\\x22";
+    } else {
+      quoted.push_back(c);
+    }
+  }
+  if (quoted != escaped) AddForm(quoted);
+  return true;
+}
+
+void TokenMask::AddForm(std::string_view form) {
+  for (std::size_t i = 0; i + kMinRun <= form.size(); ++i) grams_.Insert(GramAt(form, i));
 }
 
 void TokenMask::Add(const TokenMask& other) {
   for (const std::string& token : other.tokens_) Add(token);
 }
 
-void TokenMask::Rebuild() {
-  needles_.clear();
-  auto add = [this](std::string text, std::size_t length) {
-    for (const Needle& n : needles_) {
-      if (n.text == text) return;
-    }
-    needles_.push_back(Needle{std::move(text), length});
-  };
-  for (const std::string& token : tokens_) {
-    add(token, token.size());
-    // As the views print raw bytes: EscapeBytes, whole; and with a quote as
-    // \x22 (QuoteBytes, explain).
-    std::string escaped = EscapeBytes(token, SIZE_MAX);
-    std::string quoted;
-    for (char c : escaped) {
-      if (c == '"') {
-        quoted += "\\x22";
-      } else {
-        quoted.push_back(c);
-      }
-    }
-    add(escaped, token.size());
-    add(quoted, token.size());
+std::size_t TokenMask::FindWindow(std::string_view text, std::size_t from) const {
+  for (std::size_t i = from; i + kMinRun <= text.size(); ++i) {
+    if (grams_.Contains(GramAt(text, i))) return i;
   }
-  std::stable_sort(needles_.begin(), needles_.end(), [](const Needle& a, const Needle& b) {
-    return a.text.size() > b.text.size();
-  });
+  return std::string_view::npos;
 }
 
 bool TokenMask::Holds(std::string_view text) const {
-  for (const Needle& n : needles_) {
-    if (text.find(n.text) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
-void TokenMask::Mask(std::string* text) const {
-  for (const Needle& n : needles_) ReplaceAll(text, n.text, n.length);
+  return !empty() && FindWindow(text, 0) != std::string_view::npos;
 }
 
 std::string TokenMask::Masked(std::string_view text) const {
@@ -112,8 +142,26 @@ std::string TokenMask::Masked(std::string_view text) const {
   return out;
 }
 
+std::string TokenMask::Shown(std::string_view bytes, std::size_t max) const {
+  return EscapeBytes(Masked(bytes), max);
+}
+
+void TokenMask::Mask(std::string* text) const {
+  if (empty()) return;
+  std::size_t at = FindWindow(*text, 0);
+  if (at == std::string::npos) return;
+  // Windows are looked up in the text as it was: stars never make a window.
+  const std::string was = *text;
+  std::size_t starred = 0;  // bytes before this are starred or left
+  while (at != std::string::npos) {
+    for (std::size_t i = std::max(at, starred); i < at + kMinRun; ++i) (*text)[i] = '*';
+    starred = at + kMinRun;
+    at = FindWindow(was, at + 1);
+  }
+}
+
 void TokenMask::Mask(Message* message) const {
-  if (needles_.empty()) return;
+  if (empty()) return;
   auto holds = [this](const std::string& text) { return Holds(text); };
   const Reflection* reflection = message->GetReflection();
   std::vector<const FieldDescriptor*> fields;

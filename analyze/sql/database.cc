@@ -138,6 +138,7 @@ Loaded Database::Load(const std::string& path) {
   if (!out.refused && out.error.empty()) {
     ++next_id_;
     keeps_environ_ = keeps_environ_ || out.keeps_environ;
+    tokens_.Add(out.tokens);
   }
   if (out.warning.empty()) out.warning = warning;
   return out;

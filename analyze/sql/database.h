@@ -60,6 +60,8 @@ class Database {
   // Some file loaded keeps environment values (format/file_holds.h): what is
   // written of the database is 0600 (format/output_file.h, rule 2).
   bool keeps_environ() const { return keeps_environ_; }
+  // The tokens of every file loaded: what a message naming them masks.
+  const TokenMask& tokens() const { return tokens_; }
 
  private:
   Database() = default;
@@ -69,6 +71,7 @@ class Database {
   sqlite3* db_ = nullptr;
   std::int64_t next_id_ = 1;
   bool keeps_environ_ = false;
+  TokenMask tokens_;
   std::map<std::string, std::unique_ptr<Manifest>> manifests_;  // by directory; null: none
 };
 

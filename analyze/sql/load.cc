@@ -23,14 +23,14 @@ std::string_view OneLineOf(std::string_view text) {
   return text;
 }
 
-// Each of `words` escaped, joined by one space: argv, a request's argv, a
-// header's command line.
+// Each of `words` masked, then escaped and cut, joined by one space: argv, a
+// request's argv, a header's command line.
 template <typename Words>
-std::string JoinEscaped(const Words& words) {
+std::string JoinEscaped(const Words& words, const RowMask& mask) {
   std::string out;
   for (std::string_view w : words) {
     if (!out.empty()) out += ' ';
-    out += EscapeBytes(w, 4096);
+    out += EscapeBytes(mask.Masked(w), 4096);
   }
   return out;
 }
@@ -85,6 +85,7 @@ class Loader {
     if (failed.empty()) failed = mask_.MaskLate(db_, id_);
     if (failed.empty()) failed = FileRow(path, out.damage);
     out.keeps_environ = KeepsEnvironValues(header_);
+    out.tokens = mask_.tokens();
     out.error = failed;
     return out;
   }
@@ -173,7 +174,7 @@ class Loader {
     q.Int(id_).Int(static_cast<std::int64_t>(frame)).Int(p.pid());
     if (s) {
       q.Int(s->ppid).Int(s->pgrp).Int(s->session).Int(static_cast<std::int64_t>(s->start_ticks));
-      q.Text(std::string(1, s->state)).Text(mask_.Masked(EscapeBytes(s->comm, 64)));
+      q.Text(std::string(1, s->state)).Text(EscapeBytes(mask_.Masked(s->comm), 64));
     } else {
       q.Null().Null().Null().Null().Null().Null();
     }
@@ -189,7 +190,7 @@ class Loader {
     }
     p.has_pid_ns() ? q.Int(static_cast<std::int64_t>(p.pid_ns().ino())) : q.Null();
     p.has_cmdline() && p.cmdline().err() == 0
-        ? q.Text(mask_.Masked(JoinEscaped(SplitNul(p.cmdline().data()))))
+        ? q.Text(JoinEscaped(SplitNul(p.cmdline().data()), mask_))
         : q.Null();
     std::size_t slot = 0;
     for (const v1::FileRead* r :
@@ -198,7 +199,7 @@ class Loader {
       ++slot;
     }
     p.has_cgroup() && p.cgroup().err() == 0
-        ? q.Text(mask_.Masked(EscapeBytes(p.cgroup().data(), 4096)))
+        ? q.Text(EscapeBytes(mask_.Masked(p.cgroup().data()), 4096))
         : q.Null();
     for (const v1::FileRead* r :
          {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
@@ -284,9 +285,9 @@ class Loader {
       q.Text("resolve")
           .Int(req.root_pid())
           .Int(static_cast<std::int64_t>(req.root_start_ticks()))
-          .Text(mask_.Masked(JoinEscaped(req.argv())))
+          .Text(JoinEscaped(req.argv(), mask_))
           .Text(EscapeBytes(req.token_var(), 256))
-          .Text(mask_.Masked(EscapeBytes(req.exe_path(), 4096)));
+          .Text(EscapeBytes(mask_.Masked(req.exe_path()), 4096));
       mask_.Request(req.token());
       if (req.has_exe_identity() && req.exe_identity().err() == 0) {
         q.Int(static_cast<std::int64_t>(req.exe_identity().dev()))
@@ -304,7 +305,7 @@ class Loader {
       }
       q.Int(v.attempts())
           .Int(static_cast<std::int64_t>(v.bytes_read()))
-          .Text(mask_.Masked(EscapeBytes(v.detail(), 4096)));
+          .Text(EscapeBytes(mask_.Masked(v.detail()), 4096));
     }
     q.Int(static_cast<std::int64_t>(r.first_observation()))
         .Int(static_cast<std::int64_t>(r.observation_count()))
@@ -316,15 +317,15 @@ class Loader {
   std::string FileRow(const std::string& path, const std::string& damage) {
     Insert& q = file_;
     auto text_or_null = [&](const std::string& v) { v.empty() ? q.Null() : q.Text(v); };
-    q.Int(id_).Text(EscapeBytes(path, 4096));
+    q.Int(id_).Text(EscapeBytes(mask_.Masked(path), 4096));
     text_or_null(facts_.sha256);
-    text_or_null(facts_.entry);
-    text_or_null(facts_.scenario);
-    q.Text(mask_.Masked(JoinEscaped(header_.command_line())))
+    text_or_null(mask_.Masked(facts_.entry));  // the MANIFEST's values: host bytes too
+    text_or_null(mask_.Masked(facts_.scenario));
+    q.Text(JoinEscaped(header_.command_line(), mask_))
         .Int(version_)
-        .Text(EscapeBytes(header_.tool_version(), 256))
-        .Text(EscapeBytes(header_.host().hostname(), 256))
-        .Text(EscapeBytes(header_.host().kernel_release(), 256))
+        .Text(EscapeBytes(mask_.Masked(header_.tool_version()), 256))
+        .Text(EscapeBytes(mask_.Masked(header_.host().hostname()), 256))
+        .Text(EscapeBytes(mask_.Masked(header_.host().kernel_release()), 256))
         .Text(EscapeBytes(OneLineOf(header_.host().boot_id()), 256))
         .Int(header_.capture_start_mono_ns())
         .Int(header_.capture_start_realtime_ns());

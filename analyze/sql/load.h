@@ -11,6 +11,7 @@
 #include <string>
 
 #include "format/format_error.h"
+#include "replay/token_mask.h"
 
 namespace proctape::sql {
 
@@ -35,6 +36,7 @@ struct Loaded {
   FormatErrorKind damage_kind{};  // its kind, for the exit status
   std::string warning;            // one line about the file that did not stop its load
   bool keeps_environ = false;     // its header keeps environment values
+  TokenMask tokens;               // its tokens (what was masked in its rows)
   std::uint64_t processes = 0;
   std::uint64_t observations = 0;
 };

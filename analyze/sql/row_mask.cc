@@ -25,10 +25,10 @@ void MaskFunction(sqlite3_context* context, int, sqlite3_value** args) {
 }  // namespace
 
 std::string RowMask::MaskLate(sqlite3* db, std::int64_t file_id) {
-  TokenMask all = mask_;
-  for (const std::string& t : request_tokens_) all.Add(t);
-  if (all.size() == mask_.size()) return "";
-  mask_ = all;
+  bool added = false;
+  for (const std::string& t : request_tokens_) added = mask_.Add(t) || added;
+  request_tokens_.clear();
+  if (!added) return "";
   if (sqlite3_create_function(db, "proctape_mask", 1, SQLITE_UTF8, &mask_, MaskFunction, nullptr,
                               nullptr) != SQLITE_OK) {
     return sqlite3_errmsg(db);

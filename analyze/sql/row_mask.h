@@ -25,11 +25,8 @@ class RowMask {
   // A request seen: its token, which the header may not have named.
   void Request(const std::string& token) { request_tokens_.push_back(token); }
 
-  // `text` masked.
-  std::string Masked(std::string text) const {
-    if (mask_.Holds(text)) mask_.Mask(&text);
-    return text;
-  }
+  // `text` masked: the host's bytes before they are escaped and cut.
+  std::string Masked(std::string_view text) const { return mask_.Masked(text); }
   // `raw` masked into `slot` only when it holds a token (a BLOB bound
   // without a copy: `slot` outlives the row).
   std::string_view MaskedBytes(std::string_view raw, std::string* slot) const {
@@ -41,6 +38,8 @@ class RowMask {
   // Once the file is read: the rows of file `file_id` masked again when a
   // request's token was new. "" or SQLite's message.
   std::string MaskLate(sqlite3* db, std::int64_t file_id);
+  // The tokens known so far.
+  const TokenMask& tokens() const { return mask_; }
 
  private:
   TokenMask mask_;  // the tokens known so far

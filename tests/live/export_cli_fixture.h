@@ -66,7 +66,7 @@ inline std::string WriteHostileFile(const TempDir& tmp) {
     };
     set(r.mutable_stat(), stat(pid, comm, state, ppid, start), 4096);
     set(r.mutable_cmdline(), comm + "\0--flag\0"s, 65536);
-    set(r.mutable_environ(), "HOME=*****\0PROCTAPE_TOKEN=t0k3n\0"s, 65536);
+    set(r.mutable_environ(), "HOME=*****\0PROCTAPE_TOKEN=t0k3n-42\0"s, 65536);
     r.mutable_environ()->set_redacted(true);
     set(r.mutable_status(), "Name:\t" + comm + "\nState:\t" + state + "\n", 16384);
     set(r.mutable_cgroup(), "0::/ci\n", 4096);
@@ -91,7 +91,7 @@ inline std::string WriteHostileFile(const TempDir& tmp) {
   h.mutable_host()->set_clock_ticks_per_second(100);
   h.mutable_host()->set_page_size(4096);
   h.mutable_redaction()->set_environ(v1::RedactionPolicy::ENVIRON_REDACTED);
-  h.mutable_redaction()->add_kept_entries("PROCTAPE_TOKEN=t0k3n");
+  h.mutable_redaction()->add_kept_entries("PROCTAPE_TOKEN=t0k3n-42");
   writer->WriteHeader(h);
   writer->BeginFrame(0, 1'500'000'000);
   writer->AddProcess(record(1, "init", 0, 5));
@@ -118,7 +118,7 @@ inline std::string WriteHostileFile(const TempDir& tmp) {
   v1::Resolution r;
   r.mutable_resolve()->set_root_pid(40);
   r.mutable_resolve()->set_root_start_ticks(100);
-  r.mutable_resolve()->set_token("t0k3n");
+  r.mutable_resolve()->set_token("t0k3n-42");
   r.mutable_verdict()->set_status(v1::Verdict::RESOLVED);
   r.mutable_verdict()->set_pid(41);
   r.mutable_verdict()->set_start_ticks(120);

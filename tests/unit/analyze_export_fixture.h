@@ -43,7 +43,7 @@ inline v1::ProcessRecord Record(std::int64_t pid, const std::string& comm, std::
   r.set_pid(pid);
   SetRead(r.mutable_stat(), Stat(pid, comm, state, ppid, start), o.stat_bytes);
   SetRead(r.mutable_cmdline(), comm + "\0arg\0"s, o.cmdline_bytes);
-  SetRead(r.mutable_environ(), "PATH=****\0PROCTAPE_TOKEN=t0k3n\0"s, o.environ_bytes);
+  SetRead(r.mutable_environ(), "PATH=****\0PROCTAPE_TOKEN=t0k3n-42\0"s, o.environ_bytes);
   r.mutable_environ()->set_redacted(true);
   SetRead(r.mutable_status(), "Name:\t" + comm + "\nUid:\t0\t0\t0\t0\n", o.status_bytes);
   SetRead(r.mutable_cgroup(), "0::/lab\n", o.cgroup_bytes);
@@ -66,7 +66,7 @@ inline Snapshot HostileSnapshot() {
   s.header.mutable_host()->set_boot_id("0b0e-1d\n");
   s.header.mutable_host()->set_clock_ticks_per_second(100);
   s.header.mutable_redaction()->set_environ(v1::RedactionPolicy::ENVIRON_REDACTED);
-  s.header.mutable_redaction()->add_kept_entries("PROCTAPE_TOKEN=t0k3n");
+  s.header.mutable_redaction()->add_kept_entries("PROCTAPE_TOKEN=t0k3n-42");
   v1::Frame& f = s.frames.emplace_back();
   f.set_scan_start_mono_ns(1'500'000'000);
   f.set_scan_end_mono_ns(1'600'000'000);

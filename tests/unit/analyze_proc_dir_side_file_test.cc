@@ -100,7 +100,7 @@ TEST(ProcDirSideFileTest, FrameFactsOfASnapshot) {
             "boot_id 0b0e-1d\\x0a\n"
             "clock_ticks_per_second 100\n"
             "environ redacted\n"
-            "kept_entry PROCTAPE_TOKEN=t0k3n\n"
+            "kept_entry PROCTAPE_TOKEN=t0k3n-42\n"
             "dropped_pid 41\n"
             "dropped_pid 0\n");
 }

@@ -78,13 +78,13 @@ TEST(ProcDirWriterTest, WritesTheRecordedBytesAndSideFiles) {
   EXPECT_EQ(Slurp(dir + "/41/stat"), hostile.stat().data());
   EXPECT_EQ(Slurp(dir + "/41/cmdline"), hostile.cmdline().data());
   // The kept token entry by its length only (replay/token_mask.h).
-  EXPECT_EQ(Slurp(dir + "/41/environ"), "PATH=****\0PROCTAPE_TOKEN=*****\0"s);
+  EXPECT_EQ(Slurp(dir + "/41/environ"), "PATH=****\0PROCTAPE_TOKEN=********\0"s);
   EXPECT_EQ(Slurp(dir + "/41/status"), hostile.status().data());
   EXPECT_EQ(Slurp(dir + "/41/cgroup"), "0::/lab\n");
   EXPECT_EQ(Slurp(dir + "/41/proctape-identity"),
             PrintIdentityFacts(IdentityFactsOf(hostile)));
   FrameFacts facts = FrameFactsOf(s, 0);
-  facts.kept_entries = {"PROCTAPE_TOKEN=*****"};
+  facts.kept_entries = {"PROCTAPE_TOKEN=********"};
   EXPECT_EQ(Slurp(dir + "/proctape-frame"), PrintFrameFacts(facts));
   // A failed read is no file; an empty read is an empty file.
   struct stat st;
@@ -199,7 +199,7 @@ TEST(ProcDirEvidenceTest, TheCapturesScannerReadsBackTheRecordedRecords) {
   std::string error;
   ASSERT_TRUE(WriteProcDir(s, 0, tmp.File("dir"), false, &stats, &error)) << error;
   ScanOptions scan;
-  scan.kept_entries = {"PROCTAPE_TOKEN=*****"};  // as capture --proc-root takes them
+  scan.kept_entries = {"PROCTAPE_TOKEN=********"};  // as capture --proc-root takes them
   std::vector<v1::ProcessRecord> back = ScanDir(tmp.File("dir"), scan, &error);
   EXPECT_EQ(error, "");
   // Pids in numeric order, as /proc lists them; the two dropped records absent.

@@ -29,6 +29,7 @@ namespace proctape {
 namespace {
 
 using namespace test;
+using namespace std::string_literals;
 
 // The rows of `sql`, each as its columns' text ("NULL" for NULL).
 std::vector<std::vector<std::string>> Rows(sqlite3* db, const std::string& sql) {
@@ -124,6 +125,23 @@ TEST_F(SqlLoad, EveryProcessRecordIsARowHoldingTheBytesAsRecorded) {
   }
 }
 
+// The database of a recording of `host` (the typical request, with frames),
+// loaded and indexed; null (and a failure) when it cannot be.
+std::unique_ptr<sql::Database> LoadedRecording(FakeHost& host, const ReplayTempDir& dir) {
+  const std::string path = dir.File("recorded.ptape");
+  RecordOptions options;
+  options.frames = true;
+  Recorded rec = RecordResolution(host, FakeHost::TypicalRequest(), path, options);
+  EXPECT_TRUE(rec.ok) << rec.error;
+  std::string error;
+  std::unique_ptr<sql::Database> db = sql::Database::Open(&error);
+  EXPECT_NE(db, nullptr) << error;
+  if (!rec.ok || db == nullptr) return nullptr;
+  EXPECT_EQ(db->Load(path).error, "");
+  EXPECT_EQ(db->Finish(), "");
+  return db;
+}
+
 // A status "Uid:" value past 2^32-1 is no uid (StatusIds): the column is
 // NULL, never the value wrapped or taken whole.
 TEST(SqlLoadUid, AUidPastTwoToThe32IsNull) {
@@ -132,18 +150,25 @@ TEST(SqlLoadUid, AUidPastTwoToThe32IsNull) {
   host.SetFile(kMcpServer, ProcFile::kStatus, "Name:\tnode\nUid:\t1000\t1000\t1000\t1000\n");
   ReplayTempDir dir;
   ASSERT_TRUE(dir.ok());
-  const std::string path = dir.File("uid.ptape");
-  RecordOptions options;
-  options.frames = true;
-  Recorded rec = RecordResolution(host, FakeHost::TypicalRequest(), path, options);
-  ASSERT_TRUE(rec.ok) << rec.error;
-  std::string error;
-  std::unique_ptr<sql::Database> db = sql::Database::Open(&error);
-  ASSERT_NE(db, nullptr) << error;
-  ASSERT_EQ(db->Load(path).error, "");
-  ASSERT_EQ(db->Finish(), "");
+  std::unique_ptr<sql::Database> db = LoadedRecording(host, dir);
+  ASSERT_NE(db, nullptr);
   EXPECT_EQ(One(db->get(), "SELECT DISTINCT quote(uid) FROM processes WHERE pid = 3"), "NULL");
   EXPECT_EQ(One(db->get(), "SELECT DISTINCT uid FROM processes WHERE pid = 4001"), "1000");
+}
+
+// docs/security.md "The token in outputs": an argv element is masked before
+// it is cut at 4,096 bytes, so the 7 bytes of the token before the cut are
+// stars too (cut first, they were too short a run to be found).
+TEST(SqlLoadToken, AnArgvIsMaskedBeforeItIsCut) {
+  FakeHost host;
+  const std::string arg = std::string(4089, 'x') + kToken;
+  host.SetFile(kHostPid3, ProcFile::kCmdline, "postgres\0"s + arg + "\0"s);
+  ReplayTempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::unique_ptr<sql::Database> db = LoadedRecording(host, dir);
+  ASSERT_NE(db, nullptr);
+  const std::string argv = One(db->get(), "SELECT DISTINCT argv FROM processes WHERE pid = 3");
+  EXPECT_EQ(argv, "postgres " + std::string(4089, 'x') + "*******...");
 }
 
 TEST_F(SqlLoad, TheTapeIsOneRowPerCallWithTheResultTheReaderResolves) {

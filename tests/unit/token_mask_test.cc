@@ -57,22 +57,82 @@ TEST(TokenMaskTest, TheTokensOfARecordingAreItsRequestsKeptEntriesAndCommandLine
   const TokenMask mask = TokenMask::Of(s);
   EXPECT_EQ(mask.Masked("a t0k3n-secret-value b kept-value c spaced-value d joined-value e"),
             "a ****************** b ********** c ************ d ************ e");
+  EXPECT_EQ(mask.size(), 4u);
   EXPECT_EQ(mask.Masked("NOT_AN_ENTRY --token= resolve"), "NOT_AN_ENTRY --token= resolve");
   EXPECT_TRUE(TokenMask::Of(MakeSnapshot({})).empty());
 }
 
 TEST(TokenMaskTest, ATokenIsStarsOfItsLengthRawEscapedOrQuoted) {
   TokenMask mask;
-  mask.Add("a\"b\nc");   // 5 bytes: a quote and a newline
-  mask.Add("");          // not a token
-  EXPECT_EQ(mask.Masked("x a\"b\nc y"), "x ***** y");                  // raw
-  EXPECT_EQ(mask.Masked("x a\"b\\x0ac y"), "x ***** y");               // EscapeBytes
-  EXPECT_EQ(mask.Masked("x a\\x22b\\x0ac y"), "x ***** y");            // QuoteBytes
-  // Longer tokens first: one that holds another is masked whole.
+  mask.Add("a\"b\nc-0123");  // 10 bytes: a quote and a newline
+  mask.Add("");               // not a token
+  EXPECT_EQ(mask.Masked("x a\"b\nc-0123 y"), "x ********** y");            // raw
+  // As printed, every byte of the printed token is a star.
+  EXPECT_EQ(mask.Masked("x a\"b\\x0ac-0123 y"), "x ************* y");      // EscapeBytes
+  EXPECT_EQ(mask.Masked("x a\\x22b\\x0ac-0123 y"), "x **************** y");  // QuoteBytes
+  // One token that holds another, and two that meet: all of both.
   TokenMask nested;
-  nested.Add("abc");
-  nested.Add("xabcx");
-  EXPECT_EQ(nested.Masked("xabcx abc"), "***** ***");
+  nested.Add("abcdefgh");
+  nested.Add("xxabcdefghxx");
+  EXPECT_EQ(nested.Masked("xxabcdefghxx abcdefgh"), "************ ********");
+}
+
+// docs/security.md "The token in outputs": any run of 8 or more of a token's
+// bytes, wherever a cut, a comm's 15 bytes or a file name left it, and
+// nothing shorter.
+TEST(TokenMaskTest, EveryRunOfEightOrMoreOfATokensBytesIsMasked) {
+  TokenMask mask;
+  mask.Add(kToken);
+  EXPECT_EQ(mask.Masked(kToken.substr(0, 15)), std::string(15, '*'));  // a comm
+  EXPECT_EQ(mask.Masked("argv=" + kToken.substr(16)), "argv=" + std::string(16, '*'));  // a cut
+  EXPECT_EQ(mask.Masked("/tmp/" + kToken.substr(3, 8) + ".ptape"), "/tmp/********.ptape");
+  // Seven bytes are no piece: left as they are.
+  EXPECT_EQ(mask.Masked("x" + kToken.substr(0, 7) + "y"), "x" + kToken.substr(0, 7) + "y");
+  // Two pieces from different places of the token, end to end: both.
+  EXPECT_EQ(mask.Masked(kToken.substr(20, 8) + kToken.substr(2, 9)), std::string(17, '*'));
+  EXPECT_TRUE(mask.Holds("..." + kToken.substr(9, 8)));
+  EXPECT_FALSE(mask.Holds(kToken.substr(9, 7)));
+}
+
+// A token shorter than kMinRun cannot be told from ordinary text: it is not
+// masked, and proctape's words (and the host's) are left whole.
+TEST(TokenMaskTest, ATokenShorterThanEightIsNotMaskedAndCounted) {
+  TokenMask mask;
+  mask.Add("t");
+  mask.Add("retry");
+  EXPECT_TRUE(mask.empty());
+  EXPECT_EQ(mask.size(), 2u);
+  EXPECT_EQ(mask.short_tokens(), 2u);
+  EXPECT_EQ(mask.Masked("the retry interval"), "the retry interval");
+  mask.Add(kToken);
+  EXPECT_FALSE(mask.empty());
+  EXPECT_EQ(mask.short_tokens(), 2u);
+  EXPECT_EQ(mask.Masked("the retry interval " + kToken), "the retry interval " + kStars);
+}
+
+// Many tokens cost each text its length, not its length times the tokens:
+// 100,000 tokens (a header that keeps that many entries) mask a text once.
+TEST(TokenMaskTest, AHundredThousandTokensAreOneSetOfWindows) {
+  TokenMask mask;
+  for (int i = 0; i < 100'000; ++i) {
+    EXPECT_TRUE(mask.Add("token-" + std::to_string(1'000'000 + i)));
+  }
+  EXPECT_FALSE(mask.Add("token-1000000"));  // known already
+  EXPECT_EQ(mask.size(), 100'000u);
+  EXPECT_EQ(mask.Masked("a token-1099999 b token-2000000"), "a ************* b token-2000000");
+  // Adding a mask to a mask adds what it holds, once.
+  TokenMask more;
+  more.Add(mask);
+  EXPECT_EQ(more.size(), mask.size());
+}
+
+// Shown: masked first, then escaped and cut, so a cut leaves no piece.
+TEST(TokenMaskTest, HostBytesAreMaskedBeforeTheyAreCut) {
+  TokenMask mask;
+  mask.Add(kToken);
+  const std::string argv = std::string(20, 'x') + kToken;
+  EXPECT_EQ(mask.Shown(argv, 36), std::string(20, 'x') + std::string(16, '*') + "...");
+  EXPECT_EQ(mask.Shown("a\n" + kToken), "a\\x0a" + kStars);
 }
 
 TEST(TokenMaskTest, EveryStringAndBytesFieldOfAMessage) {
