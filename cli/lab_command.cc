@@ -86,25 +86,30 @@ int List(bool json) {
   return kExitOk;
 }
 
-std::string CheckLine(std::size_t k, const v1::Resolution& r) {
-  std::string line = "check " + std::to_string(k) + " ";
-  if (r.has_verdict()) {
-    const v1::Verdict& v = r.verdict();
-    line += "resolve: " + v1::Verdict::Status_Name(v.status());
+// A check as its summary says it (masked as the report is): its verdict,
+// and for a failure the subject and the near misses (docs/resolver.md).
+std::string CheckLines(const v1::CheckSummary& c) {
+  std::string line = "check " + std::to_string(c.index()) + " ";
+  if (c.has_verdict()) {
+    const v1::VerdictSummary& v = c.verdict();
+    line += "resolve: " + StatusText(v.status());
     if (v.status() == v1::Verdict::RESOLVED) {
       line += " host pid " + std::to_string(v.pid()) + ", start tick " + std::to_string(v.start_ticks());
     } else if (!v.detail().empty()) {
-      line += ": " + EscapeBytes(v.detail(), 300);
+      line += ": " + Printable(v.detail());
     }
-    line += " (" + Plural(v.attempts(), "attempt", "attempts") + ")";
-  } else {
-    const v1::LivenessVerdict& v = r.liveness_verdict();
-    line += "liveness of " + std::to_string(r.liveness().pid()) + "@" +
-            std::to_string(r.liveness().start_ticks()) + ": " + v1::LivenessVerdict::Status_Name(v.status());
-    if (v.status() == v1::LivenessVerdict::ERROR) line += " " + v1::Verdict::Status_Name(v.reason());
-    if (!v.detail().empty()) line += ": " + EscapeBytes(v.detail(), 300);
+    line += " (" + Plural(v.attempts(), "attempt", "attempts") + ")\n";
+    if (v.status() != v1::Verdict::RESOLVED) {
+      if (const std::string subject = SubjectText(v); !subject.empty()) {
+        line += "  subject: " + subject + "\n";
+      }
+      line += NearMissLines(v, "  ");
+    }
+    return line;
   }
-  return line;
+  line += "liveness of " + std::to_string(c.liveness().pid()) + "@" +
+          std::to_string(c.liveness().start_ticks()) + ": " + LivenessLine(c.liveness_verdict());
+  return line + "\n";
 }
 
 int Run(const LabCommandOptions& o) {
@@ -143,7 +148,8 @@ int Run(const LabCommandOptions& o) {
   // Refused before anything was started: the refusal is the whole story.
   if (r.outcome == lab::LabOutcome::kOutputRefused) return FailAbout(kExitIo, "--record", o.record, r.error);
 
-  if (o.json) {
+  // One report, masked, for both renderings.
+  {
     v1::LabReport report;
     report.set_scenario(o.scenario);
     report.set_sandbox(o.sandbox);
@@ -171,13 +177,15 @@ int Run(const LabCommandOptions& o) {
       if (c.has_resolve()) mask.Add(c.resolve().token());
     }
     mask.Mask(&report);
-    std::printf("%s\n", ToJson(report).c_str());
-  } else {
-    std::printf("lab %s (%s sandbox)\n", o.scenario.c_str(), o.sandbox.c_str());
-    for (const std::string& f : r.facts) std::printf("  %s\n", f.c_str());
-    for (std::size_t k = 0; k < r.checks.size(); ++k) {
-      std::printf("%s\n", CheckLine(k, r.checks[k]).c_str());
+    if (o.json) {
+      std::printf("%s\n", ToJson(report).c_str());
+    } else {
+      std::printf("lab %s (%s sandbox)\n", o.scenario.c_str(), o.sandbox.c_str());
+      for (const std::string& f : report.facts()) std::printf("  %s\n", f.c_str());
+      for (const v1::CheckSummary& c : report.checks()) std::fputs(CheckLines(c).c_str(), stdout);
     }
+  }
+  if (!o.json) {
     if (r.outcome == lab::LabOutcome::kShown || r.outcome == lab::LabOutcome::kNotShown) {
       const std::string file = EscapeBytes(o.record);
       std::printf("recorded %s: replay it with 'proctape replay %s', see why with 'proctape explain "

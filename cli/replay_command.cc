@@ -336,7 +336,7 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
                           "  proctape replay late.ptape --fingerprint root.ptape\n"
                           "  proctape replay host.ptape --model frames --root 42 --token T --exe-like 43\n"
                           "  proctape replay failure.ptape --legacy-marker 3\n\n") +
-              ExitStatusFooter("0 reproduced, 2 usage error, 3-8 --model frames: the verdict's status, as resolve's, 9 fingerprint of another boot, 10-16 damaged file, 20 verdict changed, 21 diverged"));
+              ExitStatusFooter("0 reproduced, 2 usage error, 3-8 the verdict's (--model frames), 9 another boot, 10-16 damaged file, 20 verdict changed, 21 diverged"));
   sub->callback([=] {
     // Only the options given change the recorded request.
     if (root->count() > 0) o->overrides.root_pid = o->root;

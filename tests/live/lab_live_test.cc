@@ -91,6 +91,19 @@ TEST_P(LabScenario, RecordsWhatItsNameSaysReplaysReproducedAndLeavesNothingRunni
   EXPECT_EQ(reproduced, static_cast<std::size_t>(report.checks_size())) << replay.out;
 }
 
+// The text names a failure as resolve does: its subject by identity and
+// its near misses, each with the first rule it failed (docs/resolver.md,
+// "Near misses"), from the same masked report --json prints.
+TEST(LabText, AFailureNamesItsNearMissesAsResolveDoes) {
+  if (std::string why = SkipReason("unshare", false); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir("lab");
+  CommandResult r = Proctape({"lab", "never-exec", "--sandbox", "unshare", "--record",
+                              dir.File("n.ptape"), "--deadline-ms", "1000"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("resolve: NO_MATCH: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  near miss: pid "), std::string::npos) << r.out;
+}
+
 std::vector<LabParam> AllScenarios() {
   std::vector<LabParam> out;
   for (const lab::ScenarioInfo& s : lab::Scenarios()) {
