@@ -63,7 +63,9 @@ struct ReplayOptions {
 void NoteRedaction(const Snapshot& snapshot, const Request& request, const std::string& name) {
   if (snapshot.header.redaction().environ() != v1::RedactionPolicy::ENVIRON_REDACTED) return;
   if (TokenQuestion(request, snapshot.header.redaction()).Kept()) return;
-  Note(name + ": " + UnansweredWhy(v1::UNANSWERED_REDACTED));
+  Note(name + ": environ values are stored redacted and the token entry asked is not kept "
+              "verbatim: a run that must tell whether a process carries that token diverges "
+              "there (capture with --env keep to replay a token check)");
 }
 
 // --model frames: every recorded resolution re-run on the frames (request
