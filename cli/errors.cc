@@ -86,6 +86,19 @@ int Say(int status, const std::string& message) {
 void SetErrorMode(const std::string& command, bool json) {
   SayHeldFailures();
   ErrorModeOf() = Mode{command, json, false, {}, {}};
+  // Out of memory is said as FailEscaped says it, by the handler
+  // (format/interrupt.h): status 1, its outputs removed, no unwinding.
+  const std::string oom = "out of memory (a limit on proctape's memory, ulimit -v or a "
+                          "cgroup's, that the input needs more than)";
+  if (json) {
+    v1::ErrorReport report;
+    report.set_command(command);
+    report.set_error(command.empty() ? oom : command + ": " + oom);
+    report.set_exit_status(kExitInternal);
+    SetOutOfMemoryNotice(ToJson(report) + "\n");
+  } else {
+    SetOutOfMemoryNotice("proctape: " + (command.empty() ? oom : command + ": " + oom) + "\n");
+  }
   if (!json) return;
   // Under --json a command a signal ends says so in JSON too: its failure,
   // with the status a shell gives it (128 + N), written by the handler

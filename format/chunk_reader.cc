@@ -319,6 +319,12 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
     }
     for (const auto& c : caps) *c.total += c.adds;
   }
+  // The message as parsed, against the reader's budget (section 7).
+  const std::uint64_t cost = ParseCost(content_, v1::Chunk::descriptor());
+  if (!budget_.Charge(cost, offset_)) {
+    return damaged(FormatErrorKind::kTooLarge,
+                   here + ": " + budget_.Refusal("its message as parsed", cost, offset_));
+  }
   chunk->Clear();
   if (!chunk->ParseFromString(content_)) {
     return damaged(FormatErrorKind::kCorrupt, here + ": content is not a Chunk message");

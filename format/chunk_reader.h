@@ -14,6 +14,7 @@
 #include <string>
 
 #include "format/format_error.h"
+#include "format/read_budget.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -40,6 +41,11 @@ class ChunkReader {
   std::uint64_t chunks() const { return chunks_; }  // complete chunks read
   std::uint64_t offset() const { return offset_; }  // bytes consumed
   std::uint32_t version() const { return version_; }  // the preamble's format version
+  // The reader's budget (format/read_budget.h): each chunk's message is
+  // charged its ParseCost before it is parsed (too-large past it); a reader
+  // of references charges its copies here too.
+  ReadBudget& budget() { return budget_; }
+  const ReadBudget& budget() const { return budget_; }
 
  private:
   ChunkReader(int fd, bool owned, std::optional<std::uint64_t> size);
@@ -64,6 +70,7 @@ class ChunkReader {
   struct Totals {
     std::uint64_t chunks = 0, processes = 0, observations = 0, resolutions = 0;
   } totals_;
+  ReadBudget budget_;
 };
 
 }  // namespace proctape

@@ -68,6 +68,16 @@ inline constexpr std::uint64_t kMaxPreviousCopyBytes = 4ull << 30;
 // reader copies nothing, but the limit is the file's, whoever reads it).
 inline constexpr std::uint64_t kMaxTapeTableBytes = 256u << 20;
 inline constexpr std::uint64_t kMaxSameAsCopyBytes = 1u << 30;
+// The reader's budget (docs/format.md section 7, "The reader's budget";
+// format/read_budget.h): what one reader materializes (chunks as parsed, and
+// every copy out of a reference) totals at most kReaderBaseBytes plus
+// kReaderBytesPerFileByte per byte of the file read so far. A file of a few
+// KB costs a reader at most some 128 MiB, one of 1 MiB 1.125 GiB; a real
+// capture of version 2 materializes 100 to 130 bytes per byte of its file
+// (an unchanged record is a few bytes on disk and kilobytes resolved), the
+// corpus 4 to 20 (docs/format.md section 7 has the measurements).
+inline constexpr std::uint64_t kReaderBaseBytes = 128u << 20;
+inline constexpr std::uint64_t kReaderBytesPerFileByte = 1024;
 // The writer's bound on the result bytes it keeps to compare a call's new
 // result with its last one: past it, a call not yet kept is written whole.
 inline constexpr std::uint64_t kWriterTapeBytes = 16u << 20;

@@ -1,5 +1,7 @@
 #include "format/interrupt.h"
 
+#include <new>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -176,6 +178,31 @@ void AddInterruptHook(InterruptHook hook) {
     InterruptHook expected = nullptr;
     if (h.load() == hook || h.compare_exchange_strong(expected, hook)) return;
   }
+}
+
+namespace {
+Notice g_out_of_memory;
+int g_out_of_memory_status = 1;
+
+void OnOutOfMemory() {
+  Cleanup();
+  ssize_t ignored = ::write(STDERR_FILENO, g_out_of_memory.text, g_out_of_memory.size);
+  (void)ignored;
+  ::_exit(g_out_of_memory_status);
+}
+}  // namespace
+
+void InstallOutOfMemoryHandler(int status) {
+  g_out_of_memory_status = status;
+  std::set_new_handler(OnOutOfMemory);
+}
+
+void ThrowOnOutOfMemory() { std::set_new_handler(nullptr); }
+
+void SetOutOfMemoryNotice(std::string_view line) {
+  const std::size_t n = std::min(line.size(), sizeof g_out_of_memory.text);
+  std::memcpy(g_out_of_memory.text, line.data(), n);
+  g_out_of_memory.size = n;
 }
 
 void SetInterruptNotice(int sig, std::string_view line) {

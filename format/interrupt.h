@@ -55,6 +55,21 @@ void AddInterruptHook(InterruptHook hook);
 // object under --json). Installs the handler. Empty: nothing is written.
 void SetInterruptNotice(int sig, std::string_view line);
 
+// Out of memory ends the process the same way, never by unwinding: a
+// std::bad_alloc thrown inside protobuf's copy of a message (its unknown
+// fields) left the message half-built, and its destructor then freed a bad
+// pointer (SIGSEGV). InstallOutOfMemoryHandler sets a new_handler that, when
+// an allocation fails, runs the hooks, removes every registered temporary
+// (no partial output is left), writes the line set by SetOutOfMemoryNotice
+// (at most 511 bytes: formatted beforehand, nothing is allocated then) and
+// ends the process with `status` (_exit: no destructor runs).
+void InstallOutOfMemoryHandler(int status);
+// Undoes it: an allocation that fails throws std::bad_alloc again. Only for
+// a command that reports an input too large and goes on with the next
+// (`corpus check`: the entry is UNREADABLE).
+void ThrowOnOutOfMemory();
+void SetOutOfMemoryNotice(std::string_view line);
+
 // From now on the first SIGINT, SIGTERM or SIGHUP is noted, not acted on: the
 // caller finishes what it can and returns 128 + Interrupted(). A second
 // signal removes the temporaries and ends the process as above.

@@ -1,5 +1,6 @@
 #include "format/previous_frame.h"
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -51,27 +52,41 @@ bool OwnFieldsSet(const v1::FileRead& r) {
          r.redacted() || r.stat_changes_size() != 0;
 }
 
-// FROM_PREVIOUS_FIELDS: `previous`'s data with `r`'s changes applied.
+// FROM_PREVIOUS_FIELDS: `previous`'s data with `r`'s changes applied, in
+// one pass over it (no table of its fields: a stat of 8 M fields costs its
+// bytes, not 8 M views of them).
 std::string ApplyChanges(const v1::FileRead& previous, v1::FileRead* r, char separator,
                          std::uint64_t* copied) {
   if (!r->data().empty() || r->blob() != 0) return "stat fields from the previous frame beside inline data";
   if (r->err() != 0) return "stat fields from the previous frame on a failed read";
   if (previous.err() != 0) return "stat fields from a previous stat that was not read";
-  std::vector<std::string_view> fields = SplitFields(previous.data(), separator);
-  std::vector<std::string> values;
+  const std::string& before = previous.data();
+  const std::uint64_t fields =
+      1 + static_cast<std::uint64_t>(std::count(before.begin(), before.end(), separator));
   std::uint64_t next = 0;
   for (const v1::StatFieldChange& c : r->stat_changes()) {
-    if (c.field() < next || c.field() >= fields.size()) {
-      return "stat field change " + Str(c.field()) + " out of order or past the " +
-             Str(fields.size()) + " fields of the previous stat";
+    if (c.field() < next || c.field() >= fields) {
+      return "stat field change " + Str(c.field()) + " out of order or past the " + Str(fields) +
+             " fields of the previous stat";
     }
     next = static_cast<std::uint64_t>(c.field()) + 1;
-    fields[c.field()] = c.value();
   }
   std::string data;
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    if (i != 0) data.push_back(separator);
-    data.append(fields[i]);
+  auto change = r->stat_changes().begin();
+  std::size_t start = 0;
+  for (std::uint64_t field = 0;; ++field) {
+    std::size_t end = before.find(separator, start);
+    const bool last = end == std::string::npos;
+    if (last) end = before.size();
+    if (field != 0) data.push_back(separator);
+    if (change != r->stat_changes().end() && change->field() == field) {
+      data.append(change->value());
+      ++change;
+    } else {
+      data.append(before, start, end - start);
+    }
+    if (last) break;
+    start = end + 1;
   }
   *copied += data.size();
   r->set_data(std::move(data));
@@ -88,10 +103,21 @@ char FieldSeparator(v1::ProcessRecord& record, const v1::FileRead* r) {
   return 0;
 }
 
-std::uint64_t DataBytes(const v1::ProcessRecord& p) {
-  std::uint64_t n = 0;
-  for (const ReadSlot& s : kReads) n += (p.*s.read)().data().size();
-  return n;
+// The shared data of a read of a held record (cmdline, environ), or null.
+const std::string* SharedData(const PreviousFrame::Held& held, const ReadSlot& s) {
+  if (s.get == &v1::ProcessRecord::mutable_cmdline) return held.cmdline;
+  if (s.get == &v1::ProcessRecord::mutable_environ) return held.environ;
+  return nullptr;
+}
+
+std::uint64_t SharedBytes(const PreviousFrame::Held& held, const ReadSlot& s) {
+  const std::string* shared = SharedData(held, s);
+  return shared != nullptr ? shared->size() : 0;
+}
+
+void RestoreShared(const PreviousFrame::Held& held, v1::ProcessRecord* record) {
+  if (held.cmdline != nullptr) record->mutable_cmdline()->set_data(*held.cmdline);
+  if (held.environ != nullptr) record->mutable_environ()->set_data(*held.environ);
 }
 
 }  // namespace
@@ -117,14 +143,21 @@ void PreviousFrame::BeginFrame(std::uint64_t index) {
   frame_bytes_ = 0;
 }
 
-bool PreviousFrame::Find(const RecordKey& key, v1::ProcessRecord* out) const {
-  if (!begun_ || frame_ == 0) return false;
+PreviousFrame::Held PreviousFrame::FindHeld(const RecordKey& key) const {
+  if (!begun_ || frame_ == 0) return {};
   auto it = entries_.find(key);
-  if (it == entries_.end() || it->second.frame != frame_ - 1 || !it->second.held) return false;
+  if (it == entries_.end() || it->second.frame != frame_ - 1 || !it->second.held) return {};
   const Entry& e = it->second;
-  if (!out->ParseFromString(e.rest)) return false;
-  if (e.cmdline != nullptr) out->mutable_cmdline()->set_data(e.cmdline->first);
-  if (e.environ != nullptr) out->mutable_environ()->set_data(e.environ->first);
+  return Held{&e.rest, e.cmdline != nullptr ? &e.cmdline->first : nullptr,
+              e.environ != nullptr ? &e.environ->first : nullptr};
+}
+
+bool PreviousFrame::Find(const RecordKey& key, v1::ProcessRecord* out) const {
+  const Held held = FindHeld(key);
+  if (held.rest == nullptr) return false;
+  *out = *held.rest;
+  if (held.cmdline != nullptr) out->mutable_cmdline()->set_data(*held.cmdline);
+  if (held.environ != nullptr) out->mutable_environ()->set_data(*held.environ);
   return true;
 }
 
@@ -147,8 +180,8 @@ void PreviousFrame::Take(const RecordKey& key, std::uint64_t size, v1::ProcessRe
   e.held = plain != nullptr && frame_bytes_ + size <= kMaxPreviousFrameBytes;
   if (!e.held) return;
   frame_bytes_ += size;
-  // The shared bytes are moved out for the rest to be serialized without
-  // them, then back.
+  // The shared bytes are moved out for the rest to be copied without them,
+  // then back.
   // Short ones stay in the rest: sharing them would cost more than it saves.
   constexpr std::size_t kShareBytes = 128;
   const bool share_cmdline = plain->has_cmdline() && plain->cmdline().data().size() >= kShareBytes;
@@ -156,7 +189,8 @@ void PreviousFrame::Take(const RecordKey& key, std::uint64_t size, v1::ProcessRe
   std::string cmdline, environ;
   if (share_cmdline) cmdline.swap(*plain->mutable_cmdline()->mutable_data());
   if (share_environ) environ.swap(*plain->mutable_environ()->mutable_data());
-  e.rest = plain->SerializeAsString();
+  e.rest = *plain;
+  e.rest_bytes = e.rest.ByteSizeLong();
   if (share_cmdline) {
     e.cmdline = Share(&cmdline, &last_cmdline_);
     plain->mutable_cmdline()->mutable_data()->swap(cmdline);
@@ -165,7 +199,7 @@ void PreviousFrame::Take(const RecordKey& key, std::uint64_t size, v1::ProcessRe
     e.environ = Share(&environ, &last_environ_);
     plain->mutable_environ()->mutable_data()->swap(environ);
   }
-  bytes_ += e.rest.size();
+  bytes_ += e.rest_bytes;
 }
 
 // The held copy of *data (made if new; *data is left as it came).
@@ -187,8 +221,9 @@ PreviousFrame::Shared* PreviousFrame::Share(std::string* data, Shared** last) {
 }
 
 void PreviousFrame::Drop(Entry* e) {
-  bytes_ -= e->rest.size();
-  std::string().swap(e->rest);
+  bytes_ -= e->rest_bytes;
+  e->rest_bytes = 0;
+  v1::ProcessRecord().Swap(&e->rest);
   for (Shared** s : {&e->cmdline, &e->environ}) {
     if (*s == nullptr) continue;
     if (--(*s)->second == 0) {
@@ -213,6 +248,12 @@ bool UsesVersion2(const v1::ProcessRecord& record) {
 
 std::string ResolveFromPrevious(v1::ProcessRecord* record, const v1::ProcessRecord* previous,
                                 std::uint64_t* copied) {
+  return ResolveFromPrevious(record, PreviousFrame::Held{previous, nullptr, nullptr}, copied);
+}
+
+std::string ResolveFromPrevious(v1::ProcessRecord* record, const PreviousFrame::Held& held,
+                                std::uint64_t* copied) {
+  const v1::ProcessRecord* previous = held.rest;
   const std::string who = "process record of pid " + std::to_string(record->pid());
   if (!record->has_previous_start_ticks()) {
     if (UsesVersion2(*record)) return who + " refers to the previous frame without previous_start_ticks";
@@ -226,8 +267,9 @@ std::string ResolveFromPrevious(v1::ProcessRecord* record, const v1::ProcessReco
     bool own = record->has_exe() || record->has_pid_ns();
     for (const ReadSlot& s : kReads) own = own || (record->*s.has)();
     if (own) return who + " is the previous frame's beside fields of its own";
-    *copied += DataBytes(*previous);
+    *copied += previous->ByteSizeLong() + SharedBytes(held, kReads[1]) + SharedBytes(held, kReads[2]);
     *record = *previous;
+    RestoreShared(held, record);
     return {};
   }
   for (const ReadSlot& s : kReads) {
@@ -241,8 +283,9 @@ std::string ResolveFromPrevious(v1::ProcessRecord* record, const v1::ProcessReco
       case v1::FROM_PREVIOUS_SAME:
         if (OwnFieldsSet(*r)) return who + ": " + s.name + " same as the previous frame's beside fields of its own";
         if (pr == nullptr) return who + ": " + s.name + " same as the previous frame's, which did not read it";
-        *copied += pr->data().size();
+        *copied += pr->ByteSizeLong() + SharedBytes(held, s);
         *r = *pr;
+        if (const std::string* shared = SharedData(held, s)) r->set_data(*shared);
         break;
       case v1::FROM_PREVIOUS_FIELDS: {
         const char separator = FieldSeparator(*record, r);

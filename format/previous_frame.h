@@ -52,6 +52,14 @@ class PreviousFrame {
   // record of a frame may be referred to, by the first record of the next
   // frame that has its key).
   bool Find(const RecordKey& key, v1::ProcessRecord* out) const;
+  // The same record where it is held, nothing copied (null when Find would
+  // be false): a reference costs what it copies out of it, not the record.
+  struct Held {
+    const v1::ProcessRecord* rest = nullptr;  // cmdline and environ data empty when shared
+    const std::string* cmdline = nullptr;     // their data, when shared
+    const std::string* environ = nullptr;
+  };
+  Held FindHeld(const RecordKey& key) const;
   // A plain record of the current frame, in file order: it takes its key
   // (KeyOf), and is remembered if its key is new to the frame and it fits.
   // `plain` is given back as it came (its bytes are moved out and back).
@@ -69,7 +77,8 @@ class PreviousFrame {
   struct Entry {
     std::uint64_t frame = 0;  // the frame that took the key
     bool held = false;        // its record is remembered (it fit)
-    std::string rest;         // the record serialized, cmdline and environ data empty
+    v1::ProcessRecord rest;   // the record, cmdline and environ data empty when shared
+    std::uint64_t rest_bytes = 0;  // its serialized size
     Shared* cmdline = nullptr;
     Shared* environ = nullptr;
   };
@@ -89,9 +98,15 @@ class PreviousFrame {
 // Resolves the version 2 forms of `record` against `previous` (the previous
 // frame's record of its key, or null): on success `record` is plain (no
 // previous_start_ticks, same_as_previous, from_previous, stat_changes) and
-// *copied grows by the bytes taken from the previous record. Returns "" or
+// *copied grows by the bytes taken from the previous record (as below). Returns "" or
 // what is wrong (a corrupt record), in the words of docs/format.md section 8.
 std::string ResolveFromPrevious(v1::ProcessRecord* record, const v1::ProcessRecord* previous,
+                                std::uint64_t* copied);
+// The same against a record as PreviousFrame holds it (previous.rest null:
+// no such record). What it copies is counted by its serialized size: a whole
+// record's every field (an exe's link text, a field this reader does not
+// know), a read's every field, a rebuilt stat's bytes.
+std::string ResolveFromPrevious(v1::ProcessRecord* record, const PreviousFrame::Held& previous,
                                 std::uint64_t* copied);
 
 // Whether `record` (as read, before resolution) uses a version 2 form.

@@ -84,6 +84,9 @@ SnapshotStream::Result SnapshotStream::Next() {
   // A frame part's references (blobs, the previous frame's records) are
   // resolved whole before it is an item; past a failure nothing is read.
   if (item_.chunk.has_frame()) wrong = ResolveFrame(item_.chunk.mutable_frame(), &kind);
+  if (item_.chunk.has_observations() && reader_->version() >= 2) {
+    wrong = KeepObservations(item_.chunk.mutable_observations(), &kind);
+  }
   if (!wrong.empty()) {
     error_ = FormatError{kind, counts_.chunks, start,
                          "chunk " + Str(counts_.chunks) + " at byte " + Str(start) + ": " + wrong};
@@ -107,7 +110,6 @@ void SnapshotStream::Keep(StreamItem* item) {
     case v1::Chunk::kObservations:
       item->kind = StreamItem::Kind::kObservations;
       counts_.observations += static_cast<std::uint64_t>(chunk.observations().observations_size());
-      if (reader_->version() >= 2) KeepObservations(chunk.mutable_observations());
       break;
     case v1::Chunk::kResolution:
       item->kind = StreamItem::Kind::kResolution;
@@ -139,15 +141,20 @@ std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind)
   if (version2 && !counts_.frame_open) previous_.BeginFrame(part->index());
   for (v1::ProcessRecord& p : *part->mutable_processes()) {
     if (version2 && p.has_previous_start_ticks()) {
-      v1::ProcessRecord before;
-      const bool found = previous_.Find(RecordKey{p.pid(), p.previous_start_ticks()}, &before);
-      std::string wrong = ResolveFromPrevious(&p, found ? &before : nullptr, &previous_copy_bytes_);
+      // The copy is made, then charged: it is at most one record of the
+      // previous frame (kMaxPreviousFrameBytes), which the reader holds.
+      const std::uint64_t before = previous_copy_bytes_;
+      std::string wrong = ResolveFromPrevious(
+          &p, previous_.FindHeld(RecordKey{p.pid(), p.previous_start_ticks()}), &previous_copy_bytes_);
       if (!wrong.empty()) return wrong;
       if (previous_copy_bytes_ > kMaxPreviousCopyBytes) {
         *kind = FormatErrorKind::kTooLarge;
         return "references to the previous frame copy more than " + Str(kMaxPreviousCopyBytes) +
                " bytes (the limit)";
       }
+      wrong = Charge("the copy out of the previous frame's record of pid " + std::to_string(p.pid()),
+                     previous_copy_bytes_ - before, kind);
+      if (!wrong.empty()) return wrong;
     } else if (version2 && UsesVersion2(p)) {
       return ResolveFromPrevious(&p, nullptr, &previous_copy_bytes_);
     }
@@ -159,6 +166,8 @@ std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind)
       const std::string& data =
           id <= blobs_.size() ? blobs_[id - 1]
                               : part->blobs(static_cast<int>(id - blobs_.size() - 1)).data();
+      std::string wrong = Charge("the copy of blob " + Str(id), data.size(), kind);
+      if (!wrong.empty()) return wrong;
       blob_copy_bytes_ += data.size();
       r->set_data(data);
       r->set_blob(0);
@@ -166,6 +175,15 @@ std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind)
     if (version2) previous_.Remember(&p);
   }
   return {};
+}
+
+// Charges `bytes` of `what` to the reader's budget: "" or the refusal
+// (*kind too-large).
+std::string SnapshotStream::Charge(const std::string& what, std::uint64_t bytes,
+                                   FormatErrorKind* kind) {
+  if (reader_->budget().Charge(bytes, reader_->offset())) return {};
+  *kind = FormatErrorKind::kTooLarge;
+  return reader_->budget().Refusal(what, bytes, reader_->offset());
 }
 
 // Keeps the part's blobs, counts its records, and opens or closes its frame.
@@ -195,7 +213,9 @@ void SnapshotStream::KeepFrame(StreamItem* item) {
 
 // Version 2: the table of latest results follows the batch, and each
 // "same as" is resolved by a copy (unless the reader resolves it itself).
-void SnapshotStream::KeepObservations(v1::ObservationBatch* batch) {
+// A copy is charged to the reader's budget what the result takes in memory
+// (a listing of empty names: a string each), before it is made.
+std::string SnapshotStream::KeepObservations(v1::ObservationBatch* batch, FormatErrorKind* kind) {
   for (v1::Observation& o : *batch->mutable_observations()) {
     CallKey key = SameAsKey(o);
     if (key.empty()) continue;
@@ -203,6 +223,9 @@ void SnapshotStream::KeepObservations(v1::ObservationBatch* batch) {
     if (o.same_as() != 0) {
       same_as_copy_bytes_ += last.size;
       if (resolve_same_as_) {
+        std::string wrong =
+            Charge("the copy of observation " + Str(last.index) + "'s result", last.held, kind);
+        if (!wrong.empty()) return wrong;
         CopyResult(last.latest, &o);
         o.clear_same_as();
       }
@@ -213,8 +236,12 @@ void SnapshotStream::KeepObservations(v1::ObservationBatch* batch) {
     tape_table_bytes_ = tape_table_bytes_ - last.size + size;
     last.index = o.index();
     last.size = size;
-    if (resolve_same_as_) last.latest = o;
+    if (resolve_same_as_) {
+      last.latest = o;
+      last.held = o.SpaceUsedLong();
+    }
   }
+  return {};
 }
 
 void JoinFramePart(v1::Frame* frame, v1::Frame&& part, bool first_part) {

@@ -4,6 +4,10 @@
 // its items into a Snapshot; a command that needs no whole file (verify,
 // show, export, tree) pulls them and keeps what it needs.
 //
+// Everything it materializes (each chunk as parsed, every copy out of a
+// reference) is charged to the reader's budget before it is made
+// (format/read_budget.h; ChunkReader::budget()).
+//
 // What the stream itself keeps is what the checks need: the blob table
 // (blobs are file-global, bounded by kMaxBlobBytes), counters, the open
 // frame's index, and in a version 2 file the records of the previous frame
@@ -89,6 +93,8 @@ class SnapshotStream {
   const StreamCounts& counts() const { return counts_; }
   std::uint64_t bytes() const { return reader_->offset(); }  // bytes of the file read
   std::uint32_t version() const { return reader_->version(); }  // the preamble's
+  // What the reader's budget was charged so far (format/read_budget.h).
+  std::uint64_t materialized() const { return reader_->budget().used(); }
   // Version 2's "same as observation K" (docs/format.md section 9a) is
   // resolved by default: an observation item holds its result, same_as 0.
   // false: items keep the reference (checked all the same) for a reader that
@@ -107,7 +113,8 @@ class SnapshotStream {
   void Keep(StreamItem* item);
   std::string ResolveFrame(v1::Frame* part, FormatErrorKind* kind);
   void KeepFrame(StreamItem* item);
-  void KeepObservations(v1::ObservationBatch* batch);
+  std::string KeepObservations(v1::ObservationBatch* batch, FormatErrorKind* kind);
+  std::string Charge(const std::string& what, std::uint64_t bytes, FormatErrorKind* kind);
 
   std::unique_ptr<ChunkReader> reader_;
   StreamItem item_;
@@ -128,6 +135,7 @@ class SnapshotStream {
     std::uint64_t index = 0;
     std::uint64_t size = 0;
     v1::Observation latest;
+    std::uint64_t held = 0;  // what latest takes in memory (SpaceUsedLong)
   };
   std::unordered_map<CallKey, LastResult, CallKeyHash> last_results_;
   std::uint64_t tape_table_bytes_ = 0;   // sizes of the latest results

@@ -6,6 +6,9 @@
 //       resolutions=, bytes=);
 //       --corpus DIR also makes DIR a corpus of that one file (its MANIFEST
 //       expects the recorded verdicts)
+//   hostile_file --cost FILE...  what reading each FILE whole charges the
+//       reader's budget (docs/format.md section 7): "FILE bytes=B
+//       materialized=M per-byte=M/B", or the error that stopped it
 //   hostile_file --find-token TOKEN FILE...  each FILE holding a 12-character
 //       piece of TOKEN (text, hex, base64): "FILE: FORM"; exit 1 if any
 //
@@ -21,6 +24,7 @@
 #include "corpus/expect.h"
 #include "corpus/manifest.h"
 #include "corpus/sha256.h"
+#include "format/snapshot_stream.h"
 #include "tests/hostile/shapes.h"
 #include "tests/hostile/token_search.h"
 
@@ -119,6 +123,29 @@ int Write(const std::vector<std::string>& args) {
   return 0;
 }
 
+// --cost: each FILE streamed whole, as `show` reads it (same_as resolved).
+int Cost(const std::vector<std::string>& files) {
+  int status = 0;
+  for (const std::string& file : files) {
+    FormatError error;
+    std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(file, &error);
+    while (stream && stream->Next() == SnapshotStream::Result::kItem) {
+    }
+    if (stream) error = stream->error();
+    if (!error.ok()) {
+      std::printf("%s error=%s\n", file.c_str(), error.message.c_str());
+      status = 1;
+      continue;
+    }
+    const double bytes = static_cast<double>(stream->bytes());
+    std::printf("%s bytes=%llu materialized=%llu per-byte=%.1f\n", file.c_str(),
+                static_cast<unsigned long long>(stream->bytes()),
+                static_cast<unsigned long long>(stream->materialized()),
+                static_cast<double>(stream->materialized()) / bytes);
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -126,6 +153,9 @@ int main(int argc, char** argv) {
   if (args.size() == 1 && args[0] == "--list") return List();
   if (args.size() >= 3 && args[0] == "--find-token") {
     return FindTokenIn(args[1], std::vector<std::string>(args.begin() + 2, args.end()));
+  }
+  if (args.size() >= 2 && args[0] == "--cost") {
+    return Cost(std::vector<std::string>(args.begin() + 1, args.end()));
   }
   if (args.size() >= 2 && args[0].rfind("--", 0) != 0) return Write(args);
   return Usage(args.empty() ? "no shape" : "bad arguments");

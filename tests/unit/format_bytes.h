@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <zstd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -136,6 +137,21 @@ inline std::string ZstdRawFrame(const std::string& content, const FrameSpec& spe
 inline std::string ChunkOf(const std::string& frame) { return Le32(frame.size()) + frame; }
 inline std::string ChunkOf(const v1::Chunk& chunk, const FrameSpec& spec = {}) {
   return ChunkOf(ZstdRawFrame(chunk.SerializeAsString(), spec));
+}
+
+// A chunk of `content` compressed by zstd (content size and checksum on): a
+// file as small as a hostile one is.
+inline std::string Compressed(const std::string& content) {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 19);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 24);
+  std::string out(ZSTD_compressBound(content.size()), '\0');
+  std::size_t n = ZSTD_compress2(c, out.data(), out.size(), content.data(), content.size());
+  ZSTD_freeCCtx(c);
+  EXPECT_FALSE(ZSTD_isError(n));
+  out.resize(n);
+  return ChunkOf(out);
 }
 
 inline v1::Chunk HeaderBody(std::uint32_t version = kFormatVersion) {

@@ -4,7 +4,6 @@
 // live test runs every command on them under RLIMIT_AS; the fuzzers use them
 // as seeds); PROCTAPE_UPDATE_GOLDEN=1 rewrites them.
 #include <gtest/gtest.h>
-#include <zstd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -22,20 +21,6 @@ namespace {
 
 std::filesystem::path HostileDir() {
   return test::SourceDir() / "tests" / "data" / "hostile";
-}
-
-// A chunk of `content` compressed by zstd (content size and checksum on).
-std::string Compressed(const std::string& content) {
-  ZSTD_CCtx* c = ZSTD_createCCtx();
-  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 19);
-  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
-  ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 24);
-  std::string out(ZSTD_compressBound(content.size()), '\0');
-  std::size_t n = ZSTD_compress2(c, out.data(), out.size(), content.data(), content.size());
-  ZSTD_freeCCtx(c);
-  EXPECT_FALSE(ZSTD_isError(n));
-  out.resize(n);
-  return ChunkOf(out);
 }
 
 std::string Varint(std::uint64_t v) {

@@ -79,14 +79,10 @@ TEST_F(FormatWriterCopyLimitsTest, BlobReferencesStopAtTheBlobCopyLimit) {
 }
 
 TEST_F(FormatWriterCopyLimitsTest, PreviousFrameReferencesStopAtThePreviousCopyLimit) {
-  // A record the same as the previous frame's copies its reads' data: the
-  // same size for pids 1..6 (one digit) started at ticks 701..706.
-  v1::ProcessRecord one = Idle(1, 701);
-  std::uint64_t data = 0;
-  for (const v1::FileRead* r : {&one.stat(), &one.cmdline(), &one.environ(), &one.status(),
-                                &one.cgroup()}) {
-    data += r->data().size();
-  }
+  // A record the same as the previous frame's copies the whole record, its
+  // serialized size: the same for pids 1..6 (one digit) started at ticks
+  // 701..706.
+  const std::uint64_t data = Idle(1, 701).ByteSizeLong();
   SnapshotWriter::Options options;
   options.limits.previous_copy_bytes = 3 * data;  // three whole records
   auto w = Open(options);
