@@ -81,15 +81,42 @@ ProcessView View(const v1::ProcessRecord& r) {
 
 }  // namespace
 
-std::vector<ProcessView> ProcessTable(const v1::Frame& frame) {
+std::uint64_t ViewCost(const v1::ProcessRecord& r) {
+  constexpr std::uint64_t kStringObject = sizeof(std::string);
+  std::uint64_t cost = sizeof(ProcessView) + kViewOverheadBytes;
+  // The stat's comm, its problem, the cgroup: at most their bytes each.
+  cost += r.stat().data().size() + r.cgroup().data().size() + 64;
+  if (r.cmdline().err() == 0) {
+    const std::string& c = r.cmdline().data();
+    const std::uint64_t elements = static_cast<std::uint64_t>(std::count(c.begin(), c.end(), '\0')) + 1;
+    cost += c.size() + elements * kStringObject;
+  }
+  return cost;
+}
+
+std::vector<ProcessView> ProcessTable(const v1::Frame& frame, std::uint64_t limit) {
+  // The records are ordered and the duplicates dropped by position before
+  // any view is built: a frame of a million records of one pid makes one
+  // view, not a million (docs/format.md section 7, "What the views hold").
+  const auto& records = frame.processes();
+  std::vector<int> order(static_cast<std::size_t>(records.size()));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return records[a].pid() < records[b].pid(); });
+  order.erase(std::unique(order.begin(), order.end(),
+                          [&](int a, int b) { return records[a].pid() == records[b].pid(); }),
+              order.end());
+  std::uint64_t cost = 0;
+  for (int i : order) cost += ViewCost(records[i]);
+  if (cost > limit) {
+    throw ViewTooLarge("frame " + std::to_string(frame.index()) + ": its " +
+                       std::to_string(order.size()) + " processes' views (" + std::to_string(cost) +
+                       " bytes) would take what a view holds past " + std::to_string(limit) +
+                       " bytes (the views' limit, docs/format.md section 7)");
+  }
   std::vector<ProcessView> table;
-  table.reserve(static_cast<std::size_t>(frame.processes_size()));
-  for (const v1::ProcessRecord& r : frame.processes()) table.push_back(View(r));
-  std::stable_sort(table.begin(), table.end(),
-                   [](const ProcessView& a, const ProcessView& b) { return a.pid < b.pid; });
-  table.erase(std::unique(table.begin(), table.end(),
-                          [](const ProcessView& a, const ProcessView& b) { return a.pid == b.pid; }),
-              table.end());
+  table.reserve(order.size());
+  for (int i : order) table.push_back(View(records[i]));
   return table;
 }
 

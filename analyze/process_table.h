@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -50,9 +51,29 @@ struct ProcessView {
   }
 };
 
+// What the views hold (docs/format.md section 7, "What the views hold"): a
+// frame's table is estimated, record by record (ViewCost), before any view is
+// built, and a table past `limit` is not built: ProcessTable throws
+// ViewTooLarge, which a command ends with as too-large (exit 16), one line
+// naming the limit, its outputs removed (cli/errors.h FailEscaped).
+inline constexpr std::uint64_t kMaxViewTableBytes = 128ull << 20;
+// Beside a view's own bytes: what a view makes of each process it shows (a
+// tree's node and child links, an index entry, a line of dot), measured.
+inline constexpr std::uint64_t kViewOverheadBytes = 512;
+struct ViewTooLarge : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// The bytes the view of `r`, and what a view makes of it, hold: its object,
+// kViewOverheadBytes, the bytes it copies (cmdline, cgroup, comm) and a
+// string object per argv element (a cmdline of 8 M NULs is 8 M strings).
+std::uint64_t ViewCost(const v1::ProcessRecord& r);
+
 // Every record of `frame`, in pid order. A pid listed twice keeps its first
-// record (the resolver calls that DUPLICATE_RECORD; views show the first).
-std::vector<ProcessView> ProcessTable(const v1::Frame& frame);
+// record (the resolver calls that DUPLICATE_RECORD; views show the first),
+// and only that record is viewed (or charged). Throws ViewTooLarge when the
+// views of the frame would cost more than `limit`.
+std::vector<ProcessView> ProcessTable(const v1::Frame& frame,
+                                      std::uint64_t limit = kMaxViewTableBytes);
 
 // pid -> index into `table`.
 std::map<std::int64_t, std::size_t> IndexByPid(const std::vector<ProcessView>& table);

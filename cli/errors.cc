@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "analyze/process_table.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/interrupt.h"
@@ -131,6 +132,11 @@ int Fail(int status, const std::string& raw) {
 
 int FailEscaped(const std::exception& e) {
   const std::string& command = ErrorModeOf().command;
+  // A view past what it may hold (docs/format.md section 7, "What the views
+  // hold"): refused as too large, as the reader refuses a file.
+  if (dynamic_cast<const ViewTooLarge*>(&e) != nullptr) {
+    return Fail(kExitTooLarge, command.empty() ? e.what() : command + ": " + e.what());
+  }
   const std::string what = dynamic_cast<const std::bad_alloc*>(&e) != nullptr
                                ? std::string("out of memory (") + e.what() + ")"
                                : std::string(e.what());

@@ -66,7 +66,9 @@ void WatchStandardOutput();
 // kExitInternal (1, "proctape itself failed"): std::bad_alloc as
 //   proctape: CMD: out of memory (std::bad_alloc)
 // (a limit on its memory, ulimit -v or a cgroup's, that the input needs more
-// than), any other std::exception as "CMD: WHAT". Returns 1.
+// than), any other std::exception as "CMD: WHAT". Returns 1; a view past
+// what it may hold (ViewTooLarge, analyze/process_table.h) is kExitTooLarge
+// (16) instead, "CMD: frame I: ... past L bytes (the views' limit ...)".
 int FailEscaped(const std::exception& e);
 // An error about a file or directory the user named, in one form for
 // every input and output (docs/cli/messages.md, "Errors about an input"):

@@ -25,13 +25,23 @@ void RecordLimit(const Params& p, Built* out) {
     record = r.SerializeAsString();
   }
   const std::string one = LengthDelimited(4, record);  // Frame.processes
-  const std::uint64_t per_part = (kMaxChunkContent - 64) / one.size();
+  // A record of its own pid: at most 6 bytes on the wire (pid < 2^21).
+  const std::uint64_t width = p.Text("form") == "pids" ? 6 : one.size();
+  const std::uint64_t per_part = (kMaxChunkContent - 64) / width;
   out->file.AddHeader(HostileHeader(""));
   for (std::uint64_t done = 0; done < records;) {
     const std::uint64_t n = std::min(per_part, records - done);
     std::string frame;
-    frame.reserve(n * one.size() + 2);
-    for (std::uint64_t i = 0; i < n; ++i) frame += one;
+    frame.reserve(n * width + 2);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (p.Text("form") != "pids") {
+        frame += one;
+        continue;
+      }
+      v1::ProcessRecord r;  // a pid of its own: a view each
+      r.set_pid(static_cast<std::int64_t>(done + i + 1));
+      frame += LengthDelimited(4, r.SerializeAsString());
+    }
     if (done + n == records) frame += std::string("\x30\x01", 2);  // complete
     Tally t;
     t.frames = done == 0 ? 1 : 0;
@@ -104,7 +114,8 @@ void ManyTokens(const Params& p, Built* out) {
 std::vector<Shape> CountShapes() {
   return {
       {"record-limit",
-       "1,048,576 process records (kMaxProcessRecords), empty (form=stat: one process repeated) "
+       "1,048,576 process records (kMaxProcessRecords), empty (form=stat: one process repeated; "
+       "form=pids: each its own pid) "
        "in a 277-byte file: show, tree, export dot, sql, ownership",
        "records=1048576 form=empty", "records=10 form=empty", 0, RecordLimit},
       {"many-chunks",

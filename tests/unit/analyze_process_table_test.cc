@@ -160,5 +160,44 @@ TEST(ProcessTableTest, DuplicatePidKeepsTheFirstRecordAndSortsByPid) {
   EXPECT_EQ(index.count(7), 0u);
 }
 
+
+// docs/format.md section 7, "What the views hold".
+TEST(ProcessTableTest, AFramePastTheViewsLimitIsRefusedNamingTheLimit) {
+  v1::Frame f = MakeFrame(3, {Proc(5), Proc(6), Proc(7)});
+  const std::uint64_t three = ViewCost(f.processes(0)) + ViewCost(f.processes(1)) +
+                              ViewCost(f.processes(2));
+  EXPECT_EQ(ProcessTable(f, three).size(), 3u);  // at the limit: built
+  try {
+    ProcessTable(f, three - 1);
+    FAIL() << "a table past its limit was built";
+  } catch (const ViewTooLarge& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("frame 3: its 3 processes' views (" + std::to_string(three) + " bytes)"),
+              std::string::npos) << what;
+    EXPECT_NE(what.find("past " + std::to_string(three - 1) + " bytes (the views' limit"),
+              std::string::npos) << what;
+  }
+}
+
+TEST(ProcessTableTest, RecordsOfOnePidAreChargedOnceNotPerRecord) {
+  // A million empty records of one pid make one view: charged as one.
+  v1::Frame f;
+  for (int i = 0; i < 1000; ++i) f.add_processes()->set_pid(0);
+  const std::uint64_t one = ViewCost(f.processes(0));
+  std::vector<ProcessView> table = ProcessTable(f, one);
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].record, &f.processes(0));
+}
+
+TEST(ProcessTableTest, ACmdlineOfNulsIsChargedAStringPerArgvElement) {
+  // 100,000 NULs on the wire are 100,001 empty strings in a view.
+  v1::ProcessRecord r = MakeRecord(Proc(9));
+  r.mutable_cmdline()->set_data(std::string(100000, '\0'));
+  EXPECT_GE(ViewCost(r), 100001 * sizeof(std::string));
+  v1::Frame f;
+  *f.add_processes() = r;
+  EXPECT_THROW(ProcessTable(f, 100001 * sizeof(std::string)), ViewTooLarge);
+}
+
 }  // namespace
 }  // namespace proctape
