@@ -4,6 +4,7 @@
 
 #include "core/proc_parse.h"
 #include "explore.pb.h"
+#include "explore/model_evidence.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
 
@@ -55,10 +56,16 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
               Plural(o.budget, "run", "runs").c_str());
   for (const CheckResult& c : results) {
     const SearchReport& r = c.report;
+    const std::string baseline =
+        r.baseline_cut ? "no verdict: its run was cut at " + N(explore::kMaxRunCalls) + " calls"
+                       : explore::VerdictText(*c.setup, r.baseline);
     std::printf("check %zu (%s) on frame %zu: baseline %s (%s)\n", c.setup->index,
-                c.setup->liveness ? "liveness" : "resolve", c.setup->frame,
-                explore::VerdictText(*c.setup, r.baseline).c_str(),
+                c.setup->liveness ? "liveness" : "resolve", c.setup->frame, baseline.c_str(),
                 Plural(r.points, "schedule point", "schedule points").c_str());
+    if (r.baseline_cut) {  // nothing below it is known
+      std::printf("%s\n", Histories(o, r).c_str());
+      continue;
+    }
     std::string recorded;
     const bool same = explore::SameAsRecorded(*c.setup, r.baseline, &recorded);
     if (c.derived_events > 0) {
@@ -123,7 +130,9 @@ void PrintExploreJson(const ExploreOptions& o, const std::string& name,
     check->set_index(Count32(c.setup->index));
     check->set_kind(c.setup->liveness ? "liveness" : "resolve");
     check->set_frame(Count32(c.setup->frame));
-    check->set_baseline(explore::VerdictText(*c.setup, r.baseline));
+    check->set_baseline(r.baseline_cut ? "no verdict: its run was cut at " +
+                                             N(explore::kMaxRunCalls) + " calls"
+                                       : explore::VerdictText(*c.setup, r.baseline));
     check->set_points(Count32(r.points));
     check->set_run(Count32(r.run));
     check->set_pruned(Count32(r.pruned));

@@ -1,5 +1,7 @@
 #include "explore/bound.h"
 
+#include "explore/model_evidence.h"
+
 #include <chrono>
 #include <utility>
 
@@ -37,6 +39,8 @@ std::string StopText(Stop stop, const RunLimits& limits) {
     case Stop::kSteps: return "the work budget of " + std::to_string(limits.steps) + " steps";
     case Stop::kTime:
       return "the time limit of " + std::to_string(limits.time_s) + " s";
+    case Stop::kRunCalls:
+      return "the limit of " + std::to_string(kMaxRunCalls) + " calls in one run";
   }
   return "";
 }
@@ -47,6 +51,7 @@ std::string StopWord(Stop stop, const RunLimits& limits) {
     case Stop::kRuns: return limits.runs_name;
     case Stop::kSteps: return "work budget";
     case Stop::kTime: return "time limit";
+    case Stop::kRunCalls: return "run calls";
   }
   return "";
 }

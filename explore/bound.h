@@ -30,7 +30,8 @@ struct RunLimits {
   std::uint64_t time_s = 50;  // wall clock; 0: no time limit
 };
 
-enum class Stop { kNone, kRuns, kSteps, kTime };
+// kRunCalls: one run reached kMaxRunCalls (explore/model_evidence.h).
+enum class Stop { kNone, kRuns, kSteps, kTime, kRunCalls };
 
 class RunBound {
  public:

@@ -27,6 +27,12 @@ class Reducer {
       Charge(m.listing().size() + ev.calls() + ev.names_listed());
       original_ = ev.calls_made();
       out->calls_before = ev.calls();
+      if (ev.cut()) {
+        *why = "its run answers more than " + std::to_string(kMaxRunCalls) +
+               " calls (the most one run answers: docs/explore.md, \"Bounds of a whole run\"); "
+               "nothing to keep";
+        return nullptr;
+      }
       if (ev.failed() > 0 || ev.applied() != history_.size()) {
         *why = "its events cannot happen on the host model of its frame";
         return nullptr;

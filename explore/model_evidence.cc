@@ -40,6 +40,12 @@ PidReads ModelEvidence::ReadsOf(std::int64_t pid) const {
 
 bool ModelEvidence::Point(CallKey key) {
   if (stopped_) return false;
+  if (calls_ >= kMaxRunCalls) {
+    cut_ = true;
+    stopped_ = true;
+    now_ = kStoppedClock;
+    return false;
+  }
   if (keep_calls) calls_made_.push_back(key);
   std::uint64_t k = calls_;
   if (original != nullptr) {

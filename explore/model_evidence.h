@@ -41,6 +41,15 @@ struct CallKey {
   bool operator==(const CallKey&) const = default;
 };
 
+// The most calls one run answers (docs/explore.md, "Bounds of a whole
+// run"): past it the run is cut (cut()): its calls fail as a stopped run's
+// do, and its verdict is no verdict. So one run costs bounded memory and
+// time whatever the recorded request's deadline (an hour of 100 ms retries
+// on a large host is some 10^8 calls), and a derived recording of a run
+// holds fewer observations than a file may (docs/format.md section 7,
+// kMaxObservations).
+inline constexpr std::uint64_t kMaxRunCalls = 1'000'000;
+
 class ModelEvidence : public Evidence {
  public:
   // `model` is changed by the history's events; `ctx` and `history` must
@@ -67,6 +76,7 @@ class ModelEvidence : public Evidence {
   std::uint64_t names_listed() const { return names_listed_; }
   std::int64_t now() const { return now_; }
   bool stopped() const { return stopped_; }
+  bool cut() const { return cut_; }  // stopped at kMaxRunCalls
   std::uint64_t answers_hash() const { return answers_; }
   const std::vector<std::uint64_t>& answer_hashes() const { return answer_hashes_; }
   // What the run read of `pid` since its last listing (explore/oracle.h).
@@ -102,6 +112,7 @@ class ModelEvidence : public Evidence {
   std::size_t next_event_ = 0;
   std::size_t failed_ = 0;
   bool stopped_ = false;
+  bool cut_ = false;
   bool mismatched_ = false;
   std::size_t cursor_ = 0;  // into *original
   std::vector<CallKey> calls_made_;

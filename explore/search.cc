@@ -17,7 +17,7 @@ std::uint64_t Key(std::uint64_t point, std::uint64_t answers, std::uint64_t mode
 }
 
 struct RunResult {
-  enum Kind { kRun, kPruned, kNotApplicable } kind = kRun;
+  enum Kind { kRun, kPruned, kNotApplicable, kCut } kind = kRun;  // kCut: at kMaxRunCalls
   CheckOutcome outcome;
   Judgement judgement;
   std::uint64_t calls = 0;
@@ -92,6 +92,7 @@ class Searcher {
     };
     out.outcome = RunCheck(ev, s_, o_.checker);
     Charge(ev.calls() + ev.names_listed());
+    if (ev.cut()) out.kind = RunResult::kCut;
     out.calls = ev.calls();
     out.answers = ev.answer_hashes();
     if (parent != nullptr && !h.empty()) {
@@ -216,6 +217,11 @@ class Searcher {
     RunResult base = Run({}, nullptr, false);
     report.points = base.calls;
     report.baseline = base.outcome;
+    if (base.kind == RunResult::kCut) {  // no verdict to explore around
+      report.stopped = Stop::kRunCalls;
+      report.baseline_cut = true;
+      return report;
+    }
     if (base.judgement.violation) {
       report.first_violation_after = 1;
       ++report.violation_count;
@@ -269,6 +275,11 @@ class Searcher {
       if (o_.bound != nullptr) o_.bound->Run();
       if (o_.progress) o_.progress(*started);
       RunResult r = Run(h, &parent_answers, true);
+      if (r.kind == RunResult::kCut) {  // the search ends: its verdict is none
+        report->stopped = Stop::kRunCalls;
+        report->left += level.entries() - walked;
+        return;
+      }
       skips.Note(h.back(), r.window);
       Note(h, r, report);
       if (survivors != nullptr && r.kind == RunResult::kRun) survivors->push_back(h);

@@ -67,6 +67,7 @@ struct Violation {
 struct SearchReport {
   std::uint64_t points = 0;         // the baseline's schedule points
   CheckOutcome baseline;
+  bool baseline_cut = false;        // the baseline run reached kMaxRunCalls: no verdict
   std::uint64_t run = 0;            // histories run to their verdict
   std::uint64_t pruned = 0;         // stopped: a state already explored
   std::uint64_t skipped = 0;        // of the pruned, those known so without a run

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format/chunk_reader.h"
@@ -98,6 +100,38 @@ INSTANTIATE_TEST_SUITE_P(Hostile, EveryShape, ::testing::ValuesIn(AllShapes()),
                            for (char& c : n) c = c == '-' ? '_' : c;
                            return n;
                          });
+
+// The output of `command` (standard output and error) and its exit status.
+std::pair<int, std::string> RunShell(const std::string& command) {
+  std::string out;
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return {-1, ""};
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// One run answers at most kMaxRunCalls (docs/explore.md, "Bounds of a whole
+// run"): an hour of retries on a star of 1,200 asks some 10^8 calls, which
+// once held gigabytes in explore and made minimize write a recording past
+// the file's observation limit. The baseline is cut, said, and no verdict;
+// minimize keeps nothing.
+TEST(HostileExplore, ARunPastTheCallsOneRunAnswersIsCutAndSaid) {
+  ScratchDir dir;
+  const std::string path = Written(*FindShape("frames-deadline"), "", dir);
+  const auto [status, out] =
+      RunShell(std::string(PROCTAPE_BINARY) + " explore '" + path + "' --json");
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("\"baseline\":\"no verdict: its run was cut at 1000000 calls\""),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("\"stopped_by\":\"run calls\""), std::string::npos) << out;
+  const auto [m_status, m_out] = RunShell(std::string(PROCTAPE_BINARY) + " minimize '" + path +
+                                     "' -o '" + dir.File("m.ptape") + "'");
+  EXPECT_EQ(m_status, 20) << m_out;
+  EXPECT_NE(m_out.find("answers more than 1000000 calls"), std::string::npos) << m_out;
+  EXPECT_FALSE(std::filesystem::exists(dir.File("m.ptape")));
+}
 
 TEST(HostileParams, AKeyTheShapeDoesNotTakeIsRefused) {
   Params p;
