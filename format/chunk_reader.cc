@@ -321,6 +321,7 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
   }
   // The message as parsed, against the reader's budget (section 7).
   const std::uint64_t cost = ParseCost(content_, v1::Chunk::descriptor());
+  budget_.BeginChunk();
   if (!budget_.Charge(cost, offset_)) {
     return damaged(FormatErrorKind::kTooLarge,
                    here + ": " + budget_.Refusal("its message as parsed", cost, offset_));

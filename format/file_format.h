@@ -78,6 +78,11 @@ inline constexpr std::uint64_t kMaxSameAsCopyBytes = 1u << 30;
 // corpus 4 to 20 (docs/format.md section 7 has the measurements).
 inline constexpr std::uint64_t kReaderBaseBytes = 128u << 20;
 inline constexpr std::uint64_t kReaderBytesPerFileByte = 1024;
+// And what one chunk makes (its message as parsed and every copy into it) is
+// at most kMaxChunkMaterialized, whatever the file's size: the most a reader
+// holds at once of one item, so that a file padded to 1 MiB (which raises
+// the budget above to 1.1 GiB) cannot make one item of gigabytes.
+inline constexpr std::uint64_t kMaxChunkMaterialized = 192u << 20;
 // The writer's bound on the result bytes it keeps to compare a call's new
 // result with its last one: past it, a call not yet kept is written whole.
 inline constexpr std::uint64_t kWriterTapeBytes = 16u << 20;

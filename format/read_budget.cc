@@ -89,12 +89,19 @@ std::uint64_t ReadBudget::Limit(std::uint64_t file_bytes) const {
 bool ReadBudget::Charge(std::uint64_t bytes, std::uint64_t file_bytes) {
   const std::uint64_t limit = Limit(file_bytes);
   if (used_ > limit || bytes > limit - used_) return false;
+  if (chunk_used_ > per_chunk_ || bytes > per_chunk_ - chunk_used_) return false;
   used_ += bytes;
+  chunk_used_ += bytes;
   return true;
 }
 
 std::string ReadBudget::Refusal(const std::string& what, std::uint64_t bytes,
                                 std::uint64_t file_bytes) const {
+  if (chunk_used_ > per_chunk_ || bytes > per_chunk_ - chunk_used_) {
+    return what + " (" + std::to_string(bytes) + " bytes) would take what one chunk makes past " +
+           std::to_string(per_chunk_) + " bytes (the most one chunk may make, whatever the "
+           "file's size; " + std::to_string(chunk_used_) + " made)";
+  }
   return what + " (" + std::to_string(bytes) + " bytes) would take what the reader holds past " +
          std::to_string(Limit(file_bytes)) + " bytes (the reader's budget: " +
          std::to_string(base_) + " bytes and " + std::to_string(per_file_byte_) +

@@ -24,14 +24,18 @@ namespace proctape {
 class ReadBudget {
  public:
   // The defaults: kReaderBaseBytes, kReaderBytesPerFileByte.
-  ReadBudget() : ReadBudget(kReaderBaseBytes, kReaderBytesPerFileByte) {}
-  ReadBudget(std::uint64_t base, std::uint64_t per_file_byte)
-      : base_(base), per_file_byte_(per_file_byte) {}
+  ReadBudget() : ReadBudget(kReaderBaseBytes, kReaderBytesPerFileByte, kMaxChunkMaterialized) {}
+  ReadBudget(std::uint64_t base, std::uint64_t per_file_byte,
+             std::uint64_t per_chunk = kMaxChunkMaterialized)
+      : base_(base), per_file_byte_(per_file_byte), per_chunk_(per_chunk) {}
+  // A chunk begins: what it makes is counted against per_chunk from 0.
+  void BeginChunk() { chunk_used_ = 0; }
   // The most a reader may have materialized once `file_bytes` of the file
   // are read (saturating).
   std::uint64_t Limit(std::uint64_t file_bytes) const;
   // Charges `bytes`, with `file_bytes` read: false, nothing charged, when
-  // that would take the total past Limit(file_bytes).
+  // that would take the total past Limit(file_bytes), or the chunk's past
+  // per_chunk.
   bool Charge(std::uint64_t bytes, std::uint64_t file_bytes);
   std::uint64_t used() const { return used_; }
   // The refusal of a charge that failed, one line: `what` (its size) would
@@ -41,7 +45,9 @@ class ReadBudget {
  private:
   std::uint64_t base_;
   std::uint64_t per_file_byte_;
+  std::uint64_t per_chunk_;
   std::uint64_t used_ = 0;
+  std::uint64_t chunk_used_ = 0;
 };
 
 // What parsing `wire` as a message of `type` makes in memory, over-estimated

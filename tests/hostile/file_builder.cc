@@ -1,5 +1,9 @@
 #include "tests/hostile/file_builder.h"
 
+#include <google/protobuf/unknown_field_set.h>
+
+#include <random>
+
 #include <google/protobuf/io/coded_stream.h>
 #include <zstd.h>
 
@@ -100,8 +104,20 @@ void FileBuilder::Add(const v1::Chunk& chunk) {
   }
 }
 
+namespace {
+std::uint64_t header_pad = 0;
+}  // namespace
+
+void FileBuilder::SetHeaderPad(std::uint64_t bytes) { header_pad = bytes; }
+
 void FileBuilder::AddHeader(v1::Header header) {
   header.set_format_version(version_);
+  if (header_pad > 0) {
+    std::mt19937_64 rng(7);  // the same file each time
+    std::string noise(header_pad, '\0');
+    for (char& c : noise) c = static_cast<char>(rng());
+    header.GetReflection()->MutableUnknownFields(&header)->AddLengthDelimited(1000, noise);
+  }
   v1::Chunk c;
   *c.mutable_header() = std::move(header);
   Add(c);

@@ -40,8 +40,14 @@ class FileBuilder {
   // One chunk holding `content` as it is (bytes that need not parse), with
   // the counts the caller says it adds.
   void AddContent(const std::string& content, const Tally& tally);
-  // The header chunk: `header` with its format_version set to the file's.
+  // The header chunk: `header` with its format_version set to the file's,
+  // and the padding SetHeaderPad asks for.
   void AddHeader(v1::Header header);
+  // Every header written after this holds an unknown field (number 1000) of
+  // `bytes` incompressible bytes: a file near 1 MiB whose reader's budget
+  // (128 MiB + 1,024 per byte read, docs/format.md section 7) is 1.1 GiB
+  // before any costly chunk comes (hostile_file --pad).
+  static void SetHeaderPad(std::uint64_t bytes);
   // `frame` as the next frame (its index set), in parts of at most
   // `part_bytes` of serialized records (every record in a part of its own
   // when 0), the last part complete.

@@ -1,7 +1,7 @@
 // hostile_file: writes the hostile shapes of tests/hostile/README.md.
 //
 //   hostile_file --list                      each shape: name, its defaults, what it stresses
-//   hostile_file SHAPE OUT [KEY=VALUE...] [--corpus DIR]
+//   hostile_file SHAPE OUT [KEY=VALUE...] [--corpus DIR] [--pad BYTES]
 //       writes OUT; prints what the harness needs (token=, pid=,
 //       resolutions=, bytes=);
 //       --corpus DIR also makes DIR a corpus of that one file (its MANIFEST
@@ -36,7 +36,7 @@ using namespace proctape::hostile;
 int Usage(const std::string& why) {
   std::fprintf(stderr,
                "hostile_file: %s\nusage: hostile_file --list\n"
-               "       hostile_file SHAPE OUT [KEY=VALUE...] [--corpus DIR]\n"
+               "       hostile_file SHAPE OUT [KEY=VALUE...] [--corpus DIR] [--pad BYTES]\n"
                "       hostile_file --find-token TOKEN FILE...\n",
                why.c_str());
   return 2;
@@ -99,6 +99,8 @@ int Write(const std::vector<std::string>& args) {
   for (std::size_t i = 2; i < args.size(); ++i) {
     if (args[i] == "--corpus" && i + 1 < args.size()) {
       corpus = args[++i];
+    } else if (args[i] == "--pad" && i + 1 < args.size()) {
+      FileBuilder::SetHeaderPad(std::stoull(args[++i]));
     } else {
       given.push_back(args[i]);
     }

@@ -70,7 +70,7 @@ TEST_P(EveryShape, IsUnderOneMebibyteEveryChunkFramedAndTheFooterLast) {
   ASSERT_NE(reader, nullptr) << error.message;
   // The framing alone: a shape the reader's budget refuses (docs/format.md
   // section 7, "The reader's budget") is still a whole file of framed chunks.
-  reader->budget() = ReadBudget(UINT64_MAX, 0);
+  reader->budget() = ReadBudget(UINT64_MAX, 0, UINT64_MAX);
   v1::Chunk chunk;
   ChunkReader::Result r;
   while ((r = reader->Next(&chunk)) == ChunkReader::Result::kChunk) {

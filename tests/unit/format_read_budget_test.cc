@@ -27,6 +27,23 @@ TEST(ReadBudgetTest, AChargeThatWouldPassBasePlusPerFileByteIsRefusedAndNotCount
   EXPECT_EQ(ReadBudget(1, UINT64_MAX).Limit(2), UINT64_MAX) << "saturates";
 }
 
+// What one chunk makes is bounded whatever the file's size: a file padded
+// to 1 MiB raises the budget to 1.1 GiB, but no one item may take more than
+// kMaxChunkMaterialized (docs/format.md section 7, "The reader's budget").
+TEST(ReadBudgetTest, OneChunkMakesAtMostThePerChunkLimitWhateverTheFileSize) {
+  ReadBudget budget(1000, 1000, 300);
+  budget.BeginChunk();
+  EXPECT_TRUE(budget.Charge(200, 1'000'000));
+  EXPECT_FALSE(budget.Charge(101, 1'000'000)) << "the chunk's 300, not the file's 1e9";
+  EXPECT_NE(budget.Refusal("the copy", 101, 1'000'000).find("the most one chunk may make"),
+            std::string::npos);
+  budget.BeginChunk();
+  EXPECT_TRUE(budget.Charge(300, 1'000'000)) << "the next chunk counts from 0";
+  EXPECT_EQ(budget.used(), 500u);
+  EXPECT_EQ(ReadBudget().Limit(0), kReaderBaseBytes);
+  EXPECT_GE(kMaxChunkMaterialized, 3 * kMaxChunkContent) << "room for a whole chunk as parsed";
+}
+
 // A listing of empty names is 2 bytes a name on the wire and a string each
 // in memory: the parse is charged what it makes.
 TEST(ReadBudgetTest, ParseCostCountsAStringObjectForEachEmptyName) {
