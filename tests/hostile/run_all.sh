@@ -80,7 +80,7 @@ chain-cut chain-recording deadline_ms=1000 cut=1
 same-as-listing-padded same-as-listing --pad 1000000
 same-as-tape-padded same-as-tape --pad 1000000
 huge-verdict-padded huge-verdict --pad 1000000"
-# Padded shapes whose bound is not kept yet (tests/hostile/README.md, "Open"):
+# Padded shapes whose bound is not kept yet (the open cases of tests/hostile/README.md):
 # a frame or a whole file held at once may take the reader's budget of a
 # padded file, 1.1 GiB. Measured with HOSTILE_OPEN=1; not in --check's set.
 open_variants="blob-copy-limit-padded blob-copy-limit --pad 1000000
