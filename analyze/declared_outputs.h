@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Declared outputs in the cleanup plan of seed 002: "git clean -fdX had
 // already removed the ignored .venv directory, but cleanup of the declared
 // .venv/bin/python output treated its missing parent as a verification

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape diff`: what changed between two frames (of one file or of two).
 // Identity is (pid, start tick), never a pid alone and never a name:
 //   REUSED      the pid is in both frames with another start tick;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape explain`: a recorded check told step by step. The check is
 // replayed with the identical resolver (or liveness) code against its tape,
 // through an Evidence that only watches: every call the resolver makes and

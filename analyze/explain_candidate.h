@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One candidate of an explained resolve attempt (internal to
 // analyze/explain*.cc): a process the resolver inspected (read its cmdline),
 // what was read of it, and why it is or is not the process. Nothing is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The text of `proctape explain`: every byte from a /proc file escaped, every
 // line a function of the explanation alone (no clock, no path of this host).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A replayed Resolve told attempt by attempt (internal to analyze/explain*.cc),
 // from the calls it made (analyze/explain_watch.h). An attempt starts with a
 // listing of /proc (and the clock reading just before it); the sleep after it

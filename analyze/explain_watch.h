@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `proctape explain` watches (internal to analyze/explain*.cc): every
 // call the replayed resolver makes, kept with the tape's answer, and the stat
 // record told of a read. Nothing here decides anything; the resolver does,

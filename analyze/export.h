@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape export`: a snapshot file as one JSON document, or one of its
 // frames as a Graphviz DOT process tree (the third format, a /proc-like
 // directory, is analyze/proc_dir_writer.h). Pure functions of a read snapshot;

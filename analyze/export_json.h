@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape export --format json` of a file read item by item
 // (format/snapshot_stream.h): the document ExportJson (analyze/export.h)
 // prints of the whole Snapshot, byte for byte, holding at most one chunk of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process filters of `show`, `tree` and `diff`: --pid, --uid, --comm.
 // Each selects by one fact of a process record and they combine with AND; a
 // filter not given selects every process. A process without the fact a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ownership planner of seed 002: the order of the checks that may refuse
 // a plan, and the decision for every in-scope process. The checks of the
 // captures, identities, verifier and bootstrap are in ownership_checks.cc,

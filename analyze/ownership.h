@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ownership planner of seed 002: which same-uid, same-cgroup processes a
 // verifier's cleanup must end, and which the runtime legitimately owns.
 //

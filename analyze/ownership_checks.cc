@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks that refuse an ownership plan before anything is decided
 // (analyze/ownership_checks.h): the captures, the identities, the verifier
 // and the bootstrap.

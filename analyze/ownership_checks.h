@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks that refuse an ownership plan before anything is decided
 // (internal to analyze/ownership*.cc; docs/ownership.md, "Refusals"). Each
 // adds its problems to `plan`; the planner (ownership.cc) stops at the first

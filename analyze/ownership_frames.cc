@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the ownership planner reads a frame: scope, the frame by pid, parent
 // chains, the cgroup v2 path (declarations and contracts in ownership_frames.h
 // and ownership.h).

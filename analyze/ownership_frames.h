@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the ownership planner reads one frame of a snapshot (internal to
 // analyze/ownership*.cc): each process's scope (uid, cgroup, kernel thread,
 // vanished, unknown), the frame indexed by pid, and parent chains.

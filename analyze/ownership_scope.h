@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether an ownership plan's scope (--uid, --cgroup) is the verifier's own
 // (internal to analyze/ownership*.cc; docs/ownership.md, "Scope"). Seed 002's
 // cleanup decides "every other same-UID cgroup member": members of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analyze/proc_dir_evidence.h"
 
 #include <dirent.h>

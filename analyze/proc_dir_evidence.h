@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading a proc-dir back (docs/export.md, `proctape capture --proc-root
 // DIR`): ProcDirEvidence answers the Evidence interface from a directory laid
 // out like /proc (an export, analyze/proc_dir_writer.h, or a fixture another

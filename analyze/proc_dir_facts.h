@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The side files of a proc-dir (docs/export.md): what a directory laid out
 // like /proc cannot hold, as text. `PID/proctape-identity` holds a process's
 // exe and pid-namespace identity, the errno of each failed read and which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Importing a proc-dir (`capture --proc-root`): the parts of an import that
 // the CLI and the proc_root fuzz target must do alike.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writing one frame of a snapshot as a directory laid out like /proc
 // (docs/export.md, `proctape export --format proc-dir`):
 //

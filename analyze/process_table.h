@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A frame's process records, parsed once for the views (tree, diff, ...) and
 // the ownership planner: stat by core's ParseStat (split at the final ") "),
 // argv split at NULs, the status lines that identify a process (Uid, NSpid),

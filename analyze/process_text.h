@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one-line process description the views share (tree, diff, show's
 // selections, ownership, explain): a process record as a ProcessSummary, and
 // the text that quotes it. Every byte a host controls is escaped before it is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a frame can hold, so that a view never calls a process "exited" (or
 // "appeared") when the other frame could not have held it: a `capture --root`
 // frame holds one process and its descendants, and a frame whose scan was cut

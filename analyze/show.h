@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape show`: what a snapshot file holds, in one report: the header's
 // facts (host, boot, capturer), the frames and their scans, the tape, each
 // recorded resolution (request and verdict), the redaction policy, and the

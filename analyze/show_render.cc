@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The text form of `proctape show` (analyze/show.h): one fact per line; and
 // its JSON, printed a frame at a time.
 #include <cinttypes>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape tree`: the process forest of one frame, like `pstree -p`, with
 // each process's identity (host pid, start tick) and the facts that tell
 // processes apart (analyze/process_text.h: the one-line process description

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library's public values (include/proctape/types.h) to and from the
 // layers' own: the core's plain structs, the schema's messages, the format's
 // errors. Internal: not installed.

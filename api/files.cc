@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // include/proctape/files.h: fingerprint files, reading and replaying a
 // recording, over format/ and replay/.
 #include "proctape/files.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The edge of every library call: nothing is thrown across the API
 // (include/proctape/*.h). Internal: not installed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live host's calls of include/proctape/live.h. Each call opens its own
 // ProcfsEvidence (one per call, none shared: an Evidence is not thread-safe)
 // and catches every exception at its edge.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library's resolution with its record policy, on any Evidence: the live
 // host for Resolve (live.cc), the in-memory host for the unit tests.
 // Internal: not installed.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # capture_bench.sh: proctape capture against the syscall floor, ps, and tar|zstd,
 # measured side by side in one run (issue 3, section 5).
 #

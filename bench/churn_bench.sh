@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The churn stress (issue 13, section 4), the full run: BENCHMARKS.md "Churn".
 #
 #   cmake --build build -j2 --target proctape churner churn_bench

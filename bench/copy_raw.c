@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* copy_raw: copy the raw stat, cmdline and environ of every process into a
  * directory tree, for the "tar | zstd -3" size baseline.
  *

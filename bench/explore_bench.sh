@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Explore's speed (issue 15 §1/§5), side by side with plain replay of the same
 # files, rounds alternating the two so that a noisy host weighs on both:
 #   one entry:   `explore ENTRY --depth 2` (histories run + pruned per second of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* floor_reader: the syscall floor of one capture pass.
  *
  *   floor_reader [--all] [PROC_ROOT]        (default /proc)

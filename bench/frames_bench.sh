@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # frames_bench.sh: what N frames of an idle host cost, side by side with a base
 # binary in one run (issue 14, section 2).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* idle_worker: the process that bench/spawn_idle starts N times.
  *
  * It does nothing but exist, so that a /proc scan has N real processes to read.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # idle_workers.sh: the N idle processes of the benchmarks, sourced by
 # capture_bench.sh, record_bench.sh and analyze_bench.sh.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Pieces the bench scripts share; sourced, never run. The sourcing script
 # sets bench_name (its name, for messages) before it calls them.
 #   median          the median of the numbers on standard input ("nan" for none)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `proctape minimize` on every corpus entry (issue 15 §3): for each file and
 # each of its checks, the reduction (processes, calls = observations of the
 # tape, bytes) and the runs it took, as a markdown table for BENCHMARKS.md,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """perf_shares.py: where a proctape capture's CPU goes, as shares of samples.
 
     perf record -F 2999 --call-graph dwarf,16384 -o capture.perf -- \\

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # record_bench.sh: what recording costs a live resolution (issue 3, section 3),
 # on a host with N extra idle processes.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // record_overhead's clocks and its one child: /bin/sleep 120 with
 // PROCTAPE_TOKEN=<random> in a CI-like environment (PR_SET_PDEATHSIG=SIGKILL),
 // ended by its pid and reaped, also when the bench dies (Die). One program

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // record_overhead's timed modes, each one resolution of the sleep child that
 // must be RESOLVED to its pid (else the bench dies): plain, tape, record
 // (RecordLive) and the library's call. bench/record_overhead.cc says what

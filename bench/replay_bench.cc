@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // replay_bench: how fast replay runs (issue 4, section 6: "replay throughput in
 // observations per second and in resolutions per second, from a recorded
 // resolution on a host with 10,000 processes; targets: >= 1,000,000

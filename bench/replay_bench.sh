@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # replay_bench.sh: replay throughput (issue 4, section 6), from resolutions
 # recorded on a host of N processes.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // replay_bench's in-memory host: a shell, N idle workers under a spawner (as
 // bench/spawn_idle starts them), the fingerprinted root and a sandbox chain
 // beneath it, every file with realistic bytes (kernel-shaped stat lines, a

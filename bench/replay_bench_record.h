@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // replay_bench's clocks and its recordings: one resolution on the in-memory
 // host of bench/replay_bench_host.h, recorded as `resolve --record` records
 // it (header, a frame, the tape, a frame, the Resolution, footer) and read

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scale_bench.sh: capture, recording, replay and the views at 1,000, 10,000 and
 # 30,000 idle processes (issue 14, section 5), so that the growth is visible:
 # time per process and peak RSS at each N, side by side in one run.

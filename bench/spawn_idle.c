@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* spawn_idle: start N idle processes for the capture benchmark, and end exactly
  * those processes afterwards.
  *

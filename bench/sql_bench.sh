@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `proctape sql`'s load (issue 16 §3), side by side with `verify` of the same
 # files, rounds alternating the two so that a noisy host weighs on both:
 #   2 frames:  a file of 2 frames of 10,000 processes each (tests' many_frames

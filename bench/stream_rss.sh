@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # stream_rss.sh: peak RSS and wall time of the commands that read a file
 # item by item (issue 14, section 1: verify, show, tree, export, diff), on files of
 # more and more frames, side by side with a binary from before the streaming

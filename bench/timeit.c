@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* timeit: run one command and record its wall time, CPU time and peak RSS.
  *
  *   timeit RESULT_FILE COMMAND [ARGS...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # views_shape_bench.sh: every view on files of hostile shapes (issue 13,
 # section 3, "quadratic views"), side by side with `proctape replay` of the
 # same file in the same run: a 60,000-deep parent chain and a 60,000-wide

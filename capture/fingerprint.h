@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Taking a root's fingerprint before the turn (seed 000, step 1: "Before
 // starting the turn, records the AppServerConnection child host PID and its
 // /proc/<pid>/stat start time, and records /bin/sleep device and inode

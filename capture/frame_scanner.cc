@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One frame's scan (capture/frame_scanner.h): the listing, the stat pass of
 // a subtree, the bounds (max_processes, max_bytes) and the order records are
 // handed over in. The reads of one process, and the threads that do them in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One frame of a capture: every process of the host (or of one subtree),
 // read through an Evidence and handed, one v1::ProcessRecord at a time, to a
 // callback (normally SnapshotWriter::AddProcess), so memory is bounded by one

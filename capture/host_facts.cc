@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "capture/host_facts.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Facts about the capturing host and the capturer itself, for the file's
 // Header: what a reader needs to interpret the raw /proc bytes elsewhere
 // (clock ticks for stat's start times, the boot id that scopes them, pid_max,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks a live recording runs: `resolve --record`, `liveness --record`
 // and every `proctape lab` scenario record through these, so a lab file and a
 // file from a failing CI host are made by the same code.

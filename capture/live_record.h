@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recording of one live resolution or liveness check into a .ptape file, the
 // forensic artifact of a failure on a CI host: the header, a whole-host frame
 // taken just before, the tape (every call the check made through the evidence

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ProcfsEvidence::ListChildren (capture/procfs_evidence.h): the children of
 // one process, from /proc/PID/task/TID/children of each of its threads.
 //

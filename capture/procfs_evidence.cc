@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "capture/procfs_evidence.h"
 
 #include <dirent.h>

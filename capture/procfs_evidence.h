@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live Linux Evidence: one directory descriptor of a /proc mount, and
 // openat/read/fstatat relative to it. Open takes only the root of a procfs
 // mount (statfs PROC_SUPER_MAGIC, the root inode): any other directory holds

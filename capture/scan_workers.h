@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reads of one frame's processes (internal to capture/frame_scanner.cc):
 // one process's files read into a record, and the worker threads that read
 // consecutive batches of processes in parallel, each through its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape capture`: bounded /proc evidence of the live host (or of one
 // subtree) into a .ptape snapshot file, one or more frames.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape capture`: its options and help text (the command itself is
 // cli/capture_command.cc).
 #include "cli/capture_options.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape capture`'s options (cli/capture_options.cc registers them, with
 // its help) and the command they run (cli/capture_command.cc).
 #pragma once

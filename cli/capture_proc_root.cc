@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli/capture_proc_root.h"
 
 #include "cli/errors.h"

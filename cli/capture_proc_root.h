@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `capture --proc-root DIR`: opening the directory to import, or refusing it
 // with the contract's status (docs/cli/commands.md): a procfs mount or a
 // directory holding no process is a usage error (2), one that cannot be

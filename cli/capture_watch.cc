@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli/capture_watch.h"
 
 #include "core/proc_parse.h"

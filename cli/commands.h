@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Subcommands of the proctape binary. Each Register* adds one subcommand to
 // the app; when it runs it stores its exit status in *exit_code.
 #pragma once

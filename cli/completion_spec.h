@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape help --completion-spec` (hidden): the command line's shape, read
 // from the CLI11 definitions the binary parses with, for the generators that
 // write the bash and zsh completions (packaging/completion/) and the man

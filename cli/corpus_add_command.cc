@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape corpus add`: recordings into the corpus once they replay to their
 // verdict (cli/corpus_command.cc).
 #include <algorithm>

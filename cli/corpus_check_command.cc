@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape corpus check`: every entry replayed, each that drifted reported
 // (cli/corpus_command.cc).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pieces of `proctape corpus` (cli/corpus_command.cc): the corpus
 // directory option every subcommand takes, and one Register per subcommand
 // (cli/corpus_add_command.cc, corpus_check_command.cc, corpus_list_command.cc).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape corpus add|check|list|rm`: the regression corpus (docs/corpus.md).
 // A corpus directory holds a MANIFEST and the recordings it names; `add` puts
 // a recording in once its replay gives its recorded verdict (or the one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape corpus list` and `proctape corpus rm`: the MANIFEST's entries shown
 // or taken out (cli/corpus_command.cc).
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape diff A [B]`: what changed between two frames, of one file or of
 // two (analyze/diff.h), as text or one JSON object. Frames of different boots
 // are refused (exit 2) unless --force.

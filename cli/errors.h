@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a command says it failed: one line on standard error, "proctape:
 // MESSAGE", or, when the command line asked for --json, one JSON object on
 // standard error ({"command":..., "error":..., "exit_status":N}: ErrorReport

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // proctape's exit statuses: one per family of outcome, documented in
 // README.md and in `proctape --help`.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape explain FILE`: each recorded check told step by step, from a
 // replay of the identical resolver against the file's tape (analyze/explain.h).
 // Never reads the live /proc, never sleeps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bounds of a whole `explore` or `minimize` run on the command line
 // (explore/bound.h; docs/explore.md, "Bounds of a whole run"): the options
 // that set them, and what the reports say a bound left.

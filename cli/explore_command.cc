@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape explore FILE`: every recorded check of FILE re-run on a host
 // model built from its frames under histories of kernel events (a process
 // exits, a pid is reused, an exec is caught half done, a second match

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The output of `proctape explore`: the text summary and the --json
 // document (ExploreReport, proto/explore.proto), the same numbers.
 #pragma once

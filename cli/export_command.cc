@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape export FILE --format json|dot|proc-dir`: a snapshot file in a form
 // other tools read (docs/export.md): the whole file as one JSON document, a
 // frame's process tree as Graphviz DOT, or a frame as a /proc-like directory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape fingerprint`: seed 000, step 1, before the turn. The root's pid
 // and start tick, the expected executable's device and inode, and this boot,
 // written to a fingerprint file that `resolve --fingerprint` consumes after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fingerprint file given to `resolve --fingerprint` or `replay
 // --fingerprint` (format/fingerprint_file.h), read and checked against the
 // boot it must belong to.

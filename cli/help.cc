@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli/help.h"
 
 #include <algorithm>
@@ -140,10 +141,14 @@ constexpr bool kPortable = true;
 constexpr bool kPortable = false;
 #endif
 
+// proctape's license, as an SPDX identifier (LICENSE at the repository's root).
+constexpr const char* kLicense = "Apache-2.0";
+
 std::string VersionText() {
   return std::string("proctape ") + PROCTAPE_VERSION + " (format " +
          std::to_string(kFormatVersion) + ", reads " + std::to_string(kOldestFormatVersion) +
-         ".." + std::to_string(kFormatVersion) + (kPortable ? ", portable" : "") + ")\n";
+         ".." + std::to_string(kFormatVersion) + (kPortable ? ", portable" : "") + ") " +
+         kLicense + "\n";
 }
 
 std::string VersionJson() {
@@ -152,7 +157,8 @@ std::string VersionJson() {
          "\",\"format\":{\"writes\":" + std::to_string(kFormatVersion) +
          ",\"reads_oldest\":" + std::to_string(kOldestFormatVersion) +
          ",\"reads_newest\":" + std::to_string(kFormatVersion) +
-         "},\"portable\":" + (kPortable ? "true" : "false") + "}\n";
+         "},\"portable\":" + (kPortable ? "true" : "false") + ",\"license\":\"" + kLicense +
+         "\"}\n";
 }
 
 // `proctape help [TOPIC [SUBCOMMAND]]`, answered before CLI11 parses (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The top level of the command line: `proctape --help` (the commands in
 // groups, one line each, one screen), `proctape help [COMMAND|exit-codes]`,
 // `proctape --version`, an unknown command named as such, and usage errors

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The help's layout (cli/help.h): the Formatter every command's --help
 // goes through, and Reflow, which fits a description to 80 columns.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The files a command reads (docs/cli/commands.md, "Inputs"): every option
 // or argument that names a file to read takes '-' for standard input, and
 // standard input can be read once per command line. A command that takes

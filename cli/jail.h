@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The jail every command but `lab` enters once it has parsed its arguments
 // and opened its outputs (docs/security.md). Two layers, both enforced by the
 // kernel and kept until the process ends:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Each command's jail (cli/jail.h): the one table that EnterJail enforces
 // and `--print-jail` states, so the two cannot differ. The live test
 // (tests/live/jail_cli_test.cc) runs every command in every mode that writes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape lab SCENARIO --record FILE`: stages one of the seed's races with
 // real processes on this kernel and records the live checks; `--list` names
 // the scenarios. Thin: the lab itself is lab/.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Opening the live /proc for a command (resolve, liveness, fingerprint,
 // capture): a --proc that is not there, not a directory, or not the root of
 // a procfs mount is a usage error (exit 2, "--proc DIR: ..."); a procfs that

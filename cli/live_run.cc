@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What resolve and liveness share on the live host (cli/live_run.h).
 #include "cli/live_run.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What resolve and liveness share on the live host: --record opened before
 // any work, and a check run on the live /proc, recorded when asked.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape liveness` on the live host.
 #include <cstdint>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli/liveness_identity.h"
 
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The identity `proctape liveness` checks, and its boot (docs/resolver.md,
 // "Liveness"): (--pid, --start) with the boot of --boot-id ID or of
 // --fingerprint FILE, or the resolved identity of --from-recording FILE and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // proctape: snapshot and replay of Linux process identity. Parses the command
 // line and hands over to one subcommand (cli/commands.h). Usage errors are
 // one line on standard error, naming the command whose help teaches it, with

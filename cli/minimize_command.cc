@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape minimize FILE -o OUT`: the smallest host on which one recorded
 // check, re-run by the identical resolver (under the kernel events of a file
 // explore derived), reaches the same verdict, written as a recording that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line's one rule for numbers: an integer option takes a plain
 // decimal number inside its domain, or the command stops with a one-line
 // usage error (exit 2) that names the option, the value as given and the

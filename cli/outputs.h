@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The output options of every command, and their one handling
 // (docs/cli/outputs.md; the rule itself is format/output_file.h):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape ownership`: the cleanup plan of seed 002 over two snapshots (a
 // baseline the verifier captured at bootstrap, and the current host): which
 // same-uid, same-cgroup processes to keep and which to remove, each with its

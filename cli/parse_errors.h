@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CLI11's parse errors in proctape's words (docs/cli/commands.md, "Usage
 // errors"): one line naming the option or argument at fault and what is
 // wrong with it, never the parser's phrasing ("The following argument was

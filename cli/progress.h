@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Progress of a command that can take over a second (a multi-frame capture,
 // export, corpus check, lab, a resolve that retries): one line on standard error, rewritten in place,
 // shown only when standard error is a terminal. A pipe, a file or a CI log

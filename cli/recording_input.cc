@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli/recording_input.h"
 
 #include "cli/errors.h"

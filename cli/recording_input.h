@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recording that explore and minimize start from: read whole, holding
 // at least one recorded check (and check N, when one is named).
 #pragma once

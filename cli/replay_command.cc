@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape replay FILE`: runs the identical resolver code against the tape of
 // every resolution recorded in FILE and says whether each verdict reproduced.
 // `--model frames` runs it against the captured frames instead (what-if, on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The request words an operator types (docs/cli/commands.md, "Values that
 // cannot mean anything"): resolve's --token, --token-var and --argv, and the
 // same options of replay, which replace the recorded ones. Both commands

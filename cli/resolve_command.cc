@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape resolve` on the live host.
 #include <chrono>
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape show FILE...`: what a snapshot file holds (analyze/show.h), as
 // text or one JSON object. A damaged file is shown up to its damage, and the
 // exit status is the damage's (10-16). Several files are shown in the order

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape sql FILE... [-c QUERY]... [--format table|csv|json] [--db OUT]`
 // (docs/sql.md): the files loaded into an in-memory SQLite database by one
 // schema (analyze/sql/schema.sql), then SQL run over it, read-only; --db

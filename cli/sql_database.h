@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The .ptape FILEs loaded into one SQLite database (analyze/sql/database.h),
 // as `proctape sql` and `proctape export --format sqlite|csv` load them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape tree FILE`: the process forest of one frame (analyze/tree.h), as
 // text or one JSON object.
 #include <sys/ioctl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape verify FILE...`: reads each snapshot file chunk by chunk
 // (format/snapshot_stream.h, holding none of it) and says whether it is intact, or names the first damage (chunk and byte offset) with the
 // exit status of its kind. Complete chunks before damage are counted all the

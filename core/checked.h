@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checked and saturating arithmetic on integers taken from a file or a
 // request (a recorded deadline, a frame's scan times, a clock reading on a
 // tape). Such a value may be anything its type holds, INT64_MIN and INT64_MAX

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The evidence interface: every /proc read and every clock reading the resolver
 // makes goes through one Evidence object. A live host, a recording wrapper, a
 // tape replayer and an in-memory fake all implement it, so the identical

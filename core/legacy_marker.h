@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The legacy strategy the resolver replaces, kept so that tests and replays
 // can show what it would have concluded (seed 000, "Chosen approach": Darwin
 // "treat[s] the marker as the host PID and uses the existing kill(pid, 0)

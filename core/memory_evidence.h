@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An in-memory Evidence: a fake host whose /proc is a table the test writes.
 // Files are stored as ReadResults, so a test can make any read fail with any
 // errno or return any bytes, hostile ones included. The clock is virtual:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-only resolver mutants (issue 15, section 2): the compile-time switch
 // that drops one rule of seed 000, so that `explore` can be shown to catch
 // a resolver that breaks it (tests/mutants/).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/proc_parse.h"
 
 #include <string.h>

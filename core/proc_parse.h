@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pure parsers for /proc text. No I/O; every input is untrusted bytes.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The request's words, checked before anything is read (core/resolver.h):
 // the one check resolve, the recorder and the CLI share.
 #include <string>

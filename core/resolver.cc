@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seed 000's resolution: attempts and retries under one deadline and byte
 // budget, inspection of the root's descendants (step 5), confirmation of the
 // single match (steps 6-7). The scan and the graph (steps 2-4) are in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Linux host-PID resolver of seed 000 ("Linux tracked-terminal host PID
 // resolution"), written only against the Evidence interface so that capture,
 // replay and unit tests run the identical code.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the retries end in when nothing was confirmed: NO_MATCH, and a
 // deadline that passes during an attempt (docs/resolver.md, "Retries,
 // deadline and budget"), with the near misses they name ("Near misses"):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The parts of the resolver shared by its files (internal to core/, not an
 // interface of proctape): how a verdict is made, the meter that charges every
 // read against the byte budget and the deadline, and one point-in-time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The meter every read of a resolution goes through, and one point-in-time
 // snapshot of the process graph (seed 000, steps 2-4).
 #include <cstdint>

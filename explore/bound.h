@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bound on the work of one whole `proctape explore` or `proctape minimize`
 // run, across all its checks (docs/explore.md, "Bounds of a whole run"):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One recorded check of `proctape explore` and `proctape minimize`: set up on
 // the host model of its frame (explore/host_model.h), run through an
 // Evidence as replay runs it, its verdict named and compared.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A counterexample of `proctape explore` as a standalone recording: one
 // history of one check, re-run on the host model through the real recorder,
 // written by the real writer in the layout of a live recording

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel events of `proctape explore` (issue 15, section 1), each one a thing
 // this kernel was seen to do (../shared/KERNEL-FACTS.md, the lab's watch test):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host model of `proctape explore` (issue 15, section 1): a mutable host
 // built from the frame the frame model would answer a recorded check from
 // (replay/frame_evidence.h: the latest frame whose scan started at or before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The set of explored states of one search (explore/search.h): 64-bit keys
 // in one open-addressing table (linear probing, grown at half full), so that
 // a lookup costs one cache line where a node-based set costs several, and

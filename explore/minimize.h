@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape minimize` (issue 15, section 3): delta debugging over the host
 // model of one recorded check. The smallest host found on which the
 // identical resolver (or liveness check), re-run on the same request under

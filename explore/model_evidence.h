@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Evidence of `proctape explore`: answers every call of the identical
 // resolver (or liveness check) from a HostModel, with the virtual clock of
 // the frame model (replay/frame_evidence.h): NowNs does not move it, a

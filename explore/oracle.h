@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The oracle of `proctape explore` (issue 15, section 1): whether a verdict
 // was right, decided from the host model's truth, never from the resolver.
 //

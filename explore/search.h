@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The search of `proctape explore` (issue 15, section 1): one recorded check
 // (a resolution or a liveness check) re-run on its host model
 // (explore/host_model.h) under every history of kernel events

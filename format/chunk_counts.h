@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How many repeated messages a chunk's content holds, counted on the wire
 // before it is parsed: parsing 16 MiB of 2-byte process records makes 8 M
 // message objects (hundreds of megabytes), so the file's count limits

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The framing of a .ptape file, chunk by chunk: the preamble, each chunk's
 // length prefix, its zstd frame and its Chunk message (docs/format.md,
 // sections 1 and 8). Safe on untrusted input: every length and every declared

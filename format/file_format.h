@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Constants of the .ptape file format (docs/format.md is the prose spec).
 //
 //   file   := magic version chunk*         (the last chunk is the footer;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "format/file_holds.h"
 
 #include "core/proc_parse.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a .ptape file holds, in words, for every view that cannot show it
 // (tree, diff, export, explain of a fingerprint file; resolve --fingerprint
 // of a capture): one function, so each says the same.

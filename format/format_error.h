@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What can be wrong with a snapshot file. Each kind has its own exit status
 // (cli/exit_codes.h) and every message is one line naming the chunk and the
 // byte offset where the damage was found.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place proctape handles SIGINT, SIGTERM and SIGHUP (docs/cli/outputs.md):
 // nothing a command has begun on disk, and no process the lab started,
 // outlives an interrupt.

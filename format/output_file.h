@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one rule for every file (and directory) proctape writes: `capture -o`,
 // `fingerprint -o`, `export -o`, `--record`, `--junit`, a lab's recording, a
 // corpus's files (docs/cli/outputs.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Version 2's frames that cost what changed (docs/format.md section 9a,
 // "Frames: only what changed"): a process record may refer to the previous
 // frame's record of the same (pid, start tick), whole or read by read, and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "format/read_budget.h"
 
 #include <google/protobuf/descriptor.h>

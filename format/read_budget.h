@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reader's budget (docs/format.md section 7, "The reader's budget"): one
 // counter per reader of a file, charged with everything the reader
 // materializes, before it is allocated: each chunk's message as parsed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reader of .ptape files into a Snapshot: the items of format/snapshot_stream.h
 // (the chunks of format/chunk_reader.h checked against the structure of
 // docs/format.md: chunk order, frame parts, blobs, observations, the footer)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The structure checks of SnapshotStream (docs/format.md sections 2-5 and
 // 9a, the order of section 8): each chunk is checked whole before anything
 // of it is kept. The reading and keeping are format/snapshot_stream.cc.

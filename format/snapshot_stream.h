@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A .ptape file read item by item, in file order, checked against the
 // structure of docs/format.md (sections 2-5, 7 and 8) chunk by chunk: the one
 // reader of the format's structure. ReadSnapshot (format/reader.h) collects

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A tape kept compact (issue 14 section 3): what `replay` and `explain` keep
 // of a file's observations. Each observation is its call (kind and
 // arguments) and the number of its result; each distinct result of a call is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calls of a tape (Observation, docs/format.md section 5) as version 2's
 // "same as observation K" needs them (section 9a, "Tapes: only what
 // changed"): which call an observation makes (its kind and arguments), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streaming writer of .ptape files. Memory is bounded by one chunk (plus the
 // table of stored-once blobs, itself bounded): every chunk is compressed and
 // written as soon as it is complete.

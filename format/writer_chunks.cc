@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The chunk layer of SnapshotWriter: the writer's life (create, fail,
 // refuse, abandon), compressing and writing each chunk, and the counts the
 // footer states. The structured calls are format/writer.cc.

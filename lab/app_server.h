@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stand-in app-server of the seed's scenario: a forked copy of the lab
 // that starts what the lab asks for (over a pipe) beneath itself and reaps
 // every child, adopted orphans too (it is a child subreaper). Its host pid and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape lab`: the seed's namespace-PID races, staged with real processes
 // on this kernel and recorded by the same code as `resolve --record`.
 //

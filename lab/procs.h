@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lab's view of and hold on real processes: direct /proc reads (parsed by
 // core's parsers), pidfds that cannot be confused with a reused pid, and
 // process starts — plain fork+exec, or clone3 with set_tid at a chosen pid.

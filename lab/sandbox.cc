@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sandboxes a lab session starts (lab/sandbox.h, lab/session.h).
 #include "lab/sandbox.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sandboxes a lab session starts: which tool (unshare or bwrap) is on
 // this host, the environment its processes get, and the scripts they run
 // (lab/session.h's Script). Internal to lab/.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lab's scenarios: each stages its processes (the app-server already
 // runs), states facts, queues its checks and says what their verdicts must
 // show (docs/lab.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One lab run's processes and files: the app-server(s), the sandboxes
 // beneath them, direct children started at a chosen pid, a private temporary
 // directory. Every process ever seen beneath an app-server is held by pidfd

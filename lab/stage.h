@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lab's inside, shared by the runner (lab.cc) and the scenarios
 // (scenarios.cc): one scenario's stage (session, request, the checks to
 // record) and what the recorded verdicts must show. Not for other layers.

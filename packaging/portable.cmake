@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # -DPROCTAPE_PORTABLE=ON (issue 12, README "Install"): one proctape binary to
 # copy onto another Linux host. protobuf, zstd and nettle are linked from
 # Debian's static archives (libprotobuf.a, libzstd.a, libnettle.a), the C++

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "proto/convert.h"
 
 #include <google/protobuf/util/json_util.h>

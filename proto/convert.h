@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mapping between the core's plain types and schema v1 messages. The core has
 // no dependency on protobuf; everything that stores or prints a verdict in
 // the schema's shape goes through these functions.

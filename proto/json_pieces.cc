@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "proto/json_pieces.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // protobuf's JSON printer, one repeated element at a time. The printer of
 // protobuf 3.21 builds a tree of the whole document before it writes a byte
 // when it prints default values (always_print_primitive_fields, which every

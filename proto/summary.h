@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stored messages of a file as the views print them: the *Summary
 // messages of proctape.proto's command output section. They follow the JSON
 // rule every --json output keeps (docs/cli/json.md):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frame model of replay (issue 4, section 2): an Evidence that answers
 // every call from the captured frames of a snapshot instead of its tape, so
 // that a changed resolver, or a different request, runs against any capture —

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frame model's bound on real work (replay/frame_evidence.h, "Work"):
 // its virtual clock may run an hour of retries, but an attempt answered
 // from one frame is a function of that frame and the calls it made, so an

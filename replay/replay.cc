@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replay/replay.h"
 
 #include <google/protobuf/util/message_differencer.h>

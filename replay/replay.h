@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replay of recorded resolutions: the identical resolver (or liveness) code
 // runs against the tape of a snapshot file, and the outcome says whether the
 // recorded verdict reproduced.

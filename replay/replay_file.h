@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay of a file as its users see it: `proctape replay` (the tape and
 // the frame model), `corpus check` and the library's Replay
 // (include/proctape/files.h) call these, and show nothing else of a replay.

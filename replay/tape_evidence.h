@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Serves a recorded tape to the resolver: the Evidence a replay runs the
 // identical resolver code against. Each call must match the next recorded
 // observation — same operation and same arguments (pid, file, bound, path,

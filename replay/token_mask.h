@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one mechanism that keeps a recording's token out of every view.
 //
 // A recording keeps the token its resolutions looked for: the request's

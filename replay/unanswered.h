@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a replay does not answer although the file holds the call: bytes it
 // holds only in part (docs/replay.md, "What a replay cannot answer"). Such a
 // replay is DIVERGED there, with no replayed verdict, and says why.

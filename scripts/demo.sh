@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job, on this host: capture the host into a snapshot file;
 # fingerprint this shell (the "app-server") before the turn; start a
 # PID-namespace sandbox that exports a token, writes its $$ to a marker and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The installed library (issue 12, section 3; docs/library.md), checked from
 # the outside as a user meets it:
 #   1. `cmake --install BUILD --prefix TMP` (a temporary prefix);

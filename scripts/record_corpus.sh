@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Records the shipped regression corpus (corpus/): every `proctape lab`
 # scenario, in both sandboxes, on this kernel, added with `proctape corpus
 # add` (which replays each file and refuses one that does not reproduce, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what proctape needs from Debian's packages, builds it, then either
 # runs the main job on this host (`run`) or the whole test suite (`test`).
 # Idempotent: packages already present are not fetched again, builds are

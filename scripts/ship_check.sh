@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What is shipped, checked beyond ctest's label ship (README "Install"):
 #   bash scripts/ship_check.sh [BUILD_DIR]     (default: build, already built)
 # 1. the Debian package: `cpack -G DEB` in BUILD_DIR makes
@@ -85,7 +86,7 @@ newest=$(objdump -T "$portable" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//
   fail "$portable needs GLIBC_$newest, newer than Debian 12's 2.36"
 # It runs: says it is the portable build, and a capture of its own process
 # tree (this script's) is a file that verifies.
-[[ $("$portable" --version) == *", portable)" ]] || fail "$portable --version: $("$portable" --version)"
+[[ $("$portable" --version) == *", portable) Apache-2.0" ]] || fail "$portable --version: $("$portable" --version)"
 "$portable" capture --root $$ -o "$work/self.ptape" >/dev/null || fail "$portable capture --root $$"
 "$portable" verify "$work/self.ptape" >/dev/null || fail "$portable verify of its own capture"
 lap "$portable: ldd $(ldd "$portable" | awk '{print $1}' | xargs), newest GLIBC_$newest, capture + verify of itself"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One SQLite database of .ptape files, by the one schema
 // (analyze/sql/schema.sql): what `proctape sql` queries and `proctape export
 // --format sqlite|csv` writes. In memory; the caller says where it goes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading .ptape files into the tables of analyze/sql/schema.sql: each file
 // read chunk by chunk (format/snapshot_stream.h), never whole, its rows
 // inserted in one transaction. A damaged file loads up to its damage, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running SQL over the loaded tables and printing its rows (`proctape sql`):
 // as an aligned table, CSV (RFC 4180) or JSON (one document for the whole
 // run, an object per statement: its columns and its rows, a BLOB as its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analyze/sql/row_mask.h"
 
 #include "analyze/sql/statement.h"

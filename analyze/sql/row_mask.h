@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the loader stores of a file that may hold a recording's token: every
 // occurrence masked as every view masks it ('*' of its length,
 // replay/token_mask.h), in text and in raw bytes alike. The tokens the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- The tables of `proctape sql` (issue 16; docs/sql.md when it lands): one
 -- database for one or many .ptape files. Raw /proc bytes are BLOBs exactly as
 -- recorded; the *_text columns are the same bytes escaped as every view

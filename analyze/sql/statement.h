@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers over SQLite's C API for the loader and the database: a
 // prepared INSERT bound column by column, one-shot SQL, one count.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The churn run judged and reported (churn_judge.h).
 #include "bench/churn/churn_judge.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The churn run judged and reported (bench/churn/churn_bench.cc): each
 // command's run checked (no crash, no hang, an exit status of its documented
 // set, no raw control byte), its verdict word and the identity it names read

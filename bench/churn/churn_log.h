@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The churner's log (bench/churn/churner.cc) read back, and the verdicts of
 // the proctape commands run during the churn judged against it.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // churner: forks and reaps thousands of short-lived processes per second
 // inside its own PID namespace, forces pid reuse, gives them hostile names,
 // execs some with a planted token, and logs every process it created.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The churner's children (churner_child.h).
 #include "bench/churn/churner_child.h"
 

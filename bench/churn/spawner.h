@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running one proctape command for churn_bench: under a timeout, as a
 // direct child, its peak RSS from wait4. Commands are started by a spawner
 // forked while the bench is still small (see Spawner), so that each run's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # proctape-ci.sh: proctape on a CI host, in two steps both CI systems call.
 #   install  puts proctape on the host from a release artifact: the Debian
 #            package proctape_<version>_amd64.deb or the portable binary

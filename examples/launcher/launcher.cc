@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A launcher that starts a sandbox and finds its child's host identity
 // in-process through the proctape library (docs/library.md):
 //

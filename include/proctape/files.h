@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // .ptape files for tools: a fingerprint file kept between fingerprint and
 // resolution (the format of `proctape fingerprint`), reading a recording,
 // and replaying it (what `proctape replay` does). docs/library.md.

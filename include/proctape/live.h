@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live host: fingerprint the root before the turn, resolve the sandboxed
 // process after it (recording on failure, or always), check its liveness
 // later. docs/library.md states each contract.

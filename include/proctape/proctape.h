@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // proctape as a library: #include <proctape/proctape.h>, link proctape::proctape
 // (CMake: find_package(proctape)) or `pkg-config --static --libs proctape`.
 // docs/library.md.

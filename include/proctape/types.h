@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // proctape's public types: the request, the fingerprint taken before the turn,
 // the verdict, liveness, and the errors every call of the library returns
 // (docs/library.md). Plain values only: this header includes nothing of

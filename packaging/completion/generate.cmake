@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes the bash and zsh completions of proctape from the binary's own
 # description of its command line (`proctape help --completion-spec`,
 # cli/completion_spec.h), so they cannot drift from the commands. Run at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes proctape's man pages from its own help, so they cannot drift from
 # it: proctape.1 from `proctape --help`, and proctape-CMD.1 from
 # `proctape CMD --help` for every command the binary lists

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs the man pages generate.cmake made, run by `cmake --install` (and
 # by cpack) once the prefix is known. A page is proctape's --help, which
 # cites documents by their place in the source tree (docs/resolver.md,

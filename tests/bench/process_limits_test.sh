@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/lib.sh's raise_process_limits (bench/scale_bench.sh): every value it
 # raised goes back exactly as read, after a failing run and on INT and TERM,
 # after the script's own EXIT trap; it refuses in one line when not root or

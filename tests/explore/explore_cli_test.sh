@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `proctape explore` from the command line (issue 15 §1), one case per ctest
 # test (tests/CMakeLists.txt):
 #   corpus FILE   every shipped corpus entry, depth 2 with a budget of 5,000

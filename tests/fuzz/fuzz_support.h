@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every fuzz target shares: a scratch directory of its own, removed at
 // exit, and the bytes of an input as a file the real code can open.
 #pragma once

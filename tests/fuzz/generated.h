@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Regression inputs made by code, not kept as files: the classes issue 13
 // names, built from the repository's data (tests/data/replay/resolved.ptape)
 // or from nothing, for the target that takes them. Big ones (a 60,000-deep

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target `manifest`: the corpus manifest parser (corpus/manifest.h) on
 // arbitrary text. Invariants: a failure names a line within the text (or 0,
 // the file as a whole) and says why; a manifest that parses is formatted and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target `proc_parse`: the parsers of /proc text on arbitrary bytes --
 // stat (a hostile comm: ") ", newlines, anything), status lines, NUL-split
 // cmdline and environ, canonical decimals, the legacy marker, the status Uid

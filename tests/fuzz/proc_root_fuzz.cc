@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target `proc_root`: `capture --proc-root DIR` on generated /proc-like
 // directories. The input describes a small tree (tests/fuzz/proc_tree.h:
 // PID directories, their stat, cmdline, environ, status and cgroup, the side

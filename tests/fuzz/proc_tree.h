@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The input of the proc_root target: a small tree of directories and files,
 // written under a fresh directory per input, that `capture --proc-root`
 // imports. Binary, entry after entry, until the input ends:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target `reader`: the file reader on arbitrary bytes. The input is a
 // .ptape file (seeds: corpus/, tests/data/); it is read chunk by chunk as
 // stored (ChunkReader), then assembled (ReadSnapshot), and everything the

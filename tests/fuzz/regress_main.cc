@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_regressions: the past crashers (and slow inputs) of the fuzz targets,
 // run in the ordinary build through the targets' own sources (compiled here
 // with LLVMFuzzerTestOneInput renamed ProctapeFuzz_TARGET).

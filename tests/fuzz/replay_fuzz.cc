@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target `replay`: tape replay and the frame model on decoded-then-
 // mutated files (the structure-aware input of tests/fuzz/snapshot_input.h:
 // a serialized SnapshotExport, encoded by the real writer and read back).

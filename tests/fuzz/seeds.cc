@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_seeds SOURCE_DIR OUT_DIR: each target's seed corpus, OUT_DIR/TARGET/,
 // made from the repository's own data (nothing of it is checked in):
 //   reader      every .ptape of corpus/, tests/data/replay, tests/data/hostile,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The structure-aware input of the replay and views targets.
 //
 // The input is a serialized v1::SnapshotExport: the decoded content of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MutateSnapshotInput (tests/fuzz/snapshot_input.h): linked into the
 // libFuzzer targets only (it calls libFuzzer's LLVMFuzzerMutate).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target `views`: every view of the analyze layer -- show, tree, diff,
 // explain, export (json, dot, proc-dir) -- on decoded-then-mutated files (the
 // structure-aware input of tests/fuzz/snapshot_input.h, as the replay

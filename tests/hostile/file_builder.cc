@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/hostile/file_builder.h"
 
 #include <google/protobuf/unknown_field_set.h>

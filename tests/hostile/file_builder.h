@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A .ptape built chunk by chunk, by hand (docs/format.md sections 1 and 2),
 // for the hostile shapes of tests/hostile/: unlike format/writer.h it keeps
 // none of the rules of sections 2 to 9a, so it writes what the writer never

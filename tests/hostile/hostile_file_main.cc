@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hostile_file: writes the hostile shapes of tests/hostile/README.md.
 //
 //   hostile_file --list                      each shape: name, its defaults, what it stresses

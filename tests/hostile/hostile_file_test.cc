@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generator's own test (tests/hostile/README.md): each shape, at the size
 // the harness uses, is under 1 MiB and framed whole (docs/format.md section
 // 1: every chunk a checked zstd frame, the footer last); at its small size,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A recorded resolution made by the real code on an in-memory host, for the
 // shapes that need one (docs/format.md section 2: "a whole-host frame taken
 // just before, the observation batches, the resolution, a frame taken just

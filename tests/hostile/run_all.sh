@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What every read command costs on every hostile shape (tests/hostile/README.md).
 #
 #   run_all.sh [--check] PROCTAPE OUTDIR [CASE...]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hostile shapes (tests/hostile/README.md): small files, each under
 // 1 MiB on disk, that make a reader hold or do much more than their size
 // through a feature of the format (docs/format.md sections 4, 7 and 9a) or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counts at or near their limits (docs/format.md section 7): records,
 // chunks, recorded checks, tokens, each in a file under 1 MiB. Intact files:
 // what they cost is what a reader does per record, chunk, check or token.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The protobuf encoding itself (docs/format.md section 9: messages a reader
 // parses whole): nesting as deep as a chunk holds, every integer at an edge,
 // repeated fields no count limit covers (a verdict's matches, a header's

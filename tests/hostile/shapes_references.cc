@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Logical size (docs/format.md section 7: "a small file cannot make
 // a reader allocate much"): files of a few kilobytes whose references make a
 // reader materialize up to each copy limit, or past it where a copy is not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tapes of "same as observation K" (docs/format.md section 9a, "Tapes: only
 // what changed"): one large result, then observations that say they are the
 // same, each counted by a plain reader at the result's size, up to

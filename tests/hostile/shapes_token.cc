@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pieces of the token where the views print host bytes (the token mask,
 // replay/token_mask.h): real recordings beside a process that holds part of
 // the token where a mask of the whole token does not find it. An output that

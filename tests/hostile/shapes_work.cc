@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work rather than memory: real recordings (tests/hostile/recording.h) whose
 // size in processes, deadline or clock makes explore, minimize, the frame
 // model or explain do much, or say what the file does not hold.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // No piece of a recording's token in any output (docs/security.md "The token
 // in outputs"): every read command, run by the binary on every corpus
 // recording and on the shapes built to split the token (a comm of its first

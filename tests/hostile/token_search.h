@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pieces of a token in bytes an output holds: any `piece`-character run of
 // the token (12 by default) as text, as hex (either case, at either
 // alignment) or as base64 (at any alignment). For the harness (run_all.sh

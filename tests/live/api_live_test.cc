@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library (include/proctape/proctape.h) on a real PID-namespace sandbox:
 // a root fingerprinted in-process, its sandboxed sleep resolved in-process to
 // the host identity /proc gives independently; on failure a .ptape that

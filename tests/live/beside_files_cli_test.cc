@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files read beside a FILE, from the binary (docs/security.md, "Files read
 // beside a FILE"; corpus/beside_file.h): a MANIFEST that is a link to
 // /proc/self/environ or to /dev/zero, a FIFO or a device, beside the FILE of

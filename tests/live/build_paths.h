@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What tests/CMakeLists.txt gives every live test: PROCTAPE_BINARY, the
 // built proctape CLI, and PROCTAPE_SOURCE_DIR, the source tree it was built
 // from (the shipped corpus, the golden files). A file that runs the binary

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A capture cut by a bound has its own exit status (docs/cli/commands.md, "A
 // capture cut by a bound"): a frame that stopped at --max-processes or
 // --max-bytes does not hold every process, so the capture exits 8 with one

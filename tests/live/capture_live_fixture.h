@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the live tests of `proctape capture` (capture_*live_test.cc) share: a
 // command result told in full when an expectation fails, a child that has
 // exec'd its argv, and a unique argument for a sleep.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape capture` on the real host (issue 3, sections 2, 4 and 6): what a
 // capture holds. The file reads back whole with our own processes exactly as
 // the kernel shows them; --json summarises in one object; no byte of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape capture` on the real host (issue 3, sections 2 and 4): its
 // options. --root captures that process and its descendants only (a root that
 // is not running: an empty frame and exit 5); --frames and --interval start

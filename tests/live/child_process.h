@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Direct children of the live tests (tests/live/sandbox.h): a program
 // started as our child, a zombie, and a command run to completion with its
 // output captured.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line as the binary itself states it (docs/cli.md): the
 // commands `proctape --help` lists, with the subcommands of each command whose
 // help lists some (`proctape help corpus`), and what each command's `--help`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line's contract for what goes in and what comes out
 // (docs/cli.md), proven from the binary for every command of the contract
 // table (cli_contract_table.h):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/live/cli_contract_table.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the contract tests need to know of each command that its --help
 // cannot say: how to give it an input path, what it answers when that path is
 // missing or of the wrong kind, and a cheap --json run that succeeds

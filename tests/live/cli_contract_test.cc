@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line's contract (docs/cli.md), proven from the binary, for
 // every command it lists: the table (cli_contract_table.h) holds each one, every
 // integer option refuses what is not a number in its range, and every help is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built proctape binary on live sandboxes: its output lines and its
 // documented exit statuses (0 resolved/alive, 2 usage, 3 dead, 5 not found).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line's contract for what commands do (docs/cli/commands.md),
 // tested from the built binary: an empty selection is not a success,
 // options checked together, help without parser noise, failures through one

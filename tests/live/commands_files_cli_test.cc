@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line's contract for its inputs (docs/cli/commands.md), tested
 // from the built binary: several files, standard input, corpus add's note
 // and corpus rm.

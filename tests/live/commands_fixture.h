@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the command-line contract tests (commands_*cli_test.cc) share: the
 // built binary they run (PROCTAPE_BINARY) and two recordings of the shipped
 // corpus to run it on. The tests live in proctape::live.

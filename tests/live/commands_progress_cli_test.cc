@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line's contract for progress (docs/cli/commands.md), tested
 // from the built binary: a line on a terminal only, cleared when done.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Complete frames readable so far from a file being written: what the live
 // tests that interrupt or kill a command mid-file (capture_output_live_test.cc,
 // outputs_interrupt_cli_test.cc) wait for before they stop it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the corpus CLI tests (corpus_cli_test.cc, corpus_cli_refusals_test.cc)
 // share: the four real recordings of tests/data/replay, and a temporary
 // corpus to add them to. The tests live in proctape::live.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape corpus add|check` with the built binary, refusing: what is not
 // an intact recording that replays (each of several files named), a broken
 // MANIFEST (its line named), a missing file; and the output that does not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape corpus add|check|list` with the built binary, on the four real
 // recordings of tests/data/replay copied into a temporary corpus: what each
 // command prints, the files it writes (MANIFEST, <hash>.ptape, JUnit XML,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shipped corpus (corpus/ of the source tree), by entry: each entry of
 // corpus/MANIFEST and its recording, by absolute path.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Declared outputs of `proctape ownership` on a real git checkout (seed 002,
 // last paragraph): "git clean -fdX had already removed the ignored .venv
 // directory, but cleanup of the declared .venv/bin/python output treated its

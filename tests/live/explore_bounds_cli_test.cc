@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bounds of a whole `explore` and `minimize` run from the command line
 // (docs/explore.md, "Bounds of a whole run"): files of hostile shapes
 // (tests/shapes/shape_file.h, generated here) end by themselves within 512

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the export tests (export_cli_test.cc, export_round_trip_cli_test.cc)
 // share: the corpus entries by name, a directory as sorted (path, content)
 // pairs, and a hand-made file of hostile names.

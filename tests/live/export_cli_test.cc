@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape export` as a user runs it: --help, golden outputs
 // (tests/golden/export/; PROCTAPE_UPDATE_GOLDEN=1 rewrites them) on corpus
 // entries and on a hand-made file of hostile names, refusals and their exit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape capture --proc-root` as a user runs it: refusals and their exit
 // statuses, a fixture of another tool, and the round trip export ->
 // capture --proc-root -> export on every frame of the corpus and on a fresh

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the live tests: the built binary run (as it is, under an
 // address-space limit, under a shell redirection), files (a temporary
 // directory removed with everything in it, whole-file reads and writes,

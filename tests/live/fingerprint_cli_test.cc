@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 10, section 1, with the built binary on this kernel, what needs no
 // sandbox: a fingerprint of another boot is refused with its own status (9),
 // a file that is no usable fingerprint is refused clearly, the options that

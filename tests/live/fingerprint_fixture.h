@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the fingerprint tests (fingerprint_cli_test.cc,
 // fingerprint_live_cli_test.cc, liveness_boot_cli_test.cc) share: the built
 // binary they run (PROCTAPE_BINARY), the boot they run on, and fingerprint

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 10, section 1, with the built binary on this kernel, in a live
 // sandbox: the root is fingerprinted before the turn (`proctape
 // fingerprint`), the resolution consumes the fingerprint (`resolve

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the binary tells a user who asks (docs/cli/messages.md, "Exit
 // statuses" and "Lists"): `proctape help exit-codes` fits 80 columns and says
 // what success is for each command and which commands give each status;

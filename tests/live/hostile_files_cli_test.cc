@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every command on the hostile files of tests/data/hostile/ (issue 13,
 // section 3), run by the built binary under RLIMIT_AS 512 MiB (prlimit sets
 // it in the child before exec) and a timeout: each ends with one line and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape capture --proc-root DIR` as a user runs it on a hostile fixture:
 // the import reads nothing outside DIR (links to `/`, to `..`, to this host's
 // /proc and executables, a bind mount inside DIR), takes an executable's or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The jail (cli/jail.h, docs/security.md), from the binary: outputs are
 // committed from inside it, --print-jail states it, and a replay names no
 // /proc path. That the probe (PROCTAPE_JAIL_PROBE=1) finds signalling its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every command in its jail, in every mode that writes (docs/security.md,
 // "The jail of each command"): the list of commands and of the options that
 // write is read from `proctape --print-jail` itself (cli/jail_commands.cc),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the live tests of the JSON contract (json_cli_test.cc,
 // json_failures_cli_test.cc; docs/cli/json.md) share: the corpus recordings
 // they read, the binary run, a --json output parsed with a real JSON parser

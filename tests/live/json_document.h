@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One JSON document, read by a real parser: protobuf's, into a
 // google.protobuf.Value, which accepts exactly one JSON text and nothing
 // after it (docs/cli/json.md: one document per invocation).

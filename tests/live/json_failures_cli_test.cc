@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON contract of the command line (issue 11, section 3; docs/cli/json.md)
 // when a command fails: under --json, whatever a command says on standard
 // error is JSON too, one object a line, the failure's last, with its message

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape lab` (issue 5, section 2) with the real binary on this kernel:
 //   - every scenario, in both sandboxes, records a file whose verdicts show
 //     what its name says, and which replays REPRODUCED;

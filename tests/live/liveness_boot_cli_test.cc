@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape liveness` bound to the identity's boot (docs/resolver.md,
 // "Liveness"), with the built binary on this kernel, of the test's own
 // process: an identity of another boot is refused with exit 9 naming both

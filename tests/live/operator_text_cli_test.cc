@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Operator-supplied text is escaped exactly like host text (docs/cli/outputs.md,
 // "Escaping"): every command that can echo a string the operator typed — a
 // path (an input, an output, --proc, --proc-root, --baseline), --exe, --name,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Out of memory is a failure like any other (docs/cli/commands.md,
 // "Failures and warnings"): a command whose input needs more memory than it
 // may use says so on one line, `proctape: CMD: out of memory (...)`, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One status and one wording per cause of an output's refusal, in every
 // command and under every option that names an output (docs/cli/outputs.md,
 // "Refusals" and "A directory written into"). The causes, their lines and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Outputs that can neither destroy an input nor fail silently
 // (docs/cli/outputs.md, "An output is never an input" and "Standard output"):
 //   - every command that writes a file refuses, before any work and --force

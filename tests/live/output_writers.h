@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every command that writes a file, with the option that names it
 // (docs/cli/outputs.md): the table outputs_cli_test.cc runs each rule of the
 // one output rule against, and that the contract test (cli_contract_test.cc)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the live tests of the one output rule (outputs_*cli_test.cc;
 // docs/cli/outputs.md) share: the shipped corpus and one of its recordings,
 // and the binary run as a user would, in a working directory, with TMPDIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one rule for every file proctape writes (docs/cli/outputs.md), from the
 // binary, for every command that writes one: capture -o, fingerprint -o,
 // export -o (json, dot and sqlite files; proc-dir and csv directories),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one output rule (docs/cli/outputs.md) for corpus add's corpus, from the
 // binary: a corpus whose directory is missing, a MANIFEST that is a symbolic
 // link, a corpus nobody may write in: refused before any work, each on one

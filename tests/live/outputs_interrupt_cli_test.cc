@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one output rule (docs/cli/outputs.md) when a command that writes a file
 // is interrupted (SIGINT), from the binary: an interrupted capture finishes
 // its file with the frames done (exit 130); an interrupted resolve --record

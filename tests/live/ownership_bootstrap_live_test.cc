@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape ownership` on real processes: a baseline that shows processes the
 // verifier started before it is refused (docs/ownership.md, "Started before
 // the verifier"), even when they left the verifier's descendants. Built in a

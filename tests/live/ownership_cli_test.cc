@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape ownership` from the binary on the shipped corpus (seed 002):
 // the plan of a corpus pair is the golden files' (tests/golden/ownership/,
 // written by the unit test OwnershipTest.GoldenCorpusPair), text and JSON; a

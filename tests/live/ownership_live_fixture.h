@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the live tests of `proctape ownership` share (ownership_live_test.cc,
 // ownership_bootstrap_live_test.cc; root only): a fresh cgroup v2 directory
 // whose processes are all ended by pidfd, the runtime shell that starts the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape ownership` on real processes (seed 002): "A disposable live check
 // also proved that the candidate preserves the real OpenShell keepalive while
 // removing a detached child." The situation, built in a fresh cgroup v2

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An error about a file or directory the user named says which option
 // brought it (docs/cli/messages.md, "Errors about an input"), in one form
 // for every input and output of every command:

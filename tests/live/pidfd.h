@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A pidfd for the live tests (tests/live/sandbox.h): a handle on a process
 // that is not our child (the sandbox launcher, its namespace init, the sleep),
 // opened while its parent was alive and re-checked against its start time,

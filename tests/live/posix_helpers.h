@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the implementations of tests/live/sandbox.h (proc_reading.cc,
 // pidfd.cc, child_process.cc, sandbox.cc) share: the monotonic clock in
 // milliseconds, a sleep that survives EINTR, an errno message, looking at or

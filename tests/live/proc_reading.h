@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Independent /proc reading for the live tests (tests/live/sandbox.h): whole
 // files, a stat split at its last ')', the NSpid line, the descendants of a
 // process; and two small helpers (a random hex token, a program on PATH).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ProcfsEvidence against the real /proc: listing bounds, bound+1 reads,
 // errno mapping, exe identity through the magic link, zombies, the clock.
 #include "capture/procfs_evidence.h"

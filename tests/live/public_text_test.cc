@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a user reads cites only what a user has (docs/cli/commands.md, "Help":
 // no private references). Every command's --help, `proctape --help`,
 // `proctape help exit-codes`, the public headers (include/proctape/),

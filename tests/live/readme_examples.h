@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // README.md's examples, as readme_test.cc runs them: every ```sh block, its
 // commands (a line, with the lines its trailing '\' continues onto), the
 // output each is said to print (the "#   ..." lines under it), the exit

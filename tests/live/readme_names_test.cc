@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // README.md names only what the binary has. readme_test.cc runs its ```sh
 // blocks; this checks what no run reaches: the opening paragraph names every
 // command `proctape --help` lists; every `proctape COMMAND ...` README shows,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // README.md's examples run, so that they cannot drift from the binary: every
 // ```sh block is run in a fresh directory by a bash session of its own
 // (shell_session.h), command by command, unless an HTML comment just above it

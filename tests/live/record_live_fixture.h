@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the live tests of `proctape resolve --record` and `proctape liveness
 // --record` (record_*live_test.cc) share: RecordLiveTest, a real PID-namespace
 // sandbox (sandbox.h) whose environment holds a secret (kSecretVar) that no

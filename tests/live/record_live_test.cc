@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape resolve --record FILE` and `proctape liveness --record FILE` on a
 // real PID-namespace sandbox (issue 3, sections 3, 4 and 6): the file reads
 // back whole with its header, the frames taken before and after, the tape of

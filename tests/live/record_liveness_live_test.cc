@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape liveness --record FILE` on a real PID-namespace sandbox (issue 3,
 // section 3): the recording holds the frames taken before and after, one
 // stat read of the sleep, and an ALIVE verdict. Every process a test starts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where `proctape resolve --record` and `proctape liveness --record` write
 // (issue 3, section 6), on a real PID-namespace sandbox: an existing file is
 // never replaced without --force, a symbolic link is refused even with it,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape resolve --record FILE` on a real PID-namespace sandbox (issue 3,
 // section 4): a secret in the sandbox's environment is in no decompressed
 // byte of the recording, while the token entry is kept verbatim where it was

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape replay` (issue 4, section 5) of the files committed to the
 // repository: "files committed to the repo that were captured on this kernel
 // replay identically in CI on another machine". The corpus recorded by

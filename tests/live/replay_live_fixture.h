@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the live tests of `proctape replay` (replay_live_test.cc,
 // replay_corpus_live_test.cc) share: the binary run with a timeout fit for a
 // replay, and a replay run with the host's /proc hidden (a private mount

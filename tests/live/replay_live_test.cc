@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape replay` (issue 4) on real recordings of real PID-namespace
 // sandboxes, with the real binary:
 //   - section 1: a recorded resolution (and liveness check) of a sandboxed

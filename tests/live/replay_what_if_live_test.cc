@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What-if replays of a real recording that need bytes it does not have
 // (docs/replay.md, "What a replay cannot answer"): a recording made with the
 // wrong token stores the sandbox's real token entry redacted, so replaying it

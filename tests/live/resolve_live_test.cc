@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resolver of seed 000 against real PID-namespace sandboxes on this
 // kernel: the marker a sandboxed shell writes is a namespace pid; the resolver
 // must find the sleep's true host pid beneath the app-server, and liveness

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Real processes for the live tests: a PID-namespace sandbox beneath a
 // stand-in app-server (here), plain children, zombies, and a command runner
 // (child_process.h), held by pid or by pidfd (pidfd.h), checked against an

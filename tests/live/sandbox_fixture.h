@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A test run once for each sandbox tool (TEST_P over SandboxKind), each time
 // on a live sandbox of its own: started in SetUp with a random token
 // (skipped where the tool is not installed), ended, by its pids, with the

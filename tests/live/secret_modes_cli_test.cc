@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which files proctape writes 0600 (docs/cli/outputs.md, rule 2): a file is
 // the owner's only when what it holds keeps environment values -- a header
 // whose redaction is ENVIRON_KEPT or lists kept entries (a recording's token

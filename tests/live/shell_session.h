@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A shell session for the tests that run documented examples (readme_test.cc):
 // one bash, a direct child of the test, that runs commands one at a time as a
 // person types them, so that what one command leaves (a variable, $$, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source tree the live tests were built from (PROCTAPE_SOURCE_DIR): the
 // shipped corpus and the golden files are read from it.
 #pragma once

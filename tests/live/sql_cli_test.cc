@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape sql` and `export --format sqlite|csv` as a user runs them (issue
 // 16 §1): statements from -c or standard input, bad SQL one line and exit 2,
 // read-only, a damaged file loaded up to its damage, a file that is no .ptape

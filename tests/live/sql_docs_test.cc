@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/sql.md's worked queries are golden tests (issue 16 §2): each ```sql
 // block under a "### N. TITLE" heading is run as
 //   proctape sql corpus/*.ptape -c QUERY

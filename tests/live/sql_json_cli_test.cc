@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape sql --json` prints one document per run (docs/cli/json.md,
 // docs/sql.md): {"statements":[...]}, an object per statement in the order
 // run, whether the statements come from several -c, from one -c holding

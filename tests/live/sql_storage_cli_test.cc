@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `sql` and `export --format sqlite|csv` keep SQLite's storage where the jail
 // allows it (docs/security.md, "SQLite"): on files of 100,000 records the
 // index build spilled to SQLite's temporary file in /var/tmp, which the jail

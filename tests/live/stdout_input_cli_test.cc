@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Standard output is never an input (docs/cli/outputs.md, "An output is
 // never an input"): every command that reads a file or a directory, run with
 // its standard output on one of its inputs (`1<> FILE`, `>> FILE`, a file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The readers that stream (issue 14, section 1): verify, show, tree and
 // export read a file chunk by chunk and keep at most one frame (diff two;
 // explain and replay of a recording none), so a file

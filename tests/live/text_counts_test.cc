@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counts in the text output (issue 11, section 4): a count of one takes the
 // singular ("1 attempt", "1 frame", "1 entry"), and a total summed over the
 // frames says it counts process records ("2 frames, 2 process records"), from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The token of a recording appears in no byte of any view's output, text or
 // --json, for every corpus file: show, tree and diff of every frame, explain
 // (also --all), replay, export --format dot and --format proc-dir of every

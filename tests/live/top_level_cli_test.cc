@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The top level of the command line (docs/cli.md §1): an unknown command is
 // named, with the nearest command suggested; `help`, `help COMMAND` and
 // `--version` do what they say; the version is the one files record.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Usage errors from the binary (docs/cli/commands.md, "Usage errors"): every
 // command says what is wrong with its command line in one line of its own
 // words, "proctape: CMD: WHAT (see 'proctape CMD --help')", exit 2, naming the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape verify FILE [--json]` with the built binary (issue 3, sections 1
 // and 6): a fresh recording is intact (exit 0); damaged copies of it give one
 // line on standard error naming the chunk and byte offset, and the distinct

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape --version` (cli/help.h): the version, the format version this
 // binary writes and the versions its reader accepts, and whether it is the
-// portable build, on one line; --json gives the same as one document.
+// portable build, and its license (an SPDX identifier), on one line; --json gives the same as one document.
 // Expected values come from the constants the writer and the reader use.
 #include <gtest/gtest.h>
 
@@ -29,7 +30,7 @@ TEST(VersionCli, VersionIsOneLineWithTheFormatWrittenAndTheFormatsRead) {
                                std::to_string(kFormatVersion) + ", reads " +
                                std::to_string(kOldestFormatVersion) + ".." +
                                std::to_string(kFormatVersion) +
-                               (kPortableBuild ? ", portable" : "") + ")\n";
+                               (kPortableBuild ? ", portable" : "") + ") Apache-2.0\n";
   EXPECT_EQ(r.out, expected);
   EXPECT_EQ(r.err, "");
 }
@@ -49,6 +50,7 @@ TEST(VersionCli, VersionJsonIsOneDocumentWithTheSameFacts) {
   const auto& top = doc.value.struct_value().fields();
   EXPECT_EQ(top.at("version").string_value(), PROCTAPE_VERSION);
   EXPECT_EQ(top.at("portable").bool_value(), kPortableBuild);
+  EXPECT_EQ(top.at("license").string_value(), "Apache-2.0");
   const auto& format = top.at("format").struct_value().fields();
   EXPECT_EQ(format.at("writes").number_value(), kFormatVersion);
   EXPECT_EQ(format.at("reads_oldest").number_value(), kOldestFormatVersion);

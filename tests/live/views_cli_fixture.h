@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the view tests (views_cli_test.cc, views_hostile_cli_test.cc,
 // views_live_cli_test.cc) share: the built binary run from a working
 // directory, golden transcripts, the corpus entries, JSON parsed back. The

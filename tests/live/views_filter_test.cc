@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `show`, `tree` and `diff` with --pid, --uid and --comm (issue 11, section
 // 4), from the built binary on a hand-made file: the filters select by the
 // process's pid (tree: its subtree), its real uid and its exact comm, byte for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every view on files of hostile shapes (issue 13, section 3, "quadratic
 // views"): a 60,000-deep parent chain and a 60,000-wide star, each with a
 // recorded resolution (tests/shapes/shape_file.h, generated here, never

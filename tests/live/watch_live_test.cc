@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Watching (issue 14 §2): `capture --root PID --interval 10 --until-exit` of
 // a PID-namespace sandbox in which a shell forks a child that execs, the
 // lab's pre-exec race held open: the child sits between fork and exec (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // mutant_hunt: `explore` over a corpus with the real resolver and with each
 // resolver mutant (issue 15, section 2; tests/mutants/mutants.h), as proof
 // that the search finds what it is for.

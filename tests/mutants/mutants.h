@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resolver mutants of issue 15, section 2 (core/mutant.h): the real
 // resolver and liveness check compiled once more per rule of seed 000 each
 // one drops. Test builds only: nothing here is in the proctape binary.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/shapes/many_frames.h"
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files of many frames for the streaming readers (issue 14, section 1): a
 // quiet host of `processes` process records, each record a few hundred bytes
 // of /proc text plus a kilobyte environ, captured `frames` times. Every

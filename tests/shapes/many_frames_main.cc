@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // many_frames: writes a file of many frames (tests/shapes/many_frames.h), for
 // bench/stream_rss.sh and by hand.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/shapes/shape_file.h"
 
 #include <algorithm>

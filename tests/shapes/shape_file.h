@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files of hostile shapes for the views (issue 13, section 3, "quadratic
 // views"): one recorded resolution on an in-memory host whose processes form
 // a 60,000-deep parent chain (process k's parent is k-1) or a 60,000-wide star

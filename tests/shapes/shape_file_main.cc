@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // shape_file: writes a file of a hostile shape (tests/shapes/shape_file.h),
 // for bench/views_shape_bench.sh and by hand.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The CI recipes end to end (README "Capturing on CI"; contrib/ci's
 # github-steps.yml, action.yml and gitlab-ci.yml), each run by a stub runner
 # (ci_runner.py) as GitHub Actions or GitLab CI runs a job, with each release

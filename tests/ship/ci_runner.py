@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A stub CI runner: runs a job as GitHub Actions or GitLab CI would, enough
 for contrib/ci's recipes (tests/ship/ci_recipes_test.sh).
 

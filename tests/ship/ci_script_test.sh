@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # contrib/ci/proctape-ci.sh, run here as a CI job would: one ctest test per
 # case (ci_tests.cmake). 'install' from a local file into a temporary
 # directory on PATH (never /usr); a .deb through a stub apt-get (installing a

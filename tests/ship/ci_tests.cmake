@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # P3 of issue 12: contrib/ci/proctape-ci.sh, run as a CI job would
 # (tests/ship/ci_script_test.sh): one ctest test per case, label ship.
 # Included from tests/CMakeLists.txt.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The shipped tree, checked from a real `cmake --install` into a temporary
 # prefix and from the Debian package cpack makes (README "Install"). One
 # check per ctest test (label ship; tests/ship/CMakeLists.txt):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Declared outputs in the ownership plan (seed 002, last paragraph), on an
 // in-memory filesystem: "Missing parents now mean that the output is already
 // absent; existing symlink and non-directory parents still fail closed."

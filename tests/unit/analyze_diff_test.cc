@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape diff` (analyze/diff.h) on hand-built frames: every kind of
 // change, identity by (pid, start tick) only, hostile names, and frames of
 // different boots.

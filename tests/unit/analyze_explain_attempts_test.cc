@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape explain` (issue 6, section 1): how the attempts of a recorded
 // resolution are told: the tree beneath the root and the ancestry re-read,
 // candidates that vanish or exit during inspection, a dead or missing root,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape explain` says what `proctape replay` says (docs/explain.md,
 // "Where the explanation comes from"): its replay line, verdict and liveness
 // verdict are those of the one replay of the check (replay/replay_file.h),

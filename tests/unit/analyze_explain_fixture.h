@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the tests of `proctape explain` (analyze_explain_*_test.cc) share: a
 // check run on the in-memory host of fake_host.h, recorded through the real
 // recorder into a real file and read back (replay_fixture.h), then explained;

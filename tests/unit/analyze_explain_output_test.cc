@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape explain` (issue 6, section 1): its output. Hostile names are
 // escaped in every line, the same file explains to the same bytes, the JSON
 // round-trips, offsets are told to a tenth of a millisecond; then the text

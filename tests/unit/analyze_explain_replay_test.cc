@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape explain` (issue 6, section 1): a replay that no longer reproduces
 // (a call removed from the tape) says where it diverged, tells what the tape
 // answered up to there, and tells no verdict.

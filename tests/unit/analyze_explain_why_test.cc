@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape explain` (issue 6, section 1): each rejection reason the resolver
 // has, staged on the in-memory host, recorded and explained; each candidate of
 // the first attempt carries the reason the resolver acted on, and the attempt

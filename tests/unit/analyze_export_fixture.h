@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the export tests (analyze_export_test.cc, analyze_proc_dir_*_test.cc)
 // share: hostile comms, a record shaped as ScanFrame makes one, and a snapshot
 // of one frame holding every kind of record a printer or a proc-dir must cope

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // analyze/export_json.h: `export --format json` printed from a file read item
 // by item is ExportJson's document of the whole Snapshot, byte for byte, on
 // the shipped recordings and on frames of several parts (a blob referred to from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // proctape export's printers on hand-made snapshots: DOT escaping of hostile
 // names, the process tree of a frame, and the JSON of a whole snapshot and of
 // a fingerprint file. The proc-dir is in analyze_proc_dir_*_test.cc; the CLI,

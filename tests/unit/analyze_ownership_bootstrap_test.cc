@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ownership planner's bootstrap rule on hand-built snapshots
 // (docs/ownership.md, "Started before the verifier"): the baseline exempts
 // only processes that started before the verifier. A process the verifier

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ownership planner (seed 002) on hand-built snapshots, its decisions: one
 // test per rule of the seed, each quoting it: what is kept, what is removed,
 // what is never decided, and cgroup membership read from the unified

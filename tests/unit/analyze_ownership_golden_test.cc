@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ownership planner (seed 002): golden files of its text and JSON output
 // (tests/golden/ownership/; PROCTAPE_UPDATE_GOLDEN=1 rewrites them), of the
 // seed's scenario, hostile names, refused plans and the committed corpus pair.

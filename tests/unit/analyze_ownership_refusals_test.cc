@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ownership planner (seed 002) on hand-built snapshots, its refusals: one
 // test per rule of the seed, each quoting it: unreadable identities fail the
 // whole plan closed, and so do captures out of order, cut by a bound, or not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ownership planner's scope (analyze/ownership_scope.h, docs/ownership.md
 // "Scope"): --uid and --cgroup name the verifier's own scope, or the plan is
 // refused; new processes of a session older than the baseline that is not

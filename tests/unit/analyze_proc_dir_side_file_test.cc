@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The side files of an exported proc-dir on hand-made snapshots: the identity
 // and frame facts print every fact in order, escaped, and parse back strictly.
 // The directory itself is in analyze_proc_dir_test.cc.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // proctape export's proc-dir on hand-made snapshots: the writer and its
 // refusals, the atomic output file it is written through, and ProcDirEvidence
 // reading the directory back through the capture's own scanner. The side

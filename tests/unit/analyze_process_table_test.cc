@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process table the views share (analyze/process_table.h): each record
 // parsed once, raw bytes kept, identity (pid, start tick) only from a stat
 // that parses and names its own pid.

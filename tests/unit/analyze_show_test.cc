@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape show` (analyze/show.h) on hand-built snapshots: header facts,
 // frames, resolutions, redaction (never a token or a kept value), damage,
 // hostile header bytes.

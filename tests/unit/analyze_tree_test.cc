@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `proctape tree` (analyze/tree.h) on hand-built frames: the forest's shape
 // and drawing, the marks (resolved process, root, marker, a reused pid),
 // hostile names, kernel-thread folding, loops of parent links.

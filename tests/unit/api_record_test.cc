@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library's record policy (include/proctape/live.h, api/record.h) on the
 // in-memory host: RESOLVED with kOnFailure leaves nothing; any other verdict,
 // or kAlways, leaves a .ptape that reads back and replays to its verdict; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library's public values (include/proctape/types.h): the same statuses
 // and names as the core and the file format; every field of a verdict
 // carried; arguments refused as errors, never thrown; file damage named.

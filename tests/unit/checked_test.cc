@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checked arithmetic on integers taken from a file or a request (issue 13,
 // section 3: "signed overflow (UB) on integers taken from a file"). The
 // helpers of core/checked.h at the ends of the range, then every site that

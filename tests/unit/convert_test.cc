@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // proto/convert.h: core types <-> schema v1, through the wire and back.
 #include "proto/convert.h"
 

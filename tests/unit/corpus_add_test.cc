@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // corpus add and check at the library level (corpus/corpus.h), on the real
 // recordings of tests/data/replay and on edited copies written by the real
 // writer: what an entry records about its file, what add refuses and why

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files read because of where they lie (corpus/beside_file.h,
 // docs/security.md "Files read beside a FILE"): the MANIFEST and a corpus's
 // entries are regular files of bounded size, never a link followed, never a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Expect lines (corpus/expect.h) for every kind of verdict, the --expect
 // option, and the comparison `corpus check` makes between an entry's expect
 // lines and its replays (corpus/corpus.h): a drift is a different status or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The corpus MANIFEST (corpus/manifest.h, docs/corpus.md): the exact text it
 // is written as, the round trip of every value (hostile bytes included:
 // written escaped, so no raw newline or control byte ever reaches the file),

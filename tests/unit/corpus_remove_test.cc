@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // corpus rm at the library level (corpus/corpus.h, RemoveFromCorpus): the
 // named entries leave the MANIFEST and their files the directory; all the
 // names or none; a missing or broken MANIFEST is the manifest's failure.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SHA-256 (corpus/sha256.h, nettle underneath) against the FIPS 180-4 example vectors published
 // by NIST, lengths around the 56- and 64-byte padding boundaries (digests
 // from an independent implementation: sha256sum), and streaming in pieces.

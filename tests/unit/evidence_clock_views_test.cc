@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // core/evidence.h: "the clock (NowNs, SleepUntil) leaves them valid: the
 // resolver checks its deadline between a read and the parse of its bytes".
 // Every Evidence the resolver runs on keeps a read's view through a clock

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bound of a whole explore or minimize run (explore/bound.h;
 // docs/explore.md, "Bounds of a whole run"): runs and steps counted across
 // checks, the time read from a clock the test gives, each reached bound

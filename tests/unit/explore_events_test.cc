@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // explore/events.h and explore/host_model.h on a hand-made frame: each kernel
 // event changes exactly the bytes the kernel was seen to change.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small host for the explore tests, as one frame: an outsider, the root
 // (app-server), a shell under it and the tracked sleep under the shell,
 // carrying the token. Its model, its request and an EventContext.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // explore/minimize.h on the fixture host: what it keeps and drops, a
 // derived recording's events kept at their calls, the output that replay
 // reproduces, and the refusal of a verdict the frame does not explain. Also

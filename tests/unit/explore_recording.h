@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixture host of explore_fixture.h recorded: its resolution through the
 // real recorder, with its frame, as a file (for explore and minimize tests).
 #pragma once

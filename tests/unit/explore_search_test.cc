@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // explore/oracle.h on hand-made histories (a right and a wrong verdict),
 // explore/search.h with the real resolver and with a test-only wrong one,
 // and a counterexample written by explore/counterexample.h that replay

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A typical Linux host for the core's unit tests, in the in-memory /proc of
 // MemoryEvidence, plus a call log and a hook so a test can see every call the
 // resolver makes and change the host in the middle of a resolution.

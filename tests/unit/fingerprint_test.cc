@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seed 000, step 1: "Before starting the turn, records the
 // AppServerConnection child host PID and its /proc/<pid>/stat start time, and
 // records /bin/sleep device and inode identity." The fingerprint taken on the

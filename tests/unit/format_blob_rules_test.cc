@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/format.md, the structure (section 3), blobs: a blob reference stands
 // only in a record's cmdline or environ, never beside inline data or on a
 // failed read, and a blob is defined where it is first referred to. Each

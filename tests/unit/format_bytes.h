@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Byte-level helpers for the tests of docs/format.md: a preamble, a chunk
 // from a Chunk message, a zstd frame built field by field (RFC 8878) so that
 // each requirement of the format can be broken alone, and an XXH64 written

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the damage tests (format_damage_*_test.cc) share: a fresh directory
 // per test (FormatDamageTest), a small real capture of every kind of chunk,
 // and the end offsets of a file's chunks.

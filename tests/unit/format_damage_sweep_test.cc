@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/reader.h on damaged files, everywhere: a small real capture cut at
 // every byte and bit-flipped at every bit gives a clean one-line error naming
 // the chunk and byte offset (or, where zstd's checksum cannot see the flip,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/reader.h on damaged files, one named damage each: a checksum
 // mismatch, an empty file, a wrong magic, a newer version, no footer, a chunk
 // or garbage after the footer, a removed chunk and unreadable paths each give

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An idle process's record as a capture reads it, for the version 2 frame
 // tests (format_frames_v2_test.cc, format_frames_v2_rules_test.cc).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Version 2 frames (docs/format.md 9a, "Frames: only what changed"): the
 // reader's checks of references to the previous frame, on hand-built files.
 #include <gtest/gtest.h>

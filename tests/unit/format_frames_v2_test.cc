@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Version 2's frames that cost what changed (docs/format.md 9a, "Frames:
 // only what changed"): the writer stores a record, a read or a stat's fields
 // as what changed from the previous frame's record of the same (pid, start

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/format.md, the framing (sections 1 and 8), one test per rule, each
 // both ways: a file obeying the rule reads, a file breaking it is refused
 // with the documented kind, chunk and byte offset, and returns every chunk

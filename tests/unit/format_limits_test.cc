@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The count and copy limits of docs/format.md section 7 (issue 13, section
 // 3: "a 10 KB file cannot make it allocate gigabytes"). The hostile files of
 // the issue are built here byte by byte and kept in tests/data/hostile/ (the

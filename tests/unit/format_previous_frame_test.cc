@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PreviousFrame (format/previous_frame.h): the table of the previous frame's
 // records that version 2 references resolve against (docs/format.md section
 // 9a). It gives back each remembered record byte for byte, keeps a cmdline

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reader's budget (docs/format.md section 7, "The reader's budget";
 // format/read_budget.h): what a reader materializes from a file, each chunk
 // as parsed and every copy out of a reference, is charged before it is made,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/reader.h on hand-made files: the limits of format/file_format.h are
 // enforced by writer and reader alike, exactly at the limit and one byte
 // over, and no length read from a file makes the reader allocate memory the

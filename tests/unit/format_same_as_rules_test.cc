@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/format.md section 9a, "Tapes: only what changed": version 2's "same
 // as observation K". A reference names the last earlier observation of the
 // same call, holds no result of its own, and is read as that result; the

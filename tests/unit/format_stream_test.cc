@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/snapshot_stream.h: a file read item by item, in file order, checked
 // chunk by chunk as ReadSnapshot checks it (ReadSnapshot collects the same
 // items): the items in order, a frame of several parts, blobs that are

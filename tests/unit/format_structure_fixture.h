@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the structure-rule tests (format_structure_rules_test.cc,
 // format_blob_rules_test.cc) share: a file built chunk by chunk with the
 // footer the writer would count, chunks of each kind, and expectations that a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/format.md, the structure (sections 2-5): the order of chunks, frame
 // parts and indexes, observations, resolutions, fingerprints and the footer's
 // counts (blobs: format_blob_rules_test.cc). One test per rule, each both

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/format.md section 10, "Worked example", is the writer's own file: the
 // example is written here as the section says it was, and each thing the
 // section shows of it is checked against that file, so that it cannot drift:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/writer.h + format/reader.h, blobs: identical environ and argv bytes
 // are stored once and resolved when read, small data stays inline. (The
 // worked example of docs/format.md: format_worked_example_test.cc.)

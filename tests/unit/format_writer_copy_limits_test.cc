@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The writer keeps the limits a reader puts on what it copies (docs/format.md
 // section 7; format/file_format.h): out of blobs (kMaxBlobCopyBytes), out of
 // the previous frame (kMaxPreviousCopyBytes), out of the tape's latest

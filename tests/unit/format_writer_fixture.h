@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the writer tests (format_writer_*_test.cc) share: a fresh directory per
 // test (FormatWriterTest), the names in it, a message comparison that prints
 // the difference, and a sample snapshot (a header and processes with every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The writer keeps the reader's count limits (format/file_format.h,
 // docs/format.md section 7): a call that would pass one is refused, the
 // writer stays usable, and the file it finishes is whole and reads back.

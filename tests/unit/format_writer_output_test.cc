@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/writer.h, the output path handled safely: symbolic links, existing
 // files, the temporary until Finish, standard output and input for "-", and a
 // writer that fails or is dropped leaving nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the writer closes a frame part (docs/format.md section 4): at about
 // target_chunk bytes of serialized records, or of records as a reader holds
 // them once resolved, whichever comes first, so that a frame of records "the

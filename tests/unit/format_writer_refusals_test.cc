@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/writer.h refuses what would break a rule of docs/format.md: a call
 // that would break one fails, names it, and writes nothing that breaks it (the
 // file reads as a capture that did not finish); on standard output nothing is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/writer.h + format/reader.h, the round trip: every field written is
 // read back as written, frame parts are joined in order and observations stay
 // in order across batches.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/writer.h obeys every rule of docs/format.md: what it writes is
 // checked here chunk by chunk by a reader of the test's own (frame header,
 // XXH64 with seed 0, structure, footer counts), not by format/reader.cc. A

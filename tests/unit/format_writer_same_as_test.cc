@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The writer's "same as observation K" (docs/format.md section 9a, "Tapes:
 // only what changed"): chosen only when the call's new result is byte for
 // byte its last one, and read back as exactly the observation given.

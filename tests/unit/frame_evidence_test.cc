@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frame model of replay (issue 4, section 2), FrameEvidence on frames
 // built by hand: "the latest frame whose scan started at or before the
 // virtual time; the clock advances by the recorded scan durations ... Reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frame model's bound on real work (replay/frame_evidence.h, "Work";
 // docs/format.md section 7, "The frame model's work"): a valid request's hour
 // of retries on frames built by hand costs a bounded number of calls and

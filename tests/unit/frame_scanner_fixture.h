@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the frame scanner tests (frame_scanner_*_test.cc) share: an in-memory
 // /proc that counts its reads and can change the host right after one, a
 // pid-namespace source, a scan that keeps what its callbacks were given, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frame scanner (issue 3, section 2), the parallel scan: ScanFrame's
 // records, in ScanFrame's order, byte for byte, with the same cuts, the same
 // root mode, a failing callback stopping it promptly, workers reused across

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frame scanner (issue 3, section 2) on the in-memory /proc, what a
 // record holds: "Each process: the raw bytes of stat, cmdline, environ,
 // status; exe identity or errno; pid-namespace inode; cgroup. A failed read is

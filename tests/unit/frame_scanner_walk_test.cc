@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Root mode walked through a children source (issue 14, watching): the
 // subtree's files alone are read, and the frame is the one the stat pass
 // over every listed entry gives, byte for byte and in the same order.

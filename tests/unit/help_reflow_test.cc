@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cli/help.h Reflow: command descriptions wrapped to 80 columns, paragraphs
 // filled, list items hanging under their text (docs/cli/commands.md, "Help").
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // No output names an enum's zero value (docs/cli/json.md, "Enums"): a field
 // that names nothing is absent, or the text says a word. Every message of
 // the schema is printed by one printer (proto/convert.h ToJson), so the rule

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The legacy strategy (the marker taken as a host pid, probed with kill(0))
 // beside the resolver, on the same fake host.
 #include "core/legacy_marker.h"

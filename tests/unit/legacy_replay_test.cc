@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the legacy check would have done (issue 4, section 3): "`proctape
 // replay FILE --legacy-marker N` reports what treating the marker N as a host
 // pid and probing it with `kill(N, 0)` would have concluded at capture time,

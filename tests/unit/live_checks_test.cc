@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ResolveCheck (capture/live_checks.h), the check `resolve` and the lab run
 // and record, on the in-memory host: where the root's start tick came from
 // is said in the verdict (late_fingerprint) and kept in the recorded request.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Liveness of a resolved identity (seed 000, step 8): "Every later liveness
 // check re-reads stat. A missing process or state Z, X, or x is dead; a
 // matching non-dead start time is alive; PID reuse, malformed data, or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the output-file tests (output_file_test.cc,
 // output_file_interrupt_test.cc) share: a fresh directory per test with the
 // names in it and outputs opened in it (OutputFileTest), and a request for a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/interrupt.h with format/output_file.h: an interrupt removes every
 // temporary and ends by the signal, after the hooks; deferring notes the first
 // signal and wakes the sleep; an ignored signal stays ignored (the rule of

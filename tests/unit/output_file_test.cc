@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format/output_file.h: the one rule for every file proctape writes
 // (docs/cli/outputs.md), one test per rule: what is checked before any work,
 // the temporary beside the output, the commit and nothing left behind

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seed-002 sandbox for the ownership planner's unit tests, as hand-built
 // snapshots: records of processes (uid, cgroup, argv, start tick), a baseline
 // taken at bootstrap, a current snapshot taken at cleanup, the request, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An import is sealed inside its directory: ProcDirEvidence (what
 // `proctape capture --proc-root DIR` reads through) never follows a link out
 // of DIR, and never follows an `exe` or `ns/pid` link at all: their identity

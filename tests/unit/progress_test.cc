@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cli/progress.h: one line on standard error, rewritten in place, only on a
 // terminal (docs/cli/commands.md, "Progress").
 #include "cli/progress.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recorder (issue 3, section 3) on its own: "every call the resolver made
 // through the evidence interface, in order, with its exact result and
 // monotonic time": each call's result passes through unchanged, indices count

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recorder (issue 3, section 3): "every call the resolver made through the
 // evidence interface, in order, with its exact result and monotonic time ...
 // Recording must not change what the resolver does (same calls, same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Environ redaction (issue 3, section 4): "By default each environ value is
 // replaced by a placeholder that keeps the key and the value's length; the
 // only values kept verbatim are entries that carry the token of a resolution

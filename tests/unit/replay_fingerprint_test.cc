@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replay of recordings by how their root was fingerprinted: late, on the tape
 // (with the verdict's late_fingerprint, or from before the flag existed), or
 // before the turn (the request holds the RootFingerprint). late_fingerprint is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A test utility for the replay issue: records one resolution or liveness
 // check, run on an in-memory host (MemoryEvidence, FakeHost), through the real
 // recorder (RecordingEvidence) into a real .ptape file written by the real

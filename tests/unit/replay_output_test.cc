@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replay (issue 4) output: the line and --json of a replay, the worst of
 // several outcomes, and the committed corpus of real recordings replaying to
 // their committed output. Section 5: "Replaying the same file twice gives

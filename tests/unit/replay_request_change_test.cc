@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replay (issue 4) with a changed request: the recorded tape of the typical
 // resolution replayed for another exe, root, start or token says
 // VERDICT_CHANGED where the tape answers the changed resolver, and DIVERGED,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the replay tests (replay_*_test.cc) share: the typical host's
 // resolution recorded and read back, the observations found in its tape, and
 // the text a replay result is described by when an expectation fails.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replay (issue 4) of the tape itself: the recorded tape of the typical
 // resolution has the resolver's shape, and every edit of it (an observation
 // removed, altered or added) is caught where it was made.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a replay cannot answer (docs/replay.md, "What a replay cannot
 // answer"): a what-if whose token entry the recording did not keep verbatim,
 // where a redacted value of its name could be it, is DIVERGED at that environ

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replay (issue 4) of every verdict: each status of the resolver and of the
 // liveness check, recorded on the in-memory host of fake_host.h and
 // reproduced from its tape, twice alike.

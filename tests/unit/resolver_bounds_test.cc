@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resolver of seed 000, against the in-memory host of fake_host.h: every
 // bound (bytes per file, processes, nodes, depth, the byte budget, the
 // deadline, the request's timing), at exactly the bound and one past it. Each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Corrupt evidence gets its own status (docs/resolver.md, "One attempt"):
 // a pid the listing names twice is DUPLICATE_RECORD whatever its reads
 // answer, and parent links that loop are CYCLE however deep the loop lies.

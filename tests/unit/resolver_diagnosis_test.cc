@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resolver's diagnosis under seed 000's rules as issue 10 tightened them,
 // against the in-memory host of fake_host.h: a candidate whose environ reads
 // empty because it exited is vanished, not another token, and the diagnosis

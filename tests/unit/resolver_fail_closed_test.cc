@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resolver of seed 000, against the in-memory host of fake_host.h: it
 // fails closed on evidence that changes while it reads (a reused pid, a
 // restarted root, a zombie, changed ancestry, another exe) or that is invalid

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the resolver tests (resolver_*_test.cc) and the replay tests that
 // record the resolver share beyond fake_host.h: the in-memory host's clock at
 // the start, the attempts a 5 s retry loop makes, and a second sandbox.

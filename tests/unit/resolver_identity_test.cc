@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A failure names the process it is about by its identity, and NO_MATCH
 // names its near misses (docs/resolver.md, "The verdict names processes by
 // their identity", "Near misses"), against the in-memory host of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resolver of seed 000, against the in-memory host of fake_host.h: the
 // retry rules (a fresh snapshot every 100 ms for at most 5 s, processes
 // vanishing while read) and what ends a resolution at once. Each test names

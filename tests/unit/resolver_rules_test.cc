@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resolver's rules of seed 000 that issue 10 tightened, against the
 // in-memory host of fake_host.h: the root's parent re-read (step 7), the
 // exact cmdline bytes (step 5), the /proc listing charged like every read,

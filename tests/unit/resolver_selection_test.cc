@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resolver of seed 000 ("Linux tracked-terminal host PID resolution"),
 // against the in-memory host of fake_host.h: which process it selects, that
 // it reads no environment it need not (secrets), that it is deterministic, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source tree the unit tests were built from (PROCTAPE_SOURCE_DIR, given
 // by tests/CMakeLists.txt): test data and golden files are read, and golden
 // files rewritten (PROCTAPE_UPDATE_GOLDEN=1), there, whatever directory the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The loader of `proctape sql` (analyze/sql/load.h, database.h) on files
 // written from the in-memory host by the real recording path: every record
 // and call becomes a row, holding the bytes as read; a tape's "same as" is

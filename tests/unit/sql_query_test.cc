@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How `proctape sql` prints rows (analyze/sql/query.h): a table, RFC 4180
 // CSV, or JSON by protobuf's printer; bytes never raw; the first failing
 // statement's message, one line.

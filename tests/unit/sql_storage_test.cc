@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where `proctape sql`'s database keeps what it holds (analyze/sql/database.h,
 // docs/security.md "SQLite"): its temporary storage in memory (the jail
 // refuses SQLite's own files in /var/tmp, so an index over many rows once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ParseStatView (core/proc_parse.h) against the parser it replaced in the
 // resolver: the previous ParseStat, kept here verbatim as the reference (split
 // at the final ") " by rfind, the fields after it split into a vector). On

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // proto/summary.h: the stored messages as the views print them, by the JSON
 // rule of docs/cli/json.md: counts and pids are numbers, 64-bit identities
 // and instants strings, host bytes escaped text, and nothing a hand-made file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TapeEvidence (issue 4, section 1): "each call [the resolver] makes is
 // matched against the next recorded observation (same operation, pid, file
 // and bound) and answered with the recorded result; the clock returns

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A recording's token appears in no view (replay/token_mask.h): the mask
 // itself (which tokens, which forms, which fields), and every view of a
 // hand-made recording whose token sits where views print bytes: the command

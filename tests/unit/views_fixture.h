@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hand-built frames and snapshots for the tests of the views (show, tree,
 // diff) and of the process table: each process is written as the kernel
 // would write its stat, cmdline and status, so the tests go through the same
