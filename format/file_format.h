@@ -35,8 +35,9 @@ inline constexpr std::uint64_t kMaxChunkContent = 16u << 20;
 // Largest compressed chunk: ZSTD_compressBound(kMaxChunkContent), the most a
 // zstd frame of that content can take.
 std::uint64_t MaxChunkFrame();
-// Total bytes of blobs (stored-once data) one file may define.
-inline constexpr std::uint64_t kMaxBlobBytes = 256u << 20;
+// Total bytes of blobs (stored-once data) one file may define: 8 times what a
+// writer keeps (kWriterBlobBytes). A reader holds them for the whole read.
+inline constexpr std::uint64_t kMaxBlobBytes = 64u << 20;
 // Counts per file (docs/format.md section 7), checked on a chunk's wire
 // bytes before it is parsed: an empty record takes 2 bytes on disk and some
 // hundred in memory, so without them a 1.5 KB file of 8 M empty records took
@@ -48,7 +49,7 @@ inline constexpr std::uint64_t kMaxResolutions = 1u << 16;        // Resolution 
 // Bytes a reader copies out of blobs into the records that refer to them
 // (each reference counts the blob's size): 200 references to one 15 MiB blob
 // in a 633-byte file would otherwise materialize 3 GB. With kMaxBlobBytes, a
-// file's blob data costs a reader at most 2 x 256 MiB.
+// file's blob data costs a reader at most 64 + 256 MiB.
 inline constexpr std::uint64_t kMaxBlobCopyBytes = 256u << 20;
 // Version 2 (docs/format.md 9a, "Frames: only what changed"): a frame
 // remembers its records, in file order, while their serialized sizes total at

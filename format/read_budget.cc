@@ -9,6 +9,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "format/held_budget.h"
+
 
 namespace proctape {
 namespace {
@@ -108,6 +110,17 @@ std::string ReadBudget::Refusal(const std::string& what, std::uint64_t bytes,
          std::to_string(base_) + " bytes and " + std::to_string(per_file_byte_) +
          " per byte of the file read, " + std::to_string(file_bytes) + " so far; " +
          std::to_string(used_) + " used)";
+}
+
+std::string HeldRefusal(const ReadBudget& held, std::uint64_t index, std::uint64_t offset,
+                        std::uint64_t made, std::uint64_t file_bytes) {
+  return "chunk " + std::to_string(index) + " at byte " + std::to_string(offset) +
+         ": what this command holds of the file (" + std::to_string(SaturatingAdd(held.used(), made)) +
+         " bytes with this chunk) would pass " + std::to_string(held.Limit(file_bytes)) +
+         " bytes, the most a command that holds every frame may hold (" +
+         std::to_string(kHeldBaseBytes) + " bytes and " + std::to_string(kHeldBytesPerFileByte) +
+         " per byte of the file read, " + std::to_string(file_bytes) +
+         " so far); verify, show and export --format json read it a chunk at a time";
 }
 
 std::uint64_t ParseCost(std::string_view wire, const pb::Descriptor* type) {

@@ -2,14 +2,42 @@
 #include "format/reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
+#include "format/held_budget.h"
 
 namespace proctape {
 
 FormatError ReadSnapshot(const std::string& path, Snapshot* out, const ReadKeep& keep) {
   return ReadSnapshot(StreamSource{path, -1}, out, keep);
 }
+
+namespace {
+
+// Charges `held` with what one item adds to a Snapshot (`made`: what the
+// reader materialized for it), unless the Snapshot drops it: a frame part
+// whose processes are not kept, observations not kept or kept compact (the
+// compact tape holds each distinct result once). kTooLarge, naming the
+// item's chunk, when that would pass the limit.
+FormatError ChargeHeld(const StreamItem& item, std::uint64_t made, std::uint64_t file_bytes,
+                       bool every_frame, const ReadKeep& keep, bool compact, ReadBudget* held) {
+  bool kept = true;
+  if (item.kind == StreamItem::Kind::kFramePart && !every_frame) {
+    kept = std::find(keep.frames->begin(), keep.frames->end(), item.chunk.frame().index()) !=
+           keep.frames->end();
+  }
+  if (item.kind == StreamItem::Kind::kObservations) kept = keep.observations && !compact;
+  if (!kept || held->Charge(made, file_bytes)) return {};
+  FormatError error;
+  error.kind = FormatErrorKind::kTooLarge;
+  error.chunk = item.index;
+  error.offset = item.offset;
+  error.message = HeldRefusal(*held, item.index, item.offset, made, file_bytes);
+  return error;
+}
+
+}  // namespace
 
 FormatError ReadSnapshot(const StreamSource& source, Snapshot* out, const ReadKeep& keep) {
   *out = Snapshot{};
@@ -21,7 +49,12 @@ FormatError ReadSnapshot(const StreamSource& source, Snapshot* out, const ReadKe
   // and not at all when no observation is kept.
   const bool compact = keep.observations && keep.compact_tape;
   if (!keep.observations || compact) stream->set_resolve_same_as(false);
+  // What the Snapshot keeps, charged as it is kept (docs/format.md section
+  // 7, "What a command holds"): a reader that streams drops each item, this
+  // one holds every kept frame and observation until the command ends.
+  ReadBudget held = HeldBudget();
   for (;;) {
+    const std::uint64_t before = stream->materialized();
     const SnapshotStream::Result r = stream->Next();
     out->chunks = stream->counts().chunks;
     out->bytes = stream->bytes();
@@ -32,6 +65,12 @@ FormatError ReadSnapshot(const StreamSource& source, Snapshot* out, const ReadKe
     if (r == SnapshotStream::Result::kError) return stream->error();
     StreamItem& item = stream->item();
     v1::Chunk& chunk = item.chunk;
+    if (FormatError over = ChargeHeld(item, stream->materialized() - before, stream->bytes(),
+                                      every_frame, keep, compact, &held);
+        !over.ok()) {
+      out->tape.Seal();
+      return over;
+    }
     switch (item.kind) {
       case StreamItem::Kind::kHeader:
         out->header = std::move(*chunk.mutable_header());

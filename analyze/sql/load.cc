@@ -11,6 +11,7 @@
 #include "analyze/sql/statement.h"
 #include "core/proc_parse.h"
 #include "format/file_holds.h"
+#include "format/held_budget.h"
 #include "format/snapshot_stream.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
@@ -67,13 +68,25 @@ class Loader {
       return out;
     }
     stream->set_resolve_same_as(false);  // Observation() resolves what it keeps
+    // The database holds every process row it is given: their bytes are
+    // charged as a whole-file reader's are (docs/format.md section 7, "What
+    // a command holds"); past the limit the file is damaged there.
+    ReadBudget held = HeldBudget();
     {
       for (;;) {
+        const std::uint64_t before = stream->materialized();
         SnapshotStream::Result r = stream->Next();
         if (r == SnapshotStream::Result::kEnd) break;
         if (r == SnapshotStream::Result::kError) {
           out.damage = stream->error().message;
           out.damage_kind = stream->error().kind;
+          break;
+        }
+        const StreamItem& item = stream->item();
+        const std::uint64_t made = stream->materialized() - before;
+        if (item.kind == StreamItem::Kind::kFramePart && !held.Charge(made, stream->bytes())) {
+          out.damage = HeldRefusal(held, item.index, item.offset, made, stream->bytes());
+          out.damage_kind = FormatErrorKind::kTooLarge;
           break;
         }
         failed = Item(stream->item(), &out);

@@ -168,6 +168,25 @@ inline v1::Chunk FooterBody(std::uint64_t chunks) {
   return c;
 }
 
+// A whole file of one complete frame whose `refs` process records each take
+// their cmdline from one blob of 15 MiB: a few KB on disk, 15 MiB per
+// reference if each were copied.
+inline std::string FileOfBlobReferences(int refs) {
+  v1::Chunk c;
+  v1::Frame* f = c.mutable_frame();
+  f->set_complete(true);
+  v1::Blob* blob = f->add_blobs();
+  blob->set_id(1);
+  blob->set_data(std::string(15u << 20, 'A'));
+  for (int i = 0; i < refs; ++i) {
+    v1::ProcessRecord* p = f->add_processes();
+    p->set_pid(100 + i);
+    p->mutable_cmdline()->set_blob(1);
+  }
+  return Preamble() + ChunkOf(HeaderBody()) + Compressed(c.SerializeAsString()) +
+         ChunkOf(FooterBody(2));
+}
+
 inline std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;

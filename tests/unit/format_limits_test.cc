@@ -37,21 +37,7 @@ std::string Varint(std::uint64_t v) {
 // 200 process records whose cmdline refers to one 15 MiB blob: 3 GB if each
 // reference were copied (issue 13: verify 3 GB, show 4.5 GB, export json
 // wrote an empty document and exited 0).
-std::string BlobReferences() {
-  v1::Chunk c;
-  v1::Frame* f = c.mutable_frame();
-  f->set_complete(true);
-  v1::Blob* blob = f->add_blobs();
-  blob->set_id(1);
-  blob->set_data(std::string(15u << 20, 'A'));
-  for (int i = 0; i < 200; ++i) {
-    v1::ProcessRecord* p = f->add_processes();
-    p->set_pid(100 + i);
-    p->mutable_cmdline()->set_blob(1);
-  }
-  return Preamble() + ChunkOf(HeaderBody()) + Compressed(c.SerializeAsString()) +
-         ChunkOf(FooterBody(2));
-}
+std::string BlobReferences() { return FileOfBlobReferences(200); }
 
 // One frame part of 8,000,000 empty process records (2 bytes each on the
 // wire: 16 MB of content), open: a frame of more records than the file

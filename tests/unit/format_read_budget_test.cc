@@ -88,20 +88,8 @@ TEST_F(FormatReadBudget, AListingOfEmptyNamesPastTheBudgetIsTooLargeBeforeItIsPa
 // Nine references to one 15 MiB blob copy 141 MB: under kMaxBlobCopyBytes,
 // past what a file of a few KB may make a reader hold.
 TEST_F(FormatReadBudget, BlobReferencesPastTheBudgetAreTooLargeUnderTheBlobCopyLimit) {
-  v1::Chunk c;
-  v1::Frame* f = c.mutable_frame();
-  f->set_complete(true);
-  v1::Blob* blob = f->add_blobs();
-  blob->set_id(1);
-  blob->set_data(std::string(15u << 20, 'A'));
-  for (int i = 0; i < 9; ++i) {
-    v1::ProcessRecord* p = f->add_processes();
-    p->set_pid(100 + i);
-    p->mutable_cmdline()->set_blob(1);
-  }
   ASSERT_LT(9ull * (15u << 20), kMaxBlobCopyBytes);
-  Spit(Path("blobs.ptape"), Preamble() + ChunkOf(HeaderBody()) +
-                                Compressed(c.SerializeAsString()) + ChunkOf(FooterBody(2)));
+  Spit(Path("blobs.ptape"), FileOfBlobReferences(9));
   Snapshot s;
   FormatError e = ReadSnapshot(Path("blobs.ptape"), &s);
   EXPECT_EQ(e.kind, FormatErrorKind::kTooLarge) << e.message;

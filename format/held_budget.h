@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a command that holds a whole file may hold of it (docs/format.md
+// section 7, "What a command holds"): format/reader.h ReadSnapshot keeps
+// every frame and observation it is asked for until the command ends, and
+// `sql` keeps every process row in its database. What they keep is charged,
+// as it is kept, with what the reader's budget (format/read_budget.h)
+// counted for it, to a limit below that budget: kHeldBaseBytes plus
+// kHeldBytesPerFileByte per byte of the file read. A file of 1 MiB may make a
+// streaming reader materialize 1.1 GiB a chunk at a time, but a command
+// keeps at most 256 MiB of it. A real capture keeps some 100 to 130 bytes
+// per byte of its file however many frames it holds (an unchanged record: a
+// few bytes on disk, kilobytes resolved), below 192.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "format/read_budget.h"
+
+namespace proctape {
+
+inline constexpr std::uint64_t kHeldBaseBytes = 64u << 20;
+inline constexpr std::uint64_t kHeldBytesPerFileByte = 192;
+
+// The budget: no per-chunk limit of its own (the reader's applies).
+inline ReadBudget HeldBudget() { return ReadBudget(kHeldBaseBytes, kHeldBytesPerFileByte, UINT64_MAX); }
+
+// Its refusal, one line: the chunk (number `index`, at byte `offset`) whose
+// `made` bytes would take `held` past its limit, `file_bytes` read.
+std::string HeldRefusal(const ReadBudget& held, std::uint64_t index, std::uint64_t offset,
+                        std::uint64_t made, std::uint64_t file_bytes);
+
+}  // namespace proctape
