@@ -6,6 +6,7 @@ set(PROCTAPE_CI_CASES
     install_portable_binary_from_a_file_onto_path
     install_refuses_another_checksum_and_installs_nothing
     install_refuses_what_is_not_an_artifact
+    install_takes_the_binary_of_this_machine
     install_deb_through_apt_get_with_its_dependencies
     install_deb_with_dir_also_puts_proctape_in_dir
     capture_says_loudly_when_it_cannot_capture
