@@ -248,7 +248,8 @@ bool EnterJail(const JailRequest& request, std::string* error) {
     if (abi < 1) {
       if (std::getenv("PROCTAPE_VERBOSE") != nullptr) {
         Warn("Landlock is not available in this kernel: " + request.command +
-             " runs without its file-system jail (seccomp only)");
+             " runs without its file-system jail" +
+             (RawSeccompAvailable() ? " (seccomp only)" : ""));
       }
     } else if (!InstallLandlock(request, abi, error)) {
       return false;

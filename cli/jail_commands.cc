@@ -81,7 +81,8 @@ std::string DescribeJail() {
   }
   text += "landlock: ";
   text += abi >= 1 ? "ABI " + std::to_string(abi) + " in this kernel\n"
-                   : std::string("not available in this kernel (seccomp only)\n");
+                   : std::string(seccomp ? "not available in this kernel (seccomp only)\n"
+                                         : "not available in this kernel\n");
   for (const JailedCommand& c : JailedCommands()) {
     std::string layers = seccomp ? "seccomp" : "seccomp (unavailable)";
     if (!c.jailed) layers = "none (it ends the processes it started)";
