@@ -80,7 +80,8 @@ on_host=$(probe "$x86") || fail "no jail probe line from $x86"
 under_qemu=$(probe qemu) || fail "no jail probe line under qemu"
 [[ $under_qemu == "proctape: jail probe: kill 0, ptrace ENOSYS, proc 0, self 0" ]] ||
   fail "the jail under qemu is not what docs/security.md, \"Under qemu-user\" says: $under_qemu"
-qemu --print-jail | grep -q '^seccomp (every command but lab): not available here' ||
+jail=$(qemu --print-jail)
+grep -q '^seccomp (every command but lab): not available here' <<<"$jail" ||
   fail "--print-jail under qemu does not say seccomp is unavailable"
 lap "jail probe: on this kernel '${on_host#proctape: jail probe: }'; under qemu '${under_qemu#proctape: jail probe: }'"
 

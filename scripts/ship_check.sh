@@ -78,8 +78,9 @@ lap "$portable built ($(stat -c %s "$portable") bytes)"
 # section, so no C library is needed where it runs.
 what=$(file -b "$portable")
 [[ $what == *"statically linked"* ]] || fail "$portable is not statically linked: $what"
-if readelf -lW "$portable" | grep -q 'INTERP\|DYNAMIC'; then
-  fail "$portable has a program interpreter or a dynamic section: $(readelf -lW "$portable" | grep 'INTERP\|DYNAMIC')"
+headers=$(readelf -lW "$portable")
+if grep -q 'INTERP\|DYNAMIC' <<<"$headers"; then
+  fail "$portable has a program interpreter or a dynamic section: $(grep 'INTERP\|DYNAMIC' <<<"$headers" | xargs)"
 fi
 # Nothing of glibc that loads shared objects at run time: the portable link
 # fails on the linker's warning of one (-Wl,--fatal-warnings: "Using
@@ -89,10 +90,11 @@ fi
 # no NSS lookup function, and the refusal linked in (glibc's own dlopen is in
 # every static binary, unreferenced by proctape).
 unstripped=build-portable/cli/proctape
-nss=$(nm "$unstripped" | awk '$2 ~ /^[TtWw]$/ {print $3}' |
+symbols=$(nm "$unstripped")
+nss=$(awk '$2 ~ /^[TtWw]$/ {print $3}' <<<"$symbols" |
   grep -xE 'getpw(nam|uid|ent)(_r)?|getgr(nam|gid|ent)(_r)?|getspnam(_r)?|getaddrinfo|gethostbyname[0-9]?(_r)?|getservbyname(_r)?' || true)
 [[ -z $nss ]] || fail "$unstripped holds NSS lookups, which load shared objects at run time: $(xargs <<<"$nss")"
-nm "$unstripped" | grep -q ' T __wrap_dlopen$' || fail "$unstripped: SQLite's dlopen is not the refusal's"
+grep -q ' T __wrap_dlopen$' <<<"$symbols" || fail "$unstripped: SQLite's dlopen is not the refusal's"
 # It runs: says it is the portable build, and a capture of its own process
 # tree (this script's) is a file that verifies.
 [[ $("$portable" --version) == *", portable) Apache-2.0" ]] || fail "$portable --version: $("$portable" --version)"
