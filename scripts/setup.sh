@@ -33,14 +33,16 @@ packages+=(ccache)  # the portable build (ship_check.sh) reuses the plain build'
 packages+=(clang               # issue 13: the fuzz targets (tests/fuzz) are built with clang
           libclang-rt-14-dev) # issue 13: libFuzzer and clang's ASan/UBSan runtimes
 packages+=(python3-yaml)  # issue 12 P3: contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
-# ---- the static aarch64 binary (scripts/cross_check.sh) ----
+# ---- the static aarch64 binary (scripts/cross_check.sh, `test` only) ----
 # Debian's arm64 libraries beside the host's (Multi-Arch: same), so the
 # architecture is added before the index is fetched below.
-dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
-packages+=(crossbuild-essential-arm64  # g++-aarch64-linux-gnu: the cross compiler
-          qemu-user-static            # qemu-aarch64-static runs the aarch64 binary here
-          libprotobuf-dev:arm64 libzstd-dev:arm64 libsqlite3-dev:arm64  # the aarch64
-          libseccomp-dev:arm64 nettle-dev:arm64)                        # static archives
+if [[ $mode == test ]]; then
+  grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)" || dpkg --add-architecture arm64
+  packages+=(crossbuild-essential-arm64  # g++-aarch64-linux-gnu: the cross compiler
+            qemu-user-static            # qemu-aarch64-static runs the aarch64 binary here
+            libprotobuf-dev:arm64 libzstd-dev:arm64 libsqlite3-dev:arm64  # the aarch64
+            libseccomp-dev:arm64 nettle-dev:arm64)                        # static archives
+fi
 # ---- end of the aarch64 block ----
 missing=()
 for p in "${packages[@]}"; do
