@@ -14,7 +14,7 @@
 #    x86_64 binary's probe on this kernel for contrast;
 # 4. scripts/release_artifacts.sh into build-release/: both binaries with
 #    their .sha256; contrib/ci/proctape-ci.sh's machine choice is tested with
-#    the aarch64 binary (tests/ship/ci_script_test.sh).
+#    the aarch64 binary (tests/ship/ci_arch_test.sh).
 # Called by `bash scripts/setup.sh test` after ship_check.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,7 +88,7 @@ lap "jail probe: on this kernel '${on_host#proctape: jail probe: }'; under qemu 
 # ---- 4. the release artifacts ------------------------------------------------------
 bash scripts/release_artifacts.sh build-portable build-arm64 build-release
 status=0
-bash tests/ship/ci_script_test.sh install_takes_the_binary_of_this_machine "$PWD/$x86" "$PWD" "$PWD/$arm" \
+bash tests/ship/ci_arch_test.sh "$PWD/$x86" "$PWD" "$PWD/$arm" \
   >"$work/ci.log" 2>&1 || status=$?
 ((status == 0)) || { cat "$work/ci.log" >&2; fail "proctape-ci.sh install's machine choice with the aarch64 binary"; }
 lap "build-release: both binaries and their .sha256; proctape-ci.sh install takes this machine's"

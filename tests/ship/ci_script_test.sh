@@ -6,12 +6,12 @@
 # package changes the machine); 'capture' of a real process tree with a fake
 # runner process above it and a recordings directory of intact, damaged and
 # foreign files; the YAML files that call the script.
-#   ci_script_test.sh CASE PROCTAPE SOURCE_DIR [AARCH64_PROCTAPE]
+#   ci_script_test.sh CASE PROCTAPE SOURCE_DIR
 # Every process a case starts is ended by its pid when the case ends.
 # shellcheck disable=SC2016  # '$...' in single quotes: text for another shell
 set -euo pipefail
 
-case_name=${1:?case} proctape=${2:?proctape binary} source_dir=${3:?source dir} arm_binary=${4:-}
+case_name=${1:?case} proctape=${2:?proctape binary} source_dir=${3:?source dir}
 script=$source_dir/contrib/ci/proctape-ci.sh
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/proctape-ci-test.XXXXXX")
 started=()  # pids of the processes this case started
@@ -94,61 +94,6 @@ install_refuses_what_is_not_an_artifact() {
   run 2 "${ci_env[@]}" "PATH=$base_path" bash "$script" install --frames 2 "$tmp/dl/absent.deb"
   one_error_line "--frames"
   [[ ! -e $tmp/bin/proctape ]] || fail "installed all the same"
-}
-
-# uname -m answered as MACHINE (a stub on PATH): which binary install takes
-# is this machine's. The x86_64 and aarch64 artifacts side by side, as a
-# release has them; {arch} in ARTIFACT picks this machine's. The aarch64 one
-# is the cross-built binary when the test is given it (4th argument), else a
-# file of an AArch64 ELF header; on this x86-64 host it cannot run (no
-# binfmt), so its install is refused at the run check, and the refusal names
-# the -aarch64 file: the one that was picked.
-stub_uname() {  # MACHINE
-  mkdir -p "$tmp/uname-$1"
-  printf '#!/bin/sh
-[ "$1" = -m ] && { echo %s; exit 0; }
-exec /bin/uname "$@"
-' "$1" >"$tmp/uname-$1/uname"
-  chmod +x "$tmp/uname-$1/uname"
-  printf '%s' "$tmp/uname-$1"
-}
-install_takes_the_binary_of_this_machine() {
-  local x86 arm on_x86 on_arm on_riscv
-  x86=$(portable_artifact)
-  arm=$tmp/dl/proctape-0.1.0-linux-aarch64
-  if [[ -n ${arm_binary:-} ]]; then
-    cp -- "$arm_binary" "$arm"
-  else
-    printf '\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00' >"$arm"
-  fi
-  on_x86=$(stub_uname x86_64) on_arm=$(stub_uname aarch64) on_riscv=$(stub_uname riscv64)
-  # x86_64: {arch} is x86_64, the x86-64 binary installed; the aarch64 one refused.
-  run 0 "${ci_env[@]}" "PATH=$on_x86:$base_path" bash "$script" install --dir "$tmp/bin" \
-    "$tmp/dl/proctape-0.1.0-linux-{arch}"
-  cmp -s "$x86" "$tmp/bin/proctape" || fail "{arch} on x86_64 did not install the x86_64 binary"
-  rm -f "$tmp/bin/proctape"
-  run 4 "${ci_env[@]}" "PATH=$on_x86:$base_path" bash "$script" install --dir "$tmp/bin" "$arm"
-  one_error_line "$arm" "a binary for aarch64, not this x86_64 machine"
-  # aarch64: {arch} is aarch64; the x86-64 binary refused.
-  run 4 "${ci_env[@]}" "PATH=$on_arm:$base_path" bash "$script" install --dir "$tmp/bin" "$x86"
-  one_error_line "$x86" "a binary for x86_64, not this aarch64 machine"
-  local status=0
-  "${ci_env[@]}" "PATH=$on_arm:$base_path" bash "$script" install --dir "$tmp/bin" \
-    "$tmp/dl/proctape-0.1.0-linux-{arch}" >"$tmp/out" 2>"$tmp/err" || status=$?
-  if ((status == 0)); then  # a host that runs AArch64 binaries (binfmt + qemu-user)
-    [[ -n $arm_binary ]] || fail "the AArch64 header alone installed"
-    cmp -s "$arm" "$tmp/bin/proctape" || fail "{arch} on aarch64 did not install the aarch64 binary"
-    rm -f "$tmp/bin/proctape"
-  else
-    ((status == 4)) || fail "{arch} on aarch64 exited $status: $(cat "$tmp/err")"
-    one_error_line "$arm" "does not run here"
-    [[ $(ls -A "$tmp/bin") == "" ]] || fail "left in the directory: $(ls -A "$tmp/bin")"
-  fi
-  # Any other machine: one line, exit 7, before anything is fetched.
-  run 7 "${ci_env[@]}" "PATH=$on_riscv:$base_path" bash "$script" install --dir "$tmp/bin" \
-    "$tmp/dl/proctape-0.1.0-linux-{arch}"
-  one_error_line "riscv64" "only x86_64 and aarch64"
-  [[ ! -e $tmp/bin/proctape ]] || fail "installed on riscv64"
 }
 
 # apt-get and sudo stubs: apt-get logs its arguments and "installs" by

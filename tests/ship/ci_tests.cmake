@@ -6,7 +6,6 @@ set(PROCTAPE_CI_CASES
     install_portable_binary_from_a_file_onto_path
     install_refuses_another_checksum_and_installs_nothing
     install_refuses_what_is_not_an_artifact
-    install_takes_the_binary_of_this_machine
     install_deb_through_apt_get_with_its_dependencies
     install_deb_with_dir_also_puts_proctape_in_dir
     capture_says_loudly_when_it_cannot_capture
@@ -22,6 +21,10 @@ foreach(case IN LISTS PROCTAPE_CI_CASES)
                    $<TARGET_FILE:proctape> ${PROJECT_SOURCE_DIR})
   set_tests_properties(ship/ci/${case} PROPERTIES LABELS ship TIMEOUT 120)
 endforeach()
+# install's choice of this machine's binary (tests/ship/ci_arch_test.sh).
+add_test(NAME ship/ci/install_takes_the_binary_of_this_machine
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_arch_test.sh $<TARGET_FILE:proctape> ${PROJECT_SOURCE_DIR})
+set_tests_properties(ship/ci/install_takes_the_binary_of_this_machine PROPERTIES LABELS ship TIMEOUT 120)
 # The recipes end to end (tests/ship/ci_recipes_test.sh): README's and
 # contrib/ci's, run by a stub GitHub or GitLab runner with the .deb and the
 # portable binary; skipped (77) until scripts/ship_check.sh has made them.
