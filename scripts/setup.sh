@@ -41,7 +41,8 @@ if [[ $mode == test ]]; then
   packages+=(crossbuild-essential-arm64  # g++-aarch64-linux-gnu: the cross compiler
             qemu-user-static            # qemu-aarch64-static runs the aarch64 binary here
             libprotobuf-dev:arm64 libzstd-dev:arm64 libsqlite3-dev:arm64  # the aarch64
-            libseccomp-dev:arm64 nettle-dev:arm64)                        # static archives
+            libseccomp-dev:arm64 nettle-dev:arm64                         # static archives
+            time)                       # /usr/bin/time: the cross build's CPU seconds
 fi
 # ---- end of the aarch64 block ----
 missing=()
