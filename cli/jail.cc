@@ -78,6 +78,13 @@ bool InstallSeccomp(std::string* error) {
   return true;
 }
 
+// PR_GET_SECCOMP fails with EINVAL only where there is no seccomp at all: a
+// kernel built without it, or qemu-user, which refuses its guest every
+// seccomp call (docs/security.md, "Under qemu-user").
+bool RawSeccompAvailable() {
+  return ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 || errno != EINVAL;
+}
+
 int RawLandlockAbi() {
   long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   return abi < 0 ? 0 : static_cast<int>(abi);
@@ -222,6 +229,7 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
 }  // namespace
 
 int LandlockAbi() { return RawLandlockAbi(); }
+bool SeccompAvailable() { return RawSeccompAvailable(); }
 
 bool EnterJail(const JailRequest& request, std::string* error) {
   const JailedCommand* command = nullptr;
@@ -240,13 +248,21 @@ bool EnterJail(const JailRequest& request, std::string* error) {
     if (abi < 1) {
       if (std::getenv("PROCTAPE_VERBOSE") != nullptr) {
         Warn("Landlock is not available in this kernel: " + request.command +
-             " runs without its file-system jail (seccomp only)");
+             " runs without its file-system jail" +
+             (RawSeccompAvailable() ? " (seccomp only)" : ""));
       }
     } else if (!InstallLandlock(request, abi, error)) {
       return false;
     }
   }
-  if (!InstallSeccomp(error)) return false;
+  if (!RawSeccompAvailable()) {
+    if (std::getenv("PROCTAPE_VERBOSE") != nullptr) {
+      Warn("seccomp is not available here (no seccomp in this kernel, or qemu-user): " +
+           request.command + " runs without its system-call jail");
+    }
+  } else if (!InstallSeccomp(error)) {
+    return false;
+  }
   if (std::getenv("PROCTAPE_JAIL_PROBE") != nullptr) {
     std::fflush(stdout);
     std::fprintf(stderr, "proctape: jail probe: %s\n", ProbeJail().c_str());

@@ -3,7 +3,10 @@
 // and opened its outputs (docs/security.md). Two layers, both enforced by the
 // kernel and kept until the process ends:
 //
-//   1. seccomp (libseccomp): kill, tkill, tgkill, rt_sigqueueinfo,
+//   1. seccomp (libseccomp), where there is seccomp at all (not so in a
+//      kernel without it, nor under qemu-user: SeccompAvailable(); then the
+//      command goes on without this layer, said on standard error when
+//      PROCTAPE_VERBOSE is set): kill, tkill, tgkill, rt_sigqueueinfo,
 //      rt_tgsigqueueinfo, pidfd_send_signal, ptrace, process_vm_readv,
 //      process_vm_writev and pidfd_getfd fail with EPERM -- "proctape never
 //      signals or ptraces another process" is a fact of the kernel. Signals
@@ -94,5 +97,9 @@ std::string DescribeJail();
 
 // The Landlock ABI of the running kernel (0: none).
 int LandlockAbi();
+
+// Whether seccomp filters can be installed here at all (false: a kernel
+// without seccomp, or qemu-user; docs/security.md, "Under qemu-user").
+bool SeccompAvailable();
 
 }  // namespace proctape

@@ -70,14 +70,21 @@ const std::vector<JailedCommand>& JailedCommands() {
 
 std::string DescribeJail() {
   const int abi = LandlockAbi();
-  std::string text = "seccomp (every command but lab): refused with EPERM: ";
-  text += kRefusedNames;
-  text += "; signals to proctape itself allowed\n";
+  const bool seccomp = SeccompAvailable();
+  std::string text = "seccomp (every command but lab): ";
+  if (seccomp) {
+    text += "refused with EPERM: ";
+    text += kRefusedNames;
+    text += "; signals to proctape itself allowed\n";
+  } else {
+    text += "not available here (no seccomp in this kernel, or qemu-user): nothing refused\n";
+  }
   text += "landlock: ";
   text += abi >= 1 ? "ABI " + std::to_string(abi) + " in this kernel\n"
-                   : std::string("not available in this kernel (seccomp only)\n");
+                   : std::string(seccomp ? "not available in this kernel (seccomp only)\n"
+                                         : "not available in this kernel\n");
   for (const JailedCommand& c : JailedCommands()) {
-    std::string layers = "seccomp";
+    std::string layers = seccomp ? "seccomp" : "seccomp (unavailable)";
     if (!c.jailed) layers = "none (it ends the processes it started)";
     if (c.landlock) {
       layers += abi >= 1 ? ", landlock (nothing else of the file system, /proc included)"

@@ -33,6 +33,18 @@ packages+=(ccache)  # the portable build (ship_check.sh) reuses the plain build'
 packages+=(clang               # issue 13: the fuzz targets (tests/fuzz) are built with clang
           libclang-rt-14-dev) # issue 13: libFuzzer and clang's ASan/UBSan runtimes
 packages+=(python3-yaml)  # issue 12 P3: contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
+# ---- the static aarch64 binary (scripts/cross_check.sh, `test` only) ----
+# Debian's arm64 libraries beside the host's (Multi-Arch: same), so the
+# architecture is added before the index is fetched below.
+if [[ $mode == test ]]; then
+  grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)" || dpkg --add-architecture arm64
+  packages+=(crossbuild-essential-arm64  # g++-aarch64-linux-gnu: the cross compiler
+            qemu-user-static            # qemu-aarch64-static runs the aarch64 binary here
+            libprotobuf-dev:arm64 libzstd-dev:arm64 libsqlite3-dev:arm64  # the aarch64
+            libseccomp-dev:arm64 nettle-dev:arm64                         # static archives
+            time)                       # /usr/bin/time: the cross build's CPU seconds
+fi
+# ---- end of the aarch64 block ----
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -66,6 +78,7 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 # --force: the report of an earlier run is replaced).
 build/cli/proctape corpus check corpus --junit build/corpus-junit.xml --force
 bash scripts/ship_check.sh build  # issue 12: the .deb + lintian (dpkg -i/-r on CI), the portable binary
+bash scripts/cross_check.sh  # the aarch64 static binary under qemu-user, the release artifacts
 bash scripts/library_check.sh build  # issue 12 P2: the installed library, examples/launcher built against it
 # Issue 13: every fuzz target for a bounded time (build + run about 4 min).
 bash scripts/fuzz_check.sh

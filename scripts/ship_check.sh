@@ -10,9 +10,12 @@
 #    dpkg -r, and the machine as it was (the package unknown to dpkg,
 #    /usr/bin/proctape absent);
 # 3. the portable binary: build-portable (-DPROCTAPE_PORTABLE=ON, only its
-#    one target), ldd lists only the C library's own objects, the newest
-#    GLIBC_ symbol version it needs is at most 2.36 (Debian 12's), and it
-#    runs: --version says portable, a capture of itself verifies;
+#    one target), statically linked (no interpreter, no shared object, no
+#    dynamic section), linked from nothing of glibc that loads shared
+#    objects at run time (NSS, dlopen: the linker's warnings of the last
+#    link, and no such symbol in the binary), and it runs: --version says
+#    portable, a capture of itself verifies; then in an empty root
+#    (tests/ship/empty_root_test.sh: the binary, /proc and a tmpfs alone);
 # 4. the CI recipes (README "Capturing on CI", contrib/ci) end to end with
 #    both artifacts, by a stub runner (tests/ship/ci_recipes_test.sh).
 # Called by `bash scripts/setup.sh test`; prints how long each part took.
@@ -71,25 +74,39 @@ cmake --build build-portable -j"$jobs" --target proctape_portable >"$work/portab
 portable=build-portable/proctape-${version}-linux-x86_64
 [[ -x $portable ]] || fail "no $portable"
 lap "$portable built ($(stat -c %s "$portable") bytes)"
-# Only the C library's own objects are loaded: libc, libm, the dynamic
-# loader and the kernel's vDSO.
-while read -r object _; do
-  case $object in
-    linux-vdso.so.1|libc.so.6|libm.so.6|/lib64/ld-linux-x86-64.so.2) ;;
-    *) fail "$portable needs $object (ldd): only the C library's own objects may stay shared" ;;
-  esac
-done < <(ldd "$portable")
-# The newest glibc symbol version it needs: at most Debian 12's (2.36).
-newest=$(objdump -T "$portable" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
-[[ -n $newest ]] || fail "objdump -T $portable shows no GLIBC_ version"
-[[ $(printf '%s\n' "$newest" 2.36 | sort -V | tail -1) == 2.36 ]] ||
-  fail "$portable needs GLIBC_$newest, newer than Debian 12's 2.36"
+# Fully static: `file` says so, no interpreter (PT_INTERP), no dynamic
+# section, so no C library is needed where it runs.
+what=$(file -b "$portable")
+[[ $what == *"statically linked"* ]] || fail "$portable is not statically linked: $what"
+headers=$(readelf -lW "$portable")
+if grep -q 'INTERP\|DYNAMIC' <<<"$headers"; then
+  fail "$portable has a program interpreter or a dynamic section: $(grep 'INTERP\|DYNAMIC' <<<"$headers" | xargs)"
+fi
+# Nothing of glibc that loads shared objects at run time: the portable link
+# fails on the linker's warning of one (-Wl,--fatal-warnings: "Using
+# 'getpwnam' in statically linked applications requires at runtime the
+# shared libraries ..."), and SQLite's dlopen is replaced by a refusal
+# (packaging/static_no_dlopen.cc). Checked again on the unstripped binary:
+# no NSS lookup function, and the refusal linked in (glibc's own dlopen is in
+# every static binary, unreferenced by proctape).
+unstripped=build-portable/cli/proctape
+symbols=$(nm "$unstripped")
+nss=$(awk '$2 ~ /^[TtWw]$/ {print $3}' <<<"$symbols" |
+  grep -xE 'getpw(nam|uid|ent)(_r)?|getgr(nam|gid|ent)(_r)?|getspnam(_r)?|getaddrinfo|gethostbyname[0-9]?(_r)?|getservbyname(_r)?' || true)
+[[ -z $nss ]] || fail "$unstripped holds NSS lookups, which load shared objects at run time: $(xargs <<<"$nss")"
+grep -q ' T __wrap_dlopen$' <<<"$symbols" || fail "$unstripped: SQLite's dlopen is not the refusal's"
 # It runs: says it is the portable build, and a capture of its own process
 # tree (this script's) is a file that verifies.
 [[ $("$portable" --version) == *", portable) Apache-2.0" ]] || fail "$portable --version: $("$portable" --version)"
 "$portable" capture --root $$ -o "$work/self.ptape" >/dev/null || fail "$portable capture --root $$"
 "$portable" verify "$work/self.ptape" >/dev/null || fail "$portable verify of its own capture"
-lap "$portable: ldd $(ldd "$portable" | awk '{print $1}' | xargs), newest GLIBC_$newest, capture + verify of itself"
+lap "$portable: statically linked, no NSS, no dlopen, capture + verify of itself"
+# The empty root: 77 (skipped) where bwrap cannot make namespaces.
+status=0
+bash tests/ship/empty_root_test.sh "$portable" . >"$work/empty_root.log" 2>&1 || status=$?
+((status == 0 || status == 77)) || { cat "$work/empty_root.log" >&2; fail "the portable binary in an empty root"; }
+cat "$work/empty_root.log"
+lap "$portable in an empty root (tests/ship/empty_root_test.sh)"
 
 # ---- 4. the CI recipes end to end ---------------------------------------------
 # README's and contrib/ci's recipes, each run by a stub GitHub or GitLab runner

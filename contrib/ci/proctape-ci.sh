@@ -3,7 +3,8 @@
 # proctape-ci.sh: proctape on a CI host, in two steps both CI systems call.
 #   install  puts proctape on the host from a release artifact: the Debian
 #            package proctape_<version>_amd64.deb or the portable binary
-#            proctape-<version>-linux-x86_64, from a URL or a local file;
+#            proctape-<version>-linux-x86_64 or -aarch64 (this machine's,
+#            by `uname -m`), from a URL or a local file;
 #   capture  when a job fails: captures the job's processes, gathers the
 #            .ptape recordings its launcher left, verifies each file and
 #            writes a MANIFEST, all in one directory the CI uploads.
@@ -26,14 +27,17 @@ Usage: proctape-ci.sh install [--dir DIR] [--sha256 HEX] ARTIFACT
                               [--proctape FILE] [--strict]
 
 install  ARTIFACT is a URL (https://, http://, file://) or a local file, told
-         apart by its first bytes (not its name):
+         apart by its first bytes (not its name); {arch} in it is replaced by
+         this machine's architecture (`uname -m`: x86_64 or aarch64; on any
+         other machine install refuses, exit 7):
            proctape_<version>_amd64.deb     installed by apt-get (dpkg -i when
                                             there is no apt-get), as root or by
                                             sudo -n, with its Depends; with
                                             --dir DIR its binary is copied to
                                             DIR/proctape too (it needs the
                                             libraries the package installed)
-           proctape-<version>-linux-x86_64  the portable binary, copied to
+           proctape-<version>-linux-x86_64  the portable binary, this machine's
+           proctape-<version>-linux-aarch64 (another is refused), copied to
                                             DIR/proctape (DIR: --dir; default
                                             /usr/local/bin as root, else
                                             ~/.local/bin)
@@ -71,14 +75,17 @@ Exit status:
      --strict
   2  usage error
   3  install: the artifact cannot be fetched or read
-  4  install: not a proctape artifact (neither a Debian package nor an x86-64
-     ELF binary, another --sha256), or the installed proctape does not run
+  4  install: not a proctape artifact for this machine (neither a Debian
+     package nor an ELF binary of its architecture, another --sha256), or the
+     installed proctape does not run
   5  install: installing failed (a .deb without root or sudo -n, apt-get or
      dpkg failed, DIR cannot be written)
   6  capture --strict: something could not be captured, or a file is damaged
+  7  install: no proctape is made for this machine (`uname -m` is neither
+     x86_64 nor aarch64)
 
 Examples:
-  bash proctape-ci.sh install https://example.org/proctape-0.1.0-linux-x86_64
+  bash proctape-ci.sh install 'https://example.org/proctape-0.1.0-linux-{arch}'
   bash proctape-ci.sh install --sha256 "$SUM" ./proctape_0.1.0_amd64.deb
   bash proctape-ci.sh capture --recordings "$RUNNER_TEMP/proctape" --out evidence
 USAGE
@@ -114,15 +121,34 @@ can_be_root() {
   ((EUID == 0)) || { command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; }
 }
 
-# deb, elf-x86_64, elf-other or unknown, from the first bytes of FILE.
+# deb, elf-x86_64, elf-aarch64, elf-other or unknown, from the first bytes
+# of FILE (a 64-bit little-endian ELF's e_machine: 0x3e x86-64, 0xb7 AArch64).
 artifact_kind() {
   local head
   head=$(od -An -tx1 -N20 -- "$1" | tr -d ' \n')
   case $head in
     213c617263683e0a*) echo deb ;;                       # "!<arch>\n"
-    7f454c460201*) [[ ${head:36:4} == 3e00 ]] && echo elf-x86_64 || echo elf-other ;;
+    7f454c460201*)
+      case ${head:36:4} in
+        3e00) echo elf-x86_64 ;;
+        b700) echo elf-aarch64 ;;
+        *) echo elf-other ;;
+      esac
+      ;;
     7f454c46*) echo elf-other ;;
     *) echo unknown ;;
+  esac
+}
+
+# This machine's architecture as the release names it (x86_64, aarch64);
+# exit 7 on a machine no binary is made for.
+machine_arch() {
+  local machine
+  machine=$(uname -m) || die 7 "install: uname -m failed: cannot tell this machine's architecture"
+  case $machine in
+    x86_64 | aarch64) printf '%s' "$machine" ;;
+    arm64) printf 'aarch64' ;;
+    *) die 7 "install: no proctape is made for this machine ($machine): only x86_64 and aarch64" ;;
   esac
 }
 
@@ -185,6 +211,9 @@ cmd_install() {
   done
   [[ -n $source ]] || usage_error "install: which ARTIFACT? (a URL or a file)"
   [[ -z $sha256 || $sha256 =~ ^[0-9a-fA-F]{64}$ ]] || usage_error "--sha256 must be 64 hex digits"
+  local arch
+  arch=$(machine_arch) || exit $?
+  source=${source//\{arch\}/$arch}
 
   local work
   work=$(mktemp -d "${TMPDIR:-/tmp}/proctape-ci.XXXXXX") || die 5 "install: cannot make a temporary directory"
@@ -200,10 +229,13 @@ cmd_install() {
       die 4 "install: $source has SHA-256 ${sum%% *}, not the $sha256 expected"
   fi
 
-  case $(artifact_kind "$work/artifact") in
+  local kind
+  kind=$(artifact_kind "$work/artifact")
+  case $kind in
     deb) install_deb "$source" "$work" "$dir" ;;
-    elf-x86_64) install_binary "$source" "$work/artifact" "${dir:-$(default_bin_dir)}" ;;
-    elf-other) die 4 "install: $source is an ELF binary for another machine than x86-64" ;;
+    "elf-$arch") install_binary "$source" "$work/artifact" "${dir:-$(default_bin_dir)}" ;;
+    elf-x86_64 | elf-aarch64) die 4 "install: $source is a binary for ${kind#elf-}, not this $arch machine" ;;
+    elf-other) die 4 "install: $source is an ELF binary for another machine than $arch" ;;
     *) die 4 "install: $source is neither a Debian package nor a proctape binary" ;;
   esac
 }

@@ -56,7 +56,7 @@ unshare --mount --propagation private mount -t overlay overlay \
   skip "no private mount namespace with overlayfs here"
 cp -- "$artifact" "$tmp/"
 artifact=$tmp/${artifact##*/}
-url=https://github.com/OWNER/proctape/releases/download/v0.1.0/proctape-0.1.0-linux-x86_64
+url=https://github.com/OWNER/proctape/releases/download/v0.1.0/proctape-0.1.0-linux-{arch}
 
 # The project: the script at the path the recipes call it by, and tests that
 # fail, leaving a process behind and a recording in proctape-recordings/.

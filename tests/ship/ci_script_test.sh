@@ -58,7 +58,7 @@ install_portable_binary_from_a_file_onto_path() {
   : >"$tmp/github_path"
   run 0 "${ci_env[@]}" "PATH=$base_path" "GITHUB_PATH=$tmp/github_path" \
     bash "$script" install --dir "$tmp/bin" --sha256 "${sum%% *}" "$artifact"
-  grep -qxE "proctape-ci: installed proctape [0-9.]+( \([^)]*\))? \(portable binary\) as $tmp/bin/proctape" "$tmp/out" ||
+  grep -qxE "proctape-ci: installed proctape [0-9.]+( \([^)]*\))?( Apache-2\.0)? \(portable binary\) as $tmp/bin/proctape" "$tmp/out" ||
     fail "install did not say what it installed where: $(cat "$tmp/out")"
   cmp -s "$proctape" "$tmp/bin/proctape" || fail "$tmp/bin/proctape is not the artifact"
   [[ -x $tmp/bin/proctape ]] || fail "$tmp/bin/proctape is not executable"
@@ -122,7 +122,7 @@ STUB
 install_deb_through_apt_get_with_its_dependencies() {
   make_apt_stubs
   run 0 "${ci_env[@]}" "PATH=$tmp/stub:$base_path" APT_STALE=1 bash "$script" install "$tmp/dl/proctape_0.1.0_amd64.deb"
-  grep -qxE "proctape-ci: installed proctape [0-9.]+( \([^)]*\))? \(Debian package\) as $tmp/stub/proctape" "$tmp/out" ||
+  grep -qxE "proctape-ci: installed proctape [0-9.]+( \([^)]*\))?( Apache-2\.0)? \(Debian package\) as $tmp/stub/proctape" "$tmp/out" ||
     fail "install did not say what it installed where: $(cat "$tmp/out")"
   # The package by its absolute path (apt-get installs a file only so, with
   # its Depends); the stale index refreshed once, then installed.

@@ -21,6 +21,10 @@ foreach(case IN LISTS PROCTAPE_CI_CASES)
                    $<TARGET_FILE:proctape> ${PROJECT_SOURCE_DIR})
   set_tests_properties(ship/ci/${case} PROPERTIES LABELS ship TIMEOUT 120)
 endforeach()
+# install's choice of this machine's binary (tests/ship/ci_arch_test.sh).
+add_test(NAME ship/ci/install_takes_the_binary_of_this_machine
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_arch_test.sh $<TARGET_FILE:proctape> ${PROJECT_SOURCE_DIR})
+set_tests_properties(ship/ci/install_takes_the_binary_of_this_machine PROPERTIES LABELS ship TIMEOUT 120)
 # The recipes end to end (tests/ship/ci_recipes_test.sh): README's and
 # contrib/ci's, run by a stub GitHub or GitLab runner with the .deb and the
 # portable binary; skipped (77) until scripts/ship_check.sh has made them.
