@@ -63,20 +63,28 @@ compile() {  # compile DIR [TARGET...]   (no target: all of them)
   local dir=$1; shift
   cmake --build "$dir" -j"$jobs" ${1:+--target "$@"}
 }
-# stage NAME COMMAND [ARG...]: runs one stage and logs its seconds; the
-# summary at the end lists them all (BENCHMARKS.md, "Build and CI time").
-stages=()
+# stage NAME COMMAND [ARG...]: runs one stage and logs its seconds; on exit
+# (a failure too) one line lists every stage's (BENCHMARKS.md, "Build and
+# CI time").
+stages=() current=
 stage() {
   local name=$1 start=$SECONDS; shift
+  current="$name $start"
   echo "setup: stage $name"
   "$@"
+  current=
   stages+=("$name $((SECONDS - start)) s")
   echo "setup: stage $name: $((SECONDS - start)) s"
 }
+summary() {
+  [[ -n $current ]] && stages+=("${current% *} FAILED after $((SECONDS - ${current##* })) s")
+  ((${#stages[@]} == 0)) || echo "setup: stages: $(printf '%s, ' "${stages[@]}" | sed 's/, $//')"
+}
+trap summary EXIT
 
 if [[ $mode == run ]]; then
-  # The binary alone: no tests, benchmarks or man pages (a third of the
-  # objects of `test`'s build).
+  # The binary alone: no tests, benchmarks or man pages (152 of the some
+  # 400 objects of `test`'s build).
   configure build -DPROCTAPE_TESTS=OFF -DPROCTAPE_BENCH=OFF
   stage build compile build proctape
   exec bash scripts/demo.sh build/cli/proctape
@@ -92,18 +100,19 @@ stage ship bash scripts/ship_check.sh build  # the .deb + lintian (dpkg -i/-r on
 stage library bash scripts/library_check.sh build  # the installed library, examples/launcher built against it
 stage fuzz bash scripts/fuzz_check.sh  # every fuzz target for a bounded time
 # Again under AddressSanitizer + UndefinedBehaviorSanitizer, at -O1 (ASan's
-# own advice for speed, and half the compile time of -O3), but only what
+# own advice for speed; half the compile time of a sanitized -O3), but only what
 # gives the sanitizers code to watch that no other test reaches: the binary,
 # the unit tests, the live tests (the real CLI on real processes), the fuzz
 # regressions, the corpus checks. Left out, each for a reason:
-#   explore (labels explore): explore/corpus and explore/mutants run the
+#   explore (label explore): explore/corpus and explore/mutants run the
 #     resolver thousands of times over the corpus -- the same code the unit
 #     tests and fuzz regressions run, slower by ASan's factor; mutant_hunt
 #     (six more compiles of the resolver) holds code that never ships;
 #   hostile: hostile/bounds is not run under the sanitizers at all
-#     (tests/hostile/CMakeLists.txt: no address-space limit under ASan), and
-#     the shapes reach the reader under ASan as the reader's fuzz regressions
-#     (tests/data/hostile) and as fuzz seeds (scripts/fuzz_check.sh);
+#     (tests/hostile/CMakeLists.txt: no address-space limit under ASan);
+#     hostile_tests checks what the read commands print (no piece of the
+#     token), as the release run does; the shapes reach the reader under
+#     ASan as its fuzz regressions (tests/data/hostile) and fuzz seeds;
 #   ship, bench: packaging, shell scripts and kernel limits, no code of ours
 #     that the release build's run does not check.
 asan() {
@@ -115,4 +124,3 @@ asan() {
       -E '_NOT_BUILT$'  # gtest_discover_tests' stand-in for a test binary not built here
 }
 stage asan asan
-echo "setup: stages: $(IFS=,; echo "${stages[*]}" | sed 's/,/, /g')"
