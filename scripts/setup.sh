@@ -4,10 +4,13 @@
 # runs the main job on this host (`run`) or the whole test suite (`test`).
 # Idempotent: packages already present are not fetched again, builds are
 # incremental. Run as root on Debian 12.
-#   bash scripts/setup.sh run    build, then resolve a real sandboxed sleep
-#   bash scripts/setup.sh test   build, run ctest and the corpus check, the fuzzers for
-#                                a bounded time (scripts/fuzz_check.sh), then ctest
-#                                again under ASan+UBSan
+#   bash scripts/setup.sh run    build the proctape binary, then resolve a real
+#                                sandboxed sleep (scripts/demo.sh)
+#   bash scripts/setup.sh test   build everything, run ctest and the corpus check, the
+#                                shipping and library checks, the fuzzers for a bounded
+#                                time (scripts/fuzz_check.sh), then the unit, live and
+#                                fuzz-regression tests and the corpus checks again under
+#                                ASan+UBSan; each stage's seconds are logged
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
