@@ -4,10 +4,13 @@
 # runs the main job on this host (`run`) or the whole test suite (`test`).
 # Idempotent: packages already present are not fetched again, builds are
 # incremental. Run as root on Debian 12.
-#   bash scripts/setup.sh run    build, then resolve a real sandboxed sleep
-#   bash scripts/setup.sh test   build, run ctest and the corpus check, the fuzzers for
-#                                a bounded time (scripts/fuzz_check.sh), then ctest
-#                                again under ASan+UBSan
+#   bash scripts/setup.sh run    build the proctape binary, then resolve a real
+#                                sandboxed sleep (scripts/demo.sh)
+#   bash scripts/setup.sh test   build everything, run ctest and the corpus check, the
+#                                shipping and library checks, the fuzzers for a bounded
+#                                time (scripts/fuzz_check.sh), then the unit, live and
+#                                fuzz-regression tests and the corpus checks again under
+#                                ASan+UBSan; each stage's seconds are logged
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,22 +20,27 @@ case "$mode" in
   *) echo "usage: bash scripts/setup.sh run|test" >&2; exit 2 ;;
 esac
 
+# What `run` needs: the build of the proctape binary, and the demo.
 packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
-          libcli11-dev libsqlite3-dev nettle-dev libgtest-dev libgmock-dev bubblewrap util-linux procps valgrind
-          help2man         # man pages from each command's --help, at build time
-          bash-completion  # the ship tests source the bash completion with it
-          zsh              # the ship tests run the zsh completion
-          dpkg-dev         # cpack's DEB generator: dpkg-shlibdeps for Depends
-          lintian          # Debian's package checker (scripts/ship_check.sh)
-          file             # cpack DEB's dpkg-shlibdeps step, ship_check.sh
-          man-db           # man -l / man -w in the ship tests
-          groff-base)      # renders the man pages (man -l, groff -ww)
-packages+=(libseccomp-dev   # issue 13: the CLI's seccomp jail (cli/jail.h)
-          strace)          # issue 13: the jail test traces a replay for /proc access
-packages+=(ccache)  # the portable build (ship_check.sh) reuses the plain build's objects: ~2.5 min of CI
-packages+=(clang               # issue 13: the fuzz targets (tests/fuzz) are built with clang
-          libclang-rt-14-dev) # issue 13: libFuzzer and clang's ASan/UBSan runtimes
-packages+=(python3-yaml)  # issue 12 P3: contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
+          libcli11-dev libsqlite3-dev nettle-dev util-linux procps
+          libseccomp-dev   # the CLI's seccomp jail (cli/jail.h)
+          help2man         # configure looks for it: man pages from each command's --help
+          ccache)          # every build below goes through it (a second run is incremental)
+# What `test` needs besides: the tests, the shipping checks, the fuzzers.
+if [[ $mode == test ]]; then
+  packages+=(libgtest-dev libgmock-dev bubblewrap valgrind
+            bash-completion  # the ship tests source the bash completion with it
+            zsh              # the ship tests run the zsh completion
+            dpkg-dev         # cpack's DEB generator: dpkg-shlibdeps for Depends
+            lintian          # Debian's package checker (scripts/ship_check.sh)
+            file             # cpack DEB's dpkg-shlibdeps step, ship_check.sh
+            man-db           # man -l / man -w in the ship tests
+            groff-base       # renders the man pages (man -l, groff -ww)
+            strace           # the jail test traces a replay for /proc access
+            clang               # the fuzz targets (tests/fuzz) are built with clang
+            libclang-rt-14-dev  # libFuzzer and clang's ASan/UBSan runtimes
+            python3-yaml)    # contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
+fi
 # ---- the static aarch64 binary (scripts/cross_check.sh, `test` only) ----
 # Debian's arm64 libraries beside the host's (Multi-Arch: same), so the
 # architecture is added before the index is fetched below.
@@ -62,29 +70,73 @@ jobs=$(nproc)
 # differing only in their options share the objects they have in common.
 export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER-ccache}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR-$PWD}
-build() {  # build DIR [cmake options...]
+configure() {  # configure DIR [cmake options...]
   local dir=$1; shift
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-  cmake --build "$dir" -j"$jobs"
 }
+compile() {  # compile DIR [TARGET...]   (no target: all of them)
+  local dir=$1; shift
+  cmake --build "$dir" -j"$jobs" ${1:+--target "$@"}
+}
+# stage NAME COMMAND [ARG...]: runs one stage and logs its seconds; on exit
+# (a failure too) one line lists every stage's (BENCHMARKS.md, "Build and
+# CI time").
+stages=() current=
+stage() {
+  local name=$1 start=$SECONDS; shift
+  current="$name $start"
+  echo "setup: stage $name"
+  "$@"
+  current=
+  stages+=("$name $((SECONDS - start)) s")
+  echo "setup: stage $name: $((SECONDS - start)) s"
+}
+summary() {
+  [[ -n $current ]] && stages+=("${current% *} FAILED after $((SECONDS - ${current##* })) s")
+  ((${#stages[@]} == 0)) || echo "setup: stages: $(printf '%s, ' "${stages[@]}" | sed 's/, $//')"
+}
+trap summary EXIT
 
-build build
 if [[ $mode == run ]]; then
+  # The binary alone: no tests, benchmarks or man pages (152 of the some
+  # 400 objects of `test`'s build).
+  configure build -DPROCTAPE_TESTS=OFF -DPROCTAPE_BENCH=OFF
+  stage build compile build proctape
   exec bash scripts/demo.sh build/cli/proctape
 fi
 
-ctest --test-dir build --output-on-failure -j"$jobs"
+configure build -DPROCTAPE_TESTS=ON -DPROCTAPE_BENCH=ON
+stage build compile build
+stage ctest ctest --test-dir build --output-on-failure -j"$jobs"
 # The regression corpus, as a CI system would run it (JUnit for its report;
 # --force: the report of an earlier run is replaced).
-build/cli/proctape corpus check corpus --junit build/corpus-junit.xml --force
-bash scripts/ship_check.sh build  # issue 12: the .deb + lintian (dpkg -i/-r on CI), the portable binary
-bash scripts/cross_check.sh  # the aarch64 static binary under qemu-user, the release artifacts
-bash scripts/library_check.sh build  # issue 12 P2: the installed library, examples/launcher built against it
-# Issue 13: every fuzz target for a bounded time (build + run about 4 min).
-bash scripts/fuzz_check.sh
-echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
-# -O1, not Release's -O3: ASan's own advice for speed, and half the compile
-# time (replay_command.cc: 22 s against 44 s) -- this build was most of CI's time.
-build build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+stage corpus build/cli/proctape corpus check corpus --junit build/corpus-junit.xml --force
+stage ship bash scripts/ship_check.sh build  # the .deb + lintian (dpkg -i/-r on CI), the portable binary
+stage aarch64 bash scripts/cross_check.sh  # the aarch64 static binary under qemu-user, the release artifacts
+stage library bash scripts/library_check.sh build  # the installed library, examples/launcher built against it
+stage fuzz bash scripts/fuzz_check.sh  # every fuzz target for a bounded time
+# Again under AddressSanitizer + UndefinedBehaviorSanitizer, at -O1 (ASan's
+# own advice for speed; half the compile time of a sanitized -O3), but only what
+# gives the sanitizers code to watch that no other test reaches: the binary,
+# the unit tests, the live tests (the real CLI on real processes), the fuzz
+# regressions, the corpus checks. Left out, each for a reason:
+#   explore (label explore): explore/corpus and explore/mutants run the
+#     resolver thousands of times over the corpus -- the same code the unit
+#     tests and fuzz regressions run, slower by ASan's factor; mutant_hunt
+#     (six more compiles of the resolver) holds code that never ships;
+#   hostile: hostile/bounds is not run under the sanitizers at all
+#     (tests/hostile/CMakeLists.txt: no address-space limit under ASan);
+#     hostile_tests checks what the read commands print (no piece of the
+#     token), as the release run does; the shapes reach the reader under
+#     ASan as its fuzz regressions (tests/data/hostile) and fuzz seeds;
+#   ship, bench: packaging, shell scripts and kernel limits, no code of ours
+#     that the release build's run does not check.
+asan() {
+  echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
+  configure build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
+  compile build-asan proctape unit_tests live_tests fuzz_regressions
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE 'explore|hostile|ship|bench|churn' \
+      -E '_NOT_BUILT$'  # gtest_discover_tests' stand-in for a test binary not built here
+}
+stage asan asan
