@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "capi/edge.h"
 
@@ -19,6 +20,21 @@ namespace {
 
 // The C++ names are string literals: NUL-terminated.
 const char* Name(std::string_view name) noexcept { return name.data(); }
+
+// strerror's text, thread-safe (strerror is not).
+std::string ErrnoText(int e) {
+  const char* text = ::strerrordesc_np(e);
+  return text != nullptr ? text : "errno " + std::to_string(e);
+}
+
+// Closes a descriptor not handed to the caller, whatever throws.
+struct FdOwner {
+  int fd;
+  ~FdOwner() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
 
 // The whole of a small /proc file, or false (errno in *error).
 bool ReadSmall(const std::string& path, std::string* out, int* error) {
@@ -181,13 +197,13 @@ proctape_status proctape_pin(const proctape_verdict* verdict, const proctape_opt
                     std::string("a verdict ") + proctape_verdict_status_name(verdict->status) +
                         " has no identity to pin");
     }
-    const long fd = ::syscall(SYS_pidfd_open, static_cast<pid_t>(verdict->pid), 0);
-    if (fd < 0) {
+    const long opened = ::syscall(SYS_pidfd_open, static_cast<pid_t>(verdict->pid), 0);
+    if (opened < 0) {
       const int e = errno;
-      const std::string what = "pidfd_open(" + std::to_string(verdict->pid) + "): " + std::strerror(e);
+      const std::string what = "pidfd_open(" + std::to_string(verdict->pid) + "): " + ErrnoText(e);
       return Report(err, e == ESRCH ? PROCTAPE_E_NOT_PINNED : PROCTAPE_E_PROC, what);
     }
-    ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);  // pidfd_open sets it; kept explicit
+    FdOwner fd{static_cast<int>(opened)};  // close-on-exec: pidfd_open's own
     // After the open: the pid is held, so the stat read now is of the
     // process the pidfd names. Its start tick and state decide (the identity's boot too).
     proctape_identity id{};
@@ -197,12 +213,8 @@ proctape_status proctape_pin(const proctape_verdict* verdict, const proctape_opt
     id.boot_id[sizeof id.boot_id - 1] = '\0';
     proctape_liveness_verdict live{};
     const proctape_status s = proctape_liveness_check(&id, options, &live, err);
-    if (s != PROCTAPE_OK) {
-      ::close(static_cast<int>(fd));
-      return s;
-    }
+    if (s != PROCTAPE_OK) return s;
     if (live.status != PROCTAPE_ALIVE) {
-      ::close(static_cast<int>(fd));
       return Report(err, PROCTAPE_E_NOT_PINNED,
                     "pid " + std::to_string(verdict->pid) + ", start tick " +
                         std::to_string(verdict->start_ticks) + ": " +
@@ -212,7 +224,7 @@ proctape_status proctape_pin(const proctape_verdict* verdict, const proctape_opt
                              : std::string()) +
                         (live.detail[0] != '\0' ? std::string(" (") + live.detail + ")" : ""));
     }
-    *pidfd = static_cast<int>(fd);
+    *pidfd = fd.release();
     return Report(err, PROCTAPE_OK, "");
   });
 }
@@ -229,7 +241,7 @@ proctape_status proctape_liveness_pidfd(int pidfd, const proctape_options* optio
     long long pid = -1;
     int e = 0;
     if (!PidOf(proc, pidfd, &pid, &e)) {
-      const std::string what = "fdinfo of descriptor " + std::to_string(pidfd) + ": " + std::strerror(e);
+      const std::string what = "fdinfo of descriptor " + std::to_string(pidfd) + ": " + ErrnoText(e);
       return Report(err, e == ENOENT ? PROCTAPE_E_INVALID_ARGUMENT : PROCTAPE_E_PROC, what);
     }
     auto dead = [&](const std::string& detail) {
@@ -247,7 +259,7 @@ proctape_status proctape_liveness_pidfd(int pidfd, const proctape_options* optio
     long long again = -1;
     if (!PidOf(proc, pidfd, &again, &e)) {
       return Report(err, PROCTAPE_E_PROC, "fdinfo of descriptor " + std::to_string(pidfd) +
-                                              ": " + std::strerror(e));
+                                              ": " + ErrnoText(e));
     }
     if (again != pid) return dead("the pidfd's process was reaped (Pid: -1)");
     // Still the same pid: the stat read (if any) was this process's.

@@ -33,6 +33,8 @@ packages+=(ccache)  # the portable build (ship_check.sh) reuses the plain build'
 packages+=(clang               # issue 13: the fuzz targets (tests/fuzz) are built with clang
           libclang-rt-14-dev) # issue 13: libFuzzer and clang's ASan/UBSan runtimes
 packages+=(python3-yaml)  # issue 12 P3: contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
+packages+=(python3-pytest       # python/tests: the Python package over libproctape.so.0 (ctest python/pytest)
+          python3-setuptools)  # python/pyproject.toml: pip install --no-build-isolation ./python, offline
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
