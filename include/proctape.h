@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+// SPDX-License-Identifier: Apache-2.0
 /* proctape's C ABI (libproctape.so.0, pkg-config proctape-c): the C++ API of
  * include/proctape/ (docs/library.md) for launchers in any language.
  *
