@@ -9,7 +9,11 @@
 #      pkg-config --static;
 #   4. each run: RESOLVED with its identity (exit 0), unshare and bwrap;
 #   5. a forced failure (--wrong-token): TOKEN_MISMATCH (exit 1) leaves a
-#      .ptape, which the installed proctape replays: REPRODUCED.
+#      .ptape, which the installed proctape replays: REPRODUCED;
+#   6. the C ABI: include/proctape.h alone as C99, examples/c built with
+#      pkg-config proctape-c and run (resolved, pinned, DEAD once ended);
+#   7. Python: the installed package loads the installed library by itself;
+#      pip installs ./python offline (where pip is).
 # Everything is made in one temporary directory, removed at the end. The
 # launcher ends the sandbox it starts, by its pid.
 #
@@ -86,4 +90,39 @@ proctape=$prefix/bin/proctape
 replayed=$("$proctape" replay "$tmp/failure.ptape") || fail "replay: exit $?: $replayed"
 [[ $replayed == "resolution 0: REPRODUCED TOKEN_MISMATCH"* ]] || fail "replay printed: $replayed"
 log "${proctape#"$prefix"/} replay: ${replayed%% (*}"
+
+# The C ABI (docs/library.md, "The C ABI"): libproctape.so.0, include/proctape.h
+# (C99, alone against the prefix), proctape-c.pc; examples/c built with it and
+# run: RESOLVED, pinned ALIVE, then DEAD once its sandbox ended.
+so=$(find "$prefix" -name libproctape.so.0)
+[[ -n $so && -f $prefix/include/proctape.h ]] || fail "no libproctape.so.0 or include/proctape.h installed"
+[[ -f $(dirname "$pc")/proctape-c.pc ]] || fail "no lib/pkgconfig/proctape-c.pc installed"
+printf '#include <proctape.h>\nint main(void) { return PROCTAPE_OK; }\n' >"$tmp/alone.c"
+(cd "$tmp" && cc -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -I"$prefix/include" alone.c) ||
+  fail "proctape.h does not compile alone as C99 against the install"
+mkdir "$tmp/c"
+cp examples/c/resolve.c examples/c/Makefile "$tmp/c/"
+PKG_CONFIG_PATH=$(dirname "$pc") make -s -C "$tmp/c" resolve CFLAGS="-O2 -Wall -Wextra -Werror" >/dev/null
+out=$(LD_LIBRARY_PATH=$(dirname "$so") "$tmp/c/resolve") || fail "examples/c: exit $?: $out"
+[[ $out =~ ^RESOLVED\ host\ pid\ [0-9]+,\ start\ tick\ [0-9]+\ \(pinned:\ ALIVE,\ then\ DEAD\)$ ]] ||
+  fail "examples/c printed: $out"
+log "examples/c with pkg-config proctape-c: $out"
+
+# Python (docs/library.md, "Python"): the installed package finds the library
+# installed beside it, with no PROCTAPE_LIBRARY; pip installs ./python offline.
+python=/usr/bin/python3  # Debian's: scripts/setup.sh installs its packages
+site=$prefix/lib/python3/dist-packages
+found=$(env -u PROCTAPE_LIBRARY PYTHONPATH="$site" PYTHONDONTWRITEBYTECODE=1 "$python" -c \
+  'import proctape; print(proctape._lib._name, proctape.version())') || fail "import proctape from the prefix"
+[[ $found == "$(realpath "$so") "* ]] || fail "the installed package loaded: $found"
+log "python: the installed package loads ${found#"$prefix"/}"
+if "$python" -m pip --version >/dev/null 2>&1; then
+  cp -r python "$tmp/python-src"
+  "$python" -m pip install -q --no-build-isolation --no-index --target "$tmp/pip" "$tmp/python-src" \
+    >/dev/null 2>&1 || fail "pip install --no-build-isolation ./python"
+  got=$(PROCTAPE_LIBRARY=$so PYTHONPATH="$tmp/pip" "$python" -c 'import proctape; print(proctape.version())')
+  log "python: pip install --no-build-isolation ./python: proctape $got"
+else
+  log "python: no pip here (python3-pip): pip install not checked"
+fi
 log "passed in $(($(date +%s) - started)) s"

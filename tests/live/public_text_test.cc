@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a user reads cites only what a user has (docs/cli/commands.md, "Help":
 // no private references). Every command's --help, `proctape --help`,
-// `proctape help exit-codes`, the public headers (include/proctape/),
+// `proctape help exit-codes`, the public headers (include/proctape/, include/proctape.h),
 // README.md and every page of docs/:
 //   - name no design note ("seed 000", "the seed") and no issue number;
 //   - cite documents that exist, with the sections they name:
@@ -48,6 +48,7 @@ std::vector<Text> PublicTexts() {
   for (const auto& e : fs::directory_iterator(Source("include/proctape"))) {
     files.push_back(fs::relative(e.path(), PROCTAPE_SOURCE_DIR).string());
   }
+  files.push_back("include/proctape.h");  // the C ABI's header
   for (const std::string& f : files) out.push_back({f, FileBytes(Source(f))});
   return out;
 }
