@@ -5,11 +5,12 @@
 // `sql` keeps every process row in its database. What they keep is charged,
 // as it is kept, with what the reader's budget (format/read_budget.h)
 // counted for it, to a limit below that budget: kHeldBaseBytes plus
-// kHeldBytesPerFileByte per byte of the file read. A file of 1 MiB may make a
-// streaming reader materialize 1.1 GiB a chunk at a time, but a command
-// keeps at most 256 MiB of it. A real capture keeps some 100 to 130 bytes
-// per byte of its file however many frames it holds (an unchanged record: a
-// few bytes on disk, kilobytes resolved), below 192.
+// kHeldBytesPerFileByte per byte of the file read: a file of a few KB makes
+// such a command hold at most some 70 MiB, one of 1 MiB 1.06 GiB. A real
+// capture of 10 frames of 10,000 CI processes (1 MB) keeps 456 bytes per
+// byte of its file, 477 MB; 40 frames some 1,200 per byte, 1.9 GB, which is
+// refused here: a command that holds every frame holds a copy of every
+// unchanged record (docs/format.md section 7, "What a command holds").
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,7 @@
 namespace proctape {
 
 inline constexpr std::uint64_t kHeldBaseBytes = 64u << 20;
-inline constexpr std::uint64_t kHeldBytesPerFileByte = 192;
+inline constexpr std::uint64_t kHeldBytesPerFileByte = 1024;
 
 // The budget: no per-chunk limit of its own (the reader's applies).
 inline ReadBudget HeldBudget() { return ReadBudget(kHeldBaseBytes, kHeldBytesPerFileByte, UINT64_MAX); }

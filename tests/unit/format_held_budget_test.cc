@@ -23,7 +23,7 @@ namespace {
 using namespace test;
 
 constexpr std::size_t kRecordBytes = 12u << 20;
-constexpr int kFrames = 8;  // 96 MiB held whole: past 64 MiB + 192 per byte
+constexpr int kFrames = 8;  // 96 MiB held whole: past 64 MiB + 1,024 per byte
 
 v1::Chunk Frame(std::uint64_t index, const v1::ProcessRecord& p) {
   v1::Chunk c;
