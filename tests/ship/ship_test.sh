@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The shipped tree, checked from a real `cmake --install` into a temporary
-# prefix and from the Debian package cpack makes (README "Install"). One
+# prefix and from the Debian packages cpack makes (README "Install"). One
 # check per ctest test (label ship; tests/ship/CMakeLists.txt):
 #   bash tests/ship/ship_test.sh CHECK BUILD_DIR
 # Expected values come from the installed binary's own help, never from a
@@ -240,30 +240,58 @@ ZSH
   # cpack -G DEB makes proctape_<version>_amd64.deb; extracted, its binary
   # runs, and its man pages (compressed), completions and copyright are in
   # place; Depends names the shared libraries it needs.
+  # The four packages cpack makes (packaging/CMakeLists.txt): the command's
+  # proctape_<version>_amd64.deb with the shared libraries it links as
+  # Depends; libproctape0 holding the shared library alone; the -dev and
+  # python3 packages depending on exactly this version of it; each with
+  # Debian's copyright and the changelog. README names every file of them.
   deb)
     version=$("$build/cli/proctape" --version | awk '{print $2}')
     (cd "$build" && cpack -G DEB -B "$work/cpack" >"$work/cpack.log" 2>&1) ||
       fail "cpack -G DEB: $(tail -5 "$work/cpack.log")"
     deb=$work/cpack/proctape_${version}_amd64.deb
-    [[ -f $deb ]] || fail "no $(basename "$deb"): $(ls "$work/cpack")"
-    depends=$(dpkg-deb -f "$deb" Depends)
-    for lib in libc6 libprotobuf libzstd1 libstdc++6; do
-      [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
+    lib=$work/cpack/libproctape0_${version}_amd64.deb
+    dev=$work/cpack/libproctape-dev_${version}_amd64.deb
+    py=$work/cpack/python3-proctape_${version}_all.deb
+    for f in "$deb" "$lib" "$dev" "$py"; do
+      [[ -f $f ]] || fail "no $(basename "$f"): $(ls "$work/cpack")"
+      package=$(dpkg-deb -f "$f" Package)
+      dpkg-deb -x "$f" "$work/root"
+      for doc in copyright changelog.gz; do
+        [[ -s $work/root/usr/share/doc/$package/$doc ]] || fail "$package lacks usr/share/doc/$package/$doc"
+      done
     done
-    dpkg-deb -x "$deb" "$work/root"
+    depends=$(dpkg-deb -f "$deb" Depends)
+    for need in libc6 libprotobuf libzstd1 libstdc++6; do
+      [[ $depends == *"$need"* ]] || fail "Depends lacks $need: $depends"
+    done
+    [[ $depends != *libproctape* ]] || fail "proctape depends on the library package: $depends"
+    # libproctape0: the library by its soname, and nothing else but its docs.
+    files=$(dpkg-deb -c "$lib" | awk '$1 !~ /^d/ {print substr($6, 2)}' | grep -v '^/usr/share/doc/libproctape0/')
+    expect_eq "libproctape0's files" "$(sed 's/\.so\.0\..*/.so.0.V/' <<<"$files" | sort)" \
+      "$(printf '%s\n' /usr/lib/libproctape.so.0 /usr/lib/libproctape.so.0.V)"
+    dpkg-deb -I "$lib" shlibs | grep -qx "libproctape 0 libproctape0 (= $version)" ||
+      fail "libproctape0's shlibs: $(dpkg-deb -I "$lib" shlibs 2>&1)"
+    [[ $(dpkg-deb -f "$dev" Depends) == *"libproctape0 (= $version)"* ]] ||
+      fail "libproctape-dev's Depends: $(dpkg-deb -f "$dev" Depends)"
+    [[ -L $work/root/usr/lib/libproctape.so && -f $work/root/usr/include/proctape.h ]] ||
+      fail "libproctape-dev lacks the libproctape.so link or proctape.h"
+    [[ $(dpkg-deb -f "$py" Depends) == *"libproctape0 (= $version)"*python3* ]] ||
+      fail "python3-proctape's Depends: $(dpkg-deb -f "$py" Depends)"
+    [[ -f $work/root/usr/lib/python3/dist-packages/proctape/__init__.py ]] ||
+      fail "python3-proctape lacks usr/lib/python3/dist-packages/proctape"
     expect_eq "extracted --version" "$("$work/root/usr/bin/proctape" --version)" \
       "$("$build/cli/proctape" --version)"
     for f in share/man/man1/proctape.1.gz share/man/man1/proctape-capture.1.gz \
-             share/bash-completion/completions/proctape share/zsh/site-functions/_proctape \
-             share/doc/proctape/copyright share/doc/proctape/changelog.gz; do
+             share/bash-completion/completions/proctape share/zsh/site-functions/_proctape; do
       [[ -s $work/root/usr/$f ]] || fail "the package lacks usr/$f"
     done
     MANWIDTH=80 man -l "$work/root/usr/share/man/man1/proctape.1.gz" 2>/dev/null | grep -q '^NAME' ||
       fail "proctape.1.gz does not render"
     expect_cited_docs_installed "$work/root" /usr/share/doc/proctape \
       "$(zcat "$work/root"/usr/share/man/man1/*.1.gz)"
-    expect_readme_names '**The Debian package**' '^/usr/' "$work/root" \
-      "$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print substr($6, 2)}')"
+    expect_readme_names '**The Debian packages**' '^/usr/' "$work/root" \
+      "$(for f in "$deb" "$lib" "$dev" "$py"; do dpkg-deb -c "$f"; done | awk '$1 !~ /^d/ {print substr($6, 2)}')"
     ;;
 
   *) fail "unknown check '$check'" ;;
