@@ -210,10 +210,10 @@ while read -r name shape params; do
     out_bytes=$(find "$d/stdout" "$d/out" -type f -printf '%s\n' | awk '{n += $1} END {print n}')
     leak=""
     if [ "${#token}" -ge 12 ]; then  # the non-empty outputs up to the cap, in one pass
-      mapfile -t outs < <(find "$d/stdout" "$d/stderr" "$d/out" -type f -size +0 \
-        -size -$((search_cap + 1))c ! -name 'x.json*' ! -name '*.ptape*')
-      [ "${#outs[@]}" -gt 0 ] &&
-        leak=$(grep -aoiF -H -m1 -f "$src/patterns" -- "${outs[@]}" | head -1)
+      # (a proc-dir export is thousands of files: xargs, not one process each)
+      leak=$(find "$d/stdout" "$d/stderr" "$d/out" -type f -size +0 -size -$((search_cap + 1))c \
+        ! -name 'x.json*' ! -name '*.ptape*' -print0 |
+        xargs -0 -r grep -aoiF -H -m1 -f "$src/patterns" -- 2>/dev/null | head -1)
     fi
     masked=""
     if [ -n "$token" ] && [ "${#token}" -lt 12 ]; then
