@@ -12,6 +12,9 @@
 //       materialized=M per-byte=M/B", or the error that stopped it
 //   hostile_file --find-token TOKEN FILE...  each FILE holding a 12-character
 //       piece of TOKEN (text, hex, base64): "FILE: FORM"; exit 1 if any
+//   hostile_file --token-patterns TOKEN  the fixed strings, one a line, a
+//       case-folded search for which finds every such piece (run_all.sh's
+//       `grep -aiF -f`); none when TOKEN is under 12 characters
 //
 // Exit status: 0, 1 a piece of the token found or a file not written, 2 usage.
 #include <cstdio>
@@ -38,7 +41,8 @@ int Usage(const std::string& why) {
   std::fprintf(stderr,
                "hostile_file: %s\nusage: hostile_file --list\n"
                "       hostile_file SHAPE OUT [KEY=VALUE...] [--corpus DIR] [--pad BYTES]\n"
-               "       hostile_file --find-token TOKEN FILE...\n",
+               "       hostile_file --find-token TOKEN FILE...\n"
+               "       hostile_file --token-patterns TOKEN\n",
                why.c_str());
   return 2;
 }
@@ -156,6 +160,10 @@ int main(int argc, char** argv) {
   if (args.size() == 1 && args[0] == "--list") return List();
   if (args.size() >= 3 && args[0] == "--find-token") {
     return FindTokenIn(args[1], std::vector<std::string>(args.begin() + 2, args.end()));
+  }
+  if (args.size() == 2 && args[0] == "--token-patterns") {
+    for (const std::string& p : TokenPatterns(args[1])) std::printf("%s\n", p.c_str());
+    return 0;
   }
   if (args.size() >= 2 && args[0] == "--cost") {
     return Cost(std::vector<std::string>(args.begin() + 1, args.end()));

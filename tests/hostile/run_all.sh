@@ -3,6 +3,7 @@
 # What every read command costs on every hostile shape (tests/hostile/README.md).
 #
 #   run_all.sh [--check] PROCTAPE OUTDIR [CASE...]
+#   run_all.sh --shapes PROCTAPE SHAPESDIR [CASE...]
 #
 # For each case (a shape of `hostile_file --list` at its defaults, or one of
 # the variants below; CASE... runs only those), generates the file and a
@@ -30,18 +31,29 @@
 #            standard output or error ("hos*ile", "s*ar*ed a* *ick")
 # --check exits 1 when any row is flagged (the ctests hostile/bounds and
 # hostile/bounds/explore, tests/hostile/CMakeLists.txt).
+# The token search: once per case the generator's --token-patterns (every
+# piece as text, hex, base64 at each alignment); then one case-folded
+# `grep -aiF -f` over a command's non-empty outputs (LC_ALL=C), a superset
+# of `hostile_file --find-token`.
+#
+# --shapes generates the cases into SHAPESDIR and runs nothing (the ctest
+# fixture hostile/shapes); with HOSTILE_SHAPES=SHAPESDIR a run reads each
+# case from there when it was made by the same generator with the same
+# parameters (its `stamp`), and makes it itself otherwise. Commands only
+# read the shared file and corpus: their outputs stay in OUTDIR.
 #
 # Environment: HOSTILE_FILE (the generator; default: beside PROCTAPE's build,
 # tests/hostile/hostile_file), HOSTILE_AS (bytes, or "unlimited"),
-# HOSTILE_TIMEOUT (s), HOSTILE_COMMANDS (a space-separated subset of the
+# HOSTILE_TIMEOUT (s), HOSTILE_SHAPES (above), HOSTILE_COMMANDS (a space-separated subset of the
 # commands below). Outputs are removed after each command (OUTDIR keeps the
 # shapes and the tables). The whole table takes some 6 minutes of CPU
 # (explore 3 of them), as ctest's hostile/bounds and hostile/bounds/explore.
 set -u
-check=0
+check=0 shapes_only=0
 if [ "${1:-}" = "--check" ]; then check=1; shift; fi
+if [ "${1:-}" = "--shapes" ]; then shapes_only=1; shift; fi
 if [ $# -lt 2 ]; then
-  echo "usage: run_all.sh [--check] PROCTAPE OUTDIR [CASE...]" >&2
+  echo "usage: run_all.sh [--check] PROCTAPE OUTDIR [CASE...] | --shapes PROCTAPE SHAPESDIR [CASE...]" >&2
   exit 2
 fi
 proctape=$(realpath "$1") outdir=$2; shift 2
@@ -52,6 +64,9 @@ commands=${HOSTILE_COMMANDS:-"verify show tree diff replay replay-frames explain
   export-dot export-proc-dir export-sqlite export-csv sql ownership corpus-check corpus-list explore
   minimize"}
 search_cap=$((64 << 20))  # outputs larger than this are counted, not searched
+export LC_ALL=C  # bytes, not characters, for grep
+shared=${HOSTILE_SHAPES:-}
+[ -n "$shared" ] && [ -d "$shared" ] && shared=$(realpath "$shared")
 for tool in "$gen" /usr/bin/time /usr/bin/prlimit timeout; do
   command -v "$tool" >/dev/null || { echo "run_all.sh: $tool not found" >&2; exit 2; }
 done
@@ -112,8 +127,8 @@ args_of() {
       [ -n "$p" ] && [ "$p" != 0 ] || p=1
       run_args=(ownership --baseline "$outdir/baseline.ptape" --current "$f" --uid 0 --cgroup /
         --self "$p") ;;
-    corpus-check) run_args=(corpus check "$d/corpus") ;;
-    corpus-list) run_args=(corpus list "$d/corpus") ;;
+    corpus-check) run_args=(corpus check "$src/corpus") ;;
+    corpus-list) run_args=(corpus list "$src/corpus") ;;
     explore) run_args=(explore "$f") ;;
     minimize) run_args=(minimize "$f" -o "$d/out/x.min.ptape") ;;
   esac
@@ -137,6 +152,33 @@ flags_of() {
   echo "${f# }"
 }
 
+# Makes case NAME (SHAPE, PARAMS) in directory D: file.ptape (token-environ:
+# named with a piece of its token), corpus/, info, patterns, and last stamp.
+make_case() {
+  local name=$1 shape=$2 params=$3 d=$4 token
+  rm -rf "$d" && mkdir -p "$d"
+  # shellcheck disable=SC2086
+  "$gen" "$shape" "$d/file.ptape" $params --corpus "$d/corpus" >"$d/info" 2>"$d/gen.err" || return 1
+  token=$(sed -n 's/^token=//p' "$d/info")
+  if [ "$name" = token-environ ]; then  # a file name holding a piece of the token
+    mv "$d/file.ptape" "$d/${token:0:16}.ptape"
+  fi
+  "$gen" --token-patterns "$token" >"$d/patterns" 2>>"$d/gen.err" || return 1
+  echo "$stamp" >"$d/stamp"
+}
+
+if [ "$shapes_only" = 1 ]; then
+  while read -r name shape params; do
+    [ -n "$name" ] || continue
+    stamp="$shape $params $(stat -L -c '%s %Y' "$(command -v "$gen")")"
+    # A case that fails here is made (and its failure printed) by each run.
+    make_case "$name" "$shape" "$params" "$outdir/$name" ||
+      echo "run_all.sh: generator failed on $name: $(head -1 "$outdir/$name/gen.err")" >&2
+  done <<<"$all_cases"
+  echo "run_all.sh: $(echo "$all_cases" | grep -c .) cases in $outdir"
+  exit 0
+fi
+
 # ownership's baseline: another capture (a small recording), so that the
 # plan reads the hostile file as its current snapshot.
 "$gen" star-recording "$outdir/baseline.ptape" n=3 clock=1 >/dev/null || exit 2
@@ -148,19 +190,19 @@ printf '%-28s %-15s %4s %7s %7s %7s %11s  %-14s %s\n' case command exit wall_s c
 while read -r name shape params; do
   [ -n "$name" ] || continue
   d=$outdir/$name
-  rm -rf "$d" && mkdir -p "$d/out"
-  # shellcheck disable=SC2086
-  if ! "$gen" "$shape" "$d/file.ptape" $params --corpus "$d/corpus" >"$d/info" 2>"$d/gen.err"; then
+  stamp="$shape $params $(stat -L -c '%s %Y' "$(command -v "$gen")")"
+  src=$d  # where the file, its corpus, info and patterns are
+  if [ -n "$shared" ] && [ "$(cat "$shared/$name/stamp" 2>/dev/null)" = "$stamp" ]; then
+    src=$shared/$name
+    rm -rf "$d" && mkdir -p "$d"
+  elif ! make_case "$name" "$shape" "$params" "$d"; then
     printf '%-28s %-15s generator failed: %s\n' "$name" - "$(head -1 "$d/gen.err")"
     continue
   fi
-  token=$(sed -n 's/^token=//p' "$d/info") pid=$(sed -n 's/^pid=//p' "$d/info")
-  resolutions=$(sed -n 's/^resolutions=//p' "$d/info")
-  f=$d/file.ptape
-  if [ "$name" = token-environ ]; then  # a file name holding a piece of the token
-    f=$d/${token:0:16}.ptape
-    mv "$d/file.ptape" "$f"
-  fi
+  token=$(sed -n 's/^token=//p' "$src/info") pid=$(sed -n 's/^pid=//p' "$src/info")
+  resolutions=$(sed -n 's/^resolutions=//p' "$src/info")
+  f=$src/file.ptape
+  [ "$name" = token-environ ] && f=$src/${token:0:16}.ptape
   for cmd in $commands; do
     args_of "$cmd" "$f" "$d" "$pid" "$token" "$resolutions"
     rm -rf "$d/out" && mkdir -p "$d/out"
@@ -173,16 +215,17 @@ while read -r name shape params; do
     cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
     out_bytes=$(find "$d/stdout" "$d/out" -type f -printf '%s\n' | awk '{n += $1} END {print n}')
     leak=""
-    if [ "${#token}" -ge 12 ]; then
-      for o in "$d/stdout" "$d/stderr" $(find "$d/out" -type f ! -name 'x.json*' ! -name '*.ptape*'); do
-        [ "$(stat -c %s "$o")" -le "$search_cap" ] || continue
-        leak=$("$gen" --find-token "$token" "$o" | head -1)
-        [ -n "$leak" ] && break
-      done
+    if [ "${#token}" -ge 12 ]; then  # the non-empty outputs up to the cap, in one pass
+      # (a proc-dir export is thousands of files: xargs, not one process each)
+      leak=$(find "$d/stdout" "$d/stderr" "$d/out" -type f -size +0 -size -$((search_cap + 1))c \
+        ! -name 'x.json*' ! -name '*.ptape*' -print0 |
+        xargs -0 -r grep -aoiF -H -m1 -f "$src/patterns" -- 2>/dev/null | head -1)
     fi
     masked=""
     if [ -n "$token" ] && [ "${#token}" -lt 12 ]; then
-      masked=$(grep -ah -m1 -o '[A-Za-z]\*\**[A-Za-z]' "$d/stdout" "$d/stderr" | head -1)
+      mapfile -t outs < <(find "$d/stdout" "$d/stderr" -size +0)
+      [ "${#outs[@]}" -gt 0 ] &&
+        masked=$(grep -ah -m1 -o '[A-Za-z]\*\**[A-Za-z]' -- "${outs[@]}" | head -1)
     fi
     flags=$(flags_of "$cmd" "$status" "$cpu" "${rss_kib:-0}" "$d/stderr" "$leak" "$masked")
     first=$(head -1 "$d/stderr" | cut -c1-110)

@@ -70,7 +70,64 @@ std::string PieceIn(std::string_view text, const std::string& token, std::size_t
   return {};
 }
 
+// Standard base64 of `bytes` (no padding needed: callers take inner
+// characters).
+std::string Base64Encoded(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < 3; ++k) {
+      const auto b = i + k < bytes.size() ? static_cast<unsigned char>(bytes[i + k]) : 0u;
+      v = (v << 8) | b;
+    }
+    for (int k = 3; k >= 0; --k) out.push_back(kAlphabet[(v >> (6 * k)) & 63]);
+  }
+  return out;
+}
+
+// `text` in every mix of the two alphabets ('+' or '-', '/' or '_').
+void AddAlphabetMixes(const std::string& text, std::size_t from, std::vector<std::string>* out) {
+  const std::size_t at = text.find_first_of("+/", from);
+  if (at == std::string::npos) {
+    out->push_back(text);
+    return;
+  }
+  std::string other = text;
+  other[at] = text[at] == '+' ? '-' : '_';
+  AddAlphabetMixes(text, at + 1, out);
+  AddAlphabetMixes(other, at + 1, out);
+}
+
 }  // namespace
+
+std::vector<std::string> TokenPatterns(const std::string& token, std::size_t piece) {
+  std::vector<std::string> out;
+  if (token.size() < piece || piece == 0) return out;
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (std::size_t at = 0; at + piece <= token.size(); ++at) {
+    const std::string p = token.substr(at, piece);
+    out.push_back(p);
+    std::string hex;
+    for (unsigned char c : p) {
+      hex.push_back(kHex[c >> 4]);
+      hex.push_back(kHex[c & 15]);
+    }
+    out.push_back(hex);
+    // After `align` unknown bytes, the characters from the first whose six
+    // bits are all the piece's to the last such one.
+    for (std::size_t align = 0; align < 3; ++align) {
+      const std::string encoded = Base64Encoded(std::string(align, '\0') + p);
+      const std::size_t first = (8 * align + 5) / 6;
+      const std::size_t last = (8 * (align + piece)) / 6;  // exclusive
+      AddAlphabetMixes(encoded.substr(first, last - first), 0, &out);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 std::string FindTokenPiece(std::string_view bytes, const std::string& token, std::size_t piece) {
   if (token.size() < piece || piece == 0) return {};

@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace proctape::hostile {
 
@@ -17,5 +18,14 @@ namespace proctape::hostile {
 // `piece` has no piece: a shorter run is no evidence of it.
 std::string FindTokenPiece(std::string_view bytes, const std::string& token,
                            std::size_t piece = 12);
+
+// What a fixed-string search must look for to find every piece
+// FindTokenPiece finds (run_all.sh: one `grep -aiF -f` pass per output):
+// each piece as text and as hex (matched case-folded: either case, and hex
+// alignment does not matter to a substring), and the base64 characters that
+// depend on the piece alone at each of the three byte alignments, in the
+// standard and URL-safe alphabets (every mix of them). Case folding makes
+// the search a superset of FindTokenPiece's; none when `token` has no piece.
+std::vector<std::string> TokenPatterns(const std::string& token, std::size_t piece = 12);
 
 }  // namespace proctape::hostile
