@@ -77,7 +77,7 @@ outdir=$(realpath "$outdir")
 # (Stars and chains of growing size: explore and minimize grow with the host;
 # a chain's every process is an ancestor minimize must keep. Padded: the
 # header holds 1,000,000 incompressible bytes more, so the reader's budget is
-# 1.1 GiB before the costly chunk comes: what one chunk makes is bounded
+# 8 GiB before the costly chunk comes: what one chunk makes is bounded
 # apart, docs/format.md section 7.)
 variants="prev-frame-chain-1 prev-frame-chain records=1
 prev-frame-uncounted-unknown prev-frame-uncounted field=unknown
