@@ -52,6 +52,7 @@ proctape_status proctape_read_file(const char* path, proctape_file_summary** out
     if (path == nullptr || out == nullptr) {
       return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "path or out is NULL");
     }
+    if (*path == '\0') return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "path is empty");
     const api::FileSummary in = api::ReadFile(path);
     if (in.error.code == api::ErrorCode::kInternal) return Report(err, in.error);
     std::unique_ptr<proctape_file_summary, void (*)(proctape_file_summary*)> s(
@@ -91,6 +92,7 @@ proctape_status proctape_replay(const char* path, proctape_replay_report** out,
     if (path == nullptr || out == nullptr) {
       return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "path or out is NULL");
     }
+    if (*path == '\0') return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "path is empty");
     const api::ReplayReport in = api::Replay(path);
     if (!in.ok()) return Report(err, in.error);
     std::unique_ptr<proctape_replay_report, void (*)(proctape_replay_report*)> r(

@@ -263,7 +263,8 @@ PROCTAPE_API proctape_status proctape_liveness_pidfd(int pidfd, const proctape_o
 
 /* ReadFile: reads and checks a whole .ptape. *out is set (free it with
  * proctape_file_summary_free) unless the status is INVALID_ARGUMENT or
- * INTERNAL: on damage it holds the counts of what was read before it. */
+ * INTERNAL: on damage it holds the counts of what was read before it. An
+ * empty path is INVALID_ARGUMENT (as a NULL one), for Replay too. */
 PROCTAPE_API proctape_status proctape_read_file(const char *path, proctape_file_summary **out,
                                    proctape_error *err);
 PROCTAPE_API void proctape_file_summary_free(proctape_file_summary *summary);
