@@ -4,7 +4,8 @@
 //      for a value without one, and a zeroed verdict's pin message says so;
 //   2. proctape_liveness_pidfd refuses a descriptor that is not a pidfd;
 //   3. boot ids come without their newline, and go back in as they came;
-//   4. absent values are the documented none (0), never a real-looking one.
+//   4. absent values are the documented none (0), never a real-looking one;
+//      an empty path is INVALID_ARGUMENT.
 // values_test SOURCE_DIR (a corpus file is read). Starts no process.
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -132,6 +133,14 @@ static void BootIdsAndNones(const char* corpus_file) {
   }
   CHECK(s && s->check_count > 0, "%s has no check", corpus_file);
   proctape_file_summary_free(s);
+
+  // An empty path is a wrong argument, not a file that is missing.
+  s = NULL;
+  CHECK(proctape_read_file("", &s, &err) == PROCTAPE_E_INVALID_ARGUMENT && s == NULL,
+        "read_file(\"\"): %s %s", proctape_status_name(err.status), err.message);
+  proctape_replay_report* report = NULL;
+  CHECK(proctape_replay("", &report, &err) == PROCTAPE_E_INVALID_ARGUMENT && report == NULL,
+        "replay(\"\"): %s %s", proctape_status_name(err.status), err.message);
 }
 
 int main(int argc, char** argv) {
