@@ -12,6 +12,17 @@ void CopyText(char* dst, std::size_t n, const std::string& s) noexcept {
   dst[len] = '\0';
 }
 
+// A boot id given out: without /proc/sys/kernel/random/boot_id's newline,
+// as the CLI prints it; taken back in, the newline the C++ API compares with.
+static std::string BootOut(std::string id) {
+  if (!id.empty() && id.back() == '\n') id.pop_back();
+  return id;
+}
+static std::string BootIn(std::string id) {
+  if (!id.empty() && id.back() != '\n') id.push_back('\n');
+  return id;
+}
+
 proctape_status Report(proctape_error* err, proctape_status status,
                        const std::string& message) noexcept {
   if (err != nullptr) {
@@ -58,13 +69,15 @@ void FromVerdict(const api::Verdict& in, proctape_verdict* out) noexcept {
   out->match_count = in.matches.size();
   std::copy_n(in.matches.begin(), std::min<std::size_t>(in.matches.size(), PROCTAPE_MATCHES_MAX),
               out->matches);
-  CopyText(out->boot_id, in.boot_id);
+  CopyText(out->boot_id, BootOut(in.boot_id));
 }
 
 void FromLiveness(const api::LivenessVerdict& in, proctape_liveness_verdict* out) noexcept {
   *out = proctape_liveness_verdict{};
   out->status = static_cast<int>(in.status);
-  out->reason = static_cast<int>(in.reason);
+  // The reason exists for ERROR alone: otherwise none, not a real-looking status.
+  out->reason = in.status == api::Liveness::kError ? static_cast<int>(in.reason)
+                                                   : PROCTAPE_VERDICT_NONE;
   CopyText(out->state, in.state);
   CopyText(out->detail, in.detail);
   out->err = in.err;
@@ -79,7 +92,7 @@ void FromFingerprint(const api::Fingerprint& in, proctape_fingerprint* out) noex
   CopyText(out->exe_path, in.exe_path);
   out->exe_dev = in.exe_dev;
   out->exe_ino = in.exe_ino;
-  CopyText(out->boot_id, in.boot_id);
+  CopyText(out->boot_id, BootOut(in.boot_id));
   out->taken_mono_ns = in.taken_mono_ns;
   out->taken_realtime_ns = in.taken_realtime_ns;
 }
@@ -95,7 +108,7 @@ api::Fingerprint ToFingerprint(const proctape_fingerprint& in) {
   out.exe_path = Field(in.exe_path, sizeof in.exe_path);
   out.exe_dev = in.exe_dev;
   out.exe_ino = in.exe_ino;
-  out.boot_id = Field(in.boot_id, sizeof in.boot_id);
+  out.boot_id = BootIn(Field(in.boot_id, sizeof in.boot_id));
   out.taken_mono_ns = in.taken_mono_ns;
   out.taken_realtime_ns = in.taken_realtime_ns;
   return out;

@@ -52,6 +52,7 @@ proctape_status proctape_read_file(const char* path, proctape_file_summary** out
     if (path == nullptr || out == nullptr) {
       return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "path or out is NULL");
     }
+    if (*path == '\0') return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "path is empty");
     const api::FileSummary in = api::ReadFile(path);
     if (in.error.code == api::ErrorCode::kInternal) return Report(err, in.error);
     std::unique_ptr<proctape_file_summary, void (*)(proctape_file_summary*)> s(
@@ -66,8 +67,12 @@ proctape_status proctape_read_file(const char* path, proctape_file_summary** out
     for (std::size_t i = 0; i < in.checks.size(); ++i) {
       proctape_recorded_check& c = s->checks[i];
       c.liveness = in.checks[i].liveness;
-      FromVerdict(in.checks[i].verdict, &c.verdict);
-      FromLiveness(in.checks[i].liveness_verdict, &c.liveness_verdict);
+      // The other kind's verdict stays zero (NONE): absent, not a real-looking value.
+      if (c.liveness) {
+        FromLiveness(in.checks[i].liveness_verdict, &c.liveness_verdict);
+      } else {
+        FromVerdict(in.checks[i].verdict, &c.verdict);
+      }
       c.observations = in.checks[i].observations;
     }
     s->fingerprints = Array<proctape_fingerprint>(in.fingerprints.size());
@@ -87,6 +92,7 @@ proctape_status proctape_replay(const char* path, proctape_replay_report** out,
     if (path == nullptr || out == nullptr) {
       return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "path or out is NULL");
     }
+    if (*path == '\0') return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "path is empty");
     const api::ReplayReport in = api::Replay(path);
     if (!in.ok()) return Report(err, in.error);
     std::unique_ptr<proctape_replay_report, void (*)(proctape_replay_report*)> r(
@@ -98,10 +104,13 @@ proctape_status proctape_replay(const char* path, proctape_replay_report** out,
       o.index = c.index;
       o.outcome = static_cast<int>(c.outcome);
       o.liveness = c.liveness;
-      FromVerdict(c.recorded, &o.recorded);
-      FromVerdict(c.replayed, &o.replayed);
-      FromLiveness(c.recorded_liveness, &o.recorded_liveness);
-      FromLiveness(c.replayed_liveness, &o.replayed_liveness);
+      if (c.liveness) {  // the other kind's verdicts stay zero (NONE)
+        FromLiveness(c.recorded_liveness, &o.recorded_liveness);
+        if (c.has_replayed) FromLiveness(c.replayed_liveness, &o.replayed_liveness);
+      } else {
+        FromVerdict(c.recorded, &o.recorded);
+        if (c.has_replayed) FromVerdict(c.replayed, &o.replayed);
+      }
       o.has_replayed = c.has_replayed;
       o.description = Text(c.description);
       ++r->check_count;  // counted once whole: the free function frees what is counted

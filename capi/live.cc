@@ -21,6 +21,19 @@ namespace {
 // The C++ names are string literals: NUL-terminated.
 const char* Name(std::string_view name) noexcept { return name.data(); }
 
+// One rule for every *_name (include/proctape.h): the enumerator's name
+// without its prefix, "UNKNOWN" for a value that has no enumerator.
+template <std::size_t N>
+const char* Named(const char* const (&names)[N], int value) noexcept {
+  return value >= 0 && static_cast<std::size_t>(value) < N ? names[value] : "UNKNOWN";
+}
+constexpr const char* kStatusNames[] = {
+    "OK", "INVALID_ARGUMENT", "PROC", "ROOT", "EXE", "OTHER_BOOT", "RECORD_REFUSED",
+    "RECORD_FAILED", "IO", "NOT_PTAPE", "NEWER_VERSION", "TRUNCATED", "CHECKSUM", "CORRUPT",
+    "TOO_LARGE", "NOT_A_FINGERPRINT", "INTERNAL", "NOT_PINNED"};
+constexpr const char* kLivenessNames[] = {"NONE", "ALIVE", "DEAD", "ERROR"};
+constexpr const char* kOutcomeNames[] = {"UNKNOWN", "REPRODUCED", "VERDICT_CHANGED", "DIVERGED"};
+
 // strerror's text, thread-safe (strerror is not).
 std::string ErrnoText(int e) {
   const char* text = ::strerrordesc_np(e);
@@ -62,12 +75,13 @@ bool ReadSmall(const std::string& path, std::string* out, int* error) {
   }
 }
 
-// The "Pid:" value of a pidfd's fdinfo: -1 when absent (a reaped process
-// reads -1 too).
+// The "Pid:" value of a pidfd's fdinfo (-1: its process was reaped). Only
+// a pidfd's fdinfo has that line: without it *pid is kNotPidfd.
+constexpr long long kNotPidfd = -2;
 bool PidOf(const std::string& proc_root, int pidfd, long long* pid, int* error) {
   std::string text;
   if (!ReadSmall(proc_root + "/self/fdinfo/" + std::to_string(pidfd), &text, error)) return false;
-  *pid = -1;
+  *pid = kNotPidfd;
   for (std::size_t at = 0; at < text.size();) {
     std::size_t end = text.find('\n', at);
     if (end == std::string::npos) end = text.size();
@@ -85,20 +99,14 @@ bool PidOf(const std::string& proc_root, int pidfd, long long* pid, int* error) 
 extern "C" {
 
 const char* proctape_version(void) { return Name(api::Version()); }
-const char* proctape_status_name(int status) {
-  return status == PROCTAPE_E_NOT_PINNED
-             ? "NOT_PINNED"
-             : Name(api::ErrorCodeName(static_cast<api::ErrorCode>(status)));
-}
+const char* proctape_status_name(int status) { return Named(kStatusNames, status); }
 const char* proctape_verdict_status_name(int status) {
+  if (status == PROCTAPE_VERDICT_NONE) return "NONE";
+  if (status < PROCTAPE_RESOLVED || status > PROCTAPE_INVALID_REQUEST) return "UNKNOWN";
   return Name(api::StatusName(static_cast<api::Status>(status)));
 }
-const char* proctape_liveness_name(int liveness) {
-  return Name(api::LivenessName(static_cast<api::Liveness>(liveness)));
-}
-const char* proctape_replay_outcome_name(int outcome) {
-  return Name(api::ReplayOutcomeName(static_cast<api::ReplayOutcome>(outcome)));
-}
+const char* proctape_liveness_name(int liveness) { return Named(kLivenessNames, liveness); }
+const char* proctape_replay_outcome_name(int outcome) { return Named(kOutcomeNames, outcome); }
 
 void proctape_request_init(proctape_request* request) {
   if (request == nullptr) return;
@@ -120,7 +128,10 @@ proctape_status proctape_fingerprint_take(int64_t root_pid, const char* exe_path
       return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "exe_path is longer than PROCTAPE_PATH_MAX");
     }
     api::FingerprintResult r = api::TakeFingerprint(root_pid, exe, ToOptions(options));
-    if (root_status != nullptr) *root_status = static_cast<int>(r.root_status);
+    if (root_status != nullptr) {  // why the root failed; none for any other outcome
+      *root_status = r.error.code == api::ErrorCode::kRoot ? static_cast<int>(r.root_status)
+                                                          : PROCTAPE_VERDICT_NONE;
+    }
     if (r.ok()) FromFingerprint(r.fingerprint, out);
     return Report(err, r.error);
   });
@@ -163,7 +174,7 @@ proctape_status proctape_resolve(const proctape_request* request,
     api::ResolveResult r =
         api::Resolve(req, ToFingerprint(*fingerprint), policy, ToOptions(options));
     out->ran = r.ran;
-    FromVerdict(r.verdict, &out->verdict);
+    if (r.ran) FromVerdict(r.verdict, &out->verdict);  // else zero: no verdict
     CopyText(out->recording, r.recording);
     return Report(err, r.error);
   });
@@ -194,8 +205,9 @@ proctape_status proctape_pin(const proctape_verdict* verdict, const proctape_opt
     *pidfd = -1;
     if (verdict->status != PROCTAPE_RESOLVED) {
       return Report(err, PROCTAPE_E_INVALID_ARGUMENT,
-                    std::string("a verdict ") + proctape_verdict_status_name(verdict->status) +
-                        " has no identity to pin");
+                    std::string("the verdict is ") + proctape_verdict_status_name(verdict->status) +
+                        " (status " + std::to_string(verdict->status) +
+                        "), not RESOLVED: it has no identity to pin");
     }
     const long opened = ::syscall(SYS_pidfd_open, static_cast<pid_t>(verdict->pid), 0);
     if (opened < 0) {
@@ -243,6 +255,10 @@ proctape_status proctape_liveness_pidfd(int pidfd, const proctape_options* optio
     if (!PidOf(proc, pidfd, &pid, &e)) {
       const std::string what = "fdinfo of descriptor " + std::to_string(pidfd) + ": " + ErrnoText(e);
       return Report(err, e == ENOENT ? PROCTAPE_E_INVALID_ARGUMENT : PROCTAPE_E_PROC, what);
+    }
+    if (pid == kNotPidfd) {
+      return Report(err, PROCTAPE_E_INVALID_ARGUMENT,
+                    "fd " + std::to_string(pidfd) + " is not a pidfd");
     }
     auto dead = [&](const std::string& detail) {
       out->status = PROCTAPE_DEAD;

@@ -53,8 +53,11 @@ typedef struct proctape_error {
   char message[512]; /* one line, host bytes escaped (\xNN) */
 } proctape_error;
 
-/* The resolver's verdicts (docs/resolver.md): the file format's values. */
+/* The resolver's verdicts (docs/resolver.md): the file format's values.
+ * PROCTAPE_VERDICT_NONE (0) is no verdict: a field with nothing to say
+ * (a liveness verdict's reason when not ERROR, a resolution that did not run). */
 typedef enum proctape_verdict_status {
+  PROCTAPE_VERDICT_NONE = 0,
   PROCTAPE_RESOLVED = 1, PROCTAPE_MISSING_ROOT = 2, PROCTAPE_ROOT_RESTARTED = 3,
   PROCTAPE_NO_MATCH = 4, PROCTAPE_MULTIPLE_MATCHES = 5, PROCTAPE_DUPLICATE_RECORD = 6,
   PROCTAPE_MALFORMED_RECORD = 7, PROCTAPE_CYCLE = 8, PROCTAPE_ENTRY_BOUND = 9,
@@ -64,8 +67,9 @@ typedef enum proctape_verdict_status {
   PROCTAPE_PID_REUSED = 19, PROCTAPE_INVALID_REQUEST = 20
 } proctape_verdict_status;
 
+/* PROCTAPE_LIVENESS_NONE (0): no liveness verdict (a resolution's). */
 typedef enum proctape_liveness {
-  PROCTAPE_ALIVE = 1, PROCTAPE_DEAD = 2, PROCTAPE_LIVENESS_ERROR = 3
+  PROCTAPE_LIVENESS_NONE = 0, PROCTAPE_ALIVE = 1, PROCTAPE_DEAD = 2, PROCTAPE_LIVENESS_ERROR = 3
 } proctape_liveness;
 
 typedef enum proctape_record_when {
@@ -94,6 +98,9 @@ typedef struct proctape_identity {
   uint64_t start_ticks;
   char boot_id[PROCTAPE_BOOT_ID_MAX]; /* "" when not known */
 } proctape_identity;
+
+/* Every boot_id given out is /proc/sys/kernel/random/boot_id's 36
+ * characters without its newline ("" when none); one taken in may have it. */
 
 /* Taken before the turn (docs/resolver.md, "The eight steps", step 1). */
 typedef struct proctape_fingerprint {
@@ -149,7 +156,8 @@ typedef struct proctape_verdict {
 
 typedef struct proctape_liveness_verdict {
   int status;       /* proctape_liveness */
-  int reason;       /* proctape_verdict_status, for PROCTAPE_LIVENESS_ERROR */
+  int reason;       /* proctape_verdict_status for PROCTAPE_LIVENESS_ERROR, else
+                       PROCTAPE_VERDICT_NONE */
   char state[16];   /* stat field 3 as read */
   char detail[512];
   int err;
@@ -157,15 +165,16 @@ typedef struct proctape_liveness_verdict {
 } proctape_liveness_verdict;
 
 typedef struct proctape_resolve_result {
-  int ran;                        /* the resolver ran: verdict is its verdict */
+  int ran;                        /* the resolver ran: verdict is its verdict; else
+                                     verdict is zero (status PROCTAPE_VERDICT_NONE) */
   proctape_verdict verdict;
   char recording[PROCTAPE_PATH_MAX]; /* the path written, or "" */
 } proctape_resolve_result;
 
 typedef struct proctape_recorded_check {
   int liveness;                   /* a liveness check; otherwise a resolution */
-  proctape_verdict verdict;
-  proctape_liveness_verdict liveness_verdict;
+  proctape_verdict verdict;       /* a resolution's; zero for a liveness check */
+  proctape_liveness_verdict liveness_verdict; /* a liveness check's; else zero (NONE) */
   uint64_t observations;
 } proctape_recorded_check;
 
@@ -181,7 +190,9 @@ typedef struct proctape_file_summary {
 typedef struct proctape_replayed_check {
   size_t index;
   int outcome;                    /* proctape_replay_outcome */
-  int liveness;
+  int liveness;                   /* a liveness check: the *_liveness verdicts are
+                                     set, recorded and replayed zero (NONE); else
+                                     the reverse */
   proctape_verdict recorded;
   proctape_verdict replayed;      /* valid when has_replayed */
   proctape_liveness_verdict recorded_liveness;
@@ -198,8 +209,10 @@ typedef struct proctape_replay_report {
 
 /* "0.1.0": the version of proctape the library ships with. */
 PROCTAPE_API const char *proctape_version(void);
-/* Static names: "INVALID_ARGUMENT", "RESOLVED", "ALIVE", "REPRODUCED"
- * ("UNKNOWN" for a value that has none). */
+/* Static names: the enumerator's name without its prefix (PROCTAPE_E_,
+ * PROCTAPE_, PROCTAPE_LIVENESS_, PROCTAPE_VERDICT_): "OK", "INVALID_ARGUMENT",
+ * "RESOLVED", "NONE", "ALIVE", "ERROR", "REPRODUCED", "VERDICT_CHANGED";
+ * "UNKNOWN" for a value that has no enumerator. */
 PROCTAPE_API const char *proctape_status_name(int status);
 PROCTAPE_API const char *proctape_verdict_status_name(int status);
 PROCTAPE_API const char *proctape_liveness_name(int liveness);
@@ -208,7 +221,8 @@ PROCTAPE_API const char *proctape_replay_outcome_name(int outcome);
 PROCTAPE_API void proctape_request_init(proctape_request *request);
 
 /* TakeFingerprint: `root_status` (may be NULL) gets the verdict status that
- * says why the root cannot be fingerprinted (PROCTAPE_E_ROOT). */
+ * says why the root cannot be fingerprinted (PROCTAPE_E_ROOT), otherwise
+ * PROCTAPE_VERDICT_NONE. */
 PROCTAPE_API proctape_status proctape_fingerprint_take(int64_t root_pid, const char *exe_path,
                                           const proctape_options *options,
                                           proctape_fingerprint *out, int *root_status,
@@ -238,17 +252,19 @@ PROCTAPE_API proctape_status proctape_pin(const proctape_verdict *verdict, const
                              int *pidfd, proctape_error *err);
 
 /* Liveness of a pinned process, by its pidfd: the "Pid:" line of
- * /proc/self/fdinfo/FD (-1 or absent: DEAD, it was reaped), then its stat
+ * /proc/self/fdinfo/FD (-1: DEAD, it was reaped), then its stat
  * state (Z, X, x: DEAD), then the fdinfo again (still the same pid: the
  * state read was this process's). 0 (the process is in no PID namespace of
  * ours) is PROCTAPE_LIVENESS_ERROR with reason UNREADABLE. A reused pid never
- * makes a pidfd alive. A descriptor that is not open: INVALID_ARGUMENT. */
+ * makes a pidfd alive. A descriptor that is not open, or not a pidfd (its
+ * fdinfo has no "Pid:" line): INVALID_ARGUMENT "fd N is not a pidfd". */
 PROCTAPE_API proctape_status proctape_liveness_pidfd(int pidfd, const proctape_options *options,
                                         proctape_liveness_verdict *out, proctape_error *err);
 
 /* ReadFile: reads and checks a whole .ptape. *out is set (free it with
  * proctape_file_summary_free) unless the status is INVALID_ARGUMENT or
- * INTERNAL: on damage it holds the counts of what was read before it. */
+ * INTERNAL: on damage it holds the counts of what was read before it. An
+ * empty path is INVALID_ARGUMENT (as a NULL one), for Replay too. */
 PROCTAPE_API proctape_status proctape_read_file(const char *path, proctape_file_summary **out,
                                    proctape_error *err);
 PROCTAPE_API void proctape_file_summary_free(proctape_file_summary *summary);

@@ -6,6 +6,8 @@
 #       its soname is libproctape.so.0.
 #   abi_test.sh header SOURCE_DIR        include/proctape.h compiles alone as
 #       C99 (-Wall -Wextra -Werror -pedantic) and as C++.
+#   abi_test.sh snippets SOURCE_DIR      every ```c block of README.md and
+#       docs/*.md compiles as written, with the same flags.
 set -euo pipefail
 fail() { echo "abi_test: FAIL: $*" >&2; exit 1; }
 case ${1:-} in
@@ -38,5 +40,25 @@ case ${1:-} in
     fi
     echo "abi_test: include/proctape.h compiles as C99 and as C++"
     ;;
-  *) echo "usage: abi_test.sh symbols LIB SOURCE_DIR | header SOURCE_DIR" >&2; exit 2 ;;
+  snippets)
+    src=$2
+    tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+    n=0
+    for doc in "$src/README.md" "$src"/docs/*.md; do
+      # Each block to its own file, named by the document and the block's first line.
+      awk -v dir="$tmp" -v base="$(basename "$doc" .md)" '
+        /^```c$/ { block = 1; file = dir "/" base "-" NR ".c"; next }
+        /^```$/ { block = 0 }
+        block { print > file }' "$doc"
+    done
+    for c in "$tmp"/*.c; do
+      [[ -e $c ]] || continue
+      cc -std=c99 -Wall -Wextra -Werror -pedantic -I"$src/include" -c "$c" -o "$tmp/out.o" ||
+        fail "the C block at $(basename "$c" .c | sed 's/-\([0-9]*\)$/.md line \1/') does not compile as written"
+      n=$((n + 1))
+    done
+    ((n > 0)) || fail "no \`\`\`c block in README.md or docs/*.md"
+    echo "abi_test: $n C block(s) of README.md and docs/*.md compile as C99"
+    ;;
+  *) echo "usage: abi_test.sh symbols LIB SOURCE_DIR | header SOURCE_DIR | snippets SOURCE_DIR" >&2; exit 2 ;;
 esac
