@@ -176,7 +176,7 @@ std::vector<Shape> ReferenceShapes() {
       {"blob-copy-limit",
        "blobs at kMaxBlobBytes, references at kMaxBlobCopyBytes (section 4): 320 MiB held by a "
        "reader of frames",
-       "blobs=4 bytes=16777000 refs=4 fill=letters", "blobs=2 bytes=1000 refs=2 fill=letters", 0,
+       "blobs=4 bytes=16776000 refs=4 fill=letters", "blobs=2 bytes=1000 refs=2 fill=letters", 0,
        BlobCopyLimit},
       {"nul-argv",
        "16 records whose cmdline is one 16 MB blob of NUL bytes: 16 M empty argv elements each, "
