@@ -8,6 +8,8 @@
 # 2. under qemu-aarch64-static: --version (portable), verify of the corpus,
 #    corpus check, and replay --json of each corpus file byte-identical to
 #    the x86_64 static binary's (build-portable, made by ship_check.sh);
+#    then tests/ship/empty_root_test.sh with qemu-aarch64-static as its
+#    runner: the binary in an empty root, as ship_check.sh runs the x86_64 one;
 # 3. the jail under qemu-user (docs/security.md, "Under qemu-user"): qemu
 #    refuses its guest seccomp and knows no Landlock, so the probe shows
 #    nothing refused; checked to be exactly what that section says, and the
@@ -68,6 +70,16 @@ for file in "${files[@]}"; do
     fail "replay --json of $file differs: $(diff "$work/x86.json" "$work/arm.json" | head -n5)"
 done
 lap "under qemu: --version, verify and corpus check of ${#files[@]} files, replay --json of each byte-identical to x86_64's"
+
+# ---- 2b. in an empty root under qemu-user ------------------------------------------
+# tests/ship/empty_root_test.sh, as ship_check.sh runs it for x86_64: the
+# root holds the binary and qemu-aarch64-static (a static binary) alone,
+# with /proc and a tmpfs: --version, capture + verify, fingerprint + resolve
+# of a sandboxed sleep, and the corpus as outside.
+status=0
+bash tests/ship/empty_root_test.sh "$arm" . qemu-aarch64-static >"$work/root.log" 2>&1 || status=$?
+((status == 0 || status == 77)) || { cat "$work/root.log" >&2; fail "the aarch64 binary in an empty root"; }
+lap "in an empty root under qemu: $(grep -c '^empty_root_test: ' "$work/root.log") steps, $(tail -n1 "$work/root.log")"
 
 # ---- 3. the jail under qemu-user ---------------------------------------------------
 probe() {  # BINARY-RUNNER...: the probe line of a jailed verify
