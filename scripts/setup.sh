@@ -121,7 +121,9 @@ stage fuzz bash scripts/fuzz_check.sh  # every fuzz target for a bounded time
 # own advice for speed; half the compile time of a sanitized -O3), but only what
 # gives the sanitizers code to watch that no other test reaches: the binary,
 # the unit tests, the live tests (the real CLI on real processes), the fuzz
-# regressions, the corpus checks. Left out, each for a reason:
+# regressions, the corpus checks, the C library and its tests and example
+# (the Python tests are not registered there: a sanitized library does not
+# load into an unsanitized python3). Left out, each for a reason:
 #   explore (label explore): explore/corpus and explore/mutants run the
 #     resolver thousands of times over the corpus -- the same code the unit
 #     tests and fuzz regressions run, slower by ASan's factor; mutant_hunt
@@ -136,7 +138,8 @@ stage fuzz bash scripts/fuzz_check.sh  # every fuzz target for a bounded time
 asan() {
   echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
   configure build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
-  compile build-asan proctape unit_tests live_tests fuzz_regressions
+  compile build-asan proctape unit_tests live_tests fuzz_regressions \
+    proctape_c capi_pin_test capi_values_test proctape_c_example
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE 'explore|hostile|ship|bench|churn' \
       -E '_NOT_BUILT$'  # gtest_discover_tests' stand-in for a test binary not built here
