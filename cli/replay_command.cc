@@ -94,8 +94,11 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
   } else {
     // A plain capture: no recorded request to start from.
     if (!o.has_root || !o.has_token) {
-      return Fail(kExitUsage, name + " records no resolution: --model frames needs --root and "
-                                     "--token (and --exe-identity or --exe-like)");
+      const std::string missing = !o.has_root && !o.has_token ? "--root and --token"
+                                  : !o.has_root               ? "--root"
+                                                              : "--token";
+      return Fail(kExitUsage, name + " records no resolution: --model frames needs " + missing +
+                                  " (it takes --root, --token and --exe-identity or --exe-like)");
     }
     if (!o.overrides.exe) {
       return Fail(kExitUsage, name + " records no resolution: give the attested executable "
@@ -105,10 +108,15 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
     Request request;
     o.overrides.Apply(&request);
     if (!o.overrides.root_start_ticks) {
-      FrameEvidence at_start(snapshot.frames, start);
-      const v1::Frame& first = snapshot.frames[*at_start.FrameInForce()];
-      if (std::optional<StatFields> root = StatInFrame(first, request.root_pid)) {
+      FrameEvidence at_start(snapshot, start);
+      const std::size_t in_force = *at_start.FrameInForce();
+      const v1::Frame& first = snapshot.frames[in_force];
+      const v1::ProcessRecord* record = at_start.Find(in_force, request.root_pid);
+      if (std::optional<StatFields> root = StatOfRecord(record, request.root_pid)) {
         request.root_start_ticks = root->start_ticks;
+      } else if (record == nullptr) {
+        Note("root pid " + std::to_string(request.root_pid) + " is not in frame " +
+             std::to_string(first.index()) + ", the first the replay reads");
       } else {
         Note("root pid " + std::to_string(request.root_pid) + " has no valid stat in frame " +
              std::to_string(first.index()) + ": its start tick defaults to 0 (give --root-start)");
@@ -193,6 +201,9 @@ int RunReplay(ReplayOptions o) {
   Snapshot snapshot;
   ReadKeep keep;
   if (o.model != "frames" && !o.has_legacy && !o.has_exe_like) keep.frames.emplace();
+  // The frame model looks records up: a record unchanged from the previous
+  // frame is held once (format/frame_records.h).
+  keep.shared_records = !o.has_legacy;
   keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
   FormatError error = ReadSnapshot(o.file, &snapshot, keep);
   // The file's name may hold a piece of its token: said masked.
@@ -219,16 +230,20 @@ int RunReplay(ReplayOptions o) {
   }
   if (o.has_exe_like) {
     // The identity of that process's executable in the first frame.
-    FrameEvidence at_start(snapshot.frames, FrameModelStart(snapshot, nullptr));
+    FrameEvidence at_start(snapshot, FrameModelStart(snapshot, nullptr));
     Identity exe = at_start.ExeIdentity(o.exe_like);
     if (!exe.ok()) {
-      // ENOENT is the frame model's "no such record" (replay/frame_evidence.h);
-      // any other errno is what the capture met taking that identity.
+      // No record at all; a record without an identity (ENOENT: the frame
+      // model's answer for both, replay/frame_evidence.h); any other errno
+      // is what the capture met taking that identity.
       const std::string pid = std::to_string(o.exe_like);
+      const std::optional<std::size_t> first = at_start.FrameInForce();
+      const bool listed = first && at_start.Find(*first, o.exe_like) != nullptr;
       return Fail(kExitUsage,
                   "--exe-like " + pid + ": the first frame of " + name +
-                      (exe.err == ENOENT
-                           ? " holds no process " + pid + " with an executable identity"
+                      (!listed ? " holds no process " + pid
+                       : exe.err == ENOENT
+                           ? " holds process " + pid + " with no executable identity"
                            : " recorded no executable identity of process " + pid + ": " +
                                  std::strerror(exe.err) + " (errno " + std::to_string(exe.err) +
                                  ")"));

@@ -5,12 +5,14 @@
 // `sql` keeps every process row in its database. What they keep is charged,
 // as it is kept, with what the reader's budget (format/read_budget.h)
 // counted for it, to a limit below that budget: kHeldBaseBytes plus
-// kHeldBytesPerFileByte per byte of the file read: a file of a few KB makes
-// such a command hold at most some 70 MiB, one of 1 MiB 1.06 GiB. A real
-// capture of 10 frames of 10,000 CI processes (1 MB) keeps 456 bytes per
-// byte of its file, 477 MB; 40 frames some 1,200 per byte, 1.9 GB, which is
-// refused here: a command that holds every frame holds a copy of every
-// unchanged record (docs/format.md section 7, "What a command holds").
+// kHeldBytesPerFileByte per byte of the file read, so that no file under
+// 1 MiB makes such a command hold more than 320 MiB (with what it holds
+// besides, within 512 MiB: docs/format.md section 7). A real capture of 10
+// frames of 10,000 CI processes (1 MB) materializes 456 bytes per byte of
+// its file, most of it copies of unchanged records: replay --model frames
+// holds each such record once (ReadKeep::shared_records), in about 100 MB
+// of memory all told; the commands that copy every frame (ownership, explore,
+// minimize, sql, export sqlite|csv) refuse it here.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +23,7 @@
 namespace proctape {
 
 inline constexpr std::uint64_t kHeldBaseBytes = 64u << 20;
-inline constexpr std::uint64_t kHeldBytesPerFileByte = 1024;
+inline constexpr std::uint64_t kHeldBytesPerFileByte = 256;
 
 // The budget: no per-chunk limit of its own (the reader's applies).
 inline ReadBudget HeldBudget() { return ReadBudget(kHeldBaseBytes, kHeldBytesPerFileByte, UINT64_MAX); }

@@ -120,7 +120,8 @@ std::string HeldRefusal(const ReadBudget& held, std::uint64_t index, std::uint64
          " bytes, the most a command that holds every frame may hold (" +
          std::to_string(kHeldBaseBytes) + " bytes and " + std::to_string(kHeldBytesPerFileByte) +
          " per byte of the file read, " + std::to_string(file_bytes) +
-         " so far); verify, show and export --format json read it a chunk at a time";
+         " so far); verify, show, tree, diff and export --format json read it, and replay --model "
+         "frames holds each unchanged record once";
 }
 
 std::uint64_t ParseCost(std::string_view wire, const pb::Descriptor* type) {

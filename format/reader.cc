@@ -28,6 +28,8 @@ FormatError ChargeHeld(const StreamItem& item, std::uint64_t made, std::uint64_t
            keep.frames->end();
   }
   if (item.kind == StreamItem::Kind::kObservations) kept = keep.observations && !compact;
+  // Shared records are charged as they are held (HoldRecords).
+  if (item.kind == StreamItem::Kind::kFramePart && keep.shared_records) kept = false;
   if (!kept || held->Charge(made, file_bytes)) return {};
   FormatError error;
   error.kind = FormatErrorKind::kTooLarge;
@@ -35,6 +37,28 @@ FormatError ChargeHeld(const StreamItem& item, std::uint64_t made, std::uint64_t
   error.offset = item.offset;
   error.message = HeldRefusal(*held, item.index, item.offset, made, file_bytes);
   return error;
+}
+
+// Moves the part's records into `records`, each charged to `held` as it is
+// held (a record shared with the previous frame costs nothing).
+FormatError HoldRecords(StreamItem* item, std::uint64_t file_bytes, FrameRecords* records,
+                        ReadBudget* held) {
+  v1::Frame& part = *item->chunk.mutable_frame();
+  if (item->first_part) records->BeginFrame();
+  for (int i = 0; i < part.processes_size(); ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    const bool same = at < item->same_as_previous.size() && item->same_as_previous[at];
+    const std::uint64_t bytes = records->Add(std::move(*part.mutable_processes(i)), same);
+    if (held->Charge(bytes, file_bytes)) continue;
+    FormatError error;
+    error.kind = FormatErrorKind::kTooLarge;
+    error.chunk = item->index;
+    error.offset = item->offset;
+    error.message = HeldRefusal(*held, item->index, item->offset, bytes, file_bytes);
+    return error;
+  }
+  part.clear_processes();
+  return {};
 }
 
 }  // namespace
@@ -82,6 +106,13 @@ FormatError ReadSnapshot(const StreamSource& source, Snapshot* out, const ReadKe
         if (!every_frame && std::find(keep.frames->begin(), keep.frames->end(), part.index()) ==
                                 keep.frames->end()) {
           part.clear_processes();
+        }
+        if (keep.shared_records) {
+          if (FormatError over = HoldRecords(&item, stream->bytes(), &out->records, &held);
+              !over.ok()) {
+            out->tape.Seal();
+            return over;
+          }
         }
         if (item.first_part) out->frames.emplace_back();
         JoinFramePart(&out->frames.back(), std::move(part), item.first_part);

@@ -16,6 +16,7 @@
 
 #include "format/chunk_reader.h"
 #include "format/format_error.h"
+#include "format/frame_records.h"
 #include "format/snapshot_stream.h"
 #include "format/tape.h"
 #include "proctape.pb.h"
@@ -26,6 +27,10 @@ namespace proctape {
 struct Snapshot {
   v1::Header header;
   std::vector<v1::Frame> frames;
+  // ReadKeep::shared_records: every frame's records, each distinct one held
+  // once; `frames` are then shells. Empty otherwise (FrameRecords::Of views
+  // the frames' own).
+  FrameRecords records;
   std::vector<v1::Observation> observations;
   // ReadKeep::compact_tape: the observations kept compact instead (each
   // distinct result once, format/tape.h); `observations` is then empty.
@@ -56,6 +61,11 @@ struct ReadKeep {
   // With `frames`: every frame is kept whole after all when this says so of
   // the file's header (a view that looks at every frame of some files).
   std::function<bool(const v1::Header&)> every_frame_if;
+  // The kept frames' records in Snapshot::records, a record the file says is
+  // the previous frame's held once (format/frame_records.h), and each frame
+  // its shell: what a command that looks up records keeps of a capture of
+  // many frames (replay --model frames).
+  bool shared_records = false;
 };
 
 // Reads `path` within the limits of docs/format.md section 7: the counts of

@@ -140,7 +140,11 @@ void SnapshotStream::Keep(StreamItem* item) {
 std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind) {
   const bool version2 = reader_->version() >= 2;
   if (version2 && !counts_.frame_open) previous_.BeginFrame(part->index());
+  item_.same_as_previous.assign(version2 ? static_cast<std::size_t>(part->processes_size()) : 0,
+                                false);
+  std::size_t position = 0;
   for (v1::ProcessRecord& p : *part->mutable_processes()) {
+    if (version2) item_.same_as_previous[position++] = p.same_as_previous();
     if (version2 && p.has_previous_start_ticks()) {
       // The copy is made, then charged: it is at most one record of the
       // previous frame (kMaxPreviousFrameBytes), which the reader holds.

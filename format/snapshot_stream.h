@@ -40,6 +40,9 @@ struct StreamItem {
   v1::Chunk chunk;
   bool first_part = false;  // a frame part that opens its frame
   bool last_part = false;   // a frame part that closes it (Frame.complete)
+  // A frame part of version 2: which of its records the file said are the
+  // previous frame's, whole (same_as_previous, now resolved), by position.
+  std::vector<bool> same_as_previous;
   std::uint64_t index = 0;  // the chunk's number, from 0 (the header)
   std::uint64_t offset = 0; // the byte offset of its length prefix
 };

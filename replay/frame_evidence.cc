@@ -26,8 +26,18 @@ std::int64_t ScanDuration(const v1::Frame& f) {
 
 }  // namespace
 
+FrameEvidence::FrameEvidence(const Snapshot& snapshot, std::int64_t start_ns)
+    : FrameEvidence(snapshot.frames, start_ns) {
+  if (!snapshot.records.empty() && snapshot.records.size() == snapshot.frames.size()) {
+    own_ = FrameRecords{};
+    records_ = &snapshot.records;
+  }
+}
+
 FrameEvidence::FrameEvidence(const std::vector<v1::Frame>& frames, std::int64_t start_ns)
     : frames_(frames),
+      own_(FrameRecords::Of(frames)),
+      records_(&own_),
       index_(frames.size()),
       indexed_(frames.size(), false),
       now_(start_ns),
@@ -43,9 +53,7 @@ void FrameEvidence::BoundWork(std::int64_t deadline_ns, const FrameWork& work) {
   bounded_ = true;
   deadline_ = deadline_ns;
   exact_calls_ = work.exact_calls;
-  std::uint64_t records = 0;
-  for (const v1::Frame& f : frames_) records += static_cast<std::uint64_t>(f.processes_size());
-  max_calls_ = work.exact_calls + work.calls_per_record * records;
+  max_calls_ = work.exact_calls + work.calls_per_record * records_->listed();
 }
 
 bool FrameEvidence::Capped() {
@@ -92,8 +100,8 @@ const v1::Frame* FrameEvidence::Use() {
 const v1::ProcessRecord* FrameEvidence::Find(std::size_t i, std::int64_t pid) {
   if (!indexed_[i]) {
     auto& index = index_[i];
-    index.reserve(static_cast<std::size_t>(frames_[i].processes_size()));
-    for (const v1::ProcessRecord& r : frames_[i].processes()) index.emplace(r.pid(), &r);
+    index.reserve((*records_)[i].size());
+    for (const v1::ProcessRecord* r : (*records_)[i]) index.emplace(r->pid(), r);
     indexed_[i] = true;
   }
   auto it = index_[i].find(pid);
@@ -120,13 +128,14 @@ ListResult FrameEvidence::ListPids(std::uint64_t bound) {
     out.err = ENOENT;
     return out;
   }
-  const auto count = static_cast<std::uint64_t>(f->processes_size());
+  const FrameRecords::List& records = (*records_)[*in_force_];
+  const auto count = static_cast<std::uint64_t>(records.size());
   const std::uint64_t listed = std::min(count, bound);
   names_.clear();
   names_.reserve(static_cast<std::size_t>(listed));
   std::uint64_t bytes = 0;  // what the resolver's meter charges: the names
   for (std::uint64_t i = 0; i < listed; ++i) {
-    names_.push_back(std::to_string(f->processes(static_cast<int>(i)).pid()));
+    names_.push_back(std::to_string(records[static_cast<std::size_t>(i)]->pid()));
     bytes += names_.back().size();
   }
   // Views only once names_ is complete: growing it moves its strings.

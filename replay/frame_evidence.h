@@ -118,6 +118,11 @@ class FrameEvidence : public Evidence {
   // Serves `frames` (which must outlive this object), clock starting at
   // `start_ns`.
   FrameEvidence(const std::vector<v1::Frame>& frames, std::int64_t start_ns);
+  // Serves the frames of `snapshot` (which must outlive this object): its
+  // shared records when it was read with them (ReadKeep::shared_records).
+  FrameEvidence(const Snapshot& snapshot, std::int64_t start_ns);
+  FrameEvidence(const FrameEvidence&) = delete;
+  FrameEvidence& operator=(const FrameEvidence&) = delete;
 
   // PathIdentity(path) answers `identity`; every other path ENOENT.
   void SetAttestedPath(std::string path, Identity identity);
@@ -141,6 +146,9 @@ class FrameEvidence : public Evidence {
 
   // The file-order index of the frame in force now (nullopt: no frames).
   std::optional<std::size_t> FrameInForce() const;
+  // The record of `pid` in frame `i` (file order; the first one, if listed
+  // twice), or null. Not a call: nothing is counted.
+  const v1::ProcessRecord* Find(std::size_t i, std::int64_t pid);
   // Calls answered so far (every call through the interface).
   std::uint64_t calls() const { return calls_; }
   std::uint64_t lists() const { return lists_; }
@@ -164,14 +172,14 @@ class FrameEvidence : public Evidence {
   bool Capped();
   // The scan start of the first frame after the one in force (INT64_MAX: none).
   std::int64_t NextChange() const;
-  // The record of `pid` in frame `i` (the first one, if listed twice).
-  const v1::ProcessRecord* Find(std::size_t i, std::int64_t pid);
   // The answer to a call the frames cannot answer: kept, and EIO.
   ReadResult Unanswered(v1::Unanswered why, std::string call);
   // ReadFile's answer (the rules of the header).
   ReadResult Read(std::int64_t pid, ProcFile file, std::uint64_t bound);
 
   const std::vector<v1::Frame>& frames_;
+  FrameRecords own_;              // a view of frames_' records, when not given
+  const FrameRecords* records_;   // the records of each frame
   std::vector<std::size_t> order_;  // file-order indexes, by scan start
   std::vector<std::unordered_map<std::int64_t, const v1::ProcessRecord*>> index_;
   std::vector<bool> indexed_;
@@ -202,6 +210,8 @@ std::int64_t FrameModelStart(const Snapshot& snapshot, const v1::Resolution* res
 // What one record of a frame says about a process (nullopt: no record, or its
 // stat was not read whole and parsed).
 std::optional<StatFields> StatInFrame(const v1::Frame& frame, std::int64_t pid);
+// The same of a record (may be null) said to be of `pid`.
+std::optional<StatFields> StatOfRecord(const v1::ProcessRecord* record, std::int64_t pid);
 // The exe identity recorded for `pid` (err ENOENT without a record).
 Identity ExeInFrame(const v1::Frame& frame, std::int64_t pid);
 // The record of `pid` in `frame` (the first one), or null.

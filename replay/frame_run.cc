@@ -34,7 +34,10 @@ const v1::ProcessRecord* RecordInFrame(const v1::Frame& frame, std::int64_t pid)
 }
 
 std::optional<StatFields> StatInFrame(const v1::Frame& frame, std::int64_t pid) {
-  const v1::ProcessRecord* r = RecordInFrame(frame, pid);
+  return StatOfRecord(RecordInFrame(frame, pid), pid);
+}
+
+std::optional<StatFields> StatOfRecord(const v1::ProcessRecord* r, std::int64_t pid) {
   if (r == nullptr || !r->has_stat() || r->stat().err() != 0 || r->stat().truncated()) {
     return std::nullopt;
   }
@@ -65,7 +68,7 @@ void NoteFrames(const FrameEvidence& ev, std::int64_t start_ns, FrameRun* run) {
 
 FrameRun RunOnFrames(const Snapshot& snapshot, const Request& request, std::int64_t start_ns,
                      const std::string& exe_path, const FrameWork& work) {
-  FrameEvidence ev(snapshot.frames, start_ns);
+  FrameEvidence ev(snapshot, start_ns);
   if (!exe_path.empty()) ev.SetAttestedPath(exe_path, request.exe);
   const TokenQuestion question(request, snapshot.header.redaction());
   ev.SetTokenQuestion(&question);
@@ -91,7 +94,7 @@ FrameRun RerunOnFrames(const Snapshot& snapshot, std::size_t index,
   const std::int64_t start = FrameModelStart(snapshot, &recorded);
   FrameRun run;
   if (recorded.has_liveness()) {
-    FrameEvidence ev(snapshot.frames, start);
+    FrameEvidence ev(snapshot, start);
     run.liveness_verdict = CheckLiveness(ev, recorded.liveness().pid(),
                                          recorded.liveness().start_ticks());
     run.liveness_verdict.boot_unchecked = recorded.liveness().boot_id().empty();

@@ -91,6 +91,34 @@ TEST_F(FramesV2Test, UnchangedRecordIsStoredAsTheSameAsThePreviousFrames) {
   ExpectReadsBack(path, {frame, frame, frame});
 }
 
+// Read with shared records (format/frame_records.h), a record the file says
+// is the previous frame's is that record, held once; a changed one is its
+// own; every frame lists exactly what a plain read holds.
+TEST_F(FramesV2Test, SharedRecordsListTheUnchangedRecordOnceAndTheChangedOneAgain) {
+  std::vector<v1::ProcessRecord> first = {Idle(100, 5000), Idle(101, 5001)};
+  std::vector<v1::ProcessRecord> second = {Idle(100, 5000), Idle(101, 5001, 47)};
+  const std::string path = Write({first, second, second});
+  Snapshot s;
+  ReadKeep keep;
+  keep.shared_records = true;
+  FormatError e = ReadSnapshot(path, &s, keep);
+  ASSERT_TRUE(e.ok()) << e.message;
+  ASSERT_EQ(s.records.size(), 3u);
+  EXPECT_EQ(s.records.listed(), 6u);
+  EXPECT_EQ(s.records.held(), 3u);  // pid 100 once, pid 101 before and after its change
+  EXPECT_EQ(s.records[1][0], s.records[0][0]);
+  EXPECT_NE(s.records[1][1], s.records[0][1]);
+  EXPECT_EQ(s.records[2][1], s.records[1][1]);
+  const std::vector<std::vector<v1::ProcessRecord>> want = {first, second, second};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(s.frames[i].processes_size(), 0);
+    ASSERT_EQ(s.records[i].size(), want[i].size());
+    for (std::size_t k = 0; k < want[i].size(); ++k) {
+      EXPECT_TRUE(Same(want[i][k], *s.records[i][k])) << "frame " << i << " record " << k;
+    }
+  }
+}
+
 TEST_F(FramesV2Test, ChangedStatIsStoredAsTheFieldsThatChanged) {
   v1::ProcessRecord before = Idle(100, 5000, 3), after = Idle(100, 5000, 47);
   const std::string path = Write({{before}, {after}});

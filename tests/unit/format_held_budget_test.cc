@@ -122,5 +122,27 @@ TEST_F(HeldBudgetTest, FramesNotKeptAreNotCharged) {
   EXPECT_EQ(s.frames.front().processes_size(), 0);
 }
 
+// Shared (ReadKeep::shared_records), the chain is one record listed in every
+// frame, and held and charged once: what replay --model frames keeps.
+TEST_F(HeldBudgetTest, SharedRecordsHoldTheChainOnce) {
+  const Built b = ChainOfReferences();
+  Spit(Path("chain.ptape"), b.bytes);
+  Snapshot s;
+  ReadKeep keep;
+  keep.shared_records = true;
+  const FormatError e = ReadSnapshot(Path("chain.ptape"), &s, keep);
+  ASSERT_TRUE(e.ok()) << e.message;
+  ASSERT_EQ(s.frames.size(), static_cast<std::size_t>(kFrames));
+  ASSERT_EQ(s.records.size(), static_cast<std::size_t>(kFrames));
+  EXPECT_EQ(s.records.held(), 1u);
+  EXPECT_EQ(s.records.listed(), static_cast<std::uint64_t>(kFrames));
+  for (int i = 0; i < kFrames; ++i) {
+    EXPECT_EQ(s.frames[i].processes_size(), 0) << i;  // a shell
+    ASSERT_EQ(s.records[i].size(), 1u) << i;
+    EXPECT_EQ(s.records[i][0], s.records[0][0]) << i;
+  }
+  EXPECT_EQ(s.records[0][0]->cmdline().data().size(), kRecordBytes);
+}
+
 }  // namespace
 }  // namespace proctape

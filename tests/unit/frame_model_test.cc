@@ -100,12 +100,13 @@ class FrameModelTest : public ::testing::Test {
     ASSERT_TRUE(writer_->WriteResolution(resolution)) << writer_->error();
   }
 
-  // Finishes the file and reads it back whole.
-  Snapshot Finish() {
+  // Finishes the file and reads it back whole (`keep`: as replay --model
+  // frames reads it, say).
+  Snapshot Finish(const ReadKeep& keep = {}) {
     Snapshot snapshot;
     EXPECT_TRUE(writer_->Finish(v1::Footer())) << writer_->error();
     writer_.reset();
-    FormatError error = ReadSnapshot(path_, &snapshot);
+    FormatError error = ReadSnapshot(path_, &snapshot, keep);
     EXPECT_TRUE(error.ok()) << error.message;
     frames_ = 0;
     return snapshot;
@@ -209,6 +210,49 @@ TEST_F(FrameModelTest, VirtualTimeReachesALaterFrameWhereTheSleepAppears) {
   EXPECT_EQ(none.verdict.status, Status::kNoMatch);
   EXPECT_EQ(none.verdict.attempts, 51u);
   EXPECT_EQ(none.virtual_ns, 5'000'000'000);
+}
+
+// Read as replay --model frames reads it (ReadKeep::shared_records: frames
+// are shells, a record unchanged from the previous frame held once), a
+// capture answers every call as it does read plainly: the same verdict,
+// attempts, calls and frames.
+TEST_F(FrameModelTest, SharedRecordsAnswerAsTheFramesDo) {
+  auto write = [&] {
+    Begin();
+    FakeHost before;
+    before.Remove(kSleep);
+    before.now_ns = 1'000'000'000;
+    before.call_cost_ns = 1000;
+    Frame(before);
+    for (std::int64_t at : {1'350'000'000, 1'700'000'000}) {
+      FakeHost after;
+      after.now_ns = at;
+      after.call_cost_ns = 1000;
+      Frame(after);
+    }
+  };
+  write();
+  Snapshot plain = Finish();
+  write();
+  ReadKeep keep;
+  keep.shared_records = true;
+  Snapshot shared = Finish(keep);
+  ASSERT_EQ(shared.records.size(), 3u);
+  EXPECT_EQ(shared.frames[2].processes_size(), 0);  // a shell
+  EXPECT_LT(shared.records.held(), shared.records.listed());  // frame 2 is frame 1's
+  EXPECT_EQ(shared.records[2], shared.records[1]);
+
+  FrameRun a = RunOnFrames(plain, FakeHost::TypicalRequest(), FrameModelStart(plain, nullptr));
+  FrameRun b = RunOnFrames(shared, FakeHost::TypicalRequest(), FrameModelStart(shared, nullptr));
+  EXPECT_EQ(b.verdict.status, Status::kResolved) << b.verdict.detail;
+  EXPECT_EQ(b.verdict.status, a.verdict.status);
+  EXPECT_EQ(b.verdict.pid, a.verdict.pid);
+  EXPECT_EQ(b.verdict.start_ticks, a.verdict.start_ticks);
+  EXPECT_EQ(b.verdict.attempts, a.verdict.attempts);
+  EXPECT_EQ(b.calls, a.calls);
+  EXPECT_EQ(b.first_frame, a.first_frame);
+  EXPECT_EQ(b.last_frame, a.last_frame);
+  EXPECT_EQ(DescribeFrameRun(b), DescribeFrameRun(a));
 }
 
 TEST_F(FrameModelTest, ARecordedResolutionIsReRunFromItsStartAndCompared) {
