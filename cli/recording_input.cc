@@ -12,6 +12,19 @@ namespace proctape {
 int ReadRecording(const std::string& command, const std::string& file,
                   std::optional<std::uint64_t> check, Snapshot* snapshot) {
   FormatError error = ReadSnapshot(file, snapshot);
+  if (error.kind == FormatErrorKind::kTooLarge) {
+    // Too large to hold: but if it holds no recording at all, that is what
+    // to say. Read again keeping only frame shells and resolutions (bounded
+    // as a streaming reader is).
+    Snapshot outline;
+    ReadKeep keep;
+    keep.frames.emplace();
+    keep.observations = false;
+    if (ReadSnapshot(file, &outline, keep).ok() && outline.resolutions.empty()) {
+      error = {};
+      *snapshot = std::move(outline);
+    }
+  }
   // The file's name may hold a piece of its token: said masked.
   const TokenMask mask = TokenMask::Of(*snapshot);
   if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", mask.Masked(file), error.message);

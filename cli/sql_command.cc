@@ -240,7 +240,8 @@ void RegisterSql(CLI::App& app, int* exit_code) {
       "with worked queries), and run SQL over it: each -c QUERY, or else the\n"
       "statements on standard input (a prompt on a terminal). Raw /proc bytes are\n"
       "BLOBs, printed escaped (\\xNN). errno_name(N) names an errno. A damaged file\n"
-      "loads up to its damage (files.damage says where). Read-only.");
+      "loads up to its damage (files.damage says where); a file too large to hold\n"
+      "is refused (exit 16). Read-only.");
   sub->add_option("FILE", o->files, "a .ptape file; several, or - for standard input")
       ->check(NonEmpty("an empty path names no file"))
       ->required();

@@ -39,8 +39,10 @@ std::unique_ptr<sql::Database> LoadDatabase(const std::vector<std::string>& file
       *exit_code = FailAbout(kExitInternal, "", f, "the database: " + l.error);
       return nullptr;
     }
-    // Past its header, the file's name is said masked with its tokens.
-    if (!l.damage.empty() && !damage_loads) {
+    // Past its header, the file's name is said masked with its tokens. A
+    // file too large to hold is not damaged: it is refused, never loaded
+    // in part (docs/format.md section 7, "What a command holds").
+    if (!l.damage.empty() && (!damage_loads || l.damage_kind == FormatErrorKind::kTooLarge)) {
       progress.Done();
       *exit_code = FailAbout(ExitCodeFor(l.damage_kind), "", l.tokens.Masked(f), l.damage);
       return nullptr;

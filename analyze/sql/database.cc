@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "analyze/sql/query.h"
 #include "analyze/sql/statement.h"
@@ -189,7 +190,9 @@ std::string Database::SaveTo(OutputFile& out) {
   // output's open temporary: no path is opened again (cli/jail.h).
   sqlite3_int64 size = 0;
   unsigned char* image = sqlite3_serialize(db_, "main", &size, 0);
-  if (image == nullptr) return std::string("cannot serialize the database: ") + sqlite3_errmsg(db_);
+  // It fails only when the image cannot be allocated: out of memory, as
+  // any allocation of the command (cli/main.cc), not an output's failure.
+  if (image == nullptr) throw std::bad_alloc();
   std::string error;
   const bool ok = out.Write(
       std::string_view(reinterpret_cast<const char*>(image), static_cast<std::size_t>(size)),

@@ -46,7 +46,7 @@ class FileBuilder {
   void AddHeader(v1::Header header);
   // Every header written after this holds an unknown field (number 1000) of
   // `bytes` incompressible bytes: a file near 1 MiB whose reader's budget
-  // (128 MiB + 1,024 per byte read, docs/format.md section 7) is 1.1 GiB
+  // (128 MiB + 8,192 per byte read, docs/format.md section 7) is 8 GiB
   // before any costly chunk comes (hostile_file --pad).
   static void SetHeaderPad(std::uint64_t bytes);
   // `frame` as the next frame (its index set), in parts of at most

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
@@ -18,6 +19,7 @@
 
 #include "format/chunk_reader.h"
 #include "format/format_error.h"
+#include "tests/hostile/file_builder.h"
 #include "tests/hostile/shapes.h"
 #include "tests/hostile/token_search.h"
 
@@ -111,6 +113,37 @@ std::pair<int, std::string> RunShell(const std::string& command) {
   for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
   const int status = ::pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// What a command that holds every frame may hold (docs/format.md section 7,
+// "What a command holds"): prev-frame-chain's frames each refer to the
+// previous frame's 16 MB record, padded to 1 MB so that the reader's budget
+// lets every frame be read. sql and export csv, which copy every frame,
+// refuse it (too-large, exit 16: sql never loads it in part); replay --model
+// frames holds the record once and replays (MISSING_ROOT: the chain has no
+// pid 2); explore, refused the file whole, says it is no recording.
+TEST(HostileHeld, TheCommandsThatCopyEveryFrameRefuseAChainThatReplayHoldsOnce) {
+  ScratchDir dir;
+  FileBuilder::SetHeaderPad(1'000'000);
+  const std::string path = Written(*FindShape("prev-frame-chain"), "", dir);
+  FileBuilder::SetHeaderPad(0);
+  const std::string bin = std::string(PROCTAPE_BINARY) + " ";
+  for (const std::string& command :
+       {bin + "sql '" + path + "' -c 'SELECT count(*) FROM processes'",
+        bin + "export '" + path + "' --format csv -o '" + dir.File("csv") + "'"}) {
+    const auto [status, out] = RunShell(command);
+    EXPECT_EQ(status, 16) << command << "\n" << out;
+    EXPECT_NE(out.find("what this command holds of the file"), std::string::npos) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  }
+  const auto [status, out] = RunShell(bin + "replay '" + path +
+                                      "' --model frames --root 2 --token abcdefghijkl "
+                                      "--exe-identity 1:1");
+  EXPECT_EQ(status, 5) << out;
+  EXPECT_NE(out.find("MISSING_ROOT"), std::string::npos) << out;
+  const auto [e_status, e_out] = RunShell(bin + "explore '" + path + "'");
+  EXPECT_EQ(e_status, 2) << e_out;
+  EXPECT_NE(e_out.find("holds no recorded resolution"), std::string::npos) << e_out;
 }
 
 // One run answers at most kMaxRunCalls (docs/explore.md, "Bounds of a whole
