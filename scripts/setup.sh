@@ -120,8 +120,9 @@ stage fuzz bash scripts/fuzz_check.sh  # every fuzz target for a bounded time
 # Again under AddressSanitizer + UndefinedBehaviorSanitizer, at -O1 (ASan's
 # own advice for speed; half the compile time of a sanitized -O3), but only what
 # gives the sanitizers code to watch that no other test reaches: the binary,
-# the unit tests, the live tests (the real CLI on real processes), the fuzz
-# regressions, the corpus checks, the C library and its tests and example
+# the unit tests, the live tests (the real CLI on real processes: the release
+# build's, run against the sanitized binary), the fuzz regressions, the
+# corpus checks, the C library and its tests and example
 # (the Python tests are not registered there: a sanitized library does not
 # load into an unsanitized python3). Left out, each for a reason:
 #   explore (label explore): explore/corpus and explore/mutants run the
@@ -135,13 +136,21 @@ stage fuzz bash scripts/fuzz_check.sh  # every fuzz target for a bounded time
 #     ASan as its fuzz regressions (tests/data/hostile) and fuzz seeds;
 #   ship, bench: packaging, shell scripts and kernel limits, no code of ours
 #     that the release build's run does not check.
+# The live tests check the binary they run, not their own code: the release
+# build's live_tests run again against the sanitized proctape
+# (PROCTAPE_TEST_BINARY, tests/live/build_paths.h), so that the 90 sources
+# of the live tests are not compiled a second time under the sanitizers
+# (what they run in-process, the library on a real sandbox, is then not
+# sanitized: the C library's own tests are, below).
 asan() {
   echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
   configure build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
-  compile build-asan proctape unit_tests live_tests fuzz_regressions \
+  compile build-asan proctape unit_tests fuzz_regressions \
     proctape_c capi_pin_test capi_values_test proctape_c_example
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE 'explore|hostile|ship|bench|churn' \
-      -E '_NOT_BUILT$'  # gtest_discover_tests' stand-in for a test binary not built here
+  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE 'live|explore|hostile|ship|bench|churn' \
+    -E '_NOT_BUILT$'  # gtest_discover_tests' stand-in for a test binary not built here
+  PROCTAPE_TEST_BINARY=$PWD/build-asan/cli/proctape PROCTAPE_TEST_BINARY_SANITIZED=1 \
+    ctest --test-dir build --output-on-failure -j"$jobs" -L live
 }
 stage asan asan

@@ -46,7 +46,7 @@ class Capturer {
  public:
   explicit Capturer(const std::vector<std::string>& args) {
     std::vector<std::string> argv = args;
-    argv.insert(argv.begin(), PROCTAPE_BINARY);
+    argv.insert(argv.begin(), ::proctape::live::TestedBinary());
     pid_ = live::SpawnChild(argv, -1, -1, &error_);
   }
   ~Capturer() { KillAndReap(); }

@@ -187,7 +187,7 @@ TEST_P(IoContract, AnInputGivenAsAPipeReadsAsItsFile) {
     std::string script = "cat \"$1\" > \"$2\" & writer=$!; \"$0\"";
     for (std::size_t k = 0; k < by_pipe.size(); ++k) script += " \"${" + std::to_string(k + 3) + "}\"";
     script += "; status=$?; kill $writer 2>/dev/null; wait $writer; exit $status";
-    Args argv = {"/bin/bash", "-c", script, PROCTAPE_BINARY, source, piped.dir + name};
+    Args argv = {"/bin/bash", "-c", script, ::proctape::live::TestedBinary(), source, piped.dir + name};
     argv.insert(argv.end(), by_pipe.begin(), by_pipe.end());
     const CommandResult got = RunCommand(argv, 120'000);
     auto same = [](std::string text, const std::string& dir) {

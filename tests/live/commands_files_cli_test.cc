@@ -17,6 +17,7 @@
 #include "tests/live/commands_fixture.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
+#include "tests/live/build_paths.h"
 
 namespace proctape::live {
 namespace {
@@ -26,7 +27,7 @@ namespace {
 // The binary with `input` as its standard input (through /bin/sh's redirection).
 CommandResult ProctapeReading(const std::string& input, const std::string& args) {
   return live::RunCommand({"/bin/sh", "-c", std::string("exec \"$0\" ") + args + " < \"$1\"",
-                           PROCTAPE_BINARY, input},
+                           ::proctape::live::TestedBinary(), input},
                           60'000);
 }
 
@@ -140,7 +141,7 @@ TEST(StandardInput, ATerminalIsRefusedNotWaitedOn) {
         "corpus add - --corpus " + dir.File("corpus"),
         std::string("ownership --baseline - --current ") + kPidReuse +
             " --uid 0 --cgroup / --self 2"}) {
-    std::vector<std::string> argv{PROCTAPE_BINARY};
+    std::vector<std::string> argv{::proctape::live::TestedBinary()};
     std::istringstream words(args);
     for (std::string w; words >> w;) argv.push_back(w);
     const CommandResult r = RunCommand(argv, 20'000, slave);

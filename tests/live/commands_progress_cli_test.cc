@@ -17,6 +17,7 @@
 #include "tests/live/commands_fixture.h"
 #include "tests/live/files.h"
 #include "tests/live/sandbox.h"
+#include "tests/live/build_paths.h"
 
 namespace proctape::live {
 namespace {
@@ -25,7 +26,7 @@ namespace {
 // output on a pipe), as a person at a terminal sees it. The child is ours:
 // reaped here; killed by its pid if it outlives `timeout_ms`.
 CommandResult ProctapeOnTerminal(std::vector<std::string> args, int timeout_ms = 120'000) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
+  args.insert(args.begin(), ::proctape::live::TestedBinary());
   CommandResult result;
   int master = -1, slave = -1;
   struct winsize ws {};

@@ -58,7 +58,7 @@ class DeclaredOutputsLive : public ::testing::Test {
   CommandResult Ownership(const std::vector<std::string>& extra) {
     const std::string corpus = std::string(PROCTAPE_SOURCE_DIR) + "/corpus/";
     std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh",
-                                     root_, PROCTAPE_BINARY, "ownership",
+                                     root_, ::proctape::live::TestedBinary(), "ownership",
                                      "--baseline", corpus + "021e7cdf322033a4.ptape",
                                      "--current", corpus + "d40fb836ad433348.ptape",
                                      "--uid", "0", "--cgroup", "/", "--self", "1"};

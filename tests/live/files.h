@@ -24,6 +24,7 @@
 #include "format/reader.h"
 #include "format/writer.h"
 #include "proctape.pb.h"
+#include "tests/live/build_paths.h"
 #include "tests/live/sandbox.h"
 
 namespace proctape::live {
@@ -34,12 +35,11 @@ namespace proctape::live {
 // reserves terabytes of shadow memory, and prlimit must exist.
 inline constexpr const char* kAddressSpaceLimit = "--as=536870912";  // 512 MiB
 inline std::string AddressLimitUnavailable() {
-#if defined(__SANITIZE_ADDRESS__)
-  return "the sanitizer build reserves terabytes of shadow memory: an address-space limit "
-         "cannot hold";
-#else
+  if (::proctape::live::TestedBinarySanitized()) {
+    return "the sanitizer build reserves terabytes of shadow memory: an address-space limit "
+           "cannot hold";
+  }
   return std::filesystem::exists("/usr/bin/prlimit") ? "" : "no /usr/bin/prlimit";
-#endif
 }
 
 // The command line as typed, for assertion messages: "proctape ARGS", then
@@ -54,14 +54,14 @@ inline std::string Shown(const std::vector<std::string>& args, const std::string
 // The built proctape CLI (PROCTAPE_BINARY) run with `args`; the default
 // timeout allows a whole-host capture on a busy host.
 inline CommandResult Proctape(std::vector<std::string> args, int timeout_ms = 180'000) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
+  args.insert(args.begin(), ::proctape::live::TestedBinary());
   return RunCommand(args, timeout_ms);
 }
 // The binary under an address-space limit: `limit`, a prlimit option
 // (kAddressSpaceLimit by default).
 inline CommandResult ProctapeWithinAddressLimit(std::vector<std::string> args, int timeout_ms,
                                                 const char* limit = kAddressSpaceLimit) {
-  args.insert(args.begin(), {"/usr/bin/prlimit", limit, "--", PROCTAPE_BINARY});
+  args.insert(args.begin(), {"/usr/bin/prlimit", limit, "--", ::proctape::live::TestedBinary()});
   return RunCommand(args, timeout_ms);
 }
 // Each of `commands` run by ProctapeWithinAddressLimit(args, timeout_ms,
@@ -88,7 +88,7 @@ inline void ExpectEachEndsWithinAddressLimit(
 inline CommandResult ProctapeRedirected(const std::string& redirect,
                                         const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" " + redirect,
-                                   PROCTAPE_BINARY};
+                                   ::proctape::live::TestedBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv, 120'000);
 }

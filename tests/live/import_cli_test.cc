@@ -18,6 +18,7 @@
 
 #include "format/reader.h"
 #include "tests/live/files.h"
+#include "tests/live/build_paths.h"
 
 namespace proctape::live {
 namespace {
@@ -149,7 +150,7 @@ TEST(ImportCliTest, AMountInsideTheDirectoryIsNotCrossed) {
   CommandResult r = RunCommand(
       {unshare, "--mount", "--propagation", "private", "sh", "-c",
        "mount --bind /proc/1 \"$1\" && exec \"$2\" capture --proc-root \"$3\" -o \"$4\"", "sh",
-       dir + "/1", PROCTAPE_BINARY, dir, tmp.File("f.ptape")},
+       dir + "/1", ::proctape::live::TestedBinary(), dir, tmp.File("f.ptape")},
       60'000);
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   Snapshot s;
@@ -196,7 +197,7 @@ TEST(ImportCliTest, AFixtureRecordsNoHostFactOfThisMachine) {
   const std::string cwd = tmp.File("cwd");
   std::filesystem::create_directories(cwd);
   r = RunCommand({"/bin/sh", "-c", "cd \"$1\" && exec \"$2\" capture --proc-root \"$3\"", "sh", cwd,
-                  PROCTAPE_BINARY, dir});
+                  ::proctape::live::TestedBinary(), dir});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   for (const auto& e : std::filesystem::directory_iterator(cwd)) {
     EXPECT_EQ(e.path().filename().string().rfind("host-", 0), 0u) << e.path();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/live/files.h"
+#include "tests/live/build_paths.h"
 
 namespace proctape {
 namespace {
@@ -29,7 +30,7 @@ const std::string kCorpus = std::string(PROCTAPE_SOURCE_DIR) + "/corpus";
 
 // proctape `args` with the probe on.
 CommandResult Probed(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"/usr/bin/env", "PROCTAPE_JAIL_PROBE=1", PROCTAPE_BINARY};
+  std::vector<std::string> argv = {"/usr/bin/env", "PROCTAPE_JAIL_PROBE=1", ::proctape::live::TestedBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv, 180'000);
 }
@@ -76,14 +77,15 @@ TEST(JailCli, PrintJailNamesTheRefusedCallsAndEachCommandsLayers) {
 
 // strace -f over a replay: no system call names anything under /proc.
 TEST(JailCli, ReplayUnderStraceTouchesNoProc) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "the sanitizer build reads its own /proc/PID (LeakSanitizer): the jail probe proves /proc out of reach there";
-#endif
+  if (live::TestedBinarySanitized()) {
+    GTEST_SKIP() << "the sanitizer build reads its own /proc/PID (LeakSanitizer): the jail probe "
+                    "proves /proc out of reach there";
+  }
   if (::access("/usr/bin/strace", X_OK) != 0) GTEST_SKIP() << "strace is not installed";
   TempDir dir("jail");
   const std::string log = dir.File("strace.log");
   const CommandResult r =
-      RunCommand({"/usr/bin/strace", "-f", "-qq", "-o", log, PROCTAPE_BINARY, "replay", kRecording},
+      RunCommand({"/usr/bin/strace", "-f", "-qq", "-o", log, ::proctape::live::TestedBinary(), "replay", kRecording},
                  180'000);
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   const std::string trace = live::FileBytes(log);

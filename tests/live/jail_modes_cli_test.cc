@@ -18,6 +18,7 @@
 
 #include "tests/live/corpus_files.h"
 #include "tests/live/files.h"
+#include "tests/live/build_paths.h"
 
 namespace proctape::live {
 namespace {
@@ -138,7 +139,7 @@ std::string ProbeLine(const CommandResult& r) {
 
 CommandResult RunScript(const std::string& script, const TempDir& dir) {
   const std::string prelude =
-      std::string("set -e; B=") + PROCTAPE_BINARY +
+      std::string("set -e; B=") + ::proctape::live::TestedBinary() +
       "; R=" + kSource + "/tests/data/replay/alive.ptape; F=" + CorpusFile("plain-unshare") +
       "; K=" + kSource + "/corpus; D=" + dir.path() + "; T=" + std::to_string(::getpid()) +
       "; P() { exec env PROCTAPE_JAIL_PROBE=1 \"$B\" \"$@\"; }; ";

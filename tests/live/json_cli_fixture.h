@@ -36,7 +36,7 @@ inline const std::string kPlainUnshare = kSource + "/corpus/f46add6575430d19.pta
 inline const std::string kBaseline = kSource + "/corpus/021e7cdf322033a4.ptape";
 
 inline CommandResult Proctape(std::vector<std::string> args) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
+  args.insert(args.begin(), ::proctape::live::TestedBinary());
   return live::RunCommand(args, 120'000);
 }
 

@@ -131,7 +131,7 @@ TEST(LabCleanup, AnInterruptedLabEndsEveryProcessItStarted) {
   const std::string err_file = dir.File("stderr");
   const int err_fd = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   ASSERT_GE(err_fd, 0);
-  pid_t lab = live::SpawnChild({PROCTAPE_BINARY, "lab", "never-exec", "--record",
+  pid_t lab = live::SpawnChild({::proctape::live::TestedBinary(), "lab", "never-exec", "--record",
                                 dir.File("x.ptape"), "--deadline-ms", "20000"},
                                -1, err_fd, &error);
   ::close(err_fd);
@@ -187,7 +187,7 @@ TEST(LabRefusals, PidReuseNeedsRootAndSaysSoInOneLine) {
   TempDir dir("lab-refuse");
   ::chmod(dir.path().c_str(), 0777);
   CommandResult r = live::RunCommand({setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
-                                      PROCTAPE_BINARY, "lab", "pid-reuse", "--record",
+                                      ::proctape::live::TestedBinary(), "lab", "pid-reuse", "--record",
                                       dir.File("x.ptape")});
   EXPECT_EQ(r.exit_code, 24) << Describe(r);
   EXPECT_TRUE(live::OneLine(r.err)) << r.err;
@@ -212,7 +212,7 @@ TEST(LabRefusals, AMissingOrUnwritableTmpdirIsCannotRunHereNamingIt) {
   TempDir dir("lab-tmpdir");
   live::WriteFile(dir.File("file"), "not a directory\n");
   for (const std::string& tmpdir : {dir.File("missing"), dir.File("file")}) {
-    CommandResult r = live::RunCommand({"/usr/bin/env", "TMPDIR=" + tmpdir, PROCTAPE_BINARY, "lab",
+    CommandResult r = live::RunCommand({"/usr/bin/env", "TMPDIR=" + tmpdir, ::proctape::live::TestedBinary(), "lab",
                                         "plain", "--record", dir.File("x.ptape")});
     EXPECT_EQ(r.exit_code, 24) << Describe(r);
     EXPECT_TRUE(live::OneLine(r.err)) << r.err;
@@ -233,7 +233,7 @@ TEST(LabRefusals, ARecordThatCannotBeWrittenMidRunExitsTen) {
   CommandResult r = live::RunCommand(
       // 2 blocks (1 KiB): past the header, below any recording (a version 2
       // recording of a quiet host fits in 16 KiB, the limit this once had).
-      {"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 2; exec \"$0\" \"$@\"", PROCTAPE_BINARY,
+      {"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 2; exec \"$0\" \"$@\"", ::proctape::live::TestedBinary(),
        "lab", "plain", "--record", dir.File("x.ptape")},
       120'000);
   EXPECT_EQ(r.exit_code, 10) << Describe(r);

@@ -71,7 +71,7 @@ bool IsUtf8(const std::string& s) {
 
 // The binary run with an empty standard input.
 CommandResult ProctapeWithInput(const Args& args) {
-  Args argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" </dev/null", PROCTAPE_BINARY};
+  Args argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" </dev/null", ::proctape::live::TestedBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv, 120'000);
 }

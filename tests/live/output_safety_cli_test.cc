@@ -146,10 +146,10 @@ TEST_P(OutputIsAnInput, IsRefusedWithForceAndTheInputStaysWhole) {
   fs::copy(SourceCorpus(), m.corpus, fs::copy_options::recursive);
   fs::copy_file("/bin/sleep", m.sleep);
   const CommandResult exported = RunCommand(
-      {PROCTAPE_BINARY, "export", m.recording, "--format", "proc-dir", "-o", m.frame}, 120'000);
+      {::proctape::live::TestedBinary(), "export", m.recording, "--format", "proc-dir", "-o", m.frame}, 120'000);
   ASSERT_EQ(exported.exit_code, 0) << Describe(exported);
   const CommandResult fp =
-      RunCommand({PROCTAPE_BINARY, "fingerprint", "--root", SelfPid(), "-o", m.fp}, 120'000);
+      RunCommand({::proctape::live::TestedBinary(), "fingerprint", "--root", SelfPid(), "-o", m.fp}, 120'000);
   ASSERT_EQ(fp.exit_code, 0) << Describe(fp);
 
   const SameCase& c = GetParam();
@@ -239,7 +239,7 @@ INSTANTIATE_TEST_SUITE_P(EveryPrinter, FullStandardOutput, ::testing::ValuesIn(P
 // success path's report would be.
 TEST(OperandsAfterDoubleDash, AFileNamedJsonDoesNotMakeErrorsJson) {
   TempDir dir("outsafe-dash");
-  const CommandResult r = RunCommand({"/usr/bin/env", "-C", dir.path(), PROCTAPE_BINARY, "verify", "--", "--json"});
+  const CommandResult r = RunCommand({"/usr/bin/env", "-C", dir.path(), ::proctape::live::TestedBinary(), "verify", "--", "--json"});
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_EQ(r.err.rfind("proctape: ", 0), 0u) << "a text error\n" << Describe(r);
   EXPECT_FALSE(Has(r.err, "{")) << Describe(r);

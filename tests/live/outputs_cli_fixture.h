@@ -32,7 +32,7 @@ inline std::vector<std::string> Argv(const Invocation& how,
   if (how.nobody) {
     argv = {FindOnPath("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups"};
   }
-  argv.insert(argv.end(), {"/usr/bin/env", "-C", how.cwd, "TMPDIR=" + how.tmpdir, PROCTAPE_BINARY});
+  argv.insert(argv.end(), {"/usr/bin/env", "-C", how.cwd, "TMPDIR=" + how.tmpdir, ::proctape::live::TestedBinary()});
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

@@ -30,6 +30,7 @@
 #include "tests/live/output_writers.h"
 #include "tests/live/outputs_cli_fixture.h"
 #include "tests/live/sandbox.h"
+#include "tests/live/build_paths.h"
 
 namespace proctape::live {
 namespace {
@@ -268,7 +269,7 @@ TEST(OutputOptions, OutputAndOutAreOneOptionInEveryCommandWithAMainOutput) {
 
 // `args` run by `script` on a pseudo-terminal: standard output is a terminal.
 CommandResult OnATerminal(const std::vector<std::string>& args) {
-  std::string command = "exec '" + std::string(PROCTAPE_BINARY) + "'";
+  std::string command = "exec '" + std::string(::proctape::live::TestedBinary()) + "'";
   for (const std::string& a : args) command += " '" + a + "'";  // no quote in them
   return RunCommand({FindOnPath("script"), "-q", "-e", "-c", command, "/dev/null"}, 60'000);
 }

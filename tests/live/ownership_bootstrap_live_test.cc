@@ -85,13 +85,13 @@ CommandResult RunAndPlan(const FreshCgroup& cgroup, const TempDir& dir, const ch
   live::WriteFile(dir.File("children.sh"), kChildren);
   CommandResult run = live::RunCommand({"/bin/sh", dir.File("runtime.sh"),
                                         cgroup.dir() + "/cgroup.procs", dir.path(),
-                                        PROCTAPE_BINARY, arg},
+                                        ::proctape::live::TestedBinary(), arg},
                                        30000);
   EXPECT_EQ(run.exit_code, 0) << Describe(run);
   const std::string verifier_id = ReadId(dir, "verifier.id");
   const std::string keepalive = LiveId(ReadPid(dir, "keepalive.pid"));
   EXPECT_LT(StartOf(keepalive), StartOf(verifier_id)) << keepalive << " " << verifier_id;
-  return live::RunCommand({PROCTAPE_BINARY, "ownership", "--baseline", dir.File("baseline.ptape"),
+  return live::RunCommand({::proctape::live::TestedBinary(), "ownership", "--baseline", dir.File("baseline.ptape"),
                            "--current", dir.File("current.ptape"), "--uid",
                            std::to_string(::getuid()), "--cgroup",
                            V2Path(static_cast<pid_t>(ReadPid(dir, "keepalive.pid"))), "--self",

@@ -28,7 +28,7 @@ std::string SourceDir() { return PROCTAPE_SOURCE_DIR; }
 // the file names it prints are the relative ones of the golden files.
 CommandResult ProctapeInSource(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh",
-                                   SourceDir(), PROCTAPE_BINARY};
+                                   SourceDir(), ::proctape::live::TestedBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return live::RunCommand(argv);
 }
@@ -95,7 +95,7 @@ TEST(OwnershipCli, ARefusedPlanOfStatusTwoSaysItsFirstProblemOnStandardError) {
 TEST(OwnershipCli, ErrorsAreOneLineWithTheirStatus) {
   const std::string corpus = SourceDir() + "/corpus/021e7cdf322033a4.ptape";
   CommandResult missing = live::RunCommand(
-      {PROCTAPE_BINARY, "ownership", "--baseline", "/nonexistent/b.ptape", "--current", corpus,
+      {::proctape::live::TestedBinary(), "ownership", "--baseline", "/nonexistent/b.ptape", "--current", corpus,
        "--uid", "0", "--cgroup", "/", "--self", "1"});
   EXPECT_EQ(missing.exit_code, 10) << Describe(missing);
   EXPECT_TRUE(live::OneLine(missing.err)) << missing.err;
@@ -103,12 +103,12 @@ TEST(OwnershipCli, ErrorsAreOneLineWithTheirStatus) {
       << missing.err;
 
   CommandResult relative = live::RunCommand(
-      {PROCTAPE_BINARY, "ownership", "--baseline", corpus, "--current", corpus, "--uid", "0",
+      {::proctape::live::TestedBinary(), "ownership", "--baseline", corpus, "--current", corpus, "--uid", "0",
        "--cgroup", "sandbox", "--self", "1"});
   EXPECT_EQ(relative.exit_code, 2) << Describe(relative);
   EXPECT_TRUE(live::OneLine(relative.err)) << relative.err;
 
-  CommandResult no_self = live::RunCommand({PROCTAPE_BINARY, "ownership", "--baseline", corpus,
+  CommandResult no_self = live::RunCommand({::proctape::live::TestedBinary(), "ownership", "--baseline", corpus,
                                             "--current", corpus, "--uid", "0", "--cgroup", "/"});
   EXPECT_EQ(no_self.exit_code, 2) << Describe(no_self);
   EXPECT_NE(no_self.err.find("--self"), std::string::npos) << no_self.err;

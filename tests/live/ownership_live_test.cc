@@ -71,7 +71,7 @@ TEST(OwnershipLive, KeepaliveKeptDetachedDoubleForkedAndSameNamedRemoved) {
 
   CommandResult run = live::RunCommand(
       {"/bin/sh", dir.File("runtime.sh"), cgroup->dir() + "/cgroup.procs", dir.path(),
-       PROCTAPE_BINARY},
+       ::proctape::live::TestedBinary()},
       30000);
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
 
@@ -108,7 +108,7 @@ TEST(OwnershipLive, KeepaliveKeptDetachedDoubleForkedAndSameNamedRemoved) {
             live::ReadProc(static_cast<pid_t>(keepalive_pid), "comm"));
 
   const std::vector<std::string> plan_args = {
-      PROCTAPE_BINARY, "ownership",      "--baseline", dir.File("baseline.ptape"),
+      ::proctape::live::TestedBinary(), "ownership",      "--baseline", dir.File("baseline.ptape"),
       "--current",     dir.File("current.ptape"), "--uid", std::to_string(::getuid()),
       "--cgroup",      path,             "--self",     std::to_string(verifier_pid)};
   CommandResult plan = live::RunCommand(plan_args);
@@ -178,12 +178,12 @@ echo $$ > "$2/verifier.pid"
 )sh");
   CommandResult run = live::RunCommand({"/bin/sh", dir.File("verifier.sh"),
                                         cgroup->dir() + "/cgroup.procs", dir.path(),
-                                        PROCTAPE_BINARY},
+                                        ::proctape::live::TestedBinary()},
                                        30000);
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   const long early = ReadPid(dir, "early.pid");
   CommandResult plan = live::RunCommand(
-      {PROCTAPE_BINARY, "ownership", "--baseline", dir.File("baseline.ptape"), "--current",
+      {::proctape::live::TestedBinary(), "ownership", "--baseline", dir.File("baseline.ptape"), "--current",
        dir.File("current.ptape"), "--uid", std::to_string(::getuid()), "--cgroup",
        V2Path(static_cast<pid_t>(early)), "--self", std::to_string(ReadPid(dir, "verifier.pid"))});
   EXPECT_EQ(plan.exit_code, 2) << Describe(plan);

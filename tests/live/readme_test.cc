@@ -196,7 +196,7 @@ TEST_P(ReadmeExample, RunsAndPrintsWhatTheReadmeSays) {
   ASSERT_FALSE(block.commands.empty()) << "README.md line " << block.line << ": an empty block";
   std::string error;
   shell_ = ShellSession::Start(dir_.path(),
-                               std::filesystem::path(PROCTAPE_BINARY).parent_path().string(),
+                               std::filesystem::path(::proctape::live::TestedBinary()).parent_path().string(),
                                &error);
   ASSERT_NE(shell_, nullptr) << error;
   for (const ReadmeCommand& c : block.commands) {

@@ -129,7 +129,7 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
   ASSERT_EQ(h.redaction().kept_entries_size(), 1);
   EXPECT_EQ(h.redaction().kept_entries(0), TokenEntry());
   ASSERT_EQ(h.command_line_size(), static_cast<int>(args.size()) + 1);
-  EXPECT_EQ(h.command_line(0), PROCTAPE_BINARY);
+  EXPECT_EQ(h.command_line(0), ::proctape::live::TestedBinary());
   for (std::size_t i = 0; i < args.size(); ++i) {
     EXPECT_EQ(h.command_line(static_cast<int>(i) + 1), args[i]) << i;
   }
@@ -181,7 +181,7 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
     // The capturer's own record, with its exact command line.
     const v1::ProcessRecord* self = FindRecord(f, h.capturer_pid());
     ASSERT_NE(self, nullptr) << "frame " << i << " lacks the capturer";
-    std::string expected_cmdline = std::string(PROCTAPE_BINARY) + '\0';
+    std::string expected_cmdline = std::string(::proctape::live::TestedBinary()) + '\0';
     for (const std::string& a : args) expected_cmdline.append(a).push_back('\0');
     EXPECT_EQ(self->cmdline().data(), expected_cmdline) << i;
   }

@@ -23,7 +23,7 @@ inline CommandResult RunArgv(std::vector<std::string> argv, int timeout_ms = kRe
 }
 
 inline CommandResult Proctape(std::vector<std::string> args, int timeout_ms = kReplayTimeoutMs) {
-  args.insert(args.begin(), PROCTAPE_BINARY);
+  args.insert(args.begin(), ::proctape::live::TestedBinary());
   return RunArgv(args, timeout_ms);
 }
 
@@ -36,19 +36,17 @@ inline CommandResult ReplayWithProcHidden(const std::vector<std::string>& replay
       live::FindOnPath("unshare"), "--mount", "--propagation", "private", "/bin/sh", "-c",
       "mount -t tmpfs none /proc || exit 90; test ! -e /proc/self || exit 91; "
       "test -z \"$(ls -A /proc)\" || exit 92; exec \"$0\" replay \"$@\"",
-      PROCTAPE_BINARY};
+      ::proctape::live::TestedBinary()};
   argv.insert(argv.end(), replay_args.begin(), replay_args.end());
   return RunArgv(argv);
 }
 
 // Why the hidden-/proc replay cannot run here, or empty.
 inline std::string HiddenProcUnavailable() {
-#if defined(__SANITIZE_ADDRESS__)
-  // The sanitizer runtime linked into this build's proctape reads
+  // The sanitizer runtime linked into a sanitizer build's proctape reads
   // /proc/self/maps at startup and exits without it; the plain build runs
   // these tests.
-  return "the AddressSanitizer runtime of this build needs /proc itself";
-#endif
+  if (live::TestedBinarySanitized()) return "the AddressSanitizer runtime of this build needs /proc itself";
   if (::geteuid() != 0) return "needs root to mount over /proc in a mount namespace";
   if (live::FindOnPath("unshare").empty()) return "unshare is not installed";
   return "";

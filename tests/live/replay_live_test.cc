@@ -327,9 +327,7 @@ std::string WithoutJailSyscallWarnings(const std::string& err) {
 }
 
 TEST_P(ReplayLiveTest, ReplayIsCleanUnderValgrind) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "valgrind cannot run an AddressSanitizer build";
-#endif
+  if (live::TestedBinarySanitized()) GTEST_SKIP() << "valgrind cannot run an AddressSanitizer build";
   std::string valgrind = live::FindOnPath("valgrind");
   if (valgrind.empty()) GTEST_SKIP() << "valgrind is not installed";
   std::string file = RecordResolve();
@@ -347,7 +345,7 @@ TEST_P(ReplayLiveTest, ReplayIsCleanUnderValgrind) {
                                      // "possibly lost"; our code must lose nothing.
                                      "--show-leak-kinds=definite,indirect",
                                      "--errors-for-leak-kinds=definite,indirect",
-                                     PROCTAPE_BINARY,
+                                     ::proctape::live::TestedBinary(),
                                      "replay",
                                      file};
     argv.insert(argv.end(), extra.begin(), extra.end());

@@ -13,6 +13,7 @@
 
 #include "tests/live/corpus_files.h"
 #include "tests/live/files.h"
+#include "tests/live/build_paths.h"
 
 namespace proctape::live {
 namespace {
@@ -155,7 +156,7 @@ TEST(SqlCli, AFifoOrAPipeIsReadOnce) {
       {"/bin/bash", "-c",
        "cat \"$1\" > \"$2\" & exec \"$0\" sql \"$2\" <(cat \"$1\") -c "
        "'SELECT file_id, sha256 IS NULL AS unhashed, entry FROM files'",
-       PROCTAPE_BINARY, kPlain, fifo},
+       ::proctape::live::TestedBinary(), kPlain, fifo},
       60'000);
   EXPECT_FALSE(r.timed_out);
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -85,7 +85,7 @@ std::vector<std::string> CorpusFiles() {
 }
 
 CommandResult RunQuery(const std::string& query) {
-  std::vector<std::string> argv = {PROCTAPE_BINARY, "sql"};
+  std::vector<std::string> argv = {::proctape::live::TestedBinary(), "sql"};
   for (const std::string& f : CorpusFiles()) argv.push_back(f);
   argv.push_back("-c");
   argv.push_back(query);

@@ -91,7 +91,7 @@ TEST_P(StandardOutputIsAnInput, IsRefusedBeforeAnyWorkAndTheInputStaysWhole) {
   } else if (c.input->option == "--proc-root") {
     path = dir.File("frame");
     const CommandResult exported = RunCommand(
-        {PROCTAPE_BINARY, "export", CorpusRecording(), "--format", "proc-dir", "-o", path},
+        {::proctape::live::TestedBinary(), "export", CorpusRecording(), "--format", "proc-dir", "-o", path},
         120'000);
     ASSERT_EQ(exported.exit_code, 0) << Describe(exported);
     target = FileInFrame(path);
@@ -128,7 +128,7 @@ TEST(StandardOutputIsAnInputByAnyRedirection, AppendExportAndStandardInputAreRef
   fs::copy_file(CorpusRecording(), in);
   const std::string frame = dir.File("fr");
   const CommandResult exported = RunCommand(
-      {PROCTAPE_BINARY, "export", CorpusRecording(), "--format", "proc-dir", "-o", frame},
+      {::proctape::live::TestedBinary(), "export", CorpusRecording(), "--format", "proc-dir", "-o", frame},
       120'000);
   ASSERT_EQ(exported.exit_code, 0) << Describe(exported);
   const std::string in_frame = FileInFrame(frame);

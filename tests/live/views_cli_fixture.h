@@ -35,7 +35,7 @@ constexpr int kTimeoutMs = 120'000;
 // proctape ARGS, run with its working directory at `cwd`.
 inline CommandResult ProctapeIn(const std::string& cwd, const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", cwd,
-                                   PROCTAPE_BINARY};
+                                   ::proctape::live::TestedBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return live::RunCommand(argv, kTimeoutMs);
 }

@@ -109,7 +109,7 @@ TEST_P(WatchSandbox, UntilExitAtTenMillisecondsShowsThePreExecRaceAndEndsWithThe
   const int err_fd = ::open(dir.File("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   const int out_fd = ::open(dir.File("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   const pid_t capture =
-      forked ? SpawnChild({PROCTAPE_BINARY, "capture", "--root", std::to_string(sandbox),
+      forked ? SpawnChild({::proctape::live::TestedBinary(), "capture", "--root", std::to_string(sandbox),
                            "--interval", "10", "--until-exit", "-o", out},
                           out_fd, err_fd, &error)
              : -1;
