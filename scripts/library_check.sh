@@ -12,7 +12,8 @@
 #      .ptape, which the installed proctape replays: REPRODUCED;
 #   6. the C ABI: include/proctape.h alone as C99, examples/c built with
 #      pkg-config proctape-c and run (resolved, pinned, DEAD once ended);
-#   7. Python: the installed package loads the installed library by itself;
+#   7. Rust: examples/rust built by Debian's rustc against the install, run;
+#   8. Python: the installed package loads the installed library by itself;
 #      pip installs ./python offline (where pip is).
 # Everything is made in one temporary directory, removed at the end. The
 # launcher ends the sandbox it starts, by its pid.
@@ -107,6 +108,28 @@ out=$(LD_LIBRARY_PATH=$(dirname "$so") "$tmp/c/resolve") || fail "examples/c: ex
 [[ $out =~ ^RESOLVED\ host\ pid\ [0-9]+,\ start\ tick\ [0-9]+\ \(pinned:\ ALIVE,\ then\ DEAD\)$ ]] ||
   fail "examples/c printed: $out"
 log "examples/c with pkg-config proctape-c: $out"
+
+# Rust (docs/library.md, "Rust"): examples/rust, extern "C" over the header
+# with no crates, built by Debian's rustc (1.63) against the installed
+# library; its counts of a corpus file are verify's, a truncated copy is
+# TRUNCATED with exit 1.
+if [[ -x /usr/bin/rustc ]]; then
+  mkdir "$tmp/rust"
+  /usr/bin/rustc -O --edition 2021 -o "$tmp/rust/summary" examples/rust/summary.rs \
+    -L "$(dirname "$so")" -l proctape 2>"$tmp/rust/rustc.log" ||
+    fail "examples/rust: rustc: $(head -5 "$tmp/rust/rustc.log")"
+  entry=$(ls corpus/*.ptape | head -1)
+  head -c 2000 "$entry" >"$tmp/rust/cut.ptape"
+  rc=0
+  out=$(LD_LIBRARY_PATH=$(dirname "$so") "$tmp/rust/summary" "$entry" "$tmp/rust/cut.ptape" 2>&1) || rc=$?
+  [[ $rc == 1 ]] || fail "examples/rust: exit $rc (1 expected: one file truncated): $out"
+  counts=$("$build/cli/proctape" verify "$entry" | sed -E 's/.*intact: ([0-9]+) chunks?, ([0-9]+) frames?, ([0-9]+) process records?.*/\1 chunks, \2 frames, \3 process records/')
+  grep -qF "$entry: $counts" <<<"$out" || fail "examples/rust printed (verify says $counts): $out"
+  grep -q "cut.ptape: TRUNCATED: " <<<"$out" || fail "examples/rust on a truncated file printed: $out"
+  log "examples/rust with Debian's rustc: $(grep -F "$entry" <<<"$out")"
+else
+  log "rust: no /usr/bin/rustc (Debian's rustc): examples/rust not checked"
+fi
 
 # Python (docs/library.md, "Python"): the installed package finds the library
 # installed beside it, with no PROCTAPE_LIBRARY; pip installs ./python offline.

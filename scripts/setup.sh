@@ -41,7 +41,8 @@ if [[ $mode == test ]]; then
             libclang-rt-14-dev  # libFuzzer and clang's ASan/UBSan runtimes
             python3-yaml     # contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
             python3-pytest   # python/tests: the Python package over libproctape.so.0 (ctest python/pytest)
-            python3-setuptools)  # python/pyproject.toml: pip install --no-build-isolation ./python, offline
+            python3-setuptools  # python/pyproject.toml: pip install --no-build-isolation ./python, offline
+            rustc)           # examples/rust built against the installed C library (scripts/library_check.sh)
 fi
 # ---- the static aarch64 binary (scripts/cross_check.sh, `test` only) ----
 # Debian's arm64 libraries beside the host's (Multi-Arch: same), so the

@@ -94,7 +94,7 @@ if [[ $(id -u) == 0 && (${CI:-} == true || ${PROCTAPE_SHIP_INSTALL:-} == 1) ]]; 
   env -u PKG_CONFIG_PATH make -s -C "$work/c" resolve CFLAGS="-O2 -Wall -Wextra -Werror" >"$work/c.log" 2>&1 ||
     { cat "$work/c.log" >&2; fail "examples/c against libproctape-dev"; }
   linked=$(env -u LD_LIBRARY_PATH ldd "$work/c/resolve" | awk '$1 == "libproctape.so.0" {print $3}')
-  [[ $(realpath "$linked") == "$(realpath /usr/lib/libproctape.so.0)" ]] ||
+  [[ $(realpath "$linked") == "$(realpath /usr/lib/$(gcc -dumpmachine)/libproctape.so.0)" ]] ||
     fail "examples/c links libproctape.so.0 from '$linked', not the package's"
   out=$(env -u LD_LIBRARY_PATH "$work/c/resolve") || fail "examples/c: exit $?: $out"
   [[ $out =~ ^RESOLVED\ host\ pid\ [0-9]+,\ start\ tick\ [0-9]+\ \(pinned:\ ALIVE,\ then\ DEAD\)$ ]] ||
@@ -106,7 +106,7 @@ if [[ $(id -u) == 0 && (${CI:-} == true || ${PROCTAPE_SHIP_INSTALL:-} == 1) ]]; 
   cp python/tests/test_proctape.py "$work/py/"
   where=$(cd "$work/py" && env -u PROCTAPE_LIBRARY -u PYTHONPATH /usr/bin/python3 -c \
     'import proctape; print(proctape.__file__, proctape._lib._name)') || fail "import proctape"
-  [[ $where == /usr/lib/python3/dist-packages/proctape/__init__.py\ /usr/lib/libproctape.so.0* ]] ||
+  [[ $where == /usr/lib/python3/dist-packages/proctape/__init__.py\ /usr/lib/$(gcc -dumpmachine)/libproctape.so.0* ]] ||
     fail "python3 imports proctape and its library from: $where"
   (cd "$work/py" && env -u PROCTAPE_LIBRARY -u PYTHONPATH PROCTAPE_SOURCE_DIR="$OLDPWD" \
     PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider test_proctape.py \

@@ -269,12 +269,12 @@ ZSH
     # libproctape0: the library by its soname, and nothing else but its docs.
     files=$(dpkg-deb -c "$lib" | awk '$1 !~ /^d/ {print substr($6, 2)}' | grep -v '^/usr/share/doc/libproctape0/')
     expect_eq "libproctape0's files" "$(sed 's/\.so\.0\..*/.so.0.V/' <<<"$files" | sort)" \
-      "$(printf '%s\n' /usr/lib/libproctape.so.0 /usr/lib/libproctape.so.0.V)"
+      "$(printf '%s\n' /usr/lib/$(gcc -dumpmachine)/libproctape.so.0 /usr/lib/$(gcc -dumpmachine)/libproctape.so.0.V)"
     dpkg-deb -I "$lib" shlibs | grep -qx "libproctape 0 libproctape0 (= $version)" ||
       fail "libproctape0's shlibs: $(dpkg-deb -I "$lib" shlibs 2>&1)"
     [[ $(dpkg-deb -f "$dev" Depends) == *"libproctape0 (= $version)"* ]] ||
       fail "libproctape-dev's Depends: $(dpkg-deb -f "$dev" Depends)"
-    [[ -L $work/root/usr/lib/libproctape.so && -f $work/root/usr/include/proctape.h ]] ||
+    [[ -L $work/root/usr/lib/$(gcc -dumpmachine)/libproctape.so && -f $work/root/usr/include/proctape.h ]] ||
       fail "libproctape-dev lacks the libproctape.so link or proctape.h"
     [[ $(dpkg-deb -f "$py" Depends) == *"libproctape0 (= $version)"*python3* ]] ||
       fail "python3-proctape's Depends: $(dpkg-deb -f "$py" Depends)"
