@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Root mode walked through a children source (issue 14, watching): the
+// Root mode walked through a children source (watching: BENCHMARKS.md,
+// "Watching at 10 ms"): the
 // subtree's files alone are read, and the frame is the one the stat pass
 // over every listed entry gives, byte for byte and in the same order.
 #include <gtest/gtest.h>
