@@ -85,7 +85,8 @@ v1::DeclaredOutput PlanDeclaredOutput(const std::string& path, PathLookup& fs) {
     const bool output = i + 1 == prefixes.size();
     const PathEntry e = fs.Lstat(at);
     if (e.err == ENOENT) {
-      // Seed 002: "Missing parents now mean that the output is already absent".
+      // A missing parent means the output is already absent (docs/ownership.md,
+      // "Declared outputs").
       return Decided(path, at, Out::ABSENT, e,
                      output ? "already absent: missing"
                             : "already absent: its parent " + Quote(at) + " is missing");
@@ -100,7 +101,8 @@ v1::DeclaredOutput PlanDeclaredOutput(const std::string& path, PathLookup& fs) {
                      "present: " + KindText(e.kind) +
                          (e.kind == Out::SYMLINK ? " (not followed: cleanup removes the link)" : ""));
     }
-    // Seed 002: "existing symlink and non-directory parents still fail closed".
+    // A parent that is a symbolic link or not a directory fails closed
+    // (docs/ownership.md, "Declared outputs").
     if (e.kind == Out::SYMLINK) {
       return Decided(path, at, Out::FAIL_CLOSED, e,
                      "its parent " + Quote(at) + " is a symbolic link: cleanup would follow it" +

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Declared outputs in the cleanup plan of seed 002: "git clean -fdX had
-// already removed the ignored .venv directory, but cleanup of the declared
-// .venv/bin/python output treated its missing parent as a verification
-// failure. Missing parents now mean that the output is already absent;
+// Declared outputs in the cleanup plan (`docs/ownership.md`, "Declared
+// outputs"): git clean -fdX may have removed the ignored .venv directory
+// before cleanup looks for the declared .venv/bin/python output, whose
+// missing parent must not be taken for a verification failure. Missing
+// parents mean that the output is already absent;
 // existing symlink and non-directory parents still fail closed."
 //
 // A declared output is planned by looking up each component of its path

@@ -120,8 +120,9 @@ void RecordReread(const Seen& c, const v1::ExplainStat* scanned, const Request& 
   link->set_detail(detail);
 }
 
-// Seed 000, steps 5-8, as the resolver took them: cmdline, environ (and the
-// stat re-read after an empty one), executable identity, ancestry re-read.
+// `docs/resolver.md`, "The eight steps", steps 5-8, as the resolver took them:
+// cmdline, environ (and the stat re-read after an empty one), executable
+// identity, ancestry re-read.
 void DecideCandidate(const CandidateCalls& at, const Stop& stopped_at, const Request& request,
                      v1::ExplainCandidate* k) {
   auto set = [k](Why why, std::string detail) {
@@ -145,7 +146,8 @@ void DecideCandidate(const CandidateCalls& at, const Stop& stopped_at, const Req
                    ": cannot be the expected argv");
   }
   if (!k->environ_read()) {
-    // Seed 000, step 5: the cmdline is the argv NUL-terminated, byte for byte.
+    // `docs/resolver.md`, "One attempt", step 3: the cmdline is the argv
+    // NUL-terminated, byte for byte.
     const std::string unterminated = k->cmdline_unterminated() ? " without the final NUL" : "";
     return set(v1::ExplainCandidate::ARGV_DIFFERS,
                k->argv().empty() ? "argv empty (a kernel thread or a zombie): not the expected argv"

@@ -260,8 +260,9 @@ class ResolveExplainer {
     if (root->second.start_ticks() != req_.root_start_ticks) return;
     // Whether each scanned pid's parent chain reaches the root: every pid is
     // decided once (its whole unknown chain with it), so a 60,000-deep chain
-    // costs 60,000 steps, not 60,000 walks of up to 60,000 (issue 13: the
-    // quadratic explain). A chain that leaves the scanned records, or loops,
+    // costs 60,000 steps, not 60,000 walks of up to 60,000 (`docs/format.md`,
+    // "The frame model's work": every view linear, whatever the file's shape).
+    // A chain that leaves the scanned records, or loops,
     // does not reach it.
     enum class Beneath { kUnknown, kWalking, kYes, kNo };
     std::map<std::int64_t, Beneath> beneath;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ownership planner of seed 002: the order of the checks that may refuse
-// a plan, and the decision for every in-scope process. The checks of the
+// The ownership planner (`docs/ownership.md`): the order of the checks that may
+// refuse a plan, and the decision for every in-scope process. The checks of the
 // captures, identities, verifier and bootstrap are in ownership_checks.cc,
 // those of the scope in ownership_scope.cc; how a frame is read is in
 // ownership_frames.cc, the text of a plan in ownership_render.cc.
@@ -105,8 +105,9 @@ class Planner {
     return plan_;
   }
 
-  // Seed 002: "Missing parents now mean that the output is already absent;
-  // existing symlink and non-directory parents still fail closed." Every
+  // `docs/ownership.md`, "Declared outputs": a missing parent means the output
+  // is already absent; a parent that is a symbolic link or not a directory
+  // fails closed. Every
   // declared output, in the order given; one that fails closed is a problem
   // that refuses the plan.
   void PlanOutputs() {
@@ -129,9 +130,10 @@ class Planner {
     }
   }
 
-  // Seed: "Cleanup preserves those exact PID/start-time pairs and still
-  // removes new same-UID cgroup processes, including detached and
-  // double-forked children. A recycled PID does not inherit the exemption."
+  // `docs/ownership.md`, "Decisions": cleanup preserves the baseline's exact
+  // (pid, start tick) pairs and still removes new same-uid cgroup processes,
+  // detached and double-forked children included; a recycled pid does not
+  // inherit the exemption.
   void Decide() {
     const std::int64_t self = request_.self_pid;
     const FrameView& base = base_.back();

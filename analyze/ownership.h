@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ownership planner of seed 002: which same-uid, same-cgroup processes a
-// verifier's cleanup must end, and which the runtime legitimately owns.
+// The ownership planner (`docs/ownership.md`): which same-uid, same-cgroup
+// processes a verifier's cleanup must end, and which the runtime legitimately
+// owns.
 //
 // Inputs are two snapshots: the baseline, captured by the trusted verifier
 // when it entered its fresh sandbox, before any repository command, and the

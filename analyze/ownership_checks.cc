@@ -43,10 +43,10 @@ void AddProblem(v1::OwnershipPlan* plan, v1::OwnershipProblem::Kind kind,
   p->set_detail(detail);
 }
 
-// Seed: "The repair captures runtime process lifetimes when the trusted
-// verifier enters its freshly provisioned sandbox, before any repository
-// command": the two files must be comparable (same boot, same pid
-// namespace), whole (no frame cut by a bound), and in that order.
+// `docs/ownership.md` (introduction; "Refusals"): the baseline captures the
+// processes that exist when the trusted verifier enters its fresh sandbox,
+// before any repository command: the two files must be comparable (same boot,
+// same pid namespace), whole (no frame cut by a bound), and in that order.
 bool CheckCaptures(const Snapshot& baseline, const Snapshot& current, v1::OwnershipPlan* plan) {
   bool ok = true;
   for (const auto& [name, s] : {std::pair<const char*, const Snapshot*>{"baseline", &baseline},
@@ -111,9 +111,10 @@ bool CheckCaptures(const Snapshot& baseline, const Snapshot& current, v1::Owners
   return ok;
 }
 
-// Seed: "unreadable identities": a process that may be in scope must have a
-// readable identity in every frame the plan reads, and a pid the plan looks
-// up in the baseline must have one there. A pid listed twice is as bad.
+// `docs/ownership.md`, "Refusals" (unreadable-identity): a process that may be
+// in scope must have a readable identity in every frame the plan reads, and a
+// pid the plan looks up in the baseline must have one there. A pid listed twice
+// is as bad.
 void CheckReadable(const std::vector<FrameView>& base, const FrameView& cur,
                    v1::OwnershipPlan* plan) {
   auto check = [&](const char* name, const FrameView& f) {
@@ -275,8 +276,9 @@ class Bootstrap {
 
 }  // namespace
 
-// Seed: "The snapshot must never be captured in the coding agent's sandbox
-// or refreshed after bootstrap." The baseline's capturer must be the
+// `docs/ownership.md`, "Refusals" (not-by-verifier, not-at-bootstrap): the
+// snapshot must never be captured in the coding agent's sandbox or
+// refreshed after bootstrap. The baseline's capturer must be the
 // verifier or its descendant; in every baseline frame the verifier's only
 // in-scope descendants are the capture itself (the processes between the
 // verifier and the capturer, and the capturer's descendants), and every

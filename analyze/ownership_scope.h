@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Whether an ownership plan's scope (--uid, --cgroup) is the verifier's own
-// (internal to analyze/ownership*.cc; docs/ownership.md, "Scope"). Seed 002's
-// cleanup decides "every other same-UID cgroup member": members of the
+// (internal to analyze/ownership*.cc; docs/ownership.md, "Scope"). The
+// cleanup decides the members of the
 // verifier's own uid and cgroup. A scope that does not hold the verifier is
 // another scope (an empty one among them); one that would remove processes
 // of an older session than the verifier's reaches beyond what a repository
@@ -18,15 +18,17 @@
 
 namespace proctape::ownership {
 
-// Seed: the cleanup decides "every other same-UID cgroup member": of the
-// verifier's uid and cgroup. When --self (found, with an identity, in `cur`)
-// is out of scope, the scope is another's, or empty: a SCOPE_WITHOUT_VERIFIER
-// problem is added to `plan`, saying what that scope holds.
+// `docs/ownership.md`, "Scope": the cleanup decides every other same-uid cgroup
+// member: of the verifier's uid and cgroup. When --self (found, with an
+// identity, in `cur`) is out of scope, the scope is another's, or empty: a
+// SCOPE_WITHOUT_VERIFIER problem is added to `plan`, saying what that scope
+// holds.
 void CheckScope(const FrameView& cur, const OwnershipRequest& request, v1::OwnershipPlan* plan);
 
 // New processes of a session older than the baseline that is not the
 // verifier's (OtherSessions, below) among the plan's REMOVE decisions: what
-// the seed's failed cleanup did to the runtime's keepalive. Each session is
+// a cleanup that ends every other same-uid cgroup member does to the
+// runtime's keepalive (the introduction of docs/ownership.md). Each session is
 // an OTHER_SESSION problem added to `plan`; with request.force_scope their
 // decisions are marked instead and `warnings` (when given) says how many.
 void CheckSessions(const std::vector<FrameView>& base, const FrameView& cur,

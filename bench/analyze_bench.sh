@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# analyze_bench.sh: what the views and exports of issue 6 cost on a file of a
+# analyze_bench.sh: what the views and exports (docs/views.md, docs/explain.md,
+# docs/export.md) cost on a file of a
 # host of N processes, side by side with `proctape verify` (reading and
 # checking the same file) and `proctape replay` (replaying the same recording).
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # capture_bench.sh: proctape capture against the syscall floor, ps, and tar|zstd,
-# measured side by side in one run (issue 3, section 5).
+# measured side by side in one run (BENCHMARKS.md, "Capture").
 #
 #   bash bench/capture_bench.sh PATH/TO/proctape          (from the repo root, as root)
 #
@@ -22,14 +22,14 @@
 #     once each, in alternation (the starting tool rotates every round):
 #       floor    bench/floor_reader (list /proc; per process openat+read stat
 #                <=4096, cmdline <=65536, environ <=65536, status <=16384, and
-#                fstatat exe; no parsing): the issue's "syscall floor"
+#                fstatat exe; no parsing): the "syscall floor" of BENCHMARKS.md, "Capture"
 #       floor+   bench/floor_reader --all: the same plus what a capture also
 #                records, cgroup (<=4096) and fstatat ns/pid
 #       floordir bench/floor_reader --all --dirfd: floor+ with every file opened
 #                relative to one O_PATH descriptor of /proc/PID
 #       capture  proctape capture -o WORK/capture.ptape --force (default threads)
 #                (skipped, with a note, if the binary has no capture subcommand)
-#       capture1 the same with --threads 1 (issue 14, section 4)
+#       capture1 the same with --threads 1 (BENCHMARKS.md, "Capture near the floor")
 #       base1    BENCH_BASELINE's capture --threads 1 (only when it is given)
 #       ps       ps -eo pid,ppid,lstart,args >/dev/null
 #     Each is run under bench/timeit: CLOCK_MONOTONIC wall time around
@@ -262,7 +262,7 @@ median [min-max] of the same round's pair.
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 $(printf '%s\n' "${details[@]}")
 
-Near the floor (issue 14, section 4): CPU = user+sys median, s; per-round CPU
+Near the floor: CPU = user+sys median, s; per-round CPU
 ratios median [min-max]. floor+ dirfd = floor+ with each file opened relative to
 an O_PATH descriptor of /proc/PID. capture 1T = \`capture --threads 1\`; base 1T =
 BENCH_BASELINE's (${baseline:-not given}); capture 2T = the default (threads:

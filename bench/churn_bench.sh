@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The churn stress (issue 13, section 4), the full run: BENCHMARKS.md "Churn".
+# The churn stress (docs/testing.md), the full run: BENCHMARKS.md "Churn".
 #
 #   cmake --build build -j2 --target proctape churner churn_bench
 #   bash bench/churn_bench.sh build [SECONDS]       # as root; default 60 s

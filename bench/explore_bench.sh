@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Explore's speed (issue 15 §1/§5), side by side with plain replay of the same
-# files, rounds alternating the two so that a noisy host weighs on both:
+# Explore's speed (BENCHMARKS.md, "Explore"), side by side with plain replay of
+# the same files, rounds alternating the two so that a noisy host weighs on
+# both:
 #   one entry:   `explore ENTRY --depth 2` (histories run + pruned per second of
 #                wall time) beside `replay ENTRY`;
 #   the corpus:  `explore F --depth 2` and `--depth 1` for every corpus/*.ptape,
 #                one after the other, beside `replay F` for every file; and
-#                `--depth 2` with the files on two cores (xargs -P 2: §5's
-#                target, under 60 s);
+#                `--depth 2` with the files on two cores (xargs -P 2: the
+#                target of BENCHMARKS.md, "Explore": under 60 s);
 #   10,000:      a recording of 10,002 processes (tests' shape_file star
 #                10000), `explore --depth 1 --budget 200` beside its replay.
 # Prints the median of each over ROUNDS rounds and the ratios.

@@ -13,15 +13,15 @@
  *     4,096; cmdline 65,536; environ 65,536; status 16,384; one extra byte to
  *     tell "exactly at the bound" from "cut"), close;
  *   - fstatat(PID/exe) following the link (st_dev + st_ino identity).
- * With --all, also what proctape capture records beyond those five (issue 3,
- * section 2): openat+read PID/cgroup (<= 4,096) and fstatat(PID/ns/pid), the
- * pid-namespace inode.
- * With --dirfd (after --all, if both), the same reads opened relative to one
- * O_PATH descriptor of PID (openat(PID, "stat"), fstatat(PID, "exe")), as
- * proctape's capture opens them since issue 14 section 4: one walk of PID
- * per process instead of one per file, plus that descriptor's open and close.
- * A failed open/read/fstatat counts as an error and is not retried. No parsing,
- * no allocation per process, no output but one line of totals.
+ * With --all, also what proctape capture records beyond those five
+ * (docs/format.md section 3): openat+read PID/cgroup (<= 4,096) and
+ * fstatat(PID/ns/pid), the pid-namespace inode. With --dirfd (after --all, if
+ * both), the same reads opened relative to one O_PATH descriptor of PID
+ * (openat(PID, "stat"), fstatat(PID, "exe")), as proctape's capture opens them
+ * (BENCHMARKS.md, "Capture near the floor"): one walk of PID per process
+ * instead of one per file, plus that descriptor's open and close. A failed
+ * open/read/fstatat counts as an error and is not retried. No parsing, no
+ * allocation per process, no output but one line of totals.
  */
 #define _GNU_SOURCE
 #include <dirent.h>

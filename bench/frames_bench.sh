@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # frames_bench.sh: what N frames of an idle host cost, side by side with a base
-# binary in one run (issue 14, section 2).
+# binary in one run (BENCHMARKS.md, "Frames in version 2").
 #
 #   bash bench/frames_bench.sh PATH/TO/base/proctape PATH/TO/new/proctape   (repo root, as root)
 #
@@ -12,11 +12,12 @@
 #   BENCH_TMP=/tmp            where the work directory is made
 #
 # With the workers up, each binary (in alternation, per frame count) runs
-# `capture --frames F --interval MS` and the file's size is taken; then
-# `capture --env keep` (one frame) of each binary and `tar --sort=name | zstd -3`
-# of the same stat+cmdline+environ (bench/copy_raw). Target (issue 14 §2):
-# F frames <= (1 + 0.15 (F-1)) x one frame; --env keep <= 0.6 x tar|zstd.
-# Prints a markdown table (stdout); every process started is ended on exit.
+# `capture --frames F --interval MS` and the file's size is taken; then `capture
+# --env keep` (one frame) of each binary and `tar --sort=name | zstd -3` of the
+# same stat+cmdline+environ (bench/copy_raw). Target (BENCHMARKS.md, "Frames in
+# version 2"): F frames <= (1 + 0.15 (F-1)) x one frame; --env keep <= 0.6 x
+# tar|zstd. Prints a markdown table (stdout); every process started is ended on
+# exit.
 set -euo pipefail
 bench_name=frames_bench
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `proctape minimize` on every corpus entry (issue 15 §3): for each file and
-# each of its checks, the reduction (processes, calls = observations of the
-# tape, bytes) and the runs it took, as a markdown table for BENCHMARKS.md,
-# with the length of `explain` of the minimized file beside the source's.
-# Checks whose verdict the frame does not explain are listed as refused.
+# `proctape minimize` on every corpus entry (BENCHMARKS.md, "Minimize"): for
+# each file and each of its checks, the reduction (processes, calls =
+# observations of the tape, bytes) and the runs it took, as a markdown table for
+# BENCHMARKS.md, with the length of `explain` of the minimized file beside the
+# source's. Checks whose verdict the frame does not explain are listed as
+# refused.
 # Usage: bench/minimize_bench.sh BUILD_DIR
 set -euo pipefail
 bench_name=minimize_bench

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# minimize_scale_bench.sh: `proctape minimize` by host size (issue 28, §2):
+# minimize_scale_bench.sh: `proctape minimize` by host size (BENCHMARKS.md,
+# "Minimize by host size"):
 # a star (a root with N children, the match the last) and a chain (N links,
 # the match at the bottom; past 256 links the resolver stops at DEPTH_BOUND,
 # which minimize keeps) of tests/shapes/shape_file.h, for each N. With a

@@ -10,8 +10,7 @@
 Each sample of the `proctape` command (its call graph, leaf first) goes to the
 first category below whose pattern matches any of its frames; the order is the
 priority (a page fault inside zstd is zstd's). Prints one line per category
-holding at least 0.5 % of the samples. Issue 14, section 4 (BENCHMARKS.md,
-"Capture near the floor").
+holding at least 0.5 % of the samples. BENCHMARKS.md, "Capture near the floor".
 """
 import collections
 import re

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# record_bench.sh: what recording costs a live resolution (issue 3, section 3),
-# on a host with N extra idle processes.
+# record_bench.sh: what recording costs a live resolution (BENCHMARKS.md,
+# "Recording overhead"), on a host with N extra idle processes.
 #
 #   bash bench/record_bench.sh BUILD/bench/record_overhead
 #

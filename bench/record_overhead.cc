@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// record_overhead: what recording costs a live resolution (issue 3, section 3:
-// "Recording must not change what the resolver does ... and its overhead is
-// measured in a benchmark").
+// record_overhead: what recording costs a live resolution (BENCHMARKS.md,
+// "Recording overhead": recording must not change what the resolver does,
+// and its overhead is measured in a benchmark).
 //
 //   record_overhead [--rounds R] [--warmup W] [--dir DIR] [--no-frames]
 //

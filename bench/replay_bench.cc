@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// replay_bench: how fast replay runs (issue 4, section 6: "replay throughput in
-// observations per second and in resolutions per second, from a recorded
-// resolution on a host with 10,000 processes; targets: >= 1,000,000
+// replay_bench: how fast replay runs (BENCHMARKS.md, "Replay": replay
+// throughput in observations per second and in resolutions per second, from a
+// recorded resolution on a host with 10,000 processes; targets: >= 1,000,000
 // observations/s and a recorded 5 s retry loop replayed in under 50 ms").
 //
 //   replay_bench [--procs N] [--rounds R] [--warmup W] [--dir DIR] [--keep]
@@ -34,13 +34,13 @@
 //            REPRODUCED with every observation consumed.
 //   frames   RerunOnFrames (replay/frame_evidence.h): the frame model; must
 //            reach the recorded decision.
-// Times are CLOCK_MONOTONIC wall time and the thread's CPU time around the
-// call (the file is already in memory: ReadSnapshot is timed apart); medians
-// over the R rounds. Throughput: observations consumed per second of median
-// tape replay time, and resolutions (whole replays) per second; and, for the
-// resolver alone (issue 14, section 3: ">= 10 M observations/s of CPU
-// time"), the retry loop's observations per second of its median CPU time. Also
-// reported: recording and read-back time, file sizes.
+// Times are CLOCK_MONOTONIC wall time and the thread's CPU time around the call
+// (the file is already in memory: ReadSnapshot is timed apart); medians over
+// the R rounds. Throughput: observations consumed per second of median tape
+// replay time, and resolutions (whole replays) per second; and, for the
+// resolver alone (BENCHMARKS.md, "Replay: the resolver at 10 M
+// observations/s"), the retry loop's observations per second of its median CPU
+// time. Also reported: recording and read-back time, file sizes.
 //
 // Output (stdout): a human summary, then one line
 //   RESULT key=value ...

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# replay_bench.sh: replay throughput (issue 4, section 6), from resolutions
+# replay_bench.sh: replay throughput (BENCHMARKS.md, "Replay"), from resolutions
 # recorded on a host of N processes.
 #
 #   bash bench/replay_bench.sh BUILD/bench/replay_bench [BUILD/cli/proctape]
@@ -92,5 +92,5 @@ echo "| host processes | resolved: observations | resolver alone (ms) | tape rep
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
 echo
-echo "Targets (issue 4, section 6): >= 1,000,000 observations/s; a recorded 5 s retry loop replayed in < 50 ms."
-echo "Target (issue 14, section 3): the resolver alone on the in-memory host >= 10,000,000 observations/s of CPU time."
+echo "Targets (BENCHMARKS.md, \"Replay\"): >= 1,000,000 observations/s; a recorded 5 s retry loop replayed in < 50 ms."
+echo "Target (BENCHMARKS.md, \"Replay: the resolver at 10 M observations/s\"): the resolver alone on the in-memory host >= 10,000,000 observations/s of CPU time."

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # scale_bench.sh: capture, recording, replay and the views at 1,000, 10,000 and
-# 30,000 idle processes (issue 14, section 5), so that the growth is visible:
-# time per process and peak RSS at each N, side by side in one run.
+# 30,000 idle processes (BENCHMARKS.md, "30,000 processes"), so that the growth
+# is visible: time per process and peak RSS at each N, side by side in one run.
 #
 #   bash bench/scale_bench.sh BUILD/cli/proctape      (from the repo root, as root)
 #
@@ -36,7 +36,7 @@
 #     and the run goes on.
 #  3. The workers are ended, by pid, by spawn_idle; the script checks that none
 #     of them is left.
-# `explore` (issue 15) does not exist yet: not measured.
+# `explore` (docs/explore.md) is not measured here.
 # Prints two markdown tables of medians (stdout; progress on stderr): every
 # command at every N, and CPU per process and peak RSS side by side across N.
 set -euo pipefail

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `proctape sql`'s load (issue 16 §3), side by side with `verify` of the same
-# files, rounds alternating the two so that a noisy host weighs on both:
+# `proctape sql`'s load (BENCHMARKS.md, "SQL: loading files"), side by side with
+# `verify` of the same files, rounds alternating the two so that a noisy host
+# weighs on both:
 #   2 frames:  a file of 2 frames of 10,000 processes each (tests' many_frames
 #              2 10000) -- `sql F -c 'SELECT 1'` beside `verify F`;
 #   star10k:   a recording of 10,002 processes and 40,013 calls (tests'
 #              shape_file star 10000), the same two;
 #   corpus:    every corpus/*.ptape in one `sql` beside one `verify` of them all.
 # Prints the median wall time and peak RSS of each over ROUNDS rounds, and the
-# ratio sql / verify (issue 16: within 3x).
+# ratio sql / verify (the target: within 3x).
 # Usage: bench/sql_bench.sh BUILD_DIR [ROUNDS=7]
 set -euo pipefail
 bench_name=sql_bench

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# stream_rss.sh: peak RSS and wall time of the commands that read a file
-# item by item (issue 14, section 1: verify, show, tree, export, diff), on files of
-# more and more frames, side by side with a binary from before the streaming
-# readers. The target: at most 64 MiB for every command on 20 frames of
-# 10,000 processes, and flat as the frames grow.
+# stream_rss.sh: peak RSS and wall time of the commands that read a file item by
+# item (BENCHMARKS.md, "Streaming readers": verify, show, tree, export, diff),
+# on files of more and more frames, side by side with a binary from before the
+# streaming readers. The target: at most 64 MiB for every command on 20 frames
+# of 10,000 processes, and flat as the frames grow.
 #
 #   bash bench/stream_rss.sh OLD/cli/proctape NEW/cli/proctape   (from the repo root)
 #

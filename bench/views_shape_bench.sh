@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# views_shape_bench.sh: every view on files of hostile shapes (issue 13,
-# section 3, "quadratic views"), side by side with `proctape replay` of the
+# views_shape_bench.sh: every view on files of hostile shapes (BENCHMARKS.md,
+# "Views on hostile shapes"), side by side with `proctape replay` of the
 # same file in the same run: a 60,000-deep parent chain and a 60,000-wide
 # star, each holding a recorded resolution (tests/shapes/shape_file.h). A view
 # linear in the processes costs a small multiple of replay; a quadratic one

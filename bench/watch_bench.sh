@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# watch_bench.sh: watching at 10 ms (issue 14, section 2): the achieved
-# interval of `capture --root PID --interval MS` on a small subtree while the
-# host runs N idle workers, side by side with a base binary in one run.
+# watch_bench.sh: watching at 10 ms (BENCHMARKS.md, "Watching at 10 ms"): the
+# achieved interval of `capture --root PID --interval MS` on a small subtree
+# while the host runs N idle workers, side by side with a base binary in one
+# run.
 #
 #   bash bench/watch_bench.sh PATH/TO/base/proctape PATH/TO/new/proctape   (repo root)
 #

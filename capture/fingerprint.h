@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Taking a root's fingerprint before the turn (seed 000, step 1: "Before
-// starting the turn, records the AppServerConnection child host PID and its
-// /proc/<pid>/stat start time, and records /bin/sleep device and inode
-// identity"), for `proctape fingerprint` and the lab. The file that keeps it
-// until the resolution is format/fingerprint_file.h.
+// Taking a root's fingerprint before the turn (`docs/resolver.md`, "The eight
+// steps", step 1: the root's host pid and its stat start time, and /bin/sleep's
+// device and inode), for `proctape fingerprint` and the lab. The file that
+// keeps it until the resolution is format/fingerprint_file.h.
 #pragma once
 
 #include <cstdint>

@@ -23,8 +23,8 @@ std::string TokenEntry(const Request& request);
 
 // Resolves `*request` and stores request, `exe_path` and verdict in the
 // Resolution and in `*verdict`. An environ excerpt in the verdict is redacted
-// like the tape. Where the root's start tick comes from (seed 000, step 1:
-// "before starting the turn"):
+// like the tape. Where the root's start tick comes from (`docs/resolver.md`,
+// "When the root is fingerprinted"):
 //   - `fingerprint`, taken before the turn: `*request` already holds its root
 //     pid, start tick and executable identity (ApplyFingerprint); the
 //     recorded request keeps the fingerprint itself;

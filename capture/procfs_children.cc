@@ -43,9 +43,9 @@ int ReadAll(int fd, std::string* out) {
   }
 }
 
-// Appends the pids of `text` ("12 345 ", as the kernel writes a children
-// file) within `bound`: each word a canonical pid (seed 000: "PIDs are
-// canonical decimal values from 2 through 2,147,483,647"); any other word
+// Appends the pids of `text` ("12 345 ", as the kernel writes a children file)
+// within `bound`: each word a canonical pid (`docs/resolver.md`, "The eight
+// steps", step 2: a canonical decimal from 2 to 2,147,483,647); any other word
 // is no pid and is skipped.
 void AppendPids(std::string_view text, std::uint64_t bound, std::vector<std::int64_t>* pids,
                 bool* truncated) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The recorder of issue 3, section 3: an Evidence that forwards every call to
-// another Evidence unchanged, returns its exact result unchanged, and appends
-// one v1::Observation per call to a sink — the tape of a resolution.
+// The recorder (`docs/format.md` section 5): an Evidence that forwards every
+// call to another Evidence unchanged, returns its exact result unchanged, and
+// appends one v1::Observation per call to a sink — the tape of a resolution.
 //
 //   Resolver --> RecordingEvidence --> ProcfsEvidence
 //                      |

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Environment redaction (issue 3, section 4). Environ values carry secrets on
-// CI hosts, so by default a capture or a recorded resolution never stores
-// them: each value is replaced by '*' bytes of the same length.
+// Environment redaction (`docs/format.md` section 6). Environ values carry
+// secrets on CI hosts, so by default a capture or a recorded resolution never
+// stores them: each value is replaced by '*' bytes of the same length.
 #pragma once
 
 #include <string>

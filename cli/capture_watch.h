@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Watching with `capture` (issue 14): the schedule of a multi-frame capture
-// and --until-exit's question "has the root exited?". Apart from the command
-// (cli/capture_command.cc) so that both are unit-tested on made-up times
-// and records.
+// Watching with `capture` (`docs/architecture.md`, "Layers"; its speed:
+// BENCHMARKS.md, "Watching at 10 ms"): the schedule of a multi-frame capture
+// and --until-exit's question "has the root exited?".
+// Apart from the command (cli/capture_command.cc) so that both are unit-tested
+// on made-up times and records.
 #pragma once
 
 #include <cstdint>

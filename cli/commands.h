@@ -16,7 +16,8 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
 // `command_line` is proctape's own argv, stored in the snapshot's header.
 void RegisterVerify(CLI::App& app, int* exit_code);
 void RegisterReplay(CLI::App& app, int* exit_code);
-// Issue 15: kernel events around a recorded check, judged by an oracle.
+// Kernel events around a recorded check, judged by an oracle
+// (`docs/explore.md`).
 void RegisterExplore(CLI::App& app, int* exit_code);
 void RegisterMinimize(CLI::App& app, int* exit_code);
 void RegisterSql(CLI::App& app, int* exit_code);

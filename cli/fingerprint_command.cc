@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape fingerprint`: seed 000, step 1, before the turn. The root's pid
+// `proctape fingerprint`: `docs/resolver.md`, "The eight steps", step 1,
+// before the turn. The root's pid
 // and start tick, the expected executable's device and inode, and this boot,
 // written to a fingerprint file that `resolve --fingerprint` consumes after
 // the turn. Also the reading of such a file for resolve and replay

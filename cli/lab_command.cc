@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape lab SCENARIO --record FILE`: stages one of the seed's races with
+// `proctape lab SCENARIO --record FILE`: stages one of the resolver's races
+// (`docs/lab.md`, "Scenarios") with
 // real processes on this kernel and records the live checks; `--list` names
 // the scenarios. Thin: the lab itself is lab/.
 #include <unistd.h>

@@ -28,7 +28,8 @@ std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_
 
 // A PID option (--root, --pid) on the live host must name a pid this host
 // can have: the kernel hands out pids below PROC/sys/kernel/pid_max (the
-// option itself already holds the seed's 2..2147483647). False after a usage
+// option itself already holds step 2's 2..2147483647: `docs/resolver.md`,
+// "The eight steps"). False after a usage
 // error naming the option and pid_max (exit 2), or proctape's own failure
 // when pid_max cannot be read (exit 1); *exit_code is then set.
 bool PidBelowPidMax(const std::string& option, std::int64_t pid, const std::string& proc,

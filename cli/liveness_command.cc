@@ -97,7 +97,8 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
       "in the verdict (boot_unchecked) and in a recording, that the boot was not checked\n"
       "(docs/resolver.md, 'Liveness').");
   // A value that cannot be a pid is a usage error, not a process that is gone:
-  // 2..2147483647 (seed 000), and below this host's pid_max (checked when run).
+  // 2..2147483647 (`docs/resolver.md`, "Liveness"), and below this host's
+  // pid_max (checked when run).
   CLI::Option* pid = AddLivePid(sub, "--pid", o->source.pid,
                                 "host pid, as resolve printed it (2 up to below pid_max)");
   CLI::Option* start = AddUnsigned(sub, "--start", o->source.start, 1, UINT64_MAX,

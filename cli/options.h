@@ -55,11 +55,11 @@ CLI::Validator NonEmpty(const std::string& why);
 CLI::Option* OneValueEach(CLI::Option* option);
 
 // Domains used across the commands.
-inline constexpr std::int64_t kMaxPidValue = 2147483647;  // seed 000: pids 2..2^31-1
+inline constexpr std::int64_t kMaxPidValue = 2147483647;  // pids 2..2^31-1 (docs/resolver.md)
 // A pid option of a live command: a process the resolver may look at
 // (2..2^31-1; below the host's pid_max is checked when the command runs).
-// 1 is refused saying why: init is outside the resolver's pids (seed 000:
-// "PIDs are canonical decimal values from 2 through 2,147,483,647"), and a
+// 1 is refused saying why: init is outside the resolver's pids
+// (`docs/resolver.md`, "The eight steps", step 2: 2 to 2,147,483,647), and a
 // sandbox's marker (its namespace pid) is often 1.
 CLI::Validator LivePid();
 // The error LivePid gives for `text` ("" when it is a live pid).

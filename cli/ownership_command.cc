@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape ownership`: the cleanup plan of seed 002 over two snapshots (a
-// baseline the verifier captured at bootstrap, and the current host): which
-// same-uid, same-cgroup processes to keep and which to remove, each with its
-// reason. It only plans: proctape never signals a process.
+// `proctape ownership`: the cleanup plan of `docs/ownership.md` over two
+// snapshots (a baseline the verifier captured at bootstrap, and the current
+// host): which same-uid, same-cgroup processes to keep and which to remove,
+// each with its reason. It only plans: proctape never signals a process.
 #include <cstdio>
 #include <memory>
 #include <string>

@@ -2,9 +2,9 @@
 // The evidence interface: every /proc read and every clock reading the resolver
 // makes goes through one Evidence object. A live host, a recording wrapper, a
 // tape replayer and an in-memory fake all implement it, so the identical
-// resolver code runs against each (seed 000: "The proc enumerator and readers
-// are injected ... so the Linux contract is unit-testable without a live Linux
-// procfs").
+// resolver code runs against each (`docs/architecture.md`, "The one idea"):
+// the /proc readers are injected, so the Linux contract is unit-testable
+// without a live Linux procfs.
 //
 // Contract for every implementation:
 //   - calls never throw; failures are reported as an errno value;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The root's fingerprint before a turn (seed 000, step 1): one stat read,
+// The root's fingerprint before a turn (`docs/resolver.md`, "The eight
+// steps", step 1): one stat read,
 // the pid's start tick, of a live process.
 #include <string>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The legacy strategy the resolver replaces, kept so that tests and replays
-// can show what it would have concluded (seed 000, "Chosen approach": Darwin
-// "treat[s] the marker as the host PID and uses the existing kill(pid, 0)
-// liveness behavior"). On Linux the marker is a pid of the sandbox's PID
-// namespace, so this check probes an unrelated host process.
+// can show what it would have concluded (`docs/resolver.md`, "The legacy
+// check": the marker taken as the host pid and probed with kill(pid, 0)).
+// On Linux the marker is a pid of the sandbox's PID namespace, so this check
+// probes an unrelated host process.
 //
 // proctape never signals: the probe is an injected interface. Tests fake it;
 // replay answers it from a captured frame.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Liveness of a resolved identity (seed 000, step 8): one stat read. The
+// Liveness of a resolved identity (`docs/resolver.md`, "Liveness"; "The
+// eight steps", step 8): one stat read. The
 // root's fingerprint, the other one-stat check, is core/fingerprint.cc.
 #include <string>
 #include <utility>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Test-only resolver mutants (issue 15, section 2): the compile-time switch
-// that drops one rule of seed 000, so that `explore` can be shown to catch
+// Test-only resolver mutants (`docs/explore.md`, "In the corpus and in CI"):
+// the compile-time switch that drops one rule of `docs/resolver.md`, "The
+// eight steps", so that `explore` can be shown to catch
 // a resolver that breaks it (tests/mutants/).
 //
 // Test builds compile core/resolver.cc and core/liveness.cc once more per

@@ -11,7 +11,8 @@
 
 namespace proctape {
 
-// Seed 000: "PIDs are canonical decimal values from 2 through 2,147,483,647."
+// `docs/resolver.md`, "The eight steps", step 2: a pid is a canonical decimal
+// from 2 to 2,147,483,647.
 inline constexpr std::uint64_t kMaxPid = 2147483647;
 
 // A canonical decimal: digits only, no sign, no leading zero (except "0"
@@ -22,7 +23,7 @@ std::optional<std::uint64_t> ParseCanonicalDecimal(std::string_view text,
 // The fields of /proc/PID/stat that identity depends on. Example input:
 //   "8155 (sleep) S 8150 8150 8101 0 -1 4194560 ... 12345 ..."
 // comm may contain anything, ") " and newlines included, so the record is
-// split at the *final* ") " (seed 000, step 3).
+// split at the *final* ") " (`docs/resolver.md`, "The eight steps", step 3).
 struct StatFields {
   std::int64_t pid = 0;        // field 1
   std::string comm;            // field 2, without the parentheses, raw bytes

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Seed 000's resolution: attempts and retries under one deadline and byte
-// budget, inspection of the root's descendants (step 5), confirmation of the
-// single match (steps 6-7). The scan and the graph (steps 2-4) are in
-// resolver_scan.cc, liveness in liveness.cc, the root's fingerprint in fingerprint.cc.
+// The resolution of `docs/resolver.md`: attempts and retries under one deadline
+// and byte budget, inspection of the root's descendants (step 5), confirmation
+// of the single match (steps 6-7). The scan and the graph (steps 2-4) are in
+// resolver_scan.cc, liveness in liveness.cc, the root's fingerprint in
+// fingerprint.cc.
 #include "core/resolver.h"
 
 #include <optional>
@@ -29,8 +30,8 @@ using resolver::Snapshot;
 using resolver::Vanished;
 using resolver::Where;
 
-// Seed 000, step 8: "A missing process or state Z, X, or x is dead" (the
-// mutant that drops the rule takes Z for alive: core/mutant.h).
+// `docs/resolver.md`, "The eight steps", step 8: gone, or state Z, X or x, is
+// dead (the mutant that drops the rule takes Z for alive: core/mutant.h).
 bool Dead(char state) {
   if (mutant::Drops(mutant::kZombieAlive)) return state == 'X' || state == 'x';
   return resolver::DeadState(state);
@@ -121,9 +122,10 @@ class Resolution {
     near_.Add(NearMiss{node.pid, node.start_ticks, rule, {}, false, token_entries});
   }
 
-  // Seed 000, step 5: argv exact, exactly one environment entry carrying the
-  // token. Returns a final verdict, or sets *match, or says in *vanished why
-  // the process vanished during inspection (empty: it did not).
+  // `docs/resolver.md`, "The eight steps", step 5: argv exact, exactly one
+  // environment entry carrying the token. Returns a final verdict, or sets
+  // *match, or says in *vanished why the process vanished during inspection
+  // (empty: it did not).
   std::optional<Verdict> Inspect(const Node& node, bool* match, std::string* vanished) {
     const std::int64_t pid = node.pid;
     *match = false;
@@ -182,13 +184,14 @@ class Resolution {
     return std::nullopt;
   }
 
-  // Seed 000: "an owned process disappearing during inspection retries from
-  // a fresh snapshot". An environ that reads empty after an exact cmdline may
-  // be the process exiting between the two reads (a process whose memory is
-  // gone shows an empty environ; a zombie's reads empty for root), not a
-  // process without a token: stat is re-read to tell. Gone, dead (Z, X, x)
-  // or another start time (its pid reused) is a vanished process, retried;
-  // a live one really carries no token. Unreadable or malformed fails closed.
+  // `docs/resolver.md`, "Retries, deadline and budget": an owned process
+  // vanishing during inspection retries from a fresh snapshot. An environ that
+  // reads empty after an exact cmdline may be the process exiting between the
+  // two reads (a process whose memory is gone shows an empty environ; a
+  // zombie's reads empty for root), not a process without a token: stat is
+  // re-read to tell. Gone, dead (Z, X, x) or another start time (its pid
+  // reused) is a vanished process, retried; a live one really carries no token.
+  // Unreadable or malformed fails closed.
   std::optional<Verdict> ExitedWithEmptyEnviron(const Node& node, std::string* vanished) {
     ReadResult r;
     if (auto v = meter_.ReadRequired(node.pid, ProcFile::kStat, b_.stat_bytes, &r)) return v;
@@ -229,9 +232,10 @@ class Resolution {
       v.expected_ticks = req_.root_start_ticks;
       return v;
     }
-    // Seed 000, "Failure modes": the checker stops on a missing app-server
-    // root. A dead one (a zombie not yet reaped) is missing: its children are
-    // reparented away, and waiting out the deadline would find nothing.
+    // `docs/resolver.md`, "One attempt", step 2: the resolution stops on a
+    // missing root. A dead one (a zombie not yet reaped) is missing: its
+    // children are reparented away, and waiting out the deadline would find
+    // nothing.
     if (Dead(root->state)) {
       Verdict v = Make(Status::kMissingRoot, root->pid,
                        "root pid " + std::to_string(root->pid) + " is dead (state " +
@@ -273,10 +277,10 @@ class Resolution {
     return std::nullopt;
   }
 
-  // Seed 000, steps 6-8: executable identity, then re-read stat of the
-  // candidate and every ancestor through the root. Step 7: "Re-reads stat
-  // for the candidate and every ancestor through the app-server root ...
-  // Every PID, parent PID, and start time must match the snapshot" — the
+  // `docs/resolver.md`, "The eight steps", steps 6-8: executable identity, then
+  // re-read stat of the candidate and every ancestor through the root. Step 7:
+  // stat is re-read for the candidate and every ancestor up to the root, and
+  // every pid, parent pid and start time must be those of the snapshot — the
   // root's parent pid included (a reparented root is ANCESTRY_CHANGED).
   std::optional<Verdict> Confirm(const Snapshot& snap, const Node& match) {
     confirming_ = &match;

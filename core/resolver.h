@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Linux host-PID resolver of seed 000 ("Linux tracked-terminal host PID
-// resolution"), written only against the Evidence interface so that capture,
+// The Linux host-PID resolver (`docs/resolver.md`, "The eight steps"),
+// written only against the Evidence interface so that capture,
 // replay and unit tests run the identical code.
 //
 // Given the host pid and start time of a fingerprinted root (the app-server),
@@ -20,20 +20,19 @@
 namespace proctape {
 
 // The limits of a request's timing, whatever a command line or a file says.
-// Seed 000: "retries from a fresh snapshot every 100 ms for at most 5
-// seconds": no interval is shorter than the seed's 100 ms, and no deadline is
-// longer than an hour (the most `resolve --deadline-ms` accepts). A request
+// `docs/resolver.md`, "Retries, deadline and budget": attempts every 100 ms for
+// at most 5 s by default; no interval is shorter than 100 ms, and no deadline
+// is longer than an hour (the most `resolve --deadline-ms` accepts). A request
 // outside them is INVALID_REQUEST, live and in replay, so a recorded deadline
 // of years with a retry interval of a nanosecond cannot make replay run
-// forever. Every attempt but the first starts at least one retry interval
-// after the one before, so a resolution makes at most kMaxAttempts attempts;
-// the resolver also stops there (NO_MATCH) if an Evidence's clock never
-// advances.
+// forever. Every attempt but the first starts at least one retry interval after
+// the one before, so a resolution makes at most kMaxAttempts attempts; the
+// resolver also stops there (NO_MATCH) if an Evidence's clock never advances.
 inline constexpr std::int64_t kMaxDeadlineNs = 3'600'000'000'000;  // 1 hour
 inline constexpr std::int64_t kMinRetryNs = 100'000'000;            // 100 ms
 inline constexpr std::uint32_t kMaxAttempts = kMaxDeadlineNs / kMinRetryNs + 1;  // 36,001
 
-// Defaults are the seed's numbers.
+// Defaults are the numbers of `docs/resolver.md`, "Inputs (Request)".
 struct Bounds {
   std::uint64_t max_entries = 65536;      // numeric /proc entries per scan
   std::uint64_t max_nodes = 65536;        // process records per snapshot
@@ -61,7 +60,8 @@ struct Request {
 // holds '=' or NUL; an argv that is empty, has an element holding NUL (its
 // bytes would be those of two elements of the NUL-delimited cmdline) or,
 // joined with NUL, is longer than `cmdline_bytes`. An empty argv element is
-// valid: the seed compares argv "without trimming or text normalization",
+// valid: argv is compared byte for byte, with no trimming or normalisation
+// (`docs/resolver.md`, "The eight steps", step 5),
 // and a process may hold one (`exec -a ''`; its cmdline shows "\0").
 // `field` names the word at fault ("token", "token_var", "argv"), empty when
 // every one given is valid. Resolve checks its request with it; the CLI
@@ -79,10 +79,10 @@ RequestWordsProblem CheckRequestWords(const std::string* token, const std::strin
 // bounds.deadline_ns; the byte budget counts every byte of every read.
 Verdict Resolve(Evidence& evidence, const Request& request);
 
-// Seed 000, step 8: "Every later liveness check re-reads stat. A missing
-// process or state Z, X, or x is dead; a matching non-dead start time is
-// alive; PID reuse, malformed data, or unreadable required evidence is an
-// error." One stat read (at most `stat_bytes`), nothing else. A pid outside
+// `docs/resolver.md`, "Liveness" (step 8): every later liveness check re-reads
+// stat. A missing process or state Z, X or x is dead; a matching non-dead start
+// time is alive; pid reuse, malformed data, or unreadable required evidence is
+// an error. One stat read (at most `stat_bytes`), nothing else. A pid outside
 // 2..2147483647 or a start tick of 0 is ERROR INVALID_REQUEST, nothing read.
 LivenessVerdict CheckLiveness(Evidence& evidence, std::int64_t pid, std::uint64_t start_ticks,
                               std::uint64_t stat_bytes = 4096);

@@ -66,13 +66,13 @@ Verdict NoMatchVerdict(const Diagnosis& last, std::uint32_t attempts) {
   return v;
 }
 
-// Seed 000: "Zero matches or an owned process disappearing during
-// inspection retries from a fresh snapshot every 100 ms for at most 5
-// seconds." The deadline passed during attempt N+1 after N attempts
-// completed without a match: the search was the retry loop, and the
-// deadline ended it as it ends it between attempts. The verdict keeps the
-// diagnosis of the last completed attempt (NO_MATCH, or TOKEN_MISMATCH for
-// a match carrying another token), its detail naming the deadline.
+// `docs/resolver.md`, "Retries, deadline and budget": zero matches, or an owned
+// process vanishing during inspection, retry from a fresh snapshot every 100 ms
+// for at most 5 s. The deadline passed during attempt N+1 after N attempts
+// completed without a match: the search was the retry loop, and the deadline
+// ended it as it ends it between attempts. The verdict keeps the diagnosis of
+// the last completed attempt (NO_MATCH, or TOKEN_MISMATCH for a match carrying
+// another token), its detail naming the deadline.
 Verdict DeadlineAfterCompletedAttempts(const Diagnosis& completed, std::uint32_t attempts,
                                        const Verdict& deadline) {
   const Status status = completed.stale_token ? Status::kTokenMismatch : Status::kNoMatch;

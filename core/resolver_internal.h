@@ -2,7 +2,8 @@
 // The parts of the resolver shared by its files (internal to core/, not an
 // interface of proctape): how a verdict is made, the meter that charges every
 // read against the byte budget and the deadline, and one point-in-time
-// snapshot of the process graph (seed 000, steps 2-4).
+// snapshot of the process graph (`docs/resolver.md`, "The eight steps",
+// steps 2-4).
 //
 //   resolver_scan.cc  the meter, the scan and the graph (steps 2-4)
 //   resolver.cc       attempts and retries, inspection, confirmation (1, 5-8)
@@ -31,7 +32,8 @@ namespace proctape::resolver {
 // ENOENT for a gone /proc/PID and ESRCH for a task that exited mid-read.
 inline bool Vanished(int err) { return err == ENOENT || err == ESRCH; }
 
-// Seed 000, step 8: "A missing process or state Z, X, or x is dead".
+// `docs/resolver.md`, "The eight steps", step 8: gone, or state Z, X or x, is
+// dead.
 inline bool DeadState(char state) { return state == 'Z' || state == 'X' || state == 'x'; }
 
 // t + d saturating instead of overflowing (core/checked.h): a clock reading,
@@ -77,10 +79,10 @@ class NearMisses {
   std::uint32_t omitted_ = 0;
 };
 
-// Seed 000: "Each attempt receives the same absolute monotonic deadline and a
-// cumulative proc-evidence byte budget; both are checked throughout
-// enumeration and after every required read." One meter serves every
-// attempt of one resolution.
+// `docs/resolver.md`, "Retries, deadline and budget": one absolute monotonic
+// deadline and one cumulative byte budget serve all attempts; both are checked
+// while the listing is read, after it and after every read. One meter serves
+// every attempt of one resolution.
 class Meter {
  public:
   Meter(Evidence& evidence, const Bounds& bounds) : ev_(evidence), b_(bounds) {}
@@ -199,12 +201,13 @@ struct Snapshot {
   }
 };
 
-// Seed 000, steps 2-3: enumerate, read and validate every stat into *snap,
-// which it clears first.
+// `docs/resolver.md`, "The eight steps", steps 2-3: enumerate, read and
+// validate every stat into *snap, which it clears first.
 std::optional<Verdict> Scan(Meter& meter, Snapshot* snap);
 
-// Seed 000, steps 3-4: cycles and depth over every record; marks the
-// descendants of `root_pid`. `under_root[i]` is true for strict descendants.
+// `docs/resolver.md`, "The eight steps", steps 3-4: cycles and depth over every
+// record; marks the descendants of `root_pid`. `under_root[i]` is true for
+// strict descendants.
 std::optional<Verdict> Graph(const Snapshot& snap, std::int64_t root_pid, std::uint32_t max_depth,
                              std::vector<bool>* under_root);
 

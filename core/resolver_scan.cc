@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The meter every read of a resolution goes through, and one point-in-time
-// snapshot of the process graph (seed 000, steps 2-4).
+// snapshot of the process graph (`docs/resolver.md`, "The eight steps",
+// steps 2-4).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -85,7 +86,7 @@ std::optional<Verdict> Meter::ParseRequiredStat(std::int64_t pid, const ReadResu
   return std::nullopt;
 }
 
-// Seed 000, steps 2-3.
+// `docs/resolver.md`, "The eight steps", steps 2-3.
 std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
   Evidence& ev = meter.evidence();
   const Bounds& b = meter.bounds();
@@ -134,7 +135,7 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
       return v;
     }
     auto pid = static_cast<std::int64_t>(*parsed_pid);
-    if (pid == 1) continue;  // init: outside the seed's pid range 2..2147483647
+    if (pid == 1) continue;  // init: outside step 2's pid range 2..2147483647
     // "Duplicate records ... stop the checker": a pid the listing names
     // twice is one, whatever its reads answer (the first may have vanished,
     // the second may fail): decided at its second name, nothing more read.
@@ -146,8 +147,8 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
     }
     ReadResult r;
     if (auto v = meter.ReadRequired(pid, ProcFile::kStat, b.stat_bytes, &r)) return v;
-    // Seed 000: "A numeric proc entry that disappears before its initial
-    // stat can be omitted from that point-in-time snapshot".
+    // `docs/resolver.md`, "The eight steps": a numeric entry that vanishes
+    // before its first stat read is left out of that snapshot.
     if (!r.ok()) continue;
     StatView f;
     if (auto v = meter.ParseRequiredStat(pid, r, &f)) return v;
@@ -163,7 +164,7 @@ std::optional<Verdict> Scan(Meter& meter, Snapshot* snap) {
   return std::nullopt;
 }
 
-// Seed 000, steps 3-4.
+// `docs/resolver.md`, "The eight steps", steps 3-4.
 std::optional<Verdict> Graph(const Snapshot& snap, std::int64_t root_pid, std::uint32_t max_depth,
                              std::vector<bool>* under_root) {
   enum Mark : unsigned char { kUnseen, kOnPath, kDone };

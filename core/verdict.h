@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The resolver's and the liveness check's outcomes. One status per failure mode
-// of seed 000 ("Failure modes"); each verdict carries the evidence that decided
+// (`docs/resolver.md`, "The eight steps", "One attempt" and "Liveness"); each
+// verdict carries the evidence that decided
 // it so that a person (or `proctape explain`) can tell why.
 #pragma once
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kernel events of `proctape explore` (issue 15, section 1), each one a thing
-// this kernel was seen to do (../shared/KERNEL-FACTS.md, the lab's watch test):
+// Kernel events of `proctape explore` (`docs/explore.md`, "The events"), each
+// one a thing this kernel was seen to do (../shared/KERNEL-FACTS.md, the lab's
+// watch test):
 //
 //   exit              the process becomes a zombie: state Z, an empty cmdline,
 //                     environ ESRCH, exe ENOENT, the same start tick; its

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host model of `proctape explore` (issue 15, section 1): a mutable host
-// built from the frame the frame model would answer a recorded check from
-// (replay/frame_evidence.h: the latest frame whose scan started at or before
-// the check's start), so that kernel events (explore/events.h) can change it
-// between two calls of the resolver.
+// The host model of `proctape explore` (`docs/explore.md`, "The host model"): a
+// mutable host built from the frame the frame model would answer a recorded
+// check from (replay/frame_evidence.h: the latest frame whose scan started at
+// or before the check's start), so that kernel events (explore/events.h) can
+// change it between two calls of the resolver.
 //
 // A process is its files as bytes (stat, cmdline, environ, status, cgroup:
 // each a StoredRead, present or not, exactly as the frame recorded it), its

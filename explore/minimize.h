@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape minimize` (issue 15, section 3): delta debugging over the host
-// model of one recorded check. The smallest host found on which the
-// identical resolver (or liveness check), re-run on the same request under
-// the same kernel events (those of a recording derived by explore), reaches
-// the same verdict: the same status, and the same process named (for
-// RESOLVED the pid and start tick, for a fail-closed verdict its subject:
-// the near miss of a NO_MATCH, the root that restarted, the pid reused).
+// `proctape minimize` (`docs/explore.md`, "Minimize"): delta debugging over the
+// host model of one recorded check. The smallest host found on which the
+// identical resolver (or liveness check), re-run on the same request under the
+// same kernel events (those of a recording derived by explore), reaches the
+// same verdict: the same status, and the same process named (for RESOLVED the
+// pid and start tick, for a fail-closed verdict its subject: the near miss of a
+// NO_MATCH, the root that restarted, the pid reused).
 //
 //   1. the target: the check run on the whole model with its events must
 //      give the recorded verdict (else nothing is minimized: the verdict came

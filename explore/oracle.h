@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The oracle of `proctape explore` (issue 15, section 1): whether a verdict
-// was right, decided from the host model's truth, never from the resolver.
+// The oracle of `proctape explore` (`docs/explore.md`, "The oracle"): whether a
+// verdict was right, decided from the host model's truth, never from the
+// resolver.
 //
 //   RESOLVED(pid, start) is right only if, at the resolver's final re-read
 //   of that pid's stat (the last point at which it read it: what it knew
@@ -16,7 +17,8 @@
 //   the resolver read was of the process it named), and no other process
 //   that matched (argv, token, exe, beneath the root, not dead) at that
 //   listing still matched, as the same process, at the final re-read
-//   (seed 000, step 6: "Exactly one match"; one that appeared after the
+//   (`docs/resolver.md`, "The eight steps", step 6: "Exactly one match";
+//   one that appeared after the
 //   listing, or stopped matching before it was read, was not there to see).
 //   Every other verdict is fail-closed and right.
 //   ALIVE (a liveness check) is right only if, at its one stat read, the

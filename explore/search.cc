@@ -190,9 +190,9 @@ class Searcher {
   }
 
   // The order a level is walked in: i itself, or with a seed the bijection
-  // i -> (a * i + b) mod n, a and b drawn from the seed and the level's
+  // i -> (a * i + b) mod n, a and b drawn from --seed N and the level's
   // number (std::mt19937_64), a coprime with n: every entry once, in an
-  // order the seed decides.
+  // order that N decides.
   struct Walk {
     std::uint64_t n = 0, a = 1, b = 0;
     std::uint64_t operator()(std::uint64_t i) const {

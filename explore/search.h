@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The search of `proctape explore` (issue 15, section 1): one recorded check
-// (a resolution or a liveness check) re-run on its host model
+// The search of `proctape explore` (`docs/explore.md`, "The search"): one
+// recorded check (a resolution or a liveness check) re-run on its host model
 // (explore/host_model.h) under every history of kernel events
 // (explore/events.h) up to a depth, each verdict judged by the oracle
 // (explore/oracle.h).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// A fingerprint file: seed 000, step 1 ("Before starting the turn, records
-// the AppServerConnection child host PID and its /proc/<pid>/stat start time,
-// and records /bin/sleep device and inode identity") kept on disk between the
+// A fingerprint file (`docs/format.md` section 12): step 1 of
+// `docs/resolver.md`, "The eight steps" (the root's host pid and its stat
+// start time, /bin/sleep's device and inode) kept on disk between the
 // moment it is taken (`proctape fingerprint`, before the turn) and the
 // resolution that relies on it (`proctape resolve --fingerprint`, after).
 //

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// A tape kept compact (issue 14 section 3): what `replay` and `explain` keep
-// of a file's observations. Each observation is its call (kind and
-// arguments) and the number of its result; each distinct result of a call is
-// stored once: an observation whose result equals the last result of the same
-// call (a version 2 "same as observation K", docs/format.md section 9a, or,
-// in any version, equal bytes) shares it, with no copy. A 5 s retry loop
-// re-reads stat files that did not change: its tape costs what changed.
+// A tape kept compact (`docs/format.md`, "Tapes: only what changed"): what
+// `replay` and `explain` keep of a file's observations. Each observation is its
+// call (kind and arguments) and the number of its result; each distinct result
+// of a call is stored once: an observation whose result equals the last result
+// of the same call (a version 2 "same as observation K", docs/format.md section
+// 9a, or, in any version, equal bytes) shares it, with no copy. A 5 s retry
+// loop re-reads stat files that did not change: its tape costs what changed.
 //
 // What is not kept: the observations' times (mono_ns) and their messages;
 // Observation() rebuilds one, for messages only.

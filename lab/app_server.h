@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The stand-in app-server of the seed's scenario: a forked copy of the lab
-// that starts what the lab asks for (over a pipe) beneath itself and reaps
-// every child, adopted orphans too (it is a child subreaper). Its host pid and
-// start time are the resolver's fingerprinted root.
+// The stand-in app-server (`docs/lab.md`, "What it starts"): a forked copy of
+// the lab that starts what the lab asks for (over a pipe) beneath itself and
+// reaps every child, adopted orphans too (it is a child subreaper). Its host
+// pid and start time are the resolver's fingerprinted root.
 //
 // It stops when the pipe closes — the lab is done with it, or the lab died:
 // it SIGKILLs its own unreaped children (by pid: a child cannot be reused

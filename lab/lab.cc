@@ -141,9 +141,9 @@ LabResult RunLab(const LabOptions& options) {
   stage.token = RandomHex(16);
   progress("starting the app-server");
   if (!stage.session.StartAppServer(&error)) return finish(LabOutcome::kFailed, error);
-  // Seed step 1: the root is fingerprinted before the turn starts, as
-  // `proctape fingerprint` does, into a file that the resolve checks read
-  // back, as `resolve --fingerprint` does.
+  // `docs/resolver.md`, "The eight steps", step 1: the root is fingerprinted
+  // before the turn starts, as `proctape fingerprint` does, into a file that
+  // the resolve checks read back, as `resolve --fingerprint` does.
   if (!FingerprintBeforeTheTurn(*live, options, stage, &error)) {
     return finish(LabOutcome::kFailed, error);
   }

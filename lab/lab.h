@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape lab`: the seed's namespace-PID races, staged with real processes
-// on this kernel and recorded by the same code as `resolve --record`.
+// `proctape lab`: the resolver's namespace-PID races (`docs/lab.md`), staged
+// with real processes on this kernel and recorded by the same code as `resolve
+// --record`.
 //
 // Every scenario starts a stand-in app-server (lab/app_server.h); beneath it
 // a PID-namespace sandbox (`unshare --pid --fork` or `bwrap --unshare-pid`)
@@ -48,7 +49,7 @@ struct LabOptions {
   SandboxKind sandbox = SandboxKind::kUnshare;
   std::string record;                     // output .ptape (format/output_file.h),
   bool force = false;                     //   checked before any process starts
-  std::int64_t deadline_ms = 5000;        // the resolver's deadline (the seed's 5 s)
+  std::int64_t deadline_ms = 5000;        // the resolver's default deadline, 5 s
   std::vector<std::string> command_line;  // stored in the file's header
   std::function<void(const std::string&)> progress;  // one line per step, may be empty
 };

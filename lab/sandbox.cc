@@ -139,7 +139,8 @@ std::vector<std::string> Session::SandboxArgv(Script script, const std::string& 
     argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
                              "--proc", "/proc", "--"});
   }
-  // `exec -a` is bash's; everything else is the seed's plain sh.
+  // `exec -a` is bash's; everything else is plain sh, as `docs/lab.md`,
+  // "What it starts" draws it.
   const bool bash = script == Script::kExecAsSleep;
   argv.insert(argv.end(), {bash ? "/bin/bash" : "/bin/sh", "-c", ScriptText(script),
                            bash ? "bash" : "sh", token, marker, extra});

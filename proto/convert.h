@@ -32,9 +32,9 @@ void UpgradeVerdict(v1::Verdict* verdict);
 // (docs/resolver.md, "Liveness"): its verdict says boot_unchecked, which
 // files written before the flag existed do not hold. Others are unchanged.
 void UpgradeLiveness(v1::Resolution* resolution);
-// Seed 000, step 1, kept in a fingerprint taken before the turn: the
-// request's root pid, the root's start tick and the attested executable's
-// identity become the fingerprint's.
+// `docs/resolver.md`, "The eight steps", step 1, kept in a fingerprint taken
+// before the turn: the request's root pid, the root's start tick and the
+// attested executable's identity become the fingerprint's.
 void ApplyFingerprint(const v1::RootFingerprint& fingerprint, Request* request);
 v1::FileIdentity ToProto(const Identity& identity);
 Identity FromProto(const v1::FileIdentity& identity);

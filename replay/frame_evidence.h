@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The frame model of replay (issue 4, section 2): an Evidence that answers
+// The frame model of replay (`docs/replay.md`, "Two models"): an Evidence that answers
 // every call from the captured frames of a snapshot instead of its tape, so
 // that a changed resolver, or a different request, runs against any capture —
 // one recorded by `resolve --record` or one taken with plain `proctape capture`.

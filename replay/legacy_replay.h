@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the legacy check would have done (issue 4, section 3): the marker N
+// What the legacy check would have done (`docs/resolver.md`, "The legacy
+// check"; `proctape replay --legacy-marker`): the marker N
 // taken as a host pid and probed with kill(N, 0) (core/legacy_marker.h), with
 // the probe answered from a captured frame instead of a live signal, so that
 // the report shows, from real evidence, which unrelated host process the

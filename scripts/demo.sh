@@ -15,8 +15,8 @@ out=proctape-demo
 mkdir -p "$out"
 echo "demo: proctape capture -o $out/host.ptape"
 "$proctape" capture -o "$out/host.ptape" --force
-# Seed step 1, before the turn: the root's pid and start time, /bin/sleep's
-# device and inode, this boot.
+# docs/resolver.md, "The eight steps", step 1, before the turn: the root's pid
+# and start time, /bin/sleep's device and inode, this boot.
 echo "demo: proctape fingerprint --root $$ -o $out/root.ptape"
 "$proctape" fingerprint --root $$ -o "$out/root.ptape" --force
 token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')

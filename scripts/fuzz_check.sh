@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The fuzz stage of CI (issue 13, tests/fuzz/README.md): builds the libFuzzer
+# The fuzz stage of CI (tests/fuzz/README.md): builds the libFuzzer
 # targets in build-fuzz (clang, ASan, UBSan; only the targets and what they
 # link), makes each target's seed corpus from the repository's data, and runs
 # every target for a bounded time with the dictionary. A crash, a sanitizer

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The installed library (issue 12, section 3; docs/library.md), checked from
+# The installed library (docs/library.md, "Building against it"), checked from
 # the outside as a user meets it:
 #   1. `cmake --install BUILD --prefix TMP` (a temporary prefix);
 #   2. every installed header compiles alone against TMP/include, and none

@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: Apache-2.0
--- The tables of `proctape sql` (issue 16; docs/sql.md when it lands): one
+-- The tables of `proctape sql` (docs/sql.md, "Tables"): one
 -- database for one or many .ptape files. Raw /proc bytes are BLOBs exactly as
 -- recorded; the *_text columns are the same bytes escaped as every view
 -- escapes them (a byte outside printable ASCII as \xNN).

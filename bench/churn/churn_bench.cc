@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// churn_bench: proctape under process churn (issue 13, section 4).
+// churn_bench: proctape under process churn (docs/testing.md).
 //
 //   churn_bench --proctape BIN --churner BIN [--seconds 60] [--timeout-ms 15000]
 //               [--keep]

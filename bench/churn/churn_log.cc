@@ -142,7 +142,7 @@ Judgement JudgeResolved(const ChurnLog& log, const std::string& token, pid_t pid
     return Judgement::kWrong;
   }
   if (match->dup_token) {
-    o << "the process carries the token entry twice (the seed's TOKEN_MISMATCH)";
+    o << "the process carries the token entry twice (the resolver's TOKEN_MISMATCH)";
     *why = o.str();
     return Judgement::kWrong;
   }

@@ -18,7 +18,7 @@
 //   s  sleeper: reports, then execs /bin/sleep through a hostile-named
 //      symbolic link in DIR (so its comm is hostile too) with argv exactly
 //      "/bin/sleep 1" and PROCTAPE_TOKEN=<prefix>-<seq> in its environment;
-//      every 8th sleeper carries the entry twice (the seed's TOKEN_MISMATCH);
+//      every 8th sleeper carries the entry twice (the resolver's TOKEN_MISMATCH);
 //   e  exec: reports, then execs /bin/true through a hostile-named link;
 //   reuse (any kind, reuse=1 in the log): made by clone3 with set_tid at the namespace pid *and* the host
 //      pid of a child just reaped (both pids reused at once), then a sleeper

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `proctape explore` from the command line (issue 15 §1), one case per ctest
+# `proctape explore` from the command line (docs/explore.md), one case per ctest
 # test (tests/CMakeLists.txt):
 #   corpus FILE   every shipped corpus entry, depth 2 with a budget of 5,000
-#                 runs per check (issue 15 §4: bounded for CI): zero
+#                 runs per check (bounded for CI: docs/explore.md, "In the
+#                 corpus and in CI"): zero
 #                 violations, exit 0
 #   bad_inputs    missing file, not a recording, --depth 0 and huge, --out not
 #                 a directory: one line on standard error, the documented status

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Regression inputs made by code, not kept as files: the classes issue 13
-// names, built from the repository's data (tests/data/replay/resolved.ptape)
-// or from nothing, for the target that takes them. Big ones (a 60,000-deep
-// parent chain) are generated here rather than checked in.
+// Regression inputs made by code, not kept as files: the hostile classes
+// tests/fuzz/regressions/README.md lists, built from the repository's data
+// (tests/data/replay/resolved.ptape) or from nothing, for the target that takes
+// them. Big ones (a 60,000-deep parent chain) are generated here rather than
+// checked in.
 #pragma once
 
 #include <string>

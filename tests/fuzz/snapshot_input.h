@@ -17,7 +17,7 @@
 // (MutateSnapshotInput) adds what bytes alone reach slowly: one nested
 // message mutated by libFuzzer in place, a repeated element copied or
 // dropped, and an integer field set to an edge value (INT64_MIN, INT64_MAX,
-// 0, 1, -1: the overflow classes of issue 13).
+// 0, 1, -1: the overflow classes `core/checked.h` saturates against).
 #pragma once
 
 #include <cstddef>

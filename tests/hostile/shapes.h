@@ -46,7 +46,7 @@ struct Built {
 struct Shape {
   std::string name;
   std::string stresses;  // one line: what it stresses, and through which commands
-  std::string defaults;  // "k=v ...": the size, under 1 MiB
+  std::string defaults;  // "k=v ...": the size hostile_file writes by default, under 1 MiB
   std::string small;     // a size every reader reads quickly (the unit test)
   // What `proctape verify` says of the small size: 0 intact, or the status
   // of the refusal the shape means (15 corrupt, 16 too-large).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape capture` on the real host (issue 3, sections 2, 4 and 6): what a
+// `proctape capture` on the real host (`docs/format.md` sections 3 and 6;
+// `docs/cli/outputs.md`): what a
 // capture holds. The file reads back whole with our own processes exactly as
 // the kernel shows them; --json summarises in one object; no byte of a
 // default capture holds an environ secret; the parallel scan and the
@@ -149,9 +150,10 @@ TEST(CaptureLive, JsonSummaryIsOneObject) {
       << r.out << " size " << st.st_size;
 }
 
-// Section 4: "A test starts a real process with a unique secret in its
-// environment, captures the host with and without --env keep, and proves the
-// secret appears in no byte of the decompressed default capture."
+// Redaction (`docs/format.md` section 6): a test starts a real process with a
+// unique secret in its environment, captures the host with and without --env
+// keep, and proves the secret appears in no byte of the decompressed default
+// capture.
 TEST(CaptureLive, NoByteOfTheDefaultCaptureHoldsAnEnvironSecret) {
   TempDir dir;
   const std::string secret = live::RandomHex(32);  // 64 hex digits

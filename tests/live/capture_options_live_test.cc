@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape capture` on the real host (issue 3, sections 2 and 4): its
+// `proctape capture` on the real host (`docs/format.md` sections 3 and 6): its
 // options. --root captures that process and its descendants only (a root that
 // is not running: an empty frame and exit 5); --frames and --interval start
 // frames on their schedule; bad options are usage errors on one line. Every

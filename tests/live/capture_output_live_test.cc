@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape capture` on the real host (issue 3, section 6): where a capture
+// `proctape capture` on the real host (`docs/cli/outputs.md`): where a capture
 // goes. A capture killed by SIGKILL leaves a readable .partial; an existing
 // file is not overwritten without --force; a symbolic link is refused even
 // with it; -o - writes a readable file to standard output. Every process a

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The commands' behaviour from the binary (issue 11's polish): what a new
+// The commands' behaviour from the binary (`docs/cli/commands.md`): what a new
 // user tripped on, each rule a test. Options that cannot mean anything are
 // usage errors naming the option; counts and refusals name what they looked at.
 #include <gtest/gtest.h>

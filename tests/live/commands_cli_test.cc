@@ -156,7 +156,8 @@ TEST(EmptySelection, OwnershipOfTheRootCgroupWarns) {
 // Every command's help: exit 0, no line over 80 columns, a blank line before
 // "Usage:", value names that say what a value is (FILE, DIR, PID, N, ...),
 // and no parser noise or private references: no generic VALUE or TEXT, no
-// "FILES(1x)", no "TEXT:{a,b}" or "[2 - 2147483647]", no "the seed".
+// "FILES(1x)", no "TEXT:{a,b}" or "[2 - 2147483647]", no word "seed" (a
+// private design note).
 TEST(Help, EveryCommandsHelpFitsEightyColumnsWithoutParserNoise) {
   const std::vector<live::CommandWords> commands = live::EveryCommand();
   ASSERT_GE(commands.size(), 18u) << "commands found: " << commands.size();
@@ -181,7 +182,7 @@ TEST(Help, EveryCommandsHelpFitsEightyColumnsWithoutParserNoise) {
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     // explore's option --seed (a shuffle of its search order) is no citation.
     for (std::size_t at; (at = lower.find("--seed")) != std::string::npos;) lower.erase(at, 6);
-    EXPECT_EQ(lower.find("seed"), std::string::npos) << name << "--help cites the seed";
+    EXPECT_EQ(lower.find("seed"), std::string::npos) << name << "--help cites a design note";
   }
 }
 

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Declared outputs of `proctape ownership` on a real git checkout (seed 002,
-// last paragraph): "git clean -fdX had already removed the ignored .venv
-// directory, but cleanup of the declared .venv/bin/python output treated its
-// missing parent as a verification failure. Missing parents now mean that the
-// output is already absent; existing symlink and non-directory parents still
-// fail closed. The regression uses a real Git checkout with ignored, nested
-// declared outputs."
+// Declared outputs of `proctape ownership` on a real git checkout
+// (`docs/ownership.md`, "Declared outputs"): git clean -fdX may have removed
+// the ignored .venv directory before cleanup looks for the declared
+// .venv/bin/python; a missing parent means that the output is already
+// absent, and a parent that is a symbolic link or not a directory still
+// fails closed. A real Git checkout with ignored, nested declared outputs.
 //
 // The processes are planned over two shipped corpus files (the pair of
 // docs/ownership.md, a PLANNED plan); the outputs are looked up on the real
@@ -111,7 +110,8 @@ TEST_F(DeclaredOutputsLive, GitCleanRemovedIgnoredParentsAndTheOutputsAreAlready
   EXPECT_NE(json.out.find("\"state\":\"ABSENT\""), std::string::npos) << json.out;
 }
 
-// Seed: "existing symlink and non-directory parents still fail closed". The
+// `docs/ownership.md`, "Declared outputs": a parent that is a symbolic link
+// or not a directory still fails closed. The
 // ignored .venv comes back as a link to a directory outside the checkout
 // holding bin/python, then as a plain file: the plan is refused (exit 7),
 // one line per problem, and the link's target is untouched.

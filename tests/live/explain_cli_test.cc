@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape explain` (issue 6, section 1) with the real binary:
+// `proctape explain` (`docs/explain.md`) with the real binary:
 //   - a corpus file explains to its golden output (tests/golden/explain/,
 //     written by tests/unit/analyze_explain_output_test.cc), byte for byte, text,
 //     --json, --all and --check, as a user runs it on a path of their own;

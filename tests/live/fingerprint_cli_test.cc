@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Issue 10, section 1, with the built binary on this kernel, what needs no
-// sandbox: a fingerprint of another boot is refused with its own status (9),
-// a file that is no usable fingerprint is refused clearly, the options that
-// go with a fingerprint, and a fingerprint file verifies and shows. The
-// resolutions that consume one are in fingerprint_live_cli_test.cc.
+// `docs/resolver.md`, "When the root is fingerprinted", with the built binary
+// on this kernel, what needs no sandbox: a fingerprint of another boot is
+// refused with its own status (9), a file that is no usable fingerprint is
+// refused clearly, the options that go with a fingerprint, and a fingerprint
+// file verifies and shows. The resolutions that consume one are in
+// fingerprint_live_cli_test.cc.
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Issue 10, section 1, with the built binary on this kernel, in a live
-// sandbox: the root is fingerprinted before the turn (`proctape
-// fingerprint`), the resolution consumes the fingerprint (`resolve
-// --fingerprint`), a recording keeps it, and a resolution without one says,
-// on standard error, in the verdict and in the recording, that the root was
+// `docs/resolver.md`, "When the root is fingerprinted", with the built binary
+// on this kernel, in a live sandbox: the root is fingerprinted before the turn
+// (`proctape fingerprint`), the resolution consumes the fingerprint (`resolve
+// --fingerprint`), a recording keeps it, and a resolution without one says, on
+// standard error, in the verdict and in the recording, that the root was
 // fingerprinted late. The refusals are in fingerprint_cli_test.cc.
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
@@ -163,7 +163,8 @@ TEST_P(FingerprintLiveTest, RecordingKeepsTheFingerprintAndReplaysAgainstIt) {
       << Describe(replay);
 }
 
-// The issue's test: the root restarts at the same pid (clone3 set_tid)
+// The case the fingerprint is for (`docs/resolver.md`, "When the root is
+// fingerprinted"): the root restarts at the same pid (clone3 set_tid)
 // between `fingerprint` and `resolve`. With the fingerprint the resolution is
 // ROOT_RESTARTED; without it the new root's sleep is RESOLVED, and all proctape
 // can do is say that the root was fingerprinted late.

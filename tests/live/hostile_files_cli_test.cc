@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Every command on the hostile files of tests/data/hostile/ (issue 13,
-// section 3), run by the built binary under RLIMIT_AS 512 MiB (prlimit sets
+// Every command on the hostile files of tests/data/hostile/ (`docs/format.md`
+// section 7), run by the built binary under RLIMIT_AS 512 MiB (prlimit sets
 // it in the child before exec) and a timeout: each ends with one line and the
 // status of its damage (16, too-large), never a crash, a hang, an
 // allocation failure, or success with data lost (an export never leaves an
@@ -52,7 +52,7 @@ TEST_P(HostileFiles, EveryCommandEndsWithTooLargeWithinTheLimits) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Issue13, HostileFiles,
+INSTANTIATE_TEST_SUITE_P(CommittedInputs, HostileFiles,
                          ::testing::Values("blob-references.ptape", "empty-records.ptape"),
                          [](const ::testing::TestParamInfo<std::string>& p) {
                            std::string n = p.param.substr(0, p.param.find('.'));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The JSON contract of the command line (issue 11, section 3; docs/cli/json.md),
+// The JSON contract of the command line (docs/cli/json.md),
 // from the built binary, read with a real JSON parser (protobuf's, into a
 // google.protobuf.Value, which accepts one JSON text and nothing after it):
 //   - every --json output is one JSON document;

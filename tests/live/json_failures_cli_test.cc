@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The JSON contract of the command line (issue 11, section 3; docs/cli/json.md)
+// The JSON contract of the command line (`docs/cli/json.md`, "Errors,
+// warnings and notes are JSON too")
 // when a command fails: under --json, whatever a command says on standard
 // error is JSON too, one object a line, the failure's last, with its message
 // and exit status, every warning before it (json_cli_fixture.h reads them

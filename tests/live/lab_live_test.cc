@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape lab` (issue 5, section 2) with the real binary on this kernel:
+// `proctape lab` (`docs/lab.md`) with the real binary on this kernel:
 //   - every scenario, in both sandboxes, records a file whose verdicts show
 //     what its name says, and which replays REPRODUCED;
 //   - "The lab ends every process it started, by pid": each process its
@@ -73,8 +73,9 @@ TEST_P(LabScenario, RecordsWhatItsNameSaysReplaysReproducedAndLeavesNothingRunni
     EXPECT_FALSE(StillRunning(p.pid(), p.start_ticks())) << p.role() << " " << p.pid();
   }
   ASSERT_GE(report.checks_size(), 1);
-  // Seed step 1: the app-server was fingerprinted before the turn, and every
-  // resolve check consumed that fingerprint (none fingerprinted it late).
+  // `docs/resolver.md`, "The eight steps", step 1: the app-server was
+  // fingerprinted before the turn, and every resolve check consumed that
+  // fingerprint (none fingerprinted it late).
   for (const v1::CheckSummary& check : report.checks()) {
     if (check.kind() != "resolve") continue;
     EXPECT_TRUE(check.resolve().has_fingerprint());

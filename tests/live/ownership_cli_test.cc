@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape ownership` from the binary on the shipped corpus (seed 002):
-// the plan of a corpus pair is the golden files' (tests/golden/ownership/,
-// written by the unit test OwnershipTest.GoldenCorpusPair), text and JSON; a
-// refused plan of status 2 says its first problem on standard error; errors
-// are one line each, with the documented status. The live check on real
-// processes is ownership_live_test.cc.
+// `proctape ownership` from the binary on the shipped corpus
+// (`docs/ownership.md`): the plan of a corpus pair is the golden files'
+// (tests/golden/ownership/, written by the unit test
+// OwnershipTest.GoldenCorpusPair), text and JSON; a refused plan of status 2
+// says its first problem on standard error; errors are one line each, with the
+// documented status. The live check on real processes is
+// ownership_live_test.cc.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape ownership` on real processes (seed 002): "A disposable live check
-// also proved that the candidate preserves the real OpenShell keepalive while
-// removing a detached child." The situation, built in a fresh cgroup v2
+// `proctape ownership` on real processes (`docs/ownership.md`, "Tests"): a
+// live check that the plan preserves a real keepalive while
+// removing a detached child. The situation, built in a fresh cgroup v2
 // directory this test creates (root only):
 //
 //   test ── runtime (sh: moves itself into the fresh cgroup)
@@ -89,9 +89,10 @@ TEST(OwnershipLive, KeepaliveKeptDetachedDoubleForkedAndSameNamedRemoved) {
   // The runtime's keepalive truly predates the verifier (kRuntime waits a tick).
   ASSERT_LT(StartOf(keepalive), StartOf(verifier)) << keepalive << " " << verifier;
 
-  // The situation is the seed's: one cgroup for all, the keepalive not the
-  // verifier's descendant, the detached and double-forked children
-  // reparented away from it, the impostor named exactly like the keepalive.
+  // The situation of docs/ownership.md's introduction: one cgroup for all, the
+  // keepalive not the verifier's descendant, the detached and double-forked
+  // children reparented away from it, the impostor named exactly like the
+  // keepalive.
   const std::string path = V2Path(static_cast<pid_t>(keepalive_pid));
   ASSERT_FALSE(path.empty());
   for (long pid : {impostor_pid, detached_pid, double_pid}) {
@@ -145,7 +146,8 @@ TEST(OwnershipLive, KeepaliveKeptDetachedDoubleForkedAndSameNamedRemoved) {
   EXPECT_NE(json.out.find("\"kept\":3"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("\"removed\":4"), std::string::npos) << json.out;
 
-  // Seed: capture ordering -- the same two files the other way round: refused
+  // Capture ordering (docs/ownership.md, "Refusals", baseline-not-before) --
+  // the same two files the other way round: refused
   // (exit 2), and nothing is decided.
   std::vector<std::string> swapped = plan_args;
   std::swap(swapped[3], swapped[5]);

@@ -7,14 +7,22 @@
 //   - cite documents that exist, with the sections they name:
 //     `docs/NAME.md`, "Heading" (or 'Heading', as a --help writes it),
 //     `docs/format.md` section 7, README "Install", BENCHMARKS.md, "Heading".
+// And what a maintainer reads cites only what the repository has: no file
+// `git ls-files` lists (comments, CMake, scripts, tests, BENCHMARKS.md)
+// cites an issue number or the design note ("issue 4", "seed 000", "the
+// seed"); each cites the section of docs/ that states the rule instead.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/live/build_paths.h"
+#include "tests/live/child_process.h"
 #include "tests/live/cli_contract.h"
 #include "tests/live/files.h"
 
@@ -132,6 +140,113 @@ TEST(PublicText, EveryDocumentAndSectionItCitesExists) {
     }
   }
   EXPECT_GE(cited, 100u) << "the citations of docs/ were not read";
+}
+
+// A citation of what the repository does not hold: an issue number
+// ("issue 4", "Issue 13 section 1", "Issue13/", "the issue's"), the design
+// note by number or name ("seed 000", "seed-002", "the seed", "the seed's",
+// "Seed:", "Seed (step 5)", "Seed step 1", 'Seed, "Problem"'). A fuzz seed,
+// an RNG's seed and explore's --seed are none of these.
+const std::regex& PrivateCitation() {
+  static const std::regex re(
+      "\\bissues? ?#?[0-9]+|\\bthe issue's|\\bseed[ -]?[0-9]{3}\\b|\\bthe seed\\b|\\bseed:"
+      "|\\bseed(?:, \"[A-Z]| \\((?:step|failure)| step [0-9])",
+      std::regex::icase);
+  return re;
+}
+
+// Citations a file may still hold, each with why: files that are being
+// changed elsewhere. Remove an entry once its file is clean.
+const std::set<std::pair<std::string, std::string>>& StillAllowed() {
+  static const std::set<std::pair<std::string, std::string>> allowed = {};
+  return allowed;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Each private citation of `text` (the file `path`), as "path:line: 'match'".
+// A citation wrapped across two lines ("issue" at the end of one, "16" at the
+// start of the next, after its comment marker) is found on the first.
+std::vector<std::string> PrivateCitationsOf(const std::string& path, const std::string& text) {
+  static const std::regex comment_lead("^\\s*(?://+|#+|\\*|--|;)?\\s*");
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  std::vector<std::string> found;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string raw_next = i + 1 < lines.size() ? lines[i + 1] : "";
+    const std::string lower = Lower(lines[i] + " " + raw_next);
+    if (lower.find("issue") == std::string::npos && lower.find("seed") == std::string::npos) continue;
+    const std::string joined =
+        lines[i] + " " +
+        std::regex_replace(raw_next, comment_lead, "", std::regex_constants::format_first_only);
+    for (auto it = std::sregex_iterator(joined.begin(), joined.end(), PrivateCitation());
+         it != std::sregex_iterator(); ++it) {
+      if (static_cast<std::size_t>(it->position()) >= lines[i].size()) continue;  // the next line's
+      if (StillAllowed().count({path, Lower(it->str())}) > 0) continue;
+      found.push_back(path + ":" + std::to_string(i + 1) + ": '" + it->str() + "'");
+    }
+  }
+  return found;
+}
+
+TEST(PublicText, PrivateCitationsAreFoundWhereTheyAre) {
+  EXPECT_EQ(PrivateCitationsOf("a.cc", "// ok\n// as issue 13, section 1 says\n"),
+            std::vector<std::string>{"a.cc:2: 'issue 13'"});
+  EXPECT_EQ(PrivateCitationsOf("a.cc", "// the resolver of seed 000 (the\n// seed's bounds)\n"),
+            (std::vector<std::string>{"a.cc:1: 'seed 000'", "a.cc:1: 'the seed'"}));
+  EXPECT_EQ(PrivateCitationsOf("a.sh", "# as a user runs them (issue\n# 16 §1)\n"),
+            std::vector<std::string>{"a.sh:1: 'issue 16'"});
+  EXPECT_EQ(PrivateCitationsOf("t.cc", "INSTANTIATE_TEST_SUITE_P(Issue13, X,\n// Seed (step 5): argv\n"),
+            (std::vector<std::string>{"t.cc:1: 'Issue13'", "t.cc:2: 'Seed (step'"}));
+  EXPECT_TRUE(PrivateCitationsOf("f.sh", "fuzz_seeds . $run/seeds  # the fuzz seed corpora\n"
+                                         "std::mt19937_64 rng(seed); // XXH64 seed 0, --seed N\n"
+                                         "no issue here; issues are tracked elsewhere\n")
+                  .empty());
+}
+
+// Every text file the repository tracks: sources, CMake files, scripts,
+// tests, BENCHMARKS.md, docs. Binary files and the regression corpus
+// (corpus/: recorded host bytes) are not read, nor this file, whose
+// patterns name what they forbid.
+TEST(PublicText, NoTrackedFileCitesAnIssueOrTheDesignNote) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(Source(".git"))) GTEST_SKIP() << PROCTAPE_SOURCE_DIR << " is not a git checkout";
+  const CommandResult listed = RunCommand(
+      {"/usr/bin/git", "-c", "safe.directory=*", "-C", PROCTAPE_SOURCE_DIR, "ls-files", "-z"}, 60'000);
+  ASSERT_TRUE(listed.started && listed.exit_code == 0)
+      << "git ls-files: " << listed.error << listed.err;
+  std::size_t read = 0;
+  std::vector<std::string> found;
+  std::size_t start = 0;
+  while (start < listed.out.size()) {
+    std::size_t end = listed.out.find('\0', start);
+    if (end == std::string::npos) end = listed.out.size();
+    const std::string path = listed.out.substr(start, end - start);
+    start = end + 1;
+    if (path.empty() || path.rfind("corpus/", 0) == 0 || path == "tests/live/public_text_test.cc") {
+      continue;
+    }
+    if (!fs::is_regular_file(Source(path))) continue;  // a deleted or a linked path
+    const std::string text = FileBytes(Source(path));
+    if (text.substr(0, 8000).find('\0') != std::string::npos) continue;  // binary
+    ++read;
+    for (std::string& f : PrivateCitationsOf(path, text)) found.push_back(std::move(f));
+  }
+  EXPECT_GE(read, 300u) << "the tracked files were not read";
+  for (const std::string& f : found) {
+    ADD_FAILURE() << f << " cites what the repository does not hold: cite the section of docs/ "
+                  << "that states the rule (`docs/resolver.md`, \"The eight steps\"), or say "
+                  << "the reason in the comment itself";
+  }
 }
 
 }  // namespace

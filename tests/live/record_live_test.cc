@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // `proctape resolve --record FILE` and `proctape liveness --record FILE` on a
-// real PID-namespace sandbox (issue 3, sections 3, 4 and 6): the file reads
-// back whole with its header, the frames taken before and after, the tape of
-// every call the resolver made, and the request and verdict; the tape has the
-// resolver's shape; the token entry is kept verbatim while every other environ
-// value is starred. The secret, the liveness recording and where a recording
-// goes are record_secret_, record_liveness_ and record_outputs_live_test.cc;
-// the sandbox is record_live_fixture.h's. Every process a test starts is ended
-// by its pid (sandbox.h).
+// real PID-namespace sandbox (`docs/format.md` sections 5, 6 and 11): the file
+// reads back whole with its header, the frames taken before and after, the tape
+// of every call the resolver made, and the request and verdict; the tape has
+// the resolver's shape; the token entry is kept verbatim while every other
+// environ value is starred. The secret, the liveness recording and where a
+// recording goes are record_secret_, record_liveness_ and
+// record_outputs_live_test.cc; the sandbox is record_live_fixture.h's. Every
+// process a test starts is ended by its pid (sandbox.h).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape liveness --record FILE` on a real PID-namespace sandbox (issue 3,
-// section 3): the recording holds the frames taken before and after, one
-// stat read of the sleep, and an ALIVE verdict. Every process a test starts
-// is ended by its pid (sandbox.h).
+// `proctape liveness --record FILE` on a real PID-namespace sandbox
+// (`docs/format.md` section 5): the recording holds the frames taken before and
+// after, one stat read of the sleep, and an ALIVE verdict. Every process a test
+// starts is ended by its pid (sandbox.h).
 #include <gtest/gtest.h>
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Where `proctape resolve --record` and `proctape liveness --record` write
-// (issue 3, section 6), on a real PID-namespace sandbox: an existing file is
+// (`docs/cli/outputs.md`), on a real PID-namespace sandbox: an existing file is
 // never replaced without --force, a symbolic link is refused even with it,
 // and `--record -` writes the file to standard output with the verdict on
 // standard error. Every process a test starts is ended by its pid (sandbox.h).

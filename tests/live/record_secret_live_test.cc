@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape resolve --record FILE` on a real PID-namespace sandbox (issue 3,
-// section 4): a secret in the sandbox's environment is in no decompressed
-// byte of the recording, while the token entry is kept verbatim where it was
-// read. Every process a test starts is ended by its pid (sandbox.h).
+// `proctape resolve --record FILE` on a real PID-namespace sandbox
+// (`docs/format.md` section 6): a secret in the sandbox's environment is in no
+// decompressed byte of the recording, while the token entry is kept verbatim
+// where it was read. Every process a test starts is ended by its pid
+// (sandbox.h).
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -27,9 +28,10 @@ using live::RecordLiveTest;
 
 using live::Proctape;
 
-// Section 4 for recordings: the secret in the sandbox's environment (the
-// shell's, the sandbox tool's and the sleep's, all in the frames; the sleep's
-// in the tape too) is in no decompressed byte of the file.
+// Redaction (`docs/format.md` section 6) for recordings: the secret in the
+// sandbox's environment (the shell's, the sandbox tool's and the sleep's, all
+// in the frames; the sleep's in the tape too) is in no decompressed byte of the
+// file.
 TEST_P(RecordLiveTest, NoDecompressedByteOfTheRecordingHoldsTheSandboxSecret) {
   const std::string file = dir_.File("secret.ptape");
   CommandResult r =

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape replay` (issue 4, section 5) of the files committed to the
-// repository: "files committed to the repo that were captured on this kernel
-// replay identically in CI on another machine". The corpus recorded by
+// `proctape replay` (`docs/replay.md`) of the files committed to the
+// repository: files committed to the repo that were captured on this kernel
+// replay identically in CI on another machine. The corpus recorded by
 // tests/data/replay/make_corpus.sh replays, through the binary, to the
 // committed bytes, human and --json, with this host's /proc hidden too.
 #include <gtest/gtest.h>
@@ -23,8 +23,8 @@ using live::FileBytes;
 // replay_live_fixture.h: Proctape, ReplayWithProcHidden, HiddenProcUnavailable.
 using namespace live::replay_live;
 
-// Section 5: "files committed to the repo that were captured on this kernel
-// replay identically in CI on another machine": the corpus recorded by
+// Files committed to the repo that were captured on this kernel replay
+// identically in CI on another machine: the corpus recorded by
 // tests/data/replay/make_corpus.sh replays, through the binary, to the
 // committed bytes, with this host's /proc hidden too.
 TEST(ReplayLiveCorpus, CommittedRecordingsReplayToTheCommittedBytes) {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape replay` (issue 4) on real recordings of real PID-namespace
+// `proctape replay` (`docs/replay.md`) on real recordings of real PID-namespace
 // sandboxes, with the real binary:
-//   - section 1: a recorded resolution (and liveness check) of a sandboxed
+//   - a recorded resolution (and liveness check) of a sandboxed
 //     sleep replays REPRODUCED, exit 0, naming the true host pid;
-//   - section 4, "Nothing live": with the host's /proc hidden (a private mount
+//   - nothing live is read: with the host's /proc hidden (a private mount
 //     namespace with an empty tmpfs over /proc) the output is byte-identical;
 //     after the sleep has been ended it is still REPRODUCED, byte-identical;
-//   - section 5: replaying the same file twice gives byte-identical output,
+//   - replaying the same file twice gives byte-identical output,
 //     human and --json; replay is clean under valgrind. The files committed
 //     to the repository (tests/data/replay/) are replay_corpus_live_test.cc's.
 // Every process a test starts is ended by its pid (sandbox.h).
@@ -103,7 +103,7 @@ class ReplayLiveTest : public ::testing::TestWithParam<SandboxKind> {
   std::unique_ptr<Sandbox> sandbox_;
 };
 
-// Sections 1 and 5: REPRODUCED, exit 0, the true host pid; the same bytes
+// REPRODUCED, exit 0, the true host pid; the same bytes
 // twice, human and JSON; the CLI prints exactly what the library decides.
 TEST_P(ReplayLiveTest, RecordedResolutionReproducesByteIdentically) {
   std::string file = RecordResolve();
@@ -147,8 +147,9 @@ TEST_P(ReplayLiveTest, RecordedResolutionReproducesByteIdentically) {
   EXPECT_EQ(json_again.out, json.out);
 }
 
-// Section 4: "a test replays with the host's /proc hidden (a private mount
-// namespace with an empty tmpfs over /proc) and gets the same output".
+// Nothing live is read (`docs/replay.md`): replayed with the host's /proc
+// hidden (a private mount namespace with an empty tmpfs over /proc), the
+// output is the same.
 TEST_P(ReplayLiveTest, ReplayWithTheHostProcHiddenIsByteIdentical) {
   std::string why = HiddenProcUnavailable();
   if (!why.empty()) GTEST_SKIP() << why;
@@ -177,8 +178,8 @@ TEST_P(ReplayLiveTest, ReplayWithTheHostProcHiddenIsByteIdentical) {
   EXPECT_EQ(look.out, "0\nend\n") << Describe(look);
 }
 
-// Section 4: replay reads nothing live, so the process it names may be long
-// gone: still REPRODUCED, the same bytes.
+// Replay reads nothing live (`docs/replay.md`), so the process it names may be
+// long gone: still REPRODUCED, the same bytes.
 TEST_P(ReplayLiveTest, ReplayAfterTheSleepHasEndedIsStillReproduced) {
   std::string file = RecordResolve();
   ASSERT_FALSE(HasFailure());
@@ -302,7 +303,7 @@ TEST_P(ReplayLiveTest, ChangedRequestsGiveVerdictChangedOrDiverged) {
   EXPECT_EQ(parsed->replayed().status(), v1::Verdict::EXE_MISMATCH);
 }
 
-// Section 5: "replay is clean under valgrind".
+// Replay is clean under valgrind.
 // Valgrind's note on the jail's system calls it does not know (seccomp 317,
 // landlock_create_ruleset 444: cli/jail.h), each a block of "--PID--" lines:
 // under valgrind the jail is what valgrind lets through, not a memory error.

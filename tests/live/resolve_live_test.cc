@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The resolver of seed 000 against real PID-namespace sandboxes on this
-// kernel: the marker a sandboxed shell writes is a namespace pid; the resolver
-// must find the sleep's true host pid beneath the app-server, and liveness
-// must follow that (pid, start time), never the marker.
+// The resolver (`docs/resolver.md`) against real PID-namespace sandboxes on
+// this kernel: the marker a sandboxed shell writes is a namespace pid; the
+// resolver must find the sleep's true host pid beneath the app-server, and
+// liveness must follow that (pid, start time), never the marker.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -45,8 +45,9 @@ class ResolveLiveTest : public ::testing::TestWithParam<SandboxKind> {
     ASSERT_NE(sandbox_, nullptr) << error;
   }
 
-  // The seed's request: root = the app-server, fingerprinted now; the
-  // attested /bin/sleep; the invocation's token.
+  // The request of `docs/resolver.md`, "Inputs (Request)": root = the
+  // app-server, fingerprinted now; the attested /bin/sleep; the invocation's
+  // token.
   Request MakeRequest() {
     Request request;
     request.root_pid = sandbox_->app_server();

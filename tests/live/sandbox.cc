@@ -166,7 +166,8 @@ bool Sandbox::Launch(std::string* error) {
     *error = SandboxUnavailable(kind_);
     return false;
   }
-  // The seed's synthetic command: export the token, write $$, become sleep.
+  // The sandboxed command of `docs/lab.md`, "What it starts": export the
+  // token, write $$, become sleep.
   // Token and marker path are positional parameters: no quoting games.
   const std::string script = "export PROCTAPE_TOKEN=\"$1\"; echo $$ > \"$2\"; exec /bin/sleep 120";
   std::vector<std::string> argv = NamespaceArgv(kind_, tool);

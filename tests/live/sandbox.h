@@ -44,7 +44,8 @@ std::string SandboxUnavailable(SandboxKind kind);
 // /proc is its own; the command to run in it follows.
 std::vector<std::string> NamespaceArgv(SandboxKind kind, const std::string& tool);
 
-// The seed's scenario on the real kernel:
+// The resolver's scenario (`docs/resolver.md`, "The eight steps") on the real
+// kernel:
 //
 //   test ── app-server (a fork of the test; a child subreaper that reaps
 //            │          every child, adopted orphans too, then exits)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape sql` and `export --format sqlite|csv` as a user runs them (issue
-// 16 §1): statements from -c or standard input, bad SQL one line and exit 2,
-// read-only, a damaged file loaded up to its damage, a file that is no .ptape
-// refused with its status, --db by the rules of every output, and export's
-// database the same as --db's.
+// `proctape sql` and `export --format sqlite|csv` as a user runs them
+// (docs/sql.md): statements from -c or standard input, bad SQL one line and
+// exit 2, read-only, a damaged file loaded up to its damage, a file that is no
+// .ptape refused with its status, --db by the rules of every output, and
+// export's database the same as --db's.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>

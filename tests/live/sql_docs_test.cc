@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// docs/sql.md's worked queries are golden tests (issue 16 §2): each ```sql
-// block under a "### N. TITLE" heading is run as
+// docs/sql.md's worked queries are golden tests (docs/sql.md, "Worked
+// queries"): each ```sql block under a "### N. TITLE" heading is run as
 //   proctape sql corpus/*.ptape -c QUERY
 // over the repository's corpus, and what it prints must be the ```text block
 // that follows it, byte for byte, so that the docs cannot drift from the
@@ -102,7 +102,7 @@ class SqlDocs : public testing::TestWithParam<std::string> {};
 
 TEST(SqlDocsList, HasAtLeastTenWorkedQueriesEachWithItsOutput) {
   const std::vector<WorkedQuery> queries = WorkedQueries(FileBytes(kDoc));
-  EXPECT_GE(queries.size(), 10u) << "issue 16: at least ten worked queries in docs/sql.md";
+  EXPECT_GE(queries.size(), 10u) << "at least ten worked queries in docs/sql.md";
   for (const WorkedQuery& q : queries) {
     EXPECT_NE(q.output_begin, std::string::npos) << q.title << ": no ```text block after its query";
   }

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// The readers that stream (issue 14, section 1): verify, show, tree and
-// export read a file chunk by chunk and keep at most one frame (diff two;
-// explain and replay of a recording none), so a file
-// whose whole Snapshot is larger than the memory they may use is read all
-// the same. The file is written here through the real writer (never checked
-// in, tests/shapes/many_frames.h): 24 frames of 3,000 process records with
-// kilobyte environs, 1.7 MB on disk. Each command runs under RLIMIT_AS 64 MiB
-// (prlimit), the issue's target. Measured on this file (the smallest
-// --as each command passed at, a release build): the streaming commands
-// 19-29 MiB; the commands before streaming, which read the whole file into
-// a Snapshot first, 138-150 MiB (peak RSS 130-145 MB), and abort under this
-// limit. The speed and peak RSS as the file grows are measured in
+// The readers that stream (`docs/format.md`, "What a command holds"): verify,
+// show, tree and export read a file chunk by chunk and keep at most one frame
+// (diff two; explain and replay of a recording none), so a file whose whole
+// Snapshot is larger than the memory they may use is read all the same. The
+// file is written here through the real writer (never checked in,
+// tests/shapes/many_frames.h): 24 frames of 3,000 process records with kilobyte
+// environs, 1.7 MB on disk. Each command runs under RLIMIT_AS 64 MiB (prlimit),
+// the target of BENCHMARKS.md, "Streaming readers". Measured on this file (the
+// smallest --as each command passed at, a release build): the streaming
+// commands 19-29 MiB; the commands before streaming, which read the whole file
+// into a Snapshot first, 138-150 MiB (peak RSS 130-145 MB), and abort under
+// this limit. The speed and peak RSS as the file grows are measured in
 // bench/stream_rss.sh, not here.
 #include <gtest/gtest.h>
 

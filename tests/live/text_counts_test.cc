@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Counts in the text output (issue 11, section 4): a count of one takes the
-// singular ("1 attempt", "1 frame", "1 entry"), and a total summed over the
-// frames says it counts process records ("2 frames, 2 process records"), from
-// the built binary. Every process a test starts is ended by its pid.
+// Counts in the text output (`docs/cli/views.md`, "Counts are said right"): a
+// count of one takes the singular ("1 attempt", "1 frame", "1 entry"), and a
+// total summed over the frames says it counts process records ("2 frames, 2
+// process records"), from the built binary. Every process a test starts is
+// ended by its pid.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

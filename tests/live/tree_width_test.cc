@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape tree` fits the terminal (issue 11, section 4), from the built
+// `proctape tree` fits the terminal (`docs/cli/views.md`, "tree fits the
+// terminal"), from the built
 // binary on a pseudo-terminal: when standard output is a terminal, each line
 // is cut to its width (TIOCGWINSZ, else $COLUMNS) and ends with '>'; --wide
 // never cuts; output that is not a terminal is never cut.

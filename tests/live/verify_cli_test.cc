@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape verify FILE [--json]` with the built binary (issue 3, sections 1
-// and 6): a fresh recording is intact (exit 0); damaged copies of it give one
-// line on standard error naming the chunk and byte offset, and the distinct
-// exit status of their kind (cli/exit_codes.h): 10 cannot open, 11 wrong
-// magic, 12 newer version, 13 truncated, 14 checksum, 15 corrupt, 16 over a
-// limit. Every process a test starts is ended by its pid (sandbox.h).
+// `proctape verify FILE [--json]` with the built binary (`docs/format.md`
+// section 8): a fresh recording is intact (exit 0); damaged copies of it give
+// one line on standard error naming the chunk and byte offset, and the distinct
+// exit status of their kind (cli/exit_codes.h): 10 cannot open, 11 wrong magic,
+// 12 newer version, 13 truncated, 14 checksum, 15 corrupt, 16 over a limit.
+// Every process a test starts is ended by its pid (sandbox.h).
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape show`, `tree` and `diff` with the built binary (issue 6, section
-// 1): on every corpus recording and on damaged copies. Hand-made hostile
+// `proctape show`, `tree` and `diff` with the built binary (`docs/views.md`):
+// on every corpus recording and on damaged copies. Hand-made hostile
 // files and the errors are in views_hostile_cli_test.cc, fresh captures of
 // this host in views_live_cli_test.cc; the golden files are described in
 // views_cli_fixture.h.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// `show`, `tree` and `diff` with --pid, --uid and --comm (issue 11, section
-// 4), from the built binary on a hand-made file: the filters select by the
-// process's pid (tree: its subtree), its real uid and its exact comm, byte for
-// byte; they combine with AND; an empty selection says so and exits 5 (not
-// found), with --json too.
+// `show`, `tree` and `diff` with --pid, --uid and --comm (`docs/cli/views.md`,
+// "show, tree, diff: --pid, --uid, --comm"), from the built binary on a
+// hand-made file: the filters select by the process's pid (tree: its subtree),
+// its real uid and its exact comm, byte for byte; they combine with AND; an
+// empty selection says so and exits 5 (not found), with --json too.
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape show`, `tree` and `diff` with the built binary (issue 6, section
-// 1) on hand-made hostile files (every name escaped in every view, frames of
+// `proctape show`, `tree` and `diff` with the built binary (`docs/views.md`)
+// on hand-made hostile files (every name escaped in every view, frames of
 // different boots refused unless forced); their --help and their errors.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape show`, `tree` and `diff` with the built binary (issue 6, section
-// 1) on fresh captures of this host.
+// `proctape show`, `tree` and `diff` with the built binary (`docs/views.md`)
+// on fresh captures of this host.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

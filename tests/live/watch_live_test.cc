@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Watching (issue 14 §2): `capture --root PID --interval 10 --until-exit` of
-// a PID-namespace sandbox in which a shell forks a child that execs, the
-// lab's pre-exec race held open: the child sits between fork and exec (a
-// copy of the shell: its comm and cmdline) until the test writes a line to
-// its standard input, then execs cat, which holds until the test closes that
-// pipe. The test waits, for each state, until /proc shows it and two more
-// frames are complete in the capture's temporary, so no 10 ms race decides
-// the outcome; it then asserts the file shows the states in order and that
-// the frame showing the sandbox exited is the last one.
+// Watching (BENCHMARKS.md, "Watching at 10 ms"): `capture --root PID --interval
+// 10 --until-exit` of a PID-namespace sandbox in which a shell forks a child
+// that execs, the lab's pre-exec race held open: the child sits between fork
+// and exec (a copy of the shell: its comm and cmdline) until the test writes a
+// line to its standard input, then execs cat, which holds until the test closes
+// that pipe. The test waits, for each state, until /proc shows it and two more
+// frames are complete in the capture's temporary, so no 10 ms race decides the
+// outcome; it then asserts the file shows the states in order and that the
+// frame showing the sandbox exited is the last one.
 //
 //   test ─┬─ capture --root L --interval 10 --until-exit
 //         └─ L: unshare --pid --fork | bwrap --unshare-pid   (our child)

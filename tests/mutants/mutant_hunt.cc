@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // mutant_hunt: `explore` over a corpus with the real resolver and with each
-// resolver mutant (issue 15, section 2; tests/mutants/mutants.h), as proof
+// resolver mutant (`docs/explore.md`, "In the corpus and in CI";
+// tests/mutants/mutants.h), as proof
 // that the search finds what it is for.
 //
 // Usage: mutant_hunt CORPUS_DIR [--depth K] [--budget N] [--out DIR]
@@ -190,7 +191,7 @@ int Hunt(const Options& o) {
     tallies.push_back(t);
   }
 
-  std::cout << "| resolver | rule of seed 000 dropped | violations | checks with one | "
+  std::cout << "| resolver | rule dropped | violations | checks with one | "
                "histories to the first | histories run | the first counterexample, with the real "
                "resolver |\n|---|---|---:|---:|---:|---:|---|\n";
   for (std::size_t i = 0; i < tallies.size(); ++i) {

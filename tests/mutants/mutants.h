@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The resolver mutants of issue 15, section 2 (core/mutant.h): the real
-// resolver and liveness check compiled once more per rule of seed 000 each
+// The resolver mutants (core/mutant.h; `docs/explore.md`, "In the corpus and
+// in CI"): the real resolver and liveness check compiled once more per rule
+// of `docs/resolver.md` each
 // one drops. Test builds only: nothing here is in the proctape binary.
 #pragma once
 
@@ -15,7 +16,7 @@ namespace proctape::mutant {
 struct Mutant {
   Rule rule = kNone;     // kNone: the real resolver
   std::string name;      // "no-ancestry-reread"
-  std::string dropped;   // the rule of seed 000 it drops, in a few words
+  std::string dropped;   // the rule of docs/resolver.md it drops, in a few words
   explore::Checker checker;
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Files of many frames for the streaming readers (issue 14, section 1): a
+// Files of many frames for the streaming readers (BENCHMARKS.md, "Streaming
+// readers"; `docs/format.md`, "What a command holds"): a
 // quiet host of `processes` process records, each record a few hundred bytes
 // of /proc text plus a kilobyte environ, captured `frames` times. Every
 // string is distinct (pid and frame are in each file), so the blob table

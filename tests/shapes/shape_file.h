@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Files of hostile shapes for the views (issue 13, section 3, "quadratic
-// views"): one recorded resolution on an in-memory host whose processes form
+// Files of hostile shapes for the views (`docs/format.md`, "The frame
+// model's work": no view may be quadratic in a file's shape): one recorded
+// resolution on an in-memory host whose processes form
 // a 60,000-deep parent chain (process k's parent is k-1) or a 60,000-wide star
 // (every process a child of the root). Written by the real recording path, as
 // `resolve --record` writes a file (header, a frame, the tape, a frame, the

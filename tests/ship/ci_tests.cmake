@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# P3 of issue 12: contrib/ci/proctape-ci.sh, run as a CI job would
+# contrib/ci/proctape-ci.sh (README "Capturing on CI"), run as a CI job would
 # (tests/ship/ci_script_test.sh): one ctest test per case, label ship.
 # Included from tests/CMakeLists.txt.
 set(PROCTAPE_CI_CASES

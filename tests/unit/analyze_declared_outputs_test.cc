@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Declared outputs in the ownership plan (seed 002, last paragraph), on an
-// in-memory filesystem: "Missing parents now mean that the output is already
-// absent; existing symlink and non-directory parents still fail closed."
+// Declared outputs in the ownership plan (`docs/ownership.md`, "Declared
+// outputs"), on an in-memory filesystem: a missing parent means that the
+// output is already absent; a parent that is a symbolic link or not a
+// directory still fails closed.
 // The live test with a real git checkout is tests/live/declared_outputs_live_test.cc.
 #include "analyze/declared_outputs.h"
 
@@ -49,7 +50,8 @@ class MemoryPaths : public PathLookup {
   std::map<std::string, PathEntry> entries_;
 };
 
-// A checkout as the seed's verifier sees it: .venv is ignored (.gitignore).
+// A checkout as the verifier of docs/ownership.md, "Declared outputs" sees
+// it: .venv is ignored (.gitignore).
 MemoryPaths Checkout() {
   MemoryPaths fs;
   fs.Dir(".venv").Dir(".venv/bin").File(".venv/bin/python").Dir("dist");
@@ -58,7 +60,8 @@ MemoryPaths Checkout() {
 
 std::string State(const Out& o) { return Out::State_Name(o.state()); }
 
-// Seed: the declared output exists: cleanup would remove it.
+// `docs/ownership.md`, "Declared outputs": the declared output exists:
+// cleanup would remove it.
 TEST(DeclaredOutputs, ExistingOutputIsPresentWithWhatItIs) {
   MemoryPaths fs = Checkout();
   fs.Link("dist/latest").Fifo("dist/pipe");
@@ -75,10 +78,10 @@ TEST(DeclaredOutputs, ExistingOutputIsPresentWithWhatItIs) {
   }
 }
 
-// Seed: "git clean -fdX had already removed the ignored .venv directory, but
-// cleanup of the declared .venv/bin/python output treated its missing parent
-// as a verification failure. Missing parents now mean that the output is
-// already absent". Nothing below the missing parent is looked up.
+// `docs/ownership.md`, "Declared outputs": git clean -fdX may have removed the
+// ignored .venv directory before cleanup looks for the declared
+// .venv/bin/python; a missing parent means that the output is already absent,
+// not a verification failure. Nothing below the missing parent is looked up.
 TEST(DeclaredOutputs, MissingParentMeansTheOutputIsAlreadyAbsent) {
   MemoryPaths fs;  // after git clean -fdX: no .venv at all
   fs.Dir("dist");
@@ -97,7 +100,8 @@ TEST(DeclaredOutputs, MissingParentMeansTheOutputIsAlreadyAbsent) {
   EXPECT_EQ(missing.detail(), "already absent: missing");
 }
 
-// Seed: "existing symlink and non-directory parents still fail closed": a
+// `docs/ownership.md`, "Declared outputs": a parent that is a symbolic link
+// or not a directory still fails closed: a
 // parent that is a link (repository code could point .venv anywhere) or a
 // file, whatever lies beyond it.
 TEST(DeclaredOutputs, SymlinkOrNonDirectoryParentFailsClosed) {

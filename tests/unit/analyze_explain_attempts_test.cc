@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape explain` (issue 6, section 1): how the attempts of a recorded
-// resolution are told: the tree beneath the root and the ancestry re-read,
-// candidates that vanish or exit during inspection, a dead or missing root,
-// the retry loop and how attempts that read alike are folded, and the
+// `proctape explain` (`docs/explain.md`, "The text"): how the attempts of a
+// recorded resolution are told: the tree beneath the root and the ancestry
+// re-read, candidates that vanish or exit during inspection, a dead or missing
+// root, the retry loop and how attempts that read alike are folded, and the
 // deadline and bounds that end a search.
 #include <gtest/gtest.h>
 
@@ -58,9 +58,10 @@ TEST(ExplainAttempts, TheTreeBeneathTheRootAndTheAncestryReRead) {
   EXPECT_EQ(mcp->detail(), "argv \"node\" \"mcp-server.js\": not the expected argv");
 }
 
-// Seed (step 5): the argv is exact only when the cmdline is its elements
-// NUL-terminated, byte for byte. The same elements without the final NUL are
-// told as not the expected argv, and why, though they split alike.
+// `docs/resolver.md`, "One attempt", step 3: the argv is exact only when the
+// cmdline is its elements NUL-terminated, byte for byte. The same elements
+// without the final NUL are told as not the expected argv, and why, though they
+// split alike.
 TEST(ExplainAttempts, CmdlineWithoutItsFinalNulIsToldAsNotTheExpectedArgv) {
   FakeHost host;
   host.SetFile(kSleep, ProcFile::kCmdline, std::string("/bin/sleep\0" "120", 14));

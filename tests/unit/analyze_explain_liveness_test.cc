@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape explain` (issue 6, section 1): a recorded liveness check is told
-// as its one stat re-read and its verdict.
+// `proctape explain` (`docs/explain.md`, "The text"): a recorded liveness check
+// is told as its one stat re-read and its verdict.
 #include <gtest/gtest.h>
 
 #include <functional>

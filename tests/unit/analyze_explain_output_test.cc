@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape explain` (issue 6, section 1): its output. Hostile names are
-// escaped in every line, the same file explains to the same bytes, the JSON
-// round-trips, offsets are told to a tenth of a millisecond; then the text
-// and JSON of every corpus entry (corpus/MANIFEST) and of a hand-made hostile
-// recording are compared byte for byte with tests/golden/explain/.
-// PROCTAPE_UPDATE_GOLDEN=1 rewrites the golden files instead.
+// `proctape explain` (`docs/explain.md`, "Tests and golden files"): its output.
+// Hostile names are escaped in every line, the same file explains to the same
+// bytes, the JSON round-trips, offsets are told to a tenth of a millisecond;
+// then the text and JSON of every corpus entry (corpus/MANIFEST) and of a
+// hand-made hostile recording are compared byte for byte with
+// tests/golden/explain/. PROCTAPE_UPDATE_GOLDEN=1 rewrites the golden files
+// instead.
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape explain` (issue 6, section 1): a replay that no longer reproduces
-// (a call removed from the tape) says where it diverged, tells what the tape
-// answered up to there, and tells no verdict.
+// `proctape explain` (`docs/explain.md`, "What the tape does not hold"): a
+// replay that no longer reproduces (a call removed from the tape) says where it
+// diverged, tells what the tape answered up to there, and tells no verdict.
 #include <gtest/gtest.h>
 
 #include <cstddef>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape explain` (issue 6, section 1): the request of a recorded check
-// and the root's fingerprint: a fingerprint read on the tape comes first and
-// is told as late, one taken before the turn is told as such, and an invalid
-// request makes no call.
+// `proctape explain` (`docs/explain.md`, "The text"): the request of a recorded
+// check and the root's fingerprint: a fingerprint read on the tape comes first
+// and is told as late, one taken before the turn is told as such, and an
+// invalid request makes no call.
 #include <gtest/gtest.h>
 
 #include <cerrno>

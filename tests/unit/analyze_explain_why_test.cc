@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape explain` (issue 6, section 1): each rejection reason the resolver
+// `proctape explain` (`docs/explain.md`, "Why a candidate is or is not the
+// process"): each rejection reason the resolver
 // has, staged on the in-memory host, recorded and explained; each candidate of
 // the first attempt carries the reason the resolver acted on, and the attempt
 // that decided is summed up by the resolver's own verdict.
@@ -114,8 +115,9 @@ std::vector<WhyScenario> WhyScenarios() {
          });
        },
        Status::kRootRestarted, A::FINAL, {{kSleep, C::ROOT_RESTARTED}}},
-      // Seed (step 7): "Every PID, parent PID, and start time must match the
-      // snapshot" — the root's parent too: reparented to init at its re-read.
+      // `docs/resolver.md`, step 7: every pid, parent pid and start time must
+      // be those of the snapshot — the root's parent too: reparented to init at
+      // its re-read.
       {"RootReparentedAtReRead",
        [](FakeHost& h, Request&) {
          AfterExe(h, [](FakeHost& host) {
@@ -145,8 +147,9 @@ std::vector<WhyScenario> WhyScenarios() {
        Status::kNoMatch, A::RETRY, {{kSleep, C::DEAD}}},
       // The sleep exits between its cmdline and its environ read: environ
       // reads empty, and the stat re-read that tells why finds it gone or a
-      // zombie (seed: "an owned process disappearing during inspection
-      // retries"); in every attempt, so the verdict is NO_MATCH.
+      // zombie (an owned process vanishing during inspection retries:
+      // docs/resolver.md, "Retries, deadline and budget"); in every
+      // attempt, so the verdict is NO_MATCH.
       {"EnvironEmptyThenGone",
        [](FakeHost& h, Request&) { ExitAtEnviron(h, [](FakeHost& host) { host.Remove(kSleep); }); },
        Status::kNoMatch, A::RETRY, {{kSleep, C::VANISHED}}},

@@ -7,7 +7,7 @@
 // clock tick, and one out of scope in the baseline but in scope now refuse
 // the plan (baseline-not-before, naming it); the runtime's siblings that
 // predate the verifier, its ancestors, the capture and kernel threads do not.
-// The seed's sandbox is built by tests/unit/ownership_fixture.h (the
+// The keepalive sandbox is built by tests/unit/ownership_fixture.h (the
 // verifier is 44@400).
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@
 namespace proctape {
 namespace {
 
-using namespace test;  // the seed's sandbox: ownership_fixture.h
+using namespace test;  // the keepalive sandbox: ownership_fixture.h
 using test::Request;   // not proctape::Request (the resolver's)
 using test::Verdict;   // not proctape::Verdict
 using Problem = v1::OwnershipProblem;
@@ -44,8 +44,9 @@ Snapshot TwoFrames(const std::vector<P>& first, const std::vector<P>& second) {
   return Snap({Records(a), Records(b)}, kBaseCapturer, 1'000'000);
 }
 
-// Seed: "still removes new same-UID cgroup processes, including detached and
-// double-forked children" -- also when the verifier started them before its
+// `docs/ownership.md`, "Started before the verifier": new same-uid cgroup
+// processes are removed, detached and double-forked children included --
+// also when the verifier started them before its
 // baseline: a setsid daemon reparented to init and a double-forked child
 // reparented to the keepalive (a subreaper) no longer descend from it, but
 // both started after it. The baseline is not the bootstrap: refused, each
@@ -137,7 +138,8 @@ TEST(OwnershipBootstrapTest, AProcessOutOfScopeInTheBaselineAndInScopeNowMustPre
   EXPECT_EQ(Verdict(plan, 65), "KEEP/IN_BASELINE");
 }
 
-// Seed: "The runtime can legitimately own a sibling process." Over a
+// `docs/ownership.md`, introduction: the runtime can legitimately own a
+// sibling process. Over a
 // baseline of several frames, the siblings that predate the verifier (in
 // every frame) are kept by their pair in the last frame, and a process the
 // scope never holds (another uid) started since the verifier refuses nothing.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ownership planner (seed 002) on hand-built snapshots, its decisions: one
-// test per rule of the seed, each quoting it: what is kept, what is removed,
-// what is never decided, and cgroup membership read from the unified
-// hierarchy. The seed's sandbox is built by tests/unit/ownership_fixture.h.
+// The ownership planner (`docs/ownership.md`, "Decisions") on hand-built
+// snapshots, its decisions: one test per rule, each stating it: what is kept,
+// what is removed, what is never decided, and cgroup membership read from the
+// unified hierarchy. The keepalive sandbox is built by
+// tests/unit/ownership_fixture.h.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -18,15 +19,15 @@
 namespace proctape {
 namespace {
 
-using namespace test;  // the seed's sandbox: ownership_fixture.h
+using namespace test;  // the keepalive sandbox: ownership_fixture.h
 using test::Request;   // not proctape::Request (the resolver's)
 using test::Verdict;   // not proctape::Verdict
 using Decision = v1::OwnershipDecision;
 
-// Seed: "The runtime's keepalive was a separate process, PID 34, with the same
-// UID and cgroup. The cleanup algorithm excluded ancestors and treated every
-// other same-UID cgroup member as untrusted. Calling cleanup killed the
-// keepalive" -- "The runtime can legitimately own a sibling process."
+// `docs/ownership.md`, introduction: the runtime's keepalive is a separate
+// process (pid 34 here) with the same uid and cgroup; a cleanup that spares
+// only its ancestors and treats every other same-uid cgroup member as the
+// repository's kills it. The runtime can legitimately own a sibling process.
 TEST(OwnershipTest, RuntimeSiblingKeepaliveIsPreservedByItsBaselinePair) {
   v1::OwnershipPlan plan = PlanOwnership(Baseline(), Current(), Request());
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
@@ -38,11 +39,12 @@ TEST(OwnershipTest, RuntimeSiblingKeepaliveIsPreservedByItsBaselinePair) {
   EXPECT_EQ(plan.kept(), 3u);
 }
 
-// Seed: "Cleanup preserves those exact PID/start-time pairs and still removes
-// new same-UID cgroup processes, including detached and double-forked
-// children." Detached (a new session, reparented to init) and double-forked
-// (its parent exited; reparented to the keepalive acting as a subreaper):
-// neither is the verifier's descendant any more, and both are removed.
+// `docs/ownership.md`, "Decisions": cleanup preserves the baseline's exact
+// (pid, start tick) pairs and still removes new same-uid cgroup processes,
+// detached and double-forked children included. Detached (a new session,
+// reparented to init) and double-forked (its parent exited; reparented to the
+// keepalive acting as a subreaper): neither is the verifier's descendant any
+// more, and both are removed.
 TEST(OwnershipTest, DetachedAndDoubleForkedChildrenAreRemovedWhereverTheyWereReparented) {
   P child = {60, kVerifier, 700, {"make", "test"}, "make"};
   P detached = {61, kInit, 710, {"setsid", "-f", "daemon"}, "daemon"};
@@ -60,8 +62,8 @@ TEST(OwnershipTest, DetachedAndDoubleForkedChildrenAreRemovedWhereverTheyWereRep
   EXPECT_EQ(plan.removed(), 4u);
 }
 
-// Seed: "Process names would also be an inadequate ownership rule: repository
-// code can launch another process named sleep." A new process with the
+// `docs/ownership.md`, "Decisions": names are never consulted (repository
+// code can start another process named sleep). A new process with the
 // keepalive's comm and argv exactly is removed; the keepalive is kept.
 TEST(OwnershipTest, MisleadingNameIsNeverConsulted) {
   P impostor = Keepalive();
@@ -75,7 +77,8 @@ TEST(OwnershipTest, MisleadingNameIsNeverConsulted) {
   EXPECT_EQ(Find(plan, 66)->comm(), Find(plan, kKeepalive)->comm());
 }
 
-// Seed: "A recycled PID does not inherit the exemption." The keepalive exited
+// `docs/ownership.md`, "Decisions": a recycled pid does not inherit the
+// exemption. The keepalive exited
 // and repository code got its pid: another start tick, so it is removed.
 TEST(OwnershipTest, RecycledPidDoesNotInheritTheExemption) {
   Snapshot current = Snap({Records({Init(), Verifier(), CurCapture(),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ownership planner (seed 002): golden files of its text and JSON output
-// (tests/golden/ownership/; PROCTAPE_UPDATE_GOLDEN=1 rewrites them), of the
-// seed's scenario, hostile names, refused plans and the committed corpus pair.
-// The seed's sandbox is built by tests/unit/ownership_fixture.h.
+// The ownership planner (`docs/ownership.md`): golden files of its text and
+// JSON output (tests/golden/ownership/; PROCTAPE_UPDATE_GOLDEN=1 rewrites
+// them), of the keepalive sandbox, hostile names, refused plans and the
+// committed corpus pair. The keepalive sandbox is built by
+// tests/unit/ownership_fixture.h.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -23,7 +24,7 @@
 namespace proctape {
 namespace {
 
-using namespace test;  // the seed's sandbox: ownership_fixture.h
+using namespace test;  // the keepalive sandbox: ownership_fixture.h
 using test::Request;   // not proctape::Request (the resolver's)
 using test::Verdict;   // not proctape::Verdict
 using Problem = v1::OwnershipProblem;
@@ -50,10 +51,10 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
   EXPECT_EQ(actual, expected.str()) << "differs from " << path;
 }
 
-// The seed's sandbox after repository code ran: the keepalive kept, a
+// The keepalive sandbox after repository code ran: the keepalive kept, a
 // detached child, a double-forked child, a process named like the keepalive
 // and a reused pid removed; --all lists the rest.
-v1::OwnershipPlan SeedPlan() {
+v1::OwnershipPlan KeepaliveSandboxPlan() {
   Snapshot baseline = Baseline({{35, kInit, 310, {"/usr/bin/containerd-shim"}, "shim", 0, "/"}});
   P detached = {61, kInit, 710, {"setsid", "-f", "daemon"}, "daemon"};
   P double_forked = {62, kKeepalive, 720, {"sleep", "1000"}, "sleep"};
@@ -69,11 +70,11 @@ v1::OwnershipPlan SeedPlan() {
   return PlanOwnership(baseline, current, request);
 }
 
-TEST(OwnershipTest, GoldenSeedScenario) {
-  v1::OwnershipPlan plan = SeedPlan();
+TEST(OwnershipTest, GoldenKeepaliveSandbox) {
+  v1::OwnershipPlan plan = KeepaliveSandboxPlan();
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
-  ExpectGolden("seed.txt", DescribePlan(plan));
-  ExpectGolden("seed.json", ToJson(plan) + "\n");
+  ExpectGolden("keepalive-sandbox.txt", DescribePlan(plan));
+  ExpectGolden("keepalive-sandbox.json", ToJson(plan) + "\n");
 }
 
 // Hostile bytes in comm, argv and the cgroup path: ") ", newlines, a

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ownership planner (seed 002) on hand-built snapshots, its refusals: one
-// test per rule of the seed, each quoting it: unreadable identities fail the
-// whole plan closed, and so do captures out of order, cut by a bound, or not
-// bootstrapped by the verifier. The seed's sandbox is built by
-// tests/unit/ownership_fixture.h.
+// The ownership planner (`docs/ownership.md`, "Refusals") on hand-built
+// snapshots, its refusals: one test per rule, each stating it: unreadable
+// identities fail the whole plan closed, and so do captures out of order, cut
+// by a bound, or not bootstrapped by the verifier. The keepalive sandbox is
+// built by tests/unit/ownership_fixture.h.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -15,14 +15,14 @@
 namespace proctape {
 namespace {
 
-using namespace test;  // the seed's sandbox: ownership_fixture.h
+using namespace test;  // the keepalive sandbox: ownership_fixture.h
 using test::Request;   // not proctape::Request (the resolver's)
 using test::Verdict;   // not proctape::Verdict
 using Problem = v1::OwnershipProblem;
 
 // ---- Refusals: unreadable identities ---------------------------------------
 
-// Seed: "Source tests cover ... unreadable identities": a process that may be
+// `docs/ownership.md`, "Refusals" (unreadable-identity): a process that may be
 // in scope but whose identity cannot be read fails the whole plan closed.
 TEST(OwnershipTest, UnreadableIdentityFailsTheWholePlanClosed) {
   struct Case {
@@ -106,7 +106,8 @@ TEST(OwnershipTest, DuplicatePidRecordFailsClosed) {
 
 // ---- Refusals: capture ordering and bootstrap --------------------------------
 
-// Seed: "Source tests cover ... capture ordering": the baseline must be
+// `docs/ownership.md`, "Refusals" (baseline-not-before, different-boot,
+// different-pid-namespace): the baseline must be
 // captured strictly before the current snapshot, on the same boot and in the
 // same pid namespace.
 TEST(OwnershipTest, CaptureOrderingBaselineAfterCurrentIsRejected) {
@@ -158,9 +159,10 @@ TEST(OwnershipTest, FrameCutByABoundIsRejected) {
             std::vector<Problem::Kind>{Problem::NO_FRAME});
 }
 
-// Seed: "The snapshot must never be captured in the coding agent's sandbox or
-// refreshed after bootstrap." A baseline that already shows a command of the
-// verifier (other than the capture) was not taken at bootstrap.
+// `docs/ownership.md`, "Refusals" (not-at-bootstrap): the snapshot must never
+// be captured in the coding agent's sandbox or refreshed after bootstrap. A
+// baseline that already shows a command of the verifier (other than the
+// capture) was not taken at bootstrap.
 TEST(OwnershipTest, BaselineRefreshedAfterBootstrapIsRejected) {
   P repository = {60, kVerifier, 420, {"make", "test"}, "make"};
   P grandchild = {61, 60, 421, {"cc"}, "cc"};
@@ -200,7 +202,8 @@ TEST(OwnershipTest, BaselineCaptureThroughAWrapperIsStillTheBootstrap) {
   EXPECT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
 }
 
-// Seed: "must never be captured in the coding agent's sandbox": the
+// `docs/ownership.md`, "Refusals" (not-by-verifier): the snapshot must never
+// be captured in the coding agent's sandbox: the
 // baseline's capturer must be the verifier or its descendant.
 TEST(OwnershipTest, BaselineNotCapturedByTheVerifierIsRejected) {
   P agent = {20, kInit, 200, {"agent"}, "agent"};

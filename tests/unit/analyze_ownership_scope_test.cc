@@ -3,7 +3,7 @@
 // "Scope"): --uid and --cgroup name the verifier's own scope, or the plan is
 // refused; new processes of a session older than the baseline that is not
 // the verifier's are refused unless --force-scope; the root cgroup is warned
-// of. On the seed's sandbox of tests/unit/ownership_fixture.h.
+// of. On the keepalive sandbox of tests/unit/ownership_fixture.h.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -16,11 +16,12 @@
 namespace proctape {
 namespace {
 
-using namespace test;  // the seed's sandbox: ownership_fixture.h
+using namespace test;  // the keepalive sandbox: ownership_fixture.h
 using test::Request;   // not proctape::Request (the resolver's)
 using test::Verdict;   // not proctape::Verdict
 
-// Seed: the cleanup decides "every other same-UID cgroup member": of the
+// `docs/ownership.md`, "Scope": the cleanup decides the members of the
+// scope, every other same-uid cgroup member: of the
 // verifier's own uid and cgroup. Another uid or cgroup holds no process of
 // the verifier's: refused, saying what that scope holds (nothing here).
 TEST(OwnershipScopeTest, AScopeWithoutTheVerifierIsRefused) {
@@ -72,7 +73,7 @@ v1::ProcessRecord InSession(const P& p, std::int64_t session) {
   return r;
 }
 
-// The seed's sandbox with real sessions: the runtime's init leads session 1,
+// The keepalive sandbox with real sessions: the runtime's init leads session 1,
 // it started the keepalive in a session of its own (34), and the verifier
 // leads session 44, which its captures inherit.
 std::vector<v1::ProcessRecord> Sessions(const std::vector<P>& runtime_and_verifier,
@@ -99,7 +100,8 @@ Snapshot SessionCurrent(const std::vector<std::pair<P, std::int64_t>>& extra) {
 // A process keeps its parent's session or starts a new one; it never joins an
 // older one. A new process of the keepalive's session (older than the
 // baseline, not the verifier's) was started by the runtime, not by a
-// repository command: the seed's cleanup killed the runtime's process.
+// repository command: a cleanup of every new process would kill the
+// runtime's process (docs/ownership.md, "Scope").
 // Refused; the verifier's own session and new sessions (setsid) are planned.
 TEST(OwnershipScopeTest, NewProcessesOfAnOlderSessionNotTheVerifiersAreRefused) {
   P runtime_helper = {35, kKeepalive, 700, {"runtime-helper"}, "runtime-helper"};
@@ -118,8 +120,8 @@ TEST(OwnershipScopeTest, NewProcessesOfAnOlderSessionNotTheVerifiersAreRefused) 
       << plan.problems(0).detail();
   EXPECT_TRUE(warnings.empty());
 
-  // Without it, the plan is the seed's: the detached and double-forked
-  // children are removed, with no word about sessions.
+  // Without it, the plan is the one of "Decisions": the detached and
+  // double-forked children are removed, with no word about sessions.
   plan = PlanOwnership(SessionBaseline(), SessionCurrent({{detached, 70}, {double_forked, 44}}),
                        Request(), &warnings);
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Watching with capture (issue 14): the absolute frame schedule (slots at
-// start + k·interval, missed ones skipped and counted) and --until-exit's
-// test of the root (cli/capture_watch.h).
+// Watching with capture (`docs/architecture.md`, "Layers"): the absolute frame
+// schedule (slots at start + k·interval, missed ones skipped and counted) and
+// --until-exit's test of the root (cli/capture_watch.h).
 #include "cli/capture_watch.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Checked arithmetic on integers taken from a file or a request (issue 13,
-// section 3: "signed overflow (UB) on integers taken from a file"). The
+// Checked arithmetic on integers taken from a file or a request
+// (`docs/format.md`, "The frame model's work": every sum or difference of
+// recorded times saturates; signed overflow would be UB). The
 // helpers of core/checked.h at the ends of the range, then every site that
 // does arithmetic on a recorded time, fed INT64_MIN and INT64_MAX: each gives
 // the documented saturated value (and UBSan, in a -DPROCTAPE_SANITIZE=ON

@@ -201,8 +201,9 @@ TEST(Convert, UpgradeVerdictMovesAnOldFailuresPidToItsSubject) {
 namespace proctape {
 namespace {
 
-// export --format json past protobuf's serialization limit: an error, never
-// an empty document (issue 13). The limit is injected small here.
+// export --format json past protobuf's serialization limit: an error, never an
+// empty document (once, `export --format json` did). The limit is injected
+// small here.
 TEST(Convert, JsonOfAMessageOverTheSerializationLimitIsAnError) {
   v1::Header header;
   header.mutable_host()->set_hostname(std::string(100, 'h'));

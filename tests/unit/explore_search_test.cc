@@ -79,9 +79,10 @@ TEST(ExploreOracle, ResolvedOnAReadOfAnotherProcessIsAViolation) {
   EXPECT_FALSE(j.violation) << j.why;
 }
 
-// Seed 000, step 6, "exactly one match": a second match present at the
-// listing and still matching at the final re-read makes RESOLVED wrong; one
-// that appeared after the listing, or died before the re-read, does not.
+// `docs/resolver.md`, "The eight steps", step 6, "Exactly one match": a second
+// match present at the listing and still matching at the final re-read makes
+// RESOLVED wrong; one that appeared after the listing, or died before the
+// re-read, does not.
 TEST(ExploreOracle, ResolvedWhenASecondMatchWasListedIsAViolation) {
   ExploreHost h;
   PidReads reads;

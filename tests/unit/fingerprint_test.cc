@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Seed 000, step 1: "Before starting the turn, records the
-// AppServerConnection child host PID and its /proc/<pid>/stat start time, and
-// records /bin/sleep device and inode identity." The fingerprint taken on the
+// `docs/resolver.md`, "The eight steps", step 1: before the turn, the root's
+// host pid and its stat start time, and /bin/sleep's device and inode, are
+// recorded (`docs/format.md` section 12). The fingerprint taken on the
 // in-memory host (capture/fingerprint.h), the file that keeps it until the
 // resolution (format/fingerprint_file.h), and what a file that is not one
 // gets.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The count and copy limits of docs/format.md section 7 (issue 13, section
-// 3: "a 10 KB file cannot make it allocate gigabytes"). The hostile files of
-// the issue are built here byte by byte and kept in tests/data/hostile/ (the
+// The count and copy limits of docs/format.md section 7 (a 10 KB file cannot
+// make a reader allocate gigabytes). The hostile files of
+// that section are built here byte by byte and kept in tests/data/hostile/ (the
 // live test runs every command on them under RLIMIT_AS; the fuzzers use them
 // as seeds); PROCTAPE_UPDATE_GOLDEN=1 rewrites them.
 #include <gtest/gtest.h>
@@ -35,13 +35,13 @@ std::string Varint(std::uint64_t v) {
 }
 
 // 200 process records whose cmdline refers to one 15 MiB blob: 3 GB if each
-// reference were copied (issue 13: verify 3 GB, show 4.5 GB, export json
-// wrote an empty document and exited 0).
+// reference were copied (before these limits: verify 3 GB, show 4.5 GB,
+// export json wrote an empty document and exited 0).
 std::string BlobReferences() { return FileOfBlobReferences(200); }
 
 // One frame part of 8,000,000 empty process records (2 bytes each on the
 // wire: 16 MB of content), open: a frame of more records than the file
-// may hold (issue 13: verify 854 MB, show 5 GB).
+// may hold (before these limits: verify 854 MB, show 5 GB).
 std::string EmptyRecords() {
   std::string frame;
   frame.reserve(16'000'000);

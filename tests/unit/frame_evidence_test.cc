@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The frame model of replay (issue 4, section 2), FrameEvidence on frames
-// built by hand: "the latest frame whose scan started at or before the
-// virtual time; the clock advances by the recorded scan durations ... Reads
-// of pids absent from the frame answer ENOENT, like a live /proc." The exact
+// The frame model of replay (`docs/replay.md`, "Two models"), FrameEvidence
+// on frames built by hand: the latest frame whose scan started at or before
+// the virtual time; the clock advances by the recorded scan durations; reads
+// of pids absent from the frame answer ENOENT, like a live /proc
+// (`docs/replay.md`, "What a replay cannot answer"). The exact
 // read, listing, clock and path rules; the resolver re-run on captured
 // frames: frame_model_test.cc.
 #include "replay/frame_evidence.h"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The frame model of replay (issue 4, section 2): "Answer every call from the
-// captured frames instead of the tape (the latest frame whose scan started at
-// or before the virtual time; the clock advances by the recorded scan
-// durations), so that a changed resolver, or a different request ... runs
-// against any capture ... Reads of pids absent from the frame answer ENOENT,
-// like a live /proc." Snapshots here are made from FakeHost frames scanned
-// with the real frame scanner and written with the real SnapshotWriter, and
-// the resolver and the liveness check are re-run on them. FrameEvidence's
+// The frame model of replay (`docs/replay.md`, "Two models"): answer every
+// call from the captured frames instead of the tape (the latest frame whose
+// scan started at or before the virtual time; the clock advances by the
+// recorded scan durations), so that a changed resolver, or a different request
+// ... runs against any capture ... Reads of pids absent from the frame answer
+// ENOENT, like a live /proc. Snapshots here are made from FakeHost frames
+// scanned with the real frame scanner and written with the real SnapshotWriter,
+// and the resolver and the liveness check are re-run on them. FrameEvidence's
 // own rules, on frames built by hand: frame_evidence_test.cc.
 #include "replay/frame_evidence.h"
 
@@ -294,8 +294,8 @@ TEST_F(FrameModelTest, ARecordedResolutionIsReRunFromItsStartAndCompared) {
   EXPECT_EQ(RerunOnFrames(snapshot, 0, restarted).verdict.status, Status::kRootRestarted);
 }
 
-// Issue 13: a recorded request with a deadline of years and a retry interval
-// of a nanosecond made the frame model retry without end. Outside the timing
+// A recorded request with a deadline of years and a retry interval of a
+// nanosecond once made the frame model retry without end. Outside the timing
 // limits of core/resolver.h it is INVALID_REQUEST in replay as live.
 TEST_F(FrameModelTest, ARecordedRequestOutsideTheTimingLimitsIsInvalidNotEndless) {
   kept_entries_ = {"PROCTAPE_TOKEN=" + kToken};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The frame scanner (issue 3, section 2) on the in-memory /proc, what cuts or
-// narrows a frame: --max-processes and --max-bytes (records kept whole, never
-// a byte read past the budget) and root mode (only the root's subtree).
+// The frame scanner (`docs/format.md` section 3) on the in-memory /proc, what
+// cuts or narrows a frame: --max-processes and --max-bytes (records kept whole,
+// never a byte read past the budget) and root mode (only the root's subtree).
 #include "capture/frame_scanner.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The frame scanner (issue 3, section 2), the parallel scan: ScanFrame's
-// records, in ScanFrame's order, byte for byte, with the same cuts, the same
-// root mode, a failing callback stopping it promptly, workers reused across
-// frames and a worker's exception reaching the caller.
+// The frame scanner (`docs/format.md` section 3), the parallel scan:
+// ScanFrame's records, in ScanFrame's order, byte for byte, with the same cuts,
+// the same root mode, a failing callback stopping it promptly, workers reused
+// across frames and a worker's exception reaching the caller.
 #include "capture/frame_scanner.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The frame scanner (issue 3, section 2) on the in-memory /proc, what a
+// The frame scanner (`docs/format.md` section 3) on the in-memory /proc, what a
 // record holds: "Each process: the raw bytes of stat, cmdline, environ,
 // status; exe identity or errno; pid-namespace inode; cgroup. A failed read is
 // evidence (its errno is recorded), never an abort: a process that vanishes

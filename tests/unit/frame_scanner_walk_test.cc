@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Root mode walked through a children source (issue 14, watching): the
-// subtree's files alone are read, and the frame is the one the stat pass
-// over every listed entry gives, byte for byte and in the same order.
+// Root mode walked through a children source (`docs/architecture.md`,
+// "Layers": capture/procfs_children.cc): the subtree's files alone are read,
+// and the frame is the one the stat pass over every listed entry gives, byte
+// for byte and in the same order.
 #include <gtest/gtest.h>
 
 #include <cerrno>

@@ -32,9 +32,9 @@ class FakeProbe : public SignalProbe {
   }
 };
 
-// Seed, "Verification": "Focused unit coverage must reproduce namespace PID 3
-// causing legacy host kill(0) to throw EPERM". Seed, "Problem": "namespace
-// PID 3 can identify an unrelated host process and produce EPERM". On the
+// `docs/resolver.md`, "The legacy check": the marker (namespace pid 3) taken
+// as a host pid names an unrelated host process, and the legacy kill(pid, 0)
+// fails with EPERM. On the
 // same host the resolver finds the sleep's real host pid.
 TEST(LegacyMarker, NamespacePid3MakesHostKill0FailWithEperm) {
   FakeHost host;
@@ -60,8 +60,8 @@ TEST(LegacyMarker, NamespacePid3MakesHostKill0FailWithEperm) {
   EXPECT_NE(v.pid, legacy.pid);
 }
 
-// Seed, "Verification": "Darwin still uses the marker PID and existing
-// kill(0) semantics": success is alive, ESRCH is dead, anything else throws.
+// The legacy check keeps kill(0) semantics for the marker pid (as Darwin
+// still does): success is alive, ESRCH is dead, anything else throws.
 TEST(LegacyMarker, MarkerIsProbedAsHostPidWithKill0Semantics) {
   FakeProbe probe;
   probe.answers = {{8155, 0}, {8156, EINVAL}};

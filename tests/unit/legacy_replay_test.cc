@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the legacy check would have done (issue 4, section 3): "`proctape
-// replay FILE --legacy-marker N` reports what treating the marker N as a host
-// pid and probing it with `kill(N, 0)` would have concluded at capture time,
-// from the frame". Frames are scanned from FakeHost by the real frame scanner
-// and written with the real SnapshotWriter.
+// What the legacy check would have done (`docs/resolver.md`, "The legacy
+// check"): `proctape replay FILE --legacy-marker N` reports what treating the
+// marker N as a host pid and probing it with `kill(N, 0)` would have concluded
+// at capture time, from the frame. Frames are scanned from FakeHost by the real
+// frame scanner and written with the real SnapshotWriter.
 #include "replay/legacy_replay.h"
 
 #include <gtest/gtest.h>
@@ -175,7 +175,8 @@ TEST_F(LegacyReplayTest, Marker3NamesAnotherUsersProcessEpermUnprivilegedAliveFo
 }
 
 TEST_F(LegacyReplayTest, WithARecordedResolutionTheReportNamesTheSandboxedSleep) {
-  // The issue's example: pid 3 is kthreadd on this host.
+  // The example of a marker taken as a host pid: pid 3 is kthreadd on this
+  // host.
   HostWithUids host;
   host.AddProcess(kHostPid3, test::kKthreadd, 3, "kthreadd", {}, {}, Identity{ENOENT, 0, 0});
   host.SetFile(kHostPid3, ProcFile::kStatus, Status(kHostPid3, "kthreadd", "0\t0\t0\t0"));

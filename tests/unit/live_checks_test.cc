@@ -28,7 +28,8 @@ void RestartAppServer(FakeHost& host) {
                   {"HOME=/root"}, Identity{0, 0x803, 500});
 }
 
-// Seed 000, step 1 asks for the start time "before starting the turn"; read
+// `docs/resolver.md`, "When the root is fingerprinted": step 1 takes the
+// start time before the turn; read
 // at resolve time it cannot tell a restarted root from the turn's.
 TEST(ResolveCheck, RootFingerprintedAtResolveTimeIsLateInVerdictAndRequest) {
   FakeHost host;
@@ -107,7 +108,8 @@ TEST(ResolveCheck, FingerprintTakenBeforeTheTurnIsStoredInTheRequest) {
   EXPECT_FALSE(r.resolve().fingerprint_on_tape());
 }
 
-// The protection the seed exists for: a root restarted between the
+// The protection the fingerprint exists for (`docs/resolver.md`, "When the
+// root is fingerprinted"): a root restarted between the
 // fingerprint and the resolution is ROOT_RESTARTED with a fingerprint, and
 // goes unnoticed (RESOLVED, beneath the new root) without one.
 TEST(ResolveCheck, RootRestartedAfterTheFingerprintIsRootRestartedOnlyWithIt) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Liveness of a resolved identity (seed 000, step 8): "Every later liveness
-// check re-reads stat. A missing process or state Z, X, or x is dead; a
-// matching non-dead start time is alive; PID reuse, malformed data, or
-// unreadable required evidence is an error."
+// Liveness of a resolved identity (`docs/resolver.md`, "Liveness"; "The eight
+// steps", step 8): every later liveness check re-reads stat. A missing process
+// or state Z, X, or x is dead; a matching non-dead start time is alive; pid
+// reuse, malformed data, or unreadable required evidence is an error.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -16,8 +16,8 @@ namespace {
 
 using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
 
-// Seed: "Cleanup/death detection uses the selected host PID and matching
-// start time." The identity the resolver selected is alive; the marker's
+// `docs/resolver.md`, "Liveness": death is detected by the selected host pid
+// and its start time. The identity the resolver selected is alive; the marker's
 // namespace pid, taken as a host pid, names another process.
 TEST(Liveness, UsesTheSelectedHostPidAndStartTime) {
   FakeHost host;
@@ -33,8 +33,8 @@ TEST(Liveness, UsesTheSelectedHostPidAndStartTime) {
   EXPECT_EQ(marker.reason, Status::kPidReused);
 }
 
-// Seed (step 8): "Every later liveness check re-reads stat" — and nothing
-// else: one bounded stat read, no signal, no other file.
+// `docs/resolver.md`, "Liveness": every later liveness check re-reads stat —
+// and nothing else: one bounded stat read, no signal, no other file.
 TEST(Liveness, ReadsOnlyTheStatOfThePid) {
   FakeHost host;
   CheckLiveness(host, kSleep, kSleepStart);
@@ -42,8 +42,8 @@ TEST(Liveness, ReadsOnlyTheStatOfThePid) {
   EXPECT_EQ(host.log[0].rfind("read 4103 stat 4096 -> 0 ", 0), 0u) << host.log[0];
 }
 
-// Seed (step 8): "A missing process ... is dead". Gone from /proc (ENOENT) or
-// exiting mid-read (ESRCH).
+// `docs/resolver.md`, "Liveness": a missing process is dead. Gone from /proc
+// (ENOENT) or exiting mid-read (ESRCH).
 TEST(Liveness, MissingProcessIsDead) {
   FakeHost host;
   host.Remove(kSleep);
@@ -55,7 +55,7 @@ TEST(Liveness, MissingProcessIsDead) {
   EXPECT_EQ(CheckLiveness(host, kSleep, kSleepStart).status, LivenessStatus::kDead);
 }
 
-// Seed (step 8): "state Z, X, or x is dead".
+// `docs/resolver.md`, "Liveness": state Z, X or x is dead.
 TEST(Liveness, StatesZXxAreDead) {
   for (char state : {'Z', 'X', 'x'}) {
     FakeHost host;
@@ -66,8 +66,8 @@ TEST(Liveness, StatesZXxAreDead) {
   }
 }
 
-// Seed (step 8): "a matching non-dead start time is alive" — in every other
-// state the kernel shows.
+// `docs/resolver.md`, "Liveness": a matching non-dead start time is alive — in
+// every other state the kernel shows.
 TEST(Liveness, MatchingStartInAnyOtherStateIsAlive) {
   for (char state : {'R', 'S', 'D', 'T', 't', 'I', 'W', 'P'}) {
     FakeHost host;
@@ -77,8 +77,9 @@ TEST(Liveness, MatchingStartInAnyOtherStateIsAlive) {
   }
 }
 
-// Seed (step 8): "PID reuse ... is an error" — also when the new process at
-// the pid is itself a zombie: the tracked process is not the one observed.
+// `docs/resolver.md`, "Liveness": pid reuse is an error — also when the new
+// process at the pid is itself a zombie: the tracked process is not the one
+// observed.
 TEST(Liveness, DifferentStartTimeIsPidReusedError) {
   for (char state : {'S', 'Z'}) {
     FakeHost host;
@@ -89,8 +90,8 @@ TEST(Liveness, DifferentStartTimeIsPidReusedError) {
   }
 }
 
-// Seed (step 8): "malformed data ... is an error": garbage, another pid's
-// record, a non-canonical start time, a stat larger than its bound.
+// `docs/resolver.md`, "Liveness": malformed stat is an error: garbage, another
+// pid's record, a non-canonical start time, a stat larger than its bound.
 TEST(Liveness, MalformedStatIsMalformedRecordError) {
   for (const std::string& stat :
        {std::string("\xff garbage"), MemoryEvidence::StatLine(4104, "sleep", 'S', 1, kSleepStart),
@@ -105,8 +106,8 @@ TEST(Liveness, MalformedStatIsMalformedRecordError) {
   }
 }
 
-// Seed (step 3): at most 4,096 bytes of stat: a record of exactly the bound
-// is read whole.
+// `docs/resolver.md`, "The eight steps", step 3: at most 4,096 bytes of stat: a
+// record of exactly the bound is read whole.
 TEST(Liveness, StatOfExactly4096BytesIsRead) {
   FakeHost host;
   host.SetFile(kSleep, ProcFile::kStat,
@@ -115,7 +116,7 @@ TEST(Liveness, StatOfExactly4096BytesIsRead) {
   EXPECT_EQ(CheckLiveness(host, kSleep, kSleepStart).status, LivenessStatus::kAlive);
 }
 
-// Seed (step 8): "unreadable required evidence is an error" — EACCES is not
+// `docs/resolver.md`, "Liveness": unreadable stat is an error — EACCES is not
 // death.
 TEST(Liveness, UnreadableStatIsUnreadableError) {
   FakeHost host;
@@ -126,7 +127,8 @@ TEST(Liveness, UnreadableStatIsUnreadableError) {
   EXPECT_EQ(l.err, EACCES);
 }
 
-// Seed (step 3): "parsing around the final ") " delimiter": a comm that
+// `docs/resolver.md`, "The eight steps", step 3: stat is split at the final
+// ") ": a comm that
 // spells a zombie's fields does not make a sleeping process dead.
 TEST(Liveness, HostileCommDoesNotChangeTheState) {
   FakeHost host;
@@ -137,8 +139,8 @@ TEST(Liveness, HostileCommDoesNotChangeTheState) {
   EXPECT_EQ(l.state, "S");
 }
 
-// Liveness validates its request as resolve does: a pid outside the seed's
-// range ("PIDs are canonical decimal values from 2 through 2,147,483,647")
+// Liveness validates its request as resolve does (`docs/resolver.md`,
+// "Liveness"): a pid outside step 2's range (2 through 2,147,483,647)
 // names no process the resolver can have selected, and a start tick of 0 no
 // process started after boot; either is an error of the request, decided
 // before anything is read, never DEAD (a false claim about pid 0) or ALIVE

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The seed-002 sandbox for the ownership planner's unit tests, as hand-built
-// snapshots: records of processes (uid, cgroup, argv, start tick), a baseline
-// taken at bootstrap, a current snapshot taken at cleanup, the request, and
-// small accessors of a plan.
+// The keepalive sandbox of `docs/ownership.md` (its introduction: the runtime's
+// keepalive beside the verifier) for the ownership planner's unit tests, as
+// hand-built snapshots: records of processes (uid, cgroup, argv, start tick), a
+// baseline taken at bootstrap, a current snapshot taken at cleanup, the
+// request, and small accessors of a plan.
 //
-// The seed's sandbox, in pids (all uid 999, cgroup /sandbox unless noted):
+// The keepalive sandbox, in pids (all uid 999, cgroup /sandbox unless noted):
 //
 //   1   init                the runtime's; the verifier's ancestor
 //   34    sleep infinity    the runtime's keepalive: a sibling, not an ancestor

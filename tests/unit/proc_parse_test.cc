@@ -63,7 +63,8 @@ TEST(ParseStat, ParsesRealKernelLines) {
   EXPECT_EQ(kthreadd.fields->start_ticks, 14u);
 }
 
-// Seed (step 3): "parsing around the final ") " delimiter". comm may hold
+// `docs/resolver.md`, "The eight steps", step 3: stat is split at the final
+// ") ". comm may hold
 // anything: the fields after the final ") " are the true ones.
 TEST(ParseStat, HostileCommSplitsAtTheFinalCloseParenSpace) {
   for (const std::string& comm :
@@ -96,8 +97,9 @@ TEST(ParseStat, NeedsAtLeast22Fields) {
   EXPECT_NE(short_line.error.find("fewer than 22 fields"), std::string::npos) << short_line.error;
 }
 
-// Seed (step 3): "parent PID and start time must be canonical decimal
-// strings"; the pid must be a pid. Errors name the byte offset.
+// `docs/resolver.md`, "The eight steps", step 3: the parent pid and start time
+// must be canonical decimals; the pid must be a pid. Errors name the byte
+// offset.
 TEST(ParseStat, RejectsNonCanonicalIdentityFields) {
   const std::string tail = " 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 ";
   const std::vector<std::string> bad = {

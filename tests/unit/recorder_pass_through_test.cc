@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The recorder (issue 3, section 3) on its own: "every call the resolver made
-// through the evidence interface, in order, with its exact result and
-// monotonic time": each call's result passes through unchanged, indices count
+// The recorder (`docs/format.md` section 5) on its own: every call the resolver
+// made through the evidence interface, in order, with its exact result and
+// monotonic time: each call's result passes through unchanged, indices count
 // from zero and time stamps come from the injected clock (by default, a
 // monotonic one). The resolver through the recorder: recorder_test.cc.
 #include "capture/recorder.h"

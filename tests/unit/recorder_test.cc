@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The recorder (issue 3, section 3): "every call the resolver made through the
-// evidence interface, in order, with its exact result and monotonic time ...
-// Recording must not change what the resolver does (same calls, same
-// results)." And section 4: environ values are redacted except the entry
-// carrying the recorded token. Pass-through of results, indices and time
-// stamps: recorder_pass_through_test.cc.
+// The recorder (`docs/format.md` section 5): every call the resolver made
+// through the evidence interface, in order, with its exact result and monotonic
+// time; recording must not change what the resolver does (same calls, same
+// results). And `docs/format.md` section 6: environ values are redacted except
+// the entry carrying the recorded token. Pass-through of results, indices and
+// time stamps: recorder_pass_through_test.cc.
 #include "capture/recorder.h"
 
 #include <google/protobuf/util/message_differencer.h>

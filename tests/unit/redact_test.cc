@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Environ redaction (issue 3, section 4): "By default each environ value is
-// replaced by a placeholder that keeps the key and the value's length; the
-// only values kept verbatim are entries that carry the token of a resolution
-// being recorded, so a replay sees the same token evidence."
+// Environ redaction (`docs/format.md` section 6): by default each environ
+// value is replaced by a placeholder that keeps the key and the value's
+// length; the only values kept verbatim are entries that carry the token of
+// a resolution being recorded, so a replay sees the same token evidence.
 #include "capture/redact.h"
 
 #include <gtest/gtest.h>
@@ -80,7 +80,7 @@ TEST(RedactEnviron, HostileBytesInKeysAndValues) {
   EXPECT_EQ(RedactEnviron("T=\xff\x00T=\xfe"s, {"T=\xff"}), "T=\xff\0T=*"s);
 }
 
-// The proof of section 4 at the unit level: no byte of any secret value
+// The proof of redaction at the unit level: no byte of any secret value
 // survives. The secrets use only bytes absent from keys, '=', '*' and NUL.
 TEST(RedactEnviron, NoByteOfASecretValueSurvives) {
   const std::string secret = "s3cr3t-v@lue/\xf0\x9f\x94\x91\x7f";

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Replay (issue 4) of the liveness check: ALIVE, DEAD and ERROR, recorded on
-// the in-memory host of fake_host.h (tests/unit/replay_fixture.h) and
-// reproduced from the tape, twice alike; an altered answer is another verdict.
+// Replay (`docs/replay.md`) of the liveness check: ALIVE, DEAD and ERROR,
+// recorded on the in-memory host of fake_host.h (tests/unit/replay_fixture.h)
+// and reproduced from the tape, twice alike; an altered answer is another
+// verdict.
 #include "replay/replay.h"
 
 #include <google/protobuf/util/message_differencer.h>

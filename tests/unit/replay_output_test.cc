@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Replay (issue 4) output: the line and --json of a replay, the worst of
-// several outcomes, and the committed corpus of real recordings replaying to
-// their committed output. Section 5: "Replaying the same file twice gives
-// byte-identical output (human and --json)".
+// Replay (`docs/replay.md`) output: the line and --json of a replay, the worst
+// of several outcomes, and the committed corpus of real recordings replaying to
+// their committed output. Replaying the same file twice gives byte-identical
+// output (human and --json): tests/data/replay/README.md.
 #include "replay/replay.h"
 
 #include <gtest/gtest.h>
@@ -57,9 +57,10 @@ TEST(ReplayOutput, ReproducedLineAndJsonOfTheTypicalResolution) {
 }
 
 // ---------------------------------------------------------------------------
-// The committed corpus (section 5): real recordings of a real sandboxed sleep
-// made on a Linux kernel by tests/data/replay/make_corpus.sh, with the output
-// their replay gave there. Here, on whatever machine runs the tests, the same
+// The committed corpus (tests/data/replay/README.md): real recordings of a real
+// sandboxed sleep made on a Linux kernel by tests/data/replay/make_corpus.sh,
+// with the output their replay gave there. Here, on whatever machine runs the
+// tests, the same
 // bytes.
 
 std::filesystem::path CorpusDir() {
@@ -105,8 +106,8 @@ TEST(ReplayCorpus, RecordedLiveRetryLoopReplaysEveryObservation) {
   EXPECT_EQ(r.consumed(), snap.observations.size());
 }
 
-// Section 7 on a real tape: removing any one observation of the recorded
-// resolution diverges at exactly that index.
+// DIVERGED on a real tape (`docs/replay.md`, "Two models"): removing any one
+// observation of the recorded resolution diverges at exactly that index.
 TEST(ReplayCorpus, RemovingAnyObservationOfTheRealTapeDivergesThere) {
   Snapshot original;
   ASSERT_TRUE(ReadSnapshot((CorpusDir() / "resolved.ptape").string(), &original).ok());

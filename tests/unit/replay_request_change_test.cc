@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Replay (issue 4) with a changed request: the recorded tape of the typical
-// resolution replayed for another exe, root, start or token says
+// Replay (`docs/replay.md`, "A changed request"): the recorded tape of the
+// typical resolution replayed for another exe, root, start or token says
 // VERDICT_CHANGED where the tape answers the changed resolver, and DIVERGED,
 // never an invented verdict, where it cannot.
 //
-// Section 7: "a modified request shows VERDICT CHANGED".
+// A modified request shows VERDICT CHANGED (`docs/replay.md`, "Two models").
 #include "replay/replay.h"
 
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@ namespace {
 
 using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
 
-// Section 7: "a modified request shows VERDICT CHANGED". The resolver makes
+// A modified request shows VERDICT CHANGED. The resolver makes
 // the recorded calls, in order, until the changed request makes it decide
 // otherwise; it stops there, short of the recorded tape, with another verdict.
 TEST(ReplayRequestChange, ChangedExeIdentityIsVerdictChangedToExeMismatch) {

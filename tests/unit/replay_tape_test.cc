@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Replay (issue 4) of the tape itself: the recorded tape of the typical
-// resolution has the resolver's shape, and every edit of it (an observation
-// removed, altered or added) is caught where it was made.
+// Replay (`docs/replay.md`, "Two models") of the tape itself: the recorded tape
+// of the typical resolution has the resolver's shape, and every edit of it (an
+// observation removed, altered or added) is caught where it was made.
 //
-// Section 7: "a tape with one observation removed or altered shows DIVERGED
-// at exactly that index".
+// A tape with one observation removed or altered shows DIVERGED at exactly
+// that index (`docs/replay.md`, "Two models").
 #include "replay/replay.h"
 
 #include <google/protobuf/util/message_differencer.h>
@@ -71,8 +71,8 @@ TEST(ReplayTape, RecordingTheSameScenarioTwiceGivesTheSameFile) {
   }
 }
 
-// Section 7: "a tape with one observation removed ... shows DIVERGED at
-// exactly that index" — for every index of two tapes: the typical resolution
+// A tape with one observation removed shows DIVERGED at exactly that index
+// — for every index of two tapes: the typical resolution
 // and one resolved at its third attempt (so the tape holds retry sleeps).
 TEST(ReplayTapeEdit, RemovingAnyObservationDivergesAtExactlyThatIndex) {
   ReplayTempDir dir;
@@ -174,8 +174,8 @@ std::vector<v1::Observation> AlteredCalls(const v1::Observation& o) {
   return out;
 }
 
-// Section 7: "a tape with one observation ... altered shows DIVERGED at
-// exactly that index": every argument (pid, file, bound, sleep target) of
+// A tape with one observation altered shows DIVERGED at exactly that index:
+// every argument (pid, file, bound, sleep target) of
 // every observation of both tapes.
 TEST(ReplayTapeEdit, AlteringAnyCallsArgumentsDivergesAtExactlyThatIndex) {
   ReplayTempDir dir;

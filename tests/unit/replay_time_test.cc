@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Replay (issue 4) in time. Section 4: "replay of a file holding a 5 s retry
-// loop returns in well under a second of real time": the clock is the
-// recorded one, sleeping is virtual.
+// Replay (`docs/replay.md`) in time: replay of a file holding a 5 s retry
+// loop returns in well under a second of real time: the clock is the
+// recorded one, sleeping is virtual (`docs/architecture.md`, "The one idea").
 #include "replay/replay.h"
 
 #include <gtest/gtest.h>

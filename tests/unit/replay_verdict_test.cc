@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// Replay (issue 4) of every verdict: each status of the resolver and of the
-// liveness check, recorded on the in-memory host of fake_host.h and
-// reproduced from its tape, twice alike.
+// Replay (`docs/replay.md`, "Two models") of every verdict: each status of the
+// resolver and of the liveness check, recorded on the in-memory host of
+// fake_host.h and reproduced from its tape, twice alike.
 //
 // Every file here is real: a check run on the in-memory host, recorded
 // through RecordingEvidence, written by SnapshotWriter and read back by
 // ReadSnapshot (tests/unit/replay_fixture.h), laid out as
 // `proctape resolve --record` lays out a live recording.
 //
-// Section 7: "For every verdict status of the resolver, a snapshot file whose
-// replay reproduces it ...". Section 5: "Replaying the same file twice gives
-// byte-identical output (human and --json)".
+// For every verdict status of the resolver, a snapshot file whose replay
+// reproduces it; replaying the same file twice gives byte-identical output
+// (human and --json).
 #include "replay/replay.h"
 
 #include <google/protobuf/util/message_differencer.h>
@@ -51,7 +51,7 @@ struct ResolveScenario {
 
 std::vector<ResolveScenario> ResolveScenarios() {
   return {
-      // Seed: "selects the unique exact sleep beneath the app-server".
+      // The unique exact sleep beneath the app-server (docs/resolver.md).
       {"Resolved", Status::kResolved, [](FakeHost&, Request&) {}},
       {"ResolvedWithFrames", Status::kResolved, [](FakeHost&, Request&) {}, true},
       // "retries from a fresh snapshot every 100 ms": resolved at attempt 3.
@@ -274,7 +274,7 @@ TEST_P(ReplayEveryVerdict, RecordedFileReproducesItsVerdict) {
             1 + (subject ? 1 : 0) + r.replayed().near_misses_size())
       << text;
 
-  // Section 5: replaying the same file again, from a second read, gives
+  // Replaying the same file again, from a second read, gives
   // byte-identical output, human and JSON.
   Snapshot again = ReadBack(path);
   v1::ReplayResult r2 = ReplayResolution(again, 0, RequestOverrides{});

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The resolver of seed 000, against the in-memory host of fake_host.h: every
-// bound (bytes per file, processes, nodes, depth, the byte budget, the
+// The resolver (`docs/resolver.md`), against the in-memory host of fake_host.h:
+// every bound (bytes per file, processes, nodes, depth, the byte budget, the
 // deadline, the request's timing), at exactly the bound and one past it. Each
-// test names the rule it proves and quotes it from the seed.
+// test names the rule it proves and the section of docs/resolver.md that states
+// it.
 #include "core/resolver.h"
 
 #include <gtest/gtest.h>
@@ -19,7 +20,8 @@ namespace {
 
 using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
 
-// Seed (step 3): "Reads at most 4,096 bytes from each /proc/<pid>/stat".
+// `docs/resolver.md`, "The eight steps", step 3: at most 4,096 bytes of each
+// /proc/<pid>/stat.
 TEST(ResolverBounds, StatFileBoundAtExactly4096Bytes) {
   FakeHost host;
   std::string at =
@@ -40,8 +42,9 @@ TEST(ResolverBounds, StatFileBoundAtExactly4096Bytes) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed (step 5): "Reads at most 65,536 bytes each of ... /proc/<pid>/environ".
-// A candidate's environ past the bound cannot prove the token.
+// `docs/resolver.md`, "The eight steps", step 5: at most 65,536 bytes of
+// /proc/<pid>/environ. A candidate's environ past the bound cannot prove the
+// token.
 TEST(ResolverBounds, CandidateEnvironBoundAtExactly65536Bytes) {
   auto env_of_size = [](std::size_t size) {
     std::vector<std::string> env = SleepEnviron(kToken);
@@ -65,9 +68,9 @@ TEST(ResolverBounds, CandidateEnvironBoundAtExactly65536Bytes) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed (step 5): "Reads at most 65,536 bytes each of NUL-delimited
-// /proc/<pid>/cmdline". A cmdline past the bound is not a match, even when
-// its first 65,536 bytes are exactly the expected argv.
+// `docs/resolver.md`, "The eight steps", step 5: at most 65,536 bytes of the
+// NUL-delimited /proc/<pid>/cmdline. A cmdline past the bound is not a match,
+// even when its first 65,536 bytes are exactly the expected argv.
 TEST(ResolverBounds, CmdlineOverTheBoundIsNotAMatch) {
   Request r = FakeHost::TypicalRequest();
   r.argv = {"/bin/sleep", std::string(65536 - 11 - 1, '9')};
@@ -85,7 +88,8 @@ TEST(ResolverBounds, CmdlineOverTheBoundIsNotAMatch) {
   EXPECT_EQ(host.Reads(kSleep, ProcFile::kEnviron), 1);  // only in the first run
 }
 
-// Seed (step 2): "Enumerates at most 65,536 numeric /proc entries."
+// `docs/resolver.md`, "The eight steps", step 2: at most 65,536 numeric /proc
+// entries.
 TEST(ResolverBounds, ProcessCountBoundAtExactly65536Entries) {
   FakeHost host;
   host.logging = false;
@@ -104,7 +108,8 @@ TEST(ResolverBounds, ProcessCountBoundAtExactly65536Entries) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed (step 3): "more than 65,536 graph nodes ... stop the checker." With a
+// `docs/resolver.md`, "The eight steps", step 3: more than 65,536 records
+// stop the resolution. With a
 // small node bound: the typical host has 9 records (pid 1 is not scanned).
 TEST(ResolverBounds, NodeBoundAtExactlyTheBound) {
   Request r = FakeHost::TypicalRequest();
@@ -125,7 +130,8 @@ TEST(ResolverBounds, NodeBoundAtExactlyTheBound) {
   EXPECT_EQ(Resolve(host, r).status, Status::kResolved);
 }
 
-// Seed (step 3): "ancestry deeper than 256 stop[s] the checker." A chain from
+// `docs/resolver.md`, "The eight steps", step 3: an ancestry deeper than 256
+// stops the resolution. A chain from
 // the root down to the sleep with `links` parent links, listed top-down or
 // bottom-up.
 void BuildChain(FakeHost& host, int links, bool bottom_up) {
@@ -160,8 +166,8 @@ TEST(ResolverBounds, DepthBoundAtExactly256ParentLinks) {
   }
 }
 
-// Seed: "a cumulative proc-evidence byte budget; both are checked throughout
-// enumeration and after every required read."
+// `docs/resolver.md`, "Retries, deadline and budget": one cumulative byte
+// budget, checked while the listing is read, after it and after every read.
 TEST(ResolverBounds, ByteBudgetAtExactlyTheBytesNeeded) {
   FakeHost host;
   Verdict first = Resolve(host, FakeHost::TypicalRequest());
@@ -180,7 +186,8 @@ TEST(ResolverBounds, ByteBudgetAtExactlyTheBytesNeeded) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed: the budget is cumulative over all attempts, not per attempt.
+// `docs/resolver.md`, "Retries, deadline and budget": the budget is
+// cumulative over all attempts, not per attempt.
 TEST(ResolverBounds, ByteBudgetIsCumulativeAcrossAttempts) {
   FakeHost host;
   host.Remove(kSleep);
@@ -195,7 +202,8 @@ TEST(ResolverBounds, ByteBudgetIsCumulativeAcrossAttempts) {
   EXPECT_EQ(v.attempts, 4u);
 }
 
-// Seed: "Each attempt receives the same absolute monotonic deadline";
+// `docs/resolver.md`, "Retries, deadline and budget": one absolute monotonic
+// deadline serves all attempts;
 // exceeding it during a scan fails at once.
 TEST(ResolverBounds, ScanCrossingTheDeadlineIsDeadline) {
   FakeHost host;
@@ -253,8 +261,8 @@ TEST(ResolverBounds, InvalidRequestIsRefusedWithoutReading) {
   bad[10].exe = Identity{ENOENT, 0, 0};
   bad[11].bounds.retry_ns = 0;  // would retry without ever advancing
   bad[12].bounds.deadline_ns = -1;
-  // The timing limits of core/resolver.h (issue 13: a recorded deadline of
-  // years and a retry interval of a nanosecond made replay run forever).
+  // The timing limits of core/resolver.h (a recorded deadline of years and a
+  // retry interval of a nanosecond once made replay run forever).
   bad[13].bounds.retry_ns = 1;
   bad[14].bounds.retry_ns = kMinRetryNs - 1;
   bad[15].bounds.deadline_ns = kMaxDeadlineNs + 1;

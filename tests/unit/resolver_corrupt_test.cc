@@ -23,7 +23,8 @@ std::vector<std::string> ListingWithMcpServerTwice() {
           "4001", "4100", "4101", "4102", "4103"};
 }
 
-// Seed (step 3): "Duplicate records ... stop the checker." The second name of
+// `docs/resolver.md`, "The eight steps", step 3: a duplicate record stops
+// the resolution. The second name of
 // a pid listed twice is decided at once: its read may fail (vanished or
 // denied) and the listing still named it twice.
 TEST(ResolverCorruptListing, APidListedTwiceWhoseSecondReadFailsIsDuplicateRecord) {
@@ -57,7 +58,8 @@ TEST(ResolverCorruptListing, APidListedTwiceWhoseFirstReadVanishedIsDuplicateRec
   EXPECT_EQ(v.evidence, "4001");
 }
 
-// Seed (step 3): "cycles ... stop the checker." Parent links that loop are a
+// `docs/resolver.md`, "The eight steps", step 3: a parent cycle stops the
+// resolution. Parent links that loop are a
 // cycle however many links lead to the loop or form it: more than the depth
 // bound is still CYCLE, never DEPTH_BOUND (a chain that ends is DEPTH_BOUND).
 TEST(ResolverCorruptListing, AParentLoopLongerThanTheDepthBoundIsCycle) {

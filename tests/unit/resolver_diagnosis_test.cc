@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The resolver's diagnosis under seed 000's rules as issue 10 tightened them,
+// The resolver's diagnosis (`docs/resolver.md`, "One attempt" and "Retries,
+// deadline and budget"),
 // against the in-memory host of fake_host.h: a candidate whose environ reads
 // empty because it exited is vanished, not another token, and the diagnosis
 // a deadline keeps. Each test quotes the rule it proves.
@@ -36,8 +37,9 @@ void SleepExitsWhileItsEnvironIsRead(FakeHost& host, std::function<void(FakeHost
   };
 }
 
-// Seed: "Zero matches or an owned process disappearing during inspection
-// retries from a fresh snapshot"; only "invocation-token mismatch" of a
+// `docs/resolver.md`, "Retries, deadline and budget": zero matches, or an
+// owned process vanishing during inspection, retry from a fresh snapshot;
+// only a token mismatch of a
 // process that carries another token is TOKEN_MISMATCH. An exact argv whose
 // environ reads back empty because the process exited (gone, a zombie, or
 // its pid already reused) is a vanished process — its stat is re-read to

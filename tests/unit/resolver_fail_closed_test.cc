@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The resolver of seed 000, against the in-memory host of fake_host.h: it
-// fails closed on evidence that changes while it reads (a reused pid, a
+// The resolver (`docs/resolver.md`), against the in-memory host of fake_host.h:
+// it fails closed on evidence that changes while it reads (a reused pid, a
 // restarted root, a zombie, changed ancestry, another exe) or that is invalid
 // (a malformed stat, an unreadable required file). Each test names the rule it
-// proves and quotes it from the seed.
+// proves and the section of docs/resolver.md that states it.
 #include "core/resolver.h"
 
 #include <gtest/gtest.h>
@@ -21,9 +21,9 @@ namespace {
 
 using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
 
-// Seed: "A reused PID ... fail[s] closed" (step 7: "Every PID, parent PID, and
-// start time must match the snapshot"). The sleep's pid is reused between the
-// snapshot and the re-read.
+// `docs/resolver.md`, "The eight steps": a reused pid fails closed (step 7:
+// every pid, parent pid and start time must be those of the snapshot). The
+// sleep's pid is reused between the snapshot and the re-read.
 TEST(ResolverFailClosed, PidReusedBetweenSnapshotAndReReadIsPidReused) {
   FakeHost host;
   host.after_call = [](FakeHost& h, const Call& c) {
@@ -38,8 +38,8 @@ TEST(ResolverFailClosed, PidReusedBetweenSnapshotAndReReadIsPidReused) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed (step 7): "Re-reads stat for the candidate and every ancestor through
-// the app-server root". An ancestor's pid reused is PID reuse too.
+// `docs/resolver.md`, "The eight steps", step 7: stat is re-read for the match
+// and every ancestor up to the root. An ancestor's pid reused is PID reuse too.
 TEST(ResolverFailClosed, AncestorPidReusedIsPidReused) {
   FakeHost host;
   host.after_call = [](FakeHost& h, const Call& c) {
@@ -53,7 +53,8 @@ TEST(ResolverFailClosed, AncestorPidReusedIsPidReused) {
   EXPECT_EQ(v.subject_start_ticks, 600000u);
 }
 
-// Seed (step 4): the root's "start time must remain unchanged" — also at the
+// `docs/resolver.md`, "The eight steps", step 4: the root's start time must
+// be unchanged — also at the
 // re-read after inspection.
 TEST(ResolverFailClosed, RootRestartedDuringInspectionIsRootRestarted) {
   FakeHost host;
@@ -69,7 +70,8 @@ TEST(ResolverFailClosed, RootRestartedDuringInspectionIsRootRestarted) {
   EXPECT_EQ(v.expected_ticks, kAppServerStart);
 }
 
-// Seed: "A reused PID, zombie state, ... fail[s] closed." A zombie candidate
+// `docs/resolver.md`, "The eight steps": a reused pid or a zombie fails
+// closed. A zombie candidate
 // is never resolved, in any of the dead states of step 8.
 TEST(ResolverFailClosed, ZombieOrDeadCandidateIsNeverResolved) {
   for (char state : {'Z', 'X', 'x'}) {
@@ -82,7 +84,8 @@ TEST(ResolverFailClosed, ZombieOrDeadCandidateIsNeverResolved) {
   }
 }
 
-// Seed: "changed ancestry ... fail[s] closed": the sleep is reparented (its
+// `docs/resolver.md`, "The eight steps": a changed ancestry fails closed:
+// the sleep is reparented (its
 // shell died) between the snapshot and the re-read.
 TEST(ResolverFailClosed, ChangedAncestryIsAncestryChanged) {
   FakeHost host;
@@ -98,8 +101,8 @@ TEST(ResolverFailClosed, ChangedAncestryIsAncestryChanged) {
   EXPECT_EQ(v.file, static_cast<int>(ProcFile::kStat));
 }
 
-// Seed (step 6): "Requires /proc/<pid>/exe for that candidate to have the
-// same device and inode as the pre-attested /bin/sleep."
+// `docs/resolver.md`, "The eight steps", step 6: the match's /proc/<pid>/exe
+// must have the device and inode of the attested /bin/sleep.
 TEST(ResolverFailClosed, ExeMismatchIsExeMismatch) {
   FakeHost host;
   host.Find(kSleep)->exe = kOtherExe;
@@ -110,7 +113,8 @@ TEST(ResolverFailClosed, ExeMismatchIsExeMismatch) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed (step 3): "parsing around the final ") " delimiter". A comm holding
+// `docs/resolver.md`, "The eight steps", step 3: stat is split at the final
+// ") ". A comm holding
 // ") ", a newline or non-UTF-8 bytes still yields the true fields: the sleep
 // stays beneath the root and resolves.
 TEST(ResolverFailClosed, HostileCommStillParsesAsTheTrueFields) {
@@ -126,9 +130,10 @@ TEST(ResolverFailClosed, HostileCommStillParsesAsTheTrueFields) {
   }
 }
 
-// Seed: "malformed stat ... fail[s] closed"; "The directory PID must equal
-// stat field 1; parent PID and start time must be canonical decimal strings";
-// "malformed records fail immediately". Host pid 3 carries the bad record.
+// `docs/resolver.md`, "The eight steps", step 3, and "One attempt", step 1: a
+// malformed stat fails closed at once; field 1 must be the directory's pid; the
+// parent pid and start time must be canonical decimals. Host pid 3 carries the
+// bad record.
 TEST(ResolverFailClosed, MalformedStatIsMalformedRecordImmediately) {
   const std::vector<std::string> bad = {
       "\xff\xfe garbage\n",
@@ -154,8 +159,8 @@ TEST(ResolverFailClosed, MalformedStatIsMalformedRecordImmediately) {
   }
 }
 
-// Seed: "unreadable required stat, command-line, environment, or executable
-// evidence" stops the checker; "permission errors ... fail immediately". The
+// `docs/resolver.md`, "The eight steps": unreadable evidence (stat, cmdline,
+// environ or executable) fails at once, permission errors included. The
 // verdict carries the pid, the file and the errno.
 TEST(ResolverFailClosed, UnreadableRequiredFileIsUnreadableWithPidFileErrno) {
   struct Case {
@@ -180,8 +185,9 @@ TEST(ResolverFailClosed, UnreadableRequiredFileIsUnreadableWithPidFileErrno) {
   }
 }
 
-// Seed (step 5): cmdline and environ are read beneath the root only; the
-// same errors outside the tree are not required evidence.
+// `docs/resolver.md`, "The eight steps", step 5: cmdline and environ are read
+// beneath the root only; the same errors outside the tree are not required
+// evidence.
 TEST(ResolverFailClosed, UnreadableFilesOutsideRootTreeAreNotRequired) {
   FakeHost host;
   host.SetFileError(kHostPid3, ProcFile::kCmdline, EACCES);

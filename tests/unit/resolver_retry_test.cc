@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The resolver of seed 000, against the in-memory host of fake_host.h: the
-// retry rules (a fresh snapshot every 100 ms for at most 5 s, processes
-// vanishing while read) and what ends a resolution at once. Each test names
-// the rule it proves and quotes it from the seed.
+// The resolver (`docs/resolver.md`), against the in-memory host of fake_host.h:
+// the retry rules (a fresh snapshot every 100 ms for at most 5 s, processes
+// vanishing while read) and what ends a resolution at once. Each test names the
+// rule it proves and the section of docs/resolver.md that states it.
 #include "core/resolver.h"
 
 #include <gtest/gtest.h>
@@ -19,8 +19,9 @@ namespace {
 
 using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
 
-// Seed: "Zero matches ... retries from a fresh snapshot every 100 ms for at
-// most 5 seconds." The sleep execs just after the marker write.
+// `docs/resolver.md`, "Retries, deadline and budget": zero matches retry from a
+// fresh snapshot every 100 ms for at most 5 s. The sleep execs just after the
+// marker write.
 TEST(ResolverRetry, SleepAppearingAtThirdAttemptResolves) {
   FakeHost host;
   host.Remove(kSleep);
@@ -35,8 +36,8 @@ TEST(ResolverRetry, SleepAppearingAtThirdAttemptResolves) {
   EXPECT_EQ(host.now_ns, kT0 + 200'000'000);
 }
 
-// Seed: "retries ... for at most 5 seconds": the attempt that starts exactly
-// at the deadline still runs.
+// `docs/resolver.md`, "Retries, deadline and budget" (at most 5 s): the
+// attempt that starts exactly at the deadline still runs.
 TEST(ResolverRetry, SleepAppearingAtTheAttemptAtTheDeadlineResolves) {
   FakeHost host;
   host.Remove(kSleep);
@@ -49,8 +50,9 @@ TEST(ResolverRetry, SleepAppearingAtTheAttemptAtTheDeadlineResolves) {
   EXPECT_EQ(v.attempts, kAttemptsIn5s);
 }
 
-// Seed: "an owned process disappearing during inspection retries from a
-// fresh snapshot". ENOENT (gone) and ESRCH (exited mid-read) both count.
+// `docs/resolver.md`, "Retries, deadline and budget": an owned process that
+// vanishes during inspection retries from a fresh snapshot. ENOENT (gone)
+// and ESRCH (exited mid-read) both count.
 TEST(ResolverRetry, OwnedProcessVanishingDuringInspectionRetries) {
   for (int err : {ENOENT, ESRCH}) {
     FakeHost host;
@@ -70,7 +72,8 @@ TEST(ResolverRetry, OwnedProcessVanishingDuringInspectionRetries) {
   EXPECT_EQ(v.attempts, kAttemptsIn5s);
 }
 
-// Seed: "an owned process disappearing during inspection retries" — the
+// `docs/resolver.md`, "Retries, deadline and budget": an owned process
+// vanishing during inspection retries — the
 // candidate itself vanishing before its executable is checked.
 TEST(ResolverRetry, CandidateVanishingBeforeExeCheckRetries) {
   FakeHost host;
@@ -81,8 +84,8 @@ TEST(ResolverRetry, CandidateVanishingBeforeExeCheckRetries) {
   EXPECT_EQ(v.attempts, 2u);
 }
 
-// Seed: "A numeric proc entry that disappears before its initial stat can be
-// omitted from that point-in-time snapshot".
+// `docs/resolver.md`, "The eight steps": a numeric entry that vanishes before
+// its first stat read is left out of that snapshot.
 TEST(ResolverRetry, EntryVanishingBeforeInitialStatIsOmitted) {
   FakeHost host;
   host.SetFileError(kHostPid3, ProcFile::kStat, ENOENT);  // listed, then gone
@@ -91,8 +94,8 @@ TEST(ResolverRetry, EntryVanishingBeforeInitialStatIsOmitted) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed: "The checker stops on a missing app-server root"; "the known root ...
-// remain[s] mandatory".
+// `docs/resolver.md`, "The eight steps" and "One attempt", step 2: the root
+// stays mandatory; a missing root (MISSING_ROOT) stops the resolution.
 TEST(ResolverRetry, MissingRootFailsImmediately) {
   FakeHost host;
   host.Remove(kAppServer);
@@ -102,8 +105,8 @@ TEST(ResolverRetry, MissingRootFailsImmediately) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed (step 4): "rooted at the fingerprinted app-server PID, whose start
-// time must remain unchanged."
+// `docs/resolver.md`, "The eight steps", step 4: the tree is rooted at the
+// fingerprinted root, whose start time must be unchanged.
 TEST(ResolverRetry, RootStartTimeChangedIsRootRestarted) {
   FakeHost host;
   Request r = FakeHost::TypicalRequest();
@@ -115,7 +118,8 @@ TEST(ResolverRetry, RootStartTimeChangedIsRootRestarted) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed (step 3): "Duplicate records ... stop the checker."
+// `docs/resolver.md`, "The eight steps", step 3: a duplicate record stops the
+// resolution.
 TEST(ResolverRetry, DuplicateListingEntryIsDuplicateRecord) {
   FakeHost host;
   host.listing = std::vector<std::string>{"1", "2",    "3",    "3900", "4000", "4001",
@@ -126,7 +130,8 @@ TEST(ResolverRetry, DuplicateListingEntryIsDuplicateRecord) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed (step 3): "cycles ... stop the checker."
+// `docs/resolver.md`, "The eight steps", step 3: a parent cycle stops the
+// resolution.
 TEST(ResolverRetry, CycleOfParentLinksIsCycle) {
   FakeHost host;
   host.AddProcess(5000, 5001, 1, "a", {"a"}, {}, kOtherExe);
@@ -141,8 +146,8 @@ TEST(ResolverRetry, CycleOfParentLinksIsCycle) {
   EXPECT_EQ(Resolve(self_parent, FakeHost::TypicalRequest()).status, Status::kCycle);
 }
 
-// Seed (step 2): "PIDs are canonical decimal values from 2 through
-// 2,147,483,647."
+// `docs/resolver.md`, "The eight steps", step 2: a pid is a canonical
+// decimal from 2 to 2,147,483,647.
 TEST(ResolverRetry, NonCanonicalProcEntryNameIsMalformedRecord) {
   for (std::string name : {"012", "0", "2147483648", "4x", ""}) {
     FakeHost host;

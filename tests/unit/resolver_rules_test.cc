@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The resolver's rules of seed 000 that issue 10 tightened, against the
+// The resolver's rules that `docs/resolver.md`, "One attempt" and "Retries,
+// deadline and budget" state beyond the eight steps, against the
 // in-memory host of fake_host.h: the root's parent re-read (step 7), the
 // exact cmdline bytes (step 5), the /proc listing charged like every read,
 // and a dead root being a missing root. A candidate whose environ reads empty
@@ -24,9 +25,9 @@ using namespace test;  // the typical host: FakeHost, its pids, start times, tok
 // ---------------------------------------------------------------------------
 // Step 7: the root's parent pid is re-read too
 
-// Seed (step 7): "Re-reads stat for the candidate and every ancestor through
-// the app-server root after command-line and executable inspection. Every
-// PID, parent PID, and start time must match the snapshot." The root is one
+// `docs/resolver.md`, "The eight steps", step 7: after the inspection, stat
+// is re-read for the match and every ancestor up to the root; every pid,
+// parent pid and start time must be those of the snapshot. The root is one
 // of those ancestors: its parent (the user's shell) exits between the
 // snapshot and the re-read, and the root is reparented to init.
 TEST(ResolverRootReRead, RootReparentedBeforeItsReReadIsAncestryChanged) {
@@ -63,8 +64,9 @@ TEST(ResolverRootReRead, RootWithItsSnapshotParentResolves) {
 // ---------------------------------------------------------------------------
 // Step 5: the exact argv is the exact cmdline bytes
 
-// Seed (step 5): "A candidate must have argv exactly equal to ["/bin/sleep",
-// "120"]", read "without trimming or text normalization". The kernel writes
+// `docs/resolver.md`, "The eight steps", step 5: a match has argv exactly
+// ["/bin/sleep", "120"], compared byte for byte (no trimming, no
+// normalisation). The kernel writes
 // argv as NUL-terminated strings, so the cmdline of that argv is
 // "/bin/sleep\0" "120\0", byte for byte: the same bytes without the final
 // NUL are not that argv (a process that rewrote its argument area), and are
@@ -101,8 +103,9 @@ TEST(ResolverExactArgv, ExpectedArgvElementHoldingNulIsAnInvalidRequest) {
   EXPECT_EQ(host.calls, 0u);
 }
 
-// An empty argv element is a valid request (seed 000 compares the
-// NUL-delimited cmdline "without trimming or text normalization"; `exec -a
+// An empty argv element is a valid request (`docs/resolver.md`, "The eight
+// steps", step 5 compares the NUL-delimited cmdline byte for byte, no
+// trimming, no normalisation; `exec -a
 // ''` makes one): the request words pass CheckRequestWords, the CLI's check
 // too, and match only the process whose cmdline holds it.
 TEST(ResolverExactArgv, AnEmptyArgvElementIsValidAndMatchedExactly) {
@@ -126,8 +129,9 @@ std::uint64_t ListingBytes(FakeHost& host) {
   return n;
 }
 
-// Seed: "a cumulative proc-evidence byte budget; both are checked throughout
-// enumeration and after every required read." The listing is the first read
+// `docs/resolver.md`, "Retries, deadline and budget": one cumulative byte
+// budget, checked while the listing is read, after it and after every
+// read. The listing is the first read
 // of every attempt: the names it returns count, and a budget smaller than
 // they are ends the resolution before any stat is read.
 TEST(ResolverListing, ListingBytesCountAgainstTheByteBudget) {
@@ -168,7 +172,8 @@ TEST(ResolverListing, ListedNamesCountInBytesRead) {
   EXPECT_EQ(b.bytes_read, a.bytes_read + 10);
 }
 
-// Seed: "both are checked throughout enumeration": a deadline that passes
+// `docs/resolver.md`, "Retries, deadline and budget": the deadline is
+// checked while the listing is read: a deadline that passes
 // while the directory is read stops the listing there (at its first name
 // read after it: "1"), and no stat is read.
 TEST(ResolverListing, DeadlinePassingDuringTheListingEndsBeforeAnyStat) {
@@ -233,7 +238,8 @@ TEST(ResolverListing, ATruncatedReadCostsTheBytePastItsBound) {
 // ---------------------------------------------------------------------------
 // A dead root is a missing root
 
-// Seed (failure modes): "The checker stops on a missing app-server root". A
+// `docs/resolver.md`, "One attempt", step 2: a missing root stops the
+// resolution (MISSING_ROOT). A
 // root that died (a zombie not yet reaped, state Z; or X) with its start time
 // unchanged is missing: its children are reparented away, so waiting out the
 // deadline would only end in NO_MATCH five seconds later. It fails at once.

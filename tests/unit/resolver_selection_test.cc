@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The resolver of seed 000 ("Linux tracked-terminal host PID resolution"),
+// The resolver (`docs/resolver.md`, "The eight steps"),
 // against the in-memory host of fake_host.h: which process it selects, that
 // it reads no environment it need not (secrets), that it is deterministic, and
-// the root's fingerprint. Each test names the rule it proves and quotes it
-// from the seed.
+// the root's fingerprint. Each test names the rule it proves and the section
+// of docs/resolver.md that states it.
 #include "core/resolver.h"
 
 #include <gtest/gtest.h>
@@ -38,8 +38,9 @@ std::set<std::int64_t> EnvironReaders(const FakeHost& host) {
 // ---------------------------------------------------------------------------
 // Selection
 
-// Seed: "Linux selects the unique exact sleep beneath the app-server host PID
-// and ignores unrelated host processes, including host PID 3."
+// `docs/resolver.md`, "The eight steps": the unique exact sleep beneath the
+// app-server's host pid is selected; unrelated host processes, host pid 3
+// included, are ignored.
 TEST(ResolverSelection, SelectsUniqueExactSleepBeneathAppServerNotHostPid3) {
   FakeHost host;
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
@@ -51,8 +52,8 @@ TEST(ResolverSelection, SelectsUniqueExactSleepBeneathAppServerNotHostPid3) {
   EXPECT_GT(v.bytes_read, 0u);
 }
 
-// Seed: "The tracked sleep must be identified only inside that process's
-// descendant tree." An exact sleep carrying the token outside the tree (here
+// `docs/resolver.md`, "The eight steps", step 4: the sleep is looked for only
+// beneath the root. An exact sleep carrying the token outside the tree (here
 // at host PID 3) is neither selected nor even inspected.
 TEST(ResolverSelection, IgnoresExactSleepWithTokenOutsideRootTree) {
   FakeHost host;
@@ -70,8 +71,8 @@ TEST(ResolverSelection, IgnoresExactSleepWithTokenOutsideRootTree) {
   EXPECT_EQ(none.status, Status::kNoMatch) << none.detail;
 }
 
-// Seed: "An older exact sleep beneath the same app-server cannot match a new
-// invocation's token."
+// `docs/resolver.md`, "The eight steps", step 5: an older exact sleep beneath
+// the same app-server cannot answer for a new invocation's token.
 TEST(ResolverSelection, OlderSleepWithAnotherTokenCannotMatch) {
   FakeHost host;
   AddSecondSandbox(host, kOldToken);
@@ -81,9 +82,9 @@ TEST(ResolverSelection, OlderSleepWithAnotherTokenCannotMatch) {
   EXPECT_TRUE(v.matches.empty());
 }
 
-// Seed (step 5): "exactly one environment entry carrying the current
-// invocation token. This prevents an older matching sleep in the same
-// app-server tree from satisfying the new command's gate." Alone, the older
+// `docs/resolver.md`, "The eight steps", step 5: exactly one environment
+// entry carrying this invocation's token, so an older exact sleep beneath
+// the same root cannot answer for a new command. Alone, the older
 // sleep never matches: TOKEN_MISMATCH once the retries run out.
 TEST(ResolverSelection, OlderSleepAloneEndsInTokenMismatchAtDeadline) {
   FakeHost host;
@@ -95,8 +96,9 @@ TEST(ResolverSelection, OlderSleepAloneEndsInTokenMismatchAtDeadline) {
   EXPECT_EQ(v.attempts, kAttemptsIn5s);
 }
 
-// Seed (step 5): "exactly one environment entry carrying the current
-// invocation token". Two entries named by the token variable are ambiguous.
+// `docs/resolver.md`, "The eight steps", step 5: exactly one environment entry
+// carrying this invocation's token. Two entries named by the token variable are
+// ambiguous.
 TEST(ResolverSelection, TwoTokenEntriesFailImmediately) {
   FakeHost host;
   std::vector<std::string> env = SleepEnviron(kToken);
@@ -111,8 +113,8 @@ TEST(ResolverSelection, TwoTokenEntriesFailImmediately) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed (step 5): "argv exactly equal to ["/bin/sleep", "120"]", "without
-// trimming or text normalization".
+// `docs/resolver.md`, "The eight steps", step 5: argv exactly
+// ["/bin/sleep", "120"], with no trimming and no normalisation.
 TEST(ResolverSelection, ArgvMustMatchExactlyWithoutNormalisation) {
   for (const std::vector<std::string>& argv :
        std::vector<std::vector<std::string>>{{"/bin/sleep", "120 "},
@@ -128,8 +130,9 @@ TEST(ResolverSelection, ArgvMustMatchExactlyWithoutNormalisation) {
   }
 }
 
-// Seed: "Zero and multiple matches fail closed." Zero matches retry "every
-// 100 ms for at most 5 seconds": attempts at 0, 0.1, ..., 5.0 s.
+// `docs/resolver.md`, "The eight steps": zero and multiple matches fail closed.
+// Zero matches retry every 100 ms for at most 5 s: attempts at 0, 0.1, ...,
+// 5.0 s.
 TEST(ResolverSelection, ZeroMatchesFailClosedAfterRetriesFor5Seconds) {
   FakeHost host;
   host.Remove(kSleep);
@@ -143,7 +146,7 @@ TEST(ResolverSelection, ZeroMatchesFailClosedAfterRetriesFor5Seconds) {
   EXPECT_TRUE(std::find(host.log.begin(), host.log.end(), "sleep 1100000000") != host.log.end());
 }
 
-// Seed: "Ambiguity ... fails immediately."
+// `docs/resolver.md`, "The eight steps": ambiguity fails at once.
 TEST(ResolverSelection, MultipleMatchesFailClosedImmediately) {
   FakeHost host;
   AddSecondSandbox(host, kToken);
@@ -153,9 +156,10 @@ TEST(ResolverSelection, MultipleMatchesFailClosedImmediately) {
   EXPECT_EQ(v.attempts, 1u);
 }
 
-// Seed (step 5): "A candidate must have argv exactly equal to ["/bin/sleep",
-// "120"] and exactly one environment entry carrying the current invocation
-// token." The token alone, carried by the sandbox's shell, is not enough.
+// `docs/resolver.md`, "The eight steps", step 5: a match has argv exactly
+// ["/bin/sleep", "120"] and exactly one environment entry carrying this
+// invocation's token. The token alone, carried by the sandbox's shell, is not
+// enough.
 TEST(ResolverSelection, TokenWithoutExactArgvIsNoMatch) {
   FakeHost host;
   host.Remove(kSleep);  // the sh at 4102 still exports the token
@@ -166,8 +170,9 @@ TEST(ResolverSelection, TokenWithoutExactArgvIsNoMatch) {
 // ---------------------------------------------------------------------------
 // Secrets minimisation and determinism
 
-// Seed (step 5): the environment is evidence only for an exact argv match, so
-// no other process's environment (secrets included) is ever read.
+// `docs/resolver.md`, "One attempt", step 3: the environment is read only for
+// an exact argv match, so no other process's environment (secrets included) is
+// ever read.
 TEST(ResolverDiscipline, NeverReadsEnvironOfNonMatchingArgv) {
   FakeHost host;
   host.AddSleep(kHostPid3, 1, 900, kToken);  // outside the tree
@@ -207,8 +212,8 @@ TEST(ResolverDiscipline, IdenticalEvidenceGivesIdenticalCallSequences) {
 // ---------------------------------------------------------------------------
 // Fingerprinting the root before the turn
 
-// Seed (step 1): "records the AppServerConnection child host PID and its
-// /proc/<pid>/stat start time".
+// `docs/resolver.md`, "The eight steps", step 1: the root's host pid and its
+// /proc/<pid>/stat start time are recorded.
 TEST(FingerprintRoot, RecordsTheRootStartTime) {
   FakeHost host;
   Verdict v = FingerprintRoot(host, kAppServer);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// TapeEvidence (issue 4, section 1): "each call [the resolver] makes is
-// matched against the next recorded observation (same operation, pid, file
+// TapeEvidence (`docs/replay.md`, "Two models"): each call the resolver makes
+// is matched against the next recorded observation (same operation, pid, file
 // and bound) and answered with the recorded result; the clock returns
-// recorded monotonic times and sleeping is virtual". A call the tape does not
+// recorded monotonic times and sleeping is virtual. A call the tape does not
 // hold is a divergence, kept with its index, the recorded call and the call
 // made; from then on nothing is answered from the tape.
 #include "replay/tape_evidence.h"

@@ -2,9 +2,9 @@
 # Re-records the replay corpus: real recordings, on this kernel, of a real
 # PID-namespace sandbox (`unshare --pid --fork`) running the tracked
 # `/bin/sleep 120` beneath a stand-in app-server, with the real binary, and
-# the output their replay must give on any machine (issue 4, section 5: "files
-# committed to the repo that were captured on this kernel replay identically
-# in CI on another machine").
+# the output their replay must give on any machine (tests/data/replay/README.md:
+# files committed to the repo that were captured on this kernel replay
+# identically in CI on another machine).
 #
 #   resolved.ptape     proctape resolve --root APP --token T --record ...
 #                      RESOLVED (the sleep's host pid, as seen from the
