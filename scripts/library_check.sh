@@ -118,7 +118,8 @@ if [[ -x /usr/bin/rustc ]]; then
   /usr/bin/rustc -O --edition 2021 -o "$tmp/rust/summary" examples/rust/summary.rs \
     -L "$(dirname "$so")" -l proctape 2>"$tmp/rust/rustc.log" ||
     fail "examples/rust: rustc: $(head -5 "$tmp/rust/rustc.log")"
-  entry=$(ls corpus/*.ptape | head -1)
+  entries=(corpus/*.ptape)
+  entry=${entries[0]}
   head -c 2000 "$entry" >"$tmp/rust/cut.ptape"
   rc=0
   out=$(LD_LIBRARY_PATH=$(dirname "$so") "$tmp/rust/summary" "$entry" "$tmp/rust/cut.ptape" 2>&1) || rc=$?
