@@ -15,6 +15,19 @@ FormatError ReadSnapshot(const std::string& path, Snapshot* out, const ReadKeep&
 
 namespace {
 
+// Charges `made` bytes of `item` to `held`: none, or the kTooLarge that
+// names the item's chunk.
+FormatError Charge(const StreamItem& item, std::uint64_t made, std::uint64_t file_bytes,
+                   ReadBudget* held) {
+  if (held->Charge(made, file_bytes)) return {};
+  FormatError error;
+  error.kind = FormatErrorKind::kTooLarge;
+  error.chunk = item.index;
+  error.offset = item.offset;
+  error.message = HeldRefusal(*held, item.index, item.offset, made, file_bytes);
+  return error;
+}
+
 // Charges `held` with what one item adds to a Snapshot (`made`: what the
 // reader materialized for it), unless the Snapshot drops it: a frame part
 // whose processes are not kept, observations not kept or kept compact (the
@@ -30,13 +43,8 @@ FormatError ChargeHeld(const StreamItem& item, std::uint64_t made, std::uint64_t
   if (item.kind == StreamItem::Kind::kObservations) kept = keep.observations && !compact;
   // Shared records are charged as they are held (HoldRecords).
   if (item.kind == StreamItem::Kind::kFramePart && keep.shared_records) kept = false;
-  if (!kept || held->Charge(made, file_bytes)) return {};
-  FormatError error;
-  error.kind = FormatErrorKind::kTooLarge;
-  error.chunk = item.index;
-  error.offset = item.offset;
-  error.message = HeldRefusal(*held, item.index, item.offset, made, file_bytes);
-  return error;
+  if (!kept) return {};
+  return Charge(item, made, file_bytes, held);
 }
 
 // Moves the part's records into `records`, each charged to `held` as it is
@@ -49,13 +57,7 @@ FormatError HoldRecords(StreamItem* item, std::uint64_t file_bytes, FrameRecords
     const auto at = static_cast<std::size_t>(i);
     const bool same = at < item->same_as_previous.size() && item->same_as_previous[at];
     const std::uint64_t bytes = records->Add(std::move(*part.mutable_processes(i)), same);
-    if (held->Charge(bytes, file_bytes)) continue;
-    FormatError error;
-    error.kind = FormatErrorKind::kTooLarge;
-    error.chunk = item->index;
-    error.offset = item->offset;
-    error.message = HeldRefusal(*held, item->index, item->offset, bytes, file_bytes);
-    return error;
+    if (FormatError over = Charge(*item, bytes, file_bytes, held); !over.ok()) return over;
   }
   part.clear_processes();
   return {};

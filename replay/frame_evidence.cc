@@ -27,17 +27,20 @@ std::int64_t ScanDuration(const v1::Frame& f) {
 }  // namespace
 
 FrameEvidence::FrameEvidence(const Snapshot& snapshot, std::int64_t start_ns)
-    : FrameEvidence(snapshot.frames, start_ns) {
-  if (!snapshot.records.empty() && snapshot.records.size() == snapshot.frames.size()) {
-    own_ = FrameRecords{};
-    records_ = &snapshot.records;
-  }
-}
+    : FrameEvidence(snapshot.frames,
+                    !snapshot.records.empty() && snapshot.records.size() == snapshot.frames.size()
+                        ? &snapshot.records
+                        : nullptr,
+                    start_ns) {}
 
 FrameEvidence::FrameEvidence(const std::vector<v1::Frame>& frames, std::int64_t start_ns)
+    : FrameEvidence(frames, nullptr, start_ns) {}
+
+FrameEvidence::FrameEvidence(const std::vector<v1::Frame>& frames, const FrameRecords* records,
+                             std::int64_t start_ns)
     : frames_(frames),
-      own_(FrameRecords::Of(frames)),
-      records_(&own_),
+      own_(records == nullptr ? FrameRecords::Of(frames) : FrameRecords{}),
+      records_(records == nullptr ? &own_ : records),
       index_(frames.size()),
       indexed_(frames.size(), false),
       now_(start_ns),

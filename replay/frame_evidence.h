@@ -165,6 +165,9 @@ class FrameEvidence : public Evidence {
   void SleepUntil(std::int64_t mono_ns) override;
 
  private:
+  // Serves `frames` with `records` (null: a view of the frames' own).
+  FrameEvidence(const std::vector<v1::Frame>& frames, const FrameRecords* records,
+                std::int64_t start_ns);
   // The frame in force now, noted as used; null when there are no frames
   // or the cap on calls is reached.
   const v1::Frame* Use();
