@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +40,13 @@ std::string ErrnoText(int err) {
   return name != nullptr ? name : std::to_string(err);
 }
 
+// "Argument `arg` differs from `value`", as libseccomp's SCMP_A0_32 and
+// SCMP_A1 build it (written out: those macros are C compound literals, which
+// clang refuses in C++). `value` is already cut to the width compared.
+scmp_arg_cmp ArgDiffers(unsigned arg, scmp_datum_t value) {
+  return scmp_arg_cmp{arg, SCMP_CMP_NE, value, 0};
+}
+
 bool InstallSeccomp(std::string* error) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr) {
@@ -53,14 +61,14 @@ bool InstallSeccomp(std::string* error) {
   // first argument compared as 32 bits: a pid_t.
   for (int nr : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(tkill), SCMP_SYS(rt_sigqueueinfo),
                  SCMP_SYS(rt_tgsigqueueinfo)}) {
-    if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0_32(SCMP_CMP_NE, self));
+    if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, ArgDiffers(0, static_cast<std::uint32_t>(self)));
   }
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PROCTAPE_ASAN)
   // The sanitizer build's LeakSanitizer stops proctape's own threads with
   // ptrace (from a helper task) at exit: ptrace of proctape's pid stays
   // allowed there, and only there.
   if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ptrace), 1,
-                                     SCMP_A1(SCMP_CMP_NE, self));
+                                     ArgDiffers(1, self));
 #else
   if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ptrace), 0);
 #endif
@@ -206,7 +214,7 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
                    handled, error);
     }
   }
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PROCTAPE_ASAN)
   // The sanitizer build's LeakSanitizer reads proctape's own /proc/PID (task,
   // maps) at exit: readable there, and only there.
   if (ok) {

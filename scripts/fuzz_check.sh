@@ -18,7 +18,9 @@ dir=build-fuzz
 jobs=$(nproc)
 targets=(reader proc_parse replay views proc_root manifest)
 
-cmake -S . -B "$dir" -DPROCTAPE_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ \
+# The tests are configured here too (not built): scripts/setup.sh's
+# sanitizer stage builds them in this tree, on the libraries built here.
+cmake -S . -B "$dir" -DPROCTAPE_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang -DPROCTAPE_BENCH=OFF \
       -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -gline-tables-only" >/dev/null
 cmake --build "$dir" -j"$jobs" --target fuzzers
 

@@ -118,14 +118,16 @@ stage ship bash scripts/ship_check.sh build  # the .deb + lintian (dpkg -i/-r on
 stage aarch64 bash scripts/cross_check.sh  # the aarch64 static binary under qemu-user, the release artifacts
 stage library bash scripts/library_check.sh build  # the installed library, examples/launcher built against it
 stage fuzz bash scripts/fuzz_check.sh  # every fuzz target for a bounded time
-# Again under AddressSanitizer + UndefinedBehaviorSanitizer, at -O1 (ASan's
-# own advice for speed; half the compile time of a sanitized -O3), but only what
-# gives the sanitizers code to watch that no other test reaches: the binary,
-# the unit tests, the live tests (the real CLI on real processes: the release
-# build's, run against the sanitized binary), the fuzz regressions, the
-# corpus checks, the C library and its tests and example
-# (the Python tests are not registered there: a sanitized library does not
-# load into an unsanitized python3). Left out, each for a reason:
+# Again under AddressSanitizer + UndefinedBehaviorSanitizer, in the fuzz
+# stage's tree (build-fuzz, configured by scripts/fuzz_check.sh: clang, -O1,
+# the sanitizers), whose libraries the fuzzers and these tests share: they
+# are compiled once for both. Only what gives the sanitizers code to watch
+# that no other test reaches: the binary, the unit tests, the live tests
+# (the real CLI on real processes: the release build's, run against the
+# sanitized binary), the fuzz regressions, the corpus checks, the C library
+# and its tests and example (the Python tests are not registered there: a
+# sanitized library does not load into an unsanitized python3). Left out,
+# each for a reason:
 #   explore (label explore): explore/corpus and explore/mutants run the
 #     resolver thousands of times over the corpus -- the same code the unit
 #     tests and fuzz regressions run, slower by ASan's factor; mutant_hunt
@@ -144,14 +146,13 @@ stage fuzz bash scripts/fuzz_check.sh  # every fuzz target for a bounded time
 # (what they run in-process, the library on a real sandbox, is then not
 # sanitized: the C library's own tests are, below).
 asan() {
-  echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer"
-  configure build-asan -DPROCTAPE_SANITIZE=ON -DPROCTAPE_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
-  compile build-asan proctape unit_tests fuzz_regressions \
+  echo "setup: again under AddressSanitizer + UndefinedBehaviorSanitizer (build-fuzz)"
+  compile build-fuzz proctape unit_tests fuzz_regressions \
     proctape_c capi_pin_test capi_values_test proctape_c_example
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE 'live|explore|hostile|ship|bench|churn' \
+  ctest --test-dir build-fuzz --output-on-failure -j"$jobs" -LE 'live|explore|hostile|ship|bench|churn' \
     -E '_NOT_BUILT$'  # gtest_discover_tests' stand-in for a test binary not built here
-  PROCTAPE_TEST_BINARY=$PWD/build-asan/cli/proctape PROCTAPE_TEST_BINARY_SANITIZED=1 \
+  PROCTAPE_TEST_BINARY=$PWD/build-fuzz/cli/proctape PROCTAPE_TEST_BINARY_SANITIZED=1 \
     ctest --test-dir build --output-on-failure -j"$jobs" -L live
 }
 stage asan asan

@@ -128,7 +128,7 @@ std::vector<NamedInput> GeneratedInputs(const std::string& target, const std::st
   // sanitizer build walks a tenth of it: the same paths, at ASan's cost (the
   // whole chain took 112 s of CI there); the ordinary build, and
   // tests/live/views_shapes_cli_test.cc, keep the 60,000 that show linearity.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PROCTAPE_ASAN)
   add("parent-chain-6000", Chain(6'000));
 #else
   add("parent-chain-60000", Chain(60'000));

@@ -35,7 +35,7 @@ inline const char* TestedBinary() {
 // terabytes of shadow memory (no address-space limit holds), reads its own
 // /proc at startup, and valgrind cannot run it.
 inline bool TestedBinarySanitized() {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PROCTAPE_ASAN)
   return true;
 #else
   const char* s = std::getenv("PROCTAPE_TEST_BINARY_SANITIZED");
