@@ -29,7 +29,7 @@
 //     (default 4194304, the kernel's PID_MAX_LIMIT); more cuts ("max-entries").
 //
 // Redaction: unless keep_environ, environ bytes are replaced by
-// RedactEnviron(bytes, kept_entries) (capture/redact.h: every value becomes
+// RedactEnviron(bytes, kept_entries) (core/redact.h: every value becomes
 // '*' of the same length; kept entries stay verbatim) before they leave the
 // scanner, and FileRead.redacted is set.
 //

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <utility>
 
-#include "capture/redact.h"
+#include "core/redact.h"
 #include "proto/convert.h"
 
 namespace proctape {

@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include "capture/redact.h"
+#include "core/redact.h"
 #include "proto/convert.h"
 
 namespace proctape {

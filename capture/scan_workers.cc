@@ -4,7 +4,7 @@
 #include <system_error>
 #include <utility>
 
-#include "capture/redact.h"
+#include "core/redact.h"
 
 namespace proctape::scan {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "capture/redact.h"
+#include "core/redact.h"
 
 #include <algorithm>
 

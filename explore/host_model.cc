@@ -3,7 +3,7 @@
 
 #include <cerrno>
 
-#include "capture/redact.h"
+#include "core/redact.h"
 #include "proto/convert.h"
 
 namespace proctape::explore {

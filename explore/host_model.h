@@ -96,7 +96,7 @@ class HostModel {
   // The frame this model is now, as a capture stores one: with `kept`
   // (the file's policy redacts environ), every environ read is marked
   // redacted and its bytes redacted as a capture redacts them
-  // (capture/redact.h, `kept` entries verbatim). The frame's own bytes are
+  // (core/redact.h, `kept` entries verbatim). The frame's own bytes are
   // redacted already and stay as they are; what an event wrote (another
   // run's token entry) is redacted here.
   v1::Frame ToFrame(std::uint64_t index, std::int64_t scan_start_ns, std::int64_t scan_end_ns,

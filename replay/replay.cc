@@ -3,7 +3,7 @@
 
 #include <google/protobuf/util/message_differencer.h>
 
-#include "capture/redact.h"
+#include "core/redact.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 #include "proto/summary.h"

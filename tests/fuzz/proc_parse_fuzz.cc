@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "analyze/proc_dir_facts.h"
-#include "capture/redact.h"
+#include "core/redact.h"
 #include "core/legacy_marker.h"
 #include "core/proc_parse.h"
 #include "replay/legacy_replay.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/redact.h"
+#include "core/redact.h"
 #include "core/resolver.h"
 #include "proto/convert.h"
 #include "tests/unit/fake_host.h"

@@ -3,7 +3,7 @@
 // value is replaced by a placeholder that keeps the key and the value's
 // length; the only values kept verbatim are entries that carry the token of
 // a resolution being recorded, so a replay sees the same token evidence.
-#include "capture/redact.h"
+#include "core/redact.h"
 
 #include <gtest/gtest.h>
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/redact.h"
+#include "core/redact.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
