@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// CLI11's parse errors in proctape's words (docs/cli/commands.md, "Usage
+// CLI11's parse errors in proctape's words (docs/cli/messages.md, "Usage
 // errors"): one line naming the option or argument at fault and what is
 // wrong with it, never the parser's phrasing ("The following argument was
 // not expected", "1 required PID missing", "At Most 1 required but received

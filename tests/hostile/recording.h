@@ -21,7 +21,7 @@ namespace proctape::hostile {
 
 // The token of every hostile recording: 32 characters, as `resolve
 // --record` makes one, so that a 12-character piece of it in an output is
-// never a coincidence (tests/hostile/README.md, "Token pieces").
+// never a coincidence (tests/hostile/README.md, "The shapes": token pieces).
 inline constexpr char kToken[] = "7c1f0e9a4b3d2c58e6a1f0b9d8c7e6a5";
 inline constexpr char kTokenVar[] = "PROCTAPE_TOKEN";
 

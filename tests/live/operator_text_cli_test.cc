@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Operator-supplied text is escaped exactly like host text (docs/cli/outputs.md,
-// "Escaping"): every command that can echo a string the operator typed — a
+// Operator-supplied text is escaped exactly like host text (docs/cli/json.md,
+// "Text from the host is escaped text"): every command that can echo a string the operator typed — a
 // path (an input, an output, --proc, --proc-root, --baseline), --exe, --name,
 // --expect, --token, --token-var, --argv, --comm, --cgroup, --output, a corpus
 // entry name, an option or a value CLI11 refuses — is run here with a hostile

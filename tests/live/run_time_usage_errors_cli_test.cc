@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Usage errors found when a command runs (docs/cli/commands.md, "Usage
+// Usage errors found when a command runs (docs/cli/messages.md, "Usage
 // errors"): a line that parses but cannot run has the form of a parse error
 // (tests/live/usage_errors_cli_test.cc), "proctape: CMD: WHAT", exit 2, the
 // same words under --json.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Usage errors from the binary (docs/cli/commands.md, "Usage errors"): every
+// Usage errors from the binary (docs/cli/messages.md, "Usage errors"): every
 // command says what is wrong with its command line in one line of its own
 // words, "proctape: CMD: WHAT (see 'proctape CMD --help')", exit 2, naming the
 // option or argument at fault; never the parser's phrasing. An unknown option

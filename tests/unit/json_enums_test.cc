@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// No output names an enum's zero value (docs/cli/json.md, "Enums"): a field
+// No output names an enum's zero value (docs/cli/json.md, "Field names and enums"): a field
 // that names nothing is absent, or the text says a word. Every message of
 // the schema is printed by one printer (proto/convert.h ToJson), so the rule
 // is checked over every message type of every .proto file: a default
