@@ -39,8 +39,8 @@ for src in "$@"; do
     read -r u s <"$out/t"
     t=$(echo "$u + $s" | bc)
     sum[$c]=$(echo "${sum[$c]:-0} + $t" | bc)
-    printf '%12s' "$t"
+    printf '%12.2f' "$t"
   done
   echo
 done
-printf '%-50s' "sum (CPU s)"; for c in "${order[@]}"; do printf '%12s' "${sum[$c]}"; done; echo
+printf '%-50s' "sum (CPU s)"; for c in "${order[@]}"; do printf '%12.2f' "${sum[$c]}"; done; echo
