@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The churn judge (bench/churn/churn_log.h) on hand-written logs: it must be
+// The churn judge (tests/churn/churn_log.h) on hand-written logs: it must be
 // able to say WRONG, or the churn test would assert nothing.
-#include "bench/churn/churn_log.h"
+#include "tests/churn/churn_log.h"
 
 #include <gtest/gtest.h>
 

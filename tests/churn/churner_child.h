@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The churner's children (bench/churn/churner.cc): the hostile names they
+// The churner's children (tests/churn/churner.cc): the hostile names they
 // take, the report each sends before it exits or execs, and what a child of
 // each kind does once forked (see churner.cc's header for the kinds).
 #pragma once

@@ -64,7 +64,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "bench/churn/churner_child.h"
+#include "tests/churn/churner_child.h"
 
 namespace {
 

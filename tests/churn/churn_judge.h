@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The churn run judged and reported (bench/churn/churn_bench.cc): each
+// The churn run judged and reported (tests/churn/churn_bench.cc): each
 // command's run checked (no crash, no hang, an exit status of its documented
 // set, no raw control byte), its verdict word and the identity it names read
 // from its output, and the figures printed at the end. The verdicts
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/churn/churn_log.h"
-#include "bench/churn/spawner.h"
+#include "tests/churn/churn_log.h"
+#include "tests/churn/spawner.h"
 
 namespace proctape::churn {
 

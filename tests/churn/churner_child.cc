@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The churner's children (churner_child.h).
-#include "bench/churn/churner_child.h"
+#include "tests/churn/churner_child.h"
 
 #include <fcntl.h>
 #include <signal.h>

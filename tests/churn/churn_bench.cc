@@ -4,7 +4,7 @@
 //   churn_bench --proctape BIN --churner BIN [--seconds 60] [--timeout-ms 15000]
 //               [--keep]
 //
-// Starts bench/churn/churner as the init of its own PID namespace
+// Starts tests/churn/churner as the init of its own PID namespace
 // (`unshare --pid --fork --kill-child`, lab's StartChild), and while it forks,
 // reaps, renames and reuses pids, runs the real proctape binary over and over,
 // each command under a timeout, one at a time, in turn:
@@ -15,7 +15,7 @@
 // then `verify` on every file written, `replay` on every recording, and
 // `tree` on every capture (whose output must hold no raw control byte: the
 // comms are hostile). Each verdict is judged against the churner's own log
-// (bench/churn/churn_log.h). It prints the load held, the pid reuses, the
+// (tests/churn/churn_log.h). It prints the load held, the pid reuses, the
 // verdict mix, peak RSS (wait4's ru_maxrss) of the first and last run of each
 // command, and every failure.
 //
@@ -58,9 +58,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/churn/churn_judge.h"
-#include "bench/churn/churn_log.h"
-#include "bench/churn/spawner.h"
+#include "tests/churn/churn_judge.h"
+#include "tests/churn/churn_log.h"
+#include "tests/churn/spawner.h"
 #include "lab/procs.h"
 #include "lab/sandbox.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The churn run judged and reported (churn_judge.h).
-#include "bench/churn/churn_judge.h"
+#include "tests/churn/churn_judge.h"
 
 #include <algorithm>
 #include <cstdio>

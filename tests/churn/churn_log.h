@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The churner's log (bench/churn/churner.cc) read back, and the verdicts of
+// The churner's log (tests/churn/churner.cc) read back, and the verdicts of
 // the proctape commands run during the churn judged against it.
 //
 // The log is the ground truth: every process the churner created, its host

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "bench/churn/churn_log.h"
+#include "tests/churn/churn_log.h"
 
 #include <set>
 #include <sstream>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "bench/churn/spawner.h"
+#include "tests/churn/spawner.h"
 
 #include <fcntl.h>
 #include <poll.h>
