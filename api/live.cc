@@ -137,7 +137,7 @@ ResolveResult Resolve(const Request& request, const Fingerprint& fingerprint,
     v1::Header header;
     if (output) FillHeader(ScanOptions{}, options.proc_root, options.command_line, &header);
     ProcfsEvidence* proc = live.get();
-    detail::FrameSource frames;
+    FrameSource frames;
     frames.pid_ns = [proc](std::int64_t pid) { return proc->PidNamespace(pid); };
     frames.open_workers = [&options] {
       return OpenScanWorkers(options.proc_root, options.scan_threads == 0

@@ -6,8 +6,6 @@
 #include "api/convert.h"
 #include "capture/live_checks.h"
 #include "capture/live_record.h"
-#include "capture/recorder.h"
-#include "format/writer.h"
 
 namespace proctape::api::detail {
 
@@ -42,54 +40,30 @@ ResolveResult ResolveRecorded(Evidence& evidence, proctape::Request request,
   if (when == Record::kNever || !output) {
     v1::Resolution unused;
     check(evidence, &unused);
-    result.ran = true;
-    result.verdict = FromCore(verdict);
-    result.verdict.boot_id = fingerprint.boot_id();  // its start tick's boot
-    return result;
+  } else {
+    const std::string path = output->path();
+    const std::string shown = output->shown();
+    RecordPlan plan;
+    plan.scan.kept_entries = {TokenEntry(request)};
+    plan.header = std::move(header);
+    plan.header.mutable_redaction()->clear_kept_entries();
+    plan.header.mutable_redaction()->add_kept_entries(plan.scan.kept_entries[0]);
+    plan.frames = frames;
+    plan.frame_before_first = when == Record::kAlways;
+    if (when == Record::kOnFailure) plan.keep = [&verdict] { return !verdict.resolved(); };
+    std::string error;
+    switch (RecordChecks(evidence, plan, std::move(output), {LiveStep{nullptr, check}}, &error)) {
+      case RecordOutcome::kWritten: result.recording = path; break;
+      case RecordOutcome::kDiscarded: break;
+      case RecordOutcome::kFailed:
+        result.error =
+            Fail(ErrorCode::kRecordFailed, "cannot write the recording " + shown + ": " + error);
+        break;
+    }
   }
-  const std::string path = output->path();
-  const std::string shown = output->shown();
-  ScanOptions scan;
-  scan.kept_entries = {TokenEntry(request)};
-  header.mutable_redaction()->clear_kept_entries();
-  header.mutable_redaction()->add_kept_entries(scan.kept_entries[0]);
-  std::unique_ptr<SnapshotWriter> writer = SnapshotWriter::Create(std::move(output), {});
-  std::vector<ScanWorker> workers;
-  auto frame = [&](std::uint64_t index) {
-    if (workers.empty() && frames.open_workers) workers = frames.open_workers();
-    return WriteScanFrame(evidence, scan, frames.pid_ns, workers, index, *writer);
-  };
-  bool written = writer->WriteHeader(header);
-  std::uint64_t frames_written = 0;
-  if (written && when == Record::kAlways) written = frame(frames_written++);
-  RecorderOptions ropts;
-  ropts.kept_entries = scan.kept_entries;
-  RecordingEvidence recorder(
-      evidence, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
-  v1::Resolution resolution;
-  resolution.set_first_observation(0);
-  resolution.set_start_mono_ns(evidence.NowNs());
-  // The resolver runs even when the file already failed: its verdict stands.
-  check(recorder, &resolution);
-  resolution.set_end_mono_ns(evidence.NowNs());
-  resolution.set_observation_count(recorder.observations());
   result.ran = true;
   result.verdict = FromCore(verdict);
-  result.verdict.boot_id = fingerprint.boot_id();
-  if (when == Record::kOnFailure && verdict.resolved()) return result;  // the temporary goes
-  written = written && writer->error().empty() && frame(frames_written++) &&
-            writer->WriteResolution(resolution);
-  if (written) {
-    v1::Footer footer;
-    footer.set_capture_end_mono_ns(evidence.NowNs());
-    written = writer->Finish(footer);
-  }
-  if (!written) {
-    result.error = Fail(ErrorCode::kRecordFailed, "cannot write the recording " + shown + ": " +
-                                                      writer->error());
-    return result;
-  }
-  result.recording = path;
+  result.verdict.boot_id = fingerprint.boot_id();  // its start tick's boot
   return result;
 }
 

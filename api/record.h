@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "capture/frame_scanner.h"
+#include "capture/live_record.h"
 #include "core/evidence.h"
 #include "core/resolver.h"
 #include "format/output_file.h"
@@ -17,14 +18,6 @@
 #include "proctape/live.h"
 
 namespace proctape::api::detail {
-
-// Where a recording's frames come from: `pid_ns` of the evidence, and the
-// worker threads' own evidence, opened only when a frame is taken (none: the
-// scan runs on the calling thread).
-struct FrameSource {
-  PidNamespaceFn pid_ns;
-  std::function<std::vector<ScanWorker>()> open_workers;
-};
 
 // RecordPolicy's output, opened (and so checked: format/output_file.h)
 // before any work, with no interrupt handler. Null for kNever; null with
@@ -34,8 +27,8 @@ std::unique_ptr<OutputFile> OpenRecording(const RecordPolicy& policy, Error* err
 
 // Resolves `request` (its root and executable the fingerprint's:
 // ApplyFingerprint) on `evidence`. Without `output` nothing is recorded.
-// With it the tape is streamed to its temporary while the resolver runs
-// (RecordingEvidence: the resolver's calls unchanged), and:
+// With it, capture's one record pipeline (RecordChecks) streams the tape to
+// its temporary while the resolver runs, and writes:
 //   kAlways: header, a frame before, the tape, a frame after, the
 //            Resolution, footer: what `proctape resolve --record` writes;
 //   kOnFailure: header, the tape, and only for a verdict other than

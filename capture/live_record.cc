@@ -64,16 +64,6 @@ bool WriteScanFrame(Evidence& evidence, const ScanOptions& scan, const PidNamesp
   return writer.EndFrame(s.scan_end_mono_ns, s.cut_reason, s.bytes_read);
 }
 
-namespace {
-
-bool WriteFrame(ProcfsEvidence& live, const ScanOptions& scan, std::vector<ScanWorker>& workers,
-                std::uint64_t index, SnapshotWriter& writer) {
-  PidNamespaceFn pid_ns = [&live](std::int64_t pid) { return live.PidNamespace(pid); };
-  return WriteScanFrame(live, scan, pid_ns, workers, index, writer);
-}
-
-}  // namespace
-
 bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
                 std::unique_ptr<OutputFile> output,
                 const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error) {
@@ -104,48 +94,67 @@ bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
 bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
                      std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
                      std::string* error) {
-  ScanOptions scan = options.scan;
-  scan.kept_entries = options.kept_entries;
-  v1::Header header;
-  FillHeader(scan, options.proc_root, options.command_line, &header);
+  RecordPlan plan;
+  plan.scan = options.scan;
+  plan.scan.kept_entries = options.kept_entries;
+  FillHeader(plan.scan, options.proc_root, options.command_line, &plan.header);
+  plan.frames.pid_ns = [&live](std::int64_t pid) { return live.PidNamespace(pid); };
+  plan.frames.open_workers = [&options] {
+    return OpenScanWorkers(options.proc_root,
+                           options.threads == 0 ? DefaultScanThreads() : options.threads);
+  };
+  return RecordChecks(live, plan, std::move(output), steps, error) == RecordOutcome::kWritten;
+}
 
+RecordOutcome RecordChecks(Evidence& evidence, const RecordPlan& plan,
+                           std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
+                           std::string* error) {
   auto writer = SnapshotWriter::Create(std::move(output), {});
+  // The frames' readers, opened at the first frame (the checks themselves
+  // run on this thread alone).
+  std::vector<ScanWorker> workers;
+  bool opened = false;
+  std::uint64_t frames = 0;
+  auto frame = [&] {
+    if (!opened && plan.frames.open_workers) workers = plan.frames.open_workers();
+    opened = true;
+    return WriteScanFrame(evidence, plan.scan, plan.frames.pid_ns, workers, frames++, *writer);
+  };
   auto failed = [&] {
     *error = writer->error();
-    return false;
+    return RecordOutcome::kFailed;  // the temporary goes with the writer
   };
-  if (!writer->WriteHeader(header)) return failed();
-  // The frames' readers (the checks themselves run on this thread alone).
-  std::vector<ScanWorker> workers = OpenScanWorkers(
-      options.proc_root, options.threads == 0 ? DefaultScanThreads() : options.threads);
+  bool written = writer->WriteHeader(plan.header);
   RecorderOptions ropts;
-  ropts.keep_environ = scan.keep_environ;
-  ropts.kept_entries = options.kept_entries;
+  ropts.keep_environ = plan.scan.keep_environ;
+  ropts.kept_entries = plan.scan.kept_entries;
   // One recorder for the whole file: observation indexes run on across checks.
   RecordingEvidence recorder(
-      live, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
-  std::uint64_t frame = 0;
+      evidence, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
   std::vector<v1::Resolution> resolutions;
   for (const LiveStep& step : steps) {
-    if (step.before && !step.before(error)) return false;  // the temporary goes with the writer
-    if (!WriteFrame(live, scan, workers, frame++, *writer)) return failed();
+    if (step.before && !step.before(error)) return RecordOutcome::kFailed;
+    if (written && (plan.frame_before_first || !resolutions.empty())) written = frame();
     v1::Resolution& resolution = resolutions.emplace_back();
     const std::uint64_t first = recorder.observations();
     resolution.set_first_observation(first);
-    resolution.set_start_mono_ns(live.NowNs());
-    step.check(recorder, &resolution);
-    resolution.set_end_mono_ns(live.NowNs());
+    resolution.set_start_mono_ns(evidence.NowNs());
+    step.check(recorder, &resolution);  // even when the file has failed: its verdict stands
+    resolution.set_end_mono_ns(evidence.NowNs());
     resolution.set_observation_count(recorder.observations() - first);
-    if (!writer->error().empty()) return failed();
+    written = written && writer->error().empty();
+    if (!written) break;
   }
-  if (!WriteFrame(live, scan, workers, frame, *writer)) return failed();
+  // A file not kept is no failure, whatever became of its temporary.
+  if (plan.keep && !plan.keep()) return RecordOutcome::kDiscarded;
+  if (!written || !frame()) return failed();
   for (const v1::Resolution& resolution : resolutions) {
     if (!writer->WriteResolution(resolution)) return failed();
   }
   v1::Footer footer;
-  footer.set_capture_end_mono_ns(live.NowNs());
+  footer.set_capture_end_mono_ns(evidence.NowNs());
   if (!writer->Finish(footer)) return failed();
-  return true;
+  return RecordOutcome::kWritten;
 }
 
 }  // namespace proctape

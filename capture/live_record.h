@@ -66,12 +66,10 @@ void FillHeader(const ScanOptions& scan, const std::string& proc_root,
 bool WriteScanFrame(Evidence& evidence, const ScanOptions& scan, const PidNamespaceFn& pid_ns,
                     std::vector<ScanWorker>& workers, std::uint64_t index, SnapshotWriter& writer);
 
-// Runs `check` through a recorder between two frames and writes the file to
-// `output`, opened (and so checked) before any work (format/output_file.h).
+// One check recorded between two frames (RecordLiveSteps of one step).
 // `check` makes its calls through the Evidence it is given and fills the
 // Resolution's request and outcome. Returns false with *error (one line) when
-// the file cannot be written; the check itself has run by then or not at all.
-// Nothing is left of the file then.
+// the file cannot be written; nothing is left of the file then.
 bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
                 std::unique_ptr<OutputFile> output,
                 const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error);
@@ -86,12 +84,51 @@ struct LiveStep {
   std::function<void(Evidence&, v1::Resolution*)> check;
 };
 
-// Several checks in one file: for each step, `before`, a whole-host frame,
-// then the check through the recorder; one more frame after the last. Frame k
-// is taken just before check k, so a frame model of check k sees the host as
-// the action left it. The tape holds every check's calls, in order; each
-// Resolution names its part. When a `before` fails, *error is its message and
-// nothing is left of the file.
+// Where a recording's frames come from: `pid_ns` of the checked evidence, and
+// the worker threads' own evidence, opened when the first frame is taken
+// (none: the scan runs on the calling thread).
+struct FrameSource {
+  PidNamespaceFn pid_ns;
+  std::function<std::vector<ScanWorker>()> open_workers;
+};
+
+// What RecordChecks writes around the checks.
+struct RecordPlan {
+  v1::Header header;     // written first, as given (FillHeader)
+  ScanOptions scan;      // the frames' bounds; its keep_environ and kept_entries
+                         //   are the recorder's too
+  FrameSource frames;
+  // false: no frame before the first check (the library's Record::kOnFailure).
+  bool frame_before_first = true;
+  // Asked once the checks have run; false: nothing is written after them and
+  // the temporary goes (the library's kOnFailure on RESOLVED). Null: kept.
+  std::function<bool()> keep;
+};
+
+enum class RecordOutcome {
+  kWritten,    // the whole file, renamed into place
+  kDiscarded,  // plan.keep said no: nothing is left, and that is no failure
+  kFailed,     // *error says why; nothing is left of the file
+};
+
+// The one record pipeline (`resolve --record`, `liveness --record`, the lab,
+// the library's record policy): the header; for each step, `before`, a frame
+// (but the first when !frame_before_first), then the check through a
+// RecordingEvidence (its calls unchanged) with its Resolution's part of the
+// tape; then plan.keep, one more frame, the Resolutions and the footer. Frame
+// k is taken just before check k, so a frame model of check k sees the host
+// as the step left it; observation indexes run on across checks. A check
+// whose file has failed still runs, so its verdict stands; no later step
+// begins; a file plan.keep does not keep is kDiscarded even then. `output`
+// is opened (and so checked) before any work (format/output_file.h).
+RecordOutcome RecordChecks(Evidence& evidence, const RecordPlan& plan,
+                           std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
+                           std::string* error);
+
+// RecordChecks on the live host, as `options` says: the header of a live
+// capture (FillHeader), frames from `live` and options.threads readers.
+// False with *error (one line) when the file cannot be written, or a
+// `before` failed (its message); nothing is left of the file then.
 bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
                      std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
                      std::string* error);

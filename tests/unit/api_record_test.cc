@@ -64,7 +64,7 @@ class ApiRecordTest : public ::testing::Test {
     ApplyFingerprint(fingerprint, &core);
     v1::Header header;
     FillHeader(ScanOptions{}, "/proc", {"api_record_test"}, &header);
-    api::detail::FrameSource frames;
+    FrameSource frames;
     frames.pid_ns = [](std::int64_t) { return Identity{ENOENT, 0, 0}; };
     return api::detail::ResolveRecorded(host, core, fingerprint, when, std::move(output), frames,
                                         header);
