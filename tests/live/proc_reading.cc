@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 
+#include "lab/procs.h"
 #include "tests/live/posix_helpers.h"
 
 namespace proctape::live {
@@ -40,28 +41,7 @@ std::vector<pid_t> ListProc() {
 }  // namespace
 
 std::optional<std::string> ReadProc(pid_t pid, const std::string& name, int* err) {
-  std::string path = "/proc/" + std::to_string(pid) + "/" + name;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (err != nullptr) *err = errno;
-    return std::nullopt;
-  }
-  std::string data;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      if (err != nullptr) *err = errno;
-      ::close(fd);
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    data.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  if (err != nullptr) *err = 0;
-  return data;
+  return lab::ReadProcFile(pid, name.c_str(), err);  // the lab's one plain /proc read
 }
 
 std::optional<ProcStat> ReadStat(pid_t pid) {
