@@ -16,31 +16,8 @@ script=$source_dir/contrib/ci/proctape-ci.sh
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/proctape-ci-arch-test.XXXXXX")
 trap 'rm -rf -- "$tmp"' EXIT
 
-fail() {
-  printf 'FAIL %s: %s\n' "$case_name" "$*" >&2
-  exit 1
-}
-# run STATUS CMD...: CMD's status must be STATUS; its output in $tmp/out, $tmp/err.
-run() {
-  local want=$1 status=0
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
-  ((status == want)) || fail "$* exited $status, not $want; stdout: $(cat "$tmp/out"); stderr: $(cat "$tmp/err")"
-}
-# The one line a refusal prints on standard error, naming WORDS.
-one_error_line() {
-  [[ $(wc -l <"$tmp/err") -eq 1 ]] || fail "not one line on stderr: $(cat "$tmp/err")"
-  grep -q '^proctape-ci: ' "$tmp/err" || fail "stderr does not begin 'proctape-ci: ': $(cat "$tmp/err")"
-  local word
-  for word in "$@"; do grep -qF -- "$word" "$tmp/err" || fail "stderr does not name '$word': $(cat "$tmp/err")"; done
-}
-portable_artifact() {
-  mkdir -p "$tmp/dl"
-  cp -- "$proctape" "$tmp/dl/proctape-0.1.0-linux-x86_64"
-  printf '%s' "$tmp/dl/proctape-0.1.0-linux-x86_64"
-}
-base_path=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin
-ci_env=(env -u GITHUB_ACTIONS -u GITHUB_PATH -u GITHUB_STEP_SUMMARY -u GITLAB_CI "HOME=$tmp/home")
+# shellcheck source=tests/ship/ci_test_lib.sh
+source "$(dirname "$0")/ci_test_lib.sh"
 
 # {arch} in ARTIFACT picks this machine's binary. On an x86-64 host without
 # binfmt the aarch64 one cannot run, so its install is refused at the run
