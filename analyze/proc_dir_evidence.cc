@@ -6,13 +6,13 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "capture/clock.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
@@ -310,18 +310,8 @@ void ProcDirEvidence::AddLinkTexts(v1::ProcessRecord* record) {
 
 Identity ProcDirEvidence::PathIdentity(const std::string&) { return Identity{EXDEV, 0, 0}; }
 
-std::int64_t ProcDirEvidence::NowNs() {
-  struct timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+std::int64_t ProcDirEvidence::NowNs() { return MonotonicNowNs(); }
 
-void ProcDirEvidence::SleepUntil(std::int64_t mono_ns) {
-  struct timespec ts;
-  ts.tv_sec = mono_ns / 1'000'000'000;
-  ts.tv_nsec = mono_ns % 1'000'000'000;
-  while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-  }
-}
+void ProcDirEvidence::SleepUntil(std::int64_t mono_ns) { SleepUntilMonotonic(mono_ns); }
 
 }  // namespace proctape

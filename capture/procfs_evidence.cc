@@ -6,13 +6,14 @@
 #include <linux/magic.h>
 #include <sys/statfs.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+#include "capture/clock.h"
 
 namespace proctape {
 namespace {
@@ -219,18 +220,8 @@ Identity ProcfsEvidence::PathIdentity(const std::string& path) {
   return IdentityOf(st);
 }
 
-std::int64_t ProcfsEvidence::NowNs() {
-  struct timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+std::int64_t ProcfsEvidence::NowNs() { return MonotonicNowNs(); }
 
-void ProcfsEvidence::SleepUntil(std::int64_t mono_ns) {
-  struct timespec ts;
-  ts.tv_sec = mono_ns / 1'000'000'000;
-  ts.tv_nsec = mono_ns % 1'000'000'000;
-  while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-  }
-}
+void ProcfsEvidence::SleepUntil(std::int64_t mono_ns) { SleepUntilMonotonic(mono_ns); }
 
 }  // namespace proctape

@@ -1,27 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "capture/recorder.h"
 
-#include <time.h>
-
 #include <utility>
 
+#include "capture/clock.h"
 #include "core/redact.h"
 #include "proto/convert.h"
 
 namespace proctape {
-namespace {
-
-std::int64_t MonotonicNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-}  // namespace
 
 RecordingEvidence::RecordingEvidence(Evidence& inner, Sink sink, RecorderOptions options)
     : inner_(inner), sink_(std::move(sink)), options_(std::move(options)) {
-  if (!options_.clock) options_.clock = MonotonicNs;
+  if (!options_.clock) options_.clock = MonotonicNowNs;
 }
 
 void RecordingEvidence::Append(v1::Observation& obs, std::int64_t mono_ns) {
