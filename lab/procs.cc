@@ -19,13 +19,11 @@
 #include <map>
 #include <utility>
 
+#include "capture/clock.h"
+
 namespace proctape::lab {
 
-std::int64_t MonoMs() {
-  struct timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
+std::int64_t MonoMs() { return MonotonicNowNs() / 1'000'000; }
 
 void SleepMs(int ms) {
   struct timespec ts{ms / 1000, static_cast<long>(ms % 1000) * 1'000'000};
