@@ -116,6 +116,10 @@ FingerprintResult ReadFingerprintFile(const std::string& path) noexcept {
 FileSummary ReadFile(const std::string& path) noexcept {
   return Guard<FileSummary>([&] {
     FileSummary out;
+    if (path.empty()) {
+      out.error = detail::Fail(ErrorCode::kInvalidArgument, "path is empty");
+      return out;
+    }
     // Counted, not kept: no frame's processes, no observation.
     Snapshot snap;
     ReadKeep keep;
@@ -149,6 +153,10 @@ FileSummary ReadFile(const std::string& path) noexcept {
 ReplayReport Replay(const std::string& path) noexcept {
   return Guard<ReplayReport>([&] {
     ReplayReport out;
+    if (path.empty()) {
+      out.error = detail::Fail(ErrorCode::kInvalidArgument, "path is empty");
+      return out;
+    }
     Snapshot snap;  // the tape model: no frame's processes kept
     ReadKeep keep;
     keep.frames.emplace();
@@ -175,6 +183,9 @@ ReplayReport Replay(const std::string& path) noexcept {
         }
       }
       check.description = DescribeReplay(r);
+      while (!check.description.empty() && check.description.back() == '\n') {
+        check.description.pop_back();  // lines for a caller to print, not printed ones
+      }
     }
     if (!results.empty()) out.worst = static_cast<ReplayOutcome>(WorstOutcome(results));
     return out;

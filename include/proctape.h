@@ -198,7 +198,7 @@ typedef struct proctape_replayed_check {
   proctape_liveness_verdict recorded_liveness;
   proctape_liveness_verdict replayed_liveness;
   int has_replayed;
-  char *description;              /* `proctape replay`'s line(s), NUL-terminated */
+  char *description;              /* `proctape replay`'s line(s), no final newline */
 } proctape_replayed_check;
 
 typedef struct proctape_replay_report {

@@ -75,21 +75,23 @@ fn main() -> ExitCode {
         let mut err = Error { status: 0, message: [0; 512] };
         // SAFETY: `path` is NUL-terminated; `summary` and `err` are ours to fill.
         let status = unsafe { proctape_read_file(path.as_ptr(), &mut summary, &mut err) };
-        if !summary.is_null() {
+        if status != 0 {
+            // SAFETY: a status the library returned.
+            let name = text(unsafe { proctape_status_name(status) });
+            eprintln!("{file}: {name}: {}", text(err.message.as_ptr()));
+            code = ExitCode::from(1);
+        } else if !summary.is_null() {
             // SAFETY: set by the library, valid until freed below.
             let s = unsafe { &*summary };
             println!(
                 "{file}: {} chunks, {} frames, {} process records, {} observations, {} checks, {} fingerprints",
                 s.chunks, s.frames, s.processes, s.observations, s.check_count, s.fingerprint_count
             );
-            // SAFETY: freed once, by the function the header names.
-            unsafe { proctape_file_summary_free(summary) };
         }
-        if status != 0 {
-            // SAFETY: a status the library returned.
-            let name = text(unsafe { proctape_status_name(status) });
-            eprintln!("{file}: {name}: {}", text(err.message.as_ptr()));
-            code = ExitCode::from(1);
+        if !summary.is_null() {
+            // SAFETY: freed once, by the function the header names (also the
+            // readable part of a damaged file, which is not printed).
+            unsafe { proctape_file_summary_free(summary) };
         }
     }
     code

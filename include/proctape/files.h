@@ -64,7 +64,7 @@ struct ReplayedCheck {
   LivenessVerdict recorded_liveness;
   LivenessVerdict replayed_liveness;
   bool has_replayed = false;   // false when the tape could not answer a call
-  std::string description;     // `proctape replay`'s line(s), host bytes escaped
+  std::string description;     // `proctape replay`'s line(s), host bytes escaped, no final newline
 };
 
 struct ReplayReport {

@@ -109,5 +109,27 @@ TEST(ApiTypesTest, ReadFileNamesTheDamage) {
   std::filesystem::remove(text);
 }
 
+// An empty path is the caller's mistake, said as the C ABI and the Python
+// package say it (docs/library.md), not a file that cannot be opened.
+TEST(ApiTypesTest, AnEmptyPathIsAnInvalidArgumentAsInCAndPython) {
+  for (const api::Error& e : {api::ReadFile("").error, api::Replay("").error}) {
+    EXPECT_EQ(e.code, api::ErrorCode::kInvalidArgument);
+    EXPECT_EQ(e.message, "path is empty");
+  }
+}
+
+// A replay's description is lines for a caller to print: no final newline
+// (the C example printed a blank line after each).
+TEST(ApiTypesTest, AReplayDescriptionHasNoFinalNewline) {
+  const api::ReplayReport report =
+      api::Replay(std::string(PROCTAPE_SOURCE_DIR) + "/corpus/021e7cdf322033a4.ptape");
+  ASSERT_TRUE(report.ok()) << report.error.message;
+  ASSERT_FALSE(report.checks.empty());
+  for (const api::ReplayedCheck& c : report.checks) {
+    ASSERT_FALSE(c.description.empty());
+    EXPECT_NE(c.description.back(), '\n') << c.description;
+  }
+}
+
 }  // namespace
 }  // namespace proctape
