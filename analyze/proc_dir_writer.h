@@ -21,7 +21,7 @@
 #include <memory>
 #include <string>
 
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "format/reader.h"
 
 namespace proctape {
@@ -34,7 +34,7 @@ struct ProcDirStats {
 
 // The OutputRequest of a proc-dir at `path`: a directory output that may
 // replace (with `force`) a directory holding a proctape-frame, an earlier
-// export, and never one that is not an export (format/output_file.h).
+// export, and never one that is not an export (fs/output_file.h).
 OutputRequest ProcDirRequest(const std::string& path, bool force);
 
 // Materializes snapshot.frames[frame] in `output`'s temporary directory and

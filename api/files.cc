@@ -10,7 +10,7 @@
 #include "capture/fingerprint.h"
 #include "core/proc_parse.h"
 #include "format/fingerprint_file.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "format/reader.h"
 #include "proto/convert.h"
 #include "replay/replay.h"

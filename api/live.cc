@@ -119,7 +119,7 @@ ResolveResult Resolve(const Request& request, const Fingerprint& fingerprint,
       out.error = Fail(ErrorCode::kInvalidArgument, "the fingerprint cannot be used: " + why);
       return out;
     }
-    // The output before any work (format/output_file.h, rule 1).
+    // The output before any work (fs/output_file.h, rule 1).
     std::unique_ptr<OutputFile> output = detail::OpenRecording(record, &out.error);
     if (!out.error.ok()) return out;
     auto live = OpenProc(options, &out.error);

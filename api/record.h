@@ -13,13 +13,13 @@
 #include "capture/live_record.h"
 #include "core/evidence.h"
 #include "core/resolver.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "proctape.pb.h"
 #include "proctape/live.h"
 
 namespace proctape::api::detail {
 
-// RecordPolicy's output, opened (and so checked: format/output_file.h)
+// RecordPolicy's output, opened (and so checked: fs/output_file.h)
 // before any work, with no interrupt handler. Null for kNever; null with
 // *error when refused (kInvalidArgument for an empty path, kRecordRefused
 // otherwise).

@@ -21,7 +21,7 @@
 #include "capture/frame_scanner.h"
 #include "capture/procfs_evidence.h"
 #include "format/format_error.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "format/writer.h"
 #include "proctape.pb.h"
 
@@ -120,7 +120,7 @@ enum class RecordOutcome {
 // as the step left it; observation indexes run on across checks. A check
 // whose file has failed still runs, so its verdict stands; no later step
 // begins; a file plan.keep does not keep is kDiscarded even then. `output`
-// is opened (and so checked) before any work (format/output_file.h).
+// is opened (and so checked) before any work (fs/output_file.h).
 RecordOutcome RecordChecks(Evidence& evidence, const RecordPlan& plan,
                            std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
                            std::string* error);

@@ -29,7 +29,7 @@
 #include "cli/progress.h"
 #include "core/checked.h"
 #include "core/proc_parse.h"
-#include "format/interrupt.h"
+#include "fs/interrupt.h"
 #include "format/writer.h"
 #include "proto/convert.h"
 #include "proto/summary.h"

@@ -15,7 +15,7 @@
 #include "analyze/process_table.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
-#include "format/interrupt.h"
+#include "fs/interrupt.h"
 #include "proto/convert.h"
 
 namespace proctape {
@@ -89,7 +89,7 @@ void SetErrorMode(const std::string& command, bool json) {
   SayHeldFailures();
   ErrorModeOf() = Mode{command, json, false, {}, {}};
   // Out of memory is said as FailEscaped says it, by the handler
-  // (format/interrupt.h): status 1, its outputs removed, no unwinding.
+  // (fs/interrupt.h): status 1, its outputs removed, no unwinding.
   const std::string oom = "out of memory (a limit on proctape's memory, ulimit -v or a "
                           "cgroup's, that the input needs more than)";
   if (json) {
@@ -104,7 +104,7 @@ void SetErrorMode(const std::string& command, bool json) {
   if (!json) return;
   // Under --json a command a signal ends says so in JSON too: its failure,
   // with the status a shell gives it (128 + N), written by the handler
-  // (format/interrupt.h). A command that defers the first signal (capture)
+  // (fs/interrupt.h). A command that defers the first signal (capture)
   // fails with it itself.
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     v1::ErrorReport report;

@@ -22,7 +22,7 @@
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 
 // Landlock rights newer than the Debian 12 headers (linux/landlock.h of 6.1).
 #ifndef LANDLOCK_ACCESS_FS_REFER
@@ -185,7 +185,7 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
     }
   }
   // Directories files are made in once inside: each file made, written,
-  // renamed over an earlier one, or removed (format/output_file.h's rule).
+  // renamed over an earlier one, or removed (fs/output_file.h's rule).
   for (const std::string& path : request.creates_in) {
     if (ok) {
       ok = AddPathRule(ruleset, path, O_PATH | O_DIRECTORY,

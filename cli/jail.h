@@ -13,7 +13,7 @@
 //      to proctape itself stay allowed (kill, tgkill, rt_sigqueueinfo and
 //      rt_tgsigqueueinfo whose first argument is its own pid, tkill of its
 //      main thread), so raise() and the interrupt handlers'
-//      re-raise (format/interrupt.h) keep working.
+//      re-raise (fs/interrupt.h) keep working.
 //   2. Landlock, for the commands that read only files (JailedCommands()
 //      says which): the inputs are readable (a file; a directory and what is
 //      beneath it), a file read beside them only when it is a regular file
@@ -51,7 +51,7 @@ struct JailRequest {
   std::vector<std::string> reads;    // its inputs ("-", standard input, is skipped)
   std::vector<const OutputFile*> outputs;  // its opened outputs (null ones skipped)
   // Directories it makes files in once inside, each by the rule of
-  // format/output_file.h (explore --out); "" skipped.
+  // fs/output_file.h (explore --out); "" skipped.
   std::vector<std::string> creates_in;
   // Files it reads because of where they lie (the MANIFEST beside a FILE,
   // corpus/beside_file.h): readable when a regular file, a link never

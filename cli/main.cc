@@ -17,13 +17,13 @@
 #include "cli/help.h"
 #include "cli/inputs.h"
 #include "cli/parse_errors.h"
-#include "format/interrupt.h"
+#include "fs/interrupt.h"
 
 int main(int argc, char** argv) {
   proctape::HoldClosedStandardDescriptors();
   proctape::WatchStandardOutput();
   // Out of memory ends the process at once, its outputs removed, its line
-  // said (format/interrupt.h: never by unwinding through protobuf).
+  // said (fs/interrupt.h: never by unwinding through protobuf).
   proctape::SetOutOfMemoryNotice("proctape: out of memory\n");
   proctape::InstallOutOfMemoryHandler(proctape::kExitInternal);
   CLI::App app{"find, record and replay the identity of Linux processes", "proctape"};

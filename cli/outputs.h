@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The output options of every command, and their one handling
-// (docs/cli/outputs.md; the rule itself is format/output_file.h):
+// (docs/cli/outputs.md; the rule itself is fs/output_file.h):
 //
 //   -o, --output FILE  a command's main output (capture, fingerprint, export;
 //                      --out is the same option, kept for scripts)
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "format/output_file.h"
+#include "fs/output_file.h"
 
 namespace proctape {
 

@@ -97,7 +97,7 @@ void Progress::ClearLocked() {
 
 void Progress::StartTimerLocked() {
   if (timer_.joinable()) return;
-  // Signals go to the command's own thread (format/interrupt.h): the timer
+  // Signals go to the command's own thread (fs/interrupt.h): the timer
   // starts with every one blocked.
   sigset_t all;
   sigset_t old;

@@ -184,7 +184,7 @@ int RunSql(const SqlOptions& o) {
   if (!d) return exit_code;
   if (db_file) {
     // What is written of a file that keeps environment values is the
-    // owner's only, as that file (format/output_file.h, rule 2).
+    // owner's only, as that file (fs/output_file.h, rule 2).
     if (d->keeps_environ()) db_file->KeepOwnerOnly();
     std::string error = d->SaveTo(*db_file);
     if (!error.empty() || !db_file->Commit(&error)) return FailAbout(kExitIo, "--db", o.db, error);

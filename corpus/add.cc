@@ -19,7 +19,7 @@
 #include "corpus/expect.h"
 #include "corpus/sha256.h"
 #include "format/file_holds.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "format/reader.h"
 #include "replay/replay.h"
 #include "replay/token_mask.h"
@@ -34,14 +34,14 @@ using corpus_internal::Fd;
 // Copies `src` into DIR/<sha256 prefix>.ptape without ever replacing a file:
 // an existing file of the same content is kept, one of other content (or
 // anything but a regular file) is refused. The copy is written under the one
-// output rule (format/output_file.h: a temporary beside it, synced, renamed
+// output rule (fs/output_file.h: a temporary beside it, synced, renamed
 // without replacing), hashed as it is made, and must be `sha256`: a source
 // changed since it was checked is refused too. Every refusal names the file
 // added as `shown` (its name on the command line: `src` may be stdin's copy).
 //
 // The copy holds what the recording holds: owner only when its header (read
 // from the same bytes: `sha256` is checked) keeps environment values, as a
-// recording's token entry (format/output_file.h, rule 2).
+// recording's token entry (fs/output_file.h, rule 2).
 bool CopyIntoCorpus(const std::string& src, const std::string& shown, const std::string& dir,
                     const std::string& sha256, bool owner_only, std::string* error) {
   const std::string target = dir + "/" + CorpusFileName(sha256);

@@ -19,7 +19,7 @@
 #include "proto/summary.h"
 #include "replay/replay.h"
 #include "replay/replay_file.h"
-#include "format/interrupt.h"
+#include "fs/interrupt.h"
 
 namespace proctape {
 namespace {
@@ -120,7 +120,7 @@ v1::CorpusEntryResult CheckEntryOrThrow(const std::string& dir, const ManifestEn
 v1::CorpusEntryResult CheckEntry(const std::string& dir, const ManifestEntry& entry) {
   const Clock::time_point start = Clock::now();
   // Out of memory is thrown here, not the end of the process
-  // (format/interrupt.h): the entry is said UNREADABLE and the others checked.
+  // (fs/interrupt.h): the entry is said UNREADABLE and the others checked.
   ThrowOnOutOfMemory();
   try {
     return CheckEntryOrThrow(dir, entry);

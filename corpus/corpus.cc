@@ -9,7 +9,7 @@
 #include "core/proc_parse.h"
 #include "corpus/beside_file.h"
 #include "corpus/corpus_internal.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 
 namespace proctape {
 

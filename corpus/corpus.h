@@ -51,7 +51,7 @@ std::string ManifestPath(const std::string& dir);
 bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest,
                   std::string* error);
 // Writes `data` to a temporary file beside `path` and renames it over `path`
-// (format/output_file.h, forced: the corpus's own file): readers see the old
+// (fs/output_file.h, forced: the corpus's own file): readers see the old
 // or the new file, never a part. Mode 0644 (the umask applies). A `path` that
 // is a symbolic link or a directory is refused.
 bool WriteFileAtomic(const std::string& path, const std::string& data, std::string* error);

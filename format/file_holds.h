@@ -20,7 +20,7 @@ std::string FileHolds(const Snapshot& snapshot);
 // Does a file of this header keep environment values? Its redaction is
 // ENVIRON_KEPT (capture --env keep), or it lists entries kept verbatim (a
 // recording's token entry). Such a file, and whatever is made of it (an
-// export, a corpus copy), is 0600 (format/output_file.h, rule 2).
+// export, a corpus copy), is 0600 (fs/output_file.h, rule 2).
 bool KeepsEnvironValues(const v1::Header& header);
 
 // NoSuchFrame (core/proc_parse.h) for `snapshot`, shown as `name`: a file of

@@ -16,13 +16,13 @@
 #include <memory>
 
 #include "format/format_error.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "proctape.pb.h"
 
 namespace proctape {
 
 // Writes header, fingerprint and footer to `output` (opened, and so checked,
-// before the fingerprint was taken: format/output_file.h). False with *error
+// before the fingerprint was taken: fs/output_file.h). False with *error
 // (one line) when the file cannot be written; nothing is left then.
 bool WriteFingerprintFile(std::unique_ptr<OutputFile> output, const v1::Header& header,
                           const v1::RootFingerprint& fingerprint, std::string* error);

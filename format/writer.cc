@@ -21,7 +21,7 @@ bool SnapshotWriter::WriteHeader(const v1::Header& header) {
   // "The header is chunk 0, and only chunk 0"; its version is the preamble's.
   if (chunks_ != 0 || finished_) return Fail("WriteHeader after chunk 0");
   if (!ChunkRoom("WriteHeader")) return false;
-  // Rule 2 of format/output_file.h, decided here for every .ptape: a file
+  // Rule 2 of fs/output_file.h, decided here for every .ptape: a file
   // whose header keeps environment values is the owner's only.
   if (KeepsEnvironValues(header)) output_->KeepOwnerOnly();
   v1::Chunk chunk;

@@ -3,7 +3,7 @@
 // table of stored-once blobs, itself bounded): every chunk is compressed and
 // written as soon as it is complete.
 //
-// Output: the one rule of format/output_file.h. The file is written as a
+// Output: the one rule of fs/output_file.h. The file is written as a
 // temporary NAME.XXXXXX.partial beside NAME and renamed by Finish(), after
 // the footer; a writer destroyed unfinished (a failure) removes it, as an
 // interrupt does. Crash safety: a writer killed by SIGKILL at any point
@@ -22,7 +22,7 @@
 #include <unordered_set>
 
 #include "format/file_format.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "format/previous_frame.h"
 #include "format/tape_calls.h"
 #include "proctape.pb.h"

@@ -9,7 +9,7 @@
 #include "capture/procfs_evidence.h"
 #include "core/proc_parse.h"
 #include "format/fingerprint_file.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "format/reader.h"
 #include "lab/sandbox.h"
 #include "lab/session.h"

@@ -13,7 +13,7 @@
 //
 // The lab ends every process it started, by pidfd or (its own unreaped
 // children) by pid — also when a scenario fails, and on SIGINT, SIGTERM or
-// SIGHUP (format/interrupt.h), which also remove its private directory and
+// SIGHUP (fs/interrupt.h), which also remove its private directory and
 // the recording's temporary. It signals nothing else.
 #pragma once
 
@@ -47,7 +47,7 @@ const ScenarioInfo* FindScenario(const std::string& name);
 struct LabOptions {
   std::string scenario;
   SandboxKind sandbox = SandboxKind::kUnshare;
-  std::string record;                     // output .ptape (format/output_file.h),
+  std::string record;                     // output .ptape (fs/output_file.h),
   bool force = false;                     //   checked before any process starts
   std::int64_t deadline_ms = 5000;        // the resolver's default deadline, 5 s
   std::vector<std::string> command_line;  // stored in the file's header

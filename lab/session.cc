@@ -14,7 +14,7 @@
 #include <cstring>
 #include <set>
 
-#include "format/interrupt.h"
+#include "fs/interrupt.h"
 #include "lab/sandbox.h"
 
 namespace proctape::lab {
@@ -107,7 +107,7 @@ struct EndedLine {
 };
 EndedLine g_ended;
 
-// The interrupt hook (format/interrupt.h runs it first, then removes the
+// The interrupt hook (fs/interrupt.h runs it first, then removes the
 // session's directory and the recording's temporary, then re-raises): ends
 // every process the lab started and says which, on one line of stderr, before
 // the exit by the signal (130 for SIGINT).

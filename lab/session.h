@@ -6,7 +6,7 @@
 // started, deepest first, and nothing else.
 //
 // An interrupt (SIGINT, SIGTERM, SIGHUP) ends the same processes from the one
-// signal handler (format/interrupt.h: pidfd_send_signal and kill of unreaped
+// signal handler (fs/interrupt.h: pidfd_send_signal and kill of unreaped
 // children are async-signal-safe), which then removes the directory with
 // everything in it, and the recording's temporary, and re-raises.
 #pragma once
@@ -98,7 +98,7 @@ class Session {
   SandboxKind kind_ = SandboxKind::kUnshare;
   std::string tool_;
   std::string dir_;
-  int parent_fd_ = -1;  // dir_'s directory (O_PATH), for format/interrupt.h
+  int parent_fd_ = -1;  // dir_'s directory (O_PATH), for fs/interrupt.h
   int dir_slot_ = -1;
   std::vector<std::string> files_;
   int log_fd_ = -1;

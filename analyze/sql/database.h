@@ -17,7 +17,7 @@
 
 #include "analyze/sql/load.h"
 #include "corpus/manifest.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 
 namespace proctape::sql {
 
@@ -59,7 +59,7 @@ class Database {
   std::uint64_t Count(const std::string& table);
 
   // Some file loaded keeps environment values (format/file_holds.h): what is
-  // written of the database is 0600 (format/output_file.h, rule 2).
+  // written of the database is 0600 (fs/output_file.h, rule 2).
   bool keeps_environ() const { return keeps_environ_; }
   // The tokens of every file loaded: what a message naming them masks.
   const TokenMask& tokens() const { return tokens_; }

@@ -20,7 +20,7 @@
 #include "analyze/proc_dir_evidence.h"
 #include "analyze/proc_dir_import.h"
 #include "capture/frame_scanner.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "format/reader.h"
 #include "format/writer.h"
 #include "tests/fuzz/fuzz_support.h"

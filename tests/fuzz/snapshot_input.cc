@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analyze/export.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "format/writer.h"
 #include "tests/fuzz/fuzz_support.h"
 

@@ -21,7 +21,7 @@
 #include "analyze/proc_dir_facts.h"
 #include "analyze/proc_dir_writer.h"
 #include "capture/frame_scanner.h"
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "replay/token_mask.h"
 #include "tests/unit/analyze_export_fixture.h"
 

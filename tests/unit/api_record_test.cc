@@ -187,7 +187,7 @@ TEST_F(ApiRecordTest, AnExistingRecordingIsRefusedBeforeAnyWork) {
 }
 
 // A program that uses the library keeps its own signal dispositions: the
-// recording's temporary is not registered with format/interrupt.h (whose
+// recording's temporary is not registered with fs/interrupt.h (whose
 // first registration installs a handler for SIGINT, SIGTERM and SIGHUP).
 TEST_F(ApiRecordTest, ARecordingInstallsNoSignalHandler) {
   pid_t child = ::fork();

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "format/reader.h"
 #include "format/writer.h"
 #include "proctape.pb.h"

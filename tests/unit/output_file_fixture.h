@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "tests/unit/format_bytes.h"
 
 namespace proctape::test {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// format/interrupt.h with format/output_file.h: an interrupt removes every
+// fs/interrupt.h with fs/output_file.h: an interrupt removes every
 // temporary and ends by the signal, after the hooks; deferring notes the first
 // signal and wakes the sleep; an ignored signal stays ignored (the rule of
 // docs/cli/outputs.md). The tests fork: the signal ends the child, never this
@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "format/interrupt.h"
-#include "format/output_file.h"
+#include "fs/interrupt.h"
+#include "fs/output_file.h"
 #include "tests/unit/format_bytes.h"
 #include "tests/unit/output_file_fixture.h"
 
@@ -35,7 +35,7 @@ int InChild(F child) {
     // An ignored signal at its default, whatever the test runner inherited
     // (one started in a shell's background ignores SIGINT). A handled one
     // is left as it is: proctape's handler, installed once per process
-    // (format/interrupt.h) by an earlier test of this runner, is what this
+    // (fs/interrupt.h) by an earlier test of this runner, is what this
     // child would install; reset to the default, it stayed unset here.
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
       struct sigaction now {};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// format/output_file.h: the one rule for every file proctape writes
+// fs/output_file.h: the one rule for every file proctape writes
 // (docs/cli/outputs.md), one test per rule: what is checked before any work,
 // the temporary beside the output, the commit and nothing left behind
 // otherwise, and a directory output. Interrupts: output_file_interrupt_test.cc.
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "format/output_file.h"
+#include "fs/output_file.h"
 #include "tests/unit/format_bytes.h"
 #include "tests/unit/output_file_fixture.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Rule 2's mode (format/output_file.h, docs/cli/outputs.md): one rule,
+// Rule 2's mode (fs/output_file.h, docs/cli/outputs.md): one rule,
 // decided by what a file holds. Every temporary is 0600 while it is written;
 // a file that keeps environment values (ENVIRON_KEPT, or kept entries: a
 // recording's token entry) is committed 0600, umask or not; any other 0644

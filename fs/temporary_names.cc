@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "format/temporary_names.h"
+#include "fs/temporary_names.h"
 
 #include <sys/random.h>
 #include <time.h>

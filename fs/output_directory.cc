@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "format/output_directory.h"
+#include "fs/output_directory.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The names of rule 2's temporaries (format/output_file.h):
+// The names of rule 2's temporaries (fs/output_file.h):
 // NAME.XXXXXX.partial beside NAME, six random letters or digits, the name
 // new for each run so that one left by a killed run never blocks the next.
 #pragma once

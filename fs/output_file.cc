@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "format/output_file.h"
+#include "fs/output_file.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,9 +12,9 @@
 #include <cstring>
 
 #include "core/proc_parse.h"
-#include "format/interrupt.h"
-#include "format/output_directory.h"
-#include "format/temporary_names.h"
+#include "fs/interrupt.h"
+#include "fs/output_directory.h"
+#include "fs/temporary_names.h"
 
 namespace proctape {
 namespace {

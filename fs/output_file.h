@@ -28,7 +28,7 @@
 //      unless `force`, so a NAME that appeared meanwhile is not replaced
 //      (link + unlink where the file system has no RENAME_NOREPLACE).
 //   4. Not committed (any failure, the object destroyed), or interrupted by
-//      SIGINT, SIGTERM or SIGHUP (format/interrupt.h): the temporary is
+//      SIGINT, SIGTERM or SIGHUP (fs/interrupt.h): the temporary is
 //      removed. Nothing is left behind -- except by SIGKILL, which no handler
 //      sees: a capture killed so leaves its NAME.XXXXXX.partial, whose complete
 //      chunks read back (docs/format.md, section 11).
@@ -49,7 +49,7 @@
 #include <string>
 #include <string_view>
 
-#include "format/temporary_names.h"  // IsTemporaryOf, for users of this rule
+#include "fs/temporary_names.h"  // IsTemporaryOf, for users of this rule
 
 namespace proctape {
 
@@ -66,7 +66,7 @@ struct OutputRequest {
   // anywhere) and the directory is not replaced, --force or not. Unset: only
   // the marker is asked for.
   std::function<bool(std::string_view path, bool is_directory)> directory_entry;
-  // Rule 4's interrupt: register the temporary with format/interrupt.h (which
+  // Rule 4's interrupt: register the temporary with fs/interrupt.h (which
   // installs its handler). The library (api/) does not: a program that uses it
   // keeps its own signal dispositions, and a temporary outlives an interrupt
   // of that program as it outlives SIGKILL.
@@ -129,7 +129,7 @@ class OutputFile {
   Replaces replaces_ = Replaces::kNothing;
   int parent_fd_ = -1;     // O_PATH descriptor of the directory
   int fd_ = -1;
-  int slot_ = -1;          // format/interrupt.h
+  int slot_ = -1;          // fs/interrupt.h
   bool stdout_ = false;
   bool force_ = false;
   bool directory_ = false;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "format/interrupt.h"
+#include "fs/interrupt.h"
 
 #include <new>
 

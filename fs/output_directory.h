@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What an existing directory holds, as the rule of directory outputs asks
-// it (format/output_file.h: an earlier export is replaced only when it
+// it (fs/output_file.h: an earlier export is replaced only when it
 // holds its marker and nothing an export does not write).
 #pragma once
 
