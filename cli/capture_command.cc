@@ -24,7 +24,7 @@
 #include "cli/live_proc.h"
 #include "cli/capture_options.h"
 #include "cli/capture_proc_root.h"
-#include "cli/capture_watch.h"
+#include "capture/frames_capture.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
 #include "core/checked.h"
@@ -53,28 +53,8 @@ std::string FileNameSafe(const std::string& name) {
 
 std::string ErrnoName(int err) { return std::strerror(err); }
 
-struct Totals {
-  std::uint64_t frames = 0;
-  std::uint64_t processes = 0;
-  std::uint64_t bytes_read = 0;
-  std::uint64_t frames_cut = 0;
-  std::string last_cut;
-  std::uint64_t root_missing = 0;  // frames whose listing did not hold --root
-  bool root_exited = false;        // --until-exit: the last frame shows the root exited
-  int list_err = 0;
-};
-
-}  // namespace
-
-int RunCapture(const CaptureOptions& o) {
-  // A first Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends the capture with the frames
-  // complete; a second one ends it at once, leaving nothing.
-  DeferInterrupts();
-  ScanOptions scan;
-  scan.max_processes = o.max_processes;
-  scan.max_bytes = o.max_bytes;
-  scan.keep_environ = o.env == "keep";
-  if (o.has_root) scan.root_pid = o.root;
+// The usage errors found before anything is opened; kExitOk when none.
+int CheckOptions(const CaptureOptions& o, const ScanOptions& scan, std::uint64_t max_frames) {
   if (o.max_bytes < scan.WorstCaseProcessBytes()) {
     return Fail(kExitUsage, "--max-bytes " + std::to_string(o.max_bytes) +
                                 " is less than one process can take (" +
@@ -84,11 +64,6 @@ int RunCapture(const CaptureOptions& o) {
   if (o.until_exit && !o.has_root) {
     return Fail(kExitUsage, "--until-exit watches the process --root names: give --root PID");
   }
-  // --until-exit alone takes frames until the root exits; with --frames N,
-  // at most N.
-  const std::uint64_t max_frames = o.until_exit && !o.has_frames ? UINT64_MAX : o.frames;
-  const std::string of_frames =
-      max_frames == UINT64_MAX ? "" : " of " + std::to_string(max_frames);
   if (o.has_interval && max_frames == 1) {
     return Fail(kExitUsage, "--interval " + std::to_string(o.interval_ms) +
                                 ": one frame has no interval; give --frames N (N > 1) with it");
@@ -100,59 +75,211 @@ int RunCapture(const CaptureOptions& o) {
   if (std::string why = ForceWithoutOutput(o.force, "-o", true, o.output); !why.empty()) {
     return Fail(kExitUsage, why);
   }
+  return kExitOk;
+}
 
-  std::string error;
-  const std::string root = o.proc_root.empty() ? o.proc : o.proc_root;
+// What a capture reads: live /proc, or (--proc-root) one frame of a
+// directory read sealed inside it through its side files, whose
+// proctape-frame (an export) gives the recorded frame's facts back.
+struct Source {
   std::unique_ptr<ProcfsEvidence> proc;
-  Evidence* ev = nullptr;
-  PidNamespaceFn pid_ns;
-  // --proc-root: one frame of the directory, read sealed inside it through
-  // its side files; a proctape-frame (an export) gives the recorded frame's
-  // facts back.
   std::unique_ptr<ProcDirEvidence> dir;
-  const FrameFacts* facts = nullptr;
-  if (o.proc_root.empty()) {
-    int exit_code = kExitOk;
-    proc = OpenLiveProc(root, &exit_code);
-    if (!proc) return exit_code;
-    // A copy of /proc (--proc-root) has no pid_max of this host to hold it to.
-    if (o.has_root && !PidBelowPidMax("--root", o.root, root, &exit_code)) return exit_code;
-    ev = proc.get();
-    pid_ns = [&proc](std::int64_t pid) { return proc->PidNamespace(pid); };
-  } else {
-    if (int opened = OpenProcRoot(o.proc_root, &dir); opened != kExitOk) return opened;
-    ev = dir.get();
-    pid_ns = [&dir](std::int64_t pid) { return dir->PidNamespace(pid); };
-    if (dir->frame()) {
-      facts = &*dir->frame();
-      if (scan.keep_environ && facts->environ == v1::RedactionPolicy::ENVIRON_REDACTED) {
-        return Fail(kExitUsage, "--env keep: " + EscapeBytes(o.proc_root, 4096) +
-                                    " holds redacted environ values: they cannot be kept");
-      }
-      scan.kept_entries = facts->kept_entries;
-    }
-  }
-
-  // Frames are spaced from this capture's own start (an import's header
-  // holds the recorded frame's times instead).
-  std::int64_t start = 0;
+  FrameSourceHooks hooks;
   v1::Header header;
-  if (dir) {
-    header = ImportHeader(scan, o.command_line, facts, &start);
-  } else {
-    FillHeader(scan, root, o.command_line, &header);
-    start = header.capture_start_mono_ns();
-  }
+  std::int64_t start_ns = 0;  // frames are spaced from it
+};
 
-  std::string path = o.output;
-  if (path.empty()) {
-    path = "./";
-    path.append(FileNameSafe(header.host().hostname()));
-    path.push_back('-');
-    path.append(UtcStamp(header.capture_start_realtime_ns()));
-    path.append(".ptape");
+int OpenLive(const CaptureOptions& o, const ScanOptions& scan, Source* s) {
+  int exit_code = kExitOk;
+  s->proc = OpenLiveProc(o.proc, &exit_code);
+  if (!s->proc) return exit_code;
+  // A copy of /proc (--proc-root) has no pid_max of this host to hold it to.
+  if (o.has_root && !PidBelowPidMax("--root", o.root, o.proc, &exit_code)) return exit_code;
+  ProcfsEvidence* proc = s->proc.get();
+  s->hooks.evidence = proc;
+  s->hooks.pid_ns = [proc](std::int64_t pid) { return proc->PidNamespace(pid); };
+  // A --root scan of live /proc reads only the subtree, walked through the
+  // children files (capture/frame_scanner.h, "Root mode").
+  s->hooks.children = [proc](std::int64_t pid, std::uint64_t bound,
+                             std::vector<std::int64_t>* children, bool* truncated) {
+    return proc->ListChildren(pid, bound, children, truncated);
+  };
+  FillHeader(scan, o.proc, o.command_line, &s->header);
+  s->start_ns = s->header.capture_start_mono_ns();
+  return kExitOk;
+}
+
+int OpenImport(const CaptureOptions& o, ScanOptions* scan, Source* s) {
+  if (int opened = OpenProcRoot(o.proc_root, &s->dir); opened != kExitOk) return opened;
+  ProcDirEvidence* dir = s->dir.get();
+  s->hooks.evidence = dir;
+  s->hooks.pid_ns = [dir](std::int64_t pid) { return dir->PidNamespace(pid); };
+  s->hooks.prepare = [dir](v1::ProcessRecord* r) {
+    dir->AddLinkTexts(r);
+    return dir->error().empty();
+  };
+  s->hooks.failed = [dir] { return dir->error(); };
+  const FrameFacts* facts = dir->frame() ? &*dir->frame() : nullptr;
+  if (facts) {
+    if (scan->keep_environ && facts->environ == v1::RedactionPolicy::ENVIRON_REDACTED) {
+      return Fail(kExitUsage, "--env keep: " + EscapeBytes(o.proc_root, 4096) +
+                                  " holds redacted environ values: they cannot be kept");
+    }
+    scan->kept_entries = facts->kept_entries;
+    s->hooks.recorded = true;
+    s->hooks.recorded_begin_ns = facts->scan_start_mono_ns;
+    s->hooks.recorded_end_ns = facts->scan_end_mono_ns;
+    s->hooks.recorded_cut = facts->cut_reason;
   }
-  const bool to_stdout = path == "-";
+  // An import's header holds the recorded frame's times.
+  s->header = ImportHeader(*scan, o.command_line, facts, &s->start_ns);
+  return kExitOk;
+}
+
+// -o, or ./<hostname>-<UTC time>.ptape.
+std::string OutputPath(const CaptureOptions& o, const v1::Header& header) {
+  if (!o.output.empty()) return o.output;
+  return "./" + FileNameSafe(header.host().hostname()) + "-" +
+         UtcStamp(header.capture_start_realtime_ns()) + ".ptape";
+}
+
+void PrintReport(const CaptureOptions& o, const std::string& shown, FILE* out,
+                 const FrameTotals& t, std::uint64_t bytes_written) {
+  if (o.json) {
+    v1::CaptureReport report;
+    report.set_file(EscapedText(shown));
+    report.set_frames(Count32(t.frames));
+    report.set_processes(Count32(t.processes));
+    report.set_bytes_read(static_cast<double>(t.bytes_read));
+    report.set_bytes_written(static_cast<double>(bytes_written));
+    report.set_elapsed_ns(static_cast<double>(t.elapsed_ns));
+    report.set_frames_cut(Count32(t.frames_cut));
+    report.set_cut_reason(Printable(t.last_cut));
+    report.set_environ(o.env == "keep" ? "kept" : "redacted");
+    std::fprintf(out, "%s\n", ToJson(report).c_str());
+    return;
+  }
+  // The process records are summed over the frames.
+  std::fprintf(out, "wrote %s: %s, %s, %s read, %s written, %.3f s\n",
+               EscapeBytes(shown, 4096).c_str(), Plural(t.frames, "frame", "frames").c_str(),
+               Plural(t.processes, "process record", "process records").c_str(),
+               Plural(t.bytes_read, "byte", "bytes").c_str(),
+               Plural(bytes_written, "byte", "bytes").c_str(),
+               static_cast<double>(t.elapsed_ns) / 1e9);
+  if (t.frames_cut > 0) {
+    std::fprintf(out, "  %s cut by a bound (%s)\n", Plural(t.frames_cut, "frame", "frames").c_str(),
+                 t.last_cut.c_str());
+  }
+}
+
+// What the file has no place for (a frame's index is its position, so
+// skipped slots are said here), why a watch ended, and a kept environment.
+void PrintNotes(const CaptureOptions& o, const FrameTotals& t) {
+  if (t.missed_slots > 0) {
+    Note(Plural(t.missed_slots, "interval slot was", "interval slots were") +
+         " skipped: a frame started only after its slot's successor had begun (--interval " +
+         std::to_string(o.interval_ms) + " ms; " + Plural(t.frames, "frame", "frames") +
+         " over " + std::to_string(t.slots) + " slots)");
+  }
+  // The root's exit, or the --frames ceiling with the root still running
+  // (an interrupt says so itself).
+  if (o.until_exit && t.root_exited) {
+    Note("--until-exit: root " + std::to_string(o.root) +
+         " exited (gone, a zombie, or its pid another process's): frame " +
+         std::to_string(t.frames - 1) + ", the last, shows it");
+  } else if (o.until_exit && t.signal == 0) {
+    Note("--until-exit: stopped at --frames " + std::to_string(o.frames) + " with root " +
+         std::to_string(o.root) + " still running");
+  }
+  if (o.env == "keep") {
+    Warn("--env keep: environment values are stored as read; the file may hold secrets");
+  }
+}
+
+// The exit status of a finished capture (docs/cli/commands.md): the file is
+// kept in every case. `refused` is the file limit that ended it, if any.
+int CaptureStatus(const CaptureOptions& o, const FrameTotals& t, const std::string& refused,
+           std::uint64_t max_frames, const std::string& shown) {
+  const std::string where = EscapeBytes(o.proc_root.empty() ? o.proc : o.proc_root, 4096);
+  const std::string file = EscapeBytes(shown, 4096);
+  const std::string of_frames = max_frames == UINT64_MAX ? "" : " of " + std::to_string(max_frames);
+  if (t.list_err != 0) {
+    return Fail(kExitInternal, "cannot list " + where + ": " + ErrnoName(t.list_err) +
+                                   " (frames without records were written)");
+  }
+  if (t.signal != 0) {  // under --json its error object, with the status
+    return Fail(ExitInterrupted(t.signal),
+                std::string("interrupted by ") + SignalName(t.signal) + " after " +
+                    Plural(t.frames, "frame", "frames") + of_frames + ": " + file +
+                    " holds those, complete");
+  }
+  // A cut frame does not hold every process (exit 8, "A capture cut by a
+  // bound"); a root in no frame of a cut capture may lie past the cut.
+  const bool cut = t.frames_cut > 0 || !refused.empty();
+  // A --root in no frame selected nothing: not found, the file kept as
+  // evidence of what /proc held.
+  if (!cut && t.root_missing > 0 && t.root_missing == t.frames) {
+    return Fail(kExitNotFound, "--root " + std::to_string(o.root) + " is in no frame: " + where +
+                                   " holds no such process; " + file +
+                                   " was written with 0 processes");
+  }
+  // --until-exit: a root missing from the last frame is how it ended.
+  if (t.root_missing > (t.root_exited ? 1u : 0u)) {
+    Warn("--root " + std::to_string(o.root) + " was not in " + where + " in " +
+         std::to_string(t.root_missing) + " of " + Plural(t.frames, "frame", "frames") +
+         " (it exited or had not started)");
+  }
+  if (!cut) return kExitOk;
+  // The file's count limits may end a capture before a frame begins: then
+  // no frame is cut, the capture is.
+  const std::string what =
+      t.frames_cut > 0 ? Plural(t.frames_cut, "frame", "frames") + " of " +
+                             std::to_string(t.frames) + " cut by a bound (" + t.last_cut + ")"
+                       : "stopped after " + Plural(t.frames, "frame", "frames") + of_frames;
+  return Fail(kExitBound, (refused.empty() ? "" : refused + ": ") + what + ": " + file +
+                              " holds what was read, complete and readable, not every process");
+}
+
+// The frames, with where they are on a terminal (a whole-host frame of
+// thousands of processes takes a second): the frame and the processes read.
+FramesEnd Capture(const FramePlan& plan, Source& source, SnapshotWriter& writer,
+                  FrameTotals* totals) {
+  Progress progress;
+  const std::string slash_frames =
+      plan.max_frames == UINT64_MAX ? "" : "/" + std::to_string(plan.max_frames);
+  auto show = [&](std::uint64_t k, std::uint64_t records, bool done) {
+    if (!progress.active()) return;
+    const std::string text = "capture: frame " + std::to_string(k + 1) + slash_frames + ": " +
+                             Plural(records, "process", "processes");
+    done ? progress.Show(text) : progress.Update(text);
+  };
+  FramesEnd end = CaptureFrames(plan, source.hooks, writer, show, totals);
+  progress.Done();
+  return end;
+}
+
+}  // namespace
+
+int RunCapture(const CaptureOptions& o) {
+  // A first Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends the capture with the frames
+  // complete; a second one ends it at once, leaving nothing.
+  DeferInterrupts();
+  FramePlan plan;
+  plan.scan.max_processes = o.max_processes;
+  plan.scan.max_bytes = o.max_bytes;
+  plan.scan.keep_environ = o.env == "keep";
+  if (o.has_root) plan.scan.root_pid = o.root;
+  // --until-exit alone takes frames until the root exits; with --frames N, at most N.
+  plan.max_frames = o.until_exit && !o.has_frames ? UINT64_MAX : o.frames;
+  plan.until_exit = o.until_exit;
+  plan.interval_ns = o.interval_ms * 1'000'000;
+  if (int bad = CheckOptions(o, plan.scan, plan.max_frames); bad != kExitOk) return bad;
+  Source source;
+  const int opened =
+      o.proc_root.empty() ? OpenLive(o, plan.scan, &source) : OpenImport(o, &plan.scan, &source);
+  if (opened != kExitOk) return opened;
+  plan.start_ns = source.start_ns;
+  const std::string path = OutputPath(o, source.header);
   // Before the scan: the output checked and its temporary made.
   OutputRequest request;
   request.path = path;
@@ -160,204 +287,30 @@ int RunCapture(const CaptureOptions& o) {
   request.stdout_allowed = true;
   request.binary = true;
   int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--proc-root", o.proc_root, false, true}}, &exit_code);
+  std::unique_ptr<OutputFile> output =
+      OpenOutput(request, "--output", {{"--proc-root", o.proc_root, false, true}}, &exit_code);
   if (!output) return exit_code;
   if (int jailed = Jail({"capture", {}, {}}); jailed != kExitOk) return jailed;
-  // The most frames there will be (--until-exit may end sooner; without
-  // --frames it has no ceiling): the last keeps nothing for a next one.
+  // The last frame there can be keeps nothing for a next one (0: not known).
   SnapshotWriter::Options writer_options;
-  writer_options.frames = max_frames == UINT64_MAX ? 0 : max_frames;  // 0: not known
+  writer_options.frames = plan.max_frames == UINT64_MAX ? 0 : plan.max_frames;
   auto writer = SnapshotWriter::Create(std::move(output), writer_options);
-  if (!writer->WriteHeader(header)) return FailAbout(kExitIo, "--output", path, writer->error());
-
-  const std::int64_t interval_ns = o.interval_ms * 1'000'000;
-  // Where the capture is, on a terminal: the frame and the processes read
-  // so far (a whole-host frame of thousands of processes takes a second).
-  Progress progress;
-  const std::string slash_frames =
-      max_frames == UINT64_MAX ? "" : "/" + std::to_string(max_frames);
-  auto frame_text = [&slash_frames](std::uint64_t k, std::uint64_t processes) {
-    return "capture: frame " + std::to_string(k + 1) + slash_frames + ": " +
-           Plural(processes, "process", "processes");
-  };
-  // The frames' readers, one /proc descriptor each, kept for every frame.
-  std::vector<ScanWorker> workers =
-      dir ? std::vector<ScanWorker>{}
-          : OpenScanWorkers(o.proc, o.threads == 0 ? DefaultScanThreads() : o.threads);
-  Totals totals;
-  // Frames start on slots start + k * interval; a frame that could not start
-  // before its slot's successor began skips to the latest begun slot (the
-  // skipped ones are counted and noted). An interrupt ends the wait, and
-  // the capture.
-  FrameSchedule schedule(start, interval_ns);
-  RootWatch root_watch(o.root);
-  for (std::uint64_t k = 0; k < max_frames && Interrupted() == 0; ++k) {
-    if (k > 0 && !SleepUntilOrInterrupted(schedule.Next(ev->NowNs()))) break;
-    // The file's count limits (format/file_format.h) end the capture: a
-    // frame that cannot begin is not scanned, and the record that would pass
-    // a limit cuts its frame there ("file-limit"), the last one written.
-    if (!writer->refused().empty()) break;
-    FrameCallbacks callbacks;
-    callbacks.begin = [&writer, k, facts](std::int64_t t) {
-      writer->BeginFrame(k, facts ? facts->scan_start_mono_ns : t);
-    };
-    // A --root scan of live /proc reads only the subtree, walked through the
-    // children files (capture/frame_scanner.h, "Root mode").
-    if (proc) {
-      callbacks.children = [&proc](std::int64_t pid, std::uint64_t bound,
-                                   std::vector<std::int64_t>* children, bool* truncated) {
-        return proc->ListChildren(pid, bound, children, truncated);
-      };
-    }
-    std::uint64_t read = 0;
-    root_watch.BeginFrame();
-    callbacks.record = [&writer, &dir, &progress, &frame_text, &read, &root_watch,
-                        k](v1::ProcessRecord&& r) {
-      if (!writer->refused().empty()) return false;
-      root_watch.Observe(r);
-      if (dir) dir->AddLinkTexts(&r);
-      ++read;
-      if (progress.active()) progress.Update(frame_text(k, read));
-      return (!dir || dir->error().empty()) && writer->AddProcess(std::move(r));
-    };
-    ScanStats s = ScanFrameParallel(*ev, scan, pid_ns, workers, callbacks);
-    if (dir && !dir->error().empty()) {
-      progress.Done();
-      return FailAbout(kExitCorrupt, "--proc-root", o.proc_root, dir->error());
-    }
-    if (!writer->refused().empty()) {
-      if (!writer->frame_open()) break;  // refused at BeginFrame
-      --s.processes;  // the refused record is not in the file
-      s.cut_reason = kCutFileLimit;
-    }
-    if (facts && s.cut_reason.empty()) s.cut_reason = facts->cut_reason;
-    if (!writer->EndFrame(facts ? facts->scan_end_mono_ns : s.scan_end_mono_ns, s.cut_reason,
-                          s.bytes_read)) {
-      progress.Done();
-      return FailAbout(kExitIo, "--output", path, writer->error());
-    }
-    ++totals.frames;
-    totals.processes += s.processes;
-    totals.bytes_read += s.bytes_read;
-    if (!s.cut_reason.empty()) {
-      ++totals.frames_cut;
-      totals.last_cut = s.cut_reason;
-    }
-    if (s.list_err != 0 && totals.list_err == 0) totals.list_err = s.list_err;
-    if (scan.root_pid && s.list_err == 0 && !s.root_found) ++totals.root_missing;
-    progress.Show(frame_text(k, s.processes));
-    // The frame that shows the root exited is the last one.
-    if (o.until_exit && s.list_err == 0 && root_watch.Exited(s.root_found)) {
-      totals.root_exited = true;
-      break;
-    }
+  if (!writer->WriteHeader(source.header)) {
+    return FailAbout(kExitIo, "--output", path, writer->error());
   }
-  progress.Done();
-  // Interrupted before the last frame: the file is finished with the frames
-  // complete (the one being scanned when the signal came was completed: its
-  // scan is bounded), and the status says so.
-  const int signal = totals.frames < max_frames && !totals.root_exited ? Interrupted() : 0;
-
-  v1::Footer footer;
-  footer.set_capture_end_mono_ns(facts ? facts->scan_end_mono_ns : ev->NowNs());
-  if (!writer->Finish(footer)) return FailAbout(kExitIo, "--output", path, writer->error());
-  const std::int64_t elapsed_ns = SaturatingSub(ev->NowNs(), start);
-
-  FILE* out = to_stdout ? stderr : stdout;
-  const std::string shown = to_stdout ? "standard output" : path;
-  if (o.json) {
-    v1::CaptureReport report;
-    report.set_file(EscapedText(shown));
-    report.set_frames(Count32(totals.frames));
-    report.set_processes(Count32(totals.processes));
-    report.set_bytes_read(static_cast<double>(totals.bytes_read));
-    report.set_bytes_written(static_cast<double>(writer->bytes_written()));
-    report.set_elapsed_ns(static_cast<double>(elapsed_ns));
-    report.set_frames_cut(Count32(totals.frames_cut));
-    report.set_cut_reason(Printable(totals.last_cut));
-    report.set_environ(scan.keep_environ ? "kept" : "redacted");
-    std::fprintf(out, "%s\n", ToJson(report).c_str());
-  } else {
-    // The process records are summed over the frames.
-    std::fprintf(out, "wrote %s: %s, %s, %s read, %s written, %.3f s\n",
-                 EscapeBytes(shown, 4096).c_str(), Plural(totals.frames, "frame", "frames").c_str(),
-                 Plural(totals.processes, "process record", "process records").c_str(),
-                 Plural(totals.bytes_read, "byte", "bytes").c_str(),
-                 Plural(writer->bytes_written(), "byte", "bytes").c_str(),
-                 static_cast<double>(elapsed_ns) / 1e9);
-    if (totals.frames_cut > 0) {
-      std::fprintf(out, "  %s cut by a bound (%s)\n",
-                   Plural(totals.frames_cut, "frame", "frames").c_str(), totals.last_cut.c_str());
-    }
+  if (source.proc) {
+    source.hooks.workers = OpenScanWorkers(o.proc, o.threads == 0 ? DefaultScanThreads() : o.threads);
   }
-  // The file has no place for them (a frame's index is its position), so
-  // the skipped slots are said here.
-  if (schedule.missed() > 0) {
-    Note(Plural(schedule.missed(), "interval slot was", "interval slots were") +
-         " skipped: a frame started only after its slot's successor had begun (--interval " +
-         std::to_string(o.interval_ms) + " ms; " + Plural(totals.frames, "frame", "frames") +
-         " over " + std::to_string(schedule.slot() + 1) + " slots)");
+  FrameTotals totals;
+  const FramesEnd end = Capture(plan, source, *writer, &totals);
+  if (end == FramesEnd::kSourceFailed) {
+    return FailAbout(kExitCorrupt, "--proc-root", o.proc_root, source.hooks.failed());
   }
-  // Why a watch ended: the root's exit, or the --frames ceiling with the
-  // root still running (an interrupt says so itself, below).
-  if (o.until_exit && totals.root_exited) {
-    Note("--until-exit: root " + std::to_string(o.root) +
-         " exited (gone, a zombie, or its pid another process's): frame " +
-         std::to_string(totals.frames - 1) + ", the last, shows it");
-  } else if (o.until_exit && signal == 0) {
-    Note("--until-exit: stopped at --frames " + std::to_string(o.frames) + " with root " +
-         std::to_string(o.root) + " still running");
-  }
-  if (scan.keep_environ) {
-    Warn("--env keep: environment values are stored as read; the file may hold secrets");
-  }
-  if (totals.list_err != 0) {
-    return Fail(kExitInternal, "cannot list " + EscapeBytes(root, 4096) + ": " +
-                                   ErrnoName(totals.list_err) +
-                                   " (frames without records were written)");
-  }
-  // The interrupt is the failure (under --json its error object, with the
-  // status): the file is finished all the same.
-  if (signal != 0) {
-    return Fail(ExitInterrupted(signal),
-                std::string("interrupted by ") + SignalName(signal) + " after " +
-                    Plural(totals.frames, "frame", "frames") + of_frames + ": " +
-                    EscapeBytes(shown, 4096) + " holds those, complete");
-  }
-  // A frame cut by a bound does not hold every process: the file is kept,
-  // whole and readable, and the status says it is incomplete (exit 8;
-  // docs/cli/commands.md, "A capture cut by a bound"). A root in no frame of
-  // a cut capture may lie past the cut: the cut is the status.
-  const bool cut = totals.frames_cut > 0 || !writer->refused().empty();
-  const std::string where = dir ? EscapeBytes(o.proc_root, 4096) : EscapeBytes(root, 4096);
-  // An empty selection is not a success: a --root in no frame selected
-  // nothing. The file is kept (it is evidence of what /proc held), the exit
-  // status says "not found". A root that exited during a multi-frame capture
-  // was found: a warning says in how many frames it was missing.
-  if (!cut && totals.root_missing > 0 && totals.root_missing == totals.frames) {
-    return Fail(kExitNotFound, "--root " + std::to_string(o.root) + " is in no frame: " + where +
-                                   " holds no such process; " + EscapeBytes(shown, 4096) +
-                                   " was written with 0 processes");
-  }
-  // --until-exit: a root missing from the last frame is how it ended.
-  if (totals.root_missing > (totals.root_exited ? 1u : 0u)) {
-    Warn("--root " + std::to_string(o.root) + " was not in " + where + " in " +
-         std::to_string(totals.root_missing) + " of " + Plural(totals.frames, "frame", "frames") +
-         " (it exited or had not started)");
-  }
-  if (cut) {
-    // The file's count limits may end a capture before a frame begins: then
-    // no frame is cut, the capture is.
-    const std::string what =
-        totals.frames_cut > 0
-            ? Plural(totals.frames_cut, "frame", "frames") + " of " +
-                  std::to_string(totals.frames) + " cut by a bound (" + totals.last_cut + ")"
-            : "stopped after " + Plural(totals.frames, "frame", "frames") + of_frames;
-    return Fail(kExitBound, (writer->refused().empty() ? "" : writer->refused() + ": ") + what +
-                                ": " + EscapeBytes(shown, 4096) +
-                                " holds what was read, complete and readable, not every process");
-  }
-  return kExitOk;
+  if (end == FramesEnd::kWriteFailed) return FailAbout(kExitIo, "--output", path, writer->error());
+  const std::string shown = path == "-" ? "standard output" : path;
+  PrintReport(o, shown, path == "-" ? stderr : stdout, totals, writer->bytes_written());
+  PrintNotes(o, totals);
+  return CaptureStatus(o, totals, writer->refused(), plan.max_frames, shown);
 }
 
 }  // namespace proctape

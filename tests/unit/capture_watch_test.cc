@@ -2,7 +2,7 @@
 // Watching with capture (`docs/architecture.md`, "Layers"): the absolute frame
 // schedule (slots at start + k·interval, missed ones skipped and counted) and
 // --until-exit's test of the root (cli/capture_watch.h).
-#include "cli/capture_watch.h"
+#include "capture/capture_watch.h"
 
 #include <gtest/gtest.h>
 

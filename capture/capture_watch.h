@@ -2,7 +2,7 @@
 // Watching with `capture` (`docs/architecture.md`, "Layers"; its speed:
 // BENCHMARKS.md, "Watching at 10 ms"): the schedule of a multi-frame capture
 // and --until-exit's question "has the root exited?".
-// Apart from the command (cli/capture_command.cc) so that both are unit-tested
+// Apart from the frame loop (capture/frames_capture.h) so that both are unit-tested
 // on made-up times and records.
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/capture_watch.h"
+#include "capture/capture_watch.h"
 
 #include "core/proc_parse.h"
 
