@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `proctape export`: a snapshot file as one JSON document, or one of its
 // frames as a Graphviz DOT process tree (the third format, a /proc-like
-// directory, is analyze/proc_dir_writer.h). Pure functions of a read snapshot;
+// directory, is procdir/writer.h). Pure functions of a read snapshot;
 // the output is written under the one rule of fs/output_file.h.
 #pragma once
 

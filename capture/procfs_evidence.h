@@ -4,7 +4,7 @@
 // mount (statfs PROC_SUPER_MAGIC, the root inode): any other directory holds
 // no live process, and reading it as a host would give verdicts about
 // processes it never saw (a live process DEAD). A /proc-like directory is
-// imported with ProcDirEvidence (analyze/proc_dir_evidence.h) instead.
+// imported with ProcDirEvidence (procdir/evidence.h) instead.
 // Nothing outside that directory is ever opened; the only path outside it
 // that is touched is the one PathIdentity is asked for, and only by stat(2).
 // Read-only: it never signals, ptraces or writes to a process.

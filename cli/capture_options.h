@@ -27,7 +27,7 @@ struct CaptureOptions {
   bool force = false;
   bool json = false;
   std::string proc = "/proc";
-  std::string proc_root;  // --proc-root: a /proc-like directory (analyze/proc_dir_evidence.h)
+  std::string proc_root;  // --proc-root: a /proc-like directory (procdir/evidence.h)
   std::vector<std::string> command_line;
 };
 

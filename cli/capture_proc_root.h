@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "analyze/proc_dir_evidence.h"
+#include "procdir/evidence.h"
 
 namespace proctape {
 

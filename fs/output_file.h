@@ -106,7 +106,7 @@ class OutputFile {
   bool Write(std::string_view data, std::string* error);
   // The file keeps environment values (rule 2): it stays 0600 when
   // committed. Nothing for standard output or a directory output (a
-  // proc-dir sets each of its files' modes, analyze/proc_dir_writer.h).
+  // proc-dir sets each of its files' modes, procdir/writer.h).
   void KeepOwnerOnly() { owner_only_ = true; }
   bool owner_only() const { return owner_only_; }
   // Rule 3. False with *error; the temporary is then removed. Standard output

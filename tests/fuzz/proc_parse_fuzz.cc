@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyze/proc_dir_facts.h"
+#include "procdir/facts.h"
 #include "core/redact.h"
 #include "core/legacy_marker.h"
 #include "core/proc_parse.h"

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "analyze/proc_dir_evidence.h"
-#include "analyze/proc_dir_import.h"
+#include "procdir/evidence.h"
+#include "procdir/import.h"
 #include "capture/frame_scanner.h"
 #include "fs/output_file.h"
 #include "format/reader.h"

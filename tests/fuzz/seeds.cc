@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/proc_dir_writer.h"
+#include "procdir/writer.h"
 #include "format/reader.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/proc_tree.h"

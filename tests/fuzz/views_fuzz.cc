@@ -12,7 +12,7 @@
 #include "analyze/diff.h"
 #include "analyze/explain.h"
 #include "analyze/export.h"
-#include "analyze/proc_dir_writer.h"
+#include "procdir/writer.h"
 #include "analyze/show.h"
 #include "analyze/tree.h"
 #include "core/proc_parse.h"

@@ -4,7 +4,7 @@
 // output is already absent; a parent that is a symbolic link or not a
 // directory still fails closed.
 // The live test with a real git checkout is tests/live/declared_outputs_live_test.cc.
-#include "analyze/declared_outputs.h"
+#include "ownership/declared_outputs.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/ownership.h"
+#include "ownership/ownership.h"
 #include "proto/convert.h"
 #include "tests/unit/ownership_fixture.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/ownership.h"
+#include "ownership/ownership.h"
 #include "tests/unit/ownership_fixture.h"
 
 namespace proctape {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/ownership.h"
+#include "ownership/ownership.h"
 #include "core/memory_evidence.h"
 #include "core/proc_parse.h"
 #include "tests/unit/ownership_fixture.h"

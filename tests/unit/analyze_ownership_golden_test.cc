@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyze/ownership.h"
+#include "ownership/ownership.h"
 #include "format/reader.h"
 #include "proto/convert.h"
 #include "tests/unit/ownership_fixture.h"

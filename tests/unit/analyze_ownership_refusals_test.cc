@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <vector>
 
-#include "analyze/ownership.h"
+#include "ownership/ownership.h"
 #include "tests/unit/ownership_fixture.h"
 
 namespace proctape {

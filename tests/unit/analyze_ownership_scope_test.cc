@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ownership planner's scope (analyze/ownership_scope.h, docs/ownership.md
+// The ownership planner's scope (ownership/scope.h, docs/ownership.md
 // "Scope"): --uid and --cgroup name the verifier's own scope, or the plan is
 // refused; new processes of a session older than the baseline that is not
 // the verifier's are refused unless --force-scope; the root cgroup is warned
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/ownership.h"
+#include "ownership/ownership.h"
 #include "core/memory_evidence.h"
 #include "tests/unit/ownership_fixture.h"
 

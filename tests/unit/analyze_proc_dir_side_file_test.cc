@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analyze/proc_dir_facts.h"
-#include "analyze/proc_dir_writer.h"
+#include "procdir/facts.h"
+#include "procdir/writer.h"
 #include "tests/unit/analyze_export_fixture.h"
 
 namespace proctape {

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "analyze/proc_dir_evidence.h"
-#include "analyze/proc_dir_facts.h"
-#include "analyze/proc_dir_writer.h"
+#include "procdir/evidence.h"
+#include "procdir/facts.h"
+#include "procdir/writer.h"
 #include "capture/frame_scanner.h"
 #include "fs/output_file.h"
 #include "replay/token_mask.h"

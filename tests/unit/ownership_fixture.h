@@ -20,7 +20,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analyze/ownership.h"
+#include "ownership/ownership.h"
 #include "core/memory_evidence.h"
 #include "core/proc_parse.h"
 #include "format/reader.h"

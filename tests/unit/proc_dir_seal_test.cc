@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/proc_dir_evidence.h"
+#include "procdir/evidence.h"
 #include "capture/frame_scanner.h"
 
 namespace proctape {

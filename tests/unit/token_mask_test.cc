@@ -19,7 +19,7 @@
 
 #include "analyze/diff.h"
 #include "analyze/export.h"
-#include "analyze/proc_dir_writer.h"
+#include "procdir/writer.h"
 #include "analyze/show.h"
 #include "analyze/tree.h"
 #include "proto/convert.h"

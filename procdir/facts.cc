@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "analyze/proc_dir_facts.h"
+#include "procdir/facts.h"
 
 #include <climits>
 #include <unordered_set>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The checks that refuse an ownership plan before anything is decided
-// (analyze/ownership_checks.h): the captures, the identities, the verifier
+// (ownership/checks.h): the captures, the identities, the verifier
 // and the bootstrap.
-#include "analyze/ownership_checks.h"
+#include "ownership/checks.h"
 
 #include <map>
 #include <optional>

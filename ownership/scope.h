@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Whether an ownership plan's scope (--uid, --cgroup) is the verifier's own
-// (internal to analyze/ownership*.cc; docs/ownership.md, "Scope"). The
+// (internal to ownership/*.cc; docs/ownership.md, "Scope"). The
 // cleanup decides the members of the
 // verifier's own uid and cgroup. A scope that does not hold the verifier is
 // another scope (an empty one among them); one that would remove processes
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "analyze/ownership.h"
-#include "analyze/ownership_frames.h"
+#include "ownership/ownership.h"
+#include "ownership/frames.h"
 
 namespace proctape::ownership {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reading a proc-dir back (docs/export.md, `proctape capture --proc-root
 // DIR`): ProcDirEvidence answers the Evidence interface from a directory laid
-// out like /proc (an export, analyze/proc_dir_writer.h, or a fixture another
-// tool made) and its side files (analyze/proc_dir_facts.h), so the capture
+// out like /proc (an export, procdir/writer.h, or a fixture another
+// tool made) and its side files (procdir/facts.h), so the capture
 // records it with the same scanner as a live /proc.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/proc_dir_facts.h"
+#include "procdir/facts.h"
 #include "core/evidence.h"
 #include "proctape.pb.h"
 

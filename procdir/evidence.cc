@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "analyze/proc_dir_evidence.h"
+#include "procdir/evidence.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -36,7 +36,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyze/declared_outputs.h"
+#include "ownership/declared_outputs.h"
 #include "format/reader.h"
 #include "ownership.pb.h"
 

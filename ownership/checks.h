@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The checks that refuse an ownership plan before anything is decided
-// (internal to analyze/ownership*.cc; docs/ownership.md, "Refusals"). Each
+// (internal to ownership/*.cc; docs/ownership.md, "Refusals"). Each
 // adds its problems to `plan`; the planner (ownership.cc) stops at the first
 // check that added one. The scope's checks are in ownership_scope.h.
 #pragma once
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "analyze/ownership.h"
-#include "analyze/ownership_frames.h"
+#include "ownership/ownership.h"
+#include "ownership/frames.h"
 
 namespace proctape::ownership {
 

@@ -4,15 +4,15 @@
 // captures, identities, verifier and bootstrap are in ownership_checks.cc,
 // those of the scope in ownership_scope.cc; how a frame is read is in
 // ownership_frames.cc, the text of a plan in ownership_render.cc.
-#include "analyze/ownership.h"
+#include "ownership/ownership.h"
 
 #include <optional>
 #include <utility>
 #include <vector>
 
-#include "analyze/ownership_checks.h"
-#include "analyze/ownership_frames.h"
-#include "analyze/ownership_scope.h"
+#include "ownership/checks.h"
+#include "ownership/frames.h"
+#include "ownership/scope.h"
 #include "analyze/process_table.h"
 #include "core/proc_parse.h"
 #include "proto/summary.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "analyze/proc_dir_import.h"
+#include "procdir/import.h"
 
 #include "capture/host_facts.h"
 #include "capture/live_record.h"

@@ -4,8 +4,8 @@
 // exe and pid-namespace identity, the errno of each failed read and which
 // reads were truncated; `proctape-frame` holds the frame's times, the
 // capturing host's facts and the redaction policy. Printed by the proc-dir
-// writer (analyze/proc_dir_writer.h), parsed back by ProcDirEvidence
-// (analyze/proc_dir_evidence.h).
+// writer (procdir/writer.h), parsed back by ProcDirEvidence
+// (procdir/evidence.h).
 //
 // Both side files are text: a first line "proctape-frame 1" (resp.
 // "proctape-identity 1"), then one "KEY VALUE" line per fact, keys in the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "analyze/declared_outputs.h"
+#include "ownership/declared_outputs.h"
 
 #include <sys/stat.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/ownership_frames.h"
+#include "ownership/frames.h"
 #include "proto/summary.h"
 
 namespace proctape {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // How the ownership planner reads one frame of a snapshot (internal to
-// analyze/ownership*.cc): each process's scope (uid, cgroup, kernel thread,
+// ownership/*.cc): each process's scope (uid, cgroup, kernel thread,
 // vanished, unknown), the frame indexed by pid, and parent chains.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyze/ownership.h"
+#include "ownership/ownership.h"
 #include "analyze/process_table.h"
 #include "ownership.pb.h"
 

@@ -2,7 +2,7 @@
 // How the ownership planner reads a frame: scope, the frame by pid, parent
 // chains, the cgroup v2 path (declarations and contracts in ownership_frames.h
 // and ownership.h).
-#include "analyze/ownership_frames.h"
+#include "ownership/frames.h"
 
 #include <cerrno>
 #include <cstring>

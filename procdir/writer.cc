@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "analyze/proc_dir_writer.h"
+#include "procdir/writer.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "analyze/proc_dir_facts.h"
+#include "procdir/facts.h"
 #include "replay/token_mask.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"

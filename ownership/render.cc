@@ -3,8 +3,8 @@
 #include <cctype>
 #include <string>
 
-#include "analyze/ownership.h"
-#include "analyze/ownership_frames.h"
+#include "ownership/ownership.h"
+#include "ownership/frames.h"
 #include "analyze/process_text.h"
 #include "core/proc_parse.h"
 

@@ -10,8 +10,8 @@
 //                                text): exe and pid-namespace identity, the
 //                                errno of each failed read, truncation
 //
-// The side files are analyze/proc_dir_facts.h; ProcDirEvidence
-// (analyze/proc_dir_evidence.h) reads the directory back, so that for a frame
+// The side files are procdir/facts.h; ProcDirEvidence
+// (procdir/evidence.h) reads the directory back, so that for a frame
 // without duplicate or invalid pids export -> capture --proc-root -> export
 // gives the same directory byte for byte.
 #pragma once

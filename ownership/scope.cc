@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "analyze/ownership_scope.h"
+#include "ownership/scope.h"
 
 #include <map>
 #include <set>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/proc_dir_facts.h"
+#include "procdir/facts.h"
 #include "capture/frame_scanner.h"
 #include "proctape.pb.h"
 
