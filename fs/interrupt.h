@@ -23,11 +23,33 @@
 // path nor a changed working directory matters.
 #pragma once
 
+#include <signal.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace proctape {
+
+// Blocks SIGINT, SIGTERM and SIGHUP on the calling thread for its lifetime:
+// what it guards comes into being together with its registration (a
+// temporary and its entry; a process the lab starts and its registry entry),
+// so an interrupt sees both or neither.
+class InterruptsBlocked {
+ public:
+  InterruptsBlocked() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    ::pthread_sigmask(SIG_BLOCK, &set, &old_);
+  }
+  ~InterruptsBlocked() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  InterruptsBlocked(const InterruptsBlocked&) = delete;
+  InterruptsBlocked& operator=(const InterruptsBlocked&) = delete;
+
+ private:
+  sigset_t old_;
+};
 
 // Registers `name` (at most 255 bytes, no '/') in the directory `dir_fd`
 // (O_PATH is enough) for removal on an interrupt; a directory is removed with

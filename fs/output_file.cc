@@ -46,24 +46,6 @@ mode_t ProcessUmask() {
   return mask;
 }
 
-// Blocks SIGINT, SIGTERM and SIGHUP on this thread for its lifetime: a
-// temporary and its registration come into being together.
-class Uninterrupted {
- public:
-  Uninterrupted() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
-    ::pthread_sigmask(SIG_BLOCK, &set, &old_);
-  }
-  ~Uninterrupted() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-  Uninterrupted(const Uninterrupted&) = delete;
-  Uninterrupted& operator=(const Uninterrupted&) = delete;
-
- private:
-  sigset_t old_;
-};
-
 }  // namespace
 
 bool WriteAll(int fd, std::string_view data) {
@@ -188,7 +170,7 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
   // The temporary, registered for removal on an interrupt as it comes to be.
   int err = 0;
   {
-    Uninterrupted hold;
+    InterruptsBlocked hold;
     for (int attempt = 0; attempt < 100; ++attempt) {
       std::string name = TemporaryName(base);
       int fd = -1;

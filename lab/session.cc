@@ -45,21 +45,6 @@ void RegisterDirect(pid_t pid) {
     g_direct_count.store(i + 1);
   }
 }
-// Blocks the interrupts for its lifetime: the registry and the processes
-// change together.
-class Uninterrupted {
- public:
-  Uninterrupted() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
-    ::sigprocmask(SIG_BLOCK, &set, &old_);
-  }
-  ~Uninterrupted() { ::sigprocmask(SIG_SETMASK, &old_, nullptr); }
-
- private:
-  sigset_t old_;
-};
 
 // Once reaped, a pid may name anyone: it leaves the registry first.
 void UnregisterDirect(pid_t pid) {
@@ -214,7 +199,7 @@ bool Session::StartAppServer(std::string* error) {
 
 void Session::StopAppServer() {
   if (!app_) return;
-  Uninterrupted hold;
+  InterruptsBlocked hold;
   // Its tree, deepest first, by pidfd; then it ends itself.
   Track(app_->pid(), "sandbox");
   for (auto it = held_.rbegin(); it != held_.rend(); ++it) it->fd.Kill();
@@ -333,7 +318,7 @@ std::vector<StartedProcess> Session::Started() const {
 void Session::Cleanup(std::vector<StartedProcess>* started, std::vector<pid_t>* left_running) {
   if (cleaned_) return;
   cleaned_ = true;
-  Uninterrupted hold;
+  InterruptsBlocked hold;
   if (app_) Track(app_->pid(), "sandbox");
   for (const StartedProcess& d : direct_) Track(d.pid, "sandbox");
   std::vector<StartedProcess> all = Started();
