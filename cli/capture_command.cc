@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "analyze/proc_dir_evidence.h"
-#include "analyze/proc_dir_import.h"
+#include "procdir/evidence.h"
+#include "procdir/import.h"
 #include "capture/frame_scanner.h"
 #include "capture/host_facts.h"
 #include "capture/live_record.h"
 #include "capture/procfs_evidence.h"
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
@@ -67,10 +67,6 @@ int CheckOptions(const CaptureOptions& o, const ScanOptions& scan, std::uint64_t
   if (o.has_interval && max_frames == 1) {
     return Fail(kExitUsage, "--interval " + std::to_string(o.interval_ms) +
                                 ": one frame has no interval; give --frames N (N > 1) with it");
-  }
-  if (int refused = RefuseStandardStreams({{"--proc-root", o.proc_root, false, true}});
-      refused != kExitOk) {
-    return refused;
   }
   if (std::string why = ForceWithoutOutput(o.force, "-o", true, o.output); !why.empty()) {
     return Fail(kExitUsage, why);
@@ -281,16 +277,13 @@ int RunCapture(const CaptureOptions& o) {
   plan.start_ns = source.start_ns;
   const std::string path = OutputPath(o, source.header);
   // Before the scan: the output checked and its temporary made.
-  OutputRequest request;
-  request.path = path;
-  request.force = o.force;
-  request.stdout_allowed = true;
-  request.binary = true;
-  int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> output =
-      OpenOutput(request, "--output", {{"--proc-root", o.proc_root, false, true}}, &exit_code);
-  if (!output) return exit_code;
-  if (int jailed = Jail({"capture", {}, {}}); jailed != kExitOk) return jailed;
+  CommandIo io{"capture", {{"--proc-root", o.proc_root, false, true}}, OutputRequest{}};
+  io.output->path = path;
+  io.output->force = o.force;
+  io.output->stdout_allowed = true;
+  io.output->binary = true;
+  std::unique_ptr<OutputFile> output;
+  if (int entered = EnterCommand(io, &output); entered != kExitOk) return entered;
   // The last frame there can be keeps nothing for a next one (0: not known).
   SnapshotWriter::Options writer_options;
   writer_options.frames = plan.max_frames == UINT64_MAX ? 0 : plan.max_frames;

@@ -17,16 +17,49 @@
 
 namespace proctape {
 
+// What `--help` says of the command, above its options.
+constexpr const char* kDescription =
+    "Capture bounded /proc evidence of this host into a .ptape snapshot file: per process\n"
+    "the raw bytes of stat, cmdline, environ (values redacted by default), status and\n"
+    "cgroup, the identity of its executable and of its pid namespace; failed reads are\n"
+    "kept with their errno. The file is written as a temporary FILE.XXXXXX.partial beside\n"
+    "FILE and renamed when complete; Ctrl-C finishes it with the frames complete (exit 130).";
+
+// Above the exit statuses in `--help`.
+constexpr const char* kFooter =
+    "Bounds per process: stat 4096, cmdline 65536, environ 65536,\n"
+    "status 16384, cgroup 4096 bytes.\n"
+    "The summary goes to standard output (standard error with -o -).\n\n"
+    "Examples:\n"
+    "  proctape capture\n"
+    "  proctape capture -o ci-host.ptape --frames 10 --interval 500\n"
+    "  proctape capture --root 4242 -o sandbox.ptape --json\n"
+    "  proctape capture --root 4242 --interval 10 --until-exit -o watch.ptape\n"
+    "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
+    "  proctape capture --proc-root frame0 -o again.ptape\n\n";
+
+// --proc-root DIR: one frame of a /proc-like directory instead of this
+// host's, so without the options of live frames.
+void AddProcRootOption(CLI::App* sub, std::string& proc_root, CLI::Option* proc) {
+  sub->add_option("--proc-root", proc_root,
+                  "capture one frame of a /proc-like directory instead: a 'proctape export "
+                  "--format proc-dir' (its proctape-identity and proctape-frame side files give "
+                  "back identities, errnos, truncation, times and host facts) or a fixture made "
+                  "by another tool (read like /proc). Sealed inside DIR: no link out of it is "
+                  "followed, and exe and ns/pid links are kept as text, never followed")
+      ->check(NonEmpty("an empty path names no directory"))
+      ->type_name("DIR")
+      ->excludes(proc)
+      ->excludes(sub->get_option("--frames"))
+      ->excludes(sub->get_option("--interval"))
+      ->excludes(sub->get_option("--threads"))
+      ->excludes(sub->get_option("--until-exit"));
+}
+
 void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
   auto o = std::make_shared<CaptureOptions>();
   o->command_line = std::move(command_line);
-  CLI::App* sub = app.add_subcommand(
-      "capture",
-      "Capture bounded /proc evidence of this host into a .ptape snapshot file: per process\n"
-      "the raw bytes of stat, cmdline, environ (values redacted by default), status and\n"
-      "cgroup, the identity of its executable and of its pid namespace; failed reads are\n"
-      "kept with their errno. The file is written as a temporary FILE.XXXXXX.partial beside\n"
-      "FILE and renamed when complete; Ctrl-C finishes it with the frames complete (exit 130).");
+  CLI::App* sub = app.add_subcommand("capture", kDescription);
   AddOutputOption(sub, o->output,
                   "output file; '-' for standard output (default: "
                   "./<hostname>-<UTC time YYYYmmddTHHMMSSZ>.ptape)")
@@ -61,29 +94,8 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
   AddForceOption(sub, o->force, "replace an existing output file (a regular file: never a link)");
   sub->add_flag("--json", o->json, "print the summary as one JSON object");
   CLI::Option* proc = AddProcOption(sub, o->proc);
-  sub->add_option("--proc-root", o->proc_root,
-                  "capture one frame of a /proc-like directory instead: a 'proctape export "
-                  "--format proc-dir' (its proctape-identity and proctape-frame side files give "
-                  "back identities, errnos, truncation, times and host facts) or a fixture made "
-                  "by another tool (read like /proc). Sealed inside DIR: no link out of it is "
-                  "followed, and exe and ns/pid links are kept as text, never followed")
-      ->check(NonEmpty("an empty path names no directory"))
-      ->type_name("DIR")
-      ->excludes(proc)
-      ->excludes(sub->get_option("--frames"))
-      ->excludes(sub->get_option("--interval"))
-      ->excludes(sub->get_option("--threads"))
-      ->excludes(sub->get_option("--until-exit"));
-  sub->footer(std::string("Bounds per process: stat 4096, cmdline 65536, environ 65536,\n"
-                          "status 16384, cgroup 4096 bytes.\n"
-                          "The summary goes to standard output (standard error with -o -).\n\n"
-                          "Examples:\n"
-                          "  proctape capture\n"
-                          "  proctape capture -o ci-host.ptape --frames 10 --interval 500\n"
-                          "  proctape capture --root 4242 -o sandbox.ptape --json\n"
-                          "  proctape capture --root 4242 --interval 10 --until-exit -o watch.ptape\n"
-                          "  proctape capture -o - | ssh me@desk 'cat > host.ptape'\n"
-                          "  proctape capture --proc-root frame0 -o again.ptape\n\n") +
+  AddProcRootOption(sub, o->proc_root, proc);
+  sub->footer(std::string(kFooter) +
               ExitStatusFooter("0 written, 1 /proc cannot be listed, 2 usage error (a --proc-root "
                                "with no process), 5 --root in no frame, 8 a frame cut by a bound "
                                "(5, 8: the file is written all the same), 10 --proc-root cannot "

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_io.h"
 #include "cli/corpus_cli.h"
 #include "cli/errors.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
@@ -103,7 +103,6 @@ int AddOne(const AddOptions& o, const std::string& file, std::string* json) {
 // Each file in the order given; a refusal does not stop the next. The exit
 // status is the largest of theirs.
 int RunAdd(AddOptions o) {
-  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
   // The corpus directory, once for every file (checked by AddToCorpus before
   // each replay).
   int exit_code = kExitOk;
@@ -111,8 +110,7 @@ int RunAdd(AddOptions o) {
   if (o.request.dir.empty()) return exit_code;
   std::vector<InputPath> inputs = InputsNamed("FILE", o.files);
   inputs.push_back({"the corpus", o.request.dir, false});
-  if (int refused = RefuseStandardStreams(inputs); refused != kExitOk) return refused;
-  if (int jailed = Jail({"corpus add", {}, {}}); jailed != kExitOk) return jailed;
+  if (int entered = EnterCommand({"corpus add", inputs}); entered != kExitOk) return entered;
   if (o.files.size() > 1 && !o.request.name.empty()) {
     return Fail(kExitUsage, "--name names one entry: give one FILE with it (" +
                                 std::to_string(o.files.size()) + " given)");

@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include "cli/command_io.h"
 #include "cli/corpus_cli.h"
 #include "cli/errors.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
@@ -32,34 +32,14 @@ struct CheckCliOptions {
   std::vector<std::string> only;
 };
 
-int RunCheck(const CheckCliOptions& o) {
-  int exit_code = kExitOk;
-  const std::string dir = o.corpus.Get(&exit_code);
-  if (dir.empty()) return exit_code;
-  if (int refused = RefuseStandardStreams({{"the corpus", dir, false, true}});
-      refused != kExitOk) {
-    return refused;
-  }
-  if (std::string why = ForceWithoutOutput(o.force, "--junit", o.has_junit, o.junit);
-      !why.empty()) {
-    return Fail(kExitUsage, why);
-  }
-  // The JUnit file before any entry is replayed: checked, its temporary made.
-  std::unique_ptr<OutputFile> junit;
-  if (o.has_junit) {
-    OutputRequest request;
-    request.path = o.junit;
-    request.force = o.force;
-    junit = OpenOutput(request, "--junit", {{"the corpus", dir, false, true}}, &exit_code);
-    if (!junit) return exit_code;
-  }
-  if (int jailed = Jail({"corpus check", {dir}, {junit.get()}}); jailed != kExitOk) return jailed;
+// The entries checked, in manifest order: all, or those --entry names
+// (each must be one).
+int Entries(const CheckCliOptions& o, const std::string& dir, std::vector<ManifestEntry>* entries) {
   Manifest manifest;
   std::string error;
   if (!LoadManifest(dir, false, &manifest, &error)) {
     return Fail(kExitCorpusManifest, o.corpus.About(dir, error));
   }
-  std::vector<ManifestEntry> entries;
   for (const std::string& name : o.only) {
     auto it = std::find_if(manifest.entries.begin(), manifest.entries.end(),
                            [&](const ManifestEntry& e) { return e.name == name; });
@@ -68,11 +48,35 @@ int RunCheck(const CheckCliOptions& o) {
                        "no such entry in " + EscapeBytes(ManifestPath(dir), 4096));
     }
   }
-  for (const ManifestEntry& e : manifest.entries) {  // manifest order, --entry or not
+  for (const ManifestEntry& e : manifest.entries) {
     if (o.only.empty() || std::count(o.only.begin(), o.only.end(), e.name) > 0) {
-      entries.push_back(e);
+      entries->push_back(e);
     }
   }
+  return kExitOk;
+}
+
+int RunCheck(const CheckCliOptions& o) {
+  int exit_code = kExitOk;
+  const std::string dir = o.corpus.Get(&exit_code);
+  if (dir.empty()) return exit_code;
+  if (std::string why = ForceWithoutOutput(o.force, "--junit", o.has_junit, o.junit);
+      !why.empty()) {
+    return Fail(kExitUsage, why);
+  }
+  // The JUnit file before any entry is replayed: checked, its temporary made.
+  CommandIo io{"corpus check", {{"the corpus", dir, false, true}}};
+  if (o.has_junit) {
+    io.output.emplace();
+    io.output->path = o.junit;
+    io.output->force = o.force;
+    io.output_option = "--junit";
+  }
+  std::unique_ptr<OutputFile> junit;
+  if (int entered = EnterCommand(io, &junit); entered != kExitOk) return entered;
+  std::vector<ManifestEntry> entries;
+  if (int listed = Entries(o, dir, &entries); listed != kExitOk) return listed;
+  std::string error;
   CheckOptions options;
   options.jobs = o.jobs > 0 ? o.jobs : std::max(std::thread::hardware_concurrency(), 1u);
   Progress progress;

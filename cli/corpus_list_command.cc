@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_io.h"
 #include "cli/corpus_cli.h"
 #include "cli/errors.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
@@ -72,11 +72,10 @@ int RunList(const ListOptions& o) {
   int exit_code = kExitOk;
   const std::string dir = o.corpus.Get(&exit_code);
   if (dir.empty()) return exit_code;
-  if (int refused = RefuseStandardStreams({{"the corpus", dir, false, true}});
-      refused != kExitOk) {
-    return refused;
+  if (int entered = EnterCommand({"corpus list", {{"the corpus", dir, false, true}}});
+      entered != kExitOk) {
+    return entered;
   }
-  if (int jailed = Jail({"corpus list", {dir}, {}}); jailed != kExitOk) return jailed;
   Manifest manifest;
   std::string error;
   if (!LoadManifest(dir, false, &manifest, &error)) {
@@ -104,11 +103,9 @@ int RunRm(const RmOptions& o) {
   int exit_code = kExitOk;
   const std::string corpus_dir = o.corpus.Get(&exit_code);
   if (corpus_dir.empty()) return exit_code;
-  if (int refused = RefuseStandardStreams({{"the corpus", corpus_dir, false, true}});
-      refused != kExitOk) {
-    return refused;
-  }
-  if (int jailed = Jail({"corpus rm", {corpus_dir}, {}, {corpus_dir}}); jailed != kExitOk) return jailed;
+  CommandIo io{"corpus rm", {{"the corpus", corpus_dir, false, true}}};
+  io.creates_in = {corpus_dir};
+  if (int entered = EnterCommand(io); entered != kExitOk) return entered;
   RemoveOutcome out = RemoveFromCorpus(corpus_dir, o.names);
   const std::string dir = EscapeBytes(corpus_dir, 4096);
   if (o.json && !out.removed.empty()) {

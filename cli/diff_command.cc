@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "analyze/diff.h"
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/outputs.h"
-#include "cli/jail.h"
 #include "cli/inputs.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
@@ -84,44 +84,59 @@ bool SameFile(const std::vector<std::string>& files) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int RunDiff(DiffOptions o) {
-  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Usage(why);
-  const bool two = o.files.size() == 2;
-  if (!o.frames.empty()) {
+// --frames into --frame-a/--frame-b, and the usage errors of the frame
+// options; *one_file: A and B are one file (a path given twice, a link).
+int CheckFrames(DiffOptions* o, bool* one_file) {
+  const bool two = o->files.size() == 2;
+  if (!o->frames.empty()) {
     if (two) return Usage("--frames I J picks two frames of one file; with two files use --frame-a and --frame-b");
-    if (o.frame_a || o.frame_b) return Usage("give --frames I J, or --frame-a and --frame-b, not both");
-    o.frame_a = o.frames[0];
-    o.frame_b = o.frames[1];
+    if (o->frame_a || o->frame_b) return Usage("give --frames I J, or --frame-a and --frame-b, not both");
+    o->frame_a = o->frames[0];
+    o->frame_b = o->frames[1];
   }
-  // A frame compared with itself shows nothing by construction: of one
-  // file, or of A and B that are one file (a path given twice, a link).
-  const bool one_file = !two || SameFile(o.files);
-  if (one_file && o.frame_a && o.frame_b && *o.frame_a == *o.frame_b) {
-    return Usage((o.frames.empty() ? "--frame-a " + std::to_string(*o.frame_a) + " --frame-b "
-                                   : "--frames " + std::to_string(*o.frame_a) + " ") +
-                 std::to_string(*o.frame_b) +
-                 (two ? " of " + EscapeBytes(o.files[0], 4096) + " and " +
-                            EscapeBytes(o.files[1], 4096) + ", one file"
+  // A frame compared with itself shows nothing by construction.
+  *one_file = !two || SameFile(o->files);
+  if (*one_file && o->frame_a && o->frame_b && *o->frame_a == *o->frame_b) {
+    return Usage((o->frames.empty() ? "--frame-a " + std::to_string(*o->frame_a) + " --frame-b "
+                                    : "--frames " + std::to_string(*o->frame_a) + " ") +
+                 std::to_string(*o->frame_b) +
+                 (two ? " of " + EscapeBytes(o->files[0], 4096) + " and " +
+                            EscapeBytes(o->files[1], 4096) + ", one file"
                       : std::string()) +
                  ": a frame compared with itself shows no change; give two different frames");
   }
-  if (int refused = RefuseStandardStreams(InputsNamed("FILE", o.files));
-      refused != kExitOk) {
-    return refused;
-  }
-  if (int jailed = Jail({"diff", o.files, {}}); jailed != kExitOk) return jailed;
-  // Only the frames compared are kept whole (the others as their shells, so
-  // every count is the file's) and no observation. A frame not given may be
-  // the last complete one, known once the file is read: a first read then
-  // keeps no frame, and a second the ones compared (standard input is copied
-  // once for it).
+  return kExitOk;
+}
+
+// The files as read: a damaged one that still holds frames is compared on
+// those, its damage said first (the status stays its).
+struct DiffInputs {
   Snapshot snapshots[2];
   std::string names[2];
   InputCopy copies[2];  // a FILE read twice that cannot be: a copy
   int damage = kExitOk;
-  std::vector<std::pair<int, std::string>> damages;  // each damaged file: status, "FILE: DAMAGE"
+  std::vector<std::pair<int, std::string>> damages;  // status, "FILE: DAMAGE"
+
+  // A damaged file that cannot show what was asked (a frame past those
+  // before the damage, one frame left) is one line, the damage's, with its
+  // status; else a usage error.
+  int Refuse(const std::string& why) const {
+    if (damages.empty()) return Usage(why);
+    std::string line;
+    for (const auto& [status, said] : damages) line += said + "; ";
+    return Fail(damage, line + why);
+  }
+};
+
+// Only the frames compared are kept whole (the others as their shells, so
+// every count is the file's) and no observation. A frame not given may be
+// the last complete one, known once the file is read: a first read then
+// keeps no frame, and a second the ones compared (standard input is copied
+// once for it).
+int ReadFiles(const DiffOptions& o, DiffInputs* in) {
+  const bool two = o.files.size() == 2;
   for (std::size_t k = 0; k < o.files.size(); ++k) {
-    // The frames of file k compared, as the sides below pick them.
+    // The frames of file k compared, as the sides pick them.
     const std::optional<std::size_t> given[2] = {o.frame_a, o.frame_b};
     const bool needs_last = two ? k == 0 && !o.frame_a : !o.frame_b;
     auto compared = [&](const Snapshot& s) {
@@ -131,61 +146,76 @@ int RunDiff(DiffOptions o) {
     StreamSource source{o.files[k], -1};
     if (needs_last) {
       std::string copy_error;
-      if (!copies[k].Open(o.files[k], &copy_error)) return Fail(kExitIo, EscapeBytes(copy_error));
-      source.fd = copies[k].fd();
+      if (!in->copies[k].Open(o.files[k], &copy_error)) return Fail(kExitIo, EscapeBytes(copy_error));
+      source.fd = in->copies[k].fd();
     }
     ReadKeep keep;
     keep.observations = false;
     keep.frames.emplace();
     if (!needs_last) keep.frames = compared(Snapshot{});
-    FormatError error = ReadSnapshot(source, &snapshots[k], keep);
-    if (needs_last && !snapshots[k].frames.empty()) {
-      keep.frames = compared(snapshots[k]);
-      error = ReadSnapshot(source, &snapshots[k], keep);
+    Snapshot& snapshot = in->snapshots[k];
+    FormatError error = ReadSnapshot(source, &snapshot, keep);
+    if (needs_last && !snapshot.frames.empty()) {
+      keep.frames = compared(snapshot);
+      error = ReadSnapshot(source, &snapshot, keep);
     }
-    names[k] = TokenMask::Of(snapshots[k]).Shown(o.files[k]);  // it may hold a piece of it
+    in->names[k] = TokenMask::Of(snapshot).Shown(o.files[k]);  // it may hold a piece of it
     if (error.ok()) continue;
-    const std::string said = names[k] + ": " + EscapeBytes(error.message);
-    if (snapshots[k].frames.empty()) return Fail(ExitCodeFor(error.kind), said);
-    damages.emplace_back(ExitCodeFor(error.kind), said);
-    if (damage == kExitOk) damage = ExitCodeFor(error.kind);
+    const std::string said = in->names[k] + ": " + EscapeBytes(error.message);
+    if (snapshot.frames.empty()) return Fail(ExitCodeFor(error.kind), said);
+    in->damages.emplace_back(ExitCodeFor(error.kind), said);
+    if (in->damage == kExitOk) in->damage = ExitCodeFor(error.kind);
   }
-  // A damaged file that cannot show what was asked (a frame past those
-  // before the damage, one frame left) is one line, the damage's, with its
-  // status; a diff made says each damage first (the status stays its).
-  auto refuse = [&](const std::string& why) {
-    if (damages.empty()) return Usage(why);
-    std::string line;
-    for (const auto& [status, said] : damages) line += said + "; ";
-    return Fail(damage, line + why);
-  };
-  const Snapshot& a = snapshots[0];
-  const Snapshot& b = two ? snapshots[1] : snapshots[0];
+  return kExitOk;
+}
+
+// The report, or the status of why there is none (said).
+int Build(const DiffOptions& o, const DiffInputs& in, bool one_file, DiffSide* side_a,
+          DiffSide* side_b, std::optional<v1::DiffReport>* report) {
+  const bool two = o.files.size() == 2;
+  const Snapshot& a = in.snapshots[0];
+  const Snapshot& b = two ? in.snapshots[1] : in.snapshots[0];
   if (!two && !o.frame_a && !o.frame_b && a.frames.size() < 2) {
     // A file of no frame says what it is (FileHolds), as every view does.
-    if (a.frames.empty()) return Usage(names[0] + " has no frame: it is " + FileHolds(a));
-    return refuse(names[0] + " holds one frame: give a second file to compare it with");
+    if (a.frames.empty()) return Usage(in.names[0] + " has no frame: it is " + FileHolds(a));
+    return in.Refuse(in.names[0] + " holds one frame: give a second file to compare it with");
   }
   const bool frames = !o.frames.empty();
-  DiffSide side_a{&a, names[0], o.frame_a.value_or(two ? LastFrame(a) : 0),
-                  frames ? "--frames" : "--frame-a"};
-  DiffSide side_b{&b, names[two ? 1 : 0], o.frame_b.value_or(two ? 0 : LastFrame(b)),
-                  frames ? "--frames" : "--frame-b"};
+  *side_a = {&a, in.names[0], o.frame_a.value_or(two ? LastFrame(a) : 0),
+             frames ? "--frames" : "--frame-a"};
+  *side_b = {&b, in.names[two ? 1 : 0], o.frame_b.value_or(two ? 0 : LastFrame(b)),
+             frames ? "--frames" : "--frame-b"};
   // A and B one file, a frame of each by default (A's last complete frame,
   // B's first) that is one frame: the file holds one. (A frame it does not
-  // have is said as such, below.)
-  if (two && one_file && side_a.frame == side_b.frame && side_a.frame < a.frames.size()) {
-    return refuse(names[0] + " and " + names[1] + " are one file, and frame " +
-                  std::to_string(side_a.frame) + " of each is one frame: a frame compared with "
-                  "itself shows no change; give two different frames");
+  // have is said as such, by BuildDiff.)
+  if (two && one_file && side_a->frame == side_b->frame && side_a->frame < a.frames.size()) {
+    return in.Refuse(in.names[0] + " and " + in.names[1] + " are one file, and frame " +
+                     std::to_string(side_a->frame) + " of each is one frame: a frame compared "
+                     "with itself shows no change; give two different frames");
   }
   std::string why;
-  std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &why, o.filter);
-  if (!report) return refuse(why);
-  if (report->different_boots() && !o.force) {
-    return refuse(report->warnings(0) + " (--force compares them anyway)");
+  *report = BuildDiff(*side_a, *side_b, &why, o.filter);
+  if (!*report) return in.Refuse(why);
+  if ((*report)->different_boots() && !o.force) {
+    return in.Refuse((*report)->warnings(0) + " (--force compares them anyway)");
   }
-  for (const auto& [status, said] : damages) {
+  return kExitOk;
+}
+
+int RunDiff(DiffOptions o) {
+  bool one_file = false;
+  if (int bad = CheckFrames(&o, &one_file); bad != kExitOk) return bad;
+  if (int entered = EnterCommand({"diff", InputsNamed("FILE", o.files)}); entered != kExitOk) {
+    return entered;
+  }
+  DiffInputs in;
+  if (int read = ReadFiles(o, &in); read != kExitOk) return read;
+  DiffSide side_a, side_b;
+  std::optional<v1::DiffReport> report;
+  if (int built = Build(o, in, one_file, &side_a, &side_b, &report); built != kExitOk) {
+    return built;
+  }
+  for (const auto& [status, said] : in.damages) {
     Fail(status, said + " (the frames before the damage are used)");
   }
   for (const std::string& w : report->warnings()) Warn(w);
@@ -200,40 +230,42 @@ int RunDiff(DiffOptions o) {
     // What was looked at: each file and its frame (one file: its two frames).
     return Fail(kExitNotFound, "no process matches " + FilterText(report->filter()) + " in " +
                                    side_a.name + " frame " + std::to_string(side_a.frame) +
-                                   " or " + (two ? side_b.name + " " : "") + "frame " +
-                                   std::to_string(side_b.frame));
+                                   " or " + (o.files.size() == 2 ? side_b.name + " " : "") +
+                                   "frame " + std::to_string(side_b.frame));
   }
-  return damage;
+  return in.damage;
 }
 
 }  // namespace
+
+// What `--help` says of the command, above its options.
+constexpr const char* kDescription =
+    "Say what changed between two frames: of one file (by default its first and its last\n"
+    "complete frame; --frames I J for others) or of two files (by default A's last\n"
+    "complete frame and B's first). A process's identity is its (pid, start tick), never\n"
+    "a pid alone and never a name, so each change is one of:\n"
+    "  reused       the pid is in both frames with another start tick: the process of A\n"
+    "               ended and another took its pid (shown as - A, + B);\n"
+    "  exited       a process of A whose pid is free in B;\n"
+    "  appeared     a process of B whose pid was free in A;\n"
+    "  reparented   the same process under another parent pid (its parent ended and a\n"
+    "               subreaper or init adopted it);\n"
+    "  argv, exe    the same process with another argv (an exec; a zombie's is empty) or\n"
+    "               another executable identity (device:inode);\n"
+    "  unidentified a record whose stat is unreadable or malformed: not compared.\n"
+    "Processes are printed as 'proctape tree' prints them. Start ticks count from boot:\n"
+    "frames of different boots (the files' boot ids differ) are refused with exit status\n"
+    "2 unless --force. A damaged file's complete frames are used; the exit status is then\n"
+    "the damage's (10-16).\n\n"
+    "--pid, --uid and --comm compare only the processes they select (all of them, when\n"
+    "several are given) in A or in B; the changes and counts are theirs. A filter that\n"
+    "selects nothing in either frame exits 5.";
 
 void RegisterDiff(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<DiffOptions>();
   auto frame_a = std::make_shared<std::size_t>(0);
   auto frame_b = std::make_shared<std::size_t>(0);
-  CLI::App* sub = app.add_subcommand(
-      "diff",
-      "Say what changed between two frames: of one file (by default its first and its last\n"
-      "complete frame; --frames I J for others) or of two files (by default A's last\n"
-      "complete frame and B's first). A process's identity is its (pid, start tick), never\n"
-      "a pid alone and never a name, so each change is one of:\n"
-      "  reused       the pid is in both frames with another start tick: the process of A\n"
-      "               ended and another took its pid (shown as - A, + B);\n"
-      "  exited       a process of A whose pid is free in B;\n"
-      "  appeared     a process of B whose pid was free in A;\n"
-      "  reparented   the same process under another parent pid (its parent ended and a\n"
-      "               subreaper or init adopted it);\n"
-      "  argv, exe    the same process with another argv (an exec; a zombie's is empty) or\n"
-      "               another executable identity (device:inode);\n"
-      "  unidentified a record whose stat is unreadable or malformed: not compared.\n"
-      "Processes are printed as 'proctape tree' prints them. Start ticks count from boot:\n"
-      "frames of different boots (the files' boot ids differ) are refused with exit status\n"
-      "2 unless --force. A damaged file's complete frames are used; the exit status is then\n"
-      "the damage's (10-16).\n\n"
-      "--pid, --uid and --comm compare only the processes they select (all of them, when\n"
-      "several are given) in A or in B; the changes and counts are theirs. A filter that\n"
-      "selects nothing in either frame exits 5.");
+  CLI::App* sub = app.add_subcommand("diff", kDescription);
   sub->add_option("FILE", o->files, "one .ptape file (two of its frames) or two; - for "
                                      "standard input")
       ->check(NonEmpty("an empty path names no file"))

@@ -9,11 +9,12 @@
 #include <string>
 
 #include "analyze/explain.h"
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/outputs.h"
-#include "cli/jail.h"
 #include "cli/options.h"
+#include "cli/recording_input.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
 #include "format/file_holds.h"
@@ -32,23 +33,15 @@ struct ExplainOptions {
 };
 
 int RunExplain(const ExplainOptions& o) {
-  if (int refused = RefuseStandardStreams({{"FILE", o.file}});
-      refused != kExitOk) {
-    return refused;
-  }
-  if (int jailed = Jail({"explain", {o.file}, {}}); jailed != kExitOk) return jailed;
+  if (int entered = EnterCommand({"explain", {{"FILE", o.file}}}); entered != kExitOk) return entered;
   // Each check replays against its tape: no frame's processes are kept.
   Snapshot snapshot;
   ReadKeep keep;
   keep.frames.emplace();
   keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
-  FormatError error = ReadSnapshot(o.file, &snapshot, keep);
-  // The file's name may hold a piece of its token: said masked.
-  const TokenMask mask = TokenMask::Of(snapshot);
+  TokenMask mask;
+  if (int read = ReadMasked(o.file, keep, &snapshot, &mask); read != kExitOk) return read;
   const std::string name = mask.Shown(o.file);
-  if (!error.ok()) {
-    return FailAbout(ExitCodeFor(error.kind), "", mask.Masked(o.file), error.message);
-  }
   const std::size_t n = snapshot.resolutions.size();
   if (n == 0) {
     if (snapshot.frames.empty()) {

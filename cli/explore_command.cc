@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/explore_output.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
@@ -75,14 +75,13 @@ int WriteFound(const ExploreOptions& o, const Snapshot& snapshot, const std::str
   return kExitOk;
 }
 
-int RunExplore(const ExploreOptions& o) {
-  if (std::string why = StdinOnce({{"FILE", {o.file}}}); !why.empty()) return Fail(kExitUsage, why);
-  if (int refused = RefuseStandardStreams({{"FILE", o.file}}); refused != kExitOk) return refused;
+// The usage errors of --out and --examples, and --out DIR checked before
+// the search rather than when its first file is written.
+int CheckOptions(const ExploreOptions& o) {
   if (std::string why = ForceWithoutOutput(o.force, "--out", !o.out.empty(), o.out); !why.empty()) {
     return Fail(kExitUsage, why);
   }
   if (!o.out.empty()) {
-    // Checked before the search, not when its first file is written.
     if (std::string why = DirectoryWrittenIntoProblem(o.out); !why.empty()) {
       return FailAbout(kExitIo, "--out", o.out, why);
     }
@@ -90,15 +89,63 @@ int RunExplore(const ExploreOptions& o) {
     return Fail(kExitUsage, "--examples " + std::to_string(o.examples) +
                                 ": needs --out DIR, where the examples are written");
   }
+  return kExitOk;
+}
+
+// Where check i is in the run, for its search's progress line.
+struct CheckPlace {
+  std::size_t check;
+  std::size_t position;  // 1-based among the checks explored
+  std::size_t checks;
+};
+
+// The search of one check within the run's bound, and the names of the
+// files its violations and examples would be written to under --out.
+int ExploreCheck(const ExploreOptions& o, const Snapshot& snapshot, const std::string& name,
+                 CheckPlace at, explore::RunBound& bound, Progress& progress, CheckResult* c) {
+  std::string why;
+  c->setup = explore::SetUp(snapshot, at.check, &why);
+  if (!c->setup) return Fail(kExitUsage, name + ": check " + std::to_string(at.check) + ": " + why);
+  bound.Steps(2 * c->setup->initial.listing().size());  // the model built, its context
+  explore::SearchOptions so;
+  so.depth = o.depth;
+  so.budget = o.budget;
+  so.bound = &bound;
+  if (o.has_seed) so.seed = o.seed;
+  so.progress = [&, at](std::uint64_t runs) {
+    progress.Update("check " + std::to_string(at.check) + " (" + std::to_string(at.position) +
+                    " of " + std::to_string(at.checks) + "): " + std::to_string(runs) + " of " +
+                    std::to_string(o.budget) + " runs");
+  };
+  c->report = explore::Search(*c->setup, so);
+  const std::string stem = std::filesystem::path(o.file).stem().string();
+  const std::string prefix = o.out + "/" + stem + "-check" + std::to_string(at.check) + "-";
+  for (std::size_t v = 0; v < c->report.violations.size(); ++v) {
+    c->written.push_back(o.out.empty() ? "" : prefix + "violation" + std::to_string(v + 1) + ".ptape");
+  }
+  for (const auto& [outcome, histories] : explore::RarestOutcomes(c->report, o.examples)) {
+    CheckResult::Example e{outcome, histories, c->report.first_by_outcome.at(outcome), ""};
+    std::string word = outcome;
+    std::replace(word.begin(), word.end(), ' ', '-');
+    e.file = prefix + word + ".ptape";
+    c->examples.push_back(std::move(e));
+  }
+  return kExitOk;
+}
+
+int RunExplore(const ExploreOptions& o) {
+  if (int bad = CheckOptions(o); bad != kExitOk) return bad;
   // With --out the files are made in DIR as the search finds them.
-  if (int jailed = Jail({"explore", {o.file}, {}, {o.out}}); jailed != kExitOk) return jailed;
+  CommandIo io{"explore", {{"FILE", o.file}}};
+  io.creates_in = {o.out};
+  if (int entered = EnterCommand(io); entered != kExitOk) return entered;
   Snapshot snapshot;
-  if (int read = ReadRecording("explore", o.file, o.has_check ? std::optional<std::uint64_t>(o.check) : std::nullopt, &snapshot); read != kExitOk) return read;
+  const std::optional<std::uint64_t> only =
+      o.has_check ? std::optional<std::uint64_t>(o.check) : std::nullopt;
+  if (int read = ReadRecording("explore", o.file, only, &snapshot); read != kExitOk) return read;
   const TokenMask mask = TokenMask::Of(snapshot);  // the names said may hold a piece of it
   const std::string name = mask.Shown(o.file);
   const std::string base = std::filesystem::path(o.file).filename().string();
-  const std::string stem = std::filesystem::path(o.file).stem().string();
-  std::vector<CheckResult> results;
   // The file's own events, when explore or minimize wrote it: read once.
   std::size_t derived_events = 0;
   std::string unparsed;
@@ -109,6 +156,7 @@ int RunExplore(const ExploreOptions& o) {
   const std::size_t checks = o.has_check ? 1 : snapshot.resolutions.size();
   // The whole run's bound: once reached, the checks after are not begun.
   explore::RunBound bound(o.limits);
+  std::vector<CheckResult> results;
   std::size_t unexplored = 0, first_unexplored = 0, last_unexplored = 0;
   for (std::size_t i = 0; i < snapshot.resolutions.size(); ++i) {
     if (o.has_check && i != o.check) continue;
@@ -117,34 +165,11 @@ int RunExplore(const ExploreOptions& o) {
       last_unexplored = i;
       continue;
     }
-    const std::size_t position = results.size() + 1;
     CheckResult c;
-    std::string why;
     c.derived_events = derived_events;
-    c.setup = explore::SetUp(snapshot, i, &why);
-    if (!c.setup) return Fail(kExitUsage, name + ": check " + std::to_string(i) + ": " + why);
-    bound.Steps(2 * c.setup->initial.listing().size());  // the model built, its context
-    explore::SearchOptions so;
-    so.depth = o.depth;
-    so.budget = o.budget;
-    so.bound = &bound;
-    if (o.has_seed) so.seed = o.seed;
-    so.progress = [&, i, position](std::uint64_t runs) {
-      progress.Update("check " + std::to_string(i) + " (" + std::to_string(position) + " of " +
-                      std::to_string(checks) + "): " + std::to_string(runs) + " of " +
-                      std::to_string(o.budget) + " runs");
-    };
-    c.report = explore::Search(*c.setup, so);
-    const std::string prefix = o.out + "/" + stem + "-check" + std::to_string(i) + "-";
-    for (std::size_t v = 0; v < c.report.violations.size(); ++v) {
-      c.written.push_back(o.out.empty() ? "" : prefix + "violation" + std::to_string(v + 1) + ".ptape");
-    }
-    for (const auto& [outcome, histories] : explore::RarestOutcomes(c.report, o.examples)) {
-      CheckResult::Example e{outcome, histories, c.report.first_by_outcome.at(outcome), ""};
-      std::string word = outcome;
-      std::replace(word.begin(), word.end(), ' ', '-');
-      e.file = prefix + word + ".ptape";
-      c.examples.push_back(std::move(e));
+    const CheckPlace at{i, results.size() + 1, checks};
+    if (int bad = ExploreCheck(o, snapshot, name, at, bound, progress, &c); bad != kExitOk) {
+      return bad;
     }
     results.push_back(std::move(c));
   }

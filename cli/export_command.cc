@@ -10,11 +10,11 @@
 
 #include "analyze/export.h"
 #include "analyze/export_json.h"
-#include "analyze/proc_dir_writer.h"
+#include "procdir/writer.h"
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/inputs.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
@@ -102,29 +102,32 @@ int ExportTables(const ExportOptions& o, const std::string& out, std::unique_ptr
   return kExitOk;
 }
 
-int RunExport(const ExportOptions& o) {
+// The usage errors of the options together; kExitOk when none.
+int CheckOptions(const ExportOptions& o) {
   const bool whole = o.format == "json" || o.format == "sqlite" || o.format == "csv";
   if (whole && o.has_frame) {
     return Fail(kExitUsage,
                 "--frame: --format " + o.format + " exports the whole file, every frame");
   }
   // '-' is refused as standard output is by every directory output
-  // (OpenOutput below): one wording for one cause.
+  // (OpenOutput): one wording for one cause.
   if ((o.format == "proc-dir" || o.format == "csv") && !o.has_out) {
     return Fail(kExitUsage, "--format " + o.format + " writes a directory: name it with -o DIR");
   }
   if (std::string why = ForceWithoutOutput(o.force, "-o", o.has_out, o.out); !why.empty()) {
     return Fail(kExitUsage, why);
   }
-  const std::string out = o.has_out ? o.out : "-";
-  std::string name = EscapeBytes(o.file, 4096);  // masked once the input is read
-  // The output before the input is read: checked, its temporary made.
+  return kExitOk;
+}
+
+// The output each format writes: proc-dir and csv a directory that only an
+// earlier export of theirs may replace, the others a file.
+OutputRequest Request(const ExportOptions& o, const std::string& out) {
+  if (o.format == "proc-dir") return ProcDirRequest(out, o.force);
   OutputRequest request;
-  if (o.format == "proc-dir") {
-    request = ProcDirRequest(out, o.force);
-  } else if (o.format == "csv") {
-    request.path = out;
-    request.force = o.force;
+  request.path = out;
+  request.force = o.force;
+  if (o.format == "csv") {
     request.directory = true;
     request.directory_marker = "files.csv";  // an earlier csv export holds it
     request.directory_entry = [](std::string_view entry, bool is_directory) {
@@ -133,81 +136,106 @@ int RunExport(const ExportOptions& o) {
       }
       return false;  // and nothing else
     };
-  } else {
-    request.path = out;
-    request.force = o.force;
-    request.stdout_allowed = true;
-    request.binary = o.format == "sqlite";
+    return request;
   }
-  if (int refused = RefuseStandardStreams({{"FILE", o.file}}); refused != kExitOk) {
-    return refused;
-  }
-  int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> output =
-      OpenOutput(request, "--output", {{"FILE", o.file}}, &exit_code);
-  if (!output) return exit_code;
-  const bool tables = o.format == "sqlite" || o.format == "csv";
-  if (int jailed = Jail({"export", {o.file}, {output.get()}, {},
-                         tables ? ManifestsBeside({o.file}) : std::vector<std::string>{}});
-      jailed != kExitOk) {
-    return jailed;
-  }
-  if (tables) return ExportTables(o, out, std::move(output));
-  // A file of many frames takes seconds to read and to write: where it is,
-  // on a terminal.
-  Progress progress;
-  progress.Show("export: reading " + name);
-  // Read without holding the file: json streams it (a first read checks it
-  // whole, then each list is printed as it is read again); dot and proc-dir
-  // keep the one frame they draw, the shells of the others and the
-  // resolutions, no observation.
+  request.stdout_allowed = true;
+  request.binary = o.format == "sqlite";
+  return request;
+}
+
+// The input as json, dot and proc-dir read it, without holding the file:
+// json streams it (a first read checks it whole, then each list is printed
+// as it is read again, from a copy when it is no regular file); dot and
+// proc-dir keep the one frame they draw, the shells of the others and the
+// resolutions, no observation.
+struct ExportInput {
   Snapshot snapshot;
   JsonExport json;
-  InputCopy input_copy;  // json reads its input more than once
+  InputCopy copy;
+  const v1::Header& header(bool is_json) const { return is_json ? json.header() : snapshot.header; }
+};
+
+int ReadInput(const ExportOptions& o, ExportInput* in) {
+  // A file of many frames takes seconds to read: where it is, on a terminal.
+  Progress progress;
+  progress.Show("export: reading " + EscapeBytes(o.file, 4096));
   FormatError read;
   if (o.format == "json") {
-    StreamSource source{o.file, -1};
     std::string copy_error;
-    if (!input_copy.Open(o.file, &copy_error)) return Fail(kExitIo, EscapeBytes(copy_error));
-    source.fd = input_copy.fd();
-    read = json.Survey(source);
+    if (!in->copy.Open(o.file, &copy_error)) return Fail(kExitIo, EscapeBytes(copy_error));
+    read = in->json.Survey(StreamSource{o.file, in->copy.fd()});
   } else {
     ReadKeep keep;
     keep.frames = std::vector<std::uint64_t>{o.frame};
     keep.observations = false;
-    read = ReadSnapshot(o.file, &snapshot, keep);
+    read = ReadSnapshot(o.file, &in->snapshot, keep);
   }
   progress.Done();
   if (!read.ok()) return FailAbout(ExitCodeFor(read.kind), "", o.file, read.message);
+  return kExitOk;
+}
+
+// json as it is printed, a MiB at a time (the document of a large file is
+// tens of MB): past protobuf's 2 GiB an error, never an empty document; a
+// failed write, the output's error. *size: what was written.
+int WriteJson(JsonExport& json, OutputFile& output, const std::string& out,
+              const std::string& name, Progress& progress, std::uint64_t* size) {
+  std::string data, error, write_error;
+  auto drain = [&](std::string* piece, std::string* why) {
+    if (!output.Write(*piece, &write_error)) {
+      *why = write_error;
+      return false;
+    }
+    *size += piece->size();
+    piece->clear();
+    return true;
+  };
+  const bool complete = json.Write(&data, &error, drain);
+  if (complete) data.push_back('\n');
+  const bool written = complete && output.Write(data, &error) && output.Commit(&error);
+  progress.Done();  // before any error line
+  if (!complete) {
+    if (!write_error.empty()) return FailAbout(kExitIo, "--output", out, write_error);
+    return Fail(kExitTooLarge, name + ": " + error);
+  }
+  if (!written) return FailAbout(kExitIo, "--output", out, error);
+  *size += data.size();
+  return kExitOk;
+}
+
+// What is exported from a file that keeps environment values (capture --env
+// keep, a --record's token entry) is the owner's only, as that file; said
+// for the values of --env keep (every recording has a token entry).
+void KeepOwnerOnly(const ExportOptions& o, const v1::Header& header, const std::string& out,
+                   const std::string& name, const std::string& shown, OutputFile& output) {
+  if (!KeepsEnvironValues(header)) return;
+  output.KeepOwnerOnly();
+  if (out != "-" && header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT) {
+    Warn(name + " keeps environment values: " + shown +
+         (o.format == "proc-dir" ? " holds them in files of mode 0600"
+                                 : " is created with mode 0600"));
+  }
+}
+
+// json, dot or proc-dir of the read input into the open output.
+int WriteExport(const ExportOptions& o, ExportInput& in, const std::string& out,
+                std::unique_ptr<OutputFile> output) {
+  const bool is_json = o.format == "json";
   // What is said names the input and output masked with the input's tokens.
-  const TokenMask mask =
-      o.format == "json" ? TokenMask::Of(json.header(), {}) : TokenMask::Of(snapshot);
-  name = mask.Shown(o.file);
-  if (o.format != "json" && o.frame >= snapshot.frames.size()) {
-    return Fail(kExitUsage, NoSuchFrameIn("--frame", o.frame, name, snapshot));
+  const TokenMask mask = is_json ? TokenMask::Of(in.json.header(), {}) : TokenMask::Of(in.snapshot);
+  const std::string name = mask.Shown(o.file);
+  if (!is_json && o.frame >= in.snapshot.frames.size()) {
+    return Fail(kExitUsage, NoSuchFrameIn("--frame", o.frame, name, in.snapshot));
   }
   const std::size_t frame = static_cast<std::size_t>(o.frame);
   const std::string shown = mask.Shown(out);
-  std::string error;
-  // What is exported from a file that keeps environment values (capture
-  // --env keep, a --record's token entry) is the owner's only, as that file.
-  const v1::Header& header = o.format == "json" ? json.header() : snapshot.header;
-  const v1::RedactionPolicy& redaction = header.redaction();
-  if (KeepsEnvironValues(header)) {
-    output->KeepOwnerOnly();
-    // Said for the values of --env keep; a recording's token entry alone is
-    // restricted without a word (every recording has one).
-    if (out != "-" && redaction.environ() == v1::RedactionPolicy::ENVIRON_KEPT) {
-      Warn(name + " keeps environment values: " + shown +
-           (o.format == "proc-dir" ? " holds them in files of mode 0600"
-                                   : " is created with mode 0600"));
-    }
-  }
-  // Standard output may be this terminal: its data never shares the line.
+  KeepOwnerOnly(o, in.header(is_json), out, name, shown, *output);
+  Progress progress;  // standard output may be this terminal: its data never shares the line
   if (out != "-") progress.Show("export: writing " + shown);
+  std::string error;
   if (o.format == "proc-dir") {
     ProcDirStats stats;
-    const bool written = WriteProcDir(snapshot, frame, std::move(output), &stats, &error);
+    const bool written = WriteProcDir(in.snapshot, frame, std::move(output), &stats, &error);
     progress.Done();
     if (!written) return FailAbout(kExitIo, "--output", out, error);
     Report(o, mask, out, frame,
@@ -217,70 +245,70 @@ int RunExport(const ExportOptions& o) {
            &stats, 0);
     return kExitOk;
   }
-  std::string data;
-  std::uint64_t size = 0;  // written before `data`
-  std::size_t drawn = 0;   // dot: the processes drawn
-  if (o.format == "json") {
-    // Written as it is printed, a MiB at a time (the document of a large
-    // file is tens of MB). Past protobuf's 2 GiB an error, never an empty
-    // document; a failed write, the output's error.
-    std::string write_error;
-    auto drain = [&](std::string* piece, std::string* why) {
-      if (!output->Write(*piece, &write_error)) {
-        *why = write_error;
-        return false;
-      }
-      size += piece->size();
-      piece->clear();
-      return true;
-    };
-    if (!json.Write(&data, &error, drain)) {
-      progress.Done();
-      if (!write_error.empty()) return FailAbout(kExitIo, "--output", out, write_error);
-      return Fail(kExitTooLarge, name + ": " + error);
+  std::uint64_t size = 0;
+  std::size_t drawn = 0;  // dot: the processes drawn
+  if (is_json) {
+    if (int written = WriteJson(in.json, *output, out, name, progress, &size); written != kExitOk) {
+      return written;
     }
-    data.push_back('\n');
   } else {
-    data = FrameDot(snapshot, frame, &drawn);
+    const std::string data = FrameDot(in.snapshot, frame, &drawn);
+    size = data.size();
+    const bool written = output->Write(data, &error) && output->Commit(&error);
+    progress.Done();
+    if (!written) return FailAbout(kExitIo, "--output", out, error);
   }
-  const bool written = output->Write(data, &error) && output->Commit(&error);
-  progress.Done();
-  if (!written) return FailAbout(kExitIo, "--output", out, error);
-  size += data.size();
   Report(o, mask, out, frame,
-         (o.format == "json" ? std::string("the whole file")
-                             : "the process tree of frame " + std::to_string(frame)) +
+         (is_json ? std::string("the whole file")
+                  : "the process tree of frame " + std::to_string(frame)) +
              " of " + name + ", " + Plural(size, "byte", "bytes"),
-         nullptr, size, o.format == "json" ? json.records() : drawn);
+         nullptr, size, is_json ? in.json.records() : drawn);
   return kExitOk;
+}
+
+int RunExport(const ExportOptions& o) {
+  if (int bad = CheckOptions(o); bad != kExitOk) return bad;
+  const std::string out = o.has_out ? o.out : "-";
+  const bool tables = o.format == "sqlite" || o.format == "csv";
+  // The output before the input is read: checked, its temporary made.
+  CommandIo io{"export", {{"FILE", o.file}}, Request(o, out)};
+  if (tables) io.reads_beside = ManifestsBeside({o.file});
+  std::unique_ptr<OutputFile> output;
+  if (int entered = EnterCommand(io, &output); entered != kExitOk) return entered;
+  if (tables) return ExportTables(o, out, std::move(output));
+  ExportInput input;
+  if (int read = ReadInput(o, &input); read != kExitOk) return read;
+  return WriteExport(o, input, out, std::move(output));
 }
 
 }  // namespace
 
+// What `--help` says of the command, above its options.
+constexpr const char* kDescription =
+    "Write a .ptape file in a form other tools read:\n"
+    "  json      the whole file (header, frames, observations, resolutions, footer) as one\n"
+    "            JSON object, protobuf's JSON mapping of proctape.v1.SnapshotExport: field\n"
+    "            names as in proto/proctape.proto, raw /proc bytes (bytes fields) in base64,\n"
+    "            64-bit integers as strings. Lossless, unlike the views' --json (escaped\n"
+    "            text): the one output that holds a recording's token (every other shows\n"
+    "            it as '*' of its length). Keep it as you keep the .ptape file.\n"
+    "  dot       the process tree of one frame as a Graphviz digraph: a node per process\n"
+    "            (pid, start tick, state, command name escaped as \\xNN), an edge per parent;\n"
+    "            the process a recorded resolution RESOLVED is filled, its root has a double\n"
+    "            border. Render it with 'dot -Tsvg' (graphviz is not needed by proctape).\n"
+    "  proc-dir  one frame as a directory laid out like /proc: DIR/PID/stat, cmdline,\n"
+    "            environ, status, cgroup holding exactly the recorded bytes (a failed read:\n"
+    "            no file; the token masked to '*'), DIR/PID/proctape-identity (exe and\n"
+    "            pid-namespace identity, errnos, truncation) and DIR/proctape-frame (times,\n"
+    "            host facts, redaction). Read it back with 'proctape capture --proc-root DIR'.\n"
+    "  sqlite    the tables of 'proctape sql' (docs/sql.md) as one SQLite database.\n"
+    "  csv       the same tables as DIR/TABLE.csv (RFC 4180, NULL empty, bytes as \\xNN).\n"      "Outputs are written as a temporary PATH.XXXXXX.partial beside PATH and renamed when\n"
+    "complete; nothing is left behind on a failure or Ctrl-C. A damaged FILE is not\n"
+    "exported at all (unlike show and tree): nothing is written, exit 11-16.";
+
 void RegisterExport(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ExportOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "export",
-      "Write a .ptape file in a form other tools read:\n"
-      "  json      the whole file (header, frames, observations, resolutions, footer) as one\n"
-      "            JSON object, protobuf's JSON mapping of proctape.v1.SnapshotExport: field\n"
-      "            names as in proto/proctape.proto, raw /proc bytes (bytes fields) in base64,\n"
-      "            64-bit integers as strings. Lossless, unlike the views' --json (escaped\n"
-      "            text): the one output that holds a recording's token (every other shows\n"
-      "            it as '*' of its length). Keep it as you keep the .ptape file.\n"
-      "  dot       the process tree of one frame as a Graphviz digraph: a node per process\n"
-      "            (pid, start tick, state, command name escaped as \\xNN), an edge per parent;\n"
-      "            the process a recorded resolution RESOLVED is filled, its root has a double\n"
-      "            border. Render it with 'dot -Tsvg' (graphviz is not needed by proctape).\n"
-      "  proc-dir  one frame as a directory laid out like /proc: DIR/PID/stat, cmdline,\n"
-      "            environ, status, cgroup holding exactly the recorded bytes (a failed read:\n"
-      "            no file; the token masked to '*'), DIR/PID/proctape-identity (exe and\n"
-      "            pid-namespace identity, errnos, truncation) and DIR/proctape-frame (times,\n"
-      "            host facts, redaction). Read it back with 'proctape capture --proc-root DIR'.\n"
-      "  sqlite    the tables of 'proctape sql' (docs/sql.md) as one SQLite database.\n"
-      "  csv       the same tables as DIR/TABLE.csv (RFC 4180, NULL empty, bytes as \\xNN).\n"      "Outputs are written as a temporary PATH.XXXXXX.partial beside PATH and renamed when\n"
-      "complete; nothing is left behind on a failure or Ctrl-C. A damaged FILE is not\n"
-      "exported at all (unlike show and tree): nothing is written, exit 11-16.");
+  CLI::App* sub = app.add_subcommand("export", kDescription);
   sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")
       ->check(NonEmpty("an empty path names no file"))
       ->required();

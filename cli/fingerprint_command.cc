@@ -15,9 +15,9 @@
 
 #include "capture/fingerprint.h"
 #include "capture/procfs_evidence.h"
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
@@ -48,6 +48,29 @@ std::string BootText(std::string_view boot_id) {
   return EscapeBytes(boot_id, 64);
 }
 
+// What was written; the file may be standard output: the report then goes
+// to standard error.
+void PrintReport(const FingerprintOptions& o, const v1::RootFingerprint& fp,
+                 const std::string& boot_id) {
+  FILE* out = o.output == "-" ? stderr : stdout;
+  if (o.json) {
+    v1::FingerprintReport report;
+    report.set_file(EscapedText(o.output == "-" ? "standard output" : o.output));
+    *report.mutable_fingerprint() = ToSummary(fp, boot_id);
+    std::fprintf(out, "%s\n", ToJson(report).c_str());
+    return;
+  }
+  std::fprintf(out,
+               "fingerprinted root %lld \"%s\" at start tick %llu, %s as %llu:%llu, in boot %s: "
+               "wrote %s\n",
+               static_cast<long long>(fp.root_pid()), EscapeBytes(fp.root_comm(), 64).c_str(),
+               static_cast<unsigned long long>(fp.root_start_ticks()),
+               EscapeBytes(fp.exe_path(), 1024).c_str(),
+               static_cast<unsigned long long>(fp.exe_identity().dev()),
+               static_cast<unsigned long long>(fp.exe_identity().ino()),
+               BootText(fp.boot_id()).c_str(), EscapeBytes(o.output, 4096).c_str());
+}
+
 int RunFingerprint(const FingerprintOptions& o) {
   std::string error;
   if (std::string why = ForceWithoutOutput(o.force, "-o", true, o.output); !why.empty()) {
@@ -58,23 +81,18 @@ int RunFingerprint(const FingerprintOptions& o) {
   if (std::string why = ExeFileError(o.exe); !why.empty()) {
     return FailAbout(kExitUsage, "--exe", o.exe, "cannot attest it: " + why);
   }
-  if (int refused = RefuseStandardStreams({{"--exe", o.exe, false}});
-      refused != kExitOk) {
-    return refused;
-  }
   int exit_code = kExitOk;
   std::unique_ptr<ProcfsEvidence> live = OpenLiveProc(o.proc, &exit_code);
   if (!live) return exit_code;
   if (!PidBelowPidMax("--root", o.root, o.proc, &exit_code)) return exit_code;
   // The output before the root is read: checked, its temporary made.
-  OutputRequest request;
-  request.path = o.output;
-  request.force = o.force;
-  request.stdout_allowed = true;
-  request.binary = true;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"--exe", o.exe}}, &exit_code);
-  if (!output) return exit_code;
-  if (int jailed = Jail({"fingerprint", {}, {}}); jailed != kExitOk) return jailed;
+  CommandIo io{"fingerprint", {{"--exe", o.exe, false}}, OutputRequest{}};
+  io.output->path = o.output;
+  io.output->force = o.force;
+  io.output->stdout_allowed = true;
+  io.output->binary = true;
+  std::unique_ptr<OutputFile> output;
+  if (int entered = EnterCommand(io, &output); entered != kExitOk) return entered;
   const v1::Header header = FingerprintHeader(o.proc, o.command_line);
   const std::string& boot_id = header.host().boot_id();
   if (boot_id.empty()) {
@@ -95,25 +113,7 @@ int RunFingerprint(const FingerprintOptions& o) {
   if (!WriteFingerprintFile(std::move(output), header, taken.fingerprint, &error)) {
     return FailAbout(kExitIo, "--output", o.output, error);
   }
-  const v1::RootFingerprint& fp = taken.fingerprint;
-  // The file may be standard output: the report then goes to standard error.
-  FILE* out = o.output == "-" ? stderr : stdout;
-  if (o.json) {
-    v1::FingerprintReport report;
-    report.set_file(EscapedText(o.output == "-" ? "standard output" : o.output));
-    *report.mutable_fingerprint() = ToSummary(fp, boot_id);
-    std::fprintf(out, "%s\n", ToJson(report).c_str());
-    return kExitOk;
-  }
-  std::fprintf(out,
-               "fingerprinted root %lld \"%s\" at start tick %llu, %s as %llu:%llu, in boot %s: "
-               "wrote %s\n",
-               static_cast<long long>(fp.root_pid()), EscapeBytes(fp.root_comm(), 64).c_str(),
-               static_cast<unsigned long long>(fp.root_start_ticks()),
-               EscapeBytes(fp.exe_path(), 1024).c_str(),
-               static_cast<unsigned long long>(fp.exe_identity().dev()),
-               static_cast<unsigned long long>(fp.exe_identity().ino()),
-               BootText(fp.boot_id()).c_str(), EscapeBytes(o.output, 4096).c_str());
+  PrintReport(o, taken.fingerprint, boot_id);
   return kExitOk;
 }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "cli/command_io.h"
 #include "cli/help.h"
 
 #include <algorithm>
@@ -253,7 +254,7 @@ std::optional<int> TopLevel(const CLI::App& app, const std::vector<std::string>&
     return UsageError(Quoted(first) + " is not a proctape command" + Suggestion(app, first));
   }
   if (first == "help") {
-    if (int jailed = Jail({"help", {}, {}}); jailed != kExitOk) return jailed;
+    if (int entered = EnterCommand({"help", {}}); entered != kExitOk) return entered;
     return Help(app, {argv.begin() + 2, argv.end()});
   }
   return std::nullopt;

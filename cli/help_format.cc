@@ -18,17 +18,20 @@ std::size_t Indent(const std::string& line) {
 
 }  // namespace
 
-std::string Reflow(const std::string& text, std::size_t width) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+namespace {
+
+// The text being filled: words put on the current line until `width`,
+// then on a new line at the block's hanging indent.
+struct Filler {
+  explicit Filler(std::size_t line_width) : width(line_width) {}
+
+  std::size_t width;
   std::string out;
   std::size_t column = 0;      // of the output line being filled
   std::size_t hanging = 0;     // where the block's wrapped lines start
-  std::size_t start = 0;       // the indent of the block's first line
-  bool open = false;           // a block is being filled
   bool words_on_line = false;  // a word was put since the line (or label) began
-  auto put = [&](const std::string& w) {
+
+  void Put(const std::string& w) {
     if (words_on_line && column + 1 + w.size() > width) {
       out += "\n" + std::string(hanging, ' ');
       column = hanging;
@@ -41,32 +44,40 @@ std::string Reflow(const std::string& text, std::size_t width) {
     out += w;
     column += w.size();
     words_on_line = true;
-  };
-  auto put_words = [&](const std::string& part) {
+  }
+  void PutWords(const std::string& part) {
     std::istringstream words(part);
-    for (std::string w; words >> w;) put(w);
-  };
+    for (std::string w; words >> w;) Put(w);
+  }
+};
+
+}  // namespace
+
+std::string Reflow(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  Filler f(width);
+  std::size_t start = 0;  // the indent of the block's first line
+  bool open = false;      // a block is being filled
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& line = lines[i];
     const std::size_t indent = Indent(line);
     if (indent == line.size()) {  // a blank line ends the block
-      out += open ? "\n\n" : "\n";
+      f.out += open ? "\n\n" : "\n";
       open = false;
       continue;
     }
-    const bool continues = open && indent == hanging && (indent == 0 || hanging > start);
-    if (continues) {
-      put_words(line.substr(indent));
+    if (open && indent == f.hanging && (indent == 0 || f.hanging > start)) {
+      f.PutWords(line.substr(indent));  // the block continues
       continue;
     }
-    if (open) out += "\n";
+    if (open) f.out += "\n";
     open = true;
-    start = indent;
-    column = indent;
-    words_on_line = false;
-    hanging = indent;
+    start = f.column = f.hanging = indent;
+    f.words_on_line = false;
     if (indent == 0) {
-      put_words(line);
+      f.PutWords(line);
       continue;
     }
     // An item: "  json      the whole file" hangs where its text starts,
@@ -77,24 +88,24 @@ std::string Reflow(const std::string& text, std::size_t width) {
         label_end == std::string::npos ? std::string::npos : line.find_first_not_of(' ', label_end);
     const std::size_t next = i + 1 < lines.size() ? Indent(lines[i + 1]) : 0;
     const bool deeper = next > indent && next < lines[i + 1].size();
-    hanging = text_at != std::string::npos ? text_at : deeper ? next : indent + 2;
+    f.hanging = text_at != std::string::npos ? text_at : deeper ? next : indent + 2;
     // An item of one line that fits is kept as written (a table's spacing).
-    if (line.size() <= width && !(deeper && next == hanging)) {
-      out += line + "\n";
+    if (line.size() <= width && !(deeper && next == f.hanging)) {
+      f.out += line + "\n";
       open = false;
       continue;
     }
-    out += std::string(indent, ' ');
+    f.out += std::string(indent, ' ');
     if (text_at != std::string::npos) {
-      out += line.substr(indent, text_at - indent);
-      column = text_at;
-      put_words(line.substr(text_at));
+      f.out += line.substr(indent, text_at - indent);
+      f.column = text_at;
+      f.PutWords(line.substr(text_at));
       continue;
     }
-    put_words(line.substr(indent));
+    f.PutWords(line.substr(indent));
   }
-  if (open) out += "\n";
-  return out;
+  if (open) f.out += "\n";
+  return f.out;
 }
 
 std::string ValueName(const CLI::Option* opt) {

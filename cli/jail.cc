@@ -158,16 +158,10 @@ bool AddPathRule(int ruleset, const std::string& path, int flags, std::uint64_t 
   return ok;
 }
 
-bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
-  const std::uint64_t handled = HandledRights(abi);
-  landlock_ruleset_attr attr{};
-  attr.handled_access_fs = handled;
-  int ruleset = static_cast<int>(
-      ::syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0));
-  if (ruleset < 0) {
-    *error = "landlock_create_ruleset: " + ErrnoText(errno);
-    return false;
-  }
+// The rules of the request's paths: inputs, files beside them, and the
+// directories files are made in.
+bool AddPathRules(int ruleset, const JailRequest& request, std::uint64_t handled,
+                  std::string* error) {
   bool ok = true;
   // Inputs: read (a directory: list it, read what is beneath).
   for (const std::string& path : request.reads) {
@@ -194,9 +188,15 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
                        handled, error);
     }
   }
-  // Outputs: the temporary is open already (its writes need no right); its
-  // directory lets it be renamed to its name (or replace an earlier output)
-  // and removed. A directory output also fills its temporary directory.
+  return ok;
+}
+
+// Outputs: the temporary is open already (its writes need no right); its
+// directory lets it be renamed to its name (or replace an earlier output)
+// and removed. A directory output also fills its temporary directory.
+bool AddOutputRules(int ruleset, const JailRequest& request, std::uint64_t handled,
+                    std::string* error) {
+  bool ok = true;
   for (const OutputFile* out : request.outputs) {
     if (!ok) break;
     if (out == nullptr || out->is_stdout()) continue;
@@ -214,6 +214,21 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
                    handled, error);
     }
   }
+  return ok;
+}
+
+bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
+  const std::uint64_t handled = HandledRights(abi);
+  landlock_ruleset_attr attr{};
+  attr.handled_access_fs = handled;
+  int ruleset = static_cast<int>(
+      ::syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0));
+  if (ruleset < 0) {
+    *error = "landlock_create_ruleset: " + ErrnoText(errno);
+    return false;
+  }
+  bool ok = AddPathRules(ruleset, request, handled, error) &&
+            AddOutputRules(ruleset, request, handled, error);
 #if defined(PROCTAPE_ASAN)
   // The sanitizer build's LeakSanitizer reads proctape's own /proc/PID (task,
   // maps) at exit: readable there, and only there.

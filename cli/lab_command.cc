@@ -114,14 +114,15 @@ std::string CheckLines(const v1::CheckSummary& c) {
   return line + "\n";
 }
 
-int Run(const LabCommandOptions& o) {
+// The usage errors of the options; kExitOk when none.
+int CheckOptions(const LabCommandOptions& o) {
   if (o.list && !o.beside_list.empty()) {
     std::string what;
     for (const std::string& w : o.beside_list) what += (what.empty() ? "" : ", ") + w;
     return Fail(kExitUsage, "--list lists every scenario and stages none: it takes no " +
                                 what + " (run 'proctape lab SCENARIO --record FILE' to stage one)");
   }
-  if (o.list) return List(o.json);
+  if (o.list) return kExitOk;
   if (o.scenario.empty() || o.record.empty()) {
     return Fail(kExitUsage, "give a SCENARIO and --record FILE ('proctape lab --list' lists the scenarios)");
   }
@@ -133,76 +134,62 @@ int Run(const LabCommandOptions& o) {
     return Fail(kExitUsage, "--record '-' (standard output) cannot be written here: name a file "
                             "(the lab reads it back)");
   }
-  lab::LabOptions options;
-  options.scenario = o.scenario;
-  options.sandbox = o.sandbox == "bwrap" ? lab::SandboxKind::kBwrap : lab::SandboxKind::kUnshare;
-  options.record = o.record;
-  options.force = o.force;
-  options.deadline_ms = o.deadline_ms;
-  options.command_line = o.command_line;
-  // Each step on one line, on a terminal (a scenario takes seconds).
-  Progress progress;
-  if (progress.active()) {
-    options.progress = [&progress](const std::string& line) { progress.Show("lab: " + line); };
-  }
-  lab::LabResult r = lab::RunLab(options);
-  progress.Done();
-  // Refused before anything was started: the refusal is the whole story.
-  if (r.outcome == lab::LabOutcome::kOutputRefused) return FailAbout(kExitIo, "--record", o.record, r.error);
+  return kExitOk;
+}
 
-  // One report, masked, for both renderings.
-  {
-    v1::LabReport report;
-    report.set_scenario(o.scenario);
-    report.set_sandbox(o.sandbox);
-    report.set_file(EscapedText(o.record));
-    report.set_shown(r.outcome == lab::LabOutcome::kShown);
-    report.set_error(r.error);
-    for (const std::string& f : r.facts) report.add_facts(f);
-    // The lab recorded this host's checks: a fingerprint it took is of this boot.
-    const std::string boot_id = CollectHostFacts("/proc").boot_id();
-    for (std::size_t k = 0; k < r.checks.size(); ++k) {
-      *report.add_checks() = ToSummary(r.checks[k], Count32(k), boot_id);
-    }
+// One report of the run, masked: the checks as recorded, their token shown
+// by its length only (the recording keeps it: 'proctape export --format
+// json'), since a verdict's evidence may quote it.
+v1::LabReport Report(const LabCommandOptions& o, const lab::LabResult& r) {
+  v1::LabReport report;
+  report.set_scenario(o.scenario);
+  report.set_sandbox(o.sandbox);
+  report.set_file(EscapedText(o.record));
+  report.set_shown(r.outcome == lab::LabOutcome::kShown);
+  report.set_error(r.error);
+  for (const std::string& f : r.facts) report.add_facts(f);
+  // The lab recorded this host's checks: a fingerprint it took is of this boot.
+  const std::string boot_id = CollectHostFacts("/proc").boot_id();
+  for (std::size_t k = 0; k < r.checks.size(); ++k) {
+    *report.add_checks() = ToSummary(r.checks[k], Count32(k), boot_id);
+  }
+  for (const lab::StartedProcess& p : r.started) {
+    v1::LabReport::Started* s = report.add_started();
+    s->set_pid(Int32(p.pid));
+    s->set_start_ticks(p.start_ticks);
+    s->set_role(p.role);
+  }
+  for (pid_t pid : r.left_running) report.add_left_running(pid);
+  TokenMask mask;
+  for (const v1::Resolution& c : r.checks) {
+    if (c.has_resolve()) mask.Add(c.resolve().token());
+  }
+  mask.Mask(&report);
+  return report;
+}
+
+void PrintText(const LabCommandOptions& o, const lab::LabResult& r, const v1::LabReport& report) {
+  std::printf("lab %s (%s sandbox)\n", o.scenario.c_str(), o.sandbox.c_str());
+  for (const std::string& f : report.facts()) std::printf("  %s\n", f.c_str());
+  for (const v1::CheckSummary& c : report.checks()) std::fputs(CheckLines(c).c_str(), stdout);
+  if (r.outcome == lab::LabOutcome::kShown || r.outcome == lab::LabOutcome::kNotShown) {
+    const std::string file = EscapeBytes(o.record);
+    std::printf("recorded %s: replay it with 'proctape replay %s', see why with 'proctape explain "
+                "%s'\n",
+                file.c_str(), file.c_str(), file.c_str());
+  }
+  if (!r.started.empty()) {
+    std::string pids;
     for (const lab::StartedProcess& p : r.started) {
-      v1::LabReport::Started* s = report.add_started();
-      s->set_pid(Int32(p.pid));
-      s->set_start_ticks(p.start_ticks);
-      s->set_role(p.role);
+      pids += (pids.empty() ? "" : ", ") + p.role + " " + std::to_string(p.pid);
     }
-    for (pid_t pid : r.left_running) report.add_left_running(pid);
-    // The checks as recorded, their token shown by its length only (the
-    // recording keeps it: 'proctape export --format json'): a verdict's
-    // evidence may quote it.
-    TokenMask mask;
-    for (const v1::Resolution& c : r.checks) {
-      if (c.has_resolve()) mask.Add(c.resolve().token());
-    }
-    mask.Mask(&report);
-    if (o.json) {
-      std::printf("%s\n", ToJson(report).c_str());
-    } else {
-      std::printf("lab %s (%s sandbox)\n", o.scenario.c_str(), o.sandbox.c_str());
-      for (const std::string& f : report.facts()) std::printf("  %s\n", f.c_str());
-      for (const v1::CheckSummary& c : report.checks()) std::fputs(CheckLines(c).c_str(), stdout);
-    }
+    std::printf("cleanup: ended the %s the lab started (%s)\n",
+                Plural(r.started.size(), "process", "processes").c_str(), pids.c_str());
   }
-  if (!o.json) {
-    if (r.outcome == lab::LabOutcome::kShown || r.outcome == lab::LabOutcome::kNotShown) {
-      const std::string file = EscapeBytes(o.record);
-      std::printf("recorded %s: replay it with 'proctape replay %s', see why with 'proctape explain "
-                  "%s'\n",
-                  file.c_str(), file.c_str(), file.c_str());
-    }
-    if (!r.started.empty()) {
-      std::string pids;
-      for (const lab::StartedProcess& p : r.started) {
-        pids += (pids.empty() ? "" : ", ") + p.role + " " + std::to_string(p.pid);
-      }
-      std::printf("cleanup: ended the %s the lab started (%s)\n",
-                  Plural(r.started.size(), "process", "processes").c_str(), pids.c_str());
-    }
-  }
+}
+
+// The exit status of a staged run (docs/lab.md).
+int Status(const LabCommandOptions& o, const lab::LabResult& r) {
   if (!r.left_running.empty()) {
     return Fail(kExitInternal, "lab: " + Plural(r.left_running.size(), "started process is",
                                                 "started processes are") +
@@ -218,12 +205,42 @@ int Run(const LabCommandOptions& o) {
     case lab::LabOutcome::kFailed:
       return Fail(kExitLabFailed,
                   "lab: " + o.scenario + " could not be staged: " + Printable(r.error));
-    case lab::LabOutcome::kOutputRefused: return kExitIo;  // said above
+    case lab::LabOutcome::kOutputRefused: return kExitIo;  // said before the report
     case lab::LabOutcome::kOutputFailed:
       // The one status of an output that cannot be written (docs/cli/outputs.md).
       return FailAbout(kExitIo, "--record", o.record, Printable(r.error));
   }
   return kExitInternal;
+}
+
+int Run(const LabCommandOptions& o) {
+  if (int bad = CheckOptions(o); bad != kExitOk) return bad;
+  if (o.list) return List(o.json);
+  lab::LabOptions options;
+  options.scenario = o.scenario;
+  options.sandbox = o.sandbox == "bwrap" ? lab::SandboxKind::kBwrap : lab::SandboxKind::kUnshare;
+  options.record = o.record;
+  options.force = o.force;
+  options.deadline_ms = o.deadline_ms;
+  options.command_line = o.command_line;
+  // Each step on one line, on a terminal (a scenario takes seconds).
+  Progress progress;
+  if (progress.active()) {
+    options.progress = [&progress](const std::string& line) { progress.Show("lab: " + line); };
+  }
+  lab::LabResult r = lab::RunLab(options);
+  progress.Done();
+  // Refused before anything was started: the refusal is the whole story.
+  if (r.outcome == lab::LabOutcome::kOutputRefused) {
+    return FailAbout(kExitIo, "--record", o.record, r.error);
+  }
+  const v1::LabReport report = Report(o, r);
+  if (o.json) {
+    std::printf("%s\n", ToJson(report).c_str());
+  } else {
+    PrintText(o, r, report);
+  }
+  return Status(o, r);
 }
 
 }  // namespace

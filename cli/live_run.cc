@@ -15,19 +15,20 @@ namespace proctape {
 // one of the command's `inputs` (OutputIsAnInput). Null
 // (and no exit status) when there is no --record; *exit_code is set when it
 // is refused.
-std::unique_ptr<OutputFile> OpenRecord(bool given, const std::string& record, bool force,
-                                       const std::vector<InputPath>& inputs, int* exit_code) {
+bool AddRecordOutput(bool given, const std::string& record, bool force, CommandIo* io,
+                     int* exit_code) {
   if (std::string why = ForceWithoutOutput(force, "--record", given, record); !why.empty()) {
     *exit_code = Fail(kExitUsage, why);
-    return nullptr;
+    return false;
   }
-  if (!given) return nullptr;
-  OutputRequest request;
-  request.path = record;
-  request.force = force;
-  request.stdout_allowed = true;
-  request.binary = true;
-  return OpenOutput(request, "--record", inputs, exit_code);
+  if (!given) return true;
+  io->output.emplace();
+  io->output->path = record;
+  io->output->force = force;
+  io->output->stdout_allowed = true;
+  io->output->binary = true;
+  io->output_option = "--record";
+  return true;
 }
 
 // Runs `check` on the live host, recorded into `output` when there is one.

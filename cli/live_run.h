@@ -10,19 +10,18 @@
 #include <vector>
 
 #include "capture/procfs_evidence.h"
+#include "cli/command_io.h"
 #include "cli/outputs.h"
 #include "core/evidence.h"
 #include "proctape.pb.h"
 
 namespace proctape {
 
-// --force only with a --record FILE, and --record opened (checked, its
-// temporary made) before anything else: the output before any work, never
-// one of the command's `inputs` (OutputIsAnInput). Null
-// (and no exit status) when there is no --record; *exit_code is set when it
-// is refused.
-std::unique_ptr<OutputFile> OpenRecord(bool given, const std::string& record, bool force,
-                                       const std::vector<InputPath>& inputs, int* exit_code);
+// --force only with a --record FILE (else the usage error, said: false with
+// *exit_code set), and --record, when given, as io's output, opened by
+// EnterCommand before any work (cli/command_io.h).
+bool AddRecordOutput(bool given, const std::string& record, bool force, CommandIo* io,
+                     int* exit_code);
 
 // Runs `check` on the live host, recorded into `output` when there is one.
 // Returns false (after a one-line message) when the file could not be written.

@@ -10,7 +10,6 @@
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
@@ -35,20 +34,14 @@ struct LivenessOptions {
 
 int RunLiveness(const LivenessOptions& o) {
   const LivenessSource& from = o.source;
-  if (int refused = RefuseStandardStreams({{"--fingerprint", from.fingerprint},
-                                           {"--from-recording", from.from_recording}});
-      refused != kExitOk) {
-    return refused;
-  }
   // The output first, then --proc: a directory that is not a procfs root is
   // refused before anything is read from it.
   int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> record =
-      OpenRecord(o.has_record, o.record, o.force,
-                 {{"--fingerprint", from.fingerprint}, {"--from-recording", from.from_recording}},
-                 &exit_code);
-  if (exit_code != kExitOk) return exit_code;
-  if (int jailed = Jail({"liveness", {}, {}}); jailed != kExitOk) return jailed;
+  CommandIo io{"liveness",
+               {{"--fingerprint", from.fingerprint}, {"--from-recording", from.from_recording}}};
+  if (!AddRecordOutput(o.has_record, o.record, o.force, &io, &exit_code)) return exit_code;
+  std::unique_ptr<OutputFile> record;
+  if (int entered = EnterCommand(io, &record); entered != kExitOk) return entered;
   auto evidence = OpenLiveProc(from.proc, &exit_code);
   if (!evidence) return exit_code;
   // The identity and its boot, refused from another boot (exit 9).
@@ -82,20 +75,38 @@ int RunLiveness(const LivenessOptions& o) {
 
 }  // namespace
 
+// --boot-id's check: the form /proc/sys/kernel/random/boot_id has.
+CLI::Validator BootIdValidator() {
+  return CLI::Validator(
+      [](std::string& text) {
+        std::string error;
+        return ParseBootId(text, &error).empty() ? error : std::string();
+      },
+      "", "boot id");
+}
+
+// What `--help` says of the command, above its options.
+constexpr const char* kDescription =
+    "Is the process identified by (--pid, --start) still alive? Re-reads its stat only:\n"
+    "gone or state Z/X/x is DEAD, the same start time is ALIVE, another start time means\n"
+    "the pid was reused (ERROR). Never signals anything.\n"
+    "A start tick counts from its boot: the identity's boot comes from --fingerprint FILE\n"
+    "(the fingerprint it was resolved against), --from-recording FILE (a 'resolve --record'\n"
+    "file: its resolved identity and boot) or --boot-id ID, and another boot than this\n"
+    "host's is refused (exit 9). Without one the check runs and says, on standard error,\n"
+    "in the verdict (boot_unchecked) and in a recording, that the boot was not checked\n"
+    "(docs/resolver.md, 'Liveness').";
+
+constexpr const char* kExamples =
+    "Examples:\n"
+    "  proctape liveness --pid 48213 --start 1234567 --fingerprint root.ptape\n"
+    "  proctape liveness --from-recording resolved.ptape\n"
+    "  proctape liveness --pid 48213 --start 1234567   # boot unknown: warns\n\n";
+
 void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
   auto o = std::make_shared<LivenessOptions>();
   o->command_line = std::move(command_line);
-  CLI::App* sub = app.add_subcommand(
-      "liveness",
-      "Is the process identified by (--pid, --start) still alive? Re-reads its stat only:\n"
-      "gone or state Z/X/x is DEAD, the same start time is ALIVE, another start time means\n"
-      "the pid was reused (ERROR). Never signals anything.\n"
-      "A start tick counts from its boot: the identity's boot comes from --fingerprint FILE\n"
-      "(the fingerprint it was resolved against), --from-recording FILE (a 'resolve --record'\n"
-      "file: its resolved identity and boot) or --boot-id ID, and another boot than this\n"
-      "host's is refused (exit 9). Without one the check runs and says, on standard error,\n"
-      "in the verdict (boot_unchecked) and in a recording, that the boot was not checked\n"
-      "(docs/resolver.md, 'Liveness').");
+  CLI::App* sub = app.add_subcommand("liveness", kDescription);
   // A value that cannot be a pid is a usage error, not a process that is gone:
   // 2..2147483647 (`docs/resolver.md`, "Liveness"), and below this host's
   // pid_max (checked when run).
@@ -109,12 +120,7 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
                       "(/proc/sys/kernel/random/boot_id when it was resolved); refused when "
                       "it is not this host's (exit 9)")
           ->check(NonEmpty("an empty boot id names no boot"))
-          ->check(CLI::Validator(
-              [](std::string& text) {
-                std::string error;
-                return ParseBootId(text, &error).empty() ? error : std::string();
-              },
-              "", "boot id"))
+          ->check(BootIdValidator())
           ->type_name("ID")
           ->each([o](const std::string&) { o->source.has_boot_id = true; });
   CLI::Option* fingerprint =
@@ -141,10 +147,7 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
                       "standard error)")
       ->each([o](const std::string&) { o->has_record = true; });
   AddForceOption(sub, o->force, "with --record FILE: replace an existing FILE");
-  sub->footer(std::string("Examples:\n"
-                          "  proctape liveness --pid 48213 --start 1234567 --fingerprint root.ptape\n"
-                          "  proctape liveness --from-recording resolved.ptape\n"
-                          "  proctape liveness --pid 48213 --start 1234567   # boot unknown: warns\n\n") +
+  sub->footer(std::string(kExamples) +
               ExitStatusFooter("0 ALIVE, 1 this host's boot id cannot be read, 2 usage error, 3 DEAD, 4 pid reused, 7 unreadable, 9 an identity of another boot, 10 --record refused or cannot be written, 10-16 a damaged --fingerprint or --from-recording"));
   sub->callback([o, exit_code, pid, start] {
     // Required unless --from-recording names the identity; said as a missing

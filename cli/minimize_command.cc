@@ -10,12 +10,12 @@
 #include <memory>
 #include <string>
 
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "cli/explore_bounds.h"
 #include "cli/inputs.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
@@ -51,17 +51,66 @@ std::uint64_t SizeOf(const std::string& path) {
 
 std::uint32_t U32(std::uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(v); }
 
+// What minimize did (MinimizeReport), its names masked with the file's tokens.
+v1::MinimizeReport Report(const MinimizeOptions& o, const Snapshot& snapshot,
+                          const TokenMask& mask, const explore::CheckSetup& setup,
+                          const explore::Minimized& done, const explore::RunBound& bound) {
+  v1::MinimizeReport report;
+  report.set_file(EscapedText(mask.Masked(std::filesystem::path(o.file).filename().string())));
+  report.set_check(U32(o.check));
+  report.set_kind(setup.liveness ? "liveness" : "resolve");
+  report.set_verdict(explore::OutcomeName(setup, done.target));
+  report.set_processes_before(U32(done.processes_before));
+  report.set_processes_after(U32(done.processes_after));
+  report.set_calls_before(U32(done.calls_before));
+  report.set_calls_after(U32(done.calls_after));
+  report.set_bytes_before(U32(snapshot.bytes));  // as read: a pipe has no size
+  report.set_bytes_after(U32(SizeOf(o.output)));
+  report.set_runs(U32(done.runs));
+  for (const explore::Scheduled& s : done.history) report.add_events(explore::Describe(s));
+  report.set_output(EscapedText(mask.Masked(o.output)));
+  report.set_budget(U32(o.limits.runs));
+  report.set_work_budget(U32(o.limits.steps));
+  report.set_time_limit_s(U32(o.limits.time_s));
+  report.set_work_used(U32(bound.steps()));
+  report.set_stopped_by(explore::StopWord(done.stopped, o.limits));
+  return report;
+}
+
+void PrintText(const MinimizeOptions& o, const std::string& name, const TokenMask& mask,
+               const v1::MinimizeReport& report, const explore::CheckSetup& setup,
+               const explore::Minimized& done) {
+  std::string verdict = report.verdict();
+  if (!setup.liveness && done.target.verdict.resolved()) {
+    verdict += " pid " + std::to_string(done.target.verdict.pid) + ", start tick " +
+               std::to_string(done.target.verdict.start_ticks);
+  }
+  std::printf("minimize %s, check %llu (%s): %s, kept\n", name.c_str(),
+              static_cast<unsigned long long>(o.check), report.kind().c_str(), verdict.c_str());
+  std::printf("  processes %u -> %u, calls %u -> %u, bytes %llu -> %llu (%s)\n",
+              report.processes_before(), report.processes_after(), report.calls_before(),
+              report.calls_after(), static_cast<unsigned long long>(report.bytes_before()),
+              static_cast<unsigned long long>(report.bytes_after()),
+              Plural(report.runs(), "run", "runs").c_str());
+  if (done.stopped != explore::Stop::kNone) {
+    std::printf("  stopped early: %s was reached; the host kept holds the verdict, a smaller one "
+                "may too\n",
+                explore::StopText(done.stopped, o.limits).c_str());
+  }
+  for (const std::string& e : report.events()) std::printf("  event %s\n", e.c_str());
+  std::printf("wrote %s\n", mask.Shown(o.output).c_str());
+}
+
 int RunMinimize(const MinimizeOptions& o) {
-  if (std::string why = StdinOnce({{"FILE", {o.file}}}); !why.empty()) return Fail(kExitUsage, why);
-  if (int refused = RefuseStandardStreams({{"FILE", o.file}}); refused != kExitOk) return refused;
-  int exit_code = kExitOk;
   OutputRequest request;
   request.path = o.output;
   request.force = o.force;
   request.binary = true;
-  std::unique_ptr<OutputFile> output = OpenOutput(request, "--output", {{"FILE", o.file}}, &exit_code);
-  if (!output) return exit_code;
-  if (int jailed = Jail({"minimize", {o.file}, {output.get()}}); jailed != kExitOk) return jailed;
+  std::unique_ptr<OutputFile> output;
+  if (int entered = EnterCommand({"minimize", {{"FILE", o.file}}, request}, &output);
+      entered != kExitOk) {
+    return entered;
+  }
 
   Snapshot snapshot;
   if (int read = ReadRecording("minimize", o.file, o.check, &snapshot); read != kExitOk) return read;
@@ -89,48 +138,12 @@ int RunMinimize(const MinimizeOptions& o) {
                                              done->history, explore::Checker{});
   if (!failed.empty()) return FailAbout(kExitIo, "--output", o.output, failed);
 
-  v1::MinimizeReport report;
-  report.set_file(EscapedText(mask.Masked(std::filesystem::path(o.file).filename().string())));
-  report.set_check(U32(o.check));
-  report.set_kind(setup->liveness ? "liveness" : "resolve");
-  report.set_verdict(explore::OutcomeName(*setup, done->target));
-  report.set_processes_before(U32(done->processes_before));
-  report.set_processes_after(U32(done->processes_after));
-  report.set_calls_before(U32(done->calls_before));
-  report.set_calls_after(U32(done->calls_after));
-  report.set_bytes_before(U32(snapshot.bytes));  // as read: a pipe has no size
-  report.set_bytes_after(U32(SizeOf(o.output)));
-  report.set_runs(U32(done->runs));
-  for (const explore::Scheduled& s : done->history) report.add_events(explore::Describe(s));
-  report.set_output(EscapedText(mask.Masked(o.output)));
-  report.set_budget(U32(o.limits.runs));
-  report.set_work_budget(U32(o.limits.steps));
-  report.set_time_limit_s(U32(o.limits.time_s));
-  report.set_work_used(U32(bound.steps()));
-  report.set_stopped_by(explore::StopWord(done->stopped, o.limits));
+  const v1::MinimizeReport report = Report(o, snapshot, mask, *setup, *done, bound);
   if (o.json) {
     std::printf("%s\n", ToJson(report).c_str());
     return kExitOk;
   }
-  std::string verdict = report.verdict();
-  if (!setup->liveness && done->target.verdict.resolved()) {
-    verdict += " pid " + std::to_string(done->target.verdict.pid) + ", start tick " +
-               std::to_string(done->target.verdict.start_ticks);
-  }
-  std::printf("minimize %s, check %llu (%s): %s, kept\n", name.c_str(),
-              static_cast<unsigned long long>(o.check), report.kind().c_str(), verdict.c_str());
-  std::printf("  processes %u -> %u, calls %u -> %u, bytes %llu -> %llu (%s)\n",
-              report.processes_before(), report.processes_after(), report.calls_before(),
-              report.calls_after(), static_cast<unsigned long long>(report.bytes_before()),
-              static_cast<unsigned long long>(report.bytes_after()),
-              Plural(report.runs(), "run", "runs").c_str());
-  if (done->stopped != explore::Stop::kNone) {
-    std::printf("  stopped early: %s was reached; the host kept holds the verdict, a smaller one "
-                "may too\n",
-                explore::StopText(done->stopped, o.limits).c_str());
-  }
-  for (const std::string& e : report.events()) std::printf("  event %s\n", e.c_str());
-  std::printf("wrote %s\n", mask.Shown(o.output).c_str());
+  PrintText(o, name, mask, report, *setup, *done);
   return kExitOk;
 }
 

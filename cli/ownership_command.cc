@@ -7,11 +7,11 @@
 #include <memory>
 #include <string>
 
-#include "analyze/ownership.h"
+#include "ownership/ownership.h"
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/outputs.h"
-#include "cli/jail.h"
 #include "cli/inputs.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
@@ -58,15 +58,11 @@ int RunOwnership(OwnershipOptions o) {
       return Fail(kExitUsage, "--output '" + EscapeBytes(output) + "' names no file");
     }
   }
-  if (std::string why = StdinOnce({{"--baseline", {o.baseline}}, {"--current", {o.current}}});
-      !why.empty()) {
-    return Fail(kExitUsage, why);
+  if (int entered =
+          EnterCommand({"ownership", {{"--baseline", o.baseline}, {"--current", o.current}}});
+      entered != kExitOk) {
+    return entered;
   }
-  if (int refused = RefuseStandardStreams({{"--baseline", o.baseline}, {"--current", o.current}});
-      refused != kExitOk) {
-    return refused;
-  }
-  if (int jailed = Jail({"ownership", {o.baseline, o.current}, {}}); jailed != kExitOk) return jailed;
   Snapshot baseline, current;
   struct Read {
     const char* option;
@@ -104,29 +100,31 @@ int RunOwnership(OwnershipOptions o) {
 
 }  // namespace
 
+// What `--help` says of the command, above its options.
+constexpr const char* kDescription =
+    "Plan a verifier's cleanup from two snapshots: which processes repository code started\n"
+    "(REMOVE) and which the runtime owns (KEEP). It only plans: proctape never signals.\n\n"
+    "The baseline is a 'proctape capture' the verifier runs as its very first command in\n"
+    "its fresh sandbox; the current snapshot is a capture at cleanup time. Every process of\n"
+    "the current snapshot's last frame whose real uid is --uid and whose cgroup v2 path is\n"
+    "exactly --cgroup is decided, by identity (pid, start tick) alone:\n"
+    "  KEEP   verifier  --self, the same (pid, start) in both snapshots\n"
+    "  KEEP   ancestor  on the verifier's parent chain\n"
+    "  KEEP   baseline  its exact (pid, start) is in the baseline, older than --self\n"
+    "  REMOVE new       anything else, detached and double-forked children included\n"
+    "  REMOVE pid-reused  the baseline had this pid with another start: no exemption\n"
+    "Names and argv are shown, never consulted.\n\n"
+    "The plan is REFUSED (nothing decided, every problem listed) when it cannot be sure:\n"
+    "an identity that cannot be read, a frame cut by a bound, captures that do not fit\n"
+    "(another boot or pid namespace, out of order, a baseline that is not the verifier's\n"
+    "first command), --self missing or restarted, or a scope that is not the verifier's\n"
+    "own (it does not hold --self, or it holds new processes of an older session:\n"
+    "--force-scope plans them). --cgroup / is planned with a warning. Each --output\n"
+    "gets a line. The rules and their reasons: docs/ownership.md.";
+
 void RegisterOwnership(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<OwnershipOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "ownership",
-      "Plan a verifier's cleanup from two snapshots: which processes repository code started\n"
-      "(REMOVE) and which the runtime owns (KEEP). It only plans: proctape never signals.\n\n"
-      "The baseline is a 'proctape capture' the verifier runs as its very first command in\n"
-      "its fresh sandbox; the current snapshot is a capture at cleanup time. Every process of\n"
-      "the current snapshot's last frame whose real uid is --uid and whose cgroup v2 path is\n"
-      "exactly --cgroup is decided, by identity (pid, start tick) alone:\n"
-      "  KEEP   verifier  --self, the same (pid, start) in both snapshots\n"
-      "  KEEP   ancestor  on the verifier's parent chain\n"
-      "  KEEP   baseline  its exact (pid, start) is in the baseline, older than --self\n"
-      "  REMOVE new       anything else, detached and double-forked children included\n"
-      "  REMOVE pid-reused  the baseline had this pid with another start: no exemption\n"
-      "Names and argv are shown, never consulted.\n\n"
-      "The plan is REFUSED (nothing decided, every problem listed) when it cannot be sure:\n"
-      "an identity that cannot be read, a frame cut by a bound, captures that do not fit\n"
-      "(another boot or pid namespace, out of order, a baseline that is not the verifier's\n"
-      "first command), --self missing or restarted, or a scope that is not the verifier's\n"
-      "own (it does not hold --self, or it holds new processes of an older session:\n"
-      "--force-scope plans them). --cgroup / is planned with a warning. Each --output\n"
-      "gets a line. The rules and their reasons: docs/ownership.md.");
+  CLI::App* sub = app.add_subcommand("ownership", kDescription);
   sub->add_option("--baseline", o->baseline, "the capture taken at bootstrap (a .ptape file)")
       ->check(NonEmpty("an empty path names no file"))
       ->type_name("FILE")

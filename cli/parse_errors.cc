@@ -143,68 +143,76 @@ std::string Missing(const CLI::App* command) {
   return "";
 }
 
-std::string Mismatch(const CLI::App* command, const std::string& what) {
-  // "Expected exactly 2 arguments to --frames, got 1"
-  if (StartsWith(what, "Expected ")) {
-    const std::size_t to = what.find(" arguments to ");
-    const std::size_t got = what.find(", got ");
-    if (to != std::string::npos && got != std::string::npos) {
-      const std::string name = what.substr(to + 14, got - to - 14);
-      const CLI::Option* opt = OptionNamed(command, name);
-      const std::string count = what.substr(what.find_first_of("0123456789"));
-      return name + " takes " + (StartsWith(what, "Expected at least") ? "at least " : "") +
-             count.substr(0, count.find(' ')) + " values" + (opt ? Gist(opt) : "") + ", " +
-             what.substr(got + 6) + " given";
-    }
+// "Expected exactly 2 arguments to --frames, got 1", or "".
+std::string ValueCount(const CLI::App* command, const std::string& what) {
+  if (!StartsWith(what, "Expected ")) return "";
+  const std::size_t to = what.find(" arguments to ");
+  const std::size_t got = what.find(", got ");
+  if (to == std::string::npos || got == std::string::npos) return "";
+  const std::string name = what.substr(to + 14, got - to - 14);
+  const CLI::Option* opt = OptionNamed(command, name);
+  const std::string count = what.substr(what.find_first_of("0123456789"));
+  return name + " takes " + (StartsWith(what, "Expected at least") ? "at least " : "") +
+         count.substr(0, count.find(' ')) + " values" + (opt ? Gist(opt) : "") + ", " +
+         what.substr(got + 6) + " given";
+}
+
+// "--frame-a: At Most 1 required but received 2"
+std::string TooMany(const CLI::Option* opt, const std::string& name, const std::string& what) {
+  const std::string received = what.substr(what.rfind(' ') + 1);
+  // A positional that took more than it may: the first word too many is an
+  // argument no one takes, as any other.
+  const auto max = static_cast<std::size_t>(opt->get_expected_max());
+  if (opt->get_positional() && opt->results().size() > max) {
+    return "unexpected argument " + Quoted(opt->results()[max]);
   }
+  if (opt->get_expected_max() <= 1) {
+    return name + " given " + received + " times (it takes one value)";
+  }
+  return name + " takes at most " + std::to_string(opt->get_expected_max()) + " values, " +
+         received + " given";
+}
+
+// "--root: 1 required PID missing", "--x: At least 2 required but received 1".
+// A set of choices says itself: "missing json|dot|proc-dir after --format".
+// An option of several values names each ("--frames I J"): the ones given
+// stand for theirs, "missing J after --frames I".
+std::string MissingValues(const CLI::Option* opt, const std::string& name, const std::string& what) {
+  const std::string value = ValueName(opt);
+  const bool choices = value.find('|') != std::string::npos;
+  const std::size_t at = what.find("received ");
+  const std::size_t received =
+      at == std::string::npos ? 0 : std::strtoul(what.c_str() + at + 9, nullptr, 10);
+  std::vector<std::string> words;
+  for (std::size_t b = 0, e = 0; b < value.size(); b = e + 1) {
+    e = value.find(' ', b);
+    if (e == std::string::npos) e = value.size();
+    words.push_back(value.substr(b, e - b));
+  }
+  if (opt->get_expected_min() > 1 && words.size() > 1 && received > 0 &&
+      received < words.size()) {
+    // The values given, as typed (their names when CLI11 kept none).
+    const std::vector<std::string>& typed = opt->results();
+    std::string given, missing;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      std::string& to = i < received ? given : missing;
+      if (!to.empty()) to.push_back(' ');
+      to += i < received && typed.size() == received ? typed[i] : words[i];
+    }
+    return "missing " + missing + " after " + name + " " + given + Gist(opt);
+  }
+  return "missing " + (value.empty() ? "a value" : value) + " after " + name +
+         (choices ? "" : Gist(opt));
+}
+
+std::string Mismatch(const CLI::App* command, const std::string& what) {
+  if (std::string counted = ValueCount(command, what); !counted.empty()) return counted;
   const std::string name = Before(what, ": ");
   const CLI::Option* opt = OptionNamed(command, name);
   if (opt == nullptr) return "";
-  // "--frame-a: At Most 1 required but received 2"
-  if (what.find("At Most ") != std::string::npos) {
-    const std::string received = what.substr(what.rfind(' ') + 1);
-    // A positional that took more than it may: the first word too many is
-    // an argument no one takes, as any other.
-    const auto max = static_cast<std::size_t>(opt->get_expected_max());
-    if (opt->get_positional() && opt->results().size() > max) {
-      return "unexpected argument " + Quoted(opt->results()[max]);
-    }
-    if (opt->get_expected_max() <= 1) {
-      return name + " given " + received + " times (it takes one value)";
-    }
-    return name + " takes at most " + std::to_string(opt->get_expected_max()) + " values, " +
-           received + " given";
-  }
-  // "--root: 1 required PID missing", "--x: At least 2 required but received 1"
+  if (what.find("At Most ") != std::string::npos) return TooMany(opt, name, what);
   if (what.find(" missing") != std::string::npos || what.find("At least ") != std::string::npos) {
-    // A set of choices says itself: "missing json|dot|proc-dir after --format".
-    const std::string value = ValueName(opt);
-    const bool choices = value.find('|') != std::string::npos;
-    // An option of several values names each ("--frames I J"): the ones
-    // given stand for theirs, "missing J after --frames I".
-    const std::size_t at = what.find("received ");
-    const std::size_t received =
-        at == std::string::npos ? 0 : std::strtoul(what.c_str() + at + 9, nullptr, 10);
-    std::vector<std::string> words;
-    for (std::size_t b = 0, e = 0; b < value.size(); b = e + 1) {
-      e = value.find(' ', b);
-      if (e == std::string::npos) e = value.size();
-      words.push_back(value.substr(b, e - b));
-    }
-    if (opt->get_expected_min() > 1 && words.size() > 1 && received > 0 &&
-        received < words.size()) {
-      // The values given, as typed (their names when CLI11 kept none).
-      const std::vector<std::string>& typed = opt->results();
-      std::string given, missing;
-      for (std::size_t i = 0; i < words.size(); ++i) {
-        std::string& to = i < received ? given : missing;
-        if (!to.empty()) to.push_back(' ');
-        to += i < received && typed.size() == received ? typed[i] : words[i];
-      }
-      return "missing " + missing + " after " + name + " " + given + Gist(opt);
-    }
-    return "missing " + (value.empty() ? "a value" : value) + " after " + name +
-           (choices ? "" : Gist(opt));
+    return MissingValues(opt, name, what);
   }
   if (what.find("flag override") != std::string::npos) return name + " takes no value";
   return "";

@@ -9,6 +9,14 @@
 
 namespace proctape {
 
+int ReadMasked(const std::string& file, const ReadKeep& keep, Snapshot* snapshot,
+               TokenMask* mask) {
+  const FormatError error = ReadSnapshot(file, snapshot, keep);
+  *mask = TokenMask::Of(*snapshot);
+  if (error.ok()) return kExitOk;
+  return FailAbout(ExitCodeFor(error.kind), "", mask->Masked(file), error.message);
+}
+
 int ReadRecording(const std::string& command, const std::string& file,
                   std::optional<std::uint64_t> check, Snapshot* snapshot) {
   FormatError error = ReadSnapshot(file, snapshot);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The recording that explore and minimize start from: read whole, holding
-// at least one recorded check (and check N, when one is named).
+// A file read by a command that masks its tokens in what it says (replay,
+// explain), and the recording that explore and minimize start from: read
+// whole, holding at least one recorded check (and check N, when one is
+// named).
 #pragma once
 
 #include <cstdint>
@@ -8,8 +10,15 @@
 #include <string>
 
 #include "format/reader.h"
+#include "replay/token_mask.h"
 
 namespace proctape {
+
+// Reads `file` into *snapshot as `keep` says, and *mask its tokens: kExitOk,
+// or the exit status after the one line of its damage (10-16), the file's
+// name masked (it may hold a piece of the token).
+int ReadMasked(const std::string& file, const ReadKeep& keep, Snapshot* snapshot,
+               TokenMask* mask);
 
 // Reads `file` into *snapshot: kExitOk, or the exit status after the one
 // line saying why (a damaged file: 10-16; no recorded check, or no check

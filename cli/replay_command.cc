@@ -14,11 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/outputs.h"
-#include "cli/jail.h"
 #include "cli/options.h"
+#include "cli/recording_input.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
 #include "cli/fingerprint_load.h"
@@ -69,64 +70,50 @@ void NoteRedaction(const Snapshot& snapshot, const Request& request, const std::
               "there (capture with --env keep to replay a token check)");
 }
 
-// --model frames: every recorded resolution re-run on the frames (request
-// overrides applied), or, in a plain capture, the request of the options.
-int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name) {
-  if (snapshot.frames.empty()) {
-    return Fail(kExitUsage, name + " holds no frame: it is " + FileHolds(snapshot) +
-                                " (take one with 'proctape capture')");
+// A plain capture, with no recorded request to start from: the request of
+// the options, its root's start tick from the first frame read unless given.
+int PlainCaptureRun(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name,
+                    std::vector<FrameReplay>* runs) {
+  if (!o.has_root || !o.has_token) {
+    const std::string missing = !o.has_root && !o.has_token ? "--root and --token"
+                                : !o.has_root               ? "--root"
+                                                            : "--token";
+    return Fail(kExitUsage, name + " records no resolution: --model frames needs " + missing +
+                                " (it takes --root, --token and --exe-identity or --exe-like)");
   }
-  std::vector<FrameReplay> runs;
-  if (!snapshot.resolutions.empty()) {
-    bool any_resolve = false;
-    for (const v1::Resolution& r : snapshot.resolutions) any_resolve |= r.has_resolve();
-    if (o.overrides.any() && !any_resolve) {
-      return Fail(kExitUsage, name + " records only liveness checks: the request options "
-                                     "apply to resolutions");
-    }
-    for (const v1::Resolution& r : snapshot.resolutions) {
-      if (!r.has_resolve()) continue;
-      Request request = FromProto(r.resolve());
-      o.overrides.Apply(&request);
-      NoteRedaction(snapshot, request, name);
-    }
-    runs = ReplayFrames(snapshot, o.overrides);
-  } else {
-    // A plain capture: no recorded request to start from.
-    if (!o.has_root || !o.has_token) {
-      const std::string missing = !o.has_root && !o.has_token ? "--root and --token"
-                                  : !o.has_root               ? "--root"
-                                                              : "--token";
-      return Fail(kExitUsage, name + " records no resolution: --model frames needs " + missing +
-                                  " (it takes --root, --token and --exe-identity or --exe-like)");
-    }
-    if (!o.overrides.exe) {
-      return Fail(kExitUsage, name + " records no resolution: give the attested executable "
-                                     "with --exe-identity DEV:INO or --exe-like PID");
-    }
-    const std::int64_t start = FrameModelStart(snapshot, nullptr);
-    Request request;
-    o.overrides.Apply(&request);
-    if (!o.overrides.root_start_ticks) {
-      FrameEvidence at_start(snapshot, start);
-      const std::size_t in_force = *at_start.FrameInForce();
-      const v1::Frame& first = snapshot.frames[in_force];
-      const v1::ProcessRecord* record = at_start.Find(in_force, request.root_pid);
-      if (std::optional<StatFields> root = StatOfRecord(record, request.root_pid)) {
-        request.root_start_ticks = root->start_ticks;
-      } else if (record == nullptr) {
-        Note("root pid " + std::to_string(request.root_pid) + " is not in frame " +
-             std::to_string(first.index()) + ", the first the replay reads");
-      } else {
-        Note("root pid " + std::to_string(request.root_pid) + " has no valid stat in frame " +
-             std::to_string(first.index()) + ": its start tick defaults to 0 (give --root-start)");
-      }
-    }
-    NoteRedaction(snapshot, request, name);
-    runs.push_back(ReplayRequestOnFrames(snapshot, request, start));
+  if (!o.overrides.exe) {
+    return Fail(kExitUsage, name + " records no resolution: give the attested executable "
+                                   "with --exe-identity DEV:INO or --exe-like PID");
   }
+  const std::int64_t start = FrameModelStart(snapshot, nullptr);
+  Request request;
+  o.overrides.Apply(&request);
+  if (!o.overrides.root_start_ticks) {
+    FrameEvidence at_start(snapshot, start);
+    const std::size_t in_force = *at_start.FrameInForce();
+    const v1::Frame& first = snapshot.frames[in_force];
+    const v1::ProcessRecord* record = at_start.Find(in_force, request.root_pid);
+    if (std::optional<StatFields> root = StatOfRecord(record, request.root_pid)) {
+      request.root_start_ticks = root->start_ticks;
+    } else if (record == nullptr) {
+      Note("root pid " + std::to_string(request.root_pid) + " is not in frame " +
+           std::to_string(first.index()) + ", the first the replay reads");
+    } else {
+      Note("root pid " + std::to_string(request.root_pid) + " has no valid stat in frame " +
+           std::to_string(first.index()) + ": its start tick defaults to 0 (give --root-start)");
+    }
+  }
+  NoteRedaction(snapshot, request, name);
+  runs->push_back(ReplayRequestOnFrames(snapshot, request, start));
+  return kExitOk;
+}
+
+// Each run, or one ReplayReport of them (--json); the status is the first
+// run's that is not 0.
+int PrintFrameRuns(const ReplayOptions& o, const Snapshot& snapshot,
+                   const std::vector<FrameReplay>& runs) {
   int code = kExitOk;
-  v1::ReplayReport report;  // --json: one document for the whole file
+  v1::ReplayReport report;
   report.set_file(EscapedText(
       TokenMask::Of(snapshot).Masked(std::filesystem::path(o.file).filename().string())));
   report.set_model("frames");
@@ -147,6 +134,34 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
   return code;
 }
 
+// --model frames: every recorded resolution re-run on the frames (request
+// overrides applied), or, in a plain capture, the request of the options.
+int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name) {
+  if (snapshot.frames.empty()) {
+    return Fail(kExitUsage, name + " holds no frame: it is " + FileHolds(snapshot) +
+                                " (take one with 'proctape capture')");
+  }
+  std::vector<FrameReplay> runs;
+  if (snapshot.resolutions.empty()) {
+    if (int bad = PlainCaptureRun(o, snapshot, name, &runs); bad != kExitOk) return bad;
+    return PrintFrameRuns(o, snapshot, runs);
+  }
+  bool any_resolve = false;
+  for (const v1::Resolution& r : snapshot.resolutions) any_resolve |= r.has_resolve();
+  if (o.overrides.any() && !any_resolve) {
+    return Fail(kExitUsage, name + " records only liveness checks: the request options "
+                                   "apply to resolutions");
+  }
+  for (const v1::Resolution& r : snapshot.resolutions) {
+    if (!r.has_resolve()) continue;
+    Request request = FromProto(r.resolve());
+    o.overrides.Apply(&request);
+    NoteRedaction(snapshot, request, name);
+  }
+  runs = ReplayFrames(snapshot, o.overrides);
+  return PrintFrameRuns(o, snapshot, runs);
+}
+
 // --legacy-marker N: the legacy check's conclusion, from the first frame.
 int RunLegacy(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name) {
   if (snapshot.frames.empty()) {
@@ -162,95 +177,79 @@ int RunLegacy(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
   return kExitOk;
 }
 
-int RunReplay(ReplayOptions o) {
-  if (o.has_legacy && (o.model != "tape" || o.overrides.any() || !o.argv.empty() ||
-                       !o.exe_identity.empty() || o.has_exe_like || !o.fingerprint.empty())) {
+// The usage errors of the options, and --exe-identity and the argv words
+// into the overrides, before the file is read.
+int CheckOptions(ReplayOptions* o) {
+  if (o->has_legacy && (o->model != "tape" || o->overrides.any() || !o->argv.empty() ||
+                        !o->exe_identity.empty() || o->has_exe_like || !o->fingerprint.empty())) {
     return Fail(kExitUsage, "--legacy-marker takes no --model and no request option");
   }
-  if (!o.exe_identity.empty() && o.has_exe_like) {
+  if (!o->exe_identity.empty() && o->has_exe_like) {
     return Fail(kExitUsage, "give --exe-identity or --exe-like, not both");
   }
-  if (!o.exe_identity.empty()) {
-    std::size_t colon = o.exe_identity.find(':');
-    auto dev = ParseCanonicalDecimal(o.exe_identity.substr(0, colon));
-    auto ino = colon == std::string::npos ? std::nullopt
-                                          : ParseCanonicalDecimal(o.exe_identity.substr(colon + 1));
+  if (!o->exe_identity.empty()) {
+    const std::size_t colon = o->exe_identity.find(':');
+    auto dev = ParseCanonicalDecimal(o->exe_identity.substr(0, colon));
+    auto ino = colon == std::string::npos
+                   ? std::nullopt
+                   : ParseCanonicalDecimal(o->exe_identity.substr(colon + 1));
     if (!dev || !ino) return Fail(kExitUsage, "--exe-identity wants DEV:INO, e.g. 2049:1311");
-    o.overrides.exe = Identity{0, *dev, *ino};
+    o->overrides.exe = Identity{0, *dev, *ino};
   }
-  if (!o.argv.empty()) o.overrides.argv = o.argv;
+  if (!o->argv.empty()) o->overrides.argv = o->argv;
   // The words replacing the recorded ones, checked as resolve checks its own
-  // (cli/request_words.h), before the file is read.
-  const RequestOverrides& w = o.overrides;
-  if (int code = kExitOk; !RequestWordsValid(w.token ? &*w.token : nullptr,
-                                              w.token_var ? &*w.token_var : nullptr,
-                                              w.argv ? &*w.argv : nullptr, &code)) {
-    return code;
+  // (cli/request_words.h).
+  const RequestOverrides& w = o->overrides;
+  int code = kExitOk;
+  RequestWordsValid(w.token ? &*w.token : nullptr, w.token_var ? &*w.token_var : nullptr,
+                    w.argv ? &*w.argv : nullptr, &code);
+  return code;
+}
+
+// What if the root had been fingerprinted before the turn (--fingerprint):
+// the file's root, start tick and executable, if it was taken in the
+// recording's boot.
+int ApplyFingerprint(ReplayOptions* o, const Snapshot& snapshot) {
+  int code = kExitOk;
+  std::optional<v1::RootFingerprint> fp =
+      LoadFingerprint(o->fingerprint, snapshot.header.host().boot_id(), "the recording's",
+                      "the fingerprint and the recording come from different boots: give "
+                      "the fingerprint taken before the turn this recording recorded",
+                      &code);
+  if (!fp) return code;
+  o->overrides.root_pid = fp->root_pid();
+  o->overrides.root_start_ticks = fp->root_start_ticks();
+  o->overrides.exe = FromProto(fp->exe_identity());
+  o->has_root = true;  // for --model frames on a plain capture
+  return kExitOk;
+}
+
+// --exe-like PID: the identity of that process's executable in the first
+// frame. No record at all, or a record without an identity, is ENOENT (the
+// frame model's answer for both, replay/frame_evidence.h); any other errno
+// is what the capture met taking that identity.
+int ApplyExeLike(ReplayOptions* o, const Snapshot& snapshot, const std::string& name) {
+  FrameEvidence at_start(snapshot, FrameModelStart(snapshot, nullptr));
+  const Identity exe = at_start.ExeIdentity(o->exe_like);
+  if (exe.ok()) {
+    o->overrides.exe = exe;
+    return kExitOk;
   }
-  if (std::string why = StdinOnce({{"FILE", {o.file}}, {"--fingerprint", {o.fingerprint}}});
-      !why.empty()) {
-    return Fail(kExitUsage, why);
-  }
-  if (int refused = RefuseStandardStreams({{"FILE", o.file}, {"--fingerprint", o.fingerprint}});
-      refused != kExitOk) {
-    return refused;
-  }
-  if (int jailed = Jail({"replay", {o.file, o.fingerprint}, {}}); jailed != kExitOk) return jailed;
-  // The tape model keeps no frame's processes; the frame model, the
-  // legacy replay and --exe-like read the frames.
-  Snapshot snapshot;
-  ReadKeep keep;
-  if (o.model != "frames" && !o.has_legacy && !o.has_exe_like) keep.frames.emplace();
-  // The frame model looks records up: a record unchanged from the previous
-  // frame is held once (format/frame_records.h).
-  keep.shared_records = !o.has_legacy;
-  keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
-  FormatError error = ReadSnapshot(o.file, &snapshot, keep);
-  // The file's name may hold a piece of its token: said masked.
-  const TokenMask mask = TokenMask::Of(snapshot);
-  const std::string name = mask.Shown(o.file);
-  if (!error.ok()) {
-    return FailAbout(ExitCodeFor(error.kind), "", mask.Masked(o.file), error.message);
-  }
-  if (o.has_legacy) return RunLegacy(o, snapshot, name);
-  if (!o.fingerprint.empty()) {
-    // What if the root had been fingerprinted before the turn: the file's
-    // root, start tick and executable, if it was taken in the recording's boot.
-    int code = kExitOk;
-    std::optional<v1::RootFingerprint> fp =
-        LoadFingerprint(o.fingerprint, snapshot.header.host().boot_id(), "the recording's",
-                        "the fingerprint and the recording come from different boots: give "
-                        "the fingerprint taken before the turn this recording recorded",
-                        &code);
-    if (!fp) return code;
-    o.overrides.root_pid = fp->root_pid();
-    o.overrides.root_start_ticks = fp->root_start_ticks();
-    o.overrides.exe = FromProto(fp->exe_identity());
-    o.has_root = true;  // for --model frames on a plain capture
-  }
-  if (o.has_exe_like) {
-    // The identity of that process's executable in the first frame.
-    FrameEvidence at_start(snapshot, FrameModelStart(snapshot, nullptr));
-    Identity exe = at_start.ExeIdentity(o.exe_like);
-    if (!exe.ok()) {
-      // No record at all; a record without an identity (ENOENT: the frame
-      // model's answer for both, replay/frame_evidence.h); any other errno
-      // is what the capture met taking that identity.
-      const std::string pid = std::to_string(o.exe_like);
-      const std::optional<std::size_t> first = at_start.FrameInForce();
-      const bool listed = first && at_start.Find(*first, o.exe_like) != nullptr;
-      return Fail(kExitUsage,
-                  "--exe-like " + pid + ": the first frame of " + name +
-                      (!listed ? " holds no process " + pid
-                       : exe.err == ENOENT
-                           ? " holds process " + pid + " with no executable identity"
-                           : " recorded no executable identity of process " + pid + ": " +
-                                 std::strerror(exe.err) + " (errno " + std::to_string(exe.err) +
-                                 ")"));
-    }
-    o.overrides.exe = exe;
-  }
-  if (o.model == "frames") return RunFrames(o, snapshot, name);
+  const std::string pid = std::to_string(o->exe_like);
+  const std::optional<std::size_t> first = at_start.FrameInForce();
+  const bool listed = first && at_start.Find(*first, o->exe_like) != nullptr;
+  return Fail(kExitUsage,
+              "--exe-like " + pid + ": the first frame of " + name +
+                  (!listed ? " holds no process " + pid
+                   : exe.err == ENOENT
+                       ? " holds process " + pid + " with no executable identity"
+                       : " recorded no executable identity of process " + pid + ": " +
+                             std::strerror(exe.err) + " (errno " + std::to_string(exe.err) + ")"));
+}
+
+// --model tape: each recorded resolution against its own tape.
+int RunTape(const ReplayOptions& o, const Snapshot& snapshot, const TokenMask& mask,
+            const std::string& name) {
   if (snapshot.resolutions.empty()) {
     // --model frames is offered only to a file that holds frames: of any
     // other file (a fingerprint file) it would fail too; say what it is.
@@ -278,40 +277,79 @@ int RunReplay(ReplayOptions o) {
   }
 }
 
+int RunReplay(ReplayOptions o) {
+  if (int bad = CheckOptions(&o); bad != kExitOk) return bad;
+  if (int entered =
+          EnterCommand({"replay", {{"FILE", o.file}, {"--fingerprint", o.fingerprint}}});
+      entered != kExitOk) {
+    return entered;
+  }
+  // The tape model keeps no frame's processes; the frame model, the
+  // legacy replay and --exe-like read the frames.
+  Snapshot snapshot;
+  ReadKeep keep;
+  if (o.model != "frames" && !o.has_legacy && !o.has_exe_like) keep.frames.emplace();
+  // The frame model looks records up: a record unchanged from the previous
+  // frame is held once (format/frame_records.h).
+  keep.shared_records = !o.has_legacy;
+  keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
+  TokenMask mask;
+  if (int read = ReadMasked(o.file, keep, &snapshot, &mask); read != kExitOk) return read;
+  const std::string name = mask.Shown(o.file);
+  if (o.has_legacy) return RunLegacy(o, snapshot, name);
+  if (!o.fingerprint.empty()) {
+    if (int applied = ApplyFingerprint(&o, snapshot); applied != kExitOk) return applied;
+  }
+  if (o.has_exe_like) {
+    if (int applied = ApplyExeLike(&o, snapshot, name); applied != kExitOk) return applied;
+  }
+  if (o.model == "frames") return RunFrames(o, snapshot, name);
+  return RunTape(o, snapshot, mask, name);
+}
+
 }  // namespace
 
-void RegisterReplay(CLI::App& app, int* exit_code) {
-  auto o = std::make_shared<ReplayOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "replay",
-      "Run the identical resolver against the tape of every resolution recorded in FILE\n"
-      "(by 'resolve --record' or 'liveness --record'): each call is answered with its\n"
-      "recorded result, the clock is the recorded one, nothing live is read. Says\n"
-      "REPRODUCED, VERDICT CHANGED (same evidence, another decision: both shown), or\n"
-      "DIVERGED (the resolver asked for something the tape does not hold: where, and what).\n"
-      "The request options below change the recorded request (a what-if: docs/replay.md).\n\n"
-      "--model frames answers every call from the captured frames instead: from the latest\n"
-      "frame scanned by the virtual time (a listing of /proc takes as long as that frame's\n"
-      "scan did; sleeping moves the clock), and a pid absent from it answers ENOENT, like a\n"
-      "live /proc. Recorded resolutions are re-run and compared with the recorded verdict\n"
-      "(status, pid, start tick); a plain 'proctape capture' needs --root, --token and\n"
-      "--exe-identity or --exe-like, and a token check a capture taken with --env keep\n"
-      "(its environ is redacted otherwise). It exits with the verdict's status, as\n"
-      "'resolve' does.\n\n"
-      "--legacy-marker N reports what treating the marker N as a host pid and probing it\n"
-      "with kill(N, 0) would have concluded at capture time, from the first frame (the\n"
-      "capturer's uid from the file's header), beside the sandboxed sleep's real host pid\n"
-      "when FILE records a RESOLVED resolution. It exits 0 once reported.");
-  sub->add_option("FILE", o->file, "a .ptape file: a recording or a capture")
-      ->check(NonEmpty("an empty path names no file"))
-      ->required();
-  sub->add_flag("--json", o->json,
-                "print one JSON object for the file: a ReplayReport (its replays, or with "
-                "--model frames its frame runs); --legacy-marker: a LegacyReport");
-  sub->add_option("--model", o->model,
-                  "tape: answer from the recorded tape; frames: from the captured frames")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"tape", "frames"}));
+// What `--help` says of the command, above its options.
+constexpr const char* kDescription =
+    "Run the identical resolver against the tape of every resolution recorded in FILE\n"
+    "(by 'resolve --record' or 'liveness --record'): each call is answered with its\n"
+    "recorded result, the clock is the recorded one, nothing live is read. Says\n"
+    "REPRODUCED, VERDICT CHANGED (same evidence, another decision: both shown), or\n"
+    "DIVERGED (the resolver asked for something the tape does not hold: where, and what).\n"
+    "The request options below change the recorded request (a what-if: docs/replay.md).\n\n"
+    "--model frames answers every call from the captured frames instead: from the latest\n"
+    "frame scanned by the virtual time (a listing of /proc takes as long as that frame's\n"
+    "scan did; sleeping moves the clock), and a pid absent from it answers ENOENT, like a\n"
+    "live /proc. Recorded resolutions are re-run and compared with the recorded verdict\n"
+    "(status, pid, start tick); a plain 'proctape capture' needs --root, --token and\n"
+    "--exe-identity or --exe-like, and a token check a capture taken with --env keep\n"
+    "(its environ is redacted otherwise). It exits with the verdict's status, as\n"
+    "'resolve' does.\n\n"
+    "--legacy-marker N reports what treating the marker N as a host pid and probing it\n"
+    "with kill(N, 0) would have concluded at capture time, from the first frame (the\n"
+    "capturer's uid from the file's header), beside the sandboxed sleep's real host pid\n"
+    "when FILE records a RESOLVED resolution. It exits 0 once reported.";
+
+constexpr const char* kExamples =
+    "Examples:\n"
+    "  proctape replay failure.ptape\n"
+    "  proctape replay failure.ptape --token other   # what if...\n"
+    "  proctape replay late.ptape --fingerprint root.ptape\n"
+    "  proctape replay host.ptape --model frames --root 42 --token T --exe-like 43\n"
+    "  proctape replay failure.ptape --legacy-marker 3\n\n";
+
+// The options that change the recorded request (a what-if), and
+// --legacy-marker; what RunReplay needs to know was given.
+struct RequestOptions {
+  CLI::Option* root;
+  CLI::Option* root_start;
+  CLI::Option* token;
+  CLI::Option* token_var;
+  CLI::Option* exe_like;
+  CLI::Option* legacy;
+};
+
+RequestOptions AddRequestOptions(CLI::App* sub, ReplayOptions* o) {
   CLI::Option* root =
       AddLivePid(sub, "--root", o->root, "replace the recorded root pid");
   CLI::Option* root_start = AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
@@ -348,23 +386,35 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       "--legacy-marker", o->legacy_marker,
       "report what the legacy kill(N, 0) check on this marker would have concluded")
       ->type_name("MARKER");
-  sub->footer(std::string("Examples:\n"
-                          "  proctape replay failure.ptape\n"
-                          "  proctape replay failure.ptape --token other   # what if...\n"
-                          "  proctape replay late.ptape --fingerprint root.ptape\n"
-                          "  proctape replay host.ptape --model frames --root 42 --token T --exe-like 43\n"
-                          "  proctape replay failure.ptape --legacy-marker 3\n\n") +
+  return {root, root_start, token, token_var, exe_like, legacy};
+}
+
+void RegisterReplay(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ReplayOptions>();
+  CLI::App* sub = app.add_subcommand("replay", kDescription);
+  sub->add_option("FILE", o->file, "a .ptape file: a recording or a capture")
+      ->check(NonEmpty("an empty path names no file"))
+      ->required();
+  sub->add_flag("--json", o->json,
+                "print one JSON object for the file: a ReplayReport (its replays, or with "
+                "--model frames its frame runs); --legacy-marker: a LegacyReport");
+  sub->add_option("--model", o->model,
+                  "tape: answer from the recorded tape; frames: from the captured frames")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"tape", "frames"}));
+  const RequestOptions given = AddRequestOptions(sub, o.get());
+  sub->footer(std::string(kExamples) +
               ExitStatusFooter("0 reproduced, 2 usage error, 3-8 the verdict's (--model frames), 9 another boot, 10-16 damaged file, 20 verdict changed, 21 diverged"));
   sub->callback([=] {
     // Only the options given change the recorded request.
-    if (root->count() > 0) o->overrides.root_pid = o->root;
-    if (root_start->count() > 0) o->overrides.root_start_ticks = o->root_start;
-    if (token->count() > 0) o->overrides.token = o->token;
-    if (token_var->count() > 0) o->overrides.token_var = o->token_var;
-    o->has_root = root->count() > 0;
-    o->has_token = token->count() > 0;
-    o->has_exe_like = exe_like->count() > 0;
-    o->has_legacy = legacy->count() > 0;
+    if (given.root->count() > 0) o->overrides.root_pid = o->root;
+    if (given.root_start->count() > 0) o->overrides.root_start_ticks = o->root_start;
+    if (given.token->count() > 0) o->overrides.token = o->token;
+    if (given.token_var->count() > 0) o->overrides.token_var = o->token_var;
+    o->has_root = given.root->count() > 0;
+    o->has_token = given.token->count() > 0;
+    o->has_exe_like = given.exe_like->count() > 0;
+    o->has_legacy = given.legacy->count() > 0;
     *exit_code = RunReplay(*o);
   });
 }

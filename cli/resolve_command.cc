@@ -16,7 +16,6 @@
 #include "capture/procfs_evidence.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
@@ -142,6 +141,55 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
   return true;
 }
 
+// The verdict, its token masked: its value is shown nowhere, not even in an
+// environ excerpt quoting it (TOKEN_MISMATCH), only its length, as every
+// view shows it. Only the excerpt, the host's bytes: the detail is
+// proctape's sentence, and masking a short token there would rewrite its
+// words. The near misses' argv quote the host's bytes too (a sandbox's
+// shell holds the token it exports): masked whole.
+void PrintMasked(const ResolveOptions& o, const Request& request, Verdict verdict) {
+  TokenMask mask;
+  mask.Add(request.token);
+  mask.Mask(&verdict.evidence);
+  v1::VerdictSummary summary = ToSummary(ToProto(verdict));
+  for (v1::NearMissSummary& m : *summary.mutable_near_misses()) mask.Mask(&m);
+  std::FILE* out = VerdictStream(o.record);
+  if (o.json) {
+    std::fprintf(out, "%s\n", ToJson(summary).c_str());
+  } else {
+    PrintVerdict(verdict, summary, request.root_pid, out);
+  }
+}
+
+// The check on the live host, recorded when asked. A resolution that
+// retries until its deadline (5 s by default) says so on a terminal, each
+// wait between attempts, by the CLI's own clock (a call to the evidence
+// would be recorded). False when the recording could not be begun or
+// written (said); *ran: the check ran, and its verdict stands.
+bool Resolve(const ResolveOptions& o, ProcfsEvidence& evidence, std::unique_ptr<OutputFile> record,
+             const Request& request, const LiveCheck& check, bool* ran) {
+  Progress progress;
+  const auto started = std::chrono::steady_clock::now();
+  int waits = 0;
+  const bool recorded = RunMaybeRecorded(
+      evidence, std::move(record), o.proc, o.command_line, {TokenEntry(request)},
+      [&](Evidence& ev, v1::Resolution* r) {
+        SleepWatch watched(ev, [&] {
+          const std::int64_t elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now() - started)
+                                           .count();
+          progress.Show("resolve: nothing matches yet after " +
+                        Plural(static_cast<std::uint64_t>(++waits), "attempt", "attempts") +
+                        ", " + DurationText(elapsed) + " of the " +
+                        DurationText(request.bounds.deadline_ns) + " deadline; retrying");
+        });
+        check(progress.active() ? static_cast<Evidence&>(watched) : ev, r);
+        *ran = true;
+      });
+  progress.Done();
+  return recorded;
+}
+
 int RunResolve(const ResolveOptions& o) {
   int exit_code = kExitOk;
   // The request's words first: nothing is read for one the resolver refuses.
@@ -149,14 +197,10 @@ int RunResolve(const ResolveOptions& o) {
                          &exit_code)) {
     return exit_code;
   }
-  if (int refused = RefuseStandardStreams({{"--fingerprint", o.fingerprint}, {"--exe", o.exe, false}});
-      refused != kExitOk) {
-    return refused;
-  }
-  std::unique_ptr<OutputFile> record = OpenRecord(o.has_record, o.record, o.force,
-                 {{"--fingerprint", o.fingerprint}, {"--exe", o.exe}}, &exit_code);
-  if (exit_code != kExitOk) return exit_code;
-  if (int jailed = Jail({"resolve", {}, {}}); jailed != kExitOk) return jailed;
+  CommandIo io{"resolve", {{"--fingerprint", o.fingerprint}, {"--exe", o.exe, false}}};
+  if (!AddRecordOutput(o.has_record, o.record, o.force, &io, &exit_code)) return exit_code;
+  std::unique_ptr<OutputFile> record;
+  if (int entered = EnterCommand(io, &record); entered != kExitOk) return entered;
   auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
   if (o.has_root && !PidBelowPidMax("--root", o.root, o.proc, &exit_code)) return exit_code;
@@ -172,53 +216,16 @@ int RunResolve(const ResolveOptions& o) {
     return exit_code;
   }
   Verdict verdict;
-  bool ran = false;
   const bool late = !fingerprint && !o.has_root_start;
   LiveCheck check = ResolveCheck(&request, fingerprint ? fingerprint->exe_path() : o.exe, late,
                                  &verdict, fingerprint ? &*fingerprint : nullptr);
-  // A resolution that retries until its deadline (5 s by default) says so on
-  // a terminal: each wait between attempts.
-  // Its clock is the CLI's own: a call to the evidence would be recorded.
-  Progress progress;
-  const auto started = std::chrono::steady_clock::now();
-  int waits = 0;
-  bool recorded = RunMaybeRecorded(
-      *evidence, std::move(record), o.proc, o.command_line, {TokenEntry(request)},
-      [&](Evidence& ev, v1::Resolution* r) {
-        SleepWatch watched(ev, [&] {
-          const std::int64_t elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                           std::chrono::steady_clock::now() - started)
-                                           .count();
-          progress.Show("resolve: nothing matches yet after " +
-                        Plural(static_cast<std::uint64_t>(++waits), "attempt", "attempts") +
-                        ", " + DurationText(elapsed) + " of the " +
-                        DurationText(request.bounds.deadline_ns) + " deadline; retrying");
-        });
-        check(progress.active() ? static_cast<Evidence&>(watched) : ev, r);
-        ran = true;
-      });
-  progress.Done();
-  if (!ran) return kExitIo;  // the recording could not be begun (said above)
-  // The token's value is shown nowhere, not even in an environ excerpt
-  // quoting it (TOKEN_MISMATCH): its length only, as every view shows it.
-  // Only the excerpt, the host's bytes: the detail is proctape's sentence, and
-  // masking a short token there would rewrite its words.
-  // The near misses' argv quote the host's bytes too (a sandbox's shell
-  // holds the token it exports): masked whole.
-  TokenMask mask;
-  mask.Add(request.token);
-  mask.Mask(&verdict.evidence);
-  v1::VerdictSummary summary = ToSummary(ToProto(verdict));
-  for (v1::NearMissSummary& m : *summary.mutable_near_misses()) mask.Mask(&m);
-  std::FILE* out = VerdictStream(o.record);
-  if (o.json) {
-    std::fprintf(out, "%s\n", ToJson(summary).c_str());
-  } else {
-    PrintVerdict(verdict, summary, request.root_pid, out);
-  }
-  // After the verdict: with --record - the verdict itself is on standard error.
-  // Only for a resolution that used what was read late (not one that failed
-  // at the root's fingerprint or was refused as a request).
+  bool ran = false;
+  const bool recorded = Resolve(o, *evidence, std::move(record), request, check, &ran);
+  if (!ran) return kExitIo;  // the recording could not be begun (said)
+  PrintMasked(o, request, verdict);
+  // After the verdict: with --record - the verdict itself is on standard
+  // error. Only for a resolution that used what was read late (not one that
+  // failed at the root's fingerprint or was refused as a request).
   const bool used_late = o.has_root_start ? verdict.status != Status::kInvalidRequest
                                           : verdict.late_fingerprint;
   if (!late_warning.empty() && used_late) Warn(late_warning);
@@ -228,21 +235,31 @@ int RunResolve(const ResolveOptions& o) {
 
 }  // namespace
 
+// What `--help` says of the command, above its options.
+constexpr const char* kDescription =
+    "Find the host pid of the exact process a sandbox started beneath a known root.\n"
+    "Scans /proc for the unique descendant of the root whose argv is exactly --argv, whose\n"
+    "environment holds --token-var=--token exactly once, and whose executable is the\n"
+    "attested one; retries every 100 ms until the deadline while nothing matches; fails\n"
+    "closed otherwise. The root, its start time and the executable come from\n"
+    "--fingerprint FILE, taken before the turn by 'proctape fingerprint' (docs/resolver.md,\n"
+    "'When the root is fingerprinted').\n"
+    "Without it, --root's start time (unless --root-start gives it) and --exe are read now:\n"
+    "a restarted root cannot be detected, which is said on standard error, in the verdict\n"
+    "(late_fingerprint) and in a recording.";
+
+constexpr const char* kExamples =
+    "Examples:\n"
+    "  proctape fingerprint --root 4242 -o root.ptape      # before the turn\n"
+    "  proctape resolve --fingerprint root.ptape --token 7f3c9e\n"
+    "  proctape resolve --fingerprint root.ptape --token 7f3c9e \\\n"
+    "      --argv /bin/sleep --argv 120\n"
+    "  proctape resolve --root 4242 --token 7f3c9e       # late: warns\n\n";
+
 void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
   auto o = std::make_shared<ResolveOptions>();
   o->command_line = std::move(command_line);
-  CLI::App* sub = app.add_subcommand(
-      "resolve",
-      "Find the host pid of the exact process a sandbox started beneath a known root.\n"
-      "Scans /proc for the unique descendant of the root whose argv is exactly --argv, whose\n"
-      "environment holds --token-var=--token exactly once, and whose executable is the\n"
-      "attested one; retries every 100 ms until the deadline while nothing matches; fails\n"
-      "closed otherwise. The root, its start time and the executable come from\n"
-      "--fingerprint FILE, taken before the turn by 'proctape fingerprint' (docs/resolver.md,\n"
-      "'When the root is fingerprinted').\n"
-      "Without it, --root's start time (unless --root-start gives it) and --exe are read now:\n"
-      "a restarted root cannot be detected, which is said on standard error, in the verdict\n"
-      "(late_fingerprint) and in a recording.");
+  CLI::App* sub = app.add_subcommand("resolve", kDescription);
   CLI::Option* fingerprint = sub->add_option(
       "--fingerprint", o->fingerprint,
       "the root's fingerprint file, taken before the turn ('proctape fingerprint'): root pid, "
@@ -292,12 +309,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                       "- writes it to standard output (the verdict then goes to standard error)")
       ->each([o](const std::string&) { o->has_record = true; });
   AddForceOption(sub, o->force, "with --record FILE: replace an existing FILE");
-  sub->footer(std::string("Examples:\n"
-                          "  proctape fingerprint --root 4242 -o root.ptape      # before the turn\n"
-                          "  proctape resolve --fingerprint root.ptape --token 7f3c9e\n"
-                          "  proctape resolve --fingerprint root.ptape --token 7f3c9e \\\n"
-                          "      --argv /bin/sleep --argv 120\n"
-                          "  proctape resolve --root 4242 --token 7f3c9e       # late: warns\n\n") +
+  sub->footer(std::string(kExamples) +
               ExitStatusFooter("0 RESOLVED, 2 usage error, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot, 10 --record refused or cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
 }

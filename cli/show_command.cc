@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "analyze/show.h"
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/outputs.h"
-#include "cli/jail.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
 #include "cli/options.h"
@@ -47,28 +47,30 @@ void Print(const std::string& piece) { std::fwrite(piece.data(), 1, piece.size()
 // is still its report (the document itself, or an entry of its files[]), as
 // verify's is: its file and its error, "intact": false, nothing else
 // (docs/cli/json.md, "Several files").
-int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
-            bool* shown, const std::string& json_before) {
-  // Read item by item: one frame held at a time (its parts joined), with the
-  // header, resolutions, fingerprint and footer (small); observations counted.
-  const std::string name = EscapeBytes(file, 4096);
-  ShowBuilder builder(name, filter);
+// What ShowBuilder does not hold of a file read item by item: one frame
+// held at a time (its parts joined, and added), with the header,
+// resolutions, fingerprint and footer (small); observations counted. A
+// frame cut by the damage is added as far as it was read.
+struct ShowRead {
   std::vector<v1::Resolution> resolutions;
   std::vector<v1::RootFingerprint> fingerprints;
   std::optional<v1::Footer> footer;
+  std::uint64_t chunks = 0, bytes = 0, observations = 0;
+  FormatError error;
+};
+
+void ReadStreamed(const std::string& file, ShowBuilder& builder, ShowRead* read) {
   v1::Frame frame;
   bool open = false;  // `frame` holds parts of a frame not yet added
-  FormatError error;
-  std::uint64_t chunks = 0, bytes = 0, observations = 0;
-  std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(file, &error);
+  std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(file, &read->error);
   while (stream) {
     const SnapshotStream::Result r = stream->Next();
-    chunks = stream->counts().chunks;
-    bytes = stream->bytes();
-    observations = stream->counts().observations;
+    read->chunks = stream->counts().chunks;
+    read->bytes = stream->bytes();
+    read->observations = stream->counts().observations;
     if (r == SnapshotStream::Result::kEnd) break;
     if (r == SnapshotStream::Result::kError) {
-      error = stream->error();
+      read->error = stream->error();
       break;
     }
     StreamItem& item = stream->item();
@@ -81,16 +83,25 @@ int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
         break;
       case StreamItem::Kind::kObservations: break;
       case StreamItem::Kind::kResolution:
-        resolutions.push_back(std::move(*item.chunk.mutable_resolution()));
+        read->resolutions.push_back(std::move(*item.chunk.mutable_resolution()));
         break;
       case StreamItem::Kind::kFingerprint:
-        fingerprints.push_back(std::move(*item.chunk.mutable_fingerprint()));
+        read->fingerprints.push_back(std::move(*item.chunk.mutable_fingerprint()));
         break;
-      case StreamItem::Kind::kFooter: footer = std::move(*item.chunk.mutable_footer()); break;
+      case StreamItem::Kind::kFooter: read->footer = std::move(*item.chunk.mutable_footer()); break;
     }
   }
-  // A frame cut by the damage is shown as far as it was read.
   if (open) builder.AddFrame(frame);
+}
+
+int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
+            bool* shown, const std::string& json_before) {
+  const std::string name = EscapeBytes(file, 4096);
+  ShowBuilder builder(name, filter);
+  ShowRead read;
+  ReadStreamed(file, builder, &read);
+  const FormatError& error = read.error;
+  const std::uint64_t chunks = read.chunks;
   if (!error.ok() && chunks == 0) {
     if (json) {
       v1::ShowReport unread;
@@ -103,7 +114,8 @@ int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
     return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
   }
   const v1::ShowReport report = builder.Finish(
-      {chunks, bytes, footer ? &*footer : nullptr, observations, &resolutions, &fingerprints},
+      {chunks, read.bytes, read.footer ? &*read.footer : nullptr, read.observations,
+       &read.resolutions, &read.fingerprints},
       error);
   // Its name as the report says it: masked with the file's tokens.
   const std::string& said = report.file();
@@ -131,12 +143,9 @@ int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
 }
 
 int RunShow(const ShowOptions& o) {
-  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
-  if (int refused = RefuseStandardStreams(InputsNamed("FILE", o.files));
-      refused != kExitOk) {
-    return refused;
+  if (int entered = EnterCommand({"show", InputsNamed("FILE", o.files)}); entered != kExitOk) {
+    return entered;
   }
-  if (int jailed = Jail({"show", o.files, {}}); jailed != kExitOk) return jailed;
   int worst = kExitOk;
   bool shown = false;
   // --json: one report, or {"files":[...]} of several (JsonList), each

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "analyze/sql/query.h"
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/sql_database.h"
@@ -140,46 +140,83 @@ int Statements(sql::Database& d, bool json, const std::function<bool(const std::
   return kExitOk;
 }
 
-int RunSql(const SqlOptions& o) {
+// The usage errors of the options together; kExitOk when none.
+int CheckOptions(const SqlOptions& o) {
   if (o.json && o.format_given && o.format != "json") {
     return Fail(kExitUsage, "--json is --format json: not with --format " + o.format);
   }
   if (std::string why = ForceWithoutOutput(o.force, "--db", o.db_given, o.db); !why.empty()) {
     return Fail(kExitUsage, why);
   }
-  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
-  const std::vector<InputPath> inputs = InputsNamed("FILE", o.files);
-  if (int refused = RefuseStandardStreams(inputs); refused != kExitOk) return refused;
   const bool statements_on_stdin = o.queries.empty() && !o.db_given;
-  if (statements_on_stdin) {
-    for (const std::string& f : o.files) {
-      if (f == "-") {
-        return Fail(kExitUsage,
-                    "FILE '-': without -c the statements are read from standard "
-                    "input, which cannot also be a file");
-      }
+  for (const std::string& f : o.files) {
+    if (statements_on_stdin && f == "-") {
+      return Fail(kExitUsage,
+                  "FILE '-': without -c the statements are read from standard "
+                  "input, which cannot also be a file");
     }
   }
+  return kExitOk;
+}
+
+// SQLite says "not authorized" of a statement, "authorization denied" of
+// what VACUUM INTO runs (an ATTACH): said as the read-only database's rule.
+void ExplainRefusal(std::string* failed) {
+  for (const std::string refused : {"not authorized", "authorization denied"}) {
+    if (failed->size() >= refused.size() &&
+        failed->compare(failed->size() - refused.size(), refused.size(), refused) == 0) {
+      *failed += ": the database is read-only (a PRAGMA may be read, never set; ATTACH, "
+                 "VACUUM INTO, fts3_tokenizer and load_extension are refused)";
+      return;
+    }
+  }
+}
+
+// Each -c, or the statements of standard input, in one document (JSON)
+// closed on every way out, a failure's too.
+int RunStatements(const SqlOptions& o, sql::Database& d, sql::Format format) {
+  std::string failed;
+  sql::RunState state;  // across every -c or statement of standard input
+  auto run = [&](const std::string& text) {
+    failed = sql::Run(d.get(), text, format, stdout, &state);
+    ExplainRefusal(&failed);
+    return failed.empty();
+  };
+  sql::OpenDocument(format, stdout);
+  int status = kExitOk;
+  if (!o.queries.empty()) {
+    for (const std::string& query : o.queries) {
+      if (!run(query)) {
+        status = FailInCommand(kExitUsage, failed);
+        break;
+      }
+    }
+  } else {
+    status = Statements(d, format == sql::Format::kJson, run, failed);
+  }
+  sql::CloseDocument(format, stdout);
+  return status;
+}
+
+int RunSql(const SqlOptions& o) {
+  if (int bad = CheckOptions(o); bad != kExitOk) return bad;
   const sql::Format format = o.format == "csv"              ? sql::Format::kCsv
                              : o.json || o.format == "json" ? sql::Format::kJson
                                                             : sql::Format::kTable;
   // --format json is --json: a failure is then one JSON object on standard
   // error too (docs/cli/json.md).
   if (format == sql::Format::kJson && !o.json) SetErrorMode("sql", true);
-  // The output before any input is read: checked, its temporary made.
-  int exit_code = kExitOk;
-  std::unique_ptr<OutputFile> db_file;
+  CommandIo io{"sql", InputsNamed("FILE", o.files)};
   if (o.db_given) {
-    OutputRequest request;
-    request.path = o.db;
-    request.force = o.force;
-    db_file = OpenOutput(request, "--db", inputs, &exit_code);
-    if (!db_file) return exit_code;
+    io.output.emplace();
+    io.output->path = o.db;
+    io.output->force = o.force;
+    io.output_option = "--db";
   }
-  if (int jailed = Jail({"sql", o.files, {db_file.get()}, {}, ManifestsBeside(o.files)});
-      jailed != kExitOk) {
-    return jailed;
-  }
+  io.reads_beside = ManifestsBeside(o.files);
+  std::unique_ptr<OutputFile> db_file;
+  if (int entered = EnterCommand(io, &db_file); entered != kExitOk) return entered;
+  int exit_code = kExitOk;
   std::unique_ptr<sql::Database> d = LoadDatabase(o.files, /*damage_loads=*/true, &exit_code);
   if (!d) return exit_code;
   if (db_file) {
@@ -193,38 +230,7 @@ int RunSql(const SqlOptions& o) {
     return Fail(kExitInternal, "cannot make the database read-only: " + f);
   }
   if (o.queries.empty() && o.db_given) return kExitOk;
-  std::string failed;
-  sql::RunState state;  // across every -c or statement of standard input
-  auto run = [&](const std::string& text) {
-    failed = sql::Run(d->get(), text, format, stdout, &state);
-    // SQLite says "not authorized" of a statement, "authorization denied"
-    // of what VACUUM INTO runs (an ATTACH).
-    for (const std::string refused : {"not authorized", "authorization denied"}) {
-      if (failed.size() >= refused.size() &&
-          failed.compare(failed.size() - refused.size(), refused.size(), refused) == 0) {
-        failed += ": the database is read-only (a PRAGMA may be read, never set; ATTACH, "
-                  "VACUUM INTO, fts3_tokenizer and load_extension are refused)";
-        break;
-      }
-    }
-    return failed.empty();
-  };
-  // Every statement of the run in one document (JSON), closed on every way
-  // out, a failure's too.
-  sql::OpenDocument(format, stdout);
-  int status = kExitOk;
-  if (!o.queries.empty()) {
-    for (const std::string& query : o.queries) {
-      if (!run(query)) {
-        status = FailInCommand(kExitUsage, failed);
-        break;
-      }
-    }
-  } else {
-    status = Statements(*d, format == sql::Format::kJson, run, failed);
-  }
-  sql::CloseDocument(format, stdout);
-  return status;
+  return RunStatements(o, *d, format);
 }
 
 }  // namespace

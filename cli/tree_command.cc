@@ -10,10 +10,10 @@
 #include <string>
 
 #include "analyze/tree.h"
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/outputs.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
@@ -53,11 +53,7 @@ std::size_t TerminalWidth() {
 
 int RunTree(TreeCliOptions o) {
   if (o.has_marker) o.tree.marker = o.marker;
-  if (int refused = RefuseStandardStreams({{"FILE", o.file}});
-      refused != kExitOk) {
-    return refused;
-  }
-  if (int jailed = Jail({"tree", {o.file}, {}}); jailed != kExitOk) return jailed;
+  if (int entered = EnterCommand({"tree", {{"FILE", o.file}}}); entered != kExitOk) return entered;
   // Only the frame drawn is kept whole (the others as their shells), and no
   // observation; a lab file without --marker keeps every frame, where
   // DerivedMarker looks for the process its resolution resolved.
@@ -97,31 +93,33 @@ int RunTree(TreeCliOptions o) {
 
 }  // namespace
 
+// What `--help` says of the command, above its options.
+constexpr const char* kDescription =
+    "Draw the processes of one frame of a snapshot file as a tree, like 'pstree -p':\n"
+    "one line per process with its host pid, then its command name (stat field 2,\n"
+    "quoted), state, parent pid, process group and session (stat fields 5 and 6), start\n"
+    "time in clock ticks after boot (and in seconds), real uid, NSpid chain (outermost\n"
+    "first: the last number is its pid inside its own namespace), executable identity\n"
+    "(device:inode) and argv (each element quoted). (pid, start tick) is a process's\n"
+    "identity. Bytes that are not printable ASCII, quotes and backslashes are escaped as\n"
+    "\\xNN, so a hostile name cannot forge a line or a terminal escape.\n\n"
+    "Marks after '<=': the process a recorded resolution resolved, the root it searched\n"
+    "beneath, and the host process that the sandbox's marker names. The marker (what the\n"
+    "sandboxed shell's 'echo $$' wrote, a pid of the sandbox's namespace) is not stored\n"
+    "in files: give it with --marker N ('proctape lab' prints it). For a 'proctape lab'\n"
+    "recording it is derived: the innermost NSpid of the resolved process is the $$ of\n"
+    "the shell that exec'd it. A process whose parent is not in the frame is a root of\n"
+    "the forest. Kernel threads beneath kthreadd are folded into one count unless\n"
+    "--kernel is given.\n\n"
+    "--pid (its subtree), --uid and --comm select processes (all of them, when several\n"
+    "are given); each is drawn beneath its ancestors, which are drawn as context lines\n"
+    "('PID \"comm\" (context)'). A filter that selects nothing exits 5.\n\n"
+    "On a terminal each line is cut to its width and ends with '>' (--wide keeps\n"
+    "every line whole); into a pipe or a file lines are never cut.";
+
 void RegisterTree(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<TreeCliOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "tree",
-      "Draw the processes of one frame of a snapshot file as a tree, like 'pstree -p':\n"
-      "one line per process with its host pid, then its command name (stat field 2,\n"
-      "quoted), state, parent pid, process group and session (stat fields 5 and 6), start\n"
-      "time in clock ticks after boot (and in seconds), real uid, NSpid chain (outermost\n"
-      "first: the last number is its pid inside its own namespace), executable identity\n"
-      "(device:inode) and argv (each element quoted). (pid, start tick) is a process's\n"
-      "identity. Bytes that are not printable ASCII, quotes and backslashes are escaped as\n"
-      "\\xNN, so a hostile name cannot forge a line or a terminal escape.\n\n"
-      "Marks after '<=': the process a recorded resolution resolved, the root it searched\n"
-      "beneath, and the host process that the sandbox's marker names. The marker (what the\n"
-      "sandboxed shell's 'echo $$' wrote, a pid of the sandbox's namespace) is not stored\n"
-      "in files: give it with --marker N ('proctape lab' prints it). For a 'proctape lab'\n"
-      "recording it is derived: the innermost NSpid of the resolved process is the $$ of\n"
-      "the shell that exec'd it. A process whose parent is not in the frame is a root of\n"
-      "the forest. Kernel threads beneath kthreadd are folded into one count unless\n"
-      "--kernel is given.\n\n"
-      "--pid (its subtree), --uid and --comm select processes (all of them, when several\n"
-      "are given); each is drawn beneath its ancestors, which are drawn as context lines\n"
-      "('PID \"comm\" (context)'). A filter that selects nothing exits 5.\n\n"
-      "On a terminal each line is cut to its width and ends with '>' (--wide keeps\n"
-      "every line whole); into a pipe or a file lines are never cut.");
+  CLI::App* sub = app.add_subcommand("tree", kDescription);
   sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")
       ->check(NonEmpty("an empty path names no file"))
       ->required();

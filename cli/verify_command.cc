@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/outputs.h"
-#include "cli/jail.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
@@ -73,6 +73,28 @@ FormatError ReadVerified(const std::string& file, Verified* out) {
 }
 
 // One file: its line (text) or its report (JSON, into *json), and its status.
+// The VerifyReport of a file as read.
+std::string VerifyJson(const FileOptions& o, const Verified& snap, const FormatError& error) {
+  const StreamCounts& n = snap.counts;
+  const std::uint64_t processes = n.processes;
+  const bool kept = snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
+  v1::VerifyReport report;
+  report.set_file(EscapedText(snap.mask.Masked(o.file)));
+  report.set_intact(error.ok());
+  report.set_error_kind(FormatErrorName(error.kind));
+  report.set_error_chunk(Count32(error.chunk));
+  report.set_error_offset(static_cast<double>(error.offset));
+  report.set_error(Printable(error.message));
+  report.set_chunks(Count32(n.chunks));
+  report.set_frames(Count32(n.frames));
+  report.set_processes(Count32(processes));
+  report.set_observations(Count32(n.observations));
+  report.set_resolutions(Count32(n.resolutions));
+  report.set_environ_kept(kept);
+  report.set_fingerprints(Count32(n.fingerprints));
+  return ToJson(report);
+}
+
 int VerifyOne(const FileOptions& o, std::string* json) {
   Verified snap;
   FormatError error = ReadVerified(o.file, &snap);
@@ -80,21 +102,7 @@ int VerifyOne(const FileOptions& o, std::string* json) {
   const std::uint64_t processes = n.processes;
   const bool kept = snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
   if (o.json) {
-    v1::VerifyReport report;
-    report.set_file(EscapedText(snap.mask.Masked(o.file)));
-    report.set_intact(error.ok());
-    report.set_error_kind(FormatErrorName(error.kind));
-    report.set_error_chunk(Count32(error.chunk));
-    report.set_error_offset(static_cast<double>(error.offset));
-    report.set_error(Printable(error.message));
-    report.set_chunks(Count32(n.chunks));
-    report.set_frames(Count32(n.frames));
-    report.set_processes(Count32(processes));
-    report.set_observations(Count32(n.observations));
-    report.set_resolutions(Count32(n.resolutions));
-    report.set_environ_kept(kept);
-    report.set_fingerprints(Count32(n.fingerprints));
-    *json = ToJson(report);
+    *json = VerifyJson(o, snap, error);
   } else {
     const std::string name = snap.mask.Shown(o.file);
     if (error.ok() && snap.fingerprint && n.frames == 0 && n.resolutions == 0) {
@@ -138,12 +146,9 @@ int VerifyOne(const FileOptions& o, std::string* json) {
 }
 
 int RunVerify(const VerifyOptions& o) {
-  if (std::string why = StdinOnce({{"FILE", o.files}}); !why.empty()) return Fail(kExitUsage, why);
-  if (int refused = RefuseStandardStreams(InputsNamed("FILE", o.files));
-      refused != kExitOk) {
-    return refused;
+  if (int entered = EnterCommand({"verify", InputsNamed("FILE", o.files)}); entered != kExitOk) {
+    return entered;
   }
-  if (int jailed = Jail({"verify", o.files, {}}); jailed != kExitOk) return jailed;
   int worst = kExitOk;
   std::vector<std::string> reports;
   for (const std::string& file : o.files) {

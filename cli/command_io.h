@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a command reads and writes, declared once, and the one way every
+// command but `lab` enters its work (docs/security.md, "The jail of each
+// command"; docs/cli/outputs.md). EnterCommand does, in the order the jail
+// depends on:
+//   1. standard input named at most once among the inputs (StdinOnce);
+//   2. standard output that is an input, or a terminal read as '-', refused
+//      (RefuseStandardStreams);
+//   3. the output opened: checked against the inputs, its temporary made
+//      (OpenOutput), so that nothing is read before it is known to be
+//      writable;
+//   4. the jail of `command` (its JailedCommands() entry): the inputs
+//      readable, the output's directory writable, nothing else.
+// Each failure is one line on standard error and its exit status.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/outputs.h"
+#include "fs/output_file.h"
+
+namespace proctape {
+
+struct CommandIo {
+  CommandIo(std::string command_name, std::vector<InputPath> read,
+            std::optional<OutputRequest> written = std::nullopt)
+      : command(std::move(command_name)), inputs(std::move(read)), output(std::move(written)) {}
+
+  std::string command;                   // "verify", "corpus check"
+  std::vector<InputPath> inputs;         // every file and directory it reads, as named
+  std::optional<OutputRequest> output;   // its one output, when one is given
+  std::string output_option = "--output";
+  std::vector<std::string> creates_in;   // directories it makes files in once jailed
+  std::vector<std::string> reads_beside; // files read for where they lie (a MANIFEST)
+};
+
+// Steps 1-4 above: kExitOk inside the jail, with *output the opened output
+// (null when io.output is unset; `output` may be null then), or the status
+// of the first failure, already said.
+int EnterCommand(const CommandIo& io, std::unique_ptr<OutputFile>* output = nullptr);
+
+}  // namespace proctape
