@@ -24,7 +24,8 @@ std::string ParentText(std::int64_t ppid, const std::vector<ProcessView>& table,
   if (it == index.end()) return std::to_string(ppid) + " (not in the frame)";
   const ProcessView& p = table[it->second];
   if (!p.stat) return std::to_string(ppid) + " (no identity)";
-  return IdentityText(ppid, p.start_ticks()) + " " + Quoted(EscapeBytes(p.stat->comm, p.stat->comm.size()));
+  return IdentityText(ppid, p.start_ticks()) + " " +
+         Quoted(EscapeBytes(p.stat->comm, p.stat->comm.size()));
 }
 
 std::string BootText(const std::string& boot_id) {
@@ -199,8 +200,8 @@ std::string RenderDiff(const v1::DiffReport& r, bool all_out_of_scope) {
     out = r.file_a() + ": frame " + std::to_string(r.frame_a()) + " -> frame " +
           std::to_string(r.frame_b());
   } else {
-    out = r.file_a() + " frame " + std::to_string(r.frame_a()) + " -> " + r.file_b() +
-          " frame " + std::to_string(r.frame_b());
+    out = r.file_a() + " frame " + std::to_string(r.frame_a()) + " -> " + r.file_b() + " frame " +
+          std::to_string(r.frame_b());
   }
   out += ", " + std::to_string(r.processes_a()) + " -> " +
          Plural(r.processes_b(), "process", "processes") + "\n";
@@ -236,8 +237,8 @@ std::string RenderDiff(const v1::DiffReport& r, bool all_out_of_scope) {
         out += "argv         " + Who(b) + ": " + ArgvText(a) + " -> " + ArgvText(b) + "\n";
         break;
       case Kind::EXE_CHANGED:
-        out += "exe          " + Who(b) + ": " + ExeText(a.exe()) + " -> " + ExeText(b.exe()) +
-               "\n";
+        out +=
+            "exe          " + Who(b) + ": " + ExeText(a.exe()) + " -> " + ExeText(b.exe()) + "\n";
         break;
       case Kind::OUT_OF_SCOPE:
         if (!all_out_of_scope) break;  // counted below, one line per side
@@ -252,8 +253,7 @@ std::string RenderDiff(const v1::DiffReport& r, bool all_out_of_scope) {
         out += "unidentified " + std::to_string(c.pid()) + ": " + Side("A", c.has_before(), a) +
                "; " + Side("B", c.has_after(), b) + "\n";
         break;
-      default:
-        break;
+      default: break;
     }
   }
   if (!all_out_of_scope) {
@@ -275,8 +275,8 @@ std::string RenderDiff(const v1::DiffReport& r, bool all_out_of_scope) {
          " exited, " + std::to_string(r.appeared()) + " appeared, " +
          std::to_string(r.reparented()) + " reparented, " + std::to_string(r.argv_changed()) +
          " argv changed, " + std::to_string(r.exe_changed()) + " exe changed, " +
-         std::to_string(r.unidentified()) + " without identity; " +
-         std::to_string(r.unchanged()) + " unchanged" +
+         std::to_string(r.unidentified()) + " without identity; " + std::to_string(r.unchanged()) +
+         " unchanged" +
          (r.out_of_scope() > 0
               ? "; " + std::to_string(r.out_of_scope()) + " outside the other frame's scope"
               : std::string()) +

@@ -30,8 +30,8 @@ namespace proctape {
 
 struct DiffSide {
   const Snapshot* snapshot = nullptr;
-  std::string name;       // the file as the user gave it
-  std::size_t frame = 0;  // position in the file
+  std::string name;                // the file as the user gave it
+  std::size_t frame = 0;           // position in the file
   std::string option = "--frame";  // the option that picked `frame`, for a refusal
 };
 

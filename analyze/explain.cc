@@ -30,8 +30,8 @@ namespace {
 std::string UnheldText(const v1::ReplayResult& replay) {
   const std::string at = " at observation " + std::to_string(replay.divergence_index());
   if (replay.has_unanswered()) {
-    return "the tape holds " + replay.made_call() + at + ", not its whole answer: " +
-           UnansweredWhy(replay.unanswered());
+    return "the tape holds " + replay.made_call() + at +
+           ", not its whole answer: " + UnansweredWhy(replay.unanswered());
   }
   return "the tape does not hold what the resolver asked next: " + replay.made_call() + at +
          (replay.recorded_call() == "end of tape" ? ", past its end"
@@ -60,7 +60,8 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
   // Past a divergence the tape answered nothing: what the resolver concluded
   // from the failures fed to it is no verdict, and no attempt's outcome.
   std::optional<explain::Unheld> unheld;
-  if (watching->unheld() != nullptr) unheld = explain::Unheld{UnheldText(replay), watching->unheld()};
+  if (watching->unheld() != nullptr)
+    unheld = explain::Unheld{UnheldText(replay), watching->unheld()};
 
   if (recorded.has_liveness()) {
     out.set_kind(v1::ExplainCheck::LIVENESS);
@@ -86,8 +87,8 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
     if (run.fingerprint && !run.fingerprint->resolved() && !unheld) {
       out.set_ended_by("the root's fingerprint failed: no attempt was made");
     } else {
-      explain::ExplainResolveCalls(calls, begin, run.request, verdict,
-                                   unheld ? &*unheld : nullptr, mask, &out);
+      explain::ExplainResolveCalls(calls, begin, run.request, verdict, unheld ? &*unheld : nullptr,
+                                   mask, &out);
     }
   }
 
@@ -97,9 +98,8 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
       break;
     case v1::ReplayResult::DIVERGED:
       out.set_replay_detail("at observation " + std::to_string(replay.divergence_index()) +
-                            " the tape holds " +
-                            replay.recorded_call() + ", the resolver made " + replay.made_call() +
-                            ": the explanation stops there");
+                            " the tape holds " + replay.recorded_call() + ", the resolver made " +
+                            replay.made_call() + ": the explanation stops there");
       break;
     default: break;
   }
@@ -116,9 +116,8 @@ v1::Explanation Explain(const Snapshot& snapshot, const std::string& file_name,
   constexpr std::string_view kDerived = " (derived by ";
   if (const std::size_t at = version.rfind(kDerived);
       at != std::string::npos && !version.empty() && version.back() == ')') {
-    out.set_derived_by(EscapeBytes(version.substr(at + kDerived.size(),
-                                                  version.size() - at - kDerived.size() - 1),
-                                   64));
+    out.set_derived_by(EscapeBytes(
+        version.substr(at + kDerived.size(), version.size() - at - kDerived.size() - 1), 64));
     const auto& words = snapshot.header.command_line();
     int i = 0;
     while (i < words.size() && words[i] != "--derived") ++i;

@@ -36,7 +36,8 @@ std::string Entries(std::uint32_t n, const std::string& var) {
 }
 
 void ReadFailed(v1::ExplainCandidate* k, ProcFile file, int err, const std::string& before) {
-  std::string what = file == ProcFile::kExe ? "its executable" : "its " + std::string(ProcFileName(file));
+  std::string what =
+      file == ProcFile::kExe ? "its executable" : "its " + std::string(ProcFileName(file));
   if (Vanished(err)) {
     k->set_why(v1::ExplainCandidate::VANISHED);
     k->set_detail(before + "gone before " + what + " was read (" + Errno(err) + ")");
@@ -150,9 +151,9 @@ void DecideCandidate(const CandidateCalls& at, const Stop& stopped_at, const Req
     // NUL-terminated, byte for byte.
     const std::string unterminated = k->cmdline_unterminated() ? " without the final NUL" : "";
     return set(v1::ExplainCandidate::ARGV_DIFFERS,
-               k->argv().empty() ? "argv empty (a kernel thread or a zombie): not the expected argv"
-                                 : "argv " + QuotedArgv(k->argv()) + unterminated +
-                                       ": not the expected argv");
+               k->argv().empty()
+                   ? "argv empty (a kernel thread or a zombie): not the expected argv"
+                   : "argv " + QuotedArgv(k->argv()) + unterminated + ": not the expected argv");
   }
   const std::string exact = "argv exact; ";
   if (stopped(at.environ)) {
@@ -173,8 +174,7 @@ void DecideCandidate(const CandidateCalls& at, const Stop& stopped_at, const Req
     const std::string empty = exact + "environ empty, and its stat re-read ";
     const std::string exited = ": it exited during inspection";
     if (stopped(at.environ_recheck)) {
-      return set(halt,
-                 exact + "environ empty; " + stop + "stat re-read: " + status);
+      return set(halt, exact + "environ empty; " + stop + "stat re-read: " + status);
     }
     if (r.err() != 0 && !Vanished(r.err())) {
       return set(v1::ExplainCandidate::UNREADABLE, exact + "environ empty; " +
@@ -182,7 +182,8 @@ void DecideCandidate(const CandidateCalls& at, const Stop& stopped_at, const Req
                                                        " is unreadable (" + Errno(r.err()) + ")");
     }
     if (r.err() != 0) {
-      return set(v1::ExplainCandidate::VANISHED, empty + "finds it gone (" + Errno(r.err()) + ")" + exited);
+      return set(v1::ExplainCandidate::VANISHED,
+                 empty + "finds it gone (" + Errno(r.err()) + ")" + exited);
     }
     if (!r.parsed()) {
       return set(v1::ExplainCandidate::MALFORMED,
@@ -195,13 +196,13 @@ void DecideCandidate(const CandidateCalls& at, const Stop& stopped_at, const Req
                  empty + "shows it dead (state " + r.state() + ")" + exited);
     }
     if (r.start_ticks() != k->start_ticks()) {
-      return set(v1::ExplainCandidate::VANISHED,
-                 empty + "shows pid " + Num(k->pid()) + " started at tick " +
-                     Num(r.start_ticks()) + ", not " + Num(k->start_ticks()) + exited);
+      return set(v1::ExplainCandidate::VANISHED, empty + "shows pid " + Num(k->pid()) +
+                                                     " started at tick " + Num(r.start_ticks()) +
+                                                     ", not " + Num(k->start_ticks()) + exited);
     }
-    return set(v1::ExplainCandidate::NO_TOKEN,
-               empty + "shows it alive (state " + r.state() + "): no " + var +
-                   " entry: not this invocation's");
+    return set(v1::ExplainCandidate::NO_TOKEN, empty + "shows it alive (state " + r.state() +
+                                                   "): no " + var +
+                                                   " entry: not this invocation's");
   }
   const std::uint32_t named = k->token_entries();
   const std::uint32_t carrying = k->token_carrying();
@@ -210,14 +211,13 @@ void DecideCandidate(const CandidateCalls& at, const Stop& stopped_at, const Req
                exact + "environ has no " + var + " entry: not this invocation's");
   }
   if (carrying == 0) {
-    return set(v1::ExplainCandidate::OTHER_TOKEN,
-               exact + "environ has " + Entries(named, var) +
-                   " with another token: another invocation's");
+    return set(v1::ExplainCandidate::OTHER_TOKEN, exact + "environ has " + Entries(named, var) +
+                                                      " with another token: another invocation's");
   }
   if (named != 1) {
-    return set(v1::ExplainCandidate::TOKEN_TWICE,
-               exact + "environ has " + Entries(named, var) + ", " + Num(std::uint64_t{carrying}) +
-                   " with the token: not exactly one");
+    return set(v1::ExplainCandidate::TOKEN_TWICE, exact + "environ has " + Entries(named, var) +
+                                                      ", " + Num(std::uint64_t{carrying}) +
+                                                      " with the token: not exactly one");
   }
   std::string matched = exact + "environ has one " + var + " entry, with the token: a match";
   set(v1::ExplainCandidate::MATCH, matched);
@@ -236,9 +236,8 @@ void DecideCandidate(const CandidateCalls& at, const Stop& stopped_at, const Req
   for (int i = 0; i < k->ancestry_size(); ++i) {
     const v1::ExplainAncestor& link = k->ancestry(i);
     if (stopped(at.ancestry[static_cast<std::size_t>(i)])) {
-      return set(halt,
-                 matched + "; " + stop + "re-read of " + Where(link.pid(), ProcFile::kStat) +
-                     ": " + status);
+      return set(halt, matched + "; " + stop + "re-read of " + Where(link.pid(), ProcFile::kStat) +
+                           ": " + status);
     }
     if (link.unchanged()) continue;
     const v1::ExplainStat& r = link.reread();

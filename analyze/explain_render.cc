@@ -38,8 +38,8 @@ std::string StatText(const v1::ExplainStat& s) {
   }
   if (s.truncated()) return "larger than its bound";
   if (!s.parsed()) return "does not parse: " + s.parse_error();
-  return QuoteEscaped(s.comm()) + " " + s.state() + ", parent " + Num(s.ppid()) +
-         ", start tick " + Num(s.start_ticks());
+  return QuoteEscaped(s.comm()) + " " + s.state() + ", parent " + Num(s.ppid()) + ", start tick " +
+         Num(s.start_ticks());
 }
 
 std::string VerdictText(const v1::VerdictSummary& v) {
@@ -80,18 +80,18 @@ std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::Expl
     out.push_back(in + "root " + Num(check.resolve().root_pid()) + ": not in this scan");
   }
   if (a.root_seen() && a.root().start_ticks() == check.resolve().root_start_ticks()) {
-    out.push_back(in + "beneath the root: " +
-                  (a.beneath_root().empty()
-                       ? std::string("no process")
-                       : Plural(static_cast<std::uint64_t>(a.beneath_root_size()), "process",
-                                "processes") +
-                             ":" + Pids(a.beneath_root())));
+    out.push_back(
+        in + "beneath the root: " +
+        (a.beneath_root().empty()
+             ? std::string("no process")
+             : Plural(static_cast<std::uint64_t>(a.beneath_root_size()), "process", "processes") +
+                   ":" + Pids(a.beneath_root())));
   }
   for (const v1::ExplainCandidate& k : a.candidates()) {
     std::string line = in + "pid " + Num(k.pid());
     if (!k.state().empty()) {
-      line.append(" ").append(QuoteEscaped(k.comm()) + " " + k.state() +
-                              ", start tick " + Num(k.start_ticks()));
+      line.append(" ").append(QuoteEscaped(k.comm()) + " " + k.state() + ", start tick " +
+                              Num(k.start_ticks()));
     }
     out.push_back(line + ": " + k.detail());
     for (const v1::ExplainAncestor& link : k.ancestry()) {
@@ -107,7 +107,8 @@ std::vector<std::string> AttemptBody(const v1::ExplainAttempt& a, const v1::Expl
 
 // What the attempt's listing found.
 std::string AttemptScan(const v1::ExplainAttempt& a) {
-  if (a.list_err() != 0) return "listing /proc failed (errno " + Num(std::int64_t{a.list_err()}) + ")";
+  if (a.list_err() != 0)
+    return "listing /proc failed (errno " + Num(std::int64_t{a.list_err()}) + ")";
   std::string out = "listed " + Plural(a.listed(), "/proc entry", "/proc entries");
   if (a.list_truncated()) return out + ", more than the bound";
   if (!a.list_stopped().empty()) return out + ", then stopped at the " + a.list_stopped();
@@ -129,10 +130,9 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
     how = " (fingerprinted late, on the tape: a restarted root cannot be detected)";
   }
   *out += "  request: root pid " + Num(r.root_pid()) + ", start tick " + Num(r.root_start_ticks()) +
-          how + "; argv" + argv + "; " +
-          CutEscaped(r.token_var()) + "=" + QuoteEscaped(std::string(r.token_bytes(), '*')) +
-          "; exe " + QuoteEscaped(r.exe_path()) + " " + Num(r.exe_identity().dev()) + ":" +
-          Num(r.exe_identity().ino()) + "\n";
+          how + "; argv" + argv + "; " + CutEscaped(r.token_var()) + "=" +
+          QuoteEscaped(std::string(r.token_bytes(), '*')) + "; exe " + QuoteEscaped(r.exe_path()) +
+          " " + Num(r.exe_identity().dev()) + ":" + Num(r.exe_identity().ino()) + "\n";
   // As recorded: a negative interval (an invalid request) keeps its sign.
   std::string every = FormatOffset(AsInt64(r.bounds().retry_interval_ns()));
   if (every[0] == '+') every.erase(0, 1);
@@ -161,12 +161,11 @@ void RenderResolve(const v1::ExplainCheck& c, bool all, std::string* out) {
     return x.list_err() == y.list_err() && x.list_truncated() == y.list_truncated() &&
            AttemptBody(x, c, false) == AttemptBody(y, c, false);
   };
-  auto at = [](const v1::ExplainAttempt& a) {
-    return FormatOffset(AsInt64(a.start_offset_ns()));
-  };
+  auto at = [](const v1::ExplainAttempt& a) { return FormatOffset(AsInt64(a.start_offset_ns())); };
   for (int i = 0; i < attempts.size();) {
     const v1::ExplainAttempt& a = attempts[i];
-    *out += "  attempt " + Num(std::uint64_t{a.index()}) + " at " + at(a) + ": " + AttemptScan(a) + "\n";
+    *out += "  attempt " + Num(std::uint64_t{a.index()}) + " at " + at(a) + ": " + AttemptScan(a) +
+            "\n";
     for (const std::string& line : AttemptBody(a, c)) *out += line + "\n";
     int j = i + 1;
     while (!all && j < attempts.size() && alike_where_it_matters(attempts[j], a)) ++j;
@@ -218,8 +217,9 @@ void RenderLiveness(const v1::ExplainCheck& c, std::string* out) {
     }
     *out += line + "\n";
   }
-  *out += "  verdict: " +
-          (c.has_liveness_verdict() ? LivenessLine(c.liveness_verdict()) : kNoVerdict) + "\n";
+  *out +=
+      "  verdict: " + (c.has_liveness_verdict() ? LivenessLine(c.liveness_verdict()) : kNoVerdict) +
+      "\n";
 }
 
 }  // namespace
@@ -235,8 +235,8 @@ std::string FormatOffset(std::int64_t ns) {
 std::string QuoteBytes(std::string_view bytes) { return DoubleQuoted(EscapeBytes(bytes)); }
 
 std::string RenderExplanation(const v1::Explanation& e, bool all) {
-  std::string out = e.file() + ": " +
-                    Plural(e.recorded_checks(), "recorded check", "recorded checks") + "\n";
+  std::string out =
+      e.file() + ": " + Plural(e.recorded_checks(), "recorded check", "recorded checks") + "\n";
   if (!e.derived_by().empty()) {
     out += "derived by " + e.derived_by() + " from a host model, not captured: " +
            (e.derived_events().empty() ? std::string("no kernel event")

@@ -97,8 +97,8 @@ class ResolveExplainer {
   void Attempt(std::uint32_t index, std::size_t first, std::size_t end, bool last) {
     v1::ExplainAttempt* a = out_->add_attempts();
     a->set_index(index);
-    a->set_start_offset_ns(
-        static_cast<double>(calls_[first].op == Seen::Op::kNow ? SaturatingSub(calls_[first].ns, start_) : 0));
+    a->set_start_offset_ns(static_cast<double>(
+        calls_[first].op == Seen::Op::kNow ? SaturatingSub(calls_[first].ns, start_) : 0));
     a->set_first_observation(Count32(calls_[first].index));
     a->set_observation_count(Count32(calls_[end - 1].index - calls_[first].index + 1));
 
@@ -108,7 +108,7 @@ class ResolveExplainer {
     bool scanning = true;
     bool slept = false;
     std::size_t last_read = kNoCall;
-    int confirming = -1;  // the candidate whose executable was taken
+    int confirming = -1;                       // the candidate whose executable was taken
     std::map<std::int64_t, int> candidate_of;  // pid -> its first candidate
     for (std::size_t j = first; j < end; ++j) {
       const Seen& c = calls_[j];
@@ -188,9 +188,9 @@ class ResolveExplainer {
            calls_[end - 1].ns > deadline_;
     bool ran_out = last && !unheld && RanOut(verdict_) && !cut_;
     bool final_attempt = last && !slept && !ran_out && !cut_ && !unheld;
-    bool scan_done = !scanning || (unheld ? ScannedBefore(*unheld_->call)
-                                          : !cut_ && (!final_attempt ||
-                                                      !IsScanStatus(verdict_.status())));
+    bool scan_done =
+        !scanning || (unheld ? ScannedBefore(*unheld_->call)
+                             : !cut_ && (!final_attempt || !IsScanStatus(verdict_.status())));
     a->set_scan_complete(scan_done);
     if (scanning && scan_done) Tree(*a, scanned, order);
 
@@ -223,11 +223,11 @@ class ResolveExplainer {
     } else if (cut_) {
       a->set_outcome(v1::ExplainAttempt::CUT);
       const std::int64_t match = CutWhileConfirming(verdict_);
-      a->set_summary("the deadline at " + Offset(deadline_) + " passed during this attempt" +
-                     (match != 0 ? ", while confirming pid " + Num(match) +
-                                       ", its only match: the verdict names it"
-                                 : ": the verdict keeps the diagnosis of attempt " +
-                                       std::to_string(index - 1)));
+      a->set_summary(
+          "the deadline at " + Offset(deadline_) + " passed during this attempt" +
+          (match != 0
+               ? ", while confirming pid " + Num(match) + ", its only match: the verdict names it"
+               : ": the verdict keeps the diagnosis of attempt " + std::to_string(index - 1)));
     } else if (ran_out) {
       a->set_outcome(v1::ExplainAttempt::LAST);
       a->set_summary(RetryReason(*a) + ": no time for another attempt");
@@ -335,8 +335,8 @@ class ResolveExplainer {
               " completed attempts without a match: " + StatusText(verdict_.status());
     } else if (last_outcome_ == v1::ExplainAttempt::CUT) {
       ended = "the deadline at " + Offset(deadline_) + " passed during " + at + ", after " +
-              std::to_string(n - 1) + " completed attempts without a match (" +
-              last_retry_reason_ + "): " + v1::Verdict::Status_Name(verdict_.status());
+              std::to_string(n - 1) + " completed attempts without a match (" + last_retry_reason_ +
+              "): " + v1::Verdict::Status_Name(verdict_.status());
     } else if (last_outcome_ == v1::ExplainAttempt::RETRY) {
       ended = "the tape ends after " + at;
     } else {
@@ -375,15 +375,15 @@ class ResolveExplainer {
   std::int64_t deadline_ = 0;
   std::int64_t last_start_ = 0;
   v1::ExplainAttempt::Outcome last_outcome_ = v1::ExplainAttempt::OUTCOME_UNSPECIFIED;
-  bool cut_ = false;                // the attempt being told was cut by the deadline
-  std::string last_retry_reason_;   // of the last attempt that was retried
+  bool cut_ = false;               // the attempt being told was cut by the deadline
+  std::string last_retry_reason_;  // of the last attempt that was retried
 };
 
 }  // namespace
 
-void ExplainResolveCalls(const std::vector<Seen>& calls, std::size_t begin,
-                         const Request& request, const v1::Verdict& verdict,
-                         const Unheld* unheld, const TokenMask& mask, v1::ExplainCheck* out) {
+void ExplainResolveCalls(const std::vector<Seen>& calls, std::size_t begin, const Request& request,
+                         const v1::Verdict& verdict, const Unheld* unheld, const TokenMask& mask,
+                         v1::ExplainCheck* out) {
   ResolveExplainer(calls, request, verdict, unheld, mask, out).Run(begin);
 }
 

@@ -36,8 +36,8 @@ struct Unheld {
 // `unheld` (the replay diverged; `verdict` is then none) the attempt it
 // stopped is told up to the divergence, and ends there. Argv is masked by
 // `mask` before it is quoted.
-void ExplainResolveCalls(const std::vector<Seen>& calls, std::size_t begin,
-                         const Request& request, const v1::Verdict& verdict,
-                         const Unheld* unheld, const TokenMask& mask, v1::ExplainCheck* out);
+void ExplainResolveCalls(const std::vector<Seen>& calls, std::size_t begin, const Request& request,
+                         const v1::Verdict& verdict, const Unheld* unheld, const TokenMask& mask,
+                         v1::ExplainCheck* out);
 
 }  // namespace proctape::explain

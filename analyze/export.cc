@@ -93,8 +93,8 @@ bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error,
                              SerializedSize(snapshot.resolutions);
   if (size > kMaxSerializedBytes) {
     *error = "the document's message is " + std::to_string(size) +
-             " bytes serialized, over protobuf's limit of " +
-             std::to_string(kMaxSerializedBytes) + " bytes: the JSON cannot be written";
+             " bytes serialized, over protobuf's limit of " + std::to_string(kMaxSerializedBytes) +
+             " bytes: the JSON cannot be written";
     return false;
   }
   const std::map<std::string, JsonElements> elements = {
@@ -138,9 +138,8 @@ std::string FrameDot(const Snapshot& snapshot, std::size_t frame, std::size_t* d
     }
   }
 
-  std::string graph_label = "frame " + std::to_string(frame) + ": " +
-                            std::to_string(table.size()) + " " +
-                            (table.size() == 1 ? "process" : "processes");
+  std::string graph_label = "frame " + std::to_string(frame) + ": " + std::to_string(table.size()) +
+                            " " + (table.size() == 1 ? "process" : "processes");
   for (const auto& [key, indexes] : resolved) {
     auto it = by_pid.find(key.first);
     if (it != by_pid.end() && table[it->second].stat &&

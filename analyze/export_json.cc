@@ -53,7 +53,9 @@ FormatError JsonExport::Survey(const StreamSource& source) {
     StreamItem& item = stream->item();
     v1::Chunk& chunk = item.chunk;
     switch (item.kind) {
-      case StreamItem::Kind::kHeader: *shell_.mutable_header() = std::move(*chunk.mutable_header()); break;
+      case StreamItem::Kind::kHeader:
+        *shell_.mutable_header() = std::move(*chunk.mutable_header());
+        break;
       case StreamItem::Kind::kFramePart: {
         v1::Frame& part = *chunk.mutable_frame();
         if (item.first_part) {
@@ -79,7 +81,9 @@ FormatError JsonExport::Survey(const StreamSource& source) {
       case StreamItem::Kind::kFingerprint:
         *shell_.add_fingerprints() = std::move(*chunk.mutable_fingerprint());
         break;
-      case StreamItem::Kind::kFooter: *shell_.mutable_footer() = std::move(*chunk.mutable_footer()); break;
+      case StreamItem::Kind::kFooter:
+        *shell_.mutable_footer() = std::move(*chunk.mutable_footer());
+        break;
     }
   }
   size_ = shell_.ByteSizeLong() + elements;
@@ -93,8 +97,8 @@ bool JsonExport::Write(std::string* out, std::string* error, const Drain& drain)
   out->clear();
   if (size_ > kMaxSerializedBytes) {
     *error = "the document's message is " + std::to_string(size_) +
-             " bytes serialized, over protobuf's limit of " +
-             std::to_string(kMaxSerializedBytes) + " bytes: the JSON cannot be written";
+             " bytes serialized, over protobuf's limit of " + std::to_string(kMaxSerializedBytes) +
+             " bytes: the JSON cannot be written";
     return false;
   }
   const auto options = JsonOptions();

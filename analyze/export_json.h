@@ -36,9 +36,9 @@ class JsonExport {
 
  private:
   StreamSource source_;
-  v1::SnapshotExport shell_;        // header, footer, fingerprints
-  std::vector<v1::Frame> frames_;   // each frame's shell: every field but its processes
-  std::uint64_t size_ = 0;          // the document's message, serialized
+  v1::SnapshotExport shell_;       // header, footer, fingerprints
+  std::vector<v1::Frame> frames_;  // each frame's shell: every field but its processes
+  std::uint64_t size_ = 0;         // the document's message, serialized
   std::uint64_t observations_ = 0;
   std::uint64_t records_ = 0;
   std::uint64_t resolutions_ = 0;

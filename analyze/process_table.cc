@@ -89,7 +89,8 @@ std::uint64_t ViewCost(const v1::ProcessRecord& r) {
   cost += r.stat().data().size() + r.cgroup().data().size() + 64;
   if (r.cmdline().err() == 0) {
     const std::string& c = r.cmdline().data();
-    const std::uint64_t elements = static_cast<std::uint64_t>(std::count(c.begin(), c.end(), '\0')) + 1;
+    const std::uint64_t elements =
+        static_cast<std::uint64_t>(std::count(c.begin(), c.end(), '\0')) + 1;
     cost += c.size() + elements * kStringObject;
   }
   return cost;

@@ -24,11 +24,11 @@ struct ProcessView {
   std::int64_t pid = 0;
   const v1::ProcessRecord* record = nullptr;  // into the frame it came from
 
-  std::optional<StatFields> stat;   // nullopt: stat unread or malformed
-  std::string stat_problem;         // why (errno or the parser's reason)
-  bool kernel_thread = false;       // PF_KTHREAD in stat field 9 (flags)
+  std::optional<StatFields> stat;  // nullopt: stat unread or malformed
+  std::string stat_problem;        // why (errno or the parser's reason)
+  bool kernel_thread = false;      // PF_KTHREAD in stat field 9 (flags)
 
-  bool cmdline_ok = false;          // read (it may be empty: a kernel thread or zombie)
+  bool cmdline_ok = false;  // read (it may be empty: a kernel thread or zombie)
   std::vector<std::string> argv;
 
   // status "Uid:" real, effective, saved, fs; empty when status is unread,
@@ -39,9 +39,9 @@ struct ProcessView {
   std::vector<std::int64_t> nspid;
 
   bool cgroup_ok = false;
-  std::string cgroup;               // the cgroup file as read (raw bytes)
+  std::string cgroup;  // the cgroup file as read (raw bytes)
 
-  Identity exe;                     // err != 0 when unreadable
+  Identity exe;  // err != 0 when unreadable
   Identity pid_ns;
 
   bool has_identity() const { return stat.has_value(); }

@@ -12,8 +12,8 @@
 namespace proctape {
 namespace {
 
-constexpr std::size_t kArgTextMax = 256;    // characters of one argv element in text
-constexpr int kArgTextCount = 32;           // argv elements in text
+constexpr std::size_t kArgTextMax = 256;  // characters of one argv element in text
+constexpr int kArgTextCount = 32;         // argv elements in text
 
 std::string ErrnoText(int err) {
   const char* name = strerrorname_np(err);

@@ -44,8 +44,8 @@ FrameScope ScopeOf(const Snapshot& snapshot, const v1::Frame& frame) {
 }
 
 std::string ScopeText(const FrameScope& scope) {
-  std::string out = scope.root ? "pid " + std::to_string(*scope.root) + " and its descendants"
-                               : "the whole host";
+  std::string out =
+      scope.root ? "pid " + std::to_string(*scope.root) + " and its descendants" : "the whole host";
   if (!scope.cut_reason.empty()) out += " (scan cut: " + scope.cut_reason + ")";
   return out;
 }

@@ -40,11 +40,10 @@ std::string ScopeText(const FrameScope& scope);
 // own table (`scoped`, `scoped_index`), every one of those ancestors is
 // still there: a process whose parent exited is reparented (to init or a
 // subreaper) and leaves the subtree alive, so its absence is not an exit.
-std::optional<std::string> Uncovered(const FrameScope& scope, const ProcessView& p,
-                                     const std::vector<ProcessView>& table,
-                                     const std::map<std::int64_t, std::size_t>& index,
-                                     const std::vector<ProcessView>* scoped = nullptr,
-                                     const std::map<std::int64_t, std::size_t>* scoped_index =
-                                         nullptr);
+std::optional<std::string> Uncovered(
+    const FrameScope& scope, const ProcessView& p, const std::vector<ProcessView>& table,
+    const std::map<std::int64_t, std::size_t>& index,
+    const std::vector<ProcessView>* scoped = nullptr,
+    const std::map<std::int64_t, std::size_t>* scoped_index = nullptr);
 
 }  // namespace proctape

@@ -23,7 +23,8 @@ namespace {
 std::uint64_t TruncatedReads(const v1::Frame& frame) {
   std::uint64_t n = 0;
   for (const v1::ProcessRecord& r : frame.processes()) {
-    for (const v1::FileRead* read : {&r.stat(), &r.cmdline(), &r.environ(), &r.status(), &r.cgroup()}) {
+    for (const v1::FileRead* read :
+         {&r.stat(), &r.cmdline(), &r.environ(), &r.status(), &r.cgroup()}) {
       if (read->truncated()) ++n;
     }
   }
@@ -67,12 +68,9 @@ v1::ShowReport::Resolution SummarizeResolution(const v1::Resolution& r, std::siz
 
 }  // namespace
 
-std::int64_t Span(std::int64_t a, std::int64_t b) {
-  return ElapsedNs(a, b);
-}
+std::int64_t Span(std::int64_t a, std::int64_t b) { return ElapsedNs(a, b); }
 
-ShowBuilder::ShowBuilder(const std::string& name, const ProcessFilter& filter)
-    : filter_(filter) {
+ShowBuilder::ShowBuilder(const std::string& name, const ProcessFilter& filter) : filter_(filter) {
   report_.set_file(name);
 }
 
@@ -173,8 +171,9 @@ void ShowBuilder::SetHeader(const v1::Header& h) {
     case v1::RedactionPolicy::ENVIRON_REDACTED: report.set_environ("REDACTED"); break;
     case v1::RedactionPolicy::ENVIRON_KEPT:
       report.set_environ("KEPT");
-      report.set_warning("environment values are stored as read (--env keep): this file holds "
-                         "whatever secrets the captured environments held");
+      report.set_warning(
+          "environment values are stored as read (--env keep): this file holds "
+          "whatever secrets the captured environments held");
       break;
     // No policy stated (a fingerprint file, or a value this proctape does
     // not know): unknown, absent, as every fact the file does not hold.
@@ -248,8 +247,7 @@ v1::ShowReport ShowBuilder::Finish(const ShowTail& tail, const FormatError& erro
   }
   report.set_observations(Count32(tail.observations));
   for (std::size_t i = 0; i < resolutions.size(); ++i) {
-    *report.add_resolutions() =
-        SummarizeResolution(resolutions[i], i, tail.observations, header_);
+    *report.add_resolutions() = SummarizeResolution(resolutions[i], i, tail.observations, header_);
   }
   for (const v1::RootFingerprint& f : *tail.fingerprints) {
     *report.add_fingerprints() = ToSummary(f, header_.host().boot_id());

@@ -83,9 +83,10 @@ void RenderShow(const v1::ShowReport& r, const ShowSelections& selections,
               ? std::to_string(r.clock_ticks_per_second()) + " clock ticks per second"
               : std::string("clock ticks per second unknown")) +
          ", page size " + size(r.has_page_size(), r.page_size()) + "\n";
-  out += "capture: started " +
-         (r.capture_start_utc().empty() ? std::string("at an unknown time") : r.capture_start_utc()) +
-         " (monotonic " + Seconds(r.capture_start_mono_ns()) + ")";
+  out +=
+      "capture: started " +
+      (r.capture_start_utc().empty() ? std::string("at an unknown time") : r.capture_start_utc()) +
+      " (monotonic " + Seconds(r.capture_start_mono_ns()) + ")";
   if (r.footer()) {
     out += ", ended " + Ms(Span(r.capture_start_mono_ns(), r.capture_end_mono_ns())) + " later";
   } else {
@@ -138,8 +139,8 @@ void RenderShow(const v1::ShowReport& r, const ShowSelections& selections,
     out += "  frame " + std::to_string(f.position()) + ": " +
            Plural(f.processes(), "process", "processes");
     if (f.records() != f.processes()) {
-      out += " (" +
-             Plural(f.records() - f.processes(), "duplicate record", "duplicate records") + ")";
+      out +=
+          " (" + Plural(f.records() - f.processes(), "duplicate record", "duplicate records") + ")";
     }
     if (f.unidentified() > 0) out += ", " + std::to_string(f.unidentified()) + " without identity";
     if (f.complete()) {
@@ -246,13 +247,15 @@ void RenderShow(const v1::ShowReport& r, const ShowSelections& selections,
   if (r.fingerprints_size() > 0) {
     out += "fingerprints: " + std::to_string(r.fingerprints_size()) + "\n";
     for (int i = 0; i < r.fingerprints_size(); ++i) {
-      out += "  fingerprint " + std::to_string(i) + ": " + FingerprintText(r.fingerprints(i)) + "\n";
+      out +=
+          "  fingerprint " + std::to_string(i) + ": " + FingerprintText(r.fingerprints(i)) + "\n";
     }
   }
   if (r.intact()) {
     out += "damage: none (" + Plural(r.chunks(), "chunk", "chunks") + ", footer present)\n";
   } else {
-    out += "damage: " + r.error_kind() + ": " + r.error() + " (everything above was read before it)\n";
+    out +=
+        "damage: " + r.error_kind() + ": " + r.error() + " (everything above was read before it)\n";
   }
   emit(out);
 }

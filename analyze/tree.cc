@@ -12,11 +12,9 @@
 namespace proctape {
 namespace {
 
-constexpr std::uint32_t kMaxIndent = 100;   // tree levels drawn in text
+constexpr std::uint32_t kMaxIndent = 100;  // tree levels drawn in text
 
-std::string KernelThreads(std::uint64_t n) {
-  return Plural(n, "kernel thread", "kernel threads");
-}
+std::string KernelThreads(std::uint64_t n) { return Plural(n, "kernel thread", "kernel threads"); }
 
 // (pid, start tick) of a resolution's RESOLVED verdict, if it has one.
 bool ResolvedIdentity(const v1::Resolution& r, std::int64_t* pid, std::uint64_t* start) {
@@ -243,7 +241,8 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
           shown.push_back(c);
         }
       }
-      for (auto it = shown.rbegin(); it != shown.rend(); ++it) stack.push_back({*it, item.depth + 1});
+      for (auto it = shown.rbegin(); it != shown.rend(); ++it)
+        stack.push_back({*it, item.depth + 1});
     }
   };
   for (std::size_t r : roots) walk(r, false);
@@ -307,8 +306,8 @@ std::string RenderTreeLines(const v1::TreeReport& r) {
     const v1::ProcessSummary& p = node.process();
     if (node.context()) {
       // Not selected: only where it stands, as the path to what is.
-      line += std::to_string(p.pid()) + (p.identified() ? " " + Quoted(p.comm()) : "") +
-              " (context)";
+      line +=
+          std::to_string(p.pid()) + (p.identified() ? " " + Quoted(p.comm()) : "") + " (context)";
     } else {
       line += std::to_string(p.pid()) + " " + ProcessFacts(p);
     }

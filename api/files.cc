@@ -65,7 +65,8 @@ Error WriteFingerprintFile(const std::string& path, const Fingerprint& fingerpri
            ErrorOnly out;
            const v1::RootFingerprint taken = detail::ToProto(fingerprint);
            if (std::string why = FingerprintProblem(taken); !why.empty()) {
-             out.error = Fail(ErrorCode::kInvalidArgument, "the fingerprint cannot be used: " + why);
+             out.error =
+                 Fail(ErrorCode::kInvalidArgument, "the fingerprint cannot be used: " + why);
              return out;
            }
            OutputRequest request;
@@ -76,9 +77,9 @@ Error WriteFingerprintFile(const std::string& path, const Fingerprint& fingerpri
            OutputError refused;
            std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
            if (!output) {
-             out.error = Fail(refused.usage ? ErrorCode::kInvalidArgument
-                                            : ErrorCode::kRecordRefused,
-                              refused.message);
+             out.error =
+                 Fail(refused.usage ? ErrorCode::kInvalidArgument : ErrorCode::kRecordRefused,
+                      refused.message);
              return out;
            }
            std::string error;
@@ -99,9 +100,7 @@ FingerprintResult ReadFingerprintFile(const std::string& path) noexcept {
       case FingerprintFile::Problem::kNone:
         out.fingerprint = detail::FromProto(file.fingerprint);
         break;
-      case FingerprintFile::Problem::kFormat:
-        out.error = detail::FromFormat(file.format);
-        break;
+      case FingerprintFile::Problem::kFormat: out.error = detail::FromFormat(file.format); break;
       case FingerprintFile::Problem::kNotAFingerprint:
         out.error = Fail(ErrorCode::kNotAFingerprint, file.error);
         break;
@@ -130,8 +129,7 @@ FileSummary ReadFile(const std::string& path) noexcept {
     out.frames = snap.frames.size();
     out.processes = snap.process_count;
     out.observations = snap.observation_count;
-    out.environ_kept =
-        snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
+    out.environ_kept = snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
     // A recorded verdict's evidence may quote the token: masked, as every
     // view shows it (replay/token_mask.h).
     const TokenMask mask = TokenMask::Of(snap);
@@ -139,8 +137,10 @@ FileSummary ReadFile(const std::string& path) noexcept {
       mask.Mask(&r);
       RecordedCheck& check = out.checks.emplace_back();
       check.liveness = r.has_liveness();
-      if (check.liveness) check.liveness_verdict = FromProtoLiveness(r.liveness_verdict());
-      else check.verdict = FromProtoVerdict(r.verdict(), r, snap.header);
+      if (check.liveness)
+        check.liveness_verdict = FromProtoLiveness(r.liveness_verdict());
+      else
+        check.verdict = FromProtoVerdict(r.verdict(), r, snap.header);
       check.observations = r.observation_count();
     }
     for (const v1::RootFingerprint& f : snap.fingerprints) {

@@ -81,15 +81,15 @@ FingerprintResult TakeFingerprint(std::int64_t root_pid, const std::string& exe_
     TakenFingerprint taken = proctape::TakeFingerprint(*live, root_pid, exe_path, boot_id);
     if (!taken.root.resolved()) {
       out.root_status = static_cast<Status>(taken.root.status);
-      out.error = Fail(ErrorCode::kRoot, "root " + std::to_string(root_pid) +
-                                             " cannot be fingerprinted: " +
-                                             std::string(StatusName(out.root_status)) + ": " +
-                                             EscapeBytes(taken.root.detail, 1024));
+      out.error = Fail(ErrorCode::kRoot,
+                       "root " + std::to_string(root_pid) +
+                           " cannot be fingerprinted: " + std::string(StatusName(out.root_status)) +
+                           ": " + EscapeBytes(taken.root.detail, 1024));
       return out;
     }
     if (!taken.exe.ok()) {
-      out.error = Fail(ErrorCode::kExe, "cannot attest " + Escaped(exe_path) + ": " +
-                                            std::strerror(taken.exe.err));
+      out.error = Fail(ErrorCode::kExe,
+                       "cannot attest " + Escaped(exe_path) + ": " + std::strerror(taken.exe.err));
       return out;
     }
     out.fingerprint = detail::FromProto(taken.fingerprint);
@@ -103,15 +103,15 @@ ResolveResult Resolve(const Request& request, const Fingerprint& fingerprint,
     ResolveResult out;
     // The CLI's ranges (proctape resolve --deadline-ms, --byte-budget).
     if (request.deadline_ms < 0 || request.deadline_ms > 3'600'000) {
-      out.error = Fail(ErrorCode::kInvalidArgument,
-                       "deadline_ms " + std::to_string(request.deadline_ms) +
-                           " is outside 0..3600000");
+      out.error =
+          Fail(ErrorCode::kInvalidArgument,
+               "deadline_ms " + std::to_string(request.deadline_ms) + " is outside 0..3600000");
       return out;
     }
     if (request.byte_budget < 1 || request.byte_budget > (std::uint64_t{1} << 40)) {
-      out.error = Fail(ErrorCode::kInvalidArgument,
-                       "byte_budget " + std::to_string(request.byte_budget) +
-                           " is outside 1..1099511627776");
+      out.error =
+          Fail(ErrorCode::kInvalidArgument, "byte_budget " + std::to_string(request.byte_budget) +
+                                                " is outside 1..1099511627776");
       return out;
     }
     const v1::RootFingerprint taken = detail::ToProto(fingerprint);
@@ -140,17 +140,15 @@ ResolveResult Resolve(const Request& request, const Fingerprint& fingerprint,
     FrameSource frames;
     frames.pid_ns = [proc](std::int64_t pid) { return proc->PidNamespace(pid); };
     frames.open_workers = [&options] {
-      return OpenScanWorkers(options.proc_root, options.scan_threads == 0
-                                                    ? DefaultScanThreads()
-                                                    : options.scan_threads);
+      return OpenScanWorkers(options.proc_root, options.scan_threads == 0 ? DefaultScanThreads()
+                                                                          : options.scan_threads);
     };
     return detail::ResolveRecorded(*live, std::move(core), taken, record.when, std::move(output),
                                    frames, std::move(header));
   });
 }
 
-LivenessResult CheckLiveness(const ProcessIdentity& identity,
-                             const LiveOptions& options) noexcept {
+LivenessResult CheckLiveness(const ProcessIdentity& identity, const LiveOptions& options) noexcept {
   return Guard<LivenessResult>([&] {
     LivenessResult out;
     auto live = OpenProc(options, &out.error);
@@ -168,10 +166,9 @@ LivenessResult CheckLiveness(const ProcessIdentity& identity,
       const std::string boot_id = BootId(options, &out.error);
       if (boot_id.empty()) return out;
       if (std::string other = OtherBoot(checked.boot_id, boot_id); !other.empty()) {
-        out.error = Fail(ErrorCode::kOtherBoot, "pid " + std::to_string(identity.pid) +
-                                                    ", start tick " +
-                                                    std::to_string(identity.start_ticks) +
-                                                    " is " + other);
+        out.error =
+            Fail(ErrorCode::kOtherBoot, "pid " + std::to_string(identity.pid) + ", start tick " +
+                                            std::to_string(identity.start_ticks) + " is " + other);
         return out;
       }
     }

@@ -35,7 +35,8 @@
 static const struct {
   const char *name;
   size_t bound;
-} kFiles[] = {{"stat", 4096}, {"cmdline", 65536}, {"environ", 65536}, {"status", 16384}, {"cgroup", 4096}};
+} kFiles[] = {
+    {"stat", 4096}, {"cmdline", 65536}, {"environ", 65536}, {"status", 16384}, {"cgroup", 4096}};
 enum { kFiveReadFiles = 4, kAllFiles = 5 }; /* files read without / with --all */
 
 static char buffer[65536 + 1];
@@ -118,6 +119,7 @@ int main(int argc, char **argv) {
   }
   closedir(dir);
   close(proc_fd);
-  printf("processes=%lu bytes=%llu errors=%lu truncated=%lu\n", processes, bytes, errors, truncated);
+  printf("processes=%lu bytes=%llu errors=%lu truncated=%lu\n", processes, bytes, errors,
+         truncated);
   return 0;
 }

@@ -167,13 +167,19 @@ int Main(int argc, char** argv) {
         case kRecord:
           run = RunRecordLive(*live, request, token_entry, record_path, child.pid());
           break;
-        case kLib: run = RunLibrary(lib_fingerprint.fingerprint, token, no_record, child.pid()); break;
+        case kLib:
+          run = RunLibrary(lib_fingerprint.fingerprint, token, no_record, child.pid());
+          break;
         case kLibOnFailure:
           run = RunLibrary(lib_fingerprint.fingerprint, token, on_failure, child.pid());
           break;
       }
       if (r < warmup) continue;
-      (m == kPlain ? plain : m == kTape ? tape : m == kRecord ? record : m == kLib ? lib : lib_onfail)
+      (m == kPlain    ? plain
+       : m == kTape   ? tape
+       : m == kRecord ? record
+       : m == kLib    ? lib
+                      : lib_onfail)
           .push_back(run);
     }
   }
@@ -197,7 +203,8 @@ int Main(int argc, char** argv) {
   const double tape_resolve_round = Median(Ratios(tape, plain, &Run::resolve_ns));
   const double obs = Median(Column(tape, [](const Run& x) { return double(x.observations); }));
   const double tape_bytes = Median(Column(tape, [](const Run& x) { return double(x.bytes); }));
-  const double bytes_read = Median(Column(plain, [](const Run& x) { return double(x.bytes_read); }));
+  const double bytes_read =
+      Median(Column(plain, [](const Run& x) { return double(x.bytes_read); }));
   auto med = [&ms](const std::vector<Run>& runs, std::int64_t Run::*field) {
     return ms(Median(Column(runs, [field](const Run& x) { return double(x.*field); })));
   };
@@ -210,7 +217,8 @@ int Main(int argc, char** argv) {
   double record_ms = 0, record_resolve_ms = 0, record_round = 0, record_bytes = 0;
   if (frames) {
     record_ms = ms(Median(Column(record, [](const Run& x) { return double(x.wall_ns); })));
-    record_resolve_ms = ms(Median(Column(record, [](const Run& x) { return double(x.resolve_ns); })));
+    record_resolve_ms =
+        ms(Median(Column(record, [](const Run& x) { return double(x.resolve_ns); })));
     record_round = Median(Ratios(record, plain, &Run::wall_ns));
     record_bytes = Median(Column(record, [](const Run& x) { return double(x.bytes); }));
   }
@@ -222,9 +230,10 @@ int Main(int argc, char** argv) {
   const double lib_cpu_ms = med(lib, &Run::cpu_ns);
   const double lib_onfail_cpu_ms = med(lib_onfail, &Run::cpu_ns);
 
-  std::printf("record_overhead: %zu processes on the host at the start, %zu at the end, %.0f "
-              "listed by the resolver (median); %d rounds (+%d warm-up), files in %s\n",
-              processes, processes_after, listed, rounds, warmup, dir.c_str());
+  std::printf(
+      "record_overhead: %zu processes on the host at the start, %zu at the end, %.0f "
+      "listed by the resolver (median); %d rounds (+%d warm-up), files in %s\n",
+      processes, processes_after, listed, rounds, warmup, dir.c_str());
   std::printf("  plain resolve           median %9.2f ms   (%.0f /proc bytes read; CPU %.2f ms)\n",
               plain_ms, bytes_read, plain_cpu_ms);
   std::printf("  tape (create..finish)   median %9.2f ms   x%.2f of plain (per round x%.2f)\n",
@@ -235,16 +244,19 @@ int Main(int argc, char** argv) {
               tape_cpu_ms / plain_cpu_ms, tape_resolve_cpu_ms, tape_resolve_cpu_ms / plain_cpu_ms);
   std::printf("    %.0f observations per resolution, %.0f bytes written (%.1f B/observation)\n",
               obs, tape_bytes, obs > 0 ? tape_bytes / obs : 0.0);
-  std::printf("  library Resolve (never)  median %9.2f ms   x%.2f of plain (per round x%.2f); "
-              "CPU %.2f ms\n",
-              lib_ms, lib_ms / plain_ms, lib_plain_round, lib_cpu_ms);
-  std::printf("  library Resolve (on failure, RESOLVED: nothing written) median %9.2f ms   x%.2f "
-              "of never (per round x%.2f); CPU %.2f ms\n",
-              lib_onfail_ms, lib_onfail_ms / lib_ms, lib_onfail_round, lib_onfail_cpu_ms);
+  std::printf(
+      "  library Resolve (never)  median %9.2f ms   x%.2f of plain (per round x%.2f); "
+      "CPU %.2f ms\n",
+      lib_ms, lib_ms / plain_ms, lib_plain_round, lib_cpu_ms);
+  std::printf(
+      "  library Resolve (on failure, RESOLVED: nothing written) median %9.2f ms   x%.2f "
+      "of never (per round x%.2f); CPU %.2f ms\n",
+      lib_onfail_ms, lib_onfail_ms / lib_ms, lib_onfail_round, lib_onfail_cpu_ms);
   if (frames) {
-    std::printf("  resolve --record (2 frames + tape) median %9.2f ms   x%.2f of plain "
-                "(per round x%.2f); Resolve inside it %.2f ms; %.0f bytes written\n",
-                record_ms, record_ms / plain_ms, record_round, record_resolve_ms, record_bytes);
+    std::printf(
+        "  resolve --record (2 frames + tape) median %9.2f ms   x%.2f of plain "
+        "(per round x%.2f); Resolve inside it %.2f ms; %.0f bytes written\n",
+        record_ms, record_ms / plain_ms, record_round, record_resolve_ms, record_bytes);
   }
   std::printf(
       "RESULT processes=%zu processes_after=%zu listed=%.0f rounds=%d plain_ms=%.3f tape_ms=%.3f tape_ratio=%.3f "
@@ -254,9 +266,9 @@ int Main(int argc, char** argv) {
       "record_bytes=%.0f plain_cpu_ms=%.3f tape_cpu_ms=%.3f tape_resolve_cpu_ms=%.3f "
       "record_cpu_ms=%.3f lib_ms=%.3f lib_plain_round_ratio=%.3f lib_onfail_ms=%.3f "
       "lib_onfail_ratio=%.3f lib_onfail_round_ratio=%.3f lib_cpu_ms=%.3f lib_onfail_cpu_ms=%.3f\n",
-      processes, processes_after, listed, rounds, plain_ms, tape_ms, tape_ms / plain_ms, tape_round, tape_resolve_ms,
-      tape_resolve_ms / plain_ms, tape_resolve_round, obs, tape_bytes, bytes_read, record_ms,
-      frames ? record_ms / plain_ms : 0.0, record_round, record_resolve_ms, record_bytes,
+      processes, processes_after, listed, rounds, plain_ms, tape_ms, tape_ms / plain_ms, tape_round,
+      tape_resolve_ms, tape_resolve_ms / plain_ms, tape_resolve_round, obs, tape_bytes, bytes_read,
+      record_ms, frames ? record_ms / plain_ms : 0.0, record_round, record_resolve_ms, record_bytes,
       plain_cpu_ms, tape_cpu_ms, tape_resolve_cpu_ms, record_cpu_ms, lib_ms, lib_plain_round,
       lib_onfail_ms, lib_onfail_ms / lib_ms, lib_onfail_round, lib_cpu_ms, lib_onfail_cpu_ms);
 

@@ -83,10 +83,14 @@ class SleepChild {
   explicit SleepChild(const std::string& token) {
     std::vector<std::string> env = {
         "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-        "HOME=/home/runner", "CI=true", "GITHUB_ACTIONS=true",
+        "HOME=/home/runner",
+        "CI=true",
+        "GITHUB_ACTIONS=true",
         "GITHUB_WORKSPACE=/home/runner/work/proctape/proctape",
-        "RUNNER_TEMP=/home/runner/work/_temp", "LANG=C.UTF-8",
-        "ACTIONS_RUNTIME_TOKEN=" + RandomHex(256), "PROCTAPE_TOKEN=" + token};
+        "RUNNER_TEMP=/home/runner/work/_temp",
+        "LANG=C.UTF-8",
+        "ACTIONS_RUNTIME_TOKEN=" + RandomHex(256),
+        "PROCTAPE_TOKEN=" + token};
     std::vector<char*> cenv;
     for (std::string& e : env) cenv.push_back(e.data());
     cenv.push_back(nullptr);
@@ -108,7 +112,10 @@ class SleepChild {
     }
     g_child = pid_ = pid;
     // Ready once the exec is done: /proc/PID/cmdline is the sleep's.
-    const std::string cmdline("/bin/sleep\0" "120\0", 15);
+    const std::string cmdline(
+        "/bin/sleep\0"
+        "120\0",
+        15);
     const std::string path = "/proc/" + std::to_string(pid_) + "/cmdline";
     for (std::int64_t until = MonoNs() + 5'000'000'000; ReadWhole(path) != cmdline;) {
       if (MonoNs() > until) Die("the sleep child did not exec within 5 s");

@@ -25,9 +25,9 @@
 namespace proctape::bench {
 
 struct Run {
-  std::int64_t wall_ns = 0;      // the whole mode
-  std::int64_t resolve_ns = 0;   // the Resolve call alone
-  std::int64_t cpu_ns = 0;       // process CPU time of the whole mode
+  std::int64_t wall_ns = 0;         // the whole mode
+  std::int64_t resolve_ns = 0;      // the Resolve call alone
+  std::int64_t cpu_ns = 0;          // process CPU time of the whole mode
   std::int64_t resolve_cpu_ns = 0;  // thread CPU time of the Resolve call
   std::uint64_t observations = 0;
   std::uint64_t bytes = 0;       // file bytes written
@@ -55,8 +55,8 @@ inline Run RunPlain(ProcfsEvidence& live, const Request& request, pid_t want) {
   return out;
 }
 
-inline Run RunTape(ProcfsEvidence& live, const Request& request,
-                   const std::string& token_entry, const std::string& path, pid_t want) {
+inline Run RunTape(ProcfsEvidence& live, const Request& request, const std::string& token_entry,
+                   const std::string& path, pid_t want) {
   Run out;
   std::int64_t c0 = ProcessCpuNs();
   std::int64_t t0 = MonoNs();

@@ -167,7 +167,8 @@ int Main(int argc, char** argv) {
   if (rounds < 1 || warmup < 0) Die("--rounds must be >= 1 and --warmup >= 0");
   bool made_dir = false;
   if (dir.empty()) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "proctape-replay-bench.XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "proctape-replay-bench.XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) Die("mkdtemp failed");
     dir = tmpl;
     made_dir = true;
@@ -178,8 +179,8 @@ int Main(int argc, char** argv) {
   Recorded resolved = Record(dir + "/resolved.ptape", procs, true, v1::Verdict::RESOLVED);
   Recorded retry = Record(dir + "/retry.ptape", procs, false, v1::Verdict::NO_MATCH);
   const v1::Verdict& rv = retry.snapshot.resolutions[0].verdict();
-  std::int64_t retry_virtual_ns = retry.snapshot.resolutions[0].end_mono_ns() -
-                                  retry.snapshot.resolutions[0].start_mono_ns();
+  std::int64_t retry_virtual_ns =
+      retry.snapshot.resolutions[0].end_mono_ns() - retry.snapshot.resolutions[0].start_mono_ns();
 
   // Modes: 0 memory, 1 tape, 2 frames; of the resolved (0..2) and retry
   // (3..5) recordings. Each round runs all six, the first rotating.
@@ -214,29 +215,30 @@ int Main(int argc, char** argv) {
 
   std::printf("host: %lld processes (%lld idle workers); files in %s\n", hosts,
               static_cast<long long>(procs), dir.c_str());
-  std::printf("resolved: RESOLVED, %d attempt, %llu observations; file %llu bytes; "
-              "recorded in %.3f s, read back in %.3f s\n",
-              static_cast<int>(resolved.snapshot.resolutions[0].verdict().attempts()),
-              static_cast<unsigned long long>(resolved.observations),
-              static_cast<unsigned long long>(resolved.file_bytes), resolved.record_s,
-              resolved.read_s);
-  std::printf("retry:    %s, %u attempts over %.3f s (virtual), %llu observations; file %llu "
-              "bytes; recorded in %.3f s, read back in %.3f s\n",
-              v1::Verdict::Status_Name(rv.status()).c_str(), rv.attempts(),
-              static_cast<double>(retry_virtual_ns) / 1e9,
-              static_cast<unsigned long long>(retry.observations),
-              static_cast<unsigned long long>(retry.file_bytes), retry.record_s, retry.read_s);
-  std::printf("medians over %d rounds (after %d warm-up); wall [min..max], CPU:\n", rounds,
-              warmup);
+  std::printf(
+      "resolved: RESOLVED, %d attempt, %llu observations; file %llu bytes; "
+      "recorded in %.3f s, read back in %.3f s\n",
+      static_cast<int>(resolved.snapshot.resolutions[0].verdict().attempts()),
+      static_cast<unsigned long long>(resolved.observations),
+      static_cast<unsigned long long>(resolved.file_bytes), resolved.record_s, resolved.read_s);
+  std::printf(
+      "retry:    %s, %u attempts over %.3f s (virtual), %llu observations; file %llu "
+      "bytes; recorded in %.3f s, read back in %.3f s\n",
+      v1::Verdict::Status_Name(rv.status()).c_str(), rv.attempts(),
+      static_cast<double>(retry_virtual_ns) / 1e9,
+      static_cast<unsigned long long>(retry.observations),
+      static_cast<unsigned long long>(retry.file_bytes), retry.record_s, retry.read_s);
+  std::printf("medians over %d rounds (after %d warm-up); wall [min..max], CPU:\n", rounds, warmup);
   for (int m = 0; m < kModes; ++m) {
     std::printf("  %s %10.3f ms [%.3f..%.3f]  CPU %10.3f ms\n", names[m],
                 series[m].MedianWall() * 1e3, series[m].Min() * 1e3, series[m].Max() * 1e3,
                 series[m].MedianCpu() * 1e3);
   }
-  std::printf("tape replay: resolved %.0f observations/s (CPU: %.0f), %.1f resolutions/s; "
-              "retry %.0f observations/s (CPU: %.0f); targets >= 1000000 observations/s, "
-              "5 s loop < 50 ms\n",
-              res_obs_s, res_obs_cpu, 1 / res_tape, ret_obs_s, ret_obs_cpu);
+  std::printf(
+      "tape replay: resolved %.0f observations/s (CPU: %.0f), %.1f resolutions/s; "
+      "retry %.0f observations/s (CPU: %.0f); targets >= 1000000 observations/s, "
+      "5 s loop < 50 ms\n",
+      res_obs_s, res_obs_cpu, 1 / res_tape, ret_obs_s, ret_obs_cpu);
   std::printf("frame model: %llu calls (resolved), %llu calls (retry)\n",
               static_cast<unsigned long long>(frame_calls[0]),
               static_cast<unsigned long long>(frame_calls[1]));
@@ -253,9 +255,8 @@ int Main(int argc, char** argv) {
       static_cast<unsigned long long>(retry.observations), ret_tape * 1e3,
       series[4].MedianCpu() * 1e3, ret_obs_s, series[3].MedianWall() * 1e3,
       series[5].MedianWall() * 1e3, static_cast<unsigned long long>(resolved.file_bytes),
-      static_cast<unsigned long long>(retry.file_bytes), retry.read_s,
-      series[0].MedianCpu() * 1e3, series[3].MedianCpu() * 1e3,
-      static_cast<double>(retry.observations) / series[3].MedianCpu());
+      static_cast<unsigned long long>(retry.file_bytes), retry.read_s, series[0].MedianCpu() * 1e3,
+      series[3].MedianCpu() * 1e3, static_cast<double>(retry.observations) / series[3].MedianCpu());
   if (!keep) {
     std::error_code ec;
     std::filesystem::remove(resolved.path, ec);

@@ -31,8 +31,7 @@ inline std::string Stat(std::int64_t pid, const std::string& comm, char state, s
                         std::uint64_t start) {
   std::string p = std::to_string(pid);
   std::string s = p + " (" + comm + ") " + state + " " + std::to_string(ppid) + " " + p + " " +
-                  std::to_string(kShell) +
-                  " 34816 " + p + " 4194560 1183 0 0 0 3 1 0 0 20 0 1 0 " +
+                  std::to_string(kShell) + " 34816 " + p + " 4194560 1183 0 0 0 3 1 0 0 20 0 1 0 " +
                   std::to_string(start) +
                   " 2637824 221 18446744073709551615 94343036166144 94343036178977 "
                   "140726600262224 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 94343036189296 "
@@ -44,12 +43,11 @@ inline std::string Stat(std::int64_t pid, const std::string& comm, char state, s
 inline std::string Status(std::int64_t pid, const std::string& comm, char state,
                           std::int64_t ppid) {
   std::string p = std::to_string(pid);
-  return "Name:\t" + comm + "\nUmask:\t0022\nState:\t" + state +
-         " (sleeping)\nTgid:\t" + p + "\nNgid:\t0\nPid:\t" + p + "\nPPid:\t" +
-         std::to_string(ppid) +
+  return "Name:\t" + comm + "\nUmask:\t0022\nState:\t" + state + " (sleeping)\nTgid:\t" + p +
+         "\nNgid:\t0\nPid:\t" + p + "\nPPid:\t" + std::to_string(ppid) +
          "\nTracerPid:\t0\nUid:\t1001\t1001\t1001\t1001\nGid:\t1001\t1001\t1001\t1001\n"
-         "FDSize:\t64\nGroups:\t4 24 27 30 46 100 118 1001 \nNStgid:\t" + p + "\nNSpid:\t" + p +
-         "\nNSpgid:\t" + p + "\nNSsid:\t" + std::to_string(kShell) +
+         "FDSize:\t64\nGroups:\t4 24 27 30 46 100 118 1001 \nNStgid:\t" +
+         p + "\nNSpid:\t" + p + "\nNSpgid:\t" + p + "\nNSsid:\t" + std::to_string(kShell) +
          "\nKthread:\t0\nVmPeak:\t    2576 kB\nVmSize:\t    2576 kB\nVmLck:\t       0 kB\n"
          "VmPin:\t       0 kB\nVmHWM:\t     884 kB\nVmRSS:\t     884 kB\nRssAnon:\t      84 kB\n"
          "RssFile:\t     800 kB\nRssShmem:\t       0 kB\nVmData:\t     224 kB\n"
@@ -90,7 +88,8 @@ inline void Add(MemoryEvidence& host, std::int64_t pid, std::int64_t ppid, std::
   MemoryEvidence::Process& p = host.AddProcess(pid, ppid, start, comm, argv, env, exe);
   p.files[ProcFile::kStat] = StoredRead{0, Stat(pid, comm, 'S', ppid, start), false};
   p.files[ProcFile::kStatus] = StoredRead{0, Status(pid, comm, 'S', ppid), false};
-  p.files[ProcFile::kCgroup] = StoredRead{0, "0::/user.slice/user-1001.slice/session-4.scope\n", false};
+  p.files[ProcFile::kCgroup] =
+      StoredRead{0, "0::/user.slice/user-1001.slice/session-4.scope\n", false};
 }
 
 // The host: a shell, N idle workers under a spawner, the root and its sandbox.
@@ -104,8 +103,8 @@ inline void BuildHost(MemoryEvidence& host, std::int64_t workers, bool with_slee
   Add(host, 4001, kRoot, 500100, "node", {"node", "mcp-server.js"}, CiEnviron(0),
       Identity{0, 0x803, 501});
   Add(host, 4100, kRoot, 510000, "bwrap",
-      {"bwrap", "--unshare-pid", "--", "/bin/sh", "-c", "echo $$ >m; exec sleep 120"},
-      CiEnviron(0), Identity{0, 0x803, 600});
+      {"bwrap", "--unshare-pid", "--", "/bin/sh", "-c", "echo $$ >m; exec sleep 120"}, CiEnviron(0),
+      Identity{0, 0x803, 600});
   Add(host, 4101, 4100, 510001, "bwrap", {"bwrap"}, {}, Identity{0, 0x803, 600});
   std::vector<std::string> sandbox_env = CiEnviron(0);
   sandbox_env.push_back("PROCTAPE_TOKEN=" + kToken);

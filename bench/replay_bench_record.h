@@ -102,8 +102,8 @@ inline Recorded Record(const std::string& path, std::int64_t workers, bool with_
   out.file_bytes = writer->bytes_written();
   out.record_s = static_cast<double>(MonoNs() - t0) / 1e9;
   if (resolution.verdict().status() != want) {
-    Die("recorded " + v1::Verdict::Status_Name(resolution.verdict().status()) + " (" +
-        v.detail + "), wanted " + v1::Verdict::Status_Name(want));
+    Die("recorded " + v1::Verdict::Status_Name(resolution.verdict().status()) + " (" + v.detail +
+        "), wanted " + v1::Verdict::Status_Name(want));
   }
   out.observations = recorder.observations();
 

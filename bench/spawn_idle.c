@@ -183,12 +183,16 @@ static char **build_env(int variant, size_t *count, size_t *bytes) {
   env[n++] = xasprintf("RUNNER_TOOL_CACHE=/opt/hostedtoolcache");
   env[n++] = xasprintf("RUNNER_WORKSPACE=/home/runner/work/proctape");
   env[n++] = xasprintf("ImageOS=ubuntu22");
-  env[n++] = xasprintf("ACTIONS_RUNTIME_URL=https://pipelines.actions.githubusercontent.com/%s/", runtime);
+  env[n++] =
+      xasprintf("ACTIONS_RUNTIME_URL=https://pipelines.actions.githubusercontent.com/%s/", runtime);
   env[n++] = xasprintf("ACTIONS_RUNTIME_TOKEN=eyJ%s.eyJ%s.%s", tok_h, tok_p, tok_s);
-  env[n++] = xasprintf("ACTIONS_CACHE_URL=https://artifactcache.actions.githubusercontent.com/%s/", cache);
-  env[n++] = xasprintf("ACTIONS_ID_TOKEN_REQUEST_URL=https://pipelines.actions.githubusercontent.com/"
-                       "%s/00000000-0000-0000-0000-000000000000/_apis/distributedtask/hubs/build/plans/"
-                       "%s/jobs/%s/idtoken?api-version=2.0", runtime, u_id, u_id);
+  env[n++] =
+      xasprintf("ACTIONS_CACHE_URL=https://artifactcache.actions.githubusercontent.com/%s/", cache);
+  env[n++] = xasprintf(
+      "ACTIONS_ID_TOKEN_REQUEST_URL=https://pipelines.actions.githubusercontent.com/"
+      "%s/00000000-0000-0000-0000-000000000000/_apis/distributedtask/hubs/build/plans/"
+      "%s/jobs/%s/idtoken?api-version=2.0",
+      runtime, u_id, u_id);
   env[n++] = xasprintf("CC=gcc");
   env[n++] = xasprintf("CFLAGS=-O2 -g -fstack-protector-strong -D_FORTIFY_SOURCE=2");
   env[n++] = xasprintf("MAKEFLAGS=-j2");
@@ -258,8 +262,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc != 3) {
-    fprintf(stderr, "usage: spawn_idle N WORKER   (hold stdin open; EOF, SIGTERM or SIGINT ends the workers)\n"
-                    "       spawn_idle --show-env V\n");
+    fprintf(
+        stderr,
+        "usage: spawn_idle N WORKER   (hold stdin open; EOF, SIGTERM or SIGINT ends the workers)\n"
+        "       spawn_idle --show-env V\n");
     return 2;
   }
   char *end;
@@ -292,7 +298,8 @@ int main(int argc, char **argv) {
   for (int v = 0; v < VARIANTS; v++) {
     size_t count, bytes;
     envs[v] = build_env(v, &count, &bytes);
-    if (v == 0) fprintf(stderr, "spawn_idle: environment: %zu variables, %zu bytes\n", count, bytes);
+    if (v == 0)
+      fprintf(stderr, "spawn_idle: environment: %zu variables, %zu bytes\n", count, bytes);
   }
 
   pids = calloc((size_t)n, sizeof(pid_t));
@@ -341,8 +348,10 @@ int main(int argc, char **argv) {
 
   /* Wait until every worker has exec'd (or failed to). */
   while (ready + failed < n) {
-    if (now_s() - t0 > READY_TIMEOUT_S) fail("only %ld of %ld workers ready after %d s", ready, n, READY_TIMEOUT_S);
-    struct pollfd p[3] = {{.fd = rfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}, {.fd = 0, .events = POLLIN}};
+    if (now_s() - t0 > READY_TIMEOUT_S)
+      fail("only %ld of %ld workers ready after %d s", ready, n, READY_TIMEOUT_S);
+    struct pollfd p[3] = {
+        {.fd = rfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}, {.fd = 0, .events = POLLIN}};
     if (poll(p, 3, 1000) < 0 && errno != EINTR) fail("poll: %s", strerror(errno));
     if (p[1].revents) fail("signal received while waiting for workers");
     if (p[2].revents && stdin_ended(0)) fail("standard input closed while waiting for workers");
@@ -357,8 +366,8 @@ int main(int argc, char **argv) {
     }
   }
   if (failed > 0) fail("%ld of %ld workers failed to exec %s", failed, n, worker);
-  fprintf(stderr, "spawn_idle: %ld workers ready (forked in %.2f s, all exec'd in %.2f s)\n", n, t1 - t0,
-          now_s() - t0);
+  fprintf(stderr, "spawn_idle: %ld workers ready (forked in %.2f s, all exec'd in %.2f s)\n", n,
+          t1 - t0, now_s() - t0);
 
   for (long i = 0; i < started; i++) printf("%ld\n", (long)pids[i]);
   printf("ready %ld\n", n);

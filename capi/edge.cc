@@ -76,8 +76,8 @@ void FromLiveness(const api::LivenessVerdict& in, proctape_liveness_verdict* out
   *out = proctape_liveness_verdict{};
   out->status = static_cast<int>(in.status);
   // The reason exists for ERROR alone: otherwise none, not a real-looking status.
-  out->reason = in.status == api::Liveness::kError ? static_cast<int>(in.reason)
-                                                   : PROCTAPE_VERDICT_NONE;
+  out->reason =
+      in.status == api::Liveness::kError ? static_cast<int>(in.reason) : PROCTAPE_VERDICT_NONE;
   CopyText(out->state, in.state);
   CopyText(out->detail, in.detail);
   out->err = in.err;

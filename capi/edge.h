@@ -20,7 +20,8 @@ void CopyText(char (&dst)[N], const std::string& s) noexcept {
 }
 
 // Sets *err (when not null) and returns the status.
-proctape_status Report(proctape_error* err, proctape_status status, const std::string& message) noexcept;
+proctape_status Report(proctape_error* err, proctape_status status,
+                       const std::string& message) noexcept;
 proctape_status Report(proctape_error* err, const api::Error& error) noexcept;
 
 api::LiveOptions ToOptions(const proctape_options* options);

@@ -28,9 +28,11 @@ const char* Named(const char* const (&names)[N], int value) noexcept {
   return value >= 0 && static_cast<std::size_t>(value) < N ? names[value] : "UNKNOWN";
 }
 constexpr const char* kStatusNames[] = {
-    "OK", "INVALID_ARGUMENT", "PROC", "ROOT", "EXE", "OTHER_BOOT", "RECORD_REFUSED",
-    "RECORD_FAILED", "IO", "NOT_PTAPE", "NEWER_VERSION", "TRUNCATED", "CHECKSUM", "CORRUPT",
-    "TOO_LARGE", "NOT_A_FINGERPRINT", "INTERNAL", "NOT_PINNED"};
+    "OK",       "INVALID_ARGUMENT", "PROC",           "ROOT",
+    "EXE",      "OTHER_BOOT",       "RECORD_REFUSED", "RECORD_FAILED",
+    "IO",       "NOT_PTAPE",        "NEWER_VERSION",  "TRUNCATED",
+    "CHECKSUM", "CORRUPT",          "TOO_LARGE",      "NOT_A_FINGERPRINT",
+    "INTERNAL", "NOT_PINNED"};
 constexpr const char* kLivenessNames[] = {"NONE", "ALIVE", "DEAD", "ERROR"};
 constexpr const char* kOutcomeNames[] = {"UNKNOWN", "REPRODUCED", "VERDICT_CHANGED", "DIVERGED"};
 
@@ -130,7 +132,7 @@ proctape_status proctape_fingerprint_take(int64_t root_pid, const char* exe_path
     api::FingerprintResult r = api::TakeFingerprint(root_pid, exe, ToOptions(options));
     if (root_status != nullptr) {  // why the root failed; none for any other outcome
       *root_status = r.error.code == api::ErrorCode::kRoot ? static_cast<int>(r.root_status)
-                                                          : PROCTAPE_VERDICT_NONE;
+                                                           : PROCTAPE_VERDICT_NONE;
     }
     if (r.ok()) FromFingerprint(r.fingerprint, out);
     return Report(err, r.error);
@@ -155,7 +157,8 @@ proctape_status proctape_resolve(const proctape_request* request,
       req.argv.clear();
       for (std::size_t i = 0; i < request->argc; ++i) {
         if (request->argv[i] == nullptr) {
-          return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "argv[" + std::to_string(i) + "] is NULL");
+          return Report(err, PROCTAPE_E_INVALID_ARGUMENT,
+                        "argv[" + std::to_string(i) + "] is NULL");
         }
         req.argv.emplace_back(request->argv[i]);
       }
@@ -165,7 +168,8 @@ proctape_status proctape_resolve(const proctape_request* request,
     api::RecordPolicy policy;
     if (record != nullptr) {
       if (record->when < PROCTAPE_RECORD_NEVER || record->when > PROCTAPE_RECORD_ALWAYS) {
-        return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "record.when is not a proctape_record_when");
+        return Report(err, PROCTAPE_E_INVALID_ARGUMENT,
+                      "record.when is not a proctape_record_when");
       }
       policy.when = static_cast<api::Record>(record->when);
       if (record->path != nullptr) policy.path = record->path;
@@ -187,9 +191,9 @@ proctape_status proctape_liveness_check(const proctape_identity* identity,
     if (identity == nullptr || out == nullptr) {
       return Report(err, PROCTAPE_E_INVALID_ARGUMENT, "identity or out is NULL");
     }
-    const api::ProcessIdentity id{identity->pid, identity->start_ticks,
-                                  std::string(identity->boot_id,
-                                              strnlen(identity->boot_id, sizeof identity->boot_id))};
+    const api::ProcessIdentity id{
+        identity->pid, identity->start_ticks,
+        std::string(identity->boot_id, strnlen(identity->boot_id, sizeof identity->boot_id))};
     api::LivenessResult r = api::CheckLiveness(id, ToOptions(options));
     FromLiveness(r.verdict, out);
     return Report(err, r.error);
@@ -253,7 +257,8 @@ proctape_status proctape_liveness_pidfd(int pidfd, const proctape_options* optio
     long long pid = -1;
     int e = 0;
     if (!PidOf(proc, pidfd, &pid, &e)) {
-      const std::string what = "fdinfo of descriptor " + std::to_string(pidfd) + ": " + ErrnoText(e);
+      const std::string what =
+          "fdinfo of descriptor " + std::to_string(pidfd) + ": " + ErrnoText(e);
       return Report(err, e == ENOENT ? PROCTAPE_E_INVALID_ARGUMENT : PROCTAPE_E_PROC, what);
     }
     if (pid == kNotPidfd) {
@@ -274,8 +279,8 @@ proctape_status proctape_liveness_pidfd(int pidfd, const proctape_options* optio
     if (!ReadSmall(proc + "/" + std::to_string(pid) + "/stat", &stat, &e)) stat.clear();
     long long again = -1;
     if (!PidOf(proc, pidfd, &again, &e)) {
-      return Report(err, PROCTAPE_E_PROC, "fdinfo of descriptor " + std::to_string(pidfd) +
-                                              ": " + ErrnoText(e));
+      return Report(err, PROCTAPE_E_PROC,
+                    "fdinfo of descriptor " + std::to_string(pidfd) + ": " + ErrnoText(e));
     }
     if (again != pid) return dead("the pidfd's process was reaped (Pid: -1)");
     // Still the same pid: the stat read (if any) was this process's.
@@ -288,7 +293,8 @@ proctape_status proctape_liveness_pidfd(int pidfd, const proctape_options* optio
     const char state = stat[paren + 2];
     CopyText(out->state, std::string(1, state));
     if (state == 'Z' || state == 'X' || state == 'x') {
-      return dead("pid " + std::to_string(pid) + " has exited (state " + std::string(1, state) + ")");
+      return dead("pid " + std::to_string(pid) + " has exited (state " + std::string(1, state) +
+                  ")");
     }
     out->status = PROCTAPE_ALIVE;
     out->reason = PROCTAPE_RESOLVED;

@@ -20,7 +20,7 @@ struct TakenFingerprint {
   // or why it cannot be fingerprinted (MISSING_ROOT, UNREADABLE,
   // MALFORMED_RECORD), with the evidence.
   Verdict root;
-  Identity exe;  // the executable's identity, or the errno of its stat
+  Identity exe;                     // the executable's identity, or the errno of its stat
   v1::RootFingerprint fingerprint;  // whole only when ok()
   bool ok() const { return root.resolved() && exe.ok(); }
 };

@@ -29,7 +29,11 @@ class Scanner {
   Scanner(Evidence& evidence, const ScanOptions& options, const PidNamespaceFn& pid_ns,
           const FrameCallbacks& callbacks, std::vector<ScanWorker>* workers,
           const ParallelScanOptions& parallel)
-      : ev_(evidence), o_(options), pid_ns_(pid_ns), cb_(callbacks), workers_(workers),
+      : ev_(evidence),
+        o_(options),
+        pid_ns_(pid_ns),
+        cb_(callbacks),
+        workers_(workers),
         parallel_(parallel) {}
 
   ScanStats Run() {
@@ -124,10 +128,10 @@ class Scanner {
     const std::size_t window =
         parallel_.batches_in_flight > 0 ? parallel_.batches_in_flight : 2 * threads;
     // Items past max_processes are never read (processes == index here).
-    const std::size_t n = static_cast<std::size_t>(
-        std::min<std::uint64_t>(items.size(), o_.max_processes));
-    std::size_t next = 0;            // first item not dispatched
-    std::uint64_t outstanding = 0;   // dispatched, not handed over
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(items.size(), o_.max_processes));
+    std::size_t next = 0;           // first item not dispatched
+    std::uint64_t outstanding = 0;  // dispatched, not handed over
     std::deque<std::unique_ptr<Batch>> in_flight;
     // However this returns (a cut, a failed callback, an exception), the
     // workers are stopped and joined before the batches they write are freed.

@@ -120,17 +120,17 @@ inline constexpr const char* kCutMaxEntries = "max-entries";
 inline constexpr const char* kCutFileLimit = "file-limit";
 
 struct ScanStats {
-  std::uint64_t processes = 0;       // records handed to the callback
-  std::uint64_t bytes_read = 0;      // /proc bytes read (stat pass included)
-  std::string cut_reason;            // "" or one of kCut*
+  std::uint64_t processes = 0;   // records handed to the callback
+  std::uint64_t bytes_read = 0;  // /proc bytes read (stat pass included)
+  std::string cut_reason;        // "" or one of kCut*
   std::int64_t scan_start_mono_ns = 0;
   std::int64_t scan_end_mono_ns = 0;
-  std::uint64_t listed = 0;          // numeric /proc entries listed
-  std::uint64_t skipped_names = 0;   // listed names that are not canonical pids
-  int list_err = 0;                  // errno of the listing itself (no records then)
-  bool root_found = false;           // root mode: the root was listed (walked: its stat was there)
-  bool walked = false;               // root mode: the subtree was walked through children
-  bool sink_failed = false;          // the record callback returned false
+  std::uint64_t listed = 0;         // numeric /proc entries listed
+  std::uint64_t skipped_names = 0;  // listed names that are not canonical pids
+  int list_err = 0;                 // errno of the listing itself (no records then)
+  bool root_found = false;          // root mode: the root was listed (walked: its stat was there)
+  bool walked = false;              // root mode: the subtree was walked through children
+  bool sink_failed = false;         // the record callback returned false
 };
 
 // Identity of /proc/PID/ns/pid (ProcfsEvidence::PidNamespace); may be empty.
@@ -167,8 +167,8 @@ struct ScanWorker {
 };
 
 struct ParallelScanOptions {
-  std::size_t batch = 64;              // consecutive processes per batch (>= 1)
-  std::size_t batches_in_flight = 0;   // read, not yet handed over; 0: 2 per worker
+  std::size_t batch = 64;             // consecutive processes per batch (>= 1)
+  std::size_t batches_in_flight = 0;  // read, not yet handed over; 0: 2 per worker
 };
 
 // ScanFrame with the per-process reads done by one thread per worker (see

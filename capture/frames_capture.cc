@@ -77,8 +77,7 @@ FramesEnd CaptureFrames(const FramePlan& plan, FrameSourceHooks& hooks, Snapshot
   totals->missed_slots = schedule.missed();
   totals->slots = schedule.slot() + 1;
   v1::Footer footer;
-  footer.set_capture_end_mono_ns(hooks.recorded ? hooks.recorded_end_ns
-                                                : hooks.evidence->NowNs());
+  footer.set_capture_end_mono_ns(hooks.recorded ? hooks.recorded_end_ns : hooks.evidence->NowNs());
   if (!writer.Finish(footer)) return FramesEnd::kWriteFailed;
   totals->elapsed_ns = SaturatingSub(hooks.evidence->NowNs(), plan.start_ns);
   return FramesEnd::kFinished;

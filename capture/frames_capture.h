@@ -20,19 +20,19 @@ namespace proctape {
 
 // When frames are taken.
 struct FramePlan {
-  ScanOptions scan;                     // each frame's bounds; scan.root_pid: a subtree
-  std::uint64_t max_frames = 1;         // UINT64_MAX: no ceiling (until_exit alone)
-  std::int64_t start_ns = 0;            // slot k begins at start_ns + k * interval_ns
+  ScanOptions scan;              // each frame's bounds; scan.root_pid: a subtree
+  std::uint64_t max_frames = 1;  // UINT64_MAX: no ceiling (until_exit alone)
+  std::int64_t start_ns = 0;     // slot k begins at start_ns + k * interval_ns
   std::int64_t interval_ns = 0;
-  bool until_exit = false;              // the frame that shows scan.root_pid exited is the last
+  bool until_exit = false;  // the frame that shows scan.root_pid exited is the last
 };
 
 // Where frames come from.
 struct FrameSourceHooks {
   Evidence* evidence = nullptr;
   PidNamespaceFn pid_ns;
-  std::vector<ScanWorker> workers;      // none: the scan runs on this thread
-  ChildrenFn children;                  // optional: a --root scan walks children files
+  std::vector<ScanWorker> workers;  // none: the scan runs on this thread
+  ChildrenFn children;              // optional: a --root scan walks children files
   // Each record before it is written; false stops the frame, and `failed`
   // then says why (an import's damaged side file).
   std::function<bool(v1::ProcessRecord*)> prepare;
@@ -47,17 +47,17 @@ struct FrameSourceHooks {
 // What the frames held, summed.
 struct FrameTotals {
   std::uint64_t frames = 0;
-  std::uint64_t processes = 0;          // process records, over every frame
+  std::uint64_t processes = 0;  // process records, over every frame
   std::uint64_t bytes_read = 0;
   std::uint64_t frames_cut = 0;
-  std::string last_cut;                 // the cut reason of the last cut frame
-  std::uint64_t root_missing = 0;       // frames whose listing did not hold the root
-  bool root_exited = false;             // until_exit: the last frame shows the root exited
-  int list_err = 0;                     // the first listing errno, 0: none
-  int signal = 0;                       // the interrupt that ended it before the last frame
-  std::uint64_t missed_slots = 0;       // FrameSchedule::missed()
-  std::uint64_t slots = 0;              // the slots the schedule went through
-  std::int64_t elapsed_ns = 0;          // from plan.start_ns to the footer
+  std::string last_cut;            // the cut reason of the last cut frame
+  std::uint64_t root_missing = 0;  // frames whose listing did not hold the root
+  bool root_exited = false;        // until_exit: the last frame shows the root exited
+  int list_err = 0;                // the first listing errno, 0: none
+  int signal = 0;                  // the interrupt that ended it before the last frame
+  std::uint64_t missed_slots = 0;  // FrameSchedule::missed()
+  std::uint64_t slots = 0;         // the slots the schedule went through
+  std::int64_t elapsed_ns = 0;     // from plan.start_ns to the footer
 };
 
 enum class FramesEnd {

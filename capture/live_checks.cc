@@ -25,8 +25,10 @@ LiveCheck ResolveCheck(Request* request, std::string exe_path, bool fingerprint_
     if (fingerprint_root) {
       Verdict fingerprint = FingerprintRoot(evidence, request->root_pid);
       fingerprinted = fingerprint.resolved();
-      if (fingerprinted) request->root_start_ticks = fingerprint.start_ticks;
-      else *verdict = fingerprint;
+      if (fingerprinted)
+        request->root_start_ticks = fingerprint.start_ticks;
+      else
+        *verdict = fingerprint;
     }
     if (fingerprinted) *verdict = Resolve(evidence, *request);
     // Late only where a start tick was read late and used: not when the
@@ -59,8 +61,9 @@ std::string ParseBootId(std::string_view given, std::string* error) {
     out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   if (!shaped) {
-    *error = "not a boot id: 36 characters, 8-4-4-4-12 hexadecimal digits, as "
-             "/proc/sys/kernel/random/boot_id holds";
+    *error =
+        "not a boot id: 36 characters, 8-4-4-4-12 hexadecimal digits, as "
+        "/proc/sys/kernel/random/boot_id holds";
     return "";
   }
   return out + "\n";

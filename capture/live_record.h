@@ -28,13 +28,13 @@
 namespace proctape {
 
 struct LiveRecordOptions {
-  std::string path;                        // output file, "-" for standard output: opened
-  bool force = false;                      //   by the calls that take no OutputFile
+  std::string path;    // output file, "-" for standard output: opened
+  bool force = false;  //   by the calls that take no OutputFile
   std::string proc_root = "/proc";
-  std::vector<std::string> command_line;   // stored in the header
-  std::vector<std::string> kept_entries;   // environ entries kept verbatim
-  ScanOptions scan;                        // for the two frames
-  unsigned threads = 0;                    // frame scan threads; 0: DefaultScanThreads()
+  std::vector<std::string> command_line;  // stored in the header
+  std::vector<std::string> kept_entries;  // environ entries kept verbatim
+  ScanOptions scan;                       // for the two frames
+  unsigned threads = 0;                   // frame scan threads; 0: DefaultScanThreads()
 };
 
 // Threads a whole-host frame scan uses by default: the cores the host has
@@ -94,9 +94,9 @@ struct FrameSource {
 
 // What RecordChecks writes around the checks.
 struct RecordPlan {
-  v1::Header header;     // written first, as given (FillHeader)
-  ScanOptions scan;      // the frames' bounds; its keep_environ and kept_entries
-                         //   are the recorder's too
+  v1::Header header;  // written first, as given (FillHeader)
+  ScanOptions scan;   // the frames' bounds; its keep_environ and kept_entries
+                      //   are the recorder's too
   FrameSource frames;
   // false: no frame before the first check (the library's Record::kOnFailure).
   bool frame_before_first = true;

@@ -162,7 +162,8 @@ ReadResult ProcfsEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64
   ReadResult out;
   int fd;
   do {
-    fd = ::openat(proc_fd_, PidPath(pid, ProcFileName(file)).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    fd = ::openat(proc_fd_, PidPath(pid, ProcFileName(file)).c_str(),
+                  O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     out.err = FailedErrno();
@@ -178,7 +179,8 @@ ReadResult ProcfsEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64
       std::uint64_t grown = std::max<std::uint64_t>(4096, 2 * static_cast<std::uint64_t>(got));
       buffer_.resize(static_cast<std::size_t>(std::min(want, grown)));
     }
-    std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(buffer_.size(), want)) - got;
+    std::size_t room =
+        static_cast<std::size_t>(std::min<std::uint64_t>(buffer_.size(), want)) - got;
     ssize_t n = ::read(fd, buffer_.data() + got, room);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
@@ -191,7 +193,8 @@ ReadResult ProcfsEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64
   }
   ::close(fd);
   out.truncated = got > bound;
-  out.data = std::string_view(buffer_.data(), out.truncated ? static_cast<std::size_t>(bound) : got);
+  out.data =
+      std::string_view(buffer_.data(), out.truncated ? static_cast<std::size_t>(bound) : got);
   return out;
 }
 

@@ -67,7 +67,7 @@ class ProcfsEvidence : public Evidence {
  private:
   explicit ProcfsEvidence(int proc_fd) : proc_fd_(proc_fd) {}
   int proc_fd_;
-  std::vector<char> buffer_;  // reused across reads; holds bound + 1 bytes; what a read views
+  std::vector<char> buffer_;        // reused across reads; holds bound + 1 bytes; what a read views
   std::vector<std::string> names_;  // the last listing; what its names view
 };
 

@@ -27,9 +27,9 @@
 namespace proctape {
 
 struct RecorderOptions {
-  bool keep_environ = false;               // store environ values as read
-  std::vector<std::string> kept_entries;   // kept verbatim when redacting
-  std::function<std::int64_t()> clock;     // empty: CLOCK_MONOTONIC
+  bool keep_environ = false;              // store environ values as read
+  std::vector<std::string> kept_entries;  // kept verbatim when redacting
+  std::function<std::int64_t()> clock;    // empty: CLOCK_MONOTONIC
 };
 
 class RecordingEvidence : public Evidence {

@@ -37,7 +37,6 @@
 namespace proctape {
 namespace {
 
-
 // A hostname as a file name component: [A-Za-z0-9._-] kept, anything else
 // (a '/', a control byte, non-ASCII) becomes '_'.
 std::string FileNameSafe(const std::string& name) {
@@ -139,8 +138,8 @@ std::string OutputPath(const CaptureOptions& o, const v1::Header& header) {
          UtcStamp(header.capture_start_realtime_ns()) + ".ptape";
 }
 
-void PrintReport(const CaptureOptions& o, const std::string& shown, FILE* out,
-                 const FrameTotals& t, std::uint64_t bytes_written) {
+void PrintReport(const CaptureOptions& o, const std::string& shown, FILE* out, const FrameTotals& t,
+                 std::uint64_t bytes_written) {
   if (o.json) {
     v1::CaptureReport report;
     report.set_file(EscapedText(shown));
@@ -174,8 +173,8 @@ void PrintNotes(const CaptureOptions& o, const FrameTotals& t) {
   if (t.missed_slots > 0) {
     Note(Plural(t.missed_slots, "interval slot was", "interval slots were") +
          " skipped: a frame started only after its slot's successor had begun (--interval " +
-         std::to_string(o.interval_ms) + " ms; " + Plural(t.frames, "frame", "frames") +
-         " over " + std::to_string(t.slots) + " slots)");
+         std::to_string(o.interval_ms) + " ms; " + Plural(t.frames, "frame", "frames") + " over " +
+         std::to_string(t.slots) + " slots)");
   }
   // The root's exit, or the --frames ceiling with the root still running
   // (an interrupt says so itself).
@@ -195,7 +194,7 @@ void PrintNotes(const CaptureOptions& o, const FrameTotals& t) {
 // The exit status of a finished capture (docs/cli/commands.md): the file is
 // kept in every case. `refused` is the file limit that ended it, if any.
 int CaptureStatus(const CaptureOptions& o, const FrameTotals& t, const std::string& refused,
-           std::uint64_t max_frames, const std::string& shown) {
+                  std::uint64_t max_frames, const std::string& shown) {
   const std::string where = EscapeBytes(o.proc_root.empty() ? o.proc : o.proc_root, 4096);
   const std::string file = EscapeBytes(shown, 4096);
   const std::string of_frames = max_frames == UINT64_MAX ? "" : " of " + std::to_string(max_frames);
@@ -204,10 +203,9 @@ int CaptureStatus(const CaptureOptions& o, const FrameTotals& t, const std::stri
                                    " (frames without records were written)");
   }
   if (t.signal != 0) {  // under --json its error object, with the status
-    return Fail(ExitInterrupted(t.signal),
-                std::string("interrupted by ") + SignalName(t.signal) + " after " +
-                    Plural(t.frames, "frame", "frames") + of_frames + ": " + file +
-                    " holds those, complete");
+    return Fail(ExitInterrupted(t.signal), std::string("interrupted by ") + SignalName(t.signal) +
+                                               " after " + Plural(t.frames, "frame", "frames") +
+                                               of_frames + ": " + file + " holds those, complete");
   }
   // A cut frame does not hold every process (exit 8, "A capture cut by a
   // bound"); a root in no frame of a cut capture may lie past the cut.
@@ -292,7 +290,8 @@ int RunCapture(const CaptureOptions& o) {
     return FailAbout(kExitIo, "--output", path, writer->error());
   }
   if (source.proc) {
-    source.hooks.workers = OpenScanWorkers(o.proc, o.threads == 0 ? DefaultScanThreads() : o.threads);
+    source.hooks.workers =
+        OpenScanWorkers(o.proc, o.threads == 0 ? DefaultScanThreads() : o.threads);
   }
   FrameTotals totals;
   const FramesEnd end = Capture(plan, source, *writer, &totals);

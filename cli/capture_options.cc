@@ -109,5 +109,4 @@ void RegisterCapture(CLI::App& app, int* exit_code, std::vector<std::string> com
   });
 }
 
-
 }  // namespace proctape

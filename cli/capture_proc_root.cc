@@ -27,8 +27,7 @@ int OpenProcRoot(const std::string& proc_root, std::unique_ptr<ProcDirEvidence>*
         return FailAbout(kExitCorrupt, "--proc-root", proc_root, error);
       case ProcDirEvidence::OpenFailure::kCannotOpen:
         return FailAbout(kExitIo, "--proc-root", proc_root, error);
-      default:
-        return FailAbout(kExitInternal, "--proc-root", proc_root, error);
+      default: return FailAbout(kExitInternal, "--proc-root", proc_root, error);
     }
   }
   // An empty or unrelated directory is not a frame of 0 processes: it is

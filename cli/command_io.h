@@ -30,12 +30,12 @@ struct CommandIo {
             std::optional<OutputRequest> written = std::nullopt)
       : command(std::move(command_name)), inputs(std::move(read)), output(std::move(written)) {}
 
-  std::string command;                   // "verify", "corpus check"
-  std::vector<InputPath> inputs;         // every file and directory it reads, as named
-  std::optional<OutputRequest> output;   // its one output, when one is given
+  std::string command;                  // "verify", "corpus check"
+  std::vector<InputPath> inputs;        // every file and directory it reads, as named
+  std::optional<OutputRequest> output;  // its one output, when one is given
   std::string output_option = "--output";
-  std::vector<std::string> creates_in;   // directories it makes files in once jailed
-  std::vector<std::string> reads_beside; // files read for where they lie (a MANIFEST)
+  std::vector<std::string> creates_in;    // directories it makes files in once jailed
+  std::vector<std::string> reads_beside;  // files read for where they lie (a MANIFEST)
 };
 
 // Steps 1-4 above: kExitOk inside the jail, with *output the opened output

@@ -11,7 +11,8 @@ namespace {
 // The KIND of a value (cli/completion_spec.h), from the name help shows.
 std::string KindOf(const CLI::Option* opt) {
   if (opt->get_expected_max() == 0) return "flag";  // takes no value
-  const std::string type = opt->get_positional() ? opt->get_name(true, false) : opt->get_type_name();
+  const std::string type =
+      opt->get_positional() ? opt->get_name(true, false) : opt->get_type_name();
   if (std::size_t brace = type.find(":{"); brace != std::string::npos && type.back() == '}') {
     return "choice:" + type.substr(brace + 2, type.size() - brace - 3);
   }

@@ -116,8 +116,10 @@ int RunAdd(AddOptions o) {
                                 std::to_string(o.files.size()) + " given)");
   }
   if (o.files.size() > 1 && !o.request.expects.empty()) {
-    return Fail(kExitUsage, "--expect states the verdicts of one FILE's resolutions: give one "
-                            "FILE with it (" + std::to_string(o.files.size()) + " given)");
+    return Fail(kExitUsage,
+                "--expect states the verdicts of one FILE's resolutions: give one "
+                "FILE with it (" +
+                    std::to_string(o.files.size()) + " given)");
   }
   int worst = kExitOk;
   std::vector<std::string> results;
@@ -160,12 +162,13 @@ void RegisterCorpusAdd(CLI::App* corpus, int* exit_code) {
                 "base name); [A-Za-z0-9._-], at most 64")
       ->check(NonEmpty("an empty name names no entry"))
       ->type_name("NAME");
-  CLI::Option* note = a->add_option(
-      "--note", add->request.note,
-      "what the recording shows, in a sentence (default for a 'proctape lab' recording: what "
-      "its scenario shows, docs/lab.md)")
-      ->check(NonEmpty("an empty note says nothing (leave --note out for the default)"))
-      ->type_name("SENTENCE");
+  CLI::Option* note =
+      a->add_option(
+           "--note", add->request.note,
+           "what the recording shows, in a sentence (default for a 'proctape lab' recording: what "
+           "its scenario shows, docs/lab.md)")
+          ->check(NonEmpty("an empty note says nothing (leave --note out for the default)"))
+          ->type_name("SENTENCE");
   OneValueEach(
       a->add_option("--expect", add->request.expects,
                     "the verdict resolution K must give, K = 0, 1, ...: a status (NO_MATCH, DEAD, "
@@ -174,15 +177,16 @@ void RegisterCorpusAdd(CLI::App* corpus, int* exit_code) {
           ->check(NonEmpty("an empty verdict states nothing"))
           ->type_name("VERDICT"));
   a->add_flag("--json", add->json, "print the entry as one JSON object (CorpusAddResult)");
-  a->footer(std::string("Examples:\n"
-                        "  proctape corpus add failure.ptape --note 'pid reused under load'\n"
-                        "  proctape corpus add lab.ptape --corpus corpus --name plain-bwrap\n"
-                        "  proctape corpus add bug.ptape --expect NO_MATCH  # what a fix gives\n"
-                        "  proctape lab plain --record p.ptape && proctape corpus add - < p.ptape\n\n") +
-            ExitStatusFooter("0 added, 2 usage error, 10 the corpus cannot be written (checked "
-                             "first), 11-16 a damaged file, 20/21 the file does not replay to its "
-                             "verdict, 23 bad MANIFEST (several files: the largest of their "
-                             "statuses)"));
+  a->footer(
+      std::string("Examples:\n"
+                  "  proctape corpus add failure.ptape --note 'pid reused under load'\n"
+                  "  proctape corpus add lab.ptape --corpus corpus --name plain-bwrap\n"
+                  "  proctape corpus add bug.ptape --expect NO_MATCH  # what a fix gives\n"
+                  "  proctape lab plain --record p.ptape && proctape corpus add - < p.ptape\n\n") +
+      ExitStatusFooter("0 added, 2 usage error, 10 the corpus cannot be written (checked "
+                       "first), 11-16 a damaged file, 20/21 the file does not replay to its "
+                       "verdict, 23 bad MANIFEST (several files: the largest of their "
+                       "statuses)"));
   a->callback([add, note, exit_code] {
     // Without --note, a lab recording says what its scenario shows.
     add->request.scenario_note = nullptr;

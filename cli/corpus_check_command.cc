@@ -142,8 +142,9 @@ void RegisterCorpusCheck(CLI::App* corpus, int* exit_code) {
                         "  proctape corpus check                     # ./corpus\n"
                         "  proctape corpus check corpus --junit corpus.xml --jobs 4\n"
                         "  proctape corpus check corpus --entry plain-unshare\n\n") +
-            ExitStatusFooter("0 every entry reproduced, 2 usage error, 10 --junit refused or cannot be written, "
-                             "22 an entry drifted or is unreadable, 23 bad MANIFEST"));
+            ExitStatusFooter(
+                "0 every entry reproduced, 2 usage error, 10 --junit refused or cannot be written, "
+                "22 an entry drifted or is unreadable, 23 bad MANIFEST"));
   c->callback([check, exit_code] { *exit_code = RunCheck(*check); });
 }
 

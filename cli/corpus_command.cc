@@ -60,7 +60,8 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
                   "  proctape corpus rm ci-flake\n"
                   "Run 'proctape corpus COMMAND --help' for one command; docs/corpus.md has the\n"
                   "MANIFEST format.\n\n") +
-      ExitStatusFooter("each command's own (its --help); 2 usage error: no command, or an unknown one"));
+      ExitStatusFooter(
+          "each command's own (its --help); 2 usage error: no command, or an unknown one"));
 
   RegisterCorpusAdd(corpus, exit_code);
   RegisterCorpusCheck(corpus, exit_code);

@@ -137,11 +137,13 @@ int RunRm(const RmOptions& o) {
 void RegisterCorpusList(CLI::App* corpus, int* exit_code) {
   auto list = std::make_shared<ListOptions>();
   CLI::App* l = corpus->add_subcommand(
-      "list", "List the entries. One line per entry of the corpus in DIR: name, expected\n"
-              "verdicts, kernel, capture time, what it shows.");
+      "list",
+      "List the entries. One line per entry of the corpus in DIR: name, expected\n"
+      "verdicts, kernel, capture time, what it shows.");
   list->corpus.Register(l, true);
   l->add_flag("--json", list->json, "print the entries as one JSON object (CorpusList)");
-  l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") + ExitStatusFooter("0, 2 usage error, 23 bad MANIFEST"));
+  l->footer(std::string("Example:\n  proctape corpus list corpus\n\n") +
+            ExitStatusFooter("0, 2 usage error, 23 bad MANIFEST"));
   l->callback([list, exit_code] { *exit_code = RunList(*list); });
 }
 
@@ -162,8 +164,9 @@ void RegisterCorpusRm(CLI::App* corpus, int* exit_code) {
   r->footer(std::string("Examples:\n"
                         "  proctape corpus rm plain-bwrap\n"
                         "  proctape corpus rm ci-flake-1 ci-flake-2 --corpus my-corpus\n\n") +
-            ExitStatusFooter("0 removed, 2 usage error, or no such entry (nothing removed), 10 a file cannot be "
-                             "written or deleted, 23 no MANIFEST or a bad one"));
+            ExitStatusFooter(
+                "0 removed, 2 usage error, or no such entry (nothing removed), 10 a file cannot be "
+                "written or deleted, 23 no MANIFEST or a bad one"));
   r->callback([rm, exit_code] { *exit_code = RunRm(*rm); });
 }
 

@@ -79,7 +79,8 @@ void WarnIfReversed(const DiffSide& a, const DiffSide& b) {
 // or another path). Standard input is never the same file as a path.
 bool SameFile(const std::vector<std::string>& files) {
   if (files.size() != 2 || files[0] == "-" || files[1] == "-") return false;
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (::stat(files[0].c_str(), &a) != 0 || ::stat(files[1].c_str(), &b) != 0) return false;
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
@@ -89,8 +90,11 @@ bool SameFile(const std::vector<std::string>& files) {
 int CheckFrames(DiffOptions* o, bool* one_file) {
   const bool two = o->files.size() == 2;
   if (!o->frames.empty()) {
-    if (two) return Usage("--frames I J picks two frames of one file; with two files use --frame-a and --frame-b");
-    if (o->frame_a || o->frame_b) return Usage("give --frames I J, or --frame-a and --frame-b, not both");
+    if (two)
+      return Usage(
+          "--frames I J picks two frames of one file; with two files use --frame-a and --frame-b");
+    if (o->frame_a || o->frame_b)
+      return Usage("give --frames I J, or --frame-a and --frame-b, not both");
     o->frame_a = o->frames[0];
     o->frame_b = o->frames[1];
   }
@@ -146,7 +150,8 @@ int ReadFiles(const DiffOptions& o, DiffInputs* in) {
     StreamSource source{o.files[k], -1};
     if (needs_last) {
       std::string copy_error;
-      if (!in->copies[k].Open(o.files[k], &copy_error)) return Fail(kExitIo, EscapeBytes(copy_error));
+      if (!in->copies[k].Open(o.files[k], &copy_error))
+        return Fail(kExitIo, EscapeBytes(copy_error));
       source.fd = in->copies[k].fd();
     }
     ReadKeep keep;
@@ -190,7 +195,8 @@ int Build(const DiffOptions& o, const DiffInputs& in, bool one_file, DiffSide* s
   // have is said as such, by BuildDiff.)
   if (two && one_file && side_a->frame == side_b->frame && side_a->frame < a.frames.size()) {
     return in.Refuse(in.names[0] + " and " + in.names[1] + " are one file, and frame " +
-                     std::to_string(side_a->frame) + " of each is one frame: a frame compared "
+                     std::to_string(side_a->frame) +
+                     " of each is one frame: a frame compared "
                      "with itself shows no change; give two different frames");
   }
   std::string why;
@@ -229,9 +235,9 @@ int RunDiff(DiffOptions o) {
     std::fflush(stdout);
     // What was looked at: each file and its frame (one file: its two frames).
     return Fail(kExitNotFound, "no process matches " + FilterText(report->filter()) + " in " +
-                                   side_a.name + " frame " + std::to_string(side_a.frame) +
-                                   " or " + (o.files.size() == 2 ? side_b.name + " " : "") +
-                                   "frame " + std::to_string(side_b.frame));
+                                   side_a.name + " frame " + std::to_string(side_a.frame) + " or " +
+                                   (o.files.size() == 2 ? side_b.name + " " : "") + "frame " +
+                                   std::to_string(side_b.frame));
   }
   return in.damage;
 }
@@ -266,8 +272,9 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
   auto frame_a = std::make_shared<std::size_t>(0);
   auto frame_b = std::make_shared<std::size_t>(0);
   CLI::App* sub = app.add_subcommand("diff", kDescription);
-  sub->add_option("FILE", o->files, "one .ptape file (two of its frames) or two; - for "
-                                     "standard input")
+  sub->add_option("FILE", o->files,
+                  "one .ptape file (two of its frames) or two; - for "
+                  "standard input")
       ->check(NonEmpty("an empty path names no file"))
       ->required()
       ->expected(1, 2);

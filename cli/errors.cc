@@ -90,8 +90,9 @@ void SetErrorMode(const std::string& command, bool json) {
   ErrorModeOf() = Mode{command, json, false, {}, {}};
   // Out of memory is said as FailEscaped says it, by the handler
   // (fs/interrupt.h): status 1, its outputs removed, no unwinding.
-  const std::string oom = "out of memory (a limit on proctape's memory, ulimit -v or a "
-                          "cgroup's, that the input needs more than)";
+  const std::string oom =
+      "out of memory (a limit on proctape's memory, ulimit -v or a "
+      "cgroup's, that the input needs more than)";
   if (json) {
     v1::ErrorReport report;
     report.set_command(command);
@@ -194,7 +195,8 @@ void WatchStandardOutput() {
   cookie_io_functions_t io{};
   io.write = WriteStandardOutput;
   std::FILE* watched = ::fopencookie(nullptr, "w", io);
-  if (watched == nullptr) return;  // the plain stream: a failure is still found, its reason maybe not
+  if (watched == nullptr)
+    return;  // the plain stream: a failure is still found, its reason maybe not
   // Buffered as the stream it replaces: by line on a terminal, else whole.
   std::setvbuf(watched, nullptr, ::isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
   plain_stdout = stdout;

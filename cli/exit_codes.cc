@@ -79,7 +79,8 @@ std::string ExitCodeMeaning(int status) {
     case kExitLabFailed: return "lab: the scenario could not be set up";
     case kExitScope: return "ownership: the scope is not the verifier's";
   }
-  if (status > kExitInterrupted) return "interrupted by signal " + std::to_string(status - kExitInterrupted);
+  if (status > kExitInterrupted)
+    return "interrupted by signal " + std::to_string(status - kExitInterrupted);
   return "failure";
 }
 

@@ -22,13 +22,13 @@ enum ExitCode : int {
   kExitBound = 8,            // ENTRY/NODE/DEPTH/FILE_BOUND, BYTE_BUDGET, DEADLINE
   kExitOtherBoot = 9,        // a fingerprint or an identity of another boot (boot_id differs)
   // Snapshot files: one status per FormatErrorKind (format/format_error.h).
-  kExitIo = 10,              // open/read/write failed, or an output path was refused
-  kExitBadMagic = 11,        // not a .ptape file
-  kExitNewerVersion = 12,    // written by a newer format version
-  kExitTruncated = 13,       // ends inside a chunk, or has no footer
-  kExitChecksum = 14,        // a chunk's content checksum does not match
-  kExitCorrupt = 15,         // a chunk does not decode or parse
-  kExitTooLarge = 16,        // a length or declared size over the limits
+  kExitIo = 10,            // open/read/write failed, or an output path was refused
+  kExitBadMagic = 11,      // not a .ptape file
+  kExitNewerVersion = 12,  // written by a newer format version
+  kExitTruncated = 13,     // ends inside a chunk, or has no footer
+  kExitChecksum = 14,      // a chunk's content checksum does not match
+  kExitCorrupt = 15,       // a chunk does not decode or parse
+  kExitTooLarge = 16,      // a length or declared size over the limits
   // Replay.
   kExitVerdictChanged = 20,  // same evidence, another verdict
   kExitDiverged = 21,        // the resolver asked for what the tape does not hold
@@ -38,8 +38,8 @@ enum ExitCode : int {
   kExitLabUnavailable = 24,  // the lab cannot run here (no PID namespaces, tool or privilege)
   kExitLabFailed = 25,       // a lab scenario could not be set up as described
   // Ownership.
-  kExitScope = 26,           // the scope is not the verifier's: it does not hold --self (or is
-                             // empty), or holds other sessions' new processes (no --force-scope)
+  kExitScope = 26,  // the scope is not the verifier's: it does not hold --self (or is
+                    // empty), or holds other sessions' new processes (no --force-scope)
   // 128 + N: interrupted by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143), the
   // shell's convention. `capture` returns it after finishing its file with the
   // frames complete; every other command ends by the signal itself, having

@@ -33,7 +33,8 @@ struct ExplainOptions {
 };
 
 int RunExplain(const ExplainOptions& o) {
-  if (int entered = EnterCommand({"explain", {{"FILE", o.file}}}); entered != kExitOk) return entered;
+  if (int entered = EnterCommand({"explain", {{"FILE", o.file}}}); entered != kExitOk)
+    return entered;
   // Each check replays against its tape: no frame's processes are kept.
   Snapshot snapshot;
   ReadKeep keep;
@@ -49,17 +50,19 @@ int RunExplain(const ExplainOptions& o) {
                                   FileHolds(snapshot) + ", nothing to explain ('proctape show " +
                                   name + "' shows it)");
     }
-    return Fail(kExitUsage, name + " holds no recorded check: explain a resolution on its frames "
-                                   "with 'proctape replay " + name + " --model frames --root PID "
-                                   "--token T --exe-like PID'");
+    return Fail(kExitUsage, name +
+                                " holds no recorded check: explain a resolution on its frames "
+                                "with 'proctape replay " +
+                                name +
+                                " --model frames --root PID "
+                                "--token T --exe-like PID'");
   }
   if (o.check && *o.check >= n) {
     return Fail(kExitUsage, "--check " + std::to_string(*o.check) + ": " + name + " holds " +
-                                Plural(n, "recorded check", "recorded checks") +
-                                " (0.." + std::to_string(n - 1) + ")");
+                                Plural(n, "recorded check", "recorded checks") + " (0.." +
+                                std::to_string(n - 1) + ")");
   }
-  v1::Explanation e =
-      Explain(snapshot, std::filesystem::path(o.file).filename().string(), o.check);
+  v1::Explanation e = Explain(snapshot, std::filesystem::path(o.file).filename().string(), o.check);
   if (o.json) {
     std::printf("%s\n", ToJson(e).c_str());
   } else {

@@ -42,10 +42,9 @@ std::string ReachedClause(explore::Stop stop, const explore::RunLimits& limits) 
 
 std::string UnexploredLine(const RunEnd& end) {
   if (end.unexplored == 0) return "";
-  std::string which = end.unexplored == 1
-                          ? "check " + std::to_string(end.first_unexplored)
-                          : std::to_string(end.first_unexplored) + " to " +
-                                std::to_string(end.last_unexplored);
+  std::string which = end.unexplored == 1 ? "check " + std::to_string(end.first_unexplored)
+                                          : std::to_string(end.first_unexplored) + " to " +
+                                                std::to_string(end.last_unexplored);
   std::string line = "unexplored: " + Plural(end.unexplored, "check", "checks") + " (" + which +
                      "), not begun: " + explore::StopText(end.stop, end.limits) + " was reached";
   if (end.stop == explore::Stop::kTime) {

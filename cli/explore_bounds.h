@@ -23,8 +23,8 @@ void AddRunBoundOptions(CLI::App* sub, explore::RunLimits* limits, const std::st
 struct RunEnd {
   explore::RunLimits limits;
   explore::Stop stop = explore::Stop::kNone;
-  std::uint64_t runs = 0;   // runs the bound counted
-  std::uint64_t steps = 0;  // steps it counted
+  std::uint64_t runs = 0;            // runs the bound counted
+  std::uint64_t steps = 0;           // steps it counted
   std::size_t unexplored = 0;        // checks not begun
   std::size_t first_unexplored = 0;  // the first of them (they follow each other)
   std::size_t last_unexplored = 0;

@@ -51,7 +51,8 @@ int WriteFound(const ExploreOptions& o, const Snapshot& snapshot, const std::str
     for (std::size_t v = 0; v < c.written.size(); ++v) {
       found.push_back({c.written[v], c.setup.get(), &c.report.violations[v].history});
     }
-    for (const CheckResult::Example& e : c.examples) found.push_back({e.file, c.setup.get(), &e.history});
+    for (const CheckResult::Example& e : c.examples)
+      found.push_back({e.file, c.setup.get(), &e.history});
   }
   auto open = [&o](const std::string& path, int* exit_code) {
     OutputRequest request;
@@ -121,7 +122,8 @@ int ExploreCheck(const ExploreOptions& o, const Snapshot& snapshot, const std::s
   const std::string stem = std::filesystem::path(o.file).stem().string();
   const std::string prefix = o.out + "/" + stem + "-check" + std::to_string(at.check) + "-";
   for (std::size_t v = 0; v < c->report.violations.size(); ++v) {
-    c->written.push_back(o.out.empty() ? "" : prefix + "violation" + std::to_string(v + 1) + ".ptape");
+    c->written.push_back(o.out.empty() ? ""
+                                       : prefix + "violation" + std::to_string(v + 1) + ".ptape");
   }
   for (const auto& [outcome, histories] : explore::RarestOutcomes(c->report, o.examples)) {
     CheckResult::Example e{outcome, histories, c->report.first_by_outcome.at(outcome), ""};
@@ -229,18 +231,19 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                                   "samples); without it the order is fixed");
   CLI::Option* check = AddUnsigned(sub, "--check", o->check, 0, UINT64_MAX,
                                    "explore only this recorded check (from 0)");
-  CLI::Option* examples = AddUnsigned(
-      sub, "--examples", o->examples, 1, 100,
-      "with --out, also write the first history of each of the N (1 to 100) rarest "
-      "outcomes of each check, violation or not, as DIR/STEM-checkC-OUTCOME.ptape "
-      "(docs/explore.md)");
+  CLI::Option* examples =
+      AddUnsigned(sub, "--examples", o->examples, 1, 100,
+                  "with --out, also write the first history of each of the N (1 to 100) rarest "
+                  "outcomes of each check, violation or not, as DIR/STEM-checkC-OUTCOME.ptape "
+                  "(docs/explore.md)");
   sub->add_flag("--json", o->json, "print one JSON object: the same summary");
-  sub->footer(std::string("Examples:\n"
-                          "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"
-                          "  proctape explore run.ptape --out found/ --json\n\n") +
-              ExitStatusFooter("0 no violation, 2 usage error, 10 --out refused (no such directory, "
-                               "not one, a file in it exists without --force), 10-16 damaged "
-                               "file, 20 violations found"));
+  sub->footer(
+      std::string("Examples:\n"
+                  "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"
+                  "  proctape explore run.ptape --out found/ --json\n\n") +
+      ExitStatusFooter("0 no violation, 2 usage error, 10 --out refused (no such directory, "
+                       "not one, a file in it exists without --force), 10-16 damaged "
+                       "file, 20 violations found"));
   sub->callback([=] {
     o->has_seed = seed->count() > 0;
     o->has_check = check->count() > 0;

@@ -67,22 +67,24 @@ void PrintCheckText(const ExploreOptions& o, const CheckResult& c, const TokenMa
   std::string recorded;
   const bool same = explore::SameAsRecorded(*c.setup, r.baseline, &recorded);
   if (c.derived_events > 0) {
-    std::printf("  note: this file was derived with %s (its header lists them); explore starts "
-                "from the host before them: its recorded verdict is %s\n",
-                Plural(c.derived_events, "kernel event", "kernel events").c_str(),
-                recorded.c_str());
+    std::printf(
+        "  note: this file was derived with %s (its header lists them); explore starts "
+        "from the host before them: its recorded verdict is %s\n",
+        Plural(c.derived_events, "kernel event", "kernel events").c_str(), recorded.c_str());
   } else if (!same) {
-    std::printf("  note: the recording's verdict is %s; on its frame's host the baseline is not: "
-                "the recording saw what the frame does not hold, and every history starts from "
-                "the frame\n",
-                recorded.c_str());
+    std::printf(
+        "  note: the recording's verdict is %s; on its frame's host the baseline is not: "
+        "the recording saw what the frame does not hold, and every history starts from "
+        "the frame\n",
+        recorded.c_str());
   }
   std::printf("%s\n", Histories(o, r).c_str());
   if (NothingToExplore(r)) {
-    std::printf("    no event can happen to %s in this check's model: nothing to explore\n",
-                c.setup->liveness ? ("pid " + N(static_cast<std::uint64_t>(
-                                                 c.setup->recorded.liveness().pid()))).c_str()
-                                  : "the root or a process beneath it");
+    std::printf(
+        "    no event can happen to %s in this check's model: nothing to explore\n",
+        c.setup->liveness
+            ? ("pid " + N(static_cast<std::uint64_t>(c.setup->recorded.liveness().pid()))).c_str()
+            : "the root or a process beneath it");
   }
   for (const auto& [kinds, outcomes] : r.by_kind) {
     std::string line = "    " + kinds + ":";
@@ -92,8 +94,7 @@ void PrintCheckText(const ExploreOptions& o, const CheckResult& c, const TokenMa
   }
   for (const CheckResult::Example& e : c.examples) {
     std::printf("  example %s (%s): %s\n", e.outcome.c_str(),
-                Plural(e.histories, "history", "histories").c_str(),
-                mask.Shown(e.file).c_str());
+                Plural(e.histories, "history", "histories").c_str(), mask.Shown(e.file).c_str());
     for (const explore::Scheduled& s : e.history) std::printf("    %s\n", Describe(s).c_str());
   }
   for (std::size_t i = 0; i < r.violations.size(); ++i) {
@@ -110,7 +111,8 @@ void PrintExploreText(const ExploreOptions& o, const std::string& name,
   std::printf("explore %s: depth %u, budget %s per check\n", name.c_str(), o.depth,
               Plural(o.budget, "run", "runs").c_str());
   for (const CheckResult& c : results) PrintCheckText(o, c, mask);
-  if (const std::string line = UnexploredLine(end); !line.empty()) std::printf("%s\n", line.c_str());
+  if (const std::string line = UnexploredLine(end); !line.empty())
+    std::printf("%s\n", line.c_str());
   const ExploreTotals t = Totals(results);
   std::string written;
   if (!o.out.empty()) {
@@ -129,9 +131,9 @@ void FillCheckJson(const ExploreOptions& o, const CheckResult& c, const TokenMas
   check->set_index(Count32(c.setup->index));
   check->set_kind(c.setup->liveness ? "liveness" : "resolve");
   check->set_frame(Count32(c.setup->frame));
-  check->set_baseline(r.baseline_cut ? "no verdict: its run was cut at " +
-                                           N(explore::kMaxRunCalls) + " calls"
-                                     : explore::VerdictText(*c.setup, r.baseline));
+  check->set_baseline(r.baseline_cut
+                          ? "no verdict: its run was cut at " + N(explore::kMaxRunCalls) + " calls"
+                          : explore::VerdictText(*c.setup, r.baseline));
   check->set_points(Count32(r.points));
   check->set_run(Count32(r.run));
   check->set_pruned(Count32(r.pruned));

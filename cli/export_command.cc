@@ -48,8 +48,8 @@ struct ExportOptions {
 // frame, dot the processes drawn (proc-dir: its stats).
 // The names of the input and the output are masked with the input's tokens.
 void Report(const ExportOptions& o, const TokenMask& mask, const std::string& out,
-            std::size_t frame, const std::string& what, const ProcDirStats* stats, std::size_t bytes,
-            std::uint64_t processes = 0) {
+            std::size_t frame, const std::string& what, const ProcDirStats* stats,
+            std::size_t bytes, std::uint64_t processes = 0) {
   const bool to_stdout = out == "-";
   if (o.json) {
     v1::ExportReport report;
@@ -70,7 +70,8 @@ void Report(const ExportOptions& o, const TokenMask& mask, const std::string& ou
 // sqlite and csv: the file loaded into the tables of `proctape sql`
 // (analyze/sql/schema.sql), written as one SQLite database or as a directory
 // of TABLE.csv. Its output is open, the jail entered.
-int ExportTables(const ExportOptions& o, const std::string& out, std::unique_ptr<OutputFile> output) {
+int ExportTables(const ExportOptions& o, const std::string& out,
+                 std::unique_ptr<OutputFile> output) {
   const std::string name = EscapeBytes(o.file, 4096);
   Progress progress;
   progress.Show("export: loading " + name);
@@ -178,8 +179,8 @@ int ReadInput(const ExportOptions& o, ExportInput* in) {
 // json as it is printed, a MiB at a time (the document of a large file is
 // tens of MB): past protobuf's 2 GiB an error, never an empty document; a
 // failed write, the output's error. *size: what was written.
-int WriteJson(JsonExport& json, OutputFile& output, const std::string& out,
-              const std::string& name, Progress& progress, std::uint64_t* size) {
+int WriteJson(JsonExport& json, OutputFile& output, const std::string& out, const std::string& name,
+              Progress& progress, std::uint64_t* size) {
   std::string data, error, write_error;
   auto drain = [&](std::string* piece, std::string* why) {
     if (!output.Write(*piece, &write_error)) {
@@ -302,7 +303,8 @@ constexpr const char* kDescription =
     "            pid-namespace identity, errnos, truncation) and DIR/proctape-frame (times,\n"
     "            host facts, redaction). Read it back with 'proctape capture --proc-root DIR'.\n"
     "  sqlite    the tables of 'proctape sql' (docs/sql.md) as one SQLite database.\n"
-    "  csv       the same tables as DIR/TABLE.csv (RFC 4180, NULL empty, bytes as \\xNN).\n"      "Outputs are written as a temporary PATH.XXXXXX.partial beside PATH and renamed when\n"
+    "  csv       the same tables as DIR/TABLE.csv (RFC 4180, NULL empty, bytes as \\xNN).\n"
+    "Outputs are written as a temporary PATH.XXXXXX.partial beside PATH and renamed when\n"
     "complete; nothing is left behind on a failure or Ctrl-C. A damaged FILE is not\n"
     "exported at all (unlike show and tree): nothing is written, exit 11-16.";
 

@@ -101,10 +101,10 @@ int RunFingerprint(const FingerprintOptions& o) {
   }
   TakenFingerprint taken = TakeFingerprint(*live, o.root, o.exe, boot_id);
   if (!taken.root.resolved()) {
-    return Fail(ExitCodeFor(taken.root.status),
-                "cannot fingerprint root " + std::to_string(o.root) + ": " +
-                    std::string(StatusName(taken.root.status)) + ": " +
-                    EscapeBytes(taken.root.detail, 1024));
+    return Fail(ExitCodeFor(taken.root.status), "cannot fingerprint root " +
+                                                    std::to_string(o.root) + ": " +
+                                                    std::string(StatusName(taken.root.status)) +
+                                                    ": " + EscapeBytes(taken.root.detail, 1024));
   }
   if (!taken.exe.ok()) {
     return FailAbout(kExitUsage, "--exe", o.exe,
@@ -144,8 +144,9 @@ std::optional<v1::RootFingerprint> LoadFingerprint(const std::string& path,
   if (std::string other = OtherBoot(file.fingerprint, boot_id); !other.empty()) {
     *exit_code = FailAbout(kExitOtherBoot, "--fingerprint", path,
                            "was " + other + " (" + whose +
-                          "): its start tick counts from another boot and names no process of "
-                          "this one; " + remedy);
+                               "): its start tick counts from another boot and names no process of "
+                               "this one; " +
+                               remedy);
     return std::nullopt;
   }
   return file.fingerprint;
@@ -163,8 +164,7 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
       "the turn, so a root restarted meanwhile is ROOT_RESTARTED and a replaced executable\n"
       "EXE_MISMATCH; 'resolve --record' copies it into the recording. A fingerprint from\n"
       "another boot is refused (exit 9).");
-  AddLivePid(sub, "--root", o->root,
-            "host pid of the app-server that will start the sandbox")
+  AddLivePid(sub, "--root", o->root, "host pid of the app-server that will start the sandbox")
       ->required();
   sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
       ->check(NonEmpty("an empty path names no file"))

@@ -25,7 +25,8 @@ struct Entry {
   const char* summary;
 };
 constexpr Entry kCommands[] = {
-    {"On a live host", "fingerprint", "record a root's pid, start time and executable, before the turn"},
+    {"On a live host", "fingerprint",
+     "record a root's pid, start time and executable, before the turn"},
     {"On a live host", "resolve", "find the host pid of the exact process a sandbox started"},
     {"On a live host", "liveness", "is (pid, start tick) still alive? re-reads its stat only"},
     {"On a live host", "capture", "record bounded /proc evidence of this host into a .ptape"},
@@ -33,15 +34,18 @@ constexpr Entry kCommands[] = {
     {"Snapshot files", "show", "what a file holds: host, frames, tape, verdicts, damage"},
     {"Snapshot files", "tree", "one frame's processes as a tree, with their identities"},
     {"Snapshot files", "diff", "what changed between two frames: exits, pid reuse, execs"},
-    {"Snapshot files", "explain", "a recorded resolution, attempt by attempt, candidate by candidate"},
-    {"Snapshot files", "export", "a file as JSON, a tree as DOT, a frame as a /proc-like directory"},
+    {"Snapshot files", "explain",
+     "a recorded resolution, attempt by attempt, candidate by candidate"},
+    {"Snapshot files", "export",
+     "a file as JSON, a tree as DOT, a frame as a /proc-like directory"},
     {"Snapshot files", "replay", "run the identical resolver against a recording: reproduced?"},
     {"Snapshot files", "explore", "what else could the kernel have done? every race, judged"},
     {"Snapshot files", "minimize", "the smallest host on which a check keeps its verdict"},
     {"Snapshot files", "sql", "SQL over one file or a corpus (embedded SQLite)"},
     {"Tests and cleanup", "corpus", "the regression corpus: add, check, list, rm recordings"},
     {"Tests and cleanup", "lab", "stage a namespace-pid race with real processes, and record it"},
-    {"Tests and cleanup", "ownership", "plan a verifier's cleanup from two snapshots (signals nothing)"},
+    {"Tests and cleanup", "ownership",
+     "plan a verifier's cleanup from two snapshots (signals nothing)"},
     {"Help", "help", "this list; 'help COMMAND' for one; 'help exit-codes'"},
 };
 
@@ -147,9 +151,8 @@ constexpr const char* kLicense = "Apache-2.0";
 
 std::string VersionText() {
   return std::string("proctape ") + PROCTAPE_VERSION + " (format " +
-         std::to_string(kFormatVersion) + ", reads " + std::to_string(kOldestFormatVersion) +
-         ".." + std::to_string(kFormatVersion) + (kPortable ? ", portable" : "") + ") " +
-         kLicense + "\n";
+         std::to_string(kFormatVersion) + ", reads " + std::to_string(kOldestFormatVersion) + ".." +
+         std::to_string(kFormatVersion) + (kPortable ? ", portable" : "") + ") " + kLicense + "\n";
 }
 
 std::string VersionJson() {
@@ -168,8 +171,8 @@ namespace {
 
 int Help(const CLI::App& app, const std::vector<std::string>& args) {
   // `help`, `help --help`, `help help`: the list of commands.
-  if (args.empty() || (args.size() == 1 && (args[0] == "--help" || args[0] == "-h" ||
-                                            args[0] == "help"))) {
+  if (args.empty() ||
+      (args.size() == 1 && (args[0] == "--help" || args[0] == "-h" || args[0] == "help"))) {
     std::fputs(TopHelp(app).c_str(), stdout);
     return kExitOk;
   }
@@ -181,7 +184,8 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
   }
   if (topic == "exit-codes") {
     if (args.size() > 1) {
-      return UsageError("unexpected argument " + Quoted(args[1]) + " (exit-codes is the whole table)");
+      return UsageError("unexpected argument " + Quoted(args[1]) +
+                        " (exit-codes is the whole table)");
     }
     std::fputs(ExitCodeHelp(), stdout);
     return kExitOk;
@@ -214,7 +218,8 @@ int Help(const CLI::App& app, const std::vector<std::string>& args) {
 
 void RegisterHelp(CLI::App& app, int* exit_code) {
   // Registered so that it is listed and grouped; TopLevel() answers it.
-  CLI::App* sub = app.add_subcommand("help", "The list of commands, one command's help, or the exit statuses.");
+  CLI::App* sub =
+      app.add_subcommand("help", "The list of commands, one command's help, or the exit statuses.");
   sub->allow_extras();
   sub->callback([exit_code] { *exit_code = kExitOk; });
 }

@@ -63,7 +63,8 @@ bool InputCopy::Copy(int from, const std::string& shown, std::string* error) {
     ssize_t n = ::read(from, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      *error = shown + ": read failed at byte " + std::to_string(total) + ": " + std::strerror(errno);
+      *error =
+          shown + ": read failed at byte " + std::to_string(total) + ": " + std::strerror(errno);
       return false;
     }
     if (n == 0) return true;
@@ -92,9 +93,9 @@ std::string StdinOnce(const std::vector<std::pair<std::string, std::vector<std::
     }
   }
   if (readers.size() < 2) return "";
-  const std::string both = readers[0] == readers[1] ? readers[0] + " names it twice"
-                                                     : readers[0] + " and " + readers[1] +
-                                                           " both name it";
+  const std::string both = readers[0] == readers[1]
+                               ? readers[0] + " names it twice"
+                               : readers[0] + " and " + readers[1] + " both name it";
   return "standard input ('-') can be read once: " + both;
 }
 

@@ -61,14 +61,16 @@ bool InstallSeccomp(std::string* error) {
   // first argument compared as 32 bits: a pid_t.
   for (int nr : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(tkill), SCMP_SYS(rt_sigqueueinfo),
                  SCMP_SYS(rt_tgsigqueueinfo)}) {
-    if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, ArgDiffers(0, static_cast<std::uint32_t>(self)));
+    if (rc == 0)
+      rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                            ArgDiffers(0, static_cast<std::uint32_t>(self)));
   }
 #if defined(PROCTAPE_ASAN)
   // The sanitizer build's LeakSanitizer stops proctape's own threads with
   // ptrace (from a helper task) at exit: ptrace of proctape's pid stays
   // allowed there, and only there.
-  if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ptrace), 1,
-                                     ArgDiffers(1, self));
+  if (rc == 0)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ptrace), 1, ArgDiffers(1, self));
 #else
   if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ptrace), 0);
 #endif
@@ -89,9 +91,7 @@ bool InstallSeccomp(std::string* error) {
 // PR_GET_SECCOMP fails with EINVAL only where there is no seccomp at all: a
 // kernel built without it, or qemu-user, which refuses its guest every
 // seccomp call (docs/security.md, "Under qemu-user").
-bool RawSeccompAvailable() {
-  return ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 || errno != EINVAL;
-}
+bool RawSeccompAvailable() { return ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 || errno != EINVAL; }
 
 int RawLandlockAbi() {
   long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -103,23 +103,21 @@ int RawLandlockAbi() {
 std::uint64_t HandledRights(int abi) {
   std::uint64_t rights =
       LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
-      LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-      LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-      LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
-      LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+      LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+      LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+      LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+      LANDLOCK_ACCESS_FS_MAKE_SYM;
   if (abi >= 2) rights |= LANDLOCK_ACCESS_FS_REFER;
   if (abi >= 3) rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
   return rights;
 }
 
-constexpr std::uint64_t kFileRights = LANDLOCK_ACCESS_FS_EXECUTE |
-                                      LANDLOCK_ACCESS_FS_WRITE_FILE |
+constexpr std::uint64_t kFileRights = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
                                       LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
 
 // One rule: `rights` on the file or directory `fd` (a directory's rights hold
 // beneath it; a file takes only the rights of a file).
-bool AddRule(int ruleset, int fd, std::uint64_t rights, std::uint64_t handled,
-             std::string* error) {
+bool AddRule(int ruleset, int fd, std::uint64_t rights, std::uint64_t handled, std::string* error) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     *error = "landlock: fstat: " + ErrnoText(errno);
@@ -221,8 +219,7 @@ bool InstallLandlock(const JailRequest& request, int abi, std::string* error) {
   const std::uint64_t handled = HandledRights(abi);
   landlock_ruleset_attr attr{};
   attr.handled_access_fs = handled;
-  int ruleset = static_cast<int>(
-      ::syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0));
+  int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0));
   if (ruleset < 0) {
     *error = "landlock_create_ruleset: " + ErrnoText(errno);
     return false;

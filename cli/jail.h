@@ -47,8 +47,8 @@ struct JailRequest {
         creates_in(std::move(made_in)),
         reads_beside(std::move(beside)) {}
 
-  std::string command;               // "verify", "corpus check": its JailedCommands() entry
-  std::vector<std::string> reads;    // its inputs ("-", standard input, is skipped)
+  std::string command;                     // "verify", "corpus check": its JailedCommands() entry
+  std::vector<std::string> reads;          // its inputs ("-", standard input, is skipped)
   std::vector<const OutputFile*> outputs;  // its opened outputs (null ones skipped)
   // Directories it makes files in once inside, each by the rule of
   // fs/output_file.h (explore --out); "" skipped.
@@ -62,10 +62,10 @@ struct JailRequest {
 // One command's jail, as `--print-jail` states it and EnterJail enforces it
 // (docs/security.md, "The jail of each command").
 struct JailedCommand {
-  const char* name;      // "verify", "corpus check"
-  bool jailed;           // false: lab alone
-  bool landlock;         // layer 2: it reads only files
-  const char* reads;     // what it reads, in words
+  const char* name;   // "verify", "corpus check"
+  bool jailed;        // false: lab alone
+  bool landlock;      // layer 2: it reads only files
+  const char* reads;  // what it reads, in words
   // The options that write and what each writes, in words, each option
   // named as it is given ("-o FILE ..., --db FILE"); "" writes nothing.
   const char* writes;

@@ -96,7 +96,8 @@ std::string CheckLines(const v1::CheckSummary& c) {
     const v1::VerdictSummary& v = c.verdict();
     line += "resolve: " + StatusText(v.status());
     if (v.status() == v1::Verdict::RESOLVED) {
-      line += " host pid " + std::to_string(v.pid()) + ", start tick " + std::to_string(v.start_ticks());
+      line += " host pid " + std::to_string(v.pid()) + ", start tick " +
+              std::to_string(v.start_ticks());
     } else if (!v.detail().empty()) {
       line += ": " + Printable(v.detail());
     }
@@ -119,20 +120,22 @@ int CheckOptions(const LabCommandOptions& o) {
   if (o.list && !o.beside_list.empty()) {
     std::string what;
     for (const std::string& w : o.beside_list) what += (what.empty() ? "" : ", ") + w;
-    return Fail(kExitUsage, "--list lists every scenario and stages none: it takes no " +
-                                what + " (run 'proctape lab SCENARIO --record FILE' to stage one)");
+    return Fail(kExitUsage, "--list lists every scenario and stages none: it takes no " + what +
+                                " (run 'proctape lab SCENARIO --record FILE' to stage one)");
   }
   if (o.list) return kExitOk;
   if (o.scenario.empty() || o.record.empty()) {
-    return Fail(kExitUsage, "give a SCENARIO and --record FILE ('proctape lab --list' lists the scenarios)");
+    return Fail(kExitUsage,
+                "give a SCENARIO and --record FILE ('proctape lab --list' lists the scenarios)");
   }
   if (!lab::FindScenario(o.scenario)) {
     return Fail(kExitUsage, "unknown scenario '" + EscapeBytes(o.scenario, 64) +
                                 "' ('proctape lab --list' lists the scenarios)");
   }
   if (o.record == "-") {
-    return Fail(kExitUsage, "--record '-' (standard output) cannot be written here: name a file "
-                            "(the lab reads it back)");
+    return Fail(kExitUsage,
+                "--record '-' (standard output) cannot be written here: name a file "
+                "(the lab reads it back)");
   }
   return kExitOk;
 }
@@ -174,9 +177,10 @@ void PrintText(const LabCommandOptions& o, const lab::LabResult& r, const v1::La
   for (const v1::CheckSummary& c : report.checks()) std::fputs(CheckLines(c).c_str(), stdout);
   if (r.outcome == lab::LabOutcome::kShown || r.outcome == lab::LabOutcome::kNotShown) {
     const std::string file = EscapeBytes(o.record);
-    std::printf("recorded %s: replay it with 'proctape replay %s', see why with 'proctape explain "
-                "%s'\n",
-                file.c_str(), file.c_str(), file.c_str());
+    std::printf(
+        "recorded %s: replay it with 'proctape replay %s', see why with 'proctape explain "
+        "%s'\n",
+        file.c_str(), file.c_str(), file.c_str());
   }
   if (!r.started.empty()) {
     std::string pids;
@@ -191,9 +195,10 @@ void PrintText(const LabCommandOptions& o, const lab::LabResult& r, const v1::La
 // The exit status of a staged run (docs/lab.md).
 int Status(const LabCommandOptions& o, const lab::LabResult& r) {
   if (!r.left_running.empty()) {
-    return Fail(kExitInternal, "lab: " + Plural(r.left_running.size(), "started process is",
-                                                "started processes are") +
-                                   " still running after cleanup");
+    return Fail(
+        kExitInternal,
+        "lab: " + Plural(r.left_running.size(), "started process is", "started processes are") +
+            " still running after cleanup");
   }
   switch (r.outcome) {
     case lab::LabOutcome::kShown: return kExitOk;
@@ -279,11 +284,13 @@ void RegisterLab(CLI::App& app, int* exit_code, std::vector<std::string> command
                           "  proctape lab plain --record plain.ptape\n"
                           "  proctape lab pid-reuse --sandbox bwrap --record reuse.ptape\n"
                           "  proctape replay reuse.ptape && proctape corpus add reuse.ptape\n\n") +
-              ExitStatusFooter("0 shown, 2 usage error, 10 --record refused or cannot be written, 24 cannot "
-                               "run here, 25 not shown"));
+              ExitStatusFooter(
+                  "0 shown, 2 usage error, 10 --record refused or cannot be written, 24 cannot "
+                  "run here, 25 not shown"));
   sub->callback([o, sub, exit_code] {
     o->beside_list.clear();
-    if (!o->scenario.empty()) o->beside_list.push_back("SCENARIO ('" + EscapeBytes(o->scenario, 64) + "')");
+    if (!o->scenario.empty())
+      o->beside_list.push_back("SCENARIO ('" + EscapeBytes(o->scenario, 64) + "')");
     for (const char* name : {"--record", "--force", "--sandbox", "--deadline-ms"}) {
       if (sub->get_option(name)->count() > 0) o->beside_list.push_back(name);
     }

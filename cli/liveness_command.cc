@@ -147,8 +147,10 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
                       "standard error)")
       ->each([o](const std::string&) { o->has_record = true; });
   AddForceOption(sub, o->force, "with --record FILE: replace an existing FILE");
-  sub->footer(std::string(kExamples) +
-              ExitStatusFooter("0 ALIVE, 1 this host's boot id cannot be read, 2 usage error, 3 DEAD, 4 pid reused, 7 unreadable, 9 an identity of another boot, 10 --record refused or cannot be written, 10-16 a damaged --fingerprint or --from-recording"));
+  sub->footer(
+      std::string(kExamples) +
+      ExitStatusFooter(
+          "0 ALIVE, 1 this host's boot id cannot be read, 2 usage error, 3 DEAD, 4 pid reused, 7 unreadable, 9 an identity of another boot, 10 --record refused or cannot be written, 10-16 a damaged --fingerprint or --from-recording"));
   sub->callback([o, exit_code, pid, start] {
     // Required unless --from-recording names the identity; said as a missing
     // required option is (cli/parse_errors.h).

@@ -32,12 +32,11 @@ bool RecordedIdentity(const std::string& file, BootIdentity* identity, int* exit
     if (r.has_resolve() && r.verdict().status() == v1::Verdict::RESOLVED) resolved.push_back(&r);
   }
   if (resolved.size() != 1) {
-    *exit_code = FailAbout(
-        kExitUsage, "--from-recording", file,
-        (resolved.empty() ? "holds no RESOLVED resolution"
-                          : "holds " + std::to_string(resolved.size()) +
-                                " RESOLVED resolutions, not one") +
-            ": it is " + FileHolds(snapshot) + " (give --pid and --start)");
+    *exit_code = FailAbout(kExitUsage, "--from-recording", file,
+                           (resolved.empty() ? "holds no RESOLVED resolution"
+                                             : "holds " + std::to_string(resolved.size()) +
+                                                   " RESOLVED resolutions, not one") +
+                               ": it is " + FileHolds(snapshot) + " (give --pid and --start)");
     return false;
   }
   const v1::Resolution& r = *resolved.front();

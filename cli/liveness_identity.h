@@ -17,7 +17,7 @@ namespace proctape {
 struct LivenessSource {
   std::int64_t pid = 0;
   std::uint64_t start = 0;
-  std::string boot_id;         // --boot-id ID (with or without its newline)
+  std::string boot_id;  // --boot-id ID (with or without its newline)
   bool has_boot_id = false;
   std::string fingerprint;     // --fingerprint FILE: its boot
   std::string from_recording;  // --from-recording FILE: its resolved identity and boot

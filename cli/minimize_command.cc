@@ -49,12 +49,14 @@ std::uint64_t SizeOf(const std::string& path) {
   return got == 0 && S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 
-std::uint32_t U32(std::uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(v); }
+std::uint32_t U32(std::uint64_t v) {
+  return v > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(v);
+}
 
 // What minimize did (MinimizeReport), its names masked with the file's tokens.
-v1::MinimizeReport Report(const MinimizeOptions& o, const Snapshot& snapshot,
-                          const TokenMask& mask, const explore::CheckSetup& setup,
-                          const explore::Minimized& done, const explore::RunBound& bound) {
+v1::MinimizeReport Report(const MinimizeOptions& o, const Snapshot& snapshot, const TokenMask& mask,
+                          const explore::CheckSetup& setup, const explore::Minimized& done,
+                          const explore::RunBound& bound) {
   v1::MinimizeReport report;
   report.set_file(EscapedText(mask.Masked(std::filesystem::path(o.file).filename().string())));
   report.set_check(U32(o.check));
@@ -93,9 +95,10 @@ void PrintText(const MinimizeOptions& o, const std::string& name, const TokenMas
               static_cast<unsigned long long>(report.bytes_after()),
               Plural(report.runs(), "run", "runs").c_str());
   if (done.stopped != explore::Stop::kNone) {
-    std::printf("  stopped early: %s was reached; the host kept holds the verdict, a smaller one "
-                "may too\n",
-                explore::StopText(done.stopped, o.limits).c_str());
+    std::printf(
+        "  stopped early: %s was reached; the host kept holds the verdict, a smaller one "
+        "may too\n",
+        explore::StopText(done.stopped, o.limits).c_str());
   }
   for (const std::string& e : report.events()) std::printf("  event %s\n", e.c_str());
   std::printf("wrote %s\n", mask.Shown(o.output).c_str());
@@ -113,7 +116,8 @@ int RunMinimize(const MinimizeOptions& o) {
   }
 
   Snapshot snapshot;
-  if (int read = ReadRecording("minimize", o.file, o.check, &snapshot); read != kExitOk) return read;
+  if (int read = ReadRecording("minimize", o.file, o.check, &snapshot); read != kExitOk)
+    return read;
   const TokenMask mask = TokenMask::Of(snapshot);  // the names said may hold a piece of it
   const std::string name = mask.Shown(o.file);
   std::string why;
@@ -166,7 +170,8 @@ void RegisterMinimize(CLI::App& app, int* exit_code) {
       "builds it): a verdict that came from a change the frame does not hold has\n"
       "nothing to keep (exit 20). Nothing live is read.\n"
       "See docs/explore.md.");
-  sub->add_option("FILE", o->file, "a recording (resolve --record, liveness --record, lab, explore)")
+  sub->add_option("FILE", o->file,
+                  "a recording (resolve --record, liveness --record, lab, explore)")
       ->check(NonEmpty("an empty path names no file"))
       ->required();
   AddOutputOption(sub, o->output, "write the minimized recording here (a .ptape)")->required();
@@ -177,11 +182,13 @@ void RegisterMinimize(CLI::App& app, int* exit_code) {
                      "runs of the check, at most; then the host kept so far is written "
                      "(docs/explore.md, 'Bounds of a whole run')");
   sub->add_flag("--json", o->json, "print one JSON object: a MinimizeReport");
-  sub->footer(std::string("Examples:\n"
-                          "  proctape minimize corpus/051df0283b135a91.ptape -o small.ptape\n"
-                          "  proctape minimize found/run-check0-violation1.ptape -o small.ptape --json\n\n") +
-              ExitStatusFooter("0 written, 2 usage error, 10-16 damaged file or output refused, "
-                               "20 the check does not reach its recorded verdict on its frame"));
+  sub->footer(
+      std::string(
+          "Examples:\n"
+          "  proctape minimize corpus/051df0283b135a91.ptape -o small.ptape\n"
+          "  proctape minimize found/run-check0-violation1.ptape -o small.ptape --json\n\n") +
+      ExitStatusFooter("0 written, 2 usage error, 10-16 damaged file or output refused, "
+                       "20 the check does not reach its recorded verdict on its frame"));
   sub->callback([=] { *exit_code = RunMinimize(*o); });
 }
 

@@ -83,8 +83,8 @@ std::optional<std::int64_t> ParseInteger(std::string_view text, std::int64_t lo,
   std::uint64_t magnitude = Digits(digits, &overflow);
   constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   if (overflow || magnitude > kMax + (negative ? 1 : 0)) return std::nullopt;
-  std::int64_t v = negative ? static_cast<std::int64_t>(0 - magnitude)
-                            : static_cast<std::int64_t>(magnitude);
+  std::int64_t v =
+      negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
   if (v < lo || v > hi) return std::nullopt;
   return v;
 }
@@ -127,9 +127,10 @@ CLI::Validator Unsigned(std::uint64_t lo, std::uint64_t hi) {
 std::string LivePidError(std::string_view text) {
   std::string error = IntegerError(text, std::int64_t{2}, kMaxPidValue);
   if (!error.empty() && ParseInteger(text, std::int64_t{1}, std::int64_t{1})) {
-    error += ": pid 1 is init, which the resolver never takes as a root or a match (its pids "
-             "are 2..2^31-1); a sandbox's marker, a pid of its own namespace, is often 1 and "
-             "names no host process";
+    error +=
+        ": pid 1 is init, which the resolver never takes as a root or a match (its pids "
+        "are 2..2^31-1); a sandbox's marker, a pid of its own namespace, is often 1 and "
+        "names no host process";
   }
   return error;
 }
@@ -140,8 +141,8 @@ CLI::Validator LivePid() {
 CLI::Validator FilePid() { return Integer(1, kMaxPidValue); }
 
 CLI::Validator NonEmpty(const std::string& why) {
-  return CLI::Validator([why](std::string& text) { return text.empty() ? why : std::string(); },
-                        "", "non-empty");
+  return CLI::Validator([why](std::string& text) { return text.empty() ? why : std::string(); }, "",
+                        "non-empty");
 }
 
 CLI::Option* OneValueEach(CLI::Option* option) {

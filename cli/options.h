@@ -87,8 +87,7 @@ CLI::Option* AddLivePid(CLI::App* app, const std::string& name, Target& target,
 }
 template <typename Target>
 CLI::Option* AddUnsigned(CLI::App* app, const std::string& name, Target& target, std::uint64_t lo,
-                         std::uint64_t hi, const std::string& help,
-                         const std::string& type = "N") {
+                         std::uint64_t hi, const std::string& help, const std::string& type = "N") {
   return app->add_option(name, target, help)->check(Unsigned(lo, hi))->type_name(type);
 }
 

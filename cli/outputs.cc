@@ -102,7 +102,9 @@ std::string InputItIs(const std::optional<FileId>& out, const std::string& where
 
 CLI::Validator NonEmptyPath() {
   return CLI::Validator(
-      [](std::string& text) { return text.empty() ? std::string("an empty path names no file") : ""; },
+      [](std::string& text) {
+        return text.empty() ? std::string("an empty path names no file") : "";
+      },
       "", "path");
 }
 
@@ -131,7 +133,8 @@ std::string ForceWithoutOutput(bool force, const std::string& option, bool given
   return "";
 }
 
-std::vector<InputPath> InputsNamed(const std::string& option, const std::vector<std::string>& paths) {
+std::vector<InputPath> InputsNamed(const std::string& option,
+                                   const std::vector<std::string>& paths) {
   std::vector<InputPath> inputs;
   for (const std::string& path : paths) inputs.push_back({option, path});
   return inputs;
@@ -170,8 +173,9 @@ std::string StandardOutputIsAnInput(const std::vector<InputPath>& inputs) {
 std::string StandardInputIsATerminal(const std::vector<InputPath>& inputs) {
   for (const InputPath& in : inputs) {
     if (in.dash_is_stdin && in.path == "-" && ::isatty(STDIN_FILENO) == 1) {
-      return in.option + " '-' is standard input, which is a terminal: redirect a file into it "
-                         "('< FILE') or name the file";
+      return in.option +
+             " '-' is standard input, which is a terminal: redirect a file into it "
+             "('< FILE') or name the file";
     }
   }
   return "";

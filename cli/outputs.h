@@ -61,7 +61,8 @@ struct InputPath {
 };
 
 // Each of `paths` as an input `option` names ("FILE" of show a.ptape b.ptape).
-std::vector<InputPath> InputsNamed(const std::string& option, const std::vector<std::string>& paths);
+std::vector<InputPath> InputsNamed(const std::string& option,
+                                   const std::vector<std::string>& paths);
 
 // The usage error when the output `path` that `option` names is one of the
 // command's `inputs`, or else "" (docs/cli/outputs.md, "An output is never

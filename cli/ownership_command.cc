@@ -50,8 +50,9 @@ int PlanExitCode(const v1::OwnershipPlan& plan) {
 
 int RunOwnership(OwnershipOptions o) {
   if (o.request.cgroup.empty() || o.request.cgroup[0] != '/') {
-    return Fail(kExitUsage, "--cgroup wants a cgroup v2 path such as /system.slice/ci.service "
-                            "(the part after \"0::\" in /proc/PID/cgroup)");
+    return Fail(kExitUsage,
+                "--cgroup wants a cgroup v2 path such as /system.slice/ci.service "
+                "(the part after \"0::\" in /proc/PID/cgroup)");
   }
   for (const std::string& output : o.request.outputs) {
     if (output.find_first_not_of('/') == std::string::npos) {
@@ -69,12 +70,13 @@ int RunOwnership(OwnershipOptions o) {
     const std::string* path;
     Snapshot* snapshot;
   };
-  for (const Read& read : {Read{"--baseline", &o.baseline, &baseline},
-                           Read{"--current", &o.current, &current}}) {
+  for (const Read& read :
+       {Read{"--baseline", &o.baseline, &baseline}, Read{"--current", &o.current, &current}}) {
     ReadKeep keep;  // the plan reads frames only (every frame of the baseline)
     keep.observations = false;
     FormatError error = ReadSnapshot(*read.path, read.snapshot, keep);
-    if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), read.option, *read.path, error.message);
+    if (!error.ok())
+      return FailAbout(ExitCodeFor(error.kind), read.option, *read.path, error.message);
   }
   o.request.baseline_name = o.baseline;
   o.request.current_name = o.current;
@@ -92,8 +94,10 @@ int RunOwnership(OwnershipOptions o) {
   // The status is the first problem's: Finish says it by that problem.
   std::string what = "the plan is REFUSED: " + DescribeProblem(plan.problems(0));
   if (plan.problems_size() > 1) {
-    what += " (and " + Plural(static_cast<std::uint64_t>(plan.problems_size() - 1), "other problem",
-                              "other problems") + ")";
+    what += " (and " +
+            Plural(static_cast<std::uint64_t>(plan.problems_size() - 1), "other problem",
+                   "other problems") +
+            ")";
   }
   return Finding(code, what);
 }

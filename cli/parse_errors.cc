@@ -177,7 +177,8 @@ std::string TooMany(const CLI::Option* opt, const std::string& name, const std::
 // A set of choices says itself: "missing json|dot|proc-dir after --format".
 // An option of several values names each ("--frames I J"): the ones given
 // stand for theirs, "missing J after --frames I".
-std::string MissingValues(const CLI::Option* opt, const std::string& name, const std::string& what) {
+std::string MissingValues(const CLI::Option* opt, const std::string& name,
+                          const std::string& what) {
   const std::string value = ValueName(opt);
   const bool choices = value.find('|') != std::string::npos;
   const std::size_t at = what.find("received ");
@@ -189,8 +190,7 @@ std::string MissingValues(const CLI::Option* opt, const std::string& name, const
     if (e == std::string::npos) e = value.size();
     words.push_back(value.substr(b, e - b));
   }
-  if (opt->get_expected_min() > 1 && words.size() > 1 && received > 0 &&
-      received < words.size()) {
+  if (opt->get_expected_min() > 1 && words.size() > 1 && received > 0 && received < words.size()) {
     // The values given, as typed (their names when CLI11 kept none).
     const std::vector<std::string>& typed = opt->results();
     std::string given, missing;

@@ -75,7 +75,7 @@ class Progress {
   bool due_ = false;       // the delay is up
   bool stopping_ = false;  // the destructor ends the timer
   bool has_pending_ = false;
-  std::string pending_;    // the text to show when the delay is up
+  std::string pending_;  // the text to show when the delay is up
   bool shown_ = false;
   std::chrono::steady_clock::time_point last_{};
 };

@@ -9,8 +9,7 @@
 
 namespace proctape {
 
-int ReadMasked(const std::string& file, const ReadKeep& keep, Snapshot* snapshot,
-               TokenMask* mask) {
+int ReadMasked(const std::string& file, const ReadKeep& keep, Snapshot* snapshot, TokenMask* mask) {
   const FormatError error = ReadSnapshot(file, snapshot, keep);
   *mask = TokenMask::Of(*snapshot);
   if (error.ok()) return kExitOk;

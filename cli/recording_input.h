@@ -17,8 +17,7 @@ namespace proctape {
 // Reads `file` into *snapshot as `keep` says, and *mask its tokens: kExitOk,
 // or the exit status after the one line of its damage (10-16), the file's
 // name masked (it may hold a piece of the token).
-int ReadMasked(const std::string& file, const ReadKeep& keep, Snapshot* snapshot,
-               TokenMask* mask);
+int ReadMasked(const std::string& file, const ReadKeep& keep, Snapshot* snapshot, TokenMask* mask);
 
 // Reads `file` into *snapshot: kExitOk, or the exit status after the one
 // line saying why (a damaged file: 10-16; no recorded check, or no check

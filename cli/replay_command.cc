@@ -65,9 +65,10 @@ struct ReplayOptions {
 void NoteRedaction(const Snapshot& snapshot, const Request& request, const std::string& name) {
   if (snapshot.header.redaction().environ() != v1::RedactionPolicy::ENVIRON_REDACTED) return;
   if (TokenQuestion(request, snapshot.header.redaction()).Kept()) return;
-  Note(name + ": environ values are stored redacted and the token entry asked is not kept "
-              "verbatim: a run that must tell whether a process carries that token diverges "
-              "there (capture with --env keep to replay a token check)");
+  Note(name +
+       ": environ values are stored redacted and the token entry asked is not kept "
+       "verbatim: a run that must tell whether a process carries that token diverges "
+       "there (capture with --env keep to replay a token check)");
 }
 
 // A plain capture, with no recorded request to start from: the request of
@@ -82,8 +83,9 @@ int PlainCaptureRun(const ReplayOptions& o, const Snapshot& snapshot, const std:
                                 " (it takes --root, --token and --exe-identity or --exe-like)");
   }
   if (!o.overrides.exe) {
-    return Fail(kExitUsage, name + " records no resolution: give the attested executable "
-                                   "with --exe-identity DEV:INO or --exe-like PID");
+    return Fail(kExitUsage, name +
+                                " records no resolution: give the attested executable "
+                                "with --exe-identity DEV:INO or --exe-like PID");
   }
   const std::int64_t start = FrameModelStart(snapshot, nullptr);
   Request request;
@@ -149,8 +151,9 @@ int RunFrames(const ReplayOptions& o, const Snapshot& snapshot, const std::strin
   bool any_resolve = false;
   for (const v1::Resolution& r : snapshot.resolutions) any_resolve |= r.has_resolve();
   if (o.overrides.any() && !any_resolve) {
-    return Fail(kExitUsage, name + " records only liveness checks: the request options "
-                                   "apply to resolutions");
+    return Fail(kExitUsage, name +
+                                " records only liveness checks: the request options "
+                                "apply to resolutions");
   }
   for (const v1::Resolution& r : snapshot.resolutions) {
     if (!r.has_resolve()) continue;
@@ -257,9 +260,10 @@ int RunTape(const ReplayOptions& o, const Snapshot& snapshot, const TokenMask& m
       return Fail(kExitUsage, name + " holds no recorded resolution and no frame: it is " +
                                   FileHolds(snapshot) + ", nothing to replay");
     }
-    return Fail(kExitUsage, name + " holds no recorded resolution (record one with "
-                                   "'proctape resolve ... --record FILE', or replay a capture "
-                                   "with --model frames)");
+    return Fail(kExitUsage, name +
+                                " holds no recorded resolution (record one with "
+                                "'proctape resolve ... --record FILE', or replay a capture "
+                                "with --model frames)");
   }
   // Masked: a verdict's evidence may quote an environ entry, never the token.
   const std::vector<v1::ReplayResult> results = ReplayTape(snapshot, o.overrides);
@@ -279,8 +283,7 @@ int RunTape(const ReplayOptions& o, const Snapshot& snapshot, const TokenMask& m
 
 int RunReplay(ReplayOptions o) {
   if (int bad = CheckOptions(&o); bad != kExitOk) return bad;
-  if (int entered =
-          EnterCommand({"replay", {{"FILE", o.file}, {"--fingerprint", o.fingerprint}}});
+  if (int entered = EnterCommand({"replay", {{"FILE", o.file}, {"--fingerprint", o.fingerprint}}});
       entered != kExitOk) {
     return entered;
   }
@@ -350,29 +353,28 @@ struct RequestOptions {
 };
 
 RequestOptions AddRequestOptions(CLI::App* sub, ReplayOptions* o) {
-  CLI::Option* root =
-      AddLivePid(sub, "--root", o->root, "replace the recorded root pid");
+  CLI::Option* root = AddLivePid(sub, "--root", o->root, "replace the recorded root pid");
   CLI::Option* root_start = AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
                                         "replace the recorded root start tick (--model "
                                         "frames of a plain capture: the root's in the first "
                                         "frame)",
                                         "TICKS");
-  CLI::Option* token = sub->add_option("--token", o->token, "replace the recorded token")
-      ->type_name("TOKEN");
+  CLI::Option* token =
+      sub->add_option("--token", o->token, "replace the recorded token")->type_name("TOKEN");
   CLI::Option* token_var =
       sub->add_option("--token-var", o->token_var, "replace the recorded token variable")
-      ->type_name("NAME");
+          ->type_name("NAME");
   OneValueEach(
       sub->add_option("--argv", o->argv, "replace the expected argv; repeat for each element")
           ->type_name("ARG"));
-  CLI::Option* exe_identity = sub->add_option(
-      "--exe-identity", o->exe_identity, "replace the attested executable identity, as DEV:INO")
-      ->check(NonEmpty("an empty DEV:INO identifies no executable"))
-      ->type_name("DEV:INO");
-  CLI::Option* exe_like =
-      AddSigned(sub, "--exe-like", o->exe_like, 1, kMaxPidValue,
-                "attest the executable of this captured pid: its exe identity in the first frame",
-                "PID");
+  CLI::Option* exe_identity =
+      sub->add_option("--exe-identity", o->exe_identity,
+                      "replace the attested executable identity, as DEV:INO")
+          ->check(NonEmpty("an empty DEV:INO identifies no executable"))
+          ->type_name("DEV:INO");
+  CLI::Option* exe_like = AddSigned(
+      sub, "--exe-like", o->exe_like, 1, kMaxPidValue,
+      "attest the executable of this captured pid: its exe identity in the first frame", "PID");
   sub->add_option("--fingerprint", o->fingerprint,
                   "what if the root had been fingerprinted before the turn: this file's root, "
                   "start tick and executable replace the recorded ones (exit 9: another boot)")
@@ -382,10 +384,10 @@ RequestOptions AddRequestOptions(CLI::App* sub, ReplayOptions* o) {
       ->excludes(root_start)
       ->excludes(exe_identity)
       ->excludes(exe_like);
-  CLI::Option* legacy = sub->add_option(
-      "--legacy-marker", o->legacy_marker,
-      "report what the legacy kill(N, 0) check on this marker would have concluded")
-      ->type_name("MARKER");
+  CLI::Option* legacy =
+      sub->add_option("--legacy-marker", o->legacy_marker,
+                      "report what the legacy kill(N, 0) check on this marker would have concluded")
+          ->type_name("MARKER");
   return {root, root_start, token, token_var, exe_like, legacy};
 }
 
@@ -403,8 +405,10 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::IsMember({"tape", "frames"}));
   const RequestOptions given = AddRequestOptions(sub, o.get());
-  sub->footer(std::string(kExamples) +
-              ExitStatusFooter("0 reproduced, 2 usage error, 3-8 the verdict's (--model frames), 9 another boot, 10-16 damaged file, 20 verdict changed, 21 diverged"));
+  sub->footer(
+      std::string(kExamples) +
+      ExitStatusFooter(
+          "0 reproduced, 2 usage error, 3-8 the verdict's (--model frames), 9 another boot, 10-16 damaged file, 20 verdict changed, 21 diverged"));
   sub->callback([=] {
     // Only the options given change the recorded request.
     if (given.root->count() > 0) o->overrides.root_pid = o->root;

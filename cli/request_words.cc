@@ -11,8 +11,7 @@ bool RequestWordsValid(const std::string* token, const std::string* token_var,
                        const std::vector<std::string>* argv, int* exit_code) {
   // The default bound: a recording's own may differ, and its replay checks
   // the request again against it.
-  const RequestWordsProblem p =
-      CheckRequestWords(token, token_var, argv, Bounds{}.cmdline_bytes);
+  const RequestWordsProblem p = CheckRequestWords(token, token_var, argv, Bounds{}.cmdline_bytes);
   if (p.field.empty()) return true;
   const std::string option = p.field == "token"       ? "--token"
                              : p.field == "token_var" ? "--token-var"

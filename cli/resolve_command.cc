@@ -47,7 +47,7 @@ struct ResolveOptions {
   std::uint64_t byte_budget = Bounds{}.byte_budget;
   std::string proc = "/proc";
   bool json = false;
-  std::string record;   // --record FILE
+  std::string record;  // --record FILE
   bool has_record = false;
   bool force = false;
   std::vector<std::string> command_line;
@@ -62,9 +62,8 @@ void PrintVerdict(const Verdict& v, const v1::VerdictSummary& s, std::int64_t ro
   const std::string counts = "(" + Plural(v.attempts, "attempt", "attempts") + ", " +
                              Plural(v.bytes_read, "byte", "bytes") + " read)";
   if (v.resolved()) {
-    std::fprintf(out, "RESOLVED host pid %lld, start tick %llu %s\n",
-                 static_cast<long long>(v.pid), static_cast<unsigned long long>(v.start_ticks),
-                 counts.c_str());
+    std::fprintf(out, "RESOLVED host pid %lld, start tick %llu %s\n", static_cast<long long>(v.pid),
+                 static_cast<unsigned long long>(v.start_ticks), counts.c_str());
   } else {
     std::fprintf(out, "%s: %s %s\n", std::string(StatusName(v.status)).c_str(),
                  EscapeBytes(v.detail, 1024).c_str(), counts.c_str());
@@ -111,8 +110,7 @@ bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
     return true;
   }
   if (!o.has_root) {
-    *exit_code = Fail(kExitUsage,
-                      "give --fingerprint FILE (taken before the turn) or --root PID");
+    *exit_code = Fail(kExitUsage, "give --fingerprint FILE (taken before the turn) or --root PID");
     return false;
   }
   request->root_pid = o.root;
@@ -179,8 +177,8 @@ bool Resolve(const ResolveOptions& o, ProcfsEvidence& evidence, std::unique_ptr<
                                            std::chrono::steady_clock::now() - started)
                                            .count();
           progress.Show("resolve: nothing matches yet after " +
-                        Plural(static_cast<std::uint64_t>(++waits), "attempt", "attempts") +
-                        ", " + DurationText(elapsed) + " of the " +
+                        Plural(static_cast<std::uint64_t>(++waits), "attempt", "attempts") + ", " +
+                        DurationText(elapsed) + " of the " +
                         DurationText(request.bounds.deadline_ns) + " deadline; retrying");
         });
         check(progress.active() ? static_cast<Evidence&>(watched) : ev, r);
@@ -193,8 +191,7 @@ bool Resolve(const ResolveOptions& o, ProcfsEvidence& evidence, std::unique_ptr<
 int RunResolve(const ResolveOptions& o) {
   int exit_code = kExitOk;
   // The request's words first: nothing is read for one the resolver refuses.
-  if (!RequestWordsValid(&o.token, &o.token_var, o.argv.empty() ? nullptr : &o.argv,
-                         &exit_code)) {
+  if (!RequestWordsValid(&o.token, &o.token_var, o.argv.empty() ? nullptr : &o.argv, &exit_code)) {
     return exit_code;
   }
   CommandIo io{"resolve", {{"--fingerprint", o.fingerprint}, {"--exe", o.exe, false}}};
@@ -226,8 +223,8 @@ int RunResolve(const ResolveOptions& o) {
   // After the verdict: with --record - the verdict itself is on standard
   // error. Only for a resolution that used what was read late (not one that
   // failed at the root's fingerprint or was refused as a request).
-  const bool used_late = o.has_root_start ? verdict.status != Status::kInvalidRequest
-                                          : verdict.late_fingerprint;
+  const bool used_late =
+      o.has_root_start ? verdict.status != Status::kInvalidRequest : verdict.late_fingerprint;
   if (!late_warning.empty() && used_late) Warn(late_warning);
   if (!recorded) return kExitIo;
   return ExitCodeFor(verdict.status);
@@ -260,15 +257,16 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   auto o = std::make_shared<ResolveOptions>();
   o->command_line = std::move(command_line);
   CLI::App* sub = app.add_subcommand("resolve", kDescription);
-  CLI::Option* fingerprint = sub->add_option(
-      "--fingerprint", o->fingerprint,
-      "the root's fingerprint file, taken before the turn ('proctape fingerprint'): root pid, "
-      "start time and executable identity; refused from another boot (exit 9)")
-      ->check(NonEmpty("an empty path names no file"))
-      ->type_name("FILE");
+  CLI::Option* fingerprint =
+      sub->add_option(
+             "--fingerprint", o->fingerprint,
+             "the root's fingerprint file, taken before the turn ('proctape fingerprint'): root pid, "
+             "start time and executable identity; refused from another boot (exit 9)")
+          ->check(NonEmpty("an empty path names no file"))
+          ->type_name("FILE");
   AddLivePid(sub, "--root", o->root,
-            "host pid of the app-server that started the sandbox (with --fingerprint: "
-            "optional, and it must be the fingerprint's)")
+             "host pid of the app-server that started the sandbox (with --fingerprint: "
+             "optional, and it must be the fingerprint's)")
       ->each([o](const std::string&) { o->has_root = true; });
   AddUnsigned(sub, "--root-start", o->root_start, 1, UINT64_MAX,
               "without --fingerprint: the root's start time (stat field 22, clock ticks) "
@@ -309,8 +307,10 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
                       "- writes it to standard output (the verdict then goes to standard error)")
       ->each([o](const std::string&) { o->has_record = true; });
   AddForceOption(sub, o->force, "with --record FILE: replace an existing FILE");
-  sub->footer(std::string(kExamples) +
-              ExitStatusFooter("0 RESOLVED, 2 usage error, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot, 10 --record refused or cannot be written"));
+  sub->footer(
+      std::string(kExamples) +
+      ExitStatusFooter(
+          "0 RESOLVED, 2 usage error, 4 identity changed, 5 not found, 6 ambiguous, 7 bad evidence, 8 bound, 9 fingerprint of another boot, 10 --record refused or cannot be written"));
   sub->callback([o, exit_code] { *exit_code = RunResolve(*o); });
 }
 

@@ -94,8 +94,8 @@ void ReadStreamed(const std::string& file, ShowBuilder& builder, ShowRead* read)
   if (open) builder.AddFrame(frame);
 }
 
-int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
-            bool* shown, const std::string& json_before) {
+int ShowOne(const std::string& file, bool json, const ProcessFilter& filter, bool* shown,
+            const std::string& json_before) {
   const std::string name = EscapeBytes(file, 4096);
   ShowBuilder builder(name, filter);
   ShowRead read;
@@ -113,10 +113,10 @@ int ShowOne(const std::string& file, bool json, const ProcessFilter& filter,
     std::fflush(stdout);
     return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
   }
-  const v1::ShowReport report = builder.Finish(
-      {chunks, read.bytes, read.footer ? &*read.footer : nullptr, read.observations,
-       &read.resolutions, &read.fingerprints},
-      error);
+  const v1::ShowReport report =
+      builder.Finish({chunks, read.bytes, read.footer ? &*read.footer : nullptr, read.observations,
+                      &read.resolutions, &read.fingerprints},
+                     error);
   // Its name as the report says it: masked with the file's tokens.
   const std::string& said = report.file();
   const ShowSelections selections = [&builder](int i) { return builder.Selection(i); };
@@ -185,8 +185,8 @@ void RegisterShow(CLI::App& app, int* exit_code) {
                   "separated by a blank line")
       ->check(NonEmpty("an empty path names no file"))
       ->required();
-  CLI::Option* pid = AddSigned(sub, "--pid", o->pid, 1, kMaxPidValue,
-                               "list this process in each frame", "PID");
+  CLI::Option* pid =
+      AddSigned(sub, "--pid", o->pid, 1, kMaxPidValue, "list this process in each frame", "PID");
   CLI::Option* uid = AddUnsigned(sub, "--uid", o->uid, 0, 4294967294,
                                  "list the processes of this real uid in each frame", "UID");
   CLI::Option* comm = sub->add_option("--comm", o->comm,

@@ -83,7 +83,8 @@ bool DotCommand(sql::Database& d, const std::string& line, bool json,
   } else if (command == ".help" && json) {
     std::string values;
     for (const auto& [dot, what] : kDotHelp) {
-      values += (values.empty() ? "" : ", ") + std::string("(") + Quoted(dot) + ", " + Quoted(what) + ")";
+      values +=
+          (values.empty() ? "" : ", ") + std::string("(") + Quoted(dot) + ", " + Quoted(what) + ")";
     }
     run("SELECT column1 AS command, column2 AS what FROM (VALUES " + values + ")");
   } else if (command == ".help") {
@@ -165,8 +166,9 @@ void ExplainRefusal(std::string* failed) {
   for (const std::string refused : {"not authorized", "authorization denied"}) {
     if (failed->size() >= refused.size() &&
         failed->compare(failed->size() - refused.size(), refused.size(), refused) == 0) {
-      *failed += ": the database is read-only (a PRAGMA may be read, never set; ATTACH, "
-                 "VACUUM INTO, fts3_tokenizer and load_extension are refused)";
+      *failed +=
+          ": the database is read-only (a PRAGMA may be read, never set; ATTACH, "
+          "VACUUM INTO, fts3_tokenizer and load_extension are refused)";
       return;
     }
   }

@@ -49,7 +49,8 @@ std::unique_ptr<sql::Database> LoadDatabase(const std::vector<std::string>& file
     }
     progress.Done();
     if (!l.warning.empty()) Warn(l.warning);
-    if (!l.damage.empty()) Warn(AboutPath("", l.tokens.Masked(f), "loaded up to its damage: " + l.damage));
+    if (!l.damage.empty())
+      Warn(AboutPath("", l.tokens.Masked(f), "loaded up to its damage: " + l.damage));
   }
   if (std::string f = d->Finish(); !f.empty()) {
     *exit_code = Fail(kExitInternal, "the database's indexes: " + f);

@@ -30,7 +30,7 @@ struct TreeCliOptions {
   TreeOptions tree;
   std::int64_t marker = 0;
   bool has_marker = false;
-  std::int64_t pid = 0;      // --pid, --uid, --comm: options.tree.filter when given
+  std::int64_t pid = 0;  // --pid, --uid, --comm: options.tree.filter when given
   std::uint32_t uid = 0;
   std::string comm;
   bool wide = false;  // --wide: never cut a line
@@ -76,7 +76,8 @@ int RunTree(TreeCliOptions o) {
   // --pid that selects nothing.
   if (!report) return Fail(root_missing ? kExitNotFound : kExitUsage, why);
   // Said first; the status is the damage's, also when the tree is drawn.
-  if (!error.ok()) Fail(ExitCodeFor(error.kind), damage + " (the frames before the damage are used)");
+  if (!error.ok())
+    Fail(ExitCodeFor(error.kind), damage + " (the frames before the damage are used)");
   if (!error.ok()) report->set_warning(name + ": " + EscapeBytes(error.message));
   if (o.json) {
     std::printf("%s\n", ToJson(*report).c_str());

@@ -108,21 +108,20 @@ int VerifyOne(const FileOptions& o, std::string* json) {
     if (error.ok() && snap.fingerprint && n.frames == 0 && n.resolutions == 0) {
       // A fingerprint file: what it fingerprinted, not frames and environs.
       const v1::RootFingerprint& f = *snap.fingerprint;
-      std::printf("%s: intact: %s, %s: root %" PRId64 " at start tick %" PRIu64
-                  ", exe %s %" PRIu64 ":%" PRIu64 "\n",
+      std::printf("%s: intact: %s, %s: root %" PRId64 " at start tick %" PRIu64 ", exe %s %" PRIu64
+                  ":%" PRIu64 "\n",
                   name.c_str(), Plural(n.chunks, "chunk", "chunks").c_str(),
                   Plural(n.fingerprints, "root fingerprint", "root fingerprints").c_str(),
                   f.root_pid(), f.root_start_ticks(), EscapeBytes(f.exe_path(), 1024).c_str(),
                   f.exe_identity().dev(), f.exe_identity().ino());
     } else if (error.ok()) {
       // The process records are summed over the frames.
-      std::printf("%s: intact: %s, %s, %s, %s, %s, environ %s\n", name.c_str(),
-                  Plural(n.chunks, "chunk", "chunks").c_str(),
-                  Plural(n.frames, "frame", "frames").c_str(),
-                  Plural(processes, "process record", "process records").c_str(),
-                  Plural(n.observations, "observation", "observations").c_str(),
-                  Plural(n.resolutions, "resolution", "resolutions").c_str(),
-                  kept ? "KEPT" : "redacted");
+      std::printf(
+          "%s: intact: %s, %s, %s, %s, %s, environ %s\n", name.c_str(),
+          Plural(n.chunks, "chunk", "chunks").c_str(), Plural(n.frames, "frame", "frames").c_str(),
+          Plural(processes, "process record", "process records").c_str(),
+          Plural(n.observations, "observation", "observations").c_str(),
+          Plural(n.resolutions, "resolution", "resolutions").c_str(), kept ? "KEPT" : "redacted");
     }
   }
   if (!error.ok()) {
@@ -170,8 +169,9 @@ void RegisterVerify(CLI::App& app, int* exit_code) {
       "Read a snapshot file whole and check it: every chunk's size, checksum and order.\n"
       "Prints what it holds, or the first damage (chunk and byte offset); a capture that\n"
       "was killed (NAME.partial) reports where it was cut, and what came before it counts.");
-  sub->add_option("FILE", o->files, "a .ptape file, or - for standard input; several are "
-                                     "verified in order")
+  sub->add_option("FILE", o->files,
+                  "a .ptape file, or - for standard input; several are "
+                  "verified in order")
       ->check(NonEmpty("an empty path names no file"))
       ->required();
   sub->add_flag("--json", o->json, "print the report as one JSON object");

@@ -35,7 +35,14 @@ namespace proctape {
 // The per-pid files the resolver and the capturer read. Values match the
 // schema's ProcFile enum.
 // kExe names /proc/PID/exe in verdicts; it is never read, only its identity taken.
-enum class ProcFile : int { kStat = 1, kCmdline = 2, kEnviron = 3, kStatus = 4, kCgroup = 5, kExe = 6 };
+enum class ProcFile : int {
+  kStat = 1,
+  kCmdline = 2,
+  kEnviron = 3,
+  kStatus = 4,
+  kCgroup = 5,
+  kExe = 6
+};
 
 // "stat", "cmdline", ... : the name of the file under /proc/PID.
 std::string_view ProcFileName(ProcFile file);

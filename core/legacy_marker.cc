@@ -33,7 +33,10 @@ LegacyResult LegacyMarkerCheck(std::string_view marker, SignalProbe& probe) {
     out.detail = call + " failed with ESRCH: the legacy check reports DEAD";
   } else {
     out.outcome = LegacyOutcome::kError;
-    out.detail = call + " failed with " + std::string(strerrorname_np(out.err) ? strerrorname_np(out.err) : "errno " + std::to_string(out.err)) + ": the legacy check throws";
+    out.detail = call + " failed with " +
+                 std::string(strerrorname_np(out.err) ? strerrorname_np(out.err)
+                                                      : "errno " + std::to_string(out.err)) +
+                 ": the legacy check throws";
   }
   return out;
 }

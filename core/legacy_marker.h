@@ -24,10 +24,10 @@ class SignalProbe {
 };
 
 enum class LegacyOutcome : int {
-  kAlive = 1,         // kill(pid, 0) succeeded
-  kDead = 2,          // ESRCH
-  kError = 3,         // any other errno: the legacy code throws (EPERM above all)
-  kInvalidMarker = 4, // the marker does not hold a pid
+  kAlive = 1,          // kill(pid, 0) succeeded
+  kDead = 2,           // ESRCH
+  kError = 3,          // any other errno: the legacy code throws (EPERM above all)
+  kInvalidMarker = 4,  // the marker does not hold a pid
 };
 
 struct LegacyResult {

@@ -17,8 +17,8 @@ using resolver::Vanished;
 #ifndef PROCTAPE_LIVENESS_AS
 #define PROCTAPE_LIVENESS_AS CheckLiveness
 #endif
-LivenessVerdict PROCTAPE_LIVENESS_AS(Evidence& evidence, std::int64_t pid, std::uint64_t start_ticks,
-                              std::uint64_t stat_bytes) {
+LivenessVerdict PROCTAPE_LIVENESS_AS(Evidence& evidence, std::int64_t pid,
+                                     std::uint64_t start_ticks, std::uint64_t stat_bytes) {
   LivenessVerdict out;
   auto error = [&](Status reason, std::string detail) {
     out.status = LivenessStatus::kError;
@@ -43,7 +43,8 @@ LivenessVerdict PROCTAPE_LIVENESS_AS(Evidence& evidence, std::int64_t pid, std::
       out.detail = where + " is gone (errno " + std::to_string(r.err) + ")";
       return out;
     }
-    return error(Status::kUnreadable, where + " is unreadable (errno " + std::to_string(r.err) + ")");
+    return error(Status::kUnreadable,
+                 where + " is unreadable (errno " + std::to_string(r.err) + ")");
   }
   if (r.truncated) return error(Status::kMalformedRecord, where + " is larger than its bound");
   StatViewParse parsed = ParseStatView(r.data);
@@ -63,8 +64,8 @@ LivenessVerdict PROCTAPE_LIVENESS_AS(Evidence& evidence, std::int64_t pid, std::
                             : ": another process holds the pid (it started before the one named)"));
   }
   // "state Z, X, or x is dead" (the mutant that drops the rule takes Z for alive).
-  const bool dead = mutant::Drops(mutant::kZombieAlive) ? f.state == 'X' || f.state == 'x'
-                                                        : DeadState(f.state);
+  const bool dead =
+      mutant::Drops(mutant::kZombieAlive) ? f.state == 'X' || f.state == 'x' : DeadState(f.state);
   out.status = dead ? LivenessStatus::kDead : LivenessStatus::kAlive;
   out.detail = "pid " + std::to_string(pid) + " in state " + out.state + " started at tick " +
                std::to_string(start_ticks);

@@ -33,9 +33,9 @@ MemoryEvidence::Process& MemoryEvidence::AddProcess(std::int64_t pid, std::int64
   p.files[ProcFile::kCmdline] = StoredRead{0, JoinNul(argv), false};
   p.files[ProcFile::kEnviron] = StoredRead{0, JoinNul(environ), false};
   p.files[ProcFile::kStatus] =
-      StoredRead{0, "Name:\t" + comm + "\nState:\t" + state + "\nPid:\t" + std::to_string(pid) +
-                        "\nPPid:\t" + std::to_string(ppid) + "\nNSpid:\t" + std::to_string(pid) +
-                        "\n",
+      StoredRead{0,
+                 "Name:\t" + comm + "\nState:\t" + state + "\nPid:\t" + std::to_string(pid) +
+                     "\nPPid:\t" + std::to_string(ppid) + "\nNSpid:\t" + std::to_string(pid) + "\n",
                  false};
   p.exe = exe;
   return p;

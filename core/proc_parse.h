@@ -25,18 +25,18 @@ std::optional<std::uint64_t> ParseCanonicalDecimal(std::string_view text,
 // comm may contain anything, ") " and newlines included, so the record is
 // split at the *final* ") " (`docs/resolver.md`, "The eight steps", step 3).
 struct StatFields {
-  std::int64_t pid = 0;        // field 1
-  std::string comm;            // field 2, without the parentheses, raw bytes
-  char state = 0;              // field 3
-  std::int64_t ppid = 0;       // field 4
-  std::int64_t pgrp = 0;       // field 5
-  std::int64_t session = 0;    // field 6
+  std::int64_t pid = 0;           // field 1
+  std::string comm;               // field 2, without the parentheses, raw bytes
+  char state = 0;                 // field 3
+  std::int64_t ppid = 0;          // field 4
+  std::int64_t pgrp = 0;          // field 5
+  std::int64_t session = 0;       // field 6
   std::uint64_t start_ticks = 0;  // field 22: clock ticks after boot
 };
 
 struct StatParse {
   std::optional<StatFields> fields;
-  std::string error;           // why it did not parse, naming the byte offset
+  std::string error;  // why it did not parse, naming the byte offset
   bool ok() const { return fields.has_value(); }
 };
 
@@ -61,11 +61,11 @@ struct StatView {
 // the same order, the first failure kept as its byte offset and a static
 // reason; Error() is the text ParseStat's `error` holds for it.
 struct StatViewParse {
-  StatView fields;             // meaningful when ok()
-  const char* why = nullptr;   // nullptr: parsed
-  std::size_t offset = 0;      // the byte the failure names
+  StatView fields;            // meaningful when ok()
+  const char* why = nullptr;  // nullptr: parsed
+  std::size_t offset = 0;     // the byte the failure names
   bool ok() const { return why == nullptr; }
-  std::string Error() const;   // "stat byte N: why"; empty when ok()
+  std::string Error() const;  // "stat byte N: why"; empty when ok()
 };
 
 // What the resolver calls once per stat read: no string, no vector.

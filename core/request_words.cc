@@ -14,16 +14,16 @@ RequestWordsProblem CheckRequestWords(const std::string* token, const std::strin
                                       const std::vector<std::string>* argv,
                                       std::uint64_t cmdline_bytes) {
   if (token != nullptr && token->empty()) return {"token", "the invocation token is empty"};
-  if (token_var != nullptr &&
-      (token_var->empty() || token_var->find('=') != std::string::npos ||
-       token_var->find('\0') != std::string::npos)) {
+  if (token_var != nullptr && (token_var->empty() || token_var->find('=') != std::string::npos ||
+                               token_var->find('\0') != std::string::npos)) {
     return {"token_var", "the token variable name is empty or holds '=' or NUL"};
   }
   if (argv != nullptr) {
     if (argv->empty()) return {"argv", "the expected argv is empty"};
     for (const std::string& arg : *argv) {
       // Its bytes would be those of two elements of a real argv.
-      if (arg.find('\0') != std::string::npos) return {"argv", "an expected argv element holds NUL"};
+      if (arg.find('\0') != std::string::npos)
+        return {"argv", "an expected argv element holds NUL"};
     }
     if (JoinNul(*argv).size() > cmdline_bytes) {
       return {"argv", "the expected argv is longer than the cmdline bound"};

@@ -204,8 +204,7 @@ class Resolution {
     if (auto v = meter_.ParseRequiredStat(node.pid, r, &f)) return v;
     if (Dead(f.state)) {
       *vanished = empty + "state " + f.state + ")";
-    } else if (f.start_ticks != node.start_ticks &&
-               !mutant::Drops(mutant::kNoStartTickOnReread)) {
+    } else if (f.start_ticks != node.start_ticks && !mutant::Drops(mutant::kNoStartTickOnReread)) {
       *vanished = empty + "start tick " + std::to_string(f.start_ticks) + ", not " +
                   std::to_string(node.start_ticks) + ")";
     }
@@ -323,11 +322,10 @@ class Resolution {
       StatView f;
       if (auto v = meter_.ParseRequiredStat(n->pid, r, &f)) return v;
       if (f.start_ticks != n->start_ticks && !mutant::Drops(mutant::kNoStartTickOnReread)) {
-        Verdict v = FileVerdict(is_root ? Status::kRootRestarted : Status::kPidReused, n->pid,
-                                ProcFile::kStat, r,
-                                "pid " + std::to_string(n->pid) + " now started at tick " +
-                                    std::to_string(f.start_ticks) + ", not " +
-                                    std::to_string(n->start_ticks));
+        Verdict v = FileVerdict(
+            is_root ? Status::kRootRestarted : Status::kPidReused, n->pid, ProcFile::kStat, r,
+            "pid " + std::to_string(n->pid) + " now started at tick " +
+                std::to_string(f.start_ticks) + ", not " + std::to_string(n->start_ticks));
         v.subject_start_ticks = f.start_ticks;
         v.expected_ticks = n->start_ticks;
         return v;
@@ -343,8 +341,10 @@ class Resolution {
       }
       if (is_root && Dead(f.state)) {
         Verdict v = FileVerdict(Status::kMissingRoot, n->pid, ProcFile::kStat, r,
-                                "root pid " + std::to_string(n->pid) + " died during inspection "
-                                "(state " + std::string(1, f.state) + ")");
+                                "root pid " + std::to_string(n->pid) +
+                                    " died during inspection "
+                                    "(state " +
+                                    std::string(1, f.state) + ")");
         v.subject_start_ticks = f.start_ticks;
         return v;
       }
@@ -363,10 +363,10 @@ class Resolution {
   Meter meter_;
   const std::string expected_cmdline_;  // the expected argv, NUL-terminated elements
   std::uint32_t attempts_ = 0;
-  Diagnosis retry_;                       // why the current attempt found no match
-  std::optional<Diagnosis> completed_;    // the last attempt that completed without a verdict
-  NearMisses near_;                       // the current attempt's
-  const Node* confirming_ = nullptr;      // the only match, while steps 6-7 confirm it
+  Diagnosis retry_;                     // why the current attempt found no match
+  std::optional<Diagnosis> completed_;  // the last attempt that completed without a verdict
+  NearMisses near_;                     // the current attempt's
+  const Node* confirming_ = nullptr;    // the only match, while steps 6-7 confirm it
   NearMiss::Rule confirm_stage_ = NearMiss::Rule::kExecutable;  // the rule being checked
   Snapshot snap_;  // the current attempt's; reused so attempts do not reallocate it
 };

@@ -28,15 +28,15 @@ namespace proctape {
 // forever. Every attempt but the first starts at least one retry interval after
 // the one before, so a resolution makes at most kMaxAttempts attempts; the
 // resolver also stops there (NO_MATCH) if an Evidence's clock never advances.
-inline constexpr std::int64_t kMaxDeadlineNs = 3'600'000'000'000;  // 1 hour
-inline constexpr std::int64_t kMinRetryNs = 100'000'000;            // 100 ms
+inline constexpr std::int64_t kMaxDeadlineNs = 3'600'000'000'000;                // 1 hour
+inline constexpr std::int64_t kMinRetryNs = 100'000'000;                         // 100 ms
 inline constexpr std::uint32_t kMaxAttempts = kMaxDeadlineNs / kMinRetryNs + 1;  // 36,001
 
 // Defaults are the numbers of `docs/resolver.md`, "Inputs (Request)".
 struct Bounds {
-  std::uint64_t max_entries = 65536;      // numeric /proc entries per scan
-  std::uint64_t max_nodes = 65536;        // process records per snapshot
-  std::uint32_t max_depth = 256;          // ancestry depth (parent links)
+  std::uint64_t max_entries = 65536;  // numeric /proc entries per scan
+  std::uint64_t max_nodes = 65536;    // process records per snapshot
+  std::uint32_t max_depth = 256;      // ancestry depth (parent links)
   std::uint64_t stat_bytes = 4096;
   std::uint64_t cmdline_bytes = 65536;
   std::uint64_t environ_bytes = 65536;

@@ -41,9 +41,8 @@ void NearMisses::Add(NearMiss miss) {
     ++omitted_;
     return;
   }
-  auto at = std::find_if(kept_.begin(), kept_.end(), [&](const NearMiss& k) {
-    return Before(miss.rule, miss.pid, k);
-  });
+  auto at = std::find_if(kept_.begin(), kept_.end(),
+                         [&](const NearMiss& k) { return Before(miss.rule, miss.pid, k); });
   kept_.insert(at, std::move(miss));
   if (kept_.size() > kMaxNearMisses) {
     kept_.pop_back();
@@ -88,18 +87,18 @@ Verdict DeadlineAfterCompletedAttempts(const Diagnosis& completed, std::uint32_t
 
 Verdict DeadlineWhileConfirming(const Node& match, NearMiss::Rule stage, const NearMisses& near,
                                 std::uint32_t attempts, bool completed, const Verdict& deadline) {
-  const std::string what =
-      "while confirming pid " + std::to_string(match.pid) + ", whose argv and token match (" +
-      (stage == NearMiss::Rule::kExecutable
-           ? "its executable not yet checked)"
-           : "its executable as attested, its ancestry not yet re-read)");
-  Verdict v = completed ? Make(Status::kNoMatch, match.pid,
-                               "no match confirmed by the deadline after " +
-                                   std::to_string(attempts - 1) +
-                                   " completed attempts: the deadline passed during attempt " +
-                                   std::to_string(attempts) + " " + what + " (DEADLINE: " +
-                                   deadline.detail + ")")
-                        : Make(Status::kDeadline, match.pid, deadline.detail + " " + what);
+  const std::string what = "while confirming pid " + std::to_string(match.pid) +
+                           ", whose argv and token match (" +
+                           (stage == NearMiss::Rule::kExecutable
+                                ? "its executable not yet checked)"
+                                : "its executable as attested, its ancestry not yet re-read)");
+  Verdict v =
+      completed
+          ? Make(Status::kNoMatch, match.pid,
+                 "no match confirmed by the deadline after " + std::to_string(attempts - 1) +
+                     " completed attempts: the deadline passed during attempt " +
+                     std::to_string(attempts) + " " + what + " (DEADLINE: " + deadline.detail + ")")
+          : Make(Status::kDeadline, match.pid, deadline.detail + " " + what);
   v.subject_start_ticks = match.start_ticks;
   near.CopyTo(&v);
   return v;

@@ -217,8 +217,8 @@ struct Diagnosis {
   std::string detail;
   std::int64_t pid = 0;
   std::optional<std::uint64_t> start_ticks;  // the scan's start tick of `pid`
-  bool stale_token = false;  // an argv match carried another invocation's token
-  NearMisses near_misses;    // the attempt's
+  bool stale_token = false;                  // an argv match carried another invocation's token
+  NearMisses near_misses;                    // the attempt's
 };
 
 // NO_MATCH (TOKEN_MISMATCH for a stale token) after `attempts` attempts, the

@@ -59,8 +59,9 @@ std::optional<Verdict> Meter::ReadRequired(std::int64_t pid, ProcFile file, std:
   // that tells it was (core/evidence.h).
   if (auto v = Charge(out->data.size() + (out->truncated ? 1 : 0))) return v;
   if (!out->ok() && !Vanished(out->err)) {
-    return FileVerdict(Status::kUnreadable, pid, file, *out,
-                       Where(pid, file) + " is unreadable (errno " + std::to_string(out->err) + ")");
+    return FileVerdict(
+        Status::kUnreadable, pid, file, *out,
+        Where(pid, file) + " is unreadable (errno " + std::to_string(out->err) + ")");
   }
   return std::nullopt;
 }
@@ -198,18 +199,17 @@ std::optional<Verdict> Graph(const Snapshot& snap, std::int64_t root_pid, std::u
     }
     if (path.size() > static_cast<std::size_t>(max_depth) + 1) {
       return Make(Status::kDepthBound, snap.nodes[start].pid,
-                  "ancestry of pid " + std::to_string(snap.nodes[start].pid) +
-                      " is deeper than " + std::to_string(max_depth));
+                  "ancestry of pid " + std::to_string(snap.nodes[start].pid) + " is deeper than " +
+                      std::to_string(max_depth));
     }
     // Unwind: depth counts parent links up to the top of the graph.
     std::uint32_t d = top_known ? depth[*top_known] + 1 : 0;
-    bool under = top_known && ((*under_root)[*top_known] ||
-                               snap.nodes[*top_known].pid == root_pid);
+    bool under = top_known && ((*under_root)[*top_known] || snap.nodes[*top_known].pid == root_pid);
     for (auto it = path.rbegin(); it != path.rend(); ++it) {
       if (d > max_depth) {
         return Make(Status::kDepthBound, snap.nodes[*it].pid,
-                    "ancestry of pid " + std::to_string(snap.nodes[*it].pid) +
-                        " is deeper than " + std::to_string(max_depth));
+                    "ancestry of pid " + std::to_string(snap.nodes[*it].pid) + " is deeper than " +
+                        std::to_string(max_depth));
       }
       depth[*it] = d;
       (*under_root)[*it] = under;

@@ -140,9 +140,9 @@ AddOutcome Place(const Manifest& manifest, const std::string& sha256, const std:
   }
   for (const ManifestEntry& e : manifest.entries) {
     if (e.name == name) {
-      return Failed(AddOutcome::Kind::kUsage,
-                    file + ": the name " + name + " is taken by other content (" + e.file +
-                        "): pass --name with another name");
+      return Failed(AddOutcome::Kind::kUsage, file + ": the name " + name +
+                                                  " is taken by other content (" + e.file +
+                                                  "): pass --name with another name");
     }
   }
   return AddOutcome{};
@@ -165,8 +165,7 @@ AddOutcome Duplicate(const ManifestEntry& existing, const AddRequest& request,
   const std::string again = "; an add never changes an entry ('proctape corpus rm " +
                             existing.name + "' first to add it again)";
   if (!request.name.empty() && request.name != existing.name) {
-    return Failed(AddOutcome::Kind::kUsage,
-                  held + "--name " + request.name + " differs" + again);
+    return Failed(AddOutcome::Kind::kUsage, held + "--name " + request.name + " differs" + again);
   }
   if (!request.expects.empty() && expects != existing.expects) {
     return Failed(AddOutcome::Kind::kUsage,
@@ -294,8 +293,9 @@ AddOutcome AddToCorpus(const AddRequest& request) {
   }
   const std::size_t n = snapshot.resolutions.size();
   if (n == 0) {
-    return Failed(Kind::kUsage, file + " holds no recorded resolution: the corpus holds "
-                                       "recordings ('proctape resolve ... --record FILE')");
+    return Failed(Kind::kUsage, file +
+                                    " holds no recorded resolution: the corpus holds "
+                                    "recordings ('proctape resolve ... --record FILE')");
   }
   if (!request.expects.empty() && request.expects.size() != n) {
     return Failed(Kind::kUsage, file + " records " + Plural(n, "resolution", "resolutions") +
@@ -312,13 +312,13 @@ AddOutcome AddToCorpus(const AddRequest& request) {
   // Write under the directory's lock, against the manifest as it is now. A
   // missing corpus is made here, one level (its directory was checked).
   if (::mkdir(request.dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return Failed(Kind::kIo, "cannot create the corpus " + Escaped(request.dir) + ": " +
-                                 std::strerror(errno));
+    return Failed(Kind::kIo,
+                  "cannot create the corpus " + Escaped(request.dir) + ": " + std::strerror(errno));
   }
   Fd lock{::open(request.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (lock.fd < 0 || ::flock(lock.fd, LOCK_EX) != 0) {
-    return Failed(Kind::kIo, "cannot lock the corpus " + Escaped(request.dir) + ": " +
-                                 std::strerror(errno));
+    return Failed(Kind::kIo,
+                  "cannot lock the corpus " + Escaped(request.dir) + ": " + std::strerror(errno));
   }
   if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
   placed = Place(manifest, sha256, entry.name, file);

@@ -17,8 +17,7 @@ using corpus_internal::Escaped;
 
 std::string ManifestPath(const std::string& dir) { return dir + "/" + kManifestName; }
 
-bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest,
-                  std::string* error) {
+bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest, std::string* error) {
   const std::string path = ManifestPath(dir);
   *manifest = Manifest{};
   // A file beside the corpus's entries: a regular file of bounded size, no

@@ -48,8 +48,7 @@ std::string ManifestPath(const std::string& dir);
 // Reads and parses DIR/MANIFEST. A missing file is an empty manifest when
 // `missing_ok`. On failure *error is one line: "DIR/MANIFEST:LINE: what"
 // (or "DIR/MANIFEST: what" for the file as a whole), paths escaped.
-bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest,
-                  std::string* error);
+bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest, std::string* error);
 // Writes `data` to a temporary file beside `path` and renames it over `path`
 // (fs/output_file.h, forced: the corpus's own file): readers see the old
 // or the new file, never a part. Mode 0644 (the umask applies). A `path` that
@@ -66,11 +65,11 @@ std::string CorpusDirProblem(const std::string& dir);
 // ---- corpus add -------------------------------------------------------------
 
 struct AddRequest {
-  std::string file;                  // the recording; copied, never moved
-  std::string shown;                 // FILE in messages and DefaultEntryName ("" = file)
-  std::string dir;                   // the corpus; created when missing
-  std::string name;                  // "" = DefaultEntryName
-  std::string note;                  // the entry's `shows`
+  std::string file;   // the recording; copied, never moved
+  std::string shown;  // FILE in messages and DefaultEntryName ("" = file)
+  std::string dir;    // the corpus; created when missing
+  std::string name;   // "" = DefaultEntryName
+  std::string note;   // the entry's `shows`
   // Without a note: what a lab scenario shows, by its name (the lab's own
   // description; lab/ is not a layer the corpus may use), "" when unknown.
   std::function<std::string(const std::string& scenario)> scenario_note;

@@ -12,7 +12,9 @@
 
 namespace proctape::corpus_internal {
 
-inline std::string Errno(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+inline std::string Errno(const char* what) {
+  return std::string(what) + ": " + std::strerror(errno);
+}
 
 inline std::string Escaped(const std::string& path) { return EscapeBytes(path, 4096); }
 

@@ -53,9 +53,9 @@ struct Parser {
   Parser(Manifest* m, ManifestError* e) : out(m), error(e) {}
   Manifest* out;
   ManifestError* error;
-  std::vector<std::string> pending;  // comment lines not yet placed
-  ManifestEntry* open = nullptr;     // the entry whose block is open
-  std::map<std::string, int> names;  // name -> line
+  std::vector<std::string> pending;             // comment lines not yet placed
+  ManifestEntry* open = nullptr;                // the entry whose block is open
+  std::map<std::string, int> names;             // name -> line
   std::map<std::string, std::string> contents;  // sha256 -> name
 
   bool Fail(int line, std::string message) {
@@ -69,7 +69,8 @@ struct Parser {
     ManifestEntry& e = *open;
     open = nullptr;
     for (auto [key, present] : {std::pair{"file", !e.file.empty()},
-                                {"sha256", !e.sha256.empty()}, {"expect", !e.expects.empty()}}) {
+                                {"sha256", !e.sha256.empty()},
+                                {"expect", !e.expects.empty()}}) {
       if (!present) return Fail(e.line, "entry " + e.name + " has no " + key + " line");
     }
     if (e.file != CorpusFileName(e.sha256)) {
@@ -92,8 +93,8 @@ struct Parser {
       }
       auto [it, added] = names.emplace(value, n);
       if (!added) {
-        return Fail(n, "entry " + value + " is already defined at line " +
-                           std::to_string(it->second));
+        return Fail(n,
+                    "entry " + value + " is already defined at line " + std::to_string(it->second));
       }
       out->entries.emplace_back();
       open = &out->entries.back();
@@ -190,15 +191,14 @@ bool ParseManifest(std::string_view text, Manifest* out, ManifestError* error) {
   Parser p(out, error);
   std::size_t end = text.find('\n');
   if (text.substr(0, end) != kManifestHeader) {
-    return p.Fail(1, std::string("not a corpus manifest: the first line must be '") +
-                         kManifestHeader + "'");
+    return p.Fail(
+        1, std::string("not a corpus manifest: the first line must be '") + kManifestHeader + "'");
   }
   int n = 1;
   for (std::size_t at = end; at != std::string_view::npos && at + 1 < text.size();) {
     std::size_t next = text.find('\n', at + 1);
-    std::string_view line = text.substr(at + 1, next == std::string_view::npos
-                                                    ? std::string_view::npos
-                                                    : next - at - 1);
+    std::string_view line = text.substr(
+        at + 1, next == std::string_view::npos ? std::string_view::npos : next - at - 1);
     if (!p.Line(++n, line)) return false;
     at = next;
   }

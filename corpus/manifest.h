@@ -28,16 +28,16 @@ inline constexpr char kManifestName[] = "MANIFEST";
 inline constexpr char kManifestHeader[] = "# proctape corpus manifest, format 1";
 
 struct ManifestEntry {
-  std::string name;                  // [A-Za-z0-9][A-Za-z0-9._-]{0,63}, unique
-  std::string file;                  // <first 16 hex of sha256>.ptape, in DIR
-  std::string sha256;                // 64 lowercase hex digits
-  std::vector<std::string> expects;  // one per recorded resolution, in file order
-  std::string shows;                 // what it shows (free text); "" = no line
-  std::string kernel;                // the capturing host's kernel release
-  std::string captured;              // capture start, UTC, 2026-12-01T03:12:44Z
-  std::string scenario;              // how it was captured: the command's arguments
-  std::vector<std::string> comments; // '#' lines directly above or inside its block
-  int line = 0;                      // line of its `entry` key when parsed
+  std::string name;                   // [A-Za-z0-9][A-Za-z0-9._-]{0,63}, unique
+  std::string file;                   // <first 16 hex of sha256>.ptape, in DIR
+  std::string sha256;                 // 64 lowercase hex digits
+  std::vector<std::string> expects;   // one per recorded resolution, in file order
+  std::string shows;                  // what it shows (free text); "" = no line
+  std::string kernel;                 // the capturing host's kernel release
+  std::string captured;               // capture start, UTC, 2026-12-01T03:12:44Z
+  std::string scenario;               // how it was captured: the command's arguments
+  std::vector<std::string> comments;  // '#' lines directly above or inside its block
+  int line = 0;                       // line of its `entry` key when parsed
 };
 
 struct Manifest {

@@ -26,8 +26,7 @@ bool RunBound::Spent() {
     stop_ = Stop::kRuns;
   } else if (steps_ >= limits_.steps) {
     stop_ = Stop::kSteps;
-  } else if (limits_.time_s != 0 && asked_++ % 64 == 0 &&
-             elapsed_ms_() >= limits_.time_s * 1000) {
+  } else if (limits_.time_s != 0 && asked_++ % 64 == 0 && elapsed_ms_() >= limits_.time_s * 1000) {
     stop_ = Stop::kTime;
   }
   return stop_ != Stop::kNone;
@@ -36,10 +35,10 @@ bool RunBound::Spent() {
 std::string StopText(Stop stop, const RunLimits& limits) {
   switch (stop) {
     case Stop::kNone: return "";
-    case Stop::kRuns: return "the " + limits.runs_name + " of " + std::to_string(limits.runs) + " runs";
+    case Stop::kRuns:
+      return "the " + limits.runs_name + " of " + std::to_string(limits.runs) + " runs";
     case Stop::kSteps: return "the work budget of " + std::to_string(limits.steps) + " steps";
-    case Stop::kTime:
-      return "the time limit of " + std::to_string(limits.time_s) + " s";
+    case Stop::kTime: return "the time limit of " + std::to_string(limits.time_s) + " s";
     case Stop::kRunCalls:
       return "the limit of " + std::to_string(kMaxRunCalls) + " calls in one run";
   }

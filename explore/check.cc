@@ -45,8 +45,9 @@ std::unique_ptr<CheckSetup> WithModel(const CheckSetup& setup, HostModel model) 
   s->start_ns = setup.start_ns;
   s->scan_ns = setup.scan_ns;
   s->initial = std::move(model);
-  s->ctx = s->liveness ? MakeContext(&s->initial, nullptr, s->recorded.liveness().pid(), s->start_ns)
-                       : MakeContext(&s->initial, &s->request, 0, s->start_ns);
+  s->ctx = s->liveness
+               ? MakeContext(&s->initial, nullptr, s->recorded.liveness().pid(), s->start_ns)
+               : MakeContext(&s->initial, &s->request, 0, s->start_ns);
   return s;
 }
 
@@ -55,7 +56,8 @@ CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const Checker& chec
   if (setup.liveness) {
     const std::int64_t pid = setup.recorded.liveness().pid();
     const std::uint64_t start = setup.recorded.liveness().start_ticks();
-    out.liveness = checker.liveness ? checker.liveness(ev, pid, start) : CheckLiveness(ev, pid, start);
+    out.liveness =
+        checker.liveness ? checker.liveness(ev, pid, start) : CheckLiveness(ev, pid, start);
     return out;
   }
   out.request = setup.request;
@@ -70,8 +72,8 @@ CheckOutcome RunCheck(Evidence& ev, const CheckSetup& setup, const Checker& chec
     out.request.root_start_ticks = fingerprint.start_ticks;
   }
   out.verdict = checker.resolve ? checker.resolve(ev, out.request) : Resolve(ev, out.request);
-  out.verdict.late_fingerprint =
-      setup.recorded.resolve().fingerprint_on_tape() && out.verdict.status != Status::kInvalidRequest;
+  out.verdict.late_fingerprint = setup.recorded.resolve().fingerprint_on_tape() &&
+                                 out.verdict.status != Status::kInvalidRequest;
   return out;
 }
 

@@ -19,8 +19,8 @@ namespace proctape::explore {
 // The checks the search runs: the real resolver and liveness check unless a
 // test gives others (tests/mutants/: the resolver mutants of core/mutant.h).
 using ResolveFn = std::function<Verdict(Evidence&, const Request&)>;
-using LivenessFn = std::function<LivenessVerdict(Evidence&, std::int64_t pid,
-                                                 std::uint64_t start_ticks)>;
+using LivenessFn =
+    std::function<LivenessVerdict(Evidence&, std::int64_t pid, std::uint64_t start_ticks)>;
 struct Checker {
   ResolveFn resolve;    // empty: Resolve
   LivenessFn liveness;  // empty: CheckLiveness
@@ -28,16 +28,16 @@ struct Checker {
 
 // One recorded check made ready to explore.
 struct CheckSetup {
-  std::size_t index = 0;          // among the file's resolutions
+  std::size_t index = 0;  // among the file's resolutions
   bool liveness = false;
-  v1::Resolution recorded;        // its request (and recorded verdict)
-  Request request;                // a resolution's
-  std::string exe_path;           // answered by PathIdentity
-  std::size_t frame = 0;          // the frame the model was built from (file order)
+  v1::Resolution recorded;  // its request (and recorded verdict)
+  Request request;          // a resolution's
+  std::string exe_path;     // answered by PathIdentity
+  std::size_t frame = 0;    // the frame the model was built from (file order)
   HostModel initial;
   std::int64_t start_ns = 0;
-  std::int64_t scan_ns = 0;       // a listing's virtual duration
-  EventContext ctx;               // points into `initial`: never copy a CheckSetup
+  std::int64_t scan_ns = 0;  // a listing's virtual duration
+  EventContext ctx;          // points into `initial`: never copy a CheckSetup
 };
 
 // Builds the setup of resolution `index` (null, with *error, when the file

@@ -60,7 +60,8 @@ std::string WriteDerived(SnapshotWriter& out, const std::string& tool, const Sna
   header.add_command_line(std::to_string(setup.index));
   header.add_command_line("--derived");
   for (const Scheduled& s : history) header.add_command_line(Describe(s));
-  if (history.empty()) header.add_command_line(tool == "explore" ? "no event (the baseline)" : "no event");
+  if (history.empty())
+    header.add_command_line(tool == "explore" ? "no event (the baseline)" : "no event");
   if (!writer->WriteHeader(header)) return writer->error();
 
   const bool redacted = header.redaction().environ() == v1::RedactionPolicy::ENVIRON_REDACTED;
@@ -94,8 +95,8 @@ std::string WriteDerived(SnapshotWriter& out, const std::string& tool, const Sna
   // any event, as explore and minimize model it.
   const std::int64_t after = std::max(end, SaturatingAdd(setup.start_ns, std::int64_t{1}));
   {
-    v1::Frame f = model.ToFrame(1, after, SaturatingAdd(after, setup.scan_ns),
-                                redacted ? &kept : nullptr);
+    v1::Frame f =
+        model.ToFrame(1, after, SaturatingAdd(after, setup.scan_ns), redacted ? &kept : nullptr);
     if (!writer->BeginFrame(1, f.scan_start_mono_ns())) return writer->error();
     for (v1::ProcessRecord& r : *f.mutable_processes()) {
       if (!writer->AddProcess(std::move(r))) return writer->error();

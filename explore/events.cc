@@ -210,7 +210,8 @@ std::vector<Event> Applicable(const HostModel& model, const EventContext& ctx, s
   }
   if (!ctx.argv.empty()) {
     out.push_back({EventKind::kTimeRetry, 0});
-    if (clock <= ctx.start_ns + ctx.bounds.deadline_ns) out.push_back({EventKind::kTimeDeadline, 0});
+    if (clock <= ctx.start_ns + ctx.bounds.deadline_ns)
+      out.push_back({EventKind::kTimeDeadline, 0});
   }
   return out;
 }
@@ -259,9 +260,7 @@ bool Apply(const Event& e, const EventContext& ctx, HostModel* m, std::int64_t* 
       Gone(m, e.pid);
       return AddLike(m, like, e.pid, s->ppid, start);
     }
-    case EventKind::kTimeRetry:
-      *clock += ctx.bounds.retry_ns;
-      return true;
+    case EventKind::kTimeRetry: *clock += ctx.bounds.retry_ns; return true;
     case EventKind::kTimeDeadline: {
       const std::int64_t past = ctx.start_ns + ctx.bounds.deadline_ns + 1;
       if (*clock >= past) return false;
@@ -279,7 +278,8 @@ std::string Describe(const Scheduled& s) {
     case EventKind::kExit: return at + pid + " exits (zombie; children to init)";
     case EventKind::kGone: return at + pid + " is gone (reaped; children to init)";
     case EventKind::kReuseUnrelated: return at + pid + " is reused by an unrelated process";
-    case EventKind::kReuseArgv: return at + pid + " is reused by an impostor with the argv and the token of another run";
+    case EventKind::kReuseArgv:
+      return at + pid + " is reused by an impostor with the argv and the token of another run";
     case EventKind::kReuseToken:
       return at + pid + " is reused by an impostor with the argv and token, another exe";
     case EventKind::kExecShell:
@@ -311,12 +311,14 @@ std::optional<Scheduled> ParseDescribed(std::string_view line) {
   // The pid: the first number after the point (none for a clock event).
   std::int64_t pid = 0;
   std::size_t j = line.find_first_of("0123456789", i);
-  for (digits = 0; j < line.size() && line[j] >= '0' && line[j] <= '9' && digits < 10; ++j, ++digits) {
+  for (digits = 0; j < line.size() && line[j] >= '0' && line[j] <= '9' && digits < 10;
+       ++j, ++digits) {
     pid = pid * 10 + (line[j] - '0');
   }
   for (int k = 0; k < kEventKinds; ++k) {
     const auto kind = static_cast<EventKind>(k);
-    const Scheduled s{point, {kind, kind == EventKind::kTimeRetry || kind == EventKind::kTimeDeadline ? 0 : pid}};
+    const Scheduled s{
+        point, {kind, kind == EventKind::kTimeRetry || kind == EventKind::kTimeDeadline ? 0 : pid}};
     if (Describe(s) == line) return s;
   }
   return std::nullopt;

@@ -152,7 +152,6 @@ std::unordered_map<std::int64_t, std::vector<std::int64_t>> HostModel::ChildrenB
   return out;
 }
 
-
 void HostModel::Rehash(std::int64_t, const ModelProcess* before, ModelProcess* after) {
   if (before != nullptr) hash_ -= before->hash;
   if (after != nullptr) {
@@ -322,8 +321,7 @@ HostModel HostModel::Subset(const std::unordered_set<std::int64_t>& keep) const 
 }
 
 v1::Frame HostModel::ToFrame(std::uint64_t index, std::int64_t scan_start_ns,
-                             std::int64_t scan_end_ns,
-                             const std::vector<std::string>* kept) const {
+                             std::int64_t scan_end_ns, const std::vector<std::string>* kept) const {
   v1::Frame f;
   f.set_index(index);
   f.set_scan_start_mono_ns(scan_start_ns);

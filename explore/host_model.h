@@ -79,8 +79,8 @@ class HostModel {
 
   // Edits: each returns false (and changes nothing) when `pid` has no
   // process or no stat that parses.
-  bool SetState(std::int64_t pid, char state);       // stat field 3, status State:
-  bool SetParent(std::int64_t pid, std::int64_t ppid);  // stat field 4, status PPid:
+  bool SetState(std::int64_t pid, char state);                // stat field 3, status State:
+  bool SetParent(std::int64_t pid, std::int64_t ppid);        // stat field 4, status PPid:
   bool SetStartTicks(std::int64_t pid, std::uint64_t ticks);  // stat field 22
   bool SetComm(std::int64_t pid, const std::string& comm);    // stat field 2, status Name:
   // Replaces one file's answer (nullopt: the file is absent).

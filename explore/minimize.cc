@@ -114,8 +114,9 @@ class Reducer {
       const std::size_t chunk = (items.size() + n - 1) / n;
       std::vector<std::vector<std::int64_t>> parts;
       for (std::size_t i = 0; i < items.size(); i += chunk) {
-        parts.emplace_back(items.begin() + static_cast<std::ptrdiff_t>(i),
-                           items.begin() + static_cast<std::ptrdiff_t>(std::min(i + chunk, items.size())));
+        parts.emplace_back(
+            items.begin() + static_cast<std::ptrdiff_t>(i),
+            items.begin() + static_cast<std::ptrdiff_t>(std::min(i + chunk, items.size())));
       }
       bool reduced = false;
       for (const auto& part : parts) {

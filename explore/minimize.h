@@ -37,14 +37,14 @@
 namespace proctape::explore {
 
 struct Minimized {
-  CheckOutcome target;                   // the verdict kept
-  std::unique_ptr<CheckSetup> reduced;   // the reduced host, set up
-  History history;                       // the events, at the reduced run's points
+  CheckOutcome target;                  // the verdict kept
+  std::unique_ptr<CheckSetup> reduced;  // the reduced host, set up
+  History history;                      // the events, at the reduced run's points
   std::size_t processes_before = 0;
   std::size_t processes_after = 0;
-  std::uint64_t calls_before = 0;        // the check's calls on the whole model
+  std::uint64_t calls_before = 0;  // the check's calls on the whole model
   std::uint64_t calls_after = 0;
-  std::uint64_t runs = 0;                // checks run by the reduction
+  std::uint64_t runs = 0;  // checks run by the reduction
   // The bound that ended the reduction early: the host kept holds the
   // verdict, but a smaller one may too (kNone: it ran to its end).
   Stop stopped = Stop::kNone;

@@ -11,7 +11,9 @@ namespace {
 
 constexpr std::int64_t kStoppedClock = std::numeric_limits<std::int64_t>::max() / 2;
 
-std::uint64_t Mix(std::uint64_t h, std::int64_t v) { return Mix64(h, static_cast<std::uint64_t>(v)); }
+std::uint64_t Mix(std::uint64_t h, std::int64_t v) {
+  return Mix64(h, static_cast<std::uint64_t>(v));
+}
 
 }  // namespace
 

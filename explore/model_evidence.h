@@ -121,7 +121,7 @@ class ModelEvidence : public Evidence {
   std::uint64_t answers_ = kFnvStart;
   std::vector<std::uint64_t> answer_hashes_;
   std::vector<std::string> names_;  // the last listing, which its names view
-  std::string read_;                 // the last read's bytes, which its view shows
+  std::string read_;                // the last read's bytes, which its view shows
   struct PidRead {
     std::uint64_t point;
     std::int64_t pid;

@@ -167,8 +167,8 @@ Judgement JudgeLiveness(const HostModel& truth, std::int64_t pid, std::uint64_t 
                         const LivenessVerdict& verdict) {
   if (verdict.status != LivenessStatus::kAlive) return {};
   std::optional<StatFields> s = truth.Stat(pid);
-  const std::string who = "pid " + std::to_string(pid) + " (start tick " +
-                          std::to_string(start_ticks) + ")";
+  const std::string who =
+      "pid " + std::to_string(pid) + " (start tick " + std::to_string(start_ticks) + ")";
   if (!s) return Wrong("ALIVE " + who + ", but no such process existed at its read");
   if (s->start_ticks != start_ticks) {
     return Wrong("ALIVE " + who + ", but that pid was a process started at tick " +

@@ -12,7 +12,8 @@ namespace proctape::explore {
 
 namespace {
 
-std::uint64_t Key(std::uint64_t point, std::uint64_t answers, std::uint64_t model, std::int64_t clock) {
+std::uint64_t Key(std::uint64_t point, std::uint64_t answers, std::uint64_t model,
+                  std::int64_t clock) {
   return Mix64(Mix64(Mix64(Mix64(kFnvStart, point), answers), model),
                static_cast<std::uint64_t>(clock));
 }
@@ -50,8 +51,7 @@ struct Skips {
 
 class Searcher {
  public:
-  Searcher(const CheckSetup& setup, const SearchOptions& options)
-      : s_(setup), o_(options) {
+  Searcher(const CheckSetup& setup, const SearchOptions& options) : s_(setup), o_(options) {
     if (std::optional<StatFields> root = setup.initial.Stat(setup.request.root_pid)) {
       initial_root_start_ = root->start_ticks;
     }
@@ -183,9 +183,8 @@ class Searcher {
     Charge(now.listing().size() + s_.ctx.targets.size());
     level.first = first;
     level.points = points;
-    level.has_exec = std::any_of(h.begin(), h.end(), [](const Scheduled& x) {
-      return IsExec(x.event.kind);
-    });
+    level.has_exec =
+        std::any_of(h.begin(), h.end(), [](const Scheduled& x) { return IsExec(x.event.kind); });
     return level;
   }
 

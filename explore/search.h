@@ -53,8 +53,8 @@ struct SearchOptions {
   std::uint32_t depth = 2;
   std::uint64_t budget = 100000;
   std::optional<std::uint64_t> seed;
-  Checker checker;                                     // empty: the real checks
-  std::function<void(std::uint64_t runs)> progress;    // as each run of the budget starts
+  Checker checker;                                   // empty: the real checks
+  std::function<void(std::uint64_t runs)> progress;  // as each run of the budget starts
   std::size_t keep_violations = 100;
   RunBound* bound = nullptr;  // the whole run's, shared by its checks (null: none)
 };
@@ -66,17 +66,17 @@ struct Violation {
 };
 
 struct SearchReport {
-  std::uint64_t points = 0;         // the baseline's schedule points
+  std::uint64_t points = 0;  // the baseline's schedule points
   CheckOutcome baseline;
-  bool baseline_cut = false;        // the baseline run reached kMaxRunCalls: no verdict
-  std::uint64_t run = 0;            // histories run to their verdict
-  std::uint64_t pruned = 0;         // stopped: a state already explored
-  std::uint64_t skipped = 0;        // of the pruned, those known so without a run
-  std::uint64_t budget_used = 0;    // runs the budget counted
-  std::uint64_t not_applicable = 0; // an event that could not happen there
-  std::uint64_t left = 0;           // not walked: the budget was spent
-  std::uint64_t unextended = 0;     // depth 2: run alone, its pairs not listed (budget spent)
-  Stop stopped = Stop::kNone;       // the whole run's bound ended it before the budget did
+  bool baseline_cut = false;         // the baseline run reached kMaxRunCalls: no verdict
+  std::uint64_t run = 0;             // histories run to their verdict
+  std::uint64_t pruned = 0;          // stopped: a state already explored
+  std::uint64_t skipped = 0;         // of the pruned, those known so without a run
+  std::uint64_t budget_used = 0;     // runs the budget counted
+  std::uint64_t not_applicable = 0;  // an event that could not happen there
+  std::uint64_t left = 0;            // not walked: the budget was spent
+  std::uint64_t unextended = 0;      // depth 2: run alone, its pairs not listed (budget spent)
+  Stop stopped = Stop::kNone;        // the whole run's bound ended it before the budget did
   std::uint64_t violation_count = 0;
   // Histories run, the baseline counted, up to the first violation (0: none).
   std::uint64_t first_violation_after = 0;

@@ -7,8 +7,8 @@
 namespace proctape {
 namespace {
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
 // Field numbers of proto/proctape.proto.
 constexpr int kChunkFrame = 2;
@@ -43,7 +43,8 @@ bool CountChunk(std::string_view content, ChunkCounts* out) {
                       static_cast<int>(content.size()));
   return EachField(in, [&](int field, std::uint32_t length) {
     if (field == kChunkResolution) ++out->resolutions;
-    if (field != kChunkFrame && field != kChunkObservations) return in.Skip(static_cast<int>(length));
+    if (field != kChunkFrame && field != kChunkObservations)
+      return in.Skip(static_cast<int>(length));
     const auto limit = in.PushLimit(static_cast<int>(length));
     const bool ok = EachField(in, [&](int inner, std::uint32_t inner_length) {
       if (field == kChunkFrame && inner == kFrameProcesses) ++out->processes;

@@ -29,7 +29,7 @@ struct FrameHeader {
   std::uint64_t content_size = 0;  // Frame_Content_Size
   bool checksum = false;           // Content_Checksum_flag
   std::uint32_t dictionary_id = 0;
-  std::uint64_t window_size = 0;   // from the Window_Descriptor; 0 when single segment
+  std::uint64_t window_size = 0;  // from the Window_Descriptor; 0 when single segment
 };
 
 // Returns nullptr, or why `frame` does not begin with a zstd frame header:
@@ -96,7 +96,8 @@ const char* FormatErrorName(FormatErrorKind kind) {
 std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path, FormatError* error) {
   int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    *error = FormatError{FormatErrorKind::kIo, 0, 0, std::string("cannot open: ") + std::strerror(errno)};
+    *error = FormatError{FormatErrorKind::kIo, 0, 0,
+                         std::string("cannot open: ") + std::strerror(errno)};
     return nullptr;
   }
   return Start(fd, path != "-", error);
@@ -135,8 +136,8 @@ std::unique_ptr<ChunkReader> ChunkReader::Start(int fd, bool owned, FormatError*
   // file is truncated, the empty file included (a capture killed between
   // creating NAME.partial and writing the preamble).
   if (got == 0) {
-    *error = FormatError{FormatErrorKind::kTruncated, 0, 0,
-                         "truncated at byte 0: the file is empty"};
+    *error =
+        FormatError{FormatErrorKind::kTruncated, 0, 0, "truncated at byte 0: the file is empty"};
     return nullptr;
   }
   std::size_t magic_got = got < sizeof kMagic ? got : sizeof kMagic;
@@ -238,9 +239,9 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
   std::uint32_t length = GetLe32(length_bytes);
   if (length == 0) return damaged(FormatErrorKind::kCorrupt, here + ": length 0");
   if (length > MaxChunkFrame()) {
-    return damaged(FormatErrorKind::kTooLarge,
-                   here + ": length " + std::to_string(length) + " is over the limit of " +
-                       std::to_string(MaxChunkFrame()));
+    return damaged(FormatErrorKind::kTooLarge, here + ": length " + std::to_string(length) +
+                                                   " is over the limit of " +
+                                                   std::to_string(MaxChunkFrame()));
   }
   // Allocate only what the file is known to hold.
   if (size_ && *size_ - offset_ < length) return Truncated(start);
@@ -281,19 +282,19 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
                                         ? std::string("zstd: ") + ZSTD_getErrorName(extent)
                                         : std::to_string(extent) + " bytes";
     return damaged(FormatErrorKind::kCorrupt, here + ": length " + std::to_string(length) +
-                                                  " does not match the zstd frame (" +
-                                                  frame_bytes + ")");
+                                                  " does not match the zstd frame (" + frame_bytes +
+                                                  ")");
   }
   // Steps 13, 14 and 16: decoding, the checksum (XXH64, seed 0, of the content),
   // the Chunk message.
   content_.resize(declared);
-  std::size_t n = ZSTD_decompressDCtx(dctx_, content_.data(), content_.size(), frame_.data(),
-                                      frame_.size());
+  std::size_t n =
+      ZSTD_decompressDCtx(dctx_, content_.data(), content_.size(), frame_.data(), frame_.size());
   if (ZSTD_isError(n)) {
     bool checksum = ZSTD_getErrorCode(n) == ZSTD_error_checksum_wrong;
-    return damaged(checksum ? FormatErrorKind::kChecksum : FormatErrorKind::kCorrupt,
-                   here + (checksum ? ": checksum mismatch"
-                                    : std::string(": zstd: ") + ZSTD_getErrorName(n)));
+    return damaged(
+        checksum ? FormatErrorKind::kChecksum : FormatErrorKind::kCorrupt,
+        here + (checksum ? ": checksum mismatch" : std::string(": zstd: ") + ZSTD_getErrorName(n)));
   }
   if (n != declared) {
     return damaged(FormatErrorKind::kCorrupt, here + ": content shorter than declared");
@@ -313,9 +314,8 @@ ChunkReader::Result ChunkReader::Next(v1::Chunk* chunk) {
     };
     for (const auto& c : caps) {
       if (c.adds > c.limit - *c.total) {
-        return damaged(FormatErrorKind::kTooLarge,
-                       here + ": more than " + std::to_string(c.limit) + " " + c.what +
-                           " in the file (the limit)");
+        return damaged(FormatErrorKind::kTooLarge, here + ": more than " + std::to_string(c.limit) +
+                                                       " " + c.what + " in the file (the limit)");
       }
     }
     for (const auto& c : caps) *c.total += c.adds;

@@ -39,8 +39,8 @@ class ChunkReader {
   // there, and a byte after it is kError. kError: error() says what.
   Result Next(v1::Chunk* chunk);
   const FormatError& error() const { return error_; }
-  std::uint64_t chunks() const { return chunks_; }  // complete chunks read
-  std::uint64_t offset() const { return offset_; }  // bytes consumed
+  std::uint64_t chunks() const { return chunks_; }    // complete chunks read
+  std::uint64_t offset() const { return offset_; }    // bytes consumed
   std::uint32_t version() const { return version_; }  // the preamble's format version
   // The reader's budget (format/read_budget.h): each chunk's message is
   // charged its ParseCost before it is parsed (too-large past it); a reader

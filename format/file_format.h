@@ -42,10 +42,10 @@ inline constexpr std::uint64_t kMaxBlobBytes = 64u << 20;
 // bytes before it is parsed: an empty record takes 2 bytes on disk and some
 // hundred in memory, so without them a 1.5 KB file of 8 M empty records took
 // gigabytes. Past one, a reader stops with too-large.
-inline constexpr std::uint64_t kMaxChunks = 1u << 20;             // chunks, the footer's included
-inline constexpr std::uint64_t kMaxProcessRecords = 1u << 20;     // ProcessRecords, all frames
-inline constexpr std::uint64_t kMaxObservations = 1u << 20;       // Observations, all batches
-inline constexpr std::uint64_t kMaxResolutions = 1u << 16;        // Resolution chunks
+inline constexpr std::uint64_t kMaxChunks = 1u << 20;          // chunks, the footer's included
+inline constexpr std::uint64_t kMaxProcessRecords = 1u << 20;  // ProcessRecords, all frames
+inline constexpr std::uint64_t kMaxObservations = 1u << 20;    // Observations, all batches
+inline constexpr std::uint64_t kMaxResolutions = 1u << 16;     // Resolution chunks
 // Bytes a reader copies out of blobs into the records that refer to them
 // (each reference counts the blob's size): 200 references to one 15 MiB blob
 // in a 633-byte file would otherwise materialize 3 GB. With kMaxBlobBytes, a

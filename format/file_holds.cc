@@ -8,8 +8,8 @@ namespace proctape {
 std::string FileHolds(const Snapshot& s) {
   const std::string frames = Plural(s.frames.size(), "frame", "frames");
   if (!s.resolutions.empty()) {
-    return "a recording (" +
-           Plural(s.resolutions.size(), "recorded check", "recorded checks") + ", " + frames + ")";
+    return "a recording (" + Plural(s.resolutions.size(), "recorded check", "recorded checks") +
+           ", " + frames + ")";
   }
   if (!s.fingerprints.empty()) {
     const v1::RootFingerprint& f = s.fingerprints.front();

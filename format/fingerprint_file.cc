@@ -29,8 +29,7 @@ bool WriteWith(SnapshotWriter* writer, const v1::Header& header,
 
 bool WriteFingerprintFile(std::unique_ptr<OutputFile> output, const v1::Header& header,
                           const v1::RootFingerprint& fingerprint, std::string* error) {
-  return WriteWith(SnapshotWriter::Create(std::move(output), {}).get(), header, fingerprint,
-                   error);
+  return WriteWith(SnapshotWriter::Create(std::move(output), {}).get(), header, fingerprint, error);
 }
 
 bool WriteFingerprintFile(const std::string& path, bool force, const v1::Header& header,

@@ -50,9 +50,9 @@ std::string OtherBoot(std::string_view boot, const std::string& boot_id);
 struct FingerprintFile {
   enum class Problem {
     kNone,
-    kFormat,          // the file cannot be read whole: `format` says how
-    kNotAFingerprint, // an intact .ptape that holds no fingerprint (a capture, a recording)
-    kInvalid,         // a fingerprint, but not in a fingerprint file's shape, or unusable
+    kFormat,           // the file cannot be read whole: `format` says how
+    kNotAFingerprint,  // an intact .ptape that holds no fingerprint (a capture, a recording)
+    kInvalid,          // a fingerprint, but not in a fingerprint file's shape, or unusable
   };
   Problem problem = Problem::kNone;
   FormatError format;  // kFormat: the first damage, as ReadSnapshot found it

@@ -28,7 +28,7 @@ struct FormatError {
   // 8 for the version, the file's size for a file ending inside it.
   std::uint64_t chunk = 0;
   std::uint64_t offset = 0;
-  std::string message;       // one line, without the file name
+  std::string message;  // one line, without the file name
   bool ok() const { return kind == FormatErrorKind::kNone; }
 };
 

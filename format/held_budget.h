@@ -26,7 +26,9 @@ inline constexpr std::uint64_t kHeldBaseBytes = 64u << 20;
 inline constexpr std::uint64_t kHeldBytesPerFileByte = 256;
 
 // The budget: no per-chunk limit of its own (the reader's applies).
-inline ReadBudget HeldBudget() { return ReadBudget(kHeldBaseBytes, kHeldBytesPerFileByte, UINT64_MAX); }
+inline ReadBudget HeldBudget() {
+  return ReadBudget(kHeldBaseBytes, kHeldBytesPerFileByte, UINT64_MAX);
+}
 
 // Its refusal, one line: the chunk (number `index`, at byte `offset`) whose
 // `made` bytes would take `held` past its limit, `file_bytes` read.

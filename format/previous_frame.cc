@@ -58,7 +58,8 @@ bool OwnFieldsSet(const v1::FileRead& r) {
 // bytes, not 8 M views of them).
 std::string ApplyChanges(const v1::FileRead& previous, v1::FileRead* r, char separator,
                          std::uint64_t* copied) {
-  if (!r->data().empty() || r->blob() != 0) return "stat fields from the previous frame beside inline data";
+  if (!r->data().empty() || r->blob() != 0)
+    return "stat fields from the previous frame beside inline data";
   if (r->err() != 0) return "stat fields from the previous frame on a failed read";
   if (previous.err() != 0) return "stat fields from a previous stat that was not read";
   const std::string& before = previous.data();
@@ -263,18 +264,21 @@ std::string ResolveFromPrevious(v1::ProcessRecord* record, const PreviousFrame::
   const v1::ProcessRecord* previous = held.rest;
   const std::string who = "process record of pid " + std::to_string(record->pid());
   if (!record->has_previous_start_ticks()) {
-    if (UsesVersion2(*record)) return who + " refers to the previous frame without previous_start_ticks";
+    if (UsesVersion2(*record))
+      return who + " refers to the previous frame without previous_start_ticks";
     return {};
   }
   if (previous == nullptr) {
     return who + " refers to (pid " + std::to_string(record->pid()) + ", start tick " +
-           Str(record->previous_start_ticks()) + ") of the previous frame, which holds no such record";
+           Str(record->previous_start_ticks()) +
+           ") of the previous frame, which holds no such record";
   }
   if (record->same_as_previous()) {
     bool own = record->has_exe() || record->has_pid_ns();
     for (const ReadSlot& s : kReads) own = own || (record->*s.has)();
     if (own) return who + " is the previous frame's beside fields of its own";
-    *copied += previous->ByteSizeLong() + SharedBytes(held, kReads[1]) + SharedBytes(held, kReads[2]);
+    *copied +=
+        previous->ByteSizeLong() + SharedBytes(held, kReads[1]) + SharedBytes(held, kReads[2]);
     *record = *previous;
     RestoreShared(held, record);
     return {};
@@ -288,16 +292,20 @@ std::string ResolveFromPrevious(v1::ProcessRecord* record, const PreviousFrame::
         if (r->stat_changes_size() != 0) return who + ": stat_changes without FROM_PREVIOUS_FIELDS";
         break;
       case v1::FROM_PREVIOUS_SAME:
-        if (OwnFieldsSet(*r)) return who + ": " + s.name + " same as the previous frame's beside fields of its own";
-        if (pr == nullptr) return who + ": " + s.name + " same as the previous frame's, which did not read it";
+        if (OwnFieldsSet(*r))
+          return who + ": " + s.name + " same as the previous frame's beside fields of its own";
+        if (pr == nullptr)
+          return who + ": " + s.name + " same as the previous frame's, which did not read it";
         *copied += pr->ByteSizeLong() + SharedBytes(held, s);
         *r = *pr;
         if (const std::string* shared = SharedData(held, s)) r->set_data(*shared);
         break;
       case v1::FROM_PREVIOUS_FIELDS: {
         const char separator = FieldSeparator(*record, r);
-        if (separator == 0) return who + ": " + s.name + " as stat fields (only stat and status may be)";
-        if (pr == nullptr) return who + ": " + s.name + " fields from the previous frame, which did not read it";
+        if (separator == 0)
+          return who + ": " + s.name + " as stat fields (only stat and status may be)";
+        if (pr == nullptr)
+          return who + ": " + s.name + " fields from the previous frame, which did not read it";
         std::string wrong = ApplyChanges(*pr, r, separator, copied);
         if (!wrong.empty()) return who + ": " + wrong;
         break;

@@ -76,9 +76,9 @@ class PreviousFrame {
   // A cmdline or environ's bytes, held once however many records have them.
   using Shared = std::unordered_map<std::string, std::uint64_t>::value_type;  // bytes, users
   struct Entry {
-    std::uint64_t frame = 0;  // the frame that took the key
-    bool held = false;        // its record is remembered (it fit)
-    v1::ProcessRecord rest;   // the record, cmdline and environ data empty when shared
+    std::uint64_t frame = 0;       // the frame that took the key
+    bool held = false;             // its record is remembered (it fit)
+    v1::ProcessRecord rest;        // the record, cmdline and environ data empty when shared
     std::uint64_t rest_bytes = 0;  // its serialized size
     Shared* cmdline = nullptr;
     Shared* environ = nullptr;

@@ -11,7 +11,6 @@
 
 #include "format/held_budget.h"
 
-
 namespace proctape {
 namespace {
 
@@ -43,7 +42,8 @@ std::uint64_t EmptyMessageCost(const pb::Descriptor* type) {
 
 // Walks one message's fields up to the stream's limit, adding to *cost.
 // false: the wire data cannot be walked further (the parse will judge it).
-bool Walk(pb::io::CodedInputStream* in, const pb::Descriptor* type, int depth, std::uint64_t* cost) {
+bool Walk(pb::io::CodedInputStream* in, const pb::Descriptor* type, int depth,
+          std::uint64_t* cost) {
   *cost = SaturatingAdd(*cost, EmptyMessageCost(type));
   for (;;) {
     const std::uint32_t tag = in->ReadTag();
@@ -56,7 +56,8 @@ bool Walk(pb::io::CodedInputStream* in, const pb::Descriptor* type, int depth, s
       if (repeated || f == nullptr) *cost = SaturatingAdd(*cost, kElementPointer + 8);
       const int before = in->CurrentPosition();
       if (!Wire::SkipField(in, tag)) return false;
-      if (f == nullptr) *cost = SaturatingAdd(*cost, static_cast<std::uint64_t>(in->CurrentPosition() - before));
+      if (f == nullptr)
+        *cost = SaturatingAdd(*cost, static_cast<std::uint64_t>(in->CurrentPosition() - before));
       continue;
     }
     std::uint32_t length = 0;
@@ -70,7 +71,8 @@ bool Walk(pb::io::CodedInputStream* in, const pb::Descriptor* type, int depth, s
       continue;
     }
     if (repeated && f->type() != pb::FieldDescriptor::TYPE_STRING &&
-        f->type() != pb::FieldDescriptor::TYPE_BYTES && f->type() != pb::FieldDescriptor::TYPE_MESSAGE) {
+        f->type() != pb::FieldDescriptor::TYPE_BYTES &&
+        f->type() != pb::FieldDescriptor::TYPE_MESSAGE) {
       // Packed scalars: at least one byte each on the wire, 8 in memory.
       *cost = SaturatingAdd(*cost, 8ull * length);
     } else {
@@ -83,9 +85,9 @@ bool Walk(pb::io::CodedInputStream* in, const pb::Descriptor* type, int depth, s
 }  // namespace
 
 std::uint64_t ReadBudget::Limit(std::uint64_t file_bytes) const {
-  const std::uint64_t scaled =
-      per_file_byte_ != 0 && file_bytes > UINT64_MAX / per_file_byte_ ? UINT64_MAX
-                                                                      : file_bytes * per_file_byte_;
+  const std::uint64_t scaled = per_file_byte_ != 0 && file_bytes > UINT64_MAX / per_file_byte_
+                                   ? UINT64_MAX
+                                   : file_bytes * per_file_byte_;
   return SaturatingAdd(base_, scaled);
 }
 
@@ -102,21 +104,24 @@ std::string ReadBudget::Refusal(const std::string& what, std::uint64_t bytes,
                                 std::uint64_t file_bytes) const {
   if (chunk_used_ > per_chunk_ || bytes > per_chunk_ - chunk_used_) {
     return what + " (" + std::to_string(bytes) + " bytes) would take what one chunk makes past " +
-           std::to_string(per_chunk_) + " bytes (the most one chunk may make, whatever the "
-           "file's size; " + std::to_string(chunk_used_) + " made)";
+           std::to_string(per_chunk_) +
+           " bytes (the most one chunk may make, whatever the "
+           "file's size; " +
+           std::to_string(chunk_used_) + " made)";
   }
   return what + " (" + std::to_string(bytes) + " bytes) would take what the reader holds past " +
-         std::to_string(Limit(file_bytes)) + " bytes (the reader's budget: " +
-         std::to_string(base_) + " bytes and " + std::to_string(per_file_byte_) +
-         " per byte of the file read, " + std::to_string(file_bytes) + " so far; " +
-         std::to_string(used_) + " used)";
+         std::to_string(Limit(file_bytes)) +
+         " bytes (the reader's budget: " + std::to_string(base_) + " bytes and " +
+         std::to_string(per_file_byte_) + " per byte of the file read, " +
+         std::to_string(file_bytes) + " so far; " + std::to_string(used_) + " used)";
 }
 
 std::string HeldRefusal(const ReadBudget& held, std::uint64_t index, std::uint64_t offset,
                         std::uint64_t made, std::uint64_t file_bytes) {
   return "chunk " + std::to_string(index) + " at byte " + std::to_string(offset) +
-         ": what this command holds of the file (" + std::to_string(SaturatingAdd(held.used(), made)) +
-         " bytes with this chunk) would pass " + std::to_string(held.Limit(file_bytes)) +
+         ": what this command holds of the file (" +
+         std::to_string(SaturatingAdd(held.used(), made)) + " bytes with this chunk) would pass " +
+         std::to_string(held.Limit(file_bytes)) +
          " bytes, the most a command that holds every frame may hold (" +
          std::to_string(kHeldBaseBytes) + " bytes and " + std::to_string(kHeldBytesPerFileByte) +
          " per byte of the file read, " + std::to_string(file_bytes) +

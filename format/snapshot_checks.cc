@@ -79,8 +79,8 @@ std::string SnapshotStream::CheckFrame(const v1::Frame& part, FormatErrorKind* k
   if (reader_->version() < 2) {
     for (const v1::ProcessRecord& p : part.processes()) {
       if (UsesVersion2(p)) {
-        return "a reference to the previous frame (process record of pid " + std::to_string(p.pid()) +
-               ") in a version 1 file";
+        return "a reference to the previous frame (process record of pid " +
+               std::to_string(p.pid()) + ") in a version 1 file";
       }
     }
   }
@@ -207,7 +207,8 @@ std::string SnapshotStream::CheckResolution(const v1::Resolution& r) const {
 
 // "No footer while a frame is open; the footer's counts are the file's."
 std::string SnapshotStream::CheckFooter(const v1::Footer& footer) const {
-  if (counts_.frame_open) return "the footer comes while frame " + Str(counts_.open_frame) + " is open";
+  if (counts_.frame_open)
+    return "the footer comes while frame " + Str(counts_.open_frame) + " is open";
   // A chunk removed or repeated whole leaves every checksum intact.
   if (footer.chunks() != counts_.chunks) {
     return "the footer counts " + Plural(footer.chunks(), "chunk", "chunks") +
@@ -226,8 +227,7 @@ std::string SnapshotStream::CheckFooter(const v1::Footer& footer) const {
   };
   for (const auto& c : counts) {
     if (c.says != c.holds) {
-      return "the footer counts " + Str(c.says) + " " + c.name + ", the file holds " +
-             Str(c.holds);
+      return "the footer counts " + Str(c.says) + " " + c.name + ", the file holds " + Str(c.holds);
     }
   }
   return {};

@@ -62,12 +62,11 @@ SnapshotStream::Result SnapshotStream::Next() {
   if (r == ChunkReader::Result::kEnd) {
     if (!footer_) {
       const std::uint64_t at = reader_->offset();
-      std::string where = counts_.chunks == 0
-                              ? "truncated before the first chunk"
-                              : "truncated after chunk " + Str(counts_.chunks - 1);
-      error_ = FormatError{FormatErrorKind::kTruncated, counts_.chunks, at,
-                           where + " at byte " + Str(at) +
-                               ": no footer (the capture did not finish)"};
+      std::string where = counts_.chunks == 0 ? "truncated before the first chunk"
+                                              : "truncated after chunk " + Str(counts_.chunks - 1);
+      error_ =
+          FormatError{FormatErrorKind::kTruncated, counts_.chunks, at,
+                      where + " at byte " + Str(at) + ": no footer (the capture did not finish)"};
       return Result::kError;
     }
     ended_ = true;
@@ -99,7 +98,6 @@ SnapshotStream::Result SnapshotStream::Next() {
   ++counts_.chunks;
   return Result::kItem;
 }
-
 
 // Counts a checked chunk and makes it the item.
 void SnapshotStream::Keep(StreamItem* item) {
@@ -149,16 +147,18 @@ std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind)
       // The copy is made, then charged: it is at most one record of the
       // previous frame (kMaxPreviousFrameBytes), which the reader holds.
       const std::uint64_t before = previous_copy_bytes_;
-      std::string wrong = ResolveFromPrevious(
-          &p, previous_.FindHeld(RecordKey{p.pid(), p.previous_start_ticks()}), &previous_copy_bytes_);
+      std::string wrong =
+          ResolveFromPrevious(&p, previous_.FindHeld(RecordKey{p.pid(), p.previous_start_ticks()}),
+                              &previous_copy_bytes_);
       if (!wrong.empty()) return wrong;
       if (previous_copy_bytes_ > kMaxPreviousCopyBytes) {
         *kind = FormatErrorKind::kTooLarge;
         return "references to the previous frame copy more than " + Str(kMaxPreviousCopyBytes) +
                " bytes (the limit)";
       }
-      wrong = Charge("the copy out of the previous frame's record of pid " + std::to_string(p.pid()),
-                     previous_copy_bytes_ - before, kind);
+      wrong =
+          Charge("the copy out of the previous frame's record of pid " + std::to_string(p.pid()),
+                 previous_copy_bytes_ - before, kind);
       if (!wrong.empty()) return wrong;
     } else if (version2 && UsesVersion2(p)) {
       return ResolveFromPrevious(&p, nullptr, &previous_copy_bytes_);
@@ -168,9 +168,9 @@ std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind)
                             p.has_environ() ? p.mutable_environ() : nullptr}) {
       if (r == nullptr || r->blob() == 0) continue;
       const std::uint64_t id = r->blob();
-      const std::string& data =
-          id <= blobs_.size() ? blobs_[id - 1]
-                              : part->blobs(static_cast<int>(id - blobs_.size() - 1)).data();
+      const std::string& data = id <= blobs_.size()
+                                    ? blobs_[id - 1]
+                                    : part->blobs(static_cast<int>(id - blobs_.size() - 1)).data();
       std::string wrong = Charge("the copy of blob " + Str(id), data.size(), kind);
       if (!wrong.empty()) return wrong;
       blob_copy_bytes_ += data.size();
@@ -202,7 +202,8 @@ void SnapshotStream::KeepFrame(StreamItem* item) {
   part.clear_blobs();
   for (v1::ProcessRecord& p : *part.mutable_processes()) {
     ++counts_.processes;
-    for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+    for (const v1::FileRead* r :
+         {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
       counts_.reads_truncated += r->truncated() ? 1 : 0;
     }
   }

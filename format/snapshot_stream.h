@@ -43,8 +43,8 @@ struct StreamItem {
   // A frame part of version 2: which of its records the file said are the
   // previous frame's, whole (same_as_previous, now resolved), by position.
   std::vector<bool> same_as_previous;
-  std::uint64_t index = 0;  // the chunk's number, from 0 (the header)
-  std::uint64_t offset = 0; // the byte offset of its length prefix
+  std::uint64_t index = 0;   // the chunk's number, from 0 (the header)
+  std::uint64_t offset = 0;  // the byte offset of its length prefix
 };
 
 // What the checked chunks so far hold: what the footer counts.
@@ -57,8 +57,8 @@ struct StreamCounts {
   std::uint64_t fingerprints = 0;
   std::uint64_t reads_truncated = 0;
   std::uint64_t frames_cut_by_bounds = 0;
-  bool frame_open = false;        // a part came, the frame's last has not
-  std::uint64_t open_frame = 0;   // its index, while frame_open
+  bool frame_open = false;       // a part came, the frame's last has not
+  std::uint64_t open_frame = 0;  // its index, while frame_open
 };
 
 // A file that can be read more than once: a path ("-": standard input, read
@@ -78,8 +78,7 @@ class SnapshotStream {
   static std::unique_ptr<SnapshotStream> OpenFd(int fd, FormatError* error);
   // `source` from its start: its path opened, or its descriptor duplicated
   // and rewound (kIo "cannot read the input again: ..." when it cannot be).
-  static std::unique_ptr<SnapshotStream> OpenSource(const StreamSource& source,
-                                                    FormatError* error);
+  static std::unique_ptr<SnapshotStream> OpenSource(const StreamSource& source, FormatError* error);
   ~SnapshotStream();
   SnapshotStream(const SnapshotStream&) = delete;
   SnapshotStream& operator=(const SnapshotStream&) = delete;
@@ -95,7 +94,7 @@ class SnapshotStream {
   StreamItem& item() { return item_; }
   const FormatError& error() const { return error_; }
   const StreamCounts& counts() const { return counts_; }
-  std::uint64_t bytes() const { return reader_->offset(); }  // bytes of the file read
+  std::uint64_t bytes() const { return reader_->offset(); }     // bytes of the file read
   std::uint32_t version() const { return reader_->version(); }  // the preamble's
   // What the reader's budget was charged so far (format/read_budget.h).
   std::uint64_t materialized() const { return reader_->budget().used(); }
@@ -142,8 +141,8 @@ class SnapshotStream {
     std::uint64_t held = 0;  // what latest takes in memory (SpaceUsedLong)
   };
   std::unordered_map<CallKey, LastResult, CallKeyHash> last_results_;
-  std::uint64_t tape_table_bytes_ = 0;   // sizes of the latest results
-  std::uint64_t same_as_copy_bytes_ = 0; // sizes of the results referred to
+  std::uint64_t tape_table_bytes_ = 0;    // sizes of the latest results
+  std::uint64_t same_as_copy_bytes_ = 0;  // sizes of the results referred to
   bool resolve_same_as_ = true;
 };
 

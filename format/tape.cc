@@ -63,8 +63,8 @@ void Tape::Add(const v1::Observation& o) {
       if (!shared && has_last) shared = Same(files_[last->second], o);
       if (!shared) {
         const v1::FileRead& r = o.read_file().result();
-        files_.push_back(FileResult{r.data(), r.err(), r.truncated(), r.redacted(),
-                                    o.read_file().has_result()});
+        files_.push_back(
+            FileResult{r.data(), r.err(), r.truncated(), r.redacted(), o.read_file().has_result()});
       }
       break;
     }

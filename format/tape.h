@@ -31,7 +31,7 @@ class Tape {
     std::uint64_t bound = 0;   // ListPids/ReadFile: bound; PathIdentity: its path's number
     std::uint32_t result = 0;  // the number of its result, among those of its kind
     std::uint8_t kind = 0;
-    std::uint8_t file = 0;     // ReadFile: the ProcFile
+    std::uint8_t file = 0;  // ReadFile: the ProcFile
   };
   struct FileResult {
     std::string data;
@@ -69,7 +69,9 @@ class Tape {
   // Observation i as the file held it (results resolved), without mono_ns.
   v1::Observation Observation(std::size_t i) const;
   // Distinct results stored (for tests and benchmarks).
-  std::size_t distinct_results() const { return files_.size() + lists_.size() + identities_.size(); }
+  std::size_t distinct_results() const {
+    return files_.size() + lists_.size() + identities_.size();
+  }
 
  private:
   // A deque, not a vector: a tape of a million calls grows without the

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "format/tape_calls.h"
 
-
 namespace proctape {
 namespace {
 

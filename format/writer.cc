@@ -96,14 +96,14 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
                   std::to_string(options_.limits.processes) + " process records");
   }
   // Blob references are the writer's alone to make.
-  for (const v1::FileRead* r : {&record.stat(), &record.cmdline(), &record.environ(),
-                                &record.status(), &record.cgroup()}) {
+  for (const v1::FileRead* r :
+       {&record.stat(), &record.cmdline(), &record.environ(), &record.status(), &record.cgroup()}) {
     if (r->blob() != 0) return Fail("AddProcess: a record that refers to a blob");
   }
   if (UsesVersion2(record)) return Fail("AddProcess: a record that refers to the previous frame");
   std::uint64_t truncated = 0;
-  for (const v1::FileRead* r : {&record.stat(), &record.cmdline(), &record.environ(),
-                                &record.status(), &record.cgroup()}) {
+  for (const v1::FileRead* r :
+       {&record.stat(), &record.cmdline(), &record.environ(), &record.status(), &record.cgroup()}) {
     truncated += r->truncated() ? 1 : 0;
   }
   // The previous frame's record of its key, read before this record takes
@@ -229,8 +229,9 @@ bool SnapshotWriter::SameAs(v1::Observation* o) {
   const std::uint64_t old_size = it == last_results_.end() ? 0 : it->second.size;
   const std::uint64_t table = tape_table_bytes_ - old_size + bytes.size();
   if (table > kMaxTapeTableBytes) {
-    return Refuse("AddObservation: the latest results of the tape's calls would pass the limit of " +
-                  std::to_string(kMaxTapeTableBytes) + " bytes");
+    return Refuse(
+        "AddObservation: the latest results of the tape's calls would pass the limit of " +
+        std::to_string(kMaxTapeTableBytes) + " bytes");
   }
   tape_table_bytes_ = table;
   LastResult& last = last_results_[key];

@@ -33,7 +33,7 @@ class SnapshotWriter {
  public:
   struct Options {
     bool force = false;  // Create(path): replace an existing NAME
-    int level = 3;                                   // zstd level
+    int level = 3;       // zstd level
     std::uint64_t target_chunk = kTargetChunkContent;
     // Version 2 (docs/format.md 9a): a record whose (pid, start tick) the
     // previous frame remembered is stored as what changed from it (a read
@@ -158,9 +158,9 @@ class SnapshotWriter {
   std::uint64_t bytes_written_ = 0;
   std::uint64_t chunks_ = 0;
 
-  v1::Chunk frame_part_;          // the open frame's current part
+  v1::Chunk frame_part_;  // the open frame's current part
   std::uint64_t frame_part_bytes_ = 0;
-  std::uint64_t frame_part_resolved_ = 0;  // its records as a reader resolves them
+  std::uint64_t frame_part_resolved_ = 0;   // its records as a reader resolves them
   std::uint64_t frame_part_truncated_ = 0;  // reads truncated in the part, as given
   PreviousFrame previous_;  // the previous frame's records, as the reader keeps them
   bool frame_open_ = false;

@@ -22,8 +22,7 @@ std::unique_ptr<SnapshotWriter> SnapshotWriter::Create(std::unique_ptr<OutputFil
 }
 
 std::unique_ptr<SnapshotWriter> SnapshotWriter::Create(const std::string& path,
-                                                       const Options& options,
-                                                       std::string* error) {
+                                                       const Options& options, std::string* error) {
   OutputRequest request;
   request.path = path;
   request.force = options.force;
@@ -99,9 +98,9 @@ bool SnapshotWriter::WriteCounted(const v1::Chunk& chunk, const std::uint64_t* r
   if (!chunk.SerializeToString(&serialized_)) return Fail("cannot serialize chunk");
   compressed_.resize(kLengthBytes + ZSTD_compressBound(serialized_.size()));
   ZSTD_CCtx_setPledgedSrcSize(cctx_, serialized_.size());
-  std::size_t n = ZSTD_compress2(cctx_, compressed_.data() + kLengthBytes,
-                                 compressed_.size() - kLengthBytes, serialized_.data(),
-                                 serialized_.size());
+  std::size_t n =
+      ZSTD_compress2(cctx_, compressed_.data() + kLengthBytes, compressed_.size() - kLengthBytes,
+                     serialized_.data(), serialized_.size());
   if (ZSTD_isError(n)) return Fail(std::string("zstd: ") + ZSTD_getErrorName(n));
   std::string length;
   PutLe32(&length, static_cast<std::uint32_t>(n));

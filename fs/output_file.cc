@@ -75,9 +75,10 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
                     true);
     }
     if (request.binary && ::isatty(STDOUT_FILENO) == 1) {
-      return refuse("'-' writes a binary file to standard output, which is a terminal: redirect "
-                    "it or name a file",
-                    true);
+      return refuse(
+          "'-' writes a binary file to standard output, which is a terminal: redirect "
+          "it or name a file",
+          true);
     }
     out->stdout_ = true;
     out->fd_ = STDOUT_FILENO;
@@ -88,7 +89,9 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
   std::string path = request.path;
   while (request.directory && path.size() > 1 && path.back() == '/') path.pop_back();
   const std::size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   if (base.empty() || base == "." || base == "..") {
     // A path that can only name a directory ("d/", ".", "x/.."): one that
@@ -204,10 +207,11 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Outpu
     }
   }
   if (out->fd_ < 0) {
-    return refuse(shown + ": cannot write: cannot create a temporary " + noun + " in " +
-                  dir_shown + ": " + std::strerror(err));
+    return refuse(shown + ": cannot write: cannot create a temporary " + noun + " in " + dir_shown +
+                  ": " + std::strerror(err));
   }
-  out->temporary_ = (slash == std::string::npos ? "" : dir + (dir == "/" ? "" : "/")) + out->temp_name_;
+  out->temporary_ =
+      (slash == std::string::npos ? "" : dir + (dir == "/" ? "" : "/")) + out->temp_name_;
   return out;
 }
 
@@ -290,8 +294,9 @@ bool OutputFile::Commit(std::string* error) {
     const int err = errno;
     if (err == EEXIST || err == ENOTEMPTY) {
       Discard();
-      *error = shown() + ": appeared while it was being written: not replaced without --force "
-                         "(nothing was written)";
+      *error = shown() +
+               ": appeared while it was being written: not replaced without --force "
+               "(nothing was written)";
       return false;
     }
     return fail("rename: ", err);

@@ -55,11 +55,11 @@ namespace proctape {
 
 struct OutputRequest {
   std::string path;
-  bool force = false;           // replace an existing regular file (or earlier export)
-  bool stdout_allowed = false;  // "-" is standard output
-  bool binary = false;          // a .ptape: "-" refused when standard output is a terminal
-  bool directory = false;       // a directory output
-  std::string directory_marker; // directory: what makes an existing one replaceable
+  bool force = false;            // replace an existing regular file (or earlier export)
+  bool stdout_allowed = false;   // "-" is standard output
+  bool binary = false;           // a .ptape: "-" refused when standard output is a terminal
+  bool directory = false;        // a directory output
+  std::string directory_marker;  // directory: what makes an existing one replaceable
   // directory: what an earlier output holds, (path relative to it, "1" or
   // "1/stat"; is a directory) -> true; every entry is asked, a directory's
   // only once it is accepted. One entry it refuses (a file of the user's,
@@ -127,14 +127,14 @@ class OutputFile {
   std::string temp_name_;  // NAME.XXXXXX.partial, in parent_fd_
   std::string marker_;
   Replaces replaces_ = Replaces::kNothing;
-  int parent_fd_ = -1;     // O_PATH descriptor of the directory
+  int parent_fd_ = -1;  // O_PATH descriptor of the directory
   int fd_ = -1;
-  int slot_ = -1;          // fs/interrupt.h
+  int slot_ = -1;  // fs/interrupt.h
   bool stdout_ = false;
   bool force_ = false;
   bool directory_ = false;
-  bool done_ = false;      // committed, discarded or abandoned
-  bool owner_only_ = false;  // KeepOwnerOnly(): stays 0600
+  bool done_ = false;          // committed, discarded or abandoned
+  bool owner_only_ = false;    // KeepOwnerOnly(): stays 0600
   mode_t shared_mode_ = 0644;  // otherwise, at Commit: 0644 less the umask
 };
 

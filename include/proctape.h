@@ -44,8 +44,8 @@ typedef enum proctape_status {
   PROCTAPE_E_CORRUPT = 13,
   PROCTAPE_E_TOO_LARGE = 14,
   PROCTAPE_E_NOT_A_FINGERPRINT = 15,
-  PROCTAPE_E_INTERNAL = 16,   /* out of memory, or an exception caught at the edge */
-  PROCTAPE_E_NOT_PINNED = 17  /* proctape_pin: the identity is gone or not this process */
+  PROCTAPE_E_INTERNAL = 16,  /* out of memory, or an exception caught at the edge */
+  PROCTAPE_E_NOT_PINNED = 17 /* proctape_pin: the identity is gone or not this process */
 } proctape_status;
 
 typedef struct proctape_error {
@@ -58,26 +58,46 @@ typedef struct proctape_error {
  * (a liveness verdict's reason when not ERROR, a resolution that did not run). */
 typedef enum proctape_verdict_status {
   PROCTAPE_VERDICT_NONE = 0,
-  PROCTAPE_RESOLVED = 1, PROCTAPE_MISSING_ROOT = 2, PROCTAPE_ROOT_RESTARTED = 3,
-  PROCTAPE_NO_MATCH = 4, PROCTAPE_MULTIPLE_MATCHES = 5, PROCTAPE_DUPLICATE_RECORD = 6,
-  PROCTAPE_MALFORMED_RECORD = 7, PROCTAPE_CYCLE = 8, PROCTAPE_ENTRY_BOUND = 9,
-  PROCTAPE_NODE_BOUND = 10, PROCTAPE_DEPTH_BOUND = 11, PROCTAPE_FILE_BOUND = 12,
-  PROCTAPE_BYTE_BUDGET = 13, PROCTAPE_DEADLINE = 14, PROCTAPE_UNREADABLE = 15,
-  PROCTAPE_TOKEN_MISMATCH = 16, PROCTAPE_EXE_MISMATCH = 17, PROCTAPE_ANCESTRY_CHANGED = 18,
-  PROCTAPE_PID_REUSED = 19, PROCTAPE_INVALID_REQUEST = 20
+  PROCTAPE_RESOLVED = 1,
+  PROCTAPE_MISSING_ROOT = 2,
+  PROCTAPE_ROOT_RESTARTED = 3,
+  PROCTAPE_NO_MATCH = 4,
+  PROCTAPE_MULTIPLE_MATCHES = 5,
+  PROCTAPE_DUPLICATE_RECORD = 6,
+  PROCTAPE_MALFORMED_RECORD = 7,
+  PROCTAPE_CYCLE = 8,
+  PROCTAPE_ENTRY_BOUND = 9,
+  PROCTAPE_NODE_BOUND = 10,
+  PROCTAPE_DEPTH_BOUND = 11,
+  PROCTAPE_FILE_BOUND = 12,
+  PROCTAPE_BYTE_BUDGET = 13,
+  PROCTAPE_DEADLINE = 14,
+  PROCTAPE_UNREADABLE = 15,
+  PROCTAPE_TOKEN_MISMATCH = 16,
+  PROCTAPE_EXE_MISMATCH = 17,
+  PROCTAPE_ANCESTRY_CHANGED = 18,
+  PROCTAPE_PID_REUSED = 19,
+  PROCTAPE_INVALID_REQUEST = 20
 } proctape_verdict_status;
 
 /* PROCTAPE_LIVENESS_NONE (0): no liveness verdict (a resolution's). */
 typedef enum proctape_liveness {
-  PROCTAPE_LIVENESS_NONE = 0, PROCTAPE_ALIVE = 1, PROCTAPE_DEAD = 2, PROCTAPE_LIVENESS_ERROR = 3
+  PROCTAPE_LIVENESS_NONE = 0,
+  PROCTAPE_ALIVE = 1,
+  PROCTAPE_DEAD = 2,
+  PROCTAPE_LIVENESS_ERROR = 3
 } proctape_liveness;
 
 typedef enum proctape_record_when {
-  PROCTAPE_RECORD_NEVER = 0, PROCTAPE_RECORD_ON_FAILURE = 1, PROCTAPE_RECORD_ALWAYS = 2
+  PROCTAPE_RECORD_NEVER = 0,
+  PROCTAPE_RECORD_ON_FAILURE = 1,
+  PROCTAPE_RECORD_ALWAYS = 2
 } proctape_record_when;
 
 typedef enum proctape_replay_outcome {
-  PROCTAPE_REPRODUCED = 1, PROCTAPE_VERDICT_CHANGED = 2, PROCTAPE_DIVERGED = 3
+  PROCTAPE_REPRODUCED = 1,
+  PROCTAPE_VERDICT_CHANGED = 2,
+  PROCTAPE_DIVERGED = 3
 } proctape_replay_outcome;
 
 #define PROCTAPE_PATH_MAX 4096
@@ -86,9 +106,9 @@ typedef enum proctape_replay_outcome {
 
 /* Where the live host is read (NULL for the defaults: "/proc", the cores). */
 typedef struct proctape_options {
-  const char *proc_root;            /* NULL: "/proc" */
-  unsigned scan_threads;            /* a recording's frame scans; 0: the cores, at most 4 */
-  const char *const *command_line;  /* stored in a recording's header; may be NULL */
+  const char *proc_root;           /* NULL: "/proc" */
+  unsigned scan_threads;           /* a recording's frame scans; 0: the cores, at most 4 */
+  const char *const *command_line; /* stored in a recording's header; may be NULL */
   size_t command_line_len;
 } proctape_options;
 
@@ -117,18 +137,18 @@ typedef struct proctape_fingerprint {
 
 /* What to resolve; proctape_request_init sets the C++ API's defaults. */
 typedef struct proctape_request {
-  const char *token;          /* required */
-  const char *token_var;      /* NULL: "PROCTAPE_TOKEN" */
-  const char *const *argv;    /* NULL: {"/bin/sleep", "120"} */
+  const char *token;       /* required */
+  const char *token_var;   /* NULL: "PROCTAPE_TOKEN" */
+  const char *const *argv; /* NULL: {"/bin/sleep", "120"} */
   size_t argc;
-  int64_t deadline_ms;        /* 5000 */
-  uint64_t byte_budget;       /* 256 MiB */
+  int64_t deadline_ms;  /* 5000 */
+  uint64_t byte_budget; /* 256 MiB */
 } proctape_request;
 
 typedef struct proctape_record_policy {
-  int when;          /* proctape_record_when */
-  const char *path;  /* the .ptape to write */
-  int replace;       /* replace an existing regular file at path */
+  int when;         /* proctape_record_when */
+  const char *path; /* the .ptape to write */
+  int replace;      /* replace an existing regular file at path */
 } proctape_record_policy;
 
 /* The verdict and its evidence. Only RESOLVED has an identity (pid,
@@ -142,38 +162,38 @@ typedef struct proctape_verdict {
   uint64_t subject_start_ticks;
   int has_expected_ticks;
   uint64_t expected_ticks;
-  char file[64];                  /* the /proc/PID file that decided, or "" */
-  int err;                        /* errno of the deciding read */
-  unsigned char evidence[256];    /* raw bytes: escape before printing */
+  char file[64];               /* the /proc/PID file that decided, or "" */
+  int err;                     /* errno of the deciding read */
+  unsigned char evidence[256]; /* raw bytes: escape before printing */
   size_t evidence_len;
   char detail[1024];
   uint32_t attempts;
   uint64_t bytes_read;
-  size_t match_count;             /* every match of MULTIPLE_MATCHES ... */
+  size_t match_count;                    /* every match of MULTIPLE_MATCHES ... */
   int64_t matches[PROCTAPE_MATCHES_MAX]; /* ... of which the first 16 */
   char boot_id[PROCTAPE_BOOT_ID_MAX];
 } proctape_verdict;
 
 typedef struct proctape_liveness_verdict {
-  int status;       /* proctape_liveness */
-  int reason;       /* proctape_verdict_status for PROCTAPE_LIVENESS_ERROR, else
+  int status;     /* proctape_liveness */
+  int reason;     /* proctape_verdict_status for PROCTAPE_LIVENESS_ERROR, else
                        PROCTAPE_VERDICT_NONE */
-  char state[16];   /* stat field 3 as read */
+  char state[16]; /* stat field 3 as read */
   char detail[512];
   int err;
   int boot_unchecked; /* the identity named no boot */
 } proctape_liveness_verdict;
 
 typedef struct proctape_resolve_result {
-  int ran;                        /* the resolver ran: verdict is its verdict; else
+  int ran; /* the resolver ran: verdict is its verdict; else
                                      verdict is zero (status PROCTAPE_VERDICT_NONE) */
   proctape_verdict verdict;
   char recording[PROCTAPE_PATH_MAX]; /* the path written, or "" */
 } proctape_resolve_result;
 
 typedef struct proctape_recorded_check {
-  int liveness;                   /* a liveness check; otherwise a resolution */
-  proctape_verdict verdict;       /* a resolution's; zero for a liveness check */
+  int liveness;                               /* a liveness check; otherwise a resolution */
+  proctape_verdict verdict;                   /* a resolution's; zero for a liveness check */
   proctape_liveness_verdict liveness_verdict; /* a liveness check's; else zero (NONE) */
   uint64_t observations;
 } proctape_recorded_check;
@@ -189,20 +209,20 @@ typedef struct proctape_file_summary {
 
 typedef struct proctape_replayed_check {
   size_t index;
-  int outcome;                    /* proctape_replay_outcome */
-  int liveness;                   /* a liveness check: the *_liveness verdicts are
+  int outcome;  /* proctape_replay_outcome */
+  int liveness; /* a liveness check: the *_liveness verdicts are
                                      set, recorded and replayed zero (NONE); else
                                      the reverse */
   proctape_verdict recorded;
-  proctape_verdict replayed;      /* valid when has_replayed */
+  proctape_verdict replayed; /* valid when has_replayed */
   proctape_liveness_verdict recorded_liveness;
   proctape_liveness_verdict replayed_liveness;
   int has_replayed;
-  char *description;              /* `proctape replay`'s line(s), no final newline */
+  char *description; /* `proctape replay`'s line(s), no final newline */
 } proctape_replayed_check;
 
 typedef struct proctape_replay_report {
-  int worst;                      /* proctape_replay_outcome of every check */
+  int worst; /* proctape_replay_outcome of every check */
   size_t check_count;
   proctape_replayed_check *checks;
 } proctape_replay_report;
@@ -224,23 +244,24 @@ PROCTAPE_API void proctape_request_init(proctape_request *request);
  * says why the root cannot be fingerprinted (PROCTAPE_E_ROOT), otherwise
  * PROCTAPE_VERDICT_NONE. */
 PROCTAPE_API proctape_status proctape_fingerprint_take(int64_t root_pid, const char *exe_path,
-                                          const proctape_options *options,
-                                          proctape_fingerprint *out, int *root_status,
-                                          proctape_error *err);
+                                                       const proctape_options *options,
+                                                       proctape_fingerprint *out, int *root_status,
+                                                       proctape_error *err);
 
 /* Resolve, recording by `record` (NULL: never). `out` is filled whatever the
  * status: out->ran says whether out->verdict is the resolver's (it is, with
  * PROCTAPE_E_RECORD_FAILED). */
 PROCTAPE_API proctape_status proctape_resolve(const proctape_request *request,
-                                 const proctape_fingerprint *fingerprint,
-                                 const proctape_record_policy *record,
-                                 const proctape_options *options,
-                                 proctape_resolve_result *out, proctape_error *err);
+                                              const proctape_fingerprint *fingerprint,
+                                              const proctape_record_policy *record,
+                                              const proctape_options *options,
+                                              proctape_resolve_result *out, proctape_error *err);
 
 /* CheckLiveness: one stat read, in the identity's boot. */
 PROCTAPE_API proctape_status proctape_liveness_check(const proctape_identity *identity,
-                                        const proctape_options *options,
-                                        proctape_liveness_verdict *out, proctape_error *err);
+                                                     const proctape_options *options,
+                                                     proctape_liveness_verdict *out,
+                                                     proctape_error *err);
 
 /* A RESOLVED verdict's identity pinned: a pidfd (pidfd_open, close-on-exec)
  * opened, then the pid's stat re-read: the start tick must be the verdict's
@@ -248,8 +269,9 @@ PROCTAPE_API proctape_status proctape_liveness_check(const proctape_identity *id
  * closed (PROCTAPE_E_NOT_PINNED). A verdict other than RESOLVED is
  * PROCTAPE_E_INVALID_ARGUMENT; one of another boot PROCTAPE_E_OTHER_BOOT.
  * The caller closes *pidfd (close(2)). */
-PROCTAPE_API proctape_status proctape_pin(const proctape_verdict *verdict, const proctape_options *options,
-                             int *pidfd, proctape_error *err);
+PROCTAPE_API proctape_status proctape_pin(const proctape_verdict *verdict,
+                                          const proctape_options *options, int *pidfd,
+                                          proctape_error *err);
 
 /* Liveness of a pinned process, by its pidfd: the "Pid:" line of
  * /proc/self/fdinfo/FD (-1: DEAD, it was reaped), then its stat
@@ -259,20 +281,21 @@ PROCTAPE_API proctape_status proctape_pin(const proctape_verdict *verdict, const
  * makes a pidfd alive. A descriptor that is not open, or not a pidfd (its
  * fdinfo has no "Pid:" line): INVALID_ARGUMENT "fd N is not a pidfd". */
 PROCTAPE_API proctape_status proctape_liveness_pidfd(int pidfd, const proctape_options *options,
-                                        proctape_liveness_verdict *out, proctape_error *err);
+                                                     proctape_liveness_verdict *out,
+                                                     proctape_error *err);
 
 /* ReadFile: reads and checks a whole .ptape. *out is set (free it with
  * proctape_file_summary_free) unless the status is INVALID_ARGUMENT or
  * INTERNAL: on damage it holds the counts of what was read before it. An
  * empty path is INVALID_ARGUMENT (as a NULL one), for Replay too. */
 PROCTAPE_API proctape_status proctape_read_file(const char *path, proctape_file_summary **out,
-                                   proctape_error *err);
+                                                proctape_error *err);
 PROCTAPE_API void proctape_file_summary_free(proctape_file_summary *summary);
 
 /* Replay: every check of a recording against its tape. *out is NULL unless
  * PROCTAPE_OK; free it with proctape_replay_report_free. */
 PROCTAPE_API proctape_status proctape_replay(const char *path, proctape_replay_report **out,
-                                proctape_error *err);
+                                             proctape_error *err);
 PROCTAPE_API void proctape_replay_report_free(proctape_replay_report *report);
 
 #ifdef __cplusplus

@@ -79,7 +79,9 @@ std::set<pid_t> OwnChildren() {
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   ::prctl(PR_SET_NAME, "app-server");
   for (;;) {
-    struct pollfd p{ctl, POLLIN, 0};
+    struct pollfd p {
+      ctl, POLLIN, 0
+    };
     int n = ::poll(&p, 1, 20);
     while (::waitpid(-1, nullptr, WNOHANG) > 0) {
     }

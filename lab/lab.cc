@@ -83,7 +83,8 @@ LabResult RunLab(const LabOptions& options) {
     if (options.progress) options.progress(line);
   };
   if (scenario == nullptr) {
-    result.error = "unknown scenario '" + EscapeBytes(options.scenario, 64) + "' (see 'proctape lab --list')";
+    result.error =
+        "unknown scenario '" + EscapeBytes(options.scenario, 64) + "' (see 'proctape lab --list')";
     return result;
   }
   result.outcome = LabOutcome::kUnavailable;
@@ -136,7 +137,9 @@ LabResult RunLab(const LabOptions& options) {
   };
   if (!stage.session.Init(options.sandbox, &error)) return finish(LabOutcome::kFailed, error);
   Identity exe = live->PathIdentity("/bin/sleep");
-  if (!exe.ok()) return finish(LabOutcome::kFailed, "cannot attest /bin/sleep: errno " + std::to_string(exe.err));
+  if (!exe.ok())
+    return finish(LabOutcome::kFailed,
+                  "cannot attest /bin/sleep: errno " + std::to_string(exe.err));
   stage.sleep_exe = {exe.dev, exe.ino};
   stage.token = RandomHex(16);
   progress("starting the app-server");
@@ -150,8 +153,8 @@ LabResult RunLab(const LabOptions& options) {
   stage.request.token = stage.token;
   stage.request.bounds.deadline_ns = options.deadline_ms * 1'000'000;
   stage.Fact("app-server: host pid " + std::to_string(stage.request.root_pid) + ", start tick " +
-             std::to_string(stage.request.root_start_ticks) + "; sandbox: " +
-             SandboxName(options.sandbox) + "; token " + stage.token);
+             std::to_string(stage.request.root_start_ticks) +
+             "; sandbox: " + SandboxName(options.sandbox) + "; token " + stage.token);
   progress(std::string("staging ") + scenario->info.name + " in a " + SandboxName(options.sandbox) +
            " sandbox");
   if (!scenario->stage(stage, &error)) return finish(LabOutcome::kFailed, error);

@@ -33,9 +33,9 @@ const char* SandboxName(SandboxKind kind);
 
 struct ScenarioInfo {
   const char* name;
-  const char* summary;   // one line: what is staged
-  const char* expect;    // the verdicts the file should hold, in check order
-  bool needs_root;       // reuses a pid on purpose (clone3 set_tid)
+  const char* summary;  // one line: what is staged
+  const char* expect;   // the verdicts the file should hold, in check order
+  bool needs_root;      // reuses a pid on purpose (clone3 set_tid)
   // What a recording of it shows, in a sentence: the note `corpus add`
   // gives a lab recording added without --note (docs/corpus.md).
   const char* shows;
@@ -47,18 +47,18 @@ const ScenarioInfo* FindScenario(const std::string& name);
 struct LabOptions {
   std::string scenario;
   SandboxKind sandbox = SandboxKind::kUnshare;
-  std::string record;                     // output .ptape (fs/output_file.h),
-  bool force = false;                     //   checked before any process starts
-  std::int64_t deadline_ms = 5000;        // the resolver's default deadline, 5 s
-  std::vector<std::string> command_line;  // stored in the file's header
+  std::string record;                                // output .ptape (fs/output_file.h),
+  bool force = false;                                //   checked before any process starts
+  std::int64_t deadline_ms = 5000;                   // the resolver's default deadline, 5 s
+  std::vector<std::string> command_line;             // stored in the file's header
   std::function<void(const std::string&)> progress;  // one line per step, may be empty
 };
 
 enum class LabOutcome {
-  kShown,        // recorded, and the verdicts show what the scenario says
-  kNotShown,     // recorded, but a verdict differs from the scenario's expectation
-  kUnavailable,  // cannot run here: no namespaces, tool, or privilege
-  kFailed,       // could not be staged
+  kShown,          // recorded, and the verdicts show what the scenario says
+  kNotShown,       // recorded, but a verdict differs from the scenario's expectation
+  kUnavailable,    // cannot run here: no namespaces, tool, or privilege
+  kFailed,         // could not be staged
   kOutputRefused,  // `record` refused (exists, a link, ...): nothing was started
   kOutputFailed,   // `record` could not be written (or read back) while recording:
                    // the staged processes are ended, nothing is left of the file

@@ -26,7 +26,9 @@ namespace proctape::lab {
 std::int64_t MonoMs() { return MonotonicNowNs() / 1'000'000; }
 
 void SleepMs(int ms) {
-  struct timespec ts{ms / 1000, static_cast<long>(ms % 1000) * 1'000'000};
+  struct timespec ts {
+    ms / 1000, static_cast<long>(ms % 1000) * 1'000'000
+  };
   while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
   }
 }
@@ -141,7 +143,9 @@ bool PidFd::WaitExited(int timeout_ms) const {
   if (fd_ < 0) return true;
   std::int64_t until = MonoMs() + timeout_ms;
   for (;;) {
-    struct pollfd p{fd_, POLLIN, 0};
+    struct pollfd p {
+      fd_, POLLIN, 0
+    };
     int left = static_cast<int>(std::max<std::int64_t>(0, until - MonoMs()));
     int n = ::poll(&p, 1, left);
     if (n > 0) return true;

@@ -53,8 +53,8 @@ class PidFd {
   int fd() const { return fd_; }
   pid_t pid() const { return pid_; }
   std::uint64_t start_ticks() const { return start_; }
-  void Kill() const;                        // SIGKILL; an exited process is fine
-  bool WaitExited(int timeout_ms) const;    // a zombie or gone
+  void Kill() const;                      // SIGKILL; an exited process is fine
+  bool WaitExited(int timeout_ms) const;  // a zombie or gone
 
  private:
   int fd_ = -1;

@@ -97,8 +97,8 @@ std::string SandboxUnavailable(SandboxKind kind) {
     argv.insert(argv.end(), {"--pid", "--fork", "--kill-child", "/bin/true"});
   } else {
     if (!root) argv.push_back("--unshare-user");
-    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
-                             "--proc", "/proc", "--", "/bin/true"});
+    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/", "--proc",
+                             "/proc", "--", "/bin/true"});
   }
   std::string log_template = StagingBase() + "/proctape-lab-probe-XXXXXX";
   int log_fd = ::mkstemp(log_template.data());
@@ -136,8 +136,8 @@ std::vector<std::string> Session::SandboxArgv(Script script, const std::string& 
     argv.insert(argv.end(), {"--pid", "--fork", "--kill-child"});
   } else {
     if (!root) argv.push_back("--unshare-user");
-    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
-                             "--proc", "/proc", "--"});
+    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/", "--proc",
+                             "/proc", "--"});
   }
   // `exec -a` is bash's; everything else is plain sh, as `docs/lab.md`,
   // "What it starts" draws it.

@@ -101,8 +101,9 @@ bool MisleadingName(Stage& s, std::string* error) {
   if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", error)) return false;
   auto sleep = s.Sleep(s.token, error);
   if (!sleep) return false;
-  s.Fact("a process named '" + EscapeBytes(impostor[0].comm, 64) + "' (tail, via a link) is host pid " +
-         std::to_string(impostor[0].pid) + ", started first, with the token");
+  s.Fact("a process named '" + EscapeBytes(impostor[0].comm, 64) +
+         "' (tail, via a link) is host pid " + std::to_string(impostor[0].pid) +
+         ", started first, with the token");
   s.SleepFact(*sleep, "the real sleep");
   s.Resolve();
   std::int64_t pid = sleep->pid;
@@ -130,9 +131,9 @@ bool Zombie(Stage& s, std::string* error) {
   s.Resolve();  // the zombie's argv reads empty: no candidate until the deadline
   s.Fact("after the first resolve the sleep is killed and stays a zombie (state Z)");
   s.shown = [p](const auto& rs) {
-    return Both(Both(ExpectResolve(rs, 0, VStatus::RESOLVED, p.pid),
-                     ExpectLiveness(rs, 1, LStatus::DEAD)),
-                ExpectDeadline(rs, 2));
+    return Both(
+        Both(ExpectResolve(rs, 0, VStatus::RESOLVED, p.pid), ExpectLiveness(rs, 1, LStatus::DEAD)),
+        ExpectDeadline(rs, 2));
   };
   return true;
 }
@@ -185,9 +186,11 @@ bool RootRestarted(Stage& s, std::string* error) {
   for (const std::string& a : s.session.SandboxArgv(Script::kExecSleep, s.token, marker, "")) {
     argv.push_back(a);
   }
-  pid_t again = s.session.StartAt(root, argv, {"PATH=/usr/bin:/bin"}, "restarted app-server", error);
+  pid_t again =
+      s.session.StartAt(root, argv, {"PATH=/usr/bin:/bin"}, "restarted app-server", error);
   if (again < 0) return false;
-  auto found = s.session.WaitFor(root, kSleepCmdline, s.Token(s.token), s.sleep_exe, 1, 5000, error);
+  auto found =
+      s.session.WaitFor(root, kSleepCmdline, s.Token(s.token), s.sleep_exe, 1, 5000, error);
   if (found.empty()) return false;
   auto st = ReadStatOf(root);
   s.Fact("restarted: pid " + std::to_string(root) + " is a new app-server, start tick " +
@@ -241,11 +244,14 @@ bool Exited(Stage& s, std::string* error) {
   Session* session = &s.session;
   s.Resolve();
   s.Liveness(p);
-  s.Liveness(p, [session, p](std::string* e) { return session->Kill(static_cast<pid_t>(p.pid), true, e); });
+  s.Liveness(p, [session, p](std::string* e) {
+    return session->Kill(static_cast<pid_t>(p.pid), true, e);
+  });
   s.Fact("after the first liveness check the sleep is killed and reaped");
   s.shown = [p](const auto& rs) {
-    return Both(Both(ExpectResolve(rs, 0, VStatus::RESOLVED, p.pid), ExpectLiveness(rs, 1, LStatus::ALIVE)),
-                ExpectLiveness(rs, 2, LStatus::DEAD));
+    return Both(
+        Both(ExpectResolve(rs, 0, VStatus::RESOLVED, p.pid), ExpectLiveness(rs, 1, LStatus::ALIVE)),
+        ExpectLiveness(rs, 2, LStatus::DEAD));
   };
   return true;
 }
@@ -327,7 +333,8 @@ const std::vector<Scenario>& ScenarioTable() {
         "the app-server restarted at the same pid (clone3 set_tid): its start tick differs from "
         "the fingerprint, ROOT_RESTARTED"},
        RootRestarted},
-      {{"pid-reuse", "the resolved sleep dies and its pid is taken by a same-argv, same-token sleep",
+      {{"pid-reuse",
+        "the resolved sleep dies and its pid is taken by a same-argv, same-token sleep",
         "RESOLVED, then liveness ERROR PID_REUSED", true,
         "after the resolve the sleep dies and a same-argv, same-token sleep takes its pid "
         "(clone3 set_tid): liveness says PID_REUSED"},
@@ -340,8 +347,9 @@ const std::vector<Scenario>& ScenarioTable() {
         "the resolver is not fooled"},
        HostileComm},
       {{"never-exec", "the shell writes the marker and never execs", "NO_MATCH at the deadline",
-        false, "the shell writes the marker and never execs: the resolver retries until the 5 s "
-               "deadline"},
+        false,
+        "the shell writes the marker and never execs: the resolver retries until the 5 s "
+        "deadline"},
        NeverExec},
   };
   return table;

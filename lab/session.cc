@@ -283,8 +283,8 @@ std::vector<StatFields> Session::WaitFor(pid_t root, const std::string& cmdline,
     if (found.size() > count || MonoMs() > until) {
       *error = "expected " + Plural(count, "process", "processes") + " with argv '" +
                EscapeBytes(cmdline, 200) + "' and the token beneath pid " + std::to_string(root) +
-               ", found " + std::to_string(found.size()) + " within " +
-               std::to_string(timeout_ms) + " ms; log: " + Log();
+               ", found " + std::to_string(found.size()) + " within " + std::to_string(timeout_ms) +
+               " ms; log: " + Log();
       return {};
     }
     SleepMs(2);

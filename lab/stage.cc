@@ -48,7 +48,8 @@ std::string ExpectResolve(const std::vector<v1::Resolution>& rs, std::size_t k,
 
 std::string ExpectLiveness(const std::vector<v1::Resolution>& rs, std::size_t k,
                            LStatus::Status status, VStatus::Status reason) {
-  if (k >= rs.size() || !rs[k].has_liveness_verdict()) return "check " + std::to_string(k) + " is missing";
+  if (k >= rs.size() || !rs[k].has_liveness_verdict())
+    return "check " + std::to_string(k) + " is missing";
   const v1::LivenessVerdict& v = rs[k].liveness_verdict();
   if (v.status() == status && (status != LStatus::ERROR || v.reason() == reason)) return "";
   std::string want = LStatus::Status_Name(status);

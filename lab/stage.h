@@ -23,7 +23,10 @@
 
 namespace proctape::lab {
 
-inline const std::string kSleepCmdline("/bin/sleep\0" "120\0", 15);
+inline const std::string kSleepCmdline(
+    "/bin/sleep\0"
+    "120\0",
+    15);
 
 // `bytes` random bytes in hex (tokens).
 std::string RandomHex(std::size_t bytes);
@@ -34,11 +37,11 @@ struct Stage {
   Session session;
   std::string token;
   Request request;
-  v1::RootFingerprint fingerprint;     // taken before the turn; every resolve uses it
+  v1::RootFingerprint fingerprint;  // taken before the turn; every resolve uses it
   FileId sleep_exe;
   std::vector<std::string> facts;
   std::vector<LiveStep> steps;
-  std::deque<Request> requests;        // stable addresses for the checks
+  std::deque<Request> requests;  // stable addresses for the checks
   std::deque<Verdict> verdicts;
   std::deque<LivenessVerdict> liveness;
   // The recorded checks against the scenario's claim: "" when shown, else
@@ -47,21 +50,22 @@ struct Stage {
 
   void Resolve(std::function<bool(std::string*)> before = nullptr) {
     Request* r = &requests.emplace_back(request);
-    steps.push_back({std::move(before), ResolveCheck(r, "/bin/sleep", false,
-                                                     &verdicts.emplace_back(), &fingerprint)});
+    steps.push_back({std::move(before),
+                     ResolveCheck(r, "/bin/sleep", false, &verdicts.emplace_back(), &fingerprint)});
   }
   void Liveness(const StatFields& p, std::function<bool(std::string*)> before = nullptr) {
     // The sleep was resolved against `fingerprint`: its boot is the identity's.
-    steps.push_back({std::move(before),
-                     LivenessCheck({p.pid, p.start_ticks, fingerprint.boot_id()},
-                                   &liveness.emplace_back())});
+    steps.push_back({std::move(before), LivenessCheck({p.pid, p.start_ticks, fingerprint.boot_id()},
+                                                      &liveness.emplace_back())});
   }
-  std::string Token(const std::string& token_value) const { return "PROCTAPE_TOKEN=" + token_value; }
+  std::string Token(const std::string& token_value) const {
+    return "PROCTAPE_TOKEN=" + token_value;
+  }
   // The one exact sleep with this token beneath the app-server.
   std::optional<StatFields> Sleep(const std::string& token_value, std::string* error,
                                   std::size_t count = 1) {
-    std::vector<StatFields> found = session.WaitFor(session.app()->pid(), kSleepCmdline,
-                                                    Token(token_value), sleep_exe, count, 5000, error);
+    std::vector<StatFields> found = session.WaitFor(
+        session.app()->pid(), kSleepCmdline, Token(token_value), sleep_exe, count, 5000, error);
     if (found.size() != count) return std::nullopt;
     return found.back();
   }
@@ -80,7 +84,8 @@ struct Stage {
   void MarkerFact(long marker) {
     std::string named = "no process";
     if (auto st = ReadStatOf(static_cast<pid_t>(marker))) {
-      named = "'" + EscapeBytes(st->comm, 64) + "' (start tick " + std::to_string(st->start_ticks) + ")";
+      named = "'" + EscapeBytes(st->comm, 64) + "' (start tick " + std::to_string(st->start_ticks) +
+              ")";
     }
     Fact("the marker says " + std::to_string(marker) + " (the sandbox's $$); as a host pid, " +
          std::to_string(marker) + " is " + named);

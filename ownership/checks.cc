@@ -49,8 +49,8 @@ void AddProblem(v1::OwnershipPlan* plan, v1::OwnershipProblem::Kind kind,
 // same pid namespace), whole (no frame cut by a bound), and in that order.
 bool CheckCaptures(const Snapshot& baseline, const Snapshot& current, v1::OwnershipPlan* plan) {
   bool ok = true;
-  for (const auto& [name, s] : {std::pair<const char*, const Snapshot*>{"baseline", &baseline},
-                                {"current", &current}}) {
+  for (const auto& [name, s] :
+       {std::pair<const char*, const Snapshot*>{"baseline", &baseline}, {"current", &current}}) {
     if (s->frames.empty()) {
       // What the file is instead, in the words every view uses (FileHolds).
       AddProblem(plan, Problem::NO_FRAME, name, 0, 0, 0,
@@ -62,8 +62,8 @@ bool CheckCaptures(const Snapshot& baseline, const Snapshot& current, v1::Owners
   auto cut = [&](const char* name, const v1::Frame& f) {
     if (!f.cut_by_bounds()) return;
     AddProblem(plan, Problem::FRAME_CUT, name, f.index(), 0, 0,
-        "the scan stopped at a bound (" + EscapeBytes(f.cut_reason()) +
-            "): the frame does not hold every process");
+               "the scan stopped at a bound (" + EscapeBytes(f.cut_reason()) +
+                   "): the frame does not hold every process");
     ok = false;
   };
   for (const v1::Frame& f : baseline.frames) cut("baseline", f);
@@ -71,17 +71,17 @@ bool CheckCaptures(const Snapshot& baseline, const Snapshot& current, v1::Owners
   const std::string& boot = baseline.header.host().boot_id();
   if (boot.empty() || boot != current.header.host().boot_id()) {
     AddProblem(plan, Problem::DIFFERENT_BOOT, "", 0, 0, 0,
-        "boot ids differ or are unknown (baseline " + Quote(boot) + ", current " +
-            Quote(current.header.host().boot_id()) +
-            "): pids and start ticks of two boots cannot be compared");
+               "boot ids differ or are unknown (baseline " + Quote(boot) + ", current " +
+                   Quote(current.header.host().boot_id()) +
+                   "): pids and start ticks of two boots cannot be compared");
     ok = false;
   }
   const std::uint64_t ns = baseline.header.capturer_pid_ns_inode();
   if (ns == 0 || ns != current.header.capturer_pid_ns_inode()) {
     AddProblem(plan, Problem::DIFFERENT_PID_NAMESPACE, "", 0, 0, 0,
-        "the captures saw pid namespaces " + std::to_string(ns) + " and " +
-            std::to_string(current.header.capturer_pid_ns_inode()) +
-            " (0: unknown): their pids cannot be compared");
+               "the captures saw pid namespaces " + std::to_string(ns) + " and " +
+                   std::to_string(current.header.capturer_pid_ns_inode()) +
+                   " (0: unknown): their pids cannot be compared");
     ok = false;
   }
   const v1::Frame& last = baseline.frames.back();
@@ -92,20 +92,20 @@ bool CheckCaptures(const Snapshot& baseline, const Snapshot& current, v1::Owners
   if (same_capture) {
     // One capture given twice (the same file, or a copy): say that, not its times.
     AddProblem(plan, Problem::BASELINE_NOT_BEFORE, "", 0, 0, 0,
-        "the baseline and the current snapshot are the same capture (started at " +
-            std::to_string(current.header.capture_start_mono_ns()) + " ns by pid " +
-            std::to_string(current.header.capturer_pid()) +
-            "): give as --current a new capture, taken at cleanup time");
+               "the baseline and the current snapshot are the same capture (started at " +
+                   std::to_string(current.header.capture_start_mono_ns()) + " ns by pid " +
+                   std::to_string(current.header.capturer_pid()) +
+                   "): give as --current a new capture, taken at cleanup time");
     ok = false;
   } else if (baseline.header.capture_start_mono_ns() >= current.header.capture_start_mono_ns() ||
              last.scan_end_mono_ns() >= now.scan_start_mono_ns()) {
     AddProblem(plan, Problem::BASELINE_NOT_BEFORE, "", 0, 0, 0,
-        "the baseline (capture started at " +
-            std::to_string(baseline.header.capture_start_mono_ns()) +
-            " ns, last scan ended at " + std::to_string(last.scan_end_mono_ns()) +
-            " ns) was not captured strictly before the current snapshot (started at " +
-            std::to_string(current.header.capture_start_mono_ns()) + " ns, scanned from " +
-            std::to_string(now.scan_start_mono_ns()) + " ns; monotonic clock)");
+               "the baseline (capture started at " +
+                   std::to_string(baseline.header.capture_start_mono_ns()) +
+                   " ns, last scan ended at " + std::to_string(last.scan_end_mono_ns()) +
+                   " ns) was not captured strictly before the current snapshot (started at " +
+                   std::to_string(current.header.capture_start_mono_ns()) + " ns, scanned from " +
+                   std::to_string(now.scan_start_mono_ns()) + " ns; monotonic clock)");
     ok = false;
   }
   return ok;
@@ -123,14 +123,15 @@ void CheckReadable(const std::vector<FrameView>& base, const FrameView& cur,
     for (const auto& [pid, n] : count) {
       if (n > 1) {
         AddProblem(plan, Problem::UNREADABLE_IDENTITY, name, f.frame->index(), pid, 0,
-            "pid " + std::to_string(pid) + " has " +
-                Plural(static_cast<std::uint64_t>(n), "record", "records") + " in the frame");
+                   "pid " + std::to_string(pid) + " has " +
+                       Plural(static_cast<std::uint64_t>(n), "record", "records") +
+                       " in the frame");
       }
     }
     for (std::size_t i = 0; i < f.table.size(); ++i) {
       if (f.scope[i].scope != Scope::kUnknown) continue;
       AddProblem(plan, Problem::UNREADABLE_IDENTITY, name, f.frame->index(), f.table[i].pid,
-          f.table[i].start_ticks(), f.scope[i].why);
+                 f.table[i].start_ticks(), f.scope[i].why);
     }
   };
   for (const FrameView& f : base) check("baseline", f);
@@ -143,9 +144,9 @@ void CheckReadable(const std::vector<FrameView>& base, const FrameView& cur,
     // Already reported above when the baseline's record may be in scope.
     if (last.scope[last.index.at(b->pid)].scope == Scope::kUnknown) continue;
     AddProblem(plan, Problem::UNREADABLE_IDENTITY, "baseline", last.frame->index(), b->pid, 0,
-        "the baseline's record of pid " + std::to_string(b->pid) +
-            ", which is in scope now, has no start tick (" + b->stat_problem +
-            "): cannot tell whether it is the same process");
+               "the baseline's record of pid " + std::to_string(b->pid) +
+                   ", which is in scope now, has no start tick (" + b->stat_problem +
+                   "): cannot tell whether it is the same process");
   }
 }
 
@@ -162,29 +163,29 @@ void CheckVerifier(const std::vector<FrameView>& base, const FrameView& cur,
         {"current", c, &cur}}) {
     if (v == nullptr || !v->has_identity()) {
       AddProblem(plan, Problem::VERIFIER_MISSING, name, f->frame->index(), self, 0,
-          "the verifier, pid " + std::to_string(self) + ", " +
-              (v == nullptr ? std::string("is not in the ") + name + " frame"
-                            : "has no identity in the " + std::string(name) + " frame (" +
-                                  v->stat_problem + ")"));
+                 "the verifier, pid " + std::to_string(self) + ", " +
+                     (v == nullptr ? std::string("is not in the ") + name + " frame"
+                                   : "has no identity in the " + std::string(name) + " frame (" +
+                                         v->stat_problem + ")"));
       found = false;
     }
   }
   if (!found) return;
   if (b->start_ticks() != c->start_ticks()) {
-    AddProblem(plan, Problem::VERIFIER_RESTARTED, "current", cur.frame->index(), self, c->start_ticks(),
+    AddProblem(
+        plan, Problem::VERIFIER_RESTARTED, "current", cur.frame->index(), self, c->start_ticks(),
         "the verifier was " + At(self, b->start_ticks()) + " in the baseline and is " +
-            At(self, c->start_ticks()) +
-            " now: another process holds its pid, or it restarted");
+            At(self, c->start_ticks()) + " now: another process holds its pid, or it restarted");
     return;
   }
   plan->set_self_start_ticks(c->start_ticks());
-  for (const auto& [name, f] : {std::pair<const char*, const FrameView*>{"baseline", &base.back()},
-                                {"current", &cur}}) {
+  for (const auto& [name, f] :
+       {std::pair<const char*, const FrameView*>{"baseline", &base.back()}, {"current", &cur}}) {
     Chain chain = ParentChain(*f, self, std::nullopt);
     if (!chain.broken.empty()) {
       AddProblem(plan, Problem::ANCESTRY_BROKEN, name, f->frame->index(), self, c->start_ticks(),
-          "the verifier's parent chain is cut: " + chain.broken +
-              " (a capture of one subtree cannot show the runtime's processes)");
+                 "the verifier's parent chain is cut: " + chain.broken +
+                     " (a capture of one subtree cannot show the runtime's processes)");
     }
   }
 }
@@ -198,7 +199,10 @@ class Bootstrap {
  public:
   Bootstrap(const std::vector<FrameView>& base, std::int64_t self, std::int64_t capturer,
             std::uint64_t verifier_start, v1::OwnershipPlan* plan)
-      : base_(base), self_(self), capturer_(capturer), verifier_start_(verifier_start),
+      : base_(base),
+        self_(self),
+        capturer_(capturer),
+        verifier_start_(verifier_start),
         plan_(plan) {
     for (const FrameView& f : base) {
       capture_.push_back(ParentChain(f, capturer, self));
@@ -229,19 +233,19 @@ class Bootstrap {
       if (part_of_capture) return;
       Name(Problem::NOT_AT_BOOTSTRAP, f, v,
            "it descends from the verifier and is not part of the capture: a command had "
-           "started before the baseline was taken (argv " + Argv(v) + ")");
+           "started before the baseline was taken (argv " +
+               Argv(v) + ")");
       return;
     }
     if (Contains(ancestors_[k].pids, v.pid)) return;
     const bool born_between = k > 0 && !Holds(base_[k - 1], v);
     if (v.start_ticks() < verifier_start_ && !born_between) return;  // the runtime's, before
     const std::string verifier = At(self_, verifier_start_);
-    std::string when = v.start_ticks() > verifier_start_
-                           ? "started after the verifier " + verifier
-                           : v.start_ticks() == verifier_start_
-                                 ? "started in the clock tick of the verifier " + verifier +
-                                       " (which came first cannot be told)"
-                                 : "started before the verifier " + verifier;
+    std::string when = v.start_ticks() > verifier_start_ ? "started after the verifier " + verifier
+                       : v.start_ticks() == verifier_start_
+                           ? "started in the clock tick of the verifier " + verifier +
+                                 " (which came first cannot be told)"
+                           : "started before the verifier " + verifier;
     if (born_between) {
       when += std::string(v.start_ticks() < verifier_start_ ? " but" : " and") +
               " baseline frame " + std::to_string(base_[k - 1].frame->index()) +
@@ -252,7 +256,8 @@ class Bootstrap {
              ", and is neither the verifier's ancestor nor part of the capture: it may be a "
              "process the verifier started before its baseline (setsid, a double fork: "
              "reparented, it no longer descends from it), so the baseline is not from before "
-             "the verifier's first command (argv " + Argv(v) + ")");
+             "the verifier's first command (argv " +
+             Argv(v) + ")");
   }
 
  private:
@@ -294,9 +299,9 @@ void CheckBootstrap(const Snapshot& baseline, const std::vector<FrameView>& base
   Chain to_self = ParentChain(last, capturer, self);
   if (!to_self.reached_stop) {
     AddProblem(plan, Problem::NOT_BY_VERIFIER, "baseline", last.frame->index(), capturer, 0,
-        "the baseline was captured by pid " + std::to_string(capturer) +
-            ", which is not the verifier or its descendant in the baseline" +
-            (to_self.broken.empty() ? std::string() : " (" + to_self.broken + ")"));
+               "the baseline was captured by pid " + std::to_string(capturer) +
+                   ", which is not the verifier or its descendant in the baseline" +
+                   (to_self.broken.empty() ? std::string() : " (" + to_self.broken + ")"));
     return;
   }
   Bootstrap check(base, self, capturer, plan->self_start_ticks(), plan);
@@ -317,8 +322,7 @@ void CheckBootstrap(const Snapshot& baseline, const std::vector<FrameView>& base
     const ProcessView& then = last.table[b->second];
     if (!then.has_identity() || then.start_ticks() != c.start_ticks()) continue;
     check.Check(base.size() - 1, then,
-                " (out of scope in the baseline: " + last.scope[b->second].why +
-                    "; in scope now)");
+                " (out of scope in the baseline: " + last.scope[b->second].why + "; in scope now)");
   }
 }
 

@@ -43,7 +43,6 @@ void CheckVerifier(const std::vector<FrameView>& base, const FrameView& cur,
 // (plan->self_start_ticks(), set by CheckVerifier) and not between the
 // baseline's frames; the verifier's ancestors and the capture aside.
 void CheckBootstrap(const Snapshot& baseline, const std::vector<FrameView>& base,
-                    const FrameView& cur, const OwnershipRequest& request,
-                    v1::OwnershipPlan* plan);
+                    const FrameView& cur, const OwnershipRequest& request, v1::OwnershipPlan* plan);
 
 }  // namespace proctape::ownership

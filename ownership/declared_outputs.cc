@@ -53,8 +53,9 @@ Out Decided(const std::string& path, const std::string& at, Out::State state, co
   o.set_decided_at(EscapedText(at));
   o.set_state(state);
   // Absent when the lookup failed (never KIND_UNSPECIFIED in an output).
-  const Out::Kind kind =
-      e.err == ENOENT ? Out::MISSING : e.err != 0 ? Out::KIND_UNSPECIFIED : e.kind;
+  const Out::Kind kind = e.err == ENOENT ? Out::MISSING
+                         : e.err != 0    ? Out::KIND_UNSPECIFIED
+                                         : e.kind;
   if (kind != Out::KIND_UNSPECIFIED) o.set_kind(kind);
   o.set_err(e.err == ENOENT ? 0 : e.err);
   o.set_detail(std::move(detail));
@@ -92,26 +93,27 @@ v1::DeclaredOutput PlanDeclaredOutput(const std::string& path, PathLookup& fs) {
                             : "already absent: its parent " + Quote(at) + " is missing");
     }
     if (e.err != 0) {
-      return Decided(path, at, Out::FAIL_CLOSED, e,
-                     Quote(at) + " cannot be looked up (errno " + std::to_string(e.err) + ")" +
-                         fails);
+      return Decided(
+          path, at, Out::FAIL_CLOSED, e,
+          Quote(at) + " cannot be looked up (errno " + std::to_string(e.err) + ")" + fails);
     }
     if (output) {
-      return Decided(path, at, Out::PRESENT, e,
-                     "present: " + KindText(e.kind) +
-                         (e.kind == Out::SYMLINK ? " (not followed: cleanup removes the link)" : ""));
+      return Decided(
+          path, at, Out::PRESENT, e,
+          "present: " + KindText(e.kind) +
+              (e.kind == Out::SYMLINK ? " (not followed: cleanup removes the link)" : ""));
     }
     // A parent that is a symbolic link or not a directory fails closed
     // (docs/ownership.md, "Declared outputs").
     if (e.kind == Out::SYMLINK) {
-      return Decided(path, at, Out::FAIL_CLOSED, e,
-                     "its parent " + Quote(at) + " is a symbolic link: cleanup would follow it" +
-                         fails);
+      return Decided(
+          path, at, Out::FAIL_CLOSED, e,
+          "its parent " + Quote(at) + " is a symbolic link: cleanup would follow it" + fails);
     }
     if (e.kind != Out::DIRECTORY) {
-      return Decided(path, at, Out::FAIL_CLOSED, e,
-                     "its parent " + Quote(at) + " is " + KindText(e.kind) +
-                         ", not a directory" + fails);
+      return Decided(
+          path, at, Out::FAIL_CLOSED, e,
+          "its parent " + Quote(at) + " is " + KindText(e.kind) + ", not a directory" + fails);
     }
   }
   return Out{};  // not reached: the last prefix is the output

@@ -17,7 +17,8 @@ using ownership::At;
 // "NOT_AT_BOOTSTRAP" -> "not-at-bootstrap".
 std::string Token(const std::string& enum_name) {
   std::string out;
-  for (char c : enum_name) out.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (char c : enum_name)
+    out.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   return out;
 }
 
@@ -63,7 +64,8 @@ std::string DescribeProblem(const v1::OwnershipProblem& p) {
   if (p.kind() == v1::OwnershipProblem::OTHER_SESSION) {
     out += " session " + std::to_string(p.pid());  // a session id, not a process
   } else if (p.pid() != 0) {
-    out += " pid " + (p.start_ticks() != 0 ? At(p.pid(), p.start_ticks()) : std::to_string(p.pid()));
+    out +=
+        " pid " + (p.start_ticks() != 0 ? At(p.pid(), p.start_ticks()) : std::to_string(p.pid()));
   }
   return out + ": " + p.detail();
 }
@@ -103,13 +105,14 @@ std::string DescribePlan(const v1::OwnershipPlan& plan) {
   for (const v1::DeclaredOutput& o : plan.outputs()) {
     out += "OUTPUT " + QuoteEscaped(o.path()) + ": " + o.detail() + "\n";
   }
-  out += "PLANNED: " + std::to_string(plan.kept() + plan.removed()) + " in scope: " +
-         std::to_string(plan.kept()) + " to keep, " + std::to_string(plan.removed()) +
-         " to remove; " + std::to_string(plan.out_of_scope()) + " out of scope, " +
-         std::to_string(plan.exited()) + " vanished during the scan. Nothing was signalled.\n";
+  out += "PLANNED: " + std::to_string(plan.kept() + plan.removed()) +
+         " in scope: " + std::to_string(plan.kept()) + " to keep, " +
+         std::to_string(plan.removed()) + " to remove; " + std::to_string(plan.out_of_scope()) +
+         " out of scope, " + std::to_string(plan.exited()) +
+         " vanished during the scan. Nothing was signalled.\n";
   if (plan.outputs_size() > 0) {
-    out += "OUTPUTS: " + std::to_string(plan.outputs_size()) + " declared: " +
-           std::to_string(plan.outputs_present()) + " present, " +
+    out += "OUTPUTS: " + std::to_string(plan.outputs_size()) +
+           " declared: " + std::to_string(plan.outputs_present()) + " present, " +
            std::to_string(plan.outputs_absent()) + " already absent. Nothing was deleted.\n";
   }
   return out;

@@ -44,10 +44,10 @@ void WarnOfTheRootCgroup(const OwnershipRequest& request, const v1::OwnershipPla
 // A session older than the baseline, not the verifier's, holding processes
 // the plan would remove.
 struct OtherSession {
-  std::int64_t session = 0;            // stat field 6: its leader's pid (0: outside the namespace)
-  std::string leader;                  // how the baseline showed its leader, or why it did not
+  std::int64_t session = 0;  // stat field 6: its leader's pid (0: outside the namespace)
+  std::string leader;        // how the baseline showed its leader, or why it did not
   std::vector<const ProcessView*> removed;  // in pid order
-  std::string Detail() const;          // one sentence for the problem or the decisions
+  std::string Detail() const;               // one sentence for the problem or the decisions
 };
 
 // A process keeps its parent's session or starts a new one (setsid); it

@@ -92,7 +92,8 @@ ReadResult ReadBeneath(int dir_fd, const std::string& path, std::uint64_t bound,
   }
   ::close(fd);
   out.truncated = got > bound;
-  out.data = std::string_view(buffer->data(), out.truncated ? static_cast<std::size_t>(bound) : got);
+  out.data =
+      std::string_view(buffer->data(), out.truncated ? static_cast<std::size_t>(bound) : got);
   return out;
 }
 
@@ -206,7 +207,7 @@ ProcDirEvidence::LinkEntry ProcDirEvidence::Entry(std::int64_t pid, const char* 
   } else if (!S_ISLNK(st.st_mode)) {
     out.identity.err = EINVAL;  // readlink(2)'s answer: not a link, no executable named
   } else {
-    out.identity.err = ELOOP;   // a link an import does not follow
+    out.identity.err = ELOOP;  // a link an import does not follow
     char text[4096];
     ssize_t n = ::readlinkat(fd, "", text, sizeof text);
     if (n > 0) out.text.assign(text, static_cast<std::size_t>(n));
@@ -278,9 +279,8 @@ ReadResult ProcDirEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint6
     return out;
   }
   const bool truncated = facts.truncated.count(file) != 0;
-  ReadResult out =
-      ReadBeneath(dir_fd_, std::to_string(pid) + "/" + std::string(ProcFileName(file)), bound,
-                  &buffer_);
+  ReadResult out = ReadBeneath(dir_fd_, std::to_string(pid) + "/" + std::string(ProcFileName(file)),
+                               bound, &buffer_);
   if (out.ok() && truncated) out.truncated = true;
   return out;
 }
@@ -299,8 +299,7 @@ void ProcDirEvidence::AddLinkTexts(v1::ProcessRecord* record) {
   const IdentityFacts& facts = Facts(record->pid());
   const std::int64_t pid = record->pid();
   if (record->has_exe()) {
-    record->mutable_exe()->set_link_text(facts.exe_link ? *facts.exe_link
-                                                        : Entry(pid, "exe").text);
+    record->mutable_exe()->set_link_text(facts.exe_link ? *facts.exe_link : Entry(pid, "exe").text);
   }
   if (record->has_pid_ns()) {
     record->mutable_pid_ns()->set_link_text(facts.pid_ns_link ? *facts.pid_ns_link

@@ -119,9 +119,9 @@ class ProcDirEvidence : public Evidence {
   std::string dir_;
   std::optional<FrameFacts> frame_;
   std::string error_;
-  std::int64_t cached_pid_ = 0;  // the side file of one pid is kept: the scanner
-  IdentityFacts cached_;         // reads a process's files one after another
-  std::vector<char> buffer_;     // reused across reads; holds bound + 1 bytes; what a read views
+  std::int64_t cached_pid_ = 0;     // the side file of one pid is kept: the scanner
+  IdentityFacts cached_;            // reads a process's files one after another
+  std::vector<char> buffer_;        // reused across reads; holds bound + 1 bytes; what a read views
   std::vector<std::string> names_;  // the last listing, which its names view
 };
 

@@ -116,9 +116,7 @@ std::string LineError(std::size_t index, std::string_view key, const std::string
 
 }  // namespace
 
-bool ProcDirPid(std::int64_t pid) {
-  return pid >= 1 && static_cast<std::uint64_t>(pid) <= kMaxPid;
-}
+bool ProcDirPid(std::int64_t pid) { return pid >= 1 && static_cast<std::uint64_t>(pid) <= kMaxPid; }
 
 // ---- PID/proctape-identity -------------------------------------------------
 
@@ -249,13 +247,36 @@ namespace {
 
 // proctape-frame keys in print order; the last two may repeat.
 enum FrameKey : int {
-  kScanStart, kScanEnd, kRealtime, kCutReason, kHostname, kKernel, kBootId, kPidMax, kTicks,
-  kPageSize, kCapturerPidNs, kEnvironMode, kKeptEntry, kDroppedPid, kFrameKeys
+  kScanStart,
+  kScanEnd,
+  kRealtime,
+  kCutReason,
+  kHostname,
+  kKernel,
+  kBootId,
+  kPidMax,
+  kTicks,
+  kPageSize,
+  kCapturerPidNs,
+  kEnvironMode,
+  kKeptEntry,
+  kDroppedPid,
+  kFrameKeys
 };
-constexpr const char* kFrameKeyNames[kFrameKeys] = {
-    "scan_start_mono_ns", "scan_end_mono_ns", "scan_start_realtime_ns", "cut_reason",
-    "hostname", "kernel_release", "boot_id", "pid_max", "clock_ticks_per_second", "page_size",
-    "capturer_pid_ns_inode", "environ", "kept_entry", "dropped_pid"};
+constexpr const char* kFrameKeyNames[kFrameKeys] = {"scan_start_mono_ns",
+                                                    "scan_end_mono_ns",
+                                                    "scan_start_realtime_ns",
+                                                    "cut_reason",
+                                                    "hostname",
+                                                    "kernel_release",
+                                                    "boot_id",
+                                                    "pid_max",
+                                                    "clock_ticks_per_second",
+                                                    "page_size",
+                                                    "capturer_pid_ns_inode",
+                                                    "environ",
+                                                    "kept_entry",
+                                                    "dropped_pid"};
 
 }  // namespace
 
@@ -312,14 +333,17 @@ bool ParseFrameFacts(std::string_view text, FrameFacts* out, std::string* error)
     std::string bytes;
     std::optional<std::int64_t> number;
     switch (rank) {
-      case kCutReason: case kHostname: case kKernel: case kBootId: case kKeptEntry:
+      case kCutReason:
+      case kHostname:
+      case kKernel:
+      case kBootId:
+      case kKeptEntry:
         if (!Unescape(value, &bytes)) {
           *error = LineError(i, key, "not printable ASCII with \\xNN escapes");
           return false;
         }
         break;
-      case kEnvironMode:
-        break;
+      case kEnvironMode: break;
       default:
         number = ParseSigned(value);
         if (!number) {

@@ -31,9 +31,8 @@ namespace proctape {
 inline constexpr const char* kProcDirFrameFile = "proctape-frame";
 inline constexpr const char* kProcDirIdentityFile = "proctape-identity";
 // The per-pid files of a proc-dir, in the order proctape-identity names them.
-inline constexpr ProcFile kProcDirFiles[] = {ProcFile::kStat, ProcFile::kCmdline,
-                                             ProcFile::kEnviron, ProcFile::kStatus,
-                                             ProcFile::kCgroup};
+inline constexpr ProcFile kProcDirFiles[] = {
+    ProcFile::kStat, ProcFile::kCmdline, ProcFile::kEnviron, ProcFile::kStatus, ProcFile::kCgroup};
 
 // Whether `pid` can name a directory of a proc-dir: 1..kMaxPid.
 bool ProcDirPid(std::int64_t pid);

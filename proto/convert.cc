@@ -133,7 +133,8 @@ Verdict FromProto(const v1::Verdict& v) {
 v1::LivenessVerdict ToProto(const LivenessVerdict& v) {
   v1::LivenessVerdict out;
   out.set_status(static_cast<v1::LivenessVerdict::Status>(v.status));
-  if (v.status == LivenessStatus::kError) out.set_reason(static_cast<v1::Verdict::Status>(v.reason));
+  if (v.status == LivenessStatus::kError)
+    out.set_reason(static_cast<v1::Verdict::Status>(v.reason));
   out.set_state(v.state);
   // `detail` is a string field: hostile bytes quoted in it must not make the
   // message invalid UTF-8 (protobuf would refuse to parse it back).
@@ -187,8 +188,8 @@ std::string ToJson(const google::protobuf::Message& message) {
   return out;
 }
 
-bool ToJsonChecked(const google::protobuf::Message& message, std::string* out,
-                   std::string* error, std::uint64_t max_bytes) {
+bool ToJsonChecked(const google::protobuf::Message& message, std::string* out, std::string* error,
+                   std::uint64_t max_bytes) {
   out->clear();
   const std::uint64_t size = message.ByteSizeLong();
   if (size > max_bytes) {

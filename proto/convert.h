@@ -54,7 +54,7 @@ inline constexpr std::uint64_t kMaxSerializedBytes = 2147483647;
 // *error when its serialized size is over `max_bytes` (checked before any
 // work: past 2 GiB protobuf's printer gave an empty document) or the printer
 // fails. `max_bytes` is a parameter for tests.
-bool ToJsonChecked(const google::protobuf::Message& message, std::string* out,
-                   std::string* error, std::uint64_t max_bytes = kMaxSerializedBytes);
+bool ToJsonChecked(const google::protobuf::Message& message, std::string* out, std::string* error,
+                   std::uint64_t max_bytes = kMaxSerializedBytes);
 
 }  // namespace proctape

@@ -79,8 +79,12 @@ void CopyElements(const Message& from, const FieldDescriptor* f, int begin, int 
   const Reflection* w = to->GetReflection();
   for (int i = begin; i < end; ++i) {
     switch (f->cpp_type()) {
-      case FieldDescriptor::CPPTYPE_INT32: w->AddInt32(to, f, r->GetRepeatedInt32(from, f, i)); break;
-      case FieldDescriptor::CPPTYPE_INT64: w->AddInt64(to, f, r->GetRepeatedInt64(from, f, i)); break;
+      case FieldDescriptor::CPPTYPE_INT32:
+        w->AddInt32(to, f, r->GetRepeatedInt32(from, f, i));
+        break;
+      case FieldDescriptor::CPPTYPE_INT64:
+        w->AddInt64(to, f, r->GetRepeatedInt64(from, f, i));
+        break;
       case FieldDescriptor::CPPTYPE_UINT32:
         w->AddUInt32(to, f, r->GetRepeatedUInt32(from, f, i));
         break;
@@ -90,7 +94,9 @@ void CopyElements(const Message& from, const FieldDescriptor* f, int begin, int 
       case FieldDescriptor::CPPTYPE_DOUBLE:
         w->AddDouble(to, f, r->GetRepeatedDouble(from, f, i));
         break;
-      case FieldDescriptor::CPPTYPE_FLOAT: w->AddFloat(to, f, r->GetRepeatedFloat(from, f, i)); break;
+      case FieldDescriptor::CPPTYPE_FLOAT:
+        w->AddFloat(to, f, r->GetRepeatedFloat(from, f, i));
+        break;
       case FieldDescriptor::CPPTYPE_BOOL: w->AddBool(to, f, r->GetRepeatedBool(from, f, i)); break;
       case FieldDescriptor::CPPTYPE_ENUM:
         w->AddEnumValue(to, f, r->GetRepeatedEnumValue(from, f, i));
@@ -124,8 +130,7 @@ bool AppendJsonPieces(const Message& message,
   return Append(message, options, nullptr, out, error);
 }
 
-bool AppendJsonPieces(const Message& shell,
-                      const google::protobuf::util::JsonPrintOptions& options,
+bool AppendJsonPieces(const Message& shell, const google::protobuf::util::JsonPrintOptions& options,
                       const std::map<std::string, JsonElements>& elements, std::string* out,
                       std::string* error) {
   return Append(shell, options, &elements, out, error);

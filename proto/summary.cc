@@ -139,8 +139,9 @@ std::string NearMissDetail(const v1::NearMissSummary& m) {
              ": not the expected argv";
     case v1::NearMiss::TOKEN:
       return m.token_entries() == 0
-                 ? std::string("argv exact; no entry named the token variable: not this "
-                               "invocation's")
+                 ? std::string(
+                       "argv exact; no entry named the token variable: not this "
+                       "invocation's")
                  : "argv exact; " + Plural(m.token_entries(), "entry", "entries") +
                        " named the token variable, none with this token: another "
                        "invocation's";
@@ -149,8 +150,7 @@ std::string NearMissDetail(const v1::NearMissSummary& m) {
     case v1::NearMiss::ANCESTRY:
       return "argv, token and executable match; its ancestry was not confirmed (the deadline "
              "passed, or an ancestor vanished, before it was re-read)";
-    case v1::NearMiss::VANISHED:
-      return "vanished during inspection (the attempt was retried)";
+    case v1::NearMiss::VANISHED: return "vanished during inspection (the attempt was retried)";
     default: break;
   }
   return "rule " + std::to_string(m.rule()) + " (unknown to this proctape)";
@@ -169,9 +169,7 @@ std::string QuotedArgv(const google::protobuf::RepeatedPtrField<std::string>& ar
   return out;
 }
 
-std::string StatusText(int status) {
-  return EnumText(v1::Verdict::Status_descriptor(), status);
-}
+std::string StatusText(int status) { return EnumText(v1::Verdict::Status_descriptor(), status); }
 
 std::string LivenessStatusText(int status) {
   return EnumText(v1::LivenessVerdict::Status_descriptor(), status);
@@ -217,9 +215,9 @@ std::string NearMissLines(const v1::VerdictSummary& v, std::string_view indent) 
                               "\n");
   }
   if (v.near_misses_omitted() > 0) {
-    out.append(indent).append("near misses: " +
-                              Plural(v.near_misses_omitted(), "other process", "other processes") +
-                              " beneath the root not listed\n");
+    out.append(indent).append(
+        "near misses: " + Plural(v.near_misses_omitted(), "other process", "other processes") +
+        " beneath the root not listed\n");
   }
   return out;
 }

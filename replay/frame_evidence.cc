@@ -66,10 +66,9 @@ bool FrameEvidence::Capped() {
 }
 
 std::int64_t FrameEvidence::NextChange() const {
-  auto after = std::upper_bound(order_.begin(), order_.end(), now_,
-                                [&](std::int64_t t, std::size_t i) {
-                                  return t < frames_[i].scan_start_mono_ns();
-                                });
+  auto after = std::upper_bound(
+      order_.begin(), order_.end(), now_,
+      [&](std::int64_t t, std::size_t i) { return t < frames_[i].scan_start_mono_ns(); });
   return after == order_.end() ? std::numeric_limits<std::int64_t>::max()
                                : frames_[*after].scan_start_mono_ns();
 }
@@ -83,10 +82,9 @@ std::optional<std::size_t> FrameEvidence::FrameInForce() const {
   if (order_.empty()) return std::nullopt;
   // The first frame (by scan start) whose scan started after now; the one
   // before it is in force.
-  auto after = std::upper_bound(order_.begin(), order_.end(), now_,
-                                [&](std::int64_t t, std::size_t i) {
-                                  return t < frames_[i].scan_start_mono_ns();
-                                });
+  auto after = std::upper_bound(
+      order_.begin(), order_.end(), now_,
+      [&](std::int64_t t, std::size_t i) { return t < frames_[i].scan_start_mono_ns(); });
   if (after == order_.begin()) return order_.front();
   return *(after - 1);
 }
@@ -227,8 +225,7 @@ void FrameEvidence::SleepUntil(std::int64_t mono_ns) {
   ++calls_;
   if (unanswered_ != v1::UNANSWERED_NONE) return;
   // Never backwards; past repeated attempts when the work is bounded.
-  now_ = repeats_.Wake(now_, mono_ns, NextChange(), deadline_,
-                       bounded_ && calls_ >= exact_calls_);
+  now_ = repeats_.Wake(now_, mono_ns, NextChange(), deadline_, bounded_ && calls_ >= exact_calls_);
 }
 
 }  // namespace proctape

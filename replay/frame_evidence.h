@@ -181,8 +181,8 @@ class FrameEvidence : public Evidence {
   ReadResult Read(std::int64_t pid, ProcFile file, std::uint64_t bound);
 
   const std::vector<v1::Frame>& frames_;
-  FrameRecords own_;              // a view of frames_' records, when not given
-  const FrameRecords* records_;   // the records of each frame
+  FrameRecords own_;                // a view of frames_' records, when not given
+  const FrameRecords* records_;     // the records of each frame
   std::vector<std::size_t> order_;  // file-order indexes, by scan start
   std::vector<std::unordered_map<std::int64_t, const v1::ProcessRecord*>> index_;
   std::vector<bool> indexed_;
@@ -224,21 +224,21 @@ const v1::ProcessRecord* RecordInFrame(const v1::Frame& frame, std::int64_t pid)
 // overrides, from its start time) or a request of the command line.
 struct FrameRun {
   std::optional<std::size_t> resolution_index;  // the recorded resolution re-run
-  bool liveness = false;                         // a recorded liveness check
-  bool request_changed = false;                  // overrides were applied
-  Verdict verdict;                               // for a resolution
-  LivenessVerdict liveness_verdict;              // for a liveness check
-  std::optional<v1::Verdict> recorded;           // the recorded verdict, if any
+  bool liveness = false;                        // a recorded liveness check
+  bool request_changed = false;                 // overrides were applied
+  Verdict verdict;                              // for a resolution
+  LivenessVerdict liveness_verdict;             // for a liveness check
+  std::optional<v1::Verdict> recorded;          // the recorded verdict, if any
   std::optional<v1::LivenessVerdict> recorded_liveness;
   // The frames could not answer a call (FrameEvidence::unanswered): the run
   // DIVERGED there, and `verdict`/`liveness_verdict` are no verdict.
   v1::Unanswered unanswered = v1::UNANSWERED_NONE;
   std::string unanswered_call;
-  bool same_decision = false;  // recorded: same status, pid and start tick
-  std::uint64_t calls = 0;     // Evidence calls answered by the frames
+  bool same_decision = false;              // recorded: same status, pid and start tick
+  std::uint64_t calls = 0;                 // Evidence calls answered by the frames
   std::optional<std::size_t> first_frame;  // frames that answered (file order)
   std::optional<std::size_t> last_frame;
-  std::int64_t virtual_ns = 0;  // virtual time the run took
+  std::int64_t virtual_ns = 0;         // virtual time the run took
   std::uint64_t attempts_skipped = 0;  // repeats not made (the header's "Work")
   // Why the run has no decision ("": it has one): the cap on calls was
   // reached, or the attempts not made would have passed the byte budget.

@@ -82,8 +82,10 @@ FrameRun RunOnFrames(const Snapshot& snapshot, const Request& request, std::int6
     run.cut = "the frame model answers at most " + std::to_string(work.exact_calls) + " + " +
               std::to_string(work.calls_per_record) + " calls per process record of the frames";
   } else if (ev.attempts_skipped() > 0 && ev.bytes_charged() > request.bounds.byte_budget) {
-    run.cut = "with the attempts the frame model did not make, the run reads past the byte "
-              "budget of " + std::to_string(request.bounds.byte_budget) + " bytes";
+    run.cut =
+        "with the attempts the frame model did not make, the run reads past the byte "
+        "budget of " +
+        std::to_string(request.bounds.byte_budget) + " bytes";
   }
   return run;
 }
@@ -95,8 +97,8 @@ FrameRun RerunOnFrames(const Snapshot& snapshot, std::size_t index,
   FrameRun run;
   if (recorded.has_liveness()) {
     FrameEvidence ev(snapshot, start);
-    run.liveness_verdict = CheckLiveness(ev, recorded.liveness().pid(),
-                                         recorded.liveness().start_ticks());
+    run.liveness_verdict =
+        CheckLiveness(ev, recorded.liveness().pid(), recorded.liveness().start_ticks());
     run.liveness_verdict.boot_unchecked = recorded.liveness().boot_id().empty();
     NoteFrames(ev, start, &run);
     run.liveness = true;
@@ -167,8 +169,8 @@ std::string DescribeFrameRun(const FrameRun& run) {
     head = "request on the frames: ";
   }
   char virt[64];
-  std::snprintf(virt, sizeof virt, "%" PRId64 ".%03" PRId64 " s virtual", run.virtual_ns / 1'000'000'000,
-                (run.virtual_ns % 1'000'000'000) / 1'000'000);
+  std::snprintf(virt, sizeof virt, "%" PRId64 ".%03" PRId64 " s virtual",
+                run.virtual_ns / 1'000'000'000, (run.virtual_ns % 1'000'000'000) / 1'000'000);
   const bool answered = run.unanswered == v1::UNANSWERED_NONE;
   std::string counts = " (";
   if (!run.liveness && answered) {
@@ -199,7 +201,8 @@ std::string DescribeFrameRun(const FrameRun& run) {
   } else {
     v1::Verdict now = ToProto(run.verdict);
     out = head + (run.cut.empty() ? VerdictLine(now) : "no decision: " + run.cut) + counts + "\n";
-    if (run.cut.empty()) out += NearMissLines(ToSummary(now), "  ");  // docs/resolver.md, "Near misses"
+    if (run.cut.empty())
+      out += NearMissLines(ToSummary(now), "  ");  // docs/resolver.md, "Near misses"
     if (run.recorded) {
       out += "  recorded: " + VerdictLine(*run.recorded) +
              (run.same_decision ? " (the same decision)\n" : " (a DIFFERENT decision)\n");

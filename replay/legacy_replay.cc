@@ -132,12 +132,13 @@ v1::LegacyReport LegacyReplay(const Snapshot& snapshot, std::string_view marker)
         .append(", ")
         .append(uids ? "uid " + std::to_string(uids->real) : std::string("uid unknown"))
         .append("): the legacy check reports EPERM for an unprivileged caller or ALIVE for root");
-    if (uids && uids->real != 0) detail.append(" or its owner (uid ").append(std::to_string(uids->real)).append(")");
+    if (uids && uids->real != 0)
+      detail.append(" or its owner (uid ").append(std::to_string(uids->real)).append(")");
     if (sleep != 0 && sleep == pid) {
       tail = "; it is the sandboxed sleep itself (its host pid equals the marker)";
     } else if (sleep != 0) {
-      tail = "; it is an unrelated process: the sandboxed sleep is host pid " +
-             std::to_string(sleep);
+      tail =
+          "; it is an unrelated process: the sandboxed sleep is host pid " + std::to_string(sleep);
     }
   } else {
     detail.append(", which no process held at capture time (frame ")

@@ -216,7 +216,8 @@ namespace {
 std::string VerdictText(const v1::VerdictSummary& v) {
   std::string out = StatusText(v.status());
   if (v.status() == v1::Verdict::RESOLVED) {
-    out += " host pid " + std::to_string(v.pid()) + ", start tick " + std::to_string(v.start_ticks());
+    out +=
+        " host pid " + std::to_string(v.pid()) + ", start tick " + std::to_string(v.start_ticks());
   } else if (!v.detail().empty()) {
     out += ": " + v.detail();
   }
@@ -236,13 +237,15 @@ std::string DescribeReplay(const v1::ReplaySummary& r) {
     v.clear_boot_unchecked();
     return LivenessLine(v);
   };
-  std::string recorded = liveness ? liveness_line(r.recorded_liveness()) : VerdictText(r.recorded());
-  std::string replayed = liveness ? liveness_line(r.replayed_liveness()) : VerdictText(r.replayed());
+  std::string recorded =
+      liveness ? liveness_line(r.recorded_liveness()) : VerdictText(r.recorded());
+  std::string replayed =
+      liveness ? liveness_line(r.replayed_liveness()) : VerdictText(r.replayed());
   // A what-if says so: its verdict is of the request as changed.
-  std::string head = "resolution " + std::to_string(r.resolution_index()) +
-                     (liveness ? (boot_unchecked ? " (liveness, boot not checked)" : " (liveness)")
-                               : "") +
-                     (r.request_changed() ? " (request changed)" : "") + ": ";
+  std::string head =
+      "resolution " + std::to_string(r.resolution_index()) +
+      (liveness ? (boot_unchecked ? " (liveness, boot not checked)" : " (liveness)") : "") +
+      (r.request_changed() ? " (request changed)" : "") + ": ";
   std::string counts = " (" + std::to_string(r.consumed()) + " of " +
                        Plural(r.recorded_count(), "observation", "observations") + ")";
   // The near misses of the verdict the replay gave (docs/resolver.md, "Near
@@ -268,13 +271,16 @@ std::string DescribeReplay(const v1::ReplaySummary& r) {
         // The resolver decided on recorded evidence, but left some unasked.
         return out + "  replayed verdict: " + replayed + "; recorded: " + recorded + counts + "\n";
       }
-      out += "  no replayed verdict: the tape cannot answer that call, and replay invents no "
-             "evidence; recorded: " + recorded + counts + "\n";
+      out +=
+          "  no replayed verdict: the tape cannot answer that call, and replay invents no "
+          "evidence; recorded: " +
+          recorded + counts + "\n";
       if (r.has_unanswered()) {
         out += "  " + UnansweredWhy(r.unanswered()) + "\n";
       } else if (r.request_changed()) {
-        out += "  a changed request needs evidence the tape never read: replay it against "
-               "the frames (--model frames)\n";
+        out +=
+            "  a changed request needs evidence the tape never read: replay it against "
+            "the frames (--model frames)\n";
       }
       return out;
     }

@@ -40,9 +40,7 @@ struct RequestOverrides {
   std::optional<std::string> token_var;
   std::optional<std::vector<std::string>> argv;
   std::optional<Identity> exe;
-  bool any() const {
-    return root_pid || root_start_ticks || token || token_var || argv || exe;
-  }
+  bool any() const { return root_pid || root_start_ticks || token || token_var || argv || exe; }
   void Apply(Request* request) const;
 };
 
@@ -73,8 +71,7 @@ struct ReplayWatch {
 // Unmasked: its verdicts may quote the recording's token. Whatever is shown
 // or returned to a user goes through ReplayTape (replay/replay_file.h).
 v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
-                                  const RequestOverrides& overrides,
-                                  ReplayWatch* watch = nullptr);
+                                  const RequestOverrides& overrides, ReplayWatch* watch = nullptr);
 
 // The worst outcome of several: DIVERGED over VERDICT_CHANGED over REPRODUCED.
 v1::ReplayResult::Outcome WorstOutcome(const std::vector<v1::ReplayResult>& results);

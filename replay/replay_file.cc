@@ -40,8 +40,8 @@ FrameReplay Masked(FrameRun run, const TokenMask& mask) {
   // The host's bytes of the run (evidence, the details that quote them, the
   // near misses' argv, the recorded verdicts), before the text is made of
   // them: the text's own words are never masked.
-  for (std::string* text : {&run.verdict.evidence, &run.verdict.detail,
-                            &run.liveness_verdict.state, &run.liveness_verdict.detail}) {
+  for (std::string* text : {&run.verdict.evidence, &run.verdict.detail, &run.liveness_verdict.state,
+                            &run.liveness_verdict.detail}) {
     mask.Mask(text);
   }
   for (NearMiss& m : run.verdict.near_misses) mask.Mask(&m.argv);

@@ -58,8 +58,7 @@ class TapeEvidence : public Evidence {
   // this object.
   TapeEvidence(const Tape& tape, std::uint64_t first, std::uint64_t count);
   // The same of plain observations, kept compact in this object.
-  TapeEvidence(const std::vector<v1::Observation>& tape, std::uint64_t first,
-               std::uint64_t count);
+  TapeEvidence(const std::vector<v1::Observation>& tape, std::uint64_t first, std::uint64_t count);
 
   // Environ reads are answered only where they answer `question` (which
   // must outlive this object); null (the default): every read as recorded.

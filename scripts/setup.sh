@@ -39,6 +39,7 @@ if [[ $mode == test ]]; then
             strace           # the jail test traces a replay for /proc access
             clang               # the fuzz targets (tests/fuzz) are built with clang
             libclang-rt-14-dev  # libFuzzer and clang's ASan/UBSan runtimes
+            clang-format        # the layout of every source (.clang-format, tests/ship/format_test.sh)
             python3-yaml     # contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
             python3-pytest   # python/tests: the Python package over libproctape.so.0 (ctest python/pytest)
             python3-setuptools  # python/pyproject.toml: pip install --no-build-isolation ./python, offline

@@ -165,9 +165,9 @@ int ReadOnlyAuthorizer(void*, int action, const char* arg1, const char* arg2, co
     return SQLITE_OK;
   }
   if (action != SQLITE_PRAGMA || arg2 == nullptr) return SQLITE_OK;
-  for (const char* asks : {"table_info", "table_xinfo", "table_list", "index_list", "index_info",
-                           "index_xinfo", "foreign_key_list", "foreign_key_check",
-                           "integrity_check", "quick_check"}) {
+  for (const char* asks :
+       {"table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+        "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check"}) {
     if (sqlite3_stricmp(arg1, asks) == 0) return SQLITE_OK;
   }
   return SQLITE_DENY;

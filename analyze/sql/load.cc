@@ -112,11 +112,8 @@ class Loader {
         header_ = c.header();
         mask_.Begin(header_);
         return "";
-      case StreamItem::Kind::kFooter:
-        footer_ = c.footer();
-        return "";
-      case StreamItem::Kind::kFingerprint:
-        return "";
+      case StreamItem::Kind::kFooter: footer_ = c.footer(); return "";
+      case StreamItem::Kind::kFingerprint: return "";
       case StreamItem::Kind::kFramePart: {
         const v1::Frame& part = c.frame();
         if (item.first_part) {
@@ -146,8 +143,7 @@ class Loader {
           ++out->observations;
         }
         return "";
-      case StreamItem::Kind::kResolution:
-        return Resolution(c.resolution());
+      case StreamItem::Kind::kResolution: return Resolution(c.resolution());
     }
     return "";
   }
@@ -237,12 +233,9 @@ class Loader {
         const v1::FileRead& r = o.read_file().result();
         return {r.err(), static_cast<std::int64_t>(r.data().size()), r.truncated() ? 1 : 0};
       }
-      case v1::Observation::kExeIdentity:
-        return {o.exe_identity().result().err(), {}, {}};
-      case v1::Observation::kPathIdentity:
-        return {o.path_identity().result().err(), {}, {}};
-      default:
-        return {};
+      case v1::Observation::kExeIdentity: return {o.exe_identity().result().err(), {}, {}};
+      case v1::Observation::kPathIdentity: return {o.path_identity().result().err(), {}, {}};
+      default: return {};
     }
   }
 
@@ -257,27 +250,17 @@ class Loader {
     Insert& q = observation_;
     q.Int(id_).Int(static_cast<std::int64_t>(index));
     switch (o.call_case()) {
-      case v1::Observation::kListPids:
-        q.Text("list_pids").Null().Null();
-        break;
+      case v1::Observation::kListPids: q.Text("list_pids").Null().Null(); break;
       case v1::Observation::kReadFile:
         q.Text("read_file").Int(o.read_file().pid()).Text(FileName(o.read_file().file()));
         break;
       case v1::Observation::kExeIdentity:
         q.Text("exe_identity").Int(o.exe_identity().pid()).Text("exe");
         break;
-      case v1::Observation::kPathIdentity:
-        q.Text("path_identity").Null().Null();
-        break;
-      case v1::Observation::kNow:
-        q.Text("now").Null().Null();
-        break;
-      case v1::Observation::kSleepUntil:
-        q.Text("sleep_until").Null().Null();
-        break;
-      default:
-        q.Text("unknown").Null().Null();
-        break;
+      case v1::Observation::kPathIdentity: q.Text("path_identity").Null().Null(); break;
+      case v1::Observation::kNow: q.Text("now").Null().Null(); break;
+      case v1::Observation::kSleepUntil: q.Text("sleep_until").Null().Null(); break;
+      default: q.Text("unknown").Null().Null(); break;
     }
     q.Maybe(r.err).Maybe(r.bytes).Maybe(r.truncated).Int(o.mono_ns());
     return q.Row();

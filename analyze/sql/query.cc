@@ -24,8 +24,7 @@ namespace {
 // that loaded text shows as loaded.
 std::string Cell(sqlite3_stmt* s, int i, Format format) {
   switch (sqlite3_column_type(s, i)) {
-    case SQLITE_NULL:
-      return format == Format::kTable ? "NULL" : "";
+    case SQLITE_NULL: return format == Format::kTable ? "NULL" : "";
     case SQLITE_BLOB: {
       const char* p = static_cast<const char*>(sqlite3_column_blob(s, i));
       return EscapeBytes(std::string_view(p == nullptr ? "" : p,
@@ -56,9 +55,7 @@ std::string Csv(const std::string& v) {
 // (inf) as its text.
 void SetValue(sqlite3_stmt* s, int i, google::protobuf::Value* v) {
   switch (sqlite3_column_type(s, i)) {
-    case SQLITE_NULL:
-      v->set_null_value(google::protobuf::NULL_VALUE);
-      return;
+    case SQLITE_NULL: v->set_null_value(google::protobuf::NULL_VALUE); return;
     case SQLITE_INTEGER: {
       const std::int64_t n = sqlite3_column_int64(s, i);
       constexpr std::int64_t kExact = std::int64_t{1} << 53;
@@ -78,9 +75,7 @@ void SetValue(sqlite3_stmt* s, int i, google::protobuf::Value* v) {
       }
       return;
     }
-    default:
-      v->set_string_value(Cell(s, i, Format::kJson));
-      return;
+    default: v->set_string_value(Cell(s, i, Format::kJson)); return;
   }
 }
 
@@ -149,8 +144,7 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool s
   if (format == Format::kJson) {
     google::protobuf::ListValue columns;
     for (const std::string& name : names) columns.add_values()->set_string_value(name);
-    std::fprintf(out, "%s{\"columns\":%s,\"rows\":[", separate ? "," : "",
-                 Json(columns).c_str());
+    std::fprintf(out, "%s{\"columns\":%s,\"rows\":[", separate ? "," : "", Json(columns).c_str());
   }
   if (format == Format::kCsv && n > 0) {
     for (int i = 0; i < n; ++i) std::fprintf(out, "%s%s", i ? "," : "", Csv(names[i]).c_str());

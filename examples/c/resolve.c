@@ -51,7 +51,8 @@ static pid_t StartSandbox(const char* token) {
   if (pid == 0) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
     if (setenv("PROCTAPE_TOKEN", token, 1) != 0) _exit(127);
-    execlp("unshare", "unshare", "--pid", "--fork", "--kill-child", "/bin/sleep", "120", (char*)NULL);
+    execlp("unshare", "unshare", "--pid", "--fork", "--kill-child", "/bin/sleep", "120",
+           (char*)NULL);
     _exit(127);
   }
   return pid;
@@ -88,13 +89,14 @@ int main(int argc, char** argv) {
   if (wrong_token) request.deadline_ms = 300;
   proctape_record_policy policy = {PROCTAPE_RECORD_ON_FAILURE, record, 0};
   proctape_resolve_result result;
-  const proctape_status s = proctape_resolve(&request, &root, record ? &policy : NULL, NULL, &result, &err);
+  const proctape_status s =
+      proctape_resolve(&request, &root, record ? &policy : NULL, NULL, &result, &err);
   int rc = 0;
   if (s != PROCTAPE_OK) {
     rc = Fail("resolve", &err);
   } else if (result.verdict.status != PROCTAPE_RESOLVED) {
-    printf("%s: %s%s%s\n", proctape_verdict_status_name(result.verdict.status), result.verdict.detail,
-           result.recording[0] ? "; recorded in " : "", result.recording);
+    printf("%s: %s%s%s\n", proctape_verdict_status_name(result.verdict.status),
+           result.verdict.detail, result.recording[0] ? "; recorded in " : "", result.recording);
     rc = 1;
   } else {
     int pidfd = -1;

@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
     } else if (a == "--wrong-token") {
       wrong_token = true;
     } else {
-      std::fprintf(stderr, "usage: launcher [--sandbox unshare|bwrap] [--record FILE] [--wrong-token]\n");
+      std::fprintf(stderr,
+                   "usage: launcher [--sandbox unshare|bwrap] [--record FILE] [--wrong-token]\n");
       return 2;
     }
   }
@@ -108,10 +109,17 @@ int main(int argc, char** argv) {
   if (sandbox == "unshare") {
     command = {"/usr/bin/unshare", "--pid", "--fork", "--kill-child", "/bin/sleep", "120"};
   } else if (sandbox == "bwrap") {
-    command = {"/usr/bin/bwrap", "--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
-               "/bin/sleep", "120"};
+    command = {"/usr/bin/bwrap",
+               "--unshare-pid",
+               "--die-with-parent",
+               "--dev-bind",
+               "/",
+               "/",
+               "/bin/sleep",
+               "120"};
   } else {
-    std::fprintf(stderr, "launcher: --sandbox is unshare or bwrap, not %s\n", Escaped(sandbox).c_str());
+    std::fprintf(stderr, "launcher: --sandbox is unshare or bwrap, not %s\n",
+                 Escaped(sandbox).c_str());
     return 2;
   }
 

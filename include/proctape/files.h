@@ -29,20 +29,20 @@ FingerprintResult ReadFingerprintFile(const std::string& path) noexcept;
 
 // One check a recording holds.
 struct RecordedCheck {
-  bool liveness = false;       // a liveness check; otherwise a resolution
-  Verdict verdict;             // a resolution's recorded verdict
+  bool liveness = false;  // a liveness check; otherwise a resolution
+  Verdict verdict;        // a resolution's recorded verdict
   LivenessVerdict liveness_verdict;
   std::uint64_t observations = 0;  // calls on its tape
 };
 
 struct FileSummary {
-  Error error;                 // the first damage (kIo .. kTooLarge); the counts are
-                               // of what was read before it
+  Error error;  // the first damage (kIo .. kTooLarge); the counts are
+                // of what was read before it
   std::uint64_t chunks = 0;
   std::uint64_t frames = 0;
-  std::uint64_t processes = 0;     // records in all frames
+  std::uint64_t processes = 0;  // records in all frames
   std::uint64_t observations = 0;
-  bool environ_kept = false;       // written with environ values kept (secrets)
+  bool environ_kept = false;  // written with environ values kept (secrets)
   std::vector<RecordedCheck> checks;
   std::vector<Fingerprint> fingerprints;
   bool ok() const noexcept { return error.ok(); }
@@ -56,19 +56,19 @@ enum class ReplayOutcome : int { kReproduced = 1, kVerdictChanged = 2, kDiverged
 std::string_view ReplayOutcomeName(ReplayOutcome outcome) noexcept;
 
 struct ReplayedCheck {
-  std::size_t index = 0;       // the check's index in the file
+  std::size_t index = 0;  // the check's index in the file
   ReplayOutcome outcome = ReplayOutcome::kDiverged;
   bool liveness = false;
-  Verdict recorded;            // a resolution's verdicts
-  Verdict replayed;            // valid when has_replayed
+  Verdict recorded;  // a resolution's verdicts
+  Verdict replayed;  // valid when has_replayed
   LivenessVerdict recorded_liveness;
   LivenessVerdict replayed_liveness;
-  bool has_replayed = false;   // false when the tape could not answer a call
-  std::string description;     // `proctape replay`'s line(s), host bytes escaped, no final newline
+  bool has_replayed = false;  // false when the tape could not answer a call
+  std::string description;    // `proctape replay`'s line(s), host bytes escaped, no final newline
 };
 
 struct ReplayReport {
-  Error error;                 // the file cannot be read whole: nothing replayed
+  Error error;  // the file cannot be read whole: nothing replayed
   std::vector<ReplayedCheck> checks;
   ReplayOutcome worst = ReplayOutcome::kReproduced;  // of every check
   bool ok() const noexcept { return error.ok(); }

@@ -18,13 +18,13 @@ namespace proctape::api {
 
 // Where the live host is read, and what a recording's header says.
 struct LiveOptions {
-  std::string proc_root = "/proc";         // the root of a procfs mount
-  unsigned scan_threads = 0;               // a recording's frame scans; 0: the cores, at most 4
-  std::vector<std::string> command_line;   // stored in a recording's header (who recorded)
+  std::string proc_root = "/proc";        // the root of a procfs mount
+  unsigned scan_threads = 0;              // a recording's frame scans; 0: the cores, at most 4
+  std::vector<std::string> command_line;  // stored in a recording's header (who recorded)
 };
 
 struct FingerprintResult {
-  Fingerprint fingerprint;              // whole only when error.ok()
+  Fingerprint fingerprint;                 // whole only when error.ok()
   Status root_status = Status::kResolved;  // kRoot: why the root cannot be fingerprinted
   Error error;
   bool ok() const noexcept { return error.ok(); }
@@ -50,10 +50,10 @@ struct RecordPolicy {
 };
 
 struct ResolveResult {
-  bool ran = false;        // the resolver ran: `verdict` is its verdict
+  bool ran = false;  // the resolver ran: `verdict` is its verdict
   Verdict verdict;
-  std::string recording;   // the path written, or "" when nothing was written
-  Error error;             // before the run (ran == false) or the recording (kRecordFailed)
+  std::string recording;  // the path written, or "" when nothing was written
+  Error error;            // before the run (ran == false) or the recording (kRecordFailed)
   bool ok() const noexcept { return error.ok(); }
 };
 

@@ -20,25 +20,25 @@ std::string_view Version() noexcept;
 // verdict. Every call returns one; none throws.
 enum class ErrorCode : int {
   kNone = 0,
-  kInvalidArgument = 1,  // an argument that cannot be used (an empty token, a
-                         // fingerprint with no boot id, an --exe that is not a file)
-  kProc = 2,             // the /proc mount cannot be opened, or is not procfs
-  kRoot = 3,             // TakeFingerprint: the root cannot be fingerprinted
-                         // (its status says why: MISSING_ROOT, UNREADABLE, ...)
-  kExe = 4,              // TakeFingerprint: the executable cannot be attested
-  kOtherBoot = 5,        // a fingerprint taken in another boot than this host's
-  kRecordRefused = 6,    // RecordPolicy's path refused before any work (exists
-                         // without `replace`, a link, a directory, no directory)
-  kRecordFailed = 7,     // the recording could not be written; the verdict stands
-  kIo = 8,               // a file cannot be opened, read or written
-  kNotPtape = 9,         // not a .ptape file (wrong magic)
-  kNewerVersion = 10,    // written by a newer format version
-  kTruncated = 11,       // the file ends early (a capture that did not finish)
-  kChecksum = 12,        // a chunk's checksum does not match
-  kCorrupt = 13,         // does not decode, or breaks the format's structure
-  kTooLarge = 14,        // a size over the format's limits
-  kNotAFingerprint = 15, // an intact .ptape that is not a fingerprint file
-  kInternal = 16,        // out of memory, or an exception caught at the API's edge
+  kInvalidArgument = 1,   // an argument that cannot be used (an empty token, a
+                          // fingerprint with no boot id, an --exe that is not a file)
+  kProc = 2,              // the /proc mount cannot be opened, or is not procfs
+  kRoot = 3,              // TakeFingerprint: the root cannot be fingerprinted
+                          // (its status says why: MISSING_ROOT, UNREADABLE, ...)
+  kExe = 4,               // TakeFingerprint: the executable cannot be attested
+  kOtherBoot = 5,         // a fingerprint taken in another boot than this host's
+  kRecordRefused = 6,     // RecordPolicy's path refused before any work (exists
+                          // without `replace`, a link, a directory, no directory)
+  kRecordFailed = 7,      // the recording could not be written; the verdict stands
+  kIo = 8,                // a file cannot be opened, read or written
+  kNotPtape = 9,          // not a .ptape file (wrong magic)
+  kNewerVersion = 10,     // written by a newer format version
+  kTruncated = 11,        // the file ends early (a capture that did not finish)
+  kChecksum = 12,         // a chunk's checksum does not match
+  kCorrupt = 13,          // does not decode, or breaks the format's structure
+  kTooLarge = 14,         // a size over the format's limits
+  kNotAFingerprint = 15,  // an intact .ptape that is not a fingerprint file
+  kInternal = 16,         // out of memory, or an exception caught at the API's edge
 };
 
 // "NONE", "INVALID_ARGUMENT", ...
@@ -83,8 +83,8 @@ struct Request {
   std::string token;  // required: a random, per-invocation value
   std::string token_var = "PROCTAPE_TOKEN";
   std::vector<std::string> argv = {"/bin/sleep", "120"};
-  std::int64_t deadline_ms = 5000;              // retries every 100 ms until then
-  std::uint64_t byte_budget = 256ull << 20;     // all /proc reads of all attempts
+  std::int64_t deadline_ms = 5000;           // retries every 100 ms until then
+  std::uint64_t byte_budget = 256ull << 20;  // all /proc reads of all attempts
 };
 
 // Values and names are the file format's (docs/resolver.md).
@@ -150,7 +150,7 @@ std::string_view LivenessName(Liveness liveness) noexcept;
 struct LivenessVerdict {
   Liveness status = Liveness::kError;
   Status reason = Status::kUnreadable;
-  std::string state;   // stat field 3 as read
+  std::string state;  // stat field 3 as read
   std::string detail;
   int err = 0;
   // The identity named no boot, so its boot was not checked against this

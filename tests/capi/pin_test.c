@@ -28,14 +28,14 @@
 #include "proctape.h"
 
 static int failures = 0;
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      fprintf(stderr, "pin_test:%d: FAIL: ", __LINE__);    \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fputc('\n', stderr);                                 \
-      failures++;                                          \
-    }                                                      \
+#define CHECK(cond, ...)                                \
+  do {                                                  \
+    if (!(cond)) {                                      \
+      fprintf(stderr, "pin_test:%d: FAIL: ", __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                     \
+      fputc('\n', stderr);                              \
+      failures++;                                       \
+    }                                                   \
   } while (0)
 
 // Independent of proctape's parsers: field 22 of /proc/PID/stat.
@@ -51,7 +51,8 @@ static uint64_t StartTicks(pid_t pid) {
   if (!p) return 0;
   unsigned long long v = 0;
   // after ") ": fields 3..22; the 20th token is field 22
-  if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+  if (sscanf(p + 2,
+             "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
              &v) != 1)
     return 0;
   return v;
@@ -191,7 +192,8 @@ static void NamespaceParent(int in, int out) {
 
 static int SetTid(void) {
   if (geteuid() != 0) {
-    printf("pin_test: SKIP set_tid: not root (clone3 set_tid needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE)\n");
+    printf(
+        "pin_test: SKIP set_tid: not root (clone3 set_tid needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE)\n");
     return 77;
   }
   int to_p[2], from_p[2];
@@ -231,10 +233,11 @@ static int SetTid(void) {
       proctape_identity id = {target, ticks, ""};
       proctape_liveness_verdict by_id;
       proctape_liveness_check(&id, NULL, &by_id, &err);
-      printf("pin_test: pid %d reused by clone3 set_tid (start tick %llu, was %llu): "
-             "the pin is DEAD, the pid and start tick alone read %s\n",
-             again, (unsigned long long)StartTicks(again), (unsigned long long)ticks,
-             proctape_liveness_name(by_id.status));
+      printf(
+          "pin_test: pid %d reused by clone3 set_tid (start tick %llu, was %llu): "
+          "the pin is DEAD, the pid and start tick alone read %s\n",
+          again, (unsigned long long)StartTicks(again), (unsigned long long)ticks,
+          proctape_liveness_name(by_id.status));
       if (write(to_p[1], "x", 1) != 1) rc = 1;
     }
     close(fd);

@@ -26,8 +26,9 @@ static int failures = 0;
       failures++;                                          \
     }                                                      \
   } while (0)
-#define NAME(fn, value, want) \
-  CHECK(strcmp(fn(value), want) == 0, #fn "(%d) is \"%s\", not \"%s\"", (int)(value), fn(value), want)
+#define NAME(fn, value, want)                                                                    \
+  CHECK(strcmp(fn(value), want) == 0, #fn "(%d) is \"%s\", not \"%s\"", (int)(value), fn(value), \
+        want)
 
 static void Names(void) {
   NAME(proctape_status_name, PROCTAPE_OK, "OK");
@@ -78,12 +79,14 @@ static void BootIdsAndNones(const char* corpus_file) {
   proctape_error err;
   int root_status = -1;
   CHECK(proctape_fingerprint_take(getpid(), "/bin/sleep", NULL, &fp, &root_status, &err) ==
-            PROCTAPE_OK, "fingerprint_take: %s", err.message);
+            PROCTAPE_OK,
+        "fingerprint_take: %s", err.message);
   CHECK(strlen(fp.boot_id) == 36 && !strchr(fp.boot_id, '\n'), "boot_id \"%s\"", fp.boot_id);
   CHECK(root_status == PROCTAPE_VERDICT_NONE, "root_status %d when fingerprinted", root_status);
   root_status = -1;
   CHECK(proctape_fingerprint_take(0, NULL, NULL, &fp, &root_status, &err) ==
-            PROCTAPE_E_INVALID_ARGUMENT, "fingerprint_take(0): %s", err.message);
+            PROCTAPE_E_INVALID_ARGUMENT,
+        "fingerprint_take(0): %s", err.message);
   CHECK(root_status == PROCTAPE_VERDICT_NONE, "root_status %d (%s) after INVALID_ARGUMENT",
         root_status, proctape_verdict_status_name(root_status));
   if (proctape_fingerprint_take(getpid(), NULL, NULL, &fp, NULL, &err) != PROCTAPE_OK) return;
@@ -108,7 +111,8 @@ static void BootIdsAndNones(const char* corpus_file) {
   CHECK(proctape_resolve(&request, &fp, &always, NULL, &r, &err) != PROCTAPE_OK,
         "RECORD_ALWAYS without a path was accepted");
   CHECK(!r.ran && r.verdict.status == PROCTAPE_VERDICT_NONE,
-        "a resolution that did not run holds verdict %s", proctape_verdict_status_name(r.verdict.status));
+        "a resolution that did not run holds verdict %s",
+        proctape_verdict_status_name(r.verdict.status));
   CHECK(strcmp(err.message, "") != 0 && proctape_status_name(err.status)[0] != 'U', "status %d",
         (int)err.status);
 

@@ -104,11 +104,16 @@ bool ParseOptions(int argc, char** argv, Options* o) {
     }
     if (i + 1 >= argc) return false;
     const char* v = argv[++i];
-    if (k == "--proctape") o->proctape = v;
-    else if (k == "--churner") o->churner = v;
-    else if (k == "--seconds") o->seconds = std::atof(v);
-    else if (k == "--timeout-ms") o->timeout_ms = std::atoi(v);
-    else return false;
+    if (k == "--proctape")
+      o->proctape = v;
+    else if (k == "--churner")
+      o->churner = v;
+    else if (k == "--seconds")
+      o->seconds = std::atof(v);
+    else if (k == "--timeout-ms")
+      o->timeout_ms = std::atoi(v);
+    else
+      return false;
   }
   for (std::string* path : {&o->proctape, &o->churner}) {  // children need absolute paths
     char* abs = ::realpath(path->c_str(), nullptr);
@@ -155,8 +160,8 @@ int main(int argc, char** argv) {
 
   // The churner: init of its own PID namespace, on the host's /proc.
   std::string err;
-  const int churner_out = ::open((dir + "/churner.out").c_str(),
-                                 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int churner_out =
+      ::open((dir + "/churner.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   // The churner outlives the commands by kChurnTail, so that the last
   // resolve (deadline 2 s) still runs under churn, not after it.
   const double churn_seconds = opt.seconds + kChurnTail;
@@ -164,8 +169,8 @@ int main(int argc, char** argv) {
   std::snprintf(secs, sizeof secs, "%g", churn_seconds);
   const pid_t unshare_pid = proctape::lab::StartChild(
       {unshare, "--pid", "--fork", "--kill-child", opt.churner, "--log", log_path, "--dir", links,
-       "--seconds", secs, "--token-prefix", "churn" + std::to_string(::getpid()),
-       "--host-pid-max", std::to_string(std::atol(host_pid_max_before.c_str()))},
+       "--seconds", secs, "--token-prefix", "churn" + std::to_string(::getpid()), "--host-pid-max",
+       std::to_string(std::atol(host_pid_max_before.c_str()))},
       proctape::lab::BaseEnv(), churner_out, 0, &err);
   if (churner_out >= 0) ::close(churner_out);
   if (unshare_pid < 0) {
@@ -222,9 +227,9 @@ int main(int argc, char** argv) {
   };
   const std::string& P = opt.proctape;
   const std::string fingerprint = files + "/root.ptape";
-  Run fp = RunTimed("fingerprint",
-                    {P, "fingerprint", "--root", std::to_string(root), "-o", fingerprint},
-                    opt.timeout_ms, out_file("fingerprint"));
+  Run fp =
+      RunTimed("fingerprint", {P, "fingerprint", "--root", std::to_string(root), "-o", fingerprint},
+               opt.timeout_ms, out_file("fingerprint"));
   if (!CheckRun(fp, {0}, &stats)) {
     std::fprintf(stderr, "churn: %s kept\n", dir.c_str());
     cleanup();
@@ -238,15 +243,15 @@ int main(int argc, char** argv) {
     const std::string file = files + "/f" + std::to_string(n) + ".ptape";
     switch (n % 5) {
       case 0: {  // the sandbox subtree
-        Run r = RunTimed("capture-subtree",
-                         {P, "capture", "--root", std::to_string(root), "-o", file},
-                         opt.timeout_ms, out_file("cap"));
+        Run r =
+            RunTimed("capture-subtree", {P, "capture", "--root", std::to_string(root), "-o", file},
+                     opt.timeout_ms, out_file("cap"));
         if (CheckRun(r, {0}, &stats)) captures.push_back(file);
         break;
       }
       case 1: {  // the whole host
-        Run r = RunTimed("capture-host", {P, "capture", "-o", file}, opt.timeout_ms,
-                         out_file("cap"));
+        Run r =
+            RunTimed("capture-host", {P, "capture", "-o", file}, opt.timeout_ms, out_file("cap"));
         if (CheckRun(r, {0}, &stats)) captures.push_back(file);
         break;
       }
@@ -265,9 +270,9 @@ int main(int argc, char** argv) {
           token = pick->token;
           logged_ns = pick->fork_ns;
         }
-        std::vector<std::string> cmd = {P, "resolve", "--fingerprint", fingerprint, "--token",
-                                         token, "--deadline-ms", planted ? "2000" : "300",
-                                         "--record", file};
+        std::vector<std::string> cmd = {
+            P,     "resolve",       "--fingerprint",          fingerprint, "--token",
+            token, "--deadline-ms", planted ? "2000" : "300", "--record",  file};
         cmd.insert(cmd.end(), sleep_argv.begin(), sleep_argv.end());
         const std::string what = planted ? "resolve-planted" : "resolve-unplanted";
         Run r = RunTimed(what, cmd, opt.timeout_ms, out_file("res"));
@@ -285,7 +290,8 @@ int main(int argc, char** argv) {
             Fail(&stats, what + ": RESOLVED without a readable identity: " + r.output);
             break;
           }
-          j = proctape::churn::JudgeResolved(log, planted ? token : "", pid, start, r.start_ns, &why);
+          j = proctape::churn::JudgeResolved(log, planted ? token : "", pid, start, r.start_ns,
+                                             &why);
         } else if (planted) {
           // Fail-closed; a miss if the sleeper lived through the whole command.
           for (const auto& [seq, c] : log.created)
@@ -305,9 +311,10 @@ int main(int argc, char** argv) {
           if (c.reap_ns < 0) live.push_back(&c);
         }
         if (all.empty()) break;
-        const auto* pick = !live.empty() && rng() % 2
-                               ? live[rng() % live.size()]
-                               : all[all.size() - 1 - rng() % std::min<std::size_t>(all.size(), 500)];
+        const auto* pick =
+            !live.empty() && rng() % 2
+                ? live[rng() % live.size()]
+                : all[all.size() - 1 - rng() % std::min<std::size_t>(all.size(), 500)];
         Run r = RunTimed("liveness",
                          {P, "liveness", "--pid", std::to_string(pick->host_pid), "--start",
                           std::to_string(pick->start), "--record", file},

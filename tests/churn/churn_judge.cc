@@ -34,8 +34,8 @@ std::string VerdictOf(const std::string& output) {
 }
 
 // "RESOLVED host pid N, start tick T" / "ALIVE: pid N in state S started at tick T".
-bool ParseIdentity(const std::string& output, const char* pid_key, const char* tick_key,
-                   pid_t* pid, std::uint64_t* start) {
+bool ParseIdentity(const std::string& output, const char* pid_key, const char* tick_key, pid_t* pid,
+                   std::uint64_t* start) {
   std::size_t p = output.find(pid_key), t = output.find(tick_key);
   if (p == std::string::npos || t == std::string::npos) return false;
   *pid = static_cast<pid_t>(std::strtol(output.c_str() + p + std::strlen(pid_key), nullptr, 10));
@@ -91,19 +91,21 @@ void PrintFigures(const ChurnLog& log, double churn_seconds, const Stats& stats,
               static_cast<unsigned long long>(log.forks), churn_seconds,
               static_cast<double>(log.forks) / churn_seconds,
               static_cast<unsigned long long>(log.fork_failures));
-  std::printf("pid reuse: %llu host pids reused, %llu namespace pids reused (pid_max %d), "
-              "%llu clone3 set_tid reuses (%llu refused: pid taken), %llu (pid, start tick) "
-              "identities created twice\n",
-              static_cast<unsigned long long>(reuse.host_pids_reused),
-              static_cast<unsigned long long>(reuse.ns_pids_reused), log.pid_max,
-              static_cast<unsigned long long>(log.reuse_ok),
-              static_cast<unsigned long long>(log.reuse_failed),
-              static_cast<unsigned long long>(reuse.identity_collisions));
+  std::printf(
+      "pid reuse: %llu host pids reused, %llu namespace pids reused (pid_max %d), "
+      "%llu clone3 set_tid reuses (%llu refused: pid taken), %llu (pid, start tick) "
+      "identities created twice\n",
+      static_cast<unsigned long long>(reuse.host_pids_reused),
+      static_cast<unsigned long long>(reuse.ns_pids_reused), log.pid_max,
+      static_cast<unsigned long long>(log.reuse_ok),
+      static_cast<unsigned long long>(log.reuse_failed),
+      static_cast<unsigned long long>(reuse.identity_collisions));
   for (const auto& [what, mix] : stats.verdicts) {
     int total = 0;
     for (const auto& [v, c] : mix) total += c;
     std::printf("verdicts %s (%d):", what.c_str(), total);
-    for (const auto& [v, c] : mix) std::printf(" %s %d (%s)", v.c_str(), c, Percent(c, total).c_str());
+    for (const auto& [v, c] : mix)
+      std::printf(" %s %d (%s)", v.c_str(), c, Percent(c, total).c_str());
     std::printf("\n");
   }
   std::printf("judged:");
@@ -113,10 +115,11 @@ void PrintFigures(const ChurnLog& log, double churn_seconds, const Stats& stats,
     const auto& w = stats.wall.at(what);
     std::vector<double> sorted = w;
     std::sort(sorted.begin(), sorted.end());
-    std::printf("%-18s runs %4zu  peak RSS first %6ld kB last %6ld kB max %6ld kB  wall median "
-                "%.0f ms max %.0f ms\n",
-                what.c_str(), v.size(), v.front(), v.back(), *std::max_element(v.begin(), v.end()),
-                sorted[sorted.size() / 2], sorted.back());
+    std::printf(
+        "%-18s runs %4zu  peak RSS first %6ld kB last %6ld kB max %6ld kB  wall median "
+        "%.0f ms max %.0f ms\n",
+        what.c_str(), v.size(), v.front(), v.back(), *std::max_element(v.begin(), v.end()),
+        sorted[sorted.size() / 2], sorted.back());
   }
   std::printf("files: %d written, %d verify intact, %zu recordings, %d replay REPRODUCED\n",
               stats.files, stats.verified, recordings, stats.replayed);

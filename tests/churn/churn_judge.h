@@ -24,18 +24,17 @@ namespace proctape::churn {
 std::string VerdictOf(const std::string& output);
 
 // "RESOLVED host pid N, start tick T" / "ALIVE: pid N in state S started at tick T".
-bool ParseIdentity(const std::string& output, const char* pid_key, const char* tick_key,
-                   pid_t* pid, std::uint64_t* start);
+bool ParseIdentity(const std::string& output, const char* pid_key, const char* tick_key, pid_t* pid,
+                   std::uint64_t* start);
 
 // A byte a terminal would act on: every host byte proctape prints is escaped.
 bool HasRawControl(const std::string& s);
 
-
 struct Stats {
   std::map<std::string, std::map<std::string, int>> verdicts;  // what -> verdict -> n
-  std::map<std::string, int> judged;                          // judgement -> n
-  std::map<std::string, std::vector<long>> rss;               // what -> ru_maxrss kB, in order
-  std::map<std::string, std::vector<double>> wall;            // what -> ms
+  std::map<std::string, int> judged;                           // judgement -> n
+  std::map<std::string, std::vector<long>> rss;                // what -> ru_maxrss kB, in order
+  std::map<std::string, std::vector<double>> wall;             // what -> ms
   std::vector<std::string> failures;
   int files = 0, verified = 0, replayed = 0;
   int planted_missed_alive = 0;  // planted, alive throughout, yet not RESOLVED

@@ -31,25 +31,25 @@ namespace proctape::churn {
 
 struct Created {
   std::uint32_t seq = 0;
-  char kind = 'x';           // x exit, s sleeper (token), e exec /bin/true
-  bool reuse = false;        // made by clone3 at a reaped child's pids
+  char kind = 'x';     // x exit, s sleeper (token), e exec /bin/true
+  bool reuse = false;  // made by clone3 at a reaped child's pids
   pid_t ns_pid = 0;
   pid_t host_pid = 0;
-  std::uint64_t start = 0;   // stat field 22, read by the process itself
-  std::string comm;          // raw bytes
-  std::string token;         // empty: none
-  bool dup_token = false;    // the token entry twice in its environment
-  std::int64_t fork_ns = 0;  // CLOCK_MONOTONIC
-  std::int64_t reap_ns = -1; // -1: not reaped (yet)
+  std::uint64_t start = 0;    // stat field 22, read by the process itself
+  std::string comm;           // raw bytes
+  std::string token;          // empty: none
+  bool dup_token = false;     // the token entry twice in its environment
+  std::int64_t fork_ns = 0;   // CLOCK_MONOTONIC
+  std::int64_t reap_ns = -1;  // -1: not reaped (yet)
 };
 
 struct ChurnLog {
-  int pid_max = 0;               // the namespace's
+  int pid_max = 0;  // the namespace's
   pid_t churner_host_pid = 0;
   std::uint64_t churner_start = 0;
   std::map<std::uint32_t, Created> created;  // by seq
   std::uint64_t fork_failures = 0;
-  bool ended = false;            // the E line was read
+  bool ended = false;  // the E line was read
   std::uint64_t forks = 0, reaped = 0, reuse_ok = 0, reuse_failed = 0;
 };
 
@@ -59,8 +59,8 @@ struct ChurnLog {
 bool ParseLog(const std::string& text, std::size_t* offset, ChurnLog* log, std::string* error);
 
 struct ReuseCounts {
-  std::uint64_t host_pids_reused = 0;   // creations at a host pid logged before
-  std::uint64_t ns_pids_reused = 0;     // creations at a namespace pid logged before
+  std::uint64_t host_pids_reused = 0;     // creations at a host pid logged before
+  std::uint64_t ns_pids_reused = 0;       // creations at a namespace pid logged before
   std::uint64_t identity_collisions = 0;  // (host pid, start tick) logged twice
 };
 ReuseCounts CountReuse(const ChurnLog& log);

@@ -88,8 +88,9 @@ TEST(ChurnJudge, AliveForAReapedProcessIsWrong) {
 }
 
 TEST(ChurnJudge, AnIdentityCreatedTwiceIsAmbiguousNotCorrect) {
-  const std::string twice = std::string(kLog) +
-                            "P 10 s 1 301 613 9002 = churn-10 2f62696e2f736c656570003100 0 6000000000\n";
+  const std::string twice =
+      std::string(kLog) +
+      "P 10 s 1 301 613 9002 = churn-10 2f62696e2f736c656570003100 0 6000000000\n";
   std::string why;
   EXPECT_EQ(JudgeResolved(Parsed(twice), "churn-10", 613, 9002, 6'000'000'000, &why),
             Judgement::kAmbiguous);

@@ -74,7 +74,7 @@ using proctape::churn::ReadSelfStat;
 using proctape::churn::Report;
 using proctape::churn::RunChild;
 
-constexpr int kMaxLiveShort = 48;    // exit/exec children alive at once
+constexpr int kMaxLiveShort = 48;  // exit/exec children alive at once
 constexpr int kMaxLiveSleepers = 40;
 
 std::int64_t MonoNs() {
@@ -116,13 +116,20 @@ bool ParseOptions(int argc, char** argv, Options* o) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     const char* v = argv[i + 1];
-    if (k == "--log") o->log = v;
-    else if (k == "--dir") o->dir = v;
-    else if (k == "--token-prefix") o->token_prefix = v;
-    else if (k == "--seconds") o->seconds = std::atof(v);
-    else if (k == "--pid-max") o->pid_max = std::atoi(v);
-    else if (k == "--host-pid-max") o->host_pid_max = std::atol(v);
-    else return false;
+    if (k == "--log")
+      o->log = v;
+    else if (k == "--dir")
+      o->dir = v;
+    else if (k == "--token-prefix")
+      o->token_prefix = v;
+    else if (k == "--seconds")
+      o->seconds = std::atof(v);
+    else if (k == "--pid-max")
+      o->pid_max = std::atoi(v);
+    else if (k == "--host-pid-max")
+      o->host_pid_max = std::atol(v);
+    else
+      return false;
   }
   return argc % 2 == 1 && !o->log.empty() && !o->dir.empty() && o->seconds > 0;
 }
@@ -170,7 +177,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (getpid() != 1) {
-    std::fprintf(stderr, "churner: must be pid 1 of its own PID namespace (unshare --pid --fork)\n");
+    std::fprintf(stderr,
+                 "churner: must be pid 1 of its own PID namespace (unshare --pid --fork)\n");
     return 2;
   }
   std::FILE* log = std::fopen(opt.log.c_str(), "we");
@@ -229,9 +237,9 @@ int main(int argc, char** argv) {
     std::perror("churner: pipe");
     return 1;
   }
-  std::unordered_map<pid_t, Child> live;  // by namespace pid
+  std::unordered_map<pid_t, Child> live;              // by namespace pid
   std::unordered_map<std::uint32_t, Report> reports;  // by seq, until reaped
-  std::deque<std::pair<pid_t, pid_t>> reusable;  // (ns pid, host pid) of reaped children
+  std::deque<std::pair<pid_t, pid_t>> reusable;       // (ns pid, host pid) of reaped children
   int live_short = 0, live_sleepers = 0;
   std::uint64_t forks = 0, reaped = 0, reuse_ok = 0, reuse_failed = 0;
   std::uint32_t seq = 0;
@@ -253,13 +261,17 @@ int main(int argc, char** argv) {
     const char kind = c.kind;
     auto t = tokens.find(s);
     std::string argv_hex = "-";
-    if (kind == 's') argv_hex = Hex("/bin/sleep\0" "1\0", 13);
+    if (kind == 's')
+      argv_hex =
+          Hex("/bin/sleep\0"
+              "1\0",
+              13);
     if (kind == 'e') argv_hex = Hex("/bin/true\0", 10);
     std::fprintf(log, "P %u %c %d %d %d %llu %s %s %s %d %lld\n", s, kind, c.reuse ? 1 : 0,
-                 r.ns_pid, r.host_pid,
-                 static_cast<unsigned long long>(r.start), Hex(r.comm, r.comm_len).c_str(),
-                 t == tokens.end() ? "-" : t->second.first.c_str(), argv_hex.c_str(),
-                 t != tokens.end() && t->second.second ? 1 : 0, static_cast<long long>(c.fork_ns));
+                 r.ns_pid, r.host_pid, static_cast<unsigned long long>(r.start),
+                 Hex(r.comm, r.comm_len).c_str(), t == tokens.end() ? "-" : t->second.first.c_str(),
+                 argv_hex.c_str(), t != tokens.end() && t->second.second ? 1 : 0,
+                 static_cast<long long>(c.fork_ns));
     tokens.erase(s);
   };
 
@@ -317,8 +329,10 @@ int main(int argc, char** argv) {
       if (pid == 0) RunChild(s, kind, comm, link, env.data(), report_pipe[1]);
       ++forks;
       live[pid] = Child{s, kind, reuse, false, fork_ns};
-      if (kind == 's') ++live_sleepers;
-      else ++live_short;
+      if (kind == 's')
+        ++live_sleepers;
+      else
+        ++live_short;
     }
     drain_reports();
     // Reap what has ended; block briefly when at capacity.
@@ -331,8 +345,10 @@ int main(int argc, char** argv) {
         const Child c = it->second;
         live.erase(it);
         ++reaped;
-        if (c.kind == 's') --live_sleepers;
-        else --live_short;
+        if (c.kind == 's')
+          --live_sleepers;
+        else
+          --live_short;
         drain_reports();
         auto r = reports.find(c.seq);
         if (r != reports.end()) {

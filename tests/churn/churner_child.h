@@ -13,8 +13,19 @@ namespace proctape::churn {
 // reach a terminal: ESC sequences, a newline, ") (" (a fake end of comm),
 // a forged stat tail, non-UTF-8 bytes, empty and blank.
 inline const char* const kHostileComms[] = {
-    "\x1b[31mred\x1b[0m", "a\nb", ") (", "x) S 1 1 1", "\xff\xfe\x80\xc3", "sleep",
-    "", " ", "(((", "))", "\\x41\\n", "\x7f\x01\x02", "ok\r\x1b]0;t\a",
+    "\x1b[31mred\x1b[0m",
+    "a\nb",
+    ") (",
+    "x) S 1 1 1",
+    "\xff\xfe\x80\xc3",
+    "sleep",
+    "",
+    " ",
+    "(((",
+    "))",
+    "\\x41\\n",
+    "\x7f\x01\x02",
+    "ok\r\x1b]0;t\a",
 };
 inline constexpr int kHostileCount = sizeof kHostileComms / sizeof kHostileComms[0];
 

@@ -51,13 +51,15 @@ Run RunHere(const std::string& what, const std::vector<std::string>& argv, int t
   for (;;) {
     std::int64_t left_ms = (until - MonoNs()) / 1'000'000;
     if (left_ms <= 0) break;
-    struct pollfd p{pidfd, POLLIN, 0};
+    struct pollfd p {
+      pidfd, POLLIN, 0
+    };
     int n = ::poll(&p, 1, static_cast<int>(left_ms));
     if (n > 0) break;
     if (n < 0 && errno != EINTR) break;
   }
   int status = 0;
-  struct rusage ru{};
+  struct rusage ru {};
   if (::wait4(pid, &status, WNOHANG, &ru) == 0) {
     r.timed_out = true;
     ::kill(pid, SIGKILL);
@@ -70,7 +72,6 @@ Run RunHere(const std::string& what, const std::vector<std::string>& argv, int t
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
   return r;
 }
-
 
 namespace {
 
@@ -106,8 +107,8 @@ Spawner::~Spawner() {
   if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
 }
 
-Run Spawner::Run1(const std::string& what, const std::vector<std::string>& argv,
-                int timeout_ms, const std::string& out_path) {
+Run Spawner::Run1(const std::string& what, const std::vector<std::string>& argv, int timeout_ms,
+                  const std::string& out_path) {
   std::string req = std::to_string(timeout_ms) + '\0' + out_path + '\0';
   for (const std::string& a : argv) req += a + '\0';
   Reply reply{};
@@ -147,8 +148,8 @@ void Spawner::Serve(int fd) {
     std::vector<std::string> argv(fields.begin() + 2, fields.end());
     Run r = RunHere("", argv, std::atoi(fields[0].c_str()), fields[1]);
     if (!r.started) std::fprintf(stderr, "churn: %s: %s\n", argv[0].c_str(), r.error.c_str());
-    Reply reply{r.started, r.timed_out, r.exit_code, r.term_signal, r.maxrss_kb, r.start_ns,
-                r.end_ns};
+    Reply reply{r.started,   r.timed_out, r.exit_code, r.term_signal,
+                r.maxrss_kb, r.start_ns,  r.end_ns};
     if (::send(fd, &reply, sizeof reply, 0) != static_cast<ssize_t>(sizeof reply)) return;
   }
 }

@@ -17,14 +17,14 @@ std::int64_t MonoNs();
 std::string ReadAll(const std::string& path);
 
 struct Run {
-  std::string what;         // "capture-host", "resolve-planted", ...
+  std::string what;  // "capture-host", "resolve-planted", ...
   bool started = false;
   bool timed_out = false;
   int exit_code = -1;
   int term_signal = 0;
   long maxrss_kb = 0;
   std::int64_t start_ns = 0, end_ns = 0;
-  std::string output;       // stdout and stderr together
+  std::string output;  // stdout and stderr together
   std::string error;
 };
 

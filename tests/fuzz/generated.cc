@@ -41,10 +41,10 @@ v1::SnapshotExport Chain(int depth) {
   for (int i = 0; i < depth; ++i) {
     const std::int64_t pid = 2 + i;
     const bool last = i + 1 == depth;
-    host.AddProcess(pid, i == 0 ? 1 : pid - 1, 100 + static_cast<std::uint64_t>(i),
-                    last ? "sleep" : "sh", last ? std::vector<std::string>{"/bin/sleep", "120"}
-                                                : std::vector<std::string>{"/bin/sh"},
-                    {"PROCTAPE_TOKEN=" + token}, last ? exe : Identity{0, 8, 78});
+    host.AddProcess(
+        pid, i == 0 ? 1 : pid - 1, 100 + static_cast<std::uint64_t>(i), last ? "sleep" : "sh",
+        last ? std::vector<std::string>{"/bin/sleep", "120"} : std::vector<std::string>{"/bin/sh"},
+        {"PROCTAPE_TOKEN=" + token}, last ? exe : Identity{0, 8, 78});
   }
   host.SetPath("/bin/sleep", exe);
   Request request;

@@ -45,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Manifest again;
   ManifestError again_error;
   if (!ParseManifest(formatted, &again, &again_error)) {
-    fuzz::Broken("a formatted manifest does not parse: line " +
-                 std::to_string(again_error.line) + ": " + again_error.message);
+    fuzz::Broken("a formatted manifest does not parse: line " + std::to_string(again_error.line) +
+                 ": " + again_error.message);
   }
   if (again.entries.size() != manifest.entries.size()) {
     fuzz::Broken("a formatted manifest parses to another number of entries");

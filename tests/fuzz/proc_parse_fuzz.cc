@@ -27,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   for (std::uint64_t max : {UINT64_MAX, kMaxPid, std::uint64_t{0}}) {
     if (std::optional<std::uint64_t> v = ParseCanonicalDecimal(text, max)) {
-      if (*v > max || std::to_string(*v) != text) fuzz::Broken("a canonical decimal is not its text");
+      if (*v > max || std::to_string(*v) != text)
+        fuzz::Broken("a canonical decimal is not its text");
     }
   }
 

@@ -85,8 +85,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (Import(dir, path)) {
     Snapshot snapshot;
     FormatError error = ReadSnapshot(path, &snapshot);
-    if (!error.ok()) fuzz::Broken("the import wrote a file that does not read back: " + error.message);
-    if (snapshot.frames.size() != 1) fuzz::Broken("the import wrote another number of frames than 1");
+    if (!error.ok())
+      fuzz::Broken("the import wrote a file that does not read back: " + error.message);
+    if (snapshot.frames.size() != 1)
+      fuzz::Broken("the import wrote another number of frames than 1");
   }
   fuzz::RemoveTree(path);
   fuzz::RemoveTree(dir);

@@ -131,8 +131,10 @@ int main(int argc, char** argv) {
   if (files.empty()) {
     // A source directory without corpus/ and tests/data/ (run from elsewhere
     // than the repository root, or a typo): empty seed corpora are no seeds.
-    std::fprintf(stderr, "fuzz_seeds: %s: no .ptape under corpus/, tests/data/replay/ or "
-                 "tests/data/hostile/ (give the repository root)\n", argv[1]);
+    std::fprintf(stderr,
+                 "fuzz_seeds: %s: no .ptape under corpus/, tests/data/replay/ or "
+                 "tests/data/hostile/ (give the repository root)\n",
+                 argv[1]);
     return 1;
   }
   std::printf("fuzz_seeds: %zu files read into %s\n", files.size(), out.c_str());

@@ -9,8 +9,7 @@
 
 #include "tests/fuzz/snapshot_input.h"
 
-extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size,
-                                        std::size_t max_size);
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
 
 namespace proctape::fuzz {
 namespace {
@@ -43,8 +42,8 @@ void MutateBytes(Message* m, std::size_t max_size) {
   std::string bytes = m->SerializeAsString();
   const std::size_t size = bytes.size();
   bytes.resize(std::max<std::size_t>(size + 64, std::min(max_size, size * 2 + 64)));
-  std::size_t n = LLVMFuzzerMutate(reinterpret_cast<std::uint8_t*>(bytes.data()), size,
-                                   bytes.size());
+  std::size_t n =
+      LLVMFuzzerMutate(reinterpret_cast<std::uint8_t*>(bytes.data()), size, bytes.size());
   bytes.resize(n);
   std::unique_ptr<Message> copy(m->New());
   if (copy->ParseFromString(bytes)) m->CopyFrom(*copy);
@@ -90,8 +89,8 @@ void EdgeValue(Message* m, std::minstd_rand& rng) {
   }
   if (ints.empty()) return;
   const FieldDescriptor* f = ints[rng() % ints.size()];
-  static constexpr std::int64_t kEdges[] = {INT64_MIN, INT64_MAX, 0, 1, -1,
-                                            INT32_MIN, INT32_MAX, 1'000'000'000};
+  static constexpr std::int64_t kEdges[] = {INT64_MIN, INT64_MAX, 0,         1,
+                                            -1,        INT32_MIN, INT32_MAX, 1'000'000'000};
   const std::int64_t v = kEdges[rng() % std::size(kEdges)];
   const Reflection* r = m->GetReflection();
   switch (f->cpp_type()) {

@@ -32,7 +32,8 @@ Tally TallyOf(const v1::Chunk& chunk, bool frame_open) {
     t.frames = frame_open ? 0 : 1;
     t.processes = static_cast<std::uint64_t>(f.processes_size());
     for (const v1::ProcessRecord& p : f.processes()) {
-      for (const v1::FileRead* r : {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
+      for (const v1::FileRead* r :
+           {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
         t.reads_truncated += r->truncated() ? 1 : 0;
       }
     }

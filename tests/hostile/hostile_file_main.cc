@@ -71,15 +71,16 @@ int FindTokenIn(const std::string& token, const std::vector<std::string>& files)
 // DIR/<sha>.ptape and DIR/MANIFEST: one entry, expecting each recorded
 // verdict (NO_MATCH when the file records none, or a verdict no expect line
 // can say: an entry must say one).
-bool WriteCorpus(const Shape& shape, const Built& built, const std::string& dir, std::string* error) {
+bool WriteCorpus(const Shape& shape, const Built& built, const std::string& dir,
+                 std::string* error) {
   std::filesystem::create_directories(dir);
   ManifestEntry e;
   e.name = shape.name;
   e.sha256 = Sha256Hex(built.file.bytes());
   e.file = CorpusFileName(e.sha256);
   for (const v1::Resolution& r : built.file.outcomes()) {
-    std::string expect = r.has_liveness_verdict() ? ExpectText(r.liveness_verdict())
-                                                  : ExpectText(r.verdict());
+    std::string expect =
+        r.has_liveness_verdict() ? ExpectText(r.liveness_verdict()) : ExpectText(r.verdict());
     // A status no expect line can name (an edge value) is expected as another:
     // the entry drifts, but the check still reads and replays the file.
     e.expects.push_back(ExpectSyntaxError(expect).empty() ? expect : "NO_MATCH");

@@ -158,10 +158,11 @@ TEST(HostileExplore, ARunPastTheCallsOneRunAnswersIsCutAndSaid) {
       RunShell(std::string(PROCTAPE_BINARY) + " explore '" + path + "' --json");
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("\"baseline\":\"no verdict: its run was cut at 1000000 calls\""),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("\"stopped_by\":\"run calls\""), std::string::npos) << out;
   const auto [m_status, m_out] = RunShell(std::string(PROCTAPE_BINARY) + " minimize '" + path +
-                                     "' -o '" + dir.File("m.ptape") + "'");
+                                          "' -o '" + dir.File("m.ptape") + "'");
   EXPECT_EQ(m_status, 20) << m_out;
   EXPECT_NE(m_out.find("answers more than 1000000 calls"), std::string::npos) << m_out;
   EXPECT_FALSE(std::filesystem::exists(dir.File("m.ptape")));
@@ -190,8 +191,8 @@ TEST(HostileTokenSearch, FindsTwelveCharactersAsTextHexOrBase64AndNotEleven) {
   // 11 characters are no piece: "xx" + token.substr(9, 11) in base64, and
   // the token with its twelfth character masked.
   EXPECT_EQ(FindTokenPiece("eHhiM2QyYzU4ZTZhMQ==", token), "");
-  EXPECT_EQ(FindTokenPiece("argv=" + token.substr(0, 11) + "*" + token.substr(12, 11) + "*",
-                           token), "");
+  EXPECT_EQ(FindTokenPiece("argv=" + token.substr(0, 11) + "*" + token.substr(12, 11) + "*", token),
+            "");
   EXPECT_EQ(FindTokenPiece("ttt", "t"), "");
 }
 

@@ -29,8 +29,8 @@ void AddBelowRoot(MemoryEvidence& host, std::uint32_t n, const std::string& toke
       host.AddProcess(pid, ppid, start, comm, {"/bin/sleep", "120"}, {TokenEntry(token)},
                       kSleepExe);
     } else {
-      host.AddProcess(pid, ppid, start, comm, {"/bin/sh", "-c", "exec sleep 120"},
-                      {"HOME=/root"}, kShellExe);
+      host.AddProcess(pid, ppid, start, comm, {"/bin/sh", "-c", "exec sleep 120"}, {"HOME=/root"},
+                      kShellExe);
     }
     std::string stat = MemoryEvidence::StatLine(pid, comm, 'S', ppid, start);
     const std::string p = std::to_string(ppid), root = std::to_string(kRootPid);
@@ -135,8 +135,8 @@ Recording Record(MemoryEvidence& host, const Request& request, const RecordOptio
   Recording out;
   out.header = HeaderOf(request, options, host.now_ns);
   out.before = Scan(host, options);
-  RecorderOptions recorder_options{options.keep_environ, {TokenEntry(options.token)},
-                                   [&host] { return host.now_ns; }};
+  RecorderOptions recorder_options{
+      options.keep_environ, {TokenEntry(options.token)}, [&host] { return host.now_ns; }};
   RecordingEvidence recorder(
       host, [&](v1::Observation&& o) { out.tape.push_back(std::move(o)); }, recorder_options);
   out.resolution.set_start_mono_ns(host.now_ns);

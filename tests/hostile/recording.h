@@ -85,7 +85,8 @@ struct WriteOptions {
 
 // The recording written: header, frame, batches, the resolution, frame,
 // footer.
-void WriteRecording(const Recording& recording, FileBuilder* file, const WriteOptions& options = {});
+void WriteRecording(const Recording& recording, FileBuilder* file,
+                    const WriteOptions& options = {});
 // The same without the header, for a shape that writes its own.
 void WriteRecordingBody(const Recording& recording, FileBuilder* file,
                         const WriteOptions& options = {});

@@ -60,7 +60,8 @@ const std::string& Params::Text(const std::string& key) const {
 const std::vector<Shape>& AllShapes() {
   static const std::vector<Shape> all = [] {
     std::vector<Shape> v;
-    for (auto family : {ReferenceShapes, TapeShapes, CountShapes, WorkShapes, TokenShapes, EncodingShapes}) {
+    for (auto family :
+         {ReferenceShapes, TapeShapes, CountShapes, WorkShapes, TokenShapes, EncodingShapes}) {
       for (Shape& s : family()) v.push_back(std::move(s));
     }
     return v;

@@ -36,7 +36,7 @@ class Params {
 // What a shape built, beside its bytes.
 struct Built {
   FileBuilder file;
-  std::string token;   // the token its recordings look for ("": none)
+  std::string token;     // the token its recordings look for ("": none)
   std::int64_t pid = 0;  // a process of its frames (ownership --self)
   // Text holding pieces of the token, for the MANIFEST of its corpus
   // (shows, scenario): docs/corpus.md values that outputs print.

@@ -101,7 +101,8 @@ void HugeVerdict(const Params& p, Built* out) {
   v1::Verdict* v = r.resolution.mutable_verdict();
   v->set_status(v1::Verdict::MULTIPLE_MATCHES);
   v->mutable_matches()->Reserve(static_cast<int>(p.Num("matches")));
-  for (std::uint64_t i = 0; i < p.Num("matches"); ++i) v->add_matches(static_cast<std::int64_t>(1 + i % 100));
+  for (std::uint64_t i = 0; i < p.Num("matches"); ++i)
+    v->add_matches(static_cast<std::int64_t>(1 + i % 100));
   WriteRecording(r, &out->file);
   out->token = kToken;
   out->pid = kRootPid;
@@ -116,7 +117,7 @@ void HugeHeader(const Params& p, Built* out) {
   const std::uint64_t entries = p.Num("entries");
   header.reserve(header.size() + entries * 2);
   for (std::uint64_t i = 0; i < entries; ++i) header += std::string("\x5a\x00", 2);  // field 11
-  out->file.AddContent(LengthDelimited(1, header), Tally{});  // Chunk.header
+  out->file.AddContent(LengthDelimited(1, header), Tally{});                         // Chunk.header
   WriteRecordingBody(r, &out->file);
   out->token = kToken;
   out->pid = kRootPid;

@@ -21,7 +21,7 @@ void AddHolder(MemoryEvidence& host, std::uint32_t n, const std::string& where) 
   const std::uint64_t start = kRootStart + n + 1;
   if (where == "comm") {  // a comm is cut to 15 bytes: the token's first 15
     host.AddProcess(pid, kRootPid, start, t.substr(0, 15), {"/bin/sh"}, {}, kShellExe);
-  } else if (where == "argv") {  // bytes 4,080..4,111 of the cmdline: across 4,096
+  } else if (where == "argv") {            // bytes 4,080..4,111 of the cmdline: across 4,096
     const std::string prefix = "/bin/sh";  // "/bin/sh\0-c\0" is 11 bytes
     host.AddProcess(pid, kRootPid, start, "sh",
                     {prefix, "-c", std::string(4080 - 11, 'a') + t + " end"}, {}, kShellExe);

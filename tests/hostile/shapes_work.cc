@@ -87,11 +87,13 @@ void ClocksNearLimit(const Params& p, Built* out) {
   request.bounds.deadline_ns = 250'000'000;
   Recording r = Record(host, request);
   const std::int64_t shift = std::numeric_limits<std::int64_t>::max() -
-                             static_cast<std::int64_t>(p.Num("below")) - r.resolution.start_mono_ns();
+                             static_cast<std::int64_t>(p.Num("below")) -
+                             r.resolution.start_mono_ns();
   for (v1::Observation& o : r.tape) {
     o.set_mono_ns(Moved(o.mono_ns(), shift));
     if (o.has_now()) o.mutable_now()->set_result_ns(Moved(o.now().result_ns(), shift));
-    if (o.has_sleep_until()) o.mutable_sleep_until()->set_until_ns(Moved(o.sleep_until().until_ns(), shift));
+    if (o.has_sleep_until())
+      o.mutable_sleep_until()->set_until_ns(Moved(o.sleep_until().until_ns(), shift));
   }
   r.resolution.set_start_mono_ns(Moved(r.resolution.start_mono_ns(), shift));
   r.resolution.set_end_mono_ns(Moved(r.resolution.end_mono_ns(), shift));

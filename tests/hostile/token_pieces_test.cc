@@ -113,7 +113,8 @@ std::string Leaks(const std::vector<std::string>& args, const std::string& out,
 }
 
 // Every read command on `file` (a recording or not), its outputs in `out`.
-std::vector<std::vector<std::string>> ReadCommands(const std::string& file, const std::string& out) {
+std::vector<std::vector<std::string>> ReadCommands(const std::string& file,
+                                                   const std::string& out) {
   return {{"verify", file},
           {"verify", file, "--json"},
           {"show", file},
@@ -171,8 +172,8 @@ TEST_P(TokenShape, NoOutputOfAnyReadCommandHoldsAPieceOfTheToken) {
   const std::string dir = scratch.path();
   const std::string generated = dir + "/file.ptape";
   const std::string make = std::string(HOSTILE_FILE_BINARY) + " " + GetParam() + " " +
-                           Quote(generated) + " --corpus " + Quote(dir + "/corpus") +
-                           " >" + Quote(dir + "/info");
+                           Quote(generated) + " --corpus " + Quote(dir + "/corpus") + " >" +
+                           Quote(dir + "/info");
   ASSERT_EQ(std::system(make.c_str()), 0) << make;
   const std::vector<std::string> tokens = TokensOf(generated);
   ASSERT_FALSE(tokens.empty());

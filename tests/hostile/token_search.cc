@@ -56,7 +56,8 @@ std::string Base64Decoded(std::string_view run) {
     for (std::size_t k = 0; k < 4; ++k) {
       v = (v << 6) | (k < n ? static_cast<std::uint32_t>(Base64Value(run[i + k])) : 0);
     }
-    for (std::size_t k = 0; k + 1 < n; ++k) out.push_back(static_cast<char>((v >> (16 - 8 * k)) & 0xff));
+    for (std::size_t k = 0; k + 1 < n; ++k)
+      out.push_back(static_cast<char>((v >> (16 - 8 * k)) & 0xff));
   }
   return out;
 }

@@ -67,13 +67,13 @@ TEST_P(ApiLiveTest, ResolvesTheSandboxedSleepInProcessAndRecordsNothing) {
   TempDir dir("api-live");
   api::Request request;
   request.token = sandbox->token();
-  api::ResolveResult r = api::Resolve(request, fingerprint,
-                                      {api::Record::kOnFailure, dir.File("r.ptape"), false});
+  api::ResolveResult r =
+      api::Resolve(request, fingerprint, {api::Record::kOnFailure, dir.File("r.ptape"), false});
   ASSERT_TRUE(r.ok()) << r.error.message;
   ASSERT_EQ(r.verdict.status, api::Status::kResolved) << r.verdict.detail;
-  EXPECT_EQ(r.verdict.identity(), (api::ProcessIdentity{sandbox->sleep_pid(),
-                                                        sandbox->sleep_start(),
-                                                        fingerprint.boot_id}));
+  EXPECT_EQ(
+      r.verdict.identity(),
+      (api::ProcessIdentity{sandbox->sleep_pid(), sandbox->sleep_start(), fingerprint.boot_id}));
   EXPECT_EQ(r.recording, "");
   EXPECT_TRUE(Entries(dir.path()).empty());
 

@@ -70,8 +70,8 @@ TEST(BesideFilesCli, AManifestThatIsNoRegularFileIsRefusedNeverRead) {
     const std::string warning = "proctape: warning: " + dir.File("MANIFEST") + ": " + kind.said +
                                 ": its entries are not named (files.entry is NULL)\n";
     // sql and export load the FILE all the same, its entry NULL.
-    const CommandResult sql = ProctapeWithinAddressLimit(
-        {"sql", file, "-c", "SELECT entry FROM files"}, kHangGuardMs);
+    const CommandResult sql =
+        ProctapeWithinAddressLimit({"sql", file, "-c", "SELECT entry FROM files"}, kHangGuardMs);
     EXPECT_EQ(sql.exit_code, 0) << Describe(sql);
     EXPECT_EQ(sql.out, "entry\nNULL\n");
     EXPECT_EQ(sql.err, warning);

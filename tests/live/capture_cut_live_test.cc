@@ -61,8 +61,8 @@ TEST(CaptureCut, EveryFrameCutByMaxBytesIsCountedAndExitsEight) {
   TempDir dir("capture-cut");
   const std::string out = dir.File("host.ptape");
   // The least budget: one process's worst case, so the second is cut.
-  const CommandResult r = Proctape(
-      {"capture", "--max-bytes", "155648", "--frames", "2", "--interval", "0", "-o", out});
+  const CommandResult r =
+      Proctape({"capture", "--max-bytes", "155648", "--frames", "2", "--interval", "0", "-o", out});
   EXPECT_EQ(r.exit_code, 8) << Explain(r);
   EXPECT_TRUE(OneLine(r.err)) << Explain(r);
   EXPECT_TRUE(Has(r.err, "2 frames of 2 cut by a bound (max-bytes)")) << Explain(r);

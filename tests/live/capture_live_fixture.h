@@ -15,13 +15,12 @@
 namespace proctape::live {
 
 inline std::string Explain(const CommandResult& r) {
-  std::string out = "exit " + std::to_string(r.exit_code) + " signal " +
-                    std::to_string(r.term_signal);
+  std::string out =
+      "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.term_signal);
   if (r.timed_out) out.append(" (timed out)");
   if (!r.error.empty()) out.append(" error: ").append(r.error);
-  out.append("\nstdout: ").append(r.out.size() > 2000 ? "(" + std::to_string(r.out.size()) +
-                                                            " bytes)"
-                                                      : r.out);
+  out.append("\nstdout: ")
+      .append(r.out.size() > 2000 ? "(" + std::to_string(r.out.size()) + " bytes)" : r.out);
   out.append("\nstderr: ").append(r.err);
   return out;
 }

@@ -31,13 +31,13 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::DecompressedChunks;
 using live::Exists;
 using live::FileBytes;
 using live::FileId;
+using live::FindRecord;
 using live::OneLine;
 using live::StatOf;
-using live::DecompressedChunks;
-using live::FindRecord;
 using live::TempDir;
 // capture_live_fixture.h
 using live::Explain;
@@ -134,8 +134,8 @@ TEST(CaptureLive, WritesAFileThatReadsBackWholeWithOurProcessAsTheKernelShowsIt)
 TEST(CaptureLive, JsonSummaryIsOneObject) {
   TempDir dir;
   const std::string file = dir.File("j.ptape");
-  CommandResult r = Proctape({"capture", "-o", file, "--json", "--root",
-                              std::to_string(::getpid())});
+  CommandResult r =
+      Proctape({"capture", "-o", file, "--json", "--root", std::to_string(::getpid())});
   ASSERT_EQ(r.exit_code, 0) << Explain(r);
   ASSERT_TRUE(OneLine(r.out)) << r.out;
   EXPECT_EQ(r.out.front(), '{');
@@ -145,8 +145,7 @@ TEST(CaptureLive, JsonSummaryIsOneObject) {
   }
   struct stat st;
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
-  EXPECT_NE(r.out.find("\"bytes_written\":" + std::to_string(st.st_size) + ","),
-            std::string::npos)
+  EXPECT_NE(r.out.find("\"bytes_written\":" + std::to_string(st.st_size) + ","), std::string::npos)
       << r.out << " size " << st.st_size;
 }
 
@@ -270,7 +269,8 @@ TEST(CaptureLive, TwoThreadsAndOneCaptureTheSameProcessesInTheSameOrder) {
     EXPECT_EQ(a->cgroup().SerializeAsString(), b->cgroup().SerializeAsString()) << pid;
     EXPECT_EQ(a->exe().SerializeAsString(), b->exe().SerializeAsString()) << pid;
     EXPECT_EQ(a->pid_ns().SerializeAsString(), b->pid_ns().SerializeAsString()) << pid;
-    const std::string prefix = std::to_string(pid) + " (sleep) S " + std::to_string(::getpid()) + " ";
+    const std::string prefix =
+        std::to_string(pid) + " (sleep) S " + std::to_string(::getpid()) + " ";
     EXPECT_EQ(a->stat().data().rfind(prefix, 0), 0u) << a->stat().data();
     EXPECT_EQ(b->stat().data().rfind(prefix, 0), 0u) << b->stat().data();
   }

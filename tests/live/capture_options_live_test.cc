@@ -26,8 +26,8 @@ namespace {
 
 using live::CommandResult;
 using live::Exists;
-using live::OneLine;
 using live::FindRecord;
+using live::OneLine;
 using live::TempDir;
 // capture_live_fixture.h
 using live::Explain;
@@ -37,14 +37,13 @@ using live::Proctape;
 TEST(CaptureLive, RootCapturesThatProcessAndItsDescendantsOnly) {
   // sh -> two sleeps: a subtree two levels deep.
   std::string error;
-  auto sh = live::Child::Start({"/bin/sh", "-c", "/bin/sleep 3601 & /bin/sleep 3602 & wait"},
-                               &error);
+  auto sh =
+      live::Child::Start({"/bin/sh", "-c", "/bin/sleep 3601 & /bin/sleep 3602 & wait"}, &error);
   ASSERT_NE(sh, nullptr) << error;
   std::vector<pid_t> sleeps;
   for (int i = 0; i < 500; ++i) {
     sleeps = live::Descendants(sh->pid());
-    if (sleeps.size() == 2 &&
-        std::all_of(sleeps.begin(), sleeps.end(), [](pid_t p) {
+    if (sleeps.size() == 2 && std::all_of(sleeps.begin(), sleeps.end(), [](pid_t p) {
           std::optional<std::string> c = live::ReadProc(p, "cmdline");
           return c && c->rfind("/bin/sleep", 0) == 0;
         })) {
@@ -111,8 +110,8 @@ TEST(CaptureLive, RootCapturesThatProcessAndItsDescendantsOnly) {
 TEST(CaptureLive, FramesStartOnTheirSchedule) {
   TempDir dir;
   const std::string file = dir.File("frames.ptape");
-  CommandResult r = Proctape({"capture", "-o", file, "--frames", "3", "--interval", "200",
-                              "--root", std::to_string(::getpid())});
+  CommandResult r = Proctape({"capture", "-o", file, "--frames", "3", "--interval", "200", "--root",
+                              std::to_string(::getpid())});
   ASSERT_EQ(r.exit_code, 0) << Explain(r);
   EXPECT_EQ(r.out.rfind("wrote " + file + ": 3 frames, ", 0), 0u) << r.out;
   Snapshot snap;
@@ -131,16 +130,16 @@ TEST(CaptureLive, FramesStartOnTheirSchedule) {
 
 TEST(CaptureLive, BadOptionsAreUsageErrorsOnOneLine) {
   TempDir dir;
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"capture", "--env", "show"},
-           {"capture", "--frames", "0"},
-           {"capture", "--interval", "-5"},
-           {"capture", "--root", "0"},
-           {"capture", "--max-processes", "0"},
-           {"capture", "--max-bytes", "1000"},
-           {"capture", "--threads", "0"},
-           {"capture", "--threads", "65"},
-           {"capture", "--bogus"}}) {
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"capture", "--env", "show"},
+                                             {"capture", "--frames", "0"},
+                                             {"capture", "--interval", "-5"},
+                                             {"capture", "--root", "0"},
+                                             {"capture", "--max-processes", "0"},
+                                             {"capture", "--max-bytes", "1000"},
+                                             {"capture", "--threads", "0"},
+                                             {"capture", "--threads", "65"},
+                                             {"capture", "--bogus"}}) {
     args.push_back("-o");
     args.push_back(dir.File("never.ptape"));
     CommandResult r = Proctape(args);

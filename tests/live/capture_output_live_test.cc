@@ -27,17 +27,17 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::DecompressedChunks;
 using live::Exists;
 using live::FileBytes;
-using live::OneLine;
-using live::WriteFile;
-using live::DecompressedChunks;
 using live::FindRecord;
-using live::TemporariesOf;
+using live::OneLine;
 using live::TempDir;
+using live::TemporariesOf;
+using live::WriteFile;
 // capture_live_fixture.h, complete_frames.h
-using live::Explain;
 using live::CompleteFrames;
+using live::Explain;
 
 using live::Proctape;
 
@@ -92,8 +92,8 @@ TEST(CaptureLive, ACaptureKilledBySigkillLeavesAReadablePartial) {
   ASSERT_TRUE(Exists(partial));
   Snapshot snap;
   FormatError err = ReadSnapshot(partial, &snap);
-  EXPECT_EQ(err.kind, FormatErrorKind::kTruncated) << FormatErrorName(err.kind) << ": "
-                                                    << err.message;
+  EXPECT_EQ(err.kind, FormatErrorKind::kTruncated)
+      << FormatErrorName(err.kind) << ": " << err.message;
   EXPECT_NE(err.message.find("truncated"), std::string::npos) << err.message;
   EXPECT_EQ(err.message.find('\n'), std::string::npos) << err.message;
   EXPECT_FALSE(snap.footer.has_value());
@@ -127,8 +127,8 @@ TEST(CaptureLive, AnExistingFileIsNotOverwrittenWithoutForce) {
   EXPECT_EQ(FileBytes(file), "precious bytes\n");
   EXPECT_FALSE(Exists(file + ".partial"));
 
-  CommandResult forced = Proctape({"capture", "-o", file, "--force", "--root",
-                                   std::to_string(::getpid())});
+  CommandResult forced =
+      Proctape({"capture", "-o", file, "--force", "--root", std::to_string(::getpid())});
   ASSERT_EQ(forced.exit_code, 0) << Explain(forced);
   Snapshot snap;
   EXPECT_TRUE(ReadSnapshot(file, &snap).ok());

@@ -50,7 +50,6 @@ std::optional<int> ReapWithin(pid_t pid, int timeout_ms) {
   return std::nullopt;
 }
 
-
 pid_t SpawnChild(const std::vector<std::string>& argv, int out_fd, int err_fd, std::string* error,
                  int in_fd) {
   if (argv.empty() || argv[0].empty() || argv[0][0] != '/') {

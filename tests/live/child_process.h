@@ -54,11 +54,11 @@ std::optional<int> ReapWithin(pid_t pid, int timeout_ms);
 struct CommandResult {
   bool started = false;
   bool timed_out = false;
-  int exit_code = -1;    // when it exited normally
-  int term_signal = 0;   // when a signal ended it
+  int exit_code = -1;   // when it exited normally
+  int term_signal = 0;  // when a signal ended it
   std::string out;
   std::string err;
-  std::string error;     // why it could not be run
+  std::string error;  // why it could not be run
 };
 
 // Runs argv (argv[0] absolute) with stdout and stderr captured, stdin on

@@ -75,7 +75,8 @@ TEST_P(IoContract, EveryPathOptionIsAnInputOrAnOutputTheContractChecks) {
     for (const auto& [name, why] : row.not_written) known |= e.Has(name);
     if (NamesAnOutput(e)) {
       for (const Writer& w : Writers()) known |= w.command == row.command && e.Has(w.option);
-      for (const IntoWriter& w : IntoWriters()) known |= w.command == row.command && e.Has(w.option);
+      for (const IntoWriter& w : IntoWriters())
+        known |= w.command == row.command && e.Has(w.option);
       EXPECT_TRUE(known) << Name() << " " << e.Name() << " writes a file: it needs a writer in "
                          << "tests/live/output_writers.h, so that every rule of "
                          << "docs/cli/outputs.md is run against it";
@@ -96,11 +97,13 @@ TEST_P(IoContract, AMissingInputIsRefusedOnOneLineWithItsStatus) {
     const std::string missing = dir_.File("missing");
     const Args args = in.args(fixture_, missing);
     const CommandResult r = Proctape(args);
-    EXPECT_EQ(r.exit_code, in.missing) << Shown(args) << ": a missing " << in.option
-                                       << " exits " << in.missing << "\n" << Describe(r);
+    EXPECT_EQ(r.exit_code, in.missing)
+        << Shown(args) << ": a missing " << in.option << " exits " << in.missing << "\n"
+        << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << Shown(args) << ": one line says so\n" << Describe(r);
     EXPECT_NE(r.err.find(missing), std::string::npos)
-        << Shown(args) << ": the line names the path\n" << Describe(r);
+        << Shown(args) << ": the line names the path\n"
+        << Describe(r);
     EXPECT_EQ(r.out, "") << Shown(args) << ": nothing is reported of what was not read";
     EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{}) << Shown(args) << " wrote";
   }
@@ -121,7 +124,8 @@ TEST_P(IoContract, AnInputOfTheWrongKindIsRefusedOnOneLineWithItsStatus) {
     const CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, in.wrong_kind)
         << Shown(args) << ": " << (in.directory ? "a file as " : "a directory as ") << in.option
-        << " exits " << in.wrong_kind << "\n" << Describe(r);
+        << " exits " << in.wrong_kind << "\n"
+        << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << Shown(args) << ": one line says so\n" << Describe(r);
     EXPECT_EQ(r.out, "") << Shown(args) << ": nothing is reported of what was not read";
     EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{}) << Shown(args) << " wrote";
@@ -156,7 +160,8 @@ TEST_P(IoContract, ClosedStandardInputIsAReadThatFails) {
                                << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << Shown(args) << ": one line says so\n" << Describe(r);
     EXPECT_NE(r.err.find("read failed at byte 0: Bad file descriptor"), std::string::npos)
-        << Shown(args) << "\n" << Describe(r);
+        << Shown(args) << "\n"
+        << Describe(r);
     EXPECT_EQ(r.out, "") << Shown(args);
   }
 }
@@ -185,9 +190,11 @@ TEST_P(IoContract, AnInputGivenAsAPipeReadsAsItsFile) {
     const CommandResult want = Proctape(by_path);
     const Args by_pipe = in.args(piped, piped.dir + name);
     std::string script = "cat \"$1\" > \"$2\" & writer=$!; \"$0\"";
-    for (std::size_t k = 0; k < by_pipe.size(); ++k) script += " \"${" + std::to_string(k + 3) + "}\"";
+    for (std::size_t k = 0; k < by_pipe.size(); ++k)
+      script += " \"${" + std::to_string(k + 3) + "}\"";
     script += "; status=$?; kill $writer 2>/dev/null; wait $writer; exit $status";
-    Args argv = {"/bin/bash", "-c", script, ::proctape::live::TestedBinary(), source, piped.dir + name};
+    Args argv = {"/bin/bash",     "-c", script, ::proctape::live::TestedBinary(), source,
+                 piped.dir + name};
     argv.insert(argv.end(), by_pipe.begin(), by_pipe.end());
     const CommandResult got = RunCommand(argv, 120'000);
     auto same = [](std::string text, const std::string& dir) {
@@ -196,7 +203,8 @@ TEST_P(IoContract, AnInputGivenAsAPipeReadsAsItsFile) {
     };
     EXPECT_EQ(got.exit_code, want.exit_code)
         << Shown(by_pipe) << " with " << in.option << " a pipe exits as with the file\n"
-        << Describe(got) << "\nthe file:\n" << Describe(want);
+        << Describe(got) << "\nthe file:\n"
+        << Describe(want);
     EXPECT_EQ(same(got.out, piped.dir), same(want.out, plain.dir)) << Shown(by_pipe);
   }
 }
@@ -232,8 +240,9 @@ TEST_P(IoContract, JsonOnSuccessIsOneDocument) {
   bool takes_json = false;
   for (const HelpEntry& e : HelpEntries(help.text)) takes_json |= e.Has("--json");
   ASSERT_EQ(takes_json, static_cast<bool>(row.json))
-      << Name() << (takes_json ? " takes --json: its row needs a run that succeeds"
-                               : " takes no --json, but its row has a JSON run");
+      << Name()
+      << (takes_json ? " takes --json: its row needs a run that succeeds"
+                     : " takes no --json, but its row has a JSON run");
   if (!takes_json) GTEST_SKIP() << Name() << " takes no --json";
   std::unique_ptr<Sandbox> sandbox;
   if (row.json_needs_sandbox) {
@@ -250,8 +259,8 @@ TEST_P(IoContract, JsonOnSuccessIsOneDocument) {
   const CommandResult r = Proctape(args);
   ASSERT_EQ(r.exit_code, 0) << Shown(args) << " succeeds\n" << Describe(r);
   const JsonDocument d = ParseJsonDocument(r.out);
-  EXPECT_TRUE(d.ok) << Shown(args) << ": standard output is one JSON document: " << d.why
-                    << "\n" << r.out;
+  EXPECT_TRUE(d.ok) << Shown(args) << ": standard output is one JSON document: " << d.why << "\n"
+                    << r.out;
   EXPECT_EQ(d.value.kind_case(), Value::kStructValue) << Shown(args) << ": an object\n" << r.out;
   ExpectJsonLines(r.err, Shown(args));
 }
@@ -303,14 +312,13 @@ TEST_P(IoContract, AFindingThatFailsUnderJsonEndsInItsErrorObject) {
   ExpectFailureLast(r, r.exit_code, Shown(args));
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryCommand, IoContract, ::testing::ValuesIn(ContractTable()),
-                         TestName);
+INSTANTIATE_TEST_SUITE_P(EveryCommand, IoContract, ::testing::ValuesIn(ContractTable()), TestName);
 
 // Before a command is known (an unknown command, an option before any), the
 // failure under --json is JSON too, naming no command (docs/cli/json.md).
 TEST(JsonContract, ATopLevelFailureUnderJsonIsJsonNamingNoCommand) {
-  for (const Args& args : {Args{"--json"}, Args{"no-such-command", "--json"},
-                           Args{"--no-such-option", "--json"}}) {
+  for (const Args& args :
+       {Args{"--json"}, Args{"no-such-command", "--json"}, Args{"--no-such-option", "--json"}}) {
     const CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
     EXPECT_EQ(r.out, "") << Describe(r);

@@ -71,56 +71,61 @@ std::vector<Row> Table() {
   return {
       {.command = {"fingerprint"},
        .inputs = {Executable([](F f, P p) {
-                    return Args{"fingerprint", "--root", f.self_pid, "--exe", p, "-o",
-                                f.dir + "/fp"};
+                    return Args{"fingerprint", "--root",     f.self_pid, "--exe", p,
+                                "-o",          f.dir + "/fp"};
                   }),
                   ProcMount([](F f, P p) {
-                    return Args{"fingerprint", "--root", f.self_pid, "--proc", p, "-o",
-                                f.dir + "/fp"};
+                    return Args{"fingerprint", "--root",     f.self_pid, "--proc", p,
+                                "-o",          f.dir + "/fp"};
                   })},
-       .json = [](F f) {
-         return Args{"fingerprint", "--root", f.self_pid, "-o", f.dir + "/fp", "--json"};
-       }},
+       .json =
+           [](F f) {
+             return Args{"fingerprint", "--root", f.self_pid, "-o", f.dir + "/fp", "--json"};
+           }},
       {.command = {"resolve"},
        .inputs = {PtapeFile("--fingerprint",
                             [](F, P p) {
                               return Args{"resolve", "--fingerprint", p, "--token", "t"};
                             }),
                   Executable([](F f, P p) {
-                    return Args{"resolve", "--root", f.self_pid, "--token", "t",
-                                "--deadline-ms", "0", "--exe", p};
+                    return Args{"resolve",       "--root", f.self_pid, "--token", "t",
+                                "--deadline-ms", "0",      "--exe",    p};
                   }),
                   ProcMount([](F f, P p) {
-                    return Args{"resolve", "--root", f.self_pid, "--token", "t",
-                                "--deadline-ms", "0", "--proc", p};
+                    return Args{"resolve",       "--root", f.self_pid, "--token", "t",
+                                "--deadline-ms", "0",      "--proc",   p};
                   })},
        .json = [](F f) { return Args{"resolve", "--root", f.root, "--token", f.token, "--json"}; },
        // No time to look: DEADLINE (8), the verdict on standard output.
-       .json_finding = [](F f) {
-         return Args{"resolve", "--root", f.self_pid, "--token", "t", "--deadline-ms", "0",
-                     "--json"};
-       },
+       .json_finding =
+           [](F f) {
+             return Args{"resolve", "--root",        f.self_pid, "--token",
+                         "t",       "--deadline-ms", "0",        "--json"};
+           },
        .json_needs_sandbox = true},
       {.command = {"liveness"},
        .inputs = {ProcMount([](F f, P p) {
-                    return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start, "--proc", p};
+                    return Args{"liveness",   "--pid",  f.self_pid, "--start",
+                                f.self_start, "--proc", p};
                   }),
                   // The identity's boot: a fingerprint file's, or a recording's
                   // RESOLVED identity with its boot (docs/resolver.md, "Liveness").
                   PtapeFile("--fingerprint",
                             [](F f, P p) {
-                              return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start,
-                                          "--fingerprint", p};
+                              return Args{"liveness",   "--pid",         f.self_pid, "--start",
+                                          f.self_start, "--fingerprint", p};
                             }),
                   PtapeFile("--from-recording",
-                            [](F, P p) { return Args{"liveness", "--from-recording", p}; })},
-       .json = [](F f) {
-         return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start, "--json"};
-       },
+                            [](F, P p) {
+                              return Args{"liveness", "--from-recording", p};
+                            })},
+       .json =
+           [](F f) {
+             return Args{"liveness", "--pid", f.self_pid, "--start", f.self_start, "--json"};
+           },
        // Another start tick: this pid is another process now (4).
-       .json_finding = [](F f) {
-         return Args{"liveness", "--pid", f.self_pid, "--start", "1", "--json"};
-       }},
+       .json_finding =
+           [](F f) { return Args{"liveness", "--pid", f.self_pid, "--start", "1", "--json"}; }},
       {.command = {"capture"},
        .inputs = {ProcMount([](F f, P p) {
                     return Args{"capture", "--root", f.self_pid, "-o", f.dir + "/c", "--proc", p};
@@ -129,65 +134,129 @@ std::vector<Row> Table() {
                   // is: missing or not a directory, 10 (docs/export.md, "Exit
                   // statuses"); unlike --proc, it is no mount of this host.
                   {"--proc-root",
-                   [](F f, P p) { return Args{"capture", "--proc-root", p, "-o", f.dir + "/c"}; },
+                   [](F f, P p) {
+                     return Args{"capture", "--proc-root", p, "-o", f.dir + "/c"};
+                   },
                    10, 10, true, false}},
-       .json = [](F f) {
-         return Args{"capture", "--root", f.self_pid, "-o", f.dir + "/c", "--json"};
-       }},
+       .json =
+           [](F f) { return Args{"capture", "--root", f.self_pid, "-o", f.dir + "/c", "--json"}; }},
       {.command = {"verify"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"verify", p}; })},
-       .json = [](F) { return Args{"verify", Recording(), "--json"}; },
+       .inputs = {PtapeFile("FILE",
+                            [](F, P p) {
+                              return Args{"verify", p};
+                            })},
+       .json =
+           [](F) {
+             return Args{"verify", Recording(), "--json"};
+           },
        // A file cut short: TRUNCATED (13), its report the finding.
-       .json_finding = [](F f) {
-         return Args{"verify", Recording(), TruncatedCopy(f.dir), "--json"};
-       },
+       .json_finding =
+           [](F f) {
+             return Args{"verify", Recording(), TruncatedCopy(f.dir), "--json"};
+           },
        .failure_is_report = true},
       {.command = {"show"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"show", p}; })},
-       .json = [](F) { return Args{"show", Recording(), "--json"}; },
+       .inputs = {PtapeFile("FILE",
+                            [](F, P p) {
+                              return Args{"show", p};
+                            })},
+       .json =
+           [](F) {
+             return Args{"show", Recording(), "--json"};
+           },
        .failure_is_report = true},
       {.command = {"tree"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"tree", p}; })},
-       .json = [](F) { return Args{"tree", Recording(), "--json"}; }},
+       .inputs = {PtapeFile("FILE",
+                            [](F, P p) {
+                              return Args{"tree", p};
+                            })},
+       .json =
+           [](F) {
+             return Args{"tree", Recording(), "--json"};
+           }},
       {.command = {"diff"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"diff", p}; }),
-                  PtapeFile("FILE", [](F, P p) { return Args{"diff", Recording(), p}; })},
-       .json = [](F) { return Args{"diff", Recording(), "--json"}; }},
+       .inputs = {PtapeFile("FILE",
+                            [](F, P p) {
+                              return Args{"diff", p};
+                            }),
+                  PtapeFile("FILE",
+                            [](F, P p) {
+                              return Args{"diff", Recording(), p};
+                            })},
+       .json =
+           [](F) {
+             return Args{"diff", Recording(), "--json"};
+           }},
       {.command = {"explain"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"explain", p}; })},
-       .json = [](F) { return Args{"explain", Recording(), "--json"}; }},
+       .inputs = {PtapeFile("FILE",
+                            [](F, P p) {
+                              return Args{"explain", p};
+                            })},
+       .json =
+           [](F) {
+             return Args{"explain", Recording(), "--json"};
+           }},
       {.command = {"export"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"export", p, "--format", "dot"}; }),
+       .inputs = {PtapeFile("FILE",
+                            [](F, P p) {
+                              return Args{"export", p, "--format", "dot"};
+                            }),
                   // json reads its input twice: standard input is copied first.
                   PtapeFile("FILE",
                             [](F f, P p) {
                               return Args{"export", p, "--format", "json", "-o", f.dir + "/t.json"};
                             })},
-       .json = [](F f) {
-         return Args{"export", Recording(), "--format", "dot", "-o", f.dir + "/t.dot", "--json"};
-       }},
+       .json =
+           [](F f) {
+             return Args{"export", Recording(),      "--format", "dot",
+                         "-o",     f.dir + "/t.dot", "--json"};
+           }},
       {.command = {"replay"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"replay", p}; }),
+       .inputs = {PtapeFile("FILE",
+                            [](F, P p) {
+                              return Args{"replay", p};
+                            }),
                   PtapeFile("--fingerprint",
-                            [](F, P p) { return Args{"replay", Recording(), "--fingerprint", p}; })},
-       .json = [](F) { return Args{"replay", Recording(), "--json"}; },
+                            [](F, P p) {
+                              return Args{"replay", Recording(), "--fingerprint", p};
+                            })},
+       .json =
+           [](F) {
+             return Args{"replay", Recording(), "--json"};
+           },
        // Another token: the replay makes a call the recording did not, DIVERGED
        // (21), the report on standard output.
-       .json_finding = [](F) { return Args{"replay", Recording(), "--token", "other", "--json"}; }},
+       .json_finding =
+           [](F) {
+             return Args{"replay", Recording(), "--token", "other", "--json"};
+           }},
       {.command = {"explore"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"explore", p, "--depth", "1"}; })},
-       .json = [](F) { return Args{"explore", Recording(), "--depth", "1", "--json"}; }},
+       .inputs = {PtapeFile("FILE",
+                            [](F, P p) {
+                              return Args{"explore", p, "--depth", "1"};
+                            })},
+       .json =
+           [](F) {
+             return Args{"explore", Recording(), "--depth", "1", "--json"};
+           }},
       {.command = {"sql"},
-       .inputs = {PtapeFile("FILE", [](F, P p) { return Args{"sql", p, "-c", "SELECT 1"}; })},
-       .json = [](F) { return Args{"sql", Recording(), "-c", "SELECT 1", "--json"}; }},
+       .inputs = {PtapeFile("FILE",
+                            [](F, P p) {
+                              return Args{"sql", p, "-c", "SELECT 1"};
+                            })},
+       .json =
+           [](F) {
+             return Args{"sql", Recording(), "-c", "SELECT 1", "--json"};
+           }},
       {.command = {"minimize"},
        .inputs = {PtapeFile("FILE",
                             [](F f, P p) {
                               return Args{"minimize", p, "-o", f.dir + "/min.ptape", "--force"};
                             })},
-       .json = [](F f) {
-         return Args{"minimize", Recording(), "-o", f.dir + "/min.ptape", "--force", "--json"};
-       }},
+       .json =
+           [](F f) {
+             return Args{"minimize", Recording(), "-o", f.dir + "/min.ptape", "--force", "--json"};
+           }},
       {.command = {"corpus"}},
       {.command = {"corpus", "add"},
        .inputs = {PtapeFile("FILE",
@@ -195,57 +264,86 @@ std::vector<Row> Table() {
                               return Args{"corpus", "add", p, "--corpus", f.dir + "/c"};
                             })},
        .not_inputs = {corpus_written},
-       .json = [](F f) {
-         return Args{"corpus", "add", Recording(), "--corpus", f.dir + "/c", "--json"};
-       }},
+       .json =
+           [](F f) {
+             return Args{"corpus", "add", Recording(), "--corpus", f.dir + "/c", "--json"};
+           }},
       {.command = {"corpus", "check"},
-       .inputs = {CorpusDir("DIR", [](F, P p) { return Args{"corpus", "check", p}; }),
+       .inputs = {CorpusDir("DIR",
+                            [](F, P p) {
+                              return Args{"corpus", "check", p};
+                            }),
                   CorpusDir("--corpus",
-                            [](F, P p) { return Args{"corpus", "check", "--corpus", p}; })},
-       .json = [](F) {
-         return Args{"corpus", "check", SourceCorpus(), "--entry", "plain-unshare", "--json"};
-       },
+                            [](F, P p) {
+                              return Args{"corpus", "check", "--corpus", p};
+                            })},
+       .json =
+           [](F) {
+             return Args{"corpus", "check", SourceCorpus(), "--entry", "plain-unshare", "--json"};
+           },
        // An entry whose replay is not the verdict it expects: drift (22),
        // the report on standard output.
-       .json_finding = [](F f) { return Args{"corpus", "check", DriftedCorpus(f.dir), "--json"}; }},
+       .json_finding =
+           [](F f) {
+             return Args{"corpus", "check", DriftedCorpus(f.dir), "--json"};
+           }},
       {.command = {"corpus", "list"},
-       .inputs = {CorpusDir("DIR", [](F, P p) { return Args{"corpus", "list", p}; }),
+       .inputs = {CorpusDir("DIR",
+                            [](F, P p) {
+                              return Args{"corpus", "list", p};
+                            }),
                   CorpusDir("--corpus",
-                            [](F, P p) { return Args{"corpus", "list", "--corpus", p}; })},
-       .json = [](F) { return Args{"corpus", "list", SourceCorpus(), "--json"}; }},
+                            [](F, P p) {
+                              return Args{"corpus", "list", "--corpus", p};
+                            })},
+       .json =
+           [](F) {
+             return Args{"corpus", "list", SourceCorpus(), "--json"};
+           }},
       {.command = {"corpus", "rm"},
        .inputs = {CorpusDir("--corpus",
-                            [](F, P p) { return Args{"corpus", "rm", "x", "--corpus", p}; })},
-       .json = [](F f) {
-         // An entry to take out: added to a corpus of its own first.
-         Proctape({"corpus", "add", Recording(), "--corpus", f.dir + "/c", "--name", "one"});
-         return Args{"corpus", "rm", "one", "--corpus", f.dir + "/c", "--json"};
-       }},
-      {.command = {"lab"}, .json = [](F) { return Args{"lab", "--list", "--json"}; }},
+                            [](F, P p) {
+                              return Args{"corpus", "rm", "x", "--corpus", p};
+                            })},
+       .json =
+           [](F f) {
+             // An entry to take out: added to a corpus of its own first.
+             Proctape({"corpus", "add", Recording(), "--corpus", f.dir + "/c", "--name", "one"});
+             return Args{"corpus", "rm", "one", "--corpus", f.dir + "/c", "--json"};
+           }},
+      {.command = {"lab"},
+       .json =
+           [](F) {
+             return Args{"lab", "--list", "--json"};
+           }},
       {.command = {"ownership"},
        .inputs = {PtapeFile("--baseline",
                             [](F, P p) {
-                              return Args{"ownership", "--baseline", p, "--current", Current(),
-                                          "--uid", "0", "--cgroup", "/", "--self", "1"};
+                              return Args{"ownership", "--baseline", p,   "--current",
+                                          Current(),   "--uid",      "0", "--cgroup",
+                                          "/",         "--self",     "1"};
                             }),
                   PtapeFile("--current",
                             [](F, P p) {
-                              return Args{"ownership", "--baseline", Baseline(), "--current", p,
-                                          "--uid", "0", "--cgroup", "/", "--self", "1"};
+                              return Args{"ownership", "--baseline", Baseline(), "--current",
+                                          p,           "--uid",      "0",        "--cgroup",
+                                          "/",         "--self",     "1"};
                             })},
        .not_inputs = {{"--cgroup", "a cgroup v2 path, compared as text: no file is read"}},
        .not_written = {{"--output",
                         "a declared output of the task: planned present or absent, never "
                         "written"}},
-       .json = [](F) {
-         return Args{"ownership", "--baseline", Baseline(), "--current", Current(), "--uid",
-                     "0", "--cgroup", "/", "--self", "1", "--json"};
-       },
+       .json =
+           [](F) {
+             return Args{"ownership", "--baseline", Baseline(), "--current", Current(), "--uid",
+                         "0",         "--cgroup",   "/",        "--self",    "1",       "--json"};
+           },
        // A scope that does not hold --self: the plan refused (26).
-       .json_finding = [](F) {
-         return Args{"ownership", "--baseline", Baseline(), "--current", Current(), "--uid",
-                     "0", "--cgroup", "/nosuch", "--self", "1", "--json"};
-       }},
+       .json_finding =
+           [](F) {
+             return Args{"ownership", "--baseline", Baseline(), "--current", Current(), "--uid",
+                         "0",         "--cgroup",   "/nosuch",  "--self",    "1",       "--json"};
+           }},
       {.command = {"help"}},
   };
 }

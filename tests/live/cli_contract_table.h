@@ -18,11 +18,11 @@ namespace proctape::live {
 
 // What a command line of the table is built from.
 struct Fixture {
-  std::string dir;        // a fresh temporary directory, empty
-  std::string self_pid;   // this test process, alive
+  std::string dir;       // a fresh temporary directory, empty
+  std::string self_pid;  // this test process, alive
   std::string self_start;
-  std::string root;       // a sandbox's app-server and token, when a row asks
-  std::string token;      //   for one (Row::json_needs_sandbox)
+  std::string root;   // a sandbox's app-server and token, when a row asks
+  std::string token;  //   for one (Row::json_needs_sandbox)
 };
 // The Fixture of a test without a sandbox: `dir`, and this test process.
 Fixture FixtureIn(const std::string& dir);
@@ -33,9 +33,9 @@ struct Input {
   std::string option;  // as --help names it: "FILE" (the positional), "--fingerprint"
   // A command line that reads `path` there and is otherwise valid.
   std::function<Args(const Fixture&, const std::string& path)> args;
-  int missing = 10;        // the status when `path` does not exist
-  int wrong_kind = 10;     // ... when it is a directory (or, for a directory input, a file)
-  bool directory = false;  // it names a directory
+  int missing = 10;            // the status when `path` does not exist
+  int wrong_kind = 10;         // ... when it is a directory (or, for a directory input, a file)
+  bool directory = false;      // it names a directory
   bool dash_is_stdin = false;  // '-' reads standard input (empty: truncated, 13)
 };
 

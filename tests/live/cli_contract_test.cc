@@ -43,9 +43,8 @@ TEST(ContractTable, HoldsEveryCommandTheBinaryLists) {
   }
   std::set<CommandWords> known(listed.begin(), listed.end());
   for (const Row& row : ContractTable()) {
-    EXPECT_EQ(known.count(row.command), 1u)
-        << "the contract table holds '" << NameOf(row.command)
-        << "', which 'proctape --help' does not list";
+    EXPECT_EQ(known.count(row.command), 1u) << "the contract table holds '" << NameOf(row.command)
+                                            << "', which 'proctape --help' does not list";
   }
 }
 
@@ -74,7 +73,8 @@ TEST_P(CommandContract, EveryIntegerOptionRefusesWhatIsNotANumberInItsRange) {
                                 << Describe(r);
       EXPECT_TRUE(OneLine(r.err)) << what << ": a usage error is one line\n" << Describe(r);
       EXPECT_NE(r.err.find(option.Name() + ": "), std::string::npos)
-          << what << ": the error names the option\n" << Describe(r);
+          << what << ": the error names the option\n"
+          << Describe(r);
       EXPECT_TRUE(r.err.find("is not a number") != std::string::npos ||
                   r.err.find("is outside ") != std::string::npos)
           << what << ": the error says the value is not a number, or outside the range\n"
@@ -96,15 +96,17 @@ TEST_P(CommandContract, HelpIsShortWithUsageAnExampleAndItsExitStatuses) {
   const Help help = HelpOf(Command());
   EXPECT_EQ(help.exit_code, 0) << Name() << " --help exits 0";
   const std::vector<std::string> lines = LinesOf(help.text);
-  EXPECT_LE(lines.size(), kHelpLines) << Name() << " --help is at most " << kHelpLines
-                                      << " lines (details belong in docs/)";
+  EXPECT_LE(lines.size(), kHelpLines)
+      << Name() << " --help is at most " << kHelpLines << " lines (details belong in docs/)";
   for (const std::string& line : lines) {
     EXPECT_LE(Columns(line), kColumns) << Name() << " --help fits 80 columns: " << line;
   }
   EXPECT_NE(help.text.find("\nUsage: " + Name() + " "), std::string::npos)
-      << Name() << " --help says how to call it: 'Usage: " << Name() << " ...'\n" << help.text;
+      << Name() << " --help says how to call it: 'Usage: " << Name() << " ...'\n"
+      << help.text;
   EXPECT_NE(help.text.find("\nExample"), std::string::npos)
-      << Name() << " --help shows an example\n" << help.text;
+      << Name() << " --help shows an example\n"
+      << help.text;
   std::size_t statuses = 0;
   for (const std::string& line : lines) statuses += line.rfind("Exit status:", 0) == 0 ? 1 : 0;
   EXPECT_EQ(statuses, 1u) << Name() << " --help says its exit statuses once, as its footer\n"
@@ -124,8 +126,8 @@ TEST_P(CommandContract, HelpCommandPrintsWhatDashDashHelpPrints) {
   topic.insert(topic.end(), command.begin(), command.end());
   const CommandResult r = Proctape(topic);
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_EQ(r.out, help.text) << "'proctape help " << NameOf(Command())
-                              << "' prints what '" << Name() << " --help' prints";
+  EXPECT_EQ(r.out, help.text) << "'proctape help " << NameOf(Command()) << "' prints what '"
+                              << Name() << " --help' prints";
 }
 
 // Host bytes are escaped text in every view's JSON; only export's json is
@@ -150,8 +152,7 @@ TEST(ContractHelp, TopHelpFitsOneScreen) {
     const std::vector<std::string> lines = LinesOf(r.out);
     EXPECT_LE(lines.size(), kTopHelpLines) << "proctape " << args[0] << " fits one screen";
     for (const std::string& line : lines) {
-      EXPECT_LE(Columns(line), kColumns) << "proctape " << args[0] << " fits 80 columns: "
-                                         << line;
+      EXPECT_LE(Columns(line), kColumns) << "proctape " << args[0] << " fits 80 columns: " << line;
     }
   }
 }

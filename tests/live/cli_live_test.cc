@@ -18,9 +18,9 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
-using live::StartsWith;
 using live::Sandbox;
 using live::SandboxKind;
+using live::StartsWith;
 
 using live::Proctape;
 
@@ -81,10 +81,10 @@ TEST(CliLive, LivenessRefusesPidsThisHostCannotHaveAndStartTickZero) {
   std::string pid_max = live::FileBytes("/proc/sys/kernel/pid_max");
   while (!pid_max.empty() && pid_max.back() == '\n') pid_max.pop_back();
   ASSERT_FALSE(pid_max.empty());
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"liveness", "--pid", pid_max, "--start", "5"},
-           {"liveness", "--pid", "1", "--start", "5"},
-           {"liveness", "--pid", "2", "--start", "0"}}) {
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"liveness", "--pid", pid_max, "--start", "5"},
+                                             {"liveness", "--pid", "1", "--start", "5"},
+                                             {"liveness", "--pid", "2", "--start", "0"}}) {
     CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, 2) << args[2] << "@" << args[4] << ": " << Explain(r);
     EXPECT_TRUE(r.out.empty()) << Explain(r);
@@ -92,8 +92,8 @@ TEST(CliLive, LivenessRefusesPidsThisHostCannotHaveAndStartTickZero) {
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
   }
   // The pid just below pid_max is one this host can have: a real verdict.
-  CommandResult below = Proctape(
-      {"liveness", "--pid", std::to_string(std::stoll(pid_max) - 1), "--start", "5"});
+  CommandResult below =
+      Proctape({"liveness", "--pid", std::to_string(std::stoll(pid_max) - 1), "--start", "5"});
   EXPECT_TRUE(below.exit_code == 3 || below.exit_code == 4) << Explain(below);
 }
 
@@ -104,8 +104,7 @@ TEST_P(CliLiveTest, ResolvePrintsTheTrueHostPid) {
   ASSERT_TRUE(r.started) << r.error;
   EXPECT_EQ(r.exit_code, 0) << Explain(r);
   EXPECT_TRUE(StartsWith(r.out, "RESOLVED host pid " + Pid() + ", start tick " + Start()))
-      << Explain(r) << "\nexpected host pid " << Pid() << " (marker " << sandbox_->marker()
-      << ")";
+      << Explain(r) << "\nexpected host pid " << Pid() << " (marker " << sandbox_->marker() << ")";
 
   // The same with the root's start time given, as a caller that
   // fingerprinted it before the turn would.
@@ -120,16 +119,15 @@ TEST_P(CliLiveTest, ResolvePrintsTheTrueHostPid) {
 }
 
 TEST_P(CliLiveTest, ResolveJsonCarriesStatusAndPid) {
-  CommandResult r =
-      Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--json"});
+  CommandResult r = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--json"});
   EXPECT_EQ(r.exit_code, 0) << Explain(r);
   EXPECT_NE(r.out.find("\"status\":\"RESOLVED\""), std::string::npos) << Explain(r);
   EXPECT_NE(r.out.find("\"pid\":" + Pid() + ","), std::string::npos) << Explain(r);
 }
 
 TEST_P(CliLiveTest, ResolveWithAnotherTokenIsNotFound) {
-  CommandResult r = Proctape({"resolve", "--root", Root(), "--token", live::RandomHex(16),
-                              "--deadline-ms", "300"});
+  CommandResult r = Proctape(
+      {"resolve", "--root", Root(), "--token", live::RandomHex(16), "--deadline-ms", "300"});
   EXPECT_EQ(r.exit_code, 5) << Explain(r);
   EXPECT_TRUE(StartsWith(r.out, "TOKEN_MISMATCH")) << Explain(r);
 }
@@ -148,9 +146,9 @@ TEST_P(CliLiveTest, ResolveWithAnotherArgvNamesTheSleepAsANearMiss) {
   EXPECT_NE(r.out.find("\n  " + miss + "\n"), std::string::npos) << Explain(r);
   EXPECT_EQ(r.out.find(sandbox_->token()), std::string::npos) << Explain(r);
 
-  CommandResult json = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(),
-                                 "--argv", "/bin/sleep", "--argv", "121", "--deadline-ms", "300",
-                                 "--json"});
+  CommandResult json =
+      Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--argv", "/bin/sleep",
+                "--argv", "121", "--deadline-ms", "300", "--json"});
   EXPECT_EQ(json.exit_code, 5) << Explain(json);
   EXPECT_NE(json.out.find("{\"pid\":" + Pid() + ",\"start_ticks\":\"" + Start() +
                           "\",\"argv\":[\"/bin/sleep\",\"120\"]"),
@@ -165,8 +163,8 @@ TEST_P(CliLiveTest, ResolveWithAnotherRootStartIsIdentityChanged) {
   std::optional<live::ProcStat> root = live::ReadStat(sandbox_->app_server());
   ASSERT_TRUE(root.has_value());
   std::string wrong = std::to_string(root->start_ticks + 1);
-  CommandResult r = Proctape(
-      {"resolve", "--root", Root(), "--root-start", wrong, "--token", sandbox_->token()});
+  CommandResult r =
+      Proctape({"resolve", "--root", Root(), "--root-start", wrong, "--token", sandbox_->token()});
   EXPECT_EQ(r.exit_code, 4) << Explain(r);
   EXPECT_TRUE(StartsWith(r.out, "ROOT_RESTARTED")) << Explain(r);
 }
@@ -207,7 +205,8 @@ TEST_P(CliLiveTest, ProcThatIsNotAProcfsIsAUsageErrorNotAVerdict) {
       CommandResult r = Proctape(args);
       EXPECT_EQ(r.exit_code, 2) << args[0] << " --proc " << proc << ": " << Explain(r);
       EXPECT_TRUE(r.out.empty()) << Explain(r);
-      EXPECT_TRUE(StartsWith(r.err, "proctape: " + args[0] + ": --proc '" + proc + "': ")) << Explain(r);
+      EXPECT_TRUE(StartsWith(r.err, "proctape: " + args[0] + ": --proc '" + proc + "': "))
+          << Explain(r);
       EXPECT_NE(r.err.find("not the root of a procfs mount"), std::string::npos) << Explain(r);
       EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
       EXPECT_FALSE(live::Exists(tmp.File("l.ptape")));
@@ -225,8 +224,7 @@ std::string ParamName(const ::testing::TestParamInfo<SandboxKind>& param) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sandboxes, CliLiveTest,
-                         ::testing::Values(SandboxKind::kUnshare, SandboxKind::kBwrap),
-                         ParamName);
+                         ::testing::Values(SandboxKind::kUnshare, SandboxKind::kBwrap), ParamName);
 
 }  // namespace
 }  // namespace proctape

@@ -49,8 +49,7 @@ TEST(PidOptions, AtOrAbovePidMaxAreUsageErrorsNamingPidMax) {
       EXPECT_TRUE(OneLine(r.err)) << Describe(r);
       EXPECT_TRUE(StartsWith(r.err, "proctape: " + args[0] + ": " + args[1] + " " + pid + " "))
           << Describe(r);
-      EXPECT_NE(r.err.find("pid_max " + std::to_string(pid_max)), std::string::npos)
-          << Describe(r);
+      EXPECT_NE(r.err.find("pid_max " + std::to_string(pid_max)), std::string::npos) << Describe(r);
       EXPECT_TRUE(live::Entries(dir.path()).empty()) << args[0] << ": nothing written";
     }
   }
@@ -66,8 +65,7 @@ TEST(PidOptions, AtOrAbovePidMaxAreUsageErrorsNamingPidMax) {
 // replayed as recorded).
 TEST(EmptyValues, AreUsageErrorsNamingTheOption) {
   TempDir dir("empty-values");
-  const std::string file =
-      std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/replay/resolved.ptape";
+  const std::string file = std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/replay/resolved.ptape";
   ASSERT_TRUE(live::Exists(file)) << file;
   const std::string corpus = dir.File("corpus");
   const std::string out = dir.File("out.ptape");
@@ -100,17 +98,17 @@ TEST(EmptyValues, AreUsageErrorsNamingTheOption) {
       {{"corpus", "check", "--corpus", corpus, "--entry", ""}, "--entry"},
       {{"corpus", "rm", "", "--corpus", corpus}, "NAME"},
       {{"lab", "", "--record", out}, "SCENARIO"},
-      {{"ownership", "--baseline", "", "--current", file, "--uid", "0", "--cgroup", "/",
-        "--self", "2"},
+      {{"ownership", "--baseline", "", "--current", file, "--uid", "0", "--cgroup", "/", "--self",
+        "2"},
        "--baseline"},
-      {{"ownership", "--baseline", file, "--current", "", "--uid", "0", "--cgroup", "/",
-        "--self", "2"},
+      {{"ownership", "--baseline", file, "--current", "", "--uid", "0", "--cgroup", "/", "--self",
+        "2"},
        "--current"},
-      {{"ownership", "--baseline", file, "--current", file, "--uid", "0", "--cgroup", "",
-        "--self", "2"},
+      {{"ownership", "--baseline", file, "--current", file, "--uid", "0", "--cgroup", "", "--self",
+        "2"},
        "--cgroup"},
-      {{"ownership", "--baseline", file, "--current", file, "--uid", "0", "--cgroup", "/",
-        "--self", "2", "--output", ""},
+      {{"ownership", "--baseline", file, "--current", file, "--uid", "0", "--cgroup", "/", "--self",
+        "2", "--output", ""},
        "--output"},
   };
   for (const Case& c : cases) {
@@ -187,9 +185,9 @@ TEST_F(MultiFrame, AFrameTheFileDoesNotHaveIsNamedWithTheFramesItHas) {
 
 // A frame compared with itself shows no change by construction: refused.
 TEST_F(MultiFrame, DiffOfAFrameWithItselfIsAUsageError) {
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"diff", file_, "--frames", "1", "1"},
-           {"diff", file_, "--frame-a", "2", "--frame-b", "2"}}) {
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"diff", file_, "--frames", "1", "1"},
+                                             {"diff", file_, "--frame-a", "2", "--frame-b", "2"}}) {
     CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
     EXPECT_TRUE(r.out.empty()) << Describe(r);

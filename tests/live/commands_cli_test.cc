@@ -29,8 +29,8 @@ TEST(EmptySelection, CaptureOfARootInNoFrameWritesTheFileAndExitsNotFound) {
   TempDir dir("empty");
   // A pid this host can have that no process has.
   const std::string absent = live::AbsentPid();
-  CommandResult r = Proctape({"capture", "--root", absent, "-o", dir.File("x.ptape"), "--frames",
-                              "2", "--interval", "0"});
+  CommandResult r = Proctape(
+      {"capture", "--root", absent, "-o", dir.File("x.ptape"), "--frames", "2", "--interval", "0"});
   EXPECT_EQ(r.exit_code, 5) << Describe(r);
   EXPECT_TRUE(live::StartsWith(r.out, "wrote ")) << Describe(r);
   EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
@@ -47,12 +47,11 @@ TEST(EmptySelection, CaptureOfARootInNoFrameWritesTheFileAndExitsNotFound) {
 // A root that is there is captured as before: exit 0, nothing on stderr.
 TEST(EmptySelection, CaptureOfALiveRootIsASuccess) {
   TempDir dir("empty");
-  CommandResult r = Proctape({"capture", "--root", std::to_string(::getpid()), "-o",
-                              dir.File("x.ptape")});
+  CommandResult r =
+      Proctape({"capture", "--root", std::to_string(::getpid()), "-o", dir.File("x.ptape")});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(r.err, "") << Describe(r);
 }
-
 
 // `capture --proc-root DIR` of a directory that holds no process (empty, or
 // files and directories of no /proc copy, or a numeric entry without a stat
@@ -74,12 +73,13 @@ TEST(EmptySelection, CaptureOfAProcRootWithNoProcessIsRefused) {
     EXPECT_NE(r.err.find("holds no process"), std::string::npos) << Describe(r);
     EXPECT_FALSE(live::Exists(out.File("x.ptape"))) << dir->path();
   }
-  live::WriteFile(unrelated.File("42/stat"), "42 (x) S 1 42 42 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 7\n");
-  CommandResult one = Proctape({"capture", "--proc-root", unrelated.path(), "-o", out.File("y.ptape")});
+  live::WriteFile(unrelated.File("42/stat"),
+                  "42 (x) S 1 42 42 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 7\n");
+  CommandResult one =
+      Proctape({"capture", "--proc-root", unrelated.path(), "-o", out.File("y.ptape")});
   EXPECT_EQ(one.exit_code, 0) << Describe(one);
   EXPECT_NE(one.out.find("1 process record"), std::string::npos) << Describe(one);
 }
-
 
 // ---- Options that only make sense together are checked together -------------------
 
@@ -87,12 +87,12 @@ TEST(EmptySelection, CaptureOfAProcRootWithNoProcessIsRefused) {
 // a sandbox beside it is a usage error, not silently ignored.
 TEST(OptionsTogether, LabListTakesNoScenarioRecordOrSandbox) {
   TempDir dir("together");
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"lab", "--list", "plain"},
-           {"lab", "plain", "--list"},
-           {"lab", "--list", "--record", dir.File("x.ptape")},
-           {"lab", "--list", "--sandbox", "bwrap"},
-           {"lab", "--list", "--deadline-ms", "200"}}) {
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"lab", "--list", "plain"},
+                                             {"lab", "plain", "--list"},
+                                             {"lab", "--list", "--record", dir.File("x.ptape")},
+                                             {"lab", "--list", "--sandbox", "bwrap"},
+                                             {"lab", "--list", "--deadline-ms", "200"}}) {
     CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, 2) << args[2] << ": " << Describe(r);
     EXPECT_EQ(r.out, "") << Describe(r);
@@ -118,15 +118,13 @@ TEST(OptionsTogether, CaptureIntervalNeedsSeveralFrames) {
   }
 }
 
-
-
 // ownership: a --uid or --cgroup that is not the verifier's (an empty scope
 // among them) is refused with its own status, 26, saying what the scope holds.
 TEST(EmptySelection, OwnershipOfAScopeWithoutTheVerifierExits26) {
   for (const std::vector<std::string>& scope : std::vector<std::vector<std::string>>{
            {"--uid", "4242", "--cgroup", "/"}, {"--uid", "0", "--cgroup", "/nonexistent"}}) {
-    std::vector<std::string> args = {"ownership", "--baseline", kPidReuse, "--current",
-                                     kHostileComm, "--self", "1"};
+    std::vector<std::string> args = {"ownership",  "--baseline", kPidReuse, "--current",
+                                     kHostileComm, "--self",     "1"};
     args.insert(args.end(), scope.begin(), scope.end());
     CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, 26) << scope[1] << " " << scope[3] << ": " << Describe(r);
@@ -149,7 +147,6 @@ TEST(EmptySelection, OwnershipOfTheRootCgroupWarns) {
   EXPECT_NE(r.err.find("\"warning\":\"--cgroup / is the root cgroup"), std::string::npos)
       << Describe(r);
 }
-
 
 // ---- Help that fits a person --------------------------------------------------
 
@@ -174,8 +171,8 @@ TEST(Help, EveryCommandsHelpFitsEightyColumnsWithoutParserNoise) {
     if (args[0] != "help") {
       EXPECT_NE(r.out.find("\n\nUsage: proctape "), std::string::npos) << name << r.out;
     }
-    for (const char* noise : {"VALUE", "TEXT", "(1x)", ":{", " INT", "UINT", " - 2147483647]",
-                              "Print this help"}) {
+    for (const char* noise :
+         {"VALUE", "TEXT", "(1x)", ":{", " INT", "UINT", " - 2147483647]", "Print this help"}) {
       EXPECT_EQ(r.out.find(noise), std::string::npos) << name << "--help holds " << noise;
     }
     std::string lower = r.out;
@@ -193,7 +190,6 @@ TEST(Help, HelpOfHelpIsTheListOfCommands) {
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(r.out, list.out);
 }
-
 
 // ---- Failures through one channel ----------------------------------------------
 

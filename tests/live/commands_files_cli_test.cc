@@ -56,8 +56,7 @@ TEST(SeveralFiles, VerifyReportsEachFileAndExitsWithTheLargestStatus) {
   // (VerifyReports).
   CommandResult json = Proctape({"verify", "--json", kPidReuse, dir.File("missing")});
   EXPECT_EQ(json.exit_code, 10) << Describe(json);
-  EXPECT_EQ(json.out.rfind("{\"files\":[{\"file\":\"" + kPidReuse + "\"", 0), 0u)
-      << Describe(json);
+  EXPECT_EQ(json.out.rfind("{\"files\":[{\"file\":\"" + kPidReuse + "\"", 0), 0u) << Describe(json);
   EXPECT_NE(json.out.find("},{\"file\":\"" + dir.File("missing") + "\""), std::string::npos);
   EXPECT_EQ(json.out.substr(json.out.size() - 4), "}]}\n") << Describe(json);
 }
@@ -79,8 +78,8 @@ TEST(SeveralFiles, ShowShowsEachFileSeparatedByABlankLine) {
 TEST(SeveralFiles, CorpusAddAddsEachFileAndARefusalDoesNotStopTheNext) {
   TempDir dir("several");
   const std::string corpus = dir.File("corpus");
-  CommandResult r = Proctape({"corpus", "add", kPidReuse, Truncated(dir), kHostileComm,
-                              "--corpus", corpus});
+  CommandResult r =
+      Proctape({"corpus", "add", kPidReuse, Truncated(dir), kHostileComm, "--corpus", corpus});
   EXPECT_EQ(r.exit_code, 13) << Describe(r);
   EXPECT_NE(r.out.find("added pid-reuse-unshare "), std::string::npos) << Describe(r);
   EXPECT_NE(r.out.find("added hostile-comm-unshare "), std::string::npos) << Describe(r);
@@ -159,19 +158,17 @@ TEST(StandardInput, ATerminalIsRefusedNotWaitedOn) {
 // not a second read that finds it empty.
 TEST(StandardInput, CanBeReadOnlyOnce) {
   TempDir dir("stdin");
-  for (const std::string& args : {std::string("verify - -"), std::string("show - -"),
-                                   std::string("diff - -"),
-                                   "corpus add - - --corpus " + dir.File("corpus"),
-                                   std::string("replay - --fingerprint -"),
-                                   std::string("ownership --baseline - --current - --uid 0 "
-                                               "--cgroup / --self 1")}) {
+  for (const std::string& args :
+       {std::string("verify - -"), std::string("show - -"), std::string("diff - -"),
+        "corpus add - - --corpus " + dir.File("corpus"), std::string("replay - --fingerprint -"),
+        std::string("ownership --baseline - --current - --uid 0 "
+                    "--cgroup / --self 1")}) {
     CommandResult r = ProctapeReading(kPidReuse, args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << Describe(r);
     EXPECT_TRUE(live::OneLine(r.err)) << args << ": " << Describe(r);
     EXPECT_NE(r.err.find("standard input"), std::string::npos) << args << ": " << Describe(r);
   }
 }
-
 
 // ---- corpus add's note, corpus rm -------------------------------------------------
 
@@ -201,7 +198,6 @@ TEST(CorpusNotes, ALabRecordingAddedWithoutANoteSaysWhatItsScenarioShows) {
   EXPECT_EQ(added.entries[0].shows, "mine");  // hostile-comm-unshare sorts first
 }
 
-
 // corpus rm NAME: the entry leaves the MANIFEST, its file the directory; the
 // corpus still checks. An unknown name removes nothing (exit 2).
 TEST(CorpusRm, RemovesTheEntryAndItsFile) {
@@ -213,7 +209,8 @@ TEST(CorpusRm, RemovesTheEntryAndItsFile) {
   ASSERT_TRUE(LoadManifest(corpus, false, &before, &error)) << error;
   ASSERT_EQ(before.entries.size(), 2u);
 
-  CommandResult unknown = Proctape({"corpus", "rm", "pid-reuse-unshare", "nope", "--corpus", corpus});
+  CommandResult unknown =
+      Proctape({"corpus", "rm", "pid-reuse-unshare", "nope", "--corpus", corpus});
   EXPECT_EQ(unknown.exit_code, 2) << Describe(unknown);
   EXPECT_TRUE(live::OneLine(unknown.err)) << Describe(unknown);
   EXPECT_TRUE(live::Exists(corpus + "/" + before.entries[1].file));
@@ -231,7 +228,6 @@ TEST(CorpusRm, RemovesTheEntryAndItsFile) {
   CommandResult none = Proctape({"corpus", "rm", "x", "--corpus", dir.File("nothing")});
   EXPECT_EQ(none.exit_code, 23) << Describe(none);
 }
-
 
 }  // namespace
 }  // namespace proctape::live

@@ -100,8 +100,8 @@ constexpr char kClear[] = "\r\033[K";
 // half a second (cli/progress.h), so a fast command prints no line at all.
 TEST(ProgressCli, AFastCommandOnATerminalPrintsNoProgressLine) {
   TempDir dir("progress");
-  CommandResult r = ProctapeOnTerminal(
-      {"export", kPidReuse, "--format", "json", "--out", dir.File("x.json")});
+  CommandResult r =
+      ProctapeOnTerminal({"export", kPidReuse, "--format", "json", "--out", dir.File("x.json")});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(r.err, "") << "a fast export shows no progress line: " << Describe(r);
   EXPECT_TRUE(live::StartsWith(r.out, "wrote ")) << Describe(r);
@@ -136,7 +136,6 @@ TEST(ProgressCli, NothingWhenStandardErrorIsNotATerminal) {
   }
 }
 
-
 // A resolve that retries until its deadline says so on a terminal, and
 // clears the line before its verdict; its recording is the same with or
 // without anyone watching (the progress reads the CLI's own clock, never the
@@ -144,9 +143,9 @@ TEST(ProgressCli, NothingWhenStandardErrorIsNotATerminal) {
 TEST(ProgressCli, ResolveShowsItsRetriesOnATerminal) {
   TempDir dir("progress");
   const std::string token = live::RandomHex(16);
-  CommandResult r = ProctapeOnTerminal({"resolve", "--root", std::to_string(::getpid()),
-                                        "--token", token, "--deadline-ms", "2000", "--record",
-                                        dir.File("r.ptape")});
+  CommandResult r =
+      ProctapeOnTerminal({"resolve", "--root", std::to_string(::getpid()), "--token", token,
+                          "--deadline-ms", "2000", "--record", dir.File("r.ptape")});
   EXPECT_EQ(r.exit_code, 5) << Describe(r);  // NO_MATCH: nothing carries the token
   EXPECT_NE(r.err.find(kClear + std::string("resolve: nothing matches yet after ")),
             std::string::npos)

@@ -21,8 +21,7 @@ namespace proctape::live {
 inline const char* const kNames[] = {"alive", "dead", "no-match-5s", "resolved"};  // sorted
 
 inline std::string Data(const std::string& name) {
-  return (std::filesystem::path(kSource) / "tests" / "data" / "replay" /
-          (name + ".ptape"))
+  return (std::filesystem::path(kSource) / "tests" / "data" / "replay" / (name + ".ptape"))
       .string();
 }
 
@@ -36,7 +35,6 @@ inline std::string Timeless(const std::string& out) {
   if (open == std::string::npos || !out.ends_with(" s)\n")) return out;
   return out.substr(0, open) + " (T s)\n";
 }
-
 
 class CorpusCliTest : public ::testing::Test {
  protected:

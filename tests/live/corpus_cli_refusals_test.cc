@@ -18,7 +18,6 @@
 namespace proctape::live {
 namespace {
 
-
 TEST_F(CorpusCliTest, RefusesWhatIsNotAnIntactRecordingThatReplays) {
   const std::string whole = FileBytes(Data("resolved"));
   WriteFile(tmp_.File("cut.ptape"), whole.substr(0, whole.size() - 5));
@@ -44,22 +43,24 @@ TEST_F(CorpusCliTest, RefusesWhatIsNotAnIntactRecordingThatReplays) {
       {"text.ptape", 11, ""},
       {"absent.ptape", 10, "cannot open"},
       {"capture.ptape", 2, "holds no recorded resolution"},
-      {"changed.ptape", 20, "resolution 0: VERDICT CHANGED: recorded RESOLVED pid=6 start=1, "
-                            "replayed RESOLVED pid=6 start=1675507"},
+      {"changed.ptape", 20,
+       "resolution 0: VERDICT CHANGED: recorded RESOLVED pid=6 start=1, "
+       "replayed RESOLVED pid=6 start=1675507"},
       {"diverged.ptape", 21, "resolution 0 DIVERGED at observation 0"},
   };
   for (const Case& c : cases) {
     CommandResult r = Proctape({"corpus", "add", tmp_.File(c.file), "--corpus", dir_});
     EXPECT_EQ(r.exit_code, c.status) << c.file << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << c.file << Describe(r);
-    EXPECT_TRUE(StartsWith(r.err, "proctape: " + std::string(c.status == 2 ? "corpus add: " : "") +
-                                      tmp_.File(c.file))) << Describe(r);
+    EXPECT_TRUE(StartsWith(
+        r.err, "proctape: " + std::string(c.status == 2 ? "corpus add: " : "") + tmp_.File(c.file)))
+        << Describe(r);
     EXPECT_NE(r.err.find(c.says), std::string::npos) << c.says << Describe(r);
     EXPECT_TRUE(r.out.empty()) << Describe(r);
   }
   EXPECT_FALSE(Exists(dir_)) << "a refused file creates nothing";
-  CommandResult pinned = Proctape({"corpus", "add", tmp_.File("changed.ptape"), "--corpus", dir_,
-                                   "--expect", "RESOLVED"});
+  CommandResult pinned = Proctape(
+      {"corpus", "add", tmp_.File("changed.ptape"), "--corpus", dir_, "--expect", "RESOLVED"});
   EXPECT_EQ(pinned.exit_code, 0) << Describe(pinned);
 }
 
@@ -82,9 +83,9 @@ TEST_F(CorpusCliTest, EachRefusalOfSeveralFilesNamesItsFile) {
   ASSERT_TRUE(test::WriteSnapshotFile(changed, tmp_.File("changed.ptape"), &error)) << error;
   ASSERT_TRUE(test::WriteSnapshotFile(diverged, tmp_.File("diverged.ptape"), &error)) << error;
   ASSERT_TRUE(test::WriteSnapshotFile(twin, twin_file, &error)) << error;
-  CommandResult r = Proctape({"corpus", "add", Data("dead"), tmp_.File("cut.ptape"),
-                              tmp_.File("changed.ptape"), tmp_.File("diverged.ptape"), twin_file,
-                              Data("alive"), "--corpus", dir_});
+  CommandResult r =
+      Proctape({"corpus", "add", Data("dead"), tmp_.File("cut.ptape"), tmp_.File("changed.ptape"),
+                tmp_.File("diverged.ptape"), twin_file, Data("alive"), "--corpus", dir_});
   EXPECT_EQ(r.exit_code, 21) << Describe(r);
   EXPECT_TRUE(StartsWith(r.out, "added dead as ")) << Describe(r);
   EXPECT_NE(r.out.find("\nadded alive as "), std::string::npos) << Describe(r);
@@ -110,10 +111,10 @@ TEST_F(CorpusCliTest, ABrokenManifestNamesItsLine) {
   AddAll();
   EditManifest("expect   NO_MATCH\n", "expect   NO_MATCH\nexpected DEAD\n");
   const std::string text = FileBytes(dir_ + "/MANIFEST");
-  const int line = static_cast<int>(std::count(text.begin(), text.begin() + text.find("expected D"),
-                                               '\n')) + 1;
-  const std::string says = "proctape: " + dir_ + "/MANIFEST:" + std::to_string(line) +
-                           ": unknown key 'expected'";
+  const int line =
+      static_cast<int>(std::count(text.begin(), text.begin() + text.find("expected D"), '\n')) + 1;
+  const std::string says =
+      "proctape: " + dir_ + "/MANIFEST:" + std::to_string(line) + ": unknown key 'expected'";
   for (std::vector<std::string> args : {std::vector<std::string>{"corpus", "check", dir_},
                                         {"corpus", "list", dir_},
                                         {"corpus", "add", Data("dead"), "--corpus", dir_}}) {
@@ -147,10 +148,10 @@ TEST_F(CorpusCliTest, ANonCorpusIsSaidAlikeByCheckListAndRm) {
     const std::string said = "proctape: --corpus '" + tmp_.path() + "/" +
                              (name == "nodir" ? "nodir" : "odd\\x0adir") +
                              "': MANIFEST: cannot open: No such file or directory";
-    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-             {"corpus", "check", "--corpus", dir},
-             {"corpus", "list", "--corpus", dir},
-             {"corpus", "rm", "--corpus", dir, "foo"}}) {
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{"corpus", "check", "--corpus", dir},
+                                               {"corpus", "list", "--corpus", dir},
+                                               {"corpus", "rm", "--corpus", dir, "foo"}}) {
       CommandResult r = Proctape(args);
       EXPECT_EQ(r.exit_code, 23) << Describe(r);
       EXPECT_TRUE(OneLine(r.err)) << Describe(r);
@@ -170,9 +171,11 @@ TEST_F(CorpusCliTest, OutputDoesNotDependOnJobs) {
     outs.push_back(Timeless(r.out));
   }
   EXPECT_EQ(outs[0], outs[1]);
-  EXPECT_EQ(outs[0], "DRIFT dead: expected ERROR PID_REUSED; got DEAD\n"
-                     "DRIFT no-match-5s: expected NO_MATCH, ALIVE; got NO_MATCH\n"
-                     "corpus " + dir_ + ": 4 entries, 2 reproduced, 2 drifted, 0 unreadable (T s)\n");
+  EXPECT_EQ(outs[0],
+            "DRIFT dead: expected ERROR PID_REUSED; got DEAD\n"
+            "DRIFT no-match-5s: expected NO_MATCH, ALIVE; got NO_MATCH\n"
+            "corpus " +
+                dir_ + ": 4 entries, 2 reproduced, 2 drifted, 0 unreadable (T s)\n");
 }
 
 TEST_F(CorpusCliTest, EntryChecksOnlyTheNamedEntries) {

@@ -78,7 +78,8 @@ TEST_F(CorpusCliTest, AddListAndCheckTheRecordings) {
   ASSERT_EQ(list.exit_code, 0) << Describe(list);
   EXPECT_TRUE(StartsWith(list.out, "alive        ALIVE                         kernel "))
       << list.out;
-  EXPECT_NE(list.out.find("\nresolved     RESOLVED pid=6 start=1675507  kernel "), std::string::npos)
+  EXPECT_NE(list.out.find("\nresolved     RESOLVED pid=6 start=1675507  kernel "),
+            std::string::npos)
       << list.out;
   EXPECT_NE(list.out.find("  shows the no-match-5s recording\n"), std::string::npos) << list.out;
   EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 4);
@@ -109,7 +110,8 @@ TEST_F(CorpusCliTest, AddListAndCheckTheRecordings) {
                                  << Describe(check);
   std::string xml = FileBytes(junit);
   EXPECT_NE(xml.find("<testsuite name=\"proctape-corpus\" tests=\"4\" failures=\"0\" errors=\"0\""),
-            std::string::npos) << xml;
+            std::string::npos)
+      << xml;
   auto cases = JUnitCases(xml);
   ASSERT_EQ(cases.size(), 4u) << xml;
   for (const char* name : kNames) EXPECT_EQ(cases[name], "") << name;
@@ -138,9 +140,8 @@ TEST_F(CorpusCliTest, ListAlignsItsColumnsWhateverTheNamesLengths) {
   s.header.set_tool_version("edited");
   std::string error;
   ASSERT_TRUE(test::WriteSnapshotFile(s, tmp_.File("long.ptape"), &error)) << error;
-  CommandResult add =
-      Proctape({"corpus", "add", tmp_.File("long.ptape"), "--corpus", dir_, "--name", longest,
-                "--note", "a long name"});
+  CommandResult add = Proctape({"corpus", "add", tmp_.File("long.ptape"), "--corpus", dir_,
+                                "--name", longest, "--note", "a long name"});
   ASSERT_EQ(add.exit_code, 0) << Describe(add);
   CommandResult list = Proctape({"corpus", "list", dir_});
   ASSERT_EQ(list.exit_code, 0) << Describe(list);
@@ -180,7 +181,8 @@ TEST_F(CorpusCliTest, SameContentOnceAndANameOnce) {
   CommandResult clash = Proctape({"corpus", "add", copy, "--corpus", dir_});
   EXPECT_EQ(clash.exit_code, 2) << Describe(clash);
   EXPECT_TRUE(OneLine(clash.err)) << Describe(clash);
-  EXPECT_TRUE(StartsWith(clash.err, "proctape: corpus add: " + copy + ": the name alive is taken by other content (" +
+  EXPECT_TRUE(StartsWith(clash.err, "proctape: corpus add: " + copy +
+                                        ": the name alive is taken by other content (" +
                                         Hash16(Data("alive")) + ".ptape): pass --name"))
       << Describe(clash);
   EXPECT_EQ(FileBytes(dir_ + "/MANIFEST"), manifest);
@@ -204,7 +206,8 @@ TEST_F(CorpusCliTest, ADuplicateChecksItsNameAndExpectations) {
   EXPECT_TRUE(OneLine(invalid.err)) << Describe(invalid);
   EXPECT_NE(invalid.err.find("--expect BOGUS: not an expected outcome"), std::string::npos)
       << Describe(invalid);
-  CommandResult renamed = Proctape({"corpus", "add", Data("dead"), "--corpus", dir_, "--name", "x"});
+  CommandResult renamed =
+      Proctape({"corpus", "add", Data("dead"), "--corpus", dir_, "--name", "x"});
   EXPECT_EQ(renamed.exit_code, 2) << Describe(renamed);
   EXPECT_EQ(renamed.out, "") << Describe(renamed);
   EXPECT_TRUE(StartsWith(renamed.err, "proctape: corpus add: " + held + "--name x differs"))
@@ -227,8 +230,8 @@ TEST_F(CorpusCliTest, JsonOfSeveralFilesHasAnEntryForEveryFile) {
   const std::string whole = FileBytes(Data("resolved"));
   WriteFile(tmp_.File("cut.ptape"), whole.substr(0, whole.size() - 5));
   ASSERT_EQ(Proctape({"corpus", "add", Data("dead"), "--corpus", dir_}).exit_code, 0);
-  CommandResult r = Proctape({"corpus", "add", Data("alive"), Data("dead"),
-                              tmp_.File("cut.ptape"), "--corpus", dir_, "--json"});
+  CommandResult r = Proctape({"corpus", "add", Data("alive"), Data("dead"), tmp_.File("cut.ptape"),
+                              "--corpus", dir_, "--json"});
   EXPECT_EQ(r.exit_code, 13) << Describe(r);
   v1::CorpusAddResults doc;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &doc).ok()) << Describe(r);
@@ -258,7 +261,8 @@ TEST_F(CorpusCliTest, AChangedFileIsUnreadable) {
                                  "corpus " + dir_ +
                                  ": 4 entries, 3 reproduced, 0 drifted, 1 unreadable (T s)\n");
   auto cases = JUnitCases(FileBytes(junit));
-  EXPECT_TRUE(StartsWith(cases["resolved"], "error: " + Hash16(Data("resolved")) + ".ptape changed"))
+  EXPECT_TRUE(
+      StartsWith(cases["resolved"], "error: " + Hash16(Data("resolved")) + ".ptape changed"))
       << cases["resolved"];
   EXPECT_EQ(cases["alive"], "");
   // Under --json the failure says what was found: an unreadable entry, no drift.
@@ -298,15 +302,16 @@ TEST_F(CorpusCliTest, ExpectAVerdictTheReplayDoesNotGiveYet) {
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(r.out, "added pinned as " + dir_ + "/" + Hash16(Data("no-match-5s")) +
                        ".ptape: expect MULTIPLE_MATCHES\n");
-  EXPECT_EQ(r.err, "proctape: warning: resolution 0 is expected to give MULTIPLE_MATCHES but "
-                   "replays to NO_MATCH: the entry will drift until the resolver gives "
-                   "MULTIPLE_MATCHES\n");
+  EXPECT_EQ(r.err,
+            "proctape: warning: resolution 0 is expected to give MULTIPLE_MATCHES but "
+            "replays to NO_MATCH: the entry will drift until the resolver gives "
+            "MULTIPLE_MATCHES\n");
   CommandResult check = Proctape({"corpus", "check", dir_});
   EXPECT_EQ(check.exit_code, 22) << Describe(check);
   EXPECT_TRUE(StartsWith(check.out, "DRIFT pinned: expected MULTIPLE_MATCHES; got NO_MATCH\n"))
       << Describe(check);
-  CommandResult bare = Proctape({"corpus", "add", Data("dead"), "--corpus", dir_, "--expect",
-                                 "RESOLVED"});
+  CommandResult bare =
+      Proctape({"corpus", "add", Data("dead"), "--corpus", dir_, "--expect", "RESOLVED"});
   EXPECT_EQ(bare.exit_code, 2) << Describe(bare);
   EXPECT_TRUE(OneLine(bare.err)) << Describe(bare);
 }

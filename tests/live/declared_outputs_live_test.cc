@@ -56,11 +56,23 @@ class DeclaredOutputsLive : public ::testing::Test {
   // proctape ownership over the corpus pair, with `extra`, run in the checkout.
   CommandResult Ownership(const std::vector<std::string>& extra) {
     const std::string corpus = std::string(PROCTAPE_SOURCE_DIR) + "/corpus/";
-    std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh",
-                                     root_, ::proctape::live::TestedBinary(), "ownership",
-                                     "--baseline", corpus + "021e7cdf322033a4.ptape",
-                                     "--current", corpus + "d40fb836ad433348.ptape",
-                                     "--uid", "0", "--cgroup", "/", "--self", "1"};
+    std::vector<std::string> argv = {"/bin/sh",
+                                     "-c",
+                                     "cd \"$1\" && shift && exec \"$@\"",
+                                     "sh",
+                                     root_,
+                                     ::proctape::live::TestedBinary(),
+                                     "ownership",
+                                     "--baseline",
+                                     corpus + "021e7cdf322033a4.ptape",
+                                     "--current",
+                                     corpus + "d40fb836ad433348.ptape",
+                                     "--uid",
+                                     "0",
+                                     "--cgroup",
+                                     "/",
+                                     "--self",
+                                     "1"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return live::RunCommand(argv);
   }
@@ -93,11 +105,13 @@ TEST_F(DeclaredOutputsLive, GitCleanRemovedIgnoredParentsAndTheOutputsAreAlready
   EXPECT_TRUE(live::OneLine(after.err)) << after.err;
   EXPECT_NE(after.err.find("--cgroup / is the root cgroup"), std::string::npos) << after.err;
   EXPECT_TRUE(live::StartsWith(after.out, "ownership plan for uid 0")) << after.out;
-  EXPECT_TRUE(Has(after, "OUTPUT \".venv/bin/python\": already absent: its parent \".venv\" is "
-                         "missing"))
+  EXPECT_TRUE(Has(after,
+                  "OUTPUT \".venv/bin/python\": already absent: its parent \".venv\" is "
+                  "missing"))
       << after.out;
-  EXPECT_TRUE(Has(after, "OUTPUT \"build/out/lib.so\": already absent: its parent \"build\" is "
-                         "missing"))
+  EXPECT_TRUE(Has(after,
+                  "OUTPUT \"build/out/lib.so\": already absent: its parent \"build\" is "
+                  "missing"))
       << after.out;
   EXPECT_TRUE(Has(after, "OUTPUTS: 2 declared: 0 present, 2 already absent. Nothing was deleted."))
       << after.out;
@@ -125,9 +139,10 @@ TEST_F(DeclaredOutputsLive, SymlinkOrFileInPlaceOfAnIgnoredParentFailsThePlanClo
   CommandResult linked = Ownership(kOutputs);
   EXPECT_EQ(linked.exit_code, 7) << Describe(linked);
   EXPECT_TRUE(Has(linked, "REFUSED: 1 problem; no process is planned")) << linked.out;
-  EXPECT_TRUE(Has(linked, "  output-parent-symlink: output \".venv/bin/python\": its parent "
-                          "\".venv\" is a symbolic link: cleanup would follow it; the plan fails "
-                          "closed"))
+  EXPECT_TRUE(Has(linked,
+                  "  output-parent-symlink: output \".venv/bin/python\": its parent "
+                  "\".venv\" is a symbolic link: cleanup would follow it; the plan fails "
+                  "closed"))
       << linked.out;
   EXPECT_EQ(linked.out.find("OUTPUT "), std::string::npos) << linked.out;
   EXPECT_EQ(live::FileBytes(elsewhere + "/bin/python"), "not the checkout's");
@@ -136,8 +151,9 @@ TEST_F(DeclaredOutputsLive, SymlinkOrFileInPlaceOfAnIgnoredParentFailsThePlanClo
   live::WriteFile(root_ + "/.venv", "a file where a directory was");
   CommandResult filed = Ownership(kOutputs);
   EXPECT_EQ(filed.exit_code, 7) << Describe(filed);
-  EXPECT_TRUE(Has(filed, "  output-parent-not-directory: output \".venv/bin/python\": its parent "
-                         "\".venv\" is a regular file, not a directory; the plan fails closed"))
+  EXPECT_TRUE(Has(filed,
+                  "  output-parent-not-directory: output \".venv/bin/python\": its parent "
+                  "\".venv\" is a regular file, not a directory; the plan fails closed"))
       << filed.out;
   EXPECT_TRUE(live::Exists(root_ + "/.venv"));
 }

@@ -100,8 +100,7 @@ TEST(ExplainCli, AFreshLabRecordingExplainsToItsVerdict) {
   EXPECT_EQ(r.out.rfind("plain.ptape: 1 recorded check\n\ncheck 0: resolve\n", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("\n  attempt 1 at +0.0 ms: listed "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n    pid " + pid + " \"sleep\" "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("ancestry re-read: unchanged up to the root\n"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("ancestry re-read: unchanged up to the root\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n  verdict: RESOLVED host pid " + pid + ", start tick " +
                        std::to_string(verdict.start_ticks()) + " ("),
             std::string::npos)
@@ -173,8 +172,8 @@ TEST(ExplainCli, DamagedFilesExitWithTheirFileStatus) {
 TEST(ExplainCli, HelpTeachesWithExamples) {
   CommandResult r = Proctape({"explain", "--help"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  for (const char* part : {"--json", "--all", "--check", "Examples:",
-                           "proctape explain failure.ptape", "--model frames"}) {
+  for (const char* part : {"--json", "--all", "--check",
+                           "Examples:", "proctape explain failure.ptape", "--model frames"}) {
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
   }
   r = Proctape({"explain"});

@@ -47,7 +47,8 @@ TEST(ExploreBoundsCli, AFileOfManyChecksStopsAtTheTotalBudgetAndSaysWhichChecksW
   std::string error;
   ASSERT_TRUE(shapes::WriteShapeFile(file, shapes::Shape::kStar, 3, &error, 65536)) << error;
 
-  CommandResult json = Ended({"explore", file, "--depth", "1", "--total-budget", "1000", "--json"}, 0);
+  CommandResult json =
+      Ended({"explore", file, "--depth", "1", "--total-budget", "1000", "--json"}, 0);
   const v1::ExploreReport report = Parsed<v1::ExploreReport>(json);
   ASSERT_GT(report.checks_size(), 0);
   EXPECT_LT(report.checks_size(), 1000);
@@ -128,8 +129,9 @@ TEST(ExploreBoundsCli, MinimizeStoppedByItsBudgetWritesWhatHoldsAndSaysSo) {
   EXPECT_TRUE(Has(replay.out, "REPRODUCED")) << replay.out;
 
   CommandResult text = Proctape({"minimize", file, "-o", out, "--force", "--budget", "10"});
-  EXPECT_TRUE(Has(text.out, "  stopped early: the budget of 10 runs was reached; the host kept "
-                            "holds the verdict, a smaller one may too\n"))
+  EXPECT_TRUE(Has(text.out,
+                  "  stopped early: the budget of 10 runs was reached; the host kept "
+                  "holds the verdict, a smaller one may too\n"))
       << text.out;
 }
 

@@ -35,10 +35,9 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
     return;
   }
   ASSERT_TRUE(Exists(path)) << path << " is missing (PROCTAPE_UPDATE_GOLDEN=1 writes it)";
-  EXPECT_EQ(actual, FileBytes(path)) << "differs from " << path
-                                     << " (PROCTAPE_UPDATE_GOLDEN=1 rewrites it)";
+  EXPECT_EQ(actual, FileBytes(path))
+      << "differs from " << path << " (PROCTAPE_UPDATE_GOLDEN=1 rewrites it)";
 }
-
 
 // The golden form of a proc-dir: one line per file (mode, size, the first 16
 // hex digits of its SHA-256, path), then every proctape-* side file in full.
@@ -67,9 +66,9 @@ TEST(ExportCliTest, HelpTeachesEveryFormatAndTheWayBack) {
     const bool space = c == ' ' || c == '\n';
     if (!space || (!words.empty() && words.back() != ' ')) words.push_back(space ? ' ' : c);
   }
-  for (const char* word : {"json", "dot", "proc-dir", "base64", "proctape-identity",
-                           "proctape-frame", "--proc-root", "--frame", "--force", "Examples:",
-                           "the one output that holds a recording's token"}) {
+  for (const char* word :
+       {"json", "dot", "proc-dir", "base64", "proctape-identity", "proctape-frame", "--proc-root",
+        "--frame", "--force", "Examples:", "the one output that holds a recording's token"}) {
     EXPECT_NE(words.find(word), std::string::npos) << word << "\n" << r.out;
   }
   r = Proctape({"capture", "--help"});
@@ -79,14 +78,15 @@ TEST(ExportCliTest, HelpTeachesEveryFormatAndTheWayBack) {
 
 TEST(ExportCliTest, GoldenOutputsOfCorpusEntries) {
   TempDir tmp("export-golden");
-  const std::vector<std::pair<std::string, int>> dots = {
-      {"hostile-comm-unshare", 0}, {"misleading-name-bwrap", 0}, {"pid-reuse-unshare", 1},
-      {"zombie-bwrap", 1}};
+  const std::vector<std::pair<std::string, int>> dots = {{"hostile-comm-unshare", 0},
+                                                         {"misleading-name-bwrap", 0},
+                                                         {"pid-reuse-unshare", 1},
+                                                         {"zombie-bwrap", 1}};
   for (const auto& [entry, frame] : dots) {
     const std::string file = CorpusFile(entry);
     ASSERT_FALSE(file.empty()) << entry;
-    CommandResult r = Proctape({"export", file, "--format", "dot", "--frame",
-                                std::to_string(frame)});
+    CommandResult r =
+        Proctape({"export", file, "--format", "dot", "--frame", std::to_string(frame)});
     ASSERT_EQ(r.exit_code, 0) << Describe(r);
     EXPECT_EQ(r.err, "");
     ExpectGolden(entry + ".frame" + std::to_string(frame) + ".dot", r.out);
@@ -121,8 +121,8 @@ TEST(ExportCliTest, JsonReportCountsTheProcessesWritten) {
   ASSERT_NE(at, std::string::npos) << dot;
   const std::string drawn = dot.substr(at + 16, dot.find(' ', at + 16) - at - 16);
   ASSERT_GT(std::stoul(drawn), 0u) << dot;
-  EXPECT_NE(r.out.find("\"processes\":" + drawn + ","), std::string::npos)
-      << drawn << "\n" << r.out;
+  EXPECT_NE(r.out.find("\"processes\":" + drawn + ","), std::string::npos) << drawn << "\n"
+                                                                           << r.out;
 
   CommandResult verify = Proctape({"verify", file});
   const std::size_t records_at = verify.out.find(" process records");
@@ -131,8 +131,8 @@ TEST(ExportCliTest, JsonReportCountsTheProcessesWritten) {
   const std::string records = verify.out.substr(from, records_at - from);
   r = Proctape({"export", file, "--format", "json", "-o", tmp.File("t.json"), "--json"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_NE(r.out.find("\"processes\":" + records + ","), std::string::npos)
-      << records << "\n" << r.out;
+  EXPECT_NE(r.out.find("\"processes\":" + records + ","), std::string::npos) << records << "\n"
+                                                                             << r.out;
 }
 
 TEST(ExportCliTest, GoldenOutputsOfHostileNames) {
@@ -211,8 +211,8 @@ TEST(ExportCliTest, RefusalsAndExitStatuses) {
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   r = Proctape({"export", file, "--format", "proc-dir", "--out", tmp.File("d")});
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
-  r = Proctape({"export", file, "--format", "proc-dir", "--frame", "1", "--out", tmp.File("d"),
-                "--force"});
+  r = Proctape(
+      {"export", file, "--format", "proc-dir", "--frame", "1", "--out", tmp.File("d"), "--force"});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   // Usage.
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{

@@ -25,9 +25,12 @@ TEST(CaptureProcRootCliTest, RefusalsAndExitStatuses) {
   const std::string file = CorpusFile("plain-unshare");
   CommandResult r = Proctape({"export", file, "--format", "proc-dir", "--out", tmp.File("d")});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
-           {"--frames", "2"}, {"--proc", "/proc"}, {"--threads", "2"}, {"--interval", "5"},
-           {"--env", "keep"}}) {
+  for (const std::vector<std::string>& extra :
+       std::vector<std::vector<std::string>>{{"--frames", "2"},
+                                             {"--proc", "/proc"},
+                                             {"--threads", "2"},
+                                             {"--interval", "5"},
+                                             {"--env", "keep"}}) {
     std::vector<std::string> args = {"capture", "--proc-root", tmp.File("d"), "-o",
                                      tmp.File("x.ptape")};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -68,8 +71,8 @@ void ExpectRoundTrip(const std::string& file, const std::string& what, const Tem
     ASSERT_EQ(r.exit_code, 0) << tag << ": " << Describe(r);
     r = Proctape({"capture", "--proc-root", base + "-a", "-o", base + ".ptape", "--force"});
     ASSERT_EQ(r.exit_code, 0) << tag << ": " << Describe(r);
-    r = Proctape({"export", base + ".ptape", "--format", "proc-dir", "--out", base + "-b",
-                  "--force"});
+    r = Proctape(
+        {"export", base + ".ptape", "--format", "proc-dir", "--out", base + "-b", "--force"});
     ASSERT_EQ(r.exit_code, 0) << tag << ": " << Describe(r);
     EXPECT_TRUE(Tree(base + "-a") == Tree(base + "-b")) << tag;
 

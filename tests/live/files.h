@@ -177,9 +177,11 @@ inline std::vector<std::string> TemporariesOf(const std::string& dir, const std:
   const std::string suffix = ".partial";
   for (const std::string& name : Entries(dir)) {
     if (name.size() == base.size() + 7 + suffix.size() && name.compare(0, base.size(), base) == 0 &&
-        name[base.size()] == '.' && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        name[base.size()] == '.' &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
       bool tag = true;
-      for (char c : name.substr(base.size() + 1, 6)) tag &= std::isalnum(static_cast<unsigned char>(c)) != 0;
+      for (char c : name.substr(base.size() + 1, 6))
+        tag &= std::isalnum(static_cast<unsigned char>(c)) != 0;
       if (tag) out.push_back(name);
     }
   }
@@ -246,8 +248,8 @@ inline bool WriteSnapshotFile(const std::string& path, const Snapshot& snapshot,
 
 // A command's outcome and output, for assertion messages.
 inline std::string Describe(const CommandResult& r) {
-  std::string out = "exit " + std::to_string(r.exit_code) + " signal " +
-                    std::to_string(r.term_signal);
+  std::string out =
+      "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.term_signal);
   if (r.timed_out) out.append(" (timed out)");
   if (!r.error.empty()) out.append(" error: ").append(r.error);
   out.append("\nstdout: ").append(r.out);

@@ -50,10 +50,11 @@ TEST(FingerprintCli, FingerprintOfAnotherBootIsRefusedWithItsOwnStatus) {
   TempDir dir("fingerprint");
   const std::string other = "00000000-1111-4222-8333-444444444444\n";
   ASSERT_NE(HostBootId(), other);
-  std::string path = WriteEdited(dir, "other-boot.ptape", [&](v1::Header& h, v1::RootFingerprint& f) {
-    h.mutable_host()->set_boot_id(other);
-    f.set_boot_id(other);
-  });
+  std::string path =
+      WriteEdited(dir, "other-boot.ptape", [&](v1::Header& h, v1::RootFingerprint& f) {
+        h.mutable_host()->set_boot_id(other);
+        f.set_boot_id(other);
+      });
   CommandResult r = Proctape({"resolve", "--fingerprint", path, "--token", "T"});
   EXPECT_EQ(r.exit_code, 9) << Describe(r);
   EXPECT_TRUE(r.out.empty()) << Describe(r);
@@ -77,15 +78,15 @@ TEST(FingerprintCli, EveryViewSaysWhatAFileHoldsInTheSameWords) {
   const std::string capture = dir.File("capture.ptape");
   ASSERT_EQ(Proctape({"capture", "--root", self, "-o", capture}).exit_code, 0);
   const std::string holds = "it is a fingerprint file (root " + self + " at start tick ";
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"tree", fp},
-           {"diff", fp, fp},
-           {"diff", fp},
-           {"export", fp, "--format", "dot"},
-           {"explain", fp},
-           {"replay", fp},
-           {"ownership", "--baseline", fp, "--current", capture, "--uid", "0", "--cgroup", "/",
-            "--self", self}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"tree", fp},
+                                             {"diff", fp, fp},
+                                             {"diff", fp},
+                                             {"export", fp, "--format", "dot"},
+                                             {"explain", fp},
+                                             {"replay", fp},
+                                             {"ownership", "--baseline", fp, "--current", capture,
+                                              "--uid", "0", "--cgroup", "/", "--self", self}}) {
     CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << Describe(r);
@@ -123,7 +124,8 @@ TEST(FingerprintCli, FileThatIsNoUsableFingerprintIsRefusedClearly) {
 
   // Cut short: the file's own status (13, truncated).
   const std::string good = dir.File("root.ptape");
-  ASSERT_EQ(Proctape({"fingerprint", "--root", std::to_string(::getpid()), "-o", good}).exit_code, 0);
+  ASSERT_EQ(Proctape({"fingerprint", "--root", std::to_string(::getpid()), "-o", good}).exit_code,
+            0);
   const std::string bytes = live::FileBytes(good);
   const std::string cut = dir.File("cut.ptape");
   live::WriteFile(cut, bytes.substr(0, bytes.size() - 5));
@@ -132,9 +134,8 @@ TEST(FingerprintCli, FileThatIsNoUsableFingerprintIsRefusedClearly) {
   EXPECT_TRUE(OneLine(r.err)) << Describe(r);
 
   // A fingerprint whose root is not a pid the resolver takes: corrupt (15).
-  std::string bad = WriteEdited(dir, "pid1.ptape", [](v1::Header&, v1::RootFingerprint& f) {
-    f.set_root_pid(1);
-  });
+  std::string bad = WriteEdited(dir, "pid1.ptape",
+                                [](v1::Header&, v1::RootFingerprint& f) { f.set_root_pid(1); });
   r = Proctape({"resolve", "--fingerprint", bad, "--token", "T"});
   EXPECT_EQ(r.exit_code, 15) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << Describe(r);
@@ -179,7 +180,8 @@ TEST(FingerprintCli, OutputRulesAndRootsThatCannotBeFingerprinted) {
   EXPECT_EQ(gone.exit_code, 5) << Describe(gone);
   EXPECT_TRUE(OneLine(gone.err)) << Describe(gone);
   EXPECT_NE(gone.err.find("MISSING_ROOT"), std::string::npos) << gone.err;
-  CommandResult exe = Proctape({"fingerprint", "--root", self, "--exe", "/no/such", "-o", dir.File("e")});
+  CommandResult exe =
+      Proctape({"fingerprint", "--root", self, "--exe", "/no/such", "-o", dir.File("e")});
   EXPECT_EQ(exe.exit_code, 2) << Describe(exe);
   EXPECT_FALSE(live::Exists(dir.File("e"))) << "nothing written";
   CommandResult none = Proctape({"fingerprint", "--root", self});
@@ -193,7 +195,8 @@ TEST(FingerprintCli, ReplayRefusesAFingerprintOfAnotherBootThanTheRecordings) {
   const std::string fp = dir.File("root.ptape");
   ASSERT_EQ(Proctape({"fingerprint", "--root", std::to_string(::getpid()), "-o", fp}).exit_code, 0);
   // Recorded on another machine, in another boot.
-  const std::string recording = std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/replay/resolved.ptape";
+  const std::string recording =
+      std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/replay/resolved.ptape";
   Snapshot snap;
   ASSERT_TRUE(ReadSnapshot(recording, &snap).ok());
   ASSERT_NE(snap.header.host().boot_id(), HostBootId());
@@ -203,9 +206,12 @@ TEST(FingerprintCli, ReplayRefusesAFingerprintOfAnotherBootThanTheRecordings) {
   EXPECT_TRUE(OneLine(r.err)) << Describe(r);
   EXPECT_NE(r.err.find("the recording's"), std::string::npos) << r.err;
 
-  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
-           {"--root", "5"}, {"--root-start", "5"}, {"--exe-identity", "1:2"}, {"--exe-like", "5"},
-           {"--legacy-marker", "1"}}) {
+  for (const std::vector<std::string>& extra :
+       std::vector<std::vector<std::string>>{{"--root", "5"},
+                                             {"--root-start", "5"},
+                                             {"--exe-identity", "1:2"},
+                                             {"--exe-like", "5"},
+                                             {"--legacy-marker", "1"}}) {
     std::vector<std::string> args = {"replay", recording, "--fingerprint", fp};
     args.insert(args.end(), extra.begin(), extra.end());
     CommandResult u = Proctape(args);
@@ -221,7 +227,8 @@ TEST(FingerprintCli, AnotherBootsFingerprintIsRefusedWithAdviceThatFitsTheComman
   TempDir dir("fingerprint");
   const std::string fp = dir.File("root.ptape");
   ASSERT_EQ(Proctape({"fingerprint", "--root", std::to_string(::getpid()), "-o", fp}).exit_code, 0);
-  const std::string recording = std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/replay/resolved.ptape";
+  const std::string recording =
+      std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/replay/resolved.ptape";
   CommandResult replay = Proctape({"replay", recording, "--fingerprint", fp});
   ASSERT_EQ(replay.exit_code, 9) << Describe(replay);
   EXPECT_EQ(replay.err.find("fingerprint the root again"), std::string::npos) << replay.err;
@@ -230,10 +237,11 @@ TEST(FingerprintCli, AnotherBootsFingerprintIsRefusedWithAdviceThatFitsTheComman
       << replay.err;
 
   const std::string other = "00000000-1111-4222-8333-444444444444\n";
-  std::string path = WriteEdited(dir, "other-boot.ptape", [&](v1::Header& h, v1::RootFingerprint& f) {
-    h.mutable_host()->set_boot_id(other);
-    f.set_boot_id(other);
-  });
+  std::string path =
+      WriteEdited(dir, "other-boot.ptape", [&](v1::Header& h, v1::RootFingerprint& f) {
+        h.mutable_host()->set_boot_id(other);
+        f.set_boot_id(other);
+      });
   CommandResult resolve = Proctape({"resolve", "--fingerprint", path, "--token", "T"});
   ASSERT_EQ(resolve.exit_code, 9) << Describe(resolve);
   EXPECT_NE(resolve.err.find("fingerprint the root again"), std::string::npos) << resolve.err;
@@ -254,8 +262,8 @@ TEST(FingerprintCli, FramesModelOfACaptureTakesTheRootFromTheFingerprint) {
   });
   const std::string capture = dir.File("capture.ptape");
   ASSERT_EQ(Proctape({"capture", "--root", self, "-o", capture}).exit_code, 0);
-  CommandResult r = Proctape({"replay", capture, "--model", "frames", "--fingerprint", fp,
-                              "--token", "T", "--json"});
+  CommandResult r = Proctape(
+      {"replay", capture, "--model", "frames", "--fingerprint", fp, "--token", "T", "--json"});
   EXPECT_EQ(r.exit_code, 4) << Describe(r);
   v1::ReplayReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << Describe(r);
@@ -306,10 +314,10 @@ TEST(FingerprintCli, FingerprintFileVerifiesAndShows) {
   EXPECT_NE(show.out.find("\nfingerprints: 1\n  fingerprint 0: root " + self + " \""),
             std::string::npos)
       << Describe(show);
-  EXPECT_NE(show.out.find(" at start tick " + std::to_string(st->start_ticks) +
-                          ", exe \"/bin/sleep\" " + std::to_string(sleep.dev) + ":" +
-                          std::to_string(sleep.ino) + ", taken "),
-            std::string::npos)
+  EXPECT_NE(
+      show.out.find(" at start tick " + std::to_string(st->start_ticks) + ", exe \"/bin/sleep\" " +
+                    std::to_string(sleep.dev) + ":" + std::to_string(sleep.ino) + ", taken "),
+      std::string::npos)
       << Describe(show);
   EXPECT_NE(show.out.find(", in the file's boot\n"), std::string::npos) << Describe(show);
 }

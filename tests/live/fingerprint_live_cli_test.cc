@@ -71,15 +71,15 @@ TEST_P(FingerprintLiveTest, FingerprintThenResolveFindsTheSleepWithoutAWarning) 
 
   CommandResult r = Proctape({"resolve", "--fingerprint", fp, "--token", sandbox_->token()});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_EQ(r.out.substr(0, r.out.find(" (")),
-            "RESOLVED host pid " + Pid() + ", start tick " + std::to_string(sandbox_->sleep_start()))
+  EXPECT_EQ(r.out.substr(0, r.out.find(" (")), "RESOLVED host pid " + Pid() + ", start tick " +
+                                                   std::to_string(sandbox_->sleep_start()))
       << Describe(r);
   EXPECT_TRUE(OneLine(r.out)) << Describe(r);
   EXPECT_TRUE(r.err.empty()) << Describe(r);
 
   // --root may be repeated, if it is the fingerprint's.
-  CommandResult json = Proctape({"resolve", "--fingerprint", fp, "--root", Root(), "--token",
-                                 sandbox_->token(), "--json"});
+  CommandResult json = Proctape(
+      {"resolve", "--fingerprint", fp, "--root", Root(), "--token", sandbox_->token(), "--json"});
   EXPECT_EQ(json.exit_code, 0) << Describe(json);
   std::optional<v1::VerdictSummary> v = VerdictJson(json.out);
   ASSERT_TRUE(v.has_value()) << json.out;
@@ -99,9 +99,11 @@ TEST_P(FingerprintLiveTest, ResolveWithoutAFingerprintSaysTheRootWasFingerprinte
   EXPECT_TRUE(StartsWith(r.err, "proctape: warning: root " + Root() + " is fingerprinted late"))
       << Describe(r);
   EXPECT_NE(r.err.find("a restarted root or a replaced executable cannot be detected"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
 
-  CommandResult json = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--json"});
+  CommandResult json =
+      Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--json"});
   std::optional<v1::VerdictSummary> v = VerdictJson(json.out);
   ASSERT_TRUE(v.has_value()) << Describe(json);
   EXPECT_TRUE(v->late_fingerprint());
@@ -110,9 +112,9 @@ TEST_P(FingerprintLiveTest, ResolveWithoutAFingerprintSaysTheRootWasFingerprinte
   // executable is still attested now, and that is said.
   std::optional<live::ProcStat> root = live::ReadStat(sandbox_->app_server());
   ASSERT_TRUE(root.has_value());
-  CommandResult given = Proctape({"resolve", "--root", Root(), "--root-start",
-                                  std::to_string(root->start_ticks), "--token", sandbox_->token(),
-                                  "--json"});
+  CommandResult given =
+      Proctape({"resolve", "--root", Root(), "--root-start", std::to_string(root->start_ticks),
+                "--token", sandbox_->token(), "--json"});
   EXPECT_EQ(given.exit_code, 0) << Describe(given);
   v = VerdictJson(given.out);
   ASSERT_TRUE(v.has_value()) << Describe(given);
@@ -130,9 +132,9 @@ TEST_P(FingerprintLiveTest, RecordingKeepsTheFingerprintAndReplaysAgainstIt) {
   const std::string fp = dir_.File("root.ptape");
   ASSERT_EQ(Proctape({"fingerprint", "--root", Root(), "-o", fp}).exit_code, 0);
   const std::string rec = dir_.File("resolve.ptape");
-  CommandResult r = Proctape(
-      {"resolve", "--fingerprint", fp, "--token", sandbox_->token(), "--record", rec},
-      kRecordTimeoutMs);
+  CommandResult r =
+      Proctape({"resolve", "--fingerprint", fp, "--token", sandbox_->token(), "--record", rec},
+               kRecordTimeoutMs);
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
 
   Snapshot snap;
@@ -190,14 +192,17 @@ TEST(FingerprintRestart, RootRestartedBetweenFingerprintAndResolveIsRootRestarte
   lab::SleepMs(30);
   const std::string token = live::RandomHex(16);
   std::vector<std::string> argv = {"/bin/sh", "-c", "\"$@\"; :", "app-server"};
-  for (const std::string& a : session.SandboxArgv(lab::Script::kExecSleep, token,
-                                                   session.Path("marker"), "")) {
+  for (const std::string& a :
+       session.SandboxArgv(lab::Script::kExecSleep, token, session.Path("marker"), "")) {
     argv.push_back(a);
   }
   ASSERT_EQ(session.StartAt(root, argv, {"PATH=/usr/bin:/bin"}, "restarted app-server", &error),
             root)
       << error;
-  const std::string sleep_cmdline("/bin/sleep\0" "120\0", 15);
+  const std::string sleep_cmdline(
+      "/bin/sleep\0"
+      "120\0",
+      15);
   std::vector<StatFields> sleep = session.WaitFor(root, sleep_cmdline, "PROCTAPE_TOKEN=" + token,
                                                   lab::IdentityOf("/bin/sleep"), 1, 5000, &error);
   ASSERT_EQ(sleep.size(), 1u) << error;
@@ -220,15 +225,15 @@ TEST(FingerprintRestart, RootRestartedBetweenFingerprintAndResolveIsRootRestarte
   EXPECT_EQ(with.err.find("fingerprinted late"), std::string::npos) << Describe(with);
 
   const std::string late = dir.File("late.ptape");
-  CommandResult without = Proctape(
-      {"resolve", "--root", std::to_string(root), "--token", token, "--record", late},
-      kRecordTimeoutMs);
+  CommandResult without =
+      Proctape({"resolve", "--root", std::to_string(root), "--token", token, "--record", late},
+               kRecordTimeoutMs);
   EXPECT_EQ(without.exit_code, 0) << Describe(without);
   EXPECT_TRUE(StartsWith(without.out, "RESOLVED host pid " + std::to_string(sleep[0].pid) + ","))
       << Describe(without);
   EXPECT_NE(without.out.find("late fingerprint"), std::string::npos) << Describe(without);
-  EXPECT_TRUE(StartsWith(without.err, "proctape: warning: root " + std::to_string(root) +
-                                          " is fingerprinted late"))
+  EXPECT_TRUE(StartsWith(
+      without.err, "proctape: warning: root " + std::to_string(root) + " is fingerprinted late"))
       << Describe(without);
 
   // The late recording says so, and a replay with the fingerprint taken

@@ -62,7 +62,8 @@ TEST(TopLevelHelp, NamesVersionAndPrintJail) {
   ASSERT_EQ(help.exit_code, 0) << Describe(help);
   for (const std::string option : {"--version", "--print-jail"}) {
     EXPECT_NE(help.out.find("'proctape " + option + "'"), std::string::npos)
-        << "'proctape --help' does not name " << option << "\n" << help.out;
+        << "'proctape --help' does not name " << option << "\n"
+        << help.out;
     const CommandResult r = Proctape({option});
     EXPECT_EQ(r.exit_code, 0) << Describe(r);
     EXPECT_FALSE(r.out.empty()) << "'proctape " << option << "' prints nothing";
@@ -132,9 +133,9 @@ TEST(LabList, FitsEightyColumns) {
 // command) is JSON when --json is anywhere on the line, as a command's is.
 TEST(TopLevelErrors, AreJsonWhenJsonIsAnywhere) {
   for (const Args& args : std::vector<Args>{{"nosuch", "--json"},
-                                           {"--json", "nosuch"},
-                                           {"--bogus", "x", "--json"},
-                                           {"help", "nosuch", "--json"}}) {
+                                            {"--json", "nosuch"},
+                                            {"--bogus", "x", "--json"},
+                                            {"help", "nosuch", "--json"}}) {
     const CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
     EXPECT_EQ(r.out, "");

@@ -72,14 +72,14 @@ TEST(ImportCliTest, LinksOutOfTheDirectoryNeverBringThisHostIntoTheFile) {
   const std::string dir = tmp.File("proc");
   Put(tmp.File("outside/stat"), StatLine(77, "OUTSIDE"));
   Put(tmp.File("outside/cmdline"), "OUTSIDE\0"s);
-  Link("/proc/self", dir + "/5");              // a PID directory: this very capture
+  Link("/proc/self", dir + "/5");  // a PID directory: this very capture
   Link("/", dir + "/6");
   Link("..", dir + "/7");
   Link("../outside", dir + "/8");
   Put(dir + "/9/stat", StatLine(9, "sleep"));
-  Link("/bin/sleep", dir + "/9/exe");          // exe: absolute, to a real executable
+  Link("/bin/sleep", dir + "/9/exe");  // exe: absolute, to a real executable
   Link("/proc/self/ns/pid", dir + "/9/ns/pid");
-  Link("/proc/self/stat", dir + "/10/stat");   // per-pid files
+  Link("/proc/self/stat", dir + "/10/stat");  // per-pid files
   Link("../../outside/cmdline", dir + "/10/cmdline");
   Link("/proc/self/environ", dir + "/10/environ");
   Link("/proc/self/exe", dir + "/10/exe");
@@ -147,11 +147,11 @@ TEST(ImportCliTest, AMountInsideTheDirectoryIsNotCrossed) {
   std::filesystem::create_directories(dir + "/1");
   // The bind mount lives in a private mount namespace that ends with the
   // capture (unshare execs it; nothing else is started).
-  CommandResult r = RunCommand(
-      {unshare, "--mount", "--propagation", "private", "sh", "-c",
-       "mount --bind /proc/1 \"$1\" && exec \"$2\" capture --proc-root \"$3\" -o \"$4\"", "sh",
-       dir + "/1", ::proctape::live::TestedBinary(), dir, tmp.File("f.ptape")},
-      60'000);
+  CommandResult r =
+      RunCommand({unshare, "--mount", "--propagation", "private", "sh", "-c",
+                  "mount --bind /proc/1 \"$1\" && exec \"$2\" capture --proc-root \"$3\" -o \"$4\"",
+                  "sh", dir + "/1", ::proctape::live::TestedBinary(), dir, tmp.File("f.ptape")},
+                 60'000);
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   Snapshot s;
   ASSERT_TRUE(ReadSnapshot(tmp.File("f.ptape"), &s).ok());
@@ -301,8 +301,8 @@ TEST(ImportCliTest, FilesKeepingEnvironmentValuesAreCreated0600) {
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   r = Proctape({"capture", "--proc-root", dir, "-o", tmp.File("redacted.ptape")}, 30'000);
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  CommandResult json = Proctape(
-      {"export", tmp.File("kept.ptape"), "--format", "json", "-o", tmp.File("kept.json")});
+  CommandResult json =
+      Proctape({"export", tmp.File("kept.ptape"), "--format", "json", "-o", tmp.File("kept.json")});
   CommandResult plain = Proctape(
       {"export", tmp.File("redacted.ptape"), "--format", "json", "-o", tmp.File("plain.json")});
   ::umask(old);

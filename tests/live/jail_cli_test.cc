@@ -20,24 +20,26 @@
 namespace proctape {
 namespace {
 
-using live::Describe;
-using live::TempDir;
 using live::CommandResult;
+using live::Describe;
 using live::RunCommand;
+using live::TempDir;
 
 const std::string kRecording = std::string(PROCTAPE_SOURCE_DIR) + "/tests/data/replay/alive.ptape";
 const std::string kCorpus = std::string(PROCTAPE_SOURCE_DIR) + "/corpus";
 
 // proctape `args` with the probe on.
 CommandResult Probed(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"/usr/bin/env", "PROCTAPE_JAIL_PROBE=1", ::proctape::live::TestedBinary()};
+  std::vector<std::string> argv = {"/usr/bin/env", "PROCTAPE_JAIL_PROBE=1",
+                                   ::proctape::live::TestedBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv, 180'000);
 }
 
 TEST(JailCli, OutputsAreStillCommittedInsideTheFileJail) {
   TempDir dir("jail");
-  const CommandResult e = Probed({"export", kRecording, "--format", "json", "-o", dir.File("out.json")});
+  const CommandResult e =
+      Probed({"export", kRecording, "--format", "json", "-o", dir.File("out.json")});
   EXPECT_EQ(e.exit_code, 0) << Describe(e);
   EXPECT_TRUE(live::FileBytes(dir.File("out.json")).size() > 0);
   const CommandResult c = Probed(
@@ -49,7 +51,8 @@ TEST(JailCli, OutputsAreStillCommittedInsideTheFileJail) {
   const CommandResult q = Probed({"sql", kRecording, "--db", dir.File("j.db")});
   EXPECT_EQ(q.exit_code, 0) << Describe(q);
   EXPECT_EQ(live::FileBytes(dir.File("j.db")).substr(0, 16), std::string("SQLite format 3\0", 16));
-  const CommandResult v = Probed({"export", kRecording, "--format", "csv", "-o", dir.File("j.csv")});
+  const CommandResult v =
+      Probed({"export", kRecording, "--format", "csv", "-o", dir.File("j.csv")});
   EXPECT_EQ(v.exit_code, 0) << Describe(v);
   EXPECT_EQ(live::FileBytes(dir.File("j.csv/files.csv")).substr(0, 13), "file_id,path,");
 }
@@ -57,19 +60,21 @@ TEST(JailCli, OutputsAreStillCommittedInsideTheFileJail) {
 TEST(JailCli, PrintJailNamesTheRefusedCallsAndEachCommandsLayers) {
   const CommandResult r = live::Proctape({"--print-jail"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  for (const char* call : {"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
-                           "pidfd_send_signal", "ptrace", "process_vm_readv",
-                           "process_vm_writev", "pidfd_getfd"}) {
+  for (const char* call :
+       {"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal",
+        "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd"}) {
     EXPECT_TRUE(r.out.find(std::string(call) + ",") != std::string::npos ||
                 r.out.find(std::string(call) + ";") != std::string::npos)
-        << call << "\n" << r.out;
+        << call << "\n"
+        << r.out;
   }
   // The commands that read only files (jail_modes_cli_test.cc runs each).
-  for (const char* command : {"verify", "show", "tree", "diff", "explain", "export", "replay",
-                              "explore", "minimize", "sql", "ownership", "corpus check",
-                              "corpus list", "corpus rm"}) {
+  for (const char* command :
+       {"verify", "show", "tree", "diff", "explain", "export", "replay", "explore", "minimize",
+        "sql", "ownership", "corpus check", "corpus list", "corpus rm"}) {
     EXPECT_NE(r.out.find("  " + std::string(command) + ": seccomp, landlock"), std::string::npos)
-        << command << "\n" << r.out;
+        << command << "\n"
+        << r.out;
   }
   EXPECT_NE(r.out.find("  capture: seccomp; reads /proc"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  lab: none"), std::string::npos) << r.out;
@@ -84,9 +89,9 @@ TEST(JailCli, ReplayUnderStraceTouchesNoProc) {
   if (::access("/usr/bin/strace", X_OK) != 0) GTEST_SKIP() << "strace is not installed";
   TempDir dir("jail");
   const std::string log = dir.File("strace.log");
-  const CommandResult r =
-      RunCommand({"/usr/bin/strace", "-f", "-qq", "-o", log, ::proctape::live::TestedBinary(), "replay", kRecording},
-                 180'000);
+  const CommandResult r = RunCommand({"/usr/bin/strace", "-f", "-qq", "-o", log,
+                                      ::proctape::live::TestedBinary(), "replay", kRecording},
+                                     180'000);
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   const std::string trace = live::FileBytes(log);
   ASSERT_NE(trace.find("execve("), std::string::npos) << trace;

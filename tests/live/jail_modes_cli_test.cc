@@ -66,7 +66,7 @@ struct ModeRun {
   std::string mode;  // "COMMAND OPTION" for a mode that writes, else "COMMAND"
   std::string script;
   std::string made;
-  int status = 0;    // -1: any (a live verdict of this host)
+  int status = 0;  // -1: any (a live verdict of this host)
 };
 
 const std::vector<ModeRun>& Runs() {
@@ -105,8 +105,8 @@ const std::vector<ModeRun>& Runs() {
       {"ownership", "P ownership --baseline - --current <(cat $F) --uid 0 --cgroup / --self 1 < $F",
        "", -1},
       {"corpus check", "P corpus check $K --entry plain-unshare", "", 0},
-      {"corpus check --junit", "P corpus check $K --entry plain-unshare --junit $D/j.xml",
-       "j.xml", 0},
+      {"corpus check --junit", "P corpus check $K --entry plain-unshare --junit $D/j.xml", "j.xml",
+       0},
       {"corpus list", "P corpus list $K", "", 0},
       {"corpus rm --corpus",
        "$B corpus add $F --corpus $D/rm --name one >/dev/null && P corpus rm one --corpus $D/rm",
@@ -115,8 +115,8 @@ const std::vector<ModeRun>& Runs() {
       {"corpus add --corpus", "P corpus add - --corpus $D/stdin < $F", "stdin/MANIFEST", 0},
       {"fingerprint -o", "P fingerprint --root $T -o $D/fp.ptape", "fp.ptape", 0},
       {"fingerprint -o", "P fingerprint --root $T -o - > $D/fp2.ptape", "fp2.ptape", 0},
-      {"resolve --record",
-       "P resolve --root $T --token t --deadline-ms 0 --record $D/r.ptape", "r.ptape", -1},
+      {"resolve --record", "P resolve --root $T --token t --deadline-ms 0 --record $D/r.ptape",
+       "r.ptape", -1},
       {"liveness --record", "P liveness --pid $T --start 1 --record $D/l.ptape", "l.ptape", -1},
       {"capture -o", "P capture --frames 1 -o $D/c.ptape", "c.ptape", 0},
       {"capture -o", "P capture --frames 1 -o - > $D/c2.ptape", "c2.ptape", 0},
@@ -139,9 +139,9 @@ std::string ProbeLine(const CommandResult& r) {
 
 CommandResult RunScript(const std::string& script, const TempDir& dir) {
   const std::string prelude =
-      std::string("set -e; B=") + ::proctape::live::TestedBinary() +
-      "; R=" + kSource + "/tests/data/replay/alive.ptape; F=" + CorpusFile("plain-unshare") +
-      "; K=" + kSource + "/corpus; D=" + dir.path() + "; T=" + std::to_string(::getpid()) +
+      std::string("set -e; B=") + ::proctape::live::TestedBinary() + "; R=" + kSource +
+      "/tests/data/replay/alive.ptape; F=" + CorpusFile("plain-unshare") + "; K=" + kSource +
+      "/corpus; D=" + dir.path() + "; T=" + std::to_string(::getpid()) +
       "; P() { exec env PROCTAPE_JAIL_PROBE=1 \"$B\" \"$@\"; }; ";
   return RunCommand({"/bin/bash", "-c", prelude + script}, 180'000);
 }
@@ -216,9 +216,11 @@ TEST(JailModesCli, PrintJailNamesEveryCommandAndEveryFileOption) {
     if (f[2] == "--output" || (f[2] == "--out" && f[1] != "explore")) continue;  // -o's names
     ASSERT_TRUE(jails.count(f[1])) << f[1];
     const JailLine& jail = jails.at(f[1]);
-    const bool named = jail.writes.count(f[2]) > 0 || jail.reads.find(f[2]) != std::string::npos ||
-                       (f[2] == "--corpus" && jail.reads.find("the corpus DIR") != std::string::npos);
-    EXPECT_TRUE(named) << f[1] << " " << f[2] << " (" << f[3] << ") is not in its --print-jail line";
+    const bool named =
+        jail.writes.count(f[2]) > 0 || jail.reads.find(f[2]) != std::string::npos ||
+        (f[2] == "--corpus" && jail.reads.find("the corpus DIR") != std::string::npos);
+    EXPECT_TRUE(named) << f[1] << " " << f[2] << " (" << f[3]
+                       << ") is not in its --print-jail line";
   }
 }
 

@@ -72,10 +72,16 @@ inline std::string Text(const Value& v) {
 // 64 bits (the documented list, docs/cli/json.md), and keys of host text,
 // which may well be digits ("120" in an argv).
 inline bool SixtyFourBit(const std::string& key) {
-  static const std::set<std::string> keys = {
-      "start_ticks", "root_start_ticks", "scanned_start_ticks", "subject_start_ticks",
-      "baseline_start_ticks", "self_start_ticks", "expected_ticks", "dev", "ino",
-      "capturer_pid_ns_inode"};
+  static const std::set<std::string> keys = {"start_ticks",
+                                             "root_start_ticks",
+                                             "scanned_start_ticks",
+                                             "subject_start_ticks",
+                                             "baseline_start_ticks",
+                                             "self_start_ticks",
+                                             "expected_ticks",
+                                             "dev",
+                                             "ino",
+                                             "capturer_pid_ns_inode"};
   auto ends = [&key](const std::string& suffix) {
     return key.size() >= suffix.size() &&
            key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -83,8 +89,9 @@ inline bool SixtyFourBit(const std::string& key) {
   return keys.count(key) > 0 || ends("_mono_ns") || ends("_realtime_ns");
 }
 inline bool HostText(const std::string& key) {
-  static const std::set<std::string> keys = {"argv", "command_line", "comm", "root_comm", "marker",
-                                             "hostname", "name", "file", "detail", "summary"};
+  static const std::set<std::string> keys = {"argv",   "command_line", "comm", "root_comm",
+                                             "marker", "hostname",     "name", "file",
+                                             "detail", "summary"};
   return keys.count(key) > 0;
 }
 

@@ -32,9 +32,9 @@ using google::protobuf::Value;
 using live::CommandResult;
 using live::Describe;
 using live::FileBytes;
+using live::kSource;
 using live::TempDir;
 using live::WriteFile;
-using live::kSource;
 using namespace live::json;  // json_cli_fixture.h
 
 // ---- Each command's --json: one document, numbers, escaped text ------------
@@ -136,8 +136,8 @@ TEST(JsonCli, TheLabListIsOneObjectWithSnakeCaseNames) {
 }
 
 TEST(JsonCli, CorpusCheckCountsAreNumbers) {
-  CommandResult r = Proctape({"corpus", "check", kSource + "/corpus", "--entry", "exited-unshare",
-                         "--json"});
+  CommandResult r =
+      Proctape({"corpus", "check", kSource + "/corpus", "--entry", "exited-unshare", "--json"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   Value v = ExpectJsonOutput(r, "corpus check");
   // `jq '.drifted > 0'` must be false when nothing drifted.
@@ -149,7 +149,7 @@ TEST(JsonCli, CorpusCheckCountsAreNumbers) {
 
 TEST(JsonCli, OwnershipShowsCommsAsText) {
   CommandResult r = Proctape({"ownership", "--baseline", kBaseline, "--current", kHostileComm,
-                         "--uid", "0", "--cgroup", "/", "--self", "1", "--json"});
+                              "--uid", "0", "--cgroup", "/", "--self", "1", "--json"});
   Value v = ExpectJsonOutput(r, "ownership");
   EXPECT_EQ(Text(At(v, {"cgroup"})), "/") << r.out;
   EXPECT_TRUE(IsNumber(At(v, {"self_pid"}))) << r.out;
@@ -168,8 +168,8 @@ TEST(JsonCli, LivenessPrintsItsVerdictWithTheStateAsText) {
   std::string field;
   for (int i = 3; i <= 22 && fields >> field; ++i) {
   }
-  CommandResult r = Proctape({"liveness", "--pid", std::to_string(::getpid()), "--start", field,
-                         "--json"});
+  CommandResult r =
+      Proctape({"liveness", "--pid", std::to_string(::getpid()), "--start", field, "--json"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   Value v = ExpectJsonOutput(r, "liveness");
   EXPECT_EQ(Text(At(v, {"status"})), "ALIVE") << r.out;
@@ -245,9 +245,9 @@ TEST(JsonCli, SeveralFilesWithAMissingOneAreAnEntryEachInShowAndVerify) {
   const std::string missing = dir.File("missing.ptape");
   for (const std::string command : {"show", "verify"}) {
     for (const bool missing_first : {false, true}) {
-      const std::vector<std::string> files =
-          missing_first ? std::vector<std::string>{missing, kPlainUnshare}
-                        : std::vector<std::string>{kPlainUnshare, missing};
+      const std::vector<std::string> files = missing_first
+                                                 ? std::vector<std::string>{missing, kPlainUnshare}
+                                                 : std::vector<std::string>{kPlainUnshare, missing};
       CommandResult r = Proctape({command, files[0], files[1], "--json"});
       const std::string what = command + " " + files[0] + " " + files[1];
       EXPECT_EQ(r.exit_code, 10) << what << "\n" << Describe(r);
@@ -323,8 +323,7 @@ TEST(JsonCli, ALabRunIsOneDocumentWithItsChecksAsSummaries) {
   EXPECT_TRUE(IsNumber(At(v, {"checks", 0, "verdict", "pid"}))) << r.out;
   EXPECT_TRUE(IsNumber(At(v, {"started", 0, "pid"}))) << r.out;
   EXPECT_EQ(Text(At(v, {"checks", 0, "resolve", "argv", 0})), "/bin/sleep") << r.out;
-  EXPECT_TRUE(At(v, {"checks", 0, "resolve", "fingerprint", "boot_of_file"}).bool_value())
-      << r.out;
+  EXPECT_TRUE(At(v, {"checks", 0, "resolve", "fingerprint", "boot_of_file"}).bool_value()) << r.out;
 }
 }  // namespace
 }  // namespace proctape

@@ -60,8 +60,8 @@ TEST(JsonCli, AFailureIsTheLastLineOfStandardErrorItsWarningsBeforeIt) {
   const std::string whole = FileBytes(kBaseline);
   WriteFile(cut, whole.substr(0, whole.size() - 100));
   const std::string kept = dir.File("kept.ptape");
-  const CommandResult captured = Proctape(
-      {"capture", "--root", std::to_string(::getpid()), "--env", "keep", "-o", kept});
+  const CommandResult captured =
+      Proctape({"capture", "--root", std::to_string(::getpid()), "--env", "keep", "-o", kept});
   ASSERT_EQ(captured.exit_code, 0) << Describe(captured);
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"diff", kBaseline, cut, "--json"},

@@ -42,7 +42,7 @@ bool StillRunning(std::int64_t pid, std::uint64_t start_ticks) {
 
 std::string SkipReason(const std::string& sandbox, bool needs_root) {
   std::string missing = live::SandboxUnavailable(sandbox == "bwrap" ? live::SandboxKind::kBwrap
-                                                                     : live::SandboxKind::kUnshare);
+                                                                    : live::SandboxKind::kUnshare);
   if (!missing.empty()) return missing;
   if (needs_root && ::geteuid() != 0) return "this scenario reuses a pid: root only";
   return "";
@@ -60,8 +60,8 @@ TEST_P(LabScenario, RecordsWhatItsNameSaysReplaysReproducedAndLeavesNothingRunni
   TempDir dir("lab");
   const std::string file = dir.File(scenario + ".ptape");
   // A 1 s deadline keeps the scenarios that run into it short.
-  CommandResult r = Proctape({"lab", scenario, "--sandbox", sandbox, "--record", file,
-                              "--deadline-ms", "1000", "--json"});
+  CommandResult r = Proctape(
+      {"lab", scenario, "--sandbox", sandbox, "--record", file, "--deadline-ms", "1000", "--json"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   v1::LabReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
@@ -89,7 +89,8 @@ TEST_P(LabScenario, RecordsWhatItsNameSaysReplaysReproducedAndLeavesNothingRunni
   CommandResult replay = Proctape({"replay", file});
   EXPECT_EQ(replay.exit_code, 0) << Describe(replay);
   std::size_t reproduced = 0;
-  for (std::size_t at = 0; (at = replay.out.find("REPRODUCED", at)) != std::string::npos; ++at) ++reproduced;
+  for (std::size_t at = 0; (at = replay.out.find("REPRODUCED", at)) != std::string::npos; ++at)
+    ++reproduced;
   EXPECT_EQ(reproduced, static_cast<std::size_t>(report.checks_size())) << replay.out;
 }
 
@@ -184,12 +185,13 @@ TEST(LabCleanup, AnInterruptedLabEndsEveryProcessItStarted) {
 
 TEST(LabRefusals, PidReuseNeedsRootAndSaysSoInOneLine) {
   std::string setpriv = live::FindOnPath("setpriv");
-  if (::geteuid() != 0 || setpriv.empty()) GTEST_SKIP() << "needs root and setpriv to drop to nobody";
+  if (::geteuid() != 0 || setpriv.empty())
+    GTEST_SKIP() << "needs root and setpriv to drop to nobody";
   TempDir dir("lab-refuse");
   ::chmod(dir.path().c_str(), 0777);
   CommandResult r = live::RunCommand({setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
-                                      ::proctape::live::TestedBinary(), "lab", "pid-reuse", "--record",
-                                      dir.File("x.ptape")});
+                                      ::proctape::live::TestedBinary(), "lab", "pid-reuse",
+                                      "--record", dir.File("x.ptape")});
   EXPECT_EQ(r.exit_code, 24) << Describe(r);
   EXPECT_TRUE(live::OneLine(r.err)) << r.err;
   EXPECT_NE(r.err.find("needs root"), std::string::npos) << r.err;
@@ -213,8 +215,9 @@ TEST(LabRefusals, AMissingOrUnwritableTmpdirIsCannotRunHereNamingIt) {
   TempDir dir("lab-tmpdir");
   live::WriteFile(dir.File("file"), "not a directory\n");
   for (const std::string& tmpdir : {dir.File("missing"), dir.File("file")}) {
-    CommandResult r = live::RunCommand({"/usr/bin/env", "TMPDIR=" + tmpdir, ::proctape::live::TestedBinary(), "lab",
-                                        "plain", "--record", dir.File("x.ptape")});
+    CommandResult r =
+        live::RunCommand({"/usr/bin/env", "TMPDIR=" + tmpdir, ::proctape::live::TestedBinary(),
+                          "lab", "plain", "--record", dir.File("x.ptape")});
     EXPECT_EQ(r.exit_code, 24) << Describe(r);
     EXPECT_TRUE(live::OneLine(r.err)) << r.err;
     EXPECT_TRUE(live::StartsWith(r.err, "proctape: lab: cannot run here: TMPDIR " + tmpdir))
@@ -234,12 +237,13 @@ TEST(LabRefusals, ARecordThatCannotBeWrittenMidRunExitsTen) {
   CommandResult r = live::RunCommand(
       // 2 blocks (1 KiB): past the header, below any recording (a version 2
       // recording of a quiet host fits in 16 KiB, the limit this once had).
-      {"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 2; exec \"$0\" \"$@\"", ::proctape::live::TestedBinary(),
-       "lab", "plain", "--record", dir.File("x.ptape")},
+      {"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 2; exec \"$0\" \"$@\"",
+       ::proctape::live::TestedBinary(), "lab", "plain", "--record", dir.File("x.ptape")},
       120'000);
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(live::OneLine(r.err)) << Describe(r);
-  EXPECT_TRUE(live::StartsWith(r.err, "proctape: --record '" + dir.File("x.ptape") + "': cannot write: "))
+  EXPECT_TRUE(
+      live::StartsWith(r.err, "proctape: --record '" + dir.File("x.ptape") + "': cannot write: "))
       << Describe(r);
   // The path is said once, not again by the writer's own words.
   EXPECT_EQ(r.err.find(dir.File("x.ptape")), r.err.rfind(dir.File("x.ptape"))) << Describe(r);
@@ -249,9 +253,9 @@ TEST(LabRefusals, ARecordThatCannotBeWrittenMidRunExitsTen) {
 TEST(LabList, NamesEveryScenarioOfTheIssue) {
   CommandResult r = Proctape({"lab", "--list"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  for (const char* name : {"plain", "stale-token", "impostor-exe", "misleading-name", "zombie",
-                           "pre-exec", "ambiguous", "root-restarted", "pid-reuse", "exited",
-                           "hostile-comm", "never-exec"}) {
+  for (const char* name :
+       {"plain", "stale-token", "impostor-exe", "misleading-name", "zombie", "pre-exec",
+        "ambiguous", "root-restarted", "pid-reuse", "exited", "hostile-comm", "never-exec"}) {
     EXPECT_NE(r.out.find(std::string(name) + " "), std::string::npos) << name;
   }
 }

@@ -58,8 +58,8 @@ void ExpectOtherBootRefused(const CommandResult& r) {
 TEST(LivenessBootCli, AnIdentityOfAnotherBootIsRefusedNamingBothBoots) {
   ASSERT_NE(HostBootText(), kOtherBoot);
   TempDir dir("liveness-boot");
-  ExpectOtherBootRefused(Proctape(
-      {"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--boot-id", kOtherBoot}));
+  ExpectOtherBootRefused(
+      Proctape({"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--boot-id", kOtherBoot}));
   const std::string fp = WriteEdited(dir, "other.ptape", [](v1::Header& h, v1::RootFingerprint& f) {
     h.mutable_host()->set_boot_id(kOtherBoot + "\n");
     f.set_boot_id(kOtherBoot + "\n");
@@ -89,7 +89,8 @@ TEST(LivenessBootCli, ThisHostsBootIsCheckedQuietlyAndRecorded) {
     CommandResult r = Proctape(args);
     EXPECT_EQ(r.exit_code, 0) << Describe(r);
     EXPECT_TRUE(r.err.empty()) << Describe(r);
-    EXPECT_TRUE(StartsWith(r.out, "ALIVE: ") || r.out.find("\"status\":\"ALIVE\"") != std::string::npos)
+    EXPECT_TRUE(StartsWith(r.out, "ALIVE: ") ||
+                r.out.find("\"status\":\"ALIVE\"") != std::string::npos)
         << Describe(r);
   }
   Snapshot snap;
@@ -106,16 +107,16 @@ TEST(LivenessBootCli, ABootIdIsReadInEitherCaseAndAValueThatIsNoneIsAUsageError)
   std::string upper = HostBootText();
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   for (const std::string& given : {upper, " " + HostBootText(), HostBootText() + " \n"}) {
-    CommandResult r = Proctape(
-        {"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--boot-id", given});
+    CommandResult r =
+        Proctape({"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--boot-id", given});
     EXPECT_EQ(r.exit_code, 0) << Describe(r);
     EXPECT_TRUE(r.err.empty()) << Describe(r);
   }
   for (const std::string& given : std::vector<std::string>{
            "not-a-uuid", HostBootText().substr(1), HostBootText() + "0",
            "0000000-01111-4222-8333-444444444444", "g0000000-1111-4222-8333-444444444444"}) {
-    CommandResult r = Proctape(
-        {"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--boot-id", given});
+    CommandResult r =
+        Proctape({"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--boot-id", given});
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << Describe(r);
     EXPECT_NE(r.err.find("--boot-id"), std::string::npos) << Describe(r);
@@ -162,8 +163,9 @@ TEST(LivenessBootCli, ARecordingWithoutOneResolvedIdentityIsAUsageError) {
   EXPECT_EQ(both.exit_code, 2) << Describe(both);
   CommandResult neither = Proctape({"liveness", "--start", SelfStart()});
   EXPECT_EQ(neither.exit_code, 2) << Describe(neither);
-  EXPECT_TRUE(StartsWith(neither.err, "proctape: liveness: missing --pid PID (host pid, as "
-                                      "resolve printed it), or --from-recording FILE"))
+  EXPECT_TRUE(StartsWith(neither.err,
+                         "proctape: liveness: missing --pid PID (host pid, as "
+                         "resolve printed it), or --from-recording FILE"))
       << Describe(neither);
 }
 

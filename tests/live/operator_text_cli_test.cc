@@ -118,12 +118,17 @@ class OperatorText : public ::testing::Test {
         {"fingerprint --proc", {"fingerprint", "--root", self, "--proc", p, "-o", d + "/fp"}},
         {"fingerprint -o", {"fingerprint", "--root", self, "-o", p + ".fp"}},
         {"resolve --fingerprint", {"resolve", "--fingerprint", p, "--token", "t"}},
-        {"resolve --exe", {"resolve", "--root", self, "--token", "t", "--deadline-ms", "0", "--exe", p}},
-        {"resolve --proc", {"resolve", "--root", self, "--token", "t", "--deadline-ms", "0", "--proc", p}},
+        {"resolve --exe",
+         {"resolve", "--root", self, "--token", "t", "--deadline-ms", "0", "--exe", p}},
+        {"resolve --proc",
+         {"resolve", "--root", self, "--token", "t", "--deadline-ms", "0", "--proc", p}},
         {"resolve --token", {"resolve", "--root", self, "--token", h, "--deadline-ms", "0"}},
-        {"resolve --token-var", {"resolve", "--root", self, "--token", "t", "--token-var", h, "--deadline-ms", "0"}},
-        {"resolve --argv", {"resolve", "--root", self, "--token", "t", "--argv", h, "--deadline-ms", "0"}},
-        {"resolve --record", {"resolve", "--root", self, "--token", "t", "--deadline-ms", "0", "--record", p + ".r"}},
+        {"resolve --token-var",
+         {"resolve", "--root", self, "--token", "t", "--token-var", h, "--deadline-ms", "0"}},
+        {"resolve --argv",
+         {"resolve", "--root", self, "--token", "t", "--argv", h, "--deadline-ms", "0"}},
+        {"resolve --record",
+         {"resolve", "--root", self, "--token", "t", "--deadline-ms", "0", "--record", p + ".r"}},
         {"liveness --proc", {"liveness", "--pid", self, "--start", start, "--proc", p}},
         {"liveness --record", {"liveness", "--pid", self, "--start", start, "--record", p + ".l"}},
         {"capture -o", {"capture", "--root", self, "-o", p + ".c"}},
@@ -156,18 +161,26 @@ class OperatorText : public ::testing::Test {
         {"corpus add present", {"corpus", "add", present, "--corpus", d + "/cp"}},
         {"corpus add --corpus", {"corpus", "add", Recording(), "--corpus", p + ".corpus"}},
         {"corpus add --name", {"corpus", "add", Recording(), "--corpus", d + "/cn", "--name", h}},
-        {"corpus add --expect", {"corpus", "add", Recording(), "--corpus", d + "/ce", "--expect", h}},
+        {"corpus add --expect",
+         {"corpus", "add", Recording(), "--corpus", d + "/ce", "--expect", h}},
         {"corpus check DIR", {"corpus", "check", p}},
         {"corpus check --entry", {"corpus", "check", SourceCorpus(), "--entry", h}},
-        {"corpus check --junit", {"corpus", "check", SourceCorpus(), "--entry", "plain-unshare", "--junit", p + ".xml"}},
+        {"corpus check --junit",
+         {"corpus", "check", SourceCorpus(), "--entry", "plain-unshare", "--junit", p + ".xml"}},
         {"corpus list DIR", {"corpus", "list", p}},
         {"corpus rm NAME", {"corpus", "rm", h, "--corpus", SourceCorpus()}},
         {"corpus rm --corpus", {"corpus", "rm", "x", "--corpus", p}},
         {"lab SCENARIO", {"lab", h}},
         {"lab --record", {"lab", "--list", "--record", p}},
-        {"ownership --baseline", {"ownership", "--baseline", p, "--current", Current(), "--uid", "0", "--cgroup", "/", "--self", "1"}},
-        {"ownership --cgroup", {"ownership", "--baseline", Baseline(), "--current", Current(), "--uid", "0", "--cgroup", "/" + h, "--self", "1"}},
-        {"ownership --output", {"ownership", "--baseline", Baseline(), "--current", Current(), "--uid", "0", "--cgroup", "/", "--self", "1", "--output", h}},
+        {"ownership --baseline",
+         {"ownership", "--baseline", p, "--current", Current(), "--uid", "0", "--cgroup", "/",
+          "--self", "1"}},
+        {"ownership --cgroup",
+         {"ownership", "--baseline", Baseline(), "--current", Current(), "--uid", "0", "--cgroup",
+          "/" + h, "--self", "1"}},
+        {"ownership --output",
+         {"ownership", "--baseline", Baseline(), "--current", Current(), "--uid", "0", "--cgroup",
+          "/", "--self", "1", "--output", h}},
         // What CLI11 refuses: an option it does not know, a value it cannot read.
         {"unknown option", {"show", Recording(), "--" + h}},
         {"unknown command", {h}},
@@ -201,7 +214,8 @@ TEST_F(OperatorText, HostileOperatorStringsReachNoTerminalRawAndNoJsonInvalid) {
     const CommandResult text = ProctapeWithInput(c.args);
     EXPECT_EQ(RawControl(text.out), "") << c.what << " (text, stdout)\n" << Describe(text);
     EXPECT_EQ(RawControl(text.err), "") << c.what << " (text, stderr)\n" << Describe(text);
-    if (c.args[0] == kHostile || c.args[0][0] == '-' || c.args[0] == "help" || !HasJson(c.args)) continue;
+    if (c.args[0] == kHostile || c.args[0][0] == '-' || c.args[0] == "help" || !HasJson(c.args))
+      continue;
     Args json_args = c.args;
     json_args.push_back("--json");
     const CommandResult json = ProctapeWithInput(json_args);
@@ -216,7 +230,8 @@ TEST_F(OperatorText, HostileOperatorStringsReachNoTerminalRawAndNoJsonInvalid) {
       EXPECT_TRUE(IsUtf8(line)) << c.what << " (json stderr not UTF-8)\n" << Describe(json);
       const JsonDocument doc = ParseJsonDocument(line);
       EXPECT_TRUE(doc.ok && doc.value.has_struct_value())
-          << c.what << ": stderr line is no JSON object: " << doc.why << "\n" << Describe(json);
+          << c.what << ": stderr line is no JSON object: " << doc.why << "\n"
+          << Describe(json);
     }
   }
 }

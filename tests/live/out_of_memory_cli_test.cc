@@ -75,7 +75,8 @@ TEST_F(OutOfMemory, IsOneLineWithTheStatusOfProctapeItselfFailed) {
     EXPECT_EQ(r.exit_code, 1) << Shown(args) << "\n" << r.err;
     EXPECT_TRUE(OneLine(r.err)) << Shown(args) << "\n" << r.err;
     EXPECT_EQ(r.err.rfind("proctape: " + command + ": out of memory (", 0), 0u)
-        << Shown(args) << "\n" << r.err;
+        << Shown(args) << "\n"
+        << r.err;
   }
 }
 
@@ -114,13 +115,17 @@ TEST_F(OutOfMemory, CorpusCheckReportsTheEntryUnreadableAndChecksTheOthers) {
   WriteFile(corpus + "/MANIFEST",
             "# proctape corpus manifest, format 1\n\n"
             "entry    long-tape\n"
-            "file     " + name + "\n"
-            "sha256   " + sha + "\n"
-            "expect   NO_MATCH\n\n"
-            "entry    plain-unshare\n"
-            "file     f46add6575430d19.ptape\n"
-            "sha256   f46add6575430d195b52ce9817d6592befced3767258841b3d3bdf5c0e79fbb4\n"
-            "expect   RESOLVED pid=7 start=1309522\n");
+            "file     " +
+                name +
+                "\n"
+                "sha256   " +
+                sha +
+                "\n"
+                "expect   NO_MATCH\n\n"
+                "entry    plain-unshare\n"
+                "file     f46add6575430d19.ptape\n"
+                "sha256   f46add6575430d195b52ce9817d6592befced3767258841b3d3bdf5c0e79fbb4\n"
+                "expect   RESOLVED pid=7 start=1309522\n");
   const std::string junit = dir_.File("check.xml");
   const CommandResult r = ProctapeWithinAddressLimit(
       {"corpus", "check", corpus, "--jobs", "1", "--junit", junit}, kHangGuardMs, kLimit);

@@ -110,7 +110,11 @@ bool ReadsRecording(const Writer& w, const Where& at) {
 
 std::map<std::string, Stage> Stages() {
   auto file = [](const Writer& w) { return !w.directory; };
-  auto only = [](bool applies) { Staged s; s.applies = applies; return s; };
+  auto only = [](bool applies) {
+    Staged s;
+    s.applies = applies;
+    return s;
+  };
   return {
       {"its directory does not exist",
        [](const Writer&, const Where& at) {
@@ -200,8 +204,8 @@ TEST(OutputRefusalTable, EveryCauseTheDocumentListsIsStagedAndNoOther) {
   std::vector<std::string> listed;
   for (const DocRow& row : rows) {
     listed.push_back(row.cause);
-    EXPECT_EQ(stages.count(row.cause), 1u) << "the document lists a cause this test cannot stage: "
-                                           << row.cause;
+    EXPECT_EQ(stages.count(row.cause), 1u)
+        << "the document lists a cause this test cannot stage: " << row.cause;
   }
   for (const auto& [cause, stage] : stages) {
     EXPECT_NE(std::find(listed.begin(), listed.end(), cause), listed.end())
@@ -287,7 +291,8 @@ TEST_P(IntoOutputs, TheDirectoryIsCheckedBeforeAnyWork) {
     const CommandResult r = RunProctape(how, w.args(path));
     EXPECT_EQ(r.exit_code, row.status) << row.cause << "\n" << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << Describe(r);
-    EXPECT_TRUE(Has(r.err, Substituted(row.said, {{"PATH", path}}))) << row.cause << "\n" << Describe(r);
+    EXPECT_TRUE(Has(r.err, Substituted(row.said, {{"PATH", path}}))) << row.cause << "\n"
+                                                                     << Describe(r);
     EXPECT_EQ(r.out, "") << row.cause << ": nothing ran";
     EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"a-file"});
   }
@@ -305,7 +310,8 @@ TEST_P(IntoOutputs, AFileOfAnEarlierRunIsReplacedOnlyWithForce) {
   r = RunProctape({}, w.args(dir_.path()));
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << Describe(r);
-  EXPECT_TRUE(Has(r.err, w.option + " '" + written + "': exists: refused (use --force to replace it)"))
+  EXPECT_TRUE(
+      Has(r.err, w.option + " '" + written + "': exists: refused (use --force to replace it)"))
       << Describe(r);
   EXPECT_EQ(FileBytes(written), "mine");
   EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{w.written}) << "nothing left beside";
@@ -323,13 +329,15 @@ TEST_P(IntoOutputs, ForceWithoutTheDirectoryIsAUsageError) {
   args.push_back("--force");
   const CommandResult r = RunProctape({}, args);
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
-  EXPECT_TRUE(Has(r.err, "--force replaces an existing output file, and no " + GetParam().option +
-                             " is given"))
+  EXPECT_TRUE(Has(
+      r.err, "--force replaces an existing output file, and no " + GetParam().option + " is given"))
       << Describe(r);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryWriter, IntoOutputs, ::testing::ValuesIn(IntoWriters()),
-                         [](const ::testing::TestParamInfo<IntoWriter>& p) { return p.param.name; });
+                         [](const ::testing::TestParamInfo<IntoWriter>& p) {
+                           return p.param.name;
+                         });
 
 // Every file a run writes is opened before any is written: one refused
 // leaves none written (explore's rarest outcomes here: MULTIPLE_MATCHES,
@@ -338,11 +346,12 @@ TEST(IntoOutputsExplore, ARefusalLeavesNoneOfTheRunsFilesWritten) {
   TempDir dir("into");
   const std::string stem = dir.File("b552a8b49f217079-check0-");
   WriteFile(stem + "ROOT_RESTARTED.ptape", "mine");
-  const CommandResult r = Proctape({"explore", CorpusRecording(), "--depth", "1", "--examples", "2",
-                                    "--out", dir.path()});
+  const CommandResult r = Proctape(
+      {"explore", CorpusRecording(), "--depth", "1", "--examples", "2", "--out", dir.path()});
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(Has(r.err, "exists: refused (use --force to replace it)")) << Describe(r);
-  EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{"b552a8b49f217079-check0-ROOT_RESTARTED.ptape"})
+  EXPECT_EQ(Entries(dir.path()),
+            std::vector<std::string>{"b552a8b49f217079-check0-ROOT_RESTARTED.ptape"})
       << "MULTIPLE_MATCHES, opened first, is not written";
   EXPECT_EQ(r.out, "");
 }

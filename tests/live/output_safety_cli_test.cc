@@ -51,8 +51,8 @@ struct SameCase {
   std::string name;
   std::function<Argv(const Made&)> args;
   std::function<std::string(const Made&)> guarded;  // the input that must stay as it was
-  std::string redirect;  // a shell redirection ("< DIR/in.ptape"), or ""
-  std::string input;     // how the line names the input ("FILE '", "the corpus '")
+  std::string redirect;                             // a shell redirection ("< DIR/in.ptape"), or ""
+  std::string input;  // how the line names the input ("FILE '", "the corpus '")
 };
 
 void PrintTo(const SameCase& c, std::ostream* os) { *os << c.name; }
@@ -61,66 +61,83 @@ std::vector<SameCase> SameCases() {
   auto rec = [](const Made& m) { return m.recording; };
   return {
       {"export_json_itself",
-       [](const Made& m) { return Argv{"export", m.recording, "--format", "json", "-o", m.recording, "--force"}; },
+       [](const Made& m) {
+         return Argv{"export", m.recording, "--format", "json", "-o", m.recording, "--force"};
+       },
        rec, "", "FILE '"},
       {"export_json_dot_slash",
        [](const Made& m) {
-         return Argv{"export", m.recording, "--format", "json", "-o", m.dir + "/./in.ptape", "--force"};
+         return Argv{"export", m.recording,           "--format", "json",
+                     "-o",     m.dir + "/./in.ptape", "--force"};
        },
        rec, "", "FILE '"},
       {"export_json_hard_link",
        [](const Made& m) {
          fs::create_hard_link(m.recording, m.dir + "/link.ptape");
-         return Argv{"export", m.recording, "--format", "dot", "-o", m.dir + "/link.ptape", "--force"};
+         return Argv{"export", m.recording,           "--format", "dot",
+                     "-o",     m.dir + "/link.ptape", "--force"};
        },
        rec, "", "FILE '"},
       {"export_json_symlink",
        [](const Made& m) {
          fs::create_symlink(m.recording, m.dir + "/sym.ptape");
-         return Argv{"export", m.recording, "--format", "json", "-o", m.dir + "/sym.ptape", "--force"};
+         return Argv{"export", m.recording,          "--format", "json",
+                     "-o",     m.dir + "/sym.ptape", "--force"};
        },
        rec, "", "FILE '"},
       {"export_json_from_standard_input",
-       [](const Made& m) { return Argv{"export", "-", "--format", "json", "-o", m.recording, "--force"}; },
+       [](const Made& m) {
+         return Argv{"export", "-", "--format", "json", "-o", m.recording, "--force"};
+       },
        rec, "<in.ptape", "standard input"},
       {"export_proc_dir_holding_its_file",
        [](const Made& m) {
          fs::copy_file(m.recording, m.frame + "/in.ptape");
-         return Argv{"export", m.frame + "/in.ptape", "--format", "proc-dir", "-o", m.frame, "--force"};
+         return Argv{"export", m.frame + "/in.ptape", "--format", "proc-dir", "-o", m.frame,
+                     "--force"};
        },
        [](const Made& m) { return m.frame + "/in.ptape"; }, "", "FILE '"},
       {"corpus_check_junit_manifest",
        [](const Made& m) {
-         return Argv{"corpus", "check", m.corpus, "--entry", "plain-unshare", "--junit",
-                     m.corpus + "/MANIFEST", "--force"};
+         return Argv{"corpus",
+                     "check",
+                     m.corpus,
+                     "--entry",
+                     "plain-unshare",
+                     "--junit",
+                     m.corpus + "/MANIFEST",
+                     "--force"};
        },
        [](const Made& m) { return m.corpus + "/MANIFEST"; }, "", "the corpus '"},
       {"corpus_check_junit_entry",
        [](const Made& m) {
-         return Argv{"corpus", "check", "--corpus", m.corpus, "--entry", "plain-unshare", "--junit",
-                     m.corpus + "/b552a8b49f217079.ptape", "--force"};
+         return Argv{"corpus",  "check",         "--corpus", m.corpus,
+                     "--entry", "plain-unshare", "--junit",  m.corpus + "/b552a8b49f217079.ptape",
+                     "--force"};
        },
        [](const Made& m) { return m.corpus + "/b552a8b49f217079.ptape"; }, "", "the corpus '"},
       {"capture_output_in_proc_root",
        [](const Made& m) {
-         return Argv{"capture", "--proc-root", m.frame, "-o", m.frame + "/proctape-frame", "--force"};
+         return Argv{"capture", "--proc-root", m.frame, "-o", m.frame + "/proctape-frame",
+                     "--force"};
        },
        [](const Made& m) { return m.frame + "/proctape-frame"; }, "", "--proc-root '"},
       {"fingerprint_output_is_exe",
        [](const Made& m) {
-         return Argv{"fingerprint", "--root", SelfPid(), "--exe", m.sleep, "-o", m.sleep, "--force"};
+         return Argv{"fingerprint", "--root", SelfPid(), "--exe",
+                     m.sleep,       "-o",     m.sleep,   "--force"};
        },
        [](const Made& m) { return m.sleep; }, "", "--exe '"},
       {"resolve_record_is_fingerprint",
        [](const Made& m) {
-         return Argv{"resolve", "--fingerprint", m.fp, "--token", "t0k3n", "--deadline-ms", "0",
-                     "--record", m.fp, "--force"};
+         return Argv{"resolve", "--fingerprint", m.fp, "--token", "t0k3n", "--deadline-ms",
+                     "0",       "--record",      m.fp, "--force"};
        },
        [](const Made& m) { return m.fp; }, "", "--fingerprint '"},
       {"resolve_record_is_exe",
        [](const Made& m) {
-         return Argv{"resolve", "--root", SelfPid(), "--exe", m.sleep, "--token", "t0k3n",
-                     "--deadline-ms", "0", "--record", m.sleep, "--force"};
+         return Argv{"resolve", "--root",        SelfPid(), "--exe",    m.sleep, "--token",
+                     "t0k3n",   "--deadline-ms", "0",       "--record", m.sleep, "--force"};
        },
        [](const Made& m) { return m.sleep; }, "", "--exe '"},
   };
@@ -145,11 +162,12 @@ TEST_P(OutputIsAnInput, IsRefusedWithForceAndTheInputStaysWhole) {
   fs::copy_file(CorpusRecording(), m.recording);
   fs::copy(SourceCorpus(), m.corpus, fs::copy_options::recursive);
   fs::copy_file("/bin/sleep", m.sleep);
-  const CommandResult exported = RunCommand(
-      {::proctape::live::TestedBinary(), "export", m.recording, "--format", "proc-dir", "-o", m.frame}, 120'000);
+  const CommandResult exported = RunCommand({::proctape::live::TestedBinary(), "export",
+                                             m.recording, "--format", "proc-dir", "-o", m.frame},
+                                            120'000);
   ASSERT_EQ(exported.exit_code, 0) << Describe(exported);
-  const CommandResult fp =
-      RunCommand({::proctape::live::TestedBinary(), "fingerprint", "--root", SelfPid(), "-o", m.fp}, 120'000);
+  const CommandResult fp = RunCommand(
+      {::proctape::live::TestedBinary(), "fingerprint", "--root", SelfPid(), "-o", m.fp}, 120'000);
   ASSERT_EQ(fp.exit_code, 0) << Describe(fp);
 
   const SameCase& c = GetParam();
@@ -181,9 +199,9 @@ INSTANTIATE_TEST_SUITE_P(EveryWriter, OutputIsAnInput, ::testing::ValuesIn(SameC
 // /dev/full is a failure (exit 10), said in one line.
 struct PrintCase {
   std::string name;
-  Argv args;                   // a fixed command line, or
-  const Row* row = nullptr;    // the row whose --json run it is,
-  bool json = true;            // with --json or without
+  Argv args;                 // a fixed command line, or
+  const Row* row = nullptr;  // the row whose --json run it is,
+  bool json = true;          // with --json or without
 };
 
 void PrintTo(const PrintCase& c, std::ostream* os) { *os << c.name; }
@@ -223,7 +241,8 @@ TEST_P(FullStandardOutput, FailsWithTenAndSaysSoInOneLine) {
   const CommandResult r = ProctapeRedirected(">/dev/full", args);
   EXPECT_EQ(r.exit_code, 10) << Shown(args) << " >/dev/full\n" << Describe(r);
   EXPECT_TRUE(Has(r.err, "standard output: cannot write: No space left on device"))
-      << Shown(args) << " >/dev/full\n" << Describe(r);
+      << Shown(args) << " >/dev/full\n"
+      << Describe(r);
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (json) {
     EXPECT_TRUE(Has(r.err, "\"exit_status\":10")) << "the failure in JSON\n" << Describe(r);
@@ -239,7 +258,8 @@ INSTANTIATE_TEST_SUITE_P(EveryPrinter, FullStandardOutput, ::testing::ValuesIn(P
 // success path's report would be.
 TEST(OperandsAfterDoubleDash, AFileNamedJsonDoesNotMakeErrorsJson) {
   TempDir dir("outsafe-dash");
-  const CommandResult r = RunCommand({"/usr/bin/env", "-C", dir.path(), ::proctape::live::TestedBinary(), "verify", "--", "--json"});
+  const CommandResult r = RunCommand({"/usr/bin/env", "-C", dir.path(),
+                                      ::proctape::live::TestedBinary(), "verify", "--", "--json"});
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_EQ(r.err.rfind("proctape: ", 0), 0u) << "a text error\n" << Describe(r);
   EXPECT_FALSE(Has(r.err, "{")) << Describe(r);

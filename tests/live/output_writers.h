@@ -63,9 +63,19 @@ inline std::vector<Writer> Writers(const std::string& rec = CorpusRecording()) {
     };
   };
   return {
-      {"capture", {"capture"}, "--output", false, false,
-       [](const std::string& out) { return Argv{"capture", "--root", SelfPid(), "-o", out}; }},
-      {"fingerprint", {"fingerprint"}, "--output", false, false,
+      {"capture",
+       {"capture"},
+       "--output",
+       false,
+       false,
+       [](const std::string& out) {
+         return Argv{"capture", "--root", SelfPid(), "-o", out};
+       }},
+      {"fingerprint",
+       {"fingerprint"},
+       "--output",
+       false,
+       false,
        [](const std::string& out) {
          return Argv{"fingerprint", "--root", SelfPid(), "-o", out};
        }},
@@ -73,29 +83,74 @@ inline std::vector<Writer> Writers(const std::string& rec = CorpusRecording()) {
       {"export_dot", {"export"}, "--output", false, false, exported("dot")},
       {"export_sqlite", {"export"}, "--output", false, false, exported("sqlite")},
       {"export_proc_dir", {"export"}, "--output", true, false, exported("proc-dir"), {0}, false},
-      {"export_csv", {"export"}, "--output", true, false, exported("csv"), {0}, false,
-       "files.csv", "processes.csv"},
-      {"minimize", {"minimize"}, "--output", false, false,
-       [rec](const std::string& out) { return Argv{"minimize", rec, "-o", out}; }, {0}, false},
-      {"sql_db", {"sql"}, "--db", false, false,
-       [rec](const std::string& out) { return Argv{"sql", rec, "--db", out}; }, {0}, false},
-      {"resolve_record", {"resolve"}, "--record", false, false,
+      {"export_csv",
+       {"export"},
+       "--output",
+       true,
+       false,
+       exported("csv"),
+       {0},
+       false,
+       "files.csv",
+       "processes.csv"},
+      {"minimize",
+       {"minimize"},
+       "--output",
+       false,
+       false,
+       [rec](const std::string& out) {
+         return Argv{"minimize", rec, "-o", out};
+       },
+       {0},
+       false},
+      {"sql_db",
+       {"sql"},
+       "--db",
+       false,
+       false,
+       [rec](const std::string& out) {
+         return Argv{"sql", rec, "--db", out};
+       },
+       {0},
+       false},
+      {"resolve_record",
+       {"resolve"},
+       "--record",
+       false,
+       false,
        [](const std::string& out) {
-         return Argv{"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms", "0",
-                     "--record", out};
+         return Argv{"resolve",       "--root", SelfPid(),  "--token", "t0k3n",
+                     "--deadline-ms", "0",      "--record", out};
        },
        {5, 8}},
-      {"liveness_record", {"liveness"}, "--record", false, false,
+      {"liveness_record",
+       {"liveness"},
+       "--record",
+       false,
+       false,
        [](const std::string& out) {
          return Argv{"liveness", "--pid", SelfPid(), "--start", SelfStart(), "--record", out};
        }},
-      {"lab_record", {"lab"}, "--record", false, true,
-       [](const std::string& out) { return Argv{"lab", "plain", "--record", out}; }, {0}, false},
-      {"corpus_check_junit", {"corpus", "check"}, "--junit", false, false,
+      {"lab_record",
+       {"lab"},
+       "--record",
+       false,
+       true,
+       [](const std::string& out) {
+         return Argv{"lab", "plain", "--record", out};
+       },
+       {0},
+       false},
+      {"corpus_check_junit",
+       {"corpus", "check"},
+       "--junit",
+       false,
+       false,
        [](const std::string& out) {
          return Argv{"corpus", "check", SourceCorpus(), "--entry", "plain-unshare", "--junit", out};
        },
-       {0}, false},
+       {0},
+       false},
   };
 }
 
@@ -107,7 +162,7 @@ struct IntoWriter {
   std::vector<std::string> command;
   std::string option;
   std::function<std::vector<std::string>(const std::string& dir)> args;
-  std::string written;  // the name of a file a run writes into DIR
+  std::string written;               // the name of a file a run writes into DIR
   std::vector<std::string> without;  // a command line without the option
 };
 
@@ -116,11 +171,14 @@ inline void PrintTo(const IntoWriter& w, std::ostream* os) { *os << w.name; }
 inline std::vector<IntoWriter> IntoWriters(const std::string& rec = CorpusRecording()) {
   using Argv = std::vector<std::string>;
   return {
-      {"explore_out", {"explore"}, "--out",
+      {"explore_out",
+       {"explore"},
+       "--out",
        [rec](const std::string& dir) {
          return Argv{"explore", rec, "--depth", "1", "--examples", "1", "--out", dir};
        },
-       "b552a8b49f217079-check0-MULTIPLE_MATCHES.ptape", Argv{"explore", rec, "--depth", "1"}},
+       "b552a8b49f217079-check0-MULTIPLE_MATCHES.ptape",
+       Argv{"explore", rec, "--depth", "1"}},
   };
 }
 

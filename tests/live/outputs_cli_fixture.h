@@ -26,13 +26,13 @@ struct Invocation {
   bool nobody = false;
 };
 
-inline std::vector<std::string> Argv(const Invocation& how,
-                                     const std::vector<std::string>& args) {
+inline std::vector<std::string> Argv(const Invocation& how, const std::vector<std::string>& args) {
   std::vector<std::string> argv;
   if (how.nobody) {
     argv = {FindOnPath("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups"};
   }
-  argv.insert(argv.end(), {"/usr/bin/env", "-C", how.cwd, "TMPDIR=" + how.tmpdir, ::proctape::live::TestedBinary()});
+  argv.insert(argv.end(), {"/usr/bin/env", "-C", how.cwd, "TMPDIR=" + how.tmpdir,
+                           ::proctape::live::TestedBinary()});
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

@@ -131,8 +131,8 @@ TEST_P(OutputRules, ASymbolicLinkIsRefusedEvenWithForceAndItsTargetUntouched) {
     CommandResult r = RunProctape(how_, Args(link, force));
     EXPECT_EQ(r.exit_code, 10) << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << r.err;
-    EXPECT_TRUE(Has(r.err, GetParam().option + " '" + link +
-                               "': is a symbolic link: refused, --force or not"))
+    EXPECT_TRUE(Has(
+        r.err, GetParam().option + " '" + link + "': is a symbolic link: refused, --force or not"))
         << r.err;
     ExpectNothingRan(r);
   }
@@ -145,10 +145,9 @@ TEST_P(OutputRules, ADirectoryIsRefusedEvenWithForce) {
   ASSERT_EQ(::mkdir(out.c_str(), 0755), 0);
   WriteFile(out + "/notes", "mine");
   const std::string refusal =
-      GetParam().directory
-          ? "': is a directory that is not an earlier export (it holds no " + GetParam().marker +
-                "): refused, --force or not"
-          : "': is a directory: refused, --force or not";
+      GetParam().directory ? "': is a directory that is not an earlier export (it holds no " +
+                                 GetParam().marker + "): refused, --force or not"
+                           : "': is a directory: refused, --force or not";
   for (bool force : {false, true}) {
     CommandResult r = RunProctape(how_, Args(out, force));
     EXPECT_EQ(r.exit_code, 10) << Describe(r);
@@ -185,7 +184,8 @@ TEST_P(OutputRules, AnUnwritableDirectoryIsRefusedBeforeAnyWork) {
   CommandResult r = RunProctape(how, Args(out));
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_TRUE(Has(r.err, GetParam().option + " '" + out + "': cannot write: cannot create a temporary"))
+  EXPECT_TRUE(
+      Has(r.err, GetParam().option + " '" + out + "': cannot write: cannot create a temporary"))
       << r.err;
   EXPECT_TRUE(Has(r.err, "Permission denied")) << r.err;
   ExpectNothingRan(r);

@@ -57,8 +57,8 @@ TEST(CorpusOutputs, AnUnwritableCorpusIsRefusedBeforeTheRecordingIsReplayed) {
   CommandResult r = RunProctape(how, {"corpus", "add", kRecording, "--corpus", dir.File("corpus")});
   EXPECT_EQ(r.exit_code, 10) << Describe(r);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
-  EXPECT_TRUE(Has(r.err, "cannot write in the corpus " + dir.File("corpus") +
-                             ": Permission denied"))
+  EXPECT_TRUE(
+      Has(r.err, "cannot write in the corpus " + dir.File("corpus") + ": Permission denied"))
       << r.err;
   EXPECT_EQ(Entries(dir.File("corpus")), std::vector<std::string>{});
 }
@@ -74,7 +74,8 @@ TEST(CorpusOutputs, TheCorpusIsNamedByCorpusInAddCheckAndList) {
   r = Proctape({"corpus", "check", "--corpus", corpus});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   // The positional DIR of check and list is the same option's shorthand.
-  EXPECT_EQ(Proctape({"corpus", "list", corpus}).out, Proctape({"corpus", "list", "--corpus", corpus}).out);
+  EXPECT_EQ(Proctape({"corpus", "list", corpus}).out,
+            Proctape({"corpus", "list", "--corpus", corpus}).out);
   for (const char* command : {"check", "list"}) {
     r = Proctape({"corpus", command, corpus, "--corpus", corpus});
     EXPECT_EQ(r.exit_code, 2) << command << ": " << Describe(r);

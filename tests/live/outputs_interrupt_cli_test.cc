@@ -34,7 +34,8 @@ namespace {
 using namespace outputs;  // outputs_cli_fixture.h
 
 // Starts `args` as a child of this test; its stderr goes to `err_path`.
-pid_t Start(const Invocation& how, const std::vector<std::string>& args, const std::string& err_path) {
+pid_t Start(const Invocation& how, const std::vector<std::string>& args,
+            const std::string& err_path) {
   int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   std::string error;
   pid_t pid = SpawnChild(Argv(how, args), -1, err_fd, &error);
@@ -66,9 +67,9 @@ TEST(OutputInterrupts, CaptureInterruptedFinishesItsFileWithTheFramesDone) {
   Invocation how;
   how.cwd = dir.path();
   const std::string out = dir.File("frames.ptape");
-  pid_t pid = Start(how, {"capture", "--root", SelfPid(), "-o", out, "--frames", "100000",
-                          "--interval", "20"},
-                    logs.File("err"));
+  pid_t pid = Start(
+      how, {"capture", "--root", SelfPid(), "-o", out, "--frames", "100000", "--interval", "20"},
+      logs.File("err"));
   ASSERT_GT(pid, 0);
   std::string partial;
   const bool two = WaitFor([&] {
@@ -101,8 +102,9 @@ TEST(OutputInterrupts, ResolveInterruptedLeavesNoRecording) {
   Invocation how;
   how.cwd = dir.path();
   // No sandbox beneath the test: the resolver retries until its deadline.
-  pid_t pid = Start(how, {"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms",
-                          "60000", "--record", dir.File("r.ptape")},
+  pid_t pid = Start(how,
+                    {"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms", "60000",
+                     "--record", dir.File("r.ptape")},
                     logs.File("err"));
   ASSERT_GT(pid, 0);
   // The frame before the check is in the temporary: the check is running.
@@ -140,8 +142,7 @@ void ExpectJsonInterrupt(const std::string& err, const std::string& command) {
   EXPECT_TRUE(fields.count("error") &&
               fields.at("error").string_value().find("interrupted by SIGINT") == 0)
       << err;
-  EXPECT_TRUE(fields.count("exit_status") && fields.at("exit_status").number_value() == 130)
-      << err;
+  EXPECT_TRUE(fields.count("exit_status") && fields.at("exit_status").number_value() == 130) << err;
 }
 
 TEST(OutputInterrupts, CaptureInterruptedUnderJsonFailsInJsonWithItsFileFinished) {
@@ -150,8 +151,9 @@ TEST(OutputInterrupts, CaptureInterruptedUnderJsonFailsInJsonWithItsFileFinished
   Invocation how;
   how.cwd = dir.path();
   const std::string out = dir.File("frames.ptape");
-  pid_t pid = Start(how, {"capture", "--root", SelfPid(), "-o", out, "--frames", "100000",
-                          "--interval", "20", "--json"},
+  pid_t pid = Start(how,
+                    {"capture", "--root", SelfPid(), "-o", out, "--frames", "100000", "--interval",
+                     "20", "--json"},
                     logs.File("err"));
   ASSERT_GT(pid, 0);
   const bool two = WaitFor([&] {
@@ -175,8 +177,9 @@ TEST(OutputInterrupts, ResolveInterruptedUnderJsonFailsInJsonAndLeavesNoRecordin
   Invocation how;
   how.cwd = dir.path();
   // No sandbox beneath the test: the resolver retries until its deadline.
-  pid_t pid = Start(how, {"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms",
-                          "60000", "--record", dir.File("r.ptape"), "--json"},
+  pid_t pid = Start(how,
+                    {"resolve", "--root", SelfPid(), "--token", "t0k3n", "--deadline-ms", "60000",
+                     "--record", dir.File("r.ptape"), "--json"},
                     logs.File("err"));
   ASSERT_GT(pid, 0);
   const bool recording = WaitFor([&] {
@@ -205,9 +208,9 @@ TEST(OutputInterrupts, LabInterruptedRemovesItsDirectoryAndItsRecording) {
   how.cwd = dir.path();
   how.tmpdir = tmp.path();
   // never-exec keeps the resolver retrying for its whole deadline.
-  pid_t pid = Start(how, {"lab", "never-exec", "--record", dir.File("x.ptape"), "--deadline-ms",
-                          "60000"},
-                    logs.File("err"));
+  pid_t pid =
+      Start(how, {"lab", "never-exec", "--record", dir.File("x.ptape"), "--deadline-ms", "60000"},
+            logs.File("err"));
   ASSERT_GT(pid, 0);
   std::vector<std::pair<pid_t, std::uint64_t>> seen;
   const bool staged = WaitFor([&] {
@@ -231,7 +234,8 @@ TEST(OutputInterrupts, LabInterruptedRemovesItsDirectoryAndItsRecording) {
     EXPECT_TRUE(WaitFor([&, p = p, start = start] {
       std::optional<ProcStat> st = ReadStat(p);
       return !st || st->start_ticks != start || st->state == 'Z' || st->state == 'X';
-    })) << "pid " << p << " still runs";
+    })) << "pid "
+        << p << " still runs";
   }
 }
 

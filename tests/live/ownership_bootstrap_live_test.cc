@@ -83,17 +83,17 @@ CommandResult RunAndPlan(const FreshCgroup& cgroup, const TempDir& dir, const ch
   live::WriteFile(dir.File("runtime.sh"), kRuntime);
   live::WriteFile(dir.File("verifier.sh"), verifier);
   live::WriteFile(dir.File("children.sh"), kChildren);
-  CommandResult run = live::RunCommand({"/bin/sh", dir.File("runtime.sh"),
-                                        cgroup.dir() + "/cgroup.procs", dir.path(),
-                                        ::proctape::live::TestedBinary(), arg},
-                                       30000);
+  CommandResult run =
+      live::RunCommand({"/bin/sh", dir.File("runtime.sh"), cgroup.dir() + "/cgroup.procs",
+                        dir.path(), ::proctape::live::TestedBinary(), arg},
+                       30000);
   EXPECT_EQ(run.exit_code, 0) << Describe(run);
   const std::string verifier_id = ReadId(dir, "verifier.id");
   const std::string keepalive = LiveId(ReadPid(dir, "keepalive.pid"));
   EXPECT_LT(StartOf(keepalive), StartOf(verifier_id)) << keepalive << " " << verifier_id;
-  return live::RunCommand({::proctape::live::TestedBinary(), "ownership", "--baseline", dir.File("baseline.ptape"),
-                           "--current", dir.File("current.ptape"), "--uid",
-                           std::to_string(::getuid()), "--cgroup",
+  return live::RunCommand({::proctape::live::TestedBinary(), "ownership", "--baseline",
+                           dir.File("baseline.ptape"), "--current", dir.File("current.ptape"),
+                           "--uid", std::to_string(::getuid()), "--cgroup",
                            V2Path(static_cast<pid_t>(ReadPid(dir, "keepalive.pid"))), "--self",
                            verifier_id.substr(0, verifier_id.find('@'))});
 }
@@ -111,7 +111,8 @@ void ExpectNamed(const CommandResult& plan, const TempDir& dir, int frame,
     EXPECT_NE(plan.out.find("  baseline-not-before baseline frame " + std::to_string(frame) +
                             " pid " + id + ": "),
               std::string::npos)
-        << id << "\n" << plan.out;
+        << id << "\n"
+        << plan.out;
   }
   const std::string keepalive = LiveId(ReadPid(dir, "keepalive.pid"));
   EXPECT_EQ(plan.out.find(keepalive), std::string::npos) << keepalive << "\n" << plan.out;

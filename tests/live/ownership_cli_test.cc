@@ -28,8 +28,8 @@ std::string SourceDir() { return PROCTAPE_SOURCE_DIR; }
 // proctape ARGS..., run with the repository root as working directory so that
 // the file names it prints are the relative ones of the golden files.
 CommandResult ProctapeInSource(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh",
-                                   SourceDir(), ::proctape::live::TestedBinary()};
+  std::vector<std::string> argv = {"/bin/sh", "-c",        "cd \"$1\" && shift && exec \"$@\"",
+                                   "sh",      SourceDir(), ::proctape::live::TestedBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return live::RunCommand(argv);
 }
@@ -41,10 +41,17 @@ std::string Golden(const std::string& name) {
 // The unit test OwnershipTest.GoldenCorpusPair writes these files
 // (PROCTAPE_UPDATE_GOLDEN=1); the binary must print exactly them.
 TEST(OwnershipCli, CorpusPairPrintsTheGoldenPlan) {
-  const std::vector<std::string> args = {"ownership", "--baseline",
-                                         "corpus/021e7cdf322033a4.ptape", "--current",
-                                         "corpus/d40fb836ad433348.ptape", "--uid", "0",
-                                         "--cgroup", "/", "--self", "1"};
+  const std::vector<std::string> args = {"ownership",
+                                         "--baseline",
+                                         "corpus/021e7cdf322033a4.ptape",
+                                         "--current",
+                                         "corpus/d40fb836ad433348.ptape",
+                                         "--uid",
+                                         "0",
+                                         "--cgroup",
+                                         "/",
+                                         "--self",
+                                         "1"};
   CommandResult text = ProctapeInSource(args);
   EXPECT_EQ(text.exit_code, 0) << Describe(text);
   EXPECT_EQ(text.out, Golden("corpus-pair.txt"));
@@ -69,17 +76,26 @@ TEST(OwnershipCli, CorpusPairPrintsTheGoldenPlan) {
 // line on standard error: the finding, by the first problem, in the plain
 // form (no command before it, no "usage error"), the same under --json.
 TEST(OwnershipCli, ARefusedPlanOfStatusTwoSaysItsFirstProblemOnStandardError) {
-  std::vector<std::string> args = {"ownership", "--baseline", "corpus/d40fb836ad433348.ptape",
-                                   "--current", "corpus/021e7cdf322033a4.ptape", "--uid", "0",
-                                   "--cgroup", "/", "--self", "1"};
+  std::vector<std::string> args = {"ownership",
+                                   "--baseline",
+                                   "corpus/d40fb836ad433348.ptape",
+                                   "--current",
+                                   "corpus/021e7cdf322033a4.ptape",
+                                   "--uid",
+                                   "0",
+                                   "--cgroup",
+                                   "/",
+                                   "--self",
+                                   "1"};
   for (const bool json : {false, true}) {
     std::vector<std::string> line = args;
     if (json) line.push_back("--json");
     CommandResult r = ProctapeInSource(line);
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
     ASSERT_TRUE(live::OneLine(r.err)) << Describe(r);
-    const std::string said = json ? "{\"command\":\"ownership\",\"error\":\"exit 2: the plan is REFUSED: "
-                                  : "proctape: exit 2: the plan is REFUSED: ";
+    const std::string said =
+        json ? "{\"command\":\"ownership\",\"error\":\"exit 2: the plan is REFUSED: "
+             : "proctape: exit 2: the plan is REFUSED: ";
     EXPECT_TRUE(live::StartsWith(r.err, said)) << Describe(r);
     if (!json) {  // the first problem as the plan lists it: kind, where, whom
       const std::size_t at = r.out.find("\n  ", r.out.find("\nREFUSED: "));
@@ -95,22 +111,23 @@ TEST(OwnershipCli, ARefusedPlanOfStatusTwoSaysItsFirstProblemOnStandardError) {
 // Errors are one line each, with the documented status.
 TEST(OwnershipCli, ErrorsAreOneLineWithTheirStatus) {
   const std::string corpus = SourceDir() + "/corpus/021e7cdf322033a4.ptape";
-  CommandResult missing = live::RunCommand(
-      {::proctape::live::TestedBinary(), "ownership", "--baseline", "/nonexistent/b.ptape", "--current", corpus,
-       "--uid", "0", "--cgroup", "/", "--self", "1"});
+  CommandResult missing = live::RunCommand({::proctape::live::TestedBinary(), "ownership",
+                                            "--baseline", "/nonexistent/b.ptape", "--current",
+                                            corpus, "--uid", "0", "--cgroup", "/", "--self", "1"});
   EXPECT_EQ(missing.exit_code, 10) << Describe(missing);
   EXPECT_TRUE(live::OneLine(missing.err)) << missing.err;
   EXPECT_TRUE(live::StartsWith(missing.err, "proctape: --baseline '/nonexistent/b.ptape': "))
       << missing.err;
 
-  CommandResult relative = live::RunCommand(
-      {::proctape::live::TestedBinary(), "ownership", "--baseline", corpus, "--current", corpus, "--uid", "0",
-       "--cgroup", "sandbox", "--self", "1"});
+  CommandResult relative =
+      live::RunCommand({::proctape::live::TestedBinary(), "ownership", "--baseline", corpus,
+                        "--current", corpus, "--uid", "0", "--cgroup", "sandbox", "--self", "1"});
   EXPECT_EQ(relative.exit_code, 2) << Describe(relative);
   EXPECT_TRUE(live::OneLine(relative.err)) << relative.err;
 
-  CommandResult no_self = live::RunCommand({::proctape::live::TestedBinary(), "ownership", "--baseline", corpus,
-                                            "--current", corpus, "--uid", "0", "--cgroup", "/"});
+  CommandResult no_self =
+      live::RunCommand({::proctape::live::TestedBinary(), "ownership", "--baseline", corpus,
+                        "--current", corpus, "--uid", "0", "--cgroup", "/"});
   EXPECT_EQ(no_self.exit_code, 2) << Describe(no_self);
   EXPECT_NE(no_self.err.find("--self"), std::string::npos) << no_self.err;
 }

@@ -69,10 +69,10 @@ TEST(OwnershipLive, KeepaliveKeptDetachedDoubleForkedAndSameNamedRemoved) {
   live::WriteFile(dir.File("verifier.sh"), kVerifier);
   live::WriteFile(dir.File("children.sh"), kChildren);
 
-  CommandResult run = live::RunCommand(
-      {"/bin/sh", dir.File("runtime.sh"), cgroup->dir() + "/cgroup.procs", dir.path(),
-       ::proctape::live::TestedBinary()},
-      30000);
+  CommandResult run =
+      live::RunCommand({"/bin/sh", dir.File("runtime.sh"), cgroup->dir() + "/cgroup.procs",
+                        dir.path(), ::proctape::live::TestedBinary()},
+                       30000);
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
 
   const std::string runtime = ReadId(dir, "runtime.id");
@@ -108,18 +108,26 @@ TEST(OwnershipLive, KeepaliveKeptDetachedDoubleForkedAndSameNamedRemoved) {
   EXPECT_EQ(live::ReadProc(static_cast<pid_t>(impostor_pid), "comm"),
             live::ReadProc(static_cast<pid_t>(keepalive_pid), "comm"));
 
-  const std::vector<std::string> plan_args = {
-      ::proctape::live::TestedBinary(), "ownership",      "--baseline", dir.File("baseline.ptape"),
-      "--current",     dir.File("current.ptape"), "--uid", std::to_string(::getuid()),
-      "--cgroup",      path,             "--self",     std::to_string(verifier_pid)};
+  const std::vector<std::string> plan_args = {::proctape::live::TestedBinary(),
+                                              "ownership",
+                                              "--baseline",
+                                              dir.File("baseline.ptape"),
+                                              "--current",
+                                              dir.File("current.ptape"),
+                                              "--uid",
+                                              std::to_string(::getuid()),
+                                              "--cgroup",
+                                              path,
+                                              "--self",
+                                              std::to_string(verifier_pid)};
   CommandResult plan = live::RunCommand(plan_args);
   ASSERT_EQ(plan.exit_code, 0) << Describe(plan);
   std::map<std::string, Line> lines = Decisions(plan.out);
 
   const std::map<std::string, std::pair<std::string, std::string>> expected = {
-      {runtime, {"KEEP", "ancestor"}},     {verifier, {"KEEP", "verifier"}},
-      {keepalive, {"KEEP", "baseline"}},   {detached, {"REMOVE", "new"}},
-      {double_forked, {"REMOVE", "new"}},  {impostor, {"REMOVE", "new"}}};
+      {runtime, {"KEEP", "ancestor"}},    {verifier, {"KEEP", "verifier"}},
+      {keepalive, {"KEEP", "baseline"}},  {detached, {"REMOVE", "new"}},
+      {double_forked, {"REMOVE", "new"}}, {impostor, {"REMOVE", "new"}}};
   for (const auto& [id, want] : expected) {
     auto it = lines.find(id);
     ASSERT_NE(it, lines.end()) << id << " is not planned:\n" << plan.out;
@@ -178,15 +186,15 @@ echo $! > "$2/early.pid"
 "$3" capture -o "$2/current.ptape" --threads 1 >/dev/null
 echo $$ > "$2/verifier.pid"
 )sh");
-  CommandResult run = live::RunCommand({"/bin/sh", dir.File("verifier.sh"),
-                                        cgroup->dir() + "/cgroup.procs", dir.path(),
-                                        ::proctape::live::TestedBinary()},
-                                       30000);
+  CommandResult run =
+      live::RunCommand({"/bin/sh", dir.File("verifier.sh"), cgroup->dir() + "/cgroup.procs",
+                        dir.path(), ::proctape::live::TestedBinary()},
+                       30000);
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   const long early = ReadPid(dir, "early.pid");
   CommandResult plan = live::RunCommand(
-      {::proctape::live::TestedBinary(), "ownership", "--baseline", dir.File("baseline.ptape"), "--current",
-       dir.File("current.ptape"), "--uid", std::to_string(::getuid()), "--cgroup",
+      {::proctape::live::TestedBinary(), "ownership", "--baseline", dir.File("baseline.ptape"),
+       "--current", dir.File("current.ptape"), "--uid", std::to_string(::getuid()), "--cgroup",
        V2Path(static_cast<pid_t>(early)), "--self", std::to_string(ReadPid(dir, "verifier.pid"))});
   EXPECT_EQ(plan.exit_code, 2) << Describe(plan);
   EXPECT_NE(plan.out.find("not-at-bootstrap baseline frame 0 pid " + LiveId(early)),

@@ -32,12 +32,12 @@ namespace {
 
 // One path (or name) option of one command, and a command line giving it.
 struct PathCase {
-  std::string name;       // the test's name
+  std::string name;  // the test's name
   CommandWords command;
-  std::string option;     // as the error names it; "FILE" or "DIR" for a positional
+  std::string option;  // as the error names it; "FILE" or "DIR" for a positional
   std::function<Args(const Fixture&, const std::string& path)> args;
-  bool output = false;    // the path is written: refused in a missing directory
-  bool ptape = false;     // read as a .ptape file: also run with one of wrong magic
+  bool output = false;           // the path is written: refused in a missing directory
+  bool ptape = false;            // read as a .ptape file: also run with one of wrong magic
   std::string missing = "nope";  // the value that names nothing
 };
 
@@ -63,8 +63,8 @@ std::vector<PathCase> Cases() {
       const std::string name = CaseName(row.command, in.option, 0);
       bool seen = false;
       for (const PathCase& c : cases) seen |= c.name == name;
-      cases.push_back({seen ? CaseName(row.command, in.option, ++k) : name, row.command,
-                       in.option, in.args, false, in.dash_is_stdin});
+      cases.push_back({seen ? CaseName(row.command, in.option, ++k) : name, row.command, in.option,
+                       in.args, false, in.dash_is_stdin});
     }
   }
   for (const Writer& w : Writers()) {
@@ -73,11 +73,15 @@ std::vector<PathCase> Cases() {
                      [args](const Fixture&, const std::string& p) { return args(p); }, true});
   }
   // Options naming something of a file other than its path.
-  cases.push_back({"corpus_check_entry", {"corpus", "check"}, "--entry",
+  cases.push_back({"corpus_check_entry",
+                   {"corpus", "check"},
+                   "--entry",
                    [](const Fixture&, const std::string& name) {
                      return Args{"corpus", "check", SourceCorpus(), "--entry", name};
                    },
-                   false, false, "no-such-entry"});
+                   false,
+                   false,
+                   "no-such-entry"});
   return cases;
 }
 

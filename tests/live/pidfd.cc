@@ -60,7 +60,9 @@ bool PidFd::WaitExited(int timeout_ms) const {
   if (fd_ < 0) return true;
   std::int64_t until = MonoMs() + timeout_ms;
   for (;;) {
-    struct pollfd p{fd_, POLLIN, 0};
+    struct pollfd p {
+      fd_, POLLIN, 0
+    };
     int left = static_cast<int>(std::max<std::int64_t>(0, until - MonoMs()));
     int n = ::poll(&p, 1, left);
     if (n > 0) return true;

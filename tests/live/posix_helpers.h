@@ -25,7 +25,9 @@ inline std::int64_t MonoMs() {
 }
 
 inline void SleepMs(int ms) {
-  struct timespec ts{ms / 1000, static_cast<long>(ms % 1000) * 1'000'000};
+  struct timespec ts {
+    ms / 1000, static_cast<long>(ms % 1000) * 1'000'000
+  };
   while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
   }
 }

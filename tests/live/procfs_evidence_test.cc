@@ -19,7 +19,10 @@
 namespace proctape {
 namespace {
 
-const std::string kSleepCmdline("/bin/sleep\0" "120\0", 15);
+const std::string kSleepCmdline(
+    "/bin/sleep\0"
+    "120\0",
+    15);
 
 class ProcfsEvidenceTest : public ::testing::Test {
  protected:
@@ -134,8 +137,8 @@ TEST_F(ProcfsEvidenceTest, ListingStopsAtTheBytesAndTheDeadlineItIsGiven) {
   EXPECT_EQ(late.stopped, ListStop::kDeadline);
   EXPECT_TRUE(late.names.empty());
 
-  ListResult in_time = evidence_->ListPidsWithin(
-      ListLimits{65536, UINT64_MAX, evidence_->NowNs() + 60'000'000'000});
+  ListResult in_time =
+      evidence_->ListPidsWithin(ListLimits{65536, UINT64_MAX, evidence_->NowNs() + 60'000'000'000});
   EXPECT_EQ(in_time.stopped, ListStop::kNone);
   EXPECT_GT(in_time.names.size(), 2u);
 }
@@ -221,8 +224,8 @@ TEST_F(ProcfsEvidenceTest, ReadFileOfSeveralPagesHonoursTheBoundExactly) {
 }
 
 TEST_F(ProcfsEvidenceTest, ReadFileOfAMissingPidIsEnoent) {
-  for (ProcFile file : {ProcFile::kStat, ProcFile::kCmdline, ProcFile::kEnviron,
-                        ProcFile::kStatus}) {
+  for (ProcFile file :
+       {ProcFile::kStat, ProcFile::kCmdline, ProcFile::kEnviron, ProcFile::kStatus}) {
     ReadResult r = evidence_->ReadFile(999999999, file, 4096);
     EXPECT_EQ(r.err, ENOENT) << ProcFileName(file);
     EXPECT_TRUE(r.data.empty());

@@ -158,7 +158,8 @@ std::vector<std::string> BrokenCitations(const std::string& where, const std::st
 TEST(PublicText, EveryDocumentAndSectionItCitesExists) {
   std::size_t cited = 0;
   for (const Text& t : PublicTexts()) {
-    for (const std::string& b : BrokenCitations(t.where, Unwrapped(t.text), &cited)) ADD_FAILURE() << b;
+    for (const std::string& b : BrokenCitations(t.where, Unwrapped(t.text), &cited))
+      ADD_FAILURE() << b;
   }
   EXPECT_GE(cited, 100u) << "the citations of docs/ were not read";
 }
@@ -205,7 +206,8 @@ std::vector<std::string> PrivateCitationsOf(const std::string& path, const std::
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string raw_next = i + 1 < lines.size() ? lines[i + 1] : "";
     const std::string lower = Lower(lines[i] + " " + raw_next);
-    if (lower.find("issue") == std::string::npos && lower.find("seed") == std::string::npos) continue;
+    if (lower.find("issue") == std::string::npos && lower.find("seed") == std::string::npos)
+      continue;
     const std::string joined =
         lines[i] + " " +
         std::regex_replace(raw_next, comment_lead, "", std::regex_constants::format_first_only);
@@ -226,11 +228,13 @@ TEST(PublicText, PrivateCitationsAreFoundWhereTheyAre) {
             (std::vector<std::string>{"a.cc:1: 'seed 000'", "a.cc:1: 'the seed'"}));
   EXPECT_EQ(PrivateCitationsOf("a.sh", "# as a user runs them (issue\n# 16 §1)\n"),
             std::vector<std::string>{"a.sh:1: 'issue 16'"});
-  EXPECT_EQ(PrivateCitationsOf("t.cc", "INSTANTIATE_TEST_SUITE_P(Issue13, X,\n// Seed (step 5): argv\n"),
-            (std::vector<std::string>{"t.cc:1: 'Issue13'", "t.cc:2: 'Seed (step'"}));
-  EXPECT_TRUE(PrivateCitationsOf("f.sh", "fuzz_seeds . $run/seeds  # the fuzz seed corpora\n"
-                                         "std::mt19937_64 rng(seed); // XXH64 seed 0, --seed N\n"
-                                         "no issue here; issues are tracked elsewhere\n")
+  EXPECT_EQ(
+      PrivateCitationsOf("t.cc", "INSTANTIATE_TEST_SUITE_P(Issue13, X,\n// Seed (step 5): argv\n"),
+      (std::vector<std::string>{"t.cc:1: 'Issue13'", "t.cc:2: 'Seed (step'"}));
+  EXPECT_TRUE(PrivateCitationsOf("f.sh",
+                                 "fuzz_seeds . $run/seeds  # the fuzz seed corpora\n"
+                                 "std::mt19937_64 rng(seed); // XXH64 seed 0, --seed N\n"
+                                 "no issue here; issues are tracked elsewhere\n")
                   .empty());
 }
 
@@ -242,7 +246,8 @@ TEST(PublicText, PrivateCitationsAreFoundWhereTheyAre) {
 std::vector<Text> TrackedTexts() {
   namespace fs = std::filesystem;
   const CommandResult listed = RunCommand(
-      {"/usr/bin/git", "-c", "safe.directory=*", "-C", PROCTAPE_SOURCE_DIR, "ls-files", "-z"}, 60'000);
+      {"/usr/bin/git", "-c", "safe.directory=*", "-C", PROCTAPE_SOURCE_DIR, "ls-files", "-z"},
+      60'000);
   EXPECT_TRUE(listed.started && listed.exit_code == 0)
       << "git ls-files: " << listed.error << listed.err;
   std::vector<Text> out;

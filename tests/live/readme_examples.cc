@@ -61,7 +61,8 @@ std::set<int> StatusesOf(const std::string& command) {
        at = comment.find("exit ", at + 1)) {
     std::size_t end = at + 5;
     while (end < comment.size() && comment[end] >= '0' && comment[end] <= '9') ++end;
-    if (end > at + 5 && end - at - 5 <= 3) out.insert(std::stoi(comment.substr(at + 5, end - at - 5)));
+    if (end > at + 5 && end - at - 5 <= 3)
+      out.insert(std::stoi(comment.substr(at + 5, end - at - 5)));
   }
   return out;
 }
@@ -145,8 +146,8 @@ std::string ReplaceWord(const std::string& text, const std::string& from, const 
     const std::size_t at = text.find(from, i);
     if (at == std::string::npos) break;
     const std::size_t end = at + from.size();
-    const bool whole = (at == 0 || !WordChar(text[at - 1])) &&
-                       (end == text.size() || !WordChar(text[end]));
+    const bool whole =
+        (at == 0 || !WordChar(text[at - 1])) && (end == text.size() || !WordChar(text[end]));
     out += text.substr(i, at - i) + (whole ? to : from);
     i = end;
   }
@@ -170,8 +171,8 @@ std::map<std::string, std::string> PlaceholdersOf(const std::string& shape,
 }
 
 std::set<std::string> WrittenBy(const std::string& command) {
-  static const std::set<std::string> options = {"-o", "--output", "--out", "--record",
-                                                "--junit", ">"};
+  static const std::set<std::string> options = {"-o",       "--output", "--out",
+                                                "--record", "--junit",  ">"};
   std::set<std::string> out;
   const std::vector<std::string> words = Words(command);
   for (std::size_t i = 1; i < words.size(); ++i) {

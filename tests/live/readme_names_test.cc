@@ -38,8 +38,8 @@ struct Code {
 
 std::vector<Code> CodeOf(const std::string& markdown) {
   std::vector<Code> out;
-  std::string prose;              // the running text, newlines kept
-  std::vector<int> prose_lines;   // the line of each byte of `prose`
+  std::string prose;             // the running text, newlines kept
+  std::vector<int> prose_lines;  // the line of each byte of `prose`
   bool fenced = false;
   int n = 0;
   for (const std::string& line : LinesOf(markdown)) {

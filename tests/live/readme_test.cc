@@ -156,9 +156,9 @@ class ReadmeExample : public ::testing::TestWithParam<ReadmeBlock> {
         // A failure recorded on CI: the corpus's pid-reuse-unshare, the
         // recording README's example outputs are of.
         {"failure.ptape", copy("021e7cdf322033a4.ptape")},
-        {"bug.ptape", copy("f46add6575430d19.ptape")},    // plain-unshare
-        {"lab1.ptape", copy("d40fb836ad433348.ptape")},   // hostile-comm-unshare
-        {"lab2.ptape", copy("90f88ffa55b074b2.ptape")},   // exited-unshare
+        {"bug.ptape", copy("f46add6575430d19.ptape")},   // plain-unshare
+        {"lab1.ptape", copy("d40fb836ad433348.ptape")},  // hostile-comm-unshare
+        {"lab2.ptape", copy("90f88ffa55b074b2.ptape")},  // exited-unshare
         {"host.ptape",
          [this](const std::string& path) {
            return Proctape({"capture", "--root", AppServer(), "--env", "keep", "-o", path});
@@ -195,15 +195,15 @@ TEST_P(ReadmeExample, RunsAndPrintsWhatTheReadmeSays) {
   const ReadmeBlock& block = GetParam();
   ASSERT_FALSE(block.commands.empty()) << "README.md line " << block.line << ": an empty block";
   std::string error;
-  shell_ = ShellSession::Start(dir_.path(),
-                               std::filesystem::path(::proctape::live::TestedBinary()).parent_path().string(),
-                               &error);
+  shell_ = ShellSession::Start(
+      dir_.path(), std::filesystem::path(::proctape::live::TestedBinary()).parent_path().string(),
+      &error);
   ASSERT_NE(shell_, nullptr) << error;
   for (const ReadmeCommand& c : block.commands) {
     const std::string text = Substitute(c.text);
     MakeFixtures(text);
-    const std::string where = "README.md line " + std::to_string(c.line) + ": " + c.text +
-                              "\n  (run as: " + text + ")";
+    const std::string where =
+        "README.md line " + std::to_string(c.line) + ": " + c.text + "\n  (run as: " + text + ")";
     const ShellSession::Result r = shell_->Run(text, 180'000);
     ASSERT_TRUE(r.ran) << where << "\n" << r.error;
     const std::string said = "\nstdout: " + r.out + "\nstderr: " + r.err;
@@ -220,8 +220,7 @@ TEST_P(ReadmeExample, RunsAndPrintsWhatTheReadmeSays) {
         if (match == nullptr && FirstWord(line) == word) match = &line;
       }
       EXPECT_NE(match, nullptr) << where << "\nREADME says it prints a line like\n  " << shape
-                                << "\nbut no line it printed begins with '" << word << "'"
-                                << said;
+                                << "\nbut no line it printed begins with '" << word << "'" << said;
       if (match != nullptr) {
         for (const auto& [from, to] : PlaceholdersOf(shape, *match)) learned_[from] = to;
       }

@@ -38,12 +38,12 @@ using live::Describe;
 using live::Exists;
 using live::FileBytes;
 using live::FileId;
-using live::StartsWith;
-using live::StatOf;
 using live::FindRecord;
-using live::SandboxKind;
 using live::kSecretVar;
 using live::RecordLiveTest;
+using live::SandboxKind;
+using live::StartsWith;
+using live::StatOf;
 
 using live::Proctape;
 
@@ -87,7 +87,7 @@ std::vector<std::int64_t> ChainToRoot(pid_t pid, pid_t root) {
 
 TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
   const std::string file = dir_.File("resolve.ptape");
-  const std::vector<std::string> args = {"resolve", "--root", Root(), "--token",
+  const std::vector<std::string> args = {"resolve",         "--root",   Root(), "--token",
                                          sandbox_->token(), "--record", file};
   CommandResult r = Proctape(args);
   ASSERT_TRUE(r.started) << r.error;
@@ -174,7 +174,10 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
     EXPECT_GE(f.scan_start_mono_ns(), h.capture_start_mono_ns()) << i;
     const v1::ProcessRecord* sleep = FindRecord(f, sandbox_->sleep_pid());
     ASSERT_NE(sleep, nullptr) << "frame " << i << " lacks the sleep " << Pid();
-    EXPECT_EQ(sleep->cmdline().data(), std::string("/bin/sleep\0" "120\0", 15)) << i;
+    EXPECT_EQ(sleep->cmdline().data(), std::string("/bin/sleep\0"
+                                                   "120\0",
+                                                   15))
+        << i;
     EXPECT_TRUE(sleep->environ().redacted()) << i;
     EXPECT_NE(sleep->environ().data().find(TokenEntry()), std::string::npos) << i;
     EXPECT_EQ(UnredactedEntry(sleep->environ().data(), TokenEntry()), std::nullopt) << i;
@@ -275,7 +278,9 @@ TEST_P(RecordLiveTest, ResolveRecordReadsBackWithHeaderFramesTapeAndVerdict) {
     }
     if (rf.pid() == sandbox_->sleep_pid() && rf.file() == v1::PROC_FILE_CMDLINE) {
       sleep_cmdline = i;
-      EXPECT_EQ(rf.result().data(), std::string("/bin/sleep\0" "120\0", 15));
+      EXPECT_EQ(rf.result().data(), std::string("/bin/sleep\0"
+                                                "120\0",
+                                                15));
     }
     if (rf.file() == v1::PROC_FILE_ENVIRON) {
       EXPECT_TRUE(rf.result().redacted()) << i;
@@ -336,8 +341,7 @@ std::string ParamName(const ::testing::TestParamInfo<SandboxKind>& param) {
 // Every RecordLiveTest, those of record_secret_, record_liveness_ and
 // record_outputs_live_test.cc too, in both sandboxes.
 INSTANTIATE_TEST_SUITE_P(RecordLive, RecordLiveTest,
-                         ::testing::Values(SandboxKind::kUnshare, SandboxKind::kBwrap),
-                         ParamName);
+                         ::testing::Values(SandboxKind::kUnshare, SandboxKind::kBwrap), ParamName);
 
 }  // namespace
 }  // namespace proctape

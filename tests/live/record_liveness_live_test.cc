@@ -20,16 +20,15 @@ namespace {
 
 using live::CommandResult;
 using live::Describe;
-using live::StartsWith;
 using live::FindRecord;
 using live::RecordLiveTest;
+using live::StartsWith;
 
 using live::Proctape;
 
 TEST_P(RecordLiveTest, LivenessRecordHoldsOneStatReadAndAnAliveVerdict) {
   const std::string file = dir_.File("liveness.ptape");
-  CommandResult r =
-      Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--record", file});
+  CommandResult r = Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--record", file});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_TRUE(StartsWith(r.out, "ALIVE")) << Describe(r);
 

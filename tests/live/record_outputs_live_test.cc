@@ -21,11 +21,11 @@ namespace {
 
 using live::CommandResult;
 using live::Describe;
+using live::Entries;
 using live::FileBytes;
+using live::RecordLiveTest;
 using live::StartsWith;
 using live::WriteFile;
-using live::Entries;
-using live::RecordLiveTest;
 
 using live::Proctape;
 
@@ -40,7 +40,9 @@ TEST_P(RecordLiveTest, ExistingFileIsNotReplacedWithoutForce) {
     ASSERT_TRUE(r.started) << r.error;
     EXPECT_EQ(r.exit_code, 10) << args[0] << ": " << Describe(r);
     EXPECT_TRUE(r.out.empty()) << args[0] << ": a verdict was printed: " << Describe(r);
-    EXPECT_TRUE(StartsWith(r.err, "proctape: --record '" + file + "': exists: refused (use --force")) << Describe(r);
+    EXPECT_TRUE(
+        StartsWith(r.err, "proctape: --record '" + file + "': exists: refused (use --force"))
+        << Describe(r);
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
     EXPECT_EQ(FileBytes(file), original) << args[0];
     EXPECT_EQ(Entries(dir_.path()), std::vector<std::string>{"existing.ptape"}) << args[0];
@@ -51,15 +53,15 @@ TEST_P(RecordLiveTest, ExistingFileIsNotReplacedWithoutForce) {
   const std::string link = dir_.File("link.ptape");
   WriteFile(target, original);
   ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
-  CommandResult sym = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(),
-                                "--record", link, "--force"});
+  CommandResult sym = Proctape(
+      {"resolve", "--root", Root(), "--token", sandbox_->token(), "--record", link, "--force"});
   EXPECT_EQ(sym.exit_code, 10) << Describe(sym);
   EXPECT_TRUE(sym.out.empty()) << Describe(sym);
   EXPECT_EQ(FileBytes(target), original);
 
   // With --force the file is replaced by a whole recording.
-  CommandResult forced = Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(),
-                                   "--record", file, "--force"});
+  CommandResult forced = Proctape(
+      {"resolve", "--root", Root(), "--token", sandbox_->token(), "--record", file, "--force"});
   EXPECT_EQ(forced.exit_code, 0) << Describe(forced);
   Snapshot snap;
   FormatError err = ReadSnapshot(file, &snap);

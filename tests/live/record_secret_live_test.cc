@@ -20,9 +20,9 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::DecompressedChunks;
 using live::Describe;
 using live::FileBytes;
-using live::DecompressedChunks;
 using live::kSecretVar;
 using live::RecordLiveTest;
 

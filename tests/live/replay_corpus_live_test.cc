@@ -28,8 +28,7 @@ using namespace live::replay_live;
 // tests/data/replay/make_corpus.sh replays, through the binary, to the
 // committed bytes, with this host's /proc hidden too.
 TEST(ReplayLiveCorpus, CommittedRecordingsReplayToTheCommittedBytes) {
-  std::filesystem::path dir =
-      std::filesystem::path(live::kSource) / "tests" / "data" / "replay";
+  std::filesystem::path dir = std::filesystem::path(live::kSource) / "tests" / "data" / "replay";
   bool hide = HiddenProcUnavailable().empty();
   for (const char* name : {"resolved", "no-match-5s", "alive", "dead"}) {
     std::string base = (dir / name).string();
@@ -38,8 +37,8 @@ TEST(ReplayLiveCorpus, CommittedRecordingsReplayToTheCommittedBytes) {
     ASSERT_FALSE(txt.empty()) << base;
     for (bool hidden : {false, true}) {
       if (hidden && !hide) continue;
-      CommandResult r = hidden ? ReplayWithProcHidden({base + ".ptape"})
-                               : Proctape({"replay", base + ".ptape"});
+      CommandResult r =
+          hidden ? ReplayWithProcHidden({base + ".ptape"}) : Proctape({"replay", base + ".ptape"});
       EXPECT_EQ(r.exit_code, 0) << name << Describe(r);
       EXPECT_EQ(r.out, txt) << name << (hidden ? " (/proc hidden)" : "");
       CommandResult j = hidden ? ReplayWithProcHidden({base + ".ptape", "--json"})

@@ -33,7 +33,12 @@ inline CommandResult Proctape(std::vector<std::string> args, int timeout_ms = kR
 // execs proctape; the replay's own exit status and output come through.
 inline CommandResult ReplayWithProcHidden(const std::vector<std::string>& replay_args) {
   std::vector<std::string> argv = {
-      live::FindOnPath("unshare"), "--mount", "--propagation", "private", "/bin/sh", "-c",
+      live::FindOnPath("unshare"),
+      "--mount",
+      "--propagation",
+      "private",
+      "/bin/sh",
+      "-c",
       "mount -t tmpfs none /proc || exit 90; test ! -e /proc/self || exit 91; "
       "test -z \"$(ls -A /proc)\" || exit 92; exec \"$0\" replay \"$@\"",
       ::proctape::live::TestedBinary()};
@@ -46,7 +51,8 @@ inline std::string HiddenProcUnavailable() {
   // The sanitizer runtime linked into a sanitizer build's proctape reads
   // /proc/self/maps at startup and exits without it; the plain build runs
   // these tests.
-  if (live::TestedBinarySanitized()) return "the AddressSanitizer runtime of this build needs /proc itself";
+  if (live::TestedBinarySanitized())
+    return "the AddressSanitizer runtime of this build needs /proc itself";
   if (::geteuid() != 0) return "needs root to mount over /proc in a mount namespace";
   if (live::FindOnPath("unshare").empty()) return "unshare is not installed";
   return "";

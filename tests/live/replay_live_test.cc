@@ -35,14 +35,14 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::DecompressedChunks;
 using live::Describe;
 using live::FileBytes;
-using live::StartsWith;
-using live::DecompressedChunks;
 using live::FindRecord;
-using live::TempDir;
 using live::Sandbox;
 using live::SandboxKind;
+using live::StartsWith;
+using live::TempDir;
 
 // replay_live_fixture.h: Proctape, RunArgv, ReplayWithProcHidden,
 // HiddenProcUnavailable.
@@ -79,9 +79,9 @@ class ReplayLiveTest : public ::testing::TestWithParam<SandboxKind> {
   // sleep's true host pid.
   std::string RecordResolve() {
     std::string file = dir_.File("resolve.ptape");
-    CommandResult r = Proctape(
-        {"resolve", "--root", Root(), "--token", sandbox_->token(), "--record", file},
-        kRecordTimeoutMs);
+    CommandResult r =
+        Proctape({"resolve", "--root", Root(), "--token", sandbox_->token(), "--record", file},
+                 kRecordTimeoutMs);
     EXPECT_EQ(r.exit_code, 0) << Describe(r);
     EXPECT_TRUE(StartsWith(r.out, "RESOLVED host pid " + Pid() + ", start tick " + Start()))
         << Describe(r) << "\nmarker " << sandbox_->marker();
@@ -170,10 +170,10 @@ TEST_P(ReplayLiveTest, ReplayWithTheHostProcHiddenIsByteIdentical) {
   }
   // The hiding is real: the same namespace shows nothing under /proc to a
   // command that looks.
-  CommandResult look = RunArgv({live::FindOnPath("unshare"), "--mount", "--propagation", "private",
-                            "/bin/sh", "-c",
-                            "mount -t tmpfs none /proc && ls -A /proc | wc -l && "
-                            "cat /proc/self/stat 2>/dev/null; echo end"});
+  CommandResult look =
+      RunArgv({live::FindOnPath("unshare"), "--mount", "--propagation", "private", "/bin/sh", "-c",
+               "mount -t tmpfs none /proc && ls -A /proc | wc -l && "
+               "cat /proc/self/stat 2>/dev/null; echo end"});
   EXPECT_EQ(look.exit_code, 0) << Describe(look);
   EXPECT_EQ(look.out, "0\nend\n") << Describe(look);
 }
@@ -211,9 +211,8 @@ TEST_P(ReplayLiveTest, ReplayAfterTheSleepHasEndedIsStillReproduced) {
 // too.
 TEST_P(ReplayLiveTest, RecordedLivenessChecksReproduce) {
   std::string alive = dir_.File("alive.ptape");
-  CommandResult a =
-      Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--record", alive},
-               kRecordTimeoutMs);
+  CommandResult a = Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--record", alive},
+                             kRecordTimeoutMs);
   ASSERT_EQ(a.exit_code, 0) << Describe(a);
   ASSERT_TRUE(StartsWith(a.out, "ALIVE")) << Describe(a);
   CommandResult ra = Proctape({"replay", alive});
@@ -224,9 +223,8 @@ TEST_P(ReplayLiveTest, RecordedLivenessChecksReproduce) {
   ASSERT_TRUE(sandbox_->KillSleep());
   ASSERT_TRUE(live::WaitGoneOrDead(sandbox_->sleep_pid(), 3000));
   std::string dead = dir_.File("dead.ptape");
-  CommandResult d =
-      Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--record", dead},
-               kRecordTimeoutMs);
+  CommandResult d = Proctape({"liveness", "--pid", Pid(), "--start", Start(), "--record", dead},
+                             kRecordTimeoutMs);
   ASSERT_EQ(d.exit_code, 3) << Describe(d);
   ASSERT_TRUE(StartsWith(d.out, "DEAD")) << Describe(d);
   CommandResult rd = Proctape({"replay", dead});
@@ -278,10 +276,12 @@ TEST_P(ReplayLiveTest, ChangedRequestsGiveVerdictChangedOrDiverged) {
   // recorded root's only.
   CommandResult root_only = Proctape({"replay", file, "--root", "2147483647"});
   EXPECT_EQ(root_only.exit_code, 21) << Describe(root_only);
-  EXPECT_TRUE(StartsWith(root_only.out, "resolution 0 (request changed): DIVERGED at observation 0: recorded "
-                                        "ReadFile(pid " + Root() +
-                                            ", stat, bound 4096), made ReadFile(pid "
-                                            "2147483647, stat, bound 4096)\n"))
+  EXPECT_TRUE(StartsWith(root_only.out,
+                         "resolution 0 (request changed): DIVERGED at observation 0: recorded "
+                         "ReadFile(pid " +
+                             Root() +
+                             ", stat, bound 4096), made ReadFile(pid "
+                             "2147483647, stat, bound 4096)\n"))
       << Describe(root_only);
 
   // Another token: the recorded sleep does not carry it, the resolver wants
@@ -328,7 +328,8 @@ std::string WithoutJailSyscallWarnings(const std::string& err) {
 }
 
 TEST_P(ReplayLiveTest, ReplayIsCleanUnderValgrind) {
-  if (live::TestedBinarySanitized()) GTEST_SKIP() << "valgrind cannot run an AddressSanitizer build";
+  if (live::TestedBinarySanitized())
+    GTEST_SKIP() << "valgrind cannot run an AddressSanitizer build";
   std::string valgrind = live::FindOnPath("valgrind");
   if (valgrind.empty()) GTEST_SKIP() << "valgrind is not installed";
   std::string file = RecordResolve();
@@ -337,18 +338,13 @@ TEST_P(ReplayLiveTest, ReplayIsCleanUnderValgrind) {
   ASSERT_EQ(normal.exit_code, 0) << Describe(normal);
   for (const std::vector<std::string>& extra :
        {std::vector<std::string>{}, std::vector<std::string>{"--json"}}) {
-    std::vector<std::string> argv = {valgrind,
-                                     "--quiet",
-                                     "--error-exitcode=99",
-                                     "--leak-check=full",
-                                     // protobuf's global descriptor pool, built
-                                     // for --json and never freed, shows as
-                                     // "possibly lost"; our code must lose nothing.
-                                     "--show-leak-kinds=definite,indirect",
-                                     "--errors-for-leak-kinds=definite,indirect",
-                                     ::proctape::live::TestedBinary(),
-                                     "replay",
-                                     file};
+    std::vector<std::string> argv = {
+        valgrind, "--quiet", "--error-exitcode=99", "--leak-check=full",
+        // protobuf's global descriptor pool, built
+        // for --json and never freed, shows as
+        // "possibly lost"; our code must lose nothing.
+        "--show-leak-kinds=definite,indirect", "--errors-for-leak-kinds=definite,indirect",
+        ::proctape::live::TestedBinary(), "replay", file};
     argv.insert(argv.end(), extra.begin(), extra.end());
     CommandResult r = RunArgv(argv, kValgrindTimeoutMs);
     ASSERT_TRUE(r.started) << r.error;

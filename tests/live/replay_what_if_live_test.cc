@@ -19,9 +19,9 @@ namespace {
 
 TEST_P(RecordLiveTest, TheRightTokenOnAWrongTokenRecordingDivergesInBothModels) {
   const std::string file = dir_.File("wrong.ptape");
-  CommandResult wrong = Proctape({"resolve", "--root", Root(), "--token",
-                                  "not-" + sandbox_->token(), "--deadline-ms", "300", "--record",
-                                  file});
+  CommandResult wrong =
+      Proctape({"resolve", "--root", Root(), "--token", "not-" + sandbox_->token(), "--deadline-ms",
+                "300", "--record", file});
   ASSERT_EQ(wrong.exit_code, 5) << Describe(wrong);
   ASSERT_TRUE(StartsWith(wrong.out, "TOKEN_MISMATCH")) << Describe(wrong);
   const std::string why = UnansweredWhy(v1::UNANSWERED_REDACTED);
@@ -45,9 +45,10 @@ TEST_P(RecordLiveTest, TheRightTokenOnAWrongTokenRecordingDivergesInBothModels) 
   CommandResult frames =
       Proctape({"replay", file, "--model", "frames", "--token", sandbox_->token()});
   EXPECT_EQ(frames.exit_code, 21) << Describe(frames);
-  EXPECT_TRUE(StartsWith(frames.out, "resolution 0 (request changed) on the frames: DIVERGED: "
-                                     "the frames cannot answer ReadFile(pid " +
-                                         Pid() + ", environ, bound 65536) ("))
+  EXPECT_TRUE(StartsWith(frames.out,
+                         "resolution 0 (request changed) on the frames: DIVERGED: "
+                         "the frames cannot answer ReadFile(pid " +
+                             Pid() + ", environ, bound 65536) ("))
       << Describe(frames);
   EXPECT_NE(frames.out.find(why), std::string::npos) << Describe(frames);
   // No verdict from the stars: the only TOKEN_MISMATCH said is the recorded one.
@@ -55,8 +56,8 @@ TEST_P(RecordLiveTest, TheRightTokenOnAWrongTokenRecordingDivergesInBothModels) 
   EXPECT_EQ(head.find("TOKEN_MISMATCH"), std::string::npos) << Describe(frames);
 
   // The recorded root and token, restated: the recorded request.
-  CommandResult same = Proctape({"replay", file, "--root", Root(), "--token",
-                                 "not-" + sandbox_->token()});
+  CommandResult same =
+      Proctape({"replay", file, "--root", Root(), "--token", "not-" + sandbox_->token()});
   EXPECT_EQ(same.exit_code, 0) << Describe(same);
   EXPECT_TRUE(StartsWith(same.out, "resolution 0: REPRODUCED TOKEN_MISMATCH")) << Describe(same);
 }

@@ -171,8 +171,7 @@ std::string ParamName(const ::testing::TestParamInfo<SandboxKind>& param) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sandboxes, ResolveLiveTest,
-                         ::testing::Values(SandboxKind::kUnshare, SandboxKind::kBwrap),
-                         ParamName);
+                         ::testing::Values(SandboxKind::kUnshare, SandboxKind::kBwrap), ParamName);
 
 }  // namespace
 }  // namespace proctape

@@ -43,8 +43,7 @@ TEST(RunTimeUsageErrors, HaveTheFormOfParseErrors) {
       {"explain", {"explain", rec, "--check", "99"}},
       {"export", {"export", rec, "--format", "json", "--frame", "0", "-o", dir.File("e")}},
       {"replay", {"replay", rec, "--exe-identity", "zz"}},
-      {"corpus add",
-       {"corpus", "add", rec, rec, "--name", "x", "--corpus", dir.File("corpus")}},
+      {"corpus add", {"corpus", "add", rec, rec, "--name", "x", "--corpus", dir.File("corpus")}},
       {"corpus check", {"corpus", "check", SourceCorpus(), "--corpus", SourceCorpus()}},
       {"corpus rm", {"corpus", "rm", "no-such-entry", "--corpus", SourceCorpus()}},
       {"lab", {"lab"}},
@@ -76,7 +75,8 @@ TEST(RunTimeUsageErrors, AreTheSameWordsUnderJson) {
   std::string message = text.err.substr(std::string("proctape: ").size());
   message.pop_back();
   EXPECT_NE(json.err.find("\"error\":\"" + message + "\""), std::string::npos)
-      << Describe(text) << "\n" << Describe(json);
+      << Describe(text) << "\n"
+      << Describe(json);
 }
 
 // The top level: no command known, the pointer is to the list of commands.
@@ -105,8 +105,8 @@ TEST(RequestWords, ResolveAndReplayRefuseTheSameWordsBeforeAnyRead) {
       {{"--token", "t", "--argv", long_argv},
        "--argv: the expected argv is longer than the cmdline bound (INVALID_REQUEST)"}};
   for (const auto& [word, what] : words) {
-    Args resolve = {"resolve", "--root", self, "--proc", dir.File("nowhere"), "--deadline-ms",
-                    "0", "--record", dir.File("r.ptape")};
+    Args resolve = {"resolve",       "--root", self,       "--proc",           dir.File("nowhere"),
+                    "--deadline-ms", "0",      "--record", dir.File("r.ptape")};
     resolve.insert(resolve.end(), word.begin(), word.end());
     Args replay = {"replay", dir.File("missing.ptape")};
     replay.insert(replay.end(), word.begin(), word.end());
@@ -117,8 +117,8 @@ TEST(RequestWords, ResolveAndReplayRefuseTheSameWordsBeforeAnyRead) {
       const CommandResult r = Proctape(args);
       EXPECT_EQ(r.exit_code, 2) << what << "\n" << Describe(r);
       EXPECT_EQ(r.out, "") << Describe(r);
-      EXPECT_EQ(r.err, "proctape: " + command + ": " + what + " (see 'proctape " + command +
-                           " --help')\n")
+      EXPECT_EQ(r.err,
+                "proctape: " + command + ": " + what + " (see 'proctape " + command + " --help')\n")
           << Describe(r);
     }
     EXPECT_FALSE(Exists(dir.File("r.ptape")));

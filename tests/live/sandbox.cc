@@ -26,7 +26,9 @@ using namespace detail;  // tests/live/posix_helpers.h
 
 namespace {
 
-constexpr char kSleepCmdline[] = "/bin/sleep\0" "120";  // + the final NUL below
+constexpr char kSleepCmdline[] =
+    "/bin/sleep\0"
+    "120";  // + the final NUL below
 const std::string& SleepCmdline() {
   static const std::string s(kSleepCmdline, sizeof kSleepCmdline);  // includes final NUL
   return s;
@@ -58,7 +60,8 @@ volatile sig_atomic_t g_parent_died = 0;
 void OnParentDeath(int) {
   int saved = errno;
   g_parent_died = 1;
-  if (g_launcher_pidfd >= 0) ::syscall(SYS_pidfd_send_signal, g_launcher_pidfd, SIGKILL, nullptr, 0);
+  if (g_launcher_pidfd >= 0)
+    ::syscall(SYS_pidfd_send_signal, g_launcher_pidfd, SIGKILL, nullptr, 0);
   errno = saved;
 }
 
@@ -129,8 +132,8 @@ std::vector<std::string> NamespaceArgv(SandboxKind kind, const std::string& tool
     argv.insert(argv.end(), {"--pid", "--fork", "--kill-child"});
   } else {
     if (!root) argv.push_back("--unshare-user");
-    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
-                             "--proc", "/proc", "--"});
+    argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/", "--proc",
+                             "/proc", "--"});
   }
   return argv;
 }
@@ -267,12 +270,12 @@ bool Sandbox::WaitReady(std::string* error) {
         marker_ = std::atol(marker->c_str());
         return true;
       }
-      *error = std::string(SandboxName(kind_)) + " sandbox did not become ready: " +
-               (app_exited ? "the app-server exited; " : "") +
+      *error = std::string(SandboxName(kind_)) +
+               " sandbox did not become ready: " + (app_exited ? "the app-server exited; " : "") +
                (matches.size() > 1 ? "more than one matching sleep; " : "") +
                (!marker_done ? "the marker was not written; " : "") +
-               (matches.empty() ? "no exec'd /bin/sleep 120 with the token; " : "") +
-               pidfd_error + " log: " + Log();
+               (matches.empty() ? "no exec'd /bin/sleep 120 with the token; " : "") + pidfd_error +
+               " log: " + Log();
       return false;
     }
     SleepMs(5);

@@ -37,7 +37,9 @@ namespace proctape::live {
 enum class SandboxKind { kUnshare, kBwrap };
 const char* SandboxName(SandboxKind kind);
 // For test names and messages ("unshare", "bwrap").
-inline std::ostream& operator<<(std::ostream& os, SandboxKind kind) { return os << SandboxName(kind); }
+inline std::ostream& operator<<(std::ostream& os, SandboxKind kind) {
+  return os << SandboxName(kind);
+}
 // Empty if the tool is installed, else a message for GTEST_SKIP.
 std::string SandboxUnavailable(SandboxKind kind);
 // `tool` (the kind's, found on PATH) with what makes a PID namespace whose
@@ -68,9 +70,9 @@ class Sandbox {
   SandboxKind kind() const { return kind_; }
   const std::string& token() const { return token_; }
   pid_t app_server() const { return app_server_; }
-  pid_t sleep_pid() const { return sleep_pid_; }           // host pid
+  pid_t sleep_pid() const { return sleep_pid_; }  // host pid
   std::uint64_t sleep_start() const { return sleep_start_; }
-  long marker() const { return marker_; }                  // what `echo $$` wrote
+  long marker() const { return marker_; }  // what `echo $$` wrote
   // Every pid this sandbox started (app-server first, the sleep last).
   std::vector<pid_t> started() const;
 
@@ -87,10 +89,10 @@ class Sandbox {
 
   SandboxKind kind_;
   std::string token_;
-  std::string dir_;     // mkdtemp directory: marker + log
+  std::string dir_;  // mkdtemp directory: marker + log
   std::string marker_path_;
   std::string log_path_;
-  pid_t app_server_ = -1;  // our direct child
+  pid_t app_server_ = -1;           // our direct child
   std::vector<PidFd> descendants_;  // the launcher chain and the sleep, deepest last
   pid_t sleep_pid_ = 0;
   std::uint64_t sleep_start_ = 0;

@@ -47,8 +47,8 @@ TEST(SecretModes, ALabRecordingKeepsTheTokenAndIs0600) {
   CommandResult r;
   {
     Umask022 shared;
-    r = Proctape({"lab", "plain", "--sandbox", "unshare", "--record", file, "--deadline-ms",
-                  "1000"});
+    r = Proctape(
+        {"lab", "plain", "--sandbox", "unshare", "--record", file, "--deadline-ms", "1000"});
   }
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(ModeOf(file), 0600u);
@@ -84,7 +84,8 @@ TEST(SecretModes, ACorpusCopyOfARecordingIs0600AndItsManifest0644) {
 // though it is no --env keep.
 TEST(SecretModes, ACaptureOfAProcDirKeepingTheTokenIs0600) {
   TempDir dir("secret-modes");
-  CommandResult r = Proctape({"export", kRecording, "--format", "proc-dir", "-o", dir.File("frame")});
+  CommandResult r =
+      Proctape({"export", kRecording, "--format", "proc-dir", "-o", dir.File("frame")});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   {
     Umask022 shared;

@@ -106,8 +106,8 @@ ShellSession::Result ShellSession::Run(const std::string& command, int timeout_m
   const std::string out = scratch_ + "/out", err = scratch_ + "/err";
   // A group, so that a trailing comment or '&' stays the command's own; the
   // status line is the shell's, on fd 3, which no command inherits.
-  const std::string script = "{ " + command + "\n} </dev/null >'" + out + "' 2>'" + err +
-                             "' 3>&-\necho \"$?\" >&3\n";
+  const std::string script =
+      "{ " + command + "\n} </dev/null >'" + out + "' 2>'" + err + "' 3>&-\necho \"$?\" >&3\n";
   if (::write(to_shell_, script.data(), script.size()) != static_cast<ssize_t>(script.size())) {
     r.error = std::string("cannot write to the shell: ") + std::strerror(errno);
     return r;

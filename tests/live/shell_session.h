@@ -28,8 +28,8 @@ class ShellSession {
   ShellSession& operator=(const ShellSession&) = delete;
 
   struct Result {
-    bool ran = false;   // false: the shell is gone or did not answer in time
-    int status = -1;    // $? after the command
+    bool ran = false;  // false: the shell is gone or did not answer in time
+    int status = -1;   // $? after the command
     std::string out, err;
     std::string error;  // why it did not run
   };

@@ -152,12 +152,12 @@ TEST(SqlCli, AFifoOrAPipeIsReadOnce) {
   TempDir dir("sql");
   const std::string fifo = dir.File("fifo.ptape");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const CommandResult r = RunCommand(
-      {"/bin/bash", "-c",
-       "cat \"$1\" > \"$2\" & exec \"$0\" sql \"$2\" <(cat \"$1\") -c "
-       "'SELECT file_id, sha256 IS NULL AS unhashed, entry FROM files'",
-       ::proctape::live::TestedBinary(), kPlain, fifo},
-      60'000);
+  const CommandResult r =
+      RunCommand({"/bin/bash", "-c",
+                  "cat \"$1\" > \"$2\" & exec \"$0\" sql \"$2\" <(cat \"$1\") -c "
+                  "'SELECT file_id, sha256 IS NULL AS unhashed, entry FROM files'",
+                  ::proctape::live::TestedBinary(), kPlain, fifo},
+                 60'000);
   EXPECT_FALSE(r.timed_out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "file_id  unhashed  entry\n1        1         NULL\n2        1         NULL\n");

@@ -47,8 +47,15 @@ TEST(SqlJson, SeveralCommandsAreOneDocumentWithAnObjectPerStatement) {
   EXPECT_EQ(FirstColumn(statements[0]), "a");
   EXPECT_EQ(FirstColumn(statements[1]), "b");
   EXPECT_EQ(FirstColumn(statements[2]), "c");
-  EXPECT_EQ(statements[2].struct_value().fields().at("rows").list_value().values(0)
-                .list_value().values(0).string_value(),
+  EXPECT_EQ(statements[2]
+                .struct_value()
+                .fields()
+                .at("rows")
+                .list_value()
+                .values(0)
+                .list_value()
+                .values(0)
+                .string_value(),
             "plain-unshare");
   EXPECT_EQ(r.err, "");
 }
@@ -66,8 +73,8 @@ TEST(SqlJson, StatementsFromStandardInputAndTheirDotCommandsAreOneDocument) {
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   const std::vector<Value> statements = Statements(r);
   ASSERT_EQ(statements.size(), 5u) << r.out;
-  EXPECT_EQ(FirstColumn(statements[0]), "name");     // .tables
-  EXPECT_EQ(FirstColumn(statements[1]), "sql");      // .schema errnos
+  EXPECT_EQ(FirstColumn(statements[0]), "name");  // .tables
+  EXPECT_EQ(FirstColumn(statements[1]), "sql");   // .schema errnos
   EXPECT_EQ(FirstColumn(statements[2]), "a");
   EXPECT_EQ(FirstColumn(statements[3]), "command");  // .help
   EXPECT_EQ(FirstColumn(statements[4]), "b");
@@ -75,9 +82,8 @@ TEST(SqlJson, StatementsFromStandardInputAndTheirDotCommandsAreOneDocument) {
 }
 
 TEST(SqlJson, AFailingStatementLeavesOneDocumentOfThoseBeforeIt) {
-  const CommandResult r =
-      Proctape({"sql", kPlain, "--json", "-c", "SELECT 1 AS a", "-c", "SELECT nope FROM absent",
-                "-c", "SELECT 3 AS c"});
+  const CommandResult r = Proctape({"sql", kPlain, "--json", "-c", "SELECT 1 AS a", "-c",
+                                    "SELECT nope FROM absent", "-c", "SELECT 3 AS c"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
   const std::vector<Value> statements = Statements(r);
   ASSERT_EQ(statements.size(), 1u) << r.out;

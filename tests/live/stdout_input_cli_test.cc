@@ -65,7 +65,8 @@ std::vector<InputCase> InputCases() {
       if (input.option == "--proc") continue;  // a live procfs: no file to write
       std::string name = NameOf(row.command) + "_" + input.option;
       for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-      while (std::any_of(cases.begin(), cases.end(), [&](const InputCase& k) { return k.name == name; })) {
+      while (std::any_of(cases.begin(), cases.end(),
+                         [&](const InputCase& k) { return k.name == name; })) {
         name += "_2";
       }
       cases.push_back({name, &row, &input});
@@ -90,9 +91,10 @@ TEST_P(StandardOutputIsAnInput, IsRefusedBeforeAnyWorkAndTheInputStaysWhole) {
     what = "standard output is the same file as ";
   } else if (c.input->option == "--proc-root") {
     path = dir.File("frame");
-    const CommandResult exported = RunCommand(
-        {::proctape::live::TestedBinary(), "export", CorpusRecording(), "--format", "proc-dir", "-o", path},
-        120'000);
+    const CommandResult exported =
+        RunCommand({::proctape::live::TestedBinary(), "export", CorpusRecording(), "--format",
+                    "proc-dir", "-o", path},
+                   120'000);
     ASSERT_EQ(exported.exit_code, 0) << Describe(exported);
     target = FileInFrame(path);
     ASSERT_FALSE(target.empty()) << "no process in " << path;
@@ -110,7 +112,8 @@ TEST_P(StandardOutputIsAnInput, IsRefusedBeforeAnyWorkAndTheInputStaysWhole) {
   const CommandResult r = ProctapeRedirected(redirect, args);
   EXPECT_EQ(r.exit_code, 2) << Shown(args, redirect) << "\n" << Describe(r);
   EXPECT_TRUE(Has(r.err, what + c.input->option) || Has(r.err, what + "the corpus '"))
-      << Shown(args, redirect) << ": names the input\n" << Describe(r);
+      << Shown(args, redirect) << ": names the input\n"
+      << Describe(r);
   EXPECT_TRUE(Has(r.err, "an input of this command: refused")) << Describe(r);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line\n" << Describe(r);
   EXPECT_EQ(FileBytes(target), before) << target << " is as it was";
@@ -127,9 +130,10 @@ TEST(StandardOutputIsAnInputByAnyRedirection, AppendExportAndStandardInputAreRef
   const std::string in = dir.File("x.ptape");
   fs::copy_file(CorpusRecording(), in);
   const std::string frame = dir.File("fr");
-  const CommandResult exported = RunCommand(
-      {::proctape::live::TestedBinary(), "export", CorpusRecording(), "--format", "proc-dir", "-o", frame},
-      120'000);
+  const CommandResult exported =
+      RunCommand({::proctape::live::TestedBinary(), "export", CorpusRecording(), "--format",
+                  "proc-dir", "-o", frame},
+                 120'000);
   ASSERT_EQ(exported.exit_code, 0) << Describe(exported);
   const std::string in_frame = FileInFrame(frame);
   ASSERT_FALSE(in_frame.empty());
@@ -140,13 +144,21 @@ TEST(StandardOutputIsAnInputByAnyRedirection, AppendExportAndStandardInputAreRef
     std::string says;
   };
   const std::vector<Line> lines = {
-      {{"export", in, "--format", "json"}, ">>" + Quoted(in), in,
+      {{"export", in, "--format", "json"},
+       ">>" + Quoted(in),
+       in,
        "standard output is the same file as FILE '" + in + "', an input of this command: refused"},
-      {{"export", in, "--format", "dot", "-o", "-"}, "1<>" + Quoted(in), in,
+      {{"export", in, "--format", "dot", "-o", "-"},
+       "1<>" + Quoted(in),
+       in,
        "standard output is the same file as FILE '"},
-      {{"capture", "--proc-root", frame, "-o", "-"}, ">" + Quoted(in_frame), "",
+      {{"capture", "--proc-root", frame, "-o", "-"},
+       ">" + Quoted(in_frame),
+       "",
        "standard output is inside --proc-root '" + frame + "'"},
-      {{"show", "-"}, "<" + Quoted(in) + " 1<>" + Quoted(in), in,
+      {{"show", "-"},
+       "<" + Quoted(in) + " 1<>" + Quoted(in),
+       in,
        "standard output is the same file as standard input"},
   };
   for (const Line& l : lines) {

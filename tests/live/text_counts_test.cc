@@ -31,8 +31,9 @@ const std::string kAlive = kSource + "/tests/data/replay/alive.ptape";
 TEST(TextCounts, VerifySumsTheRecordsOfTheFramesAndSaysOneResolution) {
   CommandResult r = Proctape({"verify", kPlainUnshare});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_TRUE(Has(r.out, ": intact: 6 chunks, 2 frames, 10 process records, 25 observations, "
-                         "1 resolution, environ redacted\n"))
+  EXPECT_TRUE(Has(r.out,
+                  ": intact: 6 chunks, 2 frames, 10 process records, 25 observations, "
+                  "1 resolution, environ redacted\n"))
       << r.out;
 }
 
@@ -46,8 +47,7 @@ TEST(TextCounts, ReplayAndExplainOfOneObservationSayObservation) {
 }
 
 TEST(TextCounts, CorpusCheckOfOneEntrySaysOneEntry) {
-  CommandResult r =
-      Proctape({"corpus", "check", kSource + "/corpus", "--entry", "plain-unshare"});
+  CommandResult r = Proctape({"corpus", "check", kSource + "/corpus", "--entry", "plain-unshare"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_TRUE(Has(r.out, ": 1 entry, 1 reproduced, 0 drifted, 0 unreadable (")) << r.out;
 }

@@ -141,8 +141,8 @@ TEST(TokenViewsCliTest, NoViewOfACorpusRecordingPrintsItsToken) {
     for (std::size_t k = 0; k < s.frames.size(); ++k) {
       run({"export", file, "--format", "dot", "--frame", std::to_string(k)});
       const std::string dir = tmp.File("frame" + std::to_string(k));
-      CommandResult r = Proctape({"export", file, "--format", "proc-dir", "--frame",
-                                  std::to_string(k), "--out", dir});
+      CommandResult r = Proctape(
+          {"export", file, "--format", "proc-dir", "--frame", std::to_string(k), "--out", dir});
       ASSERT_EQ(r.exit_code, 0) << entry << ": " << Describe(r);
       outputs.emplace_back("export " + entry + " --format proc-dir --frame " + std::to_string(k),
                            r.out + DirBytes(dir));
@@ -193,13 +193,17 @@ TEST(TokenViewsCliTest, ReplayNeverPrintsTheTokenAVerdictQuotes) {
   ASSERT_TRUE(writer->WriteResolution(r));
   ASSERT_TRUE(writer->Finish(v1::Footer{}));
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"replay", path}, {"replay", path, "--json"}, {"show", path}, {"show", path, "--json"},
-           {"explain", path}, {"explain", path, "--json"},
+           {"replay", path},
+           {"replay", path, "--json"},
+           {"show", path},
+           {"show", path, "--json"},
+           {"explain", path},
+           {"explain", path, "--json"},
            {"replay", path, "--json", "--token", "what-if-token-value"}}) {
     CommandResult out = Proctape(args);
     for (const std::string& t : {token, std::string("what-if-token-value")}) {
-      EXPECT_EQ(Leak(out.out + out.err, t), "") << args[0] << " " << args.back() << ": "
-                                                << Describe(out);
+      EXPECT_EQ(Leak(out.out + out.err, t), "")
+          << args[0] << " " << args.back() << ": " << Describe(out);
     }
   }
 }

@@ -66,13 +66,12 @@ TEST(TopLevel, VersionIsTheOneTheFilesItWritesRecord) {
   const std::string marker = "written by: proctape " + number + " (format ";
   const std::size_t at = shown.out.find(marker);
   ASSERT_NE(at, std::string::npos) << "--version says " << number << "\n" << shown.out;
-  const std::string format = shown.out.substr(at + marker.size(),
-                                              shown.out.find(')', at) - at - marker.size());
+  const std::string format =
+      shown.out.substr(at + marker.size(), shown.out.find(')', at) - at - marker.size());
   const bool named = version.out.find("format " + format) != std::string::npos ||
                      version.out.find("writes version " + format) != std::string::npos;
-  EXPECT_TRUE(named)
-      << "--version does not name the format (" << format << ") its files record\n"
-      << version.out;
+  EXPECT_TRUE(named) << "--version does not name the format (" << format << ") its files record\n"
+                     << version.out;
 }
 
 }  // namespace

@@ -82,7 +82,8 @@ std::size_t Widest(const std::string& text) {
 
 TEST(TreeWidth, OnATerminalEachLineIsCutToItsWidthWithAMarker) {
   const std::string out = OnTerminal(
-      {"/usr/bin/env", "-u", "COLUMNS", ::proctape::live::TestedBinary(), "tree", kHostileComm}, 60);
+      {"/usr/bin/env", "-u", "COLUMNS", ::proctape::live::TestedBinary(), "tree", kHostileComm},
+      60);
   ASSERT_FALSE(out.empty());
   bool cut = false;
   for (const std::string& line : Lines(out)) {
@@ -95,8 +96,10 @@ TEST(TreeWidth, OnATerminalEachLineIsCutToItsWidthWithAMarker) {
 }
 
 TEST(TreeWidth, WideNeverCuts) {
-  const std::string out = OnTerminal(
-      {"/usr/bin/env", "-u", "COLUMNS", ::proctape::live::TestedBinary(), "tree", kHostileComm, "--wide"}, 60);
+  const std::string out =
+      OnTerminal({"/usr/bin/env", "-u", "COLUMNS", ::proctape::live::TestedBinary(), "tree",
+                  kHostileComm, "--wide"},
+                 60);
   EXPECT_GT(Widest(out), 60u) << out;
   EXPECT_NE(out.find("<= resolved by resolution 0\n"), std::string::npos) << out;
 }
@@ -109,7 +112,8 @@ TEST(TreeWidth, ColumnsIsTheWidthWhenTheTerminalDoesNotSay) {
 
 TEST(TreeWidth, OutputThatIsNotATerminalIsNeverCut) {
   live::CommandResult r = live::RunCommand(
-      {"/usr/bin/env", "COLUMNS=50", ::proctape::live::TestedBinary(), "tree", kHostileComm}, 60'000);
+      {"/usr/bin/env", "COLUMNS=50", ::proctape::live::TestedBinary(), "tree", kHostileComm},
+      60'000);
   ASSERT_EQ(r.exit_code, 0) << live::Describe(r);
   EXPECT_GT(Widest(r.out), 50u) << r.out;
 }

@@ -23,9 +23,9 @@ namespace {
 // What CLI11 says in its own words; none of it may reach a user.
 constexpr const char* kParserPhrases[] = {
     "was not expected", "were not expected", "required but received", " required ",
-    "is required", "A subcommand", "Expected exactly", "Expected at least", " excludes ",
-    " requires ", "Could not convert", "not an allowed value", "true/false", " not in {",
-    "Too many positional"};
+    "is required",      "A subcommand",      "Expected exactly",      "Expected at least",
+    " excludes ",       " requires ",        "Could not convert",     "not an allowed value",
+    "true/false",       " not in {",         "Too many positional"};
 
 std::string TestName(const ::testing::TestParamInfo<Row>& p) {
   std::string name = NameOf(p.param.command);
@@ -47,8 +47,8 @@ class UsageErrors : public ::testing::TestWithParam<Row> {
   void ExpectUsageError(const Args& rest, const std::string& what) const {
     const CommandResult r = Proctape(Line(rest));
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
-    EXPECT_EQ(r.err, "proctape: " + Name() + ": " + what + " (see 'proctape " + Name() +
-                         " --help')\n")
+    EXPECT_EQ(r.err,
+              "proctape: " + Name() + ": " + what + " (see 'proctape " + Name() + " --help')\n")
         << Describe(r);
     EXPECT_EQ(r.out, "") << "nothing runs on a usage error";
   }
@@ -62,10 +62,12 @@ class UsageErrors : public ::testing::TestWithParam<Row> {
     const std::string tail = "(see 'proctape " + Name() + " --help')\n";
     EXPECT_TRUE(r.err.size() >= tail.size() &&
                 r.err.compare(r.err.size() - tail.size(), tail.size(), tail) == 0)
-        << what << "\n" << Describe(r);
+        << what << "\n"
+        << Describe(r);
     for (const char* phrase : kParserPhrases) {
       EXPECT_EQ(r.err.find(phrase), std::string::npos)
-          << what << ": the parser's words '" << phrase << "'\n" << Describe(r);
+          << what << ": the parser's words '" << phrase << "'\n"
+          << Describe(r);
     }
   }
   std::vector<HelpEntry> Entries() const {
@@ -105,8 +107,7 @@ TEST_P(UsageErrors, OptionWithoutItsValueSaysWhichValueIsMissing) {
     if (entry.positional || entry.value.empty()) continue;
     const CommandResult r = Proctape(Line({entry.Name()}));
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
-    EXPECT_NE(r.err.find(": missing " + entry.value + " after " + entry.Name()),
-              std::string::npos)
+    EXPECT_NE(r.err.find(": missing " + entry.value + " after " + entry.Name()), std::string::npos)
         << Describe(r);
     ExpectWellFormedIfUsageError({entry.Name()});
   }
@@ -148,8 +149,7 @@ TEST_P(UsageErrors, NumberRefusedNamesItsRangeReadably) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryCommand, UsageErrors, ::testing::ValuesIn(ContractTable()),
-                         TestName);
+INSTANTIATE_TEST_SUITE_P(EveryCommand, UsageErrors, ::testing::ValuesIn(ContractTable()), TestName);
 
 // A command without positionals names the first argument it was given.
 TEST(UsageErrorsNamed, ArgumentNoCommandTakesIsNamed) {
@@ -241,8 +241,7 @@ TEST(UsageErrorsNamed, UnknownSubcommandIsNamedWithTheList) {
             "(see 'proctape corpus --help')\n");
   r = Proctape({"corpus", "chek", "--json"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("unknown corpus command 'chek' (did you mean 'check'?)"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("unknown corpus command 'chek' (did you mean 'check'?)"), std::string::npos)
       << Describe(r);
   r = Proctape({"corpus"});
   EXPECT_EQ(r.err,
@@ -263,8 +262,7 @@ TEST(UsageErrorsNamed, ConflictsAndChoicesAreSaidInWords) {
             std::string::npos)
       << Describe(r);
   r = Proctape({"lab", "--sandbox", "nope"});
-  EXPECT_NE(r.err.find("lab: --sandbox: 'nope' is not one of unshare, bwrap ("),
-            std::string::npos)
+  EXPECT_NE(r.err.find("lab: --sandbox: 'nope' is not one of unshare, bwrap ("), std::string::npos)
       << Describe(r);
 }
 
@@ -274,8 +272,9 @@ TEST(UsageErrorsNamed, ConflictsAndChoicesAreSaidInWords) {
 TEST(UsageErrorsNamed, AMissingChoiceShowsNoDefault) {
   const CommandResult r = Proctape({"export", SourceCorpus() + "/f46add6575430d19.ptape"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
-  EXPECT_EQ(r.err, "proctape: export: missing --format json|dot|proc-dir|sqlite|csv (see 'proctape export "
-                   "--help')\n");
+  EXPECT_EQ(r.err,
+            "proctape: export: missing --format json|dot|proc-dir|sqlite|csv (see 'proctape export "
+            "--help')\n");
   const Help help = HelpOf({"export"});
   EXPECT_NE(help.text.find("--format json|dot|proc-dir|sqlite|csv (required)"), std::string::npos)
       << help.text;
@@ -284,8 +283,9 @@ TEST(UsageErrorsNamed, AMissingChoiceShowsNoDefault) {
 // A misspelt name is suggested whatever its case: every name is lower case.
 TEST(UsageErrorsNamed, ASuggestionIgnoresCase) {
   CommandResult r = Proctape({"SHOW"});
-  EXPECT_EQ(r.err, "proctape: 'SHOW' is not a proctape command (did you mean 'show'?) (see "
-                   "'proctape --help')\n");
+  EXPECT_EQ(r.err,
+            "proctape: 'SHOW' is not a proctape command (did you mean 'show'?) (see "
+            "'proctape --help')\n");
   r = Proctape({"corpus", "LIST"});
   EXPECT_NE(r.err.find("(did you mean 'list'?)"), std::string::npos) << Describe(r);
   r = Proctape({"resolve", "--TOKEN", "t", "--root", "2"});

@@ -28,21 +28,21 @@ namespace proctape {
 namespace {
 
 using live::CommandResult;
+using live::DecompressedChunks;
 using live::Describe;
 using live::FileBytes;
+using live::FindRecord;
 using live::OneLine;
 using live::StartsWith;
-using live::WriteFile;
-using live::DecompressedChunks;
-using live::FindRecord;
 using live::TempDir;
-
+using live::WriteFile;
 
 using live::Proctape;
 
 std::uint32_t GetLe32(const std::string& s, std::size_t at) {
   std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(s[at + static_cast<std::size_t>(i)]);
+  for (int i = 3; i >= 0; --i)
+    v = (v << 8) | static_cast<unsigned char>(s[at + static_cast<std::size_t>(i)]);
   return v;
 }
 
@@ -83,14 +83,17 @@ class VerifyCliTest : public ::testing::Test {
     ASSERT_FALSE(dir_.path().empty());
     const std::string token = live::RandomHex(16);
     std::string error;
-    sleep_ = live::Child::Start(
-        {"/usr/bin/env", "PROCTAPE_TOKEN=" + token, "/bin/sleep", "120"}, &error);
+    sleep_ = live::Child::Start({"/usr/bin/env", "PROCTAPE_TOKEN=" + token, "/bin/sleep", "120"},
+                                &error);
     ASSERT_NE(sleep_, nullptr) << error;
-    ASSERT_TRUE(sleep_->WaitForCmdline(std::string("/bin/sleep\0" "120\0", 15), 5000))
+    ASSERT_TRUE(sleep_->WaitForCmdline(std::string("/bin/sleep\0"
+                                                   "120\0",
+                                                   15),
+                                       5000))
         << "the sleep did not exec within 5 s";
     file_ = dir_.File("fresh.ptape");
-    CommandResult r = Proctape({"resolve", "--root", std::to_string(::getpid()), "--token", token,
-                                "--record", file_});
+    CommandResult r = Proctape(
+        {"resolve", "--root", std::to_string(::getpid()), "--token", token, "--record", file_});
     ASSERT_EQ(r.exit_code, 0) << Describe(r);
     bytes_ = FileBytes(file_);
     ASSERT_GT(bytes_.size(), kPreambleBytes);
@@ -115,7 +118,8 @@ class VerifyCliTest : public ::testing::Test {
     EXPECT_TRUE(r.out.empty()) << Describe(r);
     EXPECT_TRUE(OneLine(r.err)) << "not one line: " << r.err;
     EXPECT_TRUE(StartsWith(r.err, "proctape: " + path + ": " + message))
-        << "expected: " << message << "\n" << Describe(r);
+        << "expected: " << message << "\n"
+        << Describe(r);
     return r.err;
   }
 
@@ -133,7 +137,8 @@ std::string At(std::size_t k, const ChunkSpan& c) {
 TEST_F(VerifyCliTest, FreshRecordingIsIntact) {
   CommandResult r = Proctape({"verify", file_});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_TRUE(StartsWith(r.out, file_ + ": intact: " + std::to_string(chunks_.size()) + " chunks, "))
+  EXPECT_TRUE(
+      StartsWith(r.out, file_ + ": intact: " + std::to_string(chunks_.size()) + " chunks, "))
       << Describe(r);
   EXPECT_TRUE(OneLine(r.out)) << r.out;
   EXPECT_NE(r.out.find(", 1 resolution, environ redacted"), std::string::npos) << r.out;
@@ -232,7 +237,8 @@ TEST_F(VerifyCliTest, LengthPrefixOverTheLimitExits16) {
     SCOPED_TRACE("chunk " + std::to_string(k));
     std::string huge = bytes_;
     PutLe32(&huge, c.start, 0xFFFFFFFFu);
-    ExpectDamage(Damaged("huge.ptape", huge), 16, At(k, c) + ": length 4294967295 is over the limit");
+    ExpectDamage(Damaged("huge.ptape", huge), 16,
+                 At(k, c) + ": length 4294967295 is over the limit");
   }
 }
 

@@ -26,11 +26,10 @@ constexpr bool kPortableBuild = false;
 TEST(VersionCli, VersionIsOneLineWithTheFormatWrittenAndTheFormatsRead) {
   const auto r = Proctape({"--version"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  const std::string expected = std::string("proctape ") + PROCTAPE_VERSION + " (format " +
-                               std::to_string(kFormatVersion) + ", reads " +
-                               std::to_string(kOldestFormatVersion) + ".." +
-                               std::to_string(kFormatVersion) +
-                               (kPortableBuild ? ", portable" : "") + ") Apache-2.0\n";
+  const std::string expected =
+      std::string("proctape ") + PROCTAPE_VERSION + " (format " + std::to_string(kFormatVersion) +
+      ", reads " + std::to_string(kOldestFormatVersion) + ".." + std::to_string(kFormatVersion) +
+      (kPortableBuild ? ", portable" : "") + ") Apache-2.0\n";
   EXPECT_EQ(r.out, expected);
   EXPECT_EQ(r.err, "");
 }

@@ -29,7 +29,6 @@
 
 namespace proctape::live::views {
 
-
 constexpr int kTimeoutMs = 120'000;
 
 // proctape ARGS, run with its working directory at `cwd`.
@@ -62,7 +61,8 @@ inline void ExpectGolden(const std::string& name, const CommandResult& r) {
     return;
   }
   ASSERT_TRUE(live::Exists(path)) << "no golden file tests/golden/" << name
-                                  << " (PROCTAPE_UPDATE_GOLDEN=1 writes it)\n" << actual;
+                                  << " (PROCTAPE_UPDATE_GOLDEN=1 writes it)\n"
+                                  << actual;
   EXPECT_EQ(FileBytes(path), actual)
       << "tests/golden/" << name << " differs (PROCTAPE_UPDATE_GOLDEN=1 rewrites it)";
 }

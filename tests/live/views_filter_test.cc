@@ -64,8 +64,8 @@ class ViewsFilter : public ::testing::Test {
 
 // A line of a view that starts (after the tree's connectors) with this pid.
 bool HasPid(const std::string& text, const std::string& pid) {
-  for (const char* lead : {"\n", "\n|-", "\n`-", "\n  `-", "\n  |-", "\n| |-", "\n| `-",
-                                  "\n    ", "\n      "}) {
+  for (const char* lead :
+       {"\n", "\n|-", "\n`-", "\n  `-", "\n  |-", "\n| |-", "\n| `-", "\n    ", "\n      "}) {
     if (Has(text, std::string(lead) + pid + " ")) return true;
   }
   return false;
@@ -81,8 +81,9 @@ TEST_F(ViewsFilter, ShowListsTheProcessesAFilterSelectsInEachFrame) {
   EXPECT_FALSE(Has(r.out, "\n    42 ")) << r.out;
   EXPECT_FALSE(Has(r.out, "\n    51 ")) << r.out;
   // 41 is one process in both frames: counted once, each frame's own count after.
-  EXPECT_TRUE(Has(r.out, "selected: 2 processes (--uid 1000 --comm \"sleep\") in 2 frames: 1, 2 "
-                         "a frame\n"))
+  EXPECT_TRUE(Has(r.out,
+                  "selected: 2 processes (--uid 1000 --comm \"sleep\") in 2 frames: 1, 2 "
+                  "a frame\n"))
       << r.out;
 
   CommandResult json = Proctape({"show", file_, "--comm", "sleep", "--uid", "1000", "--json"});
@@ -99,8 +100,9 @@ TEST_F(ViewsFilter, ShowListsTheProcessesAFilterSelectsInEachFrame) {
 TEST_F(ViewsFilter, ShowPidSelectsThatProcessInEveryFrame) {
   CommandResult r = Proctape({"show", file_, "--pid", "41"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  EXPECT_TRUE(Has(r.out, "\n    41 \"sleep\" S ppid=40 pgrp=41 sid=41 start=410 (4.10s) uid=1000 "
-                         "nspid=41 exe=8:11 argv=\"/bin/sleep\" \"120\"\n"))
+  EXPECT_TRUE(Has(r.out,
+                  "\n    41 \"sleep\" S ppid=40 pgrp=41 sid=41 start=410 (4.10s) uid=1000 "
+                  "nspid=41 exe=8:11 argv=\"/bin/sleep\" \"120\"\n"))
       << r.out;
   EXPECT_TRUE(Has(r.out, "argv=\"/bin/sleep\" \"240\"\n")) << r.out;
   // The same process (its start tick) after an exec: one process in two frames.
@@ -123,12 +125,13 @@ TEST_F(ViewsFilter, TreeUidAndCommSelectTogetherAndKeepTheirAncestors) {
   CommandResult r = Proctape({"tree", file_, "--uid", "1000", "--comm", "sleep"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(r.out,
-            file_ + ": frame 0 of 2, 7 processes\n"
-            "1 \"init\" (context)\n"
-            "`-40 \"app-server\" (context)\n"
-            "  `-41 \"sleep\" S ppid=40 pgrp=41 sid=41 start=410 (4.10s) uid=1000 nspid=41 "
-            "exe=8:11 argv=\"/bin/sleep\" \"120\"\n"
-            "selected: 1 process (--uid 1000 --comm \"sleep\")\n")
+            file_ +
+                ": frame 0 of 2, 7 processes\n"
+                "1 \"init\" (context)\n"
+                "`-40 \"app-server\" (context)\n"
+                "  `-41 \"sleep\" S ppid=40 pgrp=41 sid=41 start=410 (4.10s) uid=1000 nspid=41 "
+                "exe=8:11 argv=\"/bin/sleep\" \"120\"\n"
+                "selected: 1 process (--uid 1000 --comm \"sleep\")\n")
       << r.out;
 
   CommandResult json = Proctape({"tree", file_, "--uid", "1000", "--comm", "sleep", "--json"});
@@ -158,8 +161,9 @@ TEST_F(ViewsFilter, DiffKeepsTheChangesOfTheSelectedProcesses) {
   EXPECT_TRUE(Has(r.out, "\nargv         41@410 \"sleep\": ")) << r.out;
   EXPECT_FALSE(Has(r.out, "\nexited       53")) << r.out;
   EXPECT_TRUE(Has(r.out, "filter --comm \"sleep\": 3 -> 3 processes selected\n")) << r.out;
-  EXPECT_TRUE(Has(r.out, "summary: 0 reused, 1 exited, 1 appeared, 0 reparented, 1 argv changed, "
-                         "0 exe changed, 0 without identity; 1 unchanged\n"))
+  EXPECT_TRUE(Has(r.out,
+                  "summary: 0 reused, 1 exited, 1 appeared, 0 reparented, 1 argv changed, "
+                  "0 exe changed, 0 without identity; 1 unchanged\n"))
       << r.out;
 
   CommandResult uid = Proctape({"diff", file_, "--uid", "2000", "--json"});
@@ -198,8 +202,8 @@ TEST_F(ViewsFilter, DiffsEmptySelectionNamesTheFilesAndFramesItLookedAt) {
   CommandResult one = Proctape({"diff", file_, "--pid", "999"});
   EXPECT_EQ(one.exit_code, 5) << Describe(one);
   EXPECT_TRUE(live::OneLine(one.err)) << Describe(one);
-  EXPECT_TRUE(Has(one.err, "proctape: no process matches --pid 999 in " + file_ +
-                               " frame 0 or frame 1\n"))
+  EXPECT_TRUE(
+      Has(one.err, "proctape: no process matches --pid 999 in " + file_ + " frame 0 or frame 1\n"))
       << Describe(one);
 
   const std::string other = dir_.File("other.ptape");

@@ -32,17 +32,39 @@ Snapshot HostileHost() {
   using test::Proc;
   std::vector<Proc> before = {
       Proc(1).Comm("init").Ppid(0).Start(1).Argv({"/sbin/init"}).Uid(0),
-      Proc(2).Comm("kthreadd").Ppid(0).Start(1).Argv({}).Uid(0).ExeIno(0).Flags(test::kKthreadFlags),
-      Proc(3).Comm("kworker/0:0").Ppid(2).Start(1).Argv({}).Uid(0).ExeIno(0).Flags(test::kKthreadFlags),
+      Proc(2)
+          .Comm("kthreadd")
+          .Ppid(0)
+          .Start(1)
+          .Argv({})
+          .Uid(0)
+          .ExeIno(0)
+          .Flags(test::kKthreadFlags),
+      Proc(3)
+          .Comm("kworker/0:0")
+          .Ppid(2)
+          .Start(1)
+          .Argv({})
+          .Uid(0)
+          .ExeIno(0)
+          .Flags(test::kKthreadFlags),
       Proc(40).Comm("app-server").Start(400).Argv({"app-server"}),
-      Proc(41).Comm("x) Z 1 1 1\nx\x1b[2J\x1b]0;owned\x07").Ppid(40).Start(410).Argv({"/bin/sleep\n`-1 \"init\" S", "a\"b\\c", "\x9b" "31m", ""}).Nspid({41, 1}),
+      Proc(41)
+          .Comm("x) Z 1 1 1\nx\x1b[2J\x1b]0;owned\x07")
+          .Ppid(40)
+          .Start(410)
+          .Argv({"/bin/sleep\n`-1 \"init\" S", "a\"b\\c",
+                 "\x9b"
+                 "31m",
+                 ""})
+          .Nspid({41, 1}),
       Proc(42).Comm("(sd-pam)").Ppid(40).Start(420).Argv({"(sd-pam)"}),
   };
   std::vector<Proc> after = before;
   after[5].start = 425;  // pid 42 reused
   after[4].argv = {"/bin/sleep", "120"};
-  Snapshot s = test::MakeSnapshot({test::MakeFrame(0, before, 1'000'000'000),
-                                   test::MakeFrame(1, after, 3'000'000'000)});
+  Snapshot s = test::MakeSnapshot(
+      {test::MakeFrame(0, before, 1'000'000'000), test::MakeFrame(1, after, 3'000'000'000)});
   s.frames[0].mutable_processes(3)->mutable_stat()->set_data("40 (app-server) S 1 40");
   s.header.mutable_host()->set_hostname("ci\n\x1b[31mhost");
   s.resolutions.push_back(test::Resolved(40, 400, 41, 410, 2'000'000'000));
@@ -59,7 +81,8 @@ TEST(ViewsHostileTest, HostileNamesAreEscapedInEveryView) {
   for (const Run& run : std::vector<Run>{
            {"show/hostile.txt", {"show", "hostile.ptape"}},
            {"tree/hostile.txt", {"tree", "hostile.ptape", "--marker", "1"}},
-           {"tree/hostile-frame1-kernel.txt", {"tree", "hostile.ptape", "--frame", "1", "--kernel"}},
+           {"tree/hostile-frame1-kernel.txt",
+            {"tree", "hostile.ptape", "--frame", "1", "--kernel"}},
            {"diff/hostile.txt", {"diff", "hostile.ptape"}},
        }) {
     CommandResult r = ProctapeIn(dir.path(), run.args);
@@ -109,8 +132,9 @@ TEST(ViewsCliTest, ErrorsAreOneLineWithTheirExitStatus) {
       dir.File("one.ptape"), test::MakeSnapshot({test::MakeFrame(0, {test::Proc(1).Ppid(0)})})));
   r = ProctapeIn(dir.path(), {"diff", "one.ptape"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
-  EXPECT_TRUE(OneLine(r.err) && StartsWith(r.err, "proctape: diff: one.ptape holds one frame: give a "
-                                                  "second file to compare it with"))
+  EXPECT_TRUE(OneLine(r.err) && StartsWith(r.err,
+                                           "proctape: diff: one.ptape holds one frame: give a "
+                                           "second file to compare it with"))
       << r.err;
 
   const std::string plain = CorpusFile("plain-unshare");
@@ -124,14 +148,24 @@ TEST(ViewsCliTest, ErrorsAreOneLineWithTheirExitStatus) {
            {{"show", "missing.ptape"}, 10, "proctape: missing.ptape: "},
            {{"tree", "missing.ptape"}, 10, "proctape: missing.ptape: "},
            {{"diff", "missing.ptape", plain}, 10, "proctape: missing.ptape: "},
-           {{"tree", reuse, "--frame", "3"}, 2, "proctape: tree: --frame 3: " + reuse + " has 3 frames"},
-           {{"tree", reuse, "--root", "4242"}, 5,
+           {{"tree", reuse, "--frame", "3"},
+            2,
+            "proctape: tree: --frame 3: " + reuse + " has 3 frames"},
+           {{"tree", reuse, "--root", "4242"},
+            5,
             "proctape: " + reuse + " frame 0: --root 4242: no process has that pid"},
-           {{"tree", reuse, "--marker", "0"}, 2, "proctape: tree: --marker: '0' is outside 1..2^31-1"},
-           {{"diff", plain, reuse, "--frames", "0", "1"}, 2,
+           {{"tree", reuse, "--marker", "0"},
+            2,
+            "proctape: tree: --marker: '0' is outside 1..2^31-1"},
+           {{"diff", plain, reuse, "--frames", "0", "1"},
+            2,
             "proctape: diff: --frames I J picks two frames of one file"},
-           {{"diff", reuse, "--frames", "0", "1", "--frame-a", "0"}, 2, "proctape: diff: give --frames I J"},
-           {{"diff", reuse, "--frames", "0", "9"}, 2, "proctape: diff: --frames 9: " + reuse + " has 3 frames"},
+           {{"diff", reuse, "--frames", "0", "1", "--frame-a", "0"},
+            2,
+            "proctape: diff: give --frames I J"},
+           {{"diff", reuse, "--frames", "0", "9"},
+            2,
+            "proctape: diff: --frames 9: " + reuse + " has 3 frames"},
            {{"diff", reuse, plain, plain}, 2, "proctape: "},
        }) {
     r = Proctape(c.args);

@@ -27,7 +27,10 @@ TEST(ViewsLiveTest, FreshCapturesOfThisHost) {
   std::string error;
   std::unique_ptr<live::Child> child = live::Child::Start({"/bin/sleep", "120"}, &error);
   ASSERT_NE(child, nullptr) << error;
-  ASSERT_TRUE(child->WaitForCmdline(std::string("/bin/sleep\0" "120\0", 15), 5000));
+  ASSERT_TRUE(child->WaitForCmdline(std::string("/bin/sleep\0"
+                                                "120\0",
+                                                15),
+                                    5000));
   std::optional<live::ProcStat> sleep = live::ReadStat(child->pid());
   ASSERT_TRUE(sleep.has_value());
   r = ProctapeIn(dir.path(), {"capture", "-o", "b.ptape"});
@@ -92,7 +95,10 @@ TEST(ViewsLiveTest, DiffOfAWholeHostAndARootCaptureTellsScopeFromExit) {
   std::string error;
   std::unique_ptr<live::Child> child = live::Child::Start({"/bin/sleep", "120"}, &error);
   ASSERT_NE(child, nullptr) << error;
-  ASSERT_TRUE(child->WaitForCmdline(std::string("/bin/sleep\0" "120\0", 15), 5000));
+  ASSERT_TRUE(child->WaitForCmdline(std::string("/bin/sleep\0"
+                                                "120\0",
+                                                15),
+                                    5000));
   const pid_t sleep_pid = child->pid();
   CommandResult r = ProctapeIn(dir.path(), {"capture", "-o", "host.ptape"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
@@ -104,19 +110,23 @@ TEST(ViewsLiveTest, DiffOfAWholeHostAndARootCaptureTellsScopeFromExit) {
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_NE(r.out.find("\nscope: A holds the whole host; B holds pid " + std::to_string(self) +
                        " and its descendants\n"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("\nexited       " + std::to_string(sleep_pid) + " \"sleep\" "),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   // Init (pid 1) is not beneath this process: outside B's scope, counted
   // (--all lists it).
   EXPECT_NE(r.out.find("\noutside B    "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" processes of A: not in B: it holds only pid " + std::to_string(self)),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(r.out.find("\nexited       1 "), std::string::npos) << r.out;
   CommandResult all = ProctapeIn(dir.path(), {"diff", "host.ptape", "mine.ptape", "--all"});
   EXPECT_NE(all.out.find("\noutside B    1 "), std::string::npos) << all.out;
   EXPECT_NE(r.err.find("B holds pid " + std::to_string(self) + " and its descendants"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
 
   r = ProctapeIn(dir.path(), {"diff", "host.ptape", "mine.ptape", "--json"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);

@@ -54,8 +54,7 @@ TEST_P(ShapedFiles, EveryViewEndsCleanlyWithinTheLimits) {
   ASSERT_NO_FATAL_FAILURE(ExpectEachEndsWithinAddressLimit(commands, 0, kHangGuardMs));
   // The chain is drawn to its bottom: the deepest process, at its depth.
   CommandResult tree = ProctapeWithinAddressLimit({"tree", file, "--json"}, kHangGuardMs);
-  EXPECT_NE(tree.out.find(GetParam() == shapes::Shape::kChain ? "\"depth\":60001"
-                                                              : "\"depth\":2"),
+  EXPECT_NE(tree.out.find(GetParam() == shapes::Shape::kChain ? "\"depth\":60001" : "\"depth\":2"),
             std::string::npos);
 }
 

@@ -106,11 +106,13 @@ TEST_P(WatchSandbox, UntilExitAtTenMillisecondsShowsThePreExecRaceAndEndsWithThe
   const bool forked = WaitFor(find_pair);
 
   const std::string out = dir.File("watch.ptape");
-  const int err_fd = ::open(dir.File("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  const int out_fd = ::open(dir.File("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int err_fd =
+      ::open(dir.File("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int out_fd =
+      ::open(dir.File("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   const pid_t capture =
-      forked ? SpawnChild({::proctape::live::TestedBinary(), "capture", "--root", std::to_string(sandbox),
-                           "--interval", "10", "--until-exit", "-o", out},
+      forked ? SpawnChild({::proctape::live::TestedBinary(), "capture", "--root",
+                           std::to_string(sandbox), "--interval", "10", "--until-exit", "-o", out},
                           out_fd, err_fd, &error)
              : -1;
   ::close(err_fd);
@@ -136,9 +138,9 @@ TEST_P(WatchSandbox, UntilExitAtTenMillisecondsShowsThePreExecRaceAndEndsWithThe
     // Let the child exec: it reads its line, then becomes cat.
     const bool written = ::write(go[1], "go\n", 3) == 3;
     exec_seen = written && WaitFor([&] {
-      std::optional<std::string> cmdline = ReadProc(child, "cmdline");
-      return cmdline && *cmdline == std::string("/bin/cat\0", 9);
-    });
+                  std::optional<std::string> cmdline = ReadProc(child, "cmdline");
+                  return cmdline && *cmdline == std::string("/bin/cat\0", 9);
+                });
     after_exec = exec_seen && two_more_frames();
   }
   // End cat (end of input); the shell, then the sandbox, exit. The sandbox
@@ -158,7 +160,8 @@ TEST_P(WatchSandbox, UntilExitAtTenMillisecondsShowsThePreExecRaceAndEndsWithThe
   ASSERT_TRUE(capture_status.has_value()) << "capture --until-exit did not end within 60 s of "
                                              "the exit: "
                                           << FileBytes(dir.File("err"));
-  ASSERT_TRUE(WIFEXITED(*capture_status)) << "capture ended by signal " << WTERMSIG(*capture_status);
+  ASSERT_TRUE(WIFEXITED(*capture_status))
+      << "capture ended by signal " << WTERMSIG(*capture_status);
   ASSERT_EQ(WEXITSTATUS(*capture_status), 0) << FileBytes(dir.File("err"));
   EXPECT_TRUE(StartsWith(FileBytes(dir.File("out")), "wrote " + out + ": "))
       << FileBytes(dir.File("out"));
@@ -168,10 +171,11 @@ TEST_P(WatchSandbox, UntilExitAtTenMillisecondsShowsThePreExecRaceAndEndsWithThe
   ASSERT_TRUE(read.ok()) << read.message;
   ASSERT_GE(snap.frames.size(), 5u);
   // Why it stopped, said: the root's exit, in the last frame.
-  EXPECT_TRUE(Has(FileBytes(dir.File("err")),
-                  "--until-exit: root " + std::to_string(sandbox) + " exited (gone, a zombie, or "
-                  "its pid another process's): frame " + std::to_string(snap.frames.size() - 1) +
-                  ", the last, shows it"))
+  EXPECT_TRUE(Has(FileBytes(dir.File("err")), "--until-exit: root " + std::to_string(sandbox) +
+                                                  " exited (gone, a zombie, or "
+                                                  "its pid another process's): frame " +
+                                                  std::to_string(snap.frames.size() - 1) +
+                                                  ", the last, shows it"))
       << FileBytes(dir.File("err"));
   // The states of the child, frame by frame, as KERNEL-FACTS lists them:
   // 'f' forked (the shell's copy), 'x' an exec half done (the shell's argv,
@@ -244,7 +248,8 @@ TEST_P(WatchSandbox, UntilExitAtTenMillisecondsShowsThePreExecRaceAndEndsWithThe
   const std::int64_t start = snap.header.capture_start_mono_ns();
   for (std::size_t k = 1; k < snap.frames.size(); ++k) {
     EXPECT_GT(snap.frames[k].scan_start_mono_ns(), snap.frames[k - 1].scan_start_mono_ns());
-    EXPECT_GE(snap.frames[k].scan_start_mono_ns(), start + static_cast<std::int64_t>(k) * 10'000'000)
+    EXPECT_GE(snap.frames[k].scan_start_mono_ns(),
+              start + static_cast<std::int64_t>(k) * 10'000'000)
         << k;
   }
 }

@@ -93,9 +93,8 @@ std::string CheckCounterexample(const std::string& path, const Snapshot& source,
   std::string replayed = setup.liveness
                              ? v1::LivenessVerdict::Status_Name(r.replayed_liveness().status())
                              : v1::Verdict::Status_Name(r.replayed().status());
-  const bool replay_closed = diverged || (setup.liveness
-                                              ? replayed != "ALIVE"
-                                              : replayed != "RESOLVED");
+  const bool replay_closed =
+      diverged || (setup.liveness ? replayed != "ALIVE" : replayed != "RESOLVED");
   explore::HistoryRun real = explore::RunHistory(setup, v.history, explore::Checker{});
   const std::string on_history = explore::OutcomeName(setup, real.outcome);
   const bool real_closed = setup.liveness ? real.outcome.liveness.status != LivenessStatus::kAlive
@@ -105,7 +104,8 @@ std::string CheckCounterexample(const std::string& path, const Snapshot& source,
   if (r.outcome() == v1::ReplayResult::REPRODUCED) return "the real resolver reproduced it";
   if (!replay_closed) return "the real resolver's replay is not fail-closed: " + *how;
   if (!real_closed) return "the real resolver on the history is not fail-closed: " + *how;
-  if (real.judgement.violation) return "the real resolver is wrong there too: " + real.judgement.why;
+  if (real.judgement.violation)
+    return "the real resolver is wrong there too: " + real.judgement.why;
   return "";
 }
 
@@ -177,8 +177,8 @@ int Hunt(const Options& o) {
             }
           }
           if (m.rule == mutant::kNone) {
-            std::cerr << "real resolver: " << files[f].filename().string() << " check " << c
-                      << ": " << r.violations.front().why << "\n";
+            std::cerr << "real resolver: " << files[f].filename().string() << " check " << c << ": "
+                      << r.violations.front().why << "\n";
           }
         }
         t.violations += r.violation_count;
@@ -200,11 +200,10 @@ int Hunt(const Options& o) {
     std::cout << "| " << m.name << " | " << m.dropped << " | " << t.violations << " | "
               << t.checks_with << " | " << (t.to_first == 0 ? "-" : std::to_string(t.to_first))
               << " | " << t.histories << " | "
-              << (m.rule == mutant::kNone ? "-"
-                  : t.counterexample.empty()
-                      ? "none found"
-                      : fs::path(t.counterexample).filename().string() + ": " + t.how +
-                            (t.replay_ok ? "" : " (WRONG)"))
+              << (m.rule == mutant::kNone    ? "-"
+                  : t.counterexample.empty() ? "none found"
+                                             : fs::path(t.counterexample).filename().string() +
+                                                   ": " + t.how + (t.replay_ok ? "" : " (WRONG)"))
               << " |\n";
   }
   std::cout << (ok ? "every mutant caught, the real resolver clean\n"
@@ -231,7 +230,8 @@ int main(int argc, char** argv) {
       }
       o.depth = static_cast<std::uint32_t>(n);
     } else if (a == "--budget") {
-      if (!proctape::Number(argv[++i], &n) || n == 0) return proctape::Usage("--budget must be > 0");
+      if (!proctape::Number(argv[++i], &n) || n == 0)
+        return proctape::Usage("--budget must be > 0");
       o.budget = n;
     } else if (a == "--out") {
       o.out = argv[++i];

@@ -5,9 +5,9 @@ namespace proctape {
 
 // Defined by core/resolver.cc and core/liveness.cc compiled as mutant N
 // (tests/mutants/CMakeLists.txt).
-#define PROCTAPE_DECLARE_MUTANT(n)                                                          \
-  Verdict ResolveMutant##n(Evidence& evidence, const Request& request);                    \
-  LivenessVerdict CheckLivenessMutant##n(Evidence& evidence, std::int64_t pid,             \
+#define PROCTAPE_DECLARE_MUTANT(n)                                             \
+  Verdict ResolveMutant##n(Evidence& evidence, const Request& request);        \
+  LivenessVerdict CheckLivenessMutant##n(Evidence& evidence, std::int64_t pid, \
                                          std::uint64_t start_ticks, std::uint64_t stat_bytes);
 PROCTAPE_DECLARE_MUTANT(1)
 PROCTAPE_DECLARE_MUTANT(2)

@@ -14,9 +14,9 @@
 namespace proctape::mutant {
 
 struct Mutant {
-  Rule rule = kNone;     // kNone: the real resolver
-  std::string name;      // "no-ancestry-reread"
-  std::string dropped;   // the rule of docs/resolver.md it drops, in a few words
+  Rule rule = kNone;    // kNone: the real resolver
+  std::string name;     // "no-ancestry-reread"
+  std::string dropped;  // the rule of docs/resolver.md it drops, in a few words
   explore::Checker checker;
 };
 

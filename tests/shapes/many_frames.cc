@@ -17,10 +17,9 @@ v1::ProcessRecord Record(int frame, int i) {
   v1::ProcessRecord p;
   const std::string pid = std::to_string(1000 + i);
   p.set_pid(1000 + i);
-  p.mutable_stat()->set_data(pid + " (worker) S 1 " + pid + " " + pid +
-                             " 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 " +
-                             std::to_string(5000 + i) + " 2265088 130 " + std::to_string(frame) +
-                             "\n");
+  p.mutable_stat()->set_data(
+      pid + " (worker) S 1 " + pid + " " + pid + " 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 " +
+      std::to_string(5000 + i) + " 2265088 130 " + std::to_string(frame) + "\n");
   p.mutable_cmdline()->set_data("/usr/lib/worker\0--id\0"s + pid + '\0');
   std::string env;
   for (int k = 0; k < 16; ++k) {

@@ -179,8 +179,8 @@ OwnershipRequest WithOutputs(std::vector<std::string> outputs) {
 TEST(DeclaredOutputs, PlannedPlanListsEveryDeclaredOutput) {
   MemoryPaths fs;  // after git clean -fdX
   fs.Dir("dist").File("dist/app.whl");
-  v1::OwnershipPlan plan = PlanOwnership(
-      Baseline(), Current(), WithOutputs({".venv/bin/python", "dist/app.whl"}), fs);
+  v1::OwnershipPlan plan =
+      PlanOwnership(Baseline(), Current(), WithOutputs({".venv/bin/python", "dist/app.whl"}), fs);
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << DescribePlan(plan);
   ASSERT_EQ(plan.outputs_size(), 2);
   EXPECT_EQ(plan.outputs(0).path(), ".venv/bin/python");

@@ -55,12 +55,12 @@ TEST(DiffTest, IdenticalFramesHaveNoChanges) {
 
 TEST(DiffTest, EveryKindOfChangeByIdentity) {
   std::vector<Proc> after = Before();
-  after.erase(after.begin() + 2);                  // 60 (unshare) exited...
-  after[2].ppid = 1;                               // ...so 61 was reparented to init
-  after[2].argv = {"/bin/sleep", "120"};           // and it exec'd
-  after[2].exe_ino = 12;                           // another executable
-  after[3].start = 705;                            // pid 70 reused by another process
-  after.push_back(Proc(90).Start(900));  // a new process
+  after.erase(after.begin() + 2);         // 60 (unshare) exited...
+  after[2].ppid = 1;                      // ...so 61 was reparented to init
+  after[2].argv = {"/bin/sleep", "120"};  // and it exec'd
+  after[2].exe_ino = 12;                  // another executable
+  after[3].start = 705;                   // pid 70 reused by another process
+  after.push_back(Proc(90).Start(900));   // a new process
   Snapshot s = MakeSnapshot({MakeFrame(0, Before()), MakeFrame(1, after)});
   v1::DiffReport r = Diff(s, 0, s, 1);
   EXPECT_EQ(Kinds(r), (std::vector<Change::Kind>{Change::REUSED, Change::EXITED, Change::APPEARED,
@@ -104,7 +104,7 @@ TEST(DiffTest, ANameNeverMakesOrUnmakesAnIdentity) {
   std::vector<Proc> after = Before();
   after[4].comm = "renamed";  // same (pid, start): the same process, whatever its name
   after[5].comm = "cron";
-  after[5].start = 801;       // same name and pid, another start: another process
+  after[5].start = 801;  // same name and pid, another start: another process
   Snapshot s = MakeSnapshot({MakeFrame(0, Before()), MakeFrame(1, after)});
   v1::DiffReport r = Diff(s, 0, s, 1);
   EXPECT_EQ(Kinds(r), (std::vector<Change::Kind>{Change::REUSED}));
@@ -114,7 +114,10 @@ TEST(DiffTest, ANameNeverMakesOrUnmakesAnIdentity) {
 
 TEST(DiffTest, HostileNamesAreEscapedOnOneLine) {
   std::vector<Proc> after = Before();
-  after.push_back(Proc(91).Comm("x) Z 1 1 1\nx").Start(901).Argv({"a\nappeared     1 \"init\"", "\x1b]0;owned\x07"}));
+  after.push_back(Proc(91)
+                      .Comm("x) Z 1 1 1\nx")
+                      .Start(901)
+                      .Argv({"a\nappeared     1 \"init\"", "\x1b]0;owned\x07"}));
   Snapshot s = MakeSnapshot({MakeFrame(0, Before()), MakeFrame(1, after)});
   std::string out = RenderDiff(Diff(s, 0, s, 1));
   EXPECT_EQ(out.find('\x1b'), std::string::npos);
@@ -129,7 +132,7 @@ TEST(DiffTest, HostileNamesAreEscapedOnOneLine) {
 TEST(DiffTest, RecordsWithoutIdentityAreNotCompared) {
   v1::Frame a = MakeFrame(0, Before());
   v1::Frame b = MakeFrame(1, Before());
-  b.mutable_processes(4)->mutable_stat()->set_err(ESRCH);   // pid 70 vanished mid-scan
+  b.mutable_processes(4)->mutable_stat()->set_err(ESRCH);  // pid 70 vanished mid-scan
   b.mutable_processes(4)->mutable_stat()->clear_data();
   Snapshot s = MakeSnapshot({a, b});
   v1::DiffReport r = Diff(s, 0, s, 1);
@@ -214,7 +217,8 @@ TEST(DiffScope, ProcessesOutsideARootCaptureAreOutOfScopeNotExited) {
             "a frame that could not hold it is outside its scope, not exited or appeared");
   const std::string all = RenderDiff(r, true);
   EXPECT_NE(all.find("scope: A holds the whole host; B holds pid 50 and its descendants\n"),
-            std::string::npos) << all;
+            std::string::npos)
+      << all;
   EXPECT_NE(all.find("outside B    80 "), std::string::npos) << all;
   EXPECT_EQ(all.find("exited       80"), std::string::npos) << all;
   EXPECT_NE(all.find("; 3 outside the other frame's scope\n"), std::string::npos) << all;
@@ -223,7 +227,8 @@ TEST(DiffScope, ProcessesOutsideARootCaptureAreOutOfScopeNotExited) {
   EXPECT_EQ(text.find("outside B    80 "), std::string::npos) << text;
   EXPECT_NE(text.find("\noutside B    3 processes of A: not in B: it holds only pid 50 and its "
                       "descendants, and this process is not beneath it (--all lists them)\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("\nexited       61 "), std::string::npos) << text;
 
   // The other way round: the host's processes did not "appear"; a new child

@@ -49,8 +49,8 @@ TEST(ExplainAttempts, TheTreeBeneathTheRootAndTheAncestryReRead) {
     chain.push_back(link.pid());
     EXPECT_TRUE(link.unchanged()) << link.detail();
   }
-  EXPECT_EQ(chain, (std::vector<std::int64_t>{kSleep, kSandboxShell, kSandboxInit, kBwrap,
-                                              kAppServer}));
+  EXPECT_EQ(chain,
+            (std::vector<std::int64_t>{kSleep, kSandboxShell, kSandboxInit, kBwrap, kAppServer}));
   const v1::ExplainCandidate* mcp = FindCandidate(a, kMcpServer);
   ASSERT_NE(mcp, nullptr);
   EXPECT_FALSE(mcp->argv_exact());
@@ -64,7 +64,10 @@ TEST(ExplainAttempts, TheTreeBeneathTheRootAndTheAncestryReRead) {
 // split alike.
 TEST(ExplainAttempts, CmdlineWithoutItsFinalNulIsToldAsNotTheExpectedArgv) {
   FakeHost host;
-  host.SetFile(kSleep, ProcFile::kCmdline, std::string("/bin/sleep\0" "120", 14));
+  host.SetFile(kSleep, ProcFile::kCmdline,
+               std::string("/bin/sleep\0"
+                           "120",
+                           14));
   Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
   ASSERT_EQ(x.recorded.verdict.status, Status::kNoMatch) << x.recorded.verdict.detail;
   ExpectFaithful(x);
@@ -83,15 +86,16 @@ TEST(ExplainAttempts, CmdlineWithoutItsFinalNulIsToldAsNotTheExpectedArgv) {
 // line, and the check ends at once with MISSING_ROOT.
 TEST(ExplainAttempts, ADeadRootIsToldAsDeadAndEndsTheCheck) {
   FakeHost host;
-  host.AddProcess(kAppServer, kUserShell, kAppServerStart, "codex", {}, {},
-                  Identity{ENOENT, 0, 0}, 'Z');
+  host.AddProcess(kAppServer, kUserShell, kAppServerStart, "codex", {}, {}, Identity{ENOENT, 0, 0},
+                  'Z');
   Explained x = RecordAndExplain(host, FakeHost::TypicalRequest());
   ASSERT_EQ(x.recorded.verdict.status, Status::kMissingRoot) << x.recorded.verdict.detail;
   ExpectFaithful(x);
   const std::string text = Text(x.check);
   EXPECT_NE(text.find("start tick " + std::to_string(kAppServerStart) +
                       ": as expected, but dead (state Z)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("verdict: MISSING_ROOT"), std::string::npos) << text;
 }
 
@@ -135,8 +139,10 @@ TEST(ExplainAttempts, DeadlinePassingDuringAnAttemptIsToldAsTheCutThatEndedTheSe
   ASSERT_GT(n, 1);
   const v1::ExplainAttempt& cut = x.check.attempts(n - 1);
   EXPECT_EQ(cut.outcome(), v1::ExplainAttempt::CUT) << Text(x.check);
-  EXPECT_EQ(cut.summary(), "the deadline at +5000.0 ms passed during this attempt: the verdict "
-                           "keeps the diagnosis of attempt " + std::to_string(n - 1));
+  EXPECT_EQ(cut.summary(),
+            "the deadline at +5000.0 ms passed during this attempt: the verdict "
+            "keeps the diagnosis of attempt " +
+                std::to_string(n - 1));
   EXPECT_EQ(x.check.ended_by(),
             "the deadline at +5000.0 ms passed during attempt " + std::to_string(n) + ", after " +
                 std::to_string(n - 1) +
@@ -158,8 +164,9 @@ TEST(ExplainAttempts, DeadlineWhileConfirmingTheOnlyMatchIsToldAsSuch) {
   ASSERT_EQ(x.check.attempts_size(), 3);
   const v1::ExplainAttempt& cut = x.check.attempts(2);
   EXPECT_EQ(cut.outcome(), v1::ExplainAttempt::CUT) << Text(x.check);
-  EXPECT_EQ(cut.summary(), "the deadline at +5000.0 ms passed during this attempt, while "
-                           "confirming pid 4103, its only match: the verdict names it");
+  EXPECT_EQ(cut.summary(),
+            "the deadline at +5000.0 ms passed during this attempt, while "
+            "confirming pid 4103, its only match: the verdict names it");
   EXPECT_EQ(x.check.ended_by(),
             "the deadline at +5000.0 ms passed during attempt 3 while confirming pid 4103, its "
             "only match, after 2 completed attempts without a match: NO_MATCH");
@@ -202,10 +209,9 @@ TEST(ExplainAttempts, RetryLoopRunsOutAtTheDeadline) {
     EXPECT_EQ(a.summary().rfind("no process beneath the root matches: ", 0), 0u) << a.summary();
   }
   EXPECT_EQ(x.check.attempts(n - 1).outcome(), v1::ExplainAttempt::LAST);
-  EXPECT_EQ(x.check.ended_by(),
-            "no match by the deadline: the next attempt would start at " +
-                FormatOffset(n * bounds.retry_ns) + ", after the deadline at " +
-                FormatOffset(bounds.deadline_ns));
+  EXPECT_EQ(x.check.ended_by(), "no match by the deadline: the next attempt would start at " +
+                                    FormatOffset(n * bounds.retry_ns) + ", after the deadline at " +
+                                    FormatOffset(bounds.deadline_ns));
 
   // By default the attempts that read alike are told once.
   v1::Explanation e;
@@ -221,11 +227,11 @@ TEST(ExplainAttempts, RetryLoopRunsOutAtTheDeadline) {
   };
   EXPECT_EQ(count(all, "\n  attempt "), static_cast<std::size_t>(n)) << all;
   EXPECT_EQ(count(shown, "\n  attempt "), 2u) << shown;  // the first, and the last (LAST)
-  EXPECT_NE(shown.find("\n  attempts 2-" + std::to_string(n - 1) + " at " +
-                       FormatOffset(bounds.retry_ns) + " to " +
-                       FormatOffset((n - 2) * bounds.retry_ns) +
-                       ": each the same as attempt 1 (" + x.check.attempts(0).summary() + ")\n"),
-            std::string::npos)
+  EXPECT_NE(
+      shown.find("\n  attempts 2-" + std::to_string(n - 1) + " at " +
+                 FormatOffset(bounds.retry_ns) + " to " + FormatOffset((n - 2) * bounds.retry_ns) +
+                 ": each the same as attempt 1 (" + x.check.attempts(0).summary() + ")\n"),
+      std::string::npos)
       << shown;
 }
 
@@ -243,8 +249,8 @@ TEST(ExplainAttempts, UnrelatedProcessesComingAndGoingDoNotUnfoldTheAttempts) {
     if (call.kind == "sleep") {
       ++sleeps;
       if (sleeps % 2 == 1) {
-        h.AddProcess(kUnrelated, 1, 800000 + static_cast<std::uint64_t>(sleeps), "cron",
-                     {"cron"}, {}, Identity{0, 0x803, 90});
+        h.AddProcess(kUnrelated, 1, 800000 + static_cast<std::uint64_t>(sleeps), "cron", {"cron"},
+                     {}, Identity{0, 0x803, 90});
       } else {
         h.Remove(kUnrelated);
       }
@@ -267,14 +273,13 @@ TEST(ExplainAttempts, UnrelatedProcessesComingAndGoingDoNotUnfoldTheAttempts) {
     most = std::max(most, x.check.attempts(i).listed());
   }
   const std::string shown = Text(x.check);
-  EXPECT_NE(shown.find("\n  attempts 2-" + std::to_string(n - 1) + " at " +
-                       FormatOffset(Bounds{}.retry_ns) + " to " +
-                       FormatOffset((n - 2) * Bounds{}.retry_ns) +
-                       ": each the same as attempt 1 (" + x.check.attempts(0).summary() +
-                       "), but for unrelated processes coming and going (" +
-                       std::to_string(fewest) + " to " + std::to_string(most) +
-                       " /proc entries listed)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      shown.find(
+          "\n  attempts 2-" + std::to_string(n - 1) + " at " + FormatOffset(Bounds{}.retry_ns) +
+          " to " + FormatOffset((n - 2) * Bounds{}.retry_ns) + ": each the same as attempt 1 (" +
+          x.check.attempts(0).summary() + "), but for unrelated processes coming and going (" +
+          std::to_string(fewest) + " to " + std::to_string(most) + " /proc entries listed)\n"),
+      std::string::npos)
       << shown;
   // --all tells each, with what it listed and what vanished.
   v1::Explanation e;
@@ -342,8 +347,8 @@ TEST(ExplainAttempts, BoundsThatEndTheScan) {
     ExpectFaithful(x);
     ASSERT_EQ(x.check.attempts_size(), 1);
     EXPECT_FALSE(x.check.attempts(0).scan_complete()) << Text(x.check);
-    EXPECT_EQ(x.check.ended_by(), "the deadline at " + FormatOffset(10'000) +
-                                      " passed during attempt 1");
+    EXPECT_EQ(x.check.ended_by(),
+              "the deadline at " + FormatOffset(10'000) + " passed during attempt 1");
   }
 }
 

@@ -88,7 +88,8 @@ void ExpectTheUnheldCall(const v1::ExplainCheck& c, const v1::ReplayResult& r) {
     const v1::ExplainAttempt& last = c.attempts(c.attempts_size() - 1);
     EXPECT_NE(last.summary().find(r.made_call()), std::string::npos) << text;
   }
-  for (const char* invented : {"errno 5", "deadline passed", "UNREADABLE", "DEADLINE", "46116860"}) {
+  for (const char* invented :
+       {"errno 5", "deadline passed", "UNREADABLE", "DEADLINE", "46116860"}) {
     EXPECT_EQ(text.find(invented), std::string::npos) << invented << " in\n" << text;
   }
 }
@@ -130,8 +131,8 @@ TEST(ExplainDivergence, AChainCutShortTellsTheCallPastTheTapeNotADeadline) {
   // The match whose confirmation the tape stopped in: told stopped there.
   const v1::ExplainCandidate* sleep = FindCandidate(c.attempts(0), hostile::HostPid(2000));
   ASSERT_NE(sleep, nullptr) << Text(c);
-  EXPECT_NE(sleep->detail().find("the replay stopped after reading its re-read"),
-            std::string::npos) << sleep->detail();
+  EXPECT_NE(sleep->detail().find("the replay stopped after reading its re-read"), std::string::npos)
+      << sleep->detail();
 }
 
 // A call removed from the tape: the resolver asks for the sleep's environ
@@ -148,8 +149,9 @@ TEST(ExplainDivergence, ACallRemovedTellsTheReadAskedNotTheDeadlineAfterIt) {
   ASSERT_EQ(c.attempts_size(), 1);
   const v1::ExplainCandidate* sleep = FindCandidate(c.attempts(0), kSleep);
   ASSERT_NE(sleep, nullptr);
-  EXPECT_EQ(sleep->detail(), "the replay stopped after reading its cmdline: the tape does not "
-                             "hold what the resolver asked next");
+  EXPECT_EQ(sleep->detail(),
+            "the replay stopped after reading its cmdline: the tape does not "
+            "hold what the resolver asked next");
 }
 
 // A file whose redaction keeps no token entry: its environ reads cannot
@@ -204,7 +206,8 @@ TEST(ExplainDivergence, TheBoundsAreSaidAsRecorded) {
   bounds->set_deadline_ns(INT64_MAX);
   const std::string text = Text(ExplainRecordedCheck(s, 0));
   EXPECT_NE(text.find("  bounds: a new attempt every -100.0 ms until +9223372036854.8 ms\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -49,11 +49,12 @@ INSTANTIATE_TEST_SUITE_P(
                          "the expected start tick"},
         LivenessScenario{"Gone", [](FakeHost& h) { h.Remove(kSleep); }, LivenessStatus::kDead,
                          "  re-read /proc/4103/stat: gone (errno 2)"},
-        LivenessScenario{"Zombie",
-                         [](FakeHost& h) { h.AddSleep(kSleep, kSandboxShell, kSleepStart, kToken, 'Z'); },
-                         LivenessStatus::kDead,
-                         "  re-read /proc/4103/stat: \"sleep\" Z, parent 4102, start tick 510003: "
-                         "the expected start tick"},
+        LivenessScenario{
+            "Zombie",
+            [](FakeHost& h) { h.AddSleep(kSleep, kSandboxShell, kSleepStart, kToken, 'Z'); },
+            LivenessStatus::kDead,
+            "  re-read /proc/4103/stat: \"sleep\" Z, parent 4102, start tick 510003: "
+            "the expected start tick"},
         LivenessScenario{"PidReused",
                          [](FakeHost& h) { h.AddSleep(kSleep, kSandboxShell, 777777, kToken); },
                          LivenessStatus::kError,

@@ -31,9 +31,7 @@ namespace {
 
 using namespace test;  // the typical host: FakeHost, its pids, start times, tokens
 
-std::filesystem::path SourceDir() {
-  return test::SourceDir();
-}
+std::filesystem::path SourceDir() { return test::SourceDir(); }
 
 std::string FileBytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

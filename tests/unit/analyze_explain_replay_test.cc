@@ -49,7 +49,8 @@ TEST(ExplainReplay, ATapeWithACallRemovedSaysWhereItDiverged) {
   EXPECT_FALSE(c.has_verdict()) << c.verdict().DebugString();
   std::string text = Text(c);
   EXPECT_NE(text.find("  verdict: none: the tape cannot answer a call the resolver made\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_EQ(text.find("errno 5"), std::string::npos) << text;
 }
 

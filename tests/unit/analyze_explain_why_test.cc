@@ -39,8 +39,8 @@ void AfterExe(FakeHost& host, std::function<void(FakeHost&)> change) {
 struct WhyScenario {
   const char* name;
   std::function<void(FakeHost&, Request&)> setup;
-  Status status;                 // the verdict
-  Outcome first_outcome;         // of attempt 1
+  Status status;                                            // the verdict
+  Outcome first_outcome;                                    // of attempt 1
   std::vector<std::pair<std::int64_t, Why>> first_attempt;  // pid -> why, in attempt 1
 };
 
@@ -48,7 +48,10 @@ std::vector<WhyScenario> WhyScenarios() {
   using C = v1::ExplainCandidate;
   using A = v1::ExplainAttempt;
   return {
-      {"Resolved", [](FakeHost&, Request&) {}, Status::kResolved, A::FINAL,
+      {"Resolved",
+       [](FakeHost&, Request&) {},
+       Status::kResolved,
+       A::FINAL,
        {{kMcpServer, C::ARGV_DIFFERS},
         {kBwrap, C::ARGV_DIFFERS},
         {kSandboxInit, C::ARGV_DIFFERS},
@@ -61,7 +64,9 @@ std::vector<WhyScenario> WhyScenarios() {
        },
        // The resolver's verdict once the retries run out: an exact argv
        // without the token is another invocation's.
-       Status::kTokenMismatch, A::RETRY, {{kSleep, C::NO_TOKEN}}},
+       Status::kTokenMismatch,
+       A::RETRY,
+       {{kSleep, C::NO_TOKEN}}},
       {"TokenTwice",
        [](FakeHost& h, Request&) {
          std::vector<std::string> env = SleepEnviron(kToken);
@@ -69,23 +74,46 @@ std::vector<WhyScenario> WhyScenarios() {
          h.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"}, env,
                       kSleepExe);
        },
-       Status::kTokenMismatch, A::FINAL, {{kSleep, C::TOKEN_TWICE}}},
+       Status::kTokenMismatch,
+       A::FINAL,
+       {{kSleep, C::TOKEN_TWICE}}},
       {"OtherTokenAlone",
        [](FakeHost& h, Request&) {
          h.Remove(kSleep);
          AddSecondSandbox(h, kOldToken);
        },
-       Status::kTokenMismatch, A::RETRY, {{kSecondSleep, C::OTHER_TOKEN}}},
-      {"OtherTokenBesideTheMatch", [](FakeHost& h, Request&) { AddSecondSandbox(h, kOldToken); },
-       Status::kResolved, A::FINAL, {{kSleep, C::RESOLVED}, {kSecondSleep, C::OTHER_TOKEN}}},
-      {"MultipleMatches", [](FakeHost& h, Request&) { AddSecondSandbox(h, kToken); },
-       Status::kMultipleMatches, A::FINAL, {{kSleep, C::MATCH}, {kSecondSleep, C::MATCH}}},
-      {"ExeMismatch", [](FakeHost& h, Request&) { h.Find(kSleep)->exe = kOtherExe; },
-       Status::kExeMismatch, A::FINAL, {{kSleep, C::EXE_MISMATCH}}},
-      {"ExeVanished", [](FakeHost& h, Request&) { h.Find(kSleep)->exe = Identity{ENOENT, 0, 0}; },
-       Status::kNoMatch, A::RETRY, {{kSleep, C::VANISHED}}},
-      {"ExeUnreadable", [](FakeHost& h, Request&) { h.Find(kSleep)->exe = Identity{EACCES, 0, 0}; },
-       Status::kUnreadable, A::FINAL, {{kSleep, C::UNREADABLE}}},
+       Status::kTokenMismatch,
+       A::RETRY,
+       {{kSecondSleep, C::OTHER_TOKEN}}},
+      {"OtherTokenBesideTheMatch",
+       [](FakeHost& h, Request&) { AddSecondSandbox(h, kOldToken); },
+       Status::kResolved,
+       A::FINAL,
+       {{kSleep, C::RESOLVED}, {kSecondSleep, C::OTHER_TOKEN}}},
+      {"MultipleMatches",
+       [](FakeHost& h, Request&) { AddSecondSandbox(h, kToken); },
+       Status::kMultipleMatches,
+       A::FINAL,
+       {{kSleep, C::MATCH}, {kSecondSleep, C::MATCH}}},
+      {"ExeMismatch",
+       [](FakeHost& h, Request&) { h.Find(kSleep)->exe = kOtherExe; },
+       Status::kExeMismatch,
+       A::FINAL,
+       {{kSleep, C::EXE_MISMATCH}}},
+      {"ExeVanished",
+       [](FakeHost& h, Request&) {
+         h.Find(kSleep)->exe = Identity{ENOENT, 0, 0};
+       },
+       Status::kNoMatch,
+       A::RETRY,
+       {{kSleep, C::VANISHED}}},
+      {"ExeUnreadable",
+       [](FakeHost& h, Request&) {
+         h.Find(kSleep)->exe = Identity{EACCES, 0, 0};
+       },
+       Status::kUnreadable,
+       A::FINAL,
+       {{kSleep, C::UNREADABLE}}},
       {"AncestryChanged",
        [](FakeHost& h, Request&) {
          AfterExe(h, [](FakeHost& host) {
@@ -93,12 +121,16 @@ std::vector<WhyScenario> WhyScenarios() {
            host.AddSleep(kSleep, kSandboxInit, kSleepStart, kToken);
          });
        },
-       Status::kAncestryChanged, A::FINAL, {{kSleep, C::ANCESTRY_CHANGED}}},
+       Status::kAncestryChanged,
+       A::FINAL,
+       {{kSleep, C::ANCESTRY_CHANGED}}},
       {"PidReusedAtReRead",
        [](FakeHost& h, Request&) {
          AfterExe(h, [](FakeHost& host) { host.AddSleep(kSleep, kSandboxShell, 777777, kToken); });
        },
-       Status::kPidReused, A::FINAL, {{kSleep, C::PID_REUSED}}},
+       Status::kPidReused,
+       A::FINAL,
+       {{kSleep, C::PID_REUSED}}},
       {"AncestorPidReusedAtReRead",
        [](FakeHost& h, Request&) {
          AfterExe(h, [](FakeHost& host) {
@@ -106,7 +138,9 @@ std::vector<WhyScenario> WhyScenarios() {
                            Identity{0, 0x803, 600});
          });
        },
-       Status::kPidReused, A::FINAL, {{kSleep, C::PID_REUSED}}},
+       Status::kPidReused,
+       A::FINAL,
+       {{kSleep, C::PID_REUSED}}},
       {"RootRestartedAtReRead",
        [](FakeHost& h, Request&) {
          AfterExe(h, [](FakeHost& host) {
@@ -114,7 +148,9 @@ std::vector<WhyScenario> WhyScenarios() {
                            Identity{0, 1, 1});
          });
        },
-       Status::kRootRestarted, A::FINAL, {{kSleep, C::ROOT_RESTARTED}}},
+       Status::kRootRestarted,
+       A::FINAL,
+       {{kSleep, C::ROOT_RESTARTED}}},
       // `docs/resolver.md`, step 7: every pid, parent pid and start time must
       // be those of the snapshot — the root's parent too: reparented to init at
       // its re-read.
@@ -125,10 +161,14 @@ std::vector<WhyScenario> WhyScenarios() {
                            Identity{0, 0x803, 500});
          });
        },
-       Status::kAncestryChanged, A::FINAL, {{kSleep, C::ANCESTRY_CHANGED}}},
+       Status::kAncestryChanged,
+       A::FINAL,
+       {{kSleep, C::ANCESTRY_CHANGED}}},
       {"RootGoneAtReRead",
        [](FakeHost& h, Request&) { AfterExe(h, [](FakeHost& host) { host.Remove(kAppServer); }); },
-       Status::kMissingRoot, A::FINAL, {{kSleep, C::ROOT_VANISHED}}},
+       Status::kMissingRoot,
+       A::FINAL,
+       {{kSleep, C::ROOT_VANISHED}}},
       {"AncestorGoneAtReRead",
        [](FakeHost& h, Request&) {
          AfterExe(h, [](FakeHost& host) { host.Remove(kSandboxShell); });
@@ -137,14 +177,18 @@ std::vector<WhyScenario> WhyScenarios() {
                          kShExe);
          };
        },
-       Status::kResolved, A::RETRY, {{kSleep, C::VANISHED}}},
+       Status::kResolved,
+       A::RETRY,
+       {{kSleep, C::VANISHED}}},
       {"DeadAtReRead",
        [](FakeHost& h, Request&) {
          AfterExe(h, [](FakeHost& host) {
            host.AddSleep(kSleep, kSandboxShell, kSleepStart, kToken, 'Z');
          });
        },
-       Status::kNoMatch, A::RETRY, {{kSleep, C::DEAD}}},
+       Status::kNoMatch,
+       A::RETRY,
+       {{kSleep, C::DEAD}}},
       // The sleep exits between its cmdline and its environ read: environ
       // reads empty, and the stat re-read that tells why finds it gone or a
       // zombie (an owned process vanishing during inspection retries:
@@ -152,7 +196,9 @@ std::vector<WhyScenario> WhyScenarios() {
       // attempt, so the verdict is NO_MATCH.
       {"EnvironEmptyThenGone",
        [](FakeHost& h, Request&) { ExitAtEnviron(h, [](FakeHost& host) { host.Remove(kSleep); }); },
-       Status::kNoMatch, A::RETRY, {{kSleep, C::VANISHED}}},
+       Status::kNoMatch,
+       A::RETRY,
+       {{kSleep, C::VANISHED}}},
       {"EnvironEmptyThenZombie",
        [](FakeHost& h, Request&) {
          ExitAtEnviron(h, [](FakeHost& host) {
@@ -160,7 +206,9 @@ std::vector<WhyScenario> WhyScenarios() {
                         MemoryEvidence::StatLine(kSleep, "sleep", 'Z', kSandboxShell, kSleepStart));
          });
        },
-       Status::kNoMatch, A::RETRY, {{kSleep, C::VANISHED}}},
+       Status::kNoMatch,
+       A::RETRY,
+       {{kSleep, C::VANISHED}}},
       // A live sleep with a really empty environ (env -i): its stat is re-read,
       // unchanged, and it carries no token.
       {"EnvironEmptyAndAlive",
@@ -168,7 +216,9 @@ std::vector<WhyScenario> WhyScenarios() {
          h.AddProcess(kSleep, kSandboxShell, kSleepStart, "sleep", {"/bin/sleep", "120"}, {},
                       kSleepExe);
        },
-       Status::kTokenMismatch, A::RETRY, {{kSleep, C::NO_TOKEN}}},
+       Status::kTokenMismatch,
+       A::RETRY,
+       {{kSleep, C::NO_TOKEN}}},
       // Vanished during inspection: the sandbox's init is gone when its
       // cmdline is read, in the first attempt only.
       {"VanishedDuringInspection",
@@ -178,15 +228,24 @@ std::vector<WhyScenario> WhyScenarios() {
            ev.SetFile(kSandboxInit, ProcFile::kCmdline, JoinNul({"bwrap"}));
          };
        },
-       Status::kResolved, A::RETRY, {{kMcpServer, C::ARGV_DIFFERS}, {kSandboxInit, C::VANISHED}}},
+       Status::kResolved,
+       A::RETRY,
+       {{kMcpServer, C::ARGV_DIFFERS}, {kSandboxInit, C::VANISHED}}},
       {"UnreadableCmdline",
        [](FakeHost& h, Request&) { h.SetFileError(kMcpServer, ProcFile::kCmdline, EACCES); },
-       Status::kUnreadable, A::FINAL, {{kMcpServer, C::UNREADABLE}}},
-      {"CmdlineTooLong", [](FakeHost&, Request& r) { r.bounds.cmdline_bytes = 16; },
-       Status::kResolved, A::FINAL,
+       Status::kUnreadable,
+       A::FINAL,
+       {{kMcpServer, C::UNREADABLE}}},
+      {"CmdlineTooLong",
+       [](FakeHost&, Request& r) { r.bounds.cmdline_bytes = 16; },
+       Status::kResolved,
+       A::FINAL,
        {{kMcpServer, C::CMDLINE_TOO_LONG}, {kSleep, C::RESOLVED}}},
-      {"EnvironTooLarge", [](FakeHost&, Request& r) { r.bounds.environ_bytes = 40; },
-       Status::kFileBound, A::FINAL, {{kSleep, C::ENVIRON_TOO_LARGE}}},
+      {"EnvironTooLarge",
+       [](FakeHost&, Request& r) { r.bounds.environ_bytes = 40; },
+       Status::kFileBound,
+       A::FINAL,
+       {{kSleep, C::ENVIRON_TOO_LARGE}}},
       // The last read of the resolution goes one byte over the budget: the
       // root's re-read.
       {"ByteBudget",
@@ -194,14 +253,18 @@ std::vector<WhyScenario> WhyScenarios() {
          FakeHost probe;
          r.bounds.byte_budget = Resolve(probe, FakeHost::TypicalRequest()).bytes_read - 1;
        },
-       Status::kByteBudget, A::FINAL, {{kSleep, C::STOPPED}}},
+       Status::kByteBudget,
+       A::FINAL,
+       {{kSleep, C::STOPPED}}},
       // 1 us a call; the deadline passes at the sleep's environ read.
       {"DeadlineDuringInspection",
        [](FakeHost& h, Request& r) {
          h.call_cost_ns = 1000;
          r.bounds.deadline_ns = 30'500;
        },
-       Status::kDeadline, A::FINAL, {{kSleep, C::STOPPED}}},
+       Status::kDeadline,
+       A::FINAL,
+       {{kSleep, C::STOPPED}}},
   };
 }
 
@@ -229,9 +292,8 @@ TEST_P(ExplainWhy, EachCandidateHasTheReasonTheResolverActedOn) {
   // The attempt that decided is summed up by the resolver's own verdict.
   const v1::ExplainAttempt& last = x.check.attempts(x.check.attempts_size() - 1);
   if (last.outcome() == v1::ExplainAttempt::FINAL) {
-    EXPECT_EQ(last.summary().rfind(std::string(StatusName(s.status)) + ": " +
-                                       x.recorded.verdict.detail,
-                                   0),
+    EXPECT_EQ(last.summary().rfind(
+                  std::string(StatusName(s.status)) + ": " + x.recorded.verdict.detail, 0),
               0u)
         << last.summary();
   }

@@ -23,9 +23,7 @@ namespace {
 using namespace proctape::test;
 
 std::string Data(const char* dir, const char* name) {
-  return (test::SourceDir() / "tests" / "data" / dir /
-          (std::string(name) + ".ptape"))
-      .string();
+  return (test::SourceDir() / "tests" / "data" / dir / (std::string(name) + ".ptape")).string();
 }
 
 std::string Whole(const std::string& path) {
@@ -41,7 +39,8 @@ std::string Streamed(const std::string& path, bool small_drains) {
   const FormatError read = json.Survey({path, -1});
   EXPECT_TRUE(read.ok()) << read.message;
   std::string out, error, written;
-  const std::function<bool(std::string*, std::string*)> drain = [&](std::string* piece, std::string*) {
+  const std::function<bool(std::string*, std::string*)> drain = [&](std::string* piece,
+                                                                    std::string*) {
     written += *piece;
     piece->clear();
     return true;

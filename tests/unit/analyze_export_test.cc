@@ -22,11 +22,11 @@ using namespace test;  // kHostileComm, kWorseComm, Record, HostileSnapshot
 
 TEST(ExportDotTest, EscapesHostileNamesToAsciiThatRendersAsEscapeBytes) {
   EXPECT_EQ(DotEscape("sleep"), "sleep");
-  EXPECT_EQ(DotEscape("a\"b"), "a\\\"b");                     // a\"b
-  EXPECT_EQ(DotEscape("\") \""), "\\\") \\\"");               // \") \"
-  EXPECT_EQ(DotEscape(kHostileComm), "x) Z 1 1 1\\\\x0ax");     // x) Z 1 1 1\\x0ax
-  EXPECT_EQ(DotEscape("\x1b[31mred"), "\\\\x1b[31mred");       // \\x1b[31mred
-  EXPECT_EQ(DotEscape("back\\n"), "back\\\\x5cn");             // never a DOT \n escape
+  EXPECT_EQ(DotEscape("a\"b"), "a\\\"b");                    // a\"b
+  EXPECT_EQ(DotEscape("\") \""), "\\\") \\\"");              // \") \"
+  EXPECT_EQ(DotEscape(kHostileComm), "x) Z 1 1 1\\\\x0ax");  // x) Z 1 1 1\\x0ax
+  EXPECT_EQ(DotEscape("\x1b[31mred"), "\\\\x1b[31mred");     // \\x1b[31mred
+  EXPECT_EQ(DotEscape("back\\n"), "back\\\\x5cn");           // never a DOT \n escape
   EXPECT_EQ(DotEscape("\xff\x7f"), "\\\\xff\\\\x7f");
   EXPECT_EQ(DotEscape("abcdef", 3), "abc...");
 }
@@ -48,8 +48,9 @@ TEST(ExportDotTest, TreeOfAHostileFrame) {
                      "\\\\xff\"];\n"),
             std::string::npos)
       << dot;
-  EXPECT_NE(dot.find("  p42 [label=\"42\\n(stat unreadable: Permission denied)\", style=dashed];\n"),
-            std::string::npos)
+  EXPECT_NE(
+      dot.find("  p42 [label=\"42\\n(stat unreadable: Permission denied)\", style=dashed];\n"),
+      std::string::npos)
       << dot;
   EXPECT_NE(dot.find("  p40_100 -> p41_120;\n"), std::string::npos) << dot;
   EXPECT_NE(dot.find("  p44_150 -> p43_140 [style=dashed];\n"), std::string::npos) << dot;

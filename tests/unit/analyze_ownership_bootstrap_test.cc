@@ -58,12 +58,11 @@ TEST(OwnershipBootstrapTest, DetachedAndDoubleForkedChildrenStartedBeforeTheBase
       PlanOwnership(Baseline({daemon, double_forked}), Current({daemon}), Request());
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::REFUSED) << Why(plan);
   EXPECT_EQ(Kinds(plan), (std::vector<Problem::Kind>{Problem::BASELINE_NOT_BEFORE,
-                                                      Problem::BASELINE_NOT_BEFORE}));
+                                                     Problem::BASELINE_NOT_BEFORE}));
   EXPECT_EQ(Named(plan), (std::vector<std::string>{"61@405", "62@406"}));
   EXPECT_EQ(plan.problems(0).snapshot(), "baseline");
   EXPECT_EQ(plan.decisions_size(), 0);
-  EXPECT_NE(plan.problems(0).detail().find("started after the verifier 44@400"),
-            std::string::npos)
+  EXPECT_NE(plan.problems(0).detail().find("started after the verifier 44@400"), std::string::npos)
       << plan.problems(0).detail();
 }
 
@@ -81,8 +80,7 @@ TEST(OwnershipBootstrapTest, AProcessBornBetweenTheBaselinesFramesRefusesIt) {
   EXPECT_EQ(Kinds(plan), std::vector<Problem::Kind>{Problem::BASELINE_NOT_BEFORE});
   EXPECT_EQ(Named(plan), std::vector<std::string>{"36@405"});
   EXPECT_EQ(plan.problems(0).frame(), 1u);
-  EXPECT_NE(plan.problems(0).detail().find("born between the baseline's frames"),
-            std::string::npos)
+  EXPECT_NE(plan.problems(0).detail().find("born between the baseline's frames"), std::string::npos)
       << plan.problems(0).detail();
 
   P contradicted = {37, kInit, 350, {"x"}, "x"};
@@ -97,8 +95,7 @@ TEST(OwnershipBootstrapTest, AProcessOfTheVerifiersClockTickIsRefusedOneTickEarl
   v1::OwnershipPlan plan = PlanOwnership(Baseline({same_tick}), Current({same_tick}), Request());
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::REFUSED) << Why(plan);
   EXPECT_EQ(Named(plan), std::vector<std::string>{"38@400"});
-  EXPECT_NE(plan.problems(0).detail().find("in the clock tick of the verifier"),
-            std::string::npos)
+  EXPECT_NE(plan.problems(0).detail().find("in the clock tick of the verifier"), std::string::npos)
       << plan.problems(0).detail();
 
   P tick_before = {38, kInit, 399, {"sleep", "300"}};
@@ -126,7 +123,7 @@ TEST(OwnershipBootstrapTest, AProcessOutOfScopeInTheBaselineAndInScopeNowMustPre
       Current({in_scope(moved), in_scope(setuid), in_scope(runtime_moved)}), Request());
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::REFUSED) << Why(plan);
   EXPECT_EQ(Kinds(plan), (std::vector<Problem::Kind>{Problem::BASELINE_NOT_BEFORE,
-                                                      Problem::BASELINE_NOT_BEFORE}));
+                                                     Problem::BASELINE_NOT_BEFORE}));
   EXPECT_EQ(Named(plan), (std::vector<std::string>{"63@407", "64@408"}));
   EXPECT_NE(plan.problems(0).detail().find(
                 "(out of scope in the baseline: cgroup \"/elsewhere\"; in scope now)"),

@@ -81,9 +81,9 @@ TEST(OwnershipTest, MisleadingNameIsNeverConsulted) {
 // exemption. The keepalive exited
 // and repository code got its pid: another start tick, so it is removed.
 TEST(OwnershipTest, RecycledPidDoesNotInheritTheExemption) {
-  Snapshot current = Snap({Records({Init(), Verifier(), CurCapture(),
-                                    {kKeepalive, kVerifier, 850}})},
-                          kCurCapturer, 9'000'000);
+  Snapshot current =
+      Snap({Records({Init(), Verifier(), CurCapture(), {kKeepalive, kVerifier, 850}})},
+           kCurCapturer, 9'000'000);
   v1::OwnershipPlan plan = PlanOwnership(Baseline(), current, Request());
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
   const Decision* d = Find(plan, kKeepalive);
@@ -103,8 +103,8 @@ TEST(OwnershipTest, OnlySameUidSameCgroupProcessesAreDecided) {
   P other_cgroup = {71, kVerifier, 760, {"x"}, "x", kUid, "/sandbox/child"};
   P prefix_cgroup = {72, kVerifier, 770, {"y"}, "y", kUid, "/sandbox2"};
   OwnershipRequest request = Request();
-  v1::OwnershipPlan plan = PlanOwnership(
-      Baseline(), Current({root_daemon, other_cgroup, prefix_cgroup}), request);
+  v1::OwnershipPlan plan =
+      PlanOwnership(Baseline(), Current({root_daemon, other_cgroup, prefix_cgroup}), request);
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
   EXPECT_EQ(Verdict(plan, 70), "absent");
   EXPECT_EQ(Verdict(plan, 71), "absent");
@@ -165,10 +165,10 @@ TEST(OwnershipTest, CgroupMembershipIsTheUnifiedHierarchyPathExactly) {
   EXPECT_EQ(CgroupV2Path("9:name=systemd:/\n4:memory:/a\n0::/b\n", false), "/b");
   EXPECT_EQ(CgroupV2Path("0::/\n", false), "/");
   EXPECT_EQ(CgroupV2Path("0::/a b) \n", false), "/a b) ");
-  EXPECT_EQ(CgroupV2Path("4:memory:/a\n", false), std::nullopt);          // v1 only
-  EXPECT_EQ(CgroupV2Path("0::/a\n0::/b\n", false), std::nullopt);         // two
-  EXPECT_EQ(CgroupV2Path("4:memory:/a\n0::/lo", true), std::nullopt);     // cut
-  EXPECT_EQ(CgroupV2Path("0::/b\n4:memory:/very-lo", true), "/b");       // cut after it
+  EXPECT_EQ(CgroupV2Path("4:memory:/a\n", false), std::nullopt);       // v1 only
+  EXPECT_EQ(CgroupV2Path("0::/a\n0::/b\n", false), std::nullopt);      // two
+  EXPECT_EQ(CgroupV2Path("4:memory:/a\n0::/lo", true), std::nullopt);  // cut
+  EXPECT_EQ(CgroupV2Path("0::/b\n4:memory:/very-lo", true), "/b");     // cut after it
   EXPECT_EQ(CgroupV2Path("", false), std::nullopt);
 }
 

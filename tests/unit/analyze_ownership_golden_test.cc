@@ -29,10 +29,7 @@ using test::Request;   // not proctape::Request (the resolver's)
 using test::Verdict;   // not proctape::Verdict
 using Problem = v1::OwnershipProblem;
 
-std::string GoldenDir() {
-  return (test::SourceDir() / "tests" / "golden" / "ownership")
-      .string();
-}
+std::string GoldenDir() { return (test::SourceDir() / "tests" / "golden" / "ownership").string(); }
 
 // Compares `actual` with tests/golden/ownership/NAME byte for byte;
 // PROCTAPE_UPDATE_GOLDEN=1 rewrites the file instead.
@@ -81,19 +78,19 @@ TEST(OwnershipTest, GoldenKeepaliveSandbox) {
 // terminal escape, a quote and a backslash come out escaped, on one line each.
 TEST(OwnershipTest, GoldenHostileNamesAreEscaped) {
   const std::string cgroup = "/sandbox\x1b[2J\"x\\";
-  P hostile = {67, kVerifier, 801, {"/bin/sleep\n", "\x1b]0;pwned\x07", "a\" argv \"b"},
-               "x) Z 1 1 1\nx", kUid, cgroup};
+  P hostile = {
+      67,   kVerifier, 801, {"/bin/sleep\n", "\x1b]0;pwned\x07", "a\" argv \"b"}, "x) Z 1 1 1\nx",
+      kUid, cgroup};
   std::vector<P> runtime = {Init(), Keepalive(), Verifier(), BaseCapture()};
   std::vector<P> now = {Init(), Keepalive(), Verifier(), CurCapture(), hostile};
-  for (P* p : {&runtime[0], &runtime[1], &runtime[2], &runtime[3], &now[0], &now[1], &now[2],
-               &now[3]}) {
+  for (P* p :
+       {&runtime[0], &runtime[1], &runtime[2], &runtime[3], &now[0], &now[1], &now[2], &now[3]}) {
     p->cgroup = cgroup;
   }
   OwnershipRequest request = Request();
   request.cgroup = cgroup;
-  v1::OwnershipPlan plan =
-      PlanOwnership(Snap({Records(runtime)}, kBaseCapturer, 1'000'000),
-                    Snap({Records(now)}, kCurCapturer, 9'000'000), request);
+  v1::OwnershipPlan plan = PlanOwnership(Snap({Records(runtime)}, kBaseCapturer, 1'000'000),
+                                         Snap({Records(now)}, kCurCapturer, 9'000'000), request);
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
   EXPECT_EQ(Verdict(plan, 67), "REMOVE/NEW");
   const std::string text = DescribePlan(plan);
@@ -129,8 +126,7 @@ constexpr const char* kCorpusCurrent = "corpus/d40fb836ad433348.ptape";   // hos
 
 Snapshot ReadCorpus(const std::string& name) {
   Snapshot s;
-  const std::string path =
-      (test::SourceDir() / name).string();
+  const std::string path = (test::SourceDir() / name).string();
   FormatError error = ReadSnapshot(path, &s);
   EXPECT_TRUE(error.ok()) << path << ": " << error.message;
   return s;

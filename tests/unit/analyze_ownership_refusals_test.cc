@@ -30,20 +30,25 @@ TEST(OwnershipTest, UnreadableIdentityFailsTheWholePlanClosed) {
     void (*damage)(v1::ProcessRecord*);
   };
   const Case cases[] = {
-      {"status EACCES", [](v1::ProcessRecord* r) {
+      {"status EACCES",
+       [](v1::ProcessRecord* r) {
          r->mutable_status()->set_data("");
          r->mutable_status()->set_err(EACCES);
        }},
-      {"status without Uid", [](v1::ProcessRecord* r) { r->mutable_status()->set_data("Name:\tx\n"); }},
-      {"cgroup EACCES", [](v1::ProcessRecord* r) {
+      {"status without Uid",
+       [](v1::ProcessRecord* r) { r->mutable_status()->set_data("Name:\tx\n"); }},
+      {"cgroup EACCES",
+       [](v1::ProcessRecord* r) {
          r->mutable_cgroup()->set_data("");
          r->mutable_cgroup()->set_err(EACCES);
        }},
-      {"cgroup v1 only", [](v1::ProcessRecord* r) {
+      {"cgroup v1 only",
+       [](v1::ProcessRecord* r) {
          r->mutable_cgroup()->set_data("4:memory:/sandbox\n1:cpu:/sandbox\n");
        }},
       {"stat malformed", [](v1::ProcessRecord* r) { r->mutable_stat()->set_data("81 (x"); }},
-      {"stat EACCES", [](v1::ProcessRecord* r) {
+      {"stat EACCES",
+       [](v1::ProcessRecord* r) {
          r->mutable_stat()->set_data("");
          r->mutable_stat()->set_err(EACCES);
        }},
@@ -64,7 +69,8 @@ TEST(OwnershipTest, UnreadableIdentityFailsTheWholePlanClosed) {
 // ... but only when it may be in scope: one readable attribute that rules it
 // out (another uid, another cgroup) is enough to leave it undecided.
 TEST(OwnershipTest, UnreadableProcessRuledOutByUidOrCgroupDoesNotRefuse) {
-  Snapshot current = Current({{82, kInit, 882, {"a"}, "a", 0}, {83, kInit, 883, {"b"}, "b", kUid, "/x"}});
+  Snapshot current =
+      Current({{82, kInit, 882, {"a"}, "a", 0}, {83, kInit, 883, {"b"}, "b", kUid, "/x"}});
   current.frames[0].mutable_processes(4)->mutable_cgroup()->set_err(EACCES);
   current.frames[0].mutable_processes(5)->mutable_status()->set_err(EACCES);
   current.frames[0].mutable_processes(5)->mutable_stat()->set_err(EACCES);
@@ -179,10 +185,9 @@ TEST(OwnershipTest, BaselineRefreshedAfterBootstrapIsRejected) {
 // frame and gone by the last still means the baseline is not the bootstrap.
 TEST(OwnershipTest, BaselineBootstrapIsCheckedInEveryFrame) {
   P repository = {60, kVerifier, 420, {"make"}, "make"};
-  Snapshot baseline =
-      Snap({Records({Init(), Keepalive(), Verifier(), BaseCapture(), repository}),
-            Records({Init(), Keepalive(), Verifier(), BaseCapture()})},
-           kBaseCapturer, 1'000'000);
+  Snapshot baseline = Snap({Records({Init(), Keepalive(), Verifier(), BaseCapture(), repository}),
+                            Records({Init(), Keepalive(), Verifier(), BaseCapture()})},
+                           kBaseCapturer, 1'000'000);
   v1::OwnershipPlan plan = PlanOwnership(baseline, Current(), Request());
   EXPECT_EQ(Kinds(plan), std::vector<Problem::Kind>{Problem::NOT_AT_BOOTSTRAP}) << Why(plan);
   EXPECT_EQ(plan.problems(0).frame(), 0u);
@@ -195,9 +200,9 @@ TEST(OwnershipTest, BaselineCaptureThroughAWrapperIsStillTheBootstrap) {
   P capture = BaseCapture();
   capture.ppid = 48;
   P capture_child = {51, kBaseCapturer, 411, {"helper"}, "helper"};
-  Snapshot baseline = Snap({Records({Init(), Keepalive(), Verifier(), wrapper, capture,
-                                     capture_child})},
-                           kBaseCapturer, 1'000'000);
+  Snapshot baseline =
+      Snap({Records({Init(), Keepalive(), Verifier(), wrapper, capture, capture_child})},
+           kBaseCapturer, 1'000'000);
   v1::OwnershipPlan plan = PlanOwnership(baseline, Current(), Request());
   EXPECT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
 }
@@ -208,8 +213,8 @@ TEST(OwnershipTest, BaselineCaptureThroughAWrapperIsStillTheBootstrap) {
 TEST(OwnershipTest, BaselineNotCapturedByTheVerifierIsRejected) {
   P agent = {20, kInit, 200, {"agent"}, "agent"};
   P agent_capture = {21, 20, 210, {"proctape", "capture"}, "proctape"};
-  Snapshot baseline = Snap({Records({Init(), agent, agent_capture, Keepalive(), Verifier()})},
-                           21, 1'000'000);
+  Snapshot baseline =
+      Snap({Records({Init(), agent, agent_capture, Keepalive(), Verifier()})}, 21, 1'000'000);
   v1::OwnershipPlan plan = PlanOwnership(baseline, Current(), Request());
   EXPECT_EQ(Kinds(plan), std::vector<Problem::Kind>{Problem::NOT_BY_VERIFIER}) << Why(plan);
   baseline.header.set_capturer_pid(4242);  // not in the frame at all

@@ -38,8 +38,7 @@ TEST(OwnershipScopeTest, AScopeWithoutTheVerifierIsRefused) {
     EXPECT_EQ(plan.decisions_size(), 0);
     EXPECT_NE(plan.problems(0).detail().find("0 processes are in it"), std::string::npos)
         << plan.problems(0).detail();
-    EXPECT_NE(plan.problems(0).detail().find("uid 999 and cgroup \"/sandbox\""),
-              std::string::npos)
+    EXPECT_NE(plan.problems(0).detail().find("uid 999 and cgroup \"/sandbox\""), std::string::npos)
         << plan.problems(0).detail();
     EXPECT_TRUE(warnings.empty());
   }
@@ -105,10 +104,9 @@ Snapshot SessionCurrent(const std::vector<std::pair<P, std::int64_t>>& extra) {
 // Refused; the verifier's own session and new sessions (setsid) are planned.
 TEST(OwnershipScopeTest, NewProcessesOfAnOlderSessionNotTheVerifiersAreRefused) {
   P runtime_helper = {35, kKeepalive, 700, {"runtime-helper"}, "runtime-helper"};
-  P detached = {70, kInit, 701, {"sleep", "300"}};        // setsid: a session of its own
-  P double_forked = {71, kInit, 702, {"sleep", "300"}};   // the verifier's session
-  Snapshot current =
-      SessionCurrent({{runtime_helper, 34}, {detached, 70}, {double_forked, 44}});
+  P detached = {70, kInit, 701, {"sleep", "300"}};       // setsid: a session of its own
+  P double_forked = {71, kInit, 702, {"sleep", "300"}};  // the verifier's session
+  Snapshot current = SessionCurrent({{runtime_helper, 34}, {detached, 70}, {double_forked, 44}});
   std::vector<std::string> warnings;
   v1::OwnershipPlan plan = PlanOwnership(SessionBaseline(), current, Request(), &warnings);
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::REFUSED) << Why(plan);
@@ -138,9 +136,9 @@ TEST(OwnershipScopeTest, ForceScopePlansOtherSessionsWithAWarning) {
   OwnershipRequest request = Request();
   request.force_scope = true;
   std::vector<std::string> warnings;
-  v1::OwnershipPlan plan = PlanOwnership(
-      SessionBaseline(), SessionCurrent({{runtime_helper, 34}, {detached, 70}}), request,
-      &warnings);
+  v1::OwnershipPlan plan =
+      PlanOwnership(SessionBaseline(), SessionCurrent({{runtime_helper, 34}, {detached, 70}}),
+                    request, &warnings);
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
   EXPECT_EQ(Verdict(plan, 35), "REMOVE/NEW");
   EXPECT_NE(Find(plan, 35)->detail().find("--force-scope"), std::string::npos);
@@ -154,11 +152,10 @@ TEST(OwnershipScopeTest, ForceScopePlansOtherSessionsWithAWarning) {
 TEST(OwnershipScopeTest, ASessionWhoseLeaderIsNewIsANewSession) {
   P old_leader = {60, kInit, 350, {"old"}, "old"};  // the runtime's, before the verifier
   P reused = {60, kInit, 800, {"new"}, "new"};
-  Snapshot baseline = Snap(
-      {Sessions({Init(), Keepalive(), Verifier(), BaseCapture()}, {{old_leader, 60}})},
-      kBaseCapturer, 1'000'000);
-  v1::OwnershipPlan plan =
-      PlanOwnership(baseline, SessionCurrent({{reused, 60}}), Request());
+  Snapshot baseline =
+      Snap({Sessions({Init(), Keepalive(), Verifier(), BaseCapture()}, {{old_leader, 60}})},
+           kBaseCapturer, 1'000'000);
+  v1::OwnershipPlan plan = PlanOwnership(baseline, SessionCurrent({{reused, 60}}), Request());
   ASSERT_EQ(plan.outcome(), v1::OwnershipPlan::PLANNED) << Why(plan);
   EXPECT_EQ(Verdict(plan, 60), "REMOVE/PID_REUSED");
 }

@@ -22,7 +22,8 @@ using namespace test;  // kHostileComm, kWorseComm, Record, HostileSnapshot
 TEST(ProcDirSideFileTest, IdentityPrintsEveryFactInOrderAndParsesBack) {
   const Snapshot s = HostileSnapshot();
   const IdentityFacts plain = IdentityFactsOf(s.frames[0].processes(1));
-  EXPECT_EQ(PrintIdentityFacts(plain), "proctape-identity 1\nexe 65024:1040\npid_ns 4:4026531836\n");
+  EXPECT_EQ(PrintIdentityFacts(plain),
+            "proctape-identity 1\nexe 65024:1040\npid_ns 4:4026531836\n");
   const IdentityFacts unreadable = IdentityFactsOf(s.frames[0].processes(3));
   EXPECT_EQ(PrintIdentityFacts(unreadable),
             "proctape-identity 1\nexe error 2\npid_ns 4:4026531836\nstat error 13\n"
@@ -71,8 +72,9 @@ TEST(ProcDirSideFileTest, LinkTextsPrintEscapedInOrderAndParseBack) {
   r.mutable_pid_ns()->set_link_text("pid:[4026531836]");
   const IdentityFacts f = IdentityFactsOf(r);
   const std::string text = PrintIdentityFacts(f);
-  EXPECT_EQ(text, "proctape-identity 1\nexe error 40\nexe_link /bin/sl eep\\x0a\\x5c\n"
-                  "pid_ns error 40\npid_ns_link pid:[4026531836]\n");
+  EXPECT_EQ(text,
+            "proctape-identity 1\nexe error 40\nexe_link /bin/sl eep\\x0a\\x5c\n"
+            "pid_ns error 40\npid_ns_link pid:[4026531836]\n");
   IdentityFacts back;
   std::string error;
   ASSERT_TRUE(ParseIdentityFacts(text, &back, &error)) << error;

@@ -82,8 +82,7 @@ TEST(ProcDirWriterTest, WritesTheRecordedBytesAndSideFiles) {
   EXPECT_EQ(Slurp(dir + "/41/environ"), "PATH=****\0PROCTAPE_TOKEN=********\0"s);
   EXPECT_EQ(Slurp(dir + "/41/status"), hostile.status().data());
   EXPECT_EQ(Slurp(dir + "/41/cgroup"), "0::/lab\n");
-  EXPECT_EQ(Slurp(dir + "/41/proctape-identity"),
-            PrintIdentityFacts(IdentityFactsOf(hostile)));
+  EXPECT_EQ(Slurp(dir + "/41/proctape-identity"), PrintIdentityFacts(IdentityFactsOf(hostile)));
   FrameFacts facts = FrameFactsOf(s, 0);
   facts.kept_entries = {"PROCTAPE_TOKEN=********"};
   EXPECT_EQ(Slurp(dir + "/proctape-frame"), PrintFrameFacts(facts));
@@ -188,7 +187,8 @@ std::vector<v1::ProcessRecord> ScanDir(const std::string& dir, const ScanOptions
     out.push_back(std::move(r));
     return true;
   };
-  ScanFrame(*ev, scan, [&ev](std::int64_t pid) { return ev->PidNamespace(pid); }, callbacks);
+  ScanFrame(
+      *ev, scan, [&ev](std::int64_t pid) { return ev->PidNamespace(pid); }, callbacks);
   *error = ev->error();
   return out;
 }

@@ -147,8 +147,8 @@ TEST(ProcessTableTest, StatNamingAnotherPidHasNoIdentity) {
 }
 
 TEST(ProcessTableTest, DuplicatePidKeepsTheFirstRecordAndSortsByPid) {
-  v1::Frame f = MakeFrame(0, {Proc(30).Start(3), Proc(5).Start(111),
-                              Proc(5).Start(222), Proc(12).Start(4)});
+  v1::Frame f =
+      MakeFrame(0, {Proc(30).Start(3), Proc(5).Start(111), Proc(5).Start(222), Proc(12).Start(4)});
   std::vector<ProcessView> table = ProcessTable(f);
   ASSERT_EQ(table.size(), 3u);
   EXPECT_EQ(table[0].pid, 5);
@@ -161,12 +161,11 @@ TEST(ProcessTableTest, DuplicatePidKeepsTheFirstRecordAndSortsByPid) {
   EXPECT_EQ(index.count(7), 0u);
 }
 
-
 // docs/format.md section 7, "What the views hold".
 TEST(ProcessTableTest, AFramePastTheViewsLimitIsRefusedNamingTheLimit) {
   v1::Frame f = MakeFrame(3, {Proc(5), Proc(6), Proc(7)});
-  const std::uint64_t three = ViewCost(f.processes(0)) + ViewCost(f.processes(1)) +
-                              ViewCost(f.processes(2));
+  const std::uint64_t three =
+      ViewCost(f.processes(0)) + ViewCost(f.processes(1)) + ViewCost(f.processes(2));
   EXPECT_EQ(ProcessTable(f, three).size(), 3u);  // at the limit: built
   try {
     ProcessTable(f, three - 1);
@@ -174,9 +173,11 @@ TEST(ProcessTableTest, AFramePastTheViewsLimitIsRefusedNamingTheLimit) {
   } catch (const ViewTooLarge& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("frame 3: its 3 processes' views (" + std::to_string(three) + " bytes)"),
-              std::string::npos) << what;
+              std::string::npos)
+        << what;
     EXPECT_NE(what.find("past " + std::to_string(three - 1) + " bytes (the views' limit"),
-              std::string::npos) << what;
+              std::string::npos)
+        << what;
   }
 }
 

@@ -20,14 +20,13 @@ using test::MakeSnapshot;
 using test::Proc;
 
 std::vector<Proc> Procs() {
-  return {Proc(1).Comm("init").Ppid(0).Start(1),
-          Proc(50).Start(500), Proc(61).Ppid(50).Start(601)};
+  return {Proc(1).Comm("init").Ppid(0).Start(1), Proc(50).Start(500), Proc(61).Ppid(50).Start(601)};
 }
 
 // Two frames around one recorded resolution and a liveness check.
 Snapshot Recording() {
-  Snapshot s = MakeSnapshot({MakeFrame(0, Procs(), 1'000'000'000),
-                             MakeFrame(1, Procs(), 3'000'000'000)});
+  Snapshot s =
+      MakeSnapshot({MakeFrame(0, Procs(), 1'000'000'000), MakeFrame(1, Procs(), 3'000'000'000)});
   s.header.mutable_redaction()->add_kept_entries("PROCTAPE_TOKEN=t0k3n-secret-value");
   s.resolutions.push_back(test::Resolved(50, 500, 61, 601, 2'000'000'000));
   s.resolutions[0].set_observation_count(3);
@@ -37,7 +36,8 @@ Snapshot Recording() {
   live.mutable_liveness_verdict()->set_status(v1::LivenessVerdict::ERROR);
   live.mutable_liveness_verdict()->set_reason(v1::Verdict::PID_REUSED);
   live.mutable_liveness_verdict()->set_state("S");
-  live.mutable_liveness_verdict()->set_detail("pid 61 started at tick 700, not 601: the pid was reused");
+  live.mutable_liveness_verdict()->set_detail(
+      "pid 61 started at tick 700, not 601: the pid was reused");
   live.set_first_observation(3);
   live.set_observation_count(1);
   live.set_start_mono_ns(2'500'000'000);
@@ -126,8 +126,9 @@ TEST(ShowTest, FrameProblemsAreCounted) {
   partial.set_scan_end_mono_ns(0);
   Snapshot s = MakeSnapshot({f, partial});
   s.footer.reset();
-  FormatError damage{FormatErrorKind::kTruncated, 3, 1388,
-                     "truncated after chunk 2 at byte 1388: no footer (the capture did not finish)"};
+  FormatError damage{
+      FormatErrorKind::kTruncated, 3, 1388,
+      "truncated after chunk 2 at byte 1388: no footer (the capture did not finish)"};
   v1::ShowReport r = BuildShow(s, damage, "cut.ptape");
   EXPECT_FALSE(r.intact());
   EXPECT_EQ(r.error_kind(), "truncated");
@@ -147,8 +148,9 @@ TEST(ShowTest, FrameProblemsAreCounted) {
       << out;
   EXPECT_NE(out.find(", no end recorded (no footer)\n"), std::string::npos) << out;
   // The damage is the last line.
-  const std::string last = "damage: truncated: truncated after chunk 2 at byte 1388: no footer "
-                           "(the capture did not finish) (everything above was read before it)\n";
+  const std::string last =
+      "damage: truncated: truncated after chunk 2 at byte 1388: no footer "
+      "(the capture did not finish) (everything above was read before it)\n";
   ASSERT_GE(out.size(), last.size());
   EXPECT_EQ(out.substr(out.size() - last.size()), last);
 }
@@ -184,10 +186,10 @@ TEST(ShowTest, AnAbsentHostFactIsUnknownNeverZero) {
   EXPECT_FALSE(r.has_pid_max());
   EXPECT_FALSE(r.has_capturer_pid_ns_inode());
   EXPECT_FALSE(r.capturer_in_initial_pid_ns());
-  EXPECT_EQ(std::vector<std::string>(r.unknown().begin(), r.unknown().end()),
-            (std::vector<std::string>{"hostname", "kernel_release", "boot_id", "pid_max",
-                                      "clock_ticks_per_second", "page_size",
-                                      "capturer_pid_ns_inode"}));
+  EXPECT_EQ(
+      std::vector<std::string>(r.unknown().begin(), r.unknown().end()),
+      (std::vector<std::string>{"hostname", "kernel_release", "boot_id", "pid_max",
+                                "clock_ticks_per_second", "page_size", "capturer_pid_ns_inode"}));
   const std::string out = RenderShow(r);
   EXPECT_NE(out.find("\nhost: unknown, kernel unknown, boot_id unknown\n"
                      "  pid_max unknown, clock ticks per second unknown, page size unknown\n"),

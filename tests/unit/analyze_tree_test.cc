@@ -24,7 +24,8 @@ std::vector<Proc> Host() {
   return {
       Proc(1).Comm("init").Ppid(0).Start(1).Argv({"/sbin/init"}).Uid(0),
       Proc(50).Comm("app-server").Start(500).Argv({"app-server"}),
-      Proc(60).Comm("unshare").Ppid(50).Start(600).Argv({"unshare", "--pid", "--fork", "sh", "-c", "echo $$ > m; exec /bin/sleep 120"}),
+      Proc(60).Comm("unshare").Ppid(50).Start(600).Argv(
+          {"unshare", "--pid", "--fork", "sh", "-c", "echo $$ > m; exec /bin/sleep 120"}),
       Proc(61).Ppid(60).Start(601).Nspid({61, 1}),
       Proc(70).Comm("cron").Start(700).Argv({"cron"}),
       Proc(80).Comm("orphan").Ppid(999).Start(800).Argv({}),
@@ -87,7 +88,8 @@ TEST(TreeTest, ReportHoldsDepthsAndParentLinks) {
 TEST(TreeTest, RootShowsOnlyThatSubtreeAndAnAbsentRootIsAnError) {
   Snapshot s = MakeSnapshot({MakeFrame(0, Host())});
   std::string out = Render(s, Options(60));
-  EXPECT_EQ(out.substr(0, out.find('\n')), "host.ptape: frame 0 of 1, 6 processes, the subtree of 60");
+  EXPECT_EQ(out.substr(0, out.find('\n')),
+            "host.ptape: frame 0 of 1, 6 processes, the subtree of 60");
   EXPECT_EQ(out.find("\n60 \"unshare\""), out.find('\n'));
   EXPECT_NE(out.find("\n`-61 \"sleep\""), std::string::npos);
   EXPECT_EQ(out.find("cron"), std::string::npos);
@@ -171,9 +173,16 @@ TEST(TreeTest, LabRecordingsDeriveTheMarkerFromTheInnermostNspid) {
 
 TEST(TreeTest, KernelThreadsAreFoldedUnlessAsked) {
   std::vector<Proc> procs = Host();
-  procs.push_back(Proc(2).Comm("kthreadd").Ppid(0).Start(1).Argv({}).ExeIno(0).Flags(test::kKthreadFlags));
+  procs.push_back(
+      Proc(2).Comm("kthreadd").Ppid(0).Start(1).Argv({}).ExeIno(0).Flags(test::kKthreadFlags));
   for (std::int64_t pid = 3; pid < 6; ++pid) {
-    procs.push_back(Proc(pid).Comm("kworker/0:" + std::to_string(pid)).Ppid(2).Start(2).Argv({}).ExeIno(0).Flags(test::kKthreadFlags));
+    procs.push_back(Proc(pid)
+                        .Comm("kworker/0:" + std::to_string(pid))
+                        .Ppid(2)
+                        .Start(2)
+                        .Argv({})
+                        .ExeIno(0)
+                        .Flags(test::kKthreadFlags));
   }
   Snapshot s = MakeSnapshot({MakeFrame(0, procs)});
   std::string out = Render(s);
@@ -190,9 +199,8 @@ TEST(TreeTest, KernelThreadsAreFoldedUnlessAsked) {
 }
 
 TEST(TreeTest, ALoopOfParentLinksIsStillShownOnce) {
-  Snapshot s = MakeSnapshot({MakeFrame(0, {Proc(10).Ppid(12).Start(1),
-                                           Proc(11).Ppid(10).Start(1),
-                                           Proc(12).Ppid(11).Start(1)})});
+  Snapshot s = MakeSnapshot({MakeFrame(
+      0, {Proc(10).Ppid(12).Start(1), Proc(11).Ppid(10).Start(1), Proc(12).Ppid(11).Start(1)})});
   std::string out = Render(s);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4) << out;
   EXPECT_NE(out.find("\n10 \"sleep\""), std::string::npos) << out;
@@ -240,9 +248,9 @@ TEST(TreeTest, StartSecondsNeedAKnownClock) {
 // Filters: a loop of parent links ends the walk up to the ancestors and the
 // walk down a --pid subtree; kernel threads are not folded under a filter.
 TEST(TreeFilterTest, ALoopOfParentLinksEndsTheAncestorsOfASelection) {
-  Snapshot s = MakeSnapshot({MakeFrame(0, {Proc(10).Ppid(12).Start(1).Comm("a"),
-                                           Proc(11).Ppid(10).Start(1).Comm("b"),
-                                           Proc(12).Ppid(11).Start(1).Comm("c")})});
+  Snapshot s = MakeSnapshot(
+      {MakeFrame(0, {Proc(10).Ppid(12).Start(1).Comm("a"), Proc(11).Ppid(10).Start(1).Comm("b"),
+                     Proc(12).Ppid(11).Start(1).Comm("c")})});
   TreeOptions by_comm;
   by_comm.filter.comm = "c";
   std::string error;

@@ -150,9 +150,9 @@ TEST_F(ApiRecordTest, ReplayAndReadFileNeverHoldTheRecordingsToken) {
   const api::ReplayedCheck& check = replay.checks[0];
   EXPECT_EQ(check.outcome, api::ReplayOutcome::kReproduced) << check.description;
   ASSERT_TRUE(check.has_replayed);
-  for (const std::string& text : {check.recorded.evidence, check.replayed.evidence,
-                                  check.recorded.detail, check.replayed.detail,
-                                  check.description}) {
+  for (const std::string& text :
+       {check.recorded.evidence, check.replayed.evidence, check.recorded.detail,
+        check.replayed.detail, check.description}) {
     EXPECT_EQ(text.find(test::kToken), std::string::npos) << text;
   }
   EXPECT_NE(check.recorded.evidence.find("PROCTAPE_TOKEN=" + stars), std::string::npos);
@@ -177,8 +177,8 @@ TEST_F(ApiRecordTest, AnExistingRecordingIsRefusedBeforeAnyWork) {
   request.token = test::kToken;
   api::LiveOptions options;
   options.proc_root = dir_ + "/no-such-proc";  // opened after the output: never reached
-  api::ResolveResult r = api::Resolve(
-      request, fingerprint, {api::Record::kOnFailure, dir_ + "/r.ptape", false}, options);
+  api::ResolveResult r = api::Resolve(request, fingerprint,
+                                      {api::Record::kOnFailure, dir_ + "/r.ptape", false}, options);
   EXPECT_EQ(r.error.code, api::ErrorCode::kRecordRefused) << r.error.message;
   EXPECT_FALSE(r.ran);
   std::ifstream in(dir_ + "/r.ptape");

@@ -19,8 +19,7 @@ namespace {
 
 TEST(ApiTypesTest, StatusesAreTheCoresWithTheSameNames) {
   for (int s = 1; s <= 20; ++s) {
-    EXPECT_EQ(api::StatusName(static_cast<api::Status>(s)),
-              StatusName(static_cast<Status>(s)))
+    EXPECT_EQ(api::StatusName(static_cast<api::Status>(s)), StatusName(static_cast<Status>(s)))
         << s;
   }
   EXPECT_EQ(api::StatusName(api::Status::kInvalidRequest), "INVALID_REQUEST");

@@ -126,7 +126,8 @@ TEST_F(LayersTest, EveryIncludeOfAnotherLayerIsOneItsLineAllows) {
       if (fs::is_directory(top)) {
         for (const auto& e : fs::recursive_directory_iterator(top)) {
           const auto ext = e.path().extension();
-          if (e.is_regular_file() && (ext == ".cc" || ext == ".h" || ext == ".c")) paths.push_back(e.path());
+          if (e.is_regular_file() && (ext == ".cc" || ext == ".h" || ext == ".c"))
+            paths.push_back(e.path());
         }
       } else if (fs::is_regular_file(top)) {
         paths.push_back(top);
@@ -145,8 +146,8 @@ TEST_F(LayersTest, EveryIncludeOfAnotherLayerIsOneItsLineAllows) {
           if (target.empty()) continue;
           const std::string used = LayerOf(layers_, target);
           if (used.empty() || used == name || layer.allowed.count(used) != 0) continue;
-          found.push_back(rel + ":" + std::to_string(number) + ": " + name + " includes " + m[1].str() +
-                          " (layer " + used + ")");
+          found.push_back(rel + ":" + std::to_string(number) + ": " + name + " includes " +
+                          m[1].str() + " (layer " + used + ")");
         }
       }
     }
@@ -160,7 +161,8 @@ TEST_F(LayersTest, EveryIncludeOfAnotherLayerIsOneItsLineAllows) {
 TEST_F(LayersTest, EveryLibraryALayerLinksIsOneItsLineAllowsAndEveryLayerHasALine) {
   const fs::path root = test::SourceDir();
   // proctape_library(NAME SOURCES ... DEPS ...) and target_link_libraries(NAME ...).
-  static const std::regex call(R"((proctape_library|target_link_libraries)\s*\(\s*proctape_(\w+)([^)]*)\))");
+  static const std::regex call(
+      R"((proctape_library|target_link_libraries)\s*\(\s*proctape_(\w+)([^)]*)\))");
   static const std::regex used(R"(\bproctape_(\w+))");
   std::vector<std::string> found;
   std::set<std::string> defined;
@@ -187,7 +189,8 @@ TEST_F(LayersTest, EveryLibraryALayerLinksIsOneItsLineAllowsAndEveryLayerHasALin
     }
   }
   for (const std::string& d : defined) {
-    if (layers_.count(d) == 0) found.push_back("proctape_" + d + " is a layer library with no line");
+    if (layers_.count(d) == 0)
+      found.push_back("proctape_" + d + " is a layer library with no line");
   }
   EXPECT_GE(defined.size(), 10u) << "too few proctape_library calls found";
   std::string all;
@@ -202,7 +205,8 @@ TEST_F(LayersTest, TheAllowedGraphHasNoCycle) {
   std::function<void(const std::string&)> visit = [&](const std::string& n) {
     if (!cycle.empty() || state[n] == 2) return;
     if (state[n] == 1) {
-      for (auto it = std::find(path.begin(), path.end(), n); it != path.end(); ++it) cycle += *it + " -> ";
+      for (auto it = std::find(path.begin(), path.end(), n); it != path.end(); ++it)
+        cycle += *it + " -> ";
       cycle += n;
       return;
     }

@@ -149,7 +149,6 @@ TEST(Convert, ToJsonEmitsTheStatusName) {
   EXPECT_EQ(dj.find("PID_REUSED"), std::string::npos) << dj;
 }
 
-
 // A failure carries no pid: `jq -r .pid` must never yield a pid for a
 // verdict that is not RESOLVED. The process it is about is subject_pid.
 TEST(Convert, OnlyAResolvedVerdictHasAPid) {

@@ -26,9 +26,7 @@ using Kind = AddOutcome::Kind;
 using test::ReplayTempDir;
 
 std::string Data(const std::string& name) {
-  return (test::SourceDir() / "tests" / "data" / "replay" /
-          (name + ".ptape"))
-      .string();
+  return (test::SourceDir() / "tests" / "data" / "replay" / (name + ".ptape")).string();
 }
 
 std::string Bytes(const std::string& path) {
@@ -84,8 +82,8 @@ TEST(CorpusFacts, CaptureTimeScenarioAndNames) {
   for (const char* a : {"proctape", "lab", "plain", "--sandbox=bwrap"}) equals.add_command_line(a);
   EXPECT_EQ(DefaultEntryName(equals, "f.ptape"), "plain-bwrap");
   v1::Header first;
-  for (const char* a : {"proctape", "lab", "--record", "r.ptape", "--sandbox", "bwrap", "--force",
-                        "exe-swap"}) {
+  for (const char* a :
+       {"proctape", "lab", "--record", "r.ptape", "--sandbox", "bwrap", "--force", "exe-swap"}) {
     first.add_command_line(a);
   }
   EXPECT_EQ(DefaultEntryName(first, "r.ptape"), "exe-swap-bwrap");
@@ -126,8 +124,8 @@ TEST(CorpusAdd, CopiesTheRecordingAndDescribesItInTheManifest) {
   const std::string token = s.resolutions.at(0).resolve().token();
   ASSERT_FALSE(token.empty());
   EXPECT_EQ(out.entry.scenario.find(token), std::string::npos) << out.entry.scenario;
-  EXPECT_NE(out.entry.scenario.find("--token " + std::string(token.size(), '*')),
-            std::string::npos) << out.entry.scenario;
+  EXPECT_NE(out.entry.scenario.find("--token " + std::string(token.size(), '*')), std::string::npos)
+      << out.entry.scenario;
   EXPECT_EQ(out.entry.shows, "a sandboxed sleep resolves");
   // Copied, byte for byte; the source is still there.
   EXPECT_EQ(Bytes(dir + "/" + out.entry.file), Bytes(Data("resolved")));
@@ -199,7 +197,8 @@ TEST(CorpusAdd, AChangedVerdictNeedsExpect) {
   EXPECT_EQ(refused.kind, Kind::kVerdictChanged) << Why(refused);
   EXPECT_NE(refused.message.find("resolution 0: VERDICT CHANGED: recorded RESOLVED pid=8 "
                                  "start=1675507, replayed RESOLVED pid=6 start=1675507"),
-            std::string::npos) << refused.message;
+            std::string::npos)
+      << refused.message;
   EXPECT_FALSE(std::filesystem::exists(tmp.File("c")));  // nothing created
 
   // The replayed identity, taken from the replay: no warning.
@@ -213,9 +212,10 @@ TEST(CorpusAdd, AChangedVerdictNeedsExpect) {
   ASSERT_EQ(pinned.kind, Kind::kAdded) << Why(pinned);
   EXPECT_EQ(pinned.entry.expects, std::vector<std::string>{"MULTIPLE_MATCHES"});
   ASSERT_EQ(pinned.warnings.size(), 1u);
-  EXPECT_EQ(pinned.warnings[0], "resolution 0 is expected to give MULTIPLE_MATCHES but replays to "
-                                "NO_MATCH: the entry will drift until the resolver gives "
-                                "MULTIPLE_MATCHES");
+  EXPECT_EQ(pinned.warnings[0],
+            "resolution 0 is expected to give MULTIPLE_MATCHES but replays to "
+            "NO_MATCH: the entry will drift until the resolver gives "
+            "MULTIPLE_MATCHES");
 }
 
 TEST(CorpusAdd, ADivergedTapeIsRefusedEvenWithExpect) {
@@ -251,7 +251,8 @@ TEST(CorpusAdd, RefusesDamageNoResolutionAndAWrongNumberOfExpects) {
   AddOutcome two = Add(Data("alive"), tmp.File("c"), {"ALIVE", "DEAD"});
   EXPECT_EQ(two.kind, Kind::kUsage);
   EXPECT_NE(two.message.find("records 1 resolution: give --expect once per resolution"),
-            std::string::npos) << two.message;
+            std::string::npos)
+      << two.message;
   EXPECT_FALSE(std::filesystem::exists(tmp.File("c")));
 }
 
@@ -273,11 +274,13 @@ TEST(CorpusAdd, ABrokenManifestIsReportedWithItsLine) {
   ReplayTempDir tmp;
   const std::string dir = tmp.File("c");
   std::filesystem::create_directories(dir);
-  std::ofstream(ManifestPath(dir)) << "# proctape corpus manifest, format 1\n\nentry    a\nwho  x\n";
+  std::ofstream(ManifestPath(dir))
+      << "# proctape corpus manifest, format 1\n\nentry    a\nwho  x\n";
   AddOutcome out = Add(Data("dead"), dir);
   EXPECT_EQ(out.kind, Kind::kManifest);
-  EXPECT_EQ(out.message, dir + "/MANIFEST:4: unknown key 'who' (keys: entry file sha256 expect "
-                               "shows kernel captured scenario)");
+  EXPECT_EQ(out.message, dir +
+                             "/MANIFEST:4: unknown key 'who' (keys: entry file sha256 expect "
+                             "shows kernel captured scenario)");
 }
 
 // Two resolutions in one file (the alive and the dead check, one tape after
@@ -322,7 +325,7 @@ TEST(CorpusCheck, ResultsAreInManifestOrderWhateverTheThreads) {
   std::string error;
   ASSERT_TRUE(LoadManifest(dir, false, &m, &error)) << error;
   ASSERT_EQ(m.entries[2].name, "no-match-5s");  // sorted by name
-  m.entries[2].expects = {"DEAD"};               // a drift
+  m.entries[2].expects = {"DEAD"};              // a drift
   std::vector<std::string> runs;
   for (unsigned jobs : {1u, 2u, 4u, 16u}) {
     CheckOptions options;

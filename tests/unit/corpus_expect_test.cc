@@ -69,8 +69,8 @@ TEST(CorpusExpect, EveryResolveStatusHasOneWellFormedLine) {
 TEST(CorpusExpect, EveryLivenessOutcomeHasOneWellFormedLine) {
   EXPECT_EQ(ExpectText(L(v1::LivenessVerdict::ALIVE)), "ALIVE");
   EXPECT_EQ(ExpectText(L(v1::LivenessVerdict::DEAD)), "DEAD");
-  for (auto reason : {v1::Verdict::PID_REUSED, v1::Verdict::MALFORMED_RECORD,
-                      v1::Verdict::UNREADABLE}) {
+  for (auto reason :
+       {v1::Verdict::PID_REUSED, v1::Verdict::MALFORMED_RECORD, v1::Verdict::UNREADABLE}) {
     std::string line = ExpectText(L(v1::LivenessVerdict::ERROR, reason));
     EXPECT_EQ(line, "ERROR " + v1::Verdict::Status_Name(reason));
     EXPECT_EQ(ExpectSyntaxError(line), "") << line;
@@ -81,8 +81,8 @@ TEST(CorpusExpect, EveryLivenessOutcomeHasOneWellFormedLine) {
 }
 
 TEST(CorpusExpect, MalformedLinesSayWhy) {
-  for (const char* bad : {"", "ERROR", "ERROR RESOLVED", "ERROR nope", "RESOLVED",
-                          "RESOLVED pid=1", "RESOLVED pid=1 start=", "RESOLVED pid=-1 start=2",
+  for (const char* bad : {"", "ERROR", "ERROR RESOLVED", "ERROR nope", "RESOLVED", "RESOLVED pid=1",
+                          "RESOLVED pid=1 start=", "RESOLVED pid=-1 start=2",
                           "RESOLVED start=2 pid=1", "RESOLVED pid=1 start=2 ", "NO_MATCH pid=1",
                           "no_match", "STATUS_UNSPECIFIED", "ALIVE ", "REPRODUCED"}) {
     EXPECT_NE(ExpectSyntaxError(bad), "") << "'" << bad << "'";
@@ -101,15 +101,17 @@ TEST(CorpusExpect, ReplayedAndRecordedVerdictsOfAResult) {
 
 TEST(CorpusExpect, ExpectOptionTakesAnIdentityOnlyFromAReplayThatHasIt) {
   std::string error;
-  v1::ReplayResult resolved = Replay(V(v1::Verdict::RESOLVED, 7, 9), V(v1::Verdict::RESOLVED, 7, 9));
+  v1::ReplayResult resolved =
+      Replay(V(v1::Verdict::RESOLVED, 7, 9), V(v1::Verdict::RESOLVED, 7, 9));
   EXPECT_EQ(ExpectFromOption("RESOLVED", resolved, &error), "RESOLVED pid=7 start=9");
   EXPECT_EQ(ExpectFromOption("RESOLVED pid=8 start=9", resolved, &error), "RESOLVED pid=8 start=9");
   EXPECT_EQ(ExpectFromOption("NO_MATCH", resolved, &error), "NO_MATCH");
 
   v1::ReplayResult none = Replay(V(v1::Verdict::NO_MATCH), V(v1::Verdict::NO_MATCH));
   EXPECT_EQ(ExpectFromOption("RESOLVED", none, &error), "");
-  EXPECT_EQ(error, "--expect RESOLVED takes its identity from the replay, which gives NO_MATCH: "
-                   "write it in full");
+  EXPECT_EQ(error,
+            "--expect RESOLVED takes its identity from the replay, which gives NO_MATCH: "
+            "write it in full");
   EXPECT_EQ(ExpectFromOption("DEAD", none, &error), "");
   EXPECT_EQ(error, "--expect DEAD: resolution 0 is a resolution (a Verdict status name)");
   EXPECT_EQ(ExpectFromOption("NOPE\n", none, &error), "");
@@ -120,8 +122,9 @@ TEST(CorpusExpect, ExpectOptionTakesAnIdentityOnlyFromAReplayThatHasIt) {
   EXPECT_EQ(ExpectFromOption("ERROR", reused, &error), "ERROR PID_REUSED");
   EXPECT_EQ(ExpectFromOption("ALIVE", reused, &error), "ALIVE");
   EXPECT_EQ(ExpectFromOption("NO_MATCH", reused, &error), "");
-  EXPECT_EQ(error, "--expect NO_MATCH: resolution 0 is a liveness check (ALIVE, DEAD or ERROR "
-                   "REASON)");
+  EXPECT_EQ(error,
+            "--expect NO_MATCH: resolution 0 is a liveness check (ALIVE, DEAD or ERROR "
+            "REASON)");
 }
 
 TEST(CorpusCompare, MatchingReplaysReproduce) {
@@ -161,8 +164,8 @@ TEST(CorpusCompare, AChangedDetailAloneIsNoDrift) {
 }
 
 TEST(CorpusCompare, DivergedDriftsEvenWhenTheVerdictTextMatches) {
-  v1::ReplayResult d = Replay(V(v1::Verdict::NO_MATCH), V(v1::Verdict::NO_MATCH),
-                              v1::ReplayResult::DIVERGED);
+  v1::ReplayResult d =
+      Replay(V(v1::Verdict::NO_MATCH), V(v1::Verdict::NO_MATCH), v1::ReplayResult::DIVERGED);
   d.set_divergence_index(12);
   d.set_recorded_call("ListPids()");
   d.set_made_call("ReadFile(7, stat)");
@@ -170,12 +173,14 @@ TEST(CorpusCompare, DivergedDriftsEvenWhenTheVerdictTextMatches) {
   r.set_name("e");
   CompareWithExpects({"NO_MATCH"}, {d}, &r);
   EXPECT_EQ(r.state(), v1::CorpusEntryResult::DRIFTED);
-  EXPECT_EQ(CheckLine(r), "DRIFT e: expected NO_MATCH; got DIVERGED at observation 12 (recorded "
-                          "ListPids(), made ReadFile(7, stat))");
+  EXPECT_EQ(CheckLine(r),
+            "DRIFT e: expected NO_MATCH; got DIVERGED at observation 12 (recorded "
+            "ListPids(), made ReadFile(7, stat))");
 }
 
 TEST(CorpusCompare, AnotherNumberOfResolutionsDrifts) {
-  v1::ReplayResult dead = LivenessReplay(L(v1::LivenessVerdict::DEAD), L(v1::LivenessVerdict::DEAD));
+  v1::ReplayResult dead =
+      LivenessReplay(L(v1::LivenessVerdict::DEAD), L(v1::LivenessVerdict::DEAD));
   v1::CorpusEntryResult fewer, more;
   CompareWithExpects({"DEAD", "DEAD"}, {dead}, &fewer);
   EXPECT_EQ(fewer.state(), v1::CorpusEntryResult::DRIFTED);
@@ -199,8 +204,9 @@ TEST(CorpusReportText, SummaryLineAndUnreadableLine) {
   u.set_name("x");
   u.set_state(v1::CorpusEntryResult::UNREADABLE);
   u.set_detail("0123456789abcdef.ptape is missing from the corpus directory");
-  EXPECT_EQ(CheckLine(u), "UNREADABLE x: 0123456789abcdef.ptape is missing from the corpus "
-                          "directory");
+  EXPECT_EQ(CheckLine(u),
+            "UNREADABLE x: 0123456789abcdef.ptape is missing from the corpus "
+            "directory");
 }
 
 // XML 1.0 cannot carry control bytes even as character references: they
@@ -232,13 +238,17 @@ TEST(CorpusJUnit, EscapesEverythingIntoPlainAsciiXml) {
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", 0), 0u);
   EXPECT_NE(xml.find("<testsuite name=\"proctape-corpus\" tests=\"3\" failures=\"1\" "
                      "errors=\"1\""),
-            std::string::npos) << xml;
+            std::string::npos)
+      << xml;
   EXPECT_NE(xml.find("name=\"fine\" file=\"dir&lt;&amp;&gt;/0000000000000000.ptape\""),
-            std::string::npos) << xml;
+            std::string::npos)
+      << xml;
   EXPECT_NE(xml.find("<failure type=\"drift\" message=\"expected &quot;A&quot;; got &lt;B&gt;\">"),
-            std::string::npos) << xml;
+            std::string::npos)
+      << xml;
   EXPECT_NE(xml.find("<error type=\"unreadable\" message=\"changed\\x01\">changed\\x01</error>"),
-            std::string::npos) << xml;
+            std::string::npos)
+      << xml;
   for (char c : xml) {
     auto u = static_cast<unsigned char>(c);
     EXPECT_TRUE(c == '\n' || (u >= 0x20 && u < 0x7f)) << int{u};

@@ -47,18 +47,22 @@ TEST(CorpusManifest, WritesTheDocumentedText) {
             "# first\n"
             "entry    plain-unshare\n"
             "file     ca978112ca1bbdca.ptape\n"
-            "sha256   " + kShaA + "\n"
-            "expect   RESOLVED pid=4123 start=56789\n"
-            "expect   DEAD\n"
-            "shows    the plain scenario resolves\n"
-            "kernel   6.1.0-18-amd64\n"
-            "captured 2026-12-01T03:12:44Z\n"
-            "scenario lab plain --sandbox unshare\n"
-            "\n"
-            "entry    z\n"
-            "file     3e23e8160039594a.ptape\n"
-            "sha256   " + kShaB + "\n"
-            "expect   NO_MATCH\n");
+            "sha256   " +
+                kShaA +
+                "\n"
+                "expect   RESOLVED pid=4123 start=56789\n"
+                "expect   DEAD\n"
+                "shows    the plain scenario resolves\n"
+                "kernel   6.1.0-18-amd64\n"
+                "captured 2026-12-01T03:12:44Z\n"
+                "scenario lab plain --sandbox unshare\n"
+                "\n"
+                "entry    z\n"
+                "file     3e23e8160039594a.ptape\n"
+                "sha256   " +
+                kShaB +
+                "\n"
+                "expect   NO_MATCH\n");
 }
 
 TEST(CorpusManifest, HostileValuesAreEscapedAndRoundTrip) {
@@ -75,7 +79,8 @@ TEST(CorpusManifest, HostileValuesAreEscapedAndRoundTrip) {
     EXPECT_TRUE(c == '\n' || (u >= 0x20 && u < 0x7f)) << "raw byte " << int{u} << " in\n" << text;
   }
   EXPECT_NE(text.find("kernel   6.1\\x0aexpect   RESOLVED pid=1 start=1\\x0a\\x00\\x7f\\x1b[31m\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("shows    \\x20leading and trailing space\\x20\n"), std::string::npos);
   EXPECT_NE(text.find("captured back\\x5cslash \\x5cx41 not an escape\n"), std::string::npos);
   Manifest back;
@@ -94,22 +99,30 @@ TEST(CorpusManifest, HostileValuesAreEscapedAndRoundTrip) {
 TEST(CorpusManifest, ParsesCommentsTabsAndLineNumbers) {
   const std::string text =
       "# proctape corpus manifest, format 1\n"
-      "# about this corpus\n"          // 2: free
+      "# about this corpus\n"  // 2: free
       "\n"
-      "# above a\n"                    // 4: a's
-      "entry\ta\n"                     // 5
-      "file     " + CorpusFileName(kShaA) + "\n"
-      "# inside a\n"                   // 7: a's
-      "sha256   " + kShaA + "   \n"    // trailing blanks dropped
+      "# above a\n"  // 4: a's
+      "entry\ta\n"   // 5
+      "file     " +
+      CorpusFileName(kShaA) +
+      "\n"
+      "# inside a\n"  // 7: a's
+      "sha256   " +
+      kShaA +
+      "   \n"  // trailing blanks dropped
       "expect   RESOLVED pid=1 start=2\n"
-      "shows    caf\xc3\xa9 \\x41\n"   // raw UTF-8 is read as is, \x41 is 'A'
+      "shows    caf\xc3\xa9 \\x41\n"  // raw UTF-8 is read as is, \x41 is 'A'
       "\n"
-      "# loose\n"                      // 12: free, a blank line follows
+      "# loose\n"  // 12: free, a blank line follows
       "\n"
-      "entry    b\n"                   // 14
-      "file     " + CorpusFileName(kShaB) + "\n"
-      "sha256   " + kShaB + "\n"
-      "expect   DEAD\n";               // no blank line at the end, no final comment
+      "entry    b\n"  // 14
+      "file     " +
+      CorpusFileName(kShaB) +
+      "\n"
+      "sha256   " +
+      kShaB +
+      "\n"
+      "expect   DEAD\n";  // no blank line at the end, no final comment
   Manifest m;
   ManifestError error;
   ASSERT_TRUE(ParseManifest(text, &m, &error)) << error.line << ": " << error.message;
@@ -159,8 +172,7 @@ TEST(CorpusManifest, EveryParseErrorNamesItsLine) {
       {head + "entry    a\nsha256   ABC\n", 4, "sha256 ABC is not 64 lowercase hex digits"},
       {head + "entry    a\nfile     " + CorpusFileName(kShaA) + "\nsha256   " + kShaA + "\n", 3,
        "entry a has no expect line"},
-      {head + "entry    a\nsha256   " + kShaA + "\nexpect   DEAD\n", 3,
-       "entry a has no file line"},
+      {head + "entry    a\nsha256   " + kShaA + "\nexpect   DEAD\n", 3, "entry a has no file line"},
       {head + "entry    a\nfile     " + CorpusFileName(kShaA) + "\nexpect   DEAD\n", 3,
        "entry a has no sha256 line"},
       {head + "entry    a\nfile     ../etc.ptape\nsha256   " + kShaA + "\nexpect   DEAD\n", 3,
@@ -189,7 +201,8 @@ TEST(CorpusManifest, HeaderAloneIsAnEmptyManifest) {
 }
 
 TEST(CorpusManifest, EntryNamesAndFileNames) {
-  for (const char* ok : {"a", "plain-unshare", "A.b_c-9", "9lives"}) EXPECT_TRUE(IsEntryName(ok)) << ok;
+  for (const char* ok : {"a", "plain-unshare", "A.b_c-9", "9lives"})
+    EXPECT_TRUE(IsEntryName(ok)) << ok;
   for (const char* bad : {"", "-a", ".hidden", "_x", "a/b", "a b", "caf\xc3\xa9", "a;b"}) {
     EXPECT_FALSE(IsEntryName(bad)) << bad;
   }

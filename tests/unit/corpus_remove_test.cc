@@ -21,9 +21,7 @@ using Kind = RemoveOutcome::Kind;
 using test::ReplayTempDir;
 
 std::string Data(const std::string& name) {
-  return (test::SourceDir() / "tests" / "data" / "replay" /
-          (name + ".ptape"))
-      .string();
+  return (test::SourceDir() / "tests" / "data" / "replay" / (name + ".ptape")).string();
 }
 
 // A corpus holding the entries alive, dead and resolved.
@@ -107,9 +105,7 @@ TEST(CorpusRemove, NoCorpusOrABrokenManifestIsTheManifestsFailure) {
   std::filesystem::create_directory(tmp.File("empty"));
   EXPECT_EQ(RemoveFromCorpus(tmp.File("empty"), {"a"}).kind, Kind::kManifest);
   const std::string dir = ThreeEntries(tmp);
-  {
-    std::ofstream(dir + "/MANIFEST", std::ios::app) << "nonsense\n";
-  }
+  { std::ofstream(dir + "/MANIFEST", std::ios::app) << "nonsense\n"; }
   RemoveOutcome out = RemoveFromCorpus(dir, {"alive"});
   EXPECT_EQ(out.kind, Kind::kManifest);
   EXPECT_NE(out.message.find("MANIFEST:"), std::string::npos) << out.message;

@@ -50,7 +50,8 @@ TEST(ExploreEvents, GoneRemovesTheEntryAndReparents) {
 TEST(ExploreEvents, PidReuseStartsLaterWithTheKindsArgvTokenAndExe) {
   ExploreHost h;
   const EventContext& ctx = h.Context();
-  for (EventKind kind : {EventKind::kReuseUnrelated, EventKind::kReuseArgv, EventKind::kReuseToken}) {
+  for (EventKind kind :
+       {EventKind::kReuseUnrelated, EventKind::kReuseArgv, EventKind::kReuseToken}) {
     HostModel m = h.model;
     std::int64_t clock = 0;
     ASSERT_TRUE(Apply({kind, ExploreHost::kSleep}, ctx, &m, &clock)) << KindName(kind);
@@ -160,18 +161,17 @@ TEST(ExploreEvents, TheTreeIndexIsChildrenOfEveryParentAndTheTargetsFollowIt) {
   *h.frame.add_processes() = h.frame.processes(2);  // the shell listed again, last
   h.model = HostModel::FromFrame(h.frame);
   const auto index = h.model.ChildrenByParent();
-  for (std::int64_t pid : {std::int64_t{1}, ExploreHost::kOutsider, ExploreHost::kRoot,
-                           ExploreHost::kShell, ExploreHost::kSleep, std::int64_t{104},
-                           std::int64_t{105}}) {
+  for (std::int64_t pid :
+       {std::int64_t{1}, ExploreHost::kOutsider, ExploreHost::kRoot, ExploreHost::kShell,
+        ExploreHost::kSleep, std::int64_t{104}, std::int64_t{105}}) {
     auto it = index.find(pid);
     EXPECT_EQ(it == index.end() ? std::vector<std::int64_t>{} : it->second, h.model.Children(pid))
         << pid;
   }
   EXPECT_EQ(h.model.Children(ExploreHost::kRoot),
             (std::vector<std::int64_t>{ExploreHost::kShell, 104, ExploreHost::kShell}));
-  EXPECT_EQ(h.Context().targets,
-            (std::vector<std::int64_t>{ExploreHost::kRoot, ExploreHost::kShell, 104,
-                                       ExploreHost::kSleep, 103, 105}));
+  EXPECT_EQ(h.Context().targets, (std::vector<std::int64_t>{ExploreHost::kRoot, ExploreHost::kShell,
+                                                            104, ExploreHost::kSleep, 103, 105}));
 }
 
 }  // namespace

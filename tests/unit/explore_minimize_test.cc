@@ -56,7 +56,8 @@ TEST(ExploreMinimize, KeepsTheChainToTheMatchAndNothingElse) {
     EXPECT_TRUE(m.Find(pid)->stat) << pid;
     EXPECT_EQ(m.Find(pid)->bounds, setup->initial.Find(pid)->bounds) << pid;
   }
-  EXPECT_EQ(m.Find(ExploreHost::kSleep)->environ->data, std::string("PROCTAPE_TOKEN=tok-123\0", 23));
+  EXPECT_EQ(m.Find(ExploreHost::kSleep)->environ->data,
+            std::string("PROCTAPE_TOKEN=tok-123\0", 23));
   EXPECT_LT(done->calls_after, done->calls_before);
   EXPECT_GT(done->runs, 0u);
 }
@@ -71,7 +72,8 @@ TEST(ExploreMinimize, ADerivedRecordingKeepsItsEventsAndReplays) {
   ASSERT_TRUE(setup) << why;
   const History history{{6, {EventKind::kReuseToken, ExploreHost::kSleep}}};
   const std::string derived = rec.dir.File("derived.ptape");
-  ASSERT_EQ(WriteCounterexample(derived, rec.snapshot, "rec.ptape", *setup, history, Checker{}), "");
+  ASSERT_EQ(WriteCounterexample(derived, rec.snapshot, "rec.ptape", *setup, history, Checker{}),
+            "");
   Snapshot d;
   ASSERT_TRUE(ReadSnapshot(derived, &d).ok());
   std::optional<History> back = DerivedHistory(d, &why);

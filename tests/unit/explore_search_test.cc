@@ -53,11 +53,13 @@ TEST(ExploreOracle, EveryFailClosedVerdictIsRight) {
   History gone{{0, {EventKind::kGone, ExploreHost::kRoot}}};
   Verdict v;
   v.status = Status::kNoMatch;
-  EXPECT_FALSE(JudgeResolution(TruthAt(h.Context(), gone, 0), h.request, ExploreHost::kRootStart,
-                               v, false).violation);
+  EXPECT_FALSE(
+      JudgeResolution(TruthAt(h.Context(), gone, 0), h.request, ExploreHost::kRootStart, v, false)
+          .violation);
   History restarted{{0, {EventKind::kRootRestart, ExploreHost::kRoot}}};
   EXPECT_TRUE(JudgeResolution(TruthAt(h.Context(), restarted, 0), h.request,
-                              ExploreHost::kRootStart, ResolvedSleep(), true).violation);
+                              ExploreHost::kRootStart, ResolvedSleep(), true)
+                  .violation);
 }
 
 // Every read of the resolved pid since the listing was of that process: a
@@ -107,16 +109,18 @@ TEST(ExploreOracle, AliveOnlyForTheLiveProcessOfThatStartTick) {
   ExploreHost h;
   LivenessVerdict alive;
   alive.status = LivenessStatus::kAlive;
-  EXPECT_FALSE(JudgeLiveness(h.model, ExploreHost::kSleep, ExploreHost::kSleepStart, alive).violation);
+  EXPECT_FALSE(
+      JudgeLiveness(h.model, ExploreHost::kSleep, ExploreHost::kSleepStart, alive).violation);
   History exited{{0, {EventKind::kExit, ExploreHost::kSleep}}};
   EXPECT_TRUE(JudgeLiveness(TruthAt(h.Context(), exited, 0), ExploreHost::kSleep,
-                            ExploreHost::kSleepStart, alive).violation);
+                            ExploreHost::kSleepStart, alive)
+                  .violation);
   LivenessVerdict dead;
   dead.status = LivenessStatus::kDead;
   EXPECT_FALSE(JudgeLiveness(TruthAt(h.Context(), exited, 0), ExploreHost::kSleep,
-                             ExploreHost::kSleepStart, dead).violation);
+                             ExploreHost::kSleepStart, dead)
+                   .violation);
 }
-
 
 // Test-only wrong resolver: the real one, but any failure becomes RESOLVED
 // of the pid it read last (what a resolver that skipped its checks says).
@@ -164,7 +168,9 @@ TEST(ExploreSearch, AWrongResolverIsCaughtAndItsCounterexampleReplays) {
   // Written with the wrong resolver, the file holds its RESOLVED; the real
   // resolver replaying the same tape fails closed (a changed verdict).
   const std::string wrong = rec.dir.File("wrong.ptape");
-  ASSERT_EQ(WriteCounterexample(wrong, rec.snapshot, "rec.ptape", *setup, v.history, Checker{Overconfident, {}}), "");
+  ASSERT_EQ(WriteCounterexample(wrong, rec.snapshot, "rec.ptape", *setup, v.history,
+                                Checker{Overconfident, {}}),
+            "");
   Snapshot w;
   ASSERT_TRUE(ReadSnapshot(wrong, &w).ok());
   v1::ReplayResult replayed = ReplayResolution(w, 0, {});

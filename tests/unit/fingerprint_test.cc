@@ -237,11 +237,12 @@ TEST(FingerprintFile, UnusableFingerprintIsRefused) {
            {"pid-1", [](v1::RootFingerprint& f) { f.set_root_pid(1); }, "outside 2..2147483647"},
            {"pid-2^31", [](v1::RootFingerprint& f) { f.set_root_pid(2147483648); }, "outside"},
            {"no-boot", [](v1::RootFingerprint& f) { f.clear_boot_id(); }, "names no boot"},
-           {"no-exe", [](v1::RootFingerprint& f) { f.clear_exe_identity(); }, "no attested identity"},
+           {"no-exe", [](v1::RootFingerprint& f) { f.clear_exe_identity(); },
+            "no attested identity"},
            {"exe-errno", [](v1::RootFingerprint& f) { f.mutable_exe_identity()->set_err(ENOENT); },
             "no attested identity"},
-           {"other-boot-than-header",
-            [](v1::RootFingerprint& f) { f.set_boot_id(kOtherBootId); }, "in a file written in boot"}}) {
+           {"other-boot-than-header", [](v1::RootFingerprint& f) { f.set_boot_id(kOtherBootId); },
+            "in a file written in boot"}}) {
     v1::RootFingerprint fp = Typical();
     c.edit(fp);
     FingerprintFile read =

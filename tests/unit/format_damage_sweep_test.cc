@@ -35,7 +35,8 @@ using google::protobuf::util::MessageDifferencer;
   if (differs(want.header, got.header)) return ::testing::AssertionFailure() << "header differs";
   if (want.frames.size() != got.frames.size()) return ::testing::AssertionFailure() << "frames";
   for (std::size_t i = 0; i < want.frames.size(); ++i) {
-    if (differs(want.frames[i], got.frames[i])) return ::testing::AssertionFailure() << "frame " << i;
+    if (differs(want.frames[i], got.frames[i]))
+      return ::testing::AssertionFailure() << "frame " << i;
   }
   if (want.observations.size() != got.observations.size()) {
     return ::testing::AssertionFailure() << "observations";
@@ -63,10 +64,15 @@ using google::protobuf::util::MessageDifferencer;
 }
 
 // What a snapshot holds, for checks that it only grows with the cut point.
-std::tuple<std::uint64_t, std::size_t, int, std::size_t, std::size_t, bool> Amount(const Snapshot& s) {
+std::tuple<std::uint64_t, std::size_t, int, std::size_t, std::size_t, bool> Amount(
+    const Snapshot& s) {
   int processes = 0;
   for (const auto& f : s.frames) processes += f.processes_size();
-  return {s.chunks, s.frames.size(), processes, s.observations.size(), s.resolutions.size(),
+  return {s.chunks,
+          s.frames.size(),
+          processes,
+          s.observations.size(),
+          s.resolutions.size(),
           s.footer.has_value()};
 }
 
@@ -120,9 +126,9 @@ TEST_F(FormatDamageTest, TruncatedAtEveryByte) {
     std::size_t k = 0;
     while (k < ends.size() && ends[k] <= cut) ++k;
     const std::uint64_t b = k == 0 ? kPreambleBytes : ends[k - 1];
-    const std::string says = k == 0 ? "truncated before the first chunk at byte " + std::to_string(b)
-                                    : "truncated after chunk " + std::to_string(k - 1) +
-                                          " at byte " + std::to_string(b);
+    const std::string says =
+        k == 0 ? "truncated before the first chunk at byte " + std::to_string(b)
+               : "truncated after chunk " + std::to_string(k - 1) + " at byte " + std::to_string(b);
     EXPECT_EQ(e.message.rfind(says, 0), 0u) << e.message;
     EXPECT_EQ(e.chunk, k);
     EXPECT_EQ(e.offset, b);

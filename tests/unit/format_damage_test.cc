@@ -51,8 +51,8 @@ TEST_F(FormatDamageTest, EmptyFileIsTruncated) {
 TEST_F(FormatDamageTest, WrongMagicIsBadMagic) {
   const std::string path = Path("other.ptape");
   for (const std::string& content :
-       {"\x1f\x8b\x08\0\0\0\0\0\0\x03hello world"s, "PTAPE\r\n\x01\0\0\0"s, "\x89PTAPE\n\r\x01\0\0\0"s,
-        "x"s, "#!/bin/sh\n"s}) {
+       {"\x1f\x8b\x08\0\0\0\0\0\0\x03hello world"s, "PTAPE\r\n\x01\0\0\0"s,
+        "\x89PTAPE\n\r\x01\0\0\0"s, "x"s, "#!/bin/sh\n"s}) {
     Spit(path, content);
     Snapshot s;
     FormatError e = ReadSnapshot(path, &s);
@@ -84,7 +84,9 @@ TEST_F(FormatDamageTest, NewerVersionIsRefused) {
   FormatError e = ReadSnapshot(path, &s);
   EXPECT_EQ(e.kind, FormatErrorKind::kNewerVersion) << e.message;
   EXPECT_EQ(e.offset, 8u);
-  EXPECT_NE(e.message.find("format version " + std::to_string(kFormatVersion + 1)), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("format version " + std::to_string(kFormatVersion + 1)),
+            std::string::npos)
+      << e.message;
   EXPECT_EQ(s.chunks, 0u);
 
   bytes[8] = 0;

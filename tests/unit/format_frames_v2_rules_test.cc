@@ -16,7 +16,6 @@
 #include "tests/unit/format_structure_fixture.h"
 #include "tests/unit/format_frames_v2_fixture.h"
 
-
 namespace proctape {
 namespace {
 
@@ -56,12 +55,13 @@ TEST_F(FramesV2RulesTest, ReferenceInTheFirstFrameIsCorrupt) {
 
 TEST_F(FramesV2RulesTest, ReferenceToAnotherStartTickIsCorrupt) {
   Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {SameAs(100, 5001)})});
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "(pid 100, start tick 5001) of the previous frame"));
+  EXPECT_TRUE(
+      Refused(ReadBytes(b.bytes), b, 2, "(pid 100, start tick 5001) of the previous frame"));
 }
 
 TEST_F(FramesV2RulesTest, ReferenceToTwoFramesBackIsCorrupt) {
-  Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {Idle(200, 6000)}),
-                   Part(2, {SameAs(100, 5000)})});
+  Built b =
+      Build({Part(0, {Idle(100, 5000)}), Part(1, {Idle(200, 6000)}), Part(2, {SameAs(100, 5000)})});
   EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 3, "which holds no such record"));
 }
 
@@ -102,7 +102,8 @@ TEST_F(FramesV2RulesTest, StatFieldChangePastThePreviousFieldsIsCorrupt) {
   c->set_field(52);
   c->set_value("x");
   Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {p})});
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "stat field change 52 out of order or past the 42 fields"));
+  EXPECT_TRUE(
+      Refused(ReadBytes(b.bytes), b, 2, "stat field change 52 out of order or past the 42 fields"));
 }
 
 TEST_F(FramesV2RulesTest, StatFieldChangesOutOfOrderAreCorrupt) {
@@ -122,7 +123,8 @@ TEST_F(FramesV2RulesTest, FieldsOutsideStatAndStatusAreCorrupt) {
   p.set_previous_start_ticks(5000);
   p.mutable_cgroup()->set_from_previous(v1::FROM_PREVIOUS_FIELDS);
   Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {p})});
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "cgroup as stat fields (only stat and status may be)"));
+  EXPECT_TRUE(
+      Refused(ReadBytes(b.bytes), b, 2, "cgroup as stat fields (only stat and status may be)"));
 }
 
 TEST_F(FramesV2RulesTest, UnknownFromPreviousIsCorrupt) {
@@ -131,15 +133,17 @@ TEST_F(FramesV2RulesTest, UnknownFromPreviousIsCorrupt) {
   p.set_previous_start_ticks(5000);
   p.mutable_cgroup()->set_from_previous(static_cast<v1::FromPrevious>(7));
   Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {p})});
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2, "cgroup has from_previous 7, unknown to this reader"));
+  EXPECT_TRUE(
+      Refused(ReadBytes(b.bytes), b, 2, "cgroup has from_previous 7, unknown to this reader"));
 }
 
 TEST_F(FramesV2RulesTest, ReferenceToThePreviousFrameInAVersion1FileIsCorrupt) {
   Built b = Build({Part(0, {Idle(100, 5000)}), Part(1, {SameAs(100, 5000)})}, std::nullopt, true,
                   HeaderBody(1));
   b.bytes.replace(0, kPreambleBytes, Preamble(1));
-  EXPECT_TRUE(Refused(ReadBytes(b.bytes), b, 2,
-                      "a reference to the previous frame (process record of pid 100) in a version 1 file"));
+  EXPECT_TRUE(
+      Refused(ReadBytes(b.bytes), b, 2,
+              "a reference to the previous frame (process record of pid 100) in a version 1 file"));
   // The same frames in a version 2 file read.
   Built v2 = Build({Part(0, {Idle(100, 5000)}), Part(1, {SameAs(100, 5000)})});
   EXPECT_TRUE(ReadBytes(v2.bytes).error.ok());

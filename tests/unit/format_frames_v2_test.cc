@@ -27,7 +27,6 @@ namespace {
 
 using namespace test;
 
-
 class FramesV2Test : public FormatWriterTest {
  protected:
   // Writes `frames` with the real writer; returns the file's path.
@@ -246,28 +245,30 @@ TEST_F(FramesV2Test, IdleFramesCostLessThanFramesStoredWhole) {
   EXPECT_LT(2 * v2_bytes, whole_bytes);
 }
 
-
 // --- A version 1 reader meets a version 2 file. ---
 
 // The preamble check of the previous release's reader, kept as it was
 // (format/chunk_reader.cc with kFormatVersion 1): it knows version 1 only.
 FormatError Version1ReaderPreamble(const std::string& bytes) {
   constexpr std::uint32_t kVersion1 = 1;
-  if (bytes.empty()) return FormatError{FormatErrorKind::kTruncated, 0, 0, "truncated at byte 0: the file is empty"};
+  if (bytes.empty())
+    return FormatError{FormatErrorKind::kTruncated, 0, 0, "truncated at byte 0: the file is empty"};
   const std::size_t magic_got = bytes.size() < sizeof kMagic ? bytes.size() : sizeof kMagic;
   if (std::memcmp(bytes.data(), kMagic, magic_got) != 0) {
     return FormatError{FormatErrorKind::kBadMagic, 0, 0,
                        "byte 0: not a proctape snapshot (wrong magic number)"};
   }
   if (bytes.size() < kPreambleBytes) {
-    return FormatError{FormatErrorKind::kTruncated, 0, bytes.size(),
-                       "truncated at byte " + std::to_string(bytes.size()) + ", inside the preamble"};
+    return FormatError{
+        FormatErrorKind::kTruncated, 0, bytes.size(),
+        "truncated at byte " + std::to_string(bytes.size()) + ", inside the preamble"};
   }
   const std::uint32_t version = static_cast<std::uint32_t>(GetLe(bytes, sizeof kMagic, 4));
   if (version > kVersion1) {
     return FormatError{FormatErrorKind::kNewerVersion, 0, sizeof kMagic,
                        "byte 8: format version " + std::to_string(version) +
-                           " is newer than this proctape reads (" + std::to_string(kVersion1) + ")"};
+                           " is newer than this proctape reads (" + std::to_string(kVersion1) +
+                           ")"};
   }
   if (version == 0) {
     return FormatError{FormatErrorKind::kCorrupt, 0, sizeof kMagic,

@@ -20,9 +20,7 @@
 namespace proctape::test {
 namespace {
 
-std::filesystem::path HostileDir() {
-  return test::SourceDir() / "tests" / "data" / "hostile";
-}
+std::filesystem::path HostileDir() { return test::SourceDir() / "tests" / "data" / "hostile"; }
 
 std::string Varint(std::uint64_t v) {
   std::string s;

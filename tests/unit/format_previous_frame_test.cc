@@ -21,8 +21,10 @@ namespace {
 v1::ProcessRecord Worker(std::int64_t pid, const std::string& environ) {
   v1::ProcessRecord r;
   r.set_pid(pid);
-  r.mutable_stat()->set_data(std::to_string(pid) + " (worker) S 1 1 1 0 -1 4194560 90 0 0 0 0 0 "
-                             "0 0 20 0 1 0 " + std::to_string(1000 + pid) + " 2000000 100");
+  r.mutable_stat()->set_data(std::to_string(pid) +
+                             " (worker) S 1 1 1 0 -1 4194560 90 0 0 0 0 0 "
+                             "0 0 20 0 1 0 " +
+                             std::to_string(1000 + pid) + " 2000000 100");
   r.mutable_cmdline()->set_data(std::string("worker\0--id\0", 12) + std::to_string(pid % 7) + '\0');
   r.mutable_environ()->set_data(environ);
   r.mutable_status()->set_data("Name:\tworker\nPid:\t" + std::to_string(pid) + "\nPPid:\t1\n");

@@ -71,8 +71,8 @@ TEST_F(FormatReadBudget, AListingOfEmptyNamesPastTheBudgetIsTooLargeBeforeItIsPa
   v1::Chunk c;
   v1::Observation* o = c.mutable_observations()->add_observations();
   for (int i = 0; i < 4'000'000; ++i) o->mutable_list_pids()->add_names();
-  const std::string bytes = Preamble() + ChunkOf(HeaderBody()) +
-                            Compressed(c.SerializeAsString()) + ChunkOf(FooterBody(2));
+  const std::string bytes = Preamble() + ChunkOf(HeaderBody()) + Compressed(c.SerializeAsString()) +
+                            ChunkOf(FooterBody(2));
   ASSERT_LT(bytes.size(), 10'000u);
   Spit(Path("names.ptape"), bytes);
   Snapshot s;
@@ -106,7 +106,8 @@ TEST(ReadBudgetTest, AWholeRecordCopyIsCountedByItsSerializedSizeWithUnknownFiel
   before.set_pid(7);
   before.mutable_stat()->set_data("7 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55");
   before.mutable_exe()->set_link_text(std::string(5000, 'L'));
-  before.GetReflection()->MutableUnknownFields(&before)->AddLengthDelimited(999, std::string(7000, 'U'));
+  before.GetReflection()->MutableUnknownFields(&before)->AddLengthDelimited(999,
+                                                                            std::string(7000, 'U'));
   v1::ProcessRecord ref;
   ref.set_pid(7);
   ref.set_previous_start_ticks(55);
@@ -126,7 +127,8 @@ TEST(ReadBudgetTest, AReadCopyIsCountedByTheReadAloneAndATableRecordIsNotCopiedT
   before.mutable_stat()->set_data("7 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55");
   before.mutable_cgroup()->set_data("0::/");
   before.mutable_cgroup()->set_bound(4096);
-  before.GetReflection()->MutableUnknownFields(&before)->AddLengthDelimited(999, std::string(70000, 'U'));
+  before.GetReflection()->MutableUnknownFields(&before)->AddLengthDelimited(
+      999, std::string(70000, 'U'));
   PreviousFrame table;
   table.BeginFrame(0);
   table.Remember(&before);

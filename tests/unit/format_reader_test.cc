@@ -145,7 +145,8 @@ TEST_F(FormatReaderTest, ChunkExactlyAtTheContentLimitRoundTrips) {
   w.reset();
   // Incompressible: the frame is near the largest a chunk may take.
   EXPECT_GT(std::filesystem::file_size(path), kMaxChunkContent);
-  EXPECT_LE(std::filesystem::file_size(path), kPreambleBytes + 3 * kLengthBytes + MaxChunkFrame() + 256);
+  EXPECT_LE(std::filesystem::file_size(path),
+            kPreambleBytes + 3 * kLengthBytes + MaxChunkFrame() + 256);
 
   Snapshot s;
   FormatError e = ReadSnapshot(path, &s);
@@ -190,7 +191,8 @@ TEST_F(FormatReaderTest, ReaderRefusesADeclaredSizeOneByteOverTheLimit) {
   EXPECT_EQ(e.offset, at);
   EXPECT_EQ(s.chunks, 1u);  // the header before it is still returned
   EXPECT_EQ(s.header.tool_version(), "test");
-  EXPECT_NE(e.message.find("chunk 1 at byte " + std::to_string(at)), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("chunk 1 at byte " + std::to_string(at)), std::string::npos)
+      << e.message;
   EXPECT_NE(e.message.find(std::to_string(kMaxChunkContent + 1)), std::string::npos) << e.message;
   EXPECT_EQ(e.message.find('\n'), std::string::npos);
 
@@ -205,7 +207,8 @@ TEST_F(FormatReaderTest, ReaderRefusesADeclaredSizeOneByteOverTheLimit) {
 TEST_F(FormatReaderTest, LengthPrefixOverTheFrameLimitIsTooLarge) {
   const std::string path = Path("length.ptape");
   const std::string garbage(10 << 10, 'x');
-  for (std::uint64_t length : {MaxChunkFrame() + 1, std::uint64_t{100} << 20, std::uint64_t{0xffffffff}}) {
+  for (std::uint64_t length :
+       {MaxChunkFrame() + 1, std::uint64_t{100} << 20, std::uint64_t{0xffffffff}}) {
     Spit(path, Preamble() + Le32(length) + garbage);
     Snapshot s;
     FormatError e = ReadSnapshot(path, &s);
@@ -353,7 +356,8 @@ TEST_F(FormatReaderTest, UnknownFieldsOfANewerMinorWriterAreIgnored) {
   v1::Chunk c;
   c.mutable_header()->set_format_version(kFormatVersion);
   std::string content = c.SerializeAsString();
-  std::string header_body = c.header().SerializeAsString() + "\xa2\x06\x03xyz"s;  // field 100, bytes
+  std::string header_body =
+      c.header().SerializeAsString() + "\xa2\x06\x03xyz"s;  // field 100, bytes
   content = "\x0a"s + static_cast<char>(header_body.size()) + header_body;
   Spit(path, Preamble() + Chunk(ZstdFrame(content)) + FooterChunk(1));
   Snapshot s;

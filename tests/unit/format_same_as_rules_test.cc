@@ -88,9 +88,9 @@ class FormatSameAsRulesTest : public FormatStructureRulesTest {
 TEST_F(FormatSameAsRulesTest, SameAsReadsAsTheLastResultOfTheSameCall) {
   // Observation 2 is observation 0's result again; observation 4 (in the
   // next chunk) is observation 2's; 5 is the listing of 3.
-  Built b = Build({Of({StatRead(0, 7, "7 (a) S 1"), Now(1), StatRead(2, 7, "", 2),
-                       Listing(3, {"1", "7"})}),
-                   Of({StatRead(4, 7, "", 2), Listing(5, {}, 2)})});
+  Built b = Build(
+      {Of({StatRead(0, 7, "7 (a) S 1"), Now(1), StatRead(2, 7, "", 2), Listing(3, {"1", "7"})}),
+       Of({StatRead(4, 7, "", 2), Listing(5, {}, 2)})});
   Read r = ReadBytes(b.bytes);
   ASSERT_TRUE(Reads(r));
   ASSERT_EQ(r.snapshot.observations.size(), 6u);
@@ -229,8 +229,8 @@ TEST_F(FormatSameAsRulesTest, CompactTapeStoresEachDistinctResultOnce) {
 }
 
 TEST_F(FormatSameAsRulesTest, CompactTapeSharesEqualResultsOfAVersion1File) {
-  Built b = Version1({Of({StatRead(0, 7, "7 (a) S 1"), StatRead(1, 7, "7 (a) S 1"),
-                          StatRead(2, 7, "7 (a) S 2")})});
+  Built b = Version1({Of(
+      {StatRead(0, 7, "7 (a) S 1"), StatRead(1, 7, "7 (a) S 1"), StatRead(2, 7, "7 (a) S 2")})});
   Read r = ReadCompact(b.bytes);
   ASSERT_TRUE(Reads(r));
   ASSERT_EQ(r.snapshot.tape.size(), 3u);

@@ -76,15 +76,15 @@ class FormatStreamTest : public TempDirTest {
 };
 
 TEST_F(FormatStreamTest, ItemsComeInFileOrderThenTheEnd) {
-  Built b = Build({FramePart(0, true, 2), Batch({0, 1}), Resolution(0, 2), FramePart(1, true, 3),
-                   Batch({2})});
+  Built b = Build(
+      {FramePart(0, true, 2), Batch({0, 1}), Resolution(0, 2), FramePart(1, true, 3), Batch({2})});
   Seen seen = Stream(b.bytes);
   ASSERT_TRUE(seen.error.ok()) << seen.error.message;
   EXPECT_TRUE(seen.ended);
-  EXPECT_EQ(seen.items, (std::vector<std::string>{
-                            "header", "frame 0 part of 2 first last", "observations 2",
-                            "resolution", "frame 1 part of 3 first last", "observations 1",
-                            "footer"}));
+  EXPECT_EQ(seen.items,
+            (std::vector<std::string>{"header", "frame 0 part of 2 first last", "observations 2",
+                                      "resolution", "frame 1 part of 3 first last",
+                                      "observations 1", "footer"}));
 }
 
 TEST_F(FormatStreamTest, AFrameOfSeveralPartsIsFlaggedFirstAndLast) {
@@ -92,9 +92,9 @@ TEST_F(FormatStreamTest, AFrameOfSeveralPartsIsFlaggedFirstAndLast) {
                    FramePart(1, true, 1)});
   Seen seen = Stream(b.bytes);
   ASSERT_TRUE(seen.error.ok()) << seen.error.message;
-  EXPECT_EQ(seen.items, (std::vector<std::string>{
-                            "header", "frame 0 part of 2 first", "frame 0 part of 1",
-                            "frame 0 part of 3 last", "frame 1 part of 1 first last", "footer"}));
+  EXPECT_EQ(seen.items, (std::vector<std::string>{"header", "frame 0 part of 2 first",
+                                                  "frame 0 part of 1", "frame 0 part of 3 last",
+                                                  "frame 1 part of 1 first last", "footer"}));
   // Joined, the parts are the frame ReadSnapshot returns.
   Snapshot snap;
   ASSERT_TRUE(ReadSnapshot(Path("f.ptape"), &snap).ok());
@@ -132,8 +132,8 @@ TEST_F(FormatStreamTest, ABlobDefinedInFrameZeroIsResolvedInFrameTwo) {
 TEST_F(FormatStreamTest, DamageMidFileComesAfterEveryItemBeforeItAsReadSnapshotSaysIt) {
   // Chunk 4 breaks the structure (a part of frame 3 while frame 2 is
   // expected); chunk 3 has a flipped checksum byte in a second file.
-  Built structure = Build({FramePart(0, true), Batch({0}), FramePart(1, true), FramePart(3, true),
-                           FramePart(2, true)});
+  Built structure = Build(
+      {FramePart(0, true), Batch({0}), FramePart(1, true), FramePart(3, true), FramePart(2, true)});
   Built flipped = Build({FramePart(0, true), Batch({0}), FramePart(1, true), FramePart(2, true)});
   flipped.bytes[flipped.starts[4] - 1] ^= 0x55;  // the last byte of chunk 3: its checksum
   Built cut = Build({FramePart(0, false), FramePart(0, true)}, std::nullopt, false);
@@ -150,9 +150,9 @@ TEST_F(FormatStreamTest, DamageMidFileComesAfterEveryItemBeforeItAsReadSnapshotS
     EXPECT_EQ(seen.items.size(), snap.chunks);
   }
   Seen seen = Stream(structure.bytes);
-  EXPECT_EQ(seen.items, (std::vector<std::string>{"header", "frame 0 part of 1 first last",
-                                                  "observations 1",
-                                                  "frame 1 part of 1 first last"}));
+  EXPECT_EQ(seen.items,
+            (std::vector<std::string>{"header", "frame 0 part of 1 first last", "observations 1",
+                                      "frame 1 part of 1 first last"}));
   EXPECT_EQ(seen.error.message, "chunk 4 at byte " + std::to_string(structure.starts[4]) +
                                     ": frame index 3, expected 2");
   EXPECT_EQ(Stream(flipped.bytes).error.kind, FormatErrorKind::kChecksum);
@@ -165,9 +165,9 @@ TEST_F(FormatStreamTest, CountsAreTheFootersOnesAsTheyGrow) {
   Seen seen = Stream(Build({FramePart(0, false, 2), Batch({0, 1, 2}), Resolution(0, 3)}).bytes);
   EXPECT_EQ(seen.error.kind, FormatErrorKind::kCorrupt);
   EXPECT_EQ(seen.items.size(), 4u);
-  Spit(Path("g.ptape"), Build({FramePart(0, false, 2), FramePart(0, true, 1), Batch({0, 1, 2}),
-                               Resolution(0, 3)})
-                            .bytes);
+  Spit(Path("g.ptape"),
+       Build({FramePart(0, false, 2), FramePart(0, true, 1), Batch({0, 1, 2}), Resolution(0, 3)})
+           .bytes);
   FormatError error;
   std::unique_ptr<SnapshotStream> s = SnapshotStream::Open(Path("g.ptape"), &error);
   ASSERT_NE(s, nullptr);
@@ -191,10 +191,10 @@ TEST_F(FormatStreamTest, CountsAreTheFootersOnesAsTheyGrow) {
 // shell, and each count is still the file's; a source that is a descriptor
 // reads from its start each time.
 TEST_F(FormatStreamTest, ReadKeepKeepsTheNamedFramesAndCountsEveryOne) {
-  Spit(Path("k.ptape"), Build({FramePart(0, true, 2), Batch({0, 1}), Resolution(0, 2),
-                               FramePart(1, false, 1), FramePart(1, true, 2),
-                               FramePart(2, true, 4)})
-                            .bytes);
+  Spit(Path("k.ptape"),
+       Build({FramePart(0, true, 2), Batch({0, 1}), Resolution(0, 2), FramePart(1, false, 1),
+              FramePart(1, true, 2), FramePart(2, true, 4)})
+           .bytes);
   auto processes = [](const Snapshot& s) {
     std::vector<int> n;
     for (const v1::Frame& f : s.frames) n.push_back(f.processes_size());

@@ -44,7 +44,10 @@ void WriteWorkedExample(const std::string& path) {
   v1::ProcessRecord p;
   p.set_pid(42);
   *p.mutable_stat() = Ok("42 (sleep) S 1 42 42 0 -1", 4096);
-  *p.mutable_cmdline() = Ok("sleep\0" "300\0"s, 65536);
+  *p.mutable_cmdline() =
+      Ok("sleep\0"
+         "300\0"s,
+         65536);
   *p.mutable_environ() = Ok("HOME=*********\0PATH=***************************\0"s, 65536);
   p.mutable_environ()->set_redacted(true);
   *p.mutable_exe() = Id(2049, 1311);
@@ -269,16 +272,12 @@ TEST_F(FormatWriterTest, WorkedExampleZstdListingIsChunkZerosFrame) {
     return std::to_string(n) + " B (" + std::to_string(n) + " B)";
   };
   const std::vector<std::string> want = {
-      "# Zstandard Frames: 1",
-      "DictID: 0",
+      "# Zstandard Frames: 1",           "DictID: 0",
       "Window Size: " + size(content),  // a single-segment frame's window is its content
-      "Compressed Size: " + size(frame),
-      "Decompressed Size: " + size(content),
-      std::string("Ratio: ") + ratio,
-      std::string("Check: XXH64 ") + check,
+      "Compressed Size: " + size(frame), "Decompressed Size: " + size(content),
+      std::string("Ratio: ") + ratio,    std::string("Check: XXH64 ") + check,
   };
-  const std::vector<std::string> shown =
-      BlockOf("$ tail -c +17 /tmp/example.ptape | head -c 39 >");
+  const std::vector<std::string> shown = BlockOf("$ tail -c +17 /tmp/example.ptape | head -c 39 >");
   ASSERT_GE(shown.size(), 2u);
   EXPECT_EQ(std::vector<std::string>(shown.begin() + 2, shown.end()), want);
 }

@@ -129,7 +129,8 @@ inline std::vector<v1::ProcessRecord> SampleProcesses() {
     p.set_pid(1);
     *p.mutable_stat() =
         Ok("1 (we) ird\n) x) S 0 1 1 0 -1 4194560 52000 0 100 0 10 20 0 0 20 0 1 0 5 0 0\n", 4096);
-    *p.mutable_cmdline() = Ok("/usr/bin/d\xe6mon\0--name=\xff\xfe\x80\0--flag\0with a long tail\0"s, 65536);
+    *p.mutable_cmdline() =
+        Ok("/usr/bin/d\xe6mon\0--name=\xff\xfe\x80\0--flag\0with a long tail\0"s, 65536);
     v1::FileRead env = Ok("HOME=*****\0PATH=****************\0PROCTAPE_TOKEN=t0k\xff\0"s, 65536);
     env.set_redacted(true);
     *p.mutable_environ() = env;

@@ -48,7 +48,8 @@ class FormatWriterSameAsTest : public FormatWriterTest {
     auto w = SnapshotWriter::Create(path, {}, &error);
     ASSERT_NE(w, nullptr) << error;
     ASSERT_TRUE(w->WriteHeader(v1::Header()));
-    for (const v1::Observation& o : observations) ASSERT_TRUE(w->AddObservation(v1::Observation(o)));
+    for (const v1::Observation& o : observations)
+      ASSERT_TRUE(w->AddObservation(v1::Observation(o)));
     ASSERT_TRUE(w->Finish({})) << w->error();
     FormatError e;
     auto reader = ChunkReader::Open(path, &e);
@@ -137,8 +138,8 @@ TEST_F(FormatWriterSameAsTest, EveryKindOfResultReadsBackExactly) {
   failed2.mutable_read_file()->mutable_result()->set_truncated(true);
   std::vector<v1::Observation> raw;
   Snapshot read;
-  WriteAndRead({list, list, exe, exe, exe_empty, exe_absent, exe_absent, path, path, failed,
-                failed, failed2},
+  WriteAndRead({list, list, exe, exe, exe_empty, exe_absent, exe_absent, path, path, failed, failed,
+                failed2},
                &raw, &read);
   EXPECT_EQ(SameAs(raw), (std::vector<std::uint64_t>{0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0}));
 }

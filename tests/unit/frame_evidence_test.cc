@@ -69,7 +69,10 @@ TEST(FrameEvidence, AFileTheRecordDoesNotHoldIsUnanswered) {
 TEST(FrameEvidence, ReadsAreCutToTheAskedBoundAndARecordedCutIsNotReadPast) {
   std::vector<v1::Frame> frames = {HandFrame(0, 100, 200, {42, 43, 44})};
   v1::FileRead* cmd = frames[0].mutable_processes(0)->mutable_cmdline();
-  cmd->set_data(std::string("/bin/sleep\0" "120\0", 15));
+  cmd->set_data(
+      std::string("/bin/sleep\0"
+                  "120\0",
+                  15));
   cmd->set_bound(65536);
   v1::FileRead* env = frames[0].mutable_processes(1)->mutable_environ();
   env->set_data("A=1");

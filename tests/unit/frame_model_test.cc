@@ -88,8 +88,9 @@ class FrameModelTest : public ::testing::Test {
   void Record(MemoryEvidence& host, const Request& request) {
     RecordingEvidence recorder(
         host, [&](v1::Observation&& o) { writer_->AddObservation(std::move(o)); },
-        RecorderOptions{keep_environ_, {request.token_var + "=" + request.token},
-                        [&host] { return host.now_ns; }});
+        RecorderOptions{keep_environ_, {request.token_var + "=" + request.token}, [&host] {
+                          return host.now_ns;
+                        }});
     v1::Resolution resolution;
     resolution.set_start_mono_ns(host.now_ns);
     *resolution.mutable_resolve() = ToProto(request);
@@ -133,8 +134,8 @@ TEST_F(FrameModelTest, FindsTheSamePidTheResolverFindsOnTheLiveHost) {
   ASSERT_EQ(snapshot.frames.size(), 1u);
   ASSERT_TRUE(snapshot.resolutions.empty());
 
-  FrameRun run = RunOnFrames(snapshot, FakeHost::TypicalRequest(),
-                             FrameModelStart(snapshot, nullptr));
+  FrameRun run =
+      RunOnFrames(snapshot, FakeHost::TypicalRequest(), FrameModelStart(snapshot, nullptr));
   EXPECT_EQ(run.verdict.status, Status::kResolved) << run.verdict.detail;
   EXPECT_EQ(run.verdict.pid, on_live.pid);
   EXPECT_EQ(run.verdict.start_ticks, on_live.start_ticks);
@@ -143,7 +144,8 @@ TEST_F(FrameModelTest, FindsTheSamePidTheResolverFindsOnTheLiveHost) {
   EXPECT_EQ(run.last_frame, 0u);
   EXPECT_FALSE(run.recorded.has_value());
   EXPECT_EQ(DescribeFrameRun(run).rfind("request on the frames: RESOLVED host pid 4103, start "
-                                        "tick 510003 (1 attempt, ", 0),
+                                        "tick 510003 (1 attempt, ",
+                                        0),
             0u)
       << DescribeFrameRun(run);
 }
@@ -164,8 +166,8 @@ TEST_F(FrameModelTest, PidsAbsentFromTheFrameAnswerEnoentLikeALiveProc) {
 
   ReadResult stat = ev.ReadFile(kSleep, ProcFile::kStat, 4096);
   ASSERT_TRUE(stat.ok());
-  EXPECT_EQ(stat.data, MemoryEvidence::StatLine(kSleep, "sleep", 'S', test::kSandboxShell,
-                                                kSleepStart));
+  EXPECT_EQ(stat.data,
+            MemoryEvidence::StatLine(kSleep, "sleep", 'S', test::kSandboxShell, kSleepStart));
   EXPECT_EQ(ev.ExeIdentity(kSleep), test::kSleepExe);
   // kthreadd's exe was recorded as ENOENT: its errno is the answer.
   EXPECT_EQ(ev.ExeIdentity(test::kKthreadd).err, ENOENT);
@@ -190,8 +192,8 @@ TEST_F(FrameModelTest, VirtualTimeReachesALaterFrameWhereTheSleepAppears) {
   ASSERT_EQ(snapshot.frames.size(), 2u);
   EXPECT_GT(snapshot.frames[0].scan_end_mono_ns(), snapshot.frames[0].scan_start_mono_ns());
 
-  FrameRun run = RunOnFrames(snapshot, FakeHost::TypicalRequest(),
-                             FrameModelStart(snapshot, nullptr));
+  FrameRun run =
+      RunOnFrames(snapshot, FakeHost::TypicalRequest(), FrameModelStart(snapshot, nullptr));
   EXPECT_EQ(run.verdict.status, Status::kResolved) << run.verdict.detail;
   EXPECT_EQ(run.verdict.pid, kSleep);
   // Attempts start at 0, 100, 200, 300 ms (frame 0) and 400 ms (frame 1).
@@ -238,7 +240,7 @@ TEST_F(FrameModelTest, SharedRecordsAnswerAsTheFramesDo) {
   keep.shared_records = true;
   Snapshot shared = Finish(keep);
   ASSERT_EQ(shared.records.size(), 3u);
-  EXPECT_EQ(shared.frames[2].processes_size(), 0);  // a shell
+  EXPECT_EQ(shared.frames[2].processes_size(), 0);            // a shell
   EXPECT_LT(shared.records.held(), shared.records.listed());  // frame 2 is frame 1's
   EXPECT_EQ(shared.records[2], shared.records[1]);
 
@@ -323,8 +325,8 @@ TEST_F(FrameModelTest, ATokenCheckOnRedactedEnvironValuesIsUnanswered) {
   FakeHost host;
   Frame(host);
   Snapshot snapshot = Finish();
-  FrameRun run = RunOnFrames(snapshot, FakeHost::TypicalRequest(),
-                             FrameModelStart(snapshot, nullptr));
+  FrameRun run =
+      RunOnFrames(snapshot, FakeHost::TypicalRequest(), FrameModelStart(snapshot, nullptr));
   EXPECT_EQ(run.unanswered, v1::UNANSWERED_REDACTED) << run.verdict.detail;
   EXPECT_EQ(run.unanswered_call, "ReadFile(pid 4103, environ, bound 65536)");
   const std::string text = DescribeFrameRun(run);
@@ -374,8 +376,9 @@ TEST_F(FrameModelTest, ALivenessCheckIsReRunOnTheFrames) {
   Begin();
   FakeHost host;
   Frame(host);
-  RecordingEvidence recorder(host, [&](v1::Observation&& o) { writer_->AddObservation(std::move(o)); },
-                             RecorderOptions{true, {}, [&host] { return host.now_ns; }});
+  RecordingEvidence recorder(
+      host, [&](v1::Observation&& o) { writer_->AddObservation(std::move(o)); },
+      RecorderOptions{true, {}, [&host] { return host.now_ns; }});
   v1::Resolution resolution;
   resolution.set_start_mono_ns(host.now_ns);
   resolution.mutable_liveness()->set_pid(kSleep);

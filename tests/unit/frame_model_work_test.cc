@@ -51,7 +51,7 @@ Request HourRequest() {
   r.root_start_ticks = kRootStart;
   r.token = "tok-9";
   r.exe = Identity{0, 0x803, 99};
-  r.bounds.deadline_ns = kMaxDeadlineNs;     // a valid hour
+  r.bounds.deadline_ns = kMaxDeadlineNs;          // a valid hour
   r.bounds.byte_budget = std::uint64_t{1} << 40;  // the most resolve takes
   return r;
 }
@@ -154,7 +154,8 @@ TEST(FrameModelWork, RepeatsThatWouldPassTheByteBudgetLeaveNoDecision) {
   EXPECT_GT(run.attempts_skipped, 0u);
   EXPECT_NE(run.cut.find("past the byte budget"), std::string::npos) << run.cut;
   EXPECT_FALSE(run.same_decision);
-  EXPECT_NE(DescribeFrameRun(run).find("no decision: "), std::string::npos) << DescribeFrameRun(run);
+  EXPECT_NE(DescribeFrameRun(run).find("no decision: "), std::string::npos)
+      << DescribeFrameRun(run);
 }
 
 TEST(FrameModelWork, TheCapOnCallsEndsARunWithNoDecision) {

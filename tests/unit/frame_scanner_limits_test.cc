@@ -94,7 +94,9 @@ TEST(FrameScanner, RootModeRecordsOnlyTheSubtreeReusingTheStatPass) {
     EXPECT_EQ(host.ReadsOf(pid, ProcFile::kEnviron), 0) << pid;
   }
   EXPECT_EQ(c.records[3].stat().data(), MemoryEvidence::StatLine(13, "sleep", 'S', 12, 130));
-  EXPECT_EQ(c.records[3].cmdline().data(), "/bin/sleep\0" "13\0"s);
+  EXPECT_EQ(c.records[3].cmdline().data(),
+            "/bin/sleep\0"
+            "13\0"s);
   EXPECT_EQ(c.records[3].stat().bound(), 4096u);
   // The stat pass counts: every stat byte of the host was read.
   std::uint64_t stat_bytes = 0;

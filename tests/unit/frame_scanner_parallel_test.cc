@@ -38,7 +38,8 @@ void BuildVariedHost(TestHost& host, std::int64_t n) {
     const std::int64_t ppid = i == 0 ? 1 : 1000 + (i - 1) / 3;  // a ternary tree under 1000
     std::vector<std::string> argv = {"/bin/p" + std::to_string(i % 7),
                                      std::string(static_cast<std::size_t>(i * 37 % 300), 'a')};
-    std::vector<std::string> env = {"HOME=/root", "V=" + std::string(static_cast<std::size_t>(i * 53 % 700), 'v'),
+    std::vector<std::string> env = {"HOME=/root",
+                                    "V=" + std::string(static_cast<std::size_t>(i * 53 % 700), 'v'),
                                     "PROCTAPE_TOKEN=" + std::to_string(i % 5)};
     host.AddProcess(pid, ppid, static_cast<std::uint64_t>(pid) * 10, "p) x\n" + std::to_string(i),
                     argv, env, i % 2 ? kShExe : kSleepExe, i % 11 == 0 ? 'Z' : 'S');
@@ -70,8 +71,8 @@ struct Workers {
       auto host = std::make_unique<TestHost>();
       BuildVariedHost(*host, n);
       hosts.push_back(host.get());
-      workers.push_back(ScanWorker{std::move(host), with_pid_ns ? PidNamespaceFn(VariedPidNs)
-                                                                : PidNamespaceFn{}});
+      workers.push_back(ScanWorker{std::move(host),
+                                   with_pid_ns ? PidNamespaceFn(VariedPidNs) : PidNamespaceFn{}});
     }
   }
   int ReadsOf(std::int64_t pid, ProcFile file) const {
@@ -91,7 +92,8 @@ std::map<std::pair<std::int64_t, ProcFile>, int> MergedReads(const std::vector<T
 }
 
 Capture ScanParallel(Evidence& evidence, const ScanOptions& options, Workers& w,
-                     ParallelScanOptions parallel = {}, const PidNamespaceFn& pid_ns = VariedPidNs) {
+                     ParallelScanOptions parallel = {},
+                     const PidNamespaceFn& pid_ns = VariedPidNs) {
   Capture c;
   c.stats = ScanFrameParallel(evidence, options, pid_ns, w.workers, CollectInto(c), parallel);
   return c;
@@ -278,10 +280,12 @@ TEST(FrameScannerParallel, ACallbackThatFailsStopsTheScanPromptly) {
     EXPECT_TRUE(s.sink_failed);
     EXPECT_EQ(s.processes, static_cast<std::uint64_t>(fail_at));
     ASSERT_EQ(pids.size(), static_cast<std::size_t>(fail_at));
-    for (std::size_t i = 0; i < pids.size(); ++i) EXPECT_EQ(pids[i], 1000 + static_cast<std::int64_t>(i));
+    for (std::size_t i = 0; i < pids.size(); ++i)
+      EXPECT_EQ(pids[i], 1000 + static_cast<std::int64_t>(i));
     // At most the window (4 batches of 16) was read beyond the failing record.
     int stats_read = 0;
-    for (std::int64_t pid = 1000; pid < 1000 + kN; ++pid) stats_read += w.ReadsOf(pid, ProcFile::kStat);
+    for (std::int64_t pid = 1000; pid < 1000 + kN; ++pid)
+      stats_read += w.ReadsOf(pid, ProcFile::kStat);
     EXPECT_LE(stats_read, fail_at + 4 * 16) << fail_at;
   }
 }
@@ -325,9 +329,9 @@ TEST(FrameScannerParallel, AnExceptionInAWorkerReachesTheCaller) {
     pids.push_back(r.pid());
     return true;
   };
-  EXPECT_THROW(ScanFrameParallel(main, ScanOptions{}, VariedPidNs, workers, cb,
-                                 ParallelScanOptions{10, 0}),
-               std::runtime_error);
+  EXPECT_THROW(
+      ScanFrameParallel(main, ScanOptions{}, VariedPidNs, workers, cb, ParallelScanOptions{10, 0}),
+      std::runtime_error);
   // Everything before the batch holding 1100 was handed over, in order.
   ASSERT_EQ(pids.size(), 100u);
   EXPECT_EQ(pids.back(), 1099);

@@ -40,7 +40,9 @@ TEST(FrameScanner, RecordsEveryFileExactlyAsReadWithItsBound) {
   EXPECT_EQ(r.pid(), 42);
   EXPECT_EQ(r.stat().data(), MemoryEvidence::StatLine(42, "sleep", 'S', 1, 4242));
   EXPECT_EQ(r.stat().bound(), 4096u);
-  EXPECT_EQ(r.cmdline().data(), "/bin/sleep\0" "120\0"s);
+  EXPECT_EQ(r.cmdline().data(),
+            "/bin/sleep\0"
+            "120\0"s);
   EXPECT_EQ(r.cmdline().bound(), 65536u);
   EXPECT_EQ(r.environ().data(), "HOME=/root\0X=y\0"s);
   EXPECT_EQ(r.environ().bound(), 65536u);

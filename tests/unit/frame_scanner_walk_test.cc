@@ -22,9 +22,7 @@ using namespace test;  // TestHost, Capture, CollectInto, SmallTree, Pids
 using Children = std::map<std::int64_t, std::vector<std::int64_t>>;
 
 // SmallTree's children, as /proc/PID/task/*/children would list them.
-Children SmallTreeChildren() {
-  return {{1, {10, 20}}, {10, {12, 11}}, {12, {13}}, {20, {21}}};
-}
+Children SmallTreeChildren() { return {{1, {10, 20}}, {10, {12, 11}}, {12, {13}}, {20, {21}}}; }
 
 ChildrenFn From(const Children& tree, int* calls = nullptr) {
   return [tree, calls](std::int64_t pid, std::uint64_t bound, std::vector<std::int64_t>* out,
@@ -129,7 +127,8 @@ TEST(FrameScannerWalk, WithoutChildrenFilesTheStatPassRuns) {
   Capture listed = Scan(listed_host, options);
   EXPECT_FALSE(c.stats.walked);
   EXPECT_EQ(Pids(c), Pids(listed));
-  EXPECT_EQ(c.stats.bytes_read, listed.stats.bytes_read + host.Find(10)->files[ProcFile::kStat].data.size())
+  EXPECT_EQ(c.stats.bytes_read,
+            listed.stats.bytes_read + host.Find(10)->files[ProcFile::kStat].data.size())
       << "the walk's one stat read counts, once";
   EXPECT_EQ(c.stats.listed, listed.stats.listed);
 }

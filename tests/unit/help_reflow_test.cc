@@ -11,18 +11,18 @@ namespace proctape {
 namespace {
 
 TEST(Reflow, LinesOfAParagraphAreFilledToTheWidth) {
-  EXPECT_EQ(Reflow("one two three\nfour five six seven", 14), "one two three\nfour five six\nseven\n");
+  EXPECT_EQ(Reflow("one two three\nfour five six seven", 14),
+            "one two three\nfour five six\nseven\n");
 }
 
-TEST(Reflow, ABlankLineSeparatesParagraphs) {
-  EXPECT_EQ(Reflow("a b\n\nc d", 80), "a b\n\nc d\n");
-}
+TEST(Reflow, ABlankLineSeparatesParagraphs) { EXPECT_EQ(Reflow("a b\n\nc d", 80), "a b\n\nc d\n"); }
 
 // "  json      the whole file ..." goes on under "the", its label's spacing
 // kept; the source's own continuation lines join it.
 TEST(Reflow, AListItemHangsUnderItsText) {
-  EXPECT_EQ(Reflow("Formats:\n  json      one two three four\n            five\n  dot       six", 28),
-            "Formats:\n  json      one two three\n            four five\n  dot       six\n");
+  EXPECT_EQ(
+      Reflow("Formats:\n  json      one two three four\n            five\n  dot       six", 28),
+      "Formats:\n  json      one two three\n            four five\n  dot       six\n");
 }
 
 // An item with no label column hangs under its continuation, or two columns in.

@@ -35,8 +35,8 @@ void AddWithNested(const Descriptor* d, std::vector<const Descriptor*>* out) {
 
 std::vector<const Descriptor*> EveryMessage() {
   std::vector<const FileDescriptor*> files = {
-      v1::Verdict::descriptor()->file(),     v1::ShowReport::descriptor()->file(),
-      v1::Explanation::descriptor()->file(), v1::OwnershipPlan::descriptor()->file(),
+      v1::Verdict::descriptor()->file(),       v1::ShowReport::descriptor()->file(),
+      v1::Explanation::descriptor()->file(),   v1::OwnershipPlan::descriptor()->file(),
       v1::ExploreReport::descriptor()->file(), v1::FingerprintReport::descriptor()->file()};
   std::vector<const Descriptor*> out;
   for (const FileDescriptor* f : files) {

@@ -31,8 +31,8 @@ using test::kHostPid3;
 using test::kSleep;
 
 std::string Status(std::int64_t pid, const std::string& name, const std::string& uids) {
-  return "Name:\t" + name + "\nState:\tS (sleeping)\nPid:\t" + std::to_string(pid) +
-         "\nUid:\t" + uids + "\nGid:\t0\t0\t0\t0\n";
+  return "Name:\t" + name + "\nState:\tS (sleeping)\nPid:\t" + std::to_string(pid) + "\nUid:\t" +
+         uids + "\nGid:\t0\t0\t0\t0\n";
 }
 
 // The typical host, with real status Uid lines: pid 3 (postgres) belongs to
@@ -115,9 +115,9 @@ TEST_F(LegacyReplayTest, TheProbeAnswersFromTheFrameByTheCallersUid) {
   ASSERT_EQ(s.frames.size(), 1u);
   const v1::Frame& frame = s.frames[0];
   FrameSignalProbe user(frame, 1000);
-  EXPECT_EQ(user.Kill0(kHostPid3), EPERM);   // another user's process
-  EXPECT_EQ(user.Kill0(kSleep), 0);          // its own
-  EXPECT_EQ(user.Kill0(77777), ESRCH);       // nobody's
+  EXPECT_EQ(user.Kill0(kHostPid3), EPERM);  // another user's process
+  EXPECT_EQ(user.Kill0(kSleep), 0);         // its own
+  EXPECT_EQ(user.Kill0(77777), ESRCH);      // nobody's
   FrameSignalProbe owner(frame, 1001);
   EXPECT_EQ(owner.Kill0(kHostPid3), 0);
   FrameSignalProbe root(frame, 0);
@@ -241,8 +241,7 @@ TEST_F(LegacyReplayTest, AHostileCommIsEscaped) {
   Snapshot s = Capture(host, 1000);
   v1::LegacyReport r = LegacyReplay(s, "3");
   EXPECT_EQ(r.comm(), "evil) R 1\\x0a\\x1b[2J");  // escaped text, as every view shows it
-  EXPECT_NE(r.detail().find("(evil) R 1\\x0a\\x1b[2J, uid 1001)"), std::string::npos)
-      << r.detail();
+  EXPECT_NE(r.detail().find("(evil) R 1\\x0a\\x1b[2J, uid 1001)"), std::string::npos) << r.detail();
   EXPECT_EQ(r.detail().find('\n'), std::string::npos);
 }
 

@@ -65,8 +65,9 @@ TEST_F(OutputFileTest, ASymbolicLinkIsRefusedEvenWithForceAndItsTargetUntouched)
     for (bool force : {false, true}) {
       OutputError error;
       EXPECT_FALSE(Open(Path(name), force, &error));
-      EXPECT_EQ(error.message, Path(name) + ": is a symbolic link: refused, --force or not (a "
-                                            "link's target is never written)");
+      EXPECT_EQ(error.message, Path(name) +
+                                   ": is a symbolic link: refused, --force or not (a "
+                                   "link's target is never written)");
     }
   }
   EXPECT_EQ(Slurp(Path("precious")), "keep me");
@@ -179,8 +180,9 @@ TEST_F(OutputFileTest, AFileThatAppearedMeanwhileIsNotReplacedWithoutForce) {
   Spit(Path("out"), "theirs");
   std::string why;
   EXPECT_FALSE(out->Commit(&why));
-  EXPECT_EQ(why, Path("out") + ": appeared while it was being written: not replaced without "
-                               "--force (nothing was written)");
+  EXPECT_EQ(why, Path("out") +
+                     ": appeared while it was being written: not replaced without "
+                     "--force (nothing was written)");
   EXPECT_EQ(Slurp(Path("out")), "theirs");
   EXPECT_EQ(Names(), std::vector<std::string>{"out"});
 }
@@ -228,15 +230,17 @@ TEST_F(OutputFileTest, ANonEmptyDirectoryIsReplacedOnlyWhenAnEarlierOutputAndFor
   OutputError error;
   for (bool force : {false, true}) {
     EXPECT_FALSE(OpenDirectory(Path("home"), force, &error));
-    EXPECT_EQ(error.message, Path("home") + ": is a directory that is not an earlier export (it "
-                                            "holds no marker): refused, --force or not");
+    EXPECT_EQ(error.message, Path("home") +
+                                 ": is a directory that is not an earlier export (it "
+                                 "holds no marker): refused, --force or not");
   }
   ASSERT_EQ(::mkdir(Path("old").c_str(), 0755), 0);
   Spit(Path("old/marker"), "");
   Spit(Path("old/stale"), "");
   EXPECT_FALSE(OpenDirectory(Path("old"), false, &error));
-  EXPECT_EQ(error.message, Path("old") + ": holds an earlier export: refused (use --force to "
-                                         "replace it)");
+  EXPECT_EQ(error.message, Path("old") +
+                               ": holds an earlier export: refused (use --force to "
+                               "replace it)");
   std::unique_ptr<OutputFile> out = OpenDirectory(Path("old"), true, &error);
   ASSERT_TRUE(out) << error.message;
   ASSERT_EQ(::mkdirat(out->fd(), "new", 0755), 0);
@@ -264,8 +268,9 @@ TEST_F(OutputFileTest, AnEarlierOutputHoldingAForeignEntryIsNotReplacedEvenForce
   };
   OutputError error;
   EXPECT_FALSE(OutputFile::Open(request, &error));
-  EXPECT_EQ(error.message, Path("out") + ": holds an earlier export and 'notes', which no export "
-                                         "writes: refused, --force or not");
+  EXPECT_EQ(error.message, Path("out") +
+                               ": holds an earlier export and 'notes', which no export "
+                               "writes: refused, --force or not");
   EXPECT_EQ(Slurp(Path("out/notes")), "mine");
   ASSERT_EQ(::unlink(Path("out/notes").c_str()), 0);
   ASSERT_EQ(::mkdir(Path("out/sub").c_str(), 0755), 0);  // a directory where none is written
@@ -295,8 +300,9 @@ TEST_F(OutputFileTest, AForeignEntryDeepInAnEarlierOutputKeepsItFromBeingReplace
   };
   OutputError error;
   EXPECT_FALSE(OutputFile::Open(request, &error));
-  EXPECT_EQ(error.message, Path("out") + ": holds an earlier export and '7/notes', which no "
-                                         "export writes: refused, --force or not");
+  EXPECT_EQ(error.message, Path("out") +
+                               ": holds an earlier export and '7/notes', which no "
+                               "export writes: refused, --force or not");
   EXPECT_EQ(Slurp(Path("out/7/notes")), "mine");
 }
 

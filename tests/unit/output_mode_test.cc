@@ -83,7 +83,8 @@ TEST_F(OutputModeTest, TheWriterDecidesTheModeFromTheHeaderItWrites) {
     const char* name;
     const v1::Header* header;
     mode_t mode;
-  } cases[] = {{"token.ptape", &token, 0600}, {"kept.ptape", &kept, 0600},
+  } cases[] = {{"token.ptape", &token, 0600},
+               {"kept.ptape", &kept, 0600},
                {"redacted.ptape", &redacted, 0644}};
   for (const Case& c : cases) {
     EXPECT_EQ(KeepsEnvironValues(*c.header), c.mode == 0600) << c.name;

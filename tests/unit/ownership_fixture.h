@@ -77,20 +77,21 @@ inline v1::ProcessRecord KernelThread(const P& p) {
 // The runtime's processes, as they are before and after the verifier runs.
 inline P Init() { return {kInit, 0, 100, {"/sbin/init"}, "init"}; }
 inline P Keepalive() { return {kKeepalive, kInit, 300}; }
-inline P Verifier() { return {kVerifier, kInit, 400, {"/usr/bin/verifier", "--task", "t"}, "verifier"}; }
+inline P Verifier() {
+  return {kVerifier, kInit, 400, {"/usr/bin/verifier", "--task", "t"}, "verifier"};
+}
 inline P BaseCapture() {
-  return {kBaseCapturer, kVerifier, 410, {"proctape", "capture", "-o", "baseline.ptape"},
-          "proctape"};
+  return {
+      kBaseCapturer, kVerifier, 410, {"proctape", "capture", "-o", "baseline.ptape"}, "proctape"};
 }
 inline P CurCapture() {
-  return {kCurCapturer, kVerifier, 900, {"proctape", "capture", "-o", "current.ptape"},
-          "proctape"};
+  return {kCurCapturer, kVerifier, 900, {"proctape", "capture", "-o", "current.ptape"}, "proctape"};
 }
 
 // A snapshot of frames whose records are `frames`, captured by `capturer`,
 // starting at `start_ns` on boot "boot-1" in pid namespace 4026531836.
-inline Snapshot Snap(const std::vector<std::vector<v1::ProcessRecord>>& frames, std::int64_t capturer,
-              std::int64_t start_ns) {
+inline Snapshot Snap(const std::vector<std::vector<v1::ProcessRecord>>& frames,
+                     std::int64_t capturer, std::int64_t start_ns) {
   Snapshot s;
   s.header.set_format_version(1);
   s.header.mutable_host()->set_boot_id("0c1d-boot-1\n");

@@ -81,8 +81,8 @@ Scan ScanDir(const std::string& dir) {
     out.records.push_back(std::move(r));
     return true;
   };
-  ScanFrame(*ev, ScanOptions{}, [&ev](std::int64_t pid) { return ev->PidNamespace(pid); },
-            callbacks);
+  ScanFrame(
+      *ev, ScanOptions{}, [&ev](std::int64_t pid) { return ev->PidNamespace(pid); }, callbacks);
   out.error = ev->error();
   return out;
 }
@@ -109,12 +109,12 @@ TEST(ProcDirSealTest, APidDirectoryThatLinksOutOfTheDirectoryIsNeverFollowed) {
   const std::string dir = tmp.File("proc");
   WriteOutsideProcess(tmp.File("outside"));
   std::filesystem::create_directories(dir);
-  Link("/", dir + "/5");                      // the host's root
-  Link("..", dir + "/6");                     // DIR's parent
-  Link("/proc/self", dir + "/7");             // this very process
-  Link("../outside", dir + "/8");             // a whole process beside DIR
-  Link(tmp.File("outside"), dir + "/9");      // the same, absolute
-  Link("8/..", dir + "/10");                  // a link, then up
+  Link("/", dir + "/5");                  // the host's root
+  Link("..", dir + "/6");                 // DIR's parent
+  Link("/proc/self", dir + "/7");         // this very process
+  Link("../outside", dir + "/8");         // a whole process beside DIR
+  Link(tmp.File("outside"), dir + "/9");  // the same, absolute
+  Link("8/..", dir + "/10");              // a link, then up
   Scan scan = ScanDir(dir);
   EXPECT_EQ(scan.error, "");
   ASSERT_EQ(scan.records.size(), 6u);
@@ -161,10 +161,10 @@ TEST(ProcDirSealTest, ExeAndPidNamespaceLinksAreRecordedAsTextNeverFollowed) {
   Link("pid:[4026531836]", dir + "/21/ns/pid");
   Link("/", dir + "/22/exe");
   Link("..", dir + "/23/exe");
-  Link("stat", dir + "/24/exe");               // inside DIR: still a link, not followed
+  Link("stat", dir + "/24/exe");  // inside DIR: still a link, not followed
   Write(dir + "/24/stat", "24 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 9 1 1\n");
   Write(dir + "/25/exe", "not a link");
-  Link("/proc/self/ns", dir + "/26/ns");        // a directory on the way out
+  Link("/proc/self/ns", dir + "/26/ns");  // a directory on the way out
   Link("../../outside", dir + "/27/ns");
   Scan scan = ScanDir(dir);
   EXPECT_EQ(scan.error, "");
@@ -175,15 +175,14 @@ TEST(ProcDirSealTest, ExeAndPidNamespaceLinksAreRecordedAsTextNeverFollowed) {
     int ns_err;
     std::string ns_text;
   };
-  for (const Want& w : std::vector<Want>{
-           {20, ELOOP, "/bin/sleep", ELOOP, "/proc/self/ns/pid"},
-           {21, ELOOP, "/proc/self/exe", ELOOP, "pid:[4026531836]"},
-           {22, ELOOP, "/", ENOENT, ""},
-           {23, ELOOP, "..", ENOENT, ""},
-           {24, ELOOP, "stat", ENOENT, ""},
-           {25, EINVAL, "", ENOENT, ""},
-           {26, ENOENT, "", EXDEV, ""},
-           {27, ENOENT, "", EXDEV, ""}}) {
+  for (const Want& w : std::vector<Want>{{20, ELOOP, "/bin/sleep", ELOOP, "/proc/self/ns/pid"},
+                                         {21, ELOOP, "/proc/self/exe", ELOOP, "pid:[4026531836]"},
+                                         {22, ELOOP, "/", ENOENT, ""},
+                                         {23, ELOOP, "..", ENOENT, ""},
+                                         {24, ELOOP, "stat", ENOENT, ""},
+                                         {25, EINVAL, "", ENOENT, ""},
+                                         {26, ENOENT, "", EXDEV, ""},
+                                         {27, ENOENT, "", EXDEV, ""}}) {
     const v1::ProcessRecord* r = Find(scan, w.pid);
     ASSERT_NE(r, nullptr) << w.pid;
     EXPECT_EQ(r->exe().err(), w.exe_err) << r->DebugString();

@@ -86,8 +86,8 @@ TEST(RecordingEvidence, IndicesCountFromZeroAndTimesComeFromTheInjectedClock) {
   std::int64_t tick = 0;
   RecorderOptions options;
   options.clock = [&tick] { return tick += 10; };
-  RecordingEvidence rec(host, [&](v1::Observation&& o) { tape.push_back(std::move(o)); },
-                        options);
+  RecordingEvidence rec(
+      host, [&](v1::Observation&& o) { tape.push_back(std::move(o)); }, options);
   EXPECT_EQ(rec.observations(), 0u);
   rec.ListPids(10);
   std::int64_t now = rec.NowNs();
@@ -99,10 +99,10 @@ TEST(RecordingEvidence, IndicesCountFromZeroAndTimesComeFromTheInjectedClock) {
   EXPECT_EQ(tape[0].mono_ns(), 10);
   EXPECT_EQ(tape[1].mono_ns(), now);  // a NowNs call is stamped with its own result
   EXPECT_EQ(tape[1].now().result_ns(), now);
-  EXPECT_EQ(tape[2].mono_ns(), 20);   // the clock was not read for NowNs
+  EXPECT_EQ(tape[2].mono_ns(), 20);  // the clock was not read for NowNs
   EXPECT_EQ(tape[2].sleep_until().until_ns(), now + 100);
   EXPECT_EQ(tape[3].mono_ns(), 30);
-  EXPECT_EQ(host.log.size(), 4u);     // no extra call reached the source
+  EXPECT_EQ(host.log.size(), 4u);  // no extra call reached the source
 }
 
 TEST(RecordingEvidence, DefaultClockIsMonotonic) {

@@ -147,14 +147,9 @@ v1::Observation Expected(const SourceCall& c, std::uint64_t index, bool redact,
       o.mutable_path_identity()->set_path(c.path);
       *o.mutable_path_identity()->mutable_result() = ToProto(c.id);
       break;
-    case v1::Observation::kNow:
-      o.mutable_now()->set_result_ns(c.ns);
-      break;
-    case v1::Observation::kSleepUntil:
-      o.mutable_sleep_until()->set_until_ns(c.ns);
-      break;
-    case v1::Observation::CALL_NOT_SET:
-      break;
+    case v1::Observation::kNow: o.mutable_now()->set_result_ns(c.ns); break;
+    case v1::Observation::kSleepUntil: o.mutable_sleep_until()->set_until_ns(c.ns); break;
+    case v1::Observation::CALL_NOT_SET: break;
   }
   return o;
 }
@@ -179,7 +174,8 @@ std::vector<Scenario> Scenarios() {
          };
        },
        Status::kResolved},
-      {"retries while a process vanishes", [](FakeHost& host) {
+      {"retries while a process vanishes",
+       [](FakeHost& host) {
          host.SetFileError(kMcpServer, ProcFile::kCmdline, ENOENT);
          host.on_sleep = [](MemoryEvidence& ev) { ev.Remove(kMcpServer); };
        },
@@ -187,9 +183,8 @@ std::vector<Scenario> Scenarios() {
       {"stale token until the deadline",
        [](FakeHost& host) { host.AddSleep(kSleep, kSandboxShell, kSleepStart, kOldToken); },
        Status::kTokenMismatch},
-      {"unreadable environ", [](FakeHost& host) {
-         host.SetFileError(kSleep, ProcFile::kEnviron, EACCES);
-       },
+      {"unreadable environ",
+       [](FakeHost& host) { host.SetFileError(kSleep, ProcFile::kEnviron, EACCES); },
        Status::kUnreadable},
       {"exe mismatch", [](FakeHost& host) { host.Find(kSleep)->exe = kOtherExe; },
        Status::kExeMismatch},
@@ -251,7 +246,8 @@ TEST(RecordingEvidence, ResolverSeesTheSameCallsAndGivesTheSameVerdict) {
     Outcome recorded = RunResolve(s, true);
     ASSERT_EQ(plain.verdict.status, s.expected) << plain.verdict.detail;
     EXPECT_TRUE(MessageDifferencer::Equals(ToProto(plain.verdict), ToProto(recorded.verdict)))
-        << ToJson(ToProto(plain.verdict)) << "\n" << ToJson(ToProto(recorded.verdict));
+        << ToJson(ToProto(plain.verdict)) << "\n"
+        << ToJson(ToProto(recorded.verdict));
     EXPECT_EQ(plain.log, recorded.log);
     EXPECT_EQ(plain.source_calls, recorded.source_calls);
   }
@@ -302,8 +298,7 @@ TEST(RecordingEvidence, TapeIsExactlyTheSourceCallsInOrder) {
     for (std::size_t i = 0; i < run.tape.size(); ++i) {
       v1::Observation want = Expected(run.tap[i], i, true, {kTokenEntry});
       ASSERT_TRUE(MessageDifferencer::Equals(run.tape[i], want))
-          << "observation " << i << "\n got: " << ToJson(run.tape[i])
-          << "\nwant: " << ToJson(want);
+          << "observation " << i << "\n got: " << ToJson(run.tape[i]) << "\nwant: " << ToJson(want);
     }
   }
 }

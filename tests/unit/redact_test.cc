@@ -87,7 +87,7 @@ TEST(RedactEnviron, NoByteOfASecretValueSurvives) {
   std::string in;
   in.append("HOME=/root").push_back('\0');
   in.append("AWS_SECRET_ACCESS_KEY=").append(secret).push_back('\0');
-  in.append(secret).push_back('\0');                      // without '='
+  in.append(secret).push_back('\0');                     // without '='
   in.append("CI_TOKEN=").append(secret).append(secret);  // no final NUL
   std::string out = RedactEnviron(in, {"PROCTAPE_TOKEN=abc"});
   ASSERT_EQ(out.size(), in.size());

@@ -18,8 +18,8 @@ using test::FakeHost;
 using test::kAppServer;
 using test::kAppServerStart;
 using test::kUserShell;
-using test::RecordOptions;
 using test::Recorded;
+using test::RecordOptions;
 using test::RecordResolution;
 using test::ReplayTempDir;
 

@@ -51,8 +51,8 @@ class ReplayTempDir {
  public:
   ReplayTempDir() {
     const char* base = ::getenv("TMPDIR");
-    std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                       "/proctape-replay-XXXXXX";
+    std::string tmpl =
+        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/proctape-replay-XXXXXX";
     if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
   }
   ~ReplayTempDir() {
@@ -70,7 +70,7 @@ class ReplayTempDir {
 };
 
 struct RecordOptions {
-  bool frames = false;               // frame 0 before the check, frame 1 after
+  bool frames = false;  // frame 0 before the check, frame 1 after
   // As `proctape resolve` without --root-start: the request's start time is
   // ignored, the root is fingerprinted first through the recorder (the tape
   // begins with that stat read; a failed fingerprint is the verdict) and the
@@ -81,17 +81,17 @@ struct RecordOptions {
   // time and executable identity are this fingerprint's (taken before the
   // turn), and the request stores it. Excludes `fingerprint`.
   std::optional<v1::RootFingerprint> before_turn;
-  bool keep_environ = false;         // store environ values as read
+  bool keep_environ = false;  // store environ values as read
   std::string exe_path = "/bin/sleep";
 };
 
 // What a recording produced.
 struct Recorded {
   bool ok = false;
-  std::string error;                 // why the file could not be written
-  Verdict verdict;                   // resolutions
-  LivenessVerdict liveness;          // liveness checks
-  std::uint64_t observations = 0;    // the tape's length
+  std::string error;               // why the file could not be written
+  Verdict verdict;                 // resolutions
+  LivenessVerdict liveness;        // liveness checks
+  std::uint64_t observations = 0;  // the tape's length
 };
 
 namespace fixture_detail {
@@ -212,12 +212,12 @@ inline Recorded RecordResolution(MemoryEvidence& host, const Request& request,
         }
         // Fingerprinted late, as ResolveCheck says it: a start tick read late
         // and used by a resolution that ran.
-        out->verdict.late_fingerprint =
-            read_late && out->verdict.status != Status::kInvalidRequest;
+        out->verdict.late_fingerprint = read_late && out->verdict.status != Status::kInvalidRequest;
         *r->mutable_resolve() = ToProto(asked);
         r->mutable_resolve()->set_exe_path(options.exe_path);
         r->mutable_resolve()->set_fingerprint_on_tape(options.fingerprint);
-        if (options.before_turn) *r->mutable_resolve()->mutable_fingerprint() = *options.before_turn;
+        if (options.before_turn)
+          *r->mutable_resolve()->mutable_fingerprint() = *options.before_turn;
         *r->mutable_verdict() = ToProto(out->verdict);
       });
 }
@@ -230,8 +230,8 @@ inline Recorded RecordLivenessCheck(MemoryEvidence& host, std::int64_t pid,
                                     const RecordOptions& options = {}) {
   return fixture_detail::Record(
       host, path, options, {},
-      {"proctape", "liveness", "--pid", std::to_string(pid), "--start",
-       std::to_string(start_ticks), "--record", std::filesystem::path(path).filename().string()},
+      {"proctape", "liveness", "--pid", std::to_string(pid), "--start", std::to_string(start_ticks),
+       "--record", std::filesystem::path(path).filename().string()},
       [&](Evidence& ev, v1::Resolution* r, Recorded* out) {
         LivenessCheck({pid, start_ticks, ""}, &out->liveness)(ev, r);
       });

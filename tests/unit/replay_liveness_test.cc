@@ -40,8 +40,7 @@ struct LivenessScenario {
 
 std::vector<LivenessScenario> LivenessScenarios() {
   return {
-      {"Alive", LivenessStatus::kAlive, Status::kUnreadable, kSleep, kSleepStart,
-       [](FakeHost&) {}},
+      {"Alive", LivenessStatus::kAlive, Status::kUnreadable, kSleep, kSleepStart, [](FakeHost&) {}},
       {"DeadGone", LivenessStatus::kDead, Status::kUnreadable, kSleep, kSleepStart,
        [](FakeHost& h) { h.Remove(kSleep); }},
       {"DeadExitedMidRead", LivenessStatus::kDead, Status::kUnreadable, kSleep, kSleepStart,

@@ -63,9 +63,7 @@ TEST(ReplayOutput, ReproducedLineAndJsonOfTheTypicalResolution) {
 // tests, the same
 // bytes.
 
-std::filesystem::path CorpusDir() {
-  return test::SourceDir() / "tests" / "data" / "replay";
-}
+std::filesystem::path CorpusDir() { return test::SourceDir() / "tests" / "data" / "replay"; }
 
 const char* const kCorpus[] = {"resolved", "no-match-5s", "alive", "dead"};
 

@@ -40,11 +40,12 @@ TEST(ReplayRequestChange, ChangedExeIdentityIsVerdictChangedToExeMismatch) {
   EXPECT_EQ(r.consumed(), Find(s, IsExe) + 2);
   EXPECT_LT(r.consumed(), r.recorded_count());
   EXPECT_EQ(r.recorded_count(), s.observations.size());
-  EXPECT_EQ(DescribeReplay(r),
-            "resolution 0 (request changed): VERDICT CHANGED: recorded RESOLVED host pid 4103, start tick 510003; "
-            "now EXE_MISMATCH: /proc/4103/exe is 2051:1311, not the attested 2049:9999 (" +
-                std::to_string(r.consumed()) + " of " + std::to_string(r.recorded_count()) +
-                " observations)\n  subject: pid 4103, start tick 510003\n");
+  EXPECT_EQ(
+      DescribeReplay(r),
+      "resolution 0 (request changed): VERDICT CHANGED: recorded RESOLVED host pid 4103, start tick 510003; "
+      "now EXE_MISMATCH: /proc/4103/exe is 2051:1311, not the attested 2049:9999 (" +
+          std::to_string(r.consumed()) + " of " + std::to_string(r.recorded_count()) +
+          " observations)\n  subject: pid 4103, start tick 510003\n");
   EXPECT_EQ(WorstOutcome({r}), v1::ReplayResult::VERDICT_CHANGED);
 }
 
@@ -104,8 +105,8 @@ TEST(ReplayRequestChange, ATapeThatCannotAnswerGivesNoInventedVerdict) {
     ASSERT_EQ(r.outcome(), v1::ReplayResult::DIVERGED) << change << ": " << Why(r);
     EXPECT_FALSE(r.has_replayed()) << change << ": " << r.replayed().DebugString();
     std::string text = DescribeReplay(r);
-    EXPECT_NE(text.find("no replayed verdict: the tape cannot answer that call"),
-              std::string::npos) << text;
+    EXPECT_NE(text.find("no replayed verdict: the tape cannot answer that call"), std::string::npos)
+        << text;
     EXPECT_NE(text.find("made " + r.made_call()), std::string::npos) << text;
     EXPECT_NE(text.find("--model frames"), std::string::npos) << text;
     EXPECT_EQ(text.find("errno"), std::string::npos) << text;
@@ -167,12 +168,11 @@ TEST(ReplayRequestChange, FingerprintedRecordingWithChangedRootOrStart) {
   // A fingerprint that failed in the recording (the root was gone) is the
   // recorded verdict; with a start time given the resolver runs instead and
   // asks past the one recorded read.
-  Snapshot gone = RecordTypical(dir, "g.ptape", [](FakeHost& h) { h.Remove(kAppServer); },
-                                fingerprinted);
+  Snapshot gone = RecordTypical(
+      dir, "g.ptape", [](FakeHost& h) { h.Remove(kAppServer); }, fingerprinted);
   ASSERT_EQ(gone.observations.size(), 1u);
   EXPECT_EQ(gone.resolutions[0].resolve().root_start_ticks(), 0u);
-  EXPECT_EQ(ReplayResolution(gone, 0, RequestOverrides{}).outcome(),
-            v1::ReplayResult::REPRODUCED);
+  EXPECT_EQ(ReplayResolution(gone, 0, RequestOverrides{}).outcome(), v1::ReplayResult::REPRODUCED);
   v1::ReplayResult past = ReplayResolution(gone, 0, same);
   EXPECT_EQ(past.outcome(), v1::ReplayResult::DIVERGED) << Why(past);
   EXPECT_EQ(past.divergence_index(), 1u);

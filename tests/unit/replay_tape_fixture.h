@@ -62,8 +62,8 @@ inline Snapshot RecordTypical(const ReplayTempDir& dir, const std::string& name,
 }
 
 // The position of the `nth` (from 0) observation satisfying `pred`.
-inline std::size_t Find(const Snapshot& s,
-                        const std::function<bool(const v1::Observation&)>& pred, int nth = 0) {
+inline std::size_t Find(const Snapshot& s, const std::function<bool(const v1::Observation&)>& pred,
+                        int nth = 0) {
   for (std::size_t i = 0; i < s.observations.size(); ++i) {
     if (pred(s.observations[i]) && nth-- == 0) return i;
   }

@@ -142,9 +142,8 @@ std::vector<v1::Observation> AlteredCalls(const v1::Observation& o) {
       bound.mutable_read_file()->mutable_result()->set_bound(o.read_file().result().bound() - 1);
       out.push_back(bound);
       v1::Observation file = o;
-      file.mutable_read_file()->set_file(o.read_file().file() == v1::PROC_FILE_STAT
-                                             ? v1::PROC_FILE_STATUS
-                                             : v1::PROC_FILE_STAT);
+      file.mutable_read_file()->set_file(
+          o.read_file().file() == v1::PROC_FILE_STAT ? v1::PROC_FILE_STATUS : v1::PROC_FILE_STAT);
       out.push_back(file);
       break;
     }
@@ -233,7 +232,9 @@ TEST(ReplayTapeEdit, AlteredCmdlineResultDivergesWhereTheEnvironReadWas) {
   std::size_t env = Find(s, IsRead(kSleep, v1::PROC_FILE_ENVIRON));
   ASSERT_EQ(env, cmd + 2);  // cmdline, its deadline check, environ
   s.observations[cmd].mutable_read_file()->mutable_result()->set_data(
-      std::string("/bin/sleep\0" "121\0", 15));
+      std::string("/bin/sleep\0"
+                  "121\0",
+                  15));
   v1::ReplayResult r = ReplayResolution(s, 0, RequestOverrides{});
   // The sleep is the last process beneath the root: no match in this
   // attempt, so the resolver sleeps until the next one (t0 + 100 ms), where

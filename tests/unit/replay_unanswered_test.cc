@@ -125,8 +125,7 @@ TEST(ReplayUnanswered, TheReplayOfAFileHoldsNoToken) {
   ASSERT_EQ(tape.size(), 1u);
   EXPECT_EQ(tape[0].outcome(), v1::ReplayResult::REPRODUCED) << Why(tape[0]);
   EXPECT_EQ(tape[0].DebugString().find(kToken), std::string::npos) << tape[0].DebugString();
-  EXPECT_NE(tape[0].recorded().evidence().find(std::string(kToken.size(), '*')),
-            std::string::npos);
+  EXPECT_NE(tape[0].recorded().evidence().find(std::string(kToken.size(), '*')), std::string::npos);
   const std::vector<FrameReplay> frames = ReplayFrames(s, {});
   ASSERT_EQ(frames.size(), 1u);
   EXPECT_EQ(frames[0].run.verdict.status, Status::kTokenMismatch) << frames[0].text;

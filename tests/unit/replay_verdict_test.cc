@@ -82,8 +82,8 @@ std::vector<ResolveScenario> ResolveScenarios() {
        [](FakeHost& h, Request&) { AddSecondSandbox(h, kToken); }},
       {"DuplicateRecord", Status::kDuplicateRecord,
        [](FakeHost& h, Request&) {
-         h.listing = std::vector<std::string>{"1",    "2",    "3",    "3900", "4000", "4001",
-                                              "3",    "4100", "4101", "4102", "4103"};
+         h.listing = std::vector<std::string>{"1", "2",    "3",    "3900", "4000", "4001",
+                                              "3", "4100", "4101", "4102", "4103"};
        }},
       {"MalformedRecord", Status::kMalformedRecord,
        [](FakeHost& h, Request&) { h.SetFile(kHostPid3, ProcFile::kStat, "\xff\xfe garbage\n"); }},
@@ -109,9 +109,9 @@ std::vector<ResolveScenario> ResolveScenarios() {
       {"DepthBound", Status::kDepthBound, [](FakeHost&, Request& r) { r.bounds.max_depth = 3; }},
       {"FileBoundStat", Status::kFileBound,
        [](FakeHost& h, Request&) {
-         h.SetFile(kHostPid3, ProcFile::kStat,
-                   MemoryEvidence::StatLine(kHostPid3, CommForStatSize(3, 1, 900, 4097), 'S', 1,
-                                            900));
+         h.SetFile(
+             kHostPid3, ProcFile::kStat,
+             MemoryEvidence::StatLine(kHostPid3, CommForStatSize(3, 1, 900, 4097), 'S', 1, 900));
        }},
       // The candidate's environ over its bound: the verdict quotes environ
       // bytes, which the tape holds redacted.
@@ -139,7 +139,9 @@ std::vector<ResolveScenario> ResolveScenarios() {
       {"UnreadableListing", Status::kUnreadable,
        [](FakeHost& h, Request&) { h.list_err = EACCES; }},
       {"UnreadableExe", Status::kUnreadable,
-       [](FakeHost& h, Request&) { h.Find(kSleep)->exe = Identity{EACCES, 0, 0}; }},
+       [](FakeHost& h, Request&) {
+         h.Find(kSleep)->exe = Identity{EACCES, 0, 0};
+       }},
       // An older sleep alone: TOKEN_MISMATCH once the 5 s of retries run out.
       {"TokenMismatchStale", Status::kTokenMismatch,
        [](FakeHost& h, Request&) {
@@ -268,7 +270,8 @@ TEST_P(ReplayEveryVerdict, RecordedFileReproducesItsVerdict) {
   EXPECT_TRUE(line.size() > counts.size() &&
               line.compare(line.size() - counts.size(), counts.size(), counts) == 0)
       << line;
-  const bool subject = s.status != Status::kResolved && !SubjectText(ToSummary(r.replayed())).empty();
+  const bool subject =
+      s.status != Status::kResolved && !SubjectText(ToSummary(r.replayed())).empty();
   EXPECT_EQ(text.find("\n  subject: ") != std::string::npos, subject) << text;
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'),
             1 + (subject ? 1 : 0) + r.replayed().near_misses_size())

@@ -19,8 +19,7 @@ using namespace test;  // the typical host: FakeHost, its pids, start times, tok
 
 // The typical host's listing with kMcpServer named twice.
 std::vector<std::string> ListingWithMcpServerTwice() {
-  return {"1",    "2",    "3",    "3900", "4000", "4001",
-          "4001", "4100", "4101", "4102", "4103"};
+  return {"1", "2", "3", "3900", "4000", "4001", "4001", "4100", "4101", "4102", "4103"};
 }
 
 // `docs/resolver.md`, "The eight steps", step 3: a duplicate record stops

@@ -51,16 +51,22 @@ TEST(ResolverVanishedEnviron, EmptyEnvironOfAnExitedCandidateIsVanishedNotAnothe
   };
   const std::vector<Case> cases = {
       {"gone", [](FakeHost& h) { h.Remove(kSleep); }},
-      {"zombie", [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat,
-                                             MemoryEvidence::StatLine(kSleep, "sleep", 'Z',
-                                                                      kSandboxShell, kSleepStart)); }},
-      {"dead", [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat,
-                                           MemoryEvidence::StatLine(kSleep, "sleep", 'X',
-                                                                    kSandboxShell, kSleepStart)); }},
+      {"zombie",
+       [](FakeHost& h) {
+         h.SetFile(kSleep, ProcFile::kStat,
+                   MemoryEvidence::StatLine(kSleep, "sleep", 'Z', kSandboxShell, kSleepStart));
+       }},
+      {"dead",
+       [](FakeHost& h) {
+         h.SetFile(kSleep, ProcFile::kStat,
+                   MemoryEvidence::StatLine(kSleep, "sleep", 'X', kSandboxShell, kSleepStart));
+       }},
       {"stat ESRCH", [](FakeHost& h) { h.SetFileError(kSleep, ProcFile::kStat, ESRCH); }},
-      {"pid reused", [](FakeHost& h) { h.SetFile(kSleep, ProcFile::kStat,
-                                                 MemoryEvidence::StatLine(kSleep, "sh", 'S', 1,
-                                                                          kSleepStart + 7)); }},
+      {"pid reused",
+       [](FakeHost& h) {
+         h.SetFile(kSleep, ProcFile::kStat,
+                   MemoryEvidence::StatLine(kSleep, "sh", 'S', 1, kSleepStart + 7));
+       }},
   };
   for (const Case& c : cases) {
     FakeHost host;

@@ -97,7 +97,9 @@ TEST(ResolverNearMisses, NoMatchNamesEachProcessBeneathTheRootWithItsFirstFailed
   const NearMiss& sleep = v.near_misses.back();
   EXPECT_EQ(sleep.pid, kSleep);
   EXPECT_EQ(sleep.start_ticks, kSleepStart);
-  EXPECT_EQ(sleep.argv, std::string("/bin/sleep\0" "60\0", 14));
+  EXPECT_EQ(sleep.argv, std::string("/bin/sleep\0"
+                                    "60\0",
+                                    14));
   EXPECT_FALSE(sleep.argv_cut);
 }
 

@@ -35,8 +35,8 @@ TEST(ResolverRootReRead, RootReparentedBeforeItsReReadIsAncestryChanged) {
   host.after_call = [](FakeHost& h, const Call& c) {
     if (c.kind == "exe" && c.pid == kSleep) {
       h.Remove(kUserShell);
-      h.AddProcess(kAppServer, 1, kAppServerStart, "codex", {"codex", "app-server"},
-                   {"HOME=/root"}, Identity{0, 0x803, 500});
+      h.AddProcess(kAppServer, 1, kAppServerStart, "codex", {"codex", "app-server"}, {"HOME=/root"},
+                   Identity{0, 0x803, 500});
     }
   };
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
@@ -60,7 +60,6 @@ TEST(ResolverRootReRead, RootWithItsSnapshotParentResolves) {
   EXPECT_EQ(v.pid, kSleep);
 }
 
-
 // ---------------------------------------------------------------------------
 // Step 5: the exact argv is the exact cmdline bytes
 
@@ -73,7 +72,10 @@ TEST(ResolverRootReRead, RootWithItsSnapshotParentResolves) {
 // never a match; its environ is not even read.
 TEST(ResolverExactArgv, CmdlineWithoutItsFinalNulIsNotAMatch) {
   FakeHost host;
-  host.SetFile(kSleep, ProcFile::kCmdline, std::string("/bin/sleep\0" "120", 14));
+  host.SetFile(kSleep, ProcFile::kCmdline,
+               std::string("/bin/sleep\0"
+                           "120",
+                           14));
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kNoMatch) << v.detail;
   EXPECT_EQ(host.Reads(kSleep, ProcFile::kEnviron), 0);
@@ -83,7 +85,10 @@ TEST(ResolverExactArgv, CmdlineWithoutItsFinalNulIsNotAMatch) {
 // match, and resolves.
 TEST(ResolverExactArgv, CmdlineOfTheArgvNulTerminatedIsAMatch) {
   FakeHost host;
-  host.SetFile(kSleep, ProcFile::kCmdline, std::string("/bin/sleep\0" "120\0", 15));
+  host.SetFile(kSleep, ProcFile::kCmdline,
+               std::string("/bin/sleep\0"
+                           "120\0",
+                           15));
   Verdict v = Resolve(host, FakeHost::TypicalRequest());
   EXPECT_EQ(v.status, Status::kResolved) << v.detail;
   EXPECT_EQ(v.pid, kSleep);
@@ -96,7 +101,10 @@ TEST(ResolverExactArgv, CmdlineOfTheArgvNulTerminatedIsAMatch) {
 // request is refused before anything is read.
 TEST(ResolverExactArgv, ExpectedArgvElementHoldingNulIsAnInvalidRequest) {
   Request r = FakeHost::TypicalRequest();
-  r.argv = {std::string("/bin/sleep\0" "120", 14)};
+  r.argv = {
+      std::string("/bin/sleep\0"
+                  "120",
+                  14)};
   FakeHost host;
   Verdict v = Resolve(host, r);
   EXPECT_EQ(v.status, Status::kInvalidRequest) << v.detail;
@@ -110,7 +118,10 @@ TEST(ResolverExactArgv, ExpectedArgvElementHoldingNulIsAnInvalidRequest) {
 // too, and match only the process whose cmdline holds it.
 TEST(ResolverExactArgv, AnEmptyArgvElementIsValidAndMatchedExactly) {
   FakeHost host;
-  host.SetFile(kSleep, ProcFile::kCmdline, std::string("\0" "120\0", 5));
+  host.SetFile(kSleep, ProcFile::kCmdline,
+               std::string("\0"
+                           "120\0",
+                           5));
   Request r = FakeHost::TypicalRequest();
   r.argv = {"", "120"};
   EXPECT_EQ(CheckRequestWords(&r.token, &r.token_var, &r.argv, r.bounds.cmdline_bytes).field, "");
@@ -268,8 +279,8 @@ TEST(ResolverDeadRoot, ARootThatDiesBeforeItsReReadIsMissing) {
   FakeHost host;
   host.after_call = [](FakeHost& h, const Call& c) {
     if (c.kind == "exe" && c.pid == kSleep) {
-      h.AddProcess(kAppServer, kUserShell, kAppServerStart, "codex", {}, {},
-                   Identity{ENOENT, 0, 0}, 'Z');
+      h.AddProcess(kAppServer, kUserShell, kAppServerStart, "codex", {}, {}, Identity{ENOENT, 0, 0},
+                   'Z');
     }
   };
   Verdict v = Resolve(host, FakeHost::TypicalRequest());

@@ -90,8 +90,9 @@ TEST_F(SqlQuery, JsonOfSeveralTextsAndOfAFailureIsOneDocument) {
   sql::RunState state;
   sql::OpenDocument(sql::Format::kJson, out);
   EXPECT_EQ(sql::Run(db_, "SELECT 1 AS a", sql::Format::kJson, out, &state), "");
-  EXPECT_EQ(sql::Run(db_, "SELECT 2 AS b; SELECT nope FROM absent", sql::Format::kJson, out, &state),
-            "statement 3: no such table: absent");
+  EXPECT_EQ(
+      sql::Run(db_, "SELECT 2 AS b; SELECT nope FROM absent", sql::Format::kJson, out, &state),
+      "statement 3: no such table: absent");
   sql::CloseDocument(sql::Format::kJson, out);
   EXPECT_EQ(Contents(out),
             "{\"statements\":[\n{\"columns\":[\"a\"],\"rows\":[[1]]}\n"

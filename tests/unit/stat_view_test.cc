@@ -122,9 +122,12 @@ std::string Line52(const std::string& comm) {
 
 const std::vector<std::string>& HostileComms() {
   static const std::vector<std::string> comms = {
-      "sleep"s, "x) Z 1 1 1"s, ") "s, ")"s, ") ) "s, "a\nb"s, "\n"s, ""s, "("s, "a (b"s, " ("s,
-      "sleep) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 7"s, "tab\there"s, "nul\0in"s,
-      "\xff\xfe\x80"s, "x)"s, "x) "s, "))))"s};
+      "sleep"s,     "x) Z 1 1 1"s, ") "s,
+      ")"s,         ") ) "s,       "a\nb"s,
+      "\n"s,        ""s,           "("s,
+      "a (b"s,      " ("s,         "sleep) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 7"s,
+      "tab\there"s, "nul\0in"s,    "\xff\xfe\x80"s,
+      "x)"s,        "x) "s,        "))))"s};
   return comms;
 }
 
@@ -157,16 +160,36 @@ TEST(ParseStatView, ExtractsWhatParseStatDidFromEveryFieldCount) {
     ExpectSameAsReference(line + "\n\n");
   }
   const std::string t = " 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 ";
-  for (const std::string& line : std::vector<std::string>{
-           "5 (a) S  1 1 1" + t + "99", "5 (a) S 1 1 1" + t + " 99", "5 (a) S 1\n1 1" + t + "99",
-        "5 (a) S 012 1 1" + t + "99", "5 (a) S 1 1 1" + t + "099", "5 (a) S +1 1 1" + t + "99",
-        "5 (a) S 1 -1 -0" + t + "99", "5 (a) S 1 x 1" + t + "99", "5 (a) S 1 1 --1" + t + "99",
-        "5 (a) SS 1 1 1" + t + "99", "5 (a)  1 1 1" + t + "99", "5 (a) S 2147483648 1 1" + t + "99",
-        "5 (a) S 1 1 1" + t + "18446744073709551616", "5 (a) S 1 1 1" + t + "18446744073709551615",
-        "0 (a) S 1 1 1" + t + "99", "05 (a) S 1 1 1" + t + "99", " 5 (a) S 1 1 1" + t + "99",
-        "2147483648 (a) S 1 1 1" + t + "99", "5 (a)S 1 1 1" + t + "99", "5 a) S 1 1 1" + t + "99",
-        "5 () S 1 1 1" + t + "99", "5 ( S 1 1 1" + t + "99", "5 ()", "5 () ", "5 (", " (",
-        ") (", "5 (a) ", ""}) {
+  for (const std::string& line :
+       std::vector<std::string>{"5 (a) S  1 1 1" + t + "99",
+                                "5 (a) S 1 1 1" + t + " 99",
+                                "5 (a) S 1\n1 1" + t + "99",
+                                "5 (a) S 012 1 1" + t + "99",
+                                "5 (a) S 1 1 1" + t + "099",
+                                "5 (a) S +1 1 1" + t + "99",
+                                "5 (a) S 1 -1 -0" + t + "99",
+                                "5 (a) S 1 x 1" + t + "99",
+                                "5 (a) S 1 1 --1" + t + "99",
+                                "5 (a) SS 1 1 1" + t + "99",
+                                "5 (a)  1 1 1" + t + "99",
+                                "5 (a) S 2147483648 1 1" + t + "99",
+                                "5 (a) S 1 1 1" + t + "18446744073709551616",
+                                "5 (a) S 1 1 1" + t + "18446744073709551615",
+                                "0 (a) S 1 1 1" + t + "99",
+                                "05 (a) S 1 1 1" + t + "99",
+                                " 5 (a) S 1 1 1" + t + "99",
+                                "2147483648 (a) S 1 1 1" + t + "99",
+                                "5 (a)S 1 1 1" + t + "99",
+                                "5 a) S 1 1 1" + t + "99",
+                                "5 () S 1 1 1" + t + "99",
+                                "5 ( S 1 1 1" + t + "99",
+                                "5 ()",
+                                "5 () ",
+                                "5 (",
+                                " (",
+                                ") (",
+                                "5 (a) ",
+                                ""}) {
     ExpectSameAsReference(line);
   }
 }

@@ -114,7 +114,7 @@ TEST(TapeEvidence, AnswersEachCallWithItsRecordedResult) {
   EXPECT_EQ(tape.ExeIdentity(4103), (Identity{0, 2051, 1311}));
   EXPECT_EQ(tape.ExeIdentity(2), (Identity{ENOENT, 0, 0}));
   EXPECT_EQ(tape.PathIdentity("/bin/sleep"), (Identity{0, 2051, 1311}));
-  tape.SleepUntil(7'100'000'000);  // virtual: answered from the tape, no real wait
+  tape.SleepUntil(7'100'000'000);          // virtual: answered from the tape, no real wait
   EXPECT_EQ(tape.NowNs(), 7'100'000'001);  // the recorded clock, not the sleep target
 
   EXPECT_FALSE(tape.diverged());

@@ -41,7 +41,8 @@ const std::string kStars(kToken.size(), '*');
 void ExpectNoTokenIn(const std::string& what, const std::string& text) {
   for (std::size_t i = 0; i + 8 <= kToken.size(); ++i) {
     ASSERT_EQ(text.find(kToken.substr(i, 8)), std::string::npos)
-        << what << " holds \"" << kToken.substr(i, 8) << "\":\n" << text;
+        << what << " holds \"" << kToken.substr(i, 8) << "\":\n"
+        << text;
   }
 }
 
@@ -51,8 +52,8 @@ TEST(TokenMaskTest, TheTokensOfARecordingAreItsRequestsKeptEntriesAndCommandLine
   s.header.mutable_redaction()->add_kept_entries("PROCTAPE_TOKEN=kept-value");
   s.header.mutable_redaction()->add_kept_entries("NOT_AN_ENTRY");
   s.header.clear_command_line();
-  for (const char* arg : {"proctape", "resolve", "--token", "spaced-value", "--token=joined-value",
-                          "--token="}) {
+  for (const char* arg :
+       {"proctape", "resolve", "--token", "spaced-value", "--token=joined-value", "--token="}) {
     s.header.add_command_line(arg);
   }
   const TokenMask mask = TokenMask::Of(s);
@@ -65,11 +66,11 @@ TEST(TokenMaskTest, TheTokensOfARecordingAreItsRequestsKeptEntriesAndCommandLine
 
 TEST(TokenMaskTest, ATokenIsStarsOfItsLengthRawEscapedOrQuoted) {
   TokenMask mask;
-  mask.Add("a\"b\nc-0123");  // 10 bytes: a quote and a newline
-  mask.Add("");               // not a token
-  EXPECT_EQ(mask.Masked("x a\"b\nc-0123 y"), "x ********** y");            // raw
+  mask.Add("a\"b\nc-0123");                                      // 10 bytes: a quote and a newline
+  mask.Add("");                                                  // not a token
+  EXPECT_EQ(mask.Masked("x a\"b\nc-0123 y"), "x ********** y");  // raw
   // As printed, every byte of the printed token is a star.
-  EXPECT_EQ(mask.Masked("x a\"b\\x0ac-0123 y"), "x ************* y");      // EscapeBytes
+  EXPECT_EQ(mask.Masked("x a\"b\\x0ac-0123 y"), "x ************* y");        // EscapeBytes
   EXPECT_EQ(mask.Masked("x a\\x22b\\x0ac-0123 y"), "x **************** y");  // QuoteBytes
   // One token that holds another, and two that meet: all of both.
   TokenMask nested;
@@ -84,7 +85,7 @@ TEST(TokenMaskTest, ATokenIsStarsOfItsLengthRawEscapedOrQuoted) {
 TEST(TokenMaskTest, EveryRunOfEightOrMoreOfATokensBytesIsMasked) {
   TokenMask mask;
   mask.Add(kToken);
-  EXPECT_EQ(mask.Masked(kToken.substr(0, 15)), std::string(15, '*'));  // a comm
+  EXPECT_EQ(mask.Masked(kToken.substr(0, 15)), std::string(15, '*'));                   // a comm
   EXPECT_EQ(mask.Masked("argv=" + kToken.substr(16)), "argv=" + std::string(16, '*'));  // a cut
   EXPECT_EQ(mask.Masked("/tmp/" + kToken.substr(3, 8) + ".ptape"), "/tmp/********.ptape");
   // Seven bytes are no piece: left as they are.
@@ -160,8 +161,7 @@ TEST(TokenMaskTest, EveryStringAndBytesFieldOfAMessage) {
 Snapshot Recording() {
   const std::string script = std::string(240, 'x') + " export PROCTAPE_TOKEN=" + kToken + "; exec";
   std::vector<Proc> procs = {
-      Proc(1).Comm("init").Ppid(0).Start(1),
-      Proc(50).Comm("app-server").Start(500),
+      Proc(1).Comm("init").Ppid(0).Start(1), Proc(50).Comm("app-server").Start(500),
       Proc(60).Comm(kToken).Ppid(50).Start(600).Argv({"sh", "-c", script, kToken}),
       Proc(61).Ppid(60).Start(601)};
   Snapshot s = MakeSnapshot({MakeFrame(0, procs), MakeFrame(1, procs, 3'000'000'000)});
@@ -170,7 +170,9 @@ Snapshot Recording() {
       r.mutable_environ()->set_data("HOME=*****\0PROCTAPE_TOKEN="s + kToken + "\0"s);
       r.mutable_environ()->set_redacted(true);
     }
-    f.mutable_processes(3)->mutable_cmdline()->set_data("/bin/sleep\0" "120\0"s);
+    f.mutable_processes(3)->mutable_cmdline()->set_data(
+        "/bin/sleep\0"
+        "120\0"s);
   }
   s.header.clear_command_line();
   for (const std::string& arg :

@@ -17,7 +17,7 @@
 
 namespace proctape::test {
 
-inline constexpr std::uint64_t kUserFlags = 4194304;       // PF_... of a user process
+inline constexpr std::uint64_t kUserFlags = 4194304;        // PF_... of a user process
 inline constexpr std::uint64_t kKthreadFlags = 0x00208040;  // PF_KTHREAD set
 
 // One process; Proc(61).Ppid(60).Start(601) sets what differs from the defaults.
@@ -31,20 +31,47 @@ struct Proc {
   std::vector<std::string> argv = {"/bin/sleep", "120"};
   std::vector<std::int64_t> nspid;  // empty: {pid}
   std::uint32_t uid = 1000;
-  std::uint64_t exe_ino = 11;       // exe identity 8:exe_ino; 0: unreadable (ENOENT)
+  std::uint64_t exe_ino = 11;  // exe identity 8:exe_ino; 0: unreadable (ENOENT)
   std::uint64_t flags = kUserFlags;
-  std::int64_t pgrp = 0;            // 0: pid
-  std::int64_t session = 0;         // 0: pid
+  std::int64_t pgrp = 0;     // 0: pid
+  std::int64_t session = 0;  // 0: pid
 
-  Proc& Comm(std::string v) { comm = std::move(v); return *this; }
-  Proc& State(char v) { state = v; return *this; }
-  Proc& Ppid(std::int64_t v) { ppid = v; return *this; }
-  Proc& Start(std::uint64_t v) { start = v; return *this; }
-  Proc& Argv(std::vector<std::string> v) { argv = std::move(v); return *this; }
-  Proc& Nspid(std::vector<std::int64_t> v) { nspid = std::move(v); return *this; }
-  Proc& Uid(std::uint32_t v) { uid = v; return *this; }
-  Proc& ExeIno(std::uint64_t v) { exe_ino = v; return *this; }
-  Proc& Flags(std::uint64_t v) { flags = v; return *this; }
+  Proc& Comm(std::string v) {
+    comm = std::move(v);
+    return *this;
+  }
+  Proc& State(char v) {
+    state = v;
+    return *this;
+  }
+  Proc& Ppid(std::int64_t v) {
+    ppid = v;
+    return *this;
+  }
+  Proc& Start(std::uint64_t v) {
+    start = v;
+    return *this;
+  }
+  Proc& Argv(std::vector<std::string> v) {
+    argv = std::move(v);
+    return *this;
+  }
+  Proc& Nspid(std::vector<std::int64_t> v) {
+    nspid = std::move(v);
+    return *this;
+  }
+  Proc& Uid(std::uint32_t v) {
+    uid = v;
+    return *this;
+  }
+  Proc& ExeIno(std::uint64_t v) {
+    exe_ino = v;
+    return *this;
+  }
+  Proc& Flags(std::uint64_t v) {
+    flags = v;
+    return *this;
+  }
 };
 
 // "PID (COMM) S PPID PGRP SID 0 -1 FLAGS 0 ... START 2560000 349": fields 1-22 and two more.
