@@ -47,7 +47,7 @@ void AddProcRootOption(CLI::App* sub, std::string& proc_root, CLI::Option* proc)
                   "back identities, errnos, truncation, times and host facts) or a fixture made "
                   "by another tool (read like /proc). Sealed inside DIR: no link out of it is "
                   "followed, and exe and ns/pid links are kept as text, never followed")
-      ->check(NonEmpty("an empty path names no directory"))
+      ->check(NonEmptyPath("directory"))
       ->type_name("DIR")
       ->excludes(proc)
       ->excludes(sub->get_option("--frames"))

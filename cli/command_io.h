@@ -34,8 +34,10 @@ struct CommandIo {
   std::vector<InputPath> inputs;        // every file and directory it reads, as named
   std::optional<OutputRequest> output;  // its one output, when one is given
   std::string output_option = "--output";
-  std::vector<std::string> creates_in;    // directories it makes files in once jailed
-  std::vector<std::string> reads_beside;  // files read for where they lie (a MANIFEST)
+  std::vector<std::string> creates_in;  // directories it makes files in once jailed
+  // Files read for where they lie (the MANIFEST beside a FILE): inputs too,
+  // so no output and no standard output may be one of them.
+  std::vector<InputPath> reads_beside;
 };
 
 // Steps 1-4 above: kExitOk inside the jail, with *output the opened output

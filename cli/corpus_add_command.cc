@@ -109,7 +109,7 @@ int RunAdd(AddOptions o) {
   o.request.dir = o.corpus.Get(&exit_code);
   if (o.request.dir.empty()) return exit_code;
   std::vector<InputPath> inputs = InputsNamed("FILE", o.files);
-  inputs.push_back({"the corpus", o.request.dir, false});
+  inputs.push_back({"the corpus", o.request.dir, false, true});
   if (int entered = EnterCommand({"corpus add", inputs}); entered != kExitOk) return entered;
   if (o.files.size() > 1 && !o.request.name.empty()) {
     return Fail(kExitUsage, "--name names one entry: give one FILE with it (" +
@@ -154,7 +154,7 @@ void RegisterCorpusAdd(CLI::App* corpus, int* exit_code) {
   a->add_option("FILE", add->files,
                 "a recording ('proctape resolve|liveness|lab ... --record FILE'), or - for "
                 "standard input; several are added in order, a refusal does not stop the next")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->required();
   add->corpus.Register(a, false);
   a->add_option("--name", add->request.name,

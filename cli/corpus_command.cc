@@ -19,13 +19,13 @@ namespace proctape {
 
 void CorpusDirOption::Register(CLI::App* sub, bool positional_too) {
   sub->add_option("--corpus", option, "the corpus directory")
-      ->check(NonEmptyPath())
+      ->check(NonEmptyPath("directory"))
       ->type_name("DIR")
       ->capture_default_str()
       ->each([this](const std::string&) { has_option = true; });
   if (positional_too) {
     sub->add_option("DIR", positional, "the corpus directory: the same as --corpus DIR")
-        ->check(NonEmptyPath())
+        ->check(NonEmptyPath("directory"))
         ->each([this](const std::string&) { has_positional = true; });
   }
 }

@@ -3,6 +3,7 @@
 // two (analyze/diff.h), as text or one JSON object. Frames of different boots
 // are refused (exit 2) unless --force.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <memory>
@@ -75,13 +76,16 @@ void WarnIfReversed(const DiffSide& a, const DiffSide& b) {
        ", and diff says what changed from the first to the second (give the older first)");
 }
 
-// Whether A and B name one file (the same device and inode, through a link
-// or another path). Standard input is never the same file as a path.
+// The file `path` names ('-': standard input's), or false.
+bool StatOf(const std::string& path, struct stat* st) {
+  return path == "-" ? ::fstat(STDIN_FILENO, st) == 0 : ::stat(path.c_str(), st) == 0;
+}
+
+// Whether A and B name one file (the same device and inode, through a link,
+// another path, or standard input redirected from it).
 bool SameFile(const std::vector<std::string>& files) {
-  if (files.size() != 2 || files[0] == "-" || files[1] == "-") return false;
-  struct stat a {
-  }, b{};
-  if (::stat(files[0].c_str(), &a) != 0 || ::stat(files[1].c_str(), &b) != 0) return false;
+  struct stat a = {}, b = {};
+  if (files.size() != 2 || !StatOf(files[0], &a) || !StatOf(files[1], &b)) return false;
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
@@ -275,7 +279,7 @@ void RegisterDiff(CLI::App& app, int* exit_code) {
   sub->add_option("FILE", o->files,
                   "one .ptape file (two of its frames) or two; - for "
                   "standard input")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->required()
       ->expected(1, 2);
   AddUnsigned(sub, "--frames", o->frames, 0, 4294967295,

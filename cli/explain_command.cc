@@ -100,7 +100,7 @@ void RegisterExplain(CLI::App& app, int* exit_code) {
       "longer replays to its recorded verdict (as 'proctape replay' says), what is told is\n"
       "what the resolver does now, up to where the tape diverged.");
   sub->add_option("FILE", o->file, "a recording: 'resolve --record', 'liveness --record', 'lab'")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->required();
   sub->add_flag("--json", o->json,
                 "one JSON object, an Explanation (proto/explain.proto; host bytes as escaped "

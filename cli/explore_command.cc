@@ -119,8 +119,10 @@ int ExploreCheck(const ExploreOptions& o, const Snapshot& snapshot, const std::s
                     std::to_string(o.budget) + " runs");
   };
   c->report = explore::Search(*c->setup, so);
-  const std::string stem = std::filesystem::path(o.file).stem().string();
-  const std::string prefix = o.out + "/" + stem + "-check" + std::to_string(at.check) + "-";
+  // Standard input's files are named as corpus add names it: "stdin".
+  const std::string stem = o.file == "-" ? "stdin" : std::filesystem::path(o.file).stem().string();
+  const std::string prefix =
+      (std::filesystem::path(o.out) / (stem + "-check" + std::to_string(at.check) + "-")).string();
   for (std::size_t v = 0; v < c->report.violations.size(); ++v) {
     c->written.push_back(o.out.empty() ? ""
                                        : prefix + "violation" + std::to_string(v + 1) + ".ptape");
@@ -209,7 +211,7 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
       "is written as a recording that 'proctape replay' reproduces. Nothing live is read.\n"
       "See docs/explore.md.");
   sub->add_option("FILE", o->file, "a recording (resolve --record, liveness --record, lab)")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->required();
   AddUnsigned(sub, "--depth", o->depth, 1, 2, "events per history: 1, or 2 (pairs)")
       ->capture_default_str();
@@ -223,7 +225,7 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
   sub->add_option("--out", o->out,
                   "write each violation here as a .ptape (a directory that exists; an existing "
                   "file is not replaced without --force)")
-      ->check(NonEmpty("an empty path names no directory"))
+      ->check(NonEmptyPath("directory"))
       ->type_name("DIR");
   AddForceOption(sub, o->force, "replace files of an earlier run in --out DIR");
   CLI::Option* seed = AddUnsigned(sub, "--seed", o->seed, 0, UINT64_MAX,

@@ -167,7 +167,7 @@ void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string>
   AddLivePid(sub, "--root", o->root, "host pid of the app-server that will start the sandbox")
       ->required();
   sub->add_option("--exe", o->exe, "the expected executable, attested by device and inode")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->type_name("FILE")
       ->capture_default_str();
   AddOutputOption(sub, o->output, "the fingerprint file (.ptape); - writes it to standard output")

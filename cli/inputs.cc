@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "cli/options.h"
+
 namespace proctape {
 
 void HoldClosedStandardDescriptors() {
@@ -85,11 +87,22 @@ std::string InputCopy::path() const {
   return fd_ < 0 ? file_ : "/proc/self/fd/" + std::to_string(fd_);
 }
 
+bool IsStandardInputStream(const std::string& path) {
+  struct stat in {
+  }, st{};
+  if (path.empty() || ::fstat(STDIN_FILENO, &in) != 0 || S_ISREG(in.st_mode)) return false;
+  return ::stat(path.c_str(), &st) == 0 && st.st_dev == in.st_dev && st.st_ino == in.st_ino;
+}
+
 std::string StdinOnce(const std::vector<std::pair<std::string, std::vector<std::string>>>& inputs) {
   std::vector<std::string> readers;
   for (const auto& [name, values] : inputs) {
     for (const std::string& v : values) {
-      if (v == "-") readers.push_back(name);
+      if (v == "-") {
+        readers.push_back(name);
+      } else if (IsStandardInputStream(v)) {
+        readers.push_back(name + " " + Quoted(v) + " (standard input)");
+      }
     }
   }
   if (readers.size() < 2) return "";

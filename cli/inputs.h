@@ -11,10 +11,17 @@
 
 namespace proctape {
 
-// The usage error when '-' names standard input more than once among
+// Whether `path` is standard input when that is a stream (a pipe, a
+// terminal, a socket): the same file as descriptor 0 by st_dev and st_ino
+// (/dev/stdin, /proc/self/fd/0, the FIFO it was redirected from). A regular
+// file is read again by its name, from its start: never.
+bool IsStandardInputStream(const std::string& path);
+
+// The usage error when standard input is named more than once among
 // `inputs` (each: how the input is named in help, "FILE" or "--baseline",
-// and the values given to it), else "". A second read of standard input
-// would find it at its end.
+// and the values given to it) -- as '-', or by a path that
+// IsStandardInputStream -- else "". A second read of standard input would
+// find it at its end.
 std::string StdinOnce(const std::vector<std::pair<std::string, std::vector<std::string>>>& inputs);
 
 // Run first by main: a standard descriptor (0, 1, 2) the caller closed is

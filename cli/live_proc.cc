@@ -12,6 +12,7 @@
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "cli/options.h"
+#include "cli/outputs.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
@@ -21,7 +22,7 @@ CLI::Option* AddProcOption(CLI::App* app, std::string& proc) {
       ->add_option("--proc", proc,
                    "the /proc mount to read: the root of a procfs mount (statfs), anything "
                    "else is refused (exit 2)")
-      ->check(NonEmpty("an empty path names no directory"))
+      ->check(NonEmptyPath("directory"))
       ->type_name("DIR")
       ->capture_default_str();
 }

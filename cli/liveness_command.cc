@@ -127,13 +127,13 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
       sub->add_option("--fingerprint", o->source.fingerprint,
                       "the fingerprint file the identity was resolved against ('resolve "
                       "--fingerprint FILE'): its boot; refused from another boot (exit 9)")
-          ->check(NonEmpty("an empty path names no file"))
+          ->check(NonEmptyPath())
           ->type_name("FILE")
           ->excludes(boot_id);
   sub->add_option("--from-recording", o->source.from_recording,
                   "a 'resolve --record' file: check the identity it resolved (its one RESOLVED "
                   "verdict), in the boot it was recorded in (exit 9: another boot)")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->type_name("FILE")
       ->excludes(pid)
       ->excludes(start)

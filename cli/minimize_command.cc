@@ -172,7 +172,7 @@ void RegisterMinimize(CLI::App& app, int* exit_code) {
       "See docs/explore.md.");
   sub->add_option("FILE", o->file,
                   "a recording (resolve --record, liveness --record, lab, explore)")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->required();
   AddOutputOption(sub, o->output, "write the minimized recording here (a .ptape)")->required();
   AddForceOption(sub, o->force, "replace an existing --output");

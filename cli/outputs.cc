@@ -100,11 +100,9 @@ std::string InputItIs(const std::optional<FileId>& out, const std::string& where
 
 }  // namespace
 
-CLI::Validator NonEmptyPath() {
+CLI::Validator NonEmptyPath(const std::string& what) {
   return CLI::Validator(
-      [](std::string& text) {
-        return text.empty() ? std::string("an empty path names no file") : "";
-      },
+      [what](std::string& text) { return text.empty() ? "an empty path names no " + what : ""; },
       "", "path");
 }
 

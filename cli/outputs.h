@@ -26,8 +26,9 @@
 namespace proctape {
 
 // A path option's check: an empty value names nothing ("--output: an empty
-// path names no file").
-CLI::Validator NonEmptyPath();
+// path names no file"; `what`: "directory" for a DIR, "output" for a FILE or
+// DIR).
+CLI::Validator NonEmptyPath(const std::string& what = "file");
 
 // "-o,--output,--out FILE" (`type`: FILE, DIR, ...).
 CLI::Option* AddOutputOption(CLI::App* sub, std::string& target, const std::string& help,

@@ -130,11 +130,11 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<OwnershipOptions>();
   CLI::App* sub = app.add_subcommand("ownership", kDescription);
   sub->add_option("--baseline", o->baseline, "the capture taken at bootstrap (a .ptape file)")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->type_name("FILE")
       ->required();
   sub->add_option("--current", o->current, "the capture taken at cleanup time (a .ptape file)")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->type_name("FILE")
       ->required();
   AddUnsigned(sub, "--uid", o->request.uid, 0, 4294967294,
@@ -155,7 +155,7 @@ void RegisterOwnership(CLI::App& app, int* exit_code) {
       sub->add_option("--output", o->request.outputs,
                       "a declared output of the task (repeat it): present, or already absent; a "
                       "parent that is a symbolic link or not a directory refuses the plan")
-          ->check(NonEmpty("an empty path names no output"))
+          ->check(NonEmptyPath("output"))
           ->type_name("PATH"));
   sub->add_flag("--force-scope", o->request.force_scope,
                 "plan new processes of older sessions that are not the verifier's (refused "

@@ -378,7 +378,7 @@ RequestOptions AddRequestOptions(CLI::App* sub, ReplayOptions* o) {
   sub->add_option("--fingerprint", o->fingerprint,
                   "what if the root had been fingerprinted before the turn: this file's root, "
                   "start tick and executable replace the recorded ones (exit 9: another boot)")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->type_name("FILE")
       ->excludes(root)
       ->excludes(root_start)
@@ -395,7 +395,7 @@ void RegisterReplay(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ReplayOptions>();
   CLI::App* sub = app.add_subcommand("replay", kDescription);
   sub->add_option("FILE", o->file, "a .ptape file: a recording or a capture")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->required();
   sub->add_flag("--json", o->json,
                 "print one JSON object for the file: a ReplayReport (its replays, or with "

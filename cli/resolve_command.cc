@@ -262,7 +262,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
              "--fingerprint", o->fingerprint,
              "the root's fingerprint file, taken before the turn ('proctape fingerprint'): root pid, "
              "start time and executable identity; refused from another boot (exit 9)")
-          ->check(NonEmpty("an empty path names no file"))
+          ->check(NonEmptyPath())
           ->type_name("FILE");
   AddLivePid(sub, "--root", o->root,
              "host pid of the app-server that started the sandbox (with --fingerprint: "
@@ -287,7 +287,7 @@ void RegisterResolve(CLI::App& app, int* exit_code, std::vector<std::string> com
   sub->add_option("--exe", o->exe,
                   "without --fingerprint: the expected executable, attested now by device and "
                   "inode")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->type_name("FILE")
       ->capture_default_str()
       ->excludes(fingerprint);

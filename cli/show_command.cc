@@ -183,7 +183,7 @@ void RegisterShow(CLI::App& app, int* exit_code) {
   sub->add_option("FILE", o->files,
                   "a .ptape file, or - for standard input; several are shown in order, "
                   "separated by a blank line")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->required();
   CLI::Option* pid =
       AddSigned(sub, "--pid", o->pid, 1, kMaxPidValue, "list this process in each frame", "PID");

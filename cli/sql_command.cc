@@ -251,7 +251,7 @@ void RegisterSql(CLI::App& app, int* exit_code) {
       "loads up to its damage (files.damage says where); a file too large to hold\n"
       "is refused (exit 16). Read-only.");
   sub->add_option("FILE", o->files, "a .ptape file; several, or - for standard input")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->required();
   OneValueEach(sub->add_option("-c,--command", o->queries,
                                "SQL to run: one or more statements; -c again for more, run in "

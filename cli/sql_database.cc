@@ -8,9 +8,11 @@
 
 namespace proctape {
 
-std::vector<std::string> ManifestsBeside(const std::vector<std::string>& files) {
-  std::vector<std::string> out;
-  for (const std::string& f : files) out.push_back(sql::ManifestBeside(f));
+std::vector<InputPath> ManifestsBeside(const std::vector<std::string>& files) {
+  std::vector<InputPath> out;
+  for (const std::string& f : files) {
+    out.push_back({"the MANIFEST beside FILE", sql::ManifestBeside(f), /*dash_is_stdin=*/false});
+  }
   return out;
 }
 

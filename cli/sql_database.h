@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "analyze/sql/database.h"
+#include "cli/outputs.h"
 
 namespace proctape {
 
-// What the load reads beside the FILEs, for the jail (cli/jail.h
-// reads_beside): the MANIFEST beside each.
-std::vector<std::string> ManifestsBeside(const std::vector<std::string>& files);
+// What the load reads beside the FILEs (CommandIo::reads_beside): the
+// MANIFEST beside each, an input of the command.
+std::vector<InputPath> ManifestsBeside(const std::vector<std::string>& files);
 
 // Every FILE loaded, in order, and indexed. A FILE that is no .ptape is
 // refused with its status (10-16); a damaged one loads up to its damage with

@@ -122,7 +122,7 @@ void RegisterTree(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<TreeCliOptions>();
   CLI::App* sub = app.add_subcommand("tree", kDescription);
   sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->required();
   AddUnsigned(sub, "--frame", o->tree.frame, 0, 4294967295,
               "the frame to draw, counted from 0 in file order ('proctape show' lists them)")

@@ -172,7 +172,7 @@ void RegisterVerify(CLI::App& app, int* exit_code) {
   sub->add_option("FILE", o->files,
                   "a .ptape file, or - for standard input; several are "
                   "verified in order")
-      ->check(NonEmpty("an empty path names no file"))
+      ->check(NonEmptyPath())
       ->required();
   sub->add_flag("--json", o->json, "print the report as one JSON object");
   sub->footer(std::string("Examples:\n"

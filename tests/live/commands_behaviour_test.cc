@@ -121,6 +121,15 @@ TEST(EmptyValues, AreUsageErrorsNamingTheOption) {
         << what << ": " << Describe(r);
     EXPECT_TRUE(live::Entries(dir.path()).empty()) << what << ": nothing written";
   }
+  // A directory option says what it names no more of: a directory.
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"corpus", "list", ""},
+                                             {"corpus", "add", file, "--corpus", ""},
+                                             {"capture", "--proc-root", ""}}) {
+    CommandResult r = Proctape(args);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_NE(r.err.find("an empty path names no directory"), std::string::npos) << Describe(r);
+  }
 }
 
 // A --proc that is not there, or not a directory, is the user's path: a
@@ -216,6 +225,10 @@ TEST_F(MultiFrame, DiffOfAFrameWithItselfThroughTwoNamesOfOneFileIsAUsageError) 
     EXPECT_TRUE(OneLine(r.err)) << Describe(r);
     EXPECT_NE(r.err.find("compared with itself"), std::string::npos) << Describe(r);
   }
+  // Standard input redirected from the file is that file too.
+  CommandResult piped = ProctapeRedirected("<'" + one + "'", {"diff", "-", one});
+  EXPECT_EQ(piped.exit_code, 2) << Describe(piped);
+  EXPECT_NE(piped.err.find("compared with itself"), std::string::npos) << Describe(piped);
   const std::string copy = dir_.File("copy.ptape");
   ASSERT_TRUE(std::filesystem::copy_file(file_, copy));
   CommandResult compared = Proctape({"diff", file_, copy, "--frame-a", "1", "--frame-b", "1"});

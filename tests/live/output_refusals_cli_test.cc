@@ -356,5 +356,22 @@ TEST(IntoOutputsExplore, ARefusalLeavesNoneOfTheRunsFilesWritten) {
   EXPECT_EQ(r.out, "");
 }
 
+// Standard input's files are named "stdin-..." (a name from '-' would
+// begin with '-' and read as an option), and DIR/ takes no second slash.
+TEST(IntoOutputsExplore, FilesOfStandardInputAreNamedStdin) {
+  TempDir dir("into-stdin");
+  const std::string out = dir.path() + "/";
+  const CommandResult r =
+      ProctapeRedirected("<'" + CorpusRecording() + "'",
+                         {"explore", "-", "--depth", "1", "--examples", "1", "--out", out});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 20) << Describe(r);  // 20: a violation found
+  const std::vector<std::string> written = Entries(dir.path());
+  ASSERT_FALSE(written.empty()) << Describe(r);
+  for (const std::string& name : written) {
+    EXPECT_EQ(name.rfind("stdin-check0-", 0), 0u) << name;
+  }
+  EXPECT_FALSE(Has(r.out, "//")) << Describe(r);
+}
+
 }  // namespace
 }  // namespace proctape::live

@@ -172,6 +172,62 @@ TEST(StandardOutputIsAnInputByAnyRedirection, AppendExportAndStandardInputAreRef
   }
 }
 
+// What a new user's trial found written over (docs/cli/outputs.md, "An
+// output is never an input"): standard output into the corpus `corpus add`
+// reads, the MANIFEST that sql and export --format sqlite|csv read beside
+// a corpus entry (as --db, -o or standard output), and standard input named
+// twice by another name (`diff - /dev/stdin`): each a usage error before any
+// work, the file as it was.
+TEST(StandardOutputIsAnInputByAnyRedirection, TheCorpusAndTheManifestBesideAreInputsToo) {
+  TempDir dir("stdout-input-corpus");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string corpus = dir.File("cj");
+  fs::copy(SourceCorpus(), corpus, fs::copy_options::recursive);
+  const std::string manifest = corpus + "/MANIFEST";
+  std::string entry;
+  for (const auto& e : fs::directory_iterator(corpus)) {
+    if (e.path().extension() == ".ptape") entry = e.path().string();
+  }
+  ASSERT_FALSE(entry.empty());
+  struct Line {
+    Argv args;
+    std::string redirect;
+    std::string says;
+  };
+  const std::vector<Line> lines = {
+      {{"corpus", "add", CorpusRecording(), "--corpus", corpus},
+       ">>" + Quoted(manifest),
+       "standard output is inside the corpus '" + corpus + "'"},
+      {{"sql", entry, "-c", "SELECT 1", "--db", manifest, "--force"},
+       "",
+       "the same file as the MANIFEST beside FILE '" + manifest + "'"},
+      {{"export", entry, "--format", "sqlite", "-o", manifest, "--force"},
+       "",
+       "the same file as the MANIFEST beside FILE '" + manifest + "'"},
+      {{"sql", entry, "-c", "SELECT 1"},
+       ">>" + Quoted(manifest),
+       "standard output is the same file as the MANIFEST beside FILE"},
+  };
+  for (const Line& l : lines) {
+    const std::string before = FileBytes(manifest);
+    const CommandResult r = ProctapeRedirected(l.redirect, l.args);
+    EXPECT_EQ(r.exit_code, 2) << Shown(l.args, l.redirect) << "\n" << Describe(r);
+    EXPECT_TRUE(Has(r.err, l.says)) << Shown(l.args, l.redirect) << "\n" << Describe(r);
+    EXPECT_EQ(FileBytes(manifest), before) << Shown(l.args, l.redirect);
+  }
+  // A piped standard input read as '-' and again as /dev/stdin would be
+  // found at its end the second time: refused, as '-' twice is.
+  for (const std::string& line :
+       {std::string("diff - /dev/stdin"), std::string("verify /dev/stdin /dev/stdin")}) {
+    const CommandResult r = RunCommand({"/bin/sh", "-c", "cat \"$1\" | exec \"$0\" " + line,
+                                        ::proctape::live::TestedBinary(), CorpusRecording()},
+                                       120'000);
+    EXPECT_EQ(r.exit_code, 2) << line << "\n" << Describe(r);
+    EXPECT_TRUE(Has(r.err, "standard input ('-') can be read once")) << line << "\n" << Describe(r);
+    EXPECT_TRUE(Has(r.err, "'/dev/stdin' (standard input)")) << line << "\n" << Describe(r);
+  }
+}
+
 // A FILE given as a directory is refused by its read ("is a directory"),
 // wherever standard output lies: the output is inside no input (before, with
 // standard output a file in '.', a new user was told it was inside FILE '.').
