@@ -2,7 +2,8 @@
 // A capture's frame loop (capture/frames_capture.h) on the in-memory /proc,
 // written by the real writer and read back: the frame count, --until-exit's
 // end at the frame that shows the root gone, an import's recorded times and
-// cut, and a source that fails mid-frame (docs/cli/commands.md, "capture").
+// cut, and a source that fails mid-frame (docs/cli/commands.md,
+// "A capture cut by a bound").
 #include "capture/frames_capture.h"
 
 #include <gtest/gtest.h>
