@@ -138,6 +138,13 @@ int RunAdd(AddOptions o) {
 
 }  // namespace
 
+constexpr const char* kExamples =
+    "Examples:\n"
+    "  proctape corpus add failure.ptape --note 'pid reused under load'\n"
+    "  proctape corpus add lab.ptape --corpus corpus --name plain-bwrap\n"
+    "  proctape corpus add bug.ptape --expect NO_MATCH  # what a fix gives\n"
+    "  proctape lab plain --record p.ptape && proctape corpus add - < p.ptape\n\n";
+
 void RegisterCorpusAdd(CLI::App* corpus, int* exit_code) {
   auto add = std::make_shared<AddOptions>();
   CLI::App* a = corpus->add_subcommand(
@@ -177,16 +184,11 @@ void RegisterCorpusAdd(CLI::App* corpus, int* exit_code) {
           ->check(NonEmpty("an empty verdict states nothing"))
           ->type_name("VERDICT"));
   a->add_flag("--json", add->json, "print the entry as one JSON object (CorpusAddResult)");
-  a->footer(
-      std::string("Examples:\n"
-                  "  proctape corpus add failure.ptape --note 'pid reused under load'\n"
-                  "  proctape corpus add lab.ptape --corpus corpus --name plain-bwrap\n"
-                  "  proctape corpus add bug.ptape --expect NO_MATCH  # what a fix gives\n"
-                  "  proctape lab plain --record p.ptape && proctape corpus add - < p.ptape\n\n") +
-      ExitStatusFooter("0 added, 2 usage error, 10 the corpus cannot be written (checked "
-                       "first), 11-16 a damaged file, 20/21 the file does not replay to its "
-                       "verdict, 23 bad MANIFEST (several files: the largest of their "
-                       "statuses)"));
+  a->footer(std::string(kExamples) +
+            ExitStatusFooter("0 added, 2 usage error, 10 the corpus cannot be written (checked "
+                             "first), 11-16 a damaged file, 20/21 the file does not replay to its "
+                             "verdict, 23 bad MANIFEST (several files: the largest of their "
+                             "statuses)"));
   a->callback([add, note, exit_code] {
     // Without --note, a lab recording says what its scenario shows.
     add->request.scenario_note = nullptr;

@@ -85,6 +85,16 @@ CLI::Validator BootIdValidator() {
       "", "boot id");
 }
 
+// --pid and --start, required unless --from-recording names the identity:
+// kExitOk, or the status after the line a missing required option gives
+// (cli/parse_errors.h).
+int IdentityGiven(const LivenessOptions& o, const CLI::Option& pid, const CLI::Option& start) {
+  if (!o.source.from_recording.empty() || (pid.count() > 0 && start.count() > 0)) return kExitOk;
+  return UsageError(pid.count() == 0 ? "missing --pid PID (host pid, as resolve printed it), or "
+                                       "--from-recording FILE"
+                                     : "missing --start TICKS (start tick, as resolve printed it)");
+}
+
 // What `--help` says of the command, above its options.
 constexpr const char* kDescription =
     "Is the process identified by (--pid, --start) still alive? Re-reads its stat only:\n"
@@ -152,16 +162,8 @@ void RegisterLiveness(CLI::App& app, int* exit_code, std::vector<std::string> co
       ExitStatusFooter(
           "0 ALIVE, 1 this host's boot id cannot be read, 2 usage error, 3 DEAD, 4 pid reused, 7 unreadable, 9 an identity of another boot, 10 --record refused or cannot be written, 10-16 a damaged --fingerprint or --from-recording"));
   sub->callback([o, exit_code, pid, start] {
-    // Required unless --from-recording names the identity; said as a missing
-    // required option is (cli/parse_errors.h).
-    if (o->source.from_recording.empty() && (pid->count() == 0 || start->count() == 0)) {
-      *exit_code = UsageError(pid->count() == 0
-                                  ? "missing --pid PID (host pid, as resolve printed it), or "
-                                    "--from-recording FILE"
-                                  : "missing --start TICKS (start tick, as resolve printed it)");
-      return;
-    }
-    *exit_code = RunLiveness(*o);
+    const int missing = IdentityGiven(*o, *pid, *start);
+    *exit_code = missing != kExitOk ? missing : RunLiveness(*o);
   });
 }
 

@@ -226,7 +226,7 @@ TEST_F(MultiFrame, DiffOfAFrameWithItselfThroughTwoNamesOfOneFileIsAUsageError) 
     EXPECT_NE(r.err.find("compared with itself"), std::string::npos) << Describe(r);
   }
   // Standard input redirected from the file is that file too.
-  CommandResult piped = ProctapeRedirected("<'" + one + "'", {"diff", "-", one});
+  CommandResult piped = live::ProctapeRedirected("<'" + one + "'", {"diff", "-", one});
   EXPECT_EQ(piped.exit_code, 2) << Describe(piped);
   EXPECT_NE(piped.err.find("compared with itself"), std::string::npos) << Describe(piped);
   const std::string copy = dir_.File("copy.ptape");
