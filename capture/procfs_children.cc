@@ -21,12 +21,11 @@
 #include <vector>
 
 #include "capture/procfs_evidence.h"
+#include "capture/bounded_read.h"
 #include "core/proc_parse.h"
 
 namespace proctape {
 namespace {
-
-int FailedErrno() { return errno != 0 ? errno : EIO; }
 
 // Reads all of `fd` into *out; 0 or the errno.
 int ReadAll(int fd, std::string* out) {

@@ -13,13 +13,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "capture/bounded_read.h"
 #include "capture/clock.h"
 
 namespace proctape {
 namespace {
-
-// The one place a failed system call becomes evidence: its errno, never 0.
-int FailedErrno() { return errno != 0 ? errno : EIO; }
 
 bool AllDigits(const char* name) {
   if (*name == '\0') return false;
@@ -169,33 +167,7 @@ ReadResult ProcfsEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64
     out.err = FailedErrno();
     return out;
   }
-  // Up to bound + 1 bytes (saturating: a bound of UINT64_MAX must not wrap to
-  // 0). The buffer grows with what the file holds, never to the bound itself:
-  // a huge bound is a limit, not an allocation.
-  const std::uint64_t want = bound == UINT64_MAX ? bound : bound + 1;
-  std::size_t got = 0;
-  while (got < want) {
-    if (got == buffer_.size()) {
-      std::uint64_t grown = std::max<std::uint64_t>(4096, 2 * static_cast<std::uint64_t>(got));
-      buffer_.resize(static_cast<std::size_t>(std::min(want, grown)));
-    }
-    std::size_t room =
-        static_cast<std::size_t>(std::min<std::uint64_t>(buffer_.size(), want)) - got;
-    ssize_t n = ::read(fd, buffer_.data() + got, room);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      out.err = FailedErrno();
-      ::close(fd);
-      return out;
-    }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  out.truncated = got > bound;
-  out.data =
-      std::string_view(buffer_.data(), out.truncated ? static_cast<std::size_t>(bound) : got);
-  return out;
+  return ReadBoundedAndClose(fd, bound, &buffer_);
 }
 
 Identity ProcfsEvidence::ExeIdentity(std::int64_t pid) {

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "capture/bounded_read.h"
 #include "capture/clock.h"
 #include "core/proc_parse.h"
 
@@ -45,9 +46,6 @@ int OpenBeneath(int dir_fd, const std::string& path, std::uint64_t flags) {
 // socket, a directory) answers when read.
 constexpr int kNotRegular = EINVAL;
 
-// The one place a failed system call becomes evidence: its errno, never 0.
-int FailedErrno() { return errno != 0 ? errno : EIO; }
-
 // At most `bound` bytes of `path` under `dir_fd` (bound + 1 read, so a file of
 // exactly `bound` bytes is whole and one more is `truncated`), into *buffer.
 ReadResult ReadBeneath(int dir_fd, const std::string& path, std::uint64_t bound,
@@ -69,32 +67,7 @@ ReadResult ReadBeneath(int dir_fd, const std::string& path, std::uint64_t bound,
     ::close(fd);
     return out;
   }
-  // Saturating: a bound of UINT64_MAX must not wrap to 0. The buffer grows
-  // with what the file holds, never to the bound itself.
-  const std::uint64_t want = bound == UINT64_MAX ? bound : bound + 1;
-  std::size_t got = 0;
-  while (got < want) {
-    if (got == buffer->size()) {
-      std::uint64_t grown = std::max<std::uint64_t>(4096, 2 * static_cast<std::uint64_t>(got));
-      buffer->resize(static_cast<std::size_t>(std::min(want, grown)));
-    }
-    std::size_t room =
-        static_cast<std::size_t>(std::min<std::uint64_t>(buffer->size(), want)) - got;
-    ssize_t n = ::read(fd, buffer->data() + got, room);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      out.err = FailedErrno();
-      ::close(fd);
-      return out;
-    }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  out.truncated = got > bound;
-  out.data =
-      std::string_view(buffer->data(), out.truncated ? static_cast<std::size_t>(bound) : got);
-  return out;
+  return ReadBoundedAndClose(fd, bound, buffer);
 }
 
 // A side file: errno, or EFBIG when it holds more than `bound` bytes.
