@@ -80,6 +80,17 @@ int ReadSideFile(int dir_fd, const std::string& path, std::size_t bound, std::st
   return 0;
 }
 
+// Why a side file cannot be read, from ReadSideFile's errno (not 0): a side
+// file is read only as a regular file of the directory, within its bound.
+std::string SideFileProblem(int err, std::uint64_t bound) {
+  if (err == EFBIG) return "over " + std::to_string(bound) + " bytes";
+  if (err == ELOOP) return "a symbolic link (a side file is read only as a file of the directory)";
+  if (err == kNotRegular) {
+    return "not a regular file (a side file is read only as a file of the directory)";
+  }
+  return std::strerror(err);
+}
+
 bool AllDigits(const char* name) {
   if (*name == '\0') return false;
   for (const char* c = name; *c != '\0'; ++c) {
@@ -118,14 +129,8 @@ std::unique_ptr<ProcDirEvidence> ProcDirEvidence::Open(const std::string& dir, s
   int err = ReadSideFile(fd, kFrameFile, kFrameFileBound, &text);
   if (err == ENOENT) return ev;
   std::string why;
-  if (err == EFBIG) {
-    why = "over " + std::to_string(kFrameFileBound) + " bytes";
-  } else if (err == ELOOP) {
-    why = "a symbolic link (a side file is read only as a file of the directory)";
-  } else if (err == kNotRegular) {
-    why = "not a regular file (a side file is read only as a file of the directory)";
-  } else if (err != 0) {
-    why = std::strerror(err);
+  if (err != 0) {
+    why = SideFileProblem(err, kFrameFileBound);
   } else {
     FrameFacts facts;
     if (ParseFrameFacts(text, &facts, &why)) {
@@ -150,14 +155,8 @@ const IdentityFacts& ProcDirEvidence::Facts(std::int64_t pid) {
   // Not in DIR: no such file, PID is not a directory, or PID lies outside.
   if (err == ENOENT || err == ENOTDIR || err == EXDEV) return cached_;
   std::string why;
-  if (err == EFBIG) {
-    why = "over " + std::to_string(kIdentityFileBound) + " bytes";
-  } else if (err == ELOOP) {
-    why = "a symbolic link (a side file is read only as a file of the directory)";
-  } else if (err == kNotRegular) {
-    why = "not a regular file (a side file is read only as a file of the directory)";
-  } else if (err != 0) {
-    why = std::strerror(err);
+  if (err != 0) {
+    why = SideFileProblem(err, kIdentityFileBound);
   } else if (ParseIdentityFacts(text, &cached_, &why)) {
     return cached_;
   }
