@@ -74,12 +74,12 @@ Error WriteFingerprintFile(const std::string& path, const Fingerprint& fingerpri
            request.force = replace;
            request.binary = true;
            request.remove_on_interrupt = false;
-           OutputError refused;
+           Failure refused;
            std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
            if (!output) {
-             out.error =
-                 Fail(refused.usage ? ErrorCode::kInvalidArgument : ErrorCode::kRecordRefused,
-                      refused.message);
+             out.error = Fail(refused.kind == FailureKind::kUsage ? ErrorCode::kInvalidArgument
+                                                                  : ErrorCode::kRecordRefused,
+                              refused.message);
              return out;
            }
            std::string error;

@@ -20,10 +20,11 @@ std::unique_ptr<OutputFile> OpenRecording(const RecordPolicy& policy, Error* err
   request.force = policy.replace;
   request.binary = true;
   request.remove_on_interrupt = false;  // the program's signals are its own
-  OutputError refused;
+  Failure refused;
   std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
   if (!output) {
-    *error = Fail(refused.usage ? ErrorCode::kInvalidArgument : ErrorCode::kRecordRefused,
+    *error = Fail(refused.kind == FailureKind::kUsage ? ErrorCode::kInvalidArgument
+                                                      : ErrorCode::kRecordRefused,
                   refused.message);
   }
   return output;

@@ -82,7 +82,7 @@ bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
   request.force = options.force;
   request.stdout_allowed = true;
   request.binary = true;
-  OutputError refused;
+  Failure refused;
   std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
   if (!output) {
     *error = refused.message;

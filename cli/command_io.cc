@@ -23,7 +23,7 @@ int EnterCommand(const CommandIo& io, std::unique_ptr<OutputFile>* output) {
     read.push_back(input);
     beside.push_back(input.path);
   }
-  if (std::string why = StdinOnce(stdin_readers); !why.empty()) return Fail(kExitUsage, why);
+  if (MaybeFailure twice = StdinOnce(stdin_readers)) return Fail(*twice);
   if (int refused = RefuseStandardStreams(read); refused != kExitOk) return refused;
   std::unique_ptr<OutputFile> opened;
   if (io.output) {

@@ -57,8 +57,9 @@ int AddOne(const AddOptions& o, const std::string& file, std::string* json) {
   // Read three times (hashed, replayed, copied): standard input or a pipe
   // is copied once.
   InputCopy input_copy;
-  std::string copy_error;
-  if (!input_copy.Open(file, &copy_error)) return Fail(kExitIo, EscapeBytes(copy_error));
+  if (MaybeFailure failed = input_copy.Open(file)) {
+    return Fail(kExitIo, EscapeBytes(failed->message));
+  }
   if (input_copy.copied()) {
     request.file = input_copy.path();
     request.shown = file;

@@ -98,8 +98,10 @@ int RunCheck(const CheckCliOptions& o) {
     std::printf("%s\n", SummaryLine(report).c_str());
   }
   std::fflush(stdout);
-  if (junit && (!junit->Write(JUnitXml(report), &error) || !junit->Commit(&error))) {
-    return FailAbout(kExitIo, "--junit", o.junit, error);
+  if (junit) {
+    if (MaybeFailure failed = junit->WriteAndCommit(JUnitXml(report))) {
+      return FailAbout("--junit", o.junit, *failed);
+    }
   }
   for (const v1::CorpusEntryResult& r : report.results()) {
     if (r.file_missing()) {

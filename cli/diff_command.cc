@@ -153,9 +153,9 @@ int ReadFiles(const DiffOptions& o, DiffInputs* in) {
     };
     StreamSource source{o.files[k], -1};
     if (needs_last) {
-      std::string copy_error;
-      if (!in->copies[k].Open(o.files[k], &copy_error))
-        return Fail(kExitIo, EscapeBytes(copy_error));
+      if (MaybeFailure failed = in->copies[k].Open(o.files[k])) {
+        return Fail(kExitIo, EscapeBytes(failed->message));
+      }
       source.fd = in->copies[k].fd();
     }
     ReadKeep keep;

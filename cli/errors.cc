@@ -255,6 +255,12 @@ int FailAbout(int status, std::string_view option, std::string_view path, std::s
   return Fail(status, AboutPath(option, path, what));
 }
 
+int Fail(const Failure& failure) { return Fail(ExitCodeFor(failure.kind), failure.message); }
+
+int FailAbout(std::string_view option, std::string_view path, const Failure& failure) {
+  return FailAbout(ExitCodeFor(failure.kind), option, path, failure.message);
+}
+
 void Warn(const std::string& message) {
   if (ErrorModeOf().json) {
     v1::ErrorReport report;

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/failure.h"
+
 namespace proctape {
 
 // Set once by main from the command line: the command's name ("corpus
@@ -82,6 +84,10 @@ int FailEscaped(const std::exception& e);
 std::string AboutPath(std::string_view option, std::string_view path, std::string_view what);
 // Fail(status, AboutPath(option, path, what)).
 int FailAbout(int status, std::string_view option, std::string_view path, std::string_view what);
+// A library's failure (core/failure.h), with the status its kind has
+// (cli/exit_codes.h ExitCodeFor): Fail, or FailAbout the path it concerns.
+int Fail(const Failure& failure);
+int FailAbout(std::string_view option, std::string_view path, const Failure& failure);
 // A warning: "proctape: warning: MESSAGE" (JSON mode: {"warning": ...},
 // said at once: before any failure, which is held).
 void Warn(const std::string& message);

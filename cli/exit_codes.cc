@@ -52,6 +52,22 @@ int ExitCodeFor(FormatErrorKind kind) {
   return kExitInternal;
 }
 
+int ExitCodeFor(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::kUsage: return kExitUsage;
+    case FailureKind::kIo: return kExitIo;
+    case FailureKind::kBadMagic: return kExitBadMagic;
+    case FailureKind::kNewerVersion: return kExitNewerVersion;
+    case FailureKind::kTruncated: return kExitTruncated;
+    case FailureKind::kChecksum: return kExitChecksum;
+    case FailureKind::kCorrupt: return kExitCorrupt;
+    case FailureKind::kTooLarge: return kExitTooLarge;
+    case FailureKind::kManifest: return kExitCorpusManifest;
+    case FailureKind::kInternal: return kExitInternal;
+  }
+  return kExitInternal;
+}
+
 std::string ExitCodeMeaning(int status) {
   switch (status) {
     case kExitOk: return "success";

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/failure.h"
 #include "core/verdict.h"
 #include "format/format_error.h"
 
@@ -53,6 +54,8 @@ int ExitCodeFor(Status status);
 int ExitCodeFor(const LivenessVerdict& verdict);
 // kNone -> 0; every other kind -> its status 10..16.
 int ExitCodeFor(FormatErrorKind kind);
+// The status of a library's failure (core/failure.h): its kind's family.
+int ExitCodeFor(FailureKind kind);
 
 // What `status` means, in a few words ("bound exceeded"), for a failure
 // said by its status alone (cli/errors.h Finish).

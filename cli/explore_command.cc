@@ -83,8 +83,8 @@ int CheckOptions(const ExploreOptions& o) {
     return Fail(kExitUsage, why);
   }
   if (!o.out.empty()) {
-    if (std::string why = DirectoryWrittenIntoProblem(o.out); !why.empty()) {
-      return FailAbout(kExitIo, "--out", o.out, why);
+    if (MaybeFailure refused = DirectoryWrittenIntoProblem(o.out)) {
+      return FailAbout("--out", o.out, *refused);
     }
   } else if (o.examples > 0) {
     return Fail(kExitUsage, "--examples " + std::to_string(o.examples) +

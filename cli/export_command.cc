@@ -89,7 +89,8 @@ int ExportTables(const ExportOptions& o, const std::string& out,
     error = d->WriteCsv(output->fd(), d->keeps_environ(), &csv_bytes);
   }
   const std::uint64_t bytes = o.format == "csv" ? csv_bytes : d->ImageBytes();
-  if (!error.empty() || !output->Commit(&error)) return FailAbout(kExitIo, "--output", out, error);
+  if (!error.empty()) return FailAbout(kExitIo, "--output", out, error);
+  if (MaybeFailure failed = output->Commit()) return FailAbout("--output", out, *failed);
   const std::uint64_t processes = d->Count("processes");
   const std::size_t tables = d->Tables().size();
   ProcDirStats csv{processes, o.format == "csv" ? tables : 1, bytes};
@@ -162,8 +163,9 @@ int ReadInput(const ExportOptions& o, ExportInput* in) {
   progress.Show("export: reading " + EscapeBytes(o.file, 4096));
   FormatError read;
   if (o.format == "json") {
-    std::string copy_error;
-    if (!in->copy.Open(o.file, &copy_error)) return Fail(kExitIo, EscapeBytes(copy_error));
+    if (MaybeFailure failed = in->copy.Open(o.file)) {
+      return Fail(kExitIo, EscapeBytes(failed->message));
+    }
     read = in->json.Survey(StreamSource{o.file, in->copy.fd()});
   } else {
     ReadKeep keep;
@@ -183,7 +185,8 @@ int WriteJson(JsonExport& json, OutputFile& output, const std::string& out, cons
               Progress& progress, std::uint64_t* size) {
   std::string data, error, write_error;
   auto drain = [&](std::string* piece, std::string* why) {
-    if (!output.Write(*piece, &write_error)) {
+    if (MaybeFailure failed = output.Write(*piece)) {
+      write_error = failed->message;
       *why = write_error;
       return false;
     }
@@ -193,13 +196,13 @@ int WriteJson(JsonExport& json, OutputFile& output, const std::string& out, cons
   };
   const bool complete = json.Write(&data, &error, drain);
   if (complete) data.push_back('\n');
-  const bool written = complete && output.Write(data, &error) && output.Commit(&error);
+  MaybeFailure failed = complete ? output.WriteAndCommit(data) : std::nullopt;
   progress.Done();  // before any error line
   if (!complete) {
     if (!write_error.empty()) return FailAbout(kExitIo, "--output", out, write_error);
     return Fail(kExitTooLarge, name + ": " + error);
   }
-  if (!written) return FailAbout(kExitIo, "--output", out, error);
+  if (failed) return FailAbout("--output", out, *failed);
   *size += data.size();
   return kExitOk;
 }
@@ -255,9 +258,9 @@ int WriteExport(const ExportOptions& o, ExportInput& in, const std::string& out,
   } else {
     const std::string data = FrameDot(in.snapshot, frame, &drawn);
     size = data.size();
-    const bool written = output->Write(data, &error) && output->Commit(&error);
+    MaybeFailure failed = output->WriteAndCommit(data);
     progress.Done();
-    if (!written) return FailAbout(kExitIo, "--output", out, error);
+    if (failed) return FailAbout("--output", out, *failed);
   }
   Report(o, mask, out, frame,
          (is_json ? std::string("the whole file")

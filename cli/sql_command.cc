@@ -225,8 +225,10 @@ int RunSql(const SqlOptions& o) {
     // What is written of a file that keeps environment values is the
     // owner's only, as that file (fs/output_file.h, rule 2).
     if (d->keeps_environ()) db_file->KeepOwnerOnly();
-    std::string error = d->SaveTo(*db_file);
-    if (!error.empty() || !db_file->Commit(&error)) return FailAbout(kExitIo, "--db", o.db, error);
+    if (std::string error = d->SaveTo(*db_file); !error.empty()) {
+      return FailAbout(kExitIo, "--db", o.db, error);
+    }
+    if (MaybeFailure failed = db_file->Commit()) return FailAbout("--db", o.db, *failed);
   }
   if (std::string f = d->ReadOnly(); !f.empty()) {
     return Fail(kExitInternal, "cannot make the database read-only: " + f);

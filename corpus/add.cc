@@ -61,7 +61,7 @@ bool CopyIntoCorpus(const std::string& src, const std::string& shown, const std:
   }
   OutputRequest request;
   request.path = target;
-  OutputError refused;
+  Failure refused;
   std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
   if (!out) {
     *error = shown + ": " + refused.message;
@@ -80,8 +80,8 @@ bool CopyIntoCorpus(const std::string& src, const std::string& shown, const std:
     if (n == 0) break;
     std::string_view piece(buf.data(), static_cast<std::size_t>(n));
     hash.Update(piece);
-    if (!out->Write(piece, error)) {
-      *error = shown + ": " + *error;
+    if (MaybeFailure failed = out->Write(piece)) {
+      *error = shown + ": " + failed->message;
       return false;
     }
   }
@@ -89,10 +89,11 @@ bool CopyIntoCorpus(const std::string& src, const std::string& shown, const std:
     *error = shown + " changed while it was being added: not added";
     return false;
   }
-  if (out->Commit(error)) return true;
+  MaybeFailure failed = out->Commit();
+  if (!failed) return true;
   // Made meanwhile (by another add, outside the lock): the same content is fine.
   if (::lstat(target.c_str(), &st) == 0) return same_content();
-  *error = shown + ": " + *error;
+  *error = shown + ": " + failed->message;
   return false;
 }
 

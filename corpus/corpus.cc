@@ -42,13 +42,15 @@ bool WriteFileAtomic(const std::string& path, const std::string& data, std::stri
   OutputRequest request;
   request.path = path;
   request.force = true;  // the corpus's own file, rewritten whole
-  OutputError refused;
+  Failure refused;
   std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
   if (!out) {
     *error = refused.message;
     return false;
   }
-  return out->Write(data, error) && out->Commit(error);
+  MaybeFailure failed = out->WriteAndCommit(data);
+  if (failed) *error = failed->message;
+  return !failed;
 }
 
 v1::CorpusEntry ToProto(const ManifestEntry& e) {

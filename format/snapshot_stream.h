@@ -63,7 +63,7 @@ struct StreamCounts {
 
 // A file that can be read more than once: a path ("-": standard input, read
 // once), or (fd >= 0) a descriptor of a regular file (a copy of standard
-// input, cli/inputs.h StdinCopy) read from its start each time.
+// input, fs/inputs.h InputCopy) read from its start each time.
 struct StreamSource {
   std::string path;
   int fd = -1;

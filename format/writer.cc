@@ -304,8 +304,7 @@ bool SnapshotWriter::Finish(v1::Footer footer) {
   finished_ = true;  // "Nothing may follow the footer."
   // Synced and renamed; a NAME that appeared meanwhile is not replaced
   // unless forced, and a rename never follows a link at NAME.
-  std::string error;
-  if (!output_->Commit(&error)) return Fail(error);
+  if (MaybeFailure failed = output_->Commit()) return Fail(failed->message);
   return true;
 }
 

@@ -28,7 +28,7 @@ std::unique_ptr<SnapshotWriter> SnapshotWriter::Create(const std::string& path,
   request.force = options.force;
   request.stdout_allowed = true;
   request.binary = true;
-  OutputError refused;
+  Failure refused;
   std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
   if (!output) {
     *error = refused.message;
@@ -77,9 +77,9 @@ bool SnapshotWriter::ChunkRoom(const char* what) {
 
 bool SnapshotWriter::WriteAll(const void* data, std::size_t size) {
   if (!error_.empty()) return false;
-  std::string error;
-  if (!output_->Write(std::string_view(static_cast<const char*>(data), size), &error)) {
-    return Fail(error);
+  if (MaybeFailure failed =
+          output_->Write(std::string_view(static_cast<const char*>(data), size))) {
+    return Fail(failed->message);
   }
   bytes_written_ += size;
   return true;

@@ -58,12 +58,11 @@ bool WriteAll(int fd, std::string_view data) {
   return true;
 }
 
-std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, OutputError* error) {
+std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Failure* failure) {
   const std::string shown = Escaped(request.path);
   const char* noun = request.directory ? "directory" : "file";
-  auto refuse = [error](std::string message, bool usage = false) {
-    error->usage = usage;
-    error->message = std::move(message);
+  auto refuse = [failure](std::string message, bool usage = false) {
+    *failure = Failure(usage ? FailureKind::kUsage : FailureKind::kIo, std::move(message));
     return nullptr;
   };
   if (request.path.empty()) return refuse(std::string("an empty path names no ") + noun, true);
@@ -234,29 +233,21 @@ void OutputFile::Discard() {
   slot_ = -1;
 }
 
-bool OutputFile::Write(std::string_view data, std::string* error) {
-  if (done_) {
-    *error = shown() + ": cannot write: it is closed";
-    return false;
-  }
-  if (WriteAll(fd_, data)) return true;
-  *error = shown() + ": cannot write: " + std::strerror(errno);
-  return false;
+MaybeFailure OutputFile::Write(std::string_view data) {
+  if (done_) return Failure(FailureKind::kIo, shown() + ": cannot write: it is closed");
+  if (WriteAll(fd_, data)) return std::nullopt;
+  return IoFailure(shown() + ": cannot write", errno);
 }
 
-bool OutputFile::Commit(std::string* error) {
-  if (done_) {
-    *error = shown() + ": cannot write: it is closed";
-    return false;
-  }
+MaybeFailure OutputFile::Commit() {
+  if (done_) return Failure(FailureKind::kIo, shown() + ": cannot write: it is closed");
   if (stdout_) {
     done_ = true;
-    return true;
+    return std::nullopt;
   }
-  auto fail = [&](const std::string& what, int err) {
+  auto fail = [&](const std::string& what, int err) -> MaybeFailure {
     Discard();
-    *error = shown() + ": cannot write: " + what + std::strerror(err);
-    return false;
+    return Failure(FailureKind::kIo, shown() + ": cannot write: " + what + std::strerror(err), err);
   };
   // Rule 2: a file that keeps no environment value is shared as any file
   // the user makes (0644 less the umask), before it gets its name.
@@ -277,9 +268,9 @@ bool OutputFile::Commit(std::string* error) {
       // never swapped out and removed.
       if (!HoldsMarker(parent_fd_, base_, marker_)) {
         Discard();
-        *error = shown() + ": changed while it was being written (it holds no " + Escaped(marker_) +
-                 " now): not replaced";
-        return false;
+        return Failure(FailureKind::kIo, shown() +
+                                             ": changed while it was being written (it holds no " +
+                                             Escaped(marker_) + " now): not replaced");
       }
       flags = RENAME_EXCHANGE;
     }
@@ -294,10 +285,11 @@ bool OutputFile::Commit(std::string* error) {
     const int err = errno;
     if (err == EEXIST || err == ENOTEMPTY) {
       Discard();
-      *error = shown() +
-               ": appeared while it was being written: not replaced without --force "
-               "(nothing was written)";
-      return false;
+      return Failure(FailureKind::kIo,
+                     shown() +
+                         ": appeared while it was being written: not replaced "
+                         "without --force (nothing was written)",
+                     err);
     }
     return fail("rename: ", err);
   }
@@ -306,7 +298,12 @@ bool OutputFile::Commit(std::string* error) {
   UnregisterTemporary(slot_);
   slot_ = -1;
   done_ = true;
-  return true;
+  return std::nullopt;
+}
+
+MaybeFailure OutputFile::WriteAndCommit(std::string_view data) {
+  if (MaybeFailure failed = Write(data)) return failed;
+  return Commit();
 }
 
 std::string OutputFile::Abandon() {
@@ -319,19 +316,15 @@ std::string OutputFile::Abandon() {
   return temporary_;
 }
 
-bool WriteOutputFile(const std::string& path, std::string_view data, bool force,
-                     std::string* error) {
+MaybeFailure WriteOutputFile(const std::string& path, std::string_view data, bool force) {
   OutputRequest request;
   request.path = path;
   request.force = force;
   request.stdout_allowed = true;
-  OutputError refused;
+  Failure refused;
   std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
-  if (!out) {
-    *error = refused.message;
-    return false;
-  }
-  return out->Write(data, error) && out->Commit(error);
+  if (!out) return refused;
+  return out->WriteAndCommit(data);
 }
 
 }  // namespace proctape

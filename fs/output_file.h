@@ -49,6 +49,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/failure.h"
 #include "fs/temporary_names.h"  // IsTemporaryOf, for users of this rule
 
 namespace proctape {
@@ -73,16 +74,13 @@ struct OutputRequest {
   bool remove_on_interrupt = true;
 };
 
-struct OutputError {
-  bool usage = false;   // the request itself is wrong ("" or a "-" not allowed): exit 2
-  std::string message;  // one line, the path escaped; every other refusal is exit 10
-};
-
 class OutputFile {
  public:
   // Checks `request` (rule 1) and creates the temporary (rule 2). Null with
-  // *error when the output is refused or the temporary cannot be made.
-  static std::unique_ptr<OutputFile> Open(const OutputRequest& request, OutputError* error);
+  // *failure when the output is refused or the temporary cannot be made:
+  // kUsage when the request itself is wrong ("" or a "-" not allowed), kIo
+  // for every other refusal; the message names the path, escaped.
+  static std::unique_ptr<OutputFile> Open(const OutputRequest& request, Failure* failure);
   ~OutputFile();  // not committed: the temporary is removed
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -101,17 +99,19 @@ class OutputFile {
   // For messages: "standard output", or the path escaped.
   std::string shown() const;
 
-  // Writes all of `data` to fd() (short writes and EINTR retried); false with
-  // *error naming what failed.
-  bool Write(std::string_view data, std::string* error);
+  // Writes all of `data` to fd() (short writes and EINTR retried); the
+  // failure (kIo) names what failed.
+  [[nodiscard]] MaybeFailure Write(std::string_view data);
   // The file keeps environment values (rule 2): it stays 0600 when
   // committed. Nothing for standard output or a directory output (a
   // proc-dir sets each of its files' modes, procdir/writer.h).
   void KeepOwnerOnly() { owner_only_ = true; }
   bool owner_only() const { return owner_only_; }
-  // Rule 3. False with *error; the temporary is then removed. Standard output
-  // is neither synced nor closed.
-  bool Commit(std::string* error);
+  // Rule 3. On failure (kIo) the temporary is removed. Standard output is
+  // neither synced nor closed.
+  [[nodiscard]] MaybeFailure Commit();
+  // Write(data), then Commit(): the first failure.
+  [[nodiscard]] MaybeFailure WriteAndCommit(std::string_view data);
   // What SIGKILL would leave: the temporary stays (unregistered, closed) and
   // its path is returned. For tests of crash safety and of the reader.
   std::string Abandon();
@@ -143,8 +143,8 @@ class OutputFile {
 bool WriteAll(int fd, std::string_view data);
 
 // `data` as the whole of the file at `path`, under the rule above ("-":
-// standard output). False with *error (OutputError's message).
-bool WriteOutputFile(const std::string& path, std::string_view data, bool force,
-                     std::string* error);
+// standard output): Open's failure, or Write's, or Commit's.
+[[nodiscard]] MaybeFailure WriteOutputFile(const std::string& path, std::string_view data,
+                                           bool force);
 
 }  // namespace proctape

@@ -98,7 +98,7 @@ LabResult RunLab(const LabOptions& options) {
   OutputRequest request;
   request.path = options.record;
   request.force = options.force;
-  OutputError refused;
+  Failure refused;
   std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
   if (!output) {
     result.outcome = LabOutcome::kOutputRefused;

@@ -60,7 +60,7 @@ OutputRequest ProcDirRequest(const std::string& path, bool force) {
 bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string& path, bool force,
                   ProcDirStats* stats, std::string* error) {
   *stats = ProcDirStats{};
-  OutputError refused;
+  Failure refused;
   std::unique_ptr<OutputFile> output = OutputFile::Open(ProcDirRequest(path, force), &refused);
   if (!output) {
     *error = refused.message;
@@ -136,7 +136,9 @@ bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, std::unique_ptr<O
   }
   // An absent PATH must still be absent, an empty one may be replaced; an
   // earlier export is swapped with the new one atomically, then removed.
-  return output->Commit(error);
+  MaybeFailure failed = output->Commit();
+  if (failed) *error = failed->message;
+  return !failed;
 }
 
 }  // namespace proctape

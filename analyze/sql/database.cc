@@ -193,12 +193,10 @@ std::string Database::SaveTo(OutputFile& out) {
   // It fails only when the image cannot be allocated: out of memory, as
   // any allocation of the command (cli/main.cc), not an output's failure.
   if (image == nullptr) throw std::bad_alloc();
-  std::string error;
-  const bool ok = out.Write(
-      std::string_view(reinterpret_cast<const char*>(image), static_cast<std::size_t>(size)),
-      &error);
+  MaybeFailure failed = out.Write(
+      std::string_view(reinterpret_cast<const char*>(image), static_cast<std::size_t>(size)));
   sqlite3_free(image);
-  return ok ? "" : error;
+  return failed ? failed->message : "";
 }
 
 std::vector<std::string> Database::Tables() {

@@ -44,7 +44,7 @@ bool Import(const std::string& dir, const std::string& path) {
   request.force = true;
   request.binary = true;
   request.remove_on_interrupt = false;
-  OutputError output_error;
+  Failure output_error;
   std::unique_ptr<OutputFile> output = OutputFile::Open(request, &output_error);
   if (!output) fuzz::Broken("cannot open the scratch output: " + output_error.message);
   std::unique_ptr<SnapshotWriter> writer = SnapshotWriter::Create(std::move(output), {});

@@ -22,7 +22,7 @@ bool WriteSnapshotFile(const v1::SnapshotExport& content, const std::string& pat
   request.force = true;
   request.binary = true;
   request.remove_on_interrupt = false;  // libFuzzer keeps its own signal handlers
-  OutputError error;
+  Failure error;
   std::unique_ptr<OutputFile> output = OutputFile::Open(request, &error);
   if (!output) return false;
   SnapshotWriter::Options options;

@@ -169,7 +169,7 @@ TEST_P(IoContract, ClosedStandardInputIsAReadThatFails) {
 // A FILE given as a pipe (a FIFO here; `<(...)` and /dev/stdin are pipes
 // too) reads as the file does: a command that reads its input more than
 // once (diff, export --format json, corpus add) copies a pipe once, as it
-// copies '-' (cli/inputs.h, InputCopy); a second read of the pipe found it
+// copies '-' (fs/inputs.h, InputCopy); a second read of the pipe found it
 // at its end ("truncated at byte 0", 13). Status and standard output as of
 // the regular file of the same name, the two directories put alike. The
 // writer of the FIFO is this test's shell's child, ended by its pid.

@@ -7,7 +7,7 @@
 // command: refused", the input byte for byte as it was. A regular file that
 // is no input is written as before. Every command of the contract table
 // (cli_contract_table.cc) and each of its inputs is run; a live --proc is no
-// file to overwrite (cli/outputs.h, InputPath). Every process a test starts
+// file to overwrite (fs/inputs.h, InputPath). Every process a test starts
 // is its own child, ended by its pid.
 #include <gtest/gtest.h>
 

@@ -24,6 +24,7 @@
 #include "fs/output_file.h"
 #include "replay/token_mask.h"
 #include "tests/unit/analyze_export_fixture.h"
+#include "tests/unit/failure_text.h"
 
 namespace proctape {
 namespace {
@@ -159,14 +160,16 @@ TEST(ProcDirWriterTest, RefusesWhatItMustNotReplace) {
 TEST(WriteOutputFileTest, AtomicAndRefusesLinksAndExistingFiles) {
   TempDir tmp;
   std::string error;
-  ASSERT_TRUE(WriteOutputFile(tmp.File("a.dot"), "one", false, &error)) << error;
+  ASSERT_EQ(Why(WriteOutputFile(tmp.File("a.dot"), "one", false)), "");
   EXPECT_EQ(Slurp(tmp.File("a.dot")), "one");
-  EXPECT_FALSE(WriteOutputFile(tmp.File("a.dot"), "two", false, &error));
+  error = Why(WriteOutputFile(tmp.File("a.dot"), "two", false));
+  EXPECT_NE(error, "");
   EXPECT_NE(error.find("exists: refused (use --force"), std::string::npos) << error;
-  ASSERT_TRUE(WriteOutputFile(tmp.File("a.dot"), "two", true, &error)) << error;
+  ASSERT_EQ(Why(WriteOutputFile(tmp.File("a.dot"), "two", true)), "");
   EXPECT_EQ(Slurp(tmp.File("a.dot")), "two");
   ASSERT_EQ(::symlink(tmp.File("a.dot").c_str(), tmp.File("l.dot").c_str()), 0);
-  EXPECT_FALSE(WriteOutputFile(tmp.File("l.dot"), "three", true, &error));
+  error = Why(WriteOutputFile(tmp.File("l.dot"), "three", true));
+  EXPECT_NE(error, "");
   EXPECT_NE(error.find("is a symbolic link: refused"), std::string::npos) << error;
   EXPECT_EQ(Slurp(tmp.File("a.dot")), "two");
   EXPECT_EQ(Names(tmp.path()), (std::vector<std::string>{"a.dot", "l.dot"}));

@@ -30,7 +30,7 @@ class OutputFileTest : public TempDirTest {
     return out;
   }
   // Opens `path` as a file output; the refusal in *error.
-  std::unique_ptr<OutputFile> Open(const std::string& path, bool force, OutputError* error,
+  std::unique_ptr<OutputFile> Open(const std::string& path, bool force, Failure* error,
                                    bool stdout_allowed = false) {
     OutputRequest request;
     request.path = path;
@@ -38,8 +38,7 @@ class OutputFileTest : public TempDirTest {
     request.stdout_allowed = stdout_allowed;
     return OutputFile::Open(request, error);
   }
-  std::unique_ptr<OutputFile> OpenDirectory(const std::string& path, bool force,
-                                            OutputError* error) {
+  std::unique_ptr<OutputFile> OpenDirectory(const std::string& path, bool force, Failure* error) {
     OutputRequest request;
     request.path = path;
     request.force = force;

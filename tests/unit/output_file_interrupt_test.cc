@@ -20,6 +20,7 @@
 #include "fs/interrupt.h"
 #include "fs/output_file.h"
 #include "tests/unit/format_bytes.h"
+#include "tests/unit/failure_text.h"
 #include "tests/unit/output_file_fixture.h"
 
 namespace proctape {
@@ -52,7 +53,7 @@ int InChild(F child) {
 TEST_F(OutputFileTest, AnInterruptRemovesEveryTemporaryAndEndsByTheSignal) {
   const std::string dir = dir_;
   int status = InChild([&dir] {
-    OutputError error;
+    Failure error;
     OutputRequest file = FileAt(dir + "/out.ptape");
     OutputRequest tree = FileAt(dir + "/frame0");
     tree.directory = true;
@@ -94,7 +95,7 @@ TEST_F(OutputFileTest, DeferringNotesTheFirstSignalAndWakesTheSleep) {
   const std::string dir = dir_;
   int status = InChild([&dir] {
     DeferInterrupts();
-    OutputError error;
+    Failure error;
     auto out = OutputFile::Open(FileAt(dir + "/out"), &error);
     if (!out) ::_exit(3);
     ::raise(SIGINT);
@@ -104,8 +105,7 @@ TEST_F(OutputFileTest, DeferringNotesTheFirstSignalAndWakesTheSleep) {
     // An hour away: returns at once, the interrupt noted.
     const std::int64_t later = (static_cast<std::int64_t>(now.tv_sec) + 3600) * 1'000'000'000;
     if (SleepUntilOrInterrupted(later)) ::_exit(5);
-    std::string why;
-    if (!out->Write("done", &why) || !out->Commit(&why)) ::_exit(6);
+    if (out->WriteAndCommit("done")) ::_exit(6);
     ::raise(SIGINT);  // the second: acted on
     ::_exit(7);
   });
@@ -119,12 +119,11 @@ TEST_F(OutputFileTest, ASignalIgnoredWhenTheHandlerComesStaysIgnored) {
   const std::string dir = dir_;
   int status = InChild([&dir] {
     ::signal(SIGHUP, SIG_IGN);  // nohup
-    OutputError error;
+    Failure error;
     auto out = OutputFile::Open(FileAt(dir + "/out"), &error);
     if (!out) ::_exit(3);
     ::raise(SIGHUP);
-    std::string why;
-    if (!out->Commit(&why)) ::_exit(4);
+    if (out->Commit()) ::_exit(4);
   });
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_EQ(Names(), std::vector<std::string>{"out"});

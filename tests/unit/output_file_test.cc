@@ -15,6 +15,7 @@
 
 #include "fs/output_file.h"
 #include "tests/unit/format_bytes.h"
+#include "tests/unit/failure_text.h"
 #include "tests/unit/output_file_fixture.h"
 
 namespace proctape {
@@ -25,16 +26,16 @@ using namespace test;  // OutputFileTest, FileAt, Has, Slurp, Spit
 // ---- Checked before any work --------------------------------------------------
 
 TEST_F(OutputFileTest, AnEmptyPathIsAUsageError) {
-  OutputError error;
+  Failure error;
   EXPECT_FALSE(Open("", true, &error, true));
-  EXPECT_TRUE(error.usage);
+  EXPECT_EQ(error.kind, FailureKind::kUsage);
   EXPECT_EQ(error.message, "an empty path names no file");
 }
 
 TEST_F(OutputFileTest, DashIsStandardOutputOnlyWhereTheCommandAllowsIt) {
-  OutputError error;
+  Failure error;
   EXPECT_FALSE(Open("-", false, &error, false));
-  EXPECT_TRUE(error.usage);
+  EXPECT_EQ(error.kind, FailureKind::kUsage);
   EXPECT_TRUE(Has(error.message, "standard output")) << error.message;
   std::unique_ptr<OutputFile> out = Open("-", false, &error, true);
   ASSERT_TRUE(out) << error.message;
@@ -46,9 +47,9 @@ TEST_F(OutputFileTest, DashIsStandardOutputOnlyWhereTheCommandAllowsIt) {
 }
 
 TEST_F(OutputFileTest, AMissingDirectoryIsRefusedNamingIt) {
-  OutputError error;
+  Failure error;
   EXPECT_FALSE(Open(Path("nope/out.ptape"), true, &error));
-  EXPECT_FALSE(error.usage);
+  EXPECT_EQ(error.kind, FailureKind::kIo);
   EXPECT_EQ(error.message, Path("nope/out.ptape") + ": cannot write: its directory " +
                                Path("nope") + " does not exist");
   Spit(Path("file"), "x");
@@ -63,7 +64,7 @@ TEST_F(OutputFileTest, ASymbolicLinkIsRefusedEvenWithForceAndItsTargetUntouched)
   ASSERT_EQ(::symlink(Path("nowhere").c_str(), Path("dangling").c_str()), 0);
   for (const char* name : {"link", "dangling"}) {
     for (bool force : {false, true}) {
-      OutputError error;
+      Failure error;
       EXPECT_FALSE(Open(Path(name), force, &error));
       EXPECT_EQ(error.message, Path(name) +
                                    ": is a symbolic link: refused, --force or not (a "
@@ -76,7 +77,7 @@ TEST_F(OutputFileTest, ASymbolicLinkIsRefusedEvenWithForceAndItsTargetUntouched)
 
 TEST_F(OutputFileTest, ADirectoryOrADeviceIsRefusedEvenWithForce) {
   ASSERT_EQ(::mkdir(Path("d").c_str(), 0755), 0);
-  OutputError error;
+  Failure error;
   EXPECT_FALSE(Open(Path("d"), true, &error));
   EXPECT_EQ(error.message, Path("d") + ": is a directory: refused, --force or not (name a file)");
   // Named so that it can only be a directory: the same words when it is one.
@@ -94,16 +95,15 @@ TEST_F(OutputFileTest, ADirectoryOrADeviceIsRefusedEvenWithForce) {
 
 TEST_F(OutputFileTest, AnExistingFileNeedsForce) {
   Spit(Path("out"), "older");
-  OutputError error;
+  Failure error;
   EXPECT_FALSE(Open(Path("out"), false, &error));
   EXPECT_EQ(error.message, Path("out") + ": exists: refused (use --force to replace it)");
   EXPECT_EQ(Names(), std::vector<std::string>{"out"});
   std::unique_ptr<OutputFile> out = Open(Path("out"), true, &error);
   ASSERT_TRUE(out) << error.message;
-  std::string why;
-  ASSERT_TRUE(out->Write("newer", &why)) << why;
+  ASSERT_EQ(Why(out->Write("newer")), "");
   EXPECT_EQ(Slurp(Path("out")), "older");  // until the commit
-  ASSERT_TRUE(out->Commit(&why)) << why;
+  ASSERT_EQ(Why(out->Commit()), "");
   EXPECT_EQ(Slurp(Path("out")), "newer");
   EXPECT_EQ(Names(), std::vector<std::string>{"out"});
 }
@@ -111,7 +111,7 @@ TEST_F(OutputFileTest, AnExistingFileNeedsForce) {
 // ---- A temporary beside it, new for each run -----------------------------------
 
 TEST_F(OutputFileTest, TheTemporaryIsMadeAtOnceBesideTheOutputWithANewName) {
-  OutputError error;
+  Failure error;
   std::unique_ptr<OutputFile> a = Open(Path("out.ptape"), false, &error);
   ASSERT_TRUE(a) << error.message;
   std::unique_ptr<OutputFile> b = Open(Path("out.ptape"), false, &error);
@@ -128,11 +128,10 @@ TEST_F(OutputFileTest, TheTemporaryIsMadeAtOnceBesideTheOutputWithANewName) {
 TEST_F(OutputFileTest, TemporariesLeftByEarlierRunsBlockNothingAndAreLeftAlone) {
   Spit(Path("out.ptape.partial"), "an older proctape's");
   Spit(Path("out.ptape.zzzzzz.partial"), "killed");
-  OutputError error;
+  Failure error;
   std::unique_ptr<OutputFile> out = Open(Path("out.ptape"), false, &error);
   ASSERT_TRUE(out) << error.message;
-  std::string why;
-  ASSERT_TRUE(out->Write("new", &why) && out->Commit(&why)) << why;
+  ASSERT_EQ(Why(out->WriteAndCommit("new")), "");
   EXPECT_EQ(Names(), (std::vector<std::string>{"out.ptape", "out.ptape.partial",
                                                "out.ptape.zzzzzz.partial"}));
   EXPECT_EQ(Slurp(Path("out.ptape.zzzzzz.partial")), "killed");
@@ -140,14 +139,13 @@ TEST_F(OutputFileTest, TemporariesLeftByEarlierRunsBlockNothingAndAreLeftAlone) 
 
 TEST_F(OutputFileTest, ALongNameKeepsItsTemporaryWithinNameMax) {
   const std::string base(255, 'n');
-  OutputError error;
+  Failure error;
   std::unique_ptr<OutputFile> out = Open(Path(base), false, &error);
   ASSERT_TRUE(out) << error.message;
   const std::string name = out->temporary().substr(dir_.size() + 1);
   EXPECT_LE(name.size(), 255u);
   EXPECT_TRUE(IsTemporaryOf(name, base)) << name;
-  std::string why;
-  ASSERT_TRUE(out->Commit(&why)) << why;
+  ASSERT_EQ(Why(out->Commit()), "");
   EXPECT_EQ(Names(), std::vector<std::string>{base});
 }
 
@@ -163,36 +161,32 @@ TEST_F(OutputFileTest, IsTemporaryOfNamesTheRuleExactly) {
 // ---- Commit, and nothing left behind otherwise ---------------------------------
 
 TEST_F(OutputFileTest, NotCommittedLeavesNothing) {
-  OutputError error;
+  Failure error;
   {
     std::unique_ptr<OutputFile> out = Open(Path("out"), false, &error);
     ASSERT_TRUE(out) << error.message;
-    std::string why;
-    ASSERT_TRUE(out->Write("half", &why)) << why;
+    ASSERT_EQ(Why(out->Write("half")), "");
   }
   EXPECT_TRUE(Names().empty());
 }
 
 TEST_F(OutputFileTest, AFileThatAppearedMeanwhileIsNotReplacedWithoutForce) {
-  OutputError error;
+  Failure error;
   std::unique_ptr<OutputFile> out = Open(Path("out"), false, &error);
   ASSERT_TRUE(out) << error.message;
   Spit(Path("out"), "theirs");
-  std::string why;
-  EXPECT_FALSE(out->Commit(&why));
-  EXPECT_EQ(why, Path("out") +
-                     ": appeared while it was being written: not replaced without "
-                     "--force (nothing was written)");
+  EXPECT_EQ(Why(out->Commit()), Path("out") +
+                                    ": appeared while it was being written: not replaced without "
+                                    "--force (nothing was written)");
   EXPECT_EQ(Slurp(Path("out")), "theirs");
   EXPECT_EQ(Names(), std::vector<std::string>{"out"});
 }
 
 TEST_F(OutputFileTest, AbandonLeavesTheTemporaryAsSigkillWould) {
-  OutputError error;
+  Failure error;
   std::unique_ptr<OutputFile> out = Open(Path("out"), false, &error);
   ASSERT_TRUE(out) << error.message;
-  std::string why;
-  ASSERT_TRUE(out->Write("chunks", &why)) << why;
+  ASSERT_EQ(Why(out->Write("chunks")), "");
   const std::string left = out->Abandon();
   out.reset();
   EXPECT_EQ(Slurp(left), "chunks");
@@ -201,10 +195,11 @@ TEST_F(OutputFileTest, AbandonLeavesTheTemporaryAsSigkillWould) {
 
 TEST_F(OutputFileTest, WriteOutputFileIsTheWholeRuleInOneCall) {
   std::string error;
-  ASSERT_TRUE(WriteOutputFile(Path("a"), "one", false, &error)) << error;
-  EXPECT_FALSE(WriteOutputFile(Path("a"), "two", false, &error));
+  ASSERT_EQ(Why(WriteOutputFile(Path("a"), "one", false)), "");
+  error = Why(WriteOutputFile(Path("a"), "two", false));
+  EXPECT_NE(error, "");
   EXPECT_TRUE(Has(error, "exists: refused (use --force")) << error;
-  ASSERT_TRUE(WriteOutputFile(Path("a"), "two", true, &error)) << error;
+  ASSERT_EQ(Why(WriteOutputFile(Path("a"), "two", true)), "");
   EXPECT_EQ(Slurp(Path("a")), "two");
   EXPECT_EQ(Names(), std::vector<std::string>{"a"});
 }
@@ -212,14 +207,13 @@ TEST_F(OutputFileTest, WriteOutputFileIsTheWholeRuleInOneCall) {
 // ---- A directory output --------------------------------------------------------
 
 TEST_F(OutputFileTest, ADirectoryOutputIsATemporaryDirectoryRenamed) {
-  OutputError error;
+  Failure error;
   std::unique_ptr<OutputFile> out = OpenDirectory(Path("frame0/"), false, &error);
   ASSERT_TRUE(out) << error.message;
   ASSERT_EQ(Names().size(), 1u);
   EXPECT_TRUE(IsTemporaryOf(Names()[0], "frame0")) << Names()[0];
   ASSERT_EQ(::mkdirat(out->fd(), "1", 0755), 0);
-  std::string why;
-  ASSERT_TRUE(out->Commit(&why)) << why;
+  ASSERT_EQ(Why(out->Commit()), "");
   EXPECT_EQ(Names(), std::vector<std::string>{"frame0"});
   EXPECT_EQ(Names("frame0"), std::vector<std::string>{"1"});
 }
@@ -227,7 +221,7 @@ TEST_F(OutputFileTest, ADirectoryOutputIsATemporaryDirectoryRenamed) {
 TEST_F(OutputFileTest, ANonEmptyDirectoryIsReplacedOnlyWhenAnEarlierOutputAndForced) {
   ASSERT_EQ(::mkdir(Path("home").c_str(), 0755), 0);
   Spit(Path("home/notes"), "mine");
-  OutputError error;
+  Failure error;
   for (bool force : {false, true}) {
     EXPECT_FALSE(OpenDirectory(Path("home"), force, &error));
     EXPECT_EQ(error.message, Path("home") +
@@ -244,8 +238,7 @@ TEST_F(OutputFileTest, ANonEmptyDirectoryIsReplacedOnlyWhenAnEarlierOutputAndFor
   std::unique_ptr<OutputFile> out = OpenDirectory(Path("old"), true, &error);
   ASSERT_TRUE(out) << error.message;
   ASSERT_EQ(::mkdirat(out->fd(), "new", 0755), 0);
-  std::string why;
-  ASSERT_TRUE(out->Commit(&why)) << why;
+  ASSERT_EQ(Why(out->Commit()), "");
   EXPECT_EQ(Names("old"), std::vector<std::string>{"new"});
   EXPECT_EQ(Names(), (std::vector<std::string>{"home", "old"})) << "the earlier one is removed";
   EXPECT_EQ(Slurp(Path("home/notes")), "mine");
@@ -266,7 +259,7 @@ TEST_F(OutputFileTest, AnEarlierOutputHoldingAForeignEntryIsNotReplacedEvenForce
   request.directory_entry = [](std::string_view name, bool is_directory) {
     return !is_directory && (name == "marker" || name == "part");
   };
-  OutputError error;
+  Failure error;
   EXPECT_FALSE(OutputFile::Open(request, &error));
   EXPECT_EQ(error.message, Path("out") +
                                ": holds an earlier export and 'notes', which no export "
@@ -278,8 +271,7 @@ TEST_F(OutputFileTest, AnEarlierOutputHoldingAForeignEntryIsNotReplacedEvenForce
   ASSERT_EQ(::rmdir(Path("out/sub").c_str()), 0);
   std::unique_ptr<OutputFile> out = OutputFile::Open(request, &error);
   ASSERT_TRUE(out) << error.message;
-  std::string why;
-  ASSERT_TRUE(out->Commit(&why)) << why;
+  ASSERT_EQ(Why(out->Commit()), "");
   EXPECT_TRUE(Names("out").empty()) << "the earlier export, and only it, replaced";
 }
 
@@ -298,7 +290,7 @@ TEST_F(OutputFileTest, AForeignEntryDeepInAnEarlierOutputKeepsItFromBeingReplace
   request.directory_entry = [](std::string_view path, bool is_directory) {
     return path == "marker" || (is_directory && path == "7") || path == "7/stat";
   };
-  OutputError error;
+  Failure error;
   EXPECT_FALSE(OutputFile::Open(request, &error));
   EXPECT_EQ(error.message, Path("out") +
                                ": holds an earlier export and '7/notes', which no "
@@ -308,16 +300,15 @@ TEST_F(OutputFileTest, AForeignEntryDeepInAnEarlierOutputKeepsItFromBeingReplace
 
 TEST_F(OutputFileTest, AnEmptyDirectoryIsReplacedWithoutForce) {
   ASSERT_EQ(::mkdir(Path("empty").c_str(), 0755), 0);
-  OutputError error;
+  Failure error;
   std::unique_ptr<OutputFile> out = OpenDirectory(Path("empty"), false, &error);
   ASSERT_TRUE(out) << error.message;
-  std::string why;
-  ASSERT_TRUE(out->Commit(&why)) << why;
+  ASSERT_EQ(Why(out->Commit()), "");
   EXPECT_EQ(Names(), std::vector<std::string>{"empty"});
 }
 
 TEST_F(OutputFileTest, AFailedDirectoryOutputLeavesNothing) {
-  OutputError error;
+  Failure error;
   {
     std::unique_ptr<OutputFile> out = OpenDirectory(Path("d"), false, &error);
     ASSERT_TRUE(out) << error.message;

@@ -13,6 +13,7 @@
 #include "format/file_holds.h"
 #include "format/writer.h"
 #include "tests/unit/output_file_fixture.h"
+#include "tests/unit/failure_text.h"
 
 namespace proctape::test {
 namespace {
@@ -37,7 +38,7 @@ class OutputModeTest : public OutputFileTest {};
 
 TEST_F(OutputModeTest, TheTemporaryIsOwnerOnlyWhileItIsWritten) {
   WithUmask shared(022);
-  OutputError error;
+  Failure error;
   auto out = Open(Path("out"), false, &error);
   ASSERT_NE(out, nullptr) << error.message;
   EXPECT_EQ(ModeOf(out->temporary()), 0600u);
@@ -47,23 +48,21 @@ TEST_F(OutputModeTest, AFileKeepingNoEnvironmentValueIsCommitted0644LessTheUmask
   for (mode_t mask : {022u, 027u, 0u}) {
     WithUmask shared(mask);
     const std::string path = Path("out" + std::to_string(mask));
-    OutputError error;
+    Failure error;
     auto out = Open(path, false, &error);
     ASSERT_NE(out, nullptr) << error.message;
-    std::string why;
-    ASSERT_TRUE(out->Write("plain", &why) && out->Commit(&why)) << why;
+    ASSERT_EQ(Why(out->WriteAndCommit("plain")), "");
     EXPECT_EQ(ModeOf(path), 0644u & ~mask) << std::oct << mask;
   }
 }
 
 TEST_F(OutputModeTest, AFileKeptOwnerOnlyIsCommitted0600UmaskOrNot) {
   WithUmask open(0);
-  OutputError error;
+  Failure error;
   auto out = Open(Path("out"), false, &error);
   ASSERT_NE(out, nullptr) << error.message;
   out->KeepOwnerOnly();
-  std::string why;
-  ASSERT_TRUE(out->Commit(&why)) << why;
+  ASSERT_EQ(Why(out->Commit()), "");
   EXPECT_EQ(ModeOf(Path("out")), 0600u);
 }
 

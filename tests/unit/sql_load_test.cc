@@ -24,6 +24,7 @@
 #include "format/snapshot_stream.h"
 #include "replay/token_mask.h"
 #include "tests/unit/fake_host.h"
+#include "tests/unit/failure_text.h"
 #include "tests/unit/replay_fixture.h"
 
 namespace proctape {
@@ -348,12 +349,12 @@ TEST_F(SqlLoad, TheSavedDatabaseIsAnSqliteFileHoldingTheSameRows) {
   ASSERT_EQ(db_->Finish(), "");
   OutputRequest request;
   request.path = dir_.File("saved.db");
-  OutputError refused;
+  Failure refused;
   std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
   ASSERT_NE(out, nullptr) << refused.message;
   ASSERT_EQ(db_->SaveTo(*out), "");
   std::string error;
-  ASSERT_TRUE(out->Commit(&error)) << error;
+  ASSERT_EQ(Why(out->Commit()), "");
   sqlite3* saved = nullptr;
   ASSERT_EQ(sqlite3_open_v2(request.path.c_str(), &saved, SQLITE_OPEN_READONLY, nullptr),
             SQLITE_OK);
