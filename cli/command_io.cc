@@ -10,7 +10,35 @@
 
 namespace proctape {
 
+MaybeFailure UndeclaredIo(const CommandIo& io) {
+  const JailedCommand* entry = FindJailed(io.command);
+  const std::string where = io.command + ": its jail (cli/jail_commands.cc) ";
+  if (entry == nullptr || !entry->jailed)
+    return Failure(FailureKind::kInternal, where + "is not stated");
+  auto declared = [entry](const std::string& name) {
+    for (std::string_view input : entry->inputs) {
+      if (input == name) return true;
+    }
+    return false;
+  };
+  for (const std::vector<InputPath>* list : {&io.inputs, &io.reads_beside}) {
+    for (const InputPath& input : *list) {
+      if (!declared(input.option)) {
+        return Failure(FailureKind::kInternal, where + "declares no input " + input.option);
+      }
+    }
+  }
+  if (io.output && io.output_option != entry->output) {
+    return Failure(FailureKind::kInternal, where + "declares no output " + io.output_option);
+  }
+  if (!io.creates_in.empty() && !entry->creates_in) {
+    return Failure(FailureKind::kInternal, where + "declares no directory it makes files in");
+  }
+  return std::nullopt;
+}
+
 int EnterCommand(const CommandIo& io, std::unique_ptr<OutputFile>* output) {
+  if (MaybeFailure undeclared = UndeclaredIo(io)) return Fail(*undeclared);
   std::vector<std::pair<std::string, std::vector<std::string>>> stdin_readers;
   std::vector<std::string> reads, beside;
   for (const InputPath& input : io.inputs) {

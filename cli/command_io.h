@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a command reads and writes, declared once, and the one way every
 // command but `lab` enters its work (docs/security.md, "The jail of each
-// command"; docs/cli/outputs.md). EnterCommand does, in the order the jail
-// depends on:
+// command"; docs/cli/outputs.md). What a CommandIo may name is its
+// command's entry in the jail table, which --print-jail prints
+// (cli/jail.h JailedCommand; UndeclaredIo). EnterCommand does, in the order
+// the jail depends on:
 //   1. standard input named at most once among the inputs (StdinOnce);
 //   2. standard output that is an input, or a terminal read as '-', refused
 //      (RefuseStandardStreams);
@@ -40,7 +42,14 @@ struct CommandIo {
   std::vector<InputPath> reads_beside;
 };
 
-// Steps 1-4 above: kExitOk inside the jail, with *output the opened output
+// What `io` names that its command's JailedCommands() entry does not
+// declare (an input's name, its output option, a directory it makes files
+// in), as an internal failure; nothing when the two agree. EnterCommand
+// refuses such a command before step 1, so what --print-jail states is what
+// runs.
+[[nodiscard]] MaybeFailure UndeclaredIo(const CommandIo& io);
+
+// Steps 1-4 above, after UndeclaredIo: kExitOk inside the jail, with *output the opened output
 // (null when io.output is unset; `output` may be null then), or the status
 // of the first failure, already said.
 int EnterCommand(const CommandIo& io, std::unique_ptr<OutputFile>* output = nullptr);

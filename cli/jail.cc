@@ -252,10 +252,7 @@ int LandlockAbi() { return RawLandlockAbi(); }
 bool SeccompAvailable() { return RawSeccompAvailable(); }
 
 bool EnterJail(const JailRequest& request, std::string* error) {
-  const JailedCommand* command = nullptr;
-  for (const JailedCommand& c : JailedCommands()) {
-    if (request.command == c.name) command = &c;
-  }
+  const JailedCommand* command = FindJailed(request.command);
   if (command == nullptr || !command->jailed) {
     *error = "no jail is stated for it (cli/jail_commands.cc)";
     return false;

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -69,10 +70,21 @@ struct JailedCommand {
   // The options that write and what each writes, in words, each option
   // named as it is given ("-o FILE ..., --db FILE"); "" writes nothing.
   const char* writes;
+  // What the command's CommandIo (cli/command_io.h) may name, which
+  // EnterCommand holds it to: how each input is named ("FILE",
+  // "--fingerprint", "the corpus"), the option of its one output ("" none),
+  // and whether it makes files in a directory once inside. The words above
+  // name each of them (a unit test checks it), so --print-jail cannot say
+  // less than what runs.
+  std::vector<std::string_view> inputs = {};
+  std::string_view output = {};
+  bool creates_in = false;
 };
 
 // Every command, `lab` last.
 const std::vector<JailedCommand>& JailedCommands();
+// The entry of `command` ("corpus check"), or null.
+const JailedCommand* FindJailed(std::string_view command);
 
 // Enters the jail of request.command (its JailedCommands() entry; one not
 // there, or lab, is an internal error). False, with *error one line, when a
