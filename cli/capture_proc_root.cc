@@ -13,23 +13,13 @@ int OpenProcRoot(const std::string& proc_root, std::unique_ptr<ProcDirEvidence>*
                      "a procfs mount: capture a live /proc with --proc, and a copy of one (an "
                      "export, a fixture) with --proc-root");
   }
-  std::string error;
-  ProcDirEvidence::OpenFailure failure;
-  *dir = ProcDirEvidence::Open(proc_root, &error, &failure);
-  if (!*dir) {
-    // DIR is an input the user named: one that cannot be opened (missing,
-    // not a directory, unreadable) is 10 as for any input; only a host
-    // that cannot read it sealed is proctape's own failure (1). The error
-    // names DIR first ("DIR: ...", "DIR/proctape-frame: ..."): said once,
-    // after the option.
-    switch (failure) {
-      case ProcDirEvidence::OpenFailure::kFrameFile:
-        return FailAbout(kExitCorrupt, "--proc-root", proc_root, error);
-      case ProcDirEvidence::OpenFailure::kCannotOpen:
-        return FailAbout(kExitIo, "--proc-root", proc_root, error);
-      default: return FailAbout(kExitInternal, "--proc-root", proc_root, error);
-    }
-  }
+  Failure failure;
+  *dir = ProcDirEvidence::Open(proc_root, &failure);
+  // DIR is an input the user named: one that cannot be opened (missing, not
+  // a directory, unreadable) is 10 as for any input, a damaged
+  // proctape-frame 15; only a host that cannot read it sealed is proctape's
+  // own failure (1). The message names DIR first: said once, after the option.
+  if (!*dir) return FailAbout("--proc-root", proc_root, failure);
   // An empty or unrelated directory is not a frame of 0 processes: it is
   // no copy of /proc (2, as a --proc that is no procfs).
   if (!(*dir)->HoldsAProcess()) {

@@ -236,12 +236,11 @@ int WriteExport(const ExportOptions& o, ExportInput& in, const std::string& out,
   KeepOwnerOnly(o, in.header(is_json), out, name, shown, *output);
   Progress progress;  // standard output may be this terminal: its data never shares the line
   if (out != "-") progress.Show("export: writing " + shown);
-  std::string error;
   if (o.format == "proc-dir") {
     ProcDirStats stats;
-    const bool written = WriteProcDir(in.snapshot, frame, std::move(output), &stats, &error);
+    MaybeFailure failed = WriteProcDir(in.snapshot, frame, std::move(output), &stats);
     progress.Done();
-    if (!written) return FailAbout(kExitIo, "--output", out, error);
+    if (failed) return FailAbout("--output", out, *failed);
     Report(o, mask, out, frame,
            "frame " + std::to_string(frame) + " of " + name + ", " +
                Plural(stats.processes, "process", "processes") + ", " +

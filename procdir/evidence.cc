@@ -101,30 +101,28 @@ bool AllDigits(const char* name) {
 
 }  // namespace
 
-std::unique_ptr<ProcDirEvidence> ProcDirEvidence::Open(const std::string& dir, std::string* error,
-                                                       OpenFailure* failure) {
-  OpenFailure ignored;
-  if (failure == nullptr) failure = &ignored;
-  *failure = OpenFailure::kCannotOpen;
+std::unique_ptr<ProcDirEvidence> ProcDirEvidence::Open(const std::string& dir, Failure* failure) {
   const std::string shown = EscapeBytes(dir, 4096);
   // DIR itself is the user's to name (a link to it is followed once, here);
   // everything beneath it is opened sealed.
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    *error = shown + ": cannot open: " + std::strerror(errno);
+    *failure = IoFailure(shown + ": cannot open", errno);
     return nullptr;
   }
   int self = OpenBeneath(fd, ".", O_RDONLY | O_DIRECTORY);
   if (self < 0) {
-    *error = shown + ": cannot be read sealed inside it (openat2 RESOLVE_BENEATH, Linux 5.6): " +
-             std::strerror(errno);
-    *failure = OpenFailure::kNotSealed;
+    const int err = errno;
+    *failure =
+        Failure(FailureKind::kInternal,
+                shown + ": cannot be read sealed inside it (openat2 RESOLVE_BENEATH, Linux 5.6): " +
+                    std::strerror(err),
+                err);
     ::close(fd);
     return nullptr;
   }
   ::close(self);
   std::unique_ptr<ProcDirEvidence> ev(new ProcDirEvidence(fd, dir));
-  *failure = OpenFailure::kNone;
   std::string text;
   int err = ReadSideFile(fd, kFrameFile, kFrameFileBound, &text);
   if (err == ENOENT) return ev;
@@ -133,13 +131,14 @@ std::unique_ptr<ProcDirEvidence> ProcDirEvidence::Open(const std::string& dir, s
     why = SideFileProblem(err, kFrameFileBound);
   } else {
     FrameFacts facts;
-    if (ParseFrameFacts(text, &facts, &why)) {
+    MaybeFailure parsed = ParseFrameFacts(text, &facts);
+    if (!parsed) {
       ev->frame_ = std::move(facts);
       return ev;
     }
+    why = parsed->message;
   }
-  *error = shown + "/" + kFrameFile + ": " + why;
-  *failure = OpenFailure::kFrameFile;
+  *failure = Failure(FailureKind::kCorrupt, shown + "/" + kFrameFile + ": " + why, err);
   return nullptr;
 }
 
@@ -157,7 +156,9 @@ const IdentityFacts& ProcDirEvidence::Facts(std::int64_t pid) {
   std::string why;
   if (err != 0) {
     why = SideFileProblem(err, kIdentityFileBound);
-  } else if (ParseIdentityFacts(text, &cached_, &why)) {
+  } else if (MaybeFailure parsed = ParseIdentityFacts(text, &cached_)) {
+    why = parsed->message;
+  } else {
     return cached_;
   }
   cached_ = IdentityFacts{};

@@ -64,16 +64,13 @@ namespace proctape {
 // the caller must not trust the scan. Not thread-safe (an Evidence never is).
 class ProcDirEvidence : public Evidence {
  public:
-  enum class OpenFailure {
-    kNone,
-    kCannotOpen,  // DIR cannot be opened: missing, not a directory, unreadable
-    kNotSealed,   // DIR cannot be read sealed (no openat2: Linux 5.6)
-    kFrameFile,   // DIR/proctape-frame is unreadable, a link, or malformed
-  };
-  // Opens DIR and parses DIR/proctape-frame when present. Null with *error
-  // (one line) and, when given, *failure on failure.
-  static std::unique_ptr<ProcDirEvidence> Open(const std::string& dir, std::string* error,
-                                               OpenFailure* failure = nullptr);
+  // Opens DIR and parses DIR/proctape-frame when present. Null with
+  // *failure, its message naming DIR first ("DIR: ...",
+  // "DIR/proctape-frame: ..."), of kind kIo when DIR cannot be opened
+  // (missing, not a directory, unreadable), kCorrupt when DIR/proctape-frame
+  // is unreadable, a link, or malformed, and kInternal when this host cannot
+  // read DIR sealed (no openat2: Linux 5.6).
+  static std::unique_ptr<ProcDirEvidence> Open(const std::string& dir, Failure* failure);
   ~ProcDirEvidence() override;
   ProcDirEvidence(const ProcDirEvidence&) = delete;
   ProcDirEvidence& operator=(const ProcDirEvidence&) = delete;

@@ -159,7 +159,9 @@ std::string PrintIdentityFacts(const IdentityFacts& facts) {
   return out;
 }
 
-bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* error) {
+namespace {
+
+bool ParseIdentityLines(std::string_view text, IdentityFacts* out, std::string* error) {
   *out = IdentityFacts{};
   std::vector<std::pair<std::string_view, std::string_view>> lines;
   if (!SplitLines(text, kIdentityFile, &lines, error)) return false;
@@ -218,6 +220,14 @@ bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* 
 }
 
 // ---- proctape-frame --------------------------------------------------------
+
+}  // namespace
+
+MaybeFailure ParseIdentityFacts(std::string_view text, IdentityFacts* out) {
+  std::string why;
+  if (ParseIdentityLines(text, out, &why)) return std::nullopt;
+  return Failure(FailureKind::kCorrupt, why);
+}
 
 FrameFacts FrameFactsOf(const Snapshot& snapshot, std::size_t frame) {
   const v1::Frame& f = snapshot.frames[frame];
@@ -309,7 +319,9 @@ std::string PrintFrameFacts(const FrameFacts& facts) {
   return out;
 }
 
-bool ParseFrameFacts(std::string_view text, FrameFacts* out, std::string* error) {
+namespace {
+
+bool ParseFrameLines(std::string_view text, FrameFacts* out, std::string* error) {
   *out = FrameFacts{};
   std::vector<std::pair<std::string_view, std::string_view>> lines;
   if (!SplitLines(text, kFrameFile, &lines, error)) return false;
@@ -384,6 +396,14 @@ bool ParseFrameFacts(std::string_view text, FrameFacts* out, std::string* error)
     }
   }
   return true;
+}
+
+}  // namespace
+
+MaybeFailure ParseFrameFacts(std::string_view text, FrameFacts* out) {
+  std::string why;
+  if (ParseFrameLines(text, out, &why)) return std::nullopt;
+  return Failure(FailureKind::kCorrupt, why);
 }
 
 }  // namespace proctape

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/failure.h"
 #include "core/evidence.h"
 #include "format/reader.h"
 #include "proctape.pb.h"
@@ -61,8 +62,8 @@ struct IdentityFacts {
 IdentityFacts IdentityFactsOf(const v1::ProcessRecord& record);
 std::string PrintIdentityFacts(const IdentityFacts& facts);
 // Strict: the header line, known keys, each at most once, in order, valid
-// values. False with *error naming the line.
-bool ParseIdentityFacts(std::string_view text, IdentityFacts* out, std::string* error);
+// values. The failure (kCorrupt) names the line.
+[[nodiscard]] MaybeFailure ParseIdentityFacts(std::string_view text, IdentityFacts* out);
 
 // proctape-frame:
 //   scan_start_mono_ns N, scan_end_mono_ns N    Frame times (capturing host's
@@ -97,6 +98,7 @@ struct FrameFacts {
 
 FrameFacts FrameFactsOf(const Snapshot& snapshot, std::size_t frame);
 std::string PrintFrameFacts(const FrameFacts& facts);
-bool ParseFrameFacts(std::string_view text, FrameFacts* out, std::string* error);
+// Strict as ParseIdentityFacts.
+[[nodiscard]] MaybeFailure ParseFrameFacts(std::string_view text, FrameFacts* out);
 
 }  // namespace proctape

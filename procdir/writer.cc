@@ -57,27 +57,23 @@ OutputRequest ProcDirRequest(const std::string& path, bool force) {
   return request;
 }
 
-bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string& path, bool force,
-                  ProcDirStats* stats, std::string* error) {
+MaybeFailure WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string& path,
+                          bool force, ProcDirStats* stats) {
   *stats = ProcDirStats{};
   Failure refused;
   std::unique_ptr<OutputFile> output = OutputFile::Open(ProcDirRequest(path, force), &refused);
-  if (!output) {
-    *error = refused.message;
-    return false;
-  }
-  return WriteProcDir(snapshot, frame, std::move(output), stats, error);
+  if (!output) return refused;
+  return WriteProcDir(snapshot, frame, std::move(output), stats);
 }
 
-bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, std::unique_ptr<OutputFile> output,
-                  ProcDirStats* stats, std::string* error) {
+MaybeFailure WriteProcDir(const Snapshot& snapshot, std::size_t frame,
+                          std::unique_ptr<OutputFile> output, ProcDirStats* stats) {
   *stats = ProcDirStats{};
   const std::string shown = output->shown();
   const int dir_fd = output->fd();
   // The output's temporary is removed when `output` goes, unless committed.
-  auto fail = [&](const std::string& what, int err) {
-    *error = "cannot write " + shown + ": " + what + ": " + std::strerror(err);
-    return false;
+  auto fail = [&](const std::string& what, int err) -> MaybeFailure {
+    return IoFailure("cannot write " + shown + ": " + what, err);
   };
 
   // The token of the file's resolutions is masked in every byte written (a
@@ -136,9 +132,7 @@ bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, std::unique_ptr<O
   }
   // An absent PATH must still be absent, an empty one may be replaced; an
   // earlier export is swapped with the new one atomically, then removed.
-  MaybeFailure failed = output->Commit();
-  if (failed) *error = failed->message;
-  return !failed;
+  return output->Commit();
 }
 
 }  // namespace proctape

@@ -39,12 +39,12 @@ OutputRequest ProcDirRequest(const std::string& path, bool force);
 
 // Materializes snapshot.frames[frame] in `output`'s temporary directory and
 // commits it (renamed to its path). Files are 0644, environ 0600 (it may hold
-// kept entries), directories 0755. False with *error, one line; nothing is
-// left behind then.
-bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, std::unique_ptr<OutputFile> output,
-                  ProcDirStats* stats, std::string* error);
+// kept entries), directories 0755. On failure (kIo, one line) nothing is
+// left behind.
+[[nodiscard]] MaybeFailure WriteProcDir(const Snapshot& snapshot, std::size_t frame,
+                                        std::unique_ptr<OutputFile> output, ProcDirStats* stats);
 // The same at `path`, opened here with ProcDirRequest(path, force).
-bool WriteProcDir(const Snapshot& snapshot, std::size_t frame, const std::string& path, bool force,
-                  ProcDirStats* stats, std::string* error);
+[[nodiscard]] MaybeFailure WriteProcDir(const Snapshot& snapshot, std::size_t frame,
+                                        const std::string& path, bool force, ProcDirStats* stats);
 
 }  // namespace proctape

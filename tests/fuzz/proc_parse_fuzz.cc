@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   IdentityFacts identity;
   FrameFacts frame;
   std::string error;
-  (void)ParseIdentityFacts(text, &identity, &error);
-  (void)ParseFrameFacts(text, &frame, &error);
+  (void)ParseIdentityFacts(text, &identity);
+  (void)ParseFrameFacts(text, &frame);
   return 0;
 }

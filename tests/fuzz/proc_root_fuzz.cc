@@ -32,8 +32,8 @@ namespace {
 
 // The import of `dir` into `path`; true when a file was written.
 bool Import(const std::string& dir, const std::string& path) {
-  std::string error;
-  std::unique_ptr<ProcDirEvidence> ev = ProcDirEvidence::Open(dir, &error);
+  Failure failure;
+  std::unique_ptr<ProcDirEvidence> ev = ProcDirEvidence::Open(dir, &failure);
   if (!ev) return false;
   ScanOptions scan;
   const FrameFacts* facts = ev->frame() ? &*ev->frame() : nullptr;

@@ -102,8 +102,7 @@ int main(int argc, char** argv) {
     if (!snapshot.frames.empty()) {
       const std::string dir = fuzz::ScratchDir() + "/seed-proc-dir";
       ProcDirStats stats;
-      std::string error;
-      if (WriteProcDir(snapshot, 0, dir, true, &stats, &error)) {
+      if (!WriteProcDir(snapshot, 0, dir, true, &stats)) {
         Put(out / "proc_root", name + ".tree", fuzz::PackTree(dir, 16384));
       }
       fuzz::RemoveTree(dir);

@@ -108,7 +108,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!snapshot.frames.empty() && snapshot.frames[0].processes_size() <= kProcDirProcesses) {
     const std::string dir = fuzz::ScratchDir() + "/proc-dir";
     ProcDirStats stats;
-    (void)WriteProcDir(snapshot, 0, dir, true, &stats, &error);
+    (void)WriteProcDir(snapshot, 0, dir, true, &stats);
     fuzz::RemoveTree(dir);
   }
   fuzz::Keep(out.size() + json.size());

@@ -11,6 +11,7 @@
 #include "procdir/facts.h"
 #include "procdir/writer.h"
 #include "tests/unit/analyze_export_fixture.h"
+#include "tests/unit/failure_text.h"
 
 namespace proctape {
 namespace {
@@ -34,7 +35,7 @@ TEST(ProcDirSideFileTest, IdentityPrintsEveryFactInOrderAndParsesBack) {
   for (const IdentityFacts& f : {plain, unreadable, truncated, IdentityFacts{}}) {
     IdentityFacts back;
     std::string error;
-    ASSERT_TRUE(ParseIdentityFacts(PrintIdentityFacts(f), &back, &error)) << error;
+    ASSERT_EQ(Why(ParseIdentityFacts(PrintIdentityFacts(f), &back)), "");
     EXPECT_TRUE(back == f) << PrintIdentityFacts(f);
   }
 }
@@ -59,7 +60,8 @@ TEST(ProcDirSideFileTest, IdentityParseIsStrict) {
   for (const auto& [text, why] : bad) {
     IdentityFacts f;
     std::string error;
-    EXPECT_FALSE(ParseIdentityFacts(text, &f, &error)) << text;
+    error = Why(ParseIdentityFacts(text, &f));
+    EXPECT_NE(error, "") << text;
     EXPECT_NE(error.find(why), std::string::npos) << text << " -> " << error;
   }
 }
@@ -77,7 +79,7 @@ TEST(ProcDirSideFileTest, LinkTextsPrintEscapedInOrderAndParseBack) {
             "pid_ns error 40\npid_ns_link pid:[4026531836]\n");
   IdentityFacts back;
   std::string error;
-  ASSERT_TRUE(ParseIdentityFacts(text, &back, &error)) << error;
+  ASSERT_EQ(Why(ParseIdentityFacts(text, &back)), "");
   EXPECT_TRUE(back == f);
   for (const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{
            {"proctape-identity 1\nexe_link \n", "line 2 (exe_link): not printable"},
@@ -85,7 +87,8 @@ TEST(ProcDirSideFileTest, LinkTextsPrintEscapedInOrderAndParseBack) {
            {"proctape-identity 1\npid_ns 1:2\nexe_link a\n", "line 3 (exe_link): repeated or out"},
            {"proctape-identity 1\npid_ns_link a\npid_ns 1:2\n", "line 3 (pid_ns): repeated or out"},
        }) {
-    EXPECT_FALSE(ParseIdentityFacts(bad, &back, &error)) << bad;
+    error = Why(ParseIdentityFacts(bad, &back));
+    EXPECT_NE(error, "") << bad;
     EXPECT_NE(error.find(why), std::string::npos) << bad << " -> " << error;
   }
 }
@@ -126,7 +129,7 @@ TEST(ProcDirSideFileTest, FrameFactsRoundTripHostileBytes) {
   for (char c : text) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << static_cast<int>(c);
   FrameFacts back;
   std::string error;
-  ASSERT_TRUE(ParseFrameFacts(text, &back, &error)) << error;
+  ASSERT_EQ(Why(ParseFrameFacts(text, &back)), "");
   EXPECT_EQ(PrintFrameFacts(back), text);
   EXPECT_EQ(back.host.kernel_release(), "6.1\\x0a");
   EXPECT_EQ(back.host.boot_id(), "\xff\x00\x1b\n"s);
@@ -156,12 +159,13 @@ TEST(ProcDirSideFileTest, FrameParseIsStrict) {
   for (const auto& [text, why] : bad) {
     FrameFacts f;
     std::string error;
-    EXPECT_FALSE(ParseFrameFacts(text, &f, &error)) << text;
+    error = Why(ParseFrameFacts(text, &f));
+    EXPECT_NE(error, "") << text;
     EXPECT_NE(error.find(why), std::string::npos) << text << " -> " << error;
   }
   FrameFacts f;
   std::string error;
-  EXPECT_TRUE(ParseFrameFacts("proctape-frame 1\nkept_entry a\nkept_entry a\n", &f, &error));
+  EXPECT_EQ(Why(ParseFrameFacts("proctape-frame 1\nkept_entry a\nkept_entry a\n", &f)), "");
   EXPECT_EQ(f.kept_entries.size(), 2u);
 }
 

@@ -73,7 +73,7 @@ TEST(ProcDirWriterTest, WritesTheRecordedBytesAndSideFiles) {
   const Snapshot s = HostileSnapshot();
   ProcDirStats stats;
   std::string error;
-  ASSERT_TRUE(WriteProcDir(s, 0, tmp.File("out"), false, &stats, &error)) << error;
+  ASSERT_EQ(Why(WriteProcDir(s, 0, tmp.File("out"), false, &stats)), "");
   EXPECT_EQ(stats.processes, 7u);  // the duplicate 41 and pid 0 are dropped
   const std::string dir = tmp.File("out");
   const v1::ProcessRecord& hostile = s.frames[0].processes(2);
@@ -108,19 +108,22 @@ TEST(ProcDirWriterTest, RefusesWhatItMustNotReplace) {
   // A symbolic link, even to an empty directory, and even with force.
   ASSERT_EQ(::mkdir(tmp.File("empty").c_str(), 0755), 0);
   ASSERT_EQ(::symlink(tmp.File("empty").c_str(), tmp.File("link").c_str()), 0);
-  EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("link"), true, &stats, &error));
+  error = Why(WriteProcDir(s, 0, tmp.File("link"), true, &stats));
+  EXPECT_NE(error, "");
   EXPECT_NE(error.find("is a symbolic link: refused"), std::string::npos) << error;
   EXPECT_TRUE(std::filesystem::is_empty(tmp.File("empty")));
   // A file.
   std::ofstream(tmp.File("file")) << "x";
-  EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("file"), true, &stats, &error));
+  error = Why(WriteProcDir(s, 0, tmp.File("file"), true, &stats));
+  EXPECT_NE(error, "");
   EXPECT_NE(error.find("is not a directory"), std::string::npos) << error;
   // A non-empty directory that is not an export: never, even with force, and
   // the refusal says so up front (not "use --force" first).
   ASSERT_EQ(::mkdir(tmp.File("home").c_str(), 0755), 0);
   std::ofstream(tmp.File("home/notes")) << "mine";
   for (bool force : {false, true}) {
-    EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("home"), force, &stats, &error));
+    error = Why(WriteProcDir(s, 0, tmp.File("home"), force, &stats));
+    EXPECT_NE(error, "");
     EXPECT_NE(error.find("is a directory that is not an earlier export (it holds no "
                          "proctape-frame): refused, --force or not"),
               std::string::npos)
@@ -128,15 +131,17 @@ TEST(ProcDirWriterTest, RefusesWhatItMustNotReplace) {
   }
   EXPECT_EQ(Slurp(tmp.File("home/notes")), "mine");
   // An empty directory is replaced; an earlier export only with force.
-  EXPECT_TRUE(WriteProcDir(s, 0, tmp.File("empty"), false, &stats, &error)) << error;
-  EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("empty"), false, &stats, &error));
+  EXPECT_EQ(Why(WriteProcDir(s, 0, tmp.File("empty"), false, &stats)), "");
+  error = Why(WriteProcDir(s, 0, tmp.File("empty"), false, &stats));
+  EXPECT_NE(error, "");
   EXPECT_NE(error.find("holds an earlier export: refused (use --force to replace it)"),
             std::string::npos)
       << error;
   // A file no export writes, even deep in a pid's directory: never, even
   // with force.
   std::ofstream(tmp.File("empty/1/extra")) << "mine";
-  EXPECT_FALSE(WriteProcDir(s, 0, tmp.File("empty"), true, &stats, &error));
+  error = Why(WriteProcDir(s, 0, tmp.File("empty"), true, &stats));
+  EXPECT_NE(error, "");
   EXPECT_NE(error.find("holds an earlier export and '1/extra', which no export writes"),
             std::string::npos)
       << error;
@@ -145,14 +150,14 @@ TEST(ProcDirWriterTest, RefusesWhatItMustNotReplace) {
   // A pid of an earlier frame the new one does not hold: replaced with it.
   ASSERT_EQ(::mkdir(tmp.File("empty/99999").c_str(), 0755), 0);
   std::ofstream(tmp.File("empty/99999/stat")) << "stale";
-  EXPECT_TRUE(WriteProcDir(s, 0, tmp.File("empty"), true, &stats, &error)) << error;
+  EXPECT_EQ(Why(WriteProcDir(s, 0, tmp.File("empty"), true, &stats)), "");
   struct stat st;
   EXPECT_NE(::lstat(tmp.File("empty/99999").c_str(), &st), 0);
   // Temporaries left by earlier runs (of this version, of an older one)
   // block nothing and are left alone.
   ASSERT_EQ(::mkdir(tmp.File("new.partial").c_str(), 0755), 0);
   ASSERT_EQ(::mkdir(tmp.File("new.abc123.partial").c_str(), 0755), 0);
-  EXPECT_TRUE(WriteProcDir(s, 0, tmp.File("new"), false, &stats, &error)) << error;
+  EXPECT_EQ(Why(WriteProcDir(s, 0, tmp.File("new"), false, &stats)), "");
   EXPECT_EQ(Names(tmp.path()), (std::vector<std::string>{"empty", "file", "home", "link", "new",
                                                          "new.abc123.partial", "new.partial"}));
 }
@@ -181,8 +186,12 @@ TEST(WriteOutputFileTest, AtomicAndRefusesLinksAndExistingFiles) {
 std::vector<v1::ProcessRecord> ScanDir(const std::string& dir, const ScanOptions& scan,
                                        std::string* error) {
   std::vector<v1::ProcessRecord> out;
-  auto ev = ProcDirEvidence::Open(dir, error);
-  if (!ev) return out;
+  Failure failure;
+  auto ev = ProcDirEvidence::Open(dir, &failure);
+  if (!ev) {
+    *error = failure.message;
+    return out;
+  }
   FrameCallbacks callbacks;
   callbacks.begin = [](std::int64_t) {};
   callbacks.record = [&out, &ev](v1::ProcessRecord&& r) {
@@ -201,7 +210,7 @@ TEST(ProcDirEvidenceTest, TheCapturesScannerReadsBackTheRecordedRecords) {
   const Snapshot s = HostileSnapshot();
   ProcDirStats stats;
   std::string error;
-  ASSERT_TRUE(WriteProcDir(s, 0, tmp.File("dir"), false, &stats, &error)) << error;
+  ASSERT_EQ(Why(WriteProcDir(s, 0, tmp.File("dir"), false, &stats)), "");
   ScanOptions scan;
   scan.kept_entries = {"PROCTAPE_TOKEN=********"};  // as capture --proc-root takes them
   std::vector<v1::ProcessRecord> back = ScanDir(tmp.File("dir"), scan, &error);
@@ -228,9 +237,9 @@ TEST(ProcDirEvidenceTest, AFixtureOfAnotherToolWithoutSideFiles) {
     std::ofstream(dir + "/" + pid + "/stat") << Stat(std::stol(pid), "sh", 'S', 1, 7);
   }
   ASSERT_EQ(::symlink("/bin/sh", (dir + "/9/exe").c_str()), 0);
-  std::string error;
-  auto ev = ProcDirEvidence::Open(dir, &error);
-  ASSERT_TRUE(ev) << error;
+  Failure failure;
+  auto ev = ProcDirEvidence::Open(dir, &failure);
+  ASSERT_TRUE(ev) << failure.message;
   EXPECT_FALSE(ev->frame().has_value());
   ListResult list = ev->ListPids(2);
   EXPECT_EQ(list.names, (std::vector<std::string_view>{"9", "10"}));
@@ -257,17 +266,19 @@ TEST(ProcDirEvidenceTest, AMalformedSideFileIsReportedNotGuessedAround) {
   const std::string dir = tmp.File("proc");
   ASSERT_TRUE(std::filesystem::create_directories(dir + "/5"));
   std::ofstream(dir + "/5/proctape-identity") << "proctape-identity 1\nexe 1:2\nexe 3:4\n";
-  std::string error;
-  auto ev = ProcDirEvidence::Open(dir, &error);
-  ASSERT_TRUE(ev) << error;
+  Failure failure;
+  auto ev = ProcDirEvidence::Open(dir, &failure);
+  ASSERT_TRUE(ev) << failure.message;
   EXPECT_EQ(ev->ExeIdentity(5).err, ENOENT);
   EXPECT_NE(ev->error().find("/5/proctape-identity: line 3 (exe): repeated or out of order"),
             std::string::npos)
       << ev->error();
   // A malformed proctape-frame refuses the directory.
   std::ofstream(dir + "/proctape-frame") << "proctape-frame 1\nenviron secret\n";
-  EXPECT_FALSE(ProcDirEvidence::Open(dir, &error));
-  EXPECT_NE(error.find("/proctape-frame: line 2 (environ)"), std::string::npos) << error;
+  EXPECT_FALSE(ProcDirEvidence::Open(dir, &failure));
+  EXPECT_EQ(failure.kind, FailureKind::kCorrupt);
+  EXPECT_NE(failure.message.find("/proctape-frame: line 2 (environ)"), std::string::npos)
+      << failure.message;
 }
 
 }  // namespace

@@ -72,8 +72,12 @@ struct Scan {
 // `capture --proc-root` adds them.
 Scan ScanDir(const std::string& dir) {
   Scan out;
-  auto ev = ProcDirEvidence::Open(dir, &out.error);
-  if (!ev) return out;
+  Failure failure;
+  auto ev = ProcDirEvidence::Open(dir, &failure);
+  if (!ev) {
+    out.error = failure.message;
+    return out;
+  }
   FrameCallbacks callbacks;
   callbacks.begin = [](std::int64_t) {};
   callbacks.record = [&](v1::ProcessRecord&& r) {
@@ -219,17 +223,18 @@ TEST(ProcDirSealTest, AFrameSideFileThatIsALinkIsRefused) {
   const std::string dir = tmp.File("proc");
   Write(tmp.File("outside/proctape-frame"), "proctape-frame 1\nhostname OUTSIDE\n");
   Link("../outside/proctape-frame", dir + "/proctape-frame");
-  std::string error;
-  EXPECT_EQ(ProcDirEvidence::Open(dir, &error), nullptr);
-  EXPECT_NE(error.find("/proctape-frame: "), std::string::npos) << error;
+  Failure failure;
+  EXPECT_EQ(ProcDirEvidence::Open(dir, &failure), nullptr);
+  EXPECT_EQ(failure.kind, FailureKind::kCorrupt);
+  EXPECT_NE(failure.message.find("/proctape-frame: "), std::string::npos) << failure.message;
 }
 
 TEST(ProcDirSealTest, NothingOutsideTheDirectoryIsIdentified) {
   TempDir tmp;
   std::filesystem::create_directories(tmp.File("proc"));
-  std::string error;
-  auto ev = ProcDirEvidence::Open(tmp.File("proc"), &error);
-  ASSERT_NE(ev, nullptr) << error;
+  Failure failure;
+  auto ev = ProcDirEvidence::Open(tmp.File("proc"), &failure);
+  ASSERT_NE(ev, nullptr) << failure.message;
   EXPECT_EQ(ev->PathIdentity("/bin/sleep").err, EXDEV);
   EXPECT_EQ(ev->PathIdentity(tmp.File("proc")).err, EXDEV);
 }

@@ -236,7 +236,7 @@ TEST(TokenViewsTest, AProcDirExportHoldsTheTokensLengthNotItsValue) {
   const std::string dir = tmpl + "/frame0";
   ProcDirStats stats;
   std::string error;
-  ASSERT_TRUE(WriteProcDir(s, 0, dir, false, &stats, &error)) << error;
+  ASSERT_EQ(Why(WriteProcDir(s, 0, dir, false, &stats)), "");
   std::string all;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
     if (e.is_regular_file()) all += Slurp(e.path().string());
