@@ -39,17 +39,8 @@ int ExitCodeFor(const LivenessVerdict& verdict) {
 }
 
 int ExitCodeFor(FormatErrorKind kind) {
-  switch (kind) {
-    case FormatErrorKind::kNone: return kExitOk;
-    case FormatErrorKind::kIo: return kExitIo;
-    case FormatErrorKind::kBadMagic: return kExitBadMagic;
-    case FormatErrorKind::kNewerVersion: return kExitNewerVersion;
-    case FormatErrorKind::kTruncated: return kExitTruncated;
-    case FormatErrorKind::kChecksum: return kExitChecksum;
-    case FormatErrorKind::kCorrupt: return kExitCorrupt;
-    case FormatErrorKind::kTooLarge: return kExitTooLarge;
-  }
-  return kExitInternal;
+  const std::optional<FailureKind> failure = FailureKindOf(kind);
+  return failure ? ExitCodeFor(*failure) : kExitOk;
 }
 
 int ExitCodeFor(FailureKind kind) {

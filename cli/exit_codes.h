@@ -52,7 +52,7 @@ inline int ExitInterrupted(int signal) { return kExitInterrupted + signal; }
 
 int ExitCodeFor(Status status);
 int ExitCodeFor(const LivenessVerdict& verdict);
-// kNone -> 0; every other kind -> its status 10..16.
+// kNone -> 0; every other kind -> the status of its FailureKind (10..16).
 int ExitCodeFor(FormatErrorKind kind);
 // The status of a library's failure (core/failure.h): its kind's family.
 int ExitCodeFor(FailureKind kind);

@@ -93,6 +93,26 @@ const char* FormatErrorName(FormatErrorKind kind) {
   return "unknown";
 }
 
+std::optional<FailureKind> FailureKindOf(FormatErrorKind kind) {
+  switch (kind) {
+    case FormatErrorKind::kNone: return std::nullopt;
+    case FormatErrorKind::kIo: return FailureKind::kIo;
+    case FormatErrorKind::kBadMagic: return FailureKind::kBadMagic;
+    case FormatErrorKind::kNewerVersion: return FailureKind::kNewerVersion;
+    case FormatErrorKind::kTruncated: return FailureKind::kTruncated;
+    case FormatErrorKind::kChecksum: return FailureKind::kChecksum;
+    case FormatErrorKind::kCorrupt: return FailureKind::kCorrupt;
+    case FormatErrorKind::kTooLarge: return FailureKind::kTooLarge;
+  }
+  return FailureKind::kInternal;
+}
+
+MaybeFailure ToFailure(const FormatError& error) {
+  std::optional<FailureKind> kind = FailureKindOf(error.kind);
+  if (!kind) return std::nullopt;
+  return Failure(*kind, error.message);
+}
+
 std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path, FormatError* error) {
   int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {

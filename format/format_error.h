@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "core/failure.h"
 
 namespace proctape {
 
@@ -33,5 +36,11 @@ struct FormatError {
 };
 
 const char* FormatErrorName(FormatErrorKind kind);
+
+// The failure of a damaged file where it crosses into another layer
+// (docs/architecture.md, "Errors"): kNone has none; each other kind is the
+// FailureKind of the same name, the message kept.
+std::optional<FailureKind> FailureKindOf(FormatErrorKind kind);
+MaybeFailure ToFailure(const FormatError& error);
 
 }  // namespace proctape

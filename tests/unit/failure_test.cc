@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/exit_codes.h"
@@ -37,10 +38,26 @@ TEST(FailureKinds, EachHasTheExitStatusOfItsFamily) {
   EXPECT_EQ(ExitCodeFor(FailureKind::kInternal), kExitInternal);
 }
 
-TEST(FailureKinds, TheSnapshotKindsAreTheFormatErrorsStatuses) {
-  EXPECT_EQ(ExitCodeFor(FailureKind::kBadMagic), ExitCodeFor(FormatErrorKind::kBadMagic));
-  EXPECT_EQ(ExitCodeFor(FailureKind::kTooLarge), ExitCodeFor(FormatErrorKind::kTooLarge));
-  EXPECT_EQ(ExitCodeFor(FailureKind::kIo), ExitCodeFor(FormatErrorKind::kIo));
+TEST(FailureKinds, ADamagedFileIsTheFailureOfItsKind) {
+  const std::pair<FormatErrorKind, FailureKind> same[] = {
+      {FormatErrorKind::kIo, FailureKind::kIo},
+      {FormatErrorKind::kBadMagic, FailureKind::kBadMagic},
+      {FormatErrorKind::kNewerVersion, FailureKind::kNewerVersion},
+      {FormatErrorKind::kTruncated, FailureKind::kTruncated},
+      {FormatErrorKind::kChecksum, FailureKind::kChecksum},
+      {FormatErrorKind::kCorrupt, FailureKind::kCorrupt},
+      {FormatErrorKind::kTooLarge, FailureKind::kTooLarge},
+  };
+  for (const auto& [format, failure] : same) {
+    SCOPED_TRACE(FormatErrorName(format));
+    const MaybeFailure f = ToFailure({format, 3, 40, "chunk 3 at byte 40: what"});
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->kind, failure);
+    EXPECT_EQ(f->message, "chunk 3 at byte 40: what");
+    EXPECT_EQ(ExitCodeFor(format), ExitCodeFor(failure));
+  }
+  EXPECT_FALSE(ToFailure(FormatError{}));
+  EXPECT_EQ(ExitCodeFor(FormatErrorKind::kNone), kExitOk);
 }
 
 TEST(FailureKinds, AnIoFailureKeepsItsErrno) {
