@@ -23,7 +23,7 @@ esac
 # What `run` needs: the build of the proctape binary, and the demo.
 packages=(cmake make g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
           libcli11-dev libsqlite3-dev nettle-dev util-linux procps
-          libseccomp-dev   # the CLI's seccomp jail (cli/jail.h)
+          libseccomp-dev   # the CLI's seccomp jail (sandbox/sandbox.h)
           help2man         # configure looks for it: man pages from each command's --help
           ccache)          # every build below goes through it (a second run is incremental)
 # What `test` needs besides: the tests, the shipping checks, the fuzzers.
