@@ -17,7 +17,7 @@ MaybeFailure UndeclaredIo(const CommandIo& io) {
     return Failure(FailureKind::kInternal, where + "is not stated");
   auto declared = [entry](const std::string& name) {
     for (std::string_view input : entry->inputs) {
-      if (input == name) return true;
+      if (!input.empty() && input == name) return true;
     }
     return false;
   };

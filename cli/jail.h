@@ -11,6 +11,8 @@
 // in the program that uses it.
 #pragma once
 
+#include <array>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,13 +48,13 @@ struct JailedCommand {
   // and whether it makes files in a directory once inside. The words above
   // name each of them (a unit test checks it), so --print-jail cannot say
   // less than what runs.
-  std::vector<std::string_view> inputs = {};
+  std::array<std::string_view, 2> inputs = {};  // "" past the last
   std::string_view output = {};
   bool creates_in = false;
 };
 
 // Every command, `lab` last.
-const std::vector<JailedCommand>& JailedCommands();
+std::span<const JailedCommand> JailedCommands();
 // The entry of `command` ("corpus check"), or null.
 const JailedCommand* FindJailed(std::string_view command);
 

@@ -27,6 +27,7 @@ TEST(JailTable, TheWordsNameEveryDeclaredInputAndOutput) {
     SCOPED_TRACE(c.name);
     const std::string reads = c.reads, writes = c.writes;
     for (std::string_view input : c.inputs) {
+      if (input.empty()) continue;
       EXPECT_NE(reads.find(KeyWord(input)), std::string::npos) << input;
     }
     if (!c.output.empty()) {
@@ -41,7 +42,7 @@ TEST(JailTable, TheWordsNameEveryDeclaredInputAndOutput) {
       EXPECT_TRUE(!c.output.empty() || c.creates_in);
     }
     if (!c.jailed) {
-      EXPECT_TRUE(c.inputs.empty() && c.output.empty());
+      EXPECT_TRUE(c.inputs[0].empty() && c.output.empty());
     }
   }
 }

@@ -24,6 +24,7 @@
 #include "analyze/tree.h"
 #include "proto/convert.h"
 #include "views_fixture.h"
+#include "tests/unit/failure_text.h"
 
 namespace proctape {
 namespace {
