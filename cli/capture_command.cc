@@ -252,6 +252,18 @@ FramesEnd Capture(const FramePlan& plan, Source& source, SnapshotWriter& writer,
   return end;
 }
 
+// The output checked against --proc-root and its temporary made, then the
+// jail (cli/command_io.h).
+int EnterCapture(const CaptureOptions& o, const std::string& path,
+                 std::unique_ptr<OutputFile>* output) {
+  CommandIo io{"capture", {{"--proc-root", o.proc_root, false, true}}, OutputRequest{}};
+  io.output->path = path;
+  io.output->force = o.force;
+  io.output->stdout_allowed = true;
+  io.output->binary = true;
+  return EnterCommand(io, output);
+}
+
 }  // namespace
 
 int RunCapture(const CaptureOptions& o) {
@@ -268,20 +280,22 @@ int RunCapture(const CaptureOptions& o) {
   plan.until_exit = o.until_exit;
   plan.interval_ns = o.interval_ms * 1'000'000;
   if (int bad = CheckOptions(o, plan.scan, plan.max_frames); bad != kExitOk) return bad;
+  // The output before anything is read (docs/cli/outputs.md, "The rule"):
+  // a -o named is opened first; the name made from the host
+  // (<hostname>-<UTC time>.ptape) is known once the source is open.
+  std::unique_ptr<OutputFile> output;
+  if (!o.output.empty()) {
+    if (int entered = EnterCapture(o, o.output, &output); entered != kExitOk) return entered;
+  }
   Source source;
   const int opened =
       o.proc_root.empty() ? OpenLive(o, plan.scan, &source) : OpenImport(o, &plan.scan, &source);
   if (opened != kExitOk) return opened;
   plan.start_ns = source.start_ns;
   const std::string path = OutputPath(o, source.header);
-  // Before the scan: the output checked and its temporary made.
-  CommandIo io{"capture", {{"--proc-root", o.proc_root, false, true}}, OutputRequest{}};
-  io.output->path = path;
-  io.output->force = o.force;
-  io.output->stdout_allowed = true;
-  io.output->binary = true;
-  std::unique_ptr<OutputFile> output;
-  if (int entered = EnterCommand(io, &output); entered != kExitOk) return entered;
+  if (!output) {
+    if (int entered = EnterCapture(o, path, &output); entered != kExitOk) return entered;
+  }
   // The last frame there can be keeps nothing for a next one (0: not known).
   SnapshotWriter::Options writer_options;
   writer_options.frames = plan.max_frames == UINT64_MAX ? 0 : plan.max_frames;

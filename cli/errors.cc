@@ -233,6 +233,9 @@ int FinishStandardOutput(int status) {
 }
 
 std::string AboutPath(std::string_view option, std::string_view path, std::string_view what) {
+  // An output of '-' is standard output, which its message names: the one
+  // wording of standard output's failures, -o typed or not.
+  if (path == "-" && what.substr(0, 15) == "standard output") return std::string(what);
   const std::string shown = EscapeBytes(path, 4096);
   // A library names the file it speaks of first ("PATH: WHAT"), or a file
   // in the directory it was given ("DIR/MANIFEST: WHAT"): said once here.

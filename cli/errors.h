@@ -78,7 +78,9 @@ int FailEscaped(const std::exception& e);
 //   PATH: WHAT              a positional FILE or DIR (`option` empty)
 //   OPTION 'PATH': WHAT     a path an option brought:
 //     --fingerprint 'fp.ptape': cannot open: No such file or directory
-// PATH escaped as host text is (EscapeBytes). WHAT says what is wrong; a
+// PATH escaped as host text is (EscapeBytes); an output's '-' whose WHAT
+// begins "standard output" is WHAT alone ("standard output: cannot write:
+// No space left on device"). WHAT says what is wrong; a
 // library's message that begins with the path as it names it ("PATH: WHAT",
 // "PATH/MANIFEST: WHAT") is given whole, and that naming is replaced.
 std::string AboutPath(std::string_view option, std::string_view path, std::string_view what);

@@ -11,7 +11,7 @@ MaybeFailure StdinOnce(
   for (const auto& [name, values] : inputs) {
     for (const std::string& v : values) {
       if (v == "-") {
-        readers.push_back(name);
+        readers.push_back(name + " '-'");
       } else if (IsStandardInputStream(v)) {
         readers.push_back(name + " " + Quoted(v) + " (standard input)");
       }

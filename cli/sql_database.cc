@@ -11,7 +11,7 @@ namespace proctape {
 std::vector<InputPath> ManifestsBeside(const std::vector<std::string>& files) {
   std::vector<InputPath> out;
   for (const std::string& f : files) {
-    out.push_back({"the MANIFEST beside FILE", sql::ManifestBeside(f), /*dash_is_stdin=*/false});
+    out.push_back({"the MANIFEST", sql::ManifestBeside(f), /*dash_is_stdin=*/false});
   }
   return out;
 }

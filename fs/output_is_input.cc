@@ -141,10 +141,17 @@ MaybeFailure StandardInputIsATerminal(const std::vector<InputPath>& inputs) {
 }
 
 MaybeFailure DirectoryWrittenIntoProblem(const std::string& path) {
+  if (path == "-") {
+    return Failure(FailureKind::kUsage,
+                   "'-' (standard output) cannot be written here: name a directory");
+  }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT)
+    if (errno == ENOENT) {
       return Failure(FailureKind::kIo, "cannot write: no such directory", ENOENT);
+    }
+    // "f/" or "f/sub" where f is a file: the one wording of a directory that is none.
+    if (errno == ENOTDIR) return Failure(FailureKind::kIo, "is not a directory: refused", ENOTDIR);
     return IoFailure("cannot write", errno);
   }
   if (!S_ISDIR(st.st_mode)) return Failure(FailureKind::kIo, "is not a directory: refused");

@@ -52,7 +52,9 @@ namespace proctape {
 // exists (no such directory: "cannot write: no such directory"), is a
 // directory, links followed ("is not a directory: refused"), and this user
 // may write in it ("cannot write: Permission denied"). Said with AboutPath,
-// exit 10, before any work (docs/cli/outputs.md, "Refusals").
+// exit 10, before any work (docs/cli/outputs.md, "Refusals"). "-" names no
+// directory: kUsage, "'-' (standard output) cannot be written here: name a
+// directory", said after the option as every output's '-' is.
 [[nodiscard]] MaybeFailure DirectoryWrittenIntoProblem(const std::string& path);
 
 }  // namespace proctape

@@ -53,6 +53,24 @@ TEST(EmptySelection, CaptureOfALiveRootIsASuccess) {
   EXPECT_EQ(r.err, "") << Describe(r);
 }
 
+// The output is checked before --proc-root is read (docs/cli/outputs.md,
+// "The rule"): a -o that cannot be written is its refusal, exit 10, whatever
+// DIR holds, and nothing is made.
+TEST(EmptySelection, CaptureRefusesItsOutputBeforeReadingTheProcRoot) {
+  TempDir out("first-out");
+  TempDir empty("first-empty");
+  live::WriteFile(out.File("exists.ptape"), "mine");
+  const CommandResult missing =
+      Proctape({"capture", "--proc-root", empty.path(), "-o", out.File("none/x.ptape")});
+  EXPECT_EQ(missing.exit_code, 10) << Describe(missing);
+  EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << Describe(missing);
+  const CommandResult exists =
+      Proctape({"capture", "--proc-root", empty.path(), "-o", out.File("exists.ptape")});
+  EXPECT_EQ(exists.exit_code, 10) << Describe(exists);
+  EXPECT_NE(exists.err.find("exists: refused"), std::string::npos) << Describe(exists);
+  EXPECT_EQ(live::FileBytes(out.File("exists.ptape")), "mine");
+}
+
 // `capture --proc-root DIR` of a directory that holds no process (empty, or
 // files and directories of no /proc copy, or a numeric entry without a stat
 // file) is refused on one line naming DIR, exit 2, and writes nothing: it is

@@ -356,6 +356,27 @@ TEST(IntoOutputsExplore, ARefusalLeavesNoneOfTheRunsFilesWritten) {
   EXPECT_EQ(r.out, "");
 }
 
+// A DIR that is no directory has one wording whatever shape the path has
+// ("f", "f/", "f/sub" where f is a file), and '-' names no directory: it is
+// refused as every output's '-' where standard output cannot be written
+// (docs/cli/outputs.md, "A directory written into").
+TEST(IntoOutputsExplore, ADirectoryThatIsNoneHasOneWording) {
+  TempDir dir("into-none");
+  WriteFile(dir.File("f"), "mine");
+  for (const std::string& out : {dir.File("f"), dir.File("f") + "/", dir.File("f") + "/sub"}) {
+    const CommandResult r =
+        Proctape({"explore", CorpusRecording(), "--depth", "1", "--examples", "1", "--out", out});
+    EXPECT_EQ(r.exit_code, 10) << out << "\n" << Describe(r);
+    EXPECT_EQ(r.err, "proctape: --out '" + out + "': is not a directory: refused\n") << Describe(r);
+  }
+  const CommandResult dash =
+      Proctape({"explore", CorpusRecording(), "--depth", "1", "--examples", "1", "--out", "-"});
+  EXPECT_EQ(dash.exit_code, 2) << Describe(dash);
+  EXPECT_TRUE(Has(dash.err, "--out '-' (standard output) cannot be written here: name a directory"))
+      << Describe(dash);
+  EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{"f"});
+}
+
 // Standard input's files are named "stdin-..." (a name from '-' would
 // begin with '-' and read as an option), and DIR/ takes no second slash.
 TEST(IntoOutputsExplore, FilesOfStandardInputAreNamedStdin) {

@@ -243,6 +243,9 @@ TEST_P(FullStandardOutput, FailsWithTenAndSaysSoInOneLine) {
   EXPECT_TRUE(Has(r.err, "standard output: cannot write: No space left on device"))
       << Shown(args) << " >/dev/full\n"
       << Describe(r);
+  // Standard output's one wording, -o typed or not (docs/cli/outputs.md,
+  // "Standard output").
+  EXPECT_FALSE(Has(r.err, "'-': standard output")) << Describe(r);
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (json) {
     EXPECT_TRUE(Has(r.err, "\"exit_status\":10")) << "the failure in JSON\n" << Describe(r);

@@ -200,13 +200,13 @@ TEST(StandardOutputIsAnInputByAnyRedirection, TheCorpusAndTheManifestBesideAreIn
        "standard output is inside the corpus '" + corpus + "'"},
       {{"sql", entry, "-c", "SELECT 1", "--db", manifest, "--force"},
        "",
-       "the same file as the MANIFEST beside FILE '" + manifest + "'"},
+       "the same file as the MANIFEST '" + manifest + "'"},
       {{"export", entry, "--format", "sqlite", "-o", manifest, "--force"},
        "",
-       "the same file as the MANIFEST beside FILE '" + manifest + "'"},
+       "the same file as the MANIFEST '" + manifest + "'"},
       {{"sql", entry, "-c", "SELECT 1"},
        ">>" + Quoted(manifest),
-       "standard output is the same file as the MANIFEST beside FILE"},
+       "standard output is the same file as the MANIFEST '"},
   };
   for (const Line& l : lines) {
     const std::string before = FileBytes(manifest);

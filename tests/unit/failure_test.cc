@@ -105,6 +105,11 @@ TEST_F(OutputIsAnInputTest, ADirectoryWrittenIntoIsCheckedBeforeAnyWork) {
   EXPECT_EQ(missing->message, "cannot write: no such directory");
   Spit(Path("file"), "x");
   EXPECT_EQ(Why(DirectoryWrittenIntoProblem(Path("file"))), "is not a directory: refused");
+  EXPECT_EQ(Why(DirectoryWrittenIntoProblem(Path("file") + "/")), "is not a directory: refused");
+  EXPECT_EQ(Why(DirectoryWrittenIntoProblem(Path("file") + "/sub")), "is not a directory: refused");
+  const MaybeFailure dash = DirectoryWrittenIntoProblem("-");
+  ASSERT_TRUE(dash);
+  EXPECT_EQ(dash->kind, FailureKind::kUsage);
   std::filesystem::create_directory(Path("out"));
   EXPECT_EQ(Why(DirectoryWrittenIntoProblem(Path("out"))), "");
 }

@@ -16,7 +16,7 @@ namespace proctape::test {
 namespace {
 
 // The word of an input's name that its description must hold: "FILE" of
-// "FILE", "MANIFEST" of "the MANIFEST beside FILE", "corpus" of "the corpus".
+// "FILE", "MANIFEST" of "the MANIFEST", "corpus" of "the corpus".
 std::string KeyWord(std::string_view name) {
   if (name.substr(0, 4) == "the ") name.remove_prefix(4);
   return std::string(name.substr(0, name.find(' ')));
