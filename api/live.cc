@@ -34,9 +34,9 @@ std::string Escaped(const std::string& s) { return EscapeBytes(s, 1024); }
 
 // The live /proc, or null with *error (kProc).
 std::unique_ptr<ProcfsEvidence> OpenProc(const LiveOptions& options, Error* error) {
-  std::string why;
-  auto live = ProcfsEvidence::Open(options.proc_root, &why);
-  if (!live) *error = Fail(ErrorCode::kProc, EscapeBytes(why, 4096));
+  Failure failure;
+  auto live = ProcfsEvidence::Open(options.proc_root, &failure);
+  if (!live) *error = Fail(ErrorCode::kProc, EscapeBytes(failure.message, 4096));
   return live;
 }
 

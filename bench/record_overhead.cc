@@ -131,9 +131,10 @@ int Main(int argc, char** argv) {
   const std::string tape_path = dir + "/tape.ptape";
   const std::string record_path = dir + "/record.ptape";
 
+  Failure failure;
+  auto live = ProcfsEvidence::Open("/proc", &failure);
+  if (!live) Die(failure.message);
   std::string error;
-  auto live = ProcfsEvidence::Open("/proc", &error);
-  if (!live) Die(error);
   const std::string token = RandomHex(16);
   const std::string token_entry = "PROCTAPE_TOKEN=" + token;
   SleepChild child(token);

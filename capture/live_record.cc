@@ -45,8 +45,8 @@ std::vector<ScanWorker> OpenScanWorkers(const std::string& proc_root, unsigned t
   std::vector<ScanWorker> workers;
   if (threads <= 1) return workers;
   for (unsigned i = 0; i < threads; ++i) {
-    std::string error;
-    std::unique_ptr<ProcfsEvidence> proc = ProcfsEvidence::Open(proc_root, &error);
+    Failure failure;
+    std::unique_ptr<ProcfsEvidence> proc = ProcfsEvidence::Open(proc_root, &failure);
     if (!proc) break;
     ProcfsEvidence* p = proc.get();
     workers.push_back(

@@ -59,13 +59,11 @@ Identity IdentityOf(const struct stat& st) {
 }  // namespace
 
 std::unique_ptr<ProcfsEvidence> ProcfsEvidence::Open(const std::string& proc_root,
-                                                     std::string* error, OpenFailure* failure) {
-  OpenFailure ignored;
-  if (failure == nullptr) failure = &ignored;
-  *failure = OpenFailure::kCannotOpen;
+                                                     Failure* failure) {
   int fd = ::open(proc_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    *error = "cannot open " + proc_root + ": " + std::strerror(errno);
+    *failure = IoFailure("cannot open " + proc_root, errno);
+    failure->kind = FailureKind::kInternal;
     return nullptr;
   }
   // The one check every live command gets: the descriptor is a procfs (its
@@ -75,7 +73,8 @@ std::unique_ptr<ProcfsEvidence> ProcfsEvidence::Open(const std::string& proc_roo
   struct statfs fs;
   struct stat st;
   if (::fstatfs(fd, &fs) != 0 || ::fstat(fd, &st) != 0) {
-    *error = "cannot open " + proc_root + ": " + std::strerror(errno);
+    *failure = IoFailure("cannot open " + proc_root, errno);
+    failure->kind = FailureKind::kInternal;
     ::close(fd);
     return nullptr;
   }
@@ -88,13 +87,12 @@ std::unique_ptr<ProcfsEvidence> ProcfsEvidence::Open(const std::string& proc_roo
     } else {
       std::snprintf(what, sizeof what, "a directory inside procfs, not its root");
     }
-    *error = proc_root + ": not the root of a procfs mount (" + what +
-             "); a /proc-like directory is imported with 'capture --proc-root'";
-    *failure = OpenFailure::kNotProcfs;
+    *failure = Failure(FailureKind::kUsage,
+                       proc_root + ": not the root of a procfs mount (" + what +
+                           "); a /proc-like directory is imported with 'capture --proc-root'");
     ::close(fd);
     return nullptr;
   }
-  *failure = OpenFailure::kNone;
   return std::unique_ptr<ProcfsEvidence>(new ProcfsEvidence(fd));
 }
 

@@ -15,22 +15,18 @@
 #include <vector>
 
 #include "core/evidence.h"
+#include "core/failure.h"
 
 namespace proctape {
 
 class ProcfsEvidence : public Evidence {
  public:
-  enum class OpenFailure {
-    kNone,
-    kCannotOpen,  // open(2) or fstatfs(2) failed: the errno is in the message
-    kNotProcfs,   // a directory, but not the root of a procfs mount
-  };
   // Opens `proc_root` (normally "/proc"), which must be the root of a procfs
-  // mount. On failure returns null, sets *error to one line starting with the
-  // path ("PATH: not the root of a procfs mount (...)", "cannot open PATH:
-  // ERRNO") and, when given, *failure to why.
-  static std::unique_ptr<ProcfsEvidence> Open(const std::string& proc_root, std::string* error,
-                                              OpenFailure* failure = nullptr);
+  // mount. On failure returns null with *failure (docs/architecture.md,
+  // "Errors"): kUsage for a directory that is not the root of a procfs mount
+  // ("PATH: not the root of a procfs mount (...)"), kInternal when open(2)
+  // or fstatfs(2) failed ("cannot open PATH: ERRNO", the errno kept).
+  static std::unique_ptr<ProcfsEvidence> Open(const std::string& proc_root, Failure* failure);
   ~ProcfsEvidence() override;
   ProcfsEvidence(const ProcfsEvidence&) = delete;
   ProcfsEvidence& operator=(const ProcfsEvidence&) = delete;

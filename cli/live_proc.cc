@@ -41,14 +41,13 @@ std::unique_ptr<ProcfsEvidence> OpenLiveProc(const std::string& proc, int* exit_
     *exit_code = FailAbout(kExitUsage, "--proc", proc, why);
     return nullptr;
   }
-  std::string error;
-  ProcfsEvidence::OpenFailure failure;
-  auto evidence = ProcfsEvidence::Open(proc, &error, &failure);
+  Failure failure;
+  auto evidence = ProcfsEvidence::Open(proc, &failure);
   if (!evidence) {
-    // error begins with DIR: said once, after the option.
-    *exit_code = failure == ProcfsEvidence::OpenFailure::kNotProcfs
-                     ? FailAbout(kExitUsage, "--proc", proc, EscapeBytes(error, 8192))
-                     : Fail(kExitInternal, EscapeBytes(error, 4096));
+    // A procfs that is not one begins with DIR: said once, after the option.
+    *exit_code = failure.kind == FailureKind::kUsage
+                     ? FailAbout(kExitUsage, "--proc", proc, EscapeBytes(failure.message, 8192))
+                     : Fail(ExitCodeFor(failure.kind), EscapeBytes(failure.message, 4096));
   }
   return evidence;
 }

@@ -116,17 +116,15 @@ LabResult RunLab(const LabOptions& options) {
     return result;
   }
   result.outcome = LabOutcome::kFailed;
-  std::string error;
-  ProcfsEvidence::OpenFailure failure;
-  auto live = ProcfsEvidence::Open("/proc", &error, &failure);
+  Failure failure;
+  auto live = ProcfsEvidence::Open("/proc", &failure);
   if (!live) {
     // Without a procfs at /proc there is no live process to stage: cannot run here.
-    if (failure == ProcfsEvidence::OpenFailure::kNotProcfs) {
-      result.outcome = LabOutcome::kUnavailable;
-    }
-    result.error = error;
+    if (failure.kind == FailureKind::kUsage) result.outcome = LabOutcome::kUnavailable;
+    result.error = failure.message;
     return result;
   }
+  std::string error;
   Stage stage;
   auto finish = [&](LabOutcome outcome, const std::string& message) {
     stage.session.Cleanup(&result.started, &result.left_running);

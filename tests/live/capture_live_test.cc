@@ -307,9 +307,9 @@ TEST(CaptureLive, TwoThreadsAndOneCaptureTheSameProcessesInTheSameOrder) {
 }
 
 TEST(CaptureLive, PidNamespaceIsTheInodeOfProcPidNsPid) {
-  std::string error;
-  auto proc = ProcfsEvidence::Open("/proc", &error);
-  ASSERT_NE(proc, nullptr) << error;
+  Failure failure;
+  auto proc = ProcfsEvidence::Open("/proc", &failure);
+  ASSERT_NE(proc, nullptr) << failure.message;
   Identity self = proc->PidNamespace(::getpid());
   ASSERT_TRUE(self.ok()) << self.err;
   FileId want = StatOf("/proc/self/ns/pid");

@@ -27,9 +27,9 @@ const std::string kSleepCmdline(
 class ProcfsEvidenceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string error;
-    evidence_ = ProcfsEvidence::Open("/proc", &error);
-    ASSERT_NE(evidence_, nullptr) << error;
+    Failure failure;
+    evidence_ = ProcfsEvidence::Open("/proc", &failure);
+    ASSERT_NE(evidence_, nullptr) << failure.message;
   }
 
   // A direct child running /bin/sleep 120, exec completed.
@@ -48,10 +48,12 @@ class ProcfsEvidenceTest : public ::testing::Test {
 };
 
 TEST_F(ProcfsEvidenceTest, OpenOfAMissingDirectoryFailsWithOneLine) {
-  std::string error;
-  EXPECT_EQ(ProcfsEvidence::Open("/nonexistent-proctape-proc", &error), nullptr);
-  EXPECT_NE(error.find("/nonexistent-proctape-proc"), std::string::npos) << error;
-  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  Failure failure;
+  EXPECT_EQ(ProcfsEvidence::Open("/nonexistent-proctape-proc", &failure), nullptr);
+  EXPECT_NE(failure.message.find("/nonexistent-proctape-proc"), std::string::npos)
+      << failure.message;
+  EXPECT_EQ(failure.message.find('\n'), std::string::npos) << failure.message;
+  EXPECT_EQ(failure.sys_errno, ENOENT);
 }
 
 // A live source is the root of a procfs mount, checked once at Open: any
@@ -60,19 +62,17 @@ TEST_F(ProcfsEvidenceTest, OpenOfAMissingDirectoryFailsWithOneLine) {
 TEST_F(ProcfsEvidenceTest, OpenRefusesWhatIsNotTheRootOfAProcfsMount) {
   for (const std::string& dir : {std::string("/tmp"), std::string("/"), std::string("/proc/self"),
                                  std::string("/proc/sys")}) {
-    std::string error;
-    ProcfsEvidence::OpenFailure failure = ProcfsEvidence::OpenFailure::kNone;
-    EXPECT_EQ(ProcfsEvidence::Open(dir, &error, &failure), nullptr) << dir;
-    EXPECT_EQ(failure, ProcfsEvidence::OpenFailure::kNotProcfs) << dir;
-    EXPECT_EQ(error.rfind(dir + ": not the root of a procfs mount", 0), 0u) << error;
-    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    Failure failure;
+    EXPECT_EQ(ProcfsEvidence::Open(dir, &failure), nullptr) << dir;
+    EXPECT_EQ(failure.kind, FailureKind::kUsage) << dir;
+    EXPECT_EQ(failure.message.rfind(dir + ": not the root of a procfs mount", 0), 0u)
+        << failure.message;
+    EXPECT_EQ(failure.message.find('\n'), std::string::npos) << failure.message;
   }
-  std::string error;
-  ProcfsEvidence::OpenFailure failure = ProcfsEvidence::OpenFailure::kNone;
-  EXPECT_NE(ProcfsEvidence::Open("/proc/", &error, &failure), nullptr) << error;
-  EXPECT_EQ(failure, ProcfsEvidence::OpenFailure::kNone);
-  EXPECT_EQ(ProcfsEvidence::Open("/nonexistent-proctape-proc", &error, &failure), nullptr);
-  EXPECT_EQ(failure, ProcfsEvidence::OpenFailure::kCannotOpen);
+  Failure failure;
+  EXPECT_NE(ProcfsEvidence::Open("/proc/", &failure), nullptr) << failure.message;
+  EXPECT_EQ(ProcfsEvidence::Open("/nonexistent-proctape-proc", &failure), nullptr);
+  EXPECT_EQ(failure.kind, FailureKind::kInternal);
 }
 
 TEST_F(ProcfsEvidenceTest, ListPidsHoldsOurOwnPidAndOnlyDigits) {

@@ -38,9 +38,10 @@ class ResolveLiveTest : public ::testing::TestWithParam<SandboxKind> {
   void SetUp() override {
     std::string why = live::SandboxUnavailable(GetParam());
     if (!why.empty()) GTEST_SKIP() << why;
+    Failure failure;
+    evidence_ = ProcfsEvidence::Open("/proc", &failure);
+    ASSERT_NE(evidence_, nullptr) << failure.message;
     std::string error;
-    evidence_ = ProcfsEvidence::Open("/proc", &error);
-    ASSERT_NE(evidence_, nullptr) << error;
     sandbox_ = Sandbox::Start(GetParam(), live::RandomHex(16), &error);
     ASSERT_NE(sandbox_, nullptr) << error;
   }

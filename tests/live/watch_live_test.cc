@@ -290,8 +290,8 @@ TEST(WatchLive, ListChildrenNamesTheChildrenOfEveryThread) {
   std::vector<std::int64_t> children;
   bool truncated = false;
   int err = -1;
-  std::string open_error;
-  std::unique_ptr<ProcfsEvidence> proc = ProcfsEvidence::Open("/proc", &open_error);
+  Failure open_failure;
+  std::unique_ptr<ProcfsEvidence> proc = ProcfsEvidence::Open("/proc", &open_failure);
   if (proc) err = proc->ListChildren(::getpid(), 1'000'000, &children, &truncated);
   std::vector<std::int64_t> bounded;
   bool cut = false;
@@ -305,7 +305,7 @@ TEST(WatchLive, ListChildrenNamesTheChildrenOfEveryThread) {
   }
   t.join();
   by_thread.reset();  // ended by pid and reaped, as by_main at the end
-  ASSERT_NE(proc, nullptr) << open_error;
+  ASSERT_NE(proc, nullptr) << open_failure.message;
   ASSERT_GT(thread_child, 0) << error;
   ASSERT_EQ(err, 0);
   EXPECT_FALSE(truncated);

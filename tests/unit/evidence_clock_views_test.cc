@@ -51,9 +51,9 @@ TEST(EvidenceClockViews, InMemoryHost) {
 }
 
 TEST(EvidenceClockViews, LiveProcfs) {
-  std::string error;
-  std::unique_ptr<ProcfsEvidence> proc = ProcfsEvidence::Open("/proc", &error);
-  ASSERT_NE(proc, nullptr) << error;
+  Failure failure;
+  std::unique_ptr<ProcfsEvidence> proc = ProcfsEvidence::Open("/proc", &failure);
+  ASSERT_NE(proc, nullptr) << failure.message;
   SCOPED_TRACE("ProcfsEvidence");
   ReadResult read = proc->ReadFile(::getpid(), ProcFile::kStat, 4096);
   ASSERT_TRUE(read.ok()) << read.err;
