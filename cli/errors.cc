@@ -236,6 +236,9 @@ std::string AboutPath(std::string_view option, std::string_view path, std::strin
   // An output of '-' is standard output, which its message names: the one
   // wording of standard output's failures, -o typed or not.
   if (path == "-" && what.substr(0, 15) == "standard output") return std::string(what);
+  // A refusal of '-' itself names it: "--junit '-' (standard output) cannot be written here".
+  if (path == "-" && what.substr(0, 3) == "'-'")
+    return std::string(option) + " " + std::string(what);
   const std::string shown = EscapeBytes(path, 4096);
   // A library names the file it speaks of first ("PATH: WHAT"), or a file
   // in the directory it was given ("DIR/MANIFEST: WHAT"): said once here.

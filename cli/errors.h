@@ -80,7 +80,9 @@ int FailEscaped(const std::exception& e);
 //     --fingerprint 'fp.ptape': cannot open: No such file or directory
 // PATH escaped as host text is (EscapeBytes); an output's '-' whose WHAT
 // begins "standard output" is WHAT alone ("standard output: cannot write:
-// No space left on device"). WHAT says what is wrong; a
+// No space left on device"), and one whose WHAT begins "'-'" (a refusal of
+// '-' itself) is "OPTION WHAT" ("--junit '-' (standard output) cannot be
+// written here: name a file"). WHAT says what is wrong; a
 // library's message that begins with the path as it names it ("PATH: WHAT",
 // "PATH/MANIFEST: WHAT") is given whole, and that naming is replaced.
 std::string AboutPath(std::string_view option, std::string_view path, std::string_view what);

@@ -84,8 +84,6 @@ int CheckOptions(const ExploreOptions& o) {
   }
   if (!o.out.empty()) {
     if (MaybeFailure refused = DirectoryWrittenIntoProblem(o.out)) {
-      if (refused->kind == FailureKind::kUsage)
-        return Fail(kExitUsage, "--out " + refused->message);
       return FailAbout("--out", o.out, *refused);
     }
   } else if (o.examples > 0) {

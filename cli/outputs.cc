@@ -46,17 +46,13 @@ int RefuseStandardStreams(const std::vector<InputPath>& inputs) {
 std::unique_ptr<OutputFile> OpenOutput(const OutputRequest& request, const std::string& option,
                                        const std::vector<InputPath>& inputs, int* exit_code) {
   if (MaybeFailure is_input = OutputIsAnInput(request.path, request.directory, inputs)) {
-    *exit_code = request.path == "-" ? Fail(*is_input) : FailAbout(option, request.path, *is_input);
+    *exit_code = FailAbout(option, request.path, *is_input);
     return nullptr;
   }
   Failure refused;
   std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
   if (out) return out;
-  // A usage refusal is of '-' (an empty path is refused when parsed), which
-  // its message names: "--output '-' (standard output) cannot be written here".
-  *exit_code = refused.kind == FailureKind::kUsage
-                   ? Fail(kExitUsage, option + " " + refused.message)
-                   : FailAbout(option, request.path, refused);
+  *exit_code = FailAbout(option, request.path, refused);
   return out;
 }
 
