@@ -46,6 +46,9 @@ int ExitCodeFor(FormatErrorKind kind) {
 int ExitCodeFor(FailureKind kind) {
   switch (kind) {
     case FailureKind::kUsage: return kExitUsage;
+    case FailureKind::kNotFound: return kExitNotFound;
+    case FailureKind::kBound: return kExitBound;
+    case FailureKind::kOtherBoot: return kExitOtherBoot;
     case FailureKind::kIo: return kExitIo;
     case FailureKind::kBadMagic: return kExitBadMagic;
     case FailureKind::kNewerVersion: return kExitNewerVersion;
@@ -53,7 +56,13 @@ int ExitCodeFor(FailureKind kind) {
     case FailureKind::kChecksum: return kExitChecksum;
     case FailureKind::kCorrupt: return kExitCorrupt;
     case FailureKind::kTooLarge: return kExitTooLarge;
+    case FailureKind::kVerdictChanged: return kExitVerdictChanged;
+    case FailureKind::kDiverged: return kExitDiverged;
+    case FailureKind::kCorpusDrift: return kExitCorpusDrift;
     case FailureKind::kManifest: return kExitCorpusManifest;
+    case FailureKind::kLabUnavailable: return kExitLabUnavailable;
+    case FailureKind::kLabFailed: return kExitLabFailed;
+    case FailureKind::kScope: return kExitScope;
     case FailureKind::kInternal: return kExitInternal;
   }
   return kExitInternal;

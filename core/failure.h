@@ -19,16 +19,25 @@
 namespace proctape {
 
 enum class FailureKind : int {
-  kUsage,         // the request itself is wrong: exit 2
-  kIo,            // an open, read or write failed, or an output path was refused: 10
-  kBadMagic,      // not a .ptape file: 11
-  kNewerVersion,  // a .ptape of a newer format version: 12
-  kTruncated,     // a .ptape that ends inside a chunk or has no footer: 13
-  kChecksum,      // a chunk whose content checksum does not match: 14
-  kCorrupt,       // a chunk that does not decode, or breaks the structure: 15
-  kTooLarge,      // a length, size or count over the limits: 16
-  kManifest,      // a corpus manifest that does not parse: 23
-  kInternal,      // proctape itself failed: 1
+  kUsage,           // the request itself is wrong: exit 2
+  kNotFound,        // what was asked for is not there (a view's filter selects nothing): 5
+  kBound,           // a bound cut the work short (a frame cut by --max-processes): 8
+  kOtherBoot,       // a fingerprint or an identity of another boot: 9
+  kIo,              // an open, read or write failed, or an output path was refused: 10
+  kBadMagic,        // not a .ptape file: 11
+  kNewerVersion,    // a .ptape of a newer format version: 12
+  kTruncated,       // a .ptape that ends inside a chunk or has no footer: 13
+  kChecksum,        // a chunk whose content checksum does not match: 14
+  kCorrupt,         // a chunk that does not decode, or breaks the structure: 15
+  kTooLarge,        // a length, size or count over the limits: 16
+  kVerdictChanged,  // replay: the same evidence gives another verdict: 20
+  kDiverged,        // replay: the resolver asked for what the tape does not hold: 21
+  kCorpusDrift,     // a corpus entry drifted from its expectation or is unreadable: 22
+  kManifest,        // a corpus manifest that does not parse: 23
+  kLabUnavailable,  // the lab cannot run here: 24
+  kLabFailed,       // a lab scenario could not be set up as described: 25
+  kScope,           // ownership: the scope is not the verifier's: 26
+  kInternal,        // proctape itself failed: 1
 };
 
 struct Failure {

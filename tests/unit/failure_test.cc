@@ -36,6 +36,15 @@ TEST(FailureKinds, EachHasTheExitStatusOfItsFamily) {
   EXPECT_EQ(ExitCodeFor(FailureKind::kTooLarge), kExitTooLarge);
   EXPECT_EQ(ExitCodeFor(FailureKind::kManifest), kExitCorpusManifest);
   EXPECT_EQ(ExitCodeFor(FailureKind::kInternal), kExitInternal);
+  EXPECT_EQ(ExitCodeFor(FailureKind::kNotFound), kExitNotFound);
+  EXPECT_EQ(ExitCodeFor(FailureKind::kBound), kExitBound);
+  EXPECT_EQ(ExitCodeFor(FailureKind::kOtherBoot), kExitOtherBoot);
+  EXPECT_EQ(ExitCodeFor(FailureKind::kVerdictChanged), kExitVerdictChanged);
+  EXPECT_EQ(ExitCodeFor(FailureKind::kDiverged), kExitDiverged);
+  EXPECT_EQ(ExitCodeFor(FailureKind::kCorpusDrift), kExitCorpusDrift);
+  EXPECT_EQ(ExitCodeFor(FailureKind::kLabUnavailable), kExitLabUnavailable);
+  EXPECT_EQ(ExitCodeFor(FailureKind::kLabFailed), kExitLabFailed);
+  EXPECT_EQ(ExitCodeFor(FailureKind::kScope), kExitScope);
 }
 
 TEST(FailureKinds, ADamagedFileIsTheFailureOfItsKind) {
