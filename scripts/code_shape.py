@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """The code's shape, measured (docs/architecture.md, "Layers"): the lines of
 each folder given, and every function of their .cc files longer than
---max-function lines, longest first.
+--max-function lines, longest first. Of a folder's lines it also says how
+many declare a command line: the bodies of Register* functions (options,
+flags, footers) and top-level help-text constants (`constexpr const char*
+kDescription = "...";`), the rest being what the commands do.
 
     python3 scripts/code_shape.py --max-function 60 cli
 
@@ -86,6 +89,23 @@ def functions(path):
     return found
 
 
+def declaring_lines(path):
+    """Lines of `path` in Register* functions and top-level text constants."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        raw = f.read().split("\n")
+    count = sum(n for n, _, fn in functions(path) if fn.split("::")[-1].startswith("Register"))
+    i = 0
+    while i < len(raw):
+        if re.match(r"(constexpr |static )*const char\*? ?k\w*(\[\])? =", raw[i]):
+            j = i
+            while j < len(raw) and not raw[j].rstrip().endswith(";"):
+                j += 1
+            count += j - i + 1
+            i = j
+        i += 1
+    return count
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--max-function", type=int, default=60, metavar="N")
@@ -97,7 +117,7 @@ def main():
             print(f"code_shape: {folder}: no such folder", file=sys.stderr)
             return 2
         names = sorted(n for n in os.listdir(folder) if n.endswith((".cc", ".h")))
-        total = 0
+        total = declaring = 0
         for name in names:
             path = os.path.join(folder, name)
             with open(path, encoding="utf-8", errors="replace") as f:
@@ -105,7 +125,10 @@ def main():
             if name.endswith(".cc"):
                 over += [(n, path, line, fn) for n, line, fn in functions(path)
                          if n > args.max_function]
-        print(f"{folder}: {total} lines in {len(names)} files")
+                declaring += declaring_lines(path)
+        print(f"{folder}: {total} lines in {len(names)} files "
+              f"({declaring} declare the command line: Register* functions and help texts; "
+              f"{total - declaring} the rest)")
     for n, path, line, fn in sorted(over, reverse=True):
         print(f"{path}:{line}: {fn}: {n} lines (over {args.max_function})")
     print(f"functions over {args.max_function} lines: {len(over)}")
