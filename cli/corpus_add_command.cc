@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `proctape corpus add`: recordings into the corpus once they replay to their
 // verdict (cli/corpus_command.cc).
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -14,89 +13,38 @@
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
-#include "core/proc_parse.h"
-#include "corpus/corpus.h"
+#include "corpus/pipelines.h"
 #include "lab/lab.h"
 #include "proto/convert.h"
-#include "proto/summary.h"
 
 namespace proctape {
 namespace {
 
 struct AddOptions {
-  std::vector<std::string> files;
-  AddRequest request;  // for every file: its note, and one file's name and expects
+  AddFilesRequest request;  // for every file: its note, and one file's name and expects
   CorpusDirOption corpus;
   bool json = false;
 };
 
-int ExitFor(const AddOutcome& out) {
-  switch (out.kind) {
-    case AddOutcome::Kind::kAdded:
-    case AddOutcome::Kind::kAlreadyPresent: return kExitOk;
-    case AddOutcome::Kind::kUsage: return kExitUsage;
-    case AddOutcome::Kind::kFile: return ExitCodeFor(out.file_error);
-    case AddOutcome::Kind::kVerdictChanged: return kExitVerdictChanged;
-    case AddOutcome::Kind::kDiverged: return kExitDiverged;
-    case AddOutcome::Kind::kManifest: return kExitCorpusManifest;
-    case AddOutcome::Kind::kIo: return kExitIo;
+// One file, added or refused: its line (JSON: into *documents), its status.
+int SayAdded(bool json, AddedFile& added, std::vector<std::string>* documents) {
+  if (added.failure) {
+    const int code = ExitCodeFor(added.failure->kind);
+    if (added.listed) {
+      added.result.set_exit_status(code);
+      if (json) documents->push_back(ToJson(added.result));
+      std::fflush(stdout);
+    }
+    return Fail(code, added.failure->message);
   }
-  return kExitInternal;
-}
-
-std::string Expects(const ManifestEntry& e) {
-  std::string out;
-  for (const std::string& x : e.expects) out += (out.empty() ? "" : ", ") + EscapeValue(x);
-  return out;
-}
-
-// One file, added or refused: its line (JSON: into *json), its status.
-int AddOne(const AddOptions& o, const std::string& file, std::string* json) {
-  AddRequest request = o.request;
-  request.file = file;
-  // Read three times (hashed, replayed, copied): standard input or a pipe
-  // is copied once.
-  InputCopy input_copy;
-  if (MaybeFailure failed = input_copy.Open(file)) {
-    return Fail(kExitIo, EscapeBytes(failed->message));
-  }
-  if (input_copy.copied()) {
-    request.file = input_copy.path();
-    request.shown = file;
-  }
-  AddOutcome out = AddToCorpus(request);
-  const int code = ExitFor(out);
-  v1::CorpusAddResult result;
-  result.set_file(EscapedText(file));
-  if (code != kExitOk) {
-    // Its entry in the document too (with several FILEs every input has
-    // one); the line on standard error is the failure's.
-    result.set_outcome("refused");
-    result.set_error(out.message);  // proctape's line, its host bytes escaped already
-    result.set_exit_status(code);
-    if (o.json) *json = ToJson(result);
-    std::fflush(stdout);
-    return Fail(code, out.message);
-  }
-  for (const std::string& w : out.warnings) {
+  for (const std::string& w : added.warnings) {
     std::fflush(stdout);
     Warn(w);
   }
-  const bool added = out.kind == AddOutcome::Kind::kAdded;
-  if (o.json) {
-    result.set_added(added);
-    result.set_outcome(added ? "added" : "duplicate");
-    *result.mutable_entry() = ToProto(out.entry);
-    for (const std::string& w : out.warnings) result.add_warnings(w);
-    *json = ToJson(result);
-  } else if (added) {
-    std::printf("added %s as %s/%s: expect %s\n", out.entry.name.c_str(),
-                EscapeBytes(o.request.dir, 4096).c_str(), out.entry.file.c_str(),
-                Expects(out.entry).c_str());
+  if (json) {
+    documents->push_back(ToJson(added.result));
   } else {
-    std::printf("%s is already in the corpus as %s (%s, expect %s): not added again\n",
-                EscapeBytes(file, 4096).c_str(), out.entry.name.c_str(), out.entry.file.c_str(),
-                Expects(out.entry).c_str());
+    std::printf("%s\n", added.line.c_str());
   }
   return kExitOk;
 }
@@ -107,33 +55,25 @@ int RunAdd(AddOptions o) {
   // The corpus directory, once for every file (checked by AddToCorpus before
   // each replay).
   int exit_code = kExitOk;
-  o.request.dir = o.corpus.Get(&exit_code);
-  if (o.request.dir.empty()) return exit_code;
-  std::vector<InputPath> inputs = InputsNamed("FILE", o.files);
-  inputs.push_back({"the corpus", o.request.dir, false, true});
+  o.request.request.dir = o.corpus.Get(&exit_code);
+  if (o.request.request.dir.empty()) return exit_code;
+  std::vector<InputPath> inputs = InputsNamed("FILE", o.request.files);
+  inputs.push_back({"the corpus", o.request.request.dir, false, true});
   if (int entered = EnterCommand({"corpus add", inputs}); entered != kExitOk) return entered;
-  if (o.files.size() > 1 && !o.request.name.empty()) {
-    return Fail(kExitUsage, "--name names one entry: give one FILE with it (" +
-                                std::to_string(o.files.size()) + " given)");
-  }
-  if (o.files.size() > 1 && !o.request.expects.empty()) {
-    return Fail(kExitUsage,
-                "--expect states the verdicts of one FILE's resolutions: give one "
-                "FILE with it (" +
-                    std::to_string(o.files.size()) + " given)");
-  }
   int worst = kExitOk;
-  std::vector<std::string> results;
-  for (const std::string& file : o.files) {
-    std::string json;
-    worst = Worst(worst, AddOne(o, file, &json));
-    if (!json.empty()) results.push_back(json);
+  std::vector<std::string> documents;
+  if (MaybeFailure usage = AddFilesToCorpus(o.request, [&](AddedFile& added) {
+        worst = Worst(worst, SayAdded(o.json, added, &documents));
+      })) {
+    return Fail(*usage);
   }
   // One FILE refused: its failure is the JSON object on standard error, and
   // standard output holds no document (as every command's failure). Several:
   // every FILE has its entry, refused ones included.
-  const bool one_refused = o.files.size() == 1 && worst != kExitOk;
-  if (o.json && !results.empty() && !one_refused) std::printf("%s\n", JsonList(results).c_str());
+  const bool one_refused = o.request.files.size() == 1 && worst != kExitOk;
+  if (o.json && !documents.empty() && !one_refused) {
+    std::printf("%s\n", JsonList(documents).c_str());
+  }
   return worst;
 }
 
@@ -159,26 +99,26 @@ void RegisterCorpusAdd(CLI::App* corpus, int* exit_code) {
       "its entry written to DIR/MANIFEST (both created when missing, entries sorted by\n"
       "name). Content already in the corpus is not added twice: its name is printed,\n"
       "exit 0.");
-  a->add_option("FILE", add->files,
+  a->add_option("FILE", add->request.files,
                 "a recording ('proctape resolve|liveness|lab ... --record FILE'), or - for "
                 "standard input; several are added in order, a refusal does not stop the next")
       ->check(NonEmptyPath())
       ->required();
   add->corpus.Register(a, false);
-  a->add_option("--name", add->request.name,
+  a->add_option("--name", add->request.request.name,
                 "the entry's name (default: SCENARIO-SANDBOX for a lab recording, else FILE's "
                 "base name); [A-Za-z0-9._-], at most 64")
       ->check(NonEmpty("an empty name names no entry"))
       ->type_name("NAME");
   CLI::Option* note =
       a->add_option(
-           "--note", add->request.note,
+           "--note", add->request.request.note,
            "what the recording shows, in a sentence (default for a 'proctape lab' recording: what "
            "its scenario shows, docs/lab.md)")
           ->check(NonEmpty("an empty note says nothing (leave --note out for the default)"))
           ->type_name("SENTENCE");
   OneValueEach(
-      a->add_option("--expect", add->request.expects,
+      a->add_option("--expect", add->request.request.expects,
                     "the verdict resolution K must give, K = 0, 1, ...: a status (NO_MATCH, DEAD, "
                     "ERROR PID_REUSED; RESOLVED or ERROR alone take the identity or reason from "
                     "the replay) or RESOLVED pid=N start=T")
@@ -192,9 +132,9 @@ void RegisterCorpusAdd(CLI::App* corpus, int* exit_code) {
                              "statuses)"));
   a->callback([add, note, exit_code] {
     // Without --note, a lab recording says what its scenario shows.
-    add->request.scenario_note = nullptr;
+    add->request.request.scenario_note = nullptr;
     if (note->count() == 0) {
-      add->request.scenario_note = [](const std::string& scenario) {
+      add->request.request.scenario_note = [](const std::string& scenario) {
         const lab::ScenarioInfo* s = lab::FindScenario(scenario);
         return s != nullptr ? std::string(s->shows) : std::string();
       };

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `proctape corpus check`: every entry replayed, each that drifted reported
 // (cli/corpus_command.cc).
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli/command_io.h"
@@ -15,8 +13,7 @@
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
-#include "core/proc_parse.h"
-#include "corpus/corpus.h"
+#include "corpus/pipelines.h"
 #include "proto/convert.h"
 
 namespace proctape {
@@ -32,25 +29,17 @@ struct CheckCliOptions {
   std::vector<std::string> only;
 };
 
-// The entries checked, in manifest order: all, or those --entry names
-// (each must be one).
-int Entries(const CheckCliOptions& o, const std::string& dir, std::vector<ManifestEntry>* entries) {
-  Manifest manifest;
-  std::string error;
-  if (!LoadManifest(dir, false, &manifest, &error)) {
-    return Fail(kExitCorpusManifest, o.corpus.About(dir, error));
+// The report on standard output (JSON or text), then the JUnit file.
+int PrintReport(const CheckCliOptions& o, const v1::CorpusReport& report, OutputFile* junit) {
+  if (o.json) {
+    std::printf("%s\n", ToJson(report).c_str());
+  } else {
+    std::fputs(CheckReportText(report).c_str(), stdout);
   }
-  for (const std::string& name : o.only) {
-    auto it = std::find_if(manifest.entries.begin(), manifest.entries.end(),
-                           [&](const ManifestEntry& e) { return e.name == name; });
-    if (it == manifest.entries.end()) {
-      return FailAbout(kExitUsage, "--entry", name,
-                       "no such entry in " + EscapeBytes(ManifestPath(dir), 4096));
-    }
-  }
-  for (const ManifestEntry& e : manifest.entries) {
-    if (o.only.empty() || std::count(o.only.begin(), o.only.end(), e.name) > 0) {
-      entries->push_back(e);
+  std::fflush(stdout);
+  if (junit != nullptr) {
+    if (MaybeFailure failed = junit->WriteAndCommit(JUnitXml(report))) {
+      return FailAbout("--junit", o.junit, *failed);
     }
   }
   return kExitOk;
@@ -74,44 +63,26 @@ int RunCheck(const CheckCliOptions& o) {
   }
   std::unique_ptr<OutputFile> junit;
   if (int entered = EnterCommand(io, &junit); entered != kExitOk) return entered;
-  std::vector<ManifestEntry> entries;
-  if (int listed = Entries(o, dir, &entries); listed != kExitOk) return listed;
-  std::string error;
-  CheckOptions options;
-  options.jobs = o.jobs > 0 ? o.jobs : std::max(std::thread::hardware_concurrency(), 1u);
+  CorpusCheckRequest request{dir, o.only, o.jobs, nullptr};
   Progress progress;
   if (progress.active()) {
-    options.progress = [&progress](std::size_t done, std::size_t total, const std::string& name) {
+    request.progress = [&progress](std::size_t done, std::size_t total, const std::string& name) {
       progress.Show("[" + std::to_string(done) + "/" + std::to_string(total) + "] " + name);
     };
   }
-  v1::CorpusReport report = CheckCorpus(dir, entries, options);
+  CorpusCheckOutcome checked = CheckCorpusDir(request);
   progress.Done();
-
-  if (o.json) {
-    std::printf("%s\n", ToJson(report).c_str());
-  } else {
-    for (const v1::CorpusEntryResult& r : report.results()) {
-      std::string line = CheckLine(r);
-      if (!line.empty()) std::printf("%s\n", line.c_str());
+  if (checked.failure) {
+    if (checked.failure->kind == FailureKind::kUsage) {
+      return FailAbout("--entry", checked.unknown_entry, *checked.failure);
     }
-    std::printf("%s\n", SummaryLine(report).c_str());
+    return o.corpus.FailAboutCorpus(dir, *checked.failure);
   }
-  std::fflush(stdout);
-  if (junit) {
-    if (MaybeFailure failed = junit->WriteAndCommit(JUnitXml(report))) {
-      return FailAbout("--junit", o.junit, *failed);
-    }
+  if (int printed = PrintReport(o, checked.report, junit.get()); printed != kExitOk) return printed;
+  if (MaybeFailure found = CheckFinding(checked.report)) {
+    return Finding(ExitCodeFor(found->kind), found->message);
   }
-  for (const v1::CorpusEntryResult& r : report.results()) {
-    if (r.file_missing()) {
-      return Finding(kExitCorpusManifest, "the manifest names a missing file");
-    }
-  }
-  if (report.drifted() + report.unreadable() == 0) return kExitOk;
-  // What was found, by its counts: an unreadable entry is not a drift.
-  return Finding(kExitCorpusDrift, Plural(report.drifted(), "entry", "entries") + " drifted, " +
-                                       std::to_string(report.unreadable()) + " unreadable");
+  return kExitOk;
 }
 
 }  // namespace

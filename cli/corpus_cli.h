@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "core/failure.h"
+
 namespace proctape {
 
 inline constexpr char kDefaultCorpusDir[] = "corpus";
@@ -28,6 +30,9 @@ struct CorpusDirOption {
   // "--corpus 'DIR': MANIFEST: ..." (the option, given or by default), or
   // "DIR/MANIFEST: ..." as the library says it (the positional DIR).
   std::string About(const std::string& dir, const std::string& what) const;
+  // A library's failure about the corpus (corpus/pipelines.h), said in that
+  // form with its kind's status (cli/exit_codes.h ExitCodeFor).
+  int FailAboutCorpus(const std::string& dir, const Failure& failure) const;
 };
 
 // `corpus add`, `corpus check`, `corpus list` and `corpus rm` under `corpus`.

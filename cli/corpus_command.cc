@@ -42,6 +42,10 @@ std::string CorpusDirOption::About(const std::string& dir, const std::string& wh
   return AboutPath(has_positional ? "" : "--corpus", dir, what);
 }
 
+int CorpusDirOption::FailAboutCorpus(const std::string& dir, const Failure& failure) const {
+  return Fail(ExitCodeFor(failure.kind), About(dir, failure.message));
+}
+
 void RegisterCorpus(CLI::App& app, int* exit_code) {
   CLI::App* corpus = app.add_subcommand(
       "corpus",

@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `proctape corpus list` and `proctape corpus rm`: the MANIFEST's entries shown
 // or taken out (cli/corpus_command.cc).
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -17,51 +12,11 @@
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
-#include "cli/inputs.h"
-#include "core/proc_parse.h"
-#include "corpus/corpus.h"
-#include "format/snapshot_stream.h"
+#include "corpus/pipelines.h"
 #include "proto/convert.h"
-#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
-
-// The tokens the header of entry `e`'s recording names (its kept entries,
-// --token on its command line: every recording keeps its token entry), read
-// from its first chunk; none when it is not a regular file (no link is
-// followed, no FIFO waited on) or has no header.
-TokenMask EntryTokens(const std::string& dir, const ManifestEntry& e) {
-  const std::string path = dir + "/" + e.file;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return {};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return {};
-  }
-  FormatError error;
-  std::unique_ptr<SnapshotStream> stream = SnapshotStream::OpenFd(fd, &error);
-  if (!stream || stream->Next() != SnapshotStream::Result::kItem ||
-      stream->item().kind != StreamItem::Kind::kHeader) {
-    return {};
-  }
-  return TokenMask::Of(stream->item().chunk.header(), {});
-}
-
-// The MANIFEST's values are host bytes to a view: each entry's masked with
-// its recording's tokens (docs/security.md "The token in outputs").
-void MaskEntries(const std::string& dir, std::vector<ManifestEntry>* entries) {
-  for (ManifestEntry& e : *entries) {
-    const TokenMask mask = EntryTokens(dir, e);
-    if (mask.empty()) continue;
-    for (std::string* text : {&e.name, &e.file, &e.shows, &e.kernel, &e.captured, &e.scenario}) {
-      mask.Mask(text);
-    }
-    for (std::string& text : e.expects) mask.Mask(&text);
-    for (std::string& text : e.comments) mask.Mask(&text);
-  }
-}
 
 struct ListOptions {
   CorpusDirOption corpus;
@@ -76,20 +31,15 @@ int RunList(const ListOptions& o) {
       entered != kExitOk) {
     return entered;
   }
-  Manifest manifest;
-  std::string error;
-  if (!LoadManifest(dir, false, &manifest, &error)) {
-    return Fail(kExitCorpusManifest, o.corpus.About(dir, error));
+  CorpusListing listing = ListCorpus(dir);
+  if (listing.failure) {
+    return o.corpus.FailAboutCorpus(dir, *listing.failure);
   }
-  MaskEntries(dir, &manifest.entries);
   if (o.json) {
-    v1::CorpusList list;
-    list.set_dir(EscapeBytes(dir, 4096));
-    for (const ManifestEntry& e : manifest.entries) *list.add_entries() = ToProto(e);
-    std::printf("%s\n", ToJson(list).c_str());
-    return kExitOk;
+    std::printf("%s\n", ToJson(listing.list).c_str());
+  } else {
+    std::fputs(listing.text.c_str(), stdout);
   }
-  for (const std::string& line : ListLines(manifest.entries)) std::printf("%s\n", line.c_str());
   return kExitOk;
 }
 
@@ -106,30 +56,19 @@ int RunRm(const RmOptions& o) {
   CommandIo io{"corpus rm", {{"the corpus", corpus_dir, false, true}}};
   io.creates_in = {corpus_dir};
   if (int entered = EnterCommand(io); entered != kExitOk) return entered;
-  RemoveOutcome out = RemoveFromCorpus(corpus_dir, o.names);
-  const std::string dir = EscapeBytes(corpus_dir, 4096);
-  if (o.json && !out.removed.empty()) {
+  CorpusRemoval removal = RemoveCorpusEntries(corpus_dir, o.names);
+  if (o.json && removal.removed.entries_size() > 0) {
     // The entries removed, as 'corpus list --json' shows entries.
-    v1::CorpusList list;
-    list.set_dir(dir);
-    for (const ManifestEntry& e : out.removed) *list.add_entries() = ToProto(e);
-    std::printf("%s\n", ToJson(list).c_str());
+    std::printf("%s\n", ToJson(removal.removed).c_str());
   } else {
-    for (const ManifestEntry& e : out.removed) {
-      std::printf("removed %s (%s/%s) from the corpus\n", e.name.c_str(), dir.c_str(),
-                  e.file.c_str());
-    }
+    std::fputs(removal.text.c_str(), stdout);
   }
   std::fflush(stdout);
-  for (const std::string& w : out.warnings) Warn(w);
-  switch (out.kind) {
-    case RemoveOutcome::Kind::kRemoved: return kExitOk;
-    case RemoveOutcome::Kind::kUsage: return Fail(kExitUsage, out.message);
-    case RemoveOutcome::Kind::kManifest:
-      return Fail(kExitCorpusManifest, o.corpus.About(corpus_dir, out.message));
-    case RemoveOutcome::Kind::kIo: return Fail(kExitIo, o.corpus.About(corpus_dir, out.message));
-  }
-  return kExitInternal;
+  for (const std::string& w : removal.warnings) Warn(w);
+  if (!removal.failure) return kExitOk;
+  // A name that is no entry is about the names; anything else about the corpus.
+  if (removal.failure->kind == FailureKind::kUsage) return Fail(*removal.failure);
+  return o.corpus.FailAboutCorpus(corpus_dir, *removal.failure);
 }
 
 }  // namespace

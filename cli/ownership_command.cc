@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "ownership/ownership.h"
+#include "ownership/plan_files.h"
 #include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
@@ -16,16 +16,13 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "core/proc_parse.h"
-#include "format/reader.h"
 #include "proto/convert.h"
 
 namespace proctape {
 namespace {
 
 struct OwnershipOptions {
-  std::string baseline;
-  std::string current;
-  OwnershipRequest request;
+  OwnershipFiles files;
   bool json = false;
 };
 
@@ -48,58 +45,28 @@ int PlanExitCode(const v1::OwnershipPlan& plan) {
   }
 }
 
-int RunOwnership(OwnershipOptions o) {
-  if (o.request.cgroup.empty() || o.request.cgroup[0] != '/') {
-    return Fail(kExitUsage,
-                "--cgroup wants a cgroup v2 path such as /system.slice/ci.service "
-                "(the part after \"0::\" in /proc/PID/cgroup)");
-  }
-  for (const std::string& output : o.request.outputs) {
-    if (output.find_first_not_of('/') == std::string::npos) {
-      return Fail(kExitUsage, "--output '" + EscapeBytes(output) + "' names no file");
-    }
-  }
-  if (int entered =
-          EnterCommand({"ownership", {{"--baseline", o.baseline}, {"--current", o.current}}});
+int RunOwnership(const OwnershipOptions& o) {
+  if (MaybeFailure problem = OwnershipRequestProblem(o.files.request)) return Fail(*problem);
+  if (int entered = EnterCommand(
+          {"ownership", {{"--baseline", o.files.baseline}, {"--current", o.files.current}}});
       entered != kExitOk) {
     return entered;
   }
-  Snapshot baseline, current;
-  struct Read {
-    const char* option;
-    const std::string* path;
-    Snapshot* snapshot;
-  };
-  for (const Read& read :
-       {Read{"--baseline", &o.baseline, &baseline}, Read{"--current", &o.current, &current}}) {
-    ReadKeep keep;  // the plan reads frames only (every frame of the baseline)
-    keep.observations = false;
-    FormatError error = ReadSnapshot(*read.path, read.snapshot, keep);
-    if (!error.ok())
-      return FailAbout(ExitCodeFor(error.kind), read.option, *read.path, error.message);
+  OwnershipOutcome planned = PlanOwnershipFiles(o.files);
+  if (planned.failure) {
+    return FailAbout(planned.failed_option, planned.failed_path, *planned.failure);
   }
-  o.request.baseline_name = o.baseline;
-  o.request.current_name = o.current;
-  std::vector<std::string> warnings;
-  v1::OwnershipPlan plan = PlanOwnership(baseline, current, o.request, &warnings);
   if (o.json) {
-    std::printf("%s\n", ToJson(plan).c_str());
+    std::printf("%s\n", ToJson(planned.plan).c_str());
   } else {
-    std::fputs(DescribePlan(plan).c_str(), stdout);
+    std::fputs(planned.text.c_str(), stdout);
   }
   std::fflush(stdout);
-  for (const std::string& w : warnings) Warn(w);
-  const int code = PlanExitCode(plan);
-  if (code == kExitOk || plan.problems().empty()) return code;
+  for (const std::string& w : planned.warnings) Warn(w);
+  const int code = PlanExitCode(planned.plan);
+  if (code == kExitOk || planned.refusal.empty()) return code;
   // The status is the first problem's: Finish says it by that problem.
-  std::string what = "the plan is REFUSED: " + DescribeProblem(plan.problems(0));
-  if (plan.problems_size() > 1) {
-    what += " (and " +
-            Plural(static_cast<std::uint64_t>(plan.problems_size() - 1), "other problem",
-                   "other problems") +
-            ")";
-  }
-  return Finding(code, what);
+  return Finding(code, planned.refusal);
 }
 
 }  // namespace
@@ -129,35 +96,36 @@ constexpr const char* kDescription =
 void RegisterOwnership(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<OwnershipOptions>();
   CLI::App* sub = app.add_subcommand("ownership", kDescription);
-  sub->add_option("--baseline", o->baseline, "the capture taken at bootstrap (a .ptape file)")
+  sub->add_option("--baseline", o->files.baseline, "the capture taken at bootstrap (a .ptape file)")
       ->check(NonEmptyPath())
       ->type_name("FILE")
       ->required();
-  sub->add_option("--current", o->current, "the capture taken at cleanup time (a .ptape file)")
+  sub->add_option("--current", o->files.current,
+                  "the capture taken at cleanup time (a .ptape file)")
       ->check(NonEmptyPath())
       ->type_name("FILE")
       ->required();
-  AddUnsigned(sub, "--uid", o->request.uid, 0, 4294967294,
+  AddUnsigned(sub, "--uid", o->files.request.uid, 0, 4294967294,
               "the verifier's real uid (as 'id -u' prints it)", "UID")
       ->required();
-  sub->add_option("--cgroup", o->request.cgroup,
+  sub->add_option("--cgroup", o->files.request.cgroup,
                   "the verifier's cgroup v2 path (after \"0::\" in /proc/self/cgroup), "
                   "compared exactly")
       ->check(NonEmpty("an empty path names no cgroup (the root cgroup is /)"))
       ->type_name("PATH")
       ->required();
-  AddSigned(sub, "--self", o->request.self_pid, 1, kMaxPidValue, "the verifier's pid", "PID")
+  AddSigned(sub, "--self", o->files.request.self_pid, 1, kMaxPidValue, "the verifier's pid", "PID")
       ->required();
-  sub->add_flag("--all", o->request.all,
+  sub->add_flag("--all", o->files.request.all,
                 "also list the processes out of scope (OUT) and those that vanished during the "
                 "scan (GONE)");
   OneValueEach(
-      sub->add_option("--output", o->request.outputs,
+      sub->add_option("--output", o->files.request.outputs,
                       "a declared output of the task (repeat it): present, or already absent; a "
                       "parent that is a symbolic link or not a directory refuses the plan")
           ->check(NonEmptyPath("output"))
           ->type_name("PATH"));
-  sub->add_flag("--force-scope", o->request.force_scope,
+  sub->add_flag("--force-scope", o->files.request.force_scope,
                 "plan new processes of older sessions that are not the verifier's (refused "
                 "without it: exit 26)");
   sub->add_flag("--json", o->json, "print the plan as one JSON object (OwnershipPlan)");
