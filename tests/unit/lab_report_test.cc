@@ -63,34 +63,35 @@ TEST(LabReport, AShownRunIsNoFailureAndItsTextSaysTheRecordingAndTheCleanup) {
             "cleanup: ended the 2 processes the lab started (app-server 10, sandbox 11)\n");
 }
 
+// The failure of `result` when reported: its kind, message and whether it
+// names the --record file.
+void ExpectFailure(const lab::LabResult& result, FailureKind kind, const std::string& message,
+                   bool about_record) {
+  const lab::LabRun run = lab::ReportRun(Plain("run.ptape"), result, "");
+  ASSERT_TRUE(run.failure);
+  EXPECT_EQ(run.failure->kind, kind);
+  EXPECT_EQ(run.failure->message, message);
+  EXPECT_EQ(run.about_record, about_record);
+}
+
 TEST(LabReport, EachOutcomeIsTheFailureOfItsExitStatus) {
-  const lab::LabOptions options = Plain("run.ptape");
-  lab::LabRun run = lab::ReportRun(options, Staged(lab::LabOutcome::kNotShown, "NO_MATCH"), "");
-  ASSERT_TRUE(run.failure);
-  EXPECT_EQ(run.failure->kind, FailureKind::kLabFailed);
-  EXPECT_EQ(run.failure->message, "lab: plain did not show what it says: NO_MATCH");
-  EXPECT_FALSE(run.about_record);
-
-  run = lab::ReportRun(options, Staged(lab::LabOutcome::kUnavailable, "no unshare"), "");
-  ASSERT_TRUE(run.failure);
-  EXPECT_EQ(run.failure->kind, FailureKind::kLabUnavailable);
-  EXPECT_EQ(run.failure->message, "lab: cannot run here: no unshare");
-  EXPECT_EQ(lab::ReportText(options, run).find("recorded "), std::string::npos);
-
+  ExpectFailure(Staged(lab::LabOutcome::kNotShown, "NO_MATCH"), FailureKind::kLabFailed,
+                "lab: plain did not show what it says: NO_MATCH", false);
+  ExpectFailure(Staged(lab::LabOutcome::kUnavailable, "no unshare"), FailureKind::kLabUnavailable,
+                "lab: cannot run here: no unshare", false);
+  ExpectFailure(Staged(lab::LabOutcome::kFailed, "no /bin/sleep"), FailureKind::kLabFailed,
+                "lab: plain could not be staged: no /bin/sleep", false);
+  ExpectFailure(Staged(lab::LabOutcome::kOutputFailed, "disk full"), FailureKind::kIo, "disk full",
+                true);
+  // A process left running is said first, whatever else happened.
   lab::LabResult left = Staged(lab::LabOutcome::kOutputFailed, "disk full");
   left.left_running = {11};
-  run = lab::ReportRun(options, left, "");
-  ASSERT_TRUE(run.failure);
-  EXPECT_EQ(run.failure->kind, FailureKind::kInternal);
-  EXPECT_EQ(run.failure->message, "lab: 1 started process is still running after cleanup");
-  EXPECT_FALSE(run.about_record);
-
-  run = lab::ReportRun(options, Staged(lab::LabOutcome::kOutputFailed, "disk full"), "");
-  ASSERT_TRUE(run.failure);
-  EXPECT_EQ(run.failure->kind, FailureKind::kIo);
-  EXPECT_EQ(run.failure->message, "disk full");
-  EXPECT_TRUE(run.about_record);
-  EXPECT_EQ(run.report.scenario(), "plain");
+  ExpectFailure(left, FailureKind::kInternal,
+                "lab: 1 started process is still running after cleanup", false);
+  // No recording was written: the text does not offer to replay one.
+  const lab::LabRun run =
+      lab::ReportRun(Plain("run.ptape"), Staged(lab::LabOutcome::kUnavailable, "x"), "");
+  EXPECT_EQ(lab::ReportText(Plain("run.ptape"), run).find("recorded "), std::string::npos);
 }
 
 TEST(LabReport, ARecordInAMissingDirectoryIsRefusedBeforeAnythingStarts) {
@@ -113,8 +114,7 @@ TEST(LabReport, AnUnknownScenarioCouldNotBeStaged) {
   const lab::LabRun run = lab::RunAndReport(options);
   ASSERT_TRUE(run.failure);
   EXPECT_EQ(run.failure->kind, FailureKind::kLabFailed);
-  EXPECT_EQ(run.failure->message.rfind("lab: no-such could not be staged: unknown scenario", 0),
-            0u)
+  EXPECT_EQ(run.failure->message.rfind("lab: no-such could not be staged: unknown scenario", 0), 0u)
       << run.failure->message;
   EXPECT_TRUE(run.result.started.empty());
 }
