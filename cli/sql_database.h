@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The .ptape FILEs loaded into one SQLite database (analyze/sql/database.h),
-// as `proctape sql` and `proctape export --format sqlite|csv` load them.
+// as `proctape sql` and `proctape export --format sqlite|csv` load them: the
+// load is analyze/sql/load_files.h's; this says its progress line, its
+// warnings and its failure.
 #pragma once
 
 #include <memory>
