@@ -6,24 +6,20 @@
 // largest of theirs.
 #include <cstdio>
 #include <memory>
-#include <optional>
-#include <utility>
 #include <string>
 #include <vector>
 
 #include "analyze/show.h"
+#include "analyze/show_file.h"
 #include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "cli/outputs.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
 #include "cli/options.h"
+#include "cli/outputs.h"
 #include "core/proc_parse.h"
-#include "format/snapshot_stream.h"
-#include "format/format_error.h"
 #include "proto/convert.h"
-#include "proto/summary.h"
 
 namespace proctape {
 namespace {
@@ -39,107 +35,40 @@ struct ShowOptions {
 
 void Print(const std::string& piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); }
 
-// One file: its text on standard output, after a blank line unless it is the
-// first text shown (*shown says whether one was) (JSON: its report, after
-// `json_before`); its status. Printed piece by piece, a frame at a time, each
-// frame's selection read back for it alone (ShowBuilder).
-// A file that cannot be read at all shows nothing in text; under --json it
-// is still its report (the document itself, or an entry of its files[]), as
-// verify's is: its file and its error, "intact": false, nothing else
-// (docs/cli/json.md, "Several files").
-// What ShowBuilder does not hold of a file read item by item: one frame
-// held at a time (its parts joined, and added), with the header,
-// resolutions, fingerprint and footer (small); observations counted. A
-// frame cut by the damage is added as far as it was read.
-struct ShowRead {
-  std::vector<v1::Resolution> resolutions;
-  std::vector<v1::RootFingerprint> fingerprints;
-  std::optional<v1::Footer> footer;
-  std::uint64_t chunks = 0, bytes = 0, observations = 0;
-  FormatError error;
-};
-
-void ReadStreamed(const std::string& file, ShowBuilder& builder, ShowRead* read) {
-  v1::Frame frame;
-  bool open = false;  // `frame` holds parts of a frame not yet added
-  std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(file, &read->error);
-  while (stream) {
-    const SnapshotStream::Result r = stream->Next();
-    read->chunks = stream->counts().chunks;
-    read->bytes = stream->bytes();
-    read->observations = stream->counts().observations;
-    if (r == SnapshotStream::Result::kEnd) break;
-    if (r == SnapshotStream::Result::kError) {
-      read->error = stream->error();
-      break;
-    }
-    StreamItem& item = stream->item();
-    switch (item.kind) {
-      case StreamItem::Kind::kHeader: builder.SetHeader(item.chunk.header()); break;
-      case StreamItem::Kind::kFramePart:
-        JoinFramePart(&frame, std::move(*item.chunk.mutable_frame()), item.first_part);
-        open = !item.last_part;
-        if (item.last_part) builder.AddFrame(frame);
-        break;
-      case StreamItem::Kind::kObservations: break;
-      case StreamItem::Kind::kResolution:
-        read->resolutions.push_back(std::move(*item.chunk.mutable_resolution()));
-        break;
-      case StreamItem::Kind::kFingerprint:
-        read->fingerprints.push_back(std::move(*item.chunk.mutable_fingerprint()));
-        break;
-      case StreamItem::Kind::kFooter: read->footer = std::move(*item.chunk.mutable_footer()); break;
-    }
-  }
-  if (open) builder.AddFrame(frame);
-}
-
+// One file (analyze/show_file.h ShowFile): its text on standard output,
+// after a blank line unless it is the first text shown (*shown says whether
+// one was) (JSON: its report, after `json_before`); its status. Printed
+// piece by piece, a frame at a time, each frame's selection read back for it
+// alone. A file that cannot be read at all shows nothing in text; under
+// --json it is still its report (the document itself, or an entry of its
+// files[]), as verify's is: its file and its error, "intact": false,
+// nothing else (docs/cli/json.md, "Several files").
 int ShowOne(const std::string& file, bool json, const ProcessFilter& filter, bool* shown,
             const std::string& json_before) {
-  const std::string name = EscapeBytes(file, 4096);
-  ShowBuilder builder(name, filter);
-  ShowRead read;
-  ReadStreamed(file, builder, &read);
-  const FormatError& error = read.error;
-  const std::uint64_t chunks = read.chunks;
-  if (!error.ok() && chunks == 0) {
-    if (json) {
-      v1::ShowReport unread;
-      unread.set_file(name);
-      unread.set_error_kind(FormatErrorName(error.kind));
-      unread.set_error(Printable(error.message));
-      Print(json_before + ToJson(unread));
-    }
+  const ShowOutcome show = ShowFile(file, filter);
+  if (show.unread) {
+    if (json) Print(json_before + ToJson(show.report));
     std::fflush(stdout);
-    return Fail(ExitCodeFor(error.kind), name + ": " + EscapeBytes(error.message));
+    return Fail(*show.damage);
   }
-  const v1::ShowReport report =
-      builder.Finish({chunks, read.bytes, read.footer ? &*read.footer : nullptr, read.observations,
-                      &read.resolutions, &read.fingerprints},
-                     error);
-  // Its name as the report says it: masked with the file's tokens.
-  const std::string& said = report.file();
-  const ShowSelections selections = [&builder](int i) { return builder.Selection(i); };
   if (json) {
     Print(json_before);
     std::string failure;
-    if (!ShowJson(report, selections, Print, &failure)) {
+    if (!ShowJson(show.report, show.selections, Print, &failure)) {
       std::fflush(stdout);
-      return Fail(kExitInternal, said + ": cannot print JSON: " + failure);
+      return Fail(kExitInternal, show.report.file() + ": cannot print JSON: " + failure);
     }
   } else {
     if (*shown) std::fputs("\n", stdout);
-    RenderShow(report, selections, Print);
+    RenderShow(show.report, show.selections, Print);
   }
   *shown = true;
   std::fflush(stdout);
-  if (report.has_selected() && report.selected() == 0) {
-    if (!error.ok()) Fail(ExitCodeFor(error.kind), said + ": " + EscapeBytes(error.message));
-    return Fail(kExitNotFound,
-                said + ": " + FilterText(report.filter()) + " selects no process in any frame");
+  if (show.nothing_selected) {
+    if (show.damage) Fail(*show.damage);
+    return Fail(*show.nothing_selected);
   }
-  if (error.ok()) return kExitOk;
-  return Fail(ExitCodeFor(error.kind), said + ": " + EscapeBytes(error.message));
+  return show.damage ? Fail(*show.damage) : kExitOk;
 }
 
 int RunShow(const ShowOptions& o) {

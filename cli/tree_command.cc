@@ -10,27 +10,26 @@
 #include <string>
 
 #include "analyze/tree.h"
+#include "analyze/tree_file.h"
 #include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "cli/outputs.h"
-#include "cli/options.h"
 #include "cli/exit_codes.h"
+#include "cli/options.h"
+#include "cli/outputs.h"
+#include "cli/view_output.h"
 #include "core/proc_parse.h"
-#include "format/reader.h"
 #include "proto/convert.h"
-#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
 
 struct TreeCliOptions {
-  std::string file;
+  TreeRequest request;
   bool json = false;
-  TreeOptions tree;
   std::int64_t marker = 0;
   bool has_marker = false;
-  std::int64_t pid = 0;  // --pid, --uid, --comm: options.tree.filter when given
+  std::int64_t pid = 0;  // --pid, --uid, --comm: request.tree.filter when given
   std::uint32_t uid = 0;
   std::string comm;
   bool wide = false;  // --wide: never cut a line
@@ -52,44 +51,19 @@ std::size_t TerminalWidth() {
 }
 
 int RunTree(TreeCliOptions o) {
-  if (o.has_marker) o.tree.marker = o.marker;
-  if (int entered = EnterCommand({"tree", {{"FILE", o.file}}}); entered != kExitOk) return entered;
-  // Only the frame drawn is kept whole (the others as their shells), and no
-  // observation; a lab file without --marker keeps every frame, where
-  // DerivedMarker looks for the process its resolution resolved.
-  ReadKeep keep;
-  keep.frames = std::vector<std::uint64_t>{o.tree.frame};
-  keep.observations = false;
-  if (!o.tree.marker) keep.every_frame_if = DerivesMarker;
-  Snapshot snapshot;
-  const FormatError error = ReadSnapshot(o.file, &snapshot, keep);
-  const std::string name = TokenMask::Of(snapshot).Shown(o.file);  // it may hold a piece of it
-  const std::string damage = error.ok() ? "" : name + ": " + EscapeBytes(error.message);
-  if (!error.ok() && snapshot.frames.empty()) return Fail(ExitCodeFor(error.kind), damage);
-  std::string why;
-  bool root_missing = false;
-  std::optional<v1::TreeReport> report = BuildTree(snapshot, name, o.tree, &why, &root_missing);
-  // A damaged file that cannot show what was asked (a --frame past the
-  // frames before the damage) is one line, the damage's, with its status.
-  if (!report && !error.ok()) return Fail(ExitCodeFor(error.kind), damage + "; " + why);
-  // A --root in no process of the frame selected nothing: not found, as a
-  // --pid that selects nothing.
-  if (!report) return Fail(root_missing ? kExitNotFound : kExitUsage, why);
-  // Said first; the status is the damage's, also when the tree is drawn.
-  if (!error.ok())
-    Fail(ExitCodeFor(error.kind), damage + " (the frames before the damage are used)");
-  if (!error.ok()) report->set_warning(name + ": " + EscapeBytes(error.message));
-  if (o.json) {
-    std::printf("%s\n", ToJson(*report).c_str());
-  } else {
-    std::fputs(RenderTree(*report, o.wide ? 0 : TerminalWidth()).c_str(), stdout);
+  if (o.has_marker) o.request.tree.marker = o.marker;
+  if (int entered = EnterCommand({"tree", {{"FILE", o.request.file}}}); entered != kExitOk) {
+    return entered;
   }
-  if (report->has_selected() && report->selected() == 0) {
-    std::fflush(stdout);
-    return Fail(kExitNotFound, name + " frame " + std::to_string(o.tree.frame) + ": " +
-                                   FilterText(report->filter(), true) + " selects no process");
-  }
-  return error.ok() ? kExitOk : ExitCodeFor(error.kind);
+  const TreeOutcome tree = TreeOfFile(o.request);
+  if (tree.failure) return Fail(*tree.failure);
+  return SayView(tree.notes, [&] {
+    if (o.json) {
+      std::printf("%s\n", ToJson(tree.report).c_str());
+    } else {
+      std::fputs(RenderTree(tree.report, o.wide ? 0 : TerminalWidth()).c_str(), stdout);
+    }
+  });
 }
 
 }  // namespace
@@ -121,13 +95,13 @@ constexpr const char* kDescription =
 void RegisterTree(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<TreeCliOptions>();
   CLI::App* sub = app.add_subcommand("tree", kDescription);
-  sub->add_option("FILE", o->file, "a .ptape file, or - for standard input")
+  sub->add_option("FILE", o->request.file, "a .ptape file, or - for standard input")
       ->check(NonEmptyPath())
       ->required();
-  AddUnsigned(sub, "--frame", o->tree.frame, 0, 4294967295,
+  AddUnsigned(sub, "--frame", o->request.tree.frame, 0, 4294967295,
               "the frame to draw, counted from 0 in file order ('proctape show' lists them)")
       ->capture_default_str();
-  AddSigned(sub, "--root", o->tree.root, 1, kMaxPidValue,
+  AddSigned(sub, "--root", o->request.tree.root, 1, kMaxPidValue,
             "draw only this host pid and its descendants", "PID");
   CLI::Option* marker = AddSigned(sub, "--marker", o->marker, 1, kMaxPidValue,
                                   "the marker's value: mark the host process with that pid", "PID");
@@ -141,7 +115,7 @@ void RegisterTree(CLI::App& app, int* exit_code) {
                                       "draw only the processes whose command name (stat field "
                                       "2) is exactly this, byte for byte")
                           ->type_name("NAME");
-  sub->add_flag("--kernel", o->tree.kernel, "show kernel threads instead of folding them");
+  sub->add_flag("--kernel", o->request.tree.kernel, "show kernel threads instead of folding them");
   sub->add_flag("--wide", o->wide,
                 "never cut a line (on a terminal, lines are cut to its width, ending with '>')");
   sub->add_flag("--json", o->json,
@@ -156,9 +130,9 @@ void RegisterTree(CLI::App& app, int* exit_code) {
                                "damaged file"));
   sub->callback([o, marker, pid, uid, comm, exit_code] {
     o->has_marker = marker->count() > 0;
-    if (pid->count() > 0) o->tree.filter.pid = o->pid;
-    if (uid->count() > 0) o->tree.filter.uid = o->uid;
-    if (comm->count() > 0) o->tree.filter.comm = o->comm;
+    if (pid->count() > 0) o->request.tree.filter.pid = o->pid;
+    if (uid->count() > 0) o->request.tree.filter.uid = o->uid;
+    if (comm->count() > 0) o->request.tree.filter.comm = o->comm;
     *exit_code = RunTree(*o);
   });
 }
