@@ -26,13 +26,11 @@
 namespace proctape {
 namespace {
 
-using test::FakeHost;
-using test::kAppServer;
-using test::kAppServerStart;
-using test::ReplayTempDir;
+using namespace test;  // the in-memory host and the temporary directory
 
-const std::string kBoot = "5b1f0c2e-3d4a-4e6f-8a9b-0c1d2e3f4a5b\n";
-const std::string kOtherBootId = "00000000-1111-4222-8333-444444444444\n";
+// Two boots as /proc/sys/kernel/random/boot_id prints them: neither is this host's.
+const std::string kBoot = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\n";
+const std::string kOtherBootId = "99999999-8888-4777-a666-555555555555\n";
 
 std::unique_ptr<OutputFile> OpenOutput(const std::string& path) {
   OutputRequest request;
