@@ -3,9 +3,13 @@
 
 #include <time.h>
 
+#include <cstring>
+#include <utility>
+
 #include "capture/host_facts.h"
 #include "core/proc_parse.h"
 #include "core/resolver.h"
+#include "format/fingerprint_file.h"
 #include "proto/convert.h"
 
 namespace proctape {
@@ -67,6 +71,37 @@ v1::Header FingerprintHeader(const std::string& proc_root,
   FillCaptureHeader(proc_root, &header);
   for (const std::string& arg : command_line) header.add_command_line(arg);
   return header;
+}
+
+WrittenFingerprint WriteRootFingerprint(Evidence& evidence, std::int64_t root_pid,
+                                        const std::string& exe_path, const std::string& proc_root,
+                                        const std::vector<std::string>& command_line,
+                                        std::unique_ptr<OutputFile> output) {
+  WrittenFingerprint out;
+  const v1::Header header = FingerprintHeader(proc_root, command_line);
+  out.boot_id = header.host().boot_id();
+  if (out.boot_id.empty()) {
+    out.failure = OptionFailure{
+        Failure(FailureKind::kInternal, "cannot read " + EscapeBytes(proc_root, 4096) +
+                                            "/sys/kernel/random/boot_id: a fingerprint must "
+                                            "name its boot"),
+        "", ""};
+    return out;
+  }
+  out.taken = TakeFingerprint(evidence, root_pid, exe_path, out.boot_id);
+  if (!out.taken.root.resolved()) return out;
+  if (!out.taken.exe.ok()) {
+    out.failure = OptionFailure{Failure(FailureKind::kUsage, std::string("cannot attest it: ") +
+                                                                 std::strerror(out.taken.exe.err)),
+                                "--exe", exe_path};
+    return out;
+  }
+  const std::string path = output->path();
+  std::string error;
+  if (!WriteFingerprintFile(std::move(output), header, out.taken.fingerprint, &error)) {
+    out.failure = OptionFailure{Failure(FailureKind::kIo, error), "--output", path};
+  }
+  return out;
 }
 
 }  // namespace proctape

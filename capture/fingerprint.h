@@ -6,11 +6,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "capture/option_failure.h"
 #include "core/evidence.h"
 #include "core/verdict.h"
+#include "fs/output_file.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -40,5 +44,25 @@ TakenFingerprint TakeFingerprint(Evidence& evidence, std::int64_t root_pid,
 // tool version and `command_line`.
 v1::Header FingerprintHeader(const std::string& proc_root,
                              const std::vector<std::string>& command_line);
+
+struct WrittenFingerprint {
+  // Why nothing was written: this host's boot id cannot be read (kInternal),
+  // the executable cannot be attested ("--exe", kUsage), the file cannot be
+  // written ("--output", kIo; nothing is left of it). Unset with `taken`'s
+  // root not RESOLVED: the root cannot be fingerprinted, and that verdict's
+  // status (MISSING_ROOT, UNREADABLE, MALFORMED_RECORD) says why.
+  std::optional<OptionFailure> failure;
+  TakenFingerprint taken;  // the fingerprint written, when no failure
+  std::string boot_id;     // this host's, as read (FingerprintHeader)
+};
+
+// `proctape fingerprint`: the header of this host (FingerprintHeader of
+// `proc_root`, `command_line`), the fingerprint of `root_pid` and `exe_path`
+// taken through `evidence` (TakeFingerprint), written to `output` (opened,
+// and so checked, before: format/fingerprint_file.h WriteFingerprintFile).
+WrittenFingerprint WriteRootFingerprint(Evidence& evidence, std::int64_t root_pid,
+                                        const std::string& exe_path, const std::string& proc_root,
+                                        const std::vector<std::string>& command_line,
+                                        std::unique_ptr<OutputFile> output);
 
 }  // namespace proctape

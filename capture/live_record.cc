@@ -75,6 +75,19 @@ bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
   return RecordLiveSteps(live, options, {LiveStep{nullptr, check}}, error);
 }
 
+MaybeFailure RunLiveCheck(ProcfsEvidence& live, const LiveRecordOptions& options,
+                          std::unique_ptr<OutputFile> output,
+                          const std::function<void(Evidence&, v1::Resolution*)>& check) {
+  if (!output) {
+    v1::Resolution unused;
+    check(live, &unused);
+    return std::nullopt;
+  }
+  std::string error;
+  if (RecordLive(live, options, std::move(output), check, &error)) return std::nullopt;
+  return Failure(FailureKind::kIo, error);
+}
+
 bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
                      const std::vector<LiveStep>& steps, std::string* error) {
   OutputRequest request;

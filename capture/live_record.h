@@ -20,6 +20,7 @@
 
 #include "capture/frame_scanner.h"
 #include "capture/procfs_evidence.h"
+#include "core/failure.h"
 #include "format/format_error.h"
 #include "fs/output_file.h"
 #include "format/writer.h"
@@ -76,6 +77,15 @@ bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
 // The same to options.path, opened here.
 bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
                 const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error);
+
+// `check` run on `live`, recorded into `output` when there is one
+// (RecordLive; options.path and force are not used): what `resolve
+// --record` and `liveness --record` run. Nothing, or a kIo failure whose
+// message is why the file could not be begun or written (nothing is left of
+// it then; the check ran unless it could not be begun).
+MaybeFailure RunLiveCheck(ProcfsEvidence& live, const LiveRecordOptions& options,
+                          std::unique_ptr<OutputFile> output,
+                          const std::function<void(Evidence&, v1::Resolution*)>& check);
 
 // One check of a multi-check recording and what is done to the host just
 // before it (e.g. the lab ends the sleep, then checks liveness again).

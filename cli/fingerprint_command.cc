@@ -3,12 +3,9 @@
 // before the turn. The root's pid
 // and start tick, the expected executable's device and inode, and this boot,
 // written to a fingerprint file that `resolve --fingerprint` consumes after
-// the turn. Also the reading of such a file for resolve and replay
-// (cli/fingerprint_load.h).
+// the turn (capture/fingerprint.h WriteRootFingerprint).
 #include <cstdio>
-#include <cstring>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,10 +18,9 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
-#include "cli/fingerprint_load.h"
+#include "cli/live_run.h"
 #include "cli/outputs.h"
 #include "core/proc_parse.h"
-#include "format/fingerprint_file.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
 #include "written.pb.h"
@@ -72,7 +68,6 @@ void PrintReport(const FingerprintOptions& o, const v1::RootFingerprint& fp,
 }
 
 int RunFingerprint(const FingerprintOptions& o) {
-  std::string error;
   if (std::string why = ForceWithoutOutput(o.force, "-o", true, o.output); !why.empty()) {
     return Fail(kExitUsage, why);
   }
@@ -93,64 +88,19 @@ int RunFingerprint(const FingerprintOptions& o) {
   io.output->binary = true;
   std::unique_ptr<OutputFile> output;
   if (int entered = EnterCommand(io, &output); entered != kExitOk) return entered;
-  const v1::Header header = FingerprintHeader(o.proc, o.command_line);
-  const std::string& boot_id = header.host().boot_id();
-  if (boot_id.empty()) {
-    return Fail(kExitInternal, "cannot read " + EscapeBytes(o.proc, 4096) +
-                                   "/sys/kernel/random/boot_id: a fingerprint must name its boot");
+  WrittenFingerprint written =
+      WriteRootFingerprint(*live, o.root, o.exe, o.proc, o.command_line, std::move(output));
+  if (written.failure) return FailOption(*written.failure);
+  if (const Verdict& root = written.taken.root; !root.resolved()) {
+    return Fail(ExitCodeFor(root.status), "cannot fingerprint root " + std::to_string(o.root) +
+                                              ": " + std::string(StatusName(root.status)) + ": " +
+                                              EscapeBytes(root.detail, 1024));
   }
-  TakenFingerprint taken = TakeFingerprint(*live, o.root, o.exe, boot_id);
-  if (!taken.root.resolved()) {
-    return Fail(ExitCodeFor(taken.root.status), "cannot fingerprint root " +
-                                                    std::to_string(o.root) + ": " +
-                                                    std::string(StatusName(taken.root.status)) +
-                                                    ": " + EscapeBytes(taken.root.detail, 1024));
-  }
-  if (!taken.exe.ok()) {
-    return FailAbout(kExitUsage, "--exe", o.exe,
-                     std::string("cannot attest it: ") + std::strerror(taken.exe.err));
-  }
-  if (!WriteFingerprintFile(std::move(output), header, taken.fingerprint, &error)) {
-    return FailAbout(kExitIo, "--output", o.output, error);
-  }
-  PrintReport(o, taken.fingerprint, boot_id);
+  PrintReport(o, written.taken.fingerprint, written.boot_id);
   return kExitOk;
 }
 
 }  // namespace
-
-std::optional<v1::RootFingerprint> LoadFingerprint(const std::string& path,
-                                                   const std::string& boot_id,
-                                                   const std::string& whose,
-                                                   const std::string& remedy, int* exit_code) {
-  FingerprintFile file = ReadFingerprintFile(path);
-  switch (file.problem) {
-    case FingerprintFile::Problem::kNone: break;
-    case FingerprintFile::Problem::kFormat:
-      *exit_code = FailAbout(ExitCodeFor(file.format.kind), "--fingerprint", path,
-                             EscapeBytes(file.error, 1024));
-      return std::nullopt;
-    case FingerprintFile::Problem::kNotAFingerprint:
-      // file.error says what the file is; the hint is said here, once.
-      *exit_code = FailAbout(kExitUsage, "--fingerprint", path,
-                             file.error +
-                                 "; take one before the turn with 'proctape fingerprint "
-                                 "--root PID -o FILE'");
-      return std::nullopt;
-    case FingerprintFile::Problem::kInvalid:
-      *exit_code = FailAbout(kExitCorrupt, "--fingerprint", path, EscapeBytes(file.error, 1024));
-      return std::nullopt;
-  }
-  if (std::string other = OtherBoot(file.fingerprint, boot_id); !other.empty()) {
-    *exit_code = FailAbout(kExitOtherBoot, "--fingerprint", path,
-                           "was " + other + " (" + whose +
-                               "): its start tick counts from another boot and names no process of "
-                               "this one; " +
-                               remedy);
-    return std::nullopt;
-  }
-  return file.fingerprint;
-}
 
 void RegisterFingerprint(CLI::App& app, int* exit_code, std::vector<std::string> command_line) {
   auto o = std::make_shared<FingerprintOptions>();

@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// What resolve and liveness share on the live host: --record opened before
-// any work, and a check run on the live /proc, recorded when asked.
+// What resolve, liveness and fingerprint share on the live host: --record
+// opened before any work, where the verdict goes, and a refusal of the
+// library's said as every error about an option's path is.
 #pragma once
 
 #include <cstdio>
-#include <functional>
-#include <memory>
 #include <string>
-#include <vector>
 
-#include "capture/procfs_evidence.h"
+#include "capture/option_failure.h"
 #include "cli/command_io.h"
-#include "cli/outputs.h"
-#include "core/evidence.h"
-#include "proctape.pb.h"
 
 namespace proctape {
 
@@ -23,15 +18,12 @@ namespace proctape {
 bool AddRecordOutput(bool given, const std::string& record, bool force, CommandIo* io,
                      int* exit_code);
 
-// Runs `check` on the live host, recorded into `output` when there is one.
-// Returns false (after a one-line message) when the file could not be written.
-bool RunMaybeRecorded(ProcfsEvidence& live, std::unique_ptr<OutputFile> output,
-                      const std::string& proc, const std::vector<std::string>& command_line,
-                      const std::vector<std::string>& kept_entries,
-                      const std::function<void(Evidence&, v1::Resolution*)>& check);
-
 // The verdict goes to standard output, unless the recorded file does
 // (`--record -`): then to standard error, so the file stays whole.
 std::FILE* VerdictStream(const std::string& record);
+
+// `refused` said (cli/errors.h): FailAbout its option's path, or Fail when
+// it names none. Returns its exit status.
+int FailOption(const OptionFailure& refused);
 
 }  // namespace proctape

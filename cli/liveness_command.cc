@@ -6,15 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "capture/live_checks.h"
-#include "capture/procfs_evidence.h"
+#include "capture/live_liveness.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/live_proc.h"
 #include "cli/live_run.h"
-#include "cli/liveness_identity.h"
 #include "cli/outputs.h"
 #include "core/proc_parse.h"
 #include "proto/convert.h"
@@ -32,6 +30,19 @@ struct LivenessOptions {
   std::vector<std::string> command_line;
 };
 
+// The verdict: on standard error when the recording is on standard output.
+void PrintVerdict(const LivenessOptions& o, const LivenessVerdict& v) {
+  std::FILE* out = VerdictStream(o.record);
+  if (o.json) {
+    std::fprintf(out, "%s\n", ToJson(ToSummary(ToProto(v))).c_str());
+  } else if (v.status == LivenessStatus::kError) {
+    std::fprintf(out, "ERROR %s: %s\n", std::string(StatusName(v.reason)).c_str(),
+                 v.detail.c_str());
+  } else {
+    std::fprintf(out, "%s: %s\n", std::string(LivenessName(v.status)).c_str(), v.detail.c_str());
+  }
+}
+
 int RunLiveness(const LivenessOptions& o) {
   const LivenessSource& from = o.source;
   // The output first, then --proc: a directory that is not a procfs root is
@@ -46,31 +57,17 @@ int RunLiveness(const LivenessOptions& o) {
   if (!evidence) return exit_code;
   // The identity and its boot, refused from another boot (exit 9).
   BootIdentity identity;
-  if (!LivenessIdentity(from, &identity, &exit_code)) return exit_code;
+  if (auto refused = LivenessIdentity(from, &identity)) return FailOption(*refused);
   // The pid must be one this host can have (cli/live_proc.h).
   if (!PidBelowPidMax("--pid", identity.pid, from.proc, &exit_code)) return exit_code;
-  LivenessVerdict v;
-  bool ran = false;
-  LiveCheck check = LivenessCheck(identity, &v);
-  bool recorded = RunMaybeRecorded(*evidence, std::move(record), from.proc, o.command_line, {},
-                                   [&](Evidence& ev, v1::Resolution* r) {
-                                     check(ev, r);
-                                     ran = true;
-                                   });
-  if (!ran) return kExitIo;
-  std::FILE* out = VerdictStream(o.record);
-  if (o.json) {
-    std::fprintf(out, "%s\n", ToJson(ToSummary(ToProto(v))).c_str());
-  } else if (v.status == LivenessStatus::kError) {
-    std::fprintf(out, "ERROR %s: %s\n", std::string(StatusName(v.reason)).c_str(),
-                 v.detail.c_str());
-  } else {
-    std::fprintf(out, "%s: %s\n", std::string(LivenessName(v.status)).c_str(), v.detail.c_str());
-  }
-  // After the verdict, as resolve warns of a late fingerprint.
-  if (v.boot_unchecked) Warn(UncheckedBootWarning(identity));
-  if (!recorded) return kExitIo;
-  return ExitCodeFor(v);
+  LiveLiveness checked =
+      CheckLivenessLive(*evidence, identity, from.proc, o.command_line, std::move(record));
+  if (checked.record_failure) FailAbout("--record", o.record, *checked.record_failure);
+  if (!checked.ran) return kExitIo;
+  PrintVerdict(o, checked.verdict);
+  for (const std::string& warning : checked.warnings) Warn(warning);
+  if (checked.record_failure) return kExitIo;
+  return ExitCodeFor(checked.verdict);
 }
 
 }  // namespace

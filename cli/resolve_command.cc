@@ -3,17 +3,11 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <functional>
-#include <iostream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "capture/host_facts.h"
-#include "capture/live_checks.h"
-#include "capture/procfs_evidence.h"
+#include "capture/live_resolve.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/options.h"
@@ -21,7 +15,6 @@
 #include "cli/live_proc.h"
 #include "cli/progress.h"
 #include "cli/request_words.h"
-#include "cli/fingerprint_load.h"
 #include "cli/live_run.h"
 #include "cli/outputs.h"
 #include "core/proc_parse.h"
@@ -82,63 +75,6 @@ void PrintVerdict(const Verdict& v, const v1::VerdictSummary& s, std::int64_t ro
   }
 }
 
-// The request's root and executable: from the fingerprint file taken before
-// the turn, or from --root, --root-start and --exe now (then *late says what
-// was not fixed before the turn, for a warning). False (after one line) when
-// the fingerprint is refused, with *exit_code its status.
-bool RootAndExe(const ResolveOptions& o, ProcfsEvidence& live, Request* request,
-                std::optional<v1::RootFingerprint>* fingerprint, std::string* late,
-                int* exit_code) {
-  if (!o.fingerprint.empty()) {
-    const std::string boot_id = CollectHostFacts(o.proc).boot_id();
-    if (boot_id.empty()) {
-      *exit_code = Fail(kExitInternal, "cannot read " + EscapeBytes(o.proc, 4096) +
-                                           "/sys/kernel/random/boot_id: the fingerprint's boot "
-                                           "cannot be checked");
-      return false;
-    }
-    *fingerprint = LoadFingerprint(o.fingerprint, boot_id, "this host's",
-                                   "fingerprint the root again", exit_code);
-    if (!*fingerprint) return false;
-    if (o.has_root && o.root != (*fingerprint)->root_pid()) {
-      *exit_code = Fail(kExitUsage, "--root " + std::to_string(o.root) + " is not the root " +
-                                        std::to_string((*fingerprint)->root_pid()) + " that " +
-                                        EscapeBytes(o.fingerprint, 4096) + " fingerprinted");
-      return false;
-    }
-    ApplyFingerprint(**fingerprint, request);
-    return true;
-  }
-  if (!o.has_root) {
-    *exit_code = Fail(kExitUsage, "give --fingerprint FILE (taken before the turn) or --root PID");
-    return false;
-  }
-  request->root_pid = o.root;
-  // The executable is attested by device and inode: a path that is not an
-  // executable file cannot be attested (cli/live_proc.h).
-  std::string why = ExeFileError(o.exe);
-  if (why.empty()) {
-    request->exe = live.PathIdentity(o.exe);
-    if (!request->exe.ok()) why = std::strerror(request->exe.err);
-  }
-  if (!why.empty()) {
-    *exit_code = FailAbout(kExitUsage, "--exe", o.exe, "cannot attest it: " + why);
-    return false;
-  }
-  if (o.has_root_start) {
-    request->root_start_ticks = o.root_start;
-    *late = "--exe " + EscapeBytes(o.exe, 1024) +
-            " is attested now, not before the turn: an executable replaced since cannot be "
-            "detected (use 'proctape fingerprint' before the turn and --fingerprint)";
-  } else {
-    *late = "root " + std::to_string(o.root) +
-            " is fingerprinted late: its start tick is read, and --exe attested, now, not "
-            "before the turn, so a restarted root or a replaced executable cannot be detected "
-            "(use 'proctape fingerprint' before the turn and --fingerprint)";
-  }
-  return true;
-}
-
 // The verdict, its token masked: its value is shown nowhere, not even in an
 // environ excerpt quoting it (TOKEN_MISMATCH), only its length, as every
 // view shows it. Only the excerpt, the host's bytes: the detail is
@@ -159,33 +95,41 @@ void PrintMasked(const ResolveOptions& o, const Request& request, Verdict verdic
   }
 }
 
-// The check on the live host, recorded when asked. A resolution that
-// retries until its deadline (5 s by default) says so on a terminal, each
-// wait between attempts, by the CLI's own clock (a call to the evidence
-// would be recorded). False when the recording could not be begun or
-// written (said); *ran: the check ran, and its verdict stands.
-bool Resolve(const ResolveOptions& o, ProcfsEvidence& evidence, std::unique_ptr<OutputFile> record,
-             const Request& request, const LiveCheck& check, bool* ran) {
-  Progress progress;
+// The resolution's request: the words (checked), the root and executable
+// as the options give them, and, on a terminal, a progress line on each
+// wait between attempts of a resolution that retries until its deadline
+// (5 s by default), by the CLI's own clock (a call to the evidence would be
+// recorded).
+LiveResolveRequest ResolutionRequest(const ResolveOptions& o, Progress& progress) {
+  LiveResolveRequest in;
+  in.words.token = o.token;
+  in.words.token_var = o.token_var;
+  if (!o.argv.empty()) in.words.argv = o.argv;
+  in.words.bounds.deadline_ns = o.deadline_ms * 1'000'000;
+  in.words.bounds.byte_budget = o.byte_budget;
+  in.fingerprint = o.fingerprint;
+  if (o.has_root) in.root = o.root;
+  if (o.has_root_start) in.root_start = o.root_start;
+  in.exe = o.exe;
+  // A path that is not an executable file cannot be attested (cli/live_proc.h).
+  if (o.fingerprint.empty() && o.has_root) in.exe_problem = ExeFileError(o.exe);
+  in.proc = o.proc;
+  in.command_line = o.command_line;
+  if (!progress.active()) return in;
   const auto started = std::chrono::steady_clock::now();
-  int waits = 0;
-  const bool recorded = RunMaybeRecorded(
-      evidence, std::move(record), o.proc, o.command_line, {TokenEntry(request)},
-      [&](Evidence& ev, v1::Resolution* r) {
-        SleepWatch watched(ev, [&] {
-          const std::int64_t elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                           std::chrono::steady_clock::now() - started)
-                                           .count();
-          progress.Show("resolve: nothing matches yet after " +
-                        Plural(static_cast<std::uint64_t>(++waits), "attempt", "attempts") + ", " +
-                        DurationText(elapsed) + " of the " +
-                        DurationText(request.bounds.deadline_ns) + " deadline; retrying");
-        });
-        check(progress.active() ? static_cast<Evidence&>(watched) : ev, r);
-        *ran = true;
-      });
-  progress.Done();
-  return recorded;
+  const std::int64_t deadline_ns = in.words.bounds.deadline_ns;
+  in.watch = [&progress, started, deadline_ns,
+              waits = std::uint64_t{0}](Evidence& ev) mutable -> std::unique_ptr<Evidence> {
+    return std::make_unique<SleepWatch>(ev, [&progress, started, deadline_ns, &waits] {
+      const std::int64_t elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                       std::chrono::steady_clock::now() - started)
+                                       .count();
+      progress.Show("resolve: nothing matches yet after " + Plural(++waits, "attempt", "attempts") +
+                    ", " + DurationText(elapsed) + " of the " + DurationText(deadline_ns) +
+                    " deadline; retrying");
+    });
+  };
+  return in;
 }
 
 int RunResolve(const ResolveOptions& o) {
@@ -201,33 +145,19 @@ int RunResolve(const ResolveOptions& o) {
   auto evidence = OpenLiveProc(o.proc, &exit_code);
   if (!evidence) return exit_code;
   if (o.has_root && !PidBelowPidMax("--root", o.root, o.proc, &exit_code)) return exit_code;
-  Request request;
-  request.token = o.token;
-  request.token_var = o.token_var;
-  if (!o.argv.empty()) request.argv = o.argv;
-  request.bounds.deadline_ns = o.deadline_ms * 1'000'000;
-  request.bounds.byte_budget = o.byte_budget;
-  std::optional<v1::RootFingerprint> fingerprint;
-  std::string late_warning;
-  if (!RootAndExe(o, *evidence, &request, &fingerprint, &late_warning, &exit_code)) {
-    return exit_code;
-  }
-  Verdict verdict;
-  const bool late = !fingerprint && !o.has_root_start;
-  LiveCheck check = ResolveCheck(&request, fingerprint ? fingerprint->exe_path() : o.exe, late,
-                                 &verdict, fingerprint ? &*fingerprint : nullptr);
-  bool ran = false;
-  const bool recorded = Resolve(o, *evidence, std::move(record), request, check, &ran);
-  if (!ran) return kExitIo;  // the recording could not be begun (said)
-  PrintMasked(o, request, verdict);
+  Progress progress;
+  LiveResolution resolved =
+      ResolveLive(*evidence, ResolutionRequest(o, progress), std::move(record));
+  progress.Done();
+  if (resolved.refused) return FailOption(*resolved.refused);
+  if (resolved.record_failure) FailAbout("--record", o.record, *resolved.record_failure);
+  if (!resolved.ran) return kExitIo;  // the recording could not be begun (said)
+  PrintMasked(o, resolved.request, resolved.verdict);
   // After the verdict: with --record - the verdict itself is on standard
-  // error. Only for a resolution that used what was read late (not one that
-  // failed at the root's fingerprint or was refused as a request).
-  const bool used_late =
-      o.has_root_start ? verdict.status != Status::kInvalidRequest : verdict.late_fingerprint;
-  if (!late_warning.empty() && used_late) Warn(late_warning);
-  if (!recorded) return kExitIo;
-  return ExitCodeFor(verdict.status);
+  // error.
+  for (const std::string& warning : resolved.warnings) Warn(warning);
+  if (resolved.record_failure) return kExitIo;
+  return ExitCodeFor(resolved.verdict.status);
 }
 
 }  // namespace

@@ -115,4 +115,38 @@ FingerprintFile ReadFingerprintFile(const std::string& path) {
   return out;
 }
 
+std::optional<v1::RootFingerprint> ReadFingerprintOfBoot(const std::string& path,
+                                                         const std::string& boot_id,
+                                                         const std::string& whose,
+                                                         const std::string& remedy,
+                                                         Failure* failure) {
+  FingerprintFile file = ReadFingerprintFile(path);
+  switch (file.problem) {
+    case FingerprintFile::Problem::kNone: break;
+    case FingerprintFile::Problem::kFormat:
+      *failure = Failure(FailureKindOf(file.format.kind).value_or(FailureKind::kInternal),
+                         EscapeBytes(file.error, 1024));
+      return std::nullopt;
+    case FingerprintFile::Problem::kNotAFingerprint:
+      // file.error says what the file is; the hint is said here, once.
+      *failure =
+          Failure(FailureKind::kUsage, file.error +
+                                           "; take one before the turn with 'proctape fingerprint "
+                                           "--root PID -o FILE'");
+      return std::nullopt;
+    case FingerprintFile::Problem::kInvalid:
+      *failure = Failure(FailureKind::kCorrupt, EscapeBytes(file.error, 1024));
+      return std::nullopt;
+  }
+  if (std::string other = OtherBoot(file.fingerprint, boot_id); !other.empty()) {
+    *failure = Failure(FailureKind::kOtherBoot,
+                       "was " + other + " (" + whose +
+                           "): its start tick counts from another boot and names no process of "
+                           "this one; " +
+                           remedy);
+    return std::nullopt;
+  }
+  return file.fingerprint;
+}
+
 }  // namespace proctape

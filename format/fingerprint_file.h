@@ -10,11 +10,12 @@
 // start tick), one `fingerprint` chunk (a RootFingerprint), the footer.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
-#include <memory>
-
+#include "core/failure.h"
 #include "format/format_error.h"
 #include "fs/output_file.h"
 #include "proctape.pb.h"
@@ -66,5 +67,23 @@ struct FingerprintFile {
 // fingerprint chunk and nothing else but header and footer, the
 // fingerprint's boot id the header's, and FingerprintProblem() empty.
 FingerprintFile ReadFingerprintFile(const std::string& path);
+
+// The fingerprint of the file at `path` (ReadFingerprintFile), taken in the
+// boot `boot_id` names (as read), or nullopt with *failure, whose message
+// says what is wrong without naming the file (its caller names it, e.g.
+// "--fingerprint 'FILE': ..."):
+//   the file is damaged or cannot be read: its damage's kind (kIo,
+//   kBadMagic ... kTooLarge);
+//   an intact file that holds no fingerprint (a capture, a recording):
+//   kUsage, with how to take one ('proctape fingerprint');
+//   a fingerprint not in a fingerprint file's shape, or unusable: kCorrupt;
+//   a fingerprint of another boot: kOtherBoot, naming both boots, `whose`
+//   (whose boot `boot_id` is, e.g. "this host's") and `remedy` (what fits
+//   the caller: "fingerprint the root again").
+std::optional<v1::RootFingerprint> ReadFingerprintOfBoot(const std::string& path,
+                                                         const std::string& boot_id,
+                                                         const std::string& whose,
+                                                         const std::string& remedy,
+                                                         Failure* failure);
 
 }  // namespace proctape
