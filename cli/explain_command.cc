@@ -3,24 +3,19 @@
 // replay of the identical resolver against the file's tape (analyze/explain.h).
 // Never reads the live /proc, never sleeps.
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "analyze/explain.h"
+#include "analyze/explain_file.h"
 #include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "cli/outputs.h"
 #include "cli/options.h"
-#include "cli/recording_input.h"
+#include "cli/outputs.h"
 #include "cli/exit_codes.h"
-#include "core/proc_parse.h"
-#include "format/file_holds.h"
-#include "format/reader.h"
 #include "proto/convert.h"
-#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
@@ -32,48 +27,32 @@ struct ExplainOptions {
   std::optional<std::size_t> check;
 };
 
-int RunExplain(const ExplainOptions& o) {
-  if (int entered = EnterCommand({"explain", {{"FILE", o.file}}}); entered != kExitOk)
-    return entered;
-  // Each check replays against its tape: no frame's processes are kept.
-  Snapshot snapshot;
-  ReadKeep keep;
-  keep.frames.emplace();
-  keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
-  TokenMask mask;
-  if (int read = ReadMasked(o.file, keep, &snapshot, &mask); read != kExitOk) return read;
-  const std::string name = mask.Shown(o.file);
-  const std::size_t n = snapshot.resolutions.size();
-  if (n == 0) {
-    if (snapshot.frames.empty()) {
-      return Fail(kExitUsage, name + " holds no recorded check and no frame: it is " +
-                                  FileHolds(snapshot) + ", nothing to explain ('proctape show " +
-                                  name + "' shows it)");
-    }
-    return Fail(kExitUsage, name +
-                                " holds no recorded check: explain a resolution on its frames "
-                                "with 'proctape replay " +
-                                name +
-                                " --model frames --root PID "
-                                "--token T --exe-like PID'");
-  }
-  if (o.check && *o.check >= n) {
-    return Fail(kExitUsage, "--check " + std::to_string(*o.check) + ": " + name + " holds " +
-                                Plural(n, "recorded check", "recorded checks") + " (0.." +
-                                std::to_string(n - 1) + ")");
-  }
-  v1::Explanation e = Explain(snapshot, std::filesystem::path(o.file).filename().string(), o.check);
-  if (o.json) {
-    std::printf("%s\n", ToJson(e).c_str());
-  } else {
-    std::fputs(RenderExplanation(e, o.all).c_str(), stdout);
-  }
+// The status of what was explained: a check that diverged (21), else one
+// whose verdict changed (20), else 0.
+int ReplayStatus(const v1::Explanation& explanation) {
   int code = kExitOk;
-  for (const v1::ExplainCheck& c : e.checks()) {
+  for (const v1::ExplainCheck& c : explanation.checks()) {
     if (c.replay() == v1::ReplayResult::DIVERGED) return kExitDiverged;
     if (c.replay() == v1::ReplayResult::VERDICT_CHANGED) code = kExitVerdictChanged;
   }
   return code;
+}
+
+int RunExplain(const ExplainOptions& o) {
+  if (int entered = EnterCommand({"explain", {{"FILE", o.file}}}); entered != kExitOk)
+    return entered;
+  const ExplainedFile explained = ExplainFile({o.file, o.check, "--check"});
+  // The file's name may hold a piece of its token: said masked.
+  if (explained.input_failure) {
+    return FailAbout("", explained.mask.Masked(o.file), *explained.input_failure);
+  }
+  if (explained.failure) return Fail(*explained.failure);
+  if (o.json) {
+    std::printf("%s\n", ToJson(explained.explanation).c_str());
+  } else {
+    std::fputs(RenderExplanation(explained.explanation, o.all).c_str(), stdout);
+  }
+  return ReplayStatus(explained.explanation);
 }
 
 }  // namespace

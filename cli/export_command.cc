@@ -6,23 +6,21 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
-#include "analyze/export.h"
-#include "analyze/export_json.h"
-#include "procdir/writer.h"
+#include "analyze/export_file.h"
+#include "analyze/sql/export.h"
+#include "procdir/export.h"
 #include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "cli/inputs.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
 #include "cli/sql_database.h"
 #include "core/proc_parse.h"
-#include "format/file_holds.h"
-#include "format/reader.h"
 #include "proto/convert.h"
 #include "proto/summary.h"
 #include "replay/token_mask.h"
@@ -42,29 +40,48 @@ struct ExportOptions {
   bool json = false;
 };
 
+// What was written: `processes` is json the process records of every frame,
+// dot the processes drawn, proc-dir the PID directories, sqlite and csv the
+// rows of processes; `files` what proc-dir and the tables count of them.
+struct Written {
+  std::uint64_t frame = 0;
+  std::uint64_t processes = 0;
+  std::optional<std::uint64_t> files;
+  std::uint64_t bytes = 0;
+};
+
 // What was written, as one line (text) or one ExportReport (--json). The
 // output may be standard output: the report then goes to standard error.
-// `processes` is what was written of them: json the process records of every
-// frame, dot the processes drawn (proc-dir: its stats).
 // The names of the input and the output are masked with the input's tokens.
-void Report(const ExportOptions& o, const TokenMask& mask, const std::string& out,
-            std::size_t frame, const std::string& what, const ProcDirStats* stats,
-            std::size_t bytes, std::uint64_t processes = 0) {
+int Report(const ExportOptions& o, const TokenMask& mask, const std::string& out,
+           const Written& written, const std::string& what) {
   const bool to_stdout = out == "-";
   if (o.json) {
     v1::ExportReport report;
     report.set_file(EscapedText(to_stdout ? "standard output" : mask.Masked(out)));
     report.set_input(EscapedText(mask.Masked(o.file)));
     report.set_format(o.format);
-    if (o.format == "dot" || o.format == "proc-dir") report.set_frame(Count32(frame));
-    report.set_processes(Count32(stats ? stats->processes : processes));
-    if (stats) report.set_files(Count32(stats->files));
-    report.set_bytes(static_cast<double>(stats ? stats->bytes : bytes));
+    if (o.format == "dot" || o.format == "proc-dir") report.set_frame(Count32(written.frame));
+    report.set_processes(Count32(written.processes));
+    if (written.files) report.set_files(Count32(*written.files));
+    report.set_bytes(static_cast<double>(written.bytes));
     std::fprintf(to_stdout ? stderr : stdout, "%s\n", ToJson(report).c_str());
-    return;
+    return kExitOk;
   }
-  if (to_stdout) return;  // the data is the output
+  if (to_stdout) return kExitOk;  // the data is the output
   std::printf("wrote %s: %s\n", mask.Shown(out).c_str(), what.c_str());
+  return kExitOk;
+}
+
+// The warnings of an export of json, dot or proc-dir, then its failure, if
+// any (kExitOk when none).
+template <class Export>
+int SayFailure(const ExportOptions& o, const std::string& out, const Export& e) {
+  for (const std::string& warning : e.warnings) Warn(warning);
+  if (e.input_failure) return FailAbout("", o.file, *e.input_failure);
+  if (e.failure) return Fail(*e.failure);
+  if (e.output_failure) return FailAbout("--output", out, *e.output_failure);
+  return kExitOk;
 }
 
 // sqlite and csv: the file loaded into the tables of `proctape sql`
@@ -72,36 +89,22 @@ void Report(const ExportOptions& o, const TokenMask& mask, const std::string& ou
 // of TABLE.csv. Its output is open, the jail entered.
 int ExportTables(const ExportOptions& o, const std::string& out,
                  std::unique_ptr<OutputFile> output) {
-  const std::string name = EscapeBytes(o.file, 4096);
   Progress progress;
-  progress.Show("export: loading " + name);
+  progress.Show("export: loading " + EscapeBytes(o.file, 4096));
   int exit_code = kExitOk;
   std::unique_ptr<sql::Database> d = LoadDatabase({o.file}, /*damage_loads=*/false, &exit_code);
   progress.Done();
   if (!d) return exit_code;
+  const bool csv = o.format == "csv";
+  const sql::TablesExport t = sql::ExportTables(*d, csv, *output);
+  if (t.output_failure) return FailAbout("--output", out, *t.output_failure);
   const TokenMask& mask = d->tokens();
-  if (d->keeps_environ()) output->KeepOwnerOnly();
-  std::string error;
-  std::uint64_t csv_bytes = 0;
-  if (o.format == "sqlite") {
-    error = d->SaveTo(*output);
-  } else {
-    error = d->WriteCsv(output->fd(), d->keeps_environ(), &csv_bytes);
-  }
-  const std::uint64_t bytes = o.format == "csv" ? csv_bytes : d->ImageBytes();
-  if (!error.empty()) return FailAbout(kExitIo, "--output", out, error);
-  if (MaybeFailure failed = output->Commit()) return FailAbout("--output", out, *failed);
-  const std::uint64_t processes = d->Count("processes");
-  const std::size_t tables = d->Tables().size();
-  ProcDirStats csv{processes, o.format == "csv" ? tables : 1, bytes};
-  Report(o, mask, out, 0,
-         "the whole file of " + mask.Shown(o.file) + " in the tables of 'proctape sql' (" +
-             Plural(processes, "process record", "process records") + ", " +
-             Plural(d->Count("observations"), "observation", "observations") + ")" +
-             (o.format == "csv" ? ", " + Plural(tables, "CSV file", "CSV files")
-                                : ", " + Plural(bytes, "byte", "bytes")),
-         &csv, bytes, processes);
-  return kExitOk;
+  return Report(o, mask, out, {0, t.processes, t.files, t.bytes},
+                "the whole file of " + mask.Shown(o.file) + " in the tables of 'proctape sql' (" +
+                    Plural(t.processes, "process record", "process records") + ", " +
+                    Plural(t.observations, "observation", "observations") + ")" +
+                    (csv ? ", " + Plural(t.files, "CSV file", "CSV files")
+                         : ", " + Plural(t.bytes, "byte", "bytes")));
 }
 
 // The usage errors of the options together; kExitOk when none.
@@ -126,147 +129,43 @@ int CheckOptions(const ExportOptions& o) {
 // earlier export of theirs may replace, the others a file.
 OutputRequest Request(const ExportOptions& o, const std::string& out) {
   if (o.format == "proc-dir") return ProcDirRequest(out, o.force);
+  if (o.format == "csv") return sql::CsvRequest(out, o.force);
   OutputRequest request;
   request.path = out;
   request.force = o.force;
-  if (o.format == "csv") {
-    request.directory = true;
-    request.directory_marker = "files.csv";  // an earlier csv export holds it
-    request.directory_entry = [](std::string_view entry, bool is_directory) {
-      for (const char* table : sql::kTables) {
-        if (!is_directory && entry == std::string(table) + ".csv") return true;
-      }
-      return false;  // and nothing else
-    };
-    return request;
-  }
   request.stdout_allowed = true;
   request.binary = o.format == "sqlite";
   return request;
 }
 
-// The input as json, dot and proc-dir read it, without holding the file:
-// json streams it (a first read checks it whole, then each list is printed
-// as it is read again, from a copy when it is no regular file); dot and
-// proc-dir keep the one frame they draw, the shells of the others and the
-// resolutions, no observation.
-struct ExportInput {
-  Snapshot snapshot;
-  JsonExport json;
-  InputCopy copy;
-  const v1::Header& header(bool is_json) const { return is_json ? json.header() : snapshot.header; }
-};
-
-int ReadInput(const ExportOptions& o, ExportInput* in) {
-  // A file of many frames takes seconds to read: where it is, on a terminal.
-  Progress progress;
-  progress.Show("export: reading " + EscapeBytes(o.file, 4096));
-  FormatError read;
-  if (o.format == "json") {
-    if (MaybeFailure failed = in->copy.Open(o.file)) {
-      return Fail(kExitIo, EscapeBytes(failed->message));
-    }
-    read = in->json.Survey(StreamSource{o.file, in->copy.fd()});
-  } else {
-    ReadKeep keep;
-    keep.frames = std::vector<std::uint64_t>{o.frame};
-    keep.observations = false;
-    read = ReadSnapshot(o.file, &in->snapshot, keep);
-  }
-  progress.Done();
-  if (!read.ok()) return FailAbout(ExitCodeFor(read.kind), "", o.file, read.message);
-  return kExitOk;
+// A frame as a /proc-like directory. Its output is open, the jail entered.
+int ExportProcDirectory(const ExportOptions& o, const std::string& out,
+                        std::unique_ptr<OutputFile> output) {
+  ProgressSteps progress;
+  const ProcDirExport e =
+      ExportProcDir({o.file, o.frame, "--frame", out, progress.callback()}, std::move(output));
+  if (int failed = SayFailure(o, out, e); failed != kExitOk) return failed;
+  const std::string name = e.mask.Shown(o.file);
+  const ProcDirStats& s = e.stats;
+  return Report(o, e.mask, out, {o.frame, s.processes, s.files, s.bytes},
+                "frame " + std::to_string(o.frame) + " of " + name + ", " +
+                    Plural(s.processes, "process", "processes") + ", " +
+                    Plural(s.files, "file", "files") + ", " + Plural(s.bytes, "byte", "bytes"));
 }
 
-// json as it is printed, a MiB at a time (the document of a large file is
-// tens of MB): past protobuf's 2 GiB an error, never an empty document; a
-// failed write, the output's error. *size: what was written.
-int WriteJson(JsonExport& json, OutputFile& output, const std::string& out, const std::string& name,
-              Progress& progress, std::uint64_t* size) {
-  std::string data, error, write_error;
-  auto drain = [&](std::string* piece, std::string* why) {
-    if (MaybeFailure failed = output.Write(*piece)) {
-      write_error = failed->message;
-      *why = write_error;
-      return false;
-    }
-    *size += piece->size();
-    piece->clear();
-    return true;
-  };
-  const bool complete = json.Write(&data, &error, drain);
-  if (complete) data.push_back('\n');
-  MaybeFailure failed = complete ? output.WriteAndCommit(data) : std::nullopt;
-  progress.Done();  // before any error line
-  if (!complete) {
-    if (!write_error.empty()) return FailAbout(kExitIo, "--output", out, write_error);
-    return Fail(kExitTooLarge, name + ": " + error);
-  }
-  if (failed) return FailAbout("--output", out, *failed);
-  *size += data.size();
-  return kExitOk;
-}
-
-// What is exported from a file that keeps environment values (capture --env
-// keep, a --record's token entry) is the owner's only, as that file; said
-// for the values of --env keep (every recording has a token entry).
-void KeepOwnerOnly(const ExportOptions& o, const v1::Header& header, const std::string& out,
-                   const std::string& name, const std::string& shown, OutputFile& output) {
-  if (!KeepsEnvironValues(header)) return;
-  output.KeepOwnerOnly();
-  if (out != "-" && header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT) {
-    Warn(name + " keeps environment values: " + shown +
-         (o.format == "proc-dir" ? " holds them in files of mode 0600"
-                                 : " is created with mode 0600"));
-  }
-}
-
-// json, dot or proc-dir of the read input into the open output.
-int WriteExport(const ExportOptions& o, ExportInput& in, const std::string& out,
-                std::unique_ptr<OutputFile> output) {
-  const bool is_json = o.format == "json";
-  // What is said names the input and output masked with the input's tokens.
-  const TokenMask mask = is_json ? TokenMask::Of(in.json.header(), {}) : TokenMask::Of(in.snapshot);
-  const std::string name = mask.Shown(o.file);
-  if (!is_json && o.frame >= in.snapshot.frames.size()) {
-    return Fail(kExitUsage, NoSuchFrameIn("--frame", o.frame, name, in.snapshot));
-  }
-  const std::size_t frame = static_cast<std::size_t>(o.frame);
-  const std::string shown = mask.Shown(out);
-  KeepOwnerOnly(o, in.header(is_json), out, name, shown, *output);
-  Progress progress;  // standard output may be this terminal: its data never shares the line
-  if (out != "-") progress.Show("export: writing " + shown);
-  if (o.format == "proc-dir") {
-    ProcDirStats stats;
-    MaybeFailure failed = WriteProcDir(in.snapshot, frame, std::move(output), &stats);
-    progress.Done();
-    if (failed) return FailAbout("--output", out, *failed);
-    Report(o, mask, out, frame,
-           "frame " + std::to_string(frame) + " of " + name + ", " +
-               Plural(stats.processes, "process", "processes") + ", " +
-               Plural(stats.files, "file", "files") + ", " + Plural(stats.bytes, "byte", "bytes"),
-           &stats, 0);
-    return kExitOk;
-  }
-  std::uint64_t size = 0;
-  std::size_t drawn = 0;  // dot: the processes drawn
-  if (is_json) {
-    if (int written = WriteJson(in.json, *output, out, name, progress, &size); written != kExitOk) {
-      return written;
-    }
-  } else {
-    const std::string data = FrameDot(in.snapshot, frame, &drawn);
-    size = data.size();
-    MaybeFailure failed = output->WriteAndCommit(data);
-    progress.Done();
-    if (failed) return FailAbout("--output", out, *failed);
-  }
-  Report(o, mask, out, frame,
-         (is_json ? std::string("the whole file")
-                  : "the process tree of frame " + std::to_string(frame)) +
-             " of " + name + ", " + Plural(size, "byte", "bytes"),
-         nullptr, size, is_json ? in.json.records() : drawn);
-  return kExitOk;
+// json or dot. Its output is open, the jail entered.
+int ExportDocument(const ExportOptions& o, const std::string& out,
+                   std::unique_ptr<OutputFile> output) {
+  const bool json = o.format == "json";
+  ProgressSteps progress;
+  const FileExport e =
+      ExportFile({o.file, json, o.frame, "--frame", out, progress.callback()}, *output);
+  if (int failed = SayFailure(o, out, e); failed != kExitOk) return failed;
+  const std::string name = e.mask.Shown(o.file);
+  return Report(o, e.mask, out, {o.frame, e.processes, std::nullopt, e.bytes},
+                (json ? std::string("the whole file")
+                      : "the process tree of frame " + std::to_string(o.frame)) +
+                    " of " + name + ", " + Plural(e.bytes, "byte", "bytes"));
 }
 
 int RunExport(const ExportOptions& o) {
@@ -279,9 +178,8 @@ int RunExport(const ExportOptions& o) {
   std::unique_ptr<OutputFile> output;
   if (int entered = EnterCommand(io, &output); entered != kExitOk) return entered;
   if (tables) return ExportTables(o, out, std::move(output));
-  ExportInput input;
-  if (int read = ReadInput(o, &input); read != kExitOk) return read;
-  return WriteExport(o, input, out, std::move(output));
+  if (o.format == "proc-dir") return ExportProcDirectory(o, out, std::move(output));
+  return ExportDocument(o, out, std::move(output));
 }
 
 }  // namespace

@@ -116,4 +116,11 @@ void Progress::StartTimerLocked() {
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
+void ProgressSteps::Step(const std::string& step) {
+  line_.reset();
+  if (step.empty()) return;
+  line_.emplace();
+  line_->Show(step);
+}
+
 }  // namespace proctape

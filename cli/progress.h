@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -78,6 +79,22 @@ class Progress {
   std::string pending_;  // the text to show when the delay is up
   bool shown_ = false;
   std::chrono::steady_clock::time_point last_{};
+};
+
+// A library's progress told in steps (a step's line, "" when the step is
+// over: the `progress` of a request) on the progress line: each step shown
+// as a Progress of its own shows it (after its own half second), cleared
+// when it is over or when this ends.
+class ProgressSteps {
+ public:
+  void Step(const std::string& step);
+  // Step, as the std::function a request holds (valid while this lives).
+  std::function<void(const std::string&)> callback() {
+    return [this](const std::string& step) { Step(step); };
+  }
+
+ private:
+  std::optional<Progress> line_;
 };
 
 // An Evidence that forwards every call, unchanged, to `inner` and calls

@@ -2,6 +2,7 @@
 #include "format/file_holds.h"
 
 #include "core/proc_parse.h"
+#include "fs/output_file.h"
 
 namespace proctape {
 
@@ -23,6 +24,12 @@ std::string FileHolds(const Snapshot& s) {
 bool KeepsEnvironValues(const v1::Header& header) {
   return header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT ||
          header.redaction().kept_entries_size() > 0;
+}
+
+bool KeepOwnerOnly(const v1::Header& header, OutputFile& output) {
+  if (!KeepsEnvironValues(header)) return false;
+  output.KeepOwnerOnly();
+  return header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
 }
 
 std::string NoSuchFrameIn(std::string_view option, std::uint64_t frame, std::string_view name,

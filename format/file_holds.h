@@ -12,6 +12,8 @@
 
 namespace proctape {
 
+class OutputFile;
+
 // "a fingerprint file (root 4242 at start tick 99)", "a recording (1
 // recorded check, 2 frames)", "a capture (3 frames)", or "an empty file (no
 // frame, no recorded check, no fingerprint)".
@@ -22,6 +24,11 @@ std::string FileHolds(const Snapshot& snapshot);
 // recording's token entry). Such a file, and whatever is made of it (an
 // export, a corpus copy), is 0600 (fs/output_file.h, rule 2).
 bool KeepsEnvironValues(const v1::Header& header);
+// Keeps `output`, made of a file of `header`, to its owner
+// (OutputFile::KeepOwnerOnly) when that file keeps environment values; true
+// when they are the values of --env keep (ENVIRON_KEPT), which the command
+// that writes it says (a recording's token entry alone is not said).
+bool KeepOwnerOnly(const v1::Header& header, OutputFile& output);
 
 // NoSuchFrame (core/proc_parse.h) for `snapshot`, shown as `name`: a file of
 // no frame says what it is instead ("--frame 0: fp.ptape has no frame: it is
