@@ -19,12 +19,18 @@ namespace {
 
 using namespace test;
 
-// A recording of the typical resolution with its two frames, written as a
-// plain capture: the frames alone, no tape and no resolution.
-std::string WritePlainCapture(const ReplayTempDir& dir) {
+// A recording of the typical resolution with its two frames: its path.
+std::string RecordFramed(const ReplayTempDir& dir) {
   RecordOptions options;
   options.frames = true;
-  Snapshot s = RecordTypical(dir, "recorded.ptape", nullptr, options);
+  RecordTypical(dir, "framed.ptape", nullptr, options);
+  return dir.File("framed.ptape");
+}
+
+// The same recording, written as a
+// plain capture: the frames alone, no tape and no resolution.
+std::string WritePlainCapture(const ReplayTempDir& dir) {
+  Snapshot s = ReadBack(RecordFramed(dir));
   s.observations.clear();
   s.resolutions.clear();
   std::string error;
@@ -32,15 +38,22 @@ std::string WritePlainCapture(const ReplayTempDir& dir) {
   return dir.File("plain.ptape");
 }
 
+// The replay of `file` in `model`, asserted to run.
+FileReplayOutcome ReplayModelOf(const std::string& file, ReplayModel model) {
+  FileReplayRequest request;
+  request.file = file;
+  request.model = model;
+  FileReplayOutcome out = ReplayFileAsRequested(request);
+  EXPECT_FALSE(out.failure) << out.failure->failure.message;
+  EXPECT_FALSE(out.fingerprint_refused);
+  EXPECT_TRUE(out.notes.empty());
+  return out;
+}
+
 TEST(FileReplay, TapeModelReproducesTheRecordedResolution) {
   ReplayTempDir dir;
   RecordTypical(dir, "typical.ptape");
-  FileReplayRequest request;
-  request.file = dir.File("typical.ptape");
-  const FileReplayOutcome out = ReplayFileAsRequested(request);
-  ASSERT_FALSE(out.failure) << out.failure->failure.message;
-  EXPECT_FALSE(out.fingerprint_refused);
-  EXPECT_TRUE(out.notes.empty());
+  const FileReplayOutcome out = ReplayModelOf(dir.File("typical.ptape"), ReplayModel::kTape);
   ASSERT_EQ(out.tape.size(), 1u);
   EXPECT_EQ(out.tape[0].outcome(), v1::ReplayResult::REPRODUCED) << Why(out.tape[0]);
   EXPECT_EQ(out.report.file(), "typical.ptape");
@@ -51,14 +64,7 @@ TEST(FileReplay, TapeModelReproducesTheRecordedResolution) {
 
 TEST(FileReplay, FrameModelRerunsTheRecordedResolutionOnItsFrames) {
   ReplayTempDir dir;
-  RecordOptions options;
-  options.frames = true;
-  RecordTypical(dir, "framed.ptape", nullptr, options);
-  FileReplayRequest request;
-  request.file = dir.File("framed.ptape");
-  request.model = ReplayModel::kFrames;
-  const FileReplayOutcome out = ReplayFileAsRequested(request);
-  ASSERT_FALSE(out.failure) << out.failure->failure.message;
+  const FileReplayOutcome out = ReplayModelOf(RecordFramed(dir), ReplayModel::kFrames);
   ASSERT_EQ(out.frame_runs.size(), 1u);
   EXPECT_TRUE(out.frame_runs[0].run.same_decision) << out.frame_runs[0].text;
   EXPECT_EQ(out.frame_runs[0].run.verdict.status, Status::kResolved);
@@ -135,11 +141,8 @@ TEST(FileReplay, ATokenNotKeptVerbatimIsNotedBeforeTheRun) {
 
 TEST(FileReplay, ExeLikeOfAPidTheFirstFrameLacksIsAUsageFailure) {
   ReplayTempDir dir;
-  RecordOptions options;
-  options.frames = true;
-  RecordTypical(dir, "framed.ptape", nullptr, options);
   FileReplayRequest request;
-  request.file = dir.File("framed.ptape");
+  request.file = RecordFramed(dir);
   request.exe_like = 999999;
   const FileReplayOutcome out = ReplayFileAsRequested(request);
   ASSERT_TRUE(out.failure);
@@ -191,11 +194,10 @@ TEST(RecordingRead, ACaptureIsNoRecordingAndACheckPastTheLastIsRefused) {
                                        " holds no recorded resolution (it is a capture (2 "
                                        "frames)): explore starts from a recording");
   MaybeFileFailure past =
-      ReadRecordingFile("explore", dir.File("recorded.ptape"), std::uint64_t{1}, &snapshot);
+      ReadRecordingFile("explore", dir.File("framed.ptape"), std::uint64_t{1}, &snapshot);
   ASSERT_TRUE(past);
-  EXPECT_EQ(past->failure.message, "--check 1: " + dir.File("recorded.ptape") + " records 1 check");
-  EXPECT_FALSE(
-      ReadRecordingFile("explore", dir.File("recorded.ptape"), std::uint64_t{0}, &snapshot));
+  EXPECT_EQ(past->failure.message, "--check 1: " + dir.File("framed.ptape") + " records 1 check");
+  EXPECT_FALSE(ReadRecordingFile("explore", dir.File("framed.ptape"), std::uint64_t{0}, &snapshot));
   EXPECT_EQ(snapshot.resolutions.size(), 1u);
 }
 
