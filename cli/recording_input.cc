@@ -3,48 +3,27 @@
 
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
-#include "core/proc_parse.h"
-#include "format/file_holds.h"
-#include "replay/token_mask.h"
 
 namespace proctape {
 
 int ReadMasked(const std::string& file, const ReadKeep& keep, Snapshot* snapshot, TokenMask* mask) {
-  const FormatError error = ReadSnapshot(file, snapshot, keep);
-  *mask = TokenMask::Of(*snapshot);
-  if (error.ok()) return kExitOk;
-  return FailAbout(ExitCodeFor(error.kind), "", mask->Masked(file), error.message);
+  if (MaybeFileFailure failure = ReadMaskedFile(file, keep, snapshot, mask)) {
+    return FailFile(*failure);
+  }
+  return kExitOk;
 }
 
 int ReadRecording(const std::string& command, const std::string& file,
                   std::optional<std::uint64_t> check, Snapshot* snapshot) {
-  FormatError error = ReadSnapshot(file, snapshot);
-  if (error.kind == FormatErrorKind::kTooLarge) {
-    // Too large to hold: but if it holds no recording at all, that is what
-    // to say. Read again keeping only frame shells and resolutions (bounded
-    // as a streaming reader is).
-    Snapshot outline;
-    ReadKeep keep;
-    keep.frames.emplace();
-    keep.observations = false;
-    if (ReadSnapshot(file, &outline, keep).ok() && outline.resolutions.empty()) {
-      error = {};
-      *snapshot = std::move(outline);
-    }
-  }
-  // The file's name may hold a piece of its token: said masked.
-  const TokenMask mask = TokenMask::Of(*snapshot);
-  if (!error.ok()) return FailAbout(ExitCodeFor(error.kind), "", mask.Masked(file), error.message);
-  const std::string name = mask.Shown(file);
-  if (snapshot->resolutions.empty()) {
-    return Fail(kExitUsage, name + " holds no recorded resolution (it is " + FileHolds(*snapshot) +
-                                "): " + command + " starts from a recording");
-  }
-  if (check && *check >= snapshot->resolutions.size()) {
-    return Fail(kExitUsage, "--check " + std::to_string(*check) + ": " + name + " records " +
-                                Plural(snapshot->resolutions.size(), "check", "checks"));
+  if (MaybeFileFailure failure = ReadRecordingFile(command, file, check, snapshot)) {
+    return FailFile(*failure);
   }
   return kExitOk;
+}
+
+int FailFile(const FileFailure& failure) {
+  if (failure.path.empty()) return Fail(failure.failure);
+  return FailAbout("", failure.path, failure.failure);
 }
 
 }  // namespace proctape

@@ -2,7 +2,7 @@
 // A file read by a command that masks its tokens in what it says (replay,
 // explain), and the recording that explore and minimize start from: read
 // whole, holding at least one recorded check (and check N, when one is
-// named).
+// named). The reads are replay/recording_read.h's; these say their failures.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "format/reader.h"
+#include "replay/recording_read.h"
 #include "replay/token_mask.h"
 
 namespace proctape {
@@ -25,5 +26,8 @@ int ReadMasked(const std::string& file, const ReadKeep& keep, Snapshot* snapshot
 // from a recording").
 int ReadRecording(const std::string& command, const std::string& file,
                   std::optional<std::uint64_t> check, Snapshot* snapshot);
+
+// Says `failure` (about its path, when it names one) and returns its status.
+int FailFile(const FileFailure& failure);
 
 }  // namespace proctape

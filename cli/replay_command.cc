@@ -4,18 +4,16 @@
 // `--model frames` runs it against the captured frames instead (what-if, on
 // any capture); `--legacy-marker N` reports what the legacy kill(N, 0) check
 // would have concluded from the first frame. Never reads the live /proc,
-// never sleeps in real time.
-#include <cerrno>
+// never sleeps in real time. The replay is replay/file_replay.h's; this file
+// checks the options, says what it gives and its verdicts' exit status.
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/command_io.h"
-#include "cli/replay_frames.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/outputs.h"
@@ -26,34 +24,33 @@
 #include "cli/fingerprint_load.h"
 #include "cli/request_words.h"
 #include "core/proc_parse.h"
-#include "format/file_holds.h"
-#include "format/reader.h"
 #include "proto/convert.h"
-#include "proto/summary.h"
-#include "replay/frame_evidence.h"
+#include "replay/file_replay.h"
 #include "replay/legacy_replay.h"
 #include "replay/replay.h"
-#include "replay/replay_file.h"
-#include "replay/unanswered.h"
-#include "replay/token_mask.h"
 
 namespace proctape {
 namespace {
 
-// --legacy-marker N: the legacy check's conclusion, from the first frame.
-int RunLegacy(const ReplayOptions& o, const Snapshot& snapshot, const std::string& name) {
-  if (snapshot.frames.empty()) {
-    return Fail(kExitUsage, name + " holds no frame: it is " + FileHolds(snapshot) +
-                                "; the legacy check is answered from one");
-  }
-  v1::LegacyReport report = LegacyReplay(snapshot, o.legacy_marker);
-  if (o.json) {
-    std::printf("%s\n", ToJson(report).c_str());
-  } else {
-    std::fputs(DescribeLegacy(report).c_str(), stdout);
-  }
-  return kExitOk;
-}
+struct ReplayOptions {
+  std::string file;
+  bool json = false;
+  RequestOverrides overrides;
+  std::int64_t root = 0;
+  std::uint64_t root_start = 0;
+  std::string token;
+  std::string token_var;
+  std::vector<std::string> argv;
+  std::string exe_identity;  // DEV:INO
+  std::string model = "tape";
+  std::int64_t exe_like = 0;
+  bool has_exe_like = false;
+  bool has_root = false;
+  bool has_token = false;
+  std::string legacy_marker;
+  bool has_legacy = false;
+  std::string fingerprint;  // --fingerprint FILE
+};
 
 // The usage errors of the options, and --exe-identity and the argv words
 // into the overrides, before the file is read.
@@ -84,76 +81,60 @@ int CheckOptions(ReplayOptions* o) {
   return code;
 }
 
-// What if the root had been fingerprinted before the turn (--fingerprint):
-// the file's root, start tick and executable, if it was taken in the
-// recording's boot.
-int ApplyFingerprint(ReplayOptions* o, const Snapshot& snapshot) {
-  int code = kExitOk;
-  std::optional<v1::RootFingerprint> fp =
-      LoadFingerprint(o->fingerprint, snapshot.header.host().boot_id(), "the recording's",
-                      "the fingerprint and the recording come from different boots: give "
-                      "the fingerprint taken before the turn this recording recorded",
-                      &code);
-  if (!fp) return code;
-  o->overrides.root_pid = fp->root_pid();
-  o->overrides.root_start_ticks = fp->root_start_ticks();
-  o->overrides.exe = FromProto(fp->exe_identity());
-  o->has_root = true;  // for --model frames on a plain capture
-  return kExitOk;
-}
-
-// --exe-like PID: the identity of that process's executable in the first
-// frame. No record at all, or a record without an identity, is ENOENT (the
-// frame model's answer for both, replay/frame_evidence.h); any other errno
-// is what the capture met taking that identity.
-int ApplyExeLike(ReplayOptions* o, const Snapshot& snapshot, const std::string& name) {
-  FrameEvidence at_start(snapshot, FrameModelStart(snapshot, nullptr));
-  const Identity exe = at_start.ExeIdentity(o->exe_like);
-  if (exe.ok()) {
-    o->overrides.exe = exe;
-    return kExitOk;
-  }
-  const std::string pid = std::to_string(o->exe_like);
-  const std::optional<std::size_t> first = at_start.FrameInForce();
-  const bool listed = first && at_start.Find(*first, o->exe_like) != nullptr;
-  return Fail(kExitUsage,
-              "--exe-like " + pid + ": the first frame of " + name +
-                  (!listed ? " holds no process " + pid
-                   : exe.err == ENOENT
-                       ? " holds process " + pid + " with no executable identity"
-                       : " recorded no executable identity of process " + pid + ": " +
-                             std::strerror(exe.err) + " (errno " + std::to_string(exe.err) + ")"));
-}
-
-// --model tape: each recorded resolution against its own tape.
-int RunTape(const ReplayOptions& o, const Snapshot& snapshot, const TokenMask& mask,
-            const std::string& name) {
-  if (snapshot.resolutions.empty()) {
-    // --model frames is offered only to a file that holds frames: of any
-    // other file (a fingerprint file) it would fail too; say what it is.
-    if (snapshot.frames.empty()) {
-      return Fail(kExitUsage, name + " holds no recorded resolution and no frame: it is " +
-                                  FileHolds(snapshot) + ", nothing to replay");
-    }
-    return Fail(kExitUsage, name +
-                                " holds no recorded resolution (record one with "
-                                "'proctape resolve ... --record FILE', or replay a capture "
-                                "with --model frames)");
-  }
-  // Masked: a verdict's evidence may quote an environ entry, never the token.
-  const std::vector<v1::ReplayResult> results = ReplayTape(snapshot, o.overrides);
+// The tape model's replays, printed or as one ReplayReport (--json); the
+// worst outcome's status.
+int PrintTape(const ReplayOptions& o, const FileReplayOutcome& out) {
   if (o.json) {
-    // One document for the whole file, every replay in it.
-    const std::string base = mask.Masked(std::filesystem::path(o.file).filename().string());
-    std::printf("%s\n", ToJson(TapeReplayReport(base, results)).c_str());
+    std::printf("%s\n", ToJson(out.report).c_str());
   } else {
-    for (const v1::ReplayResult& r : results) std::fputs(DescribeReplay(r).c_str(), stdout);
+    for (const v1::ReplayResult& r : out.tape) std::fputs(DescribeReplay(r).c_str(), stdout);
   }
-  switch (WorstOutcome(results)) {
+  switch (WorstOutcome(out.tape)) {
     case v1::ReplayResult::DIVERGED: return kExitDiverged;
     case v1::ReplayResult::VERDICT_CHANGED: return kExitVerdictChanged;
     default: return kExitOk;
   }
+}
+
+// The frame model's runs, printed or as one ReplayReport (--json); the
+// status is the first run's that is not 0.
+int PrintFrameRuns(const ReplayOptions& o, const FileReplayOutcome& out) {
+  int code = kExitOk;
+  for (const FrameReplay& r : out.frame_runs) {
+    if (!o.json) std::fputs(r.text.c_str(), stdout);
+    // A run the frames could not answer has no verdict: it diverged.
+    int c = r.run.unanswered != v1::UNANSWERED_NONE ? kExitDiverged
+            : r.run.liveness                        ? ExitCodeFor(r.run.liveness_verdict)
+                                                    : ExitCodeFor(r.run.verdict.status);
+    if (!r.run.cut.empty()) c = kExitBound;  // no decision: the frame model's bound on work
+    if (code == kExitOk) code = c;
+  }
+  if (o.json) std::printf("%s\n", ToJson(out.report).c_str());
+  return code;
+}
+
+// The library's request of the checked options; a refused --fingerprint's
+// status into *fingerprint_status.
+FileReplayRequest RequestOf(const ReplayOptions& o, int* fingerprint_status) {
+  FileReplayRequest request;
+  request.file = o.file;
+  request.model = o.model == "frames" ? ReplayModel::kFrames : ReplayModel::kTape;
+  request.overrides = o.overrides;
+  request.root_given = o.has_root;
+  request.token_given = o.has_token;
+  if (o.has_legacy) request.legacy_marker = o.legacy_marker;
+  if (o.has_exe_like) request.exe_like = o.exe_like;
+  if (!o.fingerprint.empty()) {
+    // What if the root had been fingerprinted before the turn: a
+    // fingerprint taken in the recording's boot.
+    request.fingerprint = [path = o.fingerprint, fingerprint_status](const std::string& boot_id) {
+      return LoadFingerprint(path, boot_id, "the recording's",
+                             "the fingerprint and the recording come from different boots: give "
+                             "the fingerprint taken before the turn this recording recorded",
+                             fingerprint_status);
+    };
+  }
+  return request;
 }
 
 int RunReplay(ReplayOptions o) {
@@ -162,27 +143,21 @@ int RunReplay(ReplayOptions o) {
       entered != kExitOk) {
     return entered;
   }
-  // The tape model keeps no frame's processes; the frame model, the
-  // legacy replay and --exe-like read the frames.
-  Snapshot snapshot;
-  ReadKeep keep;
-  if (o.model != "frames" && !o.has_legacy && !o.has_exe_like) keep.frames.emplace();
-  // The frame model looks records up: a record unchanged from the previous
-  // frame is held once (format/frame_records.h).
-  keep.shared_records = !o.has_legacy;
-  keep.compact_tape = true;  // the tape as replay keeps it (format/tape.h)
-  TokenMask mask;
-  if (int read = ReadMasked(o.file, keep, &snapshot, &mask); read != kExitOk) return read;
-  const std::string name = mask.Shown(o.file);
-  if (o.has_legacy) return RunLegacy(o, snapshot, name);
-  if (!o.fingerprint.empty()) {
-    if (int applied = ApplyFingerprint(&o, snapshot); applied != kExitOk) return applied;
+  int fingerprint_status = kExitOk;
+  const FileReplayOutcome out = ReplayFileAsRequested(RequestOf(o, &fingerprint_status));
+  if (out.fingerprint_refused) return fingerprint_status;
+  for (const std::string& note : out.notes) Note(note);
+  if (out.failure) return FailFile(*out.failure);
+  if (out.legacy) {
+    // --legacy-marker N: the legacy check's conclusion, from the first frame.
+    if (o.json) {
+      std::printf("%s\n", ToJson(*out.legacy).c_str());
+    } else {
+      std::fputs(DescribeLegacy(*out.legacy).c_str(), stdout);
+    }
+    return kExitOk;
   }
-  if (o.has_exe_like) {
-    if (int applied = ApplyExeLike(&o, snapshot, name); applied != kExitOk) return applied;
-  }
-  if (o.model == "frames") return RunFrames(o, snapshot, name);
-  return RunTape(o, snapshot, mask, name);
+  return o.model == "frames" ? PrintFrameRuns(o, out) : PrintTape(o, out);
 }
 
 }  // namespace

@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape verify FILE...`: reads each snapshot file chunk by chunk
-// (format/snapshot_stream.h, holding none of it) and says whether it is intact, or names the first damage (chunk and byte offset) with the
-// exit status of its kind. Complete chunks before damage are counted all the
-// same. Several files are verified in the order given, each on its own line;
-// the exit status is the largest of theirs (0 only when every file is intact).
-#include <algorithm>
-#include <cinttypes>
+// `proctape verify FILE...`: says whether each snapshot file is intact, or
+// names its first damage (chunk and byte offset) with the exit status of its
+// kind (replay/file_verify.h reads and checks it). Several files are
+// verified in the order given, each on its own line; the exit status is the
+// largest of theirs (0 only when every file is intact).
 #include <cstdio>
 #include <memory>
-#include <optional>
-#include <utility>
 #include <string>
 #include <vector>
 
@@ -20,11 +16,8 @@
 #include "cli/options.h"
 #include "cli/exit_codes.h"
 #include "cli/inputs.h"
-#include "core/proc_parse.h"
-#include "format/snapshot_stream.h"
 #include "proto/convert.h"
-#include "proto/summary.h"
-#include "replay/token_mask.h"
+#include "replay/file_verify.h"
 
 namespace proctape {
 namespace {
@@ -34,114 +27,26 @@ struct VerifyOptions {
   bool json = false;
 };
 
-struct FileOptions {
-  std::string file;
-  bool json = false;
-};
-
-// What verify says of a file: its counts, read chunk by chunk (nothing of
-// the file is held but its header and fingerprint).
-struct Verified {
-  v1::Header header;
-  std::optional<v1::RootFingerprint> fingerprint;
-  StreamCounts counts;
-  TokenMask mask;  // the file's tokens: its name may hold a piece of one
-};
-
-FormatError ReadVerified(const std::string& file, Verified* out) {
-  FormatError error;
-  std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(file, &error);
-  if (!stream) return error;
-  stream->set_resolve_same_as(false);  // checked, never copied: verify keeps no result
-  for (;;) {
-    const SnapshotStream::Result r = stream->Next();
-    out->counts = stream->counts();
-    if (r == SnapshotStream::Result::kEnd) return error;
-    if (r == SnapshotStream::Result::kError) return stream->error();
-    StreamItem& item = stream->item();
-    if (item.kind == StreamItem::Kind::kHeader) {
-      out->header = std::move(*item.chunk.mutable_header());
-      out->mask.Add(TokenMask::Of(out->header, {}));
-    } else if (item.kind == StreamItem::Kind::kResolution) {
-      if (item.chunk.resolution().has_resolve()) {
-        out->mask.Add(item.chunk.resolution().resolve().token());
-      }
-    } else if (item.kind == StreamItem::Kind::kFingerprint) {
-      out->fingerprint = std::move(*item.chunk.mutable_fingerprint());
-    }
-  }
-}
-
-// One file: its line (text) or its report (JSON, into *json), and its status.
-// The VerifyReport of a file as read.
-std::string VerifyJson(const FileOptions& o, const Verified& snap, const FormatError& error) {
-  const StreamCounts& n = snap.counts;
-  const std::uint64_t processes = n.processes;
-  const bool kept = snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
-  v1::VerifyReport report;
-  report.set_file(EscapedText(snap.mask.Masked(o.file)));
-  report.set_intact(error.ok());
-  report.set_error_kind(FormatErrorName(error.kind));
-  report.set_error_chunk(Count32(error.chunk));
-  report.set_error_offset(static_cast<double>(error.offset));
-  report.set_error(Printable(error.message));
-  report.set_chunks(Count32(n.chunks));
-  report.set_frames(Count32(n.frames));
-  report.set_processes(Count32(processes));
-  report.set_observations(Count32(n.observations));
-  report.set_resolutions(Count32(n.resolutions));
-  report.set_environ_kept(kept);
-  report.set_fingerprints(Count32(n.fingerprints));
-  return ToJson(report);
-}
-
-int VerifyOne(const FileOptions& o, std::string* json) {
-  Verified snap;
-  FormatError error = ReadVerified(o.file, &snap);
-  const StreamCounts& n = snap.counts;
-  const std::uint64_t processes = n.processes;
-  const bool kept = snap.header.redaction().environ() == v1::RedactionPolicy::ENVIRON_KEPT;
-  if (o.json) {
-    *json = VerifyJson(o, snap, error);
+// One file: its line (text) or its report (JSON, into *json), then its
+// damage or warnings (under --json as well: the damage as the ErrorReport
+// every failure is, docs/cli.md §3, the report being the finding on
+// standard output); its status.
+int VerifyOne(const std::string& file, bool json, std::string* report) {
+  const FileVerified verified = VerifyFile(file);
+  if (json) {
+    *report = ToJson(verified.report);
   } else {
-    const std::string name = snap.mask.Shown(o.file);
-    if (error.ok() && snap.fingerprint && n.frames == 0 && n.resolutions == 0) {
-      // A fingerprint file: what it fingerprinted, not frames and environs.
-      const v1::RootFingerprint& f = *snap.fingerprint;
-      std::printf("%s: intact: %s, %s: root %" PRId64 " at start tick %" PRIu64 ", exe %s %" PRIu64
-                  ":%" PRIu64 "\n",
-                  name.c_str(), Plural(n.chunks, "chunk", "chunks").c_str(),
-                  Plural(n.fingerprints, "root fingerprint", "root fingerprints").c_str(),
-                  f.root_pid(), f.root_start_ticks(), EscapeBytes(f.exe_path(), 1024).c_str(),
-                  f.exe_identity().dev(), f.exe_identity().ino());
-    } else if (error.ok()) {
-      // The process records are summed over the frames.
-      std::printf(
-          "%s: intact: %s, %s, %s, %s, %s, environ %s\n", name.c_str(),
-          Plural(n.chunks, "chunk", "chunks").c_str(), Plural(n.frames, "frame", "frames").c_str(),
-          Plural(processes, "process record", "process records").c_str(),
-          Plural(n.observations, "observation", "observations").c_str(),
-          Plural(n.resolutions, "resolution", "resolutions").c_str(), kept ? "KEPT" : "redacted");
-    }
+    std::fputs(verified.line.c_str(), stdout);
   }
-  if (!error.ok()) {
-    // One line: the damage, then what came before it; under --json as well,
-    // as the ErrorReport every failure is (docs/cli.md §3), the report
-    // being the finding on standard output.
-    std::string before;
-    if (n.chunks > 0) {
-      before = "; " + Plural(n.chunks, "complete chunk", "complete chunks") +
-               " before it read back (" + Plural(n.frames, "frame", "frames") + ", " +
-               Plural(n.observations, "observation", "observations") + ")";
-    }
+  if (verified.damage) {
     std::fflush(stdout);
-    Fail(ExitCodeFor(error.kind), snap.mask.Shown(o.file) + ": " + error.message + before);
+    return Fail(*verified.damage);
   }
-  if (kept && error.ok()) {
+  for (const std::string& warning : verified.warnings) {
     std::fflush(stdout);
-    Warn(snap.mask.Shown(o.file) + " stores environment values as read (--env keep)");
+    Warn(warning);
   }
-  return error.ok() ? kExitOk : ExitCodeFor(error.kind);
+  return kExitOk;
 }
 
 int RunVerify(const VerifyOptions& o) {
@@ -152,7 +57,7 @@ int RunVerify(const VerifyOptions& o) {
   std::vector<std::string> reports;
   for (const std::string& file : o.files) {
     std::string json;
-    worst = Worst(worst, VerifyOne({file, o.json}, &json));
+    worst = Worst(worst, VerifyOne(file, o.json, &json));
     if (o.json) reports.push_back(json);
   }
   // One JSON document: the report of one file, or {"files": [...]} of them.
