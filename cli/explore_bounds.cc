@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "cli/options.h"
-#include "core/proc_parse.h"
 
 namespace proctape {
 
@@ -20,37 +19,6 @@ void AddRunBoundOptions(CLI::App* sub, explore::RunLimits* limits, const std::st
   AddUnsigned(sub, "--time-limit", limits->time_s, 0, 86'400,
               "wall clock at most, 0: none (a last resort; the report says so)", "SECONDS")
       ->capture_default_str();
-}
-
-RunEnd EndOf(const explore::RunBound& bound, std::size_t unexplored, std::size_t first,
-             std::size_t last) {
-  RunEnd end;
-  end.limits = bound.limits();
-  end.stop = bound.stop();
-  end.runs = bound.runs();
-  end.steps = bound.steps();
-  end.unexplored = unexplored;
-  end.first_unexplored = first;
-  end.last_unexplored = last;
-  return end;
-}
-
-std::string ReachedClause(explore::Stop stop, const explore::RunLimits& limits) {
-  if (stop == explore::Stop::kNone) return "";
-  return " (" + explore::StopText(stop, limits) + " was reached)";
-}
-
-std::string UnexploredLine(const RunEnd& end) {
-  if (end.unexplored == 0) return "";
-  std::string which = end.unexplored == 1 ? "check " + std::to_string(end.first_unexplored)
-                                          : std::to_string(end.first_unexplored) + " to " +
-                                                std::to_string(end.last_unexplored);
-  std::string line = "unexplored: " + Plural(end.unexplored, "check", "checks") + " (" + which +
-                     "), not begun: " + explore::StopText(end.stop, end.limits) + " was reached";
-  if (end.stop == explore::Stop::kTime) {
-    line += " (a time limit depends on the machine: another run may explore more)";
-  }
-  return line;
 }
 
 }  // namespace proctape

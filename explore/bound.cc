@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "explore/bound.h"
 
+#include "core/proc_parse.h"
 #include "explore/model_evidence.h"
 
 #include <chrono>
@@ -54,6 +55,36 @@ std::string StopWord(Stop stop, const RunLimits& limits) {
     case Stop::kRunCalls: return "run calls";
   }
   return "";
+}
+
+RunEnd EndOf(const RunBound& bound, std::size_t unexplored, std::size_t first, std::size_t last) {
+  RunEnd end;
+  end.limits = bound.limits();
+  end.stop = bound.stop();
+  end.runs = bound.runs();
+  end.steps = bound.steps();
+  end.unexplored = unexplored;
+  end.first_unexplored = first;
+  end.last_unexplored = last;
+  return end;
+}
+
+std::string ReachedClause(Stop stop, const RunLimits& limits) {
+  if (stop == Stop::kNone) return "";
+  return " (" + StopText(stop, limits) + " was reached)";
+}
+
+std::string UnexploredLine(const RunEnd& end) {
+  if (end.unexplored == 0) return "";
+  std::string which = end.unexplored == 1 ? "check " + std::to_string(end.first_unexplored)
+                                          : std::to_string(end.first_unexplored) + " to " +
+                                                std::to_string(end.last_unexplored);
+  std::string line = "unexplored: " + Plural(end.unexplored, "check", "checks") + " (" + which +
+                     "), not begun: " + StopText(end.stop, end.limits) + " was reached";
+  if (end.stop == Stop::kTime) {
+    line += " (a time limit depends on the machine: another run may explore more)";
+  }
+  return line;
 }
 
 }  // namespace proctape::explore

@@ -18,6 +18,7 @@
 // reached: every later Spent() says so, and stop() names the first.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -65,5 +66,24 @@ class RunBound {
 std::string StopText(Stop stop, const RunLimits& limits);
 // "total budget", "work budget", "time limit" ("" for kNone): --json's word.
 std::string StopWord(Stop stop, const RunLimits& limits);
+
+// What the bound of a whole explore run left: the checks it never began.
+struct RunEnd {
+  RunLimits limits;
+  Stop stop = Stop::kNone;
+  std::uint64_t runs = 0;            // runs the bound counted
+  std::uint64_t steps = 0;           // steps it counted
+  std::size_t unexplored = 0;        // checks not begun
+  std::size_t first_unexplored = 0;  // the first of them (they follow each other)
+  std::size_t last_unexplored = 0;
+};
+RunEnd EndOf(const RunBound& bound, std::size_t unexplored, std::size_t first, std::size_t last);
+
+// " (the work budget of 400000000 steps was reached)", or "" for kNone.
+std::string ReachedClause(Stop stop, const RunLimits& limits);
+// "unexplored: 65519 checks (17 to 65535), not begun: the total budget of
+// 1000000 runs was reached", with a word on a time limit; "" when the bound
+// left no check unexplored.
+std::string UnexploredLine(const RunEnd& end);
 
 }  // namespace proctape::explore
