@@ -3,7 +3,7 @@
 // opened evidence source written into an opened output, and what the kept
 // file's exit status and messages are. The command parses its options,
 // opens the source (the live /proc here, LiveSource; a --proc-root
-// directory in procdir/capture_import.h) and the output (its jail entered),
+// directory in procdir/import.h, ImportSource) and the output (its jail entered),
 // calls Run, and says what it returns; nothing here prints.
 #pragma once
 

@@ -4,9 +4,9 @@
 // PID directories, their stat, cmdline, environ, status and cgroup, the side
 // files proctape-frame and PID/proctape-identity, links pointing anywhere,
 // FIFOs), made under a fresh directory per input and removed after. The
-// import runs as cli/capture_command.cc runs it: ProcDirEvidence sealed in
-// DIR, one frame scanned with the recorded frame's facts, written by the
-// real writer, then read back. Invariants: the import never blocks (a FIFO
+// import runs as the command runs it (capture::Run on procdir's
+// ImportSource): ProcDirEvidence sealed in DIR, one frame scanned with the
+// recorded frame's facts, written by the real writer, then read back. Invariants: the import never blocks (a FIFO
 // is a damaged entry, not a wait: a hang is a libFuzzer timeout), and the
 // file it writes reads back whole.
 #include <cstddef>
@@ -19,10 +19,9 @@
 
 #include "procdir/evidence.h"
 #include "procdir/import.h"
-#include "capture/frame_scanner.h"
+#include "capture/capture_run.h"
 #include "fs/output_file.h"
 #include "format/reader.h"
-#include "format/writer.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/proc_tree.h"
 
@@ -30,48 +29,31 @@ using namespace proctape;
 
 namespace {
 
-// The import of `dir` into `path`; true when a file was written.
+// The import of `dir` into `path`, as `capture --proc-root DIR -o PATH`
+// runs it (procdir/import.h OpenImportDir and ImportSource, then
+// capture/capture_run.h Run); true when a file was written.
 bool Import(const std::string& dir, const std::string& path) {
   Failure failure;
-  std::unique_ptr<ProcDirEvidence> ev = ProcDirEvidence::Open(dir, &failure);
+  std::unique_ptr<ProcDirEvidence> ev = OpenImportDir(dir, &failure);
   if (!ev) return false;
-  ScanOptions scan;
-  const FrameFacts* facts = ev->frame() ? &*ev->frame() : nullptr;
-  if (facts) scan.kept_entries = facts->kept_entries;
-  const v1::Header header = ImportHeader(scan, {"proctape", "capture", "--proc-root", dir}, facts);
-  OutputRequest request;
-  request.path = path;
-  request.force = true;
-  request.binary = true;
-  request.remove_on_interrupt = false;
-  Failure output_error;
-  std::unique_ptr<OutputFile> output = OutputFile::Open(request, &output_error);
-  if (!output) fuzz::Broken("cannot open the scratch output: " + output_error.message);
-  std::unique_ptr<SnapshotWriter> writer = SnapshotWriter::Create(std::move(output), {});
-  if (!writer->WriteHeader(header)) fuzz::Broken("WriteHeader: " + writer->error());
-  FrameCallbacks callbacks;
-  callbacks.begin = [&writer, facts](std::int64_t t) {
-    writer->BeginFrame(0, facts ? facts->scan_start_mono_ns : t);
-  };
-  callbacks.record = [&writer, &ev](v1::ProcessRecord&& r) {
-    ev->AddLinkTexts(&r);
-    return ev->error().empty() && writer->AddProcess(std::move(r));
-  };
-  std::vector<ScanWorker> workers;
-  ProcDirEvidence* dir_ev = ev.get();
-  ScanStats s = ScanFrameParallel(
-      *ev, scan, [dir_ev](std::int64_t pid) { return dir_ev->PidNamespace(pid); }, workers,
-      callbacks);
-  if (!ev->error().empty()) return false;  // the capture fails (exit 9): nothing written
-  if (facts && s.cut_reason.empty()) s.cut_reason = facts->cut_reason;
-  if (!writer->frame_open()) return false;
-  if (!writer->EndFrame(facts ? facts->scan_end_mono_ns : s.scan_end_mono_ns, s.cut_reason,
-                        s.bytes_read)) {
+  capture::Request request;
+  capture::EvidenceSource source;
+  if (ImportSource(std::move(ev), dir, {"proctape", "capture", "--proc-root", dir},
+                   &request.plan.scan, &source)) {
     return false;
   }
-  v1::Footer footer;
-  footer.set_capture_end_mono_ns(facts ? facts->scan_end_mono_ns : ev->NowNs());
-  return writer->Finish(footer);
+  request.source_name = dir;
+  request.output_name = path;
+  OutputRequest out;
+  out.path = path;
+  out.force = true;
+  out.binary = true;
+  out.remove_on_interrupt = false;
+  Failure output_error;
+  std::unique_ptr<OutputFile> output = OutputFile::Open(out, &output_error);
+  if (!output) fuzz::Broken("cannot open the scratch output: " + output_error.message);
+  const capture::Result result = capture::Run(request, source, std::move(output), nullptr);
+  return result.stop == capture::Unfinished::kNo;  // a damaged side file: nothing written
 }
 
 }  // namespace
