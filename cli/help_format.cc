@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/help.h"
+#include "core/wrap.h"
 
 namespace proctape {
 namespace {
@@ -204,23 +205,7 @@ class Formatter : public CLI::Formatter {
     if (std::size_t end = desc.find(". "); end != std::string::npos) desc.resize(end + 1);
     std::string out = "  " + sub->get_name();
     out.resize(std::max<std::size_t>(out.size() + 1, get_column_width()), ' ');
-    std::size_t column = out.size();
-    std::string word;
-    std::istringstream words(desc);
-    bool first = true;
-    while (words >> word) {
-      if (!first && column + 1 + word.size() > 80) {
-        out += "\n" + std::string(get_column_width(), ' ');
-        column = get_column_width();
-      } else if (!first) {
-        out += " ";
-        ++column;
-      }
-      out += word;
-      column += word.size();
-      first = false;
-    }
-    return out + "\n";
+    return WrapHanging(std::move(out), desc, get_column_width());
   }
 };
 

@@ -2,11 +2,11 @@
 #include "lab/report.h"
 
 #include <algorithm>
-#include <sstream>
 #include <utility>
 
 #include "capture/host_facts.h"
 #include "core/proc_parse.h"
+#include "core/wrap.h"
 #include "proto/summary.h"
 #include "replay/token_mask.h"
 
@@ -16,24 +16,7 @@ namespace {
 // `label` then `text`, its words wrapped within 80 columns, each further
 // line indented to where the text began.
 std::string Hanging(const std::string& label, const std::string& text) {
-  std::string out = label;
-  std::size_t column = label.size();
-  bool first = true;
-  std::istringstream words(text);
-  for (std::string word; words >> word;) {
-    if (!first && column + 1 + word.size() > 80) {
-      out += '\n';
-      out.append(label.size(), ' ');
-      column = label.size();
-    } else if (!first) {
-      out += ' ';
-      ++column;
-    }
-    out += word;
-    column += word.size();
-    first = false;
-  }
-  return out + "\n";
+  return WrapHanging(label, text, label.size());
 }
 
 // A check as its summary says it (masked as the report is): its verdict,
