@@ -28,11 +28,7 @@ std::string ParentText(std::int64_t ppid, const std::vector<ProcessView>& table,
          Quoted(EscapeBytes(p.stat->comm, p.stat->comm.size()));
 }
 
-std::string BootText(const std::string& boot_id) {
-  std::string_view b = boot_id;
-  if (!b.empty() && b.back() == '\n') b.remove_suffix(1);
-  return EscapeBytes(b);
-}
+std::string BootText(const std::string& boot_id) { return EscapeBytes(BootIdLine(boot_id)); }
 
 }  // namespace
 

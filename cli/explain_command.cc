@@ -78,7 +78,9 @@ void RegisterExplain(CLI::App& app, int* exit_code) {
       "Checks count from 0, as 'proctape replay' numbers its resolutions. When the tape no\n"
       "longer replays to its recorded verdict (as 'proctape replay' says), what is told is\n"
       "what the resolver does now, up to where the tape diverged.");
-  sub->add_option("FILE", o->file, "a recording: 'resolve --record', 'liveness --record', 'lab'")
+  sub->add_option(
+         "FILE", o->file,
+         "a recording: 'resolve --record', 'liveness --record', 'lab'; - for standard input")
       ->check(NonEmptyPath())
       ->required();
   sub->add_flag("--json", o->json,

@@ -127,7 +127,8 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
       "tick; anything else must fail closed. A wrong verdict is a violation; with --out each\n"
       "is written as a recording that 'proctape replay' reproduces. Nothing live is read.\n"
       "See docs/explore.md.");
-  sub->add_option("FILE", o->request.file, "a recording (resolve --record, liveness --record, lab)")
+  sub->add_option("FILE", o->request.file,
+                  "a recording (resolve --record, liveness --record, lab); - for standard input")
       ->check(NonEmptyPath())
       ->required();
   AddUnsigned(sub, "--depth", o->request.depth, 1, 2, "events per history: 1, or 2 (pairs)")

@@ -211,7 +211,7 @@ constexpr const char* kDescription =
 void RegisterExport(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ExportOptions>();
   CLI::App* sub = app.add_subcommand("export", kDescription);
-  sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording")
+  sub->add_option("FILE", o->file, "a .ptape file: a capture or a recording; - for standard input")
       ->check(NonEmptyPath())
       ->required();
   sub->add_option("--format", o->format, "json, dot, proc-dir, sqlite or csv")

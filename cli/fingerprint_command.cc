@@ -39,10 +39,7 @@ struct FingerprintOptions {
 };
 
 // A boot id for one line: its trailing newline removed, escaped.
-std::string BootText(std::string_view boot_id) {
-  if (!boot_id.empty() && boot_id.back() == '\n') boot_id.remove_suffix(1);
-  return EscapeBytes(boot_id, 64);
-}
+std::string BootText(std::string_view boot_id) { return EscapeBytes(BootIdLine(boot_id), 64); }
 
 // What was written; the file may be standard output: the report then goes
 // to standard error.

@@ -37,7 +37,7 @@ constexpr Entry kCommands[] = {
     {"Snapshot files", "explain",
      "a recorded resolution, attempt by attempt, candidate by candidate"},
     {"Snapshot files", "export",
-     "a file as JSON, a tree as DOT, a frame as a /proc-like directory"},
+     "a file as JSON, SQLite or CSV, a tree as DOT, a frame as a /proc-like directory"},
     {"Snapshot files", "replay", "run the identical resolver against a recording: reproduced?"},
     {"Snapshot files", "explore", "what else could the kernel have done? every race, judged"},
     {"Snapshot files", "minimize", "the smallest host on which a check keeps its verdict"},

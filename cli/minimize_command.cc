@@ -79,8 +79,9 @@ void RegisterMinimize(CLI::App& app, int* exit_code) {
       "builds it): a verdict that came from a change the frame does not hold has\n"
       "nothing to keep (exit 20). Nothing live is read.\n"
       "See docs/explore.md.");
-  sub->add_option("FILE", o->request.file,
-                  "a recording (resolve --record, liveness --record, lab, explore)")
+  sub->add_option(
+         "FILE", o->request.file,
+         "a recording (resolve --record, liveness --record, lab, explore); - for standard input")
       ->check(NonEmptyPath())
       ->required();
   AddOutputOption(sub, o->request.output, "write the minimized recording here (a .ptape)")

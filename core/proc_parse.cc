@@ -195,6 +195,11 @@ std::optional<std::array<std::uint32_t, 4>> StatusIds(std::string_view status,
   return ids;
 }
 
+std::string_view BootIdLine(std::string_view boot_id) {
+  if (!boot_id.empty() && boot_id.back() == '\n') boot_id.remove_suffix(1);
+  return boot_id;
+}
+
 std::string EscapeBytes(std::string_view bytes, std::size_t max) {
   std::string out;
   std::size_t n = bytes.size() < max ? bytes.size() : max;

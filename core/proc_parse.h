@@ -98,6 +98,10 @@ std::optional<std::array<std::uint32_t, 4>> StatusIds(std::string_view status,
 // backslash and everything else as \xNN. Cut at `max` input bytes ("..." added).
 std::string EscapeBytes(std::string_view bytes, std::size_t max = 256);
 
+// A boot id as one line says it: /proc/sys/kernel/random/boot_id as read,
+// its trailing newline removed (the bytes are stored as read).
+std::string_view BootIdLine(std::string_view boot_id);
+
 // "1 attempt", "2 attempts": a count and its noun, singular for 1 alone.
 std::string Plural(std::uint64_t n, std::string_view one, std::string_view many);
 

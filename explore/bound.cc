@@ -37,8 +37,8 @@ std::string StopText(Stop stop, const RunLimits& limits) {
   switch (stop) {
     case Stop::kNone: return "";
     case Stop::kRuns:
-      return "the " + limits.runs_name + " of " + std::to_string(limits.runs) + " runs";
-    case Stop::kSteps: return "the work budget of " + std::to_string(limits.steps) + " steps";
+      return "the " + limits.runs_name + " of " + Plural(limits.runs, "run", "runs");
+    case Stop::kSteps: return "the work budget of " + Plural(limits.steps, "step", "steps");
     case Stop::kTime: return "the time limit of " + std::to_string(limits.time_s) + " s";
     case Stop::kRunCalls:
       return "the limit of " + std::to_string(kMaxRunCalls) + " calls in one run";

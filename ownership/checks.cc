@@ -71,8 +71,8 @@ bool CheckCaptures(const Snapshot& baseline, const Snapshot& current, v1::Owners
   const std::string& boot = baseline.header.host().boot_id();
   if (boot.empty() || boot != current.header.host().boot_id()) {
     AddProblem(plan, Problem::DIFFERENT_BOOT, "", 0, 0, 0,
-               "boot ids differ or are unknown (baseline " + Quote(boot) + ", current " +
-                   Quote(current.header.host().boot_id()) +
+               "boot ids differ or are unknown (baseline " + Quote(BootIdLine(boot)) +
+                   ", current " + Quote(BootIdLine(current.header.host().boot_id())) +
                    "): pids and start ticks of two boots cannot be compared");
     ok = false;
   }

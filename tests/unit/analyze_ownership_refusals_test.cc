@@ -138,8 +138,11 @@ TEST(OwnershipTest, CaptureOrderingBaselineAfterCurrentIsRejected) {
 TEST(OwnershipTest, CaptureOrderingAcrossBootsOrPidNamespacesIsRejected) {
   Snapshot current = Current();
   current.header.mutable_host()->set_boot_id("another-boot\n");
-  EXPECT_EQ(Kinds(PlanOwnership(Baseline(), current, Request())),
-            std::vector<Problem::Kind>{Problem::DIFFERENT_BOOT});
+  const v1::OwnershipPlan other_boot = PlanOwnership(Baseline(), current, Request());
+  EXPECT_EQ(Kinds(other_boot), std::vector<Problem::Kind>{Problem::DIFFERENT_BOOT});
+  // The boot ids are said as one line says them, without the newline read.
+  EXPECT_NE(other_boot.problems(0).detail().find("current \"another-boot\")"), std::string::npos)
+      << other_boot.problems(0).detail();
   current = Current();
   current.header.set_capturer_pid_ns_inode(4026532000);
   EXPECT_EQ(Kinds(PlanOwnership(Baseline(), current, Request())),

@@ -43,6 +43,16 @@ TEST(ExploreBound, EachBoundIsReachedByItsOwnCountAndStaysReached) {
   EXPECT_EQ(StopText(steps.stop(), limits), "the work budget of 100 steps");
 }
 
+// A budget of one is said in the singular: counts are said right
+// (docs/cli.md, "4. Help and text that fit a person").
+TEST(ExploreBound, ABudgetOfOneIsSaidInTheSingular) {
+  RunLimits one;
+  one.runs = 1;
+  one.steps = 1;
+  EXPECT_EQ(StopText(Stop::kRuns, one), "the total budget of 1 run");
+  EXPECT_EQ(StopText(Stop::kSteps, one), "the work budget of 1 step");
+}
+
 TEST(ExploreBound, TheTimeLimitIsReadFromTheClockAndZeroMeansNone) {
   RunLimits limits;
   limits.time_s = 2;

@@ -99,7 +99,7 @@ TEST(ExploreRecordingRun, TheRunBoundLeavesChecksUnexplored) {
   EXPECT_EQ(run->end.first_unexplored, 1u);
   EXPECT_EQ(run->end.stop, Stop::kRuns);
   EXPECT_NE(ExploreText(*run).find("unexplored: 1 check (check 1), not begun: the total budget "
-                                   "of 1 runs was reached\n"),
+                                   "of 1 run was reached\n"),
             std::string::npos);
 }
 

@@ -212,5 +212,12 @@ TEST(ParseMarker, AcceptsOnlyACanonicalPidWithOneOptionalNewline) {
   }
 }
 
+TEST(BootIdLine, DropsTheOneNewlineReadAndNothingElse) {
+  EXPECT_EQ(BootIdLine("78ea422b-0000\n"), "78ea422b-0000");
+  EXPECT_EQ(BootIdLine("78ea422b-0000"), "78ea422b-0000");
+  EXPECT_EQ(BootIdLine("a\n\n"), "a\n");
+  EXPECT_EQ(BootIdLine(""), "");
+}
+
 }  // namespace
 }  // namespace proctape
