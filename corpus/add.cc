@@ -46,9 +46,9 @@ bool CopyIntoCorpus(const std::string& src, const std::string& shown, const std:
                     const std::string& sha256, bool owner_only, std::string* error) {
   const std::string target = dir + "/" + CorpusFileName(sha256);
   auto same_content = [&] {
-    std::string hex, why;
+    Failure why;
     Fd existing{OpenFileBeside(target, &why)};  // the corpus's file: corpus/beside_file.h
-    if (existing.fd >= 0 && Sha256Fd(existing.fd, &hex, &why) && hex == sha256) return true;
+    if (existing.fd >= 0 && Sha256Fd(existing.fd, &why) == sha256) return true;
     *error = shown + ": " + Escaped(target) + " exists with other content: not replaced";
     return false;
   };
@@ -203,9 +203,11 @@ AddOutcome Expectations(const AddRequest& request, const std::vector<v1::ReplayR
       expects->push_back(ReplayedExpect(r));
       continue;
     }
-    std::string why;
-    std::string expect = ExpectFromOption(request.expects[r.resolution_index()], r, &why);
-    if (expect.empty()) return Failed(AddOutcome::Kind::kUsage, file + ": " + why);
+    Failure why;
+    std::optional<std::string> given =
+        ExpectFromOption(request.expects[r.resolution_index()], r, &why);
+    if (!given) return Failed(AddOutcome::Kind::kUsage, file + ": " + why.message);
+    const std::string expect = std::move(*given);
     if (expect != ReplayedExpect(r)) {
       out.warnings.push_back("resolution " + std::to_string(r.resolution_index()) +
                              " is expected to give " + expect + " but replays to " +
@@ -273,10 +275,16 @@ AddOutcome AddToCorpus(const AddRequest& request) {
   }
   // Already there? Without --name or --expect nothing else matters; with
   // them, the entry is checked against what they say (Duplicate).
-  Manifest manifest;
   std::string error, sha256;
-  if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
-  if (!Sha256File(request.file, &sha256, &error)) return Failed(Kind::kIo, file + ": " + error);
+  Failure failure;
+  std::optional<Manifest> loaded = LoadManifest(request.dir, true, &failure);
+  if (!loaded) return Failed(Kind::kManifest, failure.message);
+  Manifest manifest = std::move(*loaded);
+  if (std::optional<std::string> hex = Sha256File(request.file, &failure)) {
+    sha256 = std::move(*hex);
+  } else {
+    return Failed(Kind::kIo, file + ": " + failure.message);
+  }
   AddOutcome placed = Place(manifest, sha256, "", file);
   const bool duplicate = placed.kind == Kind::kAlreadyPresent;
   if (duplicate && request.name.empty() && request.expects.empty()) return placed;
@@ -321,7 +329,9 @@ AddOutcome AddToCorpus(const AddRequest& request) {
     return Failed(Kind::kIo,
                   "cannot lock the corpus " + Escaped(request.dir) + ": " + std::strerror(errno));
   }
-  if (!LoadManifest(request.dir, true, &manifest, &error)) return Failed(Kind::kManifest, error);
+  loaded = LoadManifest(request.dir, true, &failure);
+  if (!loaded) return Failed(Kind::kManifest, failure.message);
+  manifest = std::move(*loaded);
   placed = Place(manifest, sha256, entry.name, file);
   if (placed.kind != Kind::kAdded) return placed;
   manifest.entries.push_back(entry);
@@ -339,8 +349,8 @@ AddOutcome AddToCorpus(const AddRequest& request) {
                       &error)) {
     return Failed(Kind::kIo, error);
   }
-  if (!WriteFileAtomic(ManifestPath(request.dir), text, &error)) {
-    return Failed(Kind::kIo, error);
+  if (MaybeFailure failed = WriteFileAtomic(ManifestPath(request.dir), text)) {
+    return Failed(Kind::kIo, failed->message);
   }
   out.entry = entry;
   return out;

@@ -25,31 +25,32 @@ std::string NotRegular(mode_t mode) {
   return "is not a regular file";
 }
 
-// Fails with `why`, errno set to `err` (callers tell a missing file by ENOENT).
-int Refused(std::string* error, std::string why, int err) {
-  *error = std::move(why);
+// Fails with `why` (kIo), sys_errno and errno set to `err` (callers tell a
+// missing file by ENOENT).
+int Refused(Failure* failure, std::string why, int err) {
+  *failure = Failure(FailureKind::kIo, std::move(why), err);
   errno = err;
   return -1;
 }
 
 }  // namespace
 
-int OpenFileBeside(const std::string& path, std::string* error) {
+int OpenFileBeside(const std::string& path, Failure* failure) {
   // lstat first: a device or FIFO is refused without being opened at all.
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     const int err = errno;
-    return Refused(error, std::string("cannot open: ") + std::strerror(err), err);
+    return Refused(failure, std::string("cannot open: ") + std::strerror(err), err);
   }
   if (std::string why = NotRegular(st.st_mode); !why.empty()) {
-    return Refused(error, why, S_ISLNK(st.st_mode) ? ELOOP : EINVAL);
+    return Refused(failure, why, S_ISLNK(st.st_mode) ? ELOOP : EINVAL);
   }
   // Then the file itself, checked again on its descriptor: what the name
   // held a moment ago may have been replaced.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    return Refused(error,
+    return Refused(failure,
                    err == ELOOP ? std::string("is a symbolic link: not followed")
                                 : std::string("cannot open: ") + std::strerror(err),
                    err);
@@ -66,22 +67,21 @@ int OpenFileBeside(const std::string& path, std::string* error) {
   }
   if (!why.empty()) {
     ::close(fd);
-    return Refused(error, why, EINVAL);
+    return Refused(failure, why, EINVAL);
   }
   return fd;
 }
 
-bool ReadFileBeside(const std::string& path, std::size_t max_bytes, std::string* bytes,
-                    std::string* error) {
-  bytes->clear();
-  const int fd = OpenFileBeside(path, error);
-  if (fd < 0) return false;
-  auto fail = [&](std::string why, int err) {
+std::optional<std::string> ReadFileBeside(const std::string& path, std::size_t max_bytes,
+                                          Failure* failure) {
+  const int fd = OpenFileBeside(path, failure);
+  if (fd < 0) return std::nullopt;
+  std::string bytes;
+  auto fail = [&](std::string why, int err) -> std::optional<std::string> {
     ::close(fd);
-    bytes->clear();
-    *error = std::move(why);
+    *failure = Failure(FailureKind::kIo, std::move(why), err);
     errno = err;
-    return false;
+    return std::nullopt;
   };
   const std::string too_large =
       "holds more than " + std::to_string(max_bytes) + " bytes (the limit)";
@@ -89,18 +89,21 @@ bool ReadFileBeside(const std::string& path, std::size_t max_bytes, std::string*
   if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
     return fail(too_large, EFBIG);
   }
-  bytes->reserve(static_cast<std::size_t>(st.st_size));
+  bytes.reserve(static_cast<std::size_t>(st.st_size));
   char buf[65536];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(std::string("cannot read: ") + std::strerror(errno), errno);
+    if (n < 0) {
+      const int err = errno;
+      return fail(std::string("cannot read: ") + std::strerror(err), err);
+    }
     if (n == 0) break;
-    if (bytes->size() + static_cast<std::size_t>(n) > max_bytes) return fail(too_large, EFBIG);
-    bytes->append(buf, static_cast<std::size_t>(n));
+    if (bytes.size() + static_cast<std::size_t>(n) > max_bytes) return fail(too_large, EFBIG);
+    bytes.append(buf, static_cast<std::size_t>(n));
   }
   ::close(fd);
-  return true;
+  return bytes;
 }
 
 }  // namespace proctape

@@ -18,7 +18,10 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+
+#include "core/failure.h"
 
 namespace proctape {
 
@@ -27,15 +30,17 @@ namespace proctape {
 inline constexpr std::size_t kMaxManifestBytes = 16 * 1024 * 1024;
 
 // Opens `path` for reading under the rule above: a descriptor (O_CLOEXEC),
-// or -1 with errno kept from the failure (ENOENT: there is none) and *error
-// one line without the path ("is a symbolic link: not followed", "is a
-// FIFO, not a regular file", "cannot open: No such file or directory").
-int OpenFileBeside(const std::string& path, std::string* error);
+// or -1 with *failure of kind kIo, its sys_errno the failure's errno
+// (ENOENT: there is none; errno is left the same), its message one line
+// without the path ("is a symbolic link: not followed", "is a FIFO, not a
+// regular file", "cannot open: No such file or directory").
+int OpenFileBeside(const std::string& path, Failure* failure);
 
-// The whole of `path`, opened by OpenFileBeside, into *bytes: false with
-// errno kept and *error one line without the path, also for a file of more
-// than `max_bytes` ("holds more than 16777216 bytes (the limit)").
-bool ReadFileBeside(const std::string& path, std::size_t max_bytes, std::string* bytes,
-                    std::string* error);
+// The whole of `path`, opened by OpenFileBeside; nullopt with *failure as
+// OpenFileBeside fills it (kIo, sys_errno and errno the failure's, one line
+// without the path), also for a file of more than `max_bytes` ("holds more
+// than 16777216 bytes (the limit)", EFBIG).
+std::optional<std::string> ReadFileBeside(const std::string& path, std::size_t max_bytes,
+                                          Failure* failure);
 
 }  // namespace proctape

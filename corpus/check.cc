@@ -84,15 +84,16 @@ v1::CorpusEntryResult CheckEntryOrThrow(const std::string& dir, const ManifestEn
   // An entry is a file beside the MANIFEST: a regular file, opened once
   // (no link followed, a FIFO refused, not waited on: corpus/beside_file.h),
   // hashed and read from the same descriptor.
-  std::string why;
+  Failure why;
   corpus_internal::Fd fd{OpenFileBeside(path, &why)};
-  if (fd.fd < 0 && errno == ENOENT) {
+  if (fd.fd < 0 && why.sys_errno == ENOENT) {
     r.set_file_missing(true);
     return done(Unreadable(r, entry.file + " is missing from the corpus directory"));
   }
-  if (fd.fd < 0) return done(Unreadable(r, entry.file + ": " + why));
-  std::string hex;
-  if (!Sha256Fd(fd.fd, &hex, &why)) return done(Unreadable(r, entry.file + ": " + why));
+  if (fd.fd < 0) return done(Unreadable(r, entry.file + ": " + why.message));
+  std::optional<std::string> sha256 = Sha256Fd(fd.fd, &why);
+  if (!sha256) return done(Unreadable(r, entry.file + ": " + why.message));
+  const std::string& hex = *sha256;
   if (hex != entry.sha256) {
     return done(Unreadable(r, entry.file + " changed: its sha256 is " + hex.substr(0, 16) +
                                   "..., the manifest's " + entry.sha256.substr(0, 16) + "..."));

@@ -38,14 +38,14 @@ bool PickEntries(const CorpusCheckRequest& request, const Manifest& manifest,
 
 CorpusCheckOutcome CheckCorpusDir(const CorpusCheckRequest& request) {
   CorpusCheckOutcome outcome;
-  Manifest manifest;
-  std::string error;
-  if (!LoadManifest(request.dir, false, &manifest, &error)) {
-    outcome.failure = Failure(FailureKind::kManifest, error);
+  Failure failure;
+  std::optional<Manifest> manifest = LoadManifest(request.dir, false, &failure);
+  if (!manifest) {
+    outcome.failure = failure;
     return outcome;
   }
   std::vector<ManifestEntry> entries;
-  if (!PickEntries(request, manifest, &outcome, &entries)) return outcome;
+  if (!PickEntries(request, *manifest, &outcome, &entries)) return outcome;
   CheckOptions options;
   options.jobs =
       request.jobs > 0 ? request.jobs : std::max(std::thread::hardware_concurrency(), 1u);

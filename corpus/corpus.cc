@@ -17,40 +17,42 @@ using corpus_internal::Escaped;
 
 std::string ManifestPath(const std::string& dir) { return dir + "/" + kManifestName; }
 
-bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest, std::string* error) {
+std::optional<Manifest> LoadManifest(const std::string& dir, bool missing_ok, Failure* failure) {
   const std::string path = ManifestPath(dir);
-  *manifest = Manifest{};
+  Manifest manifest;
   // A file beside the corpus's entries: a regular file of bounded size, no
   // link followed, no FIFO waited on (corpus/beside_file.h).
-  std::string text, why;
-  if (!ReadFileBeside(path, kMaxManifestBytes, &text, &why)) {
-    const int err = errno;
-    if (err == ENOENT && missing_ok) return true;
-    *error = Escaped(path) + ": " + why +
-             (err == ENOENT ? " (not a corpus: 'proctape corpus add' creates one)" : "");
-    return false;
+  Failure why;
+  std::optional<std::string> text = ReadFileBeside(path, kMaxManifestBytes, &why);
+  if (!text) {
+    const int err = why.sys_errno;
+    if (err == ENOENT && missing_ok) return manifest;
+    *failure =
+        Failure(FailureKind::kManifest,
+                Escaped(path) + ": " + why.message +
+                    (err == ENOENT ? " (not a corpus: 'proctape corpus add' creates one)" : ""),
+                err);
+    return std::nullopt;
   }
   ManifestError e;
-  if (!ParseManifest(text, manifest, &e)) {
-    *error = Escaped(path) + ":" + std::to_string(e.line) + ": " + e.message;
-    return false;
+  if (!ParseManifest(*text, &manifest, &e)) {
+    *failure = Failure(FailureKind::kManifest,
+                       Escaped(path) + ":" + std::to_string(e.line) + ": " + e.message);
+    return std::nullopt;
   }
-  return true;
+  return manifest;
 }
 
-bool WriteFileAtomic(const std::string& path, const std::string& data, std::string* error) {
+MaybeFailure WriteFileAtomic(const std::string& path, const std::string& data) {
   OutputRequest request;
   request.path = path;
   request.force = true;  // the corpus's own file, rewritten whole
   Failure refused;
   std::unique_ptr<OutputFile> out = OutputFile::Open(request, &refused);
-  if (!out) {
-    *error = refused.message;
-    return false;
-  }
-  MaybeFailure failed = out->WriteAndCommit(data);
-  if (failed) *error = failed->message;
-  return !failed;
+  MaybeFailure failed = out ? out->WriteAndCommit(data) : MaybeFailure(refused);
+  // Its callers say any of these as an I/O failure (a refused path too).
+  if (failed) failed->kind = FailureKind::kIo;
+  return failed;
 }
 
 v1::CorpusEntry ToProto(const ManifestEntry& e) {

@@ -9,9 +9,11 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/failure.h"
 #include "corpus/manifest.h"
 #include "format/format_error.h"
 #include "proctape.pb.h"
@@ -46,14 +48,16 @@ std::string DefaultEntryName(const v1::Header& header, const std::string& path);
 
 std::string ManifestPath(const std::string& dir);
 // Reads and parses DIR/MANIFEST. A missing file is an empty manifest when
-// `missing_ok`. On failure *error is one line: "DIR/MANIFEST:LINE: what"
-// (or "DIR/MANIFEST: what" for the file as a whole), paths escaped.
-bool LoadManifest(const std::string& dir, bool missing_ok, Manifest* manifest, std::string* error);
+// `missing_ok`. On failure nullopt, with *failure of kind kManifest (the
+// read's errno, if any) and one line: "DIR/MANIFEST:LINE: what" (the
+// ManifestError's line) or "DIR/MANIFEST: what" for the file as a whole,
+// paths escaped.
+std::optional<Manifest> LoadManifest(const std::string& dir, bool missing_ok, Failure* failure);
 // Writes `data` to a temporary file beside `path` and renames it over `path`
 // (fs/output_file.h, forced: the corpus's own file): readers see the old
 // or the new file, never a part. Mode 0644 (the umask applies). A `path` that
-// is a symbolic link or a directory is refused.
-bool WriteFileAtomic(const std::string& path, const std::string& data, std::string* error);
+// is a symbolic link or a directory is refused. A failure is of kind kIo.
+MaybeFailure WriteFileAtomic(const std::string& path, const std::string& data);
 // Why `corpus add` cannot write into the corpus `dir`, or "" when it can:
 // an existing `dir` must be a directory (a link to one is followed: the
 // corpus is where files go, not a file written) that this process may write

@@ -83,30 +83,33 @@ bool IsLivenessExpect(std::string_view e) {
   return e == "ALIVE" || e == "DEAD" || StartsWith(e, "ERROR ");
 }
 
-std::string ExpectFromOption(std::string_view option, const v1::ReplayResult& r,
-                             std::string* error) {
+std::optional<std::string> ExpectFromOption(std::string_view option, const v1::ReplayResult& r,
+                                            Failure* failure) {
   const bool liveness = r.has_recorded_liveness();
   const std::string replayed = ReplayedExpect(r);
   std::string expect(option);
   if (option == "RESOLVED" || option == "ERROR") {
     // The identity (or the reason) is the replay's, which must give that status.
     if (!StartsWith(replayed, expect + " ")) {
-      *error = "--expect " + expect + " takes its " + (liveness ? "reason" : "identity") +
-               " from the replay, which gives " + replayed + ": write it in full";
-      return "";
+      *failure = Failure(FailureKind::kUsage,
+                         "--expect " + expect + " takes its " + (liveness ? "reason" : "identity") +
+                             " from the replay, which gives " + replayed + ": write it in full");
+      return std::nullopt;
     }
     expect = replayed;
   }
   std::string syntax = ExpectSyntaxError(expect);
   if (!syntax.empty()) {
-    *error = "--expect " + EscapeBytes(option) + ": " + syntax;
-    return "";
+    *failure = Failure(FailureKind::kUsage, "--expect " + EscapeBytes(option) + ": " + syntax);
+    return std::nullopt;
   }
   if (IsLivenessExpect(expect) != liveness) {
-    *error = "--expect " + expect + ": resolution " + std::to_string(r.resolution_index()) +
-             (liveness ? " is a liveness check (ALIVE, DEAD or ERROR REASON)"
-                       : " is a resolution (a Verdict status name)");
-    return "";
+    *failure =
+        Failure(FailureKind::kUsage,
+                "--expect " + expect + ": resolution " + std::to_string(r.resolution_index()) +
+                    (liveness ? " is a liveness check (ALIVE, DEAD or ERROR REASON)"
+                              : " is a resolution (a Verdict status name)"));
+    return std::nullopt;
   }
   return expect;
 }

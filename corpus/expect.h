@@ -10,9 +10,11 @@
 // this form (corpus add, check, list) uses ExpectText.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "core/failure.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -31,9 +33,10 @@ bool IsLivenessExpect(std::string_view expect);
 
 // An --expect option for `result`'s resolution: a full expect line, or a bare
 // RESOLVED or ERROR whose identity or reason is taken from the replay (which
-// must then give that status). Returns the expect line, or "" with *error set.
-std::string ExpectFromOption(std::string_view option, const v1::ReplayResult& result,
-                             std::string* error);
+// must then give that status). Returns the expect line, or nullopt with
+// *failure (kUsage, one line) set.
+std::optional<std::string> ExpectFromOption(std::string_view option, const v1::ReplayResult& result,
+                                            Failure* failure);
 
 // A replay in one phrase for a drift line: its expect text, or for DIVERGED
 // "DIVERGED at observation K (recorded CALL, made CALL)".

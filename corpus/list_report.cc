@@ -74,15 +74,15 @@ MaybeFailure FailureOf(const RemoveOutcome& outcome) {
 
 CorpusListing ListCorpus(const std::string& dir) {
   CorpusListing listing;
-  Manifest manifest;
-  std::string error;
-  if (!LoadManifest(dir, false, &manifest, &error)) {
-    listing.failure = Failure(FailureKind::kManifest, error);
+  Failure failure;
+  std::optional<Manifest> manifest = LoadManifest(dir, false, &failure);
+  if (!manifest) {
+    listing.failure = failure;
     return listing;
   }
-  MaskEntries(dir, &manifest.entries);
-  listing.list = ListOf(dir, manifest.entries);
-  for (const std::string& line : ListLines(manifest.entries)) listing.text += line + "\n";
+  MaskEntries(dir, &manifest->entries);
+  listing.list = ListOf(dir, manifest->entries);
+  for (const std::string& line : ListLines(manifest->entries)) listing.text += line + "\n";
   return listing;
 }
 

@@ -40,19 +40,19 @@ RemoveOutcome RemoveFromCorpus(const std::string& dir, const std::vector<std::st
     // A directory that cannot be opened holds no MANIFEST that can: said as
     // LoadManifest says it (check and list), so every command says the same.
     const int err = errno;
-    Manifest none;
-    std::string error;
+    Failure failure;
     errno = err;
-    if (!LoadManifest(dir, false, &none, &error)) return Failed(Kind::kManifest, error);
+    if (!LoadManifest(dir, false, &failure)) return Failed(Kind::kManifest, failure.message);
     return Failed(Kind::kManifest, shown + ": " + std::strerror(err) +
                                        " (not a corpus: 'proctape corpus add' creates one)");
   }
   if (::flock(lock.fd, LOCK_EX) != 0) {
     return Failed(Kind::kIo, shown + ": cannot lock the directory: " + std::strerror(errno));
   }
-  Manifest manifest;
-  std::string error;
-  if (!LoadManifest(dir, false, &manifest, &error)) return Failed(Kind::kManifest, error);
+  Failure failure;
+  std::optional<Manifest> loaded = LoadManifest(dir, false, &failure);
+  if (!loaded) return Failed(Kind::kManifest, failure.message);
+  Manifest manifest = std::move(*loaded);
 
   std::vector<std::string> unknown;
   for (const std::string& name : names) {
@@ -76,9 +76,9 @@ RemoveOutcome RemoveFromCorpus(const std::string& dir, const std::vector<std::st
   manifest.entries = std::move(kept);
   // The MANIFEST first: a file it no longer names is only a stray file; an
   // entry whose file is gone would be a corpus that does not check.
-  if (!WriteFileAtomic(ManifestPath(dir), FormatManifest(manifest), &error)) {
+  if (MaybeFailure failed = WriteFileAtomic(ManifestPath(dir), FormatManifest(manifest))) {
     out.removed.clear();
-    return Failed(Kind::kIo, error);
+    return Failed(Kind::kIo, failed->message);
   }
   for (const ManifestEntry& e : out.removed) {
     const std::string file = dir + "/" + e.file;

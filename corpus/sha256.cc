@@ -35,22 +35,24 @@ std::string Sha256Hex(std::string_view bytes) {
   return h.Hex();
 }
 
-bool Sha256File(const std::string& path, std::string* hex, std::string* error) {
+std::optional<std::string> Sha256File(const std::string& path, Failure* failure) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    *error = std::string("cannot open: ") + std::strerror(errno);
-    return false;
+    const int err = errno;
+    *failure = Failure(FailureKind::kIo, std::string("cannot open: ") + std::strerror(err), err);
+    return std::nullopt;
   }
-  const bool hashed = Sha256Fd(fd, hex, error);
+  std::optional<std::string> hex = Sha256Fd(fd, failure);
   ::close(fd);
-  return hashed;
+  return hex;
 }
 
-bool Sha256Fd(int fd, std::string* hex, std::string* error) {
+std::optional<std::string> Sha256Fd(int fd, Failure* failure) {
   struct stat st;
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    *error = "is a directory, not a .ptape file";  // as every reader says it
-    return false;
+    // As every reader says it.
+    *failure = Failure(FailureKind::kIo, "is a directory, not a .ptape file", EISDIR);
+    return std::nullopt;
   }
   Sha256 h;
   std::vector<char> buf(64 * 1024);
@@ -60,15 +62,17 @@ bool Sha256Fd(int fd, std::string* hex, std::string* error) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       // The words of every reader of a .ptape (format/chunk_reader.cc).
-      *error = "read failed at byte " + std::to_string(offset) + ": " + std::strerror(errno);
-      return false;
+      const int err = errno;
+      *failure =
+          Failure(FailureKind::kIo,
+                  "read failed at byte " + std::to_string(offset) + ": " + std::strerror(err), err);
+      return std::nullopt;
     }
     if (n == 0) break;
     h.Update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
     offset += static_cast<std::uint64_t>(n);
   }
-  *hex = h.Hex();
-  return true;
+  return h.Hex();
 }
 
 }  // namespace proctape

@@ -5,8 +5,11 @@
 
 #include <nettle/sha2.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "core/failure.h"
 
 namespace proctape {
 
@@ -24,10 +27,11 @@ class Sha256 {
 // The hex digest of `bytes`.
 std::string Sha256Hex(std::string_view bytes);
 
-// The hex digest of the file at `path`, read in 64 KiB pieces. On failure
-// returns false and sets *error to one line ("cannot open: ...").
-bool Sha256File(const std::string& path, std::string* hex, std::string* error);
+// The hex digest of the file at `path`, read in 64 KiB pieces; nullopt with
+// *failure (kIo, one line without the path: "cannot open: ...") when it
+// cannot be read.
+std::optional<std::string> Sha256File(const std::string& path, Failure* failure);
 // The same of what is left to read of `fd` (which stays open, at its end).
-bool Sha256Fd(int fd, std::string* hex, std::string* error);
+std::optional<std::string> Sha256Fd(int fd, Failure* failure);
 
 }  // namespace proctape

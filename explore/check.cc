@@ -8,7 +8,7 @@
 
 namespace proctape::explore {
 
-std::unique_ptr<CheckSetup> SetUp(const Snapshot& snapshot, std::size_t index, std::string* error) {
+std::unique_ptr<CheckSetup> SetUp(const Snapshot& snapshot, std::size_t index, Failure* failure) {
   auto s = std::make_unique<CheckSetup>();
   s->index = index;
   s->recorded = snapshot.resolutions.at(index);
@@ -17,7 +17,7 @@ std::unique_ptr<CheckSetup> SetUp(const Snapshot& snapshot, std::size_t index, s
   FrameEvidence at(snapshot.frames, s->start_ns);
   std::optional<std::size_t> frame = at.FrameInForce();
   if (!frame) {
-    *error = "it holds no frame to build a host model from";
+    *failure = Failure(FailureKind::kUsage, "it holds no frame to build a host model from");
     return nullptr;
   }
   s->frame = *frame;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "core/failure.h"
 #include "core/resolver.h"
 #include "explore/events.h"
 #include "explore/host_model.h"
@@ -40,9 +41,9 @@ struct CheckSetup {
   EventContext ctx;          // points into `initial`: never copy a CheckSetup
 };
 
-// Builds the setup of resolution `index` (null, with *error, when the file
-// holds no frame to build a model from).
-std::unique_ptr<CheckSetup> SetUp(const Snapshot& snapshot, std::size_t index, std::string* error);
+// Builds the setup of resolution `index` (null, with *failure of kind kUsage,
+// when the file holds no frame to build a model from).
+std::unique_ptr<CheckSetup> SetUp(const Snapshot& snapshot, std::size_t index, Failure* failure);
 
 // The same check set up on another host model (`proctape minimize`).
 std::unique_ptr<CheckSetup> WithModel(const CheckSetup& setup, HostModel model);

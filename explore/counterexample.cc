@@ -26,7 +26,7 @@ namespace {
 constexpr std::string_view kDerivedBy = " (derived by ";
 }  // namespace
 
-std::optional<History> DerivedHistory(const Snapshot& snapshot, std::string* why) {
+std::optional<History> DerivedHistory(const Snapshot& snapshot, Failure* failure) {
   History out;
   const std::string& version = snapshot.header.tool_version();
   const std::size_t at = version.rfind(kDerivedBy);
@@ -38,7 +38,8 @@ std::optional<History> DerivedHistory(const Snapshot& snapshot, std::string* why
     if (words[i] == "no event (the baseline)" || words[i] == "no event") continue;
     std::optional<Scheduled> s = ParseDescribed(words[i]);
     if (!s || (!out.empty() && s->point < out.back().point)) {
-      *why = "its list of events does not parse: '" + words[i] + "'";
+      *failure =
+          Failure(FailureKind::kCorrupt, "its list of events does not parse: '" + words[i] + "'");
       return std::nullopt;
     }
     out.push_back(*s);

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 
+#include "core/failure.h"
 #include "explore/search.h"
 #include "format/reader.h"
 #include "format/writer.h"
@@ -39,9 +40,9 @@ std::string WriteDerived(SnapshotWriter& writer, const std::string& tool, const 
                          const History& history, const Checker& checker);
 
 // The events of a recording derived by explore or minimize (empty: none, or
-// a recording that is not derived); nullopt, with *why, when its list of
-// events does not parse.
-std::optional<History> DerivedHistory(const Snapshot& snapshot, std::string* why);
+// a recording that is not derived); nullopt, with *failure of kind kCorrupt,
+// when its list of events does not parse.
+std::optional<History> DerivedHistory(const Snapshot& snapshot, Failure* failure);
 
 // Writes the counterexample of `history` to `path` (replacing a file there);
 // "" on success, else why not.

@@ -44,10 +44,11 @@ void NameFound(const ExploreRequest& request, std::size_t check, ExploredCheck* 
 MaybeFailure ExploreCheck(const Snapshot& snapshot, const ExploreRequest& request,
                           const std::string& name, CheckPlace at, RunBound& bound,
                           const ExploreProgress& progress, ExploredCheck* c) {
-  std::string why;
+  Failure why;
   c->setup = SetUp(snapshot, at.check, &why);
   if (!c->setup) {
-    return Failure(FailureKind::kUsage, name + ": check " + std::to_string(at.check) + ": " + why);
+    // kUsage
+    return Failure(why.kind, name + ": check " + std::to_string(at.check) + ": " + why.message);
   }
   bound.Steps(2 * c->setup->initial.listing().size());  // the model built, its context
   SearchOptions so;
@@ -68,7 +69,7 @@ MaybeFailure ExploreCheck(const Snapshot& snapshot, const ExploreRequest& reques
 
 // The file's own events, when explore or minimize wrote it: read once.
 std::size_t DerivedEvents(const Snapshot& snapshot) {
-  std::string unparsed;
+  Failure unparsed;
   if (std::optional<History> derived = DerivedHistory(snapshot, &unparsed)) {
     return derived->size();
   }

@@ -17,6 +17,7 @@ class Reducer {
           const std::function<void(std::uint64_t)>& progress, RunBound* bound)
       : setup_(setup), history_(history), progress_(progress), bound_(bound) {}
 
+  // Null, with *why, when the target cannot be had.
   std::unique_ptr<Minimized> Go(std::string* why) {
     auto out = std::make_unique<Minimized>();
     {
@@ -182,8 +183,11 @@ class Reducer {
 
 std::unique_ptr<Minimized> Minimize(const CheckSetup& setup, const History& history,
                                     const std::function<void(std::uint64_t runs)>& progress,
-                                    std::string* why, RunBound* bound) {
-  return Reducer(setup, history, progress, bound).Go(why);
+                                    Failure* failure, RunBound* bound) {
+  std::string why;
+  std::unique_ptr<Minimized> done = Reducer(setup, history, progress, bound).Go(&why);
+  if (!done) *failure = Failure(FailureKind::kVerdictChanged, why);
+  return done;
 }
 
 }  // namespace proctape::explore

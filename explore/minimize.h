@@ -31,6 +31,7 @@
 #include <memory>
 #include <string>
 
+#include "core/failure.h"
 #include "explore/bound.h"
 #include "explore/search.h"
 
@@ -50,12 +51,13 @@ struct Minimized {
   Stop stopped = Stop::kNone;
 };
 
-// Null, with *why, when step 1 fails. `progress` is called as each run starts.
+// Null, with *failure (kVerdictChanged: one line saying why), when step 1
+// fails. `progress` is called as each run starts.
 // `bound` (may be null) is charged every run, as explore charges it
 // (explore/bound.h); once it is reached no candidate is tried: the
 // reduction keeps what it has.
 std::unique_ptr<Minimized> Minimize(const CheckSetup& setup, const History& history,
                                     const std::function<void(std::uint64_t runs)>& progress,
-                                    std::string* why, RunBound* bound = nullptr);
+                                    Failure* failure, RunBound* bound = nullptr);
 
 }  // namespace proctape::explore

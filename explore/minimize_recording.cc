@@ -62,21 +62,21 @@ std::optional<MinimizedRecording> MinimizeRecording(
   m.mask = TokenMask::Of(snapshot);  // the names said may hold a piece of it
   const std::string name = m.mask.Shown(request.file);
   const std::string check = name + ": check " + std::to_string(request.check) + ": ";
-  std::string why;
+  Failure why;
   std::optional<History> history = DerivedHistory(snapshot, &why);
   if (!history) {
-    failure->failure = Failure(FailureKind::kCorrupt, name + ": " + why);
+    failure->failure = Failure(why.kind, name + ": " + why.message);  // kCorrupt
     return std::nullopt;
   }
   m.setup = SetUp(snapshot, request.check, &why);
   if (!m.setup) {
-    failure->failure = Failure(FailureKind::kUsage, check + why);
+    failure->failure = Failure(why.kind, check + why.message);  // kUsage
     return std::nullopt;
   }
   RunBound bound(request.limits);
   m.done = Minimize(*m.setup, *history, progress, &why, &bound);
   if (!m.done) {
-    failure->failure = Failure(FailureKind::kVerdictChanged, check + why);
+    failure->failure = Failure(why.kind, check + why.message);  // kVerdictChanged
     return std::nullopt;
   }
   const std::string base = std::filesystem::path(request.file).filename().string();

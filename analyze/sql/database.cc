@@ -102,13 +102,14 @@ const ManifestEntry* Database::EntryOf(const std::string& path, std::string* war
   const std::string dir = DirectoryOf(path);
   auto it = manifests_.find(dir);
   if (it == manifests_.end()) {
-    auto manifest = std::make_unique<Manifest>();
-    std::string error;
+    std::unique_ptr<Manifest> manifest;
+    Failure failure;
     // None there: no corpus, no entries. One that is no regular file of
     // bounded size is not read (corpus/beside_file.h), said as a warning.
-    if (!LoadManifest(dir, /*missing_ok=*/true, manifest.get(), &error)) {
-      *warning = error + ": its entries are not named (files.entry is NULL)";
-      manifest.reset();
+    if (std::optional<Manifest> loaded = LoadManifest(dir, /*missing_ok=*/true, &failure)) {
+      manifest = std::make_unique<Manifest>(std::move(*loaded));
+    } else {
+      *warning = failure.message + ": its entries are not named (files.entry is NULL)";
     }
     it = manifests_.emplace(dir, std::move(manifest)).first;
   }
@@ -123,13 +124,12 @@ Loaded Database::Load(const std::string& path) {
   FileFacts facts;
   std::string warning;
   if (path != "-") {
-    std::string error;
     // A regular file only: a pipe or a FIFO holds its bytes for one read,
     // the load's (its sha256 is NULL, as standard input's).
     struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        !Sha256File(path, &facts.sha256, &error)) {
-      facts.sha256.clear();  // the load says why
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      Failure unread;  // the load says why
+      facts.sha256 = Sha256File(path, &unread).value_or("");
     }
     if (const ManifestEntry* e = EntryOf(path, &warning)) {
       facts.entry = e->name;

@@ -178,10 +178,13 @@ TEST(CorpusNotes, ALabRecordingAddedWithoutANoteSaysWhatItsScenarioShows) {
   TempDir dir("notes");
   CommandResult r = Proctape({"corpus", "add", kPidReuse, "--corpus", dir.File("c")});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  Manifest added, shipped;
-  std::string error;
-  ASSERT_TRUE(LoadManifest(dir.File("c"), false, &added, &error)) << error;
-  ASSERT_TRUE(LoadManifest(kSource + "/corpus", false, &shipped, &error)) << error;
+  Failure failure;
+  std::optional<Manifest> loaded = LoadManifest(dir.File("c"), false, &failure);
+  ASSERT_TRUE(loaded) << failure.message;
+  Manifest added = *loaded;
+  loaded = LoadManifest(kSource + "/corpus", false, &failure);
+  ASSERT_TRUE(loaded) << failure.message;
+  const Manifest shipped = *loaded;
   ASSERT_EQ(added.entries.size(), 1u);
   ASSERT_NE(lab::FindScenario("pid-reuse"), nullptr);
   EXPECT_EQ(added.entries[0].shows, lab::FindScenario("pid-reuse")->shows);
@@ -193,7 +196,9 @@ TEST(CorpusNotes, ALabRecordingAddedWithoutANoteSaysWhatItsScenarioShows) {
   // A note given is the note.
   r = Proctape({"corpus", "add", kHostileComm, "--corpus", dir.File("c"), "--note", "mine"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
-  ASSERT_TRUE(LoadManifest(dir.File("c"), false, &added, &error)) << error;
+  loaded = LoadManifest(dir.File("c"), false, &failure);
+  ASSERT_TRUE(loaded) << failure.message;
+  added = *loaded;
   ASSERT_EQ(added.entries.size(), 2u);
   EXPECT_EQ(added.entries[0].shows, "mine");  // hostile-comm-unshare sorts first
 }
@@ -204,9 +209,10 @@ TEST(CorpusRm, RemovesTheEntryAndItsFile) {
   TempDir dir("rm");
   const std::string corpus = dir.File("c");
   ASSERT_EQ(Proctape({"corpus", "add", kPidReuse, kHostileComm, "--corpus", corpus}).exit_code, 0);
-  Manifest before;
-  std::string error;
-  ASSERT_TRUE(LoadManifest(corpus, false, &before, &error)) << error;
+  Failure failure;
+  std::optional<Manifest> loaded = LoadManifest(corpus, false, &failure);
+  ASSERT_TRUE(loaded) << failure.message;
+  const Manifest before = *loaded;
   ASSERT_EQ(before.entries.size(), 2u);
 
   CommandResult unknown =
@@ -218,8 +224,9 @@ TEST(CorpusRm, RemovesTheEntryAndItsFile) {
   CommandResult r = Proctape({"corpus", "rm", "pid-reuse-unshare", "--corpus", corpus});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(r.out.rfind("removed pid-reuse-unshare ", 0), 0u) << Describe(r);
-  Manifest after;
-  ASSERT_TRUE(LoadManifest(corpus, false, &after, &error)) << error;
+  loaded = LoadManifest(corpus, false, &failure);
+  ASSERT_TRUE(loaded) << failure.message;
+  const Manifest after = *loaded;
   ASSERT_EQ(after.entries.size(), 1u);
   EXPECT_EQ(after.entries[0].name, "hostile-comm-unshare");
   EXPECT_FALSE(live::Exists(corpus + "/" + before.entries[1].file));

@@ -108,8 +108,10 @@ TEST_F(OutOfMemory, CorpusCheckReportsTheEntryUnreadableAndChecksTheOthers) {
   ASSERT_EQ(::mkdir(corpus.c_str(), 0755), 0);
   WriteFile(corpus + "/f46add6575430d19.ptape",
             FileBytes(SourceCorpus() + "/f46add6575430d19.ptape"));
-  std::string sha, error;
-  ASSERT_TRUE(Sha256File(tape_, &sha, &error)) << error;
+  Failure failure;
+  std::optional<std::string> hashed = Sha256File(tape_, &failure);
+  ASSERT_TRUE(hashed) << failure.message;
+  const std::string sha = *hashed;
   const std::string name = sha.substr(0, 16) + ".ptape";  // as corpus add names it
   WriteFile(corpus + "/" + name, FileBytes(tape_));
   WriteFile(corpus + "/MANIFEST",

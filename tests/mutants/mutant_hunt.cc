@@ -144,7 +144,7 @@ int Hunt(const Options& o) {
       defaults.time_s = 0;
       explore::RunBound bound(defaults);
       for (std::size_t c = 0; c < snapshots[f].resolutions.size(); ++c) {
-        std::string error;
+        Failure error;
         auto setup = explore::SetUp(snapshots[f], c, &error);
         if (!setup) continue;  // no frame: explore refuses it too
         explore::SearchOptions so;

@@ -130,9 +130,10 @@ TEST(CorpusAdd, CopiesTheRecordingAndDescribesItInTheManifest) {
   // Copied, byte for byte; the source is still there.
   EXPECT_EQ(Bytes(dir + "/" + out.entry.file), Bytes(Data("resolved")));
   EXPECT_TRUE(std::filesystem::exists(Data("resolved")));
-  Manifest m;
-  std::string error;
-  ASSERT_TRUE(LoadManifest(dir, false, &m, &error)) << error;
+  Failure failure;
+  std::optional<Manifest> loaded = LoadManifest(dir, false, &failure);
+  ASSERT_TRUE(loaded) << failure.message;
+  Manifest m = loaded.value_or(Manifest{});
   ASSERT_EQ(m.entries.size(), 1u);
   EXPECT_EQ(m.entries[0].sha256, sha);
   EXPECT_EQ(m.entries[0].scenario, out.entry.scenario);
@@ -177,9 +178,10 @@ TEST(CorpusAdd, KeepsEntriesSortedByNameAndCommentsInPlace) {
   ASSERT_EQ(Add(Data("resolved"), dir).kind, Kind::kAdded);
   ASSERT_EQ(Add(Data("alive"), dir).kind, Kind::kAdded);
   ASSERT_EQ(Add(Data("no-match-5s"), dir).kind, Kind::kAdded);
-  Manifest m;
-  std::string error;
-  ASSERT_TRUE(LoadManifest(dir, false, &m, &error)) << error;
+  Failure failure;
+  std::optional<Manifest> loaded = LoadManifest(dir, false, &failure);
+  ASSERT_TRUE(loaded) << failure.message;
+  Manifest m = loaded.value_or(Manifest{});
   EXPECT_EQ(m.comments, std::vector<std::string>{"# kept at the top"});
   std::vector<std::string> names;
   for (const ManifestEntry& e : m.entries) names.push_back(e.name);
@@ -321,9 +323,10 @@ TEST(CorpusCheck, ResultsAreInManifestOrderWhateverTheThreads) {
   for (const char* name : {"resolved", "no-match-5s", "alive", "dead"}) {
     ASSERT_EQ(Add(Data(name), dir).kind, Kind::kAdded) << name;
   }
-  Manifest m;
-  std::string error;
-  ASSERT_TRUE(LoadManifest(dir, false, &m, &error)) << error;
+  Failure failure;
+  std::optional<Manifest> loaded = LoadManifest(dir, false, &failure);
+  ASSERT_TRUE(loaded) << failure.message;
+  Manifest m = loaded.value_or(Manifest{});
   ASSERT_EQ(m.entries[2].name, "no-match-5s");  // sorted by name
   m.entries[2].expects = {"DEAD"};              // a drift
   std::vector<std::string> runs;

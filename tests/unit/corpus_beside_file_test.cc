@@ -49,49 +49,59 @@ TEST(BesideFile, AManifestThatIsASymbolicLinkIsNotFollowed) {
   WriteText(tmp.File("elsewhere"), std::string(kManifestHeader) + "\n");
   std::filesystem::create_directory(tmp.File("c"));
   std::filesystem::create_symlink(tmp.File("elsewhere"), tmp.File("c/MANIFEST"));
-  Manifest m;
-  std::string error;
-  EXPECT_FALSE(LoadManifest(tmp.File("c"), true, &m, &error));
-  EXPECT_EQ(error, tmp.File("c/MANIFEST") + ": is a symbolic link: not followed");
+  Failure failure;
+  EXPECT_FALSE(LoadManifest(tmp.File("c"), true, &failure));
+  EXPECT_EQ(failure.message, tmp.File("c/MANIFEST") + ": is a symbolic link: not followed");
+  EXPECT_EQ(failure.kind, FailureKind::kManifest);
 }
 
 TEST(BesideFile, AManifestPastItsLimitIsRefusedAndOneAtItIsRead) {
   ReplayTempDir tmp;
   ASSERT_TRUE(tmp.ok());
   std::filesystem::create_directory(tmp.File("c"));
-  Manifest m;
-  std::string error;
+  Failure failure;
   WriteText(tmp.File("c/MANIFEST"), ManifestOfSize(kMaxManifestBytes));
-  EXPECT_TRUE(LoadManifest(tmp.File("c"), false, &m, &error)) << error;
+  EXPECT_TRUE(LoadManifest(tmp.File("c"), false, &failure)) << failure.message;
   WriteText(tmp.File("c/MANIFEST"), ManifestOfSize(kMaxManifestBytes + 1));
-  EXPECT_FALSE(LoadManifest(tmp.File("c"), false, &m, &error));
-  EXPECT_EQ(error, tmp.File("c/MANIFEST") + ": holds more than 16777216 bytes (the limit)");
+  EXPECT_FALSE(LoadManifest(tmp.File("c"), false, &failure));
+  EXPECT_EQ(failure.message,
+            tmp.File("c/MANIFEST") + ": holds more than 16777216 bytes (the limit)");
+  EXPECT_EQ(failure.kind, FailureKind::kManifest);
 }
 
 TEST(BesideFile, AMissingManifestIsAnEmptyCorpusOnlyWhereThatIsAsked) {
   ReplayTempDir tmp;
   ASSERT_TRUE(tmp.ok());
-  Manifest m;
-  std::string error;
-  EXPECT_TRUE(LoadManifest(tmp.File(""), true, &m, &error)) << error;
-  EXPECT_FALSE(LoadManifest(tmp.File(""), false, &m, &error));
-  EXPECT_NE(error.find("cannot open: No such file or directory (not a corpus"), std::string::npos)
-      << error;
+  Failure failure;
+  std::optional<Manifest> m = LoadManifest(tmp.File(""), true, &failure);
+  EXPECT_TRUE(m) << failure.message;
+  EXPECT_TRUE(m && m->entries.empty());
+  EXPECT_FALSE(LoadManifest(tmp.File(""), false, &failure));
+  EXPECT_NE(failure.message.find("cannot open: No such file or directory (not a corpus"),
+            std::string::npos)
+      << failure.message;
+  EXPECT_EQ(failure.kind, FailureKind::kManifest);
+  EXPECT_EQ(failure.sys_errno, ENOENT);
 }
 
 TEST(BesideFile, OnlyARegularFileOutsideProcIsOpened) {
-  std::string error;
+  Failure failure;
   errno = 0;
-  EXPECT_LT(OpenFileBeside("/proc/self/environ", &error), 0);
-  EXPECT_EQ(error, "is a file of /proc or /sys, not a regular file");
-  EXPECT_LT(OpenFileBeside("/dev/zero", &error), 0);
-  EXPECT_EQ(error, "is a character device, not a regular file");
-  EXPECT_LT(OpenFileBeside("/", &error), 0);
-  EXPECT_EQ(error, "is a directory, not a regular file");
-  EXPECT_LT(OpenFileBeside("/nonexistent-proctape-file", &error), 0);
+  EXPECT_LT(OpenFileBeside("/proc/self/environ", &failure), 0);
+  EXPECT_EQ(failure.message, "is a file of /proc or /sys, not a regular file");
+  EXPECT_EQ(failure.kind, FailureKind::kIo);
+  EXPECT_LT(OpenFileBeside("/dev/zero", &failure), 0);
+  EXPECT_EQ(failure.message, "is a character device, not a regular file");
+  EXPECT_EQ(failure.kind, FailureKind::kIo);
+  EXPECT_LT(OpenFileBeside("/", &failure), 0);
+  EXPECT_EQ(failure.message, "is a directory, not a regular file");
+  EXPECT_EQ(failure.kind, FailureKind::kIo);
+  EXPECT_LT(OpenFileBeside("/nonexistent-proctape-file", &failure), 0);
   EXPECT_EQ(errno, ENOENT);
-  const int fd = OpenFileBeside(Recording(), &error);
-  EXPECT_GE(fd, 0) << error;
+  EXPECT_EQ(failure.sys_errno, ENOENT);
+  EXPECT_EQ(failure.kind, FailureKind::kIo);
+  const int fd = OpenFileBeside(Recording(), &failure);
+  EXPECT_GE(fd, 0) << failure.message;
   if (fd >= 0) ::close(fd);
 }
 
@@ -99,12 +109,15 @@ TEST(BesideFile, AFileOfMoreThanItsLimitIsRefused) {
   ReplayTempDir tmp;
   ASSERT_TRUE(tmp.ok());
   WriteText(tmp.File("f"), std::string(100, 'a'));
-  std::string bytes, error;
-  EXPECT_TRUE(ReadFileBeside(tmp.File("f"), 100, &bytes, &error)) << error;
-  EXPECT_EQ(bytes.size(), 100u);
-  EXPECT_FALSE(ReadFileBeside(tmp.File("f"), 99, &bytes, &error));
-  EXPECT_EQ(error, "holds more than 99 bytes (the limit)");
-  EXPECT_EQ(bytes, "");
+  Failure failure;
+  std::optional<std::string> bytes = ReadFileBeside(tmp.File("f"), 100, &failure);
+  EXPECT_TRUE(bytes) << failure.message;
+  EXPECT_EQ(bytes.value_or("").size(), 100u);
+  bytes = ReadFileBeside(tmp.File("f"), 99, &failure);
+  EXPECT_FALSE(bytes);
+  EXPECT_EQ(failure.message, "holds more than 99 bytes (the limit)");
+  EXPECT_EQ(failure.kind, FailureKind::kIo);
+  EXPECT_EQ(failure.sys_errno, EFBIG);
 }
 
 TEST(BesideFile, ACorpusEntryThatIsASymbolicLinkIsUnreadable) {

@@ -100,7 +100,7 @@ TEST(CorpusExpect, ReplayedAndRecordedVerdictsOfAResult) {
 }
 
 TEST(CorpusExpect, ExpectOptionTakesAnIdentityOnlyFromAReplayThatHasIt) {
-  std::string error;
+  Failure error;
   v1::ReplayResult resolved =
       Replay(V(v1::Verdict::RESOLVED, 7, 9), V(v1::Verdict::RESOLVED, 7, 9));
   EXPECT_EQ(ExpectFromOption("RESOLVED", resolved, &error), "RESOLVED pid=7 start=9");
@@ -108,23 +108,25 @@ TEST(CorpusExpect, ExpectOptionTakesAnIdentityOnlyFromAReplayThatHasIt) {
   EXPECT_EQ(ExpectFromOption("NO_MATCH", resolved, &error), "NO_MATCH");
 
   v1::ReplayResult none = Replay(V(v1::Verdict::NO_MATCH), V(v1::Verdict::NO_MATCH));
-  EXPECT_EQ(ExpectFromOption("RESOLVED", none, &error), "");
-  EXPECT_EQ(error,
+  EXPECT_EQ(ExpectFromOption("RESOLVED", none, &error), std::nullopt);
+  EXPECT_EQ(error.message,
             "--expect RESOLVED takes its identity from the replay, which gives NO_MATCH: "
             "write it in full");
-  EXPECT_EQ(ExpectFromOption("DEAD", none, &error), "");
-  EXPECT_EQ(error, "--expect DEAD: resolution 0 is a resolution (a Verdict status name)");
-  EXPECT_EQ(ExpectFromOption("NOPE\n", none, &error), "");
-  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  EXPECT_EQ(ExpectFromOption("DEAD", none, &error), std::nullopt);
+  EXPECT_EQ(error.message, "--expect DEAD: resolution 0 is a resolution (a Verdict status name)");
+  EXPECT_EQ(ExpectFromOption("NOPE\n", none, &error), std::nullopt);
+  EXPECT_EQ(error.message.find('\n'), std::string::npos) << error.message;
+  EXPECT_EQ(error.kind, FailureKind::kUsage);
 
   v1::ReplayResult reused = LivenessReplay(L(v1::LivenessVerdict::ERROR, v1::Verdict::PID_REUSED),
                                            L(v1::LivenessVerdict::ERROR, v1::Verdict::PID_REUSED));
   EXPECT_EQ(ExpectFromOption("ERROR", reused, &error), "ERROR PID_REUSED");
   EXPECT_EQ(ExpectFromOption("ALIVE", reused, &error), "ALIVE");
-  EXPECT_EQ(ExpectFromOption("NO_MATCH", reused, &error), "");
-  EXPECT_EQ(error,
+  EXPECT_EQ(ExpectFromOption("NO_MATCH", reused, &error), std::nullopt);
+  EXPECT_EQ(error.message,
             "--expect NO_MATCH: resolution 0 is a liveness check (ALIVE, DEAD or ERROR "
             "REASON)");
+  EXPECT_EQ(error.kind, FailureKind::kUsage);
 }
 
 TEST(CorpusCompare, MatchingReplaysReproduce) {

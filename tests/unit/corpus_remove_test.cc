@@ -38,9 +38,10 @@ std::string ThreeEntries(const ReplayTempDir& tmp) {
 }
 
 std::vector<std::string> Names(const std::string& dir) {
-  Manifest m;
-  std::string error;
-  EXPECT_TRUE(LoadManifest(dir, false, &m, &error)) << error;
+  Failure failure;
+  std::optional<Manifest> loaded = LoadManifest(dir, false, &failure);
+  EXPECT_TRUE(loaded) << failure.message;
+  Manifest m = loaded.value_or(Manifest{});
   std::vector<std::string> out;
   for (const ManifestEntry& e : m.entries) out.push_back(e.name);
   return out;
@@ -58,9 +59,10 @@ std::vector<std::string> Files(const std::string& dir) {
 TEST(CorpusRemove, TheNamedEntriesLeaveTheManifestAndTheirFilesTheDirectory) {
   ReplayTempDir tmp;
   const std::string dir = ThreeEntries(tmp);
-  Manifest before;
-  std::string error;
-  ASSERT_TRUE(LoadManifest(dir, false, &before, &error)) << error;
+  Failure failure;
+  std::optional<Manifest> loaded = LoadManifest(dir, false, &failure);
+  ASSERT_TRUE(loaded) << failure.message;
+  Manifest before = loaded.value_or(Manifest{});
   RemoveOutcome out = RemoveFromCorpus(dir, {"resolved", "alive"});
   ASSERT_EQ(out.kind, Kind::kRemoved) << out.message;
   ASSERT_EQ(out.removed.size(), 2u);
@@ -88,9 +90,10 @@ TEST(CorpusRemove, AnUnknownNameRemovesNothing) {
 TEST(CorpusRemove, AnEntryWhoseFileIsAlreadyMissingIsRemovedWithAWarning) {
   ReplayTempDir tmp;
   const std::string dir = ThreeEntries(tmp);
-  Manifest m;
-  std::string error;
-  ASSERT_TRUE(LoadManifest(dir, false, &m, &error)) << error;
+  Failure failure;
+  std::optional<Manifest> loaded = LoadManifest(dir, false, &failure);
+  ASSERT_TRUE(loaded) << failure.message;
+  Manifest m = loaded.value_or(Manifest{});
   std::filesystem::remove(dir + "/" + m.entries[1].file);
   RemoveOutcome out = RemoveFromCorpus(dir, {"dead"});
   EXPECT_EQ(out.kind, Kind::kRemoved) << out.message;

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace proctape {
@@ -62,12 +64,15 @@ TEST(CorpusSha256, FileDigestAndItsErrors) {
   ::close(fd);
   std::string data(200'000, 'a');  // several 64 KiB reads
   std::ofstream(path, std::ios::binary) << data;
-  std::string hex, error;
-  EXPECT_TRUE(Sha256File(path, &hex, &error)) << error;
+  Failure failure;
+  std::optional<std::string> hex = Sha256File(path, &failure);
+  EXPECT_TRUE(hex) << failure.message;
   EXPECT_EQ(hex, Sha256Hex(data));
   ::unlink(path);
-  EXPECT_FALSE(Sha256File(path, &hex, &error));
-  EXPECT_EQ(error, "cannot open: No such file or directory");
+  EXPECT_FALSE(Sha256File(path, &failure));
+  EXPECT_EQ(failure.message, "cannot open: No such file or directory");
+  EXPECT_EQ(failure.kind, FailureKind::kIo);
+  EXPECT_EQ(failure.sys_errno, ENOENT);
 }
 
 // A directory is said as what it is, in the words of every .ptape reader,
@@ -75,9 +80,10 @@ TEST(CorpusSha256, FileDigestAndItsErrors) {
 TEST(Sha256Test, ADirectoryIsSaidAsEveryReaderSaysIt) {
   char dir[] = "/tmp/proctape-sha-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
-  std::string hex, error;
-  EXPECT_FALSE(Sha256File(dir, &hex, &error));
-  EXPECT_EQ(error, "is a directory, not a .ptape file");
+  Failure failure;
+  EXPECT_FALSE(Sha256File(dir, &failure));
+  EXPECT_EQ(failure.message, "is a directory, not a .ptape file");
+  EXPECT_EQ(failure.kind, FailureKind::kIo);
   ::rmdir(dir);
 }
 

@@ -75,9 +75,9 @@ TEST(ExploreBound, TheTimeLimitIsReadFromTheClockAndZeroMeansNone) {
 TEST(ExploreBound, TheWholeRunsBoundEndsASearchAsItsBudgetDoesAndTheNextCheckBeginsNothing) {
   ExploreHost h;
   ExploreRecording rec(h);
-  std::string error;
+  Failure error;
   auto setup = explore::SetUp(rec.snapshot, 0, &error);
-  ASSERT_TRUE(setup) << error;
+  ASSERT_TRUE(setup) << error.message;
   RunLimits limits;
   limits.runs = 40;
   limits.time_s = 0;
@@ -113,11 +113,11 @@ TEST(ExploreBound, TheWholeRunsBoundEndsASearchAsItsBudgetDoesAndTheNextCheckBeg
 TEST(ExploreBound, AReductionEndedByTheBoundKeepsAHostThatHoldsTheVerdict) {
   ExploreHost h;
   ExploreRecording rec(h);
-  std::string why;
+  Failure why;
   auto setup = explore::SetUp(rec.snapshot, 0, &why);
-  ASSERT_TRUE(setup) << why;
+  ASSERT_TRUE(setup) << why.message;
   auto whole = Minimize(*setup, {}, {}, &why);
-  ASSERT_TRUE(whole) << why;
+  ASSERT_TRUE(whole) << why.message;
   ASSERT_EQ(whole->stopped, Stop::kNone);
 
   RunLimits limits;
@@ -125,13 +125,13 @@ TEST(ExploreBound, AReductionEndedByTheBoundKeepsAHostThatHoldsTheVerdict) {
   limits.time_s = 0;
   RunBound bound(limits);
   auto cut = Minimize(*setup, {}, {}, &why, &bound);
-  ASSERT_TRUE(cut) << why;
+  ASSERT_TRUE(cut) << why.message;
   EXPECT_EQ(cut->stopped, Stop::kRuns);
   EXPECT_EQ(cut->runs, 2u);
   EXPECT_GT(cut->processes_after, whole->processes_after);
   // What it kept still gives the verdict: minimizing it again keeps it.
   auto again = Minimize(*cut->reduced, {}, {}, &why);
-  ASSERT_TRUE(again) << why;
+  ASSERT_TRUE(again) << why.message;
   EXPECT_EQ(again->target.verdict.pid, ExploreHost::kSleep);
   EXPECT_EQ(again->processes_after, whole->processes_after);
 }

@@ -40,11 +40,11 @@ TEST(ExploreEvents, EveryDescribedEventReadsBack) {
 TEST(ExploreMinimize, KeepsTheChainToTheMatchAndNothingElse) {
   ExploreHost h;
   ExploreRecording rec(h);
-  std::string why;
+  Failure why;
   auto setup = explore::SetUp(rec.snapshot, 0, &why);
-  ASSERT_TRUE(setup) << why;
+  ASSERT_TRUE(setup) << why.message;
   auto done = Minimize(*setup, {}, {}, &why);
-  ASSERT_TRUE(done) << why;
+  ASSERT_TRUE(done) << why.message;
   ASSERT_TRUE(done->target.verdict.resolved());
   EXPECT_EQ(done->target.verdict.pid, ExploreHost::kSleep);
   EXPECT_EQ(done->processes_before, 4u);
@@ -67,9 +67,9 @@ TEST(ExploreMinimize, KeepsTheChainToTheMatchAndNothingElse) {
 TEST(ExploreMinimize, ADerivedRecordingKeepsItsEventsAndReplays) {
   ExploreHost h;
   ExploreRecording rec(h);
-  std::string why;
+  Failure why;
   auto setup = explore::SetUp(rec.snapshot, 0, &why);
-  ASSERT_TRUE(setup) << why;
+  ASSERT_TRUE(setup) << why.message;
   const History history{{6, {EventKind::kReuseToken, ExploreHost::kSleep}}};
   const std::string derived = rec.dir.File("derived.ptape");
   ASSERT_EQ(WriteCounterexample(derived, rec.snapshot, "rec.ptape", *setup, history, Checker{}),
@@ -77,14 +77,14 @@ TEST(ExploreMinimize, ADerivedRecordingKeepsItsEventsAndReplays) {
   Snapshot d;
   ASSERT_TRUE(ReadSnapshot(derived, &d).ok());
   std::optional<History> back = DerivedHistory(d, &why);
-  ASSERT_TRUE(back) << why;
+  ASSERT_TRUE(back) << why.message;
   ASSERT_EQ(back->size(), 1u);
   EXPECT_EQ((*back)[0].event, history[0].event);
 
   auto from = explore::SetUp(d, 0, &why);
-  ASSERT_TRUE(from) << why;
+  ASSERT_TRUE(from) << why.message;
   auto done = Minimize(*from, *back, {}, &why);
-  ASSERT_TRUE(done) << why;
+  ASSERT_TRUE(done) << why.message;
   EXPECT_EQ(ToProto(done->target.verdict).status(), d.resolutions[0].verdict().status());
   EXPECT_LE(done->processes_after, 3u);
   ASSERT_EQ(done->history.size(), 1u);
@@ -103,7 +103,7 @@ TEST(ExploreMinimize, ADerivedRecordingKeepsItsEventsAndReplays) {
   EXPECT_EQ(ReplayResolution(s, 0, {}).outcome(), v1::ReplayResult::REPRODUCED);
   EXPECT_EQ(s.resolutions[0].verdict().status(), d.resolutions[0].verdict().status());
   std::optional<History> kept = DerivedHistory(s, &why);
-  ASSERT_TRUE(kept) << why;
+  ASSERT_TRUE(kept) << why.message;
   ASSERT_EQ(kept->size(), 1u);
   EXPECT_EQ((*kept)[0].point, done->history[0].point);
   EXPECT_EQ((*kept)[0].event, done->history[0].event);
@@ -113,11 +113,13 @@ TEST(ExploreMinimize, AVerdictTheFrameDoesNotGiveIsRefused) {
   ExploreHost h;
   ExploreRecording rec(h);
   rec.snapshot.resolutions[0].mutable_verdict()->set_status(v1::Verdict::NO_MATCH);
-  std::string why;
+  Failure why;
   auto setup = explore::SetUp(rec.snapshot, 0, &why);
-  ASSERT_TRUE(setup) << why;
+  ASSERT_TRUE(setup) << why.message;
   EXPECT_FALSE(Minimize(*setup, {}, {}, &why));
-  EXPECT_NE(why.find("gives RESOLVED, not the recorded NO_MATCH"), std::string::npos) << why;
+  EXPECT_NE(why.message.find("gives RESOLVED, not the recorded NO_MATCH"), std::string::npos)
+      << why.message;
+  EXPECT_EQ(why.kind, FailureKind::kVerdictChanged);
 }
 
 }  // namespace

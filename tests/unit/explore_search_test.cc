@@ -133,9 +133,9 @@ Verdict Overconfident(Evidence& ev, const Request& r) {
 TEST(ExploreSearch, TheRealResolverHasNoViolationInFiveThousandHistories) {
   ExploreHost h;
   ExploreRecording rec(h);
-  std::string error;
+  Failure error;
   auto setup = explore::SetUp(rec.snapshot, 0, &error);
-  ASSERT_TRUE(setup) << error;
+  ASSERT_TRUE(setup) << error.message;
   SearchOptions o;
   o.budget = 5000;  // every single event and the first pairs
   SearchReport r = Search(*setup, o);
@@ -154,9 +154,9 @@ TEST(ExploreSearch, TheRealResolverHasNoViolationInFiveThousandHistories) {
 TEST(ExploreSearch, AWrongResolverIsCaughtAndItsCounterexampleReplays) {
   ExploreHost h;
   ExploreRecording rec(h);
-  std::string error;
+  Failure error;
   auto setup = explore::SetUp(rec.snapshot, 0, &error);
-  ASSERT_TRUE(setup) << error;
+  ASSERT_TRUE(setup) << error.message;
   SearchOptions o;
   o.depth = 1;
   o.checker.resolve = Overconfident;
@@ -196,7 +196,7 @@ TEST(ExploreSearch, AWrongResolverIsCaughtAndItsCounterexampleReplays) {
 TEST(ExploreSearch, TheBudgetCapsRunsAndASeedOnlyReorders) {
   ExploreHost h;
   ExploreRecording rec(h);
-  std::string error;
+  Failure error;
   auto setup = explore::SetUp(rec.snapshot, 0, &error);
   ASSERT_TRUE(setup);
   SearchOptions o;

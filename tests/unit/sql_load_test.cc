@@ -279,8 +279,10 @@ TEST_F(SqlLoad, TheSameFileTwiceIsTwoFilesAndTheIndexesHoldBoth) {
 }
 
 TEST_F(SqlLoad, ACorpusFileIsNamedByTheManifestBesideIt) {
-  std::string sha, error;
-  ASSERT_TRUE(Sha256File(path_, &sha, &error)) << error;
+  Failure failure;
+  std::optional<std::string> hashed = Sha256File(path_, &failure);
+  ASSERT_TRUE(hashed) << failure.message;
+  const std::string sha = *hashed;
   const std::string entry_file = dir_.File(CorpusFileName(sha));
   std::filesystem::copy_file(path_, entry_file);
   std::ofstream(dir_.File("MANIFEST"))
