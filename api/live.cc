@@ -157,10 +157,10 @@ LivenessResult CheckLiveness(const ProcessIdentity& identity, const LiveOptions&
     // nothing of this one (docs/resolver.md, "Liveness").
     BootIdentity checked{identity.pid, identity.start_ticks, ""};
     if (!identity.boot_id.empty()) {
-      std::string why;
+      Failure why;
       checked.boot_id = ParseBootId(identity.boot_id, &why);
       if (checked.boot_id.empty()) {
-        out.error = Fail(ErrorCode::kInvalidArgument, "boot_id: " + why);
+        out.error = Fail(ErrorCode::kInvalidArgument, "boot_id: " + why.message);
         return out;
       }
       const std::string boot_id = BootId(options, &out.error);

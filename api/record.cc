@@ -52,13 +52,13 @@ ResolveResult ResolveRecorded(Evidence& evidence, proctape::Request request,
     plan.frames = frames;
     plan.frame_before_first = when == Record::kAlways;
     if (when == Record::kOnFailure) plan.keep = [&verdict] { return !verdict.resolved(); };
-    std::string error;
-    switch (RecordChecks(evidence, plan, std::move(output), {LiveStep{nullptr, check}}, &error)) {
+    Failure failure;
+    switch (RecordChecks(evidence, plan, std::move(output), {LiveStep{nullptr, check}}, &failure)) {
       case RecordOutcome::kWritten: result.recording = path; break;
       case RecordOutcome::kDiscarded: break;
       case RecordOutcome::kFailed:
-        result.error =
-            Fail(ErrorCode::kRecordFailed, "cannot write the recording " + shown + ": " + error);
+        result.error = Fail(ErrorCode::kRecordFailed,
+                            "cannot write the recording " + shown + ": " + failure.message);
         break;
     }
   }

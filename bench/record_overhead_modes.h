@@ -113,23 +113,19 @@ inline Run RunRecordLive(ProcfsEvidence& live, const Request& request,
   options.command_line = {"record_overhead"};
   options.kept_entries = {token_entry};
   Verdict v;
-  std::string error;
   std::int64_t c0 = ProcessCpuNs();
   std::int64_t t0 = MonoNs();
-  bool ok = RecordLive(
-      live, options,
-      [&](Evidence& ev, v1::Resolution* r) {
-        *r->mutable_resolve() = ToProto(request);
-        std::int64_t r0 = MonoNs(), rc0 = ThreadCpuNs();
-        v = Resolve(ev, request);
-        out.resolve_ns = MonoNs() - r0;
-        out.resolve_cpu_ns = ThreadCpuNs() - rc0;
-        *r->mutable_verdict() = ToProto(v);
-      },
-      &error);
+  MaybeFailure failed = RecordLive(live, options, [&](Evidence& ev, v1::Resolution* r) {
+    *r->mutable_resolve() = ToProto(request);
+    std::int64_t r0 = MonoNs(), rc0 = ThreadCpuNs();
+    v = Resolve(ev, request);
+    out.resolve_ns = MonoNs() - r0;
+    out.resolve_cpu_ns = ThreadCpuNs() - rc0;
+    *r->mutable_verdict() = ToProto(v);
+  });
   out.wall_ns = MonoNs() - t0;
   out.cpu_ns = ProcessCpuNs() - c0;
-  if (!ok) Die("record: " + error);
+  if (failed) Die("record: " + failed->message);
   CheckVerdict(v, want, "record");
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) out.bytes = static_cast<std::uint64_t>(st.st_size);

@@ -48,7 +48,7 @@ LiveCheck ResolveCheck(Request* request, std::string exe_path, bool fingerprint_
   };
 }
 
-std::string ParseBootId(std::string_view given, std::string* error) {
+std::string ParseBootId(std::string_view given, Failure* failure) {
   const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   while (!given.empty() && blank(given.front())) given.remove_prefix(1);
   while (!given.empty() && blank(given.back())) given.remove_suffix(1);
@@ -61,9 +61,9 @@ std::string ParseBootId(std::string_view given, std::string* error) {
     out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   if (!shaped) {
-    *error =
-        "not a boot id: 36 characters, 8-4-4-4-12 hexadecimal digits, as "
-        "/proc/sys/kernel/random/boot_id holds";
+    *failure = Failure(FailureKind::kUsage,
+                       "not a boot id: 36 characters, 8-4-4-4-12 hexadecimal digits, as "
+                       "/proc/sys/kernel/random/boot_id holds");
     return "";
   }
   return out + "\n";

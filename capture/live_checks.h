@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/evidence.h"
+#include "core/failure.h"
 #include "core/resolver.h"
 #include "core/verdict.h"
 #include "proctape.pb.h"
@@ -49,8 +50,8 @@ struct BootIdentity {
 // characters, 8-4-4-4-12 lowercase hexadecimal digits, and a newline), from
 // one a user gives: either case, with or without blanks or a newline around
 // it ("5B1F...-..." as copied from a log). Another value is no boot id: ""
-// with *error saying why ("not a boot id: ...").
-std::string ParseBootId(std::string_view given, std::string* error);
+// with *failure (kUsage) saying why ("not a boot id: ...").
+std::string ParseBootId(std::string_view given, Failure* failure);
 
 // CheckLiveness of the identity, stored in the Resolution (its request with
 // the boot) and `*verdict`. Its boot must have been found to be the host's

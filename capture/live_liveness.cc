@@ -52,7 +52,7 @@ std::optional<OptionFailure> LivenessIdentity(const LivenessSource& source,
   std::string option = "--boot-id";
   std::string named = source.boot_id;
   if (source.has_boot_id) {
-    std::string unused;  // a value that is no boot id was refused as the option was read
+    Failure unused;  // a value that is no boot id was refused as the option was read
     identity->boot_id = ParseBootId(source.boot_id, &unused);
   } else if (!source.from_recording.empty()) {
     if (auto refused = RecordedIdentity(source.from_recording, identity)) return refused;

@@ -64,15 +64,15 @@ bool WriteScanFrame(Evidence& evidence, const ScanOptions& scan, const PidNamesp
   return writer.EndFrame(s.scan_end_mono_ns, s.cut_reason, s.bytes_read);
 }
 
-bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
-                std::unique_ptr<OutputFile> output,
-                const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error) {
-  return RecordLiveSteps(live, options, std::move(output), {LiveStep{nullptr, check}}, error);
+MaybeFailure RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
+                        std::unique_ptr<OutputFile> output,
+                        const std::function<void(Evidence&, v1::Resolution*)>& check) {
+  return RecordLiveSteps(live, options, std::move(output), {LiveStep{nullptr, check}});
 }
 
-bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
-                const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error) {
-  return RecordLiveSteps(live, options, {LiveStep{nullptr, check}}, error);
+MaybeFailure RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
+                        const std::function<void(Evidence&, v1::Resolution*)>& check) {
+  return RecordLiveSteps(live, options, {LiveStep{nullptr, check}});
 }
 
 MaybeFailure RunLiveCheck(ProcfsEvidence& live, const LiveRecordOptions& options,
@@ -83,13 +83,11 @@ MaybeFailure RunLiveCheck(ProcfsEvidence& live, const LiveRecordOptions& options
     check(live, &unused);
     return std::nullopt;
   }
-  std::string error;
-  if (RecordLive(live, options, std::move(output), check, &error)) return std::nullopt;
-  return Failure(FailureKind::kIo, error);
+  return RecordLive(live, options, std::move(output), check);  // its failures are kIo
 }
 
-bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
-                     const std::vector<LiveStep>& steps, std::string* error) {
+MaybeFailure RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
+                             const std::vector<LiveStep>& steps) {
   OutputRequest request;
   request.path = options.path;
   request.force = options.force;
@@ -97,16 +95,13 @@ bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
   request.binary = true;
   Failure refused;
   std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
-  if (!output) {
-    *error = refused.message;
-    return false;
-  }
-  return RecordLiveSteps(live, options, std::move(output), steps, error);
+  if (!output) return refused;
+  return RecordLiveSteps(live, options, std::move(output), steps);
 }
 
-bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
-                     std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
-                     std::string* error) {
+MaybeFailure RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
+                             std::unique_ptr<OutputFile> output,
+                             const std::vector<LiveStep>& steps) {
   RecordPlan plan;
   plan.scan = options.scan;
   plan.scan.kept_entries = options.kept_entries;
@@ -116,12 +111,16 @@ bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
     return OpenScanWorkers(options.proc_root,
                            options.threads == 0 ? DefaultScanThreads() : options.threads);
   };
-  return RecordChecks(live, plan, std::move(output), steps, error) == RecordOutcome::kWritten;
+  Failure failure;
+  if (RecordChecks(live, plan, std::move(output), steps, &failure) == RecordOutcome::kWritten) {
+    return std::nullopt;
+  }
+  return failure;
 }
 
 RecordOutcome RecordChecks(Evidence& evidence, const RecordPlan& plan,
                            std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
-                           std::string* error) {
+                           Failure* failure) {
   auto writer = SnapshotWriter::Create(std::move(output), {});
   // The frames' readers, opened at the first frame (the checks themselves
   // run on this thread alone).
@@ -134,7 +133,7 @@ RecordOutcome RecordChecks(Evidence& evidence, const RecordPlan& plan,
     return WriteScanFrame(evidence, plan.scan, plan.frames.pid_ns, workers, frames++, *writer);
   };
   auto failed = [&] {
-    *error = writer->error();
+    *failure = Failure(FailureKind::kIo, writer->error());
     return RecordOutcome::kFailed;  // the temporary goes with the writer
   };
   bool written = writer->WriteHeader(plan.header);
@@ -146,7 +145,12 @@ RecordOutcome RecordChecks(Evidence& evidence, const RecordPlan& plan,
       evidence, [&writer](v1::Observation&& o) { writer->AddObservation(std::move(o)); }, ropts);
   std::vector<v1::Resolution> resolutions;
   for (const LiveStep& step : steps) {
-    if (step.before && !step.before(error)) return RecordOutcome::kFailed;
+    if (step.before) {
+      if (MaybeFailure stopped = step.before()) {
+        *failure = std::move(*stopped);
+        return RecordOutcome::kFailed;
+      }
+    }
     if (written && (plan.frame_before_first || !resolutions.empty())) written = frame();
     v1::Resolution& resolution = resolutions.emplace_back();
     const std::uint64_t first = recorder.observations();

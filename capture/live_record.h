@@ -69,14 +69,15 @@ bool WriteScanFrame(Evidence& evidence, const ScanOptions& scan, const PidNamesp
 
 // One check recorded between two frames (RecordLiveSteps of one step).
 // `check` makes its calls through the Evidence it is given and fills the
-// Resolution's request and outcome. Returns false with *error (one line) when
-// the file cannot be written; nothing is left of the file then.
-bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
-                std::unique_ptr<OutputFile> output,
-                const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error);
-// The same to options.path, opened here.
-bool RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
-                const std::function<void(Evidence&, v1::Resolution*)>& check, std::string* error);
+// Resolution's request and outcome. Nothing, or a kIo failure (one line)
+// when the file cannot be written; nothing is left of the file then.
+MaybeFailure RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
+                        std::unique_ptr<OutputFile> output,
+                        const std::function<void(Evidence&, v1::Resolution*)>& check);
+// The same to options.path, opened here (a refused path: OutputFile::Open's
+// failure).
+MaybeFailure RecordLive(ProcfsEvidence& live, const LiveRecordOptions& options,
+                        const std::function<void(Evidence&, v1::Resolution*)>& check);
 
 // `check` run on `live`, recorded into `output` when there is one
 // (RecordLive; options.path and force are not used): what `resolve
@@ -90,7 +91,7 @@ MaybeFailure RunLiveCheck(ProcfsEvidence& live, const LiveRecordOptions& options
 // One check of a multi-check recording and what is done to the host just
 // before it (e.g. the lab ends the sleep, then checks liveness again).
 struct LiveStep {
-  std::function<bool(std::string* error)> before;  // optional; false stops the recording
+  std::function<MaybeFailure()> before;  // optional; a failure stops the recording
   std::function<void(Evidence&, v1::Resolution*)> check;
 };
 
@@ -118,7 +119,7 @@ struct RecordPlan {
 enum class RecordOutcome {
   kWritten,    // the whole file, renamed into place
   kDiscarded,  // plan.keep said no: nothing is left, and that is no failure
-  kFailed,     // *error says why; nothing is left of the file
+  kFailed,     // *failure says why; nothing is left of the file
 };
 
 // The one record pipeline (`resolve --record`, `liveness --record`, the lab,
@@ -130,20 +131,23 @@ enum class RecordOutcome {
 // as the step left it; observation indexes run on across checks. A check
 // whose file has failed still runs, so its verdict stands; no later step
 // begins; a file plan.keep does not keep is kDiscarded even then. `output`
-// is opened (and so checked) before any work (fs/output_file.h).
+// is opened (and so checked) before any work (fs/output_file.h). kFailed
+// fills *failure: a `before`'s failure as it was given, or the writer's
+// (kIo).
 RecordOutcome RecordChecks(Evidence& evidence, const RecordPlan& plan,
                            std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
-                           std::string* error);
+                           Failure* failure);
 
 // RecordChecks on the live host, as `options` says: the header of a live
 // capture (FillHeader), frames from `live` and options.threads readers.
-// False with *error (one line) when the file cannot be written, or a
-// `before` failed (its message); nothing is left of the file then.
-bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
-                     std::unique_ptr<OutputFile> output, const std::vector<LiveStep>& steps,
-                     std::string* error);
-// The same to options.path, opened here.
-bool RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
-                     const std::vector<LiveStep>& steps, std::string* error);
+// Nothing, or a failure (one line): the file cannot be written (kIo), or a
+// `before` failed (its failure as given); nothing is left of the file then.
+MaybeFailure RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
+                             std::unique_ptr<OutputFile> output,
+                             const std::vector<LiveStep>& steps);
+// The same to options.path, opened here (a refused path: OutputFile::Open's
+// failure).
+MaybeFailure RecordLiveSteps(ProcfsEvidence& live, const LiveRecordOptions& options,
+                             const std::vector<LiveStep>& steps);
 
 }  // namespace proctape

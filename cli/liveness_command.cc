@@ -76,8 +76,8 @@ int RunLiveness(const LivenessOptions& o) {
 CLI::Validator BootIdValidator() {
   return CLI::Validator(
       [](std::string& text) {
-        std::string error;
-        return ParseBootId(text, &error).empty() ? error : std::string();
+        Failure failure;
+        return ParseBootId(text, &failure).empty() ? failure.message : std::string();
       },
       "", "boot id");
 }

@@ -93,10 +93,10 @@ std::set<pid_t> OwnChildren() {
         !ReadStrings(ctl, counts[1], &env)) {
       break;  // the lab closed the pipe (or died)
     }
-    std::string error;
-    std::int32_t pid = StartChild(argv, env, log_fd, 0, &error);
+    Failure failure;
+    std::int32_t pid = StartChild(argv, env, log_fd, 0, &failure);
     if (pid < 0) {
-      std::string line = "app-server: " + error + "\n";
+      std::string line = "app-server: " + failure.message + "\n";
       (void)!::write(log_fd, line.data(), line.size());
     }
     if (!WriteAll(reply, &pid, sizeof pid)) break;
@@ -116,14 +116,18 @@ std::set<pid_t> OwnChildren() {
 
 }  // namespace
 
-std::unique_ptr<AppServer> AppServer::Start(int log_fd, std::string* error) {
+std::unique_ptr<AppServer> AppServer::Start(int log_fd, Failure* failure) {
+  auto failed = [failure](const char* call) {
+    const int e = errno;
+    *failure = Failure(FailureKind::kLabFailed, std::string(call) + ": " + std::strerror(e), e);
+  };
   int ctl[2], reply[2];
   if (::pipe2(ctl, O_CLOEXEC) != 0) {
-    *error = std::string("pipe: ") + std::strerror(errno);
+    failed("pipe");
     return nullptr;
   }
   if (::pipe2(reply, O_CLOEXEC) != 0) {
-    *error = std::string("pipe: ") + std::strerror(errno);
+    failed("pipe");
     ::close(ctl[0]);
     ::close(ctl[1]);
     return nullptr;
@@ -132,7 +136,7 @@ std::unique_ptr<AppServer> AppServer::Start(int log_fd, std::string* error) {
   const pid_t lab = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
-    *error = std::string("fork: ") + std::strerror(errno);
+    failed("fork");
     for (int fd : {ctl[0], ctl[1], reply[0], reply[1]}) ::close(fd);
     return nullptr;
   }
@@ -150,7 +154,8 @@ std::unique_ptr<AppServer> AppServer::Start(int log_fd, std::string* error) {
   server->reply_ = reply[0];
   std::optional<StatFields> st = ReadStatOf(pid);
   if (!st) {
-    *error = "the app-server " + std::to_string(pid) + " has no readable stat";
+    *failure = Failure(FailureKind::kLabFailed,
+                       "the app-server " + std::to_string(pid) + " has no readable stat");
     return nullptr;  // the destructor ends it
   }
   server->start_ticks_ = st->start_ticks;
@@ -158,7 +163,7 @@ std::unique_ptr<AppServer> AppServer::Start(int log_fd, std::string* error) {
 }
 
 pid_t AppServer::Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                       std::string* error) {
+                       Failure* failure) {
   std::string message;
   auto put32 = [&message](std::uint32_t v) {
     message.append(reinterpret_cast<const char*>(&v), sizeof v);
@@ -174,10 +179,14 @@ pid_t AppServer::Spawn(const std::vector<std::string>& argv, const std::vector<s
   std::int32_t pid = -1;
   if (ctl_ < 0 || !WriteAll(ctl_, message.data(), message.size()) ||
       !ReadAll(reply_, &pid, sizeof pid)) {
-    *error = "the app-server " + std::to_string(pid_) + " no longer answers";
+    *failure = Failure(FailureKind::kLabFailed,
+                       "the app-server " + std::to_string(pid_) + " no longer answers");
     return -1;
   }
-  if (pid < 0) *error = "the app-server could not start " + argv[0] + " (see the lab log)";
+  if (pid < 0) {
+    *failure = Failure(FailureKind::kLabFailed,
+                       "the app-server could not start " + argv[0] + " (see the lab log)");
+  }
   return pid;
 }
 

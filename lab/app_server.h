@@ -17,12 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "core/failure.h"
+
 namespace proctape::lab {
 
 class AppServer {
  public:
-  // `log_fd` receives the children's stdout and stderr.
-  static std::unique_ptr<AppServer> Start(int log_fd, std::string* error);
+  // `log_fd` receives the children's stdout and stderr. Nullptr with
+  // *failure (kLabFailed) when it cannot be started.
+  static std::unique_ptr<AppServer> Start(int log_fd, Failure* failure);
   ~AppServer();
   AppServer(const AppServer&) = delete;
   AppServer& operator=(const AppServer&) = delete;
@@ -31,9 +34,9 @@ class AppServer {
   std::uint64_t start_ticks() const { return start_ticks_; }
 
   // Starts argv (argv[0] absolute) with environment `env` as a child of the
-  // app-server. Returns its pid, or -1 and *error.
+  // app-server. Returns its pid, or -1 and *failure (kLabFailed).
   pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-              std::string* error);
+              Failure* failure);
 
   // Closes the pipe and waits (at most `timeout_ms`) for the app-server to
   // end its children and exit; SIGKILLs it after that. Reaps it. Idempotent.

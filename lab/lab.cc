@@ -133,7 +133,9 @@ LabResult RunLab(const LabOptions& options) {
     result.facts = stage.facts;
     return result;
   };
-  if (!stage.session.Init(options.sandbox, &error)) return finish(LabOutcome::kFailed, error);
+  if (MaybeFailure failed = stage.session.Init(options.sandbox)) {
+    return finish(LabOutcome::kFailed, failed->message);
+  }
   Identity exe = live->PathIdentity("/bin/sleep");
   if (!exe.ok())
     return finish(LabOutcome::kFailed,
@@ -141,7 +143,9 @@ LabResult RunLab(const LabOptions& options) {
   stage.sleep_exe = {exe.dev, exe.ino};
   stage.token = RandomHex(16);
   progress("starting the app-server");
-  if (!stage.session.StartAppServer(&error)) return finish(LabOutcome::kFailed, error);
+  if (MaybeFailure failed = stage.session.StartAppServer()) {
+    return finish(LabOutcome::kFailed, failed->message);
+  }
   // `docs/resolver.md`, "The eight steps", step 1: the root is fingerprinted
   // before the turn starts, as `proctape fingerprint` does, into a file that
   // the resolve checks read back, as `resolve --fingerprint` does.
@@ -160,19 +164,12 @@ LabResult RunLab(const LabOptions& options) {
   LiveRecordOptions record;
   record.command_line = options.command_line;
   record.kept_entries = {TokenEntry(stage.request)};
-  // A step's action that fails is the scenario's (not staged); any other
-  // failure of the recording is the file's: it could not be written.
-  bool action_failed = false;
-  std::vector<LiveStep> steps = stage.steps;
-  for (LiveStep& step : steps) {
-    if (!step.before) continue;
-    step.before = [before = step.before, &action_failed](std::string* why) {
-      action_failed = !before(why);
-      return !action_failed;
-    };
-  }
-  if (!RecordLiveSteps(*live, record, std::move(output), steps, &error)) {
-    if (action_failed) {
+  // A step's action that fails is the scenario's (not staged: kLabFailed,
+  // as every action of the session says); any other failure of the
+  // recording is the file's (kIo): it could not be written.
+  if (MaybeFailure failed = RecordLiveSteps(*live, record, std::move(output), stage.steps)) {
+    error = failed->message;
+    if (failed->kind == FailureKind::kLabFailed) {
       return finish(LabOutcome::kFailed,
                     "recording " + EscapeBytes(options.record, 4096) + ": " + error);
     }

@@ -167,9 +167,9 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 }  // namespace
 
 pid_t StartChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                 int log_fd, pid_t set_tid, std::string* error) {
+                 int log_fd, pid_t set_tid, Failure* failure) {
   if (argv.empty() || argv[0].empty() || argv[0][0] != '/') {
-    *error = "a child's argv[0] must be an absolute path";
+    *failure = Failure(FailureKind::kLabFailed, "a child's argv[0] must be an absolute path");
     return -1;
   }
   // Everything the child touches is prepared here: between clone3 and exec
@@ -179,7 +179,9 @@ pid_t StartChild(const std::vector<std::string>& argv, const std::vector<std::st
   int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   int report[2];
   if (devnull < 0 || ::pipe2(report, O_CLOEXEC) != 0) {
-    *error = std::string("open /dev/null or pipe: ") + std::strerror(errno);
+    const int e = errno;
+    *failure = Failure(FailureKind::kLabFailed,
+                       std::string("open /dev/null or pipe: ") + std::strerror(e), e);
     if (devnull >= 0) ::close(devnull);
     return -1;
   }
@@ -199,8 +201,11 @@ pid_t StartChild(const std::vector<std::string>& argv, const std::vector<std::st
   }
   if (pid < 0) {
     int e = errno;
-    *error = std::string(set_tid > 0 ? "clone3 with set_tid " + std::to_string(set_tid) : "fork") +
-             ": " + std::strerror(e);
+    *failure = Failure(
+        FailureKind::kLabFailed,
+        std::string(set_tid > 0 ? "clone3 with set_tid " + std::to_string(set_tid) : "fork") +
+            ": " + std::strerror(e),
+        e);
     ::close(devnull);
     ::close(report[0]);
     ::close(report[1]);
@@ -230,7 +235,8 @@ pid_t StartChild(const std::vector<std::string>& argv, const std::vector<std::st
   ::close(report[0]);
   if (n > 0) {
     ReapChild(pid);
-    *error = "exec " + argv[0] + ": " + std::strerror(child_errno);
+    *failure = Failure(FailureKind::kLabFailed,
+                       "exec " + argv[0] + ": " + std::strerror(child_errno), child_errno);
     return -1;
   }
   return pid;

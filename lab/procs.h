@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/failure.h"
 #include "core/proc_parse.h"
 
 namespace proctape::lab {
@@ -66,9 +67,10 @@ class PidFd {
 // stdin /dev/null, stdout/stderr to `log_fd` (-1: /dev/null), in a new
 // process group, with PR_SET_PDEATHSIG=SIGKILL. With `set_tid` > 0 it is
 // created by clone3 at exactly that pid (root only; fails with EEXIST when
-// the pid is taken). Returns the pid, or -1 and *error.
+// the pid is taken). Returns the pid, or -1 and *failure (kLabFailed, with
+// the errno when a call failed).
 pid_t StartChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                 int log_fd, pid_t set_tid, std::string* error);
+                 int log_fd, pid_t set_tid, Failure* failure);
 
 // Reaps a direct child (blocking); returns its wait status.
 int ReapChild(pid_t pid);

@@ -103,11 +103,11 @@ std::string SandboxUnavailable(SandboxKind kind) {
   std::string log_template = StagingBase() + "/proctape-lab-probe-XXXXXX";
   int log_fd = ::mkstemp(log_template.data());
   if (log_fd >= 0) ::unlink(log_template.c_str());
-  std::string error;
-  pid_t pid = StartChild(argv, BaseEnv(), log_fd, 0, &error);
+  Failure failure;
+  pid_t pid = StartChild(argv, BaseEnv(), log_fd, 0, &failure);
   if (pid < 0) {
     if (log_fd >= 0) ::close(log_fd);
-    return tool + " cannot be started: " + error;
+    return tool + " cannot be started: " + failure.message;
   }
   std::int64_t until = MonoMs() + 10000;
   while (!ChildExited(pid) && MonoMs() < until) SleepMs(2);
@@ -148,13 +148,13 @@ std::vector<std::string> Session::SandboxArgv(Script script, const std::string& 
 }
 
 std::optional<std::string> Session::StartSandbox(Script script, const std::string& token,
-                                                 const std::string& extra, std::string* error) {
+                                                 const std::string& extra, Failure* failure) {
   if (!app_) {
-    *error = "no app-server";
+    *failure = Failure(FailureKind::kLabFailed, "no app-server");
     return std::nullopt;
   }
   std::string marker = Path("marker-" + std::to_string(files_.size()));
-  pid_t pid = app_->Spawn(SandboxArgv(script, token, marker, extra), BaseEnv(), error);
+  pid_t pid = app_->Spawn(SandboxArgv(script, token, marker, extra), BaseEnv(), failure);
   if (pid < 0) return std::nullopt;
   Track(app_->pid(), "sandbox");
   return marker;

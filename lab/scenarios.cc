@@ -31,12 +31,20 @@ bool CopyFile(const std::string& from, const std::string& to, std::string* error
   return ok;
 }
 
+// A step of the session that failed, said as the scenario's error: false.
+bool Said(const Failure& failure, std::string* error) {
+  *error = failure.message;
+  return false;
+}
+
 bool Plain(Stage& s, std::string* error) {
-  auto marker = s.session.StartSandbox(Script::kExecSleep, s.token, "", error);
-  if (!marker) return false;
-  auto sleep = s.Sleep(s.token, error);
+  Failure failure;
+  auto marker = s.session.StartSandbox(Script::kExecSleep, s.token, "", &failure);
+  if (!marker) return Said(failure, error);
+  auto sleep = s.Sleep(s.token, &failure);
   auto value = s.session.WaitMarker(*marker, 5000);
-  if (!sleep || !value) return false;
+  if (!sleep) return Said(failure, error);
+  if (!value) return false;
   s.MarkerFact(*value);
   s.SleepFact(*sleep);
   s.Resolve();
@@ -51,13 +59,18 @@ bool Plain(Stage& s, std::string* error) {
 
 bool StaleToken(Stage& s, std::string* error) {
   const std::string old_token = RandomHex(16);
-  if (!s.session.StartSandbox(Script::kExecSleep, old_token, "", error)) return false;
-  auto old_sleep = s.Sleep(old_token, error);
-  if (!old_sleep) return false;
+  Failure failure;
+  if (!s.session.StartSandbox(Script::kExecSleep, old_token, "", &failure)) {
+    return Said(failure, error);
+  }
+  auto old_sleep = s.Sleep(old_token, &failure);
+  if (!old_sleep) return Said(failure, error);
   SleepMs(30);  // an older start tick, from an earlier invocation
-  if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", error)) return false;
-  auto sleep = s.Sleep(s.token, error);
-  if (!sleep) return false;
+  if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", &failure)) {
+    return Said(failure, error);
+  }
+  auto sleep = s.Sleep(s.token, &failure);
+  if (!sleep) return Said(failure, error);
   s.SleepFact(*old_sleep, "the stale sleep (older invocation, another token)");
   s.SleepFact(*sleep, "this invocation's sleep");
   s.Resolve();
@@ -69,10 +82,13 @@ bool StaleToken(Stage& s, std::string* error) {
 bool ImpostorExe(Stage& s, std::string* error) {
   std::string copy = s.session.Path("sleep");
   if (!CopyFile("/bin/sleep", copy, error)) return false;
-  if (!s.session.StartSandbox(Script::kExecAsSleep, s.token, copy, error)) return false;
+  Failure failure;
+  if (!s.session.StartSandbox(Script::kExecAsSleep, s.token, copy, &failure)) {
+    return Said(failure, error);
+  }
   auto found = s.session.WaitFor(s.session.app()->pid(), kSleepCmdline, s.Token(s.token),
-                                 IdentityOf(copy), 1, 5000, error);
-  if (found.empty()) return false;
+                                 IdentityOf(copy), 1, 5000, &failure);
+  if (found.empty()) return Said(failure, error);
   auto id = IdentityOf(copy);
   s.SleepFact(found[0], "the impostor (argv /bin/sleep 120, the token)");
   s.Fact("its executable is a copy of sleep at device " + std::to_string(id->dev) + ", inode " +
@@ -90,17 +106,22 @@ bool MisleadingName(Stage& s, std::string* error) {
     *error = "symlink " + link + ": " + std::strerror(errno);
     return false;
   }
-  if (!s.session.StartSandbox(Script::kExecOther, s.token, link, error)) return false;
+  Failure failure;
+  if (!s.session.StartSandbox(Script::kExecOther, s.token, link, &failure)) {
+    return Said(failure, error);
+  }
   std::string tail_cmdline = link;
   for (const char* arg : {"-f", "/dev/null"}) tail_cmdline.append(1, '\0').append(arg);
   tail_cmdline.append(1, '\0');
   auto impostor = s.session.WaitFor(s.session.app()->pid(), tail_cmdline, s.Token(s.token),
-                                    std::nullopt, 1, 5000, error);
-  if (impostor.empty()) return false;
+                                    std::nullopt, 1, 5000, &failure);
+  if (impostor.empty()) return Said(failure, error);
   SleepMs(30);
-  if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", error)) return false;
-  auto sleep = s.Sleep(s.token, error);
-  if (!sleep) return false;
+  if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", &failure)) {
+    return Said(failure, error);
+  }
+  auto sleep = s.Sleep(s.token, &failure);
+  if (!sleep) return Said(failure, error);
   s.Fact("a process named '" + EscapeBytes(impostor[0].comm, 64) +
          "' (tail, via a link) is host pid " + std::to_string(impostor[0].pid) +
          ", started first, with the token");
@@ -112,21 +133,24 @@ bool MisleadingName(Stage& s, std::string* error) {
 }
 
 bool Zombie(Stage& s, std::string* error) {
-  if (!s.session.StartSandbox(Script::kForkThenExec, s.token, "", error)) return false;
-  auto sleep = s.Sleep(s.token, error);
-  if (!sleep) return false;
+  Failure failure;
+  if (!s.session.StartSandbox(Script::kForkThenExec, s.token, "", &failure)) {
+    return Said(failure, error);
+  }
+  auto sleep = s.Sleep(s.token, &failure);
+  if (!sleep) return Said(failure, error);
   s.SleepFact(*sleep, "the sleep (its parent execs /bin/sleep 1000 and never reaps)");
   s.Resolve();
   StatFields p = *sleep;
   Session* session = &s.session;
-  s.Liveness(p, [session, p](std::string* e) {
-    if (!session->Kill(static_cast<pid_t>(p.pid), false, e)) return false;
+  s.Liveness(p, [session, p]() -> MaybeFailure {
+    if (MaybeFailure failed = session->Kill(static_cast<pid_t>(p.pid), false)) return failed;
     auto st = ReadStatOf(static_cast<pid_t>(p.pid));
     if (!st || st->state != 'Z') {
-      *e = "the sleep " + std::to_string(p.pid) + " is not a zombie after SIGKILL";
-      return false;
+      return Failure(FailureKind::kLabFailed,
+                     "the sleep " + std::to_string(p.pid) + " is not a zombie after SIGKILL");
     }
-    return true;
+    return std::nullopt;
   });
   s.Resolve();  // the zombie's argv reads empty: no candidate until the deadline
   s.Fact("after the first resolve the sleep is killed and stays a zombie (state Z)");
@@ -139,8 +163,9 @@ bool Zombie(Stage& s, std::string* error) {
 }
 
 bool PreExec(Stage& s, std::string* error) {
-  auto marker = s.session.StartSandbox(Script::kLateExec, s.token, "", error);
-  if (!marker) return false;
+  Failure failure;
+  auto marker = s.session.StartSandbox(Script::kLateExec, s.token, "", &failure);
+  if (!marker) return Said(failure, error);
   auto value = s.session.WaitMarker(*marker, 5000);
   if (!value) {
     *error = "the marker was not written within 5 s; log: " + s.session.Log();
@@ -159,12 +184,15 @@ bool PreExec(Stage& s, std::string* error) {
 }
 
 bool Ambiguous(Stage& s, std::string* error) {
+  Failure failure;
   for (int i = 0; i < 2; ++i) {
-    if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", error)) return false;
+    if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", &failure)) {
+      return Said(failure, error);
+    }
   }
-  std::vector<StatFields> both = s.session.WaitFor(s.session.app()->pid(), kSleepCmdline,
-                                                   s.Token(s.token), s.sleep_exe, 2, 5000, error);
-  if (both.size() != 2) return false;
+  std::vector<StatFields> both = s.session.WaitFor(
+      s.session.app()->pid(), kSleepCmdline, s.Token(s.token), s.sleep_exe, 2, 5000, &failure);
+  if (both.size() != 2) return Said(failure, error);
   s.SleepFact(both[0], "matching sleep 1");
   s.SleepFact(both[1], "matching sleep 2");
   s.Resolve();
@@ -173,8 +201,11 @@ bool Ambiguous(Stage& s, std::string* error) {
 }
 
 bool RootRestarted(Stage& s, std::string* error) {
-  if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", error)) return false;
-  if (!s.Sleep(s.token, error)) return false;
+  Failure failure;
+  if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", &failure)) {
+    return Said(failure, error);
+  }
+  if (!s.Sleep(s.token, &failure)) return Said(failure, error);
   const pid_t root = static_cast<pid_t>(s.request.root_pid);
   s.Fact("the app-server " + std::to_string(root) + " was fingerprinted at start tick " +
          std::to_string(s.request.root_start_ticks));
@@ -187,11 +218,11 @@ bool RootRestarted(Stage& s, std::string* error) {
     argv.push_back(a);
   }
   pid_t again =
-      s.session.StartAt(root, argv, {"PATH=/usr/bin:/bin"}, "restarted app-server", error);
-  if (again < 0) return false;
+      s.session.StartAt(root, argv, {"PATH=/usr/bin:/bin"}, "restarted app-server", &failure);
+  if (again < 0) return Said(failure, error);
   auto found =
-      s.session.WaitFor(root, kSleepCmdline, s.Token(s.token), s.sleep_exe, 1, 5000, error);
-  if (found.empty()) return false;
+      s.session.WaitFor(root, kSleepCmdline, s.Token(s.token), s.sleep_exe, 1, 5000, &failure);
+  if (found.empty()) return Said(failure, error);
   auto st = ReadStatOf(root);
   s.Fact("restarted: pid " + std::to_string(root) + " is a new app-server, start tick " +
          (st ? std::to_string(st->start_ticks) : std::string("?")) + ", with a new sandbox");
@@ -202,28 +233,32 @@ bool RootRestarted(Stage& s, std::string* error) {
 }
 
 bool PidReuse(Stage& s, std::string* error) {
-  if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", error)) return false;
-  auto sleep = s.Sleep(s.token, error);
-  if (!sleep) return false;
+  Failure failure;
+  if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", &failure)) {
+    return Said(failure, error);
+  }
+  auto sleep = s.Sleep(s.token, &failure);
+  if (!sleep) return Said(failure, error);
   s.SleepFact(*sleep);
   s.Resolve();
   StatFields p = *sleep;
   Session* session = &s.session;
   const std::string token = s.Token(s.token);
-  auto reuse = [session, p, token](std::string* e) {
-    if (!session->Kill(static_cast<pid_t>(p.pid), true, e)) return false;
+  auto reuse = [session, p, token]() -> MaybeFailure {
+    if (MaybeFailure failed = session->Kill(static_cast<pid_t>(p.pid), true)) return failed;
     SleepMs(30);  // 10 ms ticks: the reuser's start tick differs
     // The reuser is a perfect impostor: same argv, same executable, same
     // token. Only the start time tells it apart.
+    Failure unstarted;
     pid_t reuser = session->StartAt(static_cast<pid_t>(p.pid), {"/bin/sleep", "120"},
-                                    {"PATH=/usr/bin:/bin", token}, "reuser", e);
-    if (reuser < 0) return false;
+                                    {"PATH=/usr/bin:/bin", token}, "reuser", &unstarted);
+    if (reuser < 0) return unstarted;
     auto st = ReadStatOf(reuser);
     if (!st || st->start_ticks == p.start_ticks) {
-      *e = "the reuser of pid " + std::to_string(p.pid) + " has the same start tick";
-      return false;
+      return Failure(FailureKind::kLabFailed,
+                     "the reuser of pid " + std::to_string(p.pid) + " has the same start tick");
     }
-    return true;
+    return std::nullopt;
   };
   s.Liveness(p, reuse);
   s.Fact("after the resolve, the sleep is killed and pid " + std::to_string(p.pid) +
@@ -236,17 +271,18 @@ bool PidReuse(Stage& s, std::string* error) {
 }
 
 bool Exited(Stage& s, std::string* error) {
-  if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", error)) return false;
-  auto sleep = s.Sleep(s.token, error);
-  if (!sleep) return false;
+  Failure failure;
+  if (!s.session.StartSandbox(Script::kExecSleep, s.token, "", &failure)) {
+    return Said(failure, error);
+  }
+  auto sleep = s.Sleep(s.token, &failure);
+  if (!sleep) return Said(failure, error);
   s.SleepFact(*sleep);
   StatFields p = *sleep;
   Session* session = &s.session;
   s.Resolve();
   s.Liveness(p);
-  s.Liveness(p, [session, p](std::string* e) {
-    return session->Kill(static_cast<pid_t>(p.pid), true, e);
-  });
+  s.Liveness(p, [session, p] { return session->Kill(static_cast<pid_t>(p.pid), true); });
   s.Fact("after the first liveness check the sleep is killed and reaped");
   s.shown = [p](const auto& rs) {
     return Both(
@@ -263,9 +299,12 @@ bool HostileComm(Stage& s, std::string* error) {
     *error = "symlink: " + std::string(std::strerror(errno));
     return false;
   }
-  if (!s.session.StartSandbox(Script::kExecAsSleep, s.token, link, error)) return false;
-  auto sleep = s.Sleep(s.token, error);
-  if (!sleep) return false;
+  Failure failure;
+  if (!s.session.StartSandbox(Script::kExecAsSleep, s.token, link, &failure)) {
+    return Said(failure, error);
+  }
+  auto sleep = s.Sleep(s.token, &failure);
+  if (!sleep) return Said(failure, error);
   s.SleepFact(*sleep, "the sleep, exec'd through a link");
   s.Fact("its command name is '" + EscapeBytes(sleep->comm, 64) + "'");
   s.Resolve();
@@ -281,9 +320,11 @@ bool HostileComm(Stage& s, std::string* error) {
 }
 
 bool NeverExec(Stage& s, std::string* error) {
-  auto marker = s.session.StartSandbox(Script::kNeverExec, s.token, "", error);
-  if (!marker || !s.session.WaitMarker(*marker, 5000)) {
-    if (error->empty()) *error = "the marker was not written within 5 s; log: " + s.session.Log();
+  Failure failure;
+  auto marker = s.session.StartSandbox(Script::kNeverExec, s.token, "", &failure);
+  if (!marker) return Said(failure, error);
+  if (!s.session.WaitMarker(*marker, 5000)) {
+    *error = "the marker was not written within 5 s; log: " + s.session.Log();
     return false;
   }
   s.Fact("the shell wrote the marker and never execs; the resolver retries until its deadline");

@@ -145,14 +145,15 @@ bool HasEnvEntry(const std::string& environ, const std::string& entry) {
 
 }  // namespace
 
-bool Session::Init(SandboxKind kind, std::string* error) {
+MaybeFailure Session::Init(SandboxKind kind) {
+  auto failed = [](const std::string& call) {
+    const int e = errno;
+    return Failure(FailureKind::kLabFailed, call + ": " + std::strerror(e), e);
+  };
   kind_ = kind;
   tool_ = FindOnPath(SandboxName(kind));
   std::string pattern = StagingBase() + "/proctape-lab-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    *error = "mkdtemp " + pattern + ": " + std::strerror(errno);
-    return false;
-  }
+  if (::mkdtemp(pattern.data()) == nullptr) return failed("mkdtemp " + pattern);
   dir_ = pattern;
   // The directory goes with everything in it on an interrupt, after the
   // processes the lab started.
@@ -161,19 +162,16 @@ bool Session::Init(SandboxKind kind, std::string* error) {
   const std::string parent = slash == 0 ? "/" : dir_.substr(0, slash);
   parent_fd_ = ::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (parent_fd_ < 0) {
-    *error = "open " + parent + ": " + std::strerror(errno);
+    Failure failure = failed("open " + parent);
     ::rmdir(dir_.c_str());
     dir_.clear();
-    return false;
+    return failure;
   }
   dir_slot_ = RegisterTemporary(parent_fd_, dir_.substr(slash + 1), true);
   std::string log = Path("log");
   log_fd_ = ::open(log.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (log_fd_ < 0) {
-    *error = "open " + log + ": " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  if (log_fd_ < 0) return failed("open " + log);
+  return std::nullopt;
 }
 
 std::string Session::Path(const std::string& name) {
@@ -189,12 +187,13 @@ std::string Session::Log() const {
   return n > 0 ? EscapeBytes(std::string_view(buf, static_cast<std::size_t>(n)), 1024) : "";
 }
 
-bool Session::StartAppServer(std::string* error) {
-  app_ = AppServer::Start(log_fd_, error);
-  if (!app_) return false;
+MaybeFailure Session::StartAppServer() {
+  Failure failure;
+  app_ = AppServer::Start(log_fd_, &failure);
+  if (!app_) return failure;
   RegisterDirect(app_->pid());
   app_servers_.push_back({app_->pid(), app_->start_ticks(), "app-server"});
-  return true;
+  return std::nullopt;
 }
 
 void Session::StopAppServer() {
@@ -212,8 +211,8 @@ void Session::StopAppServer() {
 
 pid_t Session::StartAt(pid_t tid, const std::vector<std::string>& argv,
                        const std::vector<std::string>& env, const std::string& role,
-                       std::string* error) {
-  pid_t pid = StartChild(argv, env, log_fd_, tid, error);
+                       Failure* failure) {
+  pid_t pid = StartChild(argv, env, log_fd_, tid, failure);
   if (pid < 0) return -1;
   RegisterDirect(pid);
   std::optional<StatFields> st = ReadStatOf(pid);
@@ -255,7 +254,7 @@ std::optional<long> Session::WaitMarker(const std::string& path, int timeout_ms)
 
 std::vector<StatFields> Session::WaitFor(pid_t root, const std::string& cmdline,
                                          const std::string& env_entry, std::optional<FileId> exe,
-                                         std::size_t count, int timeout_ms, std::string* error) {
+                                         std::size_t count, int timeout_ms, Failure* failure) {
   std::int64_t until = MonoMs() + timeout_ms;
   for (;;) {
     Track(root, "sandbox");
@@ -281,17 +280,18 @@ std::vector<StatFields> Session::WaitFor(pid_t root, const std::string& cmdline,
       return found;
     }
     if (found.size() > count || MonoMs() > until) {
-      *error = "expected " + Plural(count, "process", "processes") + " with argv '" +
-               EscapeBytes(cmdline, 200) + "' and the token beneath pid " + std::to_string(root) +
-               ", found " + std::to_string(found.size()) + " within " + std::to_string(timeout_ms) +
-               " ms; log: " + Log();
+      *failure = Failure(FailureKind::kLabFailed,
+                         "expected " + Plural(count, "process", "processes") + " with argv '" +
+                             EscapeBytes(cmdline, 200) + "' and the token beneath pid " +
+                             std::to_string(root) + ", found " + std::to_string(found.size()) +
+                             " within " + std::to_string(timeout_ms) + " ms; log: " + Log());
       return {};
     }
     SleepMs(2);
   }
 }
 
-bool Session::Kill(pid_t pid, bool reaped, std::string* error) {
+MaybeFailure Session::Kill(pid_t pid, bool reaped) {
   for (const Held& h : held_) {
     if (h.fd.pid() != pid) continue;
     h.fd.Kill();
@@ -301,11 +301,14 @@ bool Session::Kill(pid_t pid, bool reaped, std::string* error) {
       if (MonoMs() > until) ok = false;
       SleepMs(1);
     }
-    if (!ok) *error = "pid " + std::to_string(pid) + " did not end within 3 s";
-    return ok;
+    if (!ok) {
+      return Failure(FailureKind::kLabFailed,
+                     "pid " + std::to_string(pid) + " did not end within 3 s");
+    }
+    return std::nullopt;
   }
-  *error = "pid " + std::to_string(pid) + " is not one the lab started";
-  return false;
+  return Failure(FailureKind::kLabFailed,
+                 "pid " + std::to_string(pid) + " is not one the lab started");
 }
 
 std::vector<StartedProcess> Session::Started() const {

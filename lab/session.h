@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/failure.h"
 #include "core/proc_parse.h"
 #include "lab/app_server.h"
 #include "lab/lab.h"
@@ -44,29 +45,33 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // The private directory and the log; false with *error.
-  bool Init(SandboxKind kind, std::string* error);
+  // The private directory and the log; a kLabFailed failure when they
+  // cannot be made.
+  MaybeFailure Init(SandboxKind kind);
   const std::string& dir() const { return dir_; }
   std::string Log() const;
   // A path in the directory, removed at cleanup.
   std::string Path(const std::string& name);
 
   AppServer* app() { return app_.get(); }
-  bool StartAppServer(std::string* error);
+  // Nothing, or AppServer::Start's failure (kLabFailed).
+  MaybeFailure StartAppServer();
   // Ends the app-server and everything beneath it (a "restart" then takes
   // its pid with StartAt).
   void StopAppServer();
 
-  // A sandbox beneath the app-server running `script`; returns the marker path.
+  // A sandbox beneath the app-server running `script`; returns the marker
+  // path, or nullopt and *failure (kLabFailed).
   std::optional<std::string> StartSandbox(Script script, const std::string& token,
-                                          const std::string& extra, std::string* error);
+                                          const std::string& extra, Failure* failure);
   // The argv that starts such a sandbox (tool, flags, shell, script, args).
   std::vector<std::string> SandboxArgv(Script script, const std::string& token,
                                        const std::string& marker, const std::string& extra) const;
 
-  // A direct child of the lab at exactly pid `tid` (clone3 set_tid).
+  // A direct child of the lab at exactly pid `tid` (clone3 set_tid); -1
+  // and *failure (StartChild's) when it cannot be started.
   pid_t StartAt(pid_t tid, const std::vector<std::string>& argv,
-                const std::vector<std::string>& env, const std::string& role, std::string* error);
+                const std::vector<std::string>& env, const std::string& role, Failure* failure);
 
   // Holds every process now beneath `root` by pidfd (new ones only).
   void Track(pid_t root, const std::string& role);
@@ -75,13 +80,15 @@ class Session {
   std::optional<long> WaitMarker(const std::string& path, int timeout_ms);
   // Waits until exactly `count` processes beneath `root` have cmdline
   // `cmdline` and the entry `env_entry` in their environ (and, when given,
-  // the executable `exe`); returns them, shallowest first.
+  // the executable `exe`); returns them, shallowest first. None and
+  // *failure (kLabFailed) when another count was found or the time ran out.
   std::vector<StatFields> WaitFor(pid_t root, const std::string& cmdline,
                                   const std::string& env_entry, std::optional<FileId> exe,
-                                  std::size_t count, int timeout_ms, std::string* error);
+                                  std::size_t count, int timeout_ms, Failure* failure);
   // SIGKILLs one tracked process by its pidfd; waits until it is a zombie or
-  // gone (`reaped`: until its pid is free).
-  bool Kill(pid_t pid, bool reaped, std::string* error);
+  // gone (`reaped`: until its pid is free). A kLabFailed failure when it did
+  // not end, or is no process the lab holds.
+  MaybeFailure Kill(pid_t pid, bool reaped);
 
   // Ends everything, removes the files; fills who was started and who is
   // (unexpectedly) still running.

@@ -48,12 +48,12 @@ struct Stage {
   // what differs.
   std::function<std::string(const std::vector<v1::Resolution>&)> shown;
 
-  void Resolve(std::function<bool(std::string*)> before = nullptr) {
+  void Resolve(std::function<MaybeFailure()> before = nullptr) {
     Request* r = &requests.emplace_back(request);
     steps.push_back({std::move(before),
                      ResolveCheck(r, "/bin/sleep", false, &verdicts.emplace_back(), &fingerprint)});
   }
-  void Liveness(const StatFields& p, std::function<bool(std::string*)> before = nullptr) {
+  void Liveness(const StatFields& p, std::function<MaybeFailure()> before = nullptr) {
     // The sleep was resolved against `fingerprint`: its boot is the identity's.
     steps.push_back({std::move(before), LivenessCheck({p.pid, p.start_ticks, fingerprint.boot_id()},
                                                       &liveness.emplace_back())});
@@ -61,11 +61,12 @@ struct Stage {
   std::string Token(const std::string& token_value) const {
     return "PROCTAPE_TOKEN=" + token_value;
   }
-  // The one exact sleep with this token beneath the app-server.
-  std::optional<StatFields> Sleep(const std::string& token_value, std::string* error,
+  // The one exact sleep with this token beneath the app-server; nullopt and
+  // *failure (Session::WaitFor's, kLabFailed) when there is not.
+  std::optional<StatFields> Sleep(const std::string& token_value, Failure* failure,
                                   std::size_t count = 1) {
     std::vector<StatFields> found = session.WaitFor(
-        session.app()->pid(), kSleepCmdline, Token(token_value), sleep_exe, count, 5000, error);
+        session.app()->pid(), kSleepCmdline, Token(token_value), sleep_exe, count, 5000, failure);
     if (found.size() != count) return std::nullopt;
     return found.back();
   }

@@ -45,7 +45,7 @@ std::string ManifestBeside(const std::string& path) {
   return path == "-" ? "" : ManifestPath(DirectoryOf(path));
 }
 
-std::unique_ptr<Database> Database::Open(std::string* error) {
+std::unique_ptr<Database> Database::Open(Failure* failure) {
   // SQLite's count of its own memory takes a mutex at every allocation:
   // off, before SQLite starts (process-wide; a no-op once it has started).
   static const bool configured = [] {
@@ -58,7 +58,9 @@ std::unique_ptr<Database> Database::Open(std::string* error) {
   if (sqlite3_open_v2(":memory:", &d->db_,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       nullptr) != SQLITE_OK) {
-    *error = d->db_ != nullptr ? sqlite3_errmsg(d->db_) : "cannot open an in-memory database";
+    *failure =
+        Failure(FailureKind::kInternal,
+                d->db_ != nullptr ? sqlite3_errmsg(d->db_) : "cannot open an in-memory database");
     return nullptr;
   }
   // SQLite's temporary storage (the sorter that builds an index, a large
@@ -67,18 +69,19 @@ std::unique_ptr<Database> Database::Open(std::string* error) {
   // one: ATTACH (and VACUUM INTO, which attaches its target) would create
   // a file (docs/security.md, "SQLite").
   if (std::string f = Exec(d->db_, "PRAGMA temp_store = MEMORY"); !f.empty()) {
-    *error = "temp_store: " + f;
+    *failure = Failure(FailureKind::kInternal, "temp_store: " + f);
     return nullptr;
   }
   sqlite3_limit(d->db_, SQLITE_LIMIT_ATTACHED, 0);
   if (sqlite3_create_function(d->db_, "errno_name", 1,
                               SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,
                               ErrnoName, nullptr, nullptr) != SQLITE_OK) {
-    *error = std::string("errno_name: ") + sqlite3_errmsg(d->db_);
+    *failure =
+        Failure(FailureKind::kInternal, std::string("errno_name: ") + sqlite3_errmsg(d->db_));
     return nullptr;
   }
   if (std::string f = CreateSchema(d->db_); !f.empty()) {
-    *error = "the schema: " + f;
+    *failure = Failure(FailureKind::kInternal, "the schema: " + f);
     return nullptr;
   }
   {
@@ -86,7 +89,7 @@ std::unique_ptr<Database> Database::Open(std::string* error) {
     for (int err = 1; err < 4096 && errno_row.ok(); ++err) {
       if (const char* name = ::strerrorname_np(err)) {
         if (std::string f = errno_row.Int(err).Text(name).Row(); !f.empty()) {
-          *error = "the errnos: " + f;
+          *failure = Failure(FailureKind::kInternal, "the errnos: " + f);
           return nullptr;
         }
       }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analyze/sql/load.h"
+#include "core/failure.h"
 #include "corpus/manifest.h"
 #include "fs/output_file.h"
 
@@ -24,9 +25,9 @@ namespace proctape::sql {
 class Database {
  public:
   // An in-memory database holding the schema's tables and views, and the
-  // function errno_name(N) ("ENOENT" for 2), or nullptr with *error
-  // (SQLite's message).
-  static std::unique_ptr<Database> Open(std::string* error);
+  // function errno_name(N) ("ENOENT" for 2), or nullptr with *failure
+  // (kInternal: SQLite's message).
+  static std::unique_ptr<Database> Open(Failure* failure);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;

@@ -33,10 +33,10 @@ std::unique_ptr<Database> LoadDatabase(const LoadRequest& request, LoadFailure* 
   auto warn = [&](const std::string& file, const std::string& what) {
     if (request.warn) request.warn(file, what);
   };
-  std::string error;
-  std::unique_ptr<Database> d = Database::Open(&error);
+  Failure opened;
+  std::unique_ptr<Database> d = Database::Open(&opened);
   if (!d) {
-    *failure = {{FailureKind::kInternal, "cannot make the database: " + error}, ""};
+    *failure = {{FailureKind::kInternal, "cannot make the database: " + opened.message}, ""};
     return nullptr;
   }
   const std::vector<std::string>& files = request.files;

@@ -160,6 +160,7 @@ int main(int argc, char** argv) {
 
   // The churner: init of its own PID namespace, on the host's /proc.
   std::string err;
+  proctape::Failure unstarted;
   const int churner_out =
       ::open((dir + "/churner.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   // The churner outlives the commands by kChurnTail, so that the last
@@ -171,10 +172,10 @@ int main(int argc, char** argv) {
       {unshare, "--pid", "--fork", "--kill-child", opt.churner, "--log", log_path, "--dir", links,
        "--seconds", secs, "--token-prefix", "churn" + std::to_string(::getpid()), "--host-pid-max",
        std::to_string(std::atol(host_pid_max_before.c_str()))},
-      proctape::lab::BaseEnv(), churner_out, 0, &err);
+      proctape::lab::BaseEnv(), churner_out, 0, &unstarted);
   if (churner_out >= 0) ::close(churner_out);
   if (unshare_pid < 0) {
-    std::fprintf(stderr, "churn: cannot start unshare: %s\n", err.c_str());
+    std::fprintf(stderr, "churn: cannot start unshare: %s\n", unstarted.message.c_str());
     return 1;
   }
   // The log is followed as it grows: the bytes after `log_pos` are read,

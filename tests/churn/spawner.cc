@@ -42,9 +42,13 @@ Run RunHere(const std::string& what, const std::vector<std::string>& argv, int t
   r.what = what;
   int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   r.start_ns = MonoNs();
-  pid_t pid = proctape::lab::StartChild(argv, proctape::lab::BaseEnv(), out, 0, &r.error);
+  proctape::Failure failure;
+  pid_t pid = proctape::lab::StartChild(argv, proctape::lab::BaseEnv(), out, 0, &failure);
   if (out >= 0) ::close(out);
-  if (pid < 0) return r;
+  if (pid < 0) {
+    r.error = failure.message;
+    return r;
+  }
   r.started = true;
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   const std::int64_t until = r.start_ns + static_cast<std::int64_t>(timeout_ms) * 1'000'000;

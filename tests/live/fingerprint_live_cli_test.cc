@@ -177,9 +177,10 @@ TEST(FingerprintRestart, RootRestartedBetweenFingerprintAndResolveIsRootRestarte
   }
   TempDir dir("fingerprint");
   lab::Session session;
-  std::string error;
-  ASSERT_TRUE(session.Init(lab::SandboxKind::kUnshare, &error)) << error;
-  ASSERT_TRUE(session.StartAppServer(&error)) << error;
+  MaybeFailure init = session.Init(lab::SandboxKind::kUnshare);
+  ASSERT_FALSE(init) << init->message;
+  MaybeFailure app = session.StartAppServer();
+  ASSERT_FALSE(app) << app->message;
   const pid_t root = session.app()->pid();
   const std::uint64_t fingerprinted = session.app()->start_ticks();
   const std::string fp = dir.File("root.ptape");
@@ -196,16 +197,17 @@ TEST(FingerprintRestart, RootRestartedBetweenFingerprintAndResolveIsRootRestarte
        session.SandboxArgv(lab::Script::kExecSleep, token, session.Path("marker"), "")) {
     argv.push_back(a);
   }
-  ASSERT_EQ(session.StartAt(root, argv, {"PATH=/usr/bin:/bin"}, "restarted app-server", &error),
+  Failure failure;
+  ASSERT_EQ(session.StartAt(root, argv, {"PATH=/usr/bin:/bin"}, "restarted app-server", &failure),
             root)
-      << error;
+      << failure.message;
   const std::string sleep_cmdline(
       "/bin/sleep\0"
       "120\0",
       15);
   std::vector<StatFields> sleep = session.WaitFor(root, sleep_cmdline, "PROCTAPE_TOKEN=" + token,
-                                                  lab::IdentityOf("/bin/sleep"), 1, 5000, &error);
-  ASSERT_EQ(sleep.size(), 1u) << error;
+                                                  lab::IdentityOf("/bin/sleep"), 1, 5000, &failure);
+  ASSERT_EQ(sleep.size(), 1u) << failure.message;
   std::optional<StatFields> restarted = lab::ReadStatOf(root);
   ASSERT_TRUE(restarted.has_value());
   ASSERT_NE(restarted->start_ticks, fingerprinted);

@@ -21,9 +21,9 @@ using namespace proctape::test;
 
 // The recording loaded and indexed; *loaded what its load counted.
 std::unique_ptr<sql::Database> Loaded(sql::Loaded* loaded) {
-  std::string error;
-  std::unique_ptr<sql::Database> d = sql::Database::Open(&error);
-  EXPECT_TRUE(d) << error;
+  Failure failure;
+  std::unique_ptr<sql::Database> d = sql::Database::Open(&failure);
+  EXPECT_TRUE(d) << failure.message;
   if (!d) return nullptr;
   *loaded = d->Load(ShippedRecording());
   EXPECT_EQ(loaded->error, "");

@@ -76,9 +76,9 @@ class SqlLoad : public ::testing::Test {
     Recorded rec = RecordResolution(host_, FakeHost::TypicalRequest(), path_, options);
     ASSERT_TRUE(rec.ok) << rec.error;
     ASSERT_TRUE(ReadSnapshot(path_, &snapshot_).ok());
-    std::string error;
-    db_ = sql::Database::Open(&error);
-    ASSERT_NE(db_, nullptr) << error;
+    Failure failure;
+    db_ = sql::Database::Open(&failure);
+    ASSERT_NE(db_, nullptr) << failure.message;
   }
 
   FakeHost host_;
@@ -135,9 +135,9 @@ std::unique_ptr<sql::Database> LoadedRecording(FakeHost& host, const ReplayTempD
   options.frames = true;
   Recorded rec = RecordResolution(host, FakeHost::TypicalRequest(), path, options);
   EXPECT_TRUE(rec.ok) << rec.error;
-  std::string error;
-  std::unique_ptr<sql::Database> db = sql::Database::Open(&error);
-  EXPECT_NE(db, nullptr) << error;
+  Failure failure;
+  std::unique_ptr<sql::Database> db = sql::Database::Open(&failure);
+  EXPECT_NE(db, nullptr) << failure.message;
   if (!rec.ok || db == nullptr) return nullptr;
   EXPECT_EQ(db->Load(path).error, "");
   EXPECT_EQ(db->Finish(), "");

@@ -18,9 +18,9 @@ namespace {
 class SqlStatements : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string error;
-    db_ = sql::Database::Open(&error);
-    ASSERT_NE(db_, nullptr) << error;
+    Failure failure;
+    db_ = sql::Database::Open(&failure);
+    ASSERT_NE(db_, nullptr) << failure.message;
     ASSERT_EQ(db_->Finish(), "");
     ASSERT_EQ(db_->ReadOnly(), "");
   }

@@ -18,9 +18,9 @@ namespace proctape {
 namespace {
 
 std::unique_ptr<sql::Database> Open() {
-  std::string error;
-  std::unique_ptr<sql::Database> d = sql::Database::Open(&error);
-  EXPECT_NE(d, nullptr) << error;
+  Failure failure;
+  std::unique_ptr<sql::Database> d = sql::Database::Open(&failure);
+  EXPECT_NE(d, nullptr) << failure.message;
   return d;
 }
 
