@@ -32,11 +32,12 @@ std::string BootText(const std::string& boot_id) { return EscapeBytes(BootIdLine
 
 }  // namespace
 
-std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, std::string* error,
+std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, Failure* failure,
                                         const ProcessFilter& filter) {
   for (const DiffSide* side : {&a, &b}) {
     if (side->frame >= side->snapshot->frames.size()) {
-      *error = NoSuchFrameIn(side->option, side->frame, side->name, *side->snapshot);
+      *failure = Failure(FailureKind::kUsage,
+                         NoSuchFrameIn(side->option, side->frame, side->name, *side->snapshot));
       return std::nullopt;
     }
   }

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "analyze/filter.h"
+#include "core/failure.h"
 #include "format/reader.h"
 #include "views.pb.h"
 
@@ -35,10 +36,10 @@ struct DiffSide {
   std::string option = "--frame";  // the option that picked `frame`, for a refusal
 };
 
-// nullopt (with a one-line *error) when a frame is not in its file. With a
+// nullopt with *failure (kUsage, one line) when a frame is not in its file. With a
 // `filter` (--pid, --uid, --comm), only the identities it selects in A or in B
 // are compared: the changes and counts are theirs.
-std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, std::string* error,
+std::optional<v1::DiffReport> BuildDiff(const DiffSide& a, const DiffSide& b, Failure* failure,
                                         const ProcessFilter& filter = {});
 
 // The text form: a heading (and the filter's selection), one line (or three,

@@ -154,10 +154,10 @@ DiffOutcome DiffFiles(const DiffRequest& r) {
   if ((out.failure = ReadFiles(r, &in))) return out;
   DiffSide side_a, side_b;
   if ((out.failure = PickSides(r, in, &side_a, &side_b))) return out;
-  std::string why;
-  std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &why, r.filter);
+  Failure refused;
+  std::optional<v1::DiffReport> report = BuildDiff(side_a, side_b, &refused, r.filter);
   if (!report) {
-    out.failure = RefuseView(in.damages, why);
+    out.failure = RefuseView(in.damages, refused.message, refused.kind);
     return out;
   }
   if (report->different_boots() && !r.force) {

@@ -54,19 +54,21 @@ v1::SnapshotExport ToExport(const Snapshot& snapshot) {
 namespace {
 
 // Appends each of `items` printed, joined by commas.
-using Drain = std::function<bool(std::string* out, std::string* error)>;
+using Drain = std::function<MaybeFailure(std::string* out)>;
 
 template <typename T>
 JsonElements Printed(const std::vector<T>& items, const Drain& drain) {
-  return [&items, &drain](std::string* out, std::string* error) {
+  return [&items, &drain](std::string* out) -> MaybeFailure {
     constexpr std::size_t kDrainAt = 1 << 20;
     const auto options = JsonOptions();
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (i > 0) out->push_back(',');
-      if (!AppendJsonPieces(items[i], options, out, error)) return false;
-      if (drain && out->size() >= kDrainAt && !drain(out, error)) return false;
+      if (MaybeFailure failed = AppendJsonPieces(items[i], options, out)) return failed;
+      if (drain && out->size() >= kDrainAt) {
+        if (MaybeFailure failed = drain(out)) return failed;
+      }
     }
-    return true;
+    return std::nullopt;
   };
 }
 
@@ -81,8 +83,7 @@ std::uint64_t SerializedSize(const std::vector<T>& items) {
 
 }  // namespace
 
-bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error,
-                const Drain& drain) {
+MaybeFailure ExportJson(const Snapshot& snapshot, std::string* out, const Drain& drain) {
   out->clear();
   v1::SnapshotExport shell;
   *shell.mutable_header() = snapshot.header;
@@ -92,23 +93,21 @@ bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error,
                              SerializedSize(snapshot.observations) +
                              SerializedSize(snapshot.resolutions);
   if (size > kMaxSerializedBytes) {
-    *error = "the document's message is " + std::to_string(size) +
-             " bytes serialized, over protobuf's limit of " + std::to_string(kMaxSerializedBytes) +
-             " bytes: the JSON cannot be written";
-    return false;
+    return Failure(FailureKind::kTooLarge, "the document's message is " + std::to_string(size) +
+                                               " bytes serialized, over protobuf's limit of " +
+                                               std::to_string(kMaxSerializedBytes) +
+                                               " bytes: the JSON cannot be written");
   }
   const std::map<std::string, JsonElements> elements = {
       {"frames", Printed(snapshot.frames, drain)},
       {"observations", Printed(snapshot.observations, drain)},
       {"resolutions", Printed(snapshot.resolutions, drain)},
   };
-  std::string failure;
-  if (!AppendJsonPieces(shell, JsonOptions(), elements, out, &failure)) {
+  if (MaybeFailure failed = AppendJsonPieces(shell, JsonOptions(), elements, out)) {
     out->clear();
-    *error = "cannot print JSON: " + failure;
-    return false;
+    return Failure(failed->kind, "cannot print JSON: " + failed->message, failed->sys_errno);
   }
-  return true;
+  return std::nullopt;
 }
 
 std::string DotEscape(std::string_view raw, std::size_t max) {

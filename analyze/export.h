@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/failure.h"
 #include "format/reader.h"
 #include "proctape.pb.h"
 
@@ -22,14 +23,15 @@ v1::SnapshotExport ToExport(const Snapshot& snapshot);
 // ToExport(snapshot) printed as ToJsonChecked prints it, byte for byte, without
 // the copy: the header, footer and fingerprints are copied, the frames,
 // observations and resolutions printed from the snapshot one at a time (the
-// memory is the output's). False with *error when the document is over
-// protobuf's 2 GiB (kMaxSerializedBytes, as ToJsonChecked refuses it) or the
-// printer fails; *out is then empty.
+// memory is the output's). A failure when the document is over protobuf's
+// 2 GiB (kTooLarge: kMaxSerializedBytes, as ToJsonChecked refuses it) or the
+// printer fails (kInternal); *out is then empty.
 // With `drain`, *out is handed to it (and emptied) whenever it holds a MiB or
-// more between two elements: the caller writes it out, and false from drain
-// (with *error) stops the export. The caller drains what is left.
-bool ExportJson(const Snapshot& snapshot, std::string* out, std::string* error,
-                const std::function<bool(std::string* out, std::string* error)>& drain = {});
+// more between two elements: the caller writes it out, and a failure from
+// drain stops the export (its kind kept, its message after "cannot print
+// JSON: "). The caller drains what is left.
+MaybeFailure ExportJson(const Snapshot& snapshot, std::string* out,
+                        const std::function<MaybeFailure(std::string* out)>& drain = {});
 
 // The content of a DOT double-quoted string showing raw bytes exactly as
 // EscapeBytes prints them (printable ASCII as is; backslash, newline, ESC,

@@ -48,18 +48,18 @@ bool ReadInput(const FileExportRequest& r, ExportInput* in, FileExport* result) 
 // failed write, the output's. `done` ends the progress line before either.
 void WriteJson(const JsonExport& json, OutputFile& output, const std::string& name,
                const std::function<void()>& done, FileExport* result) {
-  std::string data, error, write_error;
-  auto drain = [&](std::string* piece, std::string* why) {
+  std::string data, write_error;
+  auto drain = [&](std::string* piece) -> MaybeFailure {
     if (MaybeFailure failed = output.Write(*piece)) {
       write_error = failed->message;
-      *why = write_error;
-      return false;
+      return failed;
     }
     result->bytes += piece->size();
     piece->clear();
-    return true;
+    return std::nullopt;
   };
-  const bool complete = json.Write(&data, &error, drain);
+  const MaybeFailure unwritten = json.Write(&data, drain);
+  const bool complete = !unwritten;
   if (complete) data.push_back('\n');
   MaybeFailure failed = complete ? output.WriteAndCommit(data) : std::nullopt;
   done();
@@ -67,7 +67,7 @@ void WriteJson(const JsonExport& json, OutputFile& output, const std::string& na
     if (!write_error.empty()) {
       result->output_failure = Failure(FailureKind::kIo, write_error);
     } else {
-      result->failure = Failure(FailureKind::kTooLarge, name + ": " + error);
+      result->failure = Failure(FailureKind::kTooLarge, name + ": " + unwritten->message);
     }
     return;
   }

@@ -14,7 +14,7 @@
 namespace proctape {
 namespace {
 
-using Drain = std::function<bool(std::string* out, std::string* error)>;
+using Drain = std::function<MaybeFailure(std::string* out)>;
 constexpr std::size_t kDrainAt = 1 << 20;
 
 // What an element adds to the serialized document, as ExportJson counts it:
@@ -29,12 +29,14 @@ std::uint64_t RecordSize(const v1::ProcessRecord& p) {
 
 const char kChanged[] = "the file no longer reads as it did when the export began";
 
-// Reads the stream to its end; false with *error when it does not end whole.
-bool Whole(SnapshotStream* stream, SnapshotStream::Result r, std::string* error) {
+// The file read otherwise than when the export began (kCorrupt).
+Failure Changed(const std::string& message) { return Failure(FailureKind::kCorrupt, message); }
+
+// Reads the stream to its end; a failure when it does not end whole.
+MaybeFailure Whole(SnapshotStream* stream, SnapshotStream::Result r) {
   while (r == SnapshotStream::Result::kItem) r = stream->Next();
-  if (r == SnapshotStream::Result::kEnd) return true;
-  *error = std::string(kChanged) + ": " + stream->error().message;
-  return false;
+  if (r == SnapshotStream::Result::kEnd) return std::nullopt;
+  return Changed(std::string(kChanged) + ": " + stream->error().message);
 }
 
 }  // namespace
@@ -93,95 +95,95 @@ FormatError JsonExport::Survey(const StreamSource& source) {
   return error;
 }
 
-bool JsonExport::Write(std::string* out, std::string* error, const Drain& drain) const {
+MaybeFailure JsonExport::Write(std::string* out, const Drain& drain) const {
   out->clear();
   if (size_ > kMaxSerializedBytes) {
-    *error = "the document's message is " + std::to_string(size_) +
-             " bytes serialized, over protobuf's limit of " + std::to_string(kMaxSerializedBytes) +
-             " bytes: the JSON cannot be written";
-    return false;
+    return Failure(FailureKind::kTooLarge, "the document's message is " + std::to_string(size_) +
+                                               " bytes serialized, over protobuf's limit of " +
+                                               std::to_string(kMaxSerializedBytes) +
+                                               " bytes: the JSON cannot be written");
   }
   const auto options = JsonOptions();
-  auto drained = [&drain](std::string* o, std::string* e) {
-    return !drain || o->size() < kDrainAt || drain(o, e);
+  auto drained = [&drain](std::string* o) -> MaybeFailure {
+    if (!drain || o->size() < kDrainAt) return std::nullopt;
+    return drain(o);
   };
   // Each list from a read of its own: the items of one kind, in file order.
-  auto each = [this](StreamItem::Kind kind, std::string* e,
-                     const std::function<bool(SnapshotStream*)>& print) {
+  auto each = [this](StreamItem::Kind kind,
+                     const std::function<MaybeFailure(SnapshotStream*)>& print) -> MaybeFailure {
     FormatError open;
     std::unique_ptr<SnapshotStream> stream = SnapshotStream::OpenSource(source_, &open);
-    if (!stream) {
-      *e = std::string(kChanged) + ": " + open.message;
-      return false;
-    }
+    if (!stream) return Changed(std::string(kChanged) + ": " + open.message);
     SnapshotStream::Result r;
     while ((r = stream->Next()) == SnapshotStream::Result::kItem) {
-      if (stream->item().kind == kind && !print(stream.get())) return false;
+      if (stream->item().kind != kind) continue;
+      if (MaybeFailure failed = print(stream.get())) return failed;
     }
-    return Whole(stream.get(), r, e);
+    return Whole(stream.get(), r);
   };
   // A frame: its shell, whose processes are printed part by part as they
   // are read.
-  auto frames = [&](std::string* o, std::string* e) {
-    if (frames_.empty()) return true;
+  auto frames = [&](std::string* o) -> MaybeFailure {
+    if (frames_.empty()) return std::nullopt;
     std::size_t next = 0;
-    return each(StreamItem::Kind::kFramePart, e, [&](SnapshotStream* stream) {
-      if (next >= frames_.size() || !stream->item().first_part) {
-        *e = kChanged;
-        return false;
-      }
+    return each(StreamItem::Kind::kFramePart, [&](SnapshotStream* stream) -> MaybeFailure {
+      if (next >= frames_.size() || !stream->item().first_part) return Changed(kChanged);
       if (next > 0) o->push_back(',');
-      auto records = [&](std::string* o2, std::string* e2) {
+      auto records = [&](std::string* o2) -> MaybeFailure {
         bool first = true;
         for (;;) {
           for (const v1::ProcessRecord& p : stream->item().chunk.frame().processes()) {
             if (!first) o2->push_back(',');
             first = false;
-            if (!AppendJsonPieces(p, options, o2, e2) || !drained(o2, e2)) return false;
+            if (MaybeFailure failed = AppendJsonPieces(p, options, o2)) return failed;
+            if (MaybeFailure failed = drained(o2)) return failed;
           }
-          if (stream->item().last_part) return true;
+          if (stream->item().last_part) return std::nullopt;
           if (stream->Next() != SnapshotStream::Result::kItem ||
               stream->item().kind != StreamItem::Kind::kFramePart) {
-            *e2 = kChanged;
-            return false;
+            return Changed(kChanged);
           }
         }
       };
       const std::map<std::string, JsonElements> parts = {{"processes", records}};
-      if (!AppendJsonPieces(frames_[next++], options, parts, o, e)) return false;
-      return drained(o, e);
+      if (MaybeFailure failed = AppendJsonPieces(frames_[next++], options, parts, o)) {
+        return failed;
+      }
+      return drained(o);
     });
   };
-  auto observations = [&](std::string* o, std::string* e) {
-    if (observations_ == 0) return true;
+  auto observations = [&](std::string* o) -> MaybeFailure {
+    if (observations_ == 0) return std::nullopt;
     bool first = true;
-    return each(StreamItem::Kind::kObservations, e, [&](SnapshotStream* stream) {
+    return each(StreamItem::Kind::kObservations, [&](SnapshotStream* stream) -> MaybeFailure {
       for (const v1::Observation& obs : stream->item().chunk.observations().observations()) {
         if (!first) o->push_back(',');
         first = false;
-        if (!AppendJsonPieces(obs, options, o, e) || !drained(o, e)) return false;
+        if (MaybeFailure failed = AppendJsonPieces(obs, options, o)) return failed;
+        if (MaybeFailure failed = drained(o)) return failed;
       }
-      return true;
+      return std::nullopt;
     });
   };
-  auto resolutions = [&](std::string* o, std::string* e) {
-    if (resolutions_ == 0) return true;
+  auto resolutions = [&](std::string* o) -> MaybeFailure {
+    if (resolutions_ == 0) return std::nullopt;
     bool first = true;
-    return each(StreamItem::Kind::kResolution, e, [&](SnapshotStream* stream) {
+    return each(StreamItem::Kind::kResolution, [&](SnapshotStream* stream) -> MaybeFailure {
       if (!first) o->push_back(',');
       first = false;
-      return AppendJsonPieces(stream->item().chunk.resolution(), options, o, e) && drained(o, e);
+      if (MaybeFailure failed = AppendJsonPieces(stream->item().chunk.resolution(), options, o)) {
+        return failed;
+      }
+      return drained(o);
     });
   };
   const std::map<std::string, JsonElements> elements = {
       {"frames", frames}, {"observations", observations}, {"resolutions", resolutions}};
-  std::string failure;
-  if (!AppendJsonPieces(shell_, options, elements, out, &failure)) {
+  if (MaybeFailure failed = AppendJsonPieces(shell_, options, elements, out)) {
     out->clear();
-    *error = "cannot print JSON: " + failure;
-    return false;
+    return Failure(failed->kind, "cannot print JSON: " + failed->message, failed->sys_errno);
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace proctape

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/failure.h"
 #include "format/format_error.h"
 #include "format/snapshot_stream.h"
 #include "proctape.pb.h"
@@ -28,11 +29,12 @@ class JsonExport {
   // The process records of every frame, as the document holds them.
   std::uint64_t records() const { return records_; }
   // ExportJson's document and its drain (analyze/export.h), printed from
-  // further reads of the file. False with *error when the document is over
-  // protobuf's 2 GiB, a printer fails, `drain` refuses, or the file no longer
-  // reads as it did.
-  bool Write(std::string* out, std::string* error,
-             const std::function<bool(std::string* out, std::string* error)>& drain) const;
+  // further reads of the file. A failure when the document is over
+  // protobuf's 2 GiB (kTooLarge), a printer fails (kInternal), `drain`
+  // refuses (its failure) or the file no longer reads as it did (kCorrupt);
+  // every message but the first after "cannot print JSON: ".
+  MaybeFailure Write(std::string* out,
+                     const std::function<MaybeFailure(std::string* out)>& drain) const;
 
  private:
   StreamSource source_;

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "analyze/filter.h"
+#include "core/failure.h"
 #include "format/format_error.h"
 #include "format/reader.h"
 #include "proto/summary.h"
@@ -100,10 +101,10 @@ std::string RenderShow(const v1::ShowReport& report);
 void RenderShow(const v1::ShowReport& report, const ShowSelections& selections,
                 const std::function<void(const std::string&)>& emit);
 // ToJson(report) with each frame's selection from `selections`, written
-// piece by piece (a frame at a time) to `emit`; false with *error when the
-// printer fails (what was emitted is then incomplete).
-bool ShowJson(const v1::ShowReport& report, const ShowSelections& selections,
-              const std::function<void(const std::string&)>& emit, std::string* error);
+// piece by piece (a frame at a time) to `emit`; a failure (kInternal) when
+// the printer fails (what was emitted is then incomplete).
+MaybeFailure ShowJson(const v1::ShowReport& report, const ShowSelections& selections,
+                      const std::function<void(const std::string&)>& emit);
 
 // Shared by the report and its text form (Printable: proto/summary.h).
 // b - a in nanoseconds: 0 when negative, INT64_MAX when larger (ElapsedNs).

@@ -260,14 +260,14 @@ void RenderShow(const v1::ShowReport& r, const ShowSelections& selections,
   emit(out);
 }
 
-bool ShowJson(const v1::ShowReport& report, const ShowSelections& selections,
-              const std::function<void(const std::string&)>& emit, std::string* error) {
+MaybeFailure ShowJson(const v1::ShowReport& report, const ShowSelections& selections,
+                      const std::function<void(const std::string&)>& emit) {
   // The report without its frames, each frame printed as ToJson prints it
   // (AppendJsonPieces), its selection read back for it alone.
   v1::ShowReport shell = report;
   shell.clear_frames();
   std::string out;
-  const JsonElements frames = [&](std::string* o, std::string* e) {
+  const JsonElements frames = [&](std::string* o) -> MaybeFailure {
     // A frame's selection is printed apart too, a process at a time (the
     // printer's tree of a whole selection is ~10 KB a process): the frame
     // printed with an empty one ends `"selected":{"processes":[]}}` (its
@@ -277,25 +277,27 @@ bool ShowJson(const v1::ShowReport& report, const ShowSelections& selections,
     for (int i = 0; i < report.frames_size(); ++i) {
       if (i > 0) o->push_back(',');
       const v1::ShowReport::Frame& frame = report.frames(i);
-      if (!AppendJsonPieces(frame, JsonOptions(), o, e)) return false;
+      if (MaybeFailure failed = AppendJsonPieces(frame, JsonOptions(), o)) return failed;
       if (frame.has_selected()) {
         const std::size_t at = o->rfind(empty);
         if (at == std::string::npos || at + empty.size() != o->size()) {
-          *e = "frame " + std::to_string(i) + ": its selection was not printed last";
-          return false;
+          return Failure(FailureKind::kInternal,
+                         "frame " + std::to_string(i) + ": its selection was not printed last");
         }
         o->resize(at + 11);  // `"selected":`
-        if (!AppendJsonPieces(selections(i), JsonOptions(), o, e)) return false;
+        if (MaybeFailure failed = AppendJsonPieces(selections(i), JsonOptions(), o)) return failed;
         o->push_back('}');
       }
       emit(*o);
       o->clear();
     }
-    return true;
+    return std::nullopt;
   };
-  if (!AppendJsonPieces(shell, JsonOptions(), {{"frames", frames}}, &out, error)) return false;
+  if (MaybeFailure failed = AppendJsonPieces(shell, JsonOptions(), {{"frames", frames}}, &out)) {
+    return failed;
+  }
   emit(out);
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace proctape

@@ -132,10 +132,10 @@ std::optional<std::int64_t> DerivedMarker(const Snapshot& snapshot, std::string*
 }
 
 std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::string& name,
-                                        const TreeOptions& options, std::string* error,
-                                        bool* root_missing) {
+                                        const TreeOptions& options, Failure* failure) {
   if (options.frame >= snapshot.frames.size()) {
-    *error = NoSuchFrameIn("--frame", options.frame, name, snapshot);
+    *failure =
+        Failure(FailureKind::kUsage, NoSuchFrameIn("--frame", options.frame, name, snapshot));
     return std::nullopt;
   }
   const v1::Frame& frame = snapshot.frames[options.frame];
@@ -169,9 +169,9 @@ std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::str
     auto it = index.find(options.root);
     if (it == index.end()) {
       // The form of every "selects no process" line: what was read, then why.
-      *error = name + " frame " + std::to_string(options.frame) + ": --root " +
-               std::to_string(options.root) + ": no process has that pid";
-      if (root_missing != nullptr) *root_missing = true;
+      *failure = Failure(FailureKind::kNotFound, name + " frame " + std::to_string(options.frame) +
+                                                     ": --root " + std::to_string(options.root) +
+                                                     ": no process has that pid");
       return std::nullopt;
     }
     roots.push_back(it->second);

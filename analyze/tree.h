@@ -12,6 +12,7 @@
 #include <string>
 
 #include "analyze/filter.h"
+#include "core/failure.h"
 #include "analyze/process_table.h"
 #include "analyze/process_text.h"
 #include "format/reader.h"
@@ -39,13 +40,12 @@ struct TreeOptions {
   ProcessFilter filter;
 };
 
-// The tree of one frame; nullopt (with a one-line *error) when the frame or
+// The tree of one frame; nullopt with *failure (one line) when the frame or
 // the root pid is not in the file. `name` is the file as the user gave it.
-// *root_missing (when given) says it was the root: an empty selection, as a
-// --pid that selects nothing, not a frame the file does not have.
+// A frame the file does not have is kUsage; a root pid in no process of the
+// frame kNotFound (an empty selection, as a --pid that selects nothing).
 std::optional<v1::TreeReport> BuildTree(const Snapshot& snapshot, const std::string& name,
-                                        const TreeOptions& options, std::string* error,
-                                        bool* root_missing = nullptr);
+                                        const TreeOptions& options, Failure* failure);
 
 // The text form: a heading, one line per process drawn with ASCII connectors
 // ("|-", "`-"), the marks after "<=" (a context line: its pid and comm,

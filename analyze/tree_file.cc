@@ -22,17 +22,15 @@ TreeOutcome TreeOfFile(const TreeRequest& request) {
   if ((out.failure = ReadViewFile(request.file, keep, nullptr, &file))) return out;
   std::vector<Failure> damages;
   if (MaybeFailure damage = file.Damage()) damages.push_back(std::move(*damage));
-  std::string why;
-  bool root_missing = false;
+  Failure refused;
   std::optional<v1::TreeReport> report =
-      BuildTree(file.snapshot, file.name, request.tree, &why, &root_missing);
+      BuildTree(file.snapshot, file.name, request.tree, &refused);
   // A damaged file that cannot show what was asked (a --frame past the
   // frames before the damage) is one line, the damage's, with its status. A
   // --root in no process of the frame selected nothing: not found, as a
   // --pid that selects nothing.
   if (!report) {
-    out.failure =
-        RefuseView(damages, why, root_missing ? FailureKind::kNotFound : FailureKind::kUsage);
+    out.failure = RefuseView(damages, refused.message, refused.kind);
     return out;
   }
   for (const Failure& damage : damages) {

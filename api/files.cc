@@ -82,10 +82,10 @@ Error WriteFingerprintFile(const std::string& path, const Fingerprint& fingerpri
                               refused.message);
              return out;
            }
-           std::string error;
            const v1::Header header = FingerprintHeader(options.proc_root, options.command_line);
-           if (!proctape::WriteFingerprintFile(std::move(output), header, taken, &error)) {
-             out.error = Fail(ErrorCode::kIo, error);
+           if (MaybeFailure failed =
+                   proctape::WriteFingerprintFile(std::move(output), header, taken)) {
+             out.error = Fail(ErrorCode::kIo, failed->message);
            }
            return out;
          })

@@ -62,9 +62,9 @@ inline Run RunTape(ProcfsEvidence& live, const Request& request, const std::stri
   std::int64_t t0 = MonoNs();
   SnapshotWriter::Options wopts;
   wopts.force = true;
-  std::string error;
-  auto writer = SnapshotWriter::Create(path, wopts, &error);
-  if (!writer) Die("tape: " + error);
+  Failure failure;
+  auto writer = SnapshotWriter::Create(path, wopts, &failure);
+  if (!writer) Die("tape: " + failure.message);
   ScanOptions scan;
   scan.kept_entries = {token_entry};
   v1::Header header;

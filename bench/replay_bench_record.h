@@ -69,11 +69,11 @@ inline Recorded Record(const std::string& path, std::int64_t workers, bool with_
   const std::string kept = request.token_var + "=" + request.token;
   out.path = path;
   std::int64_t t0 = MonoNs();
-  std::string error;
+  Failure failure;
   SnapshotWriter::Options wopts;
   wopts.force = true;
-  auto writer = SnapshotWriter::Create(path, wopts, &error);
-  if (!writer) Die(error);
+  auto writer = SnapshotWriter::Create(path, wopts, &failure);
+  if (!writer) Die(failure.message);
   v1::Header header;
   header.set_format_version(1);
   header.set_tool_version(PROCTAPE_VERSION);

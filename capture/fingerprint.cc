@@ -97,9 +97,9 @@ WrittenFingerprint WriteRootFingerprint(Evidence& evidence, std::int64_t root_pi
     return out;
   }
   const std::string path = output->path();
-  std::string error;
-  if (!WriteFingerprintFile(std::move(output), header, out.taken.fingerprint, &error)) {
-    out.failure = OptionFailure{Failure(FailureKind::kIo, error), "--output", path};
+  if (MaybeFailure failed =
+          WriteFingerprintFile(std::move(output), header, out.taken.fingerprint)) {
+    out.failure = OptionFailure{std::move(*failed), "--output", path};
   }
   return out;
 }

@@ -53,10 +53,9 @@ int ShowOne(const std::string& file, bool json, const ProcessFilter& filter, boo
   }
   if (json) {
     Print(json_before);
-    std::string failure;
-    if (!ShowJson(show.report, show.selections, Print, &failure)) {
+    if (MaybeFailure failed = ShowJson(show.report, show.selections, Print)) {
       std::fflush(stdout);
-      return Fail(kExitInternal, show.report.file() + ": cannot print JSON: " + failure);
+      return Fail(kExitInternal, show.report.file() + ": cannot print JSON: " + failed->message);
     }
   } else {
     if (*shown) std::fputs("\n", stdout);

@@ -14,11 +14,11 @@ namespace proctape::explore {
 std::string WriteCounterexample(const std::string& path, const Snapshot& source,
                                 const std::string& source_name, const CheckSetup& setup,
                                 const History& history, const Checker& checker) {
-  std::string error;
+  Failure refused;
   SnapshotWriter::Options wopts;
   wopts.force = true;
-  auto writer = SnapshotWriter::Create(path, wopts, &error);
-  if (!writer) return error;
+  auto writer = SnapshotWriter::Create(path, wopts, &refused);
+  if (!writer) return refused.message;
   return WriteDerived(*writer, "explore", source, source_name, setup, history, checker);
 }
 

@@ -13,31 +13,32 @@ namespace proctape {
 
 namespace {
 
-bool WriteWith(SnapshotWriter* writer, const v1::Header& header,
-               const v1::RootFingerprint& fingerprint, std::string* error) {
+MaybeFailure WriteWith(SnapshotWriter* writer, const v1::Header& header,
+                       const v1::RootFingerprint& fingerprint) {
   v1::Footer footer;
   footer.set_capture_end_mono_ns(fingerprint.taken_mono_ns());
   if (writer->WriteHeader(header) && writer->WriteFingerprint(fingerprint) &&
       writer->Finish(footer)) {
-    return true;
+    return std::nullopt;
   }
-  *error = writer->error();
-  return false;
+  return Failure(FailureKind::kIo, writer->error());
 }
 
 }  // namespace
 
-bool WriteFingerprintFile(std::unique_ptr<OutputFile> output, const v1::Header& header,
-                          const v1::RootFingerprint& fingerprint, std::string* error) {
-  return WriteWith(SnapshotWriter::Create(std::move(output), {}).get(), header, fingerprint, error);
+MaybeFailure WriteFingerprintFile(std::unique_ptr<OutputFile> output, const v1::Header& header,
+                                  const v1::RootFingerprint& fingerprint) {
+  return WriteWith(SnapshotWriter::Create(std::move(output), {}).get(), header, fingerprint);
 }
 
-bool WriteFingerprintFile(const std::string& path, bool force, const v1::Header& header,
-                          const v1::RootFingerprint& fingerprint, std::string* error) {
+MaybeFailure WriteFingerprintFile(const std::string& path, bool force, const v1::Header& header,
+                                  const v1::RootFingerprint& fingerprint) {
   SnapshotWriter::Options options;
   options.force = force;
-  std::unique_ptr<SnapshotWriter> writer = SnapshotWriter::Create(path, options, error);
-  return writer && WriteWith(writer.get(), header, fingerprint, error);
+  Failure refused;
+  std::unique_ptr<SnapshotWriter> writer = SnapshotWriter::Create(path, options, &refused);
+  if (!writer) return refused;
+  return WriteWith(writer.get(), header, fingerprint);
 }
 
 std::string FingerprintProblem(const v1::RootFingerprint& fp) {

@@ -23,14 +23,15 @@
 namespace proctape {
 
 // Writes header, fingerprint and footer to `output` (opened, and so checked,
-// before the fingerprint was taken: fs/output_file.h). False with *error
-// (one line) when the file cannot be written; nothing is left then.
-bool WriteFingerprintFile(std::unique_ptr<OutputFile> output, const v1::Header& header,
-                          const v1::RootFingerprint& fingerprint, std::string* error);
+// before the fingerprint was taken: fs/output_file.h). A failure (kIo, one
+// line) when the file cannot be written; nothing is left then.
+MaybeFailure WriteFingerprintFile(std::unique_ptr<OutputFile> output, const v1::Header& header,
+                                  const v1::RootFingerprint& fingerprint);
 // The same to `path`, opened here: an existing NAME replaced only with
-// `force`; "-" is standard output.
-bool WriteFingerprintFile(const std::string& path, bool force, const v1::Header& header,
-                          const v1::RootFingerprint& fingerprint, std::string* error);
+// `force`; "-" is standard output. The output refused: OutputFile::Open's
+// failure (kUsage or kIo).
+MaybeFailure WriteFingerprintFile(const std::string& path, bool force, const v1::Header& header,
+                                  const v1::RootFingerprint& fingerprint);
 
 // What is wrong with a fingerprint as a basis for a resolution, or "" when
 // nothing is: the root pid must be a pid the resolver accepts (2..2^31-1),

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/failure.h"
 #include "format/file_format.h"
 #include "fs/output_file.h"
 #include "format/previous_frame.h"
@@ -65,10 +66,10 @@ class SnapshotWriter {
   // Writes to `output`, opened (and so checked) before any work began.
   static std::unique_ptr<SnapshotWriter> Create(std::unique_ptr<OutputFile> output,
                                                 const Options& options);
-  // Opens `path` ("-": standard output) and writes to it; null with *error
-  // when the output is refused.
+  // Opens `path` ("-": standard output) and writes to it; null with *failure
+  // when the output is refused (OutputFile::Open's: kUsage or kIo).
   static std::unique_ptr<SnapshotWriter> Create(const std::string& path, const Options& options,
-                                                std::string* error);
+                                                Failure* failure);
   ~SnapshotWriter();
   SnapshotWriter(const SnapshotWriter&) = delete;
   SnapshotWriter& operator=(const SnapshotWriter&) = delete;

@@ -22,18 +22,14 @@ std::unique_ptr<SnapshotWriter> SnapshotWriter::Create(std::unique_ptr<OutputFil
 }
 
 std::unique_ptr<SnapshotWriter> SnapshotWriter::Create(const std::string& path,
-                                                       const Options& options, std::string* error) {
+                                                       const Options& options, Failure* failure) {
   OutputRequest request;
   request.path = path;
   request.force = options.force;
   request.stdout_allowed = true;
   request.binary = true;
-  Failure refused;
-  std::unique_ptr<OutputFile> output = OutputFile::Open(request, &refused);
-  if (!output) {
-    *error = refused.message;
-    return nullptr;
-  }
+  std::unique_ptr<OutputFile> output = OutputFile::Open(request, failure);
+  if (!output) return nullptr;
   return Create(std::move(output), options);
 }
 

@@ -34,7 +34,10 @@ bool FingerprintBeforeTheTurn(ProcfsEvidence& live, const LabOptions& options, S
     return false;
   }
   const std::string path = stage.session.Path("root-fingerprint.ptape");
-  if (!WriteFingerprintFile(path, false, header, taken.fingerprint, error)) return false;
+  if (MaybeFailure failed = WriteFingerprintFile(path, false, header, taken.fingerprint)) {
+    *error = failed->message;
+    return false;
+  }
   FingerprintFile file = ReadFingerprintFile(path);
   if (!file.ok()) {
     *error = path + " " + file.error;

@@ -183,31 +183,28 @@ std::string ToJson(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
-  std::string error;
-  if (!AppendJsonPieces(message, options, &out, &error)) out.clear();
+  if (AppendJsonPieces(message, options, &out)) out.clear();
   return out;
 }
 
-bool ToJsonChecked(const google::protobuf::Message& message, std::string* out, std::string* error,
-                   std::uint64_t max_bytes) {
+MaybeFailure ToJsonChecked(const google::protobuf::Message& message, std::string* out,
+                           std::uint64_t max_bytes) {
   out->clear();
   const std::uint64_t size = message.ByteSizeLong();
   if (size > max_bytes) {
-    *error = "the document's message is " + std::to_string(size) +
-             " bytes serialized, over protobuf's limit of " + std::to_string(max_bytes) +
-             " bytes: the JSON cannot be written";
-    return false;
+    return Failure(FailureKind::kTooLarge, "the document's message is " + std::to_string(size) +
+                                               " bytes serialized, over protobuf's limit of " +
+                                               std::to_string(max_bytes) +
+                                               " bytes: the JSON cannot be written");
   }
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
-  std::string failure;
-  if (!AppendJsonPieces(message, options, out, &failure)) {
+  if (MaybeFailure failed = AppendJsonPieces(message, options, out)) {
     out->clear();
-    *error = "cannot print JSON: " + failure;
-    return false;
+    return Failure(failed->kind, "cannot print JSON: " + failed->message, failed->sys_errno);
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace proctape

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/failure.h"
 #include "core/resolver.h"
 #include "core/verdict.h"
 #include "proctape.pb.h"
@@ -50,11 +51,11 @@ std::string ToJson(const google::protobuf::Message& message);
 // The most protobuf serializes (its printer serializes the message first):
 // INT_MAX bytes, 2 GiB - 1.
 inline constexpr std::uint64_t kMaxSerializedBytes = 2147483647;
-// ToJson for a message built from a file (export --format json): false with
-// *error when its serialized size is over `max_bytes` (checked before any
+// ToJson for a message built from a file (export --format json): a failure
+// when its serialized size is over `max_bytes` (kTooLarge, checked before any
 // work: past 2 GiB protobuf's printer gave an empty document) or the printer
-// fails. `max_bytes` is a parameter for tests.
-bool ToJsonChecked(const google::protobuf::Message& message, std::string* out, std::string* error,
-                   std::uint64_t max_bytes = kMaxSerializedBytes);
+// fails (kInternal); *out is then empty. `max_bytes` is a parameter for tests.
+MaybeFailure ToJsonChecked(const google::protobuf::Message& message, std::string* out,
+                           std::uint64_t max_bytes = kMaxSerializedBytes);
 
 }  // namespace proctape

@@ -111,9 +111,8 @@ void CopyElements(const Message& from, const FieldDescriptor* f, int begin, int 
   }
 }
 
-bool Append(const Message& message, const google::protobuf::util::JsonPrintOptions& options,
-            const std::map<std::string, JsonElements>* elements, std::string* out,
-            std::string* error);
+MaybeFailure Append(const Message& message, const google::protobuf::util::JsonPrintOptions& options,
+                    const std::map<std::string, JsonElements>* elements, std::string* out);
 
 }  // namespace
 
@@ -124,16 +123,17 @@ google::protobuf::util::JsonPrintOptions JsonOptions() {
   return options;
 }
 
-bool AppendJsonPieces(const Message& message,
-                      const google::protobuf::util::JsonPrintOptions& options, std::string* out,
-                      std::string* error) {
-  return Append(message, options, nullptr, out, error);
+MaybeFailure AppendJsonPieces(const Message& message,
+                              const google::protobuf::util::JsonPrintOptions& options,
+                              std::string* out) {
+  return Append(message, options, nullptr, out);
 }
 
-bool AppendJsonPieces(const Message& shell, const google::protobuf::util::JsonPrintOptions& options,
-                      const std::map<std::string, JsonElements>& elements, std::string* out,
-                      std::string* error) {
-  return Append(shell, options, &elements, out, error);
+MaybeFailure AppendJsonPieces(const Message& shell,
+                              const google::protobuf::util::JsonPrintOptions& options,
+                              const std::map<std::string, JsonElements>& elements,
+                              std::string* out) {
+  return Append(shell, options, &elements, out);
 }
 
 namespace {
@@ -141,9 +141,9 @@ namespace {
 // The elements of repeated scalar field `f`, joined by commas, as the printer
 // prints them: each slice of kScalarSlice printed as a message holding that
 // slice alone, `{"name":[...]}`, of which the elements are kept.
-bool AppendScalars(const Message& message, const FieldDescriptor* f,
-                   const google::protobuf::util::JsonPrintOptions& options, std::string* out,
-                   std::string* error) {
+MaybeFailure AppendScalars(const Message& message, const FieldDescriptor* f,
+                           const google::protobuf::util::JsonPrintOptions& options,
+                           std::string* out) {
   google::protobuf::util::JsonPrintOptions alone = options;
   alone.always_print_primitive_fields = false;
   const std::string& name = options.preserve_proto_field_names ? f->name() : f->json_name();
@@ -154,18 +154,15 @@ bool AppendScalars(const Message& message, const FieldDescriptor* f,
     CopyElements(message, f, begin, std::min(n, begin + kScalarSlice), slice.get());
     std::string json;
     const auto status = google::protobuf::util::MessageToJsonString(*slice, &json, alone);
-    if (!status.ok()) {
-      *error = std::string(status.message());
-      return false;
-    }
+    if (!status.ok()) return Failure(FailureKind::kInternal, std::string(status.message()));
     if (json.compare(0, head.size(), head) != 0 || json.size() < head.size() + 2) {
-      *error = "the printer printed field " + name + " otherwise than as a list";
-      return false;
+      return Failure(FailureKind::kInternal,
+                     "the printer printed field " + name + " otherwise than as a list");
     }
     if (begin > 0) out->push_back(',');
     out->append(json, head.size(), json.size() - head.size() - 2);
   }
-  return true;
+  return std::nullopt;
 }
 
 // The index of the '}' that closes the object whose '{' is at `open`.
@@ -189,9 +186,8 @@ std::size_t ObjectEnd(const std::string& json, std::size_t open) {
   return json.size() - 1;
 }
 
-bool Append(const Message& message, const google::protobuf::util::JsonPrintOptions& options,
-            const std::map<std::string, JsonElements>* elements, std::string* out,
-            std::string* error) {
+MaybeFailure Append(const Message& message, const google::protobuf::util::JsonPrintOptions& options,
+                    const std::map<std::string, JsonElements>* elements, std::string* out) {
   const Reflection* r = message.GetReflection();
   std::vector<const FieldDescriptor*> fields;
   r->ListFields(message, &fields);
@@ -208,12 +204,9 @@ bool Append(const Message& message, const google::protobuf::util::JsonPrintOptio
   std::string shell_json;
   if (apart.empty()) {
     const auto status = google::protobuf::util::MessageToJsonString(message, &shell_json, options);
-    if (!status.ok()) {
-      *error = std::string(status.message());
-      return false;
-    }
+    if (!status.ok()) return Failure(FailureKind::kInternal, std::string(status.message()));
     out->append(shell_json);
-    return true;
+    return std::nullopt;
   }
   // The message without the fields printed apart: a repeated one prints as
   // `"name":[]`, a singular message as `"name":{...}` of its defaults.
@@ -228,10 +221,7 @@ bool Append(const Message& message, const google::protobuf::util::JsonPrintOptio
     }
   }
   const auto status = google::protobuf::util::MessageToJsonString(*shell, &shell_json, options);
-  if (!status.ok()) {
-    *error = std::string(status.message());
-    return false;
-  }
+  if (!status.ok()) return Failure(FailureKind::kInternal, std::string(status.message()));
   // Each `"name":[]` of the shell's own object (depth 1, outside strings:
   // inside one a quote is escaped) gets its elements.
   int depth = 0;
@@ -258,7 +248,9 @@ bool Append(const Message& message, const google::protobuf::util::JsonPrintOptio
         const std::string& name =
             options.preserve_proto_field_names ? found->name() : found->json_name();
         out->append("\"").append(name).append("\":");
-        if (!Append(r->GetMessage(message, found), options, nullptr, out, error)) return false;
+        if (MaybeFailure failed = Append(r->GetMessage(message, found), options, nullptr, out)) {
+          return failed;
+        }
         i = ObjectEnd(shell_json, i + name.size() + 3);  // at the shell's '}' of it
         continue;
       }
@@ -268,18 +260,21 @@ bool Append(const Message& message, const google::protobuf::util::JsonPrintOptio
         out->append("\"").append(name).append("\":[");
         const int n = r->FieldSize(message, found);
         if (found->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) {
-          if (!AppendScalars(message, found, options, out, error)) return false;
+          if (MaybeFailure failed = AppendScalars(message, found, options, out)) return failed;
         } else {
           for (int k = 0; k < n; ++k) {
             if (k > 0) out->push_back(',');
-            if (!Append(r->GetRepeatedMessage(message, found, k), options, nullptr, out, error)) {
-              return false;
+            if (MaybeFailure failed =
+                    Append(r->GetRepeatedMessage(message, found, k), options, nullptr, out)) {
+              return failed;
             }
           }
         }
         if (n == 0 && elements != nullptr) {
           auto given = elements->find(found->name());
-          if (given != elements->end() && !given->second(out, error)) return false;
+          if (given != elements->end()) {
+            if (MaybeFailure failed = given->second(out)) return failed;
+          }
         }
         out->push_back(']');
         i += name.size() + 4;  // past `"name":[]`, at its last character
@@ -291,7 +286,7 @@ bool Append(const Message& message, const google::protobuf::util::JsonPrintOptio
     if (c == '}' || c == ']') --depth;
     out->push_back(c);
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace

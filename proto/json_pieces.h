@@ -15,6 +15,8 @@
 #include <google/protobuf/message.h>
 #include <google/protobuf/util/json_util.h>
 
+#include "core/failure.h"
+
 namespace proctape {
 
 // The options of every JSON output of proctape: proto field names, default
@@ -23,22 +25,23 @@ google::protobuf::util::JsonPrintOptions JsonOptions();
 
 // Appends `message` to *out exactly as MessageToJsonString prints it with
 // `options` (compact, no whitespace added), each element of a repeated
-// message field printed on its own. False, with the printer's message in
-// *error, when it fails (*out is then incomplete).
-bool AppendJsonPieces(const google::protobuf::Message& message,
-                      const google::protobuf::util::JsonPrintOptions& options, std::string* out,
-                      std::string* error);
+// message field printed on its own. A failure (kInternal, the printer's
+// message) when it fails (*out is then incomplete).
+MaybeFailure AppendJsonPieces(const google::protobuf::Message& message,
+                              const google::protobuf::util::JsonPrintOptions& options,
+                              std::string* out);
 
 // The elements of a repeated message field held outside the message (a
 // document assembled from a Snapshot without copying it): appends them, each
-// printed as above, joined by commas; false with *error when one fails.
-using JsonElements = std::function<bool(std::string* out, std::string* error)>;
+// printed as above, joined by commas; a failure when one fails (returned by
+// AppendJsonPieces as it is).
+using JsonElements = std::function<MaybeFailure(std::string* out)>;
 // AppendJsonPieces of `shell`, whose repeated message fields named in
 // `elements` (by their proto name) are empty: each is printed with the
 // elements `elements` appends.
-bool AppendJsonPieces(const google::protobuf::Message& shell,
-                      const google::protobuf::util::JsonPrintOptions& options,
-                      const std::map<std::string, JsonElements>& elements, std::string* out,
-                      std::string* error);
+MaybeFailure AppendJsonPieces(const google::protobuf::Message& shell,
+                              const google::protobuf::util::JsonPrintOptions& options,
+                              const std::map<std::string, JsonElements>& elements,
+                              std::string* out);
 
 }  // namespace proctape

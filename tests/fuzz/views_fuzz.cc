@@ -65,8 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       options.frame = k;
       options.kernel = kernel;
       if (kernel) options.filter = filter;
-      std::string error;
-      if (std::optional<v1::TreeReport> tree = BuildTree(snapshot, name, options, &error)) {
+      Failure failure;
+      if (std::optional<v1::TreeReport> tree = BuildTree(snapshot, name, options, &failure)) {
         out += RenderTree(*tree) + RenderTree(*tree, 40) + ToJson(*tree);
       }
     }
@@ -74,8 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       TreeOptions options;
       options.frame = k;
       options.root = *filter.pid;
-      std::string error;
-      if (std::optional<v1::TreeReport> tree = BuildTree(snapshot, name, options, &error)) {
+      Failure failure;
+      if (std::optional<v1::TreeReport> tree = BuildTree(snapshot, name, options, &failure)) {
         out += RenderTree(*tree);
       }
     }
@@ -87,13 +87,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     DiffSide a{&snapshot, name, 0, "--frame-a"};
     DiffSide b{&snapshot, name, snapshot.frames.size() - 1, "--frame-b"};
     for (const ProcessFilter& f : {ProcessFilter{}, filter}) {
-      std::string error;
-      if (std::optional<v1::DiffReport> diff = BuildDiff(a, b, &error, f)) {
+      Failure failure;
+      if (std::optional<v1::DiffReport> diff = BuildDiff(a, b, &failure, f)) {
         out += RenderDiff(*diff) + RenderDiff(*diff, true) + ToJson(*diff);
       }
     }
-    std::string error;
-    if (std::optional<v1::DiffReport> same = BuildDiff(b, b, &error)) out += RenderDiff(*same);
+    Failure failure;
+    if (std::optional<v1::DiffReport> same = BuildDiff(b, b, &failure)) out += RenderDiff(*same);
   }
 
   // explain, every recorded check
@@ -103,8 +103,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // export: json (checked against protobuf's limit), and the first frame as
   // a proc-dir, written under the scratch directory and removed
-  std::string json, error;
-  (void)ToJsonChecked(ToExport(snapshot), &json, &error);
+  std::string json;
+  (void)ToJsonChecked(ToExport(snapshot), &json);
   if (!snapshot.frames.empty() && snapshot.frames[0].processes_size() <= kProcDirProcesses) {
     const std::string dir = fuzz::ScratchDir() + "/proc-dir";
     ProcDirStats stats;

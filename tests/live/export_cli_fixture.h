@@ -77,8 +77,8 @@ inline std::string WriteHostileFile(const TempDir& tmp) {
     r.mutable_pid_ns()->set_ino(4026532000);
     return r;
   };
-  std::string error;
-  auto writer = SnapshotWriter::Create(path, SnapshotWriter::Options{}, &error);
+  Failure failure;
+  auto writer = SnapshotWriter::Create(path, SnapshotWriter::Options{}, &failure);
   if (!writer) return "";
   v1::Header h;
   h.set_format_version(1);

@@ -229,8 +229,12 @@ inline FileId StatOf(const std::string& path) {
 // CLI tests); false, with *error, when the writer refuses it.
 inline bool WriteSnapshotFile(const std::string& path, const Snapshot& snapshot,
                               std::string* error) {
-  auto writer = SnapshotWriter::Create(path, {}, error);
-  if (writer == nullptr) return false;
+  Failure refused;
+  auto writer = SnapshotWriter::Create(path, {}, &refused);
+  if (writer == nullptr) {
+    *error = refused.message;
+    return false;
+  }
   bool ok = writer->WriteHeader(snapshot.header);
   for (const v1::Frame& f : snapshot.frames) {
     if (!ok) break;

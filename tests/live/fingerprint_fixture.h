@@ -31,8 +31,8 @@ inline std::string WriteEdited(const TempDir& dir, const std::string& name,
   EXPECT_TRUE(file.ok()) << file.error;
   edit(file.header, file.fingerprint);
   const std::string path = dir.File(name);
-  std::string error;
-  EXPECT_TRUE(WriteFingerprintFile(path, false, file.header, file.fingerprint, &error)) << error;
+  const MaybeFailure failed = WriteFingerprintFile(path, false, file.header, file.fingerprint);
+  EXPECT_FALSE(failed) << failed->message;
   return path;
 }
 

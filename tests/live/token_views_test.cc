@@ -169,9 +169,9 @@ TEST(TokenViewsCliTest, ReplayNeverPrintsTheTokenAVerdictQuotes) {
   TempDir tmp("token-replay");
   const std::string token = "5e1f0a9c7b3d2e4f6a8b0c1d2e3f4a5b";
   const std::string path = tmp.File("mismatch.ptape");
-  std::string error;
-  auto writer = SnapshotWriter::Create(path, SnapshotWriter::Options{}, &error);
-  ASSERT_TRUE(writer) << error;
+  Failure failure;
+  auto writer = SnapshotWriter::Create(path, SnapshotWriter::Options{}, &failure);
+  ASSERT_TRUE(writer) << failure.message;
   v1::Header h;
   h.set_format_version(1);
   h.set_tool_version("test");

@@ -39,8 +39,12 @@ v1::ProcessRecord Record(int frame, int i) {
 bool WriteManyFrames(const std::string& path, int frames, int processes, std::string* error) {
   SnapshotWriter::Options options;
   options.force = true;
-  std::unique_ptr<SnapshotWriter> w = SnapshotWriter::Create(path, options, error);
-  if (!w) return false;
+  Failure refused;
+  std::unique_ptr<SnapshotWriter> w = SnapshotWriter::Create(path, options, &refused);
+  if (!w) {
+    *error = refused.message;
+    return false;
+  }
   v1::Header h;
   h.set_tool_version("many_frames");
   h.mutable_host()->set_clock_ticks_per_second(100);
@@ -58,8 +62,12 @@ bool WriteManyFrames(const std::string& path, int frames, int processes, std::st
 bool WriteLongTape(const std::string& path, int observations, std::string* error) {
   SnapshotWriter::Options options;
   options.force = true;
-  std::unique_ptr<SnapshotWriter> w = SnapshotWriter::Create(path, options, error);
-  if (!w) return false;
+  Failure refused;
+  std::unique_ptr<SnapshotWriter> w = SnapshotWriter::Create(path, options, &refused);
+  if (!w) {
+    *error = refused.message;
+    return false;
+  }
   v1::Header h;
   h.set_tool_version("many_frames");
   h.mutable_host()->set_clock_ticks_per_second(100);

@@ -66,8 +66,12 @@ bool WriteShapeFile(const std::string& path, Shape shape, std::uint32_t n, std::
 
   SnapshotWriter::Options options;
   options.force = true;
-  std::unique_ptr<SnapshotWriter> writer = SnapshotWriter::Create(path, options, error);
-  if (!writer) return false;
+  Failure refused;
+  std::unique_ptr<SnapshotWriter> writer = SnapshotWriter::Create(path, options, &refused);
+  if (!writer) {
+    *error = refused.message;
+    return false;
+  }
   v1::Header header;
   header.set_format_version(1);
   header.set_tool_version(PROCTAPE_VERSION);

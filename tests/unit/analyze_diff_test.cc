@@ -32,9 +32,9 @@ std::vector<Proc> Before() {
 }
 
 v1::DiffReport Diff(const Snapshot& a, std::size_t fa, const Snapshot& b, std::size_t fb) {
-  std::string error;
-  std::optional<v1::DiffReport> r = BuildDiff({&a, "a.ptape", fa}, {&b, "b.ptape", fb}, &error);
-  EXPECT_TRUE(r.has_value()) << error;
+  Failure failure;
+  std::optional<v1::DiffReport> r = BuildDiff({&a, "a.ptape", fa}, {&b, "b.ptape", fb}, &failure);
+  EXPECT_TRUE(r.has_value()) << failure.message;
   return r ? *r : v1::DiffReport();
 }
 
@@ -164,15 +164,16 @@ TEST(DiffTest, FramesOfDifferentBootsAreFlagged) {
 
 TEST(DiffTest, AMissingFrameIsAnError) {
   Snapshot s = MakeSnapshot({MakeFrame(0, Before())});
-  std::string error;
-  EXPECT_FALSE(BuildDiff({&s, "a.ptape", 0}, {&s, "a.ptape", 3}, &error).has_value());
-  EXPECT_EQ(error, "--frame 3: a.ptape has 1 frame (0)");
+  Failure failure;
+  EXPECT_FALSE(BuildDiff({&s, "a.ptape", 0}, {&s, "a.ptape", 3}, &failure).has_value());
+  EXPECT_EQ(failure.message, "--frame 3: a.ptape has 1 frame (0)");
+  EXPECT_EQ(failure.kind, FailureKind::kUsage);
 }
 
 TEST(DiffTest, OneFileHeadingNamesItOnce) {
   Snapshot s = MakeSnapshot({MakeFrame(0, Before()), MakeFrame(1, Before())});
-  std::string error;
-  std::optional<v1::DiffReport> r = BuildDiff({&s, "f.ptape", 0}, {&s, "f.ptape", 1}, &error);
+  Failure failure;
+  std::optional<v1::DiffReport> r = BuildDiff({&s, "f.ptape", 0}, {&s, "f.ptape", 1}, &failure);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(RenderDiff(*r),
             "f.ptape: frame 0 -> frame 1, 6 -> 6 processes\n"

@@ -53,10 +53,10 @@ TEST_F(ExplainFileTest, ACheckTheFileLacksIsAUsageFailure) {
 }
 
 TEST_F(ExplainFileTest, ACaptureOfFramesAloneHoldsNothingToExplain) {
-  std::string error;
+  Failure failure;
   std::unique_ptr<SnapshotWriter> w =
-      SnapshotWriter::Create(Path("frames.ptape"), SnapshotWriter::Options{}, &error);
-  ASSERT_TRUE(w) << error;
+      SnapshotWriter::Create(Path("frames.ptape"), SnapshotWriter::Options{}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(v1::Header{}));
   ASSERT_TRUE(w->BeginFrame(0, 10));
   v1::ProcessRecord p;

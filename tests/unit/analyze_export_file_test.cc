@@ -48,8 +48,9 @@ TEST_F(ExportFileTest, JsonIsTheWholeFilesDocumentCommitted) {
 
   Snapshot snapshot;
   ASSERT_TRUE(ReadSnapshot(ShippedRecording(), &snapshot).ok());
-  std::string want, error;
-  ASSERT_TRUE(ExportJson(snapshot, &want, &error)) << error;
+  std::string want;
+  const MaybeFailure failed = ExportJson(snapshot, &want);
+  ASSERT_FALSE(failed) << failed->message;
   want += "\n";
   EXPECT_EQ(Slurp(Path("out.json")), want);
   EXPECT_EQ(e.bytes, want.size());

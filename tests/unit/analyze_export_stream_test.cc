@@ -29,8 +29,9 @@ std::string Data(const char* dir, const char* name) {
 std::string Whole(const std::string& path) {
   Snapshot snap;
   EXPECT_TRUE(ReadSnapshot(path, &snap).ok()) << path;
-  std::string out, error;
-  EXPECT_TRUE(ExportJson(snap, &out, &error)) << error;
+  std::string out;
+  const MaybeFailure failed = ExportJson(snap, &out);
+  EXPECT_FALSE(failed) << failed->message;
   return out;
 }
 
@@ -38,15 +39,15 @@ std::string Streamed(const std::string& path, bool small_drains) {
   JsonExport json;
   const FormatError read = json.Survey({path, -1});
   EXPECT_TRUE(read.ok()) << read.message;
-  std::string out, error, written;
-  const std::function<bool(std::string*, std::string*)> drain = [&](std::string* piece,
-                                                                    std::string*) {
+  std::string out, written;
+  const std::function<MaybeFailure(std::string*)> drain = [&](std::string* piece) {
     written += *piece;
     piece->clear();
-    return true;
+    return MaybeFailure();
   };
-  const std::function<bool(std::string*, std::string*)> none;
-  EXPECT_TRUE(json.Write(&out, &error, small_drains ? drain : none)) << error;
+  const std::function<MaybeFailure(std::string*)> none;
+  const MaybeFailure failed = json.Write(&out, small_drains ? drain : none);
+  EXPECT_FALSE(failed) << failed->message;
   return written + out;
 }
 

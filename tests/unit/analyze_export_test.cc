@@ -89,12 +89,14 @@ TEST(ExportJsonTest, PrintedPieceByPieceIsProtobufsDocumentByteForByte) {
   options.always_print_primitive_fields = true;
   std::string whole;
   ASSERT_TRUE(google::protobuf::util::MessageToJsonString(ToExport(s), &whole, options).ok());
-  std::string pieces, error;
-  ASSERT_TRUE(ExportJson(s, &pieces, &error)) << error;
+  std::string pieces;
+  MaybeFailure failed = ExportJson(s, &pieces);
+  ASSERT_FALSE(failed) << failed->message;
   EXPECT_EQ(pieces, whole);
   EXPECT_EQ(ToJson(ToExport(s)), whole);
   std::string checked;
-  ASSERT_TRUE(ToJsonChecked(ToExport(s), &checked, &error)) << error;
+  failed = ToJsonChecked(ToExport(s), &checked);
+  ASSERT_FALSE(failed) << failed->message;
   EXPECT_EQ(checked, whole);
 }
 

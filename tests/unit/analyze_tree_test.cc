@@ -43,9 +43,9 @@ TreeOptions Options(std::int64_t root, std::optional<std::int64_t> marker = std:
 }
 
 std::string Render(const Snapshot& s, const TreeOptions& options = {}) {
-  std::string error;
-  std::optional<v1::TreeReport> report = BuildTree(s, "host.ptape", options, &error);
-  EXPECT_TRUE(report.has_value()) << error;
+  Failure failure;
+  std::optional<v1::TreeReport> report = BuildTree(s, "host.ptape", options, &failure);
+  EXPECT_TRUE(report.has_value()) << failure.message;
   return report ? RenderTree(*report) : "";
 }
 
@@ -70,9 +70,9 @@ TEST(TreeTest, DrawsTheForestDepthFirstInPidOrderWithAsciiConnectors) {
 
 TEST(TreeTest, ReportHoldsDepthsAndParentLinks) {
   Snapshot s = MakeSnapshot({MakeFrame(0, Host())});
-  std::string error;
-  std::optional<v1::TreeReport> r = BuildTree(s, "host.ptape", {}, &error);
-  ASSERT_TRUE(r.has_value()) << error;
+  Failure failure;
+  std::optional<v1::TreeReport> r = BuildTree(s, "host.ptape", {}, &failure);
+  ASSERT_TRUE(r.has_value()) << failure.message;
   ASSERT_EQ(r->nodes_size(), 6);
   std::vector<std::int64_t> pids;
   for (const auto& n : r->nodes()) pids.push_back(n.process().pid());
@@ -93,11 +93,14 @@ TEST(TreeTest, RootShowsOnlyThatSubtreeAndAnAbsentRootIsAnError) {
   EXPECT_EQ(out.find("\n60 \"unshare\""), out.find('\n'));
   EXPECT_NE(out.find("\n`-61 \"sleep\""), std::string::npos);
   EXPECT_EQ(out.find("cron"), std::string::npos);
-  std::string error;
-  EXPECT_FALSE(BuildTree(s, "host.ptape", Options(4242), &error).has_value());
-  EXPECT_EQ(error, "host.ptape frame 0: --root 4242: no process has that pid");
-  EXPECT_FALSE(BuildTree(s, "host.ptape", Options(0, std::nullopt, false, 1), &error).has_value());
-  EXPECT_EQ(error, "--frame 1: host.ptape has 1 frame (0)");
+  Failure failure;
+  EXPECT_FALSE(BuildTree(s, "host.ptape", Options(4242), &failure).has_value());
+  EXPECT_EQ(failure.message, "host.ptape frame 0: --root 4242: no process has that pid");
+  EXPECT_EQ(failure.kind, FailureKind::kNotFound);
+  EXPECT_FALSE(
+      BuildTree(s, "host.ptape", Options(0, std::nullopt, false, 1), &failure).has_value());
+  EXPECT_EQ(failure.message, "--frame 1: host.ptape has 1 frame (0)");
+  EXPECT_EQ(failure.kind, FailureKind::kUsage);
 }
 
 TEST(TreeTest, HostileNamesCannotForgeLinesOrTerminalEscapes) {
@@ -120,9 +123,9 @@ TEST(TreeTest, HostileNamesCannotForgeLinesOrTerminalEscapes) {
 TEST(TreeTest, MarksTheResolvedProcessItsRootAndTheMarkersHostPid) {
   Snapshot s = MakeSnapshot({MakeFrame(0, Host())});
   s.resolutions.push_back(test::Resolved(50, 500, 61, 601, 2'000'000'000));
-  std::string error;
-  std::optional<v1::TreeReport> r = BuildTree(s, "host.ptape", Options(0, 1), &error);
-  ASSERT_TRUE(r.has_value()) << error;
+  Failure failure;
+  std::optional<v1::TreeReport> r = BuildTree(s, "host.ptape", Options(0, 1), &failure);
+  ASSERT_TRUE(r.has_value()) << failure.message;
   EXPECT_EQ(r->marker(), 1);
   EXPECT_EQ(r->marker_source(), "--marker");
   EXPECT_TRUE(r->marker_shown());
@@ -212,9 +215,9 @@ TEST(TreeTest, AVeryDeepChainIsWalkedWithoutRecursionAndIndentIsCapped) {
   std::vector<Proc> procs;
   for (std::int64_t pid = 1; pid <= 5000; ++pid) procs.push_back(Proc(pid).Ppid(pid - 1));
   Snapshot s = MakeSnapshot({MakeFrame(0, procs)});
-  std::string error;
-  std::optional<v1::TreeReport> r = BuildTree(s, "deep.ptape", {}, &error);
-  ASSERT_TRUE(r.has_value()) << error;
+  Failure failure;
+  std::optional<v1::TreeReport> r = BuildTree(s, "deep.ptape", {}, &failure);
+  ASSERT_TRUE(r.has_value()) << failure.message;
   ASSERT_EQ(r->nodes_size(), 5000);
   EXPECT_EQ(r->nodes(4999).depth(), 4999u);
   std::string out = RenderTree(*r);
@@ -235,13 +238,13 @@ TEST(TreeTest, UnidentifiedRecordsAreRootsThatSayWhy) {
 
 TEST(TreeTest, StartSecondsNeedAKnownClock) {
   Snapshot s = MakeSnapshot({MakeFrame(0, {Proc(5).Ppid(0).Start(1310656)})});
-  std::string error;
-  EXPECT_DOUBLE_EQ(BuildTree(s, "f", {}, &error)->nodes(0).process().start_seconds(), 13106.56);
-  EXPECT_NE(RenderTree(*BuildTree(s, "f", {}, &error)).find(" start=1310656 (13106.56s) uid="),
+  Failure failure;
+  EXPECT_DOUBLE_EQ(BuildTree(s, "f", {}, &failure)->nodes(0).process().start_seconds(), 13106.56);
+  EXPECT_NE(RenderTree(*BuildTree(s, "f", {}, &failure)).find(" start=1310656 (13106.56s) uid="),
             std::string::npos);
   s.header.mutable_host()->set_clock_ticks_per_second(0);
-  EXPECT_FALSE(BuildTree(s, "f", {}, &error)->nodes(0).process().has_start_seconds());
-  EXPECT_NE(RenderTree(*BuildTree(s, "f", {}, &error)).find(" start=1310656 uid="),
+  EXPECT_FALSE(BuildTree(s, "f", {}, &failure)->nodes(0).process().has_start_seconds());
+  EXPECT_NE(RenderTree(*BuildTree(s, "f", {}, &failure)).find(" start=1310656 uid="),
             std::string::npos);
 }
 
@@ -253,9 +256,9 @@ TEST(TreeFilterTest, ALoopOfParentLinksEndsTheAncestorsOfASelection) {
                      Proc(12).Ppid(11).Start(1).Comm("c")})});
   TreeOptions by_comm;
   by_comm.filter.comm = "c";
-  std::string error;
-  std::optional<v1::TreeReport> r = BuildTree(s, "f", by_comm, &error);
-  ASSERT_TRUE(r.has_value()) << error;
+  Failure failure;
+  std::optional<v1::TreeReport> r = BuildTree(s, "f", by_comm, &failure);
+  ASSERT_TRUE(r.has_value()) << failure.message;
   ASSERT_EQ(r->nodes_size(), 3);  // 12 and the two ancestors the loop gives it
   EXPECT_EQ(r->selected(), 1u);
   EXPECT_FALSE(r->nodes(2).context());
@@ -263,8 +266,8 @@ TEST(TreeFilterTest, ALoopOfParentLinksEndsTheAncestorsOfASelection) {
 
   TreeOptions by_pid;
   by_pid.filter.pid = 11;
-  r = BuildTree(s, "f", by_pid, &error);
-  ASSERT_TRUE(r.has_value()) << error;
+  r = BuildTree(s, "f", by_pid, &failure);
+  ASSERT_TRUE(r.has_value()) << failure.message;
   EXPECT_EQ(r->selected(), 3u);  // 11's descendants loop back to 11 and its parent
 }
 
@@ -274,9 +277,9 @@ TEST(TreeFilterTest, AFilterUnfoldsKernelThreadsItSelects) {
                      Proc(3).Comm("kworker/0:3").Ppid(2).Flags(test::kKthreadFlags)})});
   TreeOptions o;
   o.filter.comm = "kworker/0:3";
-  std::string error;
-  std::optional<v1::TreeReport> r = BuildTree(s, "f", o, &error);
-  ASSERT_TRUE(r.has_value()) << error;
+  Failure failure;
+  std::optional<v1::TreeReport> r = BuildTree(s, "f", o, &failure);
+  ASSERT_TRUE(r.has_value()) << failure.message;
   ASSERT_EQ(r->nodes_size(), 2);
   EXPECT_EQ(r->nodes(1).process().pid(), 3);
   EXPECT_EQ(r->folded_kernel_threads(), 0u);
@@ -289,14 +292,14 @@ TEST(TreeFilterTest, AProcessWithoutTheFactAskedForIsNotSelected) {
   s.frames[0].mutable_processes(0)->mutable_stat()->set_data("5 (sleep");
   TreeOptions by_uid;
   by_uid.filter.uid = 1000;
-  std::string error;
-  std::optional<v1::TreeReport> r = BuildTree(s, "f", by_uid, &error);
-  ASSERT_TRUE(r.has_value()) << error;
+  Failure failure;
+  std::optional<v1::TreeReport> r = BuildTree(s, "f", by_uid, &failure);
+  ASSERT_TRUE(r.has_value()) << failure.message;
   EXPECT_EQ(r->selected(), 1u);  // 5: its uid is known, its stat is not needed
   TreeOptions by_comm;
   by_comm.filter.comm = "sleep";
-  r = BuildTree(s, "f", by_comm, &error);
-  ASSERT_TRUE(r.has_value()) << error;
+  r = BuildTree(s, "f", by_comm, &failure);
+  ASSERT_TRUE(r.has_value()) << failure.message;
   EXPECT_EQ(r->selected(), 1u);  // 6: 5 has no comm
   ASSERT_EQ(r->nodes_size(), 1);
   EXPECT_EQ(r->nodes(0).process().pid(), 6);

@@ -206,11 +206,14 @@ namespace {
 TEST(Convert, JsonOfAMessageOverTheSerializationLimitIsAnError) {
   v1::Header header;
   header.mutable_host()->set_hostname(std::string(100, 'h'));
-  std::string out = "stale", error;
-  EXPECT_FALSE(ToJsonChecked(header, &out, &error, header.ByteSizeLong() - 1));
+  std::string out = "stale";
+  MaybeFailure failed = ToJsonChecked(header, &out, header.ByteSizeLong() - 1);
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->kind, FailureKind::kTooLarge);
   EXPECT_TRUE(out.empty());
-  EXPECT_NE(error.find("over protobuf's limit"), std::string::npos) << error;
-  ASSERT_TRUE(ToJsonChecked(header, &out, &error, header.ByteSizeLong())) << error;
+  EXPECT_NE(failed->message.find("over protobuf's limit"), std::string::npos) << failed->message;
+  failed = ToJsonChecked(header, &out, header.ByteSizeLong());
+  ASSERT_FALSE(failed) << failed->message;
   EXPECT_EQ(out, ToJson(header));
   EXPECT_EQ(kMaxSerializedBytes, static_cast<std::uint64_t>(INT32_MAX));
 }

@@ -91,9 +91,9 @@ TEST(ExploreMinimize, ADerivedRecordingKeepsItsEventsAndReplays) {
   EXPECT_EQ(done->history[0].event, history[0].event);
 
   const std::string small = rec.dir.File("small.ptape");
-  std::string error;
-  auto writer = SnapshotWriter::Create(small, {}, &error);
-  ASSERT_TRUE(writer) << error;
+  Failure failure;
+  auto writer = SnapshotWriter::Create(small, {}, &failure);
+  ASSERT_TRUE(writer) << failure.message;
   ASSERT_EQ(WriteDerived(*writer, "minimize", d, "derived.ptape", *done->reduced, done->history,
                          Checker{}),
             "");

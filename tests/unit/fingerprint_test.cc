@@ -53,9 +53,9 @@ v1::RootFingerprint Typical() {
 std::string WriteChunks(const ReplayTempDir& dir, const std::string& name,
                         const std::vector<v1::Chunk>& body, const v1::Header& header) {
   std::string path = dir.File(name);
-  std::string error;
-  auto w = SnapshotWriter::Create(path, SnapshotWriter::Options{}, &error);
-  EXPECT_NE(w, nullptr) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, SnapshotWriter::Options{}, &failure);
+  EXPECT_NE(w, nullptr) << failure.message;
   if (!w) return path;
   EXPECT_TRUE(w->WriteHeader(header));
   for (const v1::Chunk& c : body) EXPECT_TRUE(w->WriteChunk(c));
@@ -157,8 +157,8 @@ TEST(FingerprintFile, WrittenAndReadBackWhole) {
   ASSERT_TRUE(dir.ok());
   const v1::RootFingerprint fp = Typical();
   const std::string path = dir.File("root.ptape");
-  std::string error;
-  ASSERT_TRUE(WriteFingerprintFile(path, false, HeaderOfBoot(kBoot), fp, &error)) << error;
+  const MaybeFailure failed = WriteFingerprintFile(path, false, HeaderOfBoot(kBoot), fp);
+  ASSERT_FALSE(failed) << failed->message;
 
   FingerprintFile read = ReadFingerprintFile(path);
   ASSERT_TRUE(read.ok()) << read.error;
@@ -180,16 +180,21 @@ TEST(FingerprintFile, FollowsTheOutputRules) {
   ReplayTempDir dir;
   const v1::RootFingerprint fp = Typical();
   const std::string path = dir.File("root.ptape");
-  std::string error;
-  ASSERT_TRUE(WriteFingerprintFile(path, false, HeaderOfBoot(kBoot), fp, &error)) << error;
-  EXPECT_FALSE(WriteFingerprintFile(path, false, HeaderOfBoot(kBoot), fp, &error));
-  EXPECT_NE(error.find("exists"), std::string::npos) << error;
-  EXPECT_TRUE(WriteFingerprintFile(path, true, HeaderOfBoot(kBoot), fp, &error)) << error;
+  MaybeFailure failed = WriteFingerprintFile(path, false, HeaderOfBoot(kBoot), fp);
+  ASSERT_FALSE(failed) << failed->message;
+  failed = WriteFingerprintFile(path, false, HeaderOfBoot(kBoot), fp);
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->kind, FailureKind::kIo);
+  EXPECT_NE(failed->message.find("exists"), std::string::npos) << failed->message;
+  failed = WriteFingerprintFile(path, true, HeaderOfBoot(kBoot), fp);
+  EXPECT_FALSE(failed) << failed->message;
 
   const std::string link = dir.File("link.ptape");
   ASSERT_EQ(::symlink(path.c_str(), link.c_str()), 0);
-  EXPECT_FALSE(WriteFingerprintFile(link, true, HeaderOfBoot(kBoot), fp, &error));
-  EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
+  failed = WriteFingerprintFile(link, true, HeaderOfBoot(kBoot), fp);
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->kind, FailureKind::kIo);
+  EXPECT_NE(failed->message.find("symbolic link"), std::string::npos) << failed->message;
   EXPECT_FALSE(std::ifstream(dir.File("root.ptape.partial")).good());
 }
 
@@ -255,8 +260,7 @@ TEST(FingerprintFile, UnusableFingerprintIsRefused) {
 TEST(FingerprintFile, DamagedOrMissingFileIsAFormatError) {
   ReplayTempDir dir;
   const std::string path = dir.File("root.ptape");
-  std::string error;
-  ASSERT_TRUE(WriteFingerprintFile(path, false, HeaderOfBoot(kBoot), Typical(), &error));
+  ASSERT_FALSE(WriteFingerprintFile(path, false, HeaderOfBoot(kBoot), Typical()));
   const std::string whole = [&] {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});

@@ -36,11 +36,11 @@ inline v1::FileRead Ok(std::string data, std::uint64_t bound) {
 // temporary, unfinished, is then *temporary.
 inline std::uint64_t WriteSmallCapture(const std::string& path, bool finish = true,
                                        std::string* temporary = nullptr) {
-  std::string error;
+  Failure failure;
   SnapshotWriter::Options options;
   options.target_chunk = 200;
-  auto w = SnapshotWriter::Create(path, options, &error);
-  EXPECT_TRUE(w) << error;
+  auto w = SnapshotWriter::Create(path, options, &failure);
+  EXPECT_TRUE(w) << failure.message;
   if (!w) return 0;
   v1::Header h;
   h.set_tool_version("test");

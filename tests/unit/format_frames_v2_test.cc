@@ -34,9 +34,9 @@ class FramesV2Test : public FormatWriterTest {
                     SnapshotWriter::Options options = {}) {
     const std::string path = Path("f.ptape");
     options.force = true;
-    std::string error;
-    auto w = SnapshotWriter::Create(path, options, &error);
-    EXPECT_TRUE(w) << error;
+    Failure failure;
+    auto w = SnapshotWriter::Create(path, options, &failure);
+    EXPECT_TRUE(w) << failure.message;
     EXPECT_TRUE(w->WriteHeader(SampleHeader()));
     for (std::size_t i = 0; i < frames.size(); ++i) {
       EXPECT_TRUE(w->BeginFrame(i, 100 * static_cast<std::int64_t>(i)));
@@ -224,8 +224,8 @@ TEST_F(FramesV2Test, WriterWithoutFromPreviousStoresEveryRecordWhole) {
 }
 
 TEST_F(FramesV2Test, WriterRefusesARecordThatAlreadyRefersToThePreviousFrame) {
-  std::string error;
-  auto w = SnapshotWriter::Create(Path("r.ptape"), {}, &error);
+  Failure failure;
+  auto w = SnapshotWriter::Create(Path("r.ptape"), {}, &failure);
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   ASSERT_TRUE(w->BeginFrame(0, 0));
   v1::ProcessRecord p = Idle(100, 5000);
@@ -316,9 +316,9 @@ TEST_F(FramesV2Test, BeginFramePastTheAnnouncedCountFails) {
   SnapshotWriter::Options options;
   options.force = true;
   options.frames = 1;
-  std::string error;
-  auto w = SnapshotWriter::Create(Path("f.ptape"), options, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(Path("f.ptape"), options, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   ASSERT_TRUE(w->BeginFrame(0, 0));
   ASSERT_TRUE(w->AddProcess(Idle(100, 5000)));

@@ -135,9 +135,9 @@ long PeakRssKb() {
 
 TEST_F(FormatReaderTest, ChunkExactlyAtTheContentLimitRoundTrips) {
   const std::string path = Path("limit.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(v1::Header()));
   v1::Chunk big = ChunkOfSize(kMaxChunkContent);
   ASSERT_TRUE(w->WriteChunk(big)) << w->error();
@@ -157,9 +157,9 @@ TEST_F(FormatReaderTest, ChunkExactlyAtTheContentLimitRoundTrips) {
 
 TEST_F(FormatReaderTest, WriterRefusesAChunkOneByteOverTheLimit) {
   const std::string path = Path("over.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(v1::Header()));
   const std::uint64_t before = w->bytes_written();
   EXPECT_FALSE(w->WriteChunk(ChunkOfSize(kMaxChunkContent + 1)));

@@ -31,9 +31,9 @@ using namespace test;  // FormatWriterTest, Ok, Id, Slurp, Spit
 
 // The example: a header, one frame of one process, the footer.
 void WriteWorkedExample(const std::string& path) {
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   v1::Header h;
   h.set_tool_version("0.1.0");
   h.mutable_host()->set_hostname("ci-1");

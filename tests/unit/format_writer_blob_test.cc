@@ -25,11 +25,11 @@ using namespace test;  // FormatWriterTest, Same, Slurp, Spit, the sample snapsh
 void WriteShared(const std::string& path, bool dedup, int frames, int n) {
   const std::string env = RandomBytes(3000, 1);
   const std::string argv = "/usr/bin/python3\0-m\0worker\0--queue=default\0"s;
-  std::string error;
+  Failure failure;
   SnapshotWriter::Options options;
   options.target_chunk = 16 << 10;
-  auto w = SnapshotWriter::Create(path, options, &error);
-  ASSERT_TRUE(w) << error;
+  auto w = SnapshotWriter::Create(path, options, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   for (int f = 0; f < frames; ++f) {
     v1::Chunk plain;
@@ -112,9 +112,9 @@ TEST_F(FormatWriterTest, IdenticalEnvironAndArgvAreStoredOnce) {
 
 TEST_F(FormatWriterTest, SmallDataStaysInline) {
   const std::string path = Path("inline.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   w->BeginFrame(0, 0);
   for (int i = 0; i < 2; ++i) {

@@ -29,9 +29,9 @@ using namespace proctape::test;
 class FormatWriterCopyLimitsTest : public FormatWriterTest {
  protected:
   std::unique_ptr<SnapshotWriter> Open(const SnapshotWriter::Options& options) {
-    std::string error;
-    auto w = SnapshotWriter::Create(Path("c.ptape"), options, &error);
-    EXPECT_NE(w, nullptr) << error;
+    Failure failure;
+    auto w = SnapshotWriter::Create(Path("c.ptape"), options, &failure);
+    EXPECT_NE(w, nullptr) << failure.message;
     if (w) {
       EXPECT_TRUE(w->WriteHeader(v1::Header{}));
     }

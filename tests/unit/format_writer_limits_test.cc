@@ -32,9 +32,9 @@ class FormatWriterLimitsTest : public ::testing::Test {
     std::filesystem::remove_all(dir_, ec);
   }
   std::unique_ptr<SnapshotWriter> Open(const SnapshotWriter::Options& options) {
-    std::string error;
-    auto w = SnapshotWriter::Create(path_, options, &error);
-    EXPECT_TRUE(w) << error;
+    Failure failure;
+    auto w = SnapshotWriter::Create(path_, options, &failure);
+    EXPECT_TRUE(w) << failure.message;
     if (w) {
       EXPECT_TRUE(w->WriteHeader(v1::Header{}));
     }

@@ -30,11 +30,12 @@ TEST_F(FormatWriterTest, SymlinkOutputIsRefusedAndItsTargetUntouched) {
   Spit(target, "keep me");
   ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
   for (bool force : {false, true}) {
-    std::string error;
+    Failure failure;
     SnapshotWriter::Options options;
     options.force = force;
-    EXPECT_FALSE(SnapshotWriter::Create(link, options, &error));
-    EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
+    EXPECT_FALSE(SnapshotWriter::Create(link, options, &failure));
+    EXPECT_EQ(failure.kind, FailureKind::kIo);
+    EXPECT_NE(failure.message.find("symbolic link"), std::string::npos) << failure.message;
   }
   EXPECT_EQ(Slurp(target), "keep me");
   EXPECT_EQ(Names(dir_), (std::vector<std::string>{"out.ptape", "precious"}));
@@ -42,8 +43,8 @@ TEST_F(FormatWriterTest, SymlinkOutputIsRefusedAndItsTargetUntouched) {
   // A dangling link is refused too (nothing created at its target).
   const std::string dangling = Path("dangling.ptape");
   ASSERT_EQ(::symlink(Path("nowhere").c_str(), dangling.c_str()), 0);
-  std::string error;
-  EXPECT_FALSE(SnapshotWriter::Create(dangling, {}, &error));
+  Failure failure;
+  EXPECT_FALSE(SnapshotWriter::Create(dangling, {}, &failure));
   EXPECT_FALSE(Exists(Path("nowhere")));
 }
 
@@ -56,9 +57,9 @@ TEST_F(FormatWriterTest, StaleTemporariesDoNotBlockAndAreNeverFollowed) {
   Spit(target, "keep me");
   ASSERT_EQ(::symlink(target.c_str(), (path + ".partial").c_str()), 0);
   Spit(path + ".k1ll3d.partial", "left by a killed capture");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   ASSERT_TRUE(w->Finish({})) << w->error();
   EXPECT_EQ(Slurp(target), "keep me");
@@ -72,17 +73,18 @@ TEST_F(FormatWriterTest, StaleTemporariesDoNotBlockAndAreNeverFollowed) {
 TEST_F(FormatWriterTest, ExistingFileIsReplacedOnlyWithForce) {
   const std::string path = Path("out.ptape");
   Spit(path, "an older capture");
-  std::string error;
-  EXPECT_FALSE(SnapshotWriter::Create(path, {}, &error));
-  EXPECT_NE(error.find("exists"), std::string::npos) << error;
-  EXPECT_NE(error.find("--force"), std::string::npos) << error;
+  Failure failure;
+  EXPECT_FALSE(SnapshotWriter::Create(path, {}, &failure));
+  EXPECT_EQ(failure.kind, FailureKind::kIo);
+  EXPECT_NE(failure.message.find("exists"), std::string::npos) << failure.message;
+  EXPECT_NE(failure.message.find("--force"), std::string::npos) << failure.message;
   EXPECT_EQ(Slurp(path), "an older capture");
   EXPECT_EQ(Names(dir_), std::vector<std::string>{"out.ptape"});
 
   SnapshotWriter::Options options;
   options.force = true;
-  auto w = SnapshotWriter::Create(path, options, &error);
-  ASSERT_TRUE(w) << error;
+  auto w = SnapshotWriter::Create(path, options, &failure);
+  ASSERT_TRUE(w) << failure.message;
   // Until Finish, the old file is still there.
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   EXPECT_EQ(Slurp(path), "an older capture");
@@ -95,9 +97,9 @@ TEST_F(FormatWriterTest, ExistingFileIsReplacedOnlyWithForce) {
 
 TEST_F(FormatWriterTest, FileAppearingDuringTheCaptureIsNotReplacedWithoutForce) {
   const std::string path = Path("out.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   Spit(path, "written meanwhile");
   EXPECT_FALSE(w->Finish({}));
@@ -109,15 +111,15 @@ TEST_F(FormatWriterTest, FileAppearingDuringTheCaptureIsNotReplacedWithoutForce)
 
 TEST_F(FormatWriterTest, TemporaryUntilFinishThenRenamed) {
   const std::string path = Path("out.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   // NAME.XXXXXX.partial beside NAME: a new name for each writer.
   const std::string partial = w->temporary();
   EXPECT_EQ(partial.substr(0, dir_.size() + 1), dir_ + "/");
   EXPECT_TRUE(IsTemporaryOf(partial.substr(dir_.size() + 1), "out.ptape")) << partial;
-  auto other = SnapshotWriter::Create(Path("out.ptape"), {}, &error);
-  ASSERT_TRUE(other) << error;
+  auto other = SnapshotWriter::Create(Path("out.ptape"), {}, &failure);
+  ASSERT_TRUE(other) << failure.message;
   EXPECT_NE(other->temporary(), partial);
   other.reset();
   EXPECT_TRUE(Exists(partial));
@@ -146,15 +148,15 @@ TEST_F(FormatWriterTest, TemporaryUntilFinishThenRenamed) {
 }
 
 TEST_F(FormatWriterTest, AWriterThatFailsOrIsDroppedUnfinishedLeavesNothing) {
-  std::string error;
+  Failure failure;
   {
-    auto w = SnapshotWriter::Create(Path("dropped.ptape"), {}, &error);
-    ASSERT_TRUE(w) << error;
+    auto w = SnapshotWriter::Create(Path("dropped.ptape"), {}, &failure);
+    ASSERT_TRUE(w) << failure.message;
     ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   }
   {
-    auto w = SnapshotWriter::Create(Path("failed.ptape"), {}, &error);
-    ASSERT_TRUE(w) << error;
+    auto w = SnapshotWriter::Create(Path("failed.ptape"), {}, &failure);
+    ASSERT_TRUE(w) << failure.message;
     EXPECT_FALSE(w->AddObservation(v1::Observation()));  // before the header: breaks a rule
     EXPECT_FALSE(w->Finish({}));
   }
@@ -162,9 +164,9 @@ TEST_F(FormatWriterTest, AWriterThatFailsOrIsDroppedUnfinishedLeavesNothing) {
 }
 
 TEST_F(FormatWriterTest, AbandonLeavesWhatSigkillWouldLeave) {
-  std::string error;
-  auto w = SnapshotWriter::Create(Path("killed.ptape"), {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(Path("killed.ptape"), {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   const std::string partial = w->Abandon();
   EXPECT_EQ(partial, w->temporary());
@@ -205,13 +207,14 @@ TEST_F(FormatWriterTest, DashWritesToStandardOutputAndReadsFromStandardInput) {
   int out_pipe[2];
   ASSERT_EQ(::pipe(out_pipe), 0);
   bool created = false, finished = false;
+  Failure failure;
   std::string error;
   std::uint64_t written = 0;
   const auto cwd = std::filesystem::current_path();
   std::filesystem::current_path(dir_);  // so that a stray "-.partial" would show
   {
     Redirect redirect(STDOUT_FILENO, out_pipe[1]);
-    auto w = SnapshotWriter::Create("-", {}, &error);
+    auto w = SnapshotWriter::Create("-", {}, &failure);
     created = w != nullptr;
     if (w) {
       w->WriteHeader(SampleHeader());
@@ -225,7 +228,7 @@ TEST_F(FormatWriterTest, DashWritesToStandardOutputAndReadsFromStandardInput) {
   }
   std::filesystem::current_path(cwd);
   ::close(out_pipe[1]);
-  ASSERT_TRUE(created) << error;
+  ASSERT_TRUE(created) << failure.message;
   ASSERT_TRUE(finished) << error;
   const std::string bytes = Drain(out_pipe[0]);
   ::close(out_pipe[0]);
@@ -254,9 +257,9 @@ TEST_F(FormatWriterTest, DashWritesToStandardOutputAndReadsFromStandardInput) {
 
 TEST_F(FormatWriterTest, CallsAfterAFailureDoNothing) {
   const std::string path = Path("out.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   EXPECT_FALSE(w->EndFrame(1, "", 0));  // no frame open
   EXPECT_NE(w->error().find("outside a frame"), std::string::npos);
@@ -269,9 +272,9 @@ TEST_F(FormatWriterTest, CallsAfterAFailureDoNothing) {
 
 TEST_F(FormatWriterTest, FinishInsideAnOpenFrameFails) {
   const std::string path = Path("out.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   w->BeginFrame(0, 0);
   EXPECT_FALSE(w->Finish({}));

@@ -29,9 +29,9 @@ TEST_F(FormatWriterTest, PartsAreClosedByTheirResolvedSize) {
   const std::string path = Path("parts.ptape");
   SnapshotWriter::Options options;
   options.target_chunk = kTarget;
-  std::string error;
-  auto w = SnapshotWriter::Create(path, options, &error);
-  ASSERT_NE(w, nullptr) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, options, &failure);
+  ASSERT_NE(w, nullptr) << failure.message;
   ASSERT_TRUE(w->WriteHeader(v1::Header{}));
   std::map<std::int64_t, std::uint64_t> resolved;  // pid -> its record's size, plain
   for (std::uint64_t k = 0; k < 2; ++k) {

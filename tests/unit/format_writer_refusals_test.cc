@@ -105,9 +105,9 @@ TEST_F(FormatWriterRulesTest, CallsThatWouldBreakARuleFail) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.breaks);
     const std::string path = Path("broken.ptape");
-    std::string error;
-    auto w = SnapshotWriter::Create(path, {.force = true}, &error);
-    ASSERT_TRUE(w) << error;
+    Failure failure;
+    auto w = SnapshotWriter::Create(path, {.force = true}, &failure);
+    ASSERT_TRUE(w) << failure.message;
     EXPECT_FALSE(c.calls(*w));
     EXPECT_EQ(w->error(), c.says);
     EXPECT_FALSE(w->Finish({}));
@@ -130,11 +130,12 @@ TEST_F(FormatWriterRulesTest, NothingIsWrittenAfterTheFooterOnStandardOutput) {
   const int saved = ::dup(STDOUT_FILENO);
   ASSERT_GE(saved, 0);
   ASSERT_EQ(::dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+  Failure failure;
   std::string error;
   bool finished = false, after = true;
   std::uint64_t written = 0;
   {
-    auto w = SnapshotWriter::Create("-", {}, &error);
+    auto w = SnapshotWriter::Create("-", {}, &failure);
     if (w) {
       finished = w->WriteHeader(v1::Header()) && w->Finish({});
       written = w->bytes_written();

@@ -101,9 +101,9 @@ v1::Resolution SampleLiveness(std::uint64_t first, std::uint64_t count) {
 
 TEST_F(FormatWriterTest, EveryFieldRoundTrips) {
   const std::string path = Path("all.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
 
   const v1::Header header = SampleHeader();
   const std::vector<v1::ProcessRecord> processes = SampleProcesses();
@@ -210,9 +210,9 @@ TEST_F(FormatWriterTest, EveryFieldRoundTrips) {
 // holds the -o path) is `bytes` for that reason.
 TEST_F(FormatWriterTest, NonUtf8CommandLineRoundTrips) {
   const std::string path = Path("cmd.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   v1::Header h = SampleHeader();
   h.add_command_line("-o\xff.ptape");
   ASSERT_TRUE(w->WriteHeader(h));
@@ -226,11 +226,11 @@ TEST_F(FormatWriterTest, NonUtf8CommandLineRoundTrips) {
 
 TEST_F(FormatWriterTest, FrameSpanningSeveralPartsIsJoinedInOrder) {
   const std::string path = Path("parts.ptape");
-  std::string error;
+  Failure failure;
   SnapshotWriter::Options options;
   options.target_chunk = 1024;
-  auto w = SnapshotWriter::Create(path, options, &error);
-  ASSERT_TRUE(w) << error;
+  auto w = SnapshotWriter::Create(path, options, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
 
   std::vector<v1::ProcessRecord> want;
@@ -296,11 +296,11 @@ TEST_F(FormatWriterTest, FrameSpanningSeveralPartsIsJoinedInOrder) {
 
 TEST_F(FormatWriterTest, ObservationsSpanningSeveralBatchesStayInOrder) {
   const std::string path = Path("obs.ptape");
-  std::string error;
+  Failure failure;
   SnapshotWriter::Options options;
   options.target_chunk = 512;
-  auto w = SnapshotWriter::Create(path, options, &error);
-  ASSERT_TRUE(w) << error;
+  auto w = SnapshotWriter::Create(path, options, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(SampleHeader()));
   std::vector<v1::Observation> want;
   for (std::uint64_t i = 0; i < 240; i += 6) {

@@ -122,11 +122,11 @@ void WriteEverything(SnapshotWriter& w) {
 
 TEST_F(FormatWriterRulesTest, WhatTheWriterWritesObeysEveryRule) {
   const std::string path = Path("all.ptape");
-  std::string error;
+  Failure failure;
   SnapshotWriter::Options options;
   options.target_chunk = 1024;  // frame parts and several batches
-  auto w = SnapshotWriter::Create(path, options, &error);
-  ASSERT_TRUE(w) << error;
+  auto w = SnapshotWriter::Create(path, options, &failure);
+  ASSERT_TRUE(w) << failure.message;
   WriteEverything(*w);
   w.reset();
 
@@ -236,9 +236,9 @@ TEST_F(FormatWriterRulesTest, WhatTheWriterWritesObeysEveryRule) {
 TEST_F(FormatWriterRulesTest, FooterCountsWhatWriteChunkWroteToo) {
   // The counts are those of the chunks in the file, whichever call wrote them.
   const std::string path = Path("raw.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(v1::Header()));
   v1::Chunk frame;
   frame.mutable_frame()->set_complete(true);
@@ -269,9 +269,9 @@ TEST_F(FormatWriterRulesTest, DataOfAFailedReadStaysInline) {
   // A read that failed has no data to share: the writer never makes it a blob
   // reference (a reference on a failed read is corrupt).
   const std::string path = Path("failed.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_TRUE(w) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_TRUE(w) << failure.message;
   ASSERT_TRUE(w->WriteHeader(v1::Header()));
   w->BeginFrame(0, 0);
   for (int pid = 1; pid <= 3; ++pid) {

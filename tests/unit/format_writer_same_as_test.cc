@@ -44,9 +44,9 @@ class FormatWriterSameAsTest : public FormatWriterTest {
                     Snapshot* read) {
     for (std::size_t i = 0; i < observations.size(); ++i) observations[i].set_index(i);
     const std::string path = Path("t.ptape");
-    std::string error;
-    auto w = SnapshotWriter::Create(path, {}, &error);
-    ASSERT_NE(w, nullptr) << error;
+    Failure failure;
+    auto w = SnapshotWriter::Create(path, {}, &failure);
+    ASSERT_NE(w, nullptr) << failure.message;
     ASSERT_TRUE(w->WriteHeader(v1::Header()));
     for (const v1::Observation& o : observations)
       ASSERT_TRUE(w->AddObservation(v1::Observation(o)));
@@ -90,9 +90,9 @@ TEST_F(FormatWriterSameAsTest, SameAsOnlyWhenTheSameCallsBytesAreEqual) {
 // repeating one of an earlier resolution is written as "same as" it.
 TEST_F(FormatWriterSameAsTest, SameAsReachesAnEarlierResolutionsObservation) {
   const std::string path = Path("t.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(path, {}, &error);
-  ASSERT_NE(w, nullptr) << error;
+  Failure failure;
+  auto w = SnapshotWriter::Create(path, {}, &failure);
+  ASSERT_NE(w, nullptr) << failure.message;
   ASSERT_TRUE(w->WriteHeader(v1::Header()));
   for (std::uint64_t i : {0u, 1u}) {
     v1::Observation o = Read(7, "7 (a) S 1");

@@ -55,10 +55,10 @@ class FrameModelTest : public ::testing::Test {
   // Opens a file with a header; `keep_environ` as `capture --env keep`,
   // `kept_entries_` (set before) as a recording's.
   void Begin(bool keep_environ = true) {
-    std::string error;
+    Failure failure;
     path_ = dir_ + "/s" + std::to_string(files_++) + ".ptape";
-    writer_ = SnapshotWriter::Create(path_, {}, &error);
-    ASSERT_NE(writer_, nullptr) << error;
+    writer_ = SnapshotWriter::Create(path_, {}, &failure);
+    ASSERT_NE(writer_, nullptr) << failure.message;
     keep_environ_ = keep_environ;
     v1::Header header;
     header.set_format_version(1);

@@ -31,11 +31,11 @@ class FramesCaptureTest : public FormatWriterTest {
   }
   // CaptureFrames into a fresh file; the file read back into *read.
   FramesEnd Run(const FramePlan& plan, Snapshot* read, const FrameProgressFn& progress = {}) {
-    std::string error;
+    Failure failure;
     SnapshotWriter::Options options;
     options.force = true;
-    auto writer = SnapshotWriter::Create(Path("c.ptape"), options, &error);
-    EXPECT_TRUE(writer) << error;
+    auto writer = SnapshotWriter::Create(Path("c.ptape"), options, &failure);
+    EXPECT_TRUE(writer) << failure.message;
     EXPECT_TRUE(writer->WriteHeader(SampleHeader()));
     const FramesEnd end = CaptureFrames(plan, hooks_, *writer, progress, &totals_);
     if (end == FramesEnd::kFinished) {

@@ -62,9 +62,9 @@ class LegacyReplayTest : public ::testing::Test {
   // with `record`, a resolution of the typical request recorded after it.
   Snapshot Capture(MemoryEvidence& host, std::uint32_t capturer_uid, bool record = false) {
     std::string path = dir_ + "/c" + std::to_string(files_++) + ".ptape";
-    std::string error;
-    auto writer = SnapshotWriter::Create(path, {}, &error);
-    EXPECT_NE(writer, nullptr) << error;
+    Failure failure;
+    auto writer = SnapshotWriter::Create(path, {}, &failure);
+    EXPECT_NE(writer, nullptr) << failure.message;
     if (!writer) return {};
     v1::Header header;
     header.set_format_version(1);

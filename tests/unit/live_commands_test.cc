@@ -50,8 +50,8 @@ std::string WriteFingerprintOfBoot(const ReplayTempDir& dir, const std::string& 
   v1::Header header;
   header.mutable_host()->set_boot_id(boot_id);
   const std::string path = dir.File("root.ptape");
-  std::string error;
-  EXPECT_TRUE(WriteFingerprintFile(path, false, header, taken.fingerprint, &error)) << error;
+  const MaybeFailure failed = WriteFingerprintFile(path, false, header, taken.fingerprint);
+  EXPECT_FALSE(failed) << failed->message;
   return path;
 }
 
@@ -85,9 +85,8 @@ TEST(ReadFingerprintOfBoot, RefusesAnotherBootAMissingFileAndAFileOfNoFingerprin
   EXPECT_EQ(failure.kind, FailureKind::kIo);
 
   const std::string empty = dir.File("empty.ptape");
-  std::string error;
-  auto w = SnapshotWriter::Create(empty, SnapshotWriter::Options{}, &error);
-  ASSERT_NE(w, nullptr) << error;
+  auto w = SnapshotWriter::Create(empty, SnapshotWriter::Options{}, &failure);
+  ASSERT_NE(w, nullptr) << failure.message;
   ASSERT_TRUE(w->WriteHeader(v1::Header{}));
   ASSERT_TRUE(w->Finish(v1::Footer{})) << w->error();
   EXPECT_FALSE(ReadFingerprintOfBoot(empty, kBoot, "w", "r", &failure));

@@ -19,9 +19,9 @@ struct MinimizeInto {
   std::string path;
   std::unique_ptr<SnapshotWriter> writer;
   explicit MinimizeInto(const std::string& p) : path(p) {
-    std::string error;
-    writer = SnapshotWriter::Create(path, {}, &error);
-    EXPECT_TRUE(writer) << error;
+    Failure failure;
+    writer = SnapshotWriter::Create(path, {}, &failure);
+    EXPECT_TRUE(writer) << failure.message;
   }
   MinimizeRequest Request() const {
     MinimizeRequest request;

@@ -87,9 +87,9 @@ TEST_F(OutputModeTest, TheWriterDecidesTheModeFromTheHeaderItWrites) {
                {"redacted.ptape", &redacted, 0644}};
   for (const Case& c : cases) {
     EXPECT_EQ(KeepsEnvironValues(*c.header), c.mode == 0600) << c.name;
-    std::string error;
-    auto writer = SnapshotWriter::Create(Path(c.name), {}, &error);
-    ASSERT_NE(writer, nullptr) << error;
+    Failure failure;
+    auto writer = SnapshotWriter::Create(Path(c.name), {}, &failure);
+    ASSERT_NE(writer, nullptr) << failure.message;
     ASSERT_TRUE(writer->WriteHeader(*c.header)) << writer->error();
     ASSERT_TRUE(writer->Finish({})) << writer->error();
     EXPECT_EQ(ModeOf(Path(c.name)), c.mode) << c.name;

@@ -20,8 +20,9 @@ std::string Whole(const google::protobuf::Message& m) {
 }
 
 std::string Pieces(const google::protobuf::Message& m) {
-  std::string out, error;
-  EXPECT_TRUE(AppendJsonPieces(m, JsonOptions(), &out, &error)) << error;
+  std::string out;
+  const MaybeFailure failed = AppendJsonPieces(m, JsonOptions(), &out);
+  EXPECT_FALSE(failed) << failed->message;
   return out;
 }
 

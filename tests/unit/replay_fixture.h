@@ -144,8 +144,12 @@ inline Recorded Record(MemoryEvidence& host, const std::string& path, const Reco
   Recorded out;
   SnapshotWriter::Options wopts;
   wopts.force = true;
-  auto writer = SnapshotWriter::Create(path, wopts, &out.error);
-  if (!writer) return out;
+  Failure refused;
+  auto writer = SnapshotWriter::Create(path, wopts, &refused);
+  if (!writer) {
+    out.error = refused.message;
+    return out;
+  }
   auto failed = [&] {
     out.error = writer->error();
     return out;
@@ -245,8 +249,12 @@ inline bool WriteSnapshotFile(const Snapshot& snapshot, const std::string& path,
                               std::string* error) {
   SnapshotWriter::Options wopts;
   wopts.force = true;
-  auto writer = SnapshotWriter::Create(path, wopts, error);
-  if (!writer) return false;
+  Failure refused;
+  auto writer = SnapshotWriter::Create(path, wopts, &refused);
+  if (!writer) {
+    *error = refused.message;
+    return false;
+  }
   auto failed = [&] {
     *error = writer->error();
     return false;

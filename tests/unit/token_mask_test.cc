@@ -196,9 +196,9 @@ TEST(TokenViewsTest, ShowTreeAndDiffNeverPrintTheToken) {
   for (std::size_t frame : {0u, 1u}) {
     TreeOptions options;
     options.frame = frame;
-    std::string error;
-    std::optional<v1::TreeReport> tree = BuildTree(s, "r.ptape", options, &error);
-    ASSERT_TRUE(tree) << error;
+    Failure failure;
+    std::optional<v1::TreeReport> tree = BuildTree(s, "r.ptape", options, &failure);
+    ASSERT_TRUE(tree) << failure.message;
     ExpectNoTokenIn("tree", RenderTree(*tree));
     ExpectNoTokenIn("tree --json", ToJson(*tree));
     // The token's argument keeps its length.
@@ -207,10 +207,10 @@ TEST(TokenViewsTest, ShowTreeAndDiffNeverPrintTheToken) {
   }
   Snapshot other = Recording();
   other.frames[1].mutable_processes(2)->mutable_cmdline()->set_data("sh\0-c\0"s + kToken + "\0"s);
-  std::string error;
+  Failure failure;
   std::optional<v1::DiffReport> diff =
-      BuildDiff(DiffSide{&s, "a", 0}, DiffSide{&other, "b", 1}, &error);
-  ASSERT_TRUE(diff) << error;
+      BuildDiff(DiffSide{&s, "a", 0}, DiffSide{&other, "b", 1}, &failure);
+  ASSERT_TRUE(diff) << failure.message;
   ASSERT_GT(diff->changes_size(), 0);
   ExpectNoTokenIn("diff", RenderDiff(*diff));
   ExpectNoTokenIn("diff --json", ToJson(*diff));
