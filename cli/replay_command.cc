@@ -244,7 +244,7 @@ RequestOptions AddRequestOptions(CLI::App* sub, ReplayOptions* o) {
 void RegisterReplay(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ReplayOptions>();
   CLI::App* sub = app.add_subcommand("replay", kDescription);
-  sub->add_option("FILE", o->file, "a .ptape file: a recording or a capture; - for standard input")
+  sub->add_option("FILE", o->file, "a recording or a capture; - for standard input")
       ->check(NonEmptyPath())
       ->required();
   sub->add_flag("--json", o->json,
