@@ -26,8 +26,7 @@ MemoryEvidence::Process& MemoryEvidence::AddProcess(std::int64_t pid, std::int64
                                                     const std::vector<std::string>& argv,
                                                     const std::vector<std::string>& environ,
                                                     Identity exe, char state) {
-  if (!procs_.count(pid)) names_stale_ = true;
-  Process& p = procs_[pid];
+  Process& p = Slot(pid);
   p.files.clear();
   p.files[ProcFile::kStat] = StoredRead{0, StatLine(pid, comm, state, ppid, start_ticks), false};
   p.files[ProcFile::kCmdline] = StoredRead{0, JoinNul(argv), false};
@@ -41,19 +40,65 @@ MemoryEvidence::Process& MemoryEvidence::AddProcess(std::int64_t pid, std::int64
   return p;
 }
 
+MemoryEvidence::Process& MemoryEvidence::Slot(std::int64_t pid) {
+  ++changes_;
+  auto [it, added] = procs_.try_emplace(pid);
+  if (added) {
+    names_stale_ = true;
+    it->second.files.changes_ = &changes_;
+  }
+  return it->second;
+}
+
 MemoryEvidence::Process* MemoryEvidence::Find(std::int64_t pid) {
   auto it = procs_.find(pid);
   return it == procs_.end() ? nullptr : &it->second;
 }
 
 void MemoryEvidence::SetFile(std::int64_t pid, ProcFile file, std::string data) {
-  if (!procs_.count(pid)) names_stale_ = true;
-  procs_[pid].files[file] = StoredRead{0, std::move(data), false};
+  Slot(pid).files[file] = StoredRead{0, std::move(data), false};
 }
 
 void MemoryEvidence::SetFileError(std::int64_t pid, ProcFile file, int err) {
-  if (!procs_.count(pid)) names_stale_ = true;
-  procs_[pid].files[file] = StoredRead{err, {}, false};
+  Slot(pid).files[file] = StoredRead{err, {}, false};
+}
+
+const MemoryEvidence::StatRow* MemoryEvidence::StatOf(std::int64_t pid) {
+  if (column_at_ != changes_) {
+    std::vector<std::int64_t> pids;
+    pids.reserve(procs_.size());
+    std::size_t bytes = 0;
+    for (const auto& [p, process] : procs_) {
+      if (const StoredRead* stat = process.files.Get(ProcFile::kStat)) {
+        pids.push_back(p);
+        bytes += stat->data.size();
+      }
+    }
+    std::sort(pids.begin(), pids.end());
+    stat_rows_.clear();
+    stat_bytes_.clear();
+    stat_bytes_.reserve(bytes);
+    for (std::int64_t p : pids) {
+      const StoredRead& stat = *procs_.find(p)->second.files.Get(ProcFile::kStat);
+      stat_rows_.push_back(StatRow{p, static_cast<std::uint32_t>(stat_bytes_.size()),
+                                   static_cast<std::uint32_t>(stat.data.size()), stat.err,
+                                   stat.truncated});
+      stat_bytes_ += stat.data;
+    }
+    column_at_ = changes_;
+    stat_cursor_ = 0;
+  }
+  // A scan reads in pid order: the row after the last one found, first.
+  const std::size_t next = stat_cursor_ + 1;
+  if (next < stat_rows_.size() && stat_rows_[next].pid == pid) {
+    stat_cursor_ = next;
+  } else {
+    auto it = std::lower_bound(stat_rows_.begin(), stat_rows_.end(), pid,
+                               [](const StatRow& r, std::int64_t p) { return r.pid < p; });
+    if (it == stat_rows_.end() || it->pid != pid) return nullptr;
+    stat_cursor_ = static_cast<std::size_t>(it - stat_rows_.begin());
+  }
+  return &stat_rows_[stat_cursor_];
 }
 
 void MemoryEvidence::Tick() {
@@ -111,6 +156,19 @@ ListResult MemoryEvidence::ListPidsWithin(const ListLimits& limits) {
 
 ReadResult MemoryEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint64_t bound) {
   Tick();
+  if (file == ProcFile::kStat) {
+    // Served from the column: a view of it stays valid until the next read
+    // (the only call that rebuilds it), whatever a hook changes meanwhile.
+    const StatRow* row = StatOf(pid);
+    if (row == nullptr) return ReadResult{ENOENT, {}, false};
+    ReadResult out{row->err, std::string_view(stat_bytes_).substr(row->offset, row->size),
+                   row->truncated};
+    if (out.ok() && out.data.size() > bound) {
+      out.data = out.data.substr(0, static_cast<std::size_t>(bound));
+      out.truncated = true;
+    }
+    return out;
+  }
   Process* p = Find(pid);
   if (p == nullptr) return ReadResult{ENOENT, {}, false};
   const StoredRead* found = p->files.Get(file);
