@@ -178,7 +178,10 @@ for input in $inputs; do
   fi
   sizes+=("$(awk -v l="$label" -v b="$(stat -c %s "$file")" -v r="$(got records)" -v o="$(got observations)" \
     -v d="$(got decoded_bytes)" -v db="$db_bytes" -v rows="$db_rows" \
-    'BEGIN {printf "| %s | %d | %d | %d | %.1f | %.1f | %.0f |", l, b, r, o, d / 1048576, db / 1048576, (rows > 0 ? db / rows : 0)}')")
+    'BEGIN {
+       if (db > 0) printf "| %s | %d | %d | %d | %.1f | %.1f | %.0f |", l, b, r, o, d / 1048576, db / 1048576, (rows > 0 ? db / rows : 0)
+       else printf "| %s | %d | %d | %d | %.1f | refused | - |", l, b, r, o, d / 1048576
+     }')")
   log "$label: $(stat -c %s "$file") bytes, $floor_line; $((warmup + rounds)) rounds"
   for ((i = 0; i < ${#commands[@]}; i++)); do : >"$work/t$i"; rm -f -- "$work/f$i"; done
   for ((r = 0; r < warmup + rounds; r++)); do
@@ -213,6 +216,7 @@ for input in $inputs; do
          x = u / (f > 0 ? f : 1)
          cpu_ok = (ct == "-") ? "" : (x <= ct + 0 ? "met" : "missed")
          if (rt == "-") rss_ok = ""
+         else if (rt == "2x db" && db == 0) { rss_ok = ""; rt = "- (no db)" }
          else if (rt == "2x db") { rss_ok = (m * 1048576 <= 2 * db ? "met" : "missed"); rt = sprintf("%.0f (2× db)", 2 * db / 1048576) }
          else rss_ok = (m <= rt + 0 ? "met" : "missed")
          if (note != "") { cpu_ok = (ct == "-") ? "" : "refused"; rss_ok = (rt == "-") ? "" : "refused" }
