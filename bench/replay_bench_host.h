@@ -3,7 +3,8 @@
 // bench/spawn_idle starts them), the fingerprinted root and a sandbox chain
 // beneath it, every file with realistic bytes (kernel-shaped stat lines, a
 // worker argv, a CI job's environment, a status), and the request that
-// resolves its sleep. One program includes this (bench/replay_bench.cc), so
+// resolves its sleep. Included by bench/replay_bench.cc and, for its record
+// bytes, tests/shapes/many_frames.cc (`many_frames --host`), so
 // the definitions are inline.
 #pragma once
 
