@@ -219,7 +219,8 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                   "  proctape explore corpus/*.ptape --depth 2 --jobs 2\n\n") +
       ExitStatusFooter("0 no violation, 2 usage error, 10 --out refused (no such directory, "
                        "not one, a file in it exists without --force), 10-16 damaged "
-                       "file, 20 violations found"));
+                       "file (of several: the first, nothing explored), 20 violations found "
+                       "(in any FILE)"));
   sub->callback([=] {
     if (seed->count() > 0) o->request.seed = o->seed;
     if (check->count() > 0) o->request.check = o->check;
