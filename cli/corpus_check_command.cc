@@ -100,8 +100,7 @@ void RegisterCorpusCheck(CLI::App* corpus, int* exit_code) {
       "standard error when it is a terminal. Exit 0 when every entry reproduced, 22\n"
       "otherwise, 23 when the MANIFEST does not parse or names a missing file.");
   check->corpus.Register(c, true);
-  AddUnsigned(c, "--jobs,-j", check->jobs, 1, 1024,
-              "entries replayed at once (default: one per core)");
+  AddJobsOption(c, check->jobs, "entries replayed");
   AddSideOutputOption(c, "--junit", check->junit,
                       "also write JUnit XML to this file: a testcase per entry, <failure> for a "
                       "drift, <error> for an unreadable entry")

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape explore FILE`: every recorded check of FILE re-run on a host
-// model built from its frames under histories of kernel events (a process
-// exits, a pid is reused, an exec is caught half done, a second match
+// `proctape explore FILE...`: every recorded check of each FILE re-run on a
+// host model built from its frames under histories of kernel events (a
+// process exits, a pid is reused, an exec is caught half done, a second match
 // appears, the root restarts, the clock jumps), each verdict judged against
 // the model's truth (explore/). Never reads the live /proc, never sleeps.
+// Several FILEs are reported in the order given, as verify does: their texts
+// one after the other, under --json {"files": [...]} of their reports.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -15,6 +18,7 @@
 #include "cli/errors.h"
 #include "cli/exit_codes.h"
 #include "cli/explore_bounds.h"
+#include "cli/inputs.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
@@ -31,6 +35,7 @@ namespace {
 
 struct ExploreOptions {
   explore::ExploreRequest request;
+  std::vector<std::string> files;
   bool force = false;  // --force: files of an earlier run in --out are replaced
   bool json = false;
   std::uint64_t seed = 0;
@@ -42,28 +47,53 @@ struct ExploreOptions {
 // temporary made, and let go: a run may find hundreds, more than the
 // descriptors it may hold) before any is written, so that one refused (it
 // exists, without --force) leaves none written.
-int WriteFound(const ExploreOptions& o, const Snapshot& snapshot, const explore::ExploreRun& run) {
-  const std::vector<explore::FoundFile> found = explore::FoundFiles(run);
+int WriteFound(const ExploreOptions& o, const std::vector<Snapshot>& snapshots,
+               const std::vector<explore::ExploreRun>& runs) {
+  struct Found {
+    explore::FoundFile file;
+    const Snapshot* snapshot;
+    const explore::ExploreRun* run;
+  };
+  std::vector<Found> found;
+  for (std::size_t f = 0; f < runs.size(); ++f) {
+    for (const explore::FoundFile& file : explore::FoundFiles(runs[f])) {
+      found.push_back({file, &snapshots[f], &runs[f]});
+    }
+  }
   auto open = [&o](const std::string& path, int* exit_code) {
     OutputRequest request;
     request.path = path;
     request.force = o.force;
     request.binary = true;
-    return OpenOutput(request, "--out", {{"FILE", o.request.file}}, exit_code);
+    return OpenOutput(request, "--out", InputsNamed("FILE", o.files), exit_code);
   };
   int exit_code = kExitOk;
-  for (const explore::FoundFile& f : found) {
-    if (!open(f.path, &exit_code)) return exit_code;
+  for (const Found& f : found) {
+    if (!open(f.file.path, &exit_code)) return exit_code;
   }
-  for (const explore::FoundFile& f : found) {
-    std::unique_ptr<OutputFile> output = open(f.path, &exit_code);
+  for (const Found& f : found) {
+    std::unique_ptr<OutputFile> output = open(f.file.path, &exit_code);
     if (!output) return exit_code;
     auto writer = SnapshotWriter::Create(std::move(output), SnapshotWriter::Options{});
-    const std::string failed = explore::WriteDerived(*writer, "explore", snapshot, run.source_name,
-                                                     *f.setup, *f.history, explore::Checker{});
-    if (!failed.empty()) return FailAbout(kExitIo, "--out", f.path, failed);
+    const std::string failed =
+        explore::WriteDerived(*writer, "explore", *f.snapshot, f.run->source_name, *f.file.setup,
+                              *f.file.history, explore::Checker{});
+    if (!failed.empty()) return FailAbout(kExitIo, "--out", f.file.path, failed);
   }
   return kExitOk;
+}
+
+// Two FILEs whose files under --out would have the same names (DIR/STEM-...):
+// the second's name, else "".
+std::string SameStem(const ExploreOptions& o) {
+  if (o.request.out.empty()) return "";
+  std::vector<std::string> stems;
+  for (const std::string& file : o.files) {
+    const std::string stem = explore::FoundStem(file);
+    if (std::find(stems.begin(), stems.end(), stem) != stems.end()) return file;
+    stems.push_back(stem);
+  }
+  return "";
 }
 
 // The usage errors of --out and --examples, and --out DIR checked before
@@ -72,6 +102,11 @@ int CheckOptions(const ExploreOptions& o) {
   const std::string& out = o.request.out;
   if (std::string why = ForceWithoutOutput(o.force, "--out", !out.empty(), out); !why.empty()) {
     return Fail(kExitUsage, why);
+  }
+  if (const std::string same = SameStem(o); !same.empty()) {
+    return FailAbout(kExitUsage, "FILE", same,
+                     "its files under --out would have the names of an earlier FILE's (" +
+                         explore::FoundStem(same) + "-check...): explore it on its own");
   }
   if (!out.empty()) {
     if (MaybeFailure refused = DirectoryWrittenIntoProblem(out)) {
@@ -87,24 +122,41 @@ int CheckOptions(const ExploreOptions& o) {
 int RunExplore(const ExploreOptions& o) {
   if (int bad = CheckOptions(o); bad != kExitOk) return bad;
   // With --out the files are made in DIR as the search finds them.
-  CommandIo io{"explore", {{"FILE", o.request.file}}};
+  CommandIo io{"explore", InputsNamed("FILE", o.files)};
   io.creates_in = {o.request.out};
   if (int entered = EnterCommand(io); entered != kExitOk) return entered;
-  Snapshot snapshot;
-  if (int read = ReadRecording("explore", o.request.file, o.request.check, &snapshot);
-      read != kExitOk) {
-    return read;
+  // Every FILE is read before any is explored: one that cannot be ends it.
+  std::vector<Snapshot> snapshots(o.files.size());
+  std::vector<explore::RecordingToExplore> recordings;
+  for (std::size_t f = 0; f < o.files.size(); ++f) {
+    if (int read = ReadRecording("explore", o.files[f], o.request.check, &snapshots[f]);
+        read != kExitOk) {
+      return read;
+    }
+    recordings.push_back({o.files[f], &snapshots[f]});
   }
   Progress progress;
   Failure failure;
-  std::optional<explore::ExploreRun> run = explore::ExploreRecording(
-      snapshot, o.request, [&](const std::string& line) { progress.Update(line); }, &failure);
-  if (!run) return Fail(failure);
+  std::optional<std::vector<explore::ExploreRun>> runs = explore::ExploreRecordings(
+      recordings, o.request, [&](const std::string& line) { progress.Update(line); }, &failure);
+  if (!runs) return Fail(failure);
   progress.Done();
-  if (int wrote = WriteFound(o, snapshot, *run); wrote != kExitOk) return wrote;
-  const std::string report = o.json ? explore::ExploreJson(*run) : explore::ExploreText(*run);
-  std::fputs(report.c_str(), stdout);
-  const std::uint64_t violations = explore::Totals(run->checks).violations;
+  if (int wrote = WriteFound(o, snapshots, *runs); wrote != kExitOk) return wrote;
+  std::string text;
+  std::vector<std::string> reports;
+  std::uint64_t violations = 0;
+  for (const explore::ExploreRun& run : *runs) {
+    if (o.json) {
+      std::string json = explore::ExploreJson(run);
+      json.pop_back();  // its newline
+      reports.push_back(std::move(json));
+    } else {
+      text += explore::ExploreText(run);
+    }
+    violations += explore::Totals(run.checks).violations;
+  }
+  if (o.json) text = JsonList(reports) + "\n";
+  std::fputs(text.c_str(), stdout);
   if (violations == 0) return kExitOk;
   return Finding(kExitVerdictChanged, Plural(violations, "violation", "violations") + " found");
 }
@@ -127,8 +179,9 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
       "tick; anything else must fail closed. A wrong verdict is a violation; with --out each\n"
       "is written as a recording that 'proctape replay' reproduces. Nothing live is read.\n"
       "See docs/explore.md.");
-  sub->add_option("FILE", o->request.file,
-                  "a recording (resolve --record, liveness --record, lab); - for standard input")
+  sub->add_option("FILE", o->files,
+                  "a recording (resolve --record, liveness --record, lab); - for standard input; "
+                  "several are explored as one run")
       ->check(NonEmptyPath())
       ->required();
   AddUnsigned(sub, "--depth", o->request.depth, 1, 2, "events per history: 1, or 2 (pairs)")
@@ -156,14 +209,18 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                   "with --out, also write the first history of each of the N (1 to 100) rarest "
                   "outcomes of each check, violation or not, as DIR/STEM-checkC-OUTCOME.ptape "
                   "(docs/explore.md)");
+  o->request.jobs = 0;  // one per core, unless --jobs says
+  AddJobsOption(sub, o->request.jobs, "checks explored");
   sub->add_flag("--json", o->json, "print one JSON object: the same summary");
   sub->footer(
       std::string("Examples:\n"
                   "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"
-                  "  proctape explore run.ptape --out found/ --json\n\n") +
+                  "  proctape explore run.ptape --out found/ --json\n"
+                  "  proctape explore corpus/*.ptape --depth 2 --jobs 2\n\n") +
       ExitStatusFooter("0 no violation, 2 usage error, 10 --out refused (no such directory, "
                        "not one, a file in it exists without --force), 10-16 damaged "
-                       "file, 20 violations found"));
+                       "file (of several: the first, nothing explored), 20 violations found "
+                       "(in any FILE)"));
   sub->callback([=] {
     if (seed->count() > 0) o->request.seed = o->seed;
     if (check->count() > 0) o->request.check = o->check;

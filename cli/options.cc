@@ -151,4 +151,8 @@ CLI::Option* OneValueEach(CLI::Option* option) {
       ->allow_extra_args(false);
 }
 
+CLI::Option* AddJobsOption(CLI::App* app, unsigned& jobs, const std::string& what) {
+  return AddUnsigned(app, "--jobs,-j", jobs, 1, 1024, what + " at once (default: one per core)");
+}
+
 }  // namespace proctape

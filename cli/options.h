@@ -90,5 +90,8 @@ CLI::Option* AddUnsigned(CLI::App* app, const std::string& name, Target& target,
                          std::uint64_t hi, const std::string& help, const std::string& type = "N") {
   return app->add_option(name, target, help)->check(Unsigned(lo, hi))->type_name(type);
 }
+// --jobs N, -j N: `what` ("entries replayed") at once, 1 to 1024; the
+// target stays 0 when it is not given: one per core.
+CLI::Option* AddJobsOption(CLI::App* app, unsigned& jobs, const std::string& what);
 
 }  // namespace proctape

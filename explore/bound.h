@@ -43,6 +43,15 @@ class RunBound {
 
   void Steps(std::uint64_t n) { steps_ += n; }
   void Run() { ++runs_; }
+  // A bound of its own with `limits`, on this one's clock (the time limit
+  // counts from the start of the whole run).
+  RunBound OnSameClock(RunLimits limits) const { return RunBound(limits, elapsed_ms_); }
+  // Counts what `other` counted (a check run on its own bound, taken as if
+  // run on this one: explore/in_order.h), reaching no bound by itself.
+  void Absorb(const RunBound& other) {
+    runs_ += other.runs_;
+    steps_ += other.steps_;
+  }
   // Whether a bound is reached (the time is read every 64th call).
   bool Spent();
 

@@ -11,6 +11,10 @@
 #   json          --json gives the same totals as the text
 #   examples      --examples N writes the N rarest outcomes' first histories,
 #                 which replay reproduces; without --out it is refused
+#   several       several FILEs: each file's report alone, in order (text,
+#                 {"files": [...]} of --json), the same for --jobs 1 and 2,
+#                 --out files included; a missing FILE among them, --jobs 0,
+#                 two FILEs of one stem with --out: one line, the status
 #   minimize      `minimize` of a corpus entry: the reduction, a file replay
 #                 reproduces and explain shows in a screen, --json, bad inputs
 # Usage: explore_cli_test.sh CASE PROCTAPE SOURCE_DIR [FILE]
@@ -131,6 +135,35 @@ PY
     expect_of minimize 20 "$src/corpus/03c2b776b0e839d3.ptape" -o "$tmp/pre.ptape"
     grep -q 'not the recorded RESOLVED' "$tmp/err" || fail "pre-exec: $(cat "$tmp/err")"
     [ ! -e "$tmp/pre.ptape" ] || fail "pre-exec: an output was left"
+    ;;
+  several)
+    a=$src/corpus/051df0283b135a91.ptape b=$src/corpus/021e7cdf322033a4.ptape
+    opts=(--depth 2 --budget 200)
+    "$proctape" explore "$a" "${opts[@]}" --jobs 1 >"$tmp/a" || fail "a: exit $?"
+    "$proctape" explore "$b" "${opts[@]}" --jobs 1 >"$tmp/b" || fail "b: exit $?"
+    cat "$tmp/a" "$tmp/b" >"$tmp/ab"
+    for jobs in 1 2; do
+      "$proctape" explore "$a" "$b" "${opts[@]}" -j $jobs >"$tmp/both" || fail "both -j $jobs: exit $?"
+      cmp -s "$tmp/ab" "$tmp/both" || fail "-j $jobs: not each file's report in turn: $(diff "$tmp/ab" "$tmp/both")"
+    done
+    "$proctape" explore "$a" "${opts[@]}" --json >"$tmp/a.json" || fail "a json: exit $?"
+    "$proctape" explore "$b" "${opts[@]}" --json >"$tmp/b.json" || fail "b json: exit $?"
+    "$proctape" explore "$a" "$b" "${opts[@]}" --json -j 2 >"$tmp/both.json" || fail "both json: exit $?"
+    python3 - "$tmp/a.json" "$tmp/b.json" "$tmp/both.json" <<'PY' || fail "--json of several FILEs"
+import sys
+a, b, both = (open(f).read() for f in sys.argv[1:])
+assert both == '{"files":[' + a.rstrip("\n") + "," + b.rstrip("\n") + "]}\n", both[:200]
+PY
+    mkdir "$tmp/one" "$tmp/two"
+    "$proctape" explore "$a" "$b" "${opts[@]}" --out "$tmp/one" --examples 2 -j 1 >"$tmp/one.txt" || fail "out -j 1: exit $?"
+    "$proctape" explore "$a" "$b" "${opts[@]}" --out "$tmp/two" --examples 2 -j 2 >"$tmp/two.txt" || fail "out -j 2: exit $?"
+    diff <(sed "s|$tmp/one|DIR|g" "$tmp/one.txt") <(sed "s|$tmp/two|DIR|g" "$tmp/two.txt") >/dev/null || fail "--out: -j 1 and -j 2 said different things"
+    [ "$(ls "$tmp/one" | wc -l)" -gt 2 ] || fail "--out: nothing written"
+    (cd "$tmp/one" && for f in *; do cmp -s "$f" "../two/$f" || exit 1; done) || fail "--out: -j 1 and -j 2 wrote different files"
+    expect 10 "$a" "$tmp/missing.ptape" "$b"
+    expect 2 "$a" "$b" --jobs 0
+    mkdir "$tmp/other" && cp "$a" "$tmp/other/"
+    expect 2 "$a" "$tmp/other/$(basename "$a")" --out "$tmp/one" --force
     ;;
   json)
     good=$src/corpus/051df0283b135a91.ptape
