@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The checks of an explore run (every FILE's, one after the other) decided
 // in their order within the whole run's bound (explore/bound.h), on `jobs`
-// threads, with the result of one thread (docs/explore.md, "On every core").
+// threads, with the result of one thread
+// (docs/explore.md, "Several FILEs, every core").
 //
 // The search of one check is sequential; checks run in parallel. Each is run
 // speculatively by a worker on a bound of its own (the limits less what the
