@@ -10,11 +10,10 @@
 
 namespace proctape {
 
-bool EnterJail(const JailRequest& request, std::string* error) {
+MaybeFailure EnterJail(const JailRequest& request) {
   const JailedCommand* command = FindJailed(request.command);
   if (command == nullptr || !command->jailed) {
-    *error = "no jail is stated for it (cli/jail_commands.cc)";
-    return false;
+    return Failure(FailureKind::kInternal, "no jail is stated for it (cli/jail_commands.cc)");
   }
   // What the libc would read from the file system later, read now: the time
   // zone (local times in the views).
@@ -27,8 +26,7 @@ bool EnterJail(const JailRequest& request, std::string* error) {
              " runs without its file-system jail" + (SeccompAvailable() ? " (seccomp only)" : ""));
       }
     } else if (MaybeFailure failed = InstallLandlock(request, abi)) {
-      *error = failed->message;
-      return false;
+      return failed;
     }
   }
   if (!SeccompAvailable()) {
@@ -37,20 +35,19 @@ bool EnterJail(const JailRequest& request, std::string* error) {
            request.command + " runs without its system-call jail");
     }
   } else if (MaybeFailure failed = InstallSeccomp()) {
-    *error = failed->message;
-    return false;
+    return failed;
   }
   if (std::getenv("PROCTAPE_JAIL_PROBE") != nullptr) {
     std::fflush(stdout);
     std::fprintf(stderr, "proctape: jail probe: %s\n", ProbeSandbox().c_str());
   }
-  return true;
+  return std::nullopt;
 }
 
 int Jail(const JailRequest& request) {
-  std::string error;
-  if (EnterJail(request, &error)) return kExitOk;
-  return Fail(kExitInternal, request.command + ": cannot enter its jail: " + error);
+  MaybeFailure failed = EnterJail(request);
+  if (!failed) return kExitOk;
+  return Fail(kExitInternal, request.command + ": cannot enter its jail: " + failed->message);
 }
 
 }  // namespace proctape

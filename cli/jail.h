@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/failure.h"
 #include "sandbox/sandbox.h"
 
 namespace proctape {
@@ -59,11 +60,11 @@ std::span<const JailedCommand> JailedCommands();
 const JailedCommand* FindJailed(std::string_view command);
 
 // Enters the jail of request.command (its JailedCommands() entry; one not
-// there, or lab, is an internal error). False, with *error one line, when a
-// layer that the kernel offers could not be installed (the command must
-// then stop: exit 1). With PROCTAPE_JAIL_PROBE set, prints one line to
-// standard error once inside (ProbeSandbox).
-bool EnterJail(const JailRequest& request, std::string* error);
+// there, or lab, is an internal error). A Failure (one line) when a layer
+// that the kernel offers could not be installed (the command must then stop:
+// exit 1). With PROCTAPE_JAIL_PROBE set, prints one line to standard error
+// once inside (ProbeSandbox).
+MaybeFailure EnterJail(const JailRequest& request);
 
 // EnterJail, or the one error line and kExitInternal; 0 when entered.
 int Jail(const JailRequest& request);
