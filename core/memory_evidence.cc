@@ -41,11 +41,11 @@ MemoryEvidence::Process& MemoryEvidence::AddProcess(std::int64_t pid, std::int64
 }
 
 MemoryEvidence::Process& MemoryEvidence::Slot(std::int64_t pid) {
-  ++changes_;
+  ++*changes_;
   auto [it, added] = procs_.try_emplace(pid);
   if (added) {
     names_stale_ = true;
-    it->second.files.changes_ = &changes_;
+    it->second.files.changes_ = changes_.get();
   }
   return it->second;
 }
@@ -64,7 +64,7 @@ void MemoryEvidence::SetFileError(std::int64_t pid, ProcFile file, int err) {
 }
 
 const MemoryEvidence::StatRow* MemoryEvidence::StatOf(std::int64_t pid) {
-  if (column_at_ != changes_) {
+  if (column_at_ != *changes_) {
     std::vector<std::int64_t> pids;
     pids.reserve(procs_.size());
     std::size_t bytes = 0;
@@ -85,7 +85,7 @@ const MemoryEvidence::StatRow* MemoryEvidence::StatOf(std::int64_t pid) {
                                    stat.truncated});
       stat_bytes_ += stat.data;
     }
-    column_at_ = changes_;
+    column_at_ = *changes_;
     stat_cursor_ = 0;
   }
   // A scan reads in pid order: the row after the last one found, first.

@@ -13,8 +13,8 @@
 // The stat files are therefore also kept as one column, every process's
 // bytes one after the other in pid order, rebuilt by the first read after the
 // table changed: a scan then reads memory in order instead of one scattered
-// record per process (BENCHMARKS.md, "Replay: the resolver at 10 M
-// observations/s").
+// record per process
+// (BENCHMARKS.md, "Round three: the host's stat column").
 #pragma once
 
 #include <array>
@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -59,7 +60,7 @@ class MemoryEvidence : public Evidence {
 
    private:
     friend class MemoryEvidence;
-    std::uint64_t* changes_ = nullptr;  // the host's count of changes
+    std::uint64_t* changes_ = nullptr;  // its host's count of changes
     static constexpr std::size_t kKinds = static_cast<std::size_t>(ProcFile::kExe) + 1;
     std::array<StoredRead, kKinds> files_;
     std::array<bool, kKinds> present_{};
@@ -69,11 +70,6 @@ class MemoryEvidence : public Evidence {
     Identity exe;
   };
 
-  MemoryEvidence() = default;
-  // Its processes count its changes: not copied, not moved.
-  MemoryEvidence(const MemoryEvidence&) = delete;
-  MemoryEvidence& operator=(const MemoryEvidence&) = delete;
-
   // Adds (or replaces) a process with a well-formed stat, cmdline, environ
   // and status. `comm` is written inside the parentheses as given.
   Process& AddProcess(std::int64_t pid, std::int64_t ppid, std::uint64_t start_ticks,
@@ -82,7 +78,7 @@ class MemoryEvidence : public Evidence {
   void Remove(std::int64_t pid) {
     procs_.erase(pid);
     names_stale_ = true;
-    ++changes_;
+    ++*changes_;
   }
   Process* Find(std::int64_t pid);
   // Replaces one file's answer: bytes, or an errno with empty bytes.
@@ -143,8 +139,12 @@ class MemoryEvidence : public Evidence {
   // allocation per read once the largest file was read).
   std::string read_;
   std::map<std::string, Identity> paths_;
-  std::uint64_t changes_ = 0;
-  std::uint64_t column_at_ = ~std::uint64_t{0};  // changes_ when the column was built
+  // Changes to the table, counted by it and its processes' files. A copy of
+  // the host shares the count with the original (its processes' files point
+  // to it), so a change to either makes both rebuild their columns: never
+  // one too few.
+  std::shared_ptr<std::uint64_t> changes_ = std::make_shared<std::uint64_t>(0);
+  std::uint64_t column_at_ = ~std::uint64_t{0};  // *changes_ when the column was built
   std::vector<StatRow> stat_rows_;               // ascending pids
   std::string stat_bytes_;                       // their bytes, in that order
   std::size_t stat_cursor_ = 0;                  // the row the last read found

@@ -85,6 +85,19 @@ TEST(MemoryEvidenceColumn, AViewOutlivesAChangeUntilTheNextRead) {
   EXPECT_EQ(StatOf(host, 20), "changed\n");
 }
 
+TEST(MemoryEvidenceColumn, ACopyAndItsOriginalEachReadTheirOwnTable) {
+  MemoryEvidence host;
+  AddTwo(host);
+  EXPECT_EQ(StatOf(host, 10), MemoryEvidence::StatLine(10, "ten", 'S', 1, 100));
+  MemoryEvidence copy(host);
+  copy.Find(10)->files[ProcFile::kStat].data = "the copy's\n";
+  host.SetFile(20, ProcFile::kStat, "the original's\n");
+  EXPECT_EQ(StatOf(copy, 10), "the copy's\n");
+  EXPECT_EQ(StatOf(copy, 20), MemoryEvidence::StatLine(20, "twenty", 'S', 1, 200));
+  EXPECT_EQ(StatOf(host, 10), MemoryEvidence::StatLine(10, "ten", 'S', 1, 100));
+  EXPECT_EQ(StatOf(host, 20), "the original's\n");
+}
+
 TEST(MemoryEvidenceColumn, BoundTruncatesAndErrorsPassThrough) {
   MemoryEvidence host;
   AddTwo(host);
