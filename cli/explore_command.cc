@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/command_io.h"
@@ -88,7 +89,10 @@ int WriteFound(const ExploreOptions& o, const std::vector<Snapshot>& snapshots,
 std::string SameStem(const ExploreOptions& o) {
   if (o.request.out.empty()) return "";
   std::vector<std::string> stems;
+  bool stdin_named = false;
   for (const std::string& file : o.files) {
+    // A second '-' is refused as standard input read twice (EnterCommand).
+    if (file == "-" && std::exchange(stdin_named, true)) continue;
     const std::string stem = explore::FoundStem(file);
     if (std::find(stems.begin(), stems.end(), stem) != stems.end()) return file;
     stems.push_back(stem);
@@ -181,7 +185,7 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
       "See docs/explore.md.");
   sub->add_option("FILE", o->files,
                   "a recording (resolve --record, liveness --record, lab); - for standard input; "
-                  "several are explored as one run")
+                  "several are one run: a report each, in order, the bounds shared")
       ->check(NonEmptyPath())
       ->required();
   AddUnsigned(sub, "--depth", o->request.depth, 1, 2, "events per history: 1, or 2 (pairs)")
@@ -195,7 +199,8 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                      "begun (docs/explore.md, 'Bounds of a whole run')");
   sub->add_option("--out", o->request.out,
                   "write each violation here as a .ptape (a directory that exists; an existing "
-                  "file is not replaced without --force)")
+                  "file is not replaced without --force), named by its FILE's name (- as "
+                  "stdin): two FILEs of one name are refused")
       ->check(NonEmptyPath("directory"))
       ->type_name("DIR");
   AddForceOption(sub, o->force, "replace files of an earlier run in --out DIR");
@@ -203,7 +208,7 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                                   "shuffle the order of histories by N (a budget then "
                                   "samples); without it the order is fixed");
   CLI::Option* check = AddUnsigned(sub, "--check", o->check, 0, UINT64_MAX,
-                                   "explore only this recorded check (from 0)");
+                                   "explore only this recorded check (from 0) of every FILE");
   CLI::Option* examples =
       AddUnsigned(sub, "--examples", o->request.examples, 1, 100,
                   "with --out, also write the first history of each of the N (1 to 100) rarest "
@@ -211,13 +216,16 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                   "(docs/explore.md)");
   o->request.jobs = 0;  // one per core, unless --jobs says
   AddJobsOption(sub, o->request.jobs, "checks explored");
-  sub->add_flag("--json", o->json, "print one JSON object: the same summary");
+  sub->add_flag("--json", o->json,
+                "print one JSON object: the same summary; of several FILEs, "
+                "{\"files\": [...]} of theirs");
   sub->footer(
       std::string("Examples:\n"
                   "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"
                   "  proctape explore run.ptape --out found/ --json\n"
                   "  proctape explore corpus/*.ptape --depth 2 --jobs 2\n\n") +
-      ExitStatusFooter("0 no violation, 2 usage error, 10 --out refused (no such directory, "
+      ExitStatusFooter("0 no violation, 2 usage error (also two FILEs of one name with --out), "
+                       "10 a FILE unreadable or --out refused (no such directory, "
                        "not one, a file in it exists without --force), 10-16 damaged "
                        "file (of several: the first, nothing explored), 20 violations found "
                        "(in any FILE)"));

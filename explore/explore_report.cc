@@ -156,8 +156,8 @@ void FillCheckJson(const ExploreRequest& o, const ExploredCheck& c, const TokenM
 
 std::string ExploreText(const ExploreRun& run) {
   const ExploreRequest& o = run.request;
-  std::string text = "explore " + run.mask.Shown(run.source_name) + ": depth " + N(o.depth) +
-                     ", budget " + Plural(o.budget, "run", "runs") + " per check\n";
+  std::string text = "explore " + run.mask.Shown(o.file) + ": depth " + N(o.depth) + ", budget " +
+                     Plural(o.budget, "run", "runs") + " per check\n";
   for (const ExploredCheck& c : run.checks) text += CheckText(o, c, run.mask);
   if (const std::string line = UnexploredLine(run.end); !line.empty()) text += line + "\n";
   const ExploreTotals t = Totals(run.checks);
@@ -174,7 +174,7 @@ std::string ExploreJson(const ExploreRun& run) {
   const ExploreRequest& o = run.request;
   const RunEnd& end = run.end;
   v1::ExploreReport doc;
-  doc.set_file(run.mask.Shown(run.source_name));
+  doc.set_file(run.mask.Shown(o.file));
   doc.set_depth(o.depth);
   doc.set_budget(Count32(o.budget));
   for (const ExploredCheck& c : run.checks) FillCheckJson(o, c, run.mask, doc.add_checks());

@@ -45,7 +45,8 @@ TEST(ExploreRecordingRun, ExploresTheRecordedCheckAndSaysIt) {
   EXPECT_TRUE(FoundFiles(*run).empty());  // no --out
 
   const std::string text = ExploreText(*run);
-  EXPECT_EQ(text.rfind("explore rec.ptape: depth 1, budget 50 runs per check\n", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("explore dir/rec.ptape: depth 1, budget 50 runs per check\n", 0), 0u)
+      << text;
   EXPECT_NE(text.find("check 0 (resolve) on frame 1: baseline RESOLVED host pid 102"),
             std::string::npos)
       << text;
