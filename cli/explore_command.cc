@@ -223,7 +223,7 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
       std::string("Examples:\n"
                   "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"
                   "  proctape explore run.ptape --out found/ --json\n"
-                  "  proctape explore corpus/*.ptape --depth 2 --jobs 2\n\n") +
+                  "  proctape explore corpus/*.ptape --depth 1 --jobs 2\n\n") +
       ExitStatusFooter("0 no violation, 2 usage error (also two FILEs of one name with --out), "
                        "10 a FILE unreadable or --out refused (no such directory, "
                        "not one, a file in it exists without --force), 10-16 damaged "
