@@ -208,17 +208,15 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                                   "shuffle the order of histories by N (a budget then "
                                   "samples); without it the order is fixed");
   CLI::Option* check = AddUnsigned(sub, "--check", o->check, 0, UINT64_MAX,
-                                   "explore only this recorded check (from 0) of every FILE");
+                                   "explore only check N (from 0) of every FILE");
   CLI::Option* examples =
       AddUnsigned(sub, "--examples", o->request.examples, 1, 100,
                   "with --out, also write the first history of each of the N (1 to 100) rarest "
                   "outcomes of each check, violation or not, as DIR/STEM-checkC-OUTCOME.ptape "
                   "(docs/explore.md)");
   o->request.jobs = 0;  // one per core, unless --jobs says
-  AddJobsOption(sub, o->request.jobs, "checks explored");
-  sub->add_flag("--json", o->json,
-                "print one JSON object: the same summary; of several FILEs, "
-                "{\"files\": [...]} of theirs");
+  AddJobsOption(sub, o->request.jobs, "checks");
+  sub->add_flag("--json", o->json, "one JSON object (of several FILEs: {\"files\": [...]})");
   sub->footer(
       std::string("Examples:\n"
                   "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"

@@ -153,9 +153,7 @@ CLI::Option* OneValueEach(CLI::Option* option) {
 
 CLI::Option* AddJobsOption(CLI::App* app, unsigned& jobs, const std::string& what) {
   return AddUnsigned(app, "--jobs,-j", jobs, 1, 1024,
-                     what +
-                         " at once, 1 to 1024 (default: one per core); the output is the same "
-                         "for any N");
+                     what + " at once, 1-1024 (default: one per core)");
 }
 
 }  // namespace proctape
