@@ -165,24 +165,40 @@ int RunExplore(const ExploreOptions& o) {
   return Finding(kExitVerdictChanged, Plural(violations, "violation", "violations") + " found");
 }
 
+// What `explore --help` says above its options, and below them.
+constexpr const char* kExploreHelp =
+    "Re-run every check recorded in FILE (a resolution or a liveness check) on a host model\n"
+    "built from its frames, under every history of kernel events up to --depth: at each\n"
+    "call the resolver makes, a process may exit (a zombie first, then gone, its children\n"
+    "to init), its pid may be reused (by an unrelated process, an impostor with the argv,\n"
+    "or one with the argv and token but another executable), an exec may be caught half\n"
+    "done, a second match may appear, the root may restart, the clock may jump past a retry\n"
+    "or the deadline. Each verdict is judged from the model's truth, never from the\n"
+    "resolver: RESOLVED must name the exact process that matched argv, token and executable\n"
+    "beneath the unchanged root at its final re-read, ALIVE a live process of that start\n"
+    "tick; anything else must fail closed. A wrong verdict is a violation; with --out each\n"
+    "is written as a recording that 'proctape replay' reproduces. Nothing live is read.\n"
+    "See docs/explore.md.";
+
+std::string ExploreFooter() {
+  return std::string(
+             "Examples:\n"
+             "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"
+             "  proctape explore run.ptape --out found/ --json\n"
+             "  proctape explore corpus/*.ptape --depth 1 --jobs 2\n\n") +
+         ExitStatusFooter(
+             "0 no violation, 2 usage error (also two FILEs of one name with --out), "
+             "10 a FILE unreadable or --out refused (no such directory, "
+             "not one, a file in it exists without --force), 10-16 damaged "
+             "file (of several: the first, nothing explored), 20 violations found "
+             "(in any FILE)");
+}
+
 }  // namespace
 
 void RegisterExplore(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ExploreOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "explore",
-      "Re-run every check recorded in FILE (a resolution or a liveness check) on a host model\n"
-      "built from its frames, under every history of kernel events up to --depth: at each\n"
-      "call the resolver makes, a process may exit (a zombie first, then gone, its children\n"
-      "to init), its pid may be reused (by an unrelated process, an impostor with the argv,\n"
-      "or one with the argv and token but another executable), an exec may be caught half\n"
-      "done, a second match may appear, the root may restart, the clock may jump past a retry\n"
-      "or the deadline. Each verdict is judged from the model's truth, never from the\n"
-      "resolver: RESOLVED must name the exact process that matched argv, token and executable\n"
-      "beneath the unchanged root at its final re-read, ALIVE a live process of that start\n"
-      "tick; anything else must fail closed. A wrong verdict is a violation; with --out each\n"
-      "is written as a recording that 'proctape replay' reproduces. Nothing live is read.\n"
-      "See docs/explore.md.");
+  CLI::App* sub = app.add_subcommand("explore", kExploreHelp);
   sub->add_option("FILE", o->files,
                   "a recording (resolve --record, liveness --record, lab); - for standard input; "
                   "several are one run: a report each, in order, the bounds shared")
@@ -217,16 +233,7 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
   o->request.jobs = 0;  // one per core, unless --jobs says
   AddJobsOption(sub, o->request.jobs, "checks");
   sub->add_flag("--json", o->json, "one JSON object (of several FILEs: {\"files\": [...]})");
-  sub->footer(
-      std::string("Examples:\n"
-                  "  proctape explore corpus/051df0283b135a91.ptape --depth 1\n"
-                  "  proctape explore run.ptape --out found/ --json\n"
-                  "  proctape explore corpus/*.ptape --depth 1 --jobs 2\n\n") +
-      ExitStatusFooter("0 no violation, 2 usage error (also two FILEs of one name with --out), "
-                       "10 a FILE unreadable or --out refused (no such directory, "
-                       "not one, a file in it exists without --force), 10-16 damaged "
-                       "file (of several: the first, nothing explored), 20 violations found "
-                       "(in any FILE)"));
+  sub->footer(ExploreFooter());
   sub->callback([=] {
     if (seed->count() > 0) o->request.seed = o->seed;
     if (check->count() > 0) o->request.check = o->check;
