@@ -78,17 +78,21 @@ v1::ProcessRecord HostRecord(std::int64_t pid, std::int64_t ppid, std::uint64_t 
   return p;
 }
 
-}  // namespace
-
-bool WriteManyFrames(const std::string& path, int frames, int processes, std::string* error) {
+// A writer of `path`, replacing a file there; null with *error when refused.
+std::unique_ptr<SnapshotWriter> CreateReplacing(const std::string& path, std::string* error) {
   SnapshotWriter::Options options;
   options.force = true;
   Failure refused;
   std::unique_ptr<SnapshotWriter> w = SnapshotWriter::Create(path, options, &refused);
-  if (!w) {
-    *error = refused.message;
-    return false;
-  }
+  if (!w) *error = refused.message;
+  return w;
+}
+
+}  // namespace
+
+bool WriteManyFrames(const std::string& path, int frames, int processes, std::string* error) {
+  std::unique_ptr<SnapshotWriter> w = CreateReplacing(path, error);
+  if (!w) return false;
   v1::Header h;
   h.set_tool_version("many_frames");
   h.mutable_host()->set_clock_ticks_per_second(100);
@@ -104,14 +108,8 @@ bool WriteManyFrames(const std::string& path, int frames, int processes, std::st
 }
 
 bool WriteHostFrames(const std::string& path, int frames, int processes, std::string* error) {
-  SnapshotWriter::Options options;
-  options.force = true;
-  Failure refused;
-  std::unique_ptr<SnapshotWriter> w = SnapshotWriter::Create(path, options, &refused);
-  if (!w) {
-    *error = refused.message;
-    return false;
-  }
+  std::unique_ptr<SnapshotWriter> w = CreateReplacing(path, error);
+  if (!w) return false;
   v1::Header h;
   h.set_tool_version("many_frames --host");
   h.mutable_host()->set_clock_ticks_per_second(100);
@@ -142,14 +140,8 @@ bool WriteHostFrames(const std::string& path, int frames, int processes, std::st
 }
 
 bool WriteLongTape(const std::string& path, int observations, std::string* error) {
-  SnapshotWriter::Options options;
-  options.force = true;
-  Failure refused;
-  std::unique_ptr<SnapshotWriter> w = SnapshotWriter::Create(path, options, &refused);
-  if (!w) {
-    *error = refused.message;
-    return false;
-  }
+  std::unique_ptr<SnapshotWriter> w = CreateReplacing(path, error);
+  if (!w) return false;
   v1::Header h;
   h.set_tool_version("many_frames");
   h.mutable_host()->set_clock_ticks_per_second(100);
