@@ -3,6 +3,8 @@
 // other tools read (docs/export.md): the whole file as one JSON document, a
 // frame's process tree as Graphviz DOT, or a frame as a /proc-like directory
 // that `proctape capture --proc-root` reads back.
+#include <unistd.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -92,10 +94,13 @@ int ExportTables(const ExportOptions& o, const std::string& out,
   Progress progress;
   progress.Show("export: loading " + EscapeBytes(o.file, 4096));
   int exit_code = kExitOk;
-  std::unique_ptr<sql::Database> d = LoadDatabase({o.file}, /*damage_loads=*/false, &exit_code);
+  const bool csv = o.format == "csv";
+  const int database_fd = sql::ExportDatabaseFd(csv, *output);
+  std::unique_ptr<sql::Database> d =
+      LoadDatabase({o.file}, /*damage_loads=*/false, &exit_code, database_fd);
+  if (csv && database_fd >= 0) ::close(database_fd);  // the database holds its own
   progress.Done();
   if (!d) return exit_code;
-  const bool csv = o.format == "csv";
   const sql::TablesExport t = sql::ExportTables(*d, csv, *output);
   if (t.output_failure) return FailAbout("--output", out, *t.output_failure);
   const TokenMask& mask = d->tokens();
@@ -135,6 +140,7 @@ OutputRequest Request(const ExportOptions& o, const std::string& out) {
   request.force = o.force;
   request.stdout_allowed = true;
   request.binary = o.format == "sqlite";
+  request.readable = o.format == "sqlite";  // the database is made in it
   return request;
 }
 

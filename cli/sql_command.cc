@@ -13,6 +13,7 @@
 
 #include "analyze/sql/load_files.h"
 #include "analyze/sql/statements.h"
+#include "analyze/sql/export.h"
 #include "cli/command_io.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
@@ -81,6 +82,7 @@ CommandIo IoOf(const SqlOptions& o) {
     io.output.emplace();
     io.output->path = o.db;
     io.output->force = o.force;
+    io.output->readable = true;  // the database is made in it
     io.output_option = "--db";
   }
   io.reads_beside = ManifestsBeside(o.files);
@@ -98,7 +100,11 @@ int RunSql(const SqlOptions& o) {
   std::unique_ptr<OutputFile> db_file;
   if (int entered = EnterCommand(IoOf(o), &db_file); entered != kExitOk) return entered;
   int exit_code = kExitOk;
-  std::unique_ptr<sql::Database> d = LoadDatabase(o.files, /*damage_loads=*/true, &exit_code);
+  // With --db the database is made in its file: memory bounded, whatever
+  // the FILEs (docs/sql.md, "Memory").
+  std::unique_ptr<sql::Database> d =
+      LoadDatabase(o.files, /*damage_loads=*/true, &exit_code,
+                   db_file ? sql::ExportDatabaseFd(false, *db_file) : -1);
   if (!d) return exit_code;
   if (db_file) {
     if (MaybeFailure failed = sql::SaveDatabase(*d, *db_file)) {
@@ -145,8 +151,9 @@ void RegisterSql(CLI::App& app, int* exit_code) {
                 "error");
   CLI::Option* db = AddSideOutputOption(
       sub, "--db", o->db,
-      "also write the database to this file, once the FILEs are loaded (an SQLite "
-      "database; without -c nothing is asked: 'export --format sqlite' of the FILEs)");
+      "make the database in this file, not in memory: its memory bounded whatever "
+      "the FILEs (an SQLite database, committed once they are loaded; without -c "
+      "nothing is asked: 'export --format sqlite' of the FILEs)");
   AddForceOption(sub, o->force, "replace an existing --db file");
   sub->footer(std::string("Examples:\n"
                           "  proctape sql corpus/*.ptape \\\n"

@@ -18,10 +18,10 @@ std::vector<InputPath> ManifestsBeside(const std::vector<std::string>& files) {
 }
 
 std::unique_ptr<sql::Database> LoadDatabase(const std::vector<std::string>& files,
-                                            bool damage_loads, int* exit_code) {
+                                            bool damage_loads, int* exit_code, int database_fd) {
   // A corpus of many files takes a while: where it is, on a terminal.
   std::optional<Progress> progress;  // from the first FILE on
-  sql::LoadRequest request{files, damage_loads, nullptr, nullptr};
+  sql::LoadRequest request{files, damage_loads, nullptr, nullptr, database_fd};
   request.progress = [&progress](const std::string& line) {
     if (!progress) progress.emplace();
     line.empty() ? progress->Done() : progress->Show(line);

@@ -21,8 +21,10 @@ std::vector<InputPath> ManifestsBeside(const std::vector<std::string>& files);
 // Every FILE loaded, in order, and indexed. A FILE that is no .ptape is
 // refused with its status (10-16); a damaged one loads up to its damage with
 // one warning when `damage_loads`, else is refused as damaged (11-16). On
-// failure returns nullptr with *exit_code set and the line said.
+// failure returns nullptr with *exit_code set and the line said. Made in
+// the file `database_fd` when it is >= 0 (sql::LoadRequest::database_fd).
 std::unique_ptr<sql::Database> LoadDatabase(const std::vector<std::string>& files,
-                                            bool damage_loads, int* exit_code);
+                                            bool damage_loads, int* exit_code,
+                                            int database_fd = -1);
 
 }  // namespace proctape

@@ -189,11 +189,14 @@ std::unique_ptr<OutputFile> OutputFile::Open(const OutputRequest& request, Failu
       } else {
         // Rule 2: 0600 while it is written; Commit shares what keeps no
         // environment value.
-        fd = ::openat(out->parent_fd_, name.c_str(),
-                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        fd = ::openat(
+            out->parent_fd_, name.c_str(),
+            (request.readable ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+            0600);
       }
       if (fd >= 0) {
         out->fd_ = fd;
+        out->readable_ = request.readable && !request.directory;
         out->temp_name_ = name;
         if (request.remove_on_interrupt) {
           out->slot_ = RegisterTemporary(out->parent_fd_, name, request.directory);

@@ -56,10 +56,14 @@ namespace proctape {
 
 struct OutputRequest {
   std::string path;
-  bool force = false;            // replace an existing regular file (or earlier export)
-  bool stdout_allowed = false;   // "-" is standard output
-  bool binary = false;           // a .ptape: "-" refused when standard output is a terminal
-  bool directory = false;        // a directory output
+  bool force = false;           // replace an existing regular file (or earlier export)
+  bool stdout_allowed = false;  // "-" is standard output
+  bool binary = false;          // a .ptape: "-" refused when standard output is a terminal
+  bool directory = false;       // a directory output
+  // A file: its temporary is opened for reading too (a SQLite database is
+  // made in it page by page: analyze/sql/fd_vfs.h). Only before a jail: one
+  // that allows making files (explore --out) allows writing them, not reading.
+  bool readable = false;
   std::string directory_marker;  // directory: what makes an existing one replaceable
   // directory: what an earlier output holds, (path relative to it, "1" or
   // "1/stat"; is a directory) -> true; every entry is asked, a directory's
@@ -90,6 +94,8 @@ class OutputFile {
   int fd() const { return fd_; }
   bool is_stdout() const { return stdout_; }
   bool is_directory() const { return directory_; }
+  // A file whose temporary was opened for reading too (OutputRequest::readable).
+  bool readable() const { return readable_; }
   // The O_PATH descriptor of the output's directory (-1 for "-"): where the
   // temporary is renamed (the CLI's jail grants that directory, cli/jail.h).
   int directory_fd() const { return parent_fd_; }
@@ -128,6 +134,7 @@ class OutputFile {
   std::string marker_;
   Replaces replaces_ = Replaces::kNothing;
   int parent_fd_ = -1;  // O_PATH descriptor of the directory
+  bool readable_ = false;
   int fd_ = -1;
   int slot_ = -1;  // fs/interrupt.h
   bool stdout_ = false;

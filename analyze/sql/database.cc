@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 
+#include "analyze/sql/fd_vfs.h"
 #include "analyze/sql/query.h"
 #include "analyze/sql/statement.h"
 #include "core/proc_parse.h"
@@ -45,7 +46,7 @@ std::string ManifestBeside(const std::string& path) {
   return path == "-" ? "" : ManifestPath(DirectoryOf(path));
 }
 
-std::unique_ptr<Database> Database::Open(Failure* failure) {
+std::unique_ptr<Database> Database::Open(Failure* failure, int file_fd) {
   // SQLite's count of its own memory takes a mutex at every allocation:
   // off, before SQLite starts (process-wide; a no-op once it has started).
   static const bool configured = [] {
@@ -54,14 +55,38 @@ std::unique_ptr<Database> Database::Open(Failure* failure) {
   }();
   (void)configured;
   std::unique_ptr<Database> d(new Database());
+  const bool in_file = file_fd >= 0;
+  if (in_file) {
+    struct stat st {};
+    if (::fstat(file_fd, &st) != 0) {
+      *failure = Failure(FailureKind::kInternal,
+                         std::string("cannot open the database's file: ") + std::strerror(errno));
+      return nullptr;
+    }
+    d->file_ = {st.st_dev, st.st_ino};
+  }
   // One thread uses it: no mutex (SQLITE_OPEN_NOMUTEX).
-  if (sqlite3_open_v2(":memory:", &d->db_,
+  const std::string db_name = in_file ? FdDatabaseName(file_fd) : ":memory:";
+  if (sqlite3_open_v2(db_name.c_str(), &d->db_,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                      nullptr) != SQLITE_OK) {
-    *failure =
-        Failure(FailureKind::kInternal,
-                d->db_ != nullptr ? sqlite3_errmsg(d->db_) : "cannot open an in-memory database");
+                      in_file ? kFdVfsName : nullptr) != SQLITE_OK) {
+    *failure = Failure(FailureKind::kInternal,
+                       d->db_ != nullptr ? sqlite3_errmsg(d->db_) : "cannot open the database");
     return nullptr;
+  }
+  // In a file: no journal (a load that fails is never committed: the
+  // output's temporary is removed), nothing synced before the commit's
+  // fsync, and at most kFileCacheKiB of pages held (docs/sql.md, "Memory").
+  if (in_file) {
+    for (const std::string& pragma :
+         {std::string("PRAGMA journal_mode = OFF"), std::string("PRAGMA synchronous = OFF"),
+          std::string("PRAGMA locking_mode = EXCLUSIVE"),
+          "PRAGMA cache_size = -" + std::to_string(kFileCacheKiB)}) {
+      if (std::string f = Exec(d->db_, pragma); !f.empty()) {
+        *failure = Failure(FailureKind::kInternal, pragma + ": " + f);
+        return nullptr;
+      }
+    }
   }
   // SQLite's temporary storage (the sorter that builds an index, a large
   // ORDER BY or GROUP BY) in memory, as the database is: never a file of
@@ -189,6 +214,13 @@ std::string Database::ReadOnly() {
 }
 
 std::string Database::SaveTo(OutputFile& out) {
+  // Made in `out`'s own file: its pages written there, nothing to copy.
+  if (file_) {
+    struct stat st {};
+    if (::fstat(out.fd(), &st) == 0 && st.st_dev == file_->first && st.st_ino == file_->second) {
+      return sqlite3_db_cacheflush(db_) == SQLITE_OK ? "" : sqlite3_errmsg(db_);
+    }
+  }
   // The database's file image (sqlite3_serialize), written through the
   // output's open temporary: no path is opened again (cli/jail.h).
   sqlite3_int64 size = 0;

@@ -10,7 +10,11 @@
 
 #include <sqlite3.h>
 
+#include <sys/types.h>
+
 #include <map>
+#include <optional>
+#include <utility>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,10 +28,13 @@ namespace proctape::sql {
 
 class Database {
  public:
-  // An in-memory database holding the schema's tables and views, and the
-  // function errno_name(N) ("ENOENT" for 2), or nullptr with *failure
-  // (kInternal: SQLite's message).
-  static std::unique_ptr<Database> Open(Failure* failure);
+  // A database holding the schema's tables and views, and the function
+  // errno_name(N) ("ENOENT" for 2), or nullptr with *failure (kInternal:
+  // SQLite's message). In memory; or, given `file_fd` (an empty file open
+  // for reading and writing: an output's temporary), in that file, with at
+  // most kFileCacheKiB of its pages in memory (analyze/sql/fd_vfs.h).
+  static std::unique_ptr<Database> Open(Failure* failure, int file_fd = -1);
+  static constexpr int kFileCacheKiB = 16 * 1024;
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -46,6 +53,7 @@ class Database {
   std::string ReadOnly();
 
   // Writes the database, as one SQLite file, to `out`: "" or what failed.
+  // A database made in `out`'s file (Open's `file_fd`) is only flushed.
   std::string SaveTo(OutputFile& out);
   // The size of the file SaveTo writes.
   std::uint64_t ImageBytes();
@@ -71,6 +79,7 @@ class Database {
   const ManifestEntry* EntryOf(const std::string& path, std::string* warning);
 
   sqlite3* db_ = nullptr;
+  std::optional<std::pair<dev_t, ino_t>> file_;  // the file it is made in
   std::int64_t next_id_ = 1;
   bool keeps_environ_ = false;
   TokenMask tokens_;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "analyze/sql/export.h"
 
+#include <fcntl.h>
+
 #include <string>
 #include <string_view>
 
@@ -19,6 +21,11 @@ OutputRequest CsvRequest(const std::string& path, bool force) {
     return false;  // and nothing else
   };
   return request;
+}
+
+int ExportDatabaseFd(bool csv, OutputFile& output) {
+  if (!csv) return output.readable() ? output.fd() : -1;
+  return ::openat(output.fd(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 }
 
 TablesExport ExportTables(Database& d, bool csv, OutputFile& output) {

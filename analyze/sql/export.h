@@ -29,6 +29,16 @@ struct TablesExport {
 // files.csv and no entry but a TABLE.csv file (fs/output_file.h).
 OutputRequest CsvRequest(const std::string& path, bool force);
 
+// The file a database written to `output` is made in
+// (LoadRequest::database_fd), so that its memory is bounded: for sqlite
+// (`sql --db` too) the output's own temporary, when it was opened readable
+// (OutputRequest::readable), which the caller keeps; for csv a new unnamed
+// file in the output's directory (O_TMPFILE: the kernel frees it at its
+// last close), which the caller closes once the database is open. -1 (in
+// memory) for standard output, and where the file system makes no unnamed
+// file.
+int ExportDatabaseFd(bool csv, OutputFile& output);
+
 // `database` into `output`: with `csv` every table as TABLE.csv in the
 // directory `output` is, else one SQLite database file.
 TablesExport ExportTables(Database& database, bool csv, OutputFile& output);

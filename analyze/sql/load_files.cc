@@ -34,7 +34,7 @@ std::unique_ptr<Database> LoadDatabase(const LoadRequest& request, LoadFailure* 
     if (request.warn) request.warn(file, what);
   };
   Failure opened;
-  std::unique_ptr<Database> d = Database::Open(&opened);
+  std::unique_ptr<Database> d = Database::Open(&opened, request.database_fd);
   if (!d) {
     *failure = {{FailureKind::kInternal, "cannot make the database: " + opened.message}, ""};
     return nullptr;

@@ -29,6 +29,10 @@ struct LoadRequest {
   // A FILE that loaded but is warned of, as it comes: `what`, about `file`
   // (as it is to be named) when that is not empty. May be empty.
   std::function<void(const std::string& file, const std::string& what)> warn;
+  // The database made in this file (an output's temporary, empty, open for
+  // reading and writing: Database::Open's `file_fd`), its memory bounded;
+  // -1: in memory.
+  int database_fd = -1;
 };
 
 // What stopped a load, and the FILE it is about ("": none).
