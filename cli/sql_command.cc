@@ -3,7 +3,8 @@
 // (docs/sql.md): the files loaded into an in-memory SQLite database by one
 // schema (analyze/sql/schema.sql), then SQL run over it, read-only; --db
 // also writes the database. `proctape sql --schema sqlite|postgresql`
-// prints that schema (docs/sql.md, "Into PostgreSQL").
+// prints that schema (docs/sql.md, "Into PostgreSQL: a fleet's captures in
+// one database").
 #include <unistd.h>
 
 #include <cstdio>

@@ -178,10 +178,11 @@ bool KeyedByFile(const SchemaTable& t) {
 // proctape_merge(), which moves their rows into the tables.
 std::string Staging(const std::vector<SchemaTable>& tables) {
   std::string out =
-      "\n-- The CSV of `export --format csv` (docs/sql.md, \"Into PostgreSQL\") is copied\n"
-      "-- into these, in one transaction with proctape_merge(), which moves the\n"
-      "-- rows of every file not loaded yet into the tables above and empties them.\n"
-      "-- A transaction sees only its own staged rows: loads may run side by side.\n"
+      "\n-- The CSV of `export --format csv` (docs/sql.md, \"Into PostgreSQL: a fleet's\n"
+      "-- captures in one database\") is copied into these, in one transaction\n"
+      "-- with proctape_merge(), which moves the rows of every file not loaded yet\n"
+      "-- into the tables above and empties them. A transaction sees only its own\n"
+      "-- staged rows: loads may run side by side.\n"
       "CREATE SCHEMA " +
       std::string(kStaging) + ";\n";
   for (const SchemaTable& t : tables) {
@@ -273,8 +274,9 @@ std::string SqliteSchema() { return kSchema; }
 std::string PostgresqlSchema() {
   return "-- SPDX-License-Identifier: Apache-2.0\n"
          "-- analyze/sql/schema.sql in PostgreSQL's dialect (`proctape sql --schema\n"
-         "-- postgresql`; docs/sql.md, \"Into PostgreSQL\"): the same tables, columns,\n"
-         "-- views and indexes; INTEGER is bigint, BLOB bytea (the same bytes).\n"
+         "-- postgresql`; docs/sql.md, \"Into PostgreSQL: a fleet's captures in one\n"
+         "-- database\"): the same tables, columns, views and indexes; INTEGER is\n"
+         "-- bigint, BLOB bytea (the same bytes).\n"
          "-- Run it once, in an empty database.\n" +
          TranslatedSchema() + kAdditions + Staging(SchemaTables());
 }

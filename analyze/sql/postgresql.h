@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one schema (analyze/sql/schema.sql) in PostgreSQL's dialect, for a
 // fleet's captures loaded from `export --format csv` (docs/sql.md, "Into
-// PostgreSQL"). Translated, not written twice: every table, column, view
-// and index is schema.sql's, by a small mapping of its types:
+// PostgreSQL: a fleet's captures in one database"). Translated, not written
+// twice: every table, column, view and index is schema.sql's, by a small
+// mapping of its types:
 //
 //   INTEGER -> bigint     SQLite's INTEGER holds 64 bits
 //   TEXT    -> text

@@ -42,7 +42,8 @@ std::string Cell(sqlite3_stmt* s, int i, Format format) {
 // A CSV field (RFC 4180): quoted when it holds a separator, a quote or a
 // line end, and when it is empty but not NULL (`null`: an empty field), so
 // that a reader tells the two apart as PostgreSQL's COPY does (an unquoted
-// empty field is NULL, "" the empty value: docs/sql.md, "Into PostgreSQL").
+// empty field is NULL, "" the empty value: docs/sql.md, "Into PostgreSQL: a
+// fleet's captures in one database").
 std::string Csv(const std::string& v, bool null = false) {
   if (v.empty()) return null ? "" : "\"\"";
   if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
