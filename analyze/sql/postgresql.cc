@@ -133,14 +133,17 @@ CREATE FUNCTION date(seconds bigint, modifier text) RETURNS text
                     THEN to_char(to_timestamp(seconds) AT TIME ZONE 'UTC', 'YYYY-MM-DD') END $$;
 
 -- The bytes a CSV cell holds escaped (printable ASCII as is, every other
--- byte and '\' as \xNN): what a BLOB column of the CSV loads as. Cells of
--- bytes below 0x80 (nearly all of /proc) are read by PostgreSQL's JSON
--- parser, \xNN as \u00NN, split at each NUL (which JSON text cannot hold):
--- ten times the speed of the general case, a regular expression.
+-- byte and '\' as \xNN): what a BLOB column of the CSV loads as. A cell of
+-- bytes below 0x80 (nearly all of /proc) is read by PostgreSQL's JSON
+-- parser (\xNN as \u00NN; a NUL, which JSON text cannot hold, and '\'
+-- left to bytea's escape format as \000 and \\): ten times the speed of
+-- the general case, a regular expression per escape.
 CREATE FUNCTION proctape_ascii_bytes(escaped text) RETURNS bytea
   LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-  AS $$ SELECT convert_to(('"' || replace(replace(escaped, '"', '\u0022'), '\x', '\u00') || '"')
-                          ::json #>> '{}', 'UTF8') $$;
+  AS $$ SELECT decode(('"' || replace(replace(replace(replace(replace(
+                         escaped, '"', '\u0022'), '\x', '\u00'),
+                         '\u005c', '\\\\'), '\u005C', '\\\\'), '\u0000', '\\000') || '"')
+                      ::json #>> '{}', 'escape') $$;
 CREATE FUNCTION proctape_bytes(escaped text) RETURNS bytea
   LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
   AS $$ SELECT CASE
@@ -150,9 +153,7 @@ CREATE FUNCTION proctape_bytes(escaped text) RETURNS bytea
                        ''::bytea)
        FROM regexp_matches(escaped, '\\x([0-9a-fA-F]{2})|([^\\]+)', 'g')
             WITH ORDINALITY AS r(m, n))
-    WHEN strpos(escaped, '\x00') = 0 THEN proctape_ascii_bytes(escaped)
-    ELSE (SELECT string_agg(proctape_ascii_bytes(p), '\x00'::bytea ORDER BY n)
-          FROM regexp_split_to_table(escaped, '\\x00') WITH ORDINALITY AS r(p, n))
+    ELSE proctape_ascii_bytes(escaped)
     END $$;
 )pg";
 
@@ -277,7 +278,7 @@ std::string PostgresqlSchema() {
          "-- postgresql`; docs/sql.md, \"Into PostgreSQL: a fleet's captures in one\n"
          "-- database\"): the same tables, columns, views and indexes; INTEGER is\n"
          "-- bigint, BLOB bytea (the same bytes).\n"
-         "-- Run it once, in an empty database.\n" +
+         "-- Run it once, in an empty database.\n\n" +
          TranslatedSchema() + kAdditions + Staging(SchemaTables());
 }
 
