@@ -2,7 +2,9 @@
 // `proctape sql FILE... [-c QUERY]... [--format table|csv|json] [--db OUT]`
 // (docs/sql.md): the files loaded into an in-memory SQLite database by one
 // schema (analyze/sql/schema.sql), then SQL run over it, read-only; --db
-// also writes the database.
+// also writes the database. `proctape sql --schema sqlite|postgresql`
+// prints that schema (docs/sql.md, "Into PostgreSQL: a fleet's captures in
+// one database").
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "analyze/sql/load_files.h"
+#include "analyze/sql/postgresql.h"
 #include "analyze/sql/statements.h"
 #include "analyze/sql/export.h"
 #include "cli/command_io.h"
@@ -32,6 +35,7 @@ struct SqlOptions {
   std::vector<std::string> queries;
   std::string format = "table";
   std::string db;
+  std::string schema;  // --schema: the dialect printed
   bool json = false;
   bool format_given = false;
   bool db_given = false;
@@ -40,6 +44,13 @@ struct SqlOptions {
 
 // The usage errors of the options together; kExitOk when none.
 int CheckOptions(const SqlOptions& o) {
+  if (!o.schema.empty()) {
+    const bool other =
+        !o.files.empty() || !o.queries.empty() || o.db_given || o.format_given || o.json || o.force;
+    if (other) return Fail(kExitUsage, "--schema prints the schema alone: no FILE, no option");
+    return kExitOk;
+  }
+  if (o.files.empty()) return Fail(kExitUsage, "missing FILE (a .ptape file)");
   if (o.json && o.format_given && o.format != "json") {
     return Fail(kExitUsage, "--json is --format json: not with --format " + o.format);
   }
@@ -89,8 +100,17 @@ CommandIo IoOf(const SqlOptions& o) {
   return io;
 }
 
+// --schema: the one schema in the dialect asked (analyze/sql/postgresql.h).
+int PrintSchema(const SqlOptions& o) {
+  if (int entered = EnterCommand(CommandIo{"sql", {}}); entered != kExitOk) return entered;
+  const std::string text = o.schema == "postgresql" ? sql::PostgresqlSchema() : sql::SqliteSchema();
+  std::fputs(text.c_str(), stdout);
+  return std::fflush(stdout) == 0 ? kExitOk : Fail(kExitIo, "cannot write the schema");
+}
+
 int RunSql(const SqlOptions& o) {
   if (int bad = CheckOptions(o); bad != kExitOk) return bad;
+  if (!o.schema.empty()) return PrintSchema(o);
   const sql::Format format = o.format == "csv"              ? sql::Format::kCsv
                              : o.json || o.format == "json" ? sql::Format::kJson
                                                             : sql::Format::kTable;
@@ -134,8 +154,7 @@ void RegisterSql(CLI::App& app, int* exit_code) {
       "loads up to its damage (files.damage says where); a file too large to hold\n"
       "is refused (exit 16). Read-only.");
   sub->add_option("FILE", o->files, "a .ptape file; several, or - for standard input")
-      ->check(NonEmptyPath())
-      ->required();
+      ->check(NonEmptyPath());
   OneValueEach(sub->add_option("-c,--command", o->queries,
                                "SQL to run: one or more statements; -c again for more, run in "
                                "turn")
@@ -155,13 +174,18 @@ void RegisterSql(CLI::App& app, int* exit_code) {
       "the FILEs (an SQLite database, committed once they are loaded; without -c "
       "nothing is asked: 'export --format sqlite' of the FILEs)");
   AddForceOption(sub, o->force, "replace an existing --db file");
+  sub->add_option("--schema", o->schema,
+                  "print the schema alone, in this dialect (postgresql: for the CSV of "
+                  "'export --format csv', docs/sql.md)")
+      ->check(CLI::IsMember({"sqlite", "postgresql"}));
   sub->footer(std::string("Examples:\n"
                           "  proctape sql corpus/*.ptape \\\n"
                           "    -c 'SELECT status, COUNT(*) FROM resolutions GROUP BY 1'\n"
                           "  proctape sql run.ptape -c 'SELECT * FROM pid_reuse' --format csv\n"
                           "  echo \"SELECT pid, comm FROM processes WHERE state = 'Z';\" |\n"
                           "    proctape sql run.ptape\n"
-                          "  proctape sql corpus/*.ptape --db corpus.db && sqlite3 corpus.db\n\n") +
+                          "  proctape sql corpus/*.ptape --db corpus.db && sqlite3 corpus.db\n"
+                          "  proctape sql --schema postgresql | psql -d fleet\n\n") +
               ExitStatusFooter("0 the statements ran, 2 usage error or SQL that fails (SQLite's "
                                "message), 10 a FILE cannot be read or --db cannot be written, "
                                "11-16 a FILE is no .ptape"));

@@ -42,6 +42,7 @@ if [[ $mode == test ]]; then
             clang-format        # the layout of every source (.clang-format, tests/ship/format_test.sh)
             python3-yaml     # contrib/ci's YAML parsed by tests/ship/ci_script_test.sh
             python3-pytest   # python/tests: the Python package over libproctape.so.0 (ctest python/pytest)
+            postgresql-15    # a real server for docs/sql.md's PostgreSQL recipe (ctest postgres/recipe)
             python3-setuptools  # python/pyproject.toml: pip install --no-build-isolation ./python, offline
             rustc)           # examples/rust built against the installed C library (scripts/library_check.sh)
 fi

@@ -39,7 +39,13 @@ std::string Cell(sqlite3_stmt* s, int i, Format format) {
   }
 }
 
-std::string Csv(const std::string& v) {
+// A CSV field (RFC 4180): quoted when it holds a separator, a quote or a
+// line end, and when it is empty but not NULL (`null`: an empty field), so
+// that a reader tells the two apart as PostgreSQL's COPY does (an unquoted
+// empty field is NULL, "" the empty value: docs/sql.md, "Into PostgreSQL: a
+// fleet's captures in one database").
+std::string Csv(const std::string& v, bool null = false) {
+  if (v.empty()) return null ? "" : "\"\"";
   if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
   std::string out = "\"";
   for (char c : v) {
@@ -155,7 +161,8 @@ std::string Print(sqlite3* db, sqlite3_stmt* s, Format format, FILE* out, bool s
   for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
     if (format == Format::kCsv) {
       for (int i = 0; i < n; ++i) {
-        std::fprintf(out, "%s%s", i ? "," : "", Csv(Cell(s, i, format)).c_str());
+        const bool null = sqlite3_column_type(s, i) == SQLITE_NULL;
+        std::fprintf(out, "%s%s", i ? "," : "", Csv(Cell(s, i, format), null).c_str());
       }
       std::fprintf(out, "\n");
     } else if (format == Format::kJson) {

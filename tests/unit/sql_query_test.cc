@@ -58,6 +58,14 @@ TEST_F(SqlQuery, CsvQuotesWhatRfc4180Quotes) {
       "\"a,b\",\"say \"\"hi\"\"\",,3\n");
 }
 
+// NULL is an empty field, the empty value (text or BLOB) "": two things a
+// reader tells apart (PostgreSQL's COPY reads the first as NULL).
+TEST_F(SqlQuery, CsvTellsTheEmptyValueFromNull) {
+  EXPECT_EQ(Printed("SELECT '' AS t, X'' AS b, NULL AS n, 'x' AS x", sql::Format::kCsv),
+            "t,b,n,x\n"
+            "\"\",\"\",,x\n");
+}
+
 TEST_F(SqlQuery, BytesAreNeverPrintedRaw) {
   // A BLOB: every byte outside printable ASCII, '\' included, as \xNN.
   // Text SQL made with a control byte: that byte escaped, '\' kept (loaded
