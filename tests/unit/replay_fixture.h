@@ -42,6 +42,7 @@
 #include "core/resolver.h"
 #include "format/reader.h"
 #include "format/writer.h"
+#include "tests/shapes/snapshot_copy.h"
 #include "proto/convert.h"
 
 namespace proctape::test {
@@ -242,51 +243,10 @@ inline Recorded RecordLivenessCheck(MemoryEvidence& host, std::int64_t pid,
 }
 
 // Writes `snapshot` to `path` with the real writer, in the layout of a live
-// recording: header, frame 0, the tape, every other frame, the resolutions,
-// the footer (its counts are the writer's). For tapes a test edited: each
-// observation's index is set to its position (the reader insists on it).
+// recording (tests/shapes/snapshot_copy.h).
 inline bool WriteSnapshotFile(const Snapshot& snapshot, const std::string& path,
                               std::string* error) {
-  SnapshotWriter::Options wopts;
-  wopts.force = true;
-  Failure refused;
-  auto writer = SnapshotWriter::Create(path, wopts, &refused);
-  if (!writer) {
-    *error = refused.message;
-    return false;
-  }
-  auto failed = [&] {
-    *error = writer->error();
-    return false;
-  };
-  auto write_frames = [&](bool first) {
-    for (const v1::Frame& frame : snapshot.frames) {
-      if ((frame.index() == 0) != first) continue;
-      writer->BeginFrame(frame.index(), frame.scan_start_mono_ns());
-      for (const v1::ProcessRecord& record : frame.processes()) {
-        if (!writer->AddProcess(v1::ProcessRecord(record))) return false;
-      }
-      if (!writer->EndFrame(frame.scan_end_mono_ns(), frame.cut_reason(), frame.bytes_read())) {
-        return false;
-      }
-    }
-    return true;
-  };
-  if (!writer->WriteHeader(snapshot.header)) return failed();
-  if (!write_frames(true)) return failed();
-  for (std::size_t i = 0; i < snapshot.observations.size(); ++i) {
-    v1::Observation o = snapshot.observations[i];
-    o.set_index(i);
-    if (!writer->AddObservation(std::move(o))) return failed();
-  }
-  if (!write_frames(false)) return failed();
-  for (const v1::Resolution& r : snapshot.resolutions) {
-    if (!writer->WriteResolution(r)) return failed();
-  }
-  v1::Footer footer;
-  if (snapshot.footer) footer.set_capture_end_mono_ns(snapshot.footer->capture_end_mono_ns());
-  if (!writer->Finish(footer)) return failed();
-  return true;
+  return shapes::WriteSnapshotCopy(snapshot, path, error);
 }
 
 // Tape edits on a snapshot read back, keeping it a valid file's content
