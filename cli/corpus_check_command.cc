@@ -97,7 +97,7 @@ void RegisterCorpusCheck(CLI::App* corpus, int* exit_code) {
   OneValueEach(c->add_option("--entry", check->only, "check only this entry; repeat for more")
                    ->check(NonEmpty("an empty name names no entry"))
                    ->type_name("NAME"));
-  AddShardOption(c, check->shard, "entries (of --entry's, if given)");
+  AddShardOption(c, check->shard, "entries (by name)");
   c->add_flag("--json", check->json, "print the report as one JSON object (CorpusReport)");
   c->footer(std::string("Examples:\n"
                         "  proctape corpus check                     # ./corpus\n"

@@ -162,7 +162,7 @@ CLI::Option* AddShardOption(CLI::App* app, Shard& shard, const std::string& what
         Failure failure;
         return ParseShard(text, &failure) ? std::string() : failure.message;
       },
-      "K/N", "shard");
+      "", "shard");
   return app
       ->add_option_function<std::string>(
           "--shard",
@@ -170,8 +170,7 @@ CLI::Option* AddShardOption(CLI::App* app, Shard& shard, const std::string& what
             Failure failure;
             if (std::optional<Shard> parsed = ParseShard(text, &failure)) shard = *parsed;
           },
-          "only the " + what + " of shard K of N (1 <= K <= N <= 1024), split by " +
-              "the SHA-256 of each one's id; the N shards together are the whole run")
+          "only shard K of N (1-1024) of the " + what)
       ->check(valid)
       ->type_name("K/N");
 }

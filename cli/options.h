@@ -95,8 +95,8 @@ CLI::Option* AddUnsigned(CLI::App* app, const std::string& name, Target& target,
 // --jobs N, -j N: `what` ("entries replayed") at once, 1 to 1024; the
 // target stays 0 when it is not given: one per core.
 CLI::Option* AddJobsOption(CLI::App* app, unsigned& jobs, const std::string& what);
-// --shard K/N (corpus/shard.h): `what` of this shard only ("entries",
-// "FILEs"); a value that is not K/N with 1 <= K <= N <= 1024 is a usage
+// --shard K/N (corpus/shard.h): of `what` ("entries (by name)"), this
+// shard's only; a value that is not K/N with 1 <= K <= N <= 1024 is a usage
 // error naming --shard. The target stays inactive when it is not given.
 CLI::Option* AddShardOption(CLI::App* app, Shard& shard, const std::string& what);
 

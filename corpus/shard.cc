@@ -2,6 +2,8 @@
 // --shard K/N: its syntax and the split by SHA-256 of an item's id.
 #include "corpus/shard.h"
 
+#include <sys/stat.h>
+
 #include <cstdint>
 
 #include "corpus/sha256.h"
@@ -81,6 +83,29 @@ unsigned ShardOfId(std::string_view id, unsigned count) {
 
 bool InShard(std::string_view id, const Shard& shard) {
   return !shard.active() || ShardOfId(id, shard.count) == shard.index;
+}
+
+std::optional<std::vector<std::string>> FilesOfShard(const std::vector<std::string>& files,
+                                                     const Shard& shard, Failure* failure) {
+  std::vector<std::string> kept;
+  for (const std::string& file : files) {
+    struct stat st;
+    if (file == "-" || (::stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode))) {
+      *failure = Failure(FailureKind::kUsage,
+                         "FILE " + QuotedValue(file) +
+                             " is not a regular file: --shard splits FILEs by the SHA-256 of "
+                             "their content, which only a file read again can give every shard");
+      return std::nullopt;
+    }
+    Failure why;
+    std::optional<std::string> sha256 = Sha256File(file, &why);
+    if (!sha256) {
+      *failure = Failure(why.kind, QuotedValue(file) + ": " + why.message, why.sys_errno);
+      return std::nullopt;
+    }
+    if (InShard(*sha256, shard)) kept.push_back(file);
+  }
+  return kept;
 }
 
 }  // namespace proctape

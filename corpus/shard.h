@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/failure.h"
 
@@ -37,5 +38,14 @@ std::string ShardText(const Shard& shard);
 unsigned ShardOfId(std::string_view id, unsigned count);
 // Whether `id` is in `shard` (always, when no shard is given).
 bool InShard(std::string_view id, const Shard& shard);
+
+// `explore FILE... --shard K/N` (docs/explore.md, "Shards"): the FILEs of
+// the shard, in the order given; a FILE's id is the SHA-256 of its content
+// (the same in every checkout, whatever path names it). Standard input
+// ("-") and a FILE that is no regular file (a pipe) have no id a second
+// job could compute: nullopt, *failure kUsage naming it; a FILE that
+// cannot be read: nullopt, kIo ("FILE: cannot open: ...").
+std::optional<std::vector<std::string>> FilesOfShard(const std::vector<std::string>& files,
+                                                     const Shard& shard, Failure* failure);
 
 }  // namespace proctape
