@@ -27,23 +27,8 @@ struct CheckCliOptions {
   bool force = false;
   bool json = false;
   std::vector<std::string> only;
+  Shard shard;
 };
-
-// The report on standard output (JSON or text), then the JUnit file.
-int PrintReport(const CheckCliOptions& o, const v1::CorpusReport& report, OutputFile* junit) {
-  if (o.json) {
-    std::printf("%s\n", ToJson(report).c_str());
-  } else {
-    std::fputs(CheckReportText(report).c_str(), stdout);
-  }
-  std::fflush(stdout);
-  if (junit != nullptr) {
-    if (MaybeFailure failed = junit->WriteAndCommit(JUnitXml(report))) {
-      return FailAbout("--junit", o.junit, *failed);
-    }
-  }
-  return kExitOk;
-}
 
 int RunCheck(const CheckCliOptions& o) {
   int exit_code = kExitOk;
@@ -63,7 +48,7 @@ int RunCheck(const CheckCliOptions& o) {
   }
   std::unique_ptr<OutputFile> junit;
   if (int entered = EnterCommand(io, &junit); entered != kExitOk) return entered;
-  CorpusCheckRequest request{dir, o.only, o.jobs, nullptr};
+  CorpusCheckRequest request{dir, o.only, o.jobs, nullptr, o.shard};
   Progress progress;
   if (progress.active()) {
     request.progress = [&progress](std::size_t done, std::size_t total, const std::string& name) {
@@ -78,7 +63,10 @@ int RunCheck(const CheckCliOptions& o) {
     }
     return o.corpus.FailAboutCorpus(dir, *checked.failure);
   }
-  if (int printed = PrintReport(o, checked.report, junit.get()); printed != kExitOk) return printed;
+  if (int printed = PrintCorpusReport(o.json, o.junit, checked.report, junit.get());
+      printed != kExitOk) {
+    return printed;
+  }
   if (MaybeFailure found = CheckFinding(checked.report)) {
     return Finding(ExitCodeFor(found->kind), found->message);
   }
@@ -109,11 +97,14 @@ void RegisterCorpusCheck(CLI::App* corpus, int* exit_code) {
   OneValueEach(c->add_option("--entry", check->only, "check only this entry; repeat for more")
                    ->check(NonEmpty("an empty name names no entry"))
                    ->type_name("NAME"));
+  AddShardOption(c, check->shard, "entries (by name)");
   c->add_flag("--json", check->json, "print the report as one JSON object (CorpusReport)");
   c->footer(std::string("Examples:\n"
                         "  proctape corpus check                     # ./corpus\n"
                         "  proctape corpus check corpus --junit corpus.xml --jobs 4\n"
-                        "  proctape corpus check corpus --entry plain-unshare\n\n") +
+                        "  proctape corpus check corpus --entry plain-unshare\n"
+                        "  proctape corpus check --shard 2/4 --json > shard-2.json  # then:\n"
+                        "  proctape corpus report shard-*.json --junit corpus.xml\n\n") +
             ExitStatusFooter(
                 "0 every entry reproduced, 2 usage error, 10 --junit refused or cannot be written, "
                 "22 an entry drifted or is unreadable, 23 bad MANIFEST"));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pieces of `proctape corpus` (cli/corpus_command.cc): the corpus
 // directory option every subcommand takes, and one Register per subcommand
-// (cli/corpus_add_command.cc, corpus_check_command.cc, corpus_list_command.cc).
+// (cli/corpus_add_command.cc, corpus_check_command.cc, corpus_list_command.cc,
+// corpus_report_command.cc).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,6 +10,8 @@
 #include <string>
 
 #include "core/failure.h"
+#include "fs/output_file.h"
+#include "proctape.pb.h"
 
 namespace proctape {
 
@@ -35,10 +38,18 @@ struct CorpusDirOption {
   int FailAboutCorpus(const std::string& dir, const Failure& failure) const;
 };
 
-// `corpus add`, `corpus check`, `corpus list` and `corpus rm` under `corpus`.
+// The report of `corpus check` and `corpus report`: on standard output (JSON
+// with `json`, else its text), then into `junit` (null: none; named
+// `junit_path` in a failure). The exit status of the writing: 0, or 10.
+int PrintCorpusReport(bool json, const std::string& junit_path, const v1::CorpusReport& report,
+                      OutputFile* junit);
+
+// `corpus add`, `corpus check`, `corpus list`, `corpus report` and `corpus rm`
+// under `corpus`.
 void RegisterCorpusAdd(CLI::App* corpus, int* exit_code);
 void RegisterCorpusCheck(CLI::App* corpus, int* exit_code);
 void RegisterCorpusList(CLI::App* corpus, int* exit_code);
+void RegisterCorpusReport(CLI::App* corpus, int* exit_code);
 void RegisterCorpusRm(CLI::App* corpus, int* exit_code);
 
 }  // namespace proctape

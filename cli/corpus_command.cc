@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// `proctape corpus add|check|list|rm`: the regression corpus (docs/corpus.md).
+// `proctape corpus add|check|list|report|rm`: the regression corpus (docs/corpus.md).
 // A corpus directory holds a MANIFEST and the recordings it names; `add` puts
 // a recording in once its replay gives its recorded verdict (or the one
 // --expect states), `check` replays every entry and reports each that
-// drifted, `list` shows the entries, `rm` takes entries out. The work is
+// drifted (or a shard of them), `report` merges the shards' reports, `list`
+// shows the entries, `rm` takes entries out. The work is
 // done by corpus/corpus.h; this file reads options, prints, and picks the
 // exit status.
+#include <cstdio>
 #include <string>
 
 #include "cli/commands.h"
@@ -14,6 +16,8 @@
 #include "cli/exit_codes.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
+#include "corpus/pipelines.h"
+#include "proto/convert.h"
 
 namespace proctape {
 
@@ -46,14 +50,31 @@ int CorpusDirOption::FailAboutCorpus(const std::string& dir, const Failure& fail
   return Fail(ExitCodeFor(failure.kind), About(dir, failure.message));
 }
 
+int PrintCorpusReport(bool json, const std::string& junit_path, const v1::CorpusReport& report,
+                      OutputFile* junit) {
+  if (json) {
+    std::printf("%s\n", ToJson(report).c_str());
+  } else {
+    std::fputs(CheckReportText(report).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  if (junit != nullptr) {
+    if (MaybeFailure failed = junit->WriteAndCommit(JUnitXml(report))) {
+      return FailAbout("--junit", junit_path, *failed);
+    }
+  }
+  return kExitOk;
+}
+
 void RegisterCorpus(CLI::App& app, int* exit_code) {
   CLI::App* corpus = app.add_subcommand(
       "corpus",
       "The regression corpus: a directory holding recordings (.ptape files named by their\n"
       "content's SHA-256) and a MANIFEST that says, for each, the verdict every recorded\n"
       "resolution must replay to, what it shows and how it was captured. 'add' puts a\n"
-      "recording in, 'check' replays them all and reports drift, 'list' shows them, 'rm'\n"
-      "takes them out.\n"
+      "recording in, 'check' replays them all and reports drift (or a --shard K/N of\n"
+      "them), 'report' merges the shards' reports, 'list' shows them, 'rm' takes them\n"
+      "out.\n"
       "Each entry of the repository's corpus/ is also a ctest test (corpus/NAME).");
   corpus->require_subcommand(1);
   corpus->footer(
@@ -70,6 +91,7 @@ void RegisterCorpus(CLI::App& app, int* exit_code) {
   RegisterCorpusAdd(corpus, exit_code);
   RegisterCorpusCheck(corpus, exit_code);
   RegisterCorpusList(corpus, exit_code);
+  RegisterCorpusReport(corpus, exit_code);
   RegisterCorpusRm(corpus, exit_code);
 }
 

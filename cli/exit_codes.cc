@@ -63,6 +63,7 @@ int ExitCodeFor(FailureKind kind) {
     case FailureKind::kLabUnavailable: return kExitLabUnavailable;
     case FailureKind::kLabFailed: return kExitLabFailed;
     case FailureKind::kScope: return kExitScope;
+    case FailureKind::kShards: return kExitShards;
     case FailureKind::kInternal: return kExitInternal;
   }
   return kExitInternal;
@@ -94,6 +95,7 @@ std::string ExitCodeMeaning(int status) {
     case kExitLabUnavailable: return "lab: cannot run here";
     case kExitLabFailed: return "lab: the scenario could not be set up";
     case kExitScope: return "ownership: the scope is not the verifier's";
+    case kExitShards: return "corpus report: the shards' reports make no whole";
   }
   if (status > kExitInterrupted)
     return "interrupted by signal " + std::to_string(status - kExitInterrupted);
@@ -105,9 +107,9 @@ const char* ExitCodeHelp() {
   return "Exit status:\n"
          "  0  success: resolve RESOLVED; liveness ALIVE; verify: the file intact;\n"
          "     fingerprint, capture, export: the file written whole; show, tree,\n"
-         "     diff, explain, corpus list: shown; replay, corpus check: every verdict\n"
-         "     reproduced; explore: no violation; minimize, corpus add, rm: done;\n"
-         "     sql: the statements ran;\n"
+         "     diff, explain, corpus list: shown; replay, corpus check, report: every\n"
+         "     verdict reproduced; explore: no violation; minimize, corpus add, rm:\n"
+         "     done; sql: the statements ran;\n"
          "     lab: the scenario showed what it says; ownership: a plan made\n"
          "  1  proctape itself failed (for example /proc cannot be opened, or out of\n"
          "     memory)\n"
@@ -146,6 +148,8 @@ const char* ExitCodeHelp() {
          " 26  ownership: the scope is not the verifier's: --uid and --cgroup do not hold\n"
          "     --self (an empty scope too), or it holds new processes of sessions older\n"
          "     than the baseline that are not the verifier's (without --force-scope)\n"
+         " 27  corpus report: the shards' reports make no whole check (a shard missing\n"
+         "     or given twice, reports of another corpus, --entry or N)\n"
          "130  interrupted (128 + the signal: 129 SIGHUP, 143 SIGTERM): capture finished\n"
          "     its file with the frames complete; any other command removed what it had\n"
          "     begun and ended by the signal\n"

@@ -41,6 +41,8 @@ enum ExitCode : int {
   // Ownership.
   kExitScope = 26,  // the scope is not the verifier's: it does not hold --self (or is
                     // empty), or holds other sessions' new processes (no --force-scope)
+  // Corpus shards.
+  kExitShards = 27,  // corpus report: the shards' reports make no whole corpus check
   // 128 + N: interrupted by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143), the
   // shell's convention. `capture` returns it after finishing its file with the
   // frames complete; every other command ends by the signal itself, having

@@ -25,6 +25,7 @@
 #include "cli/progress.h"
 #include "cli/recording_input.h"
 #include "core/proc_parse.h"
+#include "corpus/shard.h"
 #include "explore/counterexample.h"
 #include "explore/explore_recording.h"
 #include "explore/explore_report.h"
@@ -41,6 +42,7 @@ struct ExploreOptions {
   bool json = false;
   std::uint64_t seed = 0;
   std::uint64_t check = 0;
+  Shard shard;  // --shard K/N: only the FILEs of shard K
 };
 
 // Each counterexample and example the search found, written to --out under
@@ -123,7 +125,27 @@ int CheckOptions(const ExploreOptions& o) {
   return kExitOk;
 }
 
-int RunExplore(const ExploreOptions& o) {
+// With --shard K/N: the FILEs of shard K alone, the others not read again
+// (docs/explore.md, "Shards"); said on standard error when none is.
+int TakeShard(ExploreOptions* o) {
+  if (!o->shard.active()) return kExitOk;
+  Failure failure;
+  std::optional<std::vector<std::string>> kept = FilesOfShard(o->files, o->shard, &failure);
+  if (!kept) return Fail(failure);
+  if (kept->empty()) {
+    std::fprintf(stderr, "proctape: explore: shard %s holds none of the %s\n",
+                 ShardText(o->shard).c_str(), Plural(o->files.size(), "FILE", "FILEs").c_str());
+  }
+  o->files = std::move(*kept);
+  return kExitOk;
+}
+
+int RunExplore(ExploreOptions o) {
+  if (int taken = TakeShard(&o); taken != kExitOk) return taken;
+  if (o.shard.active() && o.files.empty()) {
+    std::fputs(o.json ? "{\"files\":[]}\n" : "", stdout);
+    return kExitOk;
+  }
   if (int bad = CheckOptions(o); bad != kExitOk) return bad;
   // With --out the files are made in DIR as the search finds them.
   CommandIo io{"explore", InputsNamed("FILE", o.files)};
@@ -159,7 +181,8 @@ int RunExplore(const ExploreOptions& o) {
     }
     violations += explore::Totals(run.checks).violations;
   }
-  if (o.json) text = JsonList(reports) + "\n";
+  // A shard's document is {"files": [...]} however many FILEs it holds.
+  if (o.json) text = (o.shard.active() ? JsonList(reports, true) : JsonList(reports)) + "\n";
   std::fputs(text.c_str(), stdout);
   if (violations == 0) return kExitOk;
   return Finding(kExitVerdictChanged, Plural(violations, "violation", "violations") + " found");
@@ -232,6 +255,7 @@ void RegisterExplore(CLI::App& app, int* exit_code) {
                   "(docs/explore.md)");
   o->request.jobs = 0;  // one per core, unless --jobs says
   AddJobsOption(sub, o->request.jobs, "checks");
+  AddShardOption(sub, o->shard, "FILEs (by content)");
   sub->add_flag("--json", o->json, "one JSON object (of several FILEs: {\"files\": [...]})");
   sub->footer(ExploreFooter());
   sub->callback([=] {

@@ -41,7 +41,7 @@ constexpr Entry kCommands[] = {
     {"Snapshot files", "explore", "what else could the kernel have done? every race, judged"},
     {"Snapshot files", "minimize", "the smallest host on which a check keeps its verdict"},
     {"Snapshot files", "sql", "SQL over one file or a corpus (embedded SQLite)"},
-    {"Tests and cleanup", "corpus", "the regression corpus: add, check, list, rm recordings"},
+    {"Tests and cleanup", "corpus", "the regression corpus: add, check (in shards), list, rm"},
     {"Tests and cleanup", "lab", "stage a namespace-pid race with real processes, and record it"},
     {"Tests and cleanup", "ownership",
      "plan a verifier's cleanup from two snapshots (signals nothing)"},

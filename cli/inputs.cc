@@ -24,8 +24,8 @@ MaybeFailure StdinOnce(
   return Failure(FailureKind::kUsage, "standard input ('-') can be read once: " + both);
 }
 
-std::string JsonList(const std::vector<std::string>& reports) {
-  if (reports.size() == 1) return reports[0];
+std::string JsonList(const std::vector<std::string>& reports, bool always_list) {
+  if (reports.size() == 1 && !always_list) return reports[0];
   // The shape of VerifyReports, ShowReports, CorpusAddResults: an object,
   // so that every --json document is one object.
   std::string out = "{\"files\":[";

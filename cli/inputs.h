@@ -23,8 +23,9 @@ namespace proctape {
 
 // One JSON document for the reports of several inputs: the one report
 // itself when there is one, else {"files": [...]} of them in order
-// (VerifyReports, ShowReports, CorpusAddResults).
-std::string JsonList(const std::vector<std::string>& reports);
+// (VerifyReports, ShowReports, CorpusAddResults); with `always_list`, the
+// list whatever its length (explore --shard: a shard holds any number).
+std::string JsonList(const std::vector<std::string>& reports, bool always_list = false);
 
 // The larger of two exit statuses: several files give the largest of theirs
 // (0 only when every file gave 0).

@@ -156,4 +156,23 @@ CLI::Option* AddJobsOption(CLI::App* app, unsigned& jobs, const std::string& wha
                      what + " at once, 1-1024 (default: one per core)");
 }
 
+CLI::Option* AddShardOption(CLI::App* app, Shard& shard, const std::string& what) {
+  CLI::Validator valid(
+      [](std::string& text) {
+        Failure failure;
+        return ParseShard(text, &failure) ? std::string() : failure.message;
+      },
+      "", "shard");
+  return app
+      ->add_option_function<std::string>(
+          "--shard",
+          [&shard](const std::string& text) {
+            Failure failure;
+            if (std::optional<Shard> parsed = ParseShard(text, &failure)) shard = *parsed;
+          },
+          "only shard K of N (1-1024) of the " + what)
+      ->check(valid)
+      ->type_name("K/N");
+}
+
 }  // namespace proctape

@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 
+#include "corpus/shard.h"
+
 namespace proctape {
 
 // Why `text` is not an integer in lo..hi, or "" when it is one. Accepted:
@@ -93,5 +95,9 @@ CLI::Option* AddUnsigned(CLI::App* app, const std::string& name, Target& target,
 // --jobs N, -j N: `what` ("entries replayed") at once, 1 to 1024; the
 // target stays 0 when it is not given: one per core.
 CLI::Option* AddJobsOption(CLI::App* app, unsigned& jobs, const std::string& what);
+// --shard K/N (corpus/shard.h): of `what` ("entries (by name)"), this
+// shard's only; a value that is not K/N with 1 <= K <= N <= 1024 is a usage
+// error naming --shard. The target stays inactive when it is not given.
+CLI::Option* AddShardOption(CLI::App* app, Shard& shard, const std::string& what);
 
 }  // namespace proctape

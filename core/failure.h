@@ -37,6 +37,7 @@ enum class FailureKind : int {
   kLabUnavailable,  // the lab cannot run here: 24
   kLabFailed,       // a lab scenario could not be set up as described: 25
   kScope,           // ownership: the scope is not the verifier's: 26
+  kShards,          // corpus report: the shards' reports make no whole corpus check: 27
   kInternal,        // proctape itself failed: 1
 };
 

@@ -198,10 +198,13 @@ std::string CheckLine(const v1::CorpusEntryResult& r) {
 }
 
 std::string SummaryLine(const v1::CorpusReport& report) {
-  return "corpus " + report.dir() + ": " + Plural(report.entries(), "entry", "entries") + ", " +
-         std::to_string(report.reproduced()) + " reproduced, " + std::to_string(report.drifted()) +
-         " drifted, " + std::to_string(report.unreadable()) + " unreadable (" +
-         Seconds(report.seconds()) + " s)";
+  const std::string shard = report.shards() == 0 ? ""
+                                                 : ", shard " + std::to_string(report.shard()) +
+                                                       "/" + std::to_string(report.shards());
+  return "corpus " + report.dir() + shard + ": " + Plural(report.entries(), "entry", "entries") +
+         ", " + std::to_string(report.reproduced()) + " reproduced, " +
+         std::to_string(report.drifted()) + " drifted, " + std::to_string(report.unreadable()) +
+         " unreadable (" + Seconds(report.seconds()) + " s)";
 }
 
 std::string XmlEscape(std::string_view text) {

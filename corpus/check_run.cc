@@ -8,14 +8,16 @@
 
 #include "core/proc_parse.h"
 #include "corpus/pipelines.h"
+#include "corpus/sha256.h"
+#include "proto/summary.h"
 
 namespace proctape {
 namespace {
 
-// The entries checked, in manifest order: all, or those `only` names (each
-// must be one).
+// The entries picked, in manifest order: all, or those `only` names (each
+// must be one); with their places in the manifest.
 bool PickEntries(const CorpusCheckRequest& request, const Manifest& manifest,
-                 CorpusCheckOutcome* outcome, std::vector<ManifestEntry>* entries) {
+                 CorpusCheckOutcome* outcome, std::vector<std::size_t>* picked) {
   for (const std::string& name : request.only) {
     auto it = std::find_if(manifest.entries.begin(), manifest.entries.end(),
                            [&](const ManifestEntry& e) { return e.name == name; });
@@ -26,9 +28,10 @@ bool PickEntries(const CorpusCheckRequest& request, const Manifest& manifest,
       return false;
     }
   }
-  for (const ManifestEntry& e : manifest.entries) {
-    if (request.only.empty() || std::count(request.only.begin(), request.only.end(), e.name) > 0) {
-      entries->push_back(e);
+  for (std::size_t i = 0; i < manifest.entries.size(); ++i) {
+    const std::string& name = manifest.entries[i].name;
+    if (request.only.empty() || std::count(request.only.begin(), request.only.end(), name) > 0) {
+      picked->push_back(i);
     }
   }
   return true;
@@ -39,18 +42,38 @@ bool PickEntries(const CorpusCheckRequest& request, const Manifest& manifest,
 CorpusCheckOutcome CheckCorpusDir(const CorpusCheckRequest& request) {
   CorpusCheckOutcome outcome;
   Failure failure;
-  std::optional<Manifest> manifest = LoadManifest(request.dir, false, &failure);
+  std::string manifest_sha256;
+  std::optional<Manifest> manifest = LoadManifest(request.dir, false, &failure, &manifest_sha256);
   if (!manifest) {
     outcome.failure = failure;
     return outcome;
   }
+  std::vector<std::size_t> picked;
+  if (!PickEntries(request, *manifest, &outcome, &picked)) return outcome;
+  // The selection, every shard together; then this shard's part of it.
+  Sha256 selection;
   std::vector<ManifestEntry> entries;
-  if (!PickEntries(request, *manifest, &outcome, &entries)) return outcome;
+  std::vector<std::size_t> places;
+  for (std::size_t i : picked) {
+    const ManifestEntry& e = manifest->entries[i];
+    selection.Update(e.name + "\n");
+    if (!InShard(e.name, request.shard)) continue;
+    entries.push_back(e);
+    places.push_back(i);
+  }
   CheckOptions options;
   options.jobs =
       request.jobs > 0 ? request.jobs : std::max(std::thread::hardware_concurrency(), 1u);
   options.progress = request.progress;
   outcome.report = CheckCorpus(request.dir, entries, options);
+  for (std::size_t r = 0; r < places.size(); ++r) {
+    outcome.report.mutable_results(static_cast<int>(r))->set_manifest_index(Count32(places[r]));
+  }
+  outcome.report.set_manifest_sha256(manifest_sha256);
+  outcome.report.set_shard(request.shard.index);
+  outcome.report.set_shards(request.shard.count);
+  outcome.report.set_selected(Count32(picked.size()));
+  outcome.report.set_selection_sha256(selection.Hex());
   return outcome;
 }
 

@@ -9,6 +9,7 @@
 #include "core/proc_parse.h"
 #include "corpus/beside_file.h"
 #include "corpus/corpus_internal.h"
+#include "corpus/sha256.h"
 #include "fs/output_file.h"
 
 namespace proctape {
@@ -17,7 +18,8 @@ using corpus_internal::Escaped;
 
 std::string ManifestPath(const std::string& dir) { return dir + "/" + kManifestName; }
 
-std::optional<Manifest> LoadManifest(const std::string& dir, bool missing_ok, Failure* failure) {
+std::optional<Manifest> LoadManifest(const std::string& dir, bool missing_ok, Failure* failure,
+                                     std::string* sha256) {
   const std::string path = ManifestPath(dir);
   Manifest manifest;
   // A file beside the corpus's entries: a regular file of bounded size, no
@@ -40,6 +42,7 @@ std::optional<Manifest> LoadManifest(const std::string& dir, bool missing_ok, Fa
                        Escaped(path) + ":" + std::to_string(e.line) + ": " + e.message);
     return std::nullopt;
   }
+  if (sha256 != nullptr) *sha256 = Sha256Hex(*text);
   return manifest;
 }
 

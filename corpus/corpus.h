@@ -51,8 +51,9 @@ std::string ManifestPath(const std::string& dir);
 // `missing_ok`. On failure nullopt, with *failure of kind kManifest (the
 // read's errno, if any) and one line: "DIR/MANIFEST:LINE: what" (the
 // ManifestError's line) or "DIR/MANIFEST: what" for the file as a whole,
-// paths escaped.
-std::optional<Manifest> LoadManifest(const std::string& dir, bool missing_ok, Failure* failure);
+// paths escaped. With `sha256`, also the SHA-256 (hex) of the bytes parsed.
+std::optional<Manifest> LoadManifest(const std::string& dir, bool missing_ok, Failure* failure,
+                                     std::string* sha256 = nullptr);
 // Writes `data` to a temporary file beside `path` and renames it over `path`
 // (fs/output_file.h, forced: the corpus's own file): readers see the old
 // or the new file, never a part. Mode 0644 (the umask applies). A `path` that
@@ -155,7 +156,8 @@ v1::CorpusReport CheckCorpus(const std::string& dir, const std::vector<ManifestE
 
 // "DRIFT NAME: expected X; got Y" or "UNREADABLE NAME: why"; "" when reproduced.
 std::string CheckLine(const v1::CorpusEntryResult& result);
-// "corpus DIR: N entries, P reproduced, D drifted, U unreadable (T s)".
+// "corpus DIR: N entries, P reproduced, D drifted, U unreadable (T s)"; a
+// shard's report says "corpus DIR, shard K/N: ..." (its entries alone).
 std::string SummaryLine(const v1::CorpusReport& report);
 
 // JUnit XML: one testsuite "proctape-corpus", one testcase per entry, a

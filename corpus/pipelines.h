@@ -21,6 +21,7 @@
 
 #include "core/failure.h"
 #include "corpus/corpus.h"
+#include "corpus/shard.h"
 #include "proctape.pb.h"
 
 namespace proctape {
@@ -73,6 +74,9 @@ struct CorpusCheckRequest {
   unsigned jobs = 0;              // entries replayed at once; 0: one per core
   // As CheckOptions::progress; none = no calls.
   std::function<void(std::size_t done, std::size_t total, const std::string& name)> progress;
+  // --shard K/N: of the entries picked (all, or `only`'s), those whose name
+  // is in shard K (corpus/shard.h); none given: all of them.
+  Shard shard;
 };
 
 struct CorpusCheckOutcome {
@@ -81,11 +85,15 @@ struct CorpusCheckOutcome {
   // --entry) is no entry ("no such entry in DIR/MANIFEST").
   MaybeFailure failure;
   std::string unknown_entry;
-  v1::CorpusReport report;  // the entries checked, in manifest order
+  // The entries checked, in manifest order, each with its manifest_index;
+  // the MANIFEST's SHA-256, the selection (`selected`, `selection_sha256`:
+  // the entries picked before the shard's split) and the shard, for
+  // MergeCorpusReports.
+  v1::CorpusReport report;
 };
 
-// Loads DIR/MANIFEST, picks the entries (all, or those `only` names) and
-// checks them (CheckCorpus).
+// Loads DIR/MANIFEST, picks the entries (all, or those `only` names), keeps
+// the shard's and checks them (CheckCorpus).
 CorpusCheckOutcome CheckCorpusDir(const CorpusCheckRequest& request);
 
 // The report as text: a line per entry that drifted or is unreadable
@@ -97,6 +105,28 @@ std::string CheckReportText(const v1::CorpusReport& report);
 // "N entries drifted, U unreadable" when any entry drifted or is
 // unreadable; else nothing (every entry reproduced).
 MaybeFailure CheckFinding(const v1::CorpusReport& report);
+
+// ---- corpus report ----------------------------------------------------------
+
+// The report of every shard of one `corpus check --shard K/N --json` run,
+// merged into the report one unsharded `corpus check` of the same selection
+// gives (docs/corpus.md, "Shards"): the results in manifest order, the
+// counts summed, `seconds` the shards' summed, `dir` shard 1's; `shard` and
+// `shards` 0. A failure when the files make no whole, kind kShards, one line
+// naming the file: a file that cannot be read (kIo) or is no CorpusReport
+// JSON; a report of no shard; reports of other corpora (the MANIFEST's
+// SHA-256), other selections (--entry) or another N; a shard given twice; a
+// shard missing ("shard 2/3 is missing: ..."); counts that do not add up (an
+// entry in no shard or in two, a report whose counts are not its results').
+struct CorpusMerge {
+  MaybeFailure failure;
+  v1::CorpusReport report;
+};
+// `files`: each a path, or "-" for standard input (once).
+CorpusMerge MergeCorpusReports(const std::vector<std::string>& files);
+// The same on reports already read, each named by `names` (same order).
+CorpusMerge MergeCorpusReports(const std::vector<v1::CorpusReport>& reports,
+                               const std::vector<std::string>& names);
 
 // ---- corpus list ------------------------------------------------------------
 

@@ -287,6 +287,27 @@ std::vector<Row> Table() {
            [](F f) {
              return Args{"corpus", "check", DriftedCorpus(f.dir), "--json"};
            }},
+      // A shard's JSON report: '-' reads standard input, but an empty one
+      // is no JSON report (27), not a truncated .ptape (13).
+      {.command = {"corpus", "report"},
+       .inputs = {{"FILE",
+                   [](F, P p) {
+                     return Args{"corpus", "report", p};
+                   },
+                   10, 10, false, false}},
+       .json =
+           [](F) {
+             return Args{"corpus", "report", ShardReport(), "--json"};
+           },
+       // The report of a shard of a corpus whose entry drifted: 22.
+       .json_finding =
+           [](F f) {
+             const std::string report = f.dir + "/drifted.json";
+             WriteFile(report, Proctape({"corpus", "check", DriftedCorpus(f.dir), "--shard", "1/1",
+                                         "--json"})
+                                   .out);
+             return Args{"corpus", "report", report, "--json"};
+           }},
       {.command = {"corpus", "list"},
        .inputs = {CorpusDir("DIR",
                             [](F, P p) {

@@ -108,6 +108,14 @@ const std::vector<ModeRun>& Runs() {
       {"corpus check --junit", "P corpus check $K --entry plain-unshare --junit $D/j.xml", "j.xml",
        0},
       {"corpus list", "P corpus list $K", "", 0},
+      {"corpus report",
+       "$B corpus check $K --entry plain-unshare --shard 1/1 --json > $D/s.json && "
+       "P corpus report $D/s.json",
+       "", 0},
+      {"corpus report --junit",
+       "$B corpus check $K --entry plain-unshare --shard 1/1 --json > $D/s.json && "
+       "P corpus report - --junit $D/m.xml < $D/s.json",
+       "m.xml", 0},
       {"corpus rm --corpus",
        "$B corpus add $F --corpus $D/rm --name one >/dev/null && P corpus rm one --corpus $D/rm",
        "rm/MANIFEST", 0},

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/live/build_paths.h"
+#include "tests/live/files.h"
 #include "tests/live/sandbox.h"
 
 namespace proctape::live {
@@ -25,6 +26,22 @@ inline const std::string& SourceCorpus() {
 }
 // A recording of the repository's corpus (entry hostile-comm-bwrap).
 inline std::string CorpusRecording() { return SourceCorpus() + "/b552a8b49f217079.ptape"; }
+
+// The --json report of `corpus check --shard 1/1` of the corpus's entry
+// plain-unshare, written once into a temporary directory: what `corpus
+// report` merges (docs/corpus.md, "Shards"). Its directory is removed when
+// the test program ends.
+inline std::string ShardReport() {
+  static const TempDir dir("shard-report");
+  static const std::string path = [] {
+    const std::string file = dir.File("shard-1.json");
+    WriteFile(file, Proctape({"corpus", "check", SourceCorpus(), "--entry", "plain-unshare",
+                              "--shard", "1/1", "--json"})
+                        .out);
+    return file;
+  }();
+  return path;
+}
 
 // This test process: a live pid and its start tick, for commands that need one.
 inline std::string SelfPid() { return std::to_string(::getpid()); }
@@ -138,6 +155,16 @@ inline std::vector<Writer> Writers(const std::string& rec = CorpusRecording()) {
        true,
        [](const std::string& out) {
          return Argv{"lab", "plain", "--record", out};
+       },
+       {0},
+       false},
+      {"corpus_report_junit",
+       {"corpus", "report"},
+       "--junit",
+       false,
+       false,
+       [](const std::string& out) {
+         return Argv{"corpus", "report", ShardReport(), "--junit", out};
        },
        {0},
        false},

@@ -236,16 +236,17 @@ TEST(UsageErrorsNamed, MaxBytesSaysTheLeastItTakes) {
 TEST(UsageErrorsNamed, UnknownSubcommandIsNamedWithTheList) {
   CommandResult r = Proctape({"corpus", "nosuch"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err,
-            "proctape: corpus: unknown corpus command 'nosuch' (one of add, check, list, rm) "
-            "(see 'proctape corpus --help')\n");
+  EXPECT_EQ(
+      r.err,
+      "proctape: corpus: unknown corpus command 'nosuch' (one of add, check, list, report, rm) "
+      "(see 'proctape corpus --help')\n");
   r = Proctape({"corpus", "chek", "--json"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown corpus command 'chek' (did you mean 'check'?)"), std::string::npos)
       << Describe(r);
   r = Proctape({"corpus"});
   EXPECT_EQ(r.err,
-            "proctape: corpus: missing a corpus command (one of add, check, list, rm) "
+            "proctape: corpus: missing a corpus command (one of add, check, list, report, rm) "
             "(see 'proctape corpus --help')\n");
 }
 

@@ -37,3 +37,14 @@ foreach(recipe readme_github readme_gitlab github_steps github_action gitlab_ci)
                          LABELS ship TIMEOUT 300 SKIP_RETURN_CODE 77)
   endforeach()
 endforeach()
+# The corpus in shards over a CI matrix (tests/ship/ci_shards_test.sh):
+# contrib/ci's corpus-shards-github.yml and corpus-shards-gitlab.yml parsed,
+# and each pipeline run whole by the stub runner with the built proctape.
+foreach(case yaml_shapes github_shards_merge_to_the_unsharded_report
+             github_a_drift_fails_its_shard_and_the_merge github_a_lost_shard_is_named_by_the_merge
+             gitlab_shards_merge_to_the_unsharded_report gitlab_a_lost_shard_is_named_by_the_merge)
+  add_test(NAME ship/ci/shards/${case}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_shards_test.sh ${case}
+                   $<TARGET_FILE:proctape> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(ship/ci/shards/${case} PROPERTIES LABELS ship TIMEOUT 300 SKIP_RETURN_CODE 77)
+endforeach()

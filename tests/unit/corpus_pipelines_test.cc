@@ -104,25 +104,25 @@ TEST(CorpusPipelines, CheckPicksEntriesAndSaysWhatItFound) {
   const std::string dir = tmp.File("c");
   ASSERT_EQ(AddAll({Data("alive"), Data("dead")}, dir).size(), 2u);
 
-  CorpusCheckOutcome all = CheckCorpusDir({dir, {}, 2, nullptr});
+  CorpusCheckOutcome all = CheckCorpusDir({dir, {}, 2, nullptr, {}});
   ASSERT_FALSE(all.failure) << all.failure->message;
   ASSERT_EQ(all.report.results_size(), 2);
   EXPECT_EQ(all.report.reproduced(), 2u);
   EXPECT_FALSE(CheckFinding(all.report));
   EXPECT_EQ(CheckReportText(all.report), SummaryLine(all.report) + "\n");
 
-  CorpusCheckOutcome one = CheckCorpusDir({dir, {"dead"}, 0, nullptr});
+  CorpusCheckOutcome one = CheckCorpusDir({dir, {"dead"}, 0, nullptr, {}});
   ASSERT_EQ(one.report.results_size(), 1);
   EXPECT_EQ(one.report.results(0).name(), "dead");
 
-  CorpusCheckOutcome unknown = CheckCorpusDir({dir, {"dead", "nope"}, 1, nullptr});
+  CorpusCheckOutcome unknown = CheckCorpusDir({dir, {"dead", "nope"}, 1, nullptr, {}});
   ASSERT_TRUE(unknown.failure);
   EXPECT_EQ(unknown.failure->kind, FailureKind::kUsage);
   EXPECT_EQ(unknown.unknown_entry, "nope");
   EXPECT_EQ(unknown.failure->message, "no such entry in " + dir + "/MANIFEST");
   EXPECT_EQ(unknown.report.results_size(), 0);
 
-  CorpusCheckOutcome none = CheckCorpusDir({tmp.File("none"), {}, 1, nullptr});
+  CorpusCheckOutcome none = CheckCorpusDir({tmp.File("none"), {}, 1, nullptr, {}});
   ASSERT_TRUE(none.failure);
   EXPECT_EQ(none.failure->kind, FailureKind::kManifest);
 }

@@ -45,6 +45,8 @@ TEST(FailureKinds, EachHasTheExitStatusOfItsFamily) {
   EXPECT_EQ(ExitCodeFor(FailureKind::kLabUnavailable), kExitLabUnavailable);
   EXPECT_EQ(ExitCodeFor(FailureKind::kLabFailed), kExitLabFailed);
   EXPECT_EQ(ExitCodeFor(FailureKind::kScope), kExitScope);
+  EXPECT_EQ(ExitCodeFor(FailureKind::kShards), kExitShards);
+  EXPECT_EQ(kExitShards, 27);
 }
 
 TEST(FailureKinds, ADamagedFileIsTheFailureOfItsKind) {
