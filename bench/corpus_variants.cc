@@ -3,7 +3,7 @@
 // bench/corpus_scale_bench.sh. Writes OUT_DIR/v<i>.ptape for i in [0, N):
 // FILE number i mod (count of FILEs), read whole, its header's hostname
 // suffixed with "-<i>" -- the same recording as captured on host i of a
-// fleet -- and written again by the real writer (tests/shapes/
+// fleet -- and its command line cleared (the entry is named v<i>), written again by the real writer (tests/shapes/
 // snapshot_copy.h). Its resolutions, tape and frames are the FILE's, so its
 // replay reproduces what the FILE's does; its bytes (and so its sha256) are
 // its own, so `corpus add` keeps each as an entry.
@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
   for (long i = 0; i < n; ++i) {
     proctape::Snapshot s = sources[static_cast<std::size_t>(i) % sources.size()];
     s.header.mutable_host()->set_hostname(s.header.host().hostname() + "-" + std::to_string(i));
+    // Not a lab run's command line: `corpus add` names the entry after the
+    // file (v<i>), not after the lab's scenario, which every host shares.
+    s.header.clear_command_line();
     const std::string path = out_dir + "/v" + std::to_string(i) + ".ptape";
     std::string error;
     if (!proctape::shapes::WriteSnapshotCopy(s, path, &error)) {

@@ -70,6 +70,9 @@ std::string OneLine(std::string text) {
 
 // What is wrong with one report on its own, or "".
 std::string ProblemOf(const v1::CorpusReport& r) {
+  if (r.manifest_sha256().empty()) {
+    return "not the JSON of 'corpus check --json' (it has no manifest_sha256)";
+  }
   if (r.shards() == 0) {
     return "a report of no shard (not of 'corpus check --shard K/N --json')";
   }
@@ -103,8 +106,9 @@ MaybeFailure SameRun(const v1::CorpusReport& r, const std::string& name,
   const std::string of = "shard " + std::to_string(r.shard()) + "/" + std::to_string(r.shards());
   if (r.manifest_sha256() != first.manifest_sha256()) {
     return Refused(name + " (" + of + ") is a report of another corpus than " + first_name +
-                   ": its MANIFEST's SHA-256 is " + r.manifest_sha256().substr(0, 16) +
-                   "..., the other's " + first.manifest_sha256().substr(0, 16) + "...");
+                   ": its MANIFEST's SHA-256 is " + EscapeBytes(r.manifest_sha256().substr(0, 16)) +
+                   "..., the other's " + EscapeBytes(first.manifest_sha256().substr(0, 16)) +
+                   "...");
   }
   if (r.shards() != first.shards()) {
     return Refused(name + " is a report of " + of + ", " + first_name + " of shard " +
@@ -169,8 +173,11 @@ CorpusMerge Merged(const std::vector<v1::CorpusReport>& reports,
   m.set_selected(first.selected());
   m.set_selection_sha256(first.selection_sha256());
   if (m.entries() != first.selected() || selection.Hex() != first.selection_sha256()) {
-    out.failure = Refused("the shards' reports hold " + std::to_string(m.entries()) +
-                          " entries, not the " + std::to_string(first.selected()) +
+    const std::string held =
+        m.entries() == first.selected()
+            ? "other entries than the " + std::to_string(first.selected())
+            : std::to_string(m.entries()) + " entries, not the " + std::to_string(first.selected());
+    out.failure = Refused("the shards' reports hold " + held +
                           " the run selected: they are not the reports of one run");
   }
   return out;
@@ -223,10 +230,16 @@ CorpusMerge MergeCorpusReports(const std::vector<std::string>& files) {
     Failure failure;
     std::optional<std::string> text = ReadWhole(files[i], &failure);
     if (!text) return CorpusMerge{failure, {}};
+    if (text->empty()) {
+      return CorpusMerge{Refused(names[i] + ": is empty: its 'corpus check --json' wrote no "
+                                            "report (its exit status and standard error say why)"),
+                         {}};
+    }
     const auto parsed = google::protobuf::util::JsonStringToMessage(*text, &reports[i], options);
     if (!parsed.ok()) {
+      // The parser quotes the input: escaped, as every message shows bytes.
       return CorpusMerge{Refused(names[i] + ": not the JSON of 'corpus check --json' (" +
-                                 OneLine(std::string(parsed.message())) + ")"),
+                                 EscapeBytes(OneLine(std::string(parsed.message())), 512) + ")"),
                          {}};
     }
   }

@@ -119,7 +119,7 @@ def condition(expr, inputs, failed):
     expr = str(expr).strip()
     if expr == "failure()":
         return failed
-    if expr == "always()":
+    if expr in ("always()", "${{ !cancelled() }}", "!cancelled()"):  # nothing is cancelled here
         return True
     if expr == "success()":
         return not failed
@@ -283,7 +283,8 @@ def github_pipeline(path, workdir, log, source):
     for name, job in doc["jobs"].items():
         needs = job.get("needs", [])
         needs = [needs] if isinstance(needs, str) else needs
-        if not runs(name, needs, status, str(job.get("if", "")).strip() == "always()", log):
+        always = str(job.get("if", "")).strip() in ("always()", "${{ !cancelled() }}", "!cancelled()")
+        if not runs(name, needs, status, always, log):
             status[name] = True
             continue
         matrix = job.get("strategy", {}).get("matrix", {})

@@ -77,7 +77,16 @@ gh = yaml.safe_load(open(f"{d}/corpus-shards-github.yml"))
 shard, report = gh["jobs"]["corpus-shard"], gh["jobs"]["corpus-report"]
 assert shard["strategy"]["matrix"]["shard"] == list(range(1, len(shard["strategy"]["matrix"]["shard"]) + 1))
 assert shard["strategy"]["fail-fast"] is False, "a drift in one shard must not cancel the others"
-assert report["needs"] == "corpus-shard" and report["if"] == "always()"
+# N stated (matrix.shards), never strategy.job-total, which another axis multiplies
+assert shard["strategy"]["matrix"]["shards"] == [len(shard["strategy"]["matrix"]["shard"])]
+assert any(s.get("env", {}).get("SHARD") == "${{ matrix.shard }}/${{ matrix.shards }}"
+           for s in shard["steps"])
+# the merge runs whatever the shards found, but not after a cancel
+assert report["needs"] == "corpus-shard" and report["if"] == "${{ !cancelled() }}"
+# a re-run job replaces its artifact (upload-artifact@v4 refuses a name twice)
+assert all(s["with"].get("overwrite") is True
+           for job in (shard, report) for s in job["steps"]
+           if s.get("uses", "").startswith("actions/upload-artifact@"))
 uploads = [s for s in shard["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
 assert uploads and uploads[0]["if"] == "always()", "a shard's report not uploaded when it drifted"
 assert any("--shard" in s.get("run", "") for s in shard["steps"])

@@ -326,6 +326,29 @@ TEST_F(CorpusCopy, ReportsAreReadFromTheirJsonFiles) {
                 tmp_.File("bad.json") + ": not the JSON of 'corpus check --json' (", 0),
             0u)
       << bad.failure->message;
+  // What the parser quotes of a file is escaped: a .ptape's magic, a
+  // terminal's escape, a NUL never reach the message raw.
+  std::ofstream(tmp_.File("raw.json"), std::ios::binary)
+      << std::string("{\"\x89PTAPE\x1b[31m\0x\": 1}", 20);
+  CorpusMerge raw = MergeCorpusReports(std::vector<std::string>{tmp_.File("raw.json")});
+  ASSERT_TRUE(raw.failure);
+  EXPECT_EQ(raw.failure->kind, FailureKind::kShards);
+  for (char c : raw.failure->message) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << raw.failure->message;
+  // An empty file (a shard whose check failed before it printed) and JSON
+  // of another kind say so.
+  std::ofstream(tmp_.File("empty.json")).flush();
+  CorpusMerge empty = MergeCorpusReports(std::vector<std::string>{tmp_.File("empty.json")});
+  ASSERT_TRUE(empty.failure);
+  EXPECT_EQ(empty.failure->message,
+            tmp_.File("empty.json") +
+                ": is empty: its 'corpus check --json' wrote no report (its exit status and "
+                "standard error say why)");
+  std::ofstream(tmp_.File("other.json")) << "{\"shard\": 1, \"shards\": 3}";
+  CorpusMerge other = MergeCorpusReports(std::vector<std::string>{tmp_.File("other.json")});
+  ASSERT_TRUE(other.failure);
+  EXPECT_EQ(other.failure->message,
+            tmp_.File("other.json") +
+                ": not the JSON of 'corpus check --json' (it has no manifest_sha256)");
   CorpusMerge none = MergeCorpusReports(std::vector<std::string>{tmp_.File("absent.json")});
   ASSERT_TRUE(none.failure);
   EXPECT_EQ(none.failure->kind, FailureKind::kIo);
