@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   CLI::App app{"find, record and replay the identity of Linux processes", "proctape"};
   app.formatter(proctape::MakeFormatter());
   app.set_help_flag("-h,--help", "print this help and exit");  // every command inherits it
+  app.require_subcommand(0, 1);  // one command a run: a FILE named `show` is a FILE
   int exit_code = proctape::kExitOk;
   const std::vector<std::string> command_line(argv, argv + argc);
   proctape::RegisterFingerprint(app, &exit_code, command_line);

@@ -171,6 +171,21 @@ TEST(UsageErrorsNamed, ArgumentNoCommandTakesIsNamed) {
   EXPECT_NE(diff.err.find("diff: unexpected argument 'c' ("), std::string::npos) << Describe(diff);
 }
 
+// One command a run: a later word that names another command is an
+// argument of the first (a FILE called `show`), never a second command
+// whose options the rest would then be.
+TEST(UsageErrorsNamed, AWordNamingAnotherCommandIsAFile) {
+  const CommandResult sql = Proctape({"sql", "show", "-c", "SELECT 1"});
+  EXPECT_EQ(sql.exit_code, 10) << Describe(sql);
+  EXPECT_EQ(sql.err, "proctape: show: cannot open: No such file or directory\n") << Describe(sql);
+  const CommandResult explore = Proctape({"explore", "no-such.ptape", "show", "--depth", "1"});
+  EXPECT_EQ(explore.exit_code, 10) << Describe(explore);
+  EXPECT_NE(explore.err.find("no-such.ptape: cannot open"), std::string::npos) << Describe(explore);
+  const CommandResult check = Proctape({"corpus", "check", "no-such-dir", "verify"});
+  EXPECT_EQ(check.exit_code, 2) << Describe(check);
+  EXPECT_NE(check.err.find("unexpected argument 'verify'"), std::string::npos) << Describe(check);
+}
+
 // A required option or argument missing is named with what it is.
 TEST(UsageErrorsNamed, MissingRequiredIsNamedWithWhatItIs) {
   const std::vector<std::pair<Args, std::string>> cases = {
