@@ -34,6 +34,9 @@ std::uint64_t Mix(std::uint64_t x) {  // splitmix64's finalizer
 }  // namespace
 
 void TokenMask::GramSet::Insert(std::uint64_t gram) {
+  if (prefixes_.empty()) prefixes_.assign(1024, 0);
+  const std::uint64_t prefix = gram & 0xffff;
+  prefixes_[prefix >> 6] |= std::uint64_t{1} << (prefix & 63);
   if (gram == 0) {
     size_ += has_zero_ ? 0 : 1;
     has_zero_ = true;
@@ -52,6 +55,9 @@ void TokenMask::GramSet::Insert(std::uint64_t gram) {
 }
 
 bool TokenMask::GramSet::Contains(std::uint64_t gram) const {
+  if (prefixes_.empty()) return false;  // nothing inserted
+  const std::uint64_t prefix = gram & 0xffff;
+  if ((prefixes_[prefix >> 6] & (std::uint64_t{1} << (prefix & 63))) == 0) return false;
   if (gram == 0) return has_zero_;
   if (slots_.empty()) return false;
   const std::size_t mask = slots_.size() - 1;

@@ -99,6 +99,10 @@ class TokenMask {
    private:
     void Grow();
     std::vector<std::uint64_t> slots_;  // 0: empty (the gram 0 is has_zero_)
+    // A bit per 2-byte prefix of a gram held: most windows of a text are
+    // ruled out by one bit, before the gram is hashed (8 KB, from the first
+    // Insert).
+    std::vector<std::uint64_t> prefixes_;
     std::size_t size_ = 0;
     bool has_zero_ = false;
   };
