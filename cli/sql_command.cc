@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `proctape sql FILE... [-c QUERY]... [--format table|csv|json] [--db OUT]`
-// (docs/sql.md): the files loaded into an in-memory SQLite database by one
-// schema (analyze/sql/schema.sql), then SQL run over it, read-only; --db
-// also writes the database. `proctape sql --schema sqlite|postgresql`
+// (docs/sql.md): the files loaded into a SQLite database (in memory, or
+// made in --db's file) by one schema (analyze/sql/schema.sql), then SQL run
+// over it, read-only. `proctape sql --schema sqlite|postgresql`
 // prints that schema (docs/sql.md, "Into PostgreSQL: a fleet's captures in
 // one database").
 #include <unistd.h>
@@ -144,9 +144,9 @@ void RegisterSql(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<SqlOptions>();
   CLI::App* sub = app.add_subcommand(
       "sql",
-      "Load FILEs (a corpus: corpus/*.ptape) into an in-memory SQLite database, one\n"
-      "schema for all (tables files, frames, processes, observations, resolutions,\n"
-      "errnos;\n"
+      "Load FILEs (a corpus: corpus/*.ptape) into a SQLite database (in memory, or in\n"
+      "--db's file), one schema for all (tables files, frames, processes,\n"
+      "observations, resolutions, errnos;\n"
       "views process_lifetimes, pid_reuse, tree_edges; every column in docs/sql.md,\n"
       "with worked queries), and run SQL over it: each -c QUERY, or else the\n"
       "statements on standard input (a prompt on a terminal). Raw /proc bytes are\n"
