@@ -34,20 +34,13 @@ int RunCheck(const CheckCliOptions& o) {
   int exit_code = kExitOk;
   const std::string dir = o.corpus.Get(&exit_code);
   if (dir.empty()) return exit_code;
-  if (std::string why = ForceWithoutOutput(o.force, "--junit", o.has_junit, o.junit);
-      !why.empty()) {
-    return Fail(kExitUsage, why);
-  }
   // The JUnit file before any entry is replayed: checked, its temporary made.
-  CommandIo io{"corpus check", {{"the corpus", dir, false, true}}};
-  if (o.has_junit) {
-    io.output.emplace();
-    io.output->path = o.junit;
-    io.output->force = o.force;
-    io.output_option = "--junit";
-  }
   std::unique_ptr<OutputFile> junit;
-  if (int entered = EnterCommand(io, &junit); entered != kExitOk) return entered;
+  if (int entered = EnterWithJUnit({"corpus check", {{"the corpus", dir, false, true}}}, o.junit,
+                                   o.has_junit, o.force, &junit);
+      entered != kExitOk) {
+    return entered;
+  }
   CorpusCheckRequest request{dir, o.only, o.jobs, nullptr, o.shard};
   Progress progress;
   if (progress.active()) {

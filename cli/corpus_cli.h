@@ -7,8 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <string>
 
+#include "cli/command_io.h"
 #include "core/failure.h"
 #include "fs/output_file.h"
 #include "proctape.pb.h"
@@ -37,6 +39,13 @@ struct CorpusDirOption {
   // form with its kind's status (cli/exit_codes.h ExitCodeFor).
   int FailAboutCorpus(const std::string& dir, const Failure& failure) const;
 };
+
+// The --junit file of `corpus check` and `corpus report`: --force without it
+// refused (usage, said), else `io` entered (cli/command_io.h) with it as
+// the output, checked and its temporary made before any work. kExitOk with
+// *junit (null without --junit), or the status of what was said.
+int EnterWithJUnit(CommandIo io, const std::string& junit_path, bool has_junit, bool force,
+                   std::unique_ptr<OutputFile>* junit);
 
 // The report of `corpus check` and `corpus report`: on standard output (JSON
 // with `json`, else its text), then into `junit` (null: none; named

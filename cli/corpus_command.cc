@@ -50,6 +50,20 @@ int CorpusDirOption::FailAboutCorpus(const std::string& dir, const Failure& fail
   return Fail(ExitCodeFor(failure.kind), About(dir, failure.message));
 }
 
+int EnterWithJUnit(CommandIo io, const std::string& junit_path, bool has_junit, bool force,
+                   std::unique_ptr<OutputFile>* junit) {
+  if (std::string why = ForceWithoutOutput(force, "--junit", has_junit, junit_path); !why.empty()) {
+    return Fail(kExitUsage, why);
+  }
+  if (has_junit) {
+    io.output.emplace();
+    io.output->path = junit_path;
+    io.output->force = force;
+    io.output_option = "--junit";
+  }
+  return EnterCommand(io, junit);
+}
+
 int PrintCorpusReport(bool json, const std::string& junit_path, const v1::CorpusReport& report,
                       OutputFile* junit) {
   if (json) {

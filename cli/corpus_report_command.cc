@@ -27,19 +27,12 @@ struct ReportCliOptions {
 };
 
 int RunReport(const ReportCliOptions& o) {
-  if (std::string why = ForceWithoutOutput(o.force, "--junit", o.has_junit, o.junit);
-      !why.empty()) {
-    return Fail(kExitUsage, why);
-  }
-  CommandIo io{"corpus report", InputsNamed("FILE", o.files)};
-  if (o.has_junit) {
-    io.output.emplace();
-    io.output->path = o.junit;
-    io.output->force = o.force;
-    io.output_option = "--junit";
-  }
   std::unique_ptr<OutputFile> junit;
-  if (int entered = EnterCommand(io, &junit); entered != kExitOk) return entered;
+  if (int entered = EnterWithJUnit({"corpus report", InputsNamed("FILE", o.files)}, o.junit,
+                                   o.has_junit, o.force, &junit);
+      entered != kExitOk) {
+    return entered;
+  }
   CorpusMerge merged = MergeCorpusReports(o.files);
   if (merged.failure) return Fail(*merged.failure);
   if (int printed = PrintCorpusReport(o.json, o.junit, merged.report, junit.get());
