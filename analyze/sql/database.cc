@@ -130,22 +130,22 @@ const ManifestEntry* Database::EntryOf(const std::string& path, std::string* war
   const std::string dir = DirectoryOf(path);
   auto it = manifests_.find(dir);
   if (it == manifests_.end()) {
-    std::unique_ptr<Manifest> manifest;
+    Entries entries;
     Failure failure;
     // None there: no corpus, no entries. One that is no regular file of
     // bounded size is not read (corpus/beside_file.h), said as a warning.
     if (std::optional<Manifest> loaded = LoadManifest(dir, /*missing_ok=*/true, &failure)) {
-      manifest = std::make_unique<Manifest>(std::move(*loaded));
+      entries.manifest = std::make_unique<Manifest>(std::move(*loaded));
+      for (const ManifestEntry& e : entries.manifest->entries) {
+        entries.by_file.emplace(e.file, &e);  // the first, as a scan finds it
+      }
     } else {
       *warning = failure.message + ": its entries are not named (files.entry is NULL)";
     }
-    it = manifests_.emplace(dir, std::move(manifest)).first;
+    it = manifests_.emplace(dir, std::move(entries)).first;
   }
-  if (!it->second) return nullptr;
-  for (const ManifestEntry& e : it->second->entries) {
-    if (e.file == BaseOf(path)) return &e;
-  }
-  return nullptr;
+  const auto found = it->second.by_file.find(BaseOf(path));
+  return found == it->second.by_file.end() ? nullptr : found->second;
 }
 
 Loaded Database::Load(const std::string& path) {
