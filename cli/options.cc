@@ -29,26 +29,6 @@ bool AllDigits(std::string_view s) {
   return true;
 }
 
-}  // namespace
-
-std::string Quoted(std::string_view text) {
-  std::string out = "'";
-  for (unsigned char c : text.substr(0, 64)) {
-    if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\') {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (text.size() > 64) out += "...";
-  return out + "'";
-}
-
-namespace {
-
 // A bound as a person reads it: decimal, except one just at or below a
 // power of two from 2^31 up, which is that power: 2^64-1, not
 // 18446744073709551615; 2^32-2, not 4294967294; 2^40 (1 TiB).

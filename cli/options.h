@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/proc_parse.h"
 #include "corpus/shard.h"
 
 namespace proctape {
@@ -30,9 +31,7 @@ namespace proctape {
 std::string IntegerError(std::string_view text, std::int64_t lo, std::int64_t hi);
 std::string IntegerError(std::string_view text, std::uint64_t lo, std::uint64_t hi);
 
-// `text` as a message shows a value the user gave: in single quotes, a
-// byte outside printable ASCII (and ' and \\) as \\xHH, cut after 64 bytes.
-std::string Quoted(std::string_view text);
+// Quoted(text), a value the user gave as a message shows it: core/proc_parse.h.
 
 // The integer `text` holds, when IntegerError is "".
 std::optional<std::int64_t> ParseInteger(std::string_view text, std::int64_t lo, std::int64_t hi);

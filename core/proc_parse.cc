@@ -200,6 +200,22 @@ std::string_view BootIdLine(std::string_view boot_id) {
   return boot_id;
 }
 
+std::string Quoted(std::string_view text) {
+  std::string out = "'";
+  for (unsigned char c : text.substr(0, 64)) {
+    if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\') {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text.size() > 64) out += "...";
+  return out + "'";
+}
+
 std::string EscapeBytes(std::string_view bytes, std::size_t max) {
   std::string out;
   std::size_t n = bytes.size() < max ? bytes.size() : max;

@@ -98,6 +98,11 @@ std::optional<std::array<std::uint32_t, 4>> StatusIds(std::string_view status,
 // backslash and everything else as \xNN. Cut at `max` input bytes ("..." added).
 std::string EscapeBytes(std::string_view bytes, std::size_t max = 256);
 
+// `text` as a message shows a value the user gave: in single quotes, a
+// byte outside printable ASCII (and ' and \\) as \\xHH, cut after 64 bytes
+// ("..." added).
+std::string Quoted(std::string_view text);
+
 // A boot id as one line says it: /proc/sys/kernel/random/boot_id as read,
 // its trailing newline removed (the bytes are stored as read).
 std::string_view BootIdLine(std::string_view boot_id);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/proc_parse.h"
 #include "corpus/sha256.h"
 
 namespace proctape {
@@ -22,26 +23,10 @@ std::optional<unsigned> Decimal(std::string_view text) {
   return value;
 }
 
-std::string QuotedValue(std::string_view text) {
-  std::string out = "'";
-  for (char c : text.substr(0, 64)) {
-    auto b = static_cast<unsigned char>(c);
-    if (b >= 0x20 && b < 0x7f && c != '\'' && c != '\\') {
-      out += c;
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[b >> 4];
-      out += kHex[b & 15];
-    }
-  }
-  return out + "'";
-}
-
 }  // namespace
 
 std::optional<Shard> ParseShard(std::string_view text, Failure* failure) {
-  const std::string value = QuotedValue(text);
+  const std::string value = Quoted(text);
   const std::size_t slash = text.find('/');
   const std::optional<unsigned> k =
       slash == std::string_view::npos ? std::nullopt : Decimal(text.substr(0, slash));
@@ -92,7 +77,7 @@ std::optional<std::vector<std::string>> FilesOfShard(const std::vector<std::stri
     struct stat st;
     if (file == "-" || (::stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode))) {
       *failure = Failure(FailureKind::kUsage,
-                         "FILE " + QuotedValue(file) +
+                         "FILE " + Quoted(file) +
                              " is not a regular file: --shard splits FILEs by the SHA-256 of "
                              "their content, which only a file read again can give every shard");
       return std::nullopt;
@@ -100,7 +85,7 @@ std::optional<std::vector<std::string>> FilesOfShard(const std::vector<std::stri
     Failure why;
     std::optional<std::string> sha256 = Sha256File(file, &why);
     if (!sha256) {
-      *failure = Failure(why.kind, QuotedValue(file) + ": " + why.message, why.sys_errno);
+      *failure = Failure(why.kind, Quoted(file) + ": " + why.message, why.sys_errno);
       return std::nullopt;
     }
     if (InShard(*sha256, shard)) kept.push_back(file);
