@@ -3,7 +3,7 @@
 
 #include <optional>
 #include <string>
-#include <vector>
+#include <utility>
 
 #include "analyze/explain_resolve.h"
 #include "analyze/explain_watch.h"
@@ -48,47 +48,57 @@ v1::ExplainCheck ExplainRecordedCheck(const Snapshot& snapshot, std::size_t inde
   out.set_index(Count32(index));
 
   // The one replay `proctape replay` reports (replay/replay_file.h), watched:
-  // its outcome and verdict are told, never another run's.
-  std::optional<explain::WatchingEvidence> watching;
+  // its outcome and verdict are told, never another run's. A liveness
+  // check's read, or the root's fingerprint read on the tape, is the first
+  // call; a Resolve's calls are told attempt by attempt as they are made.
+  const bool liveness = recorded.has_liveness();
+  const bool fingerprinted = !liveness && recorded.resolve().fingerprint_on_tape();
   ReplayWatch run;
-  run.watch = [&watching](TapeEvidence& tape) -> Evidence& { return watching.emplace(tape); };
+  explain::ResolveTeller teller(run.request, mask, &out);
+  std::optional<Seen> first;
+  std::optional<explain::WatchingEvidence> watching;
+  run.watch = [&](TapeEvidence& tape) -> Evidence& {
+    return watching.emplace(tape, [&](Seen call) {
+      if ((liveness || fingerprinted) && !first) {
+        first = std::move(call);
+      } else if (!liveness) {
+        teller.Take(std::move(call));
+      }
+    });
+  };
   const v1::ReplayResult replay = ReplayTapeCheck(snapshot, index, RequestOverrides{}, mask, &run);
   out.set_replay(replay.outcome());
   out.set_observations(Count32(replay.consumed()));
   out.set_recorded_observations(Count32(replay.recorded_count()));
-  const std::vector<Seen>& calls = watching->seen();
   // Past a divergence the tape answered nothing: what the resolver concluded
   // from the failures fed to it is no verdict, and no attempt's outcome.
   std::optional<explain::Unheld> unheld;
   if (watching->unheld() != nullptr)
     unheld = explain::Unheld{UnheldText(replay), watching->unheld()};
 
-  if (recorded.has_liveness()) {
+  if (liveness) {
     out.set_kind(v1::ExplainCheck::LIVENESS);
     *out.mutable_liveness() = ToSummary(recorded.liveness());
     if (replay.has_replayed_liveness()) {
       *out.mutable_liveness_verdict() = ToSummary(replay.replayed_liveness());
     }
-    if (!calls.empty() && calls[0].op == Seen::Op::kRead) {
-      *out.mutable_liveness_read() = StatOf(calls[0].pid, calls[0].read.view());
+    if (first && first->op == Seen::Op::kRead) {
+      *out.mutable_liveness_read() = StatOf(first->pid, first->read.view());
     }
   } else {
     out.set_kind(v1::ExplainCheck::RESOLVE);
     *out.mutable_resolve() = ToSummary(recorded.resolve(), snapshot.header.host().boot_id());
     // The fingerprint read on the tape, when the replay took one, comes first.
-    std::size_t begin = 0;
-    if (recorded.resolve().fingerprint_on_tape()) {
+    if (fingerprinted) {
       out.set_fingerprinted(true);
-      if (!calls.empty()) *out.mutable_fingerprint() = StatOf(calls[0].pid, calls[0].read.view());
-      begin = calls.empty() ? 0 : 1;
+      if (first) *out.mutable_fingerprint() = StatOf(first->pid, first->read.view());
     }
     const v1::Verdict verdict = replay.has_replayed() ? replay.replayed() : v1::Verdict();
     if (replay.has_replayed()) *out.mutable_verdict() = ToSummary(verdict);
     if (run.fingerprint && !run.fingerprint->resolved() && !unheld) {
       out.set_ended_by("the root's fingerprint failed: no attempt was made");
     } else {
-      explain::ExplainResolveCalls(calls, begin, run.request, verdict, unheld ? &*unheld : nullptr,
-                                   mask, &out);
+      teller.Finish(verdict, unheld ? &*unheld : nullptr);
     }
   }
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "analyze/explain_resolve.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyze/explain.h"
@@ -63,44 +66,85 @@ std::int64_t CutWhileConfirming(const v1::Verdict& v) {
   return confirming ? first.pid() : 0;
 }
 
-class ResolveExplainer {
- public:
-  ResolveExplainer(const std::vector<Seen>& calls, const Request& request,
-                   const v1::Verdict& verdict, const Unheld* unheld, const TokenMask& mask,
-                   v1::ExplainCheck* out)
-      : calls_(calls), req_(request), verdict_(verdict), unheld_(unheld), mask_(mask), out_(out) {}
+}  // namespace
 
-  // The calls from `begin` on are Resolve's: its clock reading, then the attempts.
-  void Run(std::size_t begin) {
-    if (begin >= calls_.size() || calls_[begin].op != Seen::Op::kNow) {
+class ResolveTeller::Attempts {
+ public:
+  Attempts(const Request& request, const TokenMask& mask, v1::ExplainCheck* out)
+      : req_(request), mask_(mask), out_(out) {}
+
+  // The calls are held from the first attempt not yet told (`firsts_`: where
+  // each untold attempt starts in `window_`); an attempt that slept is told
+  // as soon as the next begins, since nothing of it waits for the verdict.
+  void Take(Seen c) {
+    if (ignored_) return;
+    if (window_.empty() && !started_) {
+      // Without the clock reading first, nothing is told (Finish says so).
+      if (c.op != Seen::Op::kNow) {
+        ignored_ = true;
+        return;
+      }
+      started_ = true;
+      start_ = c.ns;
+      deadline_ = SaturatingAdd(start_, req_.bounds.deadline_ns);
+    }
+    if (c.op == Seen::Op::kList) {
+      const std::size_t j = window_.size();
+      firsts_.push_back(j > 0 && window_[j - 1].op == Seen::Op::kNow ? j - 1 : j);
+    }
+    window_.push_back(std::move(c));
+    if (window_.back().op == Seen::Op::kList) TellRetried();
+  }
+
+  std::size_t held() const { return window_.size(); }
+
+  void Finish(const v1::Verdict& verdict, const Unheld* unheld) {
+    verdict_ = &verdict;
+    unheld_ = unheld;
+    if (!started_) {
       out_->set_ended_by(unheld_ != nullptr ? "no attempt was answered: " + unheld_->said
-                         : verdict_.status() == v1::Verdict::INVALID_REQUEST
+                         : verdict_->status() == v1::Verdict::INVALID_REQUEST
                              ? "the request is invalid: the resolver made no call"
                              : "the resolver made no call the tape answered");
       return;
     }
-    start_ = calls_[begin].ns;
-    deadline_ = SaturatingAdd(start_, req_.bounds.deadline_ns);
-    std::vector<std::size_t> firsts;
-    for (std::size_t j = begin + 1; j < calls_.size(); ++j) {
-      if (calls_[j].op != Seen::Op::kList) continue;
-      firsts.push_back(calls_[j - 1].op == Seen::Op::kNow ? j - 1 : j);
-    }
-    for (std::size_t k = 0; k < firsts.size(); ++k) {
-      std::size_t end = k + 1 < firsts.size() ? firsts[k + 1] : calls_.size();
-      Attempt(static_cast<std::uint32_t>(k + 1), firsts[k], end, k + 1 == firsts.size());
+    for (std::size_t k = 0; k < firsts_.size(); ++k) {
+      const std::size_t end = k + 1 < firsts_.size() ? firsts_[k + 1] : window_.size();
+      Attempt(++told_, firsts_[k], end, k + 1 == firsts_.size());
     }
     EndedBy();
   }
 
  private:
+  // Tells the attempts before the one just begun that ended in the retry
+  // wait, and lets their calls go.
+  void TellRetried() {
+    std::size_t told = 0;
+    while (told + 1 < firsts_.size() && Slept(firsts_[told], firsts_[told + 1])) {
+      Attempt(++told_, firsts_[told], firsts_[told + 1], false);
+      ++told;
+    }
+    if (told == 0) return;
+    const std::size_t from = firsts_[told];
+    window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(from));
+    firsts_.erase(firsts_.begin(), firsts_.begin() + static_cast<std::ptrdiff_t>(told));
+    for (std::size_t& f : firsts_) f -= from;
+  }
+
+  bool Slept(std::size_t first, std::size_t end) const {
+    for (std::size_t j = first; j < end; ++j) {
+      if (window_[j].op == Seen::Op::kSleep) return true;
+    }
+    return false;
+  }
+
   void Attempt(std::uint32_t index, std::size_t first, std::size_t end, bool last) {
     v1::ExplainAttempt* a = out_->add_attempts();
     a->set_index(index);
     a->set_start_offset_ns(static_cast<double>(
-        calls_[first].op == Seen::Op::kNow ? SaturatingSub(calls_[first].ns, start_) : 0));
-    a->set_first_observation(Count32(calls_[first].index));
-    a->set_observation_count(Count32(calls_[end - 1].index - calls_[first].index + 1));
+        window_[first].op == Seen::Op::kNow ? SaturatingSub(window_[first].ns, start_) : 0));
+    a->set_first_observation(Count32(window_[first].index));
+    a->set_observation_count(Count32(window_[end - 1].index - window_[first].index + 1));
 
     std::map<std::int64_t, v1::ExplainStat> scanned;
     std::vector<std::int64_t> order;
@@ -111,7 +155,7 @@ class ResolveExplainer {
     int confirming = -1;                       // the candidate whose executable was taken
     std::map<std::int64_t, int> candidate_of;  // pid -> its first candidate
     for (std::size_t j = first; j < end; ++j) {
-      const Seen& c = calls_[j];
+      const Seen& c = window_[j];
       switch (c.op) {
         case Seen::Op::kList:
           a->set_list_err(c.list.err);
@@ -184,24 +228,24 @@ class ResolveExplainer {
     // The deadline passed during this last attempt after earlier ones
     // completed (the resolver's last clock reading is past it): the verdict
     // is the earlier attempts' diagnosis, this attempt was cut.
-    cut_ = last && !slept && !unheld && RanOut(verdict_) && calls_[end - 1].op == Seen::Op::kNow &&
-           calls_[end - 1].ns > deadline_;
-    bool ran_out = last && !unheld && RanOut(verdict_) && !cut_;
+    cut_ = last && !slept && !unheld && RanOut(*verdict_) &&
+           window_[end - 1].op == Seen::Op::kNow && window_[end - 1].ns > deadline_;
+    bool ran_out = last && !unheld && RanOut(*verdict_) && !cut_;
     bool final_attempt = last && !slept && !ran_out && !cut_ && !unheld;
     bool scan_done =
         !scanning || (unheld ? ScannedBefore(*unheld_->call)
-                             : !cut_ && (!final_attempt || !IsScanStatus(verdict_.status())));
+                             : !cut_ && (!final_attempt || !IsScanStatus(verdict_->status())));
     a->set_scan_complete(scan_done);
     if (scanning && scan_done) Tree(*a, scanned, order);
 
     Stop stop;
-    if (unheld && last_read != kNoCall && !MovedOn(*unheld_->call, calls_[last_read].pid)) {
+    if (unheld && last_read != kNoCall && !MovedOn(*unheld_->call, window_[last_read].pid)) {
       stop = {last_read, v1::ExplainCandidate::UNANSWERED,
               "the tape does not hold what the resolver asked next"};
-    } else if (cut_ || (final_attempt && (verdict_.status() == v1::Verdict::DEADLINE ||
-                                          verdict_.status() == v1::Verdict::BYTE_BUDGET))) {
+    } else if (cut_ || (final_attempt && (verdict_->status() == v1::Verdict::DEADLINE ||
+                                          verdict_->status() == v1::Verdict::BYTE_BUDGET))) {
       stop = {last_read, v1::ExplainCandidate::STOPPED,
-              cut_ ? "DEADLINE" : v1::Verdict::Status_Name(verdict_.status())};
+              cut_ ? "DEADLINE" : v1::Verdict::Status_Name(verdict_->status())};
     }
     for (int i = 0; i < a->candidates_size(); ++i) {
       DecideCandidate(where[static_cast<std::size_t>(i)], stop, req_, a->mutable_candidates(i));
@@ -222,7 +266,7 @@ class ResolveExplainer {
       last_retry_reason_ = RetryReason(*a);
     } else if (cut_) {
       a->set_outcome(v1::ExplainAttempt::CUT);
-      const std::int64_t match = CutWhileConfirming(verdict_);
+      const std::int64_t match = CutWhileConfirming(*verdict_);
       a->set_summary(
           "the deadline at " + Offset(deadline_) + " passed during this attempt" +
           (match != 0
@@ -233,17 +277,17 @@ class ResolveExplainer {
       a->set_summary(RetryReason(*a) + ": no time for another attempt");
     } else {
       a->set_outcome(v1::ExplainAttempt::FINAL);
-      std::string summary = v1::Verdict::Status_Name(verdict_.status());
-      if (!verdict_.detail().empty()) summary += ": " + verdict_.detail();
-      if (verdict_.matches_size() > 0) {
+      std::string summary = v1::Verdict::Status_Name(verdict_->status());
+      if (!verdict_->detail().empty()) summary += ": " + verdict_->detail();
+      if (verdict_->matches_size() > 0) {
         summary += " (pids";
-        for (std::int64_t m : verdict_.matches()) summary.append(" ").append(Num(m));
+        for (std::int64_t m : verdict_->matches()) summary.append(" ").append(Num(m));
         summary += ")";
       }
       a->set_summary(summary);
     }
     if (last) {
-      last_start_ = calls_[first].op == Seen::Op::kNow ? calls_[first].ns : start_;
+      last_start_ = window_[first].op == Seen::Op::kNow ? window_[first].ns : start_;
       last_outcome_ = a->outcome();
     }
   }
@@ -328,19 +372,19 @@ class ResolveExplainer {
       ended = "no match by the deadline: the next attempt would start at " +
               Offset(SaturatingAdd(last_start_, req_.bounds.retry_ns)) +
               ", after the deadline at " + Offset(deadline_);
-    } else if (last_outcome_ == v1::ExplainAttempt::CUT && CutWhileConfirming(verdict_) != 0) {
+    } else if (last_outcome_ == v1::ExplainAttempt::CUT && CutWhileConfirming(*verdict_) != 0) {
       ended = "the deadline at " + Offset(deadline_) + " passed during " + at +
-              " while confirming pid " + Num(CutWhileConfirming(verdict_)) +
+              " while confirming pid " + Num(CutWhileConfirming(*verdict_)) +
               ", its only match, after " + std::to_string(n - 1) +
-              " completed attempts without a match: " + StatusText(verdict_.status());
+              " completed attempts without a match: " + StatusText(verdict_->status());
     } else if (last_outcome_ == v1::ExplainAttempt::CUT) {
       ended = "the deadline at " + Offset(deadline_) + " passed during " + at + ", after " +
               std::to_string(n - 1) + " completed attempts without a match (" + last_retry_reason_ +
-              "): " + v1::Verdict::Status_Name(verdict_.status());
+              "): " + v1::Verdict::Status_Name(verdict_->status());
     } else if (last_outcome_ == v1::ExplainAttempt::RETRY) {
       ended = "the tape ends after " + at;
     } else {
-      switch (verdict_.status()) {
+      switch (verdict_->status()) {
         case v1::Verdict::RESOLVED: ended = at + " confirmed the only match"; break;
         case v1::Verdict::DEADLINE:
           ended = "the deadline at " + Offset(deadline_) + " passed during " + at;
@@ -353,10 +397,10 @@ class ResolveExplainer {
         case v1::Verdict::NODE_BOUND:
         case v1::Verdict::DEPTH_BOUND:
         case v1::Verdict::FILE_BOUND:
-          ended = "a bound ended " + at + ": " + v1::Verdict::Status_Name(verdict_.status());
+          ended = "a bound ended " + at + ": " + v1::Verdict::Status_Name(verdict_->status());
           break;
         default:
-          ended = at + " decided at once: " + v1::Verdict::Status_Name(verdict_.status());
+          ended = at + " decided at once: " + v1::Verdict::Status_Name(verdict_->status());
           break;
       }
     }
@@ -365,12 +409,16 @@ class ResolveExplainer {
 
   std::string Offset(std::int64_t t) const { return FormatOffset(SaturatingSub(t, start_)); }
 
-  const std::vector<Seen>& calls_;
   const Request& req_;
-  const v1::Verdict& verdict_;
-  const Unheld* unheld_;
   const TokenMask& mask_;
   v1::ExplainCheck* out_;
+  const v1::Verdict* verdict_ = nullptr;  // known at Finish, for the last attempt
+  const Unheld* unheld_ = nullptr;
+  std::vector<Seen> window_;
+  std::vector<std::size_t> firsts_;
+  bool started_ = false;  // the first call was the clock reading
+  bool ignored_ = false;  // it was not: nothing is told
+  std::uint32_t told_ = 0;
   std::int64_t start_ = 0;
   std::int64_t deadline_ = 0;
   std::int64_t last_start_ = 0;
@@ -379,12 +427,14 @@ class ResolveExplainer {
   std::string last_retry_reason_;  // of the last attempt that was retried
 };
 
-}  // namespace
-
-void ExplainResolveCalls(const std::vector<Seen>& calls, std::size_t begin, const Request& request,
-                         const v1::Verdict& verdict, const Unheld* unheld, const TokenMask& mask,
-                         v1::ExplainCheck* out) {
-  ResolveExplainer(calls, request, verdict, unheld, mask, out).Run(begin);
+ResolveTeller::ResolveTeller(const Request& request, const TokenMask& mask, v1::ExplainCheck* out)
+    : attempts_(std::make_unique<Attempts>(request, mask, out)) {}
+ResolveTeller::~ResolveTeller() = default;
+void ResolveTeller::Take(Seen call) { attempts_->Take(std::move(call)); }
+void ResolveTeller::Finish(const v1::Verdict& verdict, const Unheld* unheld) {
+  attempts_->Finish(verdict, unheld);
 }
+
+std::size_t ResolveTeller::held() const { return attempts_->held(); }
 
 }  // namespace proctape::explain

@@ -11,8 +11,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
-#include <vector>
 
 #include "analyze/explain_watch.h"
 #include "core/resolver.h"
@@ -30,14 +30,36 @@ struct Unheld {
   const Seen* call = nullptr;  // as WatchingEvidence::unheld()
 };
 
-// Adds to `out` the attempts of the Resolve whose calls are those of `calls`
-// from `begin` on (its clock reading first), with `request` as it ran and its
-// `verdict` (which must outlive the call), and sets what ended it. With
-// `unheld` (the replay diverged; `verdict` is then none) the attempt it
-// stopped is told up to the divergence, and ends there. Argv is masked by
-// `mask` before it is quoted.
-void ExplainResolveCalls(const std::vector<Seen>& calls, std::size_t begin, const Request& request,
-                         const v1::Verdict& verdict, const Unheld* unheld, const TokenMask& mask,
-                         v1::ExplainCheck* out);
+// Tells a replayed Resolve attempt by attempt, as its calls are made: an
+// attempt that ended in the retry wait is told when the next one begins, and
+// its calls are let go, so what is held is the calls of the attempt under
+// way, however long the resolution. What ended it, and the last attempt, are
+// told once the resolver's `verdict` is known.
+class ResolveTeller {
+ public:
+  // `request` is the request as the resolver runs it (replay/replay.h's
+  // ReplayWatch sets it before the resolver's first call); it, `mask` and
+  // `out` must outlive the teller. Argv is masked by `mask` before it is
+  // quoted.
+  ResolveTeller(const Request& request, const TokenMask& mask, v1::ExplainCheck* out);
+  ~ResolveTeller();
+  ResolveTeller(const ResolveTeller&) = delete;
+  ResolveTeller& operator=(const ResolveTeller&) = delete;
+
+  // The Resolve's next call, in order: its clock reading first.
+  void Take(Seen call);
+  // The Resolve is over: adds to `out` the attempts not yet told and what
+  // ended the resolution, from `verdict` (the resolver's; none when
+  // `unheld`: the replay diverged, and the attempt it stopped is told up to
+  // the divergence, and ends there).
+  void Finish(const v1::Verdict& verdict, const Unheld* unheld);
+  // The calls held now: those of the attempts not yet told (and what came
+  // before the first attempt).
+  std::size_t held() const;
+
+ private:
+  class Attempts;
+  std::unique_ptr<Attempts> attempts_;
+};
 
 }  // namespace proctape::explain

@@ -45,19 +45,25 @@ ReadResult WatchingEvidence::ReadFile(std::int64_t pid, ProcFile file, std::uint
 Identity WatchingEvidence::ExeIdentity(std::int64_t pid) {
   Seen s = Call(Seen::Op::kExe, pid, ProcFile::kExe);
   s.identity = tape_.ExeIdentity(pid);
-  return Keep(std::move(s)).identity;
+  Identity identity = s.identity;
+  Keep(std::move(s));
+  return identity;
 }
 
 Identity WatchingEvidence::PathIdentity(const std::string& path) {
   Seen s = Call(Seen::Op::kPath);
   s.identity = tape_.PathIdentity(path);
-  return Keep(std::move(s)).identity;
+  Identity identity = s.identity;
+  Keep(std::move(s));
+  return identity;
 }
 
 std::int64_t WatchingEvidence::NowNs() {
   Seen s = Call(Seen::Op::kNow);
   s.ns = tape_.NowNs();
-  return Keep(std::move(s)).ns;
+  const std::int64_t ns = s.ns;
+  Keep(std::move(s));
+  return ns;
 }
 
 void WatchingEvidence::SleepUntil(std::int64_t mono_ns) {
@@ -67,15 +73,13 @@ void WatchingEvidence::SleepUntil(std::int64_t mono_ns) {
   Keep(std::move(s));
 }
 
-const Seen& WatchingEvidence::Keep(Seen s) {
+void WatchingEvidence::Keep(Seen s) {
   if (tape_.diverged()) {
-    if (!unheld_) unheld_ = s;
-    dropped_ = s;
-    return dropped_;
+    if (!unheld_) unheld_ = std::move(s);
+    return;
   }
   s.index = tape_.consumed() - 1;
-  seen_.push_back(std::move(s));
-  return seen_.back();
+  told_(std::move(s));
 }
 
 bool ScannedBefore(const Seen& asked) {

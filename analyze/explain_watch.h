@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/evidence.h"
@@ -28,8 +30,8 @@ struct SeenList {
   ListStop stopped = ListStop::kNone;
 };
 
-// One call the resolver made and the tape's answer, copied: kept for after
-// the replay.
+// One call the resolver made and the tape's answer, copied: kept past the
+// call.
 struct Seen {
   enum class Op { kList, kRead, kExe, kPath, kNow, kSleep };
   Op op = Op::kNow;
@@ -42,17 +44,19 @@ struct Seen {
   std::uint64_t index = 0;  // within the check's tape
 };
 
-// The decorator: every call goes to `tape` unchanged and is kept with its
-// answer, in order. Calls made after the replay diverged are not answers of
-// the tape and are not kept: only the first of them, the call the tape does
-// not hold. `tape` must outlive every call; what was kept outlives `tape`.
+// The decorator: every call goes to `tape` unchanged, and is handed with its
+// answer, in order, to `told` (which keeps what it needs of it: a long
+// resolution is told as it runs, not held whole). Calls made after the
+// replay diverged are not answers of the tape and are not handed on: only
+// the first of them, the call the tape does not hold, is kept. `tape` must
+// outlive every call.
 class WatchingEvidence : public Evidence {
  public:
-  explicit WatchingEvidence(TapeEvidence& tape) : tape_(tape) {}
+  WatchingEvidence(TapeEvidence& tape, std::function<void(Seen)> told)
+      : tape_(tape), told_(std::move(told)) {}
   WatchingEvidence(const WatchingEvidence&) = delete;
   WatchingEvidence& operator=(const WatchingEvidence&) = delete;
 
-  const std::vector<Seen>& seen() const { return seen_; }
   // The call the tape did not hold (its answer is the divergence's, not the
   // tape's), or null when the replay did not diverge.
   const Seen* unheld() const { return unheld_ ? &*unheld_ : nullptr; }
@@ -65,14 +69,13 @@ class WatchingEvidence : public Evidence {
   void SleepUntil(std::int64_t mono_ns) override;
 
  private:
-  // Keeps `s` (numbered within the tape), or only holds it when the tape
-  // has diverged; returns what was kept or held.
-  const Seen& Keep(Seen s);
+  // Hands `s` on (numbered within the tape), or only holds it when the tape
+  // has diverged.
+  void Keep(Seen s);
 
   TapeEvidence& tape_;
-  std::vector<Seen> seen_;
+  std::function<void(Seen)> told_;
   std::optional<Seen> unheld_;
-  Seen dropped_;
 };
 
 // What the call the tape did not hold (`asked`: WatchingEvidence::unheld())

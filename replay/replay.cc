@@ -158,6 +158,11 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
   // (replay/unanswered.h).
   const TokenQuestion question(request, snapshot.header.redaction());
   tape.SetTokenQuestion(&question);
+  // The watch is told the request before the resolver's first call.
+  auto resolve = [&evidence, watch](const Request& r) {
+    if (watch != nullptr) watch->request = r;
+    return Resolve(evidence, r);
+  };
   Verdict v;
   bool read_late = false;  // a start tick read on the tape was used
   if (recorded.resolve().fingerprint_on_tape() && !overrides.root_start_ticks) {
@@ -165,7 +170,7 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
     Verdict fingerprint = FingerprintRoot(evidence, request.root_pid);
     if (fingerprint.resolved()) request.root_start_ticks = fingerprint.start_ticks;
     if (watch != nullptr) watch->fingerprint = fingerprint;
-    v = fingerprint.resolved() ? Resolve(evidence, request) : fingerprint;
+    v = fingerprint.resolved() ? resolve(request) : fingerprint;
     read_late = fingerprint.resolved();
   } else if (recorded.resolve().fingerprint_on_tape()) {
     // A start time given for a what-if: nothing to fingerprint, but the tape
@@ -173,9 +178,9 @@ v1::ReplayResult ReplayResolution(const Snapshot& snapshot, std::size_t index,
     // over it as recorded, then resolve with the given start time; otherwise
     // every such replay would diverge at observation 0.
     (void)FingerprintRoot(evidence, recorded.resolve().root_pid());
-    v = Resolve(evidence, request);
+    v = resolve(request);
   } else {
-    v = Resolve(evidence, request);
+    v = resolve(request);
   }
   if (watch != nullptr) watch->request = request;
   // As ResolveCheck says it: the root's start tick was read at resolve time

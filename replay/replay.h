@@ -60,8 +60,9 @@ struct ReplayWatch {
   // `tape`; it must pass every call to `tape` unchanged (it may keep them).
   std::function<Evidence&(TapeEvidence& tape)> watch;
   // Out: the request as the resolver ran it (the root's start tick read
-  // from the fingerprint on the tape in), and that fingerprint's verdict
-  // when the replay took one.
+  // from the fingerprint on the tape in), set before the resolver's first
+  // call (`watch`'s Evidence may read it from then on), and that
+  // fingerprint's verdict when the replay took one.
   Request request;
   std::optional<Verdict> fingerprint;
 };
