@@ -123,6 +123,13 @@ std::uint64_t SharedBytes(const PreviousFrame::Held& held, const ReadSlot& s) {
   return shared != nullptr ? shared->size() : 0;
 }
 
+// The end of the sentence for a reference to a record the previous frame
+// does not hold.
+std::string NoSuchRecord(const v1::ProcessRecord& record) {
+  return " refers to (pid " + std::to_string(record.pid()) + ", start tick " +
+         Str(record.previous_start_ticks()) + ") of the previous frame, which holds no such record";
+}
+
 void RestoreShared(const PreviousFrame::Held& held, v1::ProcessRecord* record) {
   if (held.cmdline != nullptr) record->mutable_cmdline()->set_data(*held.cmdline);
   if (held.environ != nullptr) record->mutable_environ()->set_data(*held.environ);
@@ -157,7 +164,7 @@ PreviousFrame::Held PreviousFrame::FindHeld(const RecordKey& key) const {
   if (it == entries_.end() || it->second.frame != frame_ - 1 || !it->second.held) return {};
   const Entry& e = it->second;
   return Held{&e.rest, e.cmdline != nullptr ? &e.cmdline->first : nullptr,
-              e.environ != nullptr ? &e.environ->first : nullptr};
+              e.environ != nullptr ? &e.environ->first : nullptr, e.rest_bytes};
 }
 
 bool PreviousFrame::Find(const RecordKey& key, v1::ProcessRecord* out) const {
@@ -179,6 +186,17 @@ void PreviousFrame::Remember(const RecordKey& key, v1::ProcessRecord* plain) {
 
 void PreviousFrame::TakeKey(const RecordKey& key) { Take(key, 0, nullptr); }
 
+void PreviousFrame::Carry(const RecordKey& key) {
+  // Take of the same bytes: the entry moves to this frame, held if it fits.
+  Entry& e = entries_.at(key);
+  e.frame = frame_;
+  if (frame_bytes_ + e.size > kMaxPreviousFrameBytes) {
+    Drop(&e);
+    return;
+  }
+  frame_bytes_ += e.size;
+}
+
 void PreviousFrame::Take(const RecordKey& key, std::uint64_t size, v1::ProcessRecord* plain) {
   auto [it, fresh] = entries_.try_emplace(key);
   Entry& e = it->second;
@@ -199,6 +217,7 @@ void PreviousFrame::Take(const RecordKey& key, std::uint64_t size, v1::ProcessRe
   if (share_environ) environ.swap(*plain->mutable_environ()->mutable_data());
   e.rest = *plain;
   e.rest_bytes = e.rest.ByteSizeLong();
+  e.size = size;
   if (share_cmdline) {
     e.cmdline = Share(&cmdline, &last_cmdline_);
     plain->mutable_cmdline()->mutable_data()->swap(cmdline);
@@ -231,6 +250,7 @@ PreviousFrame::Shared* PreviousFrame::Share(std::string* data, Shared** last) {
 void PreviousFrame::Drop(Entry* e) {
   bytes_ -= e->rest_bytes;
   e->rest_bytes = 0;
+  e->size = 0;
   v1::ProcessRecord().Swap(&e->rest);
   for (Shared** s : {&e->cmdline, &e->environ}) {
     if (*s == nullptr) continue;
@@ -256,7 +276,28 @@ bool UsesVersion2(const v1::ProcessRecord& record) {
 
 std::string ResolveFromPrevious(v1::ProcessRecord* record, const v1::ProcessRecord* previous,
                                 std::uint64_t* copied) {
-  return ResolveFromPrevious(record, PreviousFrame::Held{previous, nullptr, nullptr}, copied);
+  return ResolveFromPrevious(
+      record,
+      PreviousFrame::Held{previous, nullptr, nullptr, previous ? previous->ByteSizeLong() : 0},
+      copied);
+}
+
+std::string CheckSameAsPrevious(const v1::ProcessRecord& record, const PreviousFrame::Held& held,
+                                std::uint64_t* copied) {
+  const std::string who = "process record of pid " + std::to_string(record.pid());
+  if (held.rest == nullptr) return who + NoSuchRecord(record);
+  bool own = record.has_exe() || record.has_pid_ns();
+  for (const ReadSlot& s : kReads) own = own || (record.*s.has)();
+  if (own) return who + " is the previous frame's beside fields of its own";
+  *copied += held.rest_bytes + SharedBytes(held, kReads[1]) + SharedBytes(held, kReads[2]);
+  return {};
+}
+
+std::uint64_t TruncatedReads(const PreviousFrame::Held& held) {
+  if (held.rest == nullptr) return 0;
+  std::uint64_t n = 0;
+  for (const ReadSlot& s : kReads) n += ((*held.rest).*s.read)().truncated() ? 1 : 0;
+  return n;
 }
 
 std::string ResolveFromPrevious(v1::ProcessRecord* record, const PreviousFrame::Held& held,
@@ -268,17 +309,10 @@ std::string ResolveFromPrevious(v1::ProcessRecord* record, const PreviousFrame::
       return who + " refers to the previous frame without previous_start_ticks";
     return {};
   }
-  if (previous == nullptr) {
-    return who + " refers to (pid " + std::to_string(record->pid()) + ", start tick " +
-           Str(record->previous_start_ticks()) +
-           ") of the previous frame, which holds no such record";
-  }
+  if (previous == nullptr) return who + NoSuchRecord(*record);
   if (record->same_as_previous()) {
-    bool own = record->has_exe() || record->has_pid_ns();
-    for (const ReadSlot& s : kReads) own = own || (record->*s.has)();
-    if (own) return who + " is the previous frame's beside fields of its own";
-    *copied +=
-        previous->ByteSizeLong() + SharedBytes(held, kReads[1]) + SharedBytes(held, kReads[2]);
+    std::string wrong = CheckSameAsPrevious(*record, held, copied);
+    if (!wrong.empty()) return wrong;
     *record = *previous;
     RestoreShared(held, record);
     return {};

@@ -59,6 +59,7 @@ class PreviousFrame {
     const v1::ProcessRecord* rest = nullptr;  // cmdline and environ data empty when shared
     const std::string* cmdline = nullptr;     // their data, when shared
     const std::string* environ = nullptr;
+    std::uint64_t rest_bytes = 0;  // rest's serialized size
   };
   Held FindHeld(const RecordKey& key) const;
   // A plain record of the current frame, in file order: it takes its key
@@ -70,6 +71,11 @@ class PreviousFrame {
   // The key alone: the record takes its key and is not remembered (a frame
   // no other frame will refer to).
   void TakeKey(const RecordKey& key);
+  // A record of the current frame that is the previous frame's record of
+  // `key`, whole (same_as_previous, resolved): as Remember of that record,
+  // which the table already holds, so nothing is copied. The previous frame
+  // must hold a record of `key` (FindHeld) that no record of this frame took.
+  void Carry(const RecordKey& key);
   std::uint64_t bytes() const { return bytes_; }  // bytes held, shared bytes once
 
  private:
@@ -80,6 +86,7 @@ class PreviousFrame {
     bool held = false;             // its record is remembered (it fit)
     v1::ProcessRecord rest;        // the record, cmdline and environ data empty when shared
     std::uint64_t rest_bytes = 0;  // its serialized size
+    std::uint64_t size = 0;        // the whole record's (what the frame's bound counts)
     Shared* cmdline = nullptr;
     Shared* environ = nullptr;
   };
@@ -109,6 +116,14 @@ std::string ResolveFromPrevious(v1::ProcessRecord* record, const v1::ProcessReco
 // know), a read's every field, a rebuilt stat's bytes.
 std::string ResolveFromPrevious(v1::ProcessRecord* record, const PreviousFrame::Held& previous,
                                 std::uint64_t* copied);
+
+// The checks ResolveFromPrevious makes of a whole reference (`record`
+// same_as_previous) against `previous`, and what resolving it copies (*copied
+// grows by it), without the copy: "" or what is wrong, in the same words.
+std::string CheckSameAsPrevious(const v1::ProcessRecord& record,
+                                const PreviousFrame::Held& previous, std::uint64_t* copied);
+// How many of the held record's reads were cut at their bound (0 for none).
+std::uint64_t TruncatedReads(const PreviousFrame::Held& previous);
 
 // Whether `record` (as read, before resolution) uses a version 2 form.
 bool UsesVersion2(const v1::ProcessRecord& record);

@@ -142,14 +142,23 @@ std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind)
                                 false);
   std::size_t position = 0;
   for (v1::ProcessRecord& p : *part->mutable_processes()) {
-    if (version2) item_.same_as_previous[position++] = p.same_as_previous();
+    const bool whole = version2 && p.same_as_previous();
+    const RecordKey previous_key{p.pid(), p.previous_start_ticks()};
+    if (version2) item_.same_as_previous[position++] = whole;
     if (version2 && p.has_previous_start_ticks()) {
       // The copy is made, then charged: it is at most one record of the
-      // previous frame (kMaxPreviousFrameBytes), which the reader holds.
+      // previous frame (kMaxPreviousFrameBytes), which the reader holds. A
+      // whole reference left as it is (resolve_same_records_ false) is
+      // charged the copy all the same.
       const std::uint64_t before = previous_copy_bytes_;
-      std::string wrong =
-          ResolveFromPrevious(&p, previous_.FindHeld(RecordKey{p.pid(), p.previous_start_ticks()}),
-                              &previous_copy_bytes_);
+      const PreviousFrame::Held held = previous_.FindHeld(previous_key);
+      std::string wrong;
+      if (whole && !resolve_same_records_) {
+        wrong = CheckSameAsPrevious(p, held, &previous_copy_bytes_);
+        carried_truncated_ += TruncatedReads(held);
+      } else {
+        wrong = ResolveFromPrevious(&p, held, &previous_copy_bytes_);
+      }
       if (!wrong.empty()) return wrong;
       if (previous_copy_bytes_ > kMaxPreviousCopyBytes) {
         *kind = FormatErrorKind::kTooLarge;
@@ -177,7 +186,11 @@ std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind)
       r->set_data(data);
       r->set_blob(0);
     }
-    if (version2) previous_.Remember(&p);
+    if (whole) {
+      previous_.Carry(previous_key);  // the record the table holds: not copied again
+    } else if (version2) {
+      previous_.Remember(&p);
+    }
   }
   return {};
 }
@@ -200,6 +213,8 @@ void SnapshotStream::KeepFrame(StreamItem* item) {
     blobs_.push_back(std::move(*blob.mutable_data()));
   }
   part.clear_blobs();
+  counts_.reads_truncated += carried_truncated_;  // of the records left as references
+  carried_truncated_ = 0;
   for (v1::ProcessRecord& p : *part.mutable_processes()) {
     ++counts_.processes;
     for (const v1::FileRead* r :

@@ -104,6 +104,12 @@ class SnapshotStream {
   // resolves it itself without copying (format/tape.h) or needs no results
   // (verify); the stream then keeps no results, only their sizes.
   void set_resolve_same_as(bool resolve) { resolve_same_as_ = resolve; }
+  // Version 2's whole references to the previous frame's record
+  // (same_as_previous) are resolved by default: a frame part's record holds
+  // the record. false: such a record keeps the reference (checked, and
+  // charged to the budget the copy it stands for, all the same) for a reader
+  // that reads no record (verify); StreamItem::same_as_previous marks it.
+  void set_resolve_same_records(bool resolve) { resolve_same_records_ = resolve; }
 
  private:
   explicit SnapshotStream(std::unique_ptr<ChunkReader> reader);
@@ -144,6 +150,8 @@ class SnapshotStream {
   std::uint64_t tape_table_bytes_ = 0;    // sizes of the latest results
   std::uint64_t same_as_copy_bytes_ = 0;  // sizes of the results referred to
   bool resolve_same_as_ = true;
+  bool resolve_same_records_ = true;
+  std::uint64_t carried_truncated_ = 0;  // reads cut at their bound in the part's references
 };
 
 // Joins a frame part (an item of kind kFramePart, first_part as the item

@@ -25,7 +25,8 @@ FormatError ReadVerified(const std::string& file, Verified* out) {
   FormatError error;
   std::unique_ptr<SnapshotStream> stream = SnapshotStream::Open(file, &error);
   if (!stream) return error;
-  stream->set_resolve_same_as(false);  // checked, never copied: verify keeps no result
+  stream->set_resolve_same_as(false);       // checked, never copied: verify keeps no result
+  stream->set_resolve_same_records(false);  // nor a record
   for (;;) {
     const SnapshotStream::Result r = stream->Next();
     out->counts = stream->counts();
