@@ -16,6 +16,7 @@
 #include "format/chunk_reader.h"
 #include "format/file_format.h"
 #include "format/reader.h"
+#include "format/snapshot_stream.h"
 #include "format/writer.h"
 #include "proctape.pb.h"
 #include "tests/unit/format_structure_fixture.h"
@@ -212,6 +213,63 @@ TEST_F(FramesV2Test, TruncatedReadsTakenFromThePreviousFrameAreCountedInTheFoote
   ASSERT_TRUE(ReadSnapshot(path, &s).ok());
   EXPECT_EQ(s.footer->reads_truncated(), 4u);
   EXPECT_TRUE(OnDisk(path)[1].same_as_previous());
+}
+
+// A reader that reads no record (verify) leaves a whole reference as it is:
+// checked, counted and charged as the copy it stands for, so that it says of
+// the file what a reader that resolves it says.
+TEST_F(FramesV2Test, StreamLeavingWholeReferencesCountsAndChargesAsOneThatResolvesThem) {
+  v1::ProcessRecord a = Idle(100, 5000);
+  a.mutable_cmdline()->set_truncated(true);
+  v1::ProcessRecord b = Idle(101, 5001);
+  v1::ProcessRecord b2 = b;
+  b2.mutable_status()->set_data(b.status().data() + "Extra:\t1\n");
+  const std::string path = Write({{a, b}, {a, b2}, {a, b2}});
+  struct Read {
+    StreamCounts counts;
+    std::uint64_t materialized = 0;
+    std::vector<v1::ProcessRecord> records;
+    std::vector<bool> same;
+  };
+  auto read = [&](bool resolve) {
+    Read r;
+    FormatError error;
+    auto stream = SnapshotStream::Open(path, &error);
+    EXPECT_TRUE(stream) << error.message;
+    stream->set_resolve_same_records(resolve);
+    SnapshotStream::Result result;
+    while ((result = stream->Next()) == SnapshotStream::Result::kItem) {
+      const StreamItem& item = stream->item();
+      if (item.kind != StreamItem::Kind::kFramePart) continue;
+      for (const auto& p : item.chunk.frame().processes()) r.records.push_back(p);
+      r.same.insert(r.same.end(), item.same_as_previous.begin(), item.same_as_previous.end());
+    }
+    EXPECT_EQ(result, SnapshotStream::Result::kEnd) << stream->error().message;
+    r.counts = stream->counts();
+    r.materialized = stream->materialized();
+    return r;
+  };
+  const Read resolved = read(true);
+  const Read left = read(false);
+  EXPECT_EQ(left.counts.processes, 6u);
+  EXPECT_EQ(left.counts.processes, resolved.counts.processes);
+  EXPECT_EQ(left.counts.reads_truncated, 3u);  // a's cmdline in each frame
+  EXPECT_EQ(left.counts.reads_truncated, resolved.counts.reads_truncated);
+  EXPECT_EQ(left.materialized, resolved.materialized);
+  const std::vector<bool> same = {false, false, true, false, true, true};
+  EXPECT_EQ(left.same, same);
+  EXPECT_EQ(resolved.same, same);
+  const std::vector<v1::ProcessRecord> plain = {a, b, a, b2, a, b2};
+  ASSERT_EQ(left.records.size(), plain.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_TRUE(Same(resolved.records[i], plain[i])) << "record " << i;
+    if (same[i]) {
+      EXPECT_TRUE(left.records[i].same_as_previous()) << "record " << i;
+      EXPECT_FALSE(left.records[i].has_stat()) << "record " << i;
+    } else {
+      EXPECT_TRUE(Same(left.records[i], plain[i])) << "record " << i;
+    }
+  }
 }
 
 TEST_F(FramesV2Test, WriterWithoutFromPreviousStoresEveryRecordWhole) {
