@@ -23,6 +23,8 @@
 #                         written and synced: bound by the disk, ~45 s per
 #                         60,000 processes; BENCH_TMP on tmpfs takes the disk out)
 #   BENCH_TIMEOUT=600     seconds a command may take
+#   BENCH_COMMANDS=       only these commands (names as in the tables, space-
+#                         separated, e.g. "floor verify explain"); all by default
 #   BENCH_TMP=/tmp        where the work directory is made (removed at the end)
 #
 # The inputs, written in the work directory (nothing live is read, no
@@ -101,6 +103,18 @@ rec_commands=(floor verify replay show tree diff explain "export json" "export d
   "export sqlite")
 [[ ${BENCH_PROC_DIR:-0} == 1 ]] && rec_commands+=("export proc-dir")
 rec_commands+=("corpus check" sql "sql --db")
+# only_commands NAME...: the names BENCH_COMMANDS keeps, in their order (floor always).
+only_commands() {
+  local name kept=()
+  for name in "$@"; do
+    if [[ -z ${BENCH_COMMANDS:-} || $name == floor || " $BENCH_COMMANDS " == *" $name "* ]]; then
+      kept+=("$name")
+    fi
+  done
+  printf '%s\n' "${kept[@]}"
+}
+mapfile -t frames_commands < <(only_commands "${frames_commands[@]}")
+mapfile -t rec_commands < <(only_commands "${rec_commands[@]}")
 
 # argv_of NAME: the command line of NAME on $file (frames $frames), in argv.
 argv_of() {

@@ -3,7 +3,10 @@
 
 #include <string.h>
 
+#include <bit>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace proctape {
 namespace {
@@ -31,16 +34,46 @@ std::size_t FinalCloseParenSpace(std::string_view stat) {
   return std::string_view::npos;
 }
 
+// Splits the start of `text` at single spaces, eight bytes at a time, into
+// f[*count..] (each field ends at a space; the next begins after it, at
+// *begin), until `needed` fields or fewer than eight bytes are left: returns
+// where the byte-at-a-time split goes on. The fields are those a split a byte
+// at a time makes: a word's spaces are found exactly (no carry between bytes).
+std::size_t SplitAtSpaces(std::string_view text, std::string_view* f, std::size_t needed,
+                          std::size_t* count, std::size_t* begin) {
+  static_assert(std::endian::native == std::endian::little, "bytes in address order");
+  constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
+  constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7FULL;
+  std::size_t i = 0;
+  for (; *count < needed && i + 8 <= text.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    const std::uint64_t x = word ^ kSpaces;  // a space is a zero byte
+    // The high bit of each byte set where x's byte is zero, exactly.
+    std::uint64_t zeros = ~(((x & kLow7) + kLow7) | x | kLow7);
+    while (zeros != 0 && *count < needed) {
+      const std::size_t at = i + static_cast<std::size_t>(std::countr_zero(zeros)) / 8;
+      f[(*count)++] = text.substr(*begin, at - *begin);
+      *begin = at + 1;
+      zeros &= zeros - 1;
+    }
+    if (*count == needed) return i + 8;
+  }
+  return i;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> ParseCanonicalDecimal(std::string_view text, std::uint64_t max) {
   if (text.empty() || text.size() > 20) return std::nullopt;
   if (text.size() > 1 && text[0] == '0') return std::nullopt;
   std::uint64_t value = 0;
+  // 19 digits never pass 2^64 - 1: only a 20th can overflow.
+  const bool may_overflow = text.size() == 20;
   for (char c : text) {
     if (c < '0' || c > '9') return std::nullopt;
     std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
-    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
+    if (may_overflow && value > (UINT64_MAX - digit) / 10) return std::nullopt;
     value = value * 10 + digit;
   }
   if (value > max) return std::nullopt;
@@ -80,7 +113,8 @@ StatViewParse ParseStatView(std::string_view stat) {
   // costs more than the bytes it skips).
   std::size_t count = 0;
   std::size_t begin = 0;
-  for (std::size_t i = 0; count < kNeeded; ++i) {
+  std::size_t i = SplitAtSpaces(rest, f, kNeeded, &count, &begin);
+  for (; count < kNeeded; ++i) {
     if (i == rest.size()) {
       f[count++] = rest.substr(begin);
       break;
