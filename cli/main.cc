@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <google/protobuf/stubs/common.h>
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -19,13 +21,27 @@
 #include "cli/parse_errors.h"
 #include "fs/interrupt.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+// What every run sets up before it parses its command line.
+void SetUpProcess() {
   proctape::HoldClosedStandardDescriptors();
   proctape::WatchStandardOutput();
   // Out of memory ends the process at once, its outputs removed, its line
   // said (fs/interrupt.h: never by unwinding through protobuf).
   proctape::SetOutOfMemoryNotice("proctape: out of memory\n");
   proctape::InstallOutOfMemoryHandler(proctape::kExitInternal);
+  // No fast bins: a reader frees a chunk's thousands of records at once, and
+  // glibc then walks every fast bin at each free of a large block (the
+  // records' array): 15 % of `show`'s CPU (BENCHMARKS.md "Readers against
+  // the decode floor, again").
+  mallopt(M_MXFAST, 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  SetUpProcess();
   CLI::App app{"find, record and replay the identity of Linux processes", "proctape"};
   app.formatter(proctape::MakeFormatter());
   app.set_help_flag("-h,--help", "print this help and exit");  // every command inherits it
