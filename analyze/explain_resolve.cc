@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -25,13 +26,6 @@ namespace {
 template <typename T>
 std::string Num(T v) {
   return std::to_string(v);
-}
-
-// `pid`'s record from the scan, or null.
-const v1::ExplainStat* Scanned(const std::map<std::int64_t, v1::ExplainStat>& scanned,
-                               std::int64_t pid) {
-  auto s = scanned.find(pid);
-  return s == scanned.end() ? nullptr : &s->second;
 }
 
 bool IsScanStatus(v1::Verdict::Status s) {
@@ -146,7 +140,7 @@ class ResolveTeller::Attempts {
     a->set_first_observation(Count32(window_[first].index));
     a->set_observation_count(Count32(window_[end - 1].index - window_[first].index + 1));
 
-    std::map<std::int64_t, v1::ExplainStat> scanned;
+    ScanRecords scanned(window_);
     std::vector<std::int64_t> order;
     std::vector<CandidateCalls> where;
     bool scanning = true;
@@ -173,8 +167,7 @@ class ResolveTeller::Attempts {
               a->add_vanished_before_stat(Int32(c.pid));
               break;
             }
-            v1::ExplainStat s = StatOf(c.pid, c.read.view());
-            if (s.parsed() && scanned.emplace(c.pid, s).second) {
+            if (scanned.Add(j)) {
               order.push_back(c.pid);
               a->set_records(a->records() + 1);
             }
@@ -186,13 +179,13 @@ class ResolveTeller::Attempts {
                 StatOf(c.pid, c.read.view());
             where.back().environ_recheck = j;
           } else if (c.file == ProcFile::kStat && confirming >= 0) {
-            RecordReread(c, Scanned(scanned, c.pid), req_, a->mutable_candidates(confirming));
+            RecordReread(c, scanned.Stat(c.pid), req_, a->mutable_candidates(confirming));
             where[static_cast<std::size_t>(confirming)].ancestry.push_back(j);
           } else if (c.file == ProcFile::kCmdline) {
-            if (scanning) Tree(*a, scanned, order);
+            if (scanning) TellTree(req_, scanned, order, a);
             scanning = false;
             candidate_of.emplace(c.pid, a->candidates_size());
-            InspectCandidate(c, Scanned(scanned, c.pid), mask_, a->add_candidates());
+            InspectCandidate(c, scanned.Stat(c.pid), mask_, a->add_candidates());
             where.emplace_back().cmdline = j;
           } else if (c.file == ProcFile::kEnviron && a->candidates_size() > 0 &&
                      a->candidates().rbegin()->pid() == c.pid) {
@@ -236,7 +229,7 @@ class ResolveTeller::Attempts {
         !scanning || (unheld ? ScannedBefore(*unheld_->call)
                              : !cut_ && (!final_attempt || !IsScanStatus(verdict_->status())));
     a->set_scan_complete(scan_done);
-    if (scanning && scan_done) Tree(*a, scanned, order);
+    if (scanning && scan_done) TellTree(req_, scanned, order, a);
 
     Stop stop;
     if (unheld && last_read != kNoCall && !MovedOn(*unheld_->call, window_[last_read].pid)) {
@@ -289,51 +282,6 @@ class ResolveTeller::Attempts {
     if (last) {
       last_start_ = window_[first].op == Seen::Op::kNow ? window_[first].ns : start_;
       last_outcome_ = a->outcome();
-    }
-  }
-
-  // The root's record and the strict descendants in listing order, once
-  // the scan is over. Shown only when the root is the fingerprinted one:
-  // those are the processes the resolver inspects.
-  void Tree(v1::ExplainAttempt& a, const std::map<std::int64_t, v1::ExplainStat>& scanned,
-            const std::vector<std::int64_t>& order) const {
-    auto root = scanned.find(req_.root_pid);
-    if (root == scanned.end()) return;
-    a.set_root_seen(true);
-    *a.mutable_root() = root->second;
-    if (root->second.start_ticks() != req_.root_start_ticks) return;
-    // Whether each scanned pid's parent chain reaches the root: every pid is
-    // decided once (its whole unknown chain with it), so a 60,000-deep chain
-    // costs 60,000 steps, not 60,000 walks of up to 60,000 (`docs/format.md`,
-    // "The frame model's work": every view linear, whatever the file's shape).
-    // A chain that leaves the scanned records, or loops,
-    // does not reach it.
-    enum class Beneath { kUnknown, kWalking, kYes, kNo };
-    std::map<std::int64_t, Beneath> beneath;
-    std::vector<std::int64_t> path;
-    for (std::int64_t pid : order) {
-      if (pid == req_.root_pid) continue;
-      path.clear();
-      Beneath result = Beneath::kNo;
-      for (std::int64_t at = pid;;) {
-        Beneath& known = beneath[at];
-        if (known == Beneath::kYes || known == Beneath::kNo) {
-          result = known;
-          break;
-        }
-        if (known == Beneath::kWalking) break;  // a loop: kNo
-        known = Beneath::kWalking;
-        path.push_back(at);
-        const std::int64_t up = scanned.at(at).ppid();
-        if (up == req_.root_pid) {
-          result = Beneath::kYes;
-          break;
-        }
-        if (scanned.find(up) == scanned.end()) break;  // leaves the records: kNo
-        at = up;
-      }
-      for (std::int64_t walked : path) beneath[walked] = result;
-      if (result == Beneath::kYes) a.add_beneath_root(Int32(pid));
     }
   }
 

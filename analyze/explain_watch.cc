@@ -121,4 +121,62 @@ v1::ExplainStat StatOf(std::int64_t pid, const ReadResult& r) {
   return s;
 }
 
+bool ScanRecords::Add(std::size_t j) {
+  const Seen& c = calls_[j];
+  const ReadResult r = c.read.view();
+  if (!r.ok() || r.truncated) return false;
+  const StatViewParse parsed = ParseStatView(r.data);
+  if (!parsed.ok() || parsed.fields.pid != c.pid) return false;
+  return at_.emplace(c.pid, Scan{j, parsed.fields.ppid}).second;
+}
+
+const v1::ExplainStat* ScanRecords::Stat(std::int64_t pid) {
+  auto scanned = at_.find(pid);
+  if (scanned == at_.end()) return nullptr;
+  auto [told, fresh] = told_.try_emplace(pid);
+  if (fresh) told->second = StatOf(pid, calls_[scanned->second.call].read.view());
+  return &told->second;
+}
+
+void TellTree(const Request& request, ScanRecords& scanned, const std::vector<std::int64_t>& order,
+              v1::ExplainAttempt* a) {
+  const v1::ExplainStat* root = scanned.Stat(request.root_pid);
+  if (root == nullptr) return;
+  a->set_root_seen(true);
+  *a->mutable_root() = *root;
+  if (root->start_ticks() != request.root_start_ticks) return;
+  // Whether each scanned pid's parent chain reaches the root: every pid is
+  // decided once (its whole unknown chain with it), so a 60,000-deep chain
+  // costs 60,000 steps, not 60,000 walks of up to 60,000 (`docs/format.md`,
+  // "The frame model's work": every view linear, whatever the file's shape).
+  // A chain that leaves the scanned records, or loops, does not reach it.
+  enum class Beneath { kUnknown, kWalking, kYes, kNo };
+  std::unordered_map<std::int64_t, Beneath> beneath;
+  std::vector<std::int64_t> path;
+  for (std::int64_t pid : order) {
+    if (pid == request.root_pid) continue;
+    path.clear();
+    Beneath result = Beneath::kNo;
+    for (std::int64_t at = pid;;) {
+      Beneath& known = beneath[at];
+      if (known == Beneath::kYes || known == Beneath::kNo) {
+        result = known;
+        break;
+      }
+      if (known == Beneath::kWalking) break;  // a loop: kNo
+      known = Beneath::kWalking;
+      path.push_back(at);
+      const std::int64_t up = scanned.Parent(at);
+      if (up == request.root_pid) {
+        result = Beneath::kYes;
+        break;
+      }
+      if (!scanned.Has(up)) break;  // leaves the records: kNo
+      at = up;
+    }
+    for (std::int64_t walked : path) beneath[walked] = result;
+    if (result == Beneath::kYes) a->add_beneath_root(Int32(pid));
+  }
+}
+
 }  // namespace proctape::explain

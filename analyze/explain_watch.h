@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What `proctape explain` watches (internal to analyze/explain*.cc): every
-// call the replayed resolver makes, kept with the tape's answer, and the stat
-// record told of a read. Nothing here decides anything; the resolver does,
+// call the replayed resolver makes, kept with the tape's answer, the stat
+// record told of a read, and an attempt's scan: its records and the tree
+// beneath the root read off them. Nothing here decides anything; the resolver does,
 // and the explainer reads what it did from these calls.
 #pragma once
 
@@ -9,10 +10,12 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "core/evidence.h"
+#include "core/resolver.h"
 #include "explain.pb.h"
 #include "replay/tape_evidence.h"
 
@@ -91,5 +94,38 @@ bool MovedOn(const Seen& asked, std::int64_t pid);
 // was cut at its bound, why it does not parse (a field 1 other than `pid`
 // too), or its comm, state, parent and start tick.
 v1::ExplainStat StatOf(std::int64_t pid, const ReadResult& r);
+
+// The records of an attempt's scan, by pid: where each stat read that parses
+// as its pid's record is among the attempt's calls, and its parent. Its
+// ExplainStat (StatOf) is made only when it is told (the root, a candidate, a
+// link of an ancestry re-read), not for each of a host's processes.
+class ScanRecords {
+ public:
+  // `calls` must hold every call added, unchanged, while this lives.
+  explicit ScanRecords(const std::vector<Seen>& calls) : calls_(calls) {}
+  // The stat read `calls[j]`: kept when it parses as the record of its pid
+  // (StatOf would say parsed) and the scan holds none of that pid yet.
+  bool Add(std::size_t j);
+  bool Has(std::int64_t pid) const { return at_.count(pid) != 0; }
+  std::int64_t Parent(std::int64_t pid) const { return at_.at(pid).ppid; }
+  // The record of `pid` as StatOf tells it, or null when the scan has none.
+  const v1::ExplainStat* Stat(std::int64_t pid);
+
+ private:
+  struct Scan {
+    std::size_t call = 0;
+    std::int64_t ppid = 0;
+  };
+  const std::vector<Seen>& calls_;
+  std::unordered_map<std::int64_t, Scan> at_;
+  std::unordered_map<std::int64_t, v1::ExplainStat> told_;
+};
+
+// Tells `a` the root's record and the strict descendants of the root among
+// `scanned` (`order`: their pids in listing order), once the scan is over.
+// The descendants are told only when the root is the fingerprinted one
+// (`request`'s start tick): those are the processes the resolver inspects.
+void TellTree(const Request& request, ScanRecords& scanned, const std::vector<std::int64_t>& order,
+              v1::ExplainAttempt* a);
 
 }  // namespace proctape::explain
