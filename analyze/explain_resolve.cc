@@ -154,7 +154,7 @@ class ResolveTeller::Attempts {
         case Seen::Op::kList:
           a->set_list_err(c.list.err);
           a->set_list_truncated(c.list.truncated);
-          a->set_listed(Count32(c.list.names.size()));
+          a->set_listed(Count32(c.list.listed));
           if (c.list.stopped != ListStop::kNone) {
             a->set_list_stopped(c.list.stopped == ListStop::kBytes ? "byte budget" : "deadline");
           }

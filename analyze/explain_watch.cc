@@ -27,7 +27,7 @@ ListResult WatchingEvidence::ListPids(std::uint64_t bound) {
   Seen s = Call(Seen::Op::kList);
   ListResult list = tape_.ListPids(bound);
   s.list.err = list.err;
-  s.list.names.assign(list.names.begin(), list.names.end());
+  s.list.listed = list.names.size();
   s.list.truncated = list.truncated;
   s.list.stopped = list.stopped;
   Keep(std::move(s));

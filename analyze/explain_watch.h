@@ -6,6 +6,7 @@
 // and the explainer reads what it did from these calls.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -24,11 +25,12 @@ namespace proctape::explain {
 // A read that failed because the process exited: ENOENT or ESRCH.
 bool Vanished(int err);
 
-// A listing kept past the call that made it (a ListResult's names are views
-// valid only until the next call: core/evidence.h).
+// What is told of a listing: how many names it gave, not the names (a
+// ListResult's names are views valid only until the next call:
+// core/evidence.h; a host's 10,000 would be copied at every attempt).
 struct SeenList {
   int err = 0;
-  std::vector<std::string> names;
+  std::size_t listed = 0;
   bool truncated = false;
   ListStop stopped = ListStop::kNone;
 };

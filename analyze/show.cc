@@ -15,6 +15,7 @@
 #include "analyze/process_text.h"
 #include "core/checked.h"
 #include "core/proc_parse.h"
+#include "format/previous_frame.h"
 #include "replay/token_mask.h"
 
 namespace proctape {
@@ -22,12 +23,7 @@ namespace {
 
 std::uint64_t TruncatedReads(const v1::Frame& frame) {
   std::uint64_t n = 0;
-  for (const v1::ProcessRecord& r : frame.processes()) {
-    for (const v1::FileRead* read :
-         {&r.stat(), &r.cmdline(), &r.environ(), &r.status(), &r.cgroup()}) {
-      if (read->truncated()) ++n;
-    }
-  }
+  for (const v1::ProcessRecord& r : frame.processes()) n += proctape::TruncatedReads(r);
   return n;
 }
 

@@ -17,6 +17,15 @@ std::optional<RecordKey> KeyOf(const v1::ProcessRecord& plain) {
   return RecordKey{plain.pid(), parsed.fields->start_ticks};
 }
 
+std::uint64_t TruncatedReads(const v1::ProcessRecord& plain) {
+  std::uint64_t n = 0;
+  for (const v1::FileRead* r :
+       {&plain.stat(), &plain.cmdline(), &plain.environ(), &plain.status(), &plain.cgroup()}) {
+    n += r->truncated() ? 1 : 0;
+  }
+  return n;
+}
+
 void PreviousFrame::BeginFrame(std::uint64_t index) {
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (it->second.frame + 1 < index || it->second.frame > index) {

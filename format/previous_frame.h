@@ -34,6 +34,10 @@ struct RecordKeyHash {
 // stat, when stat was read and parses (core ParseStat); none otherwise.
 std::optional<RecordKey> KeyOf(const v1::ProcessRecord& plain);
 
+// How many of a plain record's reads (stat, cmdline, environ, status,
+// cgroup) were cut at their bound: what a footer's reads_truncated counts.
+std::uint64_t TruncatedReads(const v1::ProcessRecord& plain);
+
 // The records of the previous frame a reference may name, and those of the
 // frame being read so far. Bounded by the rule of docs/format.md section 9a:
 // a frame remembers its records, in order, while their serialized sizes total
@@ -122,8 +126,6 @@ std::string ResolveFromPrevious(v1::ProcessRecord* record, const PreviousFrame::
 // grows by it), without the copy: "" or what is wrong, in the same words.
 std::string CheckSameAsPrevious(const v1::ProcessRecord& record,
                                 const PreviousFrame::Held& previous, std::uint64_t* copied);
-// How many of the held record's reads were cut at their bound (0 for none).
-std::uint64_t TruncatedReads(const PreviousFrame::Held& previous);
 
 // Whether `record` (as read, before resolution) uses a version 2 form.
 bool UsesVersion2(const v1::ProcessRecord& record);

@@ -167,13 +167,6 @@ std::string CheckSameAsPrevious(const v1::ProcessRecord& record, const PreviousF
   return {};
 }
 
-std::uint64_t TruncatedReads(const PreviousFrame::Held& held) {
-  if (held.rest == nullptr) return 0;
-  std::uint64_t n = 0;
-  for (const ReadSlot& s : kReads) n += ((*held.rest).*s.read)().truncated() ? 1 : 0;
-  return n;
-}
-
 std::string ResolveFromPrevious(v1::ProcessRecord* record, const PreviousFrame::Held& held,
                                 std::uint64_t* copied) {
   const v1::ProcessRecord* previous = held.rest;

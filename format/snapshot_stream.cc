@@ -155,7 +155,7 @@ std::string SnapshotStream::ResolveFrame(v1::Frame* part, FormatErrorKind* kind)
       std::string wrong;
       if (whole && !resolve_same_records_) {
         wrong = CheckSameAsPrevious(p, held, &previous_copy_bytes_);
-        carried_truncated_ += TruncatedReads(held);
+        if (wrong.empty()) carried_truncated_ += TruncatedReads(*held.rest);
       } else {
         wrong = ResolveFromPrevious(&p, held, &previous_copy_bytes_);
       }
@@ -215,12 +215,9 @@ void SnapshotStream::KeepFrame(StreamItem* item) {
   part.clear_blobs();
   counts_.reads_truncated += carried_truncated_;  // of the records left as references
   carried_truncated_ = 0;
-  for (v1::ProcessRecord& p : *part.mutable_processes()) {
+  for (const v1::ProcessRecord& p : part.processes()) {
     ++counts_.processes;
-    for (const v1::FileRead* r :
-         {&p.stat(), &p.cmdline(), &p.environ(), &p.status(), &p.cgroup()}) {
-      counts_.reads_truncated += r->truncated() ? 1 : 0;
-    }
+    counts_.reads_truncated += TruncatedReads(p);
   }
   if (part.complete() && part.cut_by_bounds()) ++counts_.frames_cut_by_bounds;
   item->first_part = !counts_.frame_open;

@@ -101,11 +101,7 @@ bool SnapshotWriter::AddProcess(v1::ProcessRecord&& record) {
     if (r->blob() != 0) return Fail("AddProcess: a record that refers to a blob");
   }
   if (UsesVersion2(record)) return Fail("AddProcess: a record that refers to the previous frame");
-  std::uint64_t truncated = 0;
-  for (const v1::FileRead* r :
-       {&record.stat(), &record.cmdline(), &record.environ(), &record.status(), &record.cgroup()}) {
-    truncated += r->truncated() ? 1 : 0;
-  }
+  const std::uint64_t truncated = TruncatedReads(record);
   // The previous frame's record of its key, read before this record takes
   // the key; the record is remembered plain, as the reader will see it.
   // It is remembered once it is sure to be written (a refused record is not).

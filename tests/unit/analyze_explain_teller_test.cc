@@ -60,7 +60,7 @@ TEST(ExplainTeller, ARetryLoopIsToldAttemptByAttemptHoldingOneAttemptsCalls) {
   for (int a = 0; a < kAttempts; ++a) {
     take(Call(Seen::Op::kNow, now));
     Seen list = Call(Seen::Op::kList);
-    for (int p = 0; p < kProcs; ++p) list.list.names.push_back(std::to_string(10 + p));
+    list.list.listed = kProcs;
     take(std::move(list));
     most_held = std::max(most_held, teller.held());
     take(Stat(10, 1, 5));
